@@ -1,0 +1,17 @@
+// Package api holds the OpenAPI 3.1 documents of Foresight's HTTP APIs.
+//
+// The documents are the machine-readable form of the contracts in the specs
+// and the project guide. They are served by the service and used by tests to
+// validate real HTTP exchanges (see internal/openapitest).
+package api
+
+import "embed"
+
+// Documents holds the OpenAPI 3.1.0 documents, by file name:
+//
+//   - tickets.yaml: the ticket generation API (/tickets/v1 and the
+//     /v1/task-generation compatibility alias).
+//   - admin.yaml: the ticket part of the admin API (/admin/v1/ticket-clients).
+//
+//go:embed tickets.yaml admin.yaml
+var Documents embed.FS

@@ -1,0 +1,146 @@
+// Package jobqueue runs Foresight's background work on River: the kinds of
+// River jobs, their workers, and the client configuration shared by the
+// SQLite and PostgreSQL stores. Stores insert these jobs in the same
+// transaction as the rows they belong to (an outbox), so work is never lost
+// and never enqueued for a row that was rolled back.
+package jobqueue
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
+)
+
+// Queue names.
+const (
+	QueueTickets   = "tickets"
+	QueueCallbacks = "callbacks"
+)
+
+// GenerateArgs asks for the generation of a ticket job.
+type GenerateArgs struct {
+	JobID string `json:"job_id"`
+}
+
+// Kind is the River job kind.
+func (GenerateArgs) Kind() string { return "tickets.generate" }
+
+// InsertOpts routes generation to the tickets queue.
+func (GenerateArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueTickets, MaxAttempts: generateAttempts}
+}
+
+// CallbackArgs asks for the delivery of a ticket job's callback for the
+// terminal status it reached.
+type CallbackArgs struct {
+	JobID  string         `json:"job_id"`
+	Status tickets.Status `json:"status"`
+}
+
+// Kind is the River job kind.
+func (CallbackArgs) Kind() string { return "tickets.callback" }
+
+// InsertOpts routes callbacks to the callbacks queue. The worker decides
+// when the last attempt is (Config.CallbackRetries); River's own bound is a
+// safety net above it.
+func (CallbackArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueCallbacks, MaxAttempts: 100}
+}
+
+const generateAttempts = 5
+
+// Config tunes the workers.
+type Config struct {
+	// Workers is the number of generations run at once per process.
+	Workers int
+	// JobTimeout bounds one generation attempt.
+	JobTimeout time.Duration
+	// CallbackRetries are the delays between callback attempts; their count
+	// plus one is the number of attempts.
+	CallbackRetries []time.Duration
+	// PollInterval is how often idle workers look for new jobs when no
+	// notification arrives.
+	PollInterval time.Duration
+}
+
+// DefaultCallbackRetries is the Standard Webhooks schedule: 5 s, 5 min,
+// 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts over about 28 hours).
+var DefaultCallbackRetries = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
+
+// DefaultConfig returns the documented defaults.
+func DefaultConfig() Config {
+	return Config{Workers: 8, JobTimeout: 5 * time.Minute, CallbackRetries: DefaultCallbackRetries, PollInterval: 200 * time.Millisecond}
+}
+
+// NewWorkers registers the workers of the ticket service.
+func NewWorkers(svc *tickets.Service, cfg Config) *river.Workers {
+	w := river.NewWorkers()
+	river.AddWorker(w, &generateWorker{svc: svc, timeout: cfg.JobTimeout})
+	river.AddWorker(w, &callbackWorker{svc: svc, retries: cfg.CallbackRetries})
+	return w
+}
+
+// NewClient returns a River client on driver. With workers nil it only
+// inserts; otherwise it works both queues once started.
+func NewClient[TTx any](driver riverdriver.Driver[TTx], workers *river.Workers, cfg Config, log *slog.Logger) (*river.Client[TTx], error) {
+	rc := &river.Config{
+		Logger:               log,
+		JobTimeout:           cfg.JobTimeout,
+		RescueStuckJobsAfter: cfg.JobTimeout + time.Minute,
+		FetchCooldown:        min(20*time.Millisecond, cfg.PollInterval),
+		FetchPollInterval:    cfg.PollInterval,
+		SoftStopTimeout:      0,
+	}
+	if workers != nil {
+		rc.Workers = workers
+		rc.Queues = map[string]river.QueueConfig{
+			QueueTickets:   {MaxWorkers: max(1, cfg.Workers)},
+			QueueCallbacks: {MaxWorkers: 16},
+		}
+	}
+	c, err := river.NewClient(driver, rc)
+	if err != nil {
+		return nil, fmt.Errorf("river client: %w", err)
+	}
+	return c, nil
+}
+
+type generateWorker struct {
+	river.WorkerDefaults[GenerateArgs]
+	svc     *tickets.Service
+	timeout time.Duration
+}
+
+func (w *generateWorker) Timeout(*river.Job[GenerateArgs]) time.Duration { return w.timeout }
+
+func (w *generateWorker) Work(ctx context.Context, job *river.Job[GenerateArgs]) error {
+	return w.svc.Run(ctx, job.Args.JobID, job.Attempt >= job.MaxAttempts)
+}
+
+type callbackWorker struct {
+	river.WorkerDefaults[CallbackArgs]
+	svc     *tickets.Service
+	retries []time.Duration
+}
+
+// Timeout bounds one delivery attempt (the sender has its own, shorter).
+func (w *callbackWorker) Timeout(*river.Job[CallbackArgs]) time.Duration { return time.Minute }
+
+// NextRetry follows the configured schedule.
+func (w *callbackWorker) NextRetry(job *river.Job[CallbackArgs]) time.Time {
+	i := min(job.Attempt-1, len(w.retries)-1)
+	if i < 0 {
+		return time.Now().Add(time.Second)
+	}
+	return time.Now().Add(w.retries[i])
+}
+
+func (w *callbackWorker) Work(ctx context.Context, job *river.Job[CallbackArgs]) error {
+	return w.svc.DeliverCallback(ctx, job.Args.JobID, job.Args.Status, job.Attempt > len(w.retries))
+}

@@ -1,0 +1,317 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/foresight-dev/foresight/internal/jobqueue"
+	"github.com/foresight-dev/foresight/internal/tickets"
+)
+
+// TicketStore returns the database as a tickets.Store.
+func (d *DB) TicketStore() tickets.Store { return ticketStore{d} }
+
+type ticketStore struct{ d *DB }
+
+var _ tickets.Store = ticketStore{}
+
+// notFound maps pgx's no-rows error to tickets.ErrNotFound.
+func notFound(err error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return tickets.ErrNotFound
+	}
+	return err
+}
+
+func isForeignKeyViolation(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23503"
+}
+
+func (s ticketStore) CreateClient(ctx context.Context, c tickets.Client) error {
+	_, err := s.d.pool.Exec(ctx,
+		`INSERT INTO ticket_clients (id, name, webhook_secret, suspended, tickets_enabled, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+		c.ID, c.Name, c.WebhookSecret, c.Suspended, c.TicketsEnabled, c.CreatedAt)
+	return err
+}
+
+const clientColumns = `id::text, name, webhook_secret, suspended, tickets_enabled, created_at`
+
+func scanClient(row pgx.Row) (tickets.Client, error) {
+	var c tickets.Client
+	err := row.Scan(&c.ID, &c.Name, &c.WebhookSecret, &c.Suspended, &c.TicketsEnabled, &c.CreatedAt)
+	c.CreatedAt = c.CreatedAt.UTC()
+	return c, notFound(err)
+}
+
+func (s ticketStore) GetClient(ctx context.Context, id string) (tickets.Client, error) {
+	return scanClient(s.d.pool.QueryRow(ctx, `SELECT `+clientColumns+` FROM ticket_clients WHERE id = $1`, id))
+}
+
+func (s ticketStore) ListClients(ctx context.Context, afterID string, limit int) ([]tickets.Client, error) {
+	rows, err := s.d.pool.Query(ctx, `SELECT `+clientColumns+` FROM ticket_clients WHERE id::text > $1 ORDER BY id::text LIMIT $2`, afterID, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (tickets.Client, error) { return scanClient(r) })
+}
+
+func (s ticketStore) UpdateClient(ctx context.Context, id string, u tickets.ClientUpdate) (tickets.Client, error) {
+	return scanClient(s.d.pool.QueryRow(ctx,
+		`UPDATE ticket_clients SET suspended = coalesce($1, suspended), tickets_enabled = coalesce($2, tickets_enabled)
+		 WHERE id = $3 RETURNING `+clientColumns, u.Suspended, u.TicketsEnabled, id))
+}
+
+func (s ticketStore) CreateKey(ctx context.Context, k tickets.APIKey) error {
+	_, err := s.d.pool.Exec(ctx,
+		`INSERT INTO ticket_api_keys (id, client_id, secret_hash, scopes, expires_at, revoked_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		k.ID, k.ClientID, k.SecretHash, joinScopes(k.Scopes), k.ExpiresAt, k.RevokedAt, k.CreatedAt)
+	if isForeignKeyViolation(err) {
+		return tickets.ErrNotFound
+	}
+	return err
+}
+
+func joinScopes(scopes []tickets.Scope) string {
+	s := make([]string, len(scopes))
+	for i, sc := range scopes {
+		s[i] = string(sc)
+	}
+	return strings.Join(s, " ")
+}
+
+func splitScopes(s string) []tickets.Scope {
+	var out []tickets.Scope
+	for f := range strings.FieldsSeq(s) {
+		out = append(out, tickets.Scope(f))
+	}
+	return out
+}
+
+const keyColumns = `k.id::text, k.client_id::text, k.secret_hash, k.scopes, k.expires_at, k.revoked_at, k.created_at`
+
+func scanKey(row pgx.Row, extra ...any) (tickets.APIKey, error) {
+	var k tickets.APIKey
+	var scopes string
+	err := row.Scan(append([]any{&k.ID, &k.ClientID, &k.SecretHash, &scopes, &k.ExpiresAt, &k.RevokedAt, &k.CreatedAt}, extra...)...)
+	k.Scopes, k.CreatedAt = splitScopes(scopes), k.CreatedAt.UTC()
+	for _, t := range []*time.Time{k.ExpiresAt, k.RevokedAt} {
+		if t != nil {
+			*t = t.UTC()
+		}
+	}
+	return k, notFound(err)
+}
+
+func (s ticketStore) GetKey(ctx context.Context, id string) (tickets.APIKey, tickets.Client, error) {
+	var c tickets.Client
+	k, err := scanKey(s.d.pool.QueryRow(ctx,
+		`SELECT `+keyColumns+`, c.id::text, c.name, c.webhook_secret, c.suspended, c.tickets_enabled, c.created_at
+		 FROM ticket_api_keys k JOIN ticket_clients c ON c.id = k.client_id WHERE k.id = $1`, id),
+		&c.ID, &c.Name, &c.WebhookSecret, &c.Suspended, &c.TicketsEnabled, &c.CreatedAt)
+	c.CreatedAt = c.CreatedAt.UTC()
+	return k, c, err
+}
+
+func (s ticketStore) ListKeys(ctx context.Context, clientID string) ([]tickets.APIKey, error) {
+	rows, err := s.d.pool.Query(ctx, `SELECT `+keyColumns+` FROM ticket_api_keys k WHERE k.client_id = $1 ORDER BY k.created_at, k.id`, clientID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (tickets.APIKey, error) { return scanKey(r) })
+}
+
+func (s ticketStore) RevokeKey(ctx context.Context, clientID, keyID string, at time.Time) error {
+	tag, err := s.d.pool.Exec(ctx,
+		`UPDATE ticket_api_keys SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2 AND client_id = $3`, at, keyID, clientID)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return tickets.ErrNotFound
+	}
+	return nil
+}
+
+const jobColumns = `id::text, client_id::text, idempotency_key, request_hash, request, status, stage, error_code, error_message,
+	callback_failed, result, created_at, updated_at, expires_at`
+
+func scanJob(row pgx.Row) (tickets.Job, error) {
+	var j tickets.Job
+	var request []byte
+	err := row.Scan(&j.ID, &j.ClientID, &j.IdempotencyKey, &j.RequestHash, &request, &j.Status, &j.Stage,
+		&j.ErrorCode, &j.ErrorMessage, &j.CallbackFailed, &j.Result, &j.CreatedAt, &j.UpdatedAt, &j.ExpiresAt)
+	if err != nil {
+		return j, notFound(err)
+	}
+	if err := json.Unmarshal(request, &j.Request); err != nil {
+		return j, fmt.Errorf("job %s request: %w", j.ID, err)
+	}
+	j.CreatedAt, j.UpdatedAt, j.ExpiresAt = j.CreatedAt.UTC(), j.UpdatedAt.UTC(), j.ExpiresAt.UTC()
+	return j, nil
+}
+
+func (s ticketStore) CreateJob(ctx context.Context, j tickets.Job) (tickets.Job, bool, error) {
+	request, err := json.Marshal(j.Request)
+	if err != nil {
+		return tickets.Job{}, false, err
+	}
+	tx, err := s.d.pool.Begin(ctx)
+	if err != nil {
+		return tickets.Job{}, false, err
+	}
+	defer tx.Rollback(ctx)
+	tag, err := tx.Exec(ctx, `INSERT INTO ticket_jobs (id, client_id, idempotency_key, request_hash, request, status, stage,
+		error_code, error_message, callback_failed, result, created_at, updated_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+		ON CONFLICT (client_id, idempotency_key) DO NOTHING`,
+		j.ID, j.ClientID, j.IdempotencyKey, j.RequestHash, request, j.Status, j.Stage, j.ErrorCode, j.ErrorMessage,
+		j.CallbackFailed, j.Result, j.CreatedAt, j.UpdatedAt, j.ExpiresAt)
+	if err != nil {
+		return tickets.Job{}, false, err
+	}
+	if tag.RowsAffected() == 0 {
+		existing, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE client_id = $1 AND idempotency_key = $2`,
+			j.ClientID, j.IdempotencyKey))
+		return existing, false, err
+	}
+	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.GenerateArgs{JobID: j.ID}, nil); err != nil {
+		return tickets.Job{}, false, fmt.Errorf("enqueue generation: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return tickets.Job{}, false, err
+	}
+	return j, true, nil
+}
+
+func (s ticketStore) GetJob(ctx context.Context, clientID, id string) (tickets.Job, error) {
+	if clientID == "" {
+		return scanJob(s.d.pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = $1`, id))
+	}
+	return scanJob(s.d.pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = $1 AND client_id = $2`, id, clientID))
+}
+
+func (s ticketStore) JobStatus(ctx context.Context, id string) (tickets.Status, error) {
+	var st tickets.Status
+	err := s.d.pool.QueryRow(ctx, `SELECT status FROM ticket_jobs WHERE id = $1`, id).Scan(&st)
+	return st, notFound(err)
+}
+
+func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]tickets.Job, error) {
+	q := `SELECT ` + jobColumns + ` FROM ticket_jobs WHERE client_id = $1`
+	args := []any{f.ClientID}
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	if f.Status != "" {
+		q += ` AND status = ` + arg(f.Status)
+	}
+	if f.IdempotencyKey != "" {
+		q += ` AND idempotency_key = ` + arg(f.IdempotencyKey)
+	}
+	if f.BeforeID != "" {
+		q += ` AND (created_at, id) < (` + arg(f.BeforeCreatedAt) + `, ` + arg(f.BeforeID) + `::uuid)`
+	}
+	q += ` ORDER BY created_at DESC, id DESC LIMIT ` + arg(f.Limit)
+	rows, err := s.d.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (tickets.Job, error) { return scanJob(r) })
+}
+
+func (s ticketStore) CountActiveJobs(ctx context.Context, clientID string) (int, error) {
+	var n int
+	err := s.d.pool.QueryRow(ctx,
+		`SELECT count(*) FROM ticket_jobs WHERE client_id = $1 AND status IN ('queued', 'processing', 'cancel_requested')`, clientID).Scan(&n)
+	return n, err
+}
+
+func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpdate) (tickets.Job, error) {
+	tx, err := s.d.pool.Begin(ctx)
+	if err != nil {
+		return tickets.Job{}, err
+	}
+	defer tx.Rollback(ctx)
+	from := make([]string, len(u.From))
+	for i, st := range u.From {
+		from[i] = string(st)
+	}
+	j, err := scanJob(tx.QueryRow(ctx, `UPDATE ticket_jobs SET status = $1, stage = coalesce(nullif($2, ''), stage),
+		error_code = $3, error_message = $4, result = coalesce($5, result), updated_at = $6
+		WHERE id = $7 AND status = ANY($8) RETURNING `+jobColumns,
+		u.Status, u.Stage, u.ErrorCode, u.ErrorMessage, u.Result, u.At, id, from))
+	if errors.Is(err, tickets.ErrNotFound) {
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM ticket_jobs WHERE id = $1`, id).Scan(&n); err != nil {
+			return tickets.Job{}, err
+		}
+		if n == 0 {
+			return tickets.Job{}, tickets.ErrNotFound
+		}
+		return tickets.Job{}, tickets.ErrConflict
+	}
+	if err != nil {
+		return tickets.Job{}, err
+	}
+	if u.Callback && j.Request.CallbackURL != "" {
+		if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.CallbackArgs{JobID: id, Status: j.Status}, nil); err != nil {
+			return tickets.Job{}, fmt.Errorf("enqueue callback: %w", err)
+		}
+	}
+	return j, tx.Commit(ctx)
+}
+
+func (s ticketStore) MarkCallbackFailed(ctx context.Context, id, message string, at time.Time) error {
+	_, err := s.d.pool.Exec(ctx, `UPDATE ticket_jobs SET callback_failed = TRUE,
+		error_code = CASE WHEN status = 'completed' THEN 'callback_failed' ELSE error_code END,
+		error_message = CASE WHEN status = 'completed' THEN $1 ELSE error_message END,
+		updated_at = $2 WHERE id = $3`, message, at, id)
+	return err
+}
+
+func (s ticketStore) ExpireJobs(ctx context.Context, now time.Time) (int, error) {
+	tx, err := s.d.pool.Begin(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback(ctx)
+	// Lock the due rows so that two nodes sweeping together expire each
+	// job once; the old status tells whether a callback is owed.
+	rows, err := tx.Query(ctx, `WITH due AS (
+			SELECT id, status AS old_status FROM ticket_jobs
+			WHERE expires_at <= $1 AND status <> 'expired' FOR UPDATE SKIP LOCKED)
+		UPDATE ticket_jobs j SET status = 'expired', result = NULL, updated_at = $1
+		FROM due WHERE j.id = due.id
+		RETURNING j.id::text, due.old_status, coalesce(j.request->>'callback_url', '')`, now)
+	if err != nil {
+		return 0, err
+	}
+	type due struct {
+		id, callbackURL string
+		old             tickets.Status
+	}
+	dues, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (due, error) {
+		var d due
+		return d, r.Scan(&d.id, &d.old, &d.callbackURL)
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, d := range dues {
+		if d.callbackURL != "" && !d.old.Terminal() {
+			if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.CallbackArgs{JobID: d.id, Status: tickets.StatusExpired}, nil); err != nil {
+				return 0, fmt.Errorf("enqueue callback: %w", err)
+			}
+		}
+	}
+	return len(dues), tx.Commit(ctx)
+}

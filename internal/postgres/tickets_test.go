@@ -1,0 +1,46 @@
+package postgres_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/foresight-dev/foresight/internal/postgres"
+	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
+	"github.com/foresight-dev/foresight/internal/tickets"
+	"github.com/foresight-dev/foresight/internal/tickets/storetest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+func TestTicketStore(t *testing.T) {
+	t.Parallel()
+	storetest.Run(t, func(t *testing.T) tickets.Store {
+		db, err := postgres.Open(context.Background(), pgtest.NewDatabase(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db.TicketStore()
+	})
+}
+
+func TestConcurrentMigrations(t *testing.T) {
+	t.Parallel()
+	url := pgtest.NewDatabase(t)
+	errs := make(chan error, 3)
+	for range 3 {
+		go func() {
+			db, err := postgres.Open(context.Background(), url, nil)
+			if err == nil {
+				db.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Errorf("concurrent Open: %v", err)
+		}
+	}
+}

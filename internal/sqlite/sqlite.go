@@ -1,0 +1,134 @@
+// Package sqlite is Foresight's embedded store: SQLite through
+// modernc.org/sqlite (no cgo) in WAL mode with a single writer connection,
+// and River's SQLite driver for the job queue on the same connection, so
+// that a row and the job that belongs to it commit together.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/foresight-dev/foresight/internal/jobqueue"
+)
+
+//go:embed migration/*.sql
+var migrations embed.FS
+
+// DB is an open SQLite database with Foresight's schema.
+type DB struct {
+	db    *sql.DB
+	queue *river.Client[*sql.Tx]
+	log   *slog.Logger
+}
+
+// Open opens (creating if needed) the SQLite database at path and applies
+// every migration, River's included. log may be nil.
+func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	dsn := "file:" + url.PathEscape(path) + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	// One connection: SQLite has one writer, and River's driver asks for it.
+	db.SetMaxOpenConns(1)
+	db.SetConnMaxIdleTime(0)
+	d := &DB{db: db, log: log}
+	if err := d.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	d.queue, err = jobqueue.NewClient(riversqlite.New(db), nil, jobqueue.DefaultConfig(), log)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// Close closes the database.
+func (d *DB) Close() error { return d.db.Close() }
+
+// StartWorkers starts a River client that works the queues with workers
+// until ctx ends or the returned stop function is called. stop cancels
+// running jobs (they resume on the next start) and waits for them.
+func (d *DB) StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (stop func(context.Context) error, err error) {
+	c, err := jobqueue.NewClient(riversqlite.New(d.db), workers, cfg, d.log)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Start(ctx); err != nil {
+		return nil, fmt.Errorf("start river: %w", err)
+	}
+	return c.StopAndCancel, nil
+}
+
+func (d *DB) migrate(ctx context.Context) error {
+	m, err := rivermigrate.New(riversqlite.New(d.db), nil)
+	if err != nil {
+		return fmt.Errorf("river migrator: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("river migrations: %w", err)
+	}
+	if _, err := d.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS foresight_migrations (name TEXT PRIMARY KEY)`); err != nil {
+		return fmt.Errorf("migrations table: %w", err)
+	}
+	names, err := fs.Glob(migrations, "migration/*.sql")
+	if err != nil {
+		return err
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if err := d.migrateFile(ctx, name); err != nil {
+			return fmt.Errorf("migration %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (d *DB) migrateFile(ctx context.Context, name string) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM foresight_migrations WHERE name = ?`, name).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	body, err := fs.ReadFile(migrations, name)
+	if err != nil {
+		return err
+	}
+	for stmt := range strings.SplitSeq(string(body), ";\n") {
+		if strings.TrimSpace(stmt) == "" {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO foresight_migrations (name) VALUES (?)`, name); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

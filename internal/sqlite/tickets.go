@@ -1,0 +1,369 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/jobqueue"
+	"github.com/foresight-dev/foresight/internal/tickets"
+)
+
+// Times are stored as INTEGER microseconds since the Unix epoch, UTC.
+
+func micros(t time.Time) int64 { return t.UTC().UnixMicro() }
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+func nullMicros(t *time.Time) sql.NullInt64 {
+	if t == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: micros(*t), Valid: true}
+}
+
+func timePtr(n sql.NullInt64) *time.Time {
+	if !n.Valid {
+		return nil
+	}
+	t := fromMicros(n.Int64)
+	return &t
+}
+
+// TicketStore returns the database as a tickets.Store.
+func (d *DB) TicketStore() tickets.Store { return ticketStore{d} }
+
+type ticketStore struct{ d *DB }
+
+var _ tickets.Store = ticketStore{}
+
+func (s ticketStore) CreateClient(ctx context.Context, c tickets.Client) error {
+	_, err := s.d.db.ExecContext(ctx,
+		`INSERT INTO ticket_clients (id, name, webhook_secret, suspended, tickets_enabled, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		c.ID, c.Name, c.WebhookSecret, c.Suspended, c.TicketsEnabled, micros(c.CreatedAt))
+	return err
+}
+
+const clientColumns = `id, name, webhook_secret, suspended, tickets_enabled, created_at`
+
+func scanClient(row interface{ Scan(...any) error }) (tickets.Client, error) {
+	var c tickets.Client
+	var created int64
+	err := row.Scan(&c.ID, &c.Name, &c.WebhookSecret, &c.Suspended, &c.TicketsEnabled, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, tickets.ErrNotFound
+	}
+	c.CreatedAt = fromMicros(created)
+	return c, err
+}
+
+func (s ticketStore) GetClient(ctx context.Context, id string) (tickets.Client, error) {
+	return scanClient(s.d.db.QueryRowContext(ctx, `SELECT `+clientColumns+` FROM ticket_clients WHERE id = ?`, id))
+}
+
+func (s ticketStore) ListClients(ctx context.Context, afterID string, limit int) ([]tickets.Client, error) {
+	rows, err := s.d.db.QueryContext(ctx, `SELECT `+clientColumns+` FROM ticket_clients WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []tickets.Client
+	for rows.Next() {
+		c, err := scanClient(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+func (s ticketStore) UpdateClient(ctx context.Context, id string, u tickets.ClientUpdate) (tickets.Client, error) {
+	return scanClient(s.d.db.QueryRowContext(ctx,
+		`UPDATE ticket_clients SET suspended = coalesce(?, suspended), tickets_enabled = coalesce(?, tickets_enabled)
+		 WHERE id = ? RETURNING `+clientColumns, u.Suspended, u.TicketsEnabled, id))
+}
+
+func (s ticketStore) CreateKey(ctx context.Context, k tickets.APIKey) error {
+	_, err := s.d.db.ExecContext(ctx,
+		`INSERT INTO ticket_api_keys (id, client_id, secret_hash, scopes, expires_at, revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		k.ID, k.ClientID, k.SecretHash, joinScopes(k.Scopes), nullMicros(k.ExpiresAt), nullMicros(k.RevokedAt), micros(k.CreatedAt))
+	if err != nil && strings.Contains(err.Error(), "FOREIGN KEY") {
+		return tickets.ErrNotFound
+	}
+	return err
+}
+
+func joinScopes(scopes []tickets.Scope) string {
+	s := make([]string, len(scopes))
+	for i, sc := range scopes {
+		s[i] = string(sc)
+	}
+	return strings.Join(s, " ")
+}
+
+func splitScopes(s string) []tickets.Scope {
+	var out []tickets.Scope
+	for f := range strings.FieldsSeq(s) {
+		out = append(out, tickets.Scope(f))
+	}
+	return out
+}
+
+const keyColumns = `k.id, k.client_id, k.secret_hash, k.scopes, k.expires_at, k.revoked_at, k.created_at`
+
+func scanKey(row interface{ Scan(...any) error }, extra ...any) (tickets.APIKey, error) {
+	var k tickets.APIKey
+	var scopes string
+	var expires, revoked sql.NullInt64
+	var created int64
+	err := row.Scan(append([]any{&k.ID, &k.ClientID, &k.SecretHash, &scopes, &expires, &revoked, &created}, extra...)...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return k, tickets.ErrNotFound
+	}
+	k.Scopes, k.ExpiresAt, k.RevokedAt, k.CreatedAt = splitScopes(scopes), timePtr(expires), timePtr(revoked), fromMicros(created)
+	return k, err
+}
+
+func (s ticketStore) GetKey(ctx context.Context, id string) (tickets.APIKey, tickets.Client, error) {
+	var c tickets.Client
+	var created int64
+	k, err := scanKey(s.d.db.QueryRowContext(ctx,
+		`SELECT `+keyColumns+`, c.id, c.name, c.webhook_secret, c.suspended, c.tickets_enabled, c.created_at
+		 FROM ticket_api_keys k JOIN ticket_clients c ON c.id = k.client_id WHERE k.id = ?`, id),
+		&c.ID, &c.Name, &c.WebhookSecret, &c.Suspended, &c.TicketsEnabled, &created)
+	c.CreatedAt = fromMicros(created)
+	return k, c, err
+}
+
+func (s ticketStore) ListKeys(ctx context.Context, clientID string) ([]tickets.APIKey, error) {
+	rows, err := s.d.db.QueryContext(ctx, `SELECT `+keyColumns+` FROM ticket_api_keys k WHERE k.client_id = ? ORDER BY k.created_at, k.id`, clientID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []tickets.APIKey
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+func (s ticketStore) RevokeKey(ctx context.Context, clientID, keyID string, at time.Time) error {
+	res, err := s.d.db.ExecContext(ctx,
+		`UPDATE ticket_api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? AND client_id = ?`, micros(at), keyID, clientID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return tickets.ErrNotFound
+	}
+	return nil
+}
+
+const jobColumns = `id, client_id, idempotency_key, request_hash, request, status, stage, error_code, error_message,
+	callback_failed, result, created_at, updated_at, expires_at`
+
+func scanJob(row interface{ Scan(...any) error }) (tickets.Job, error) {
+	var j tickets.Job
+	var request string
+	var created, updated, expires int64
+	err := row.Scan(&j.ID, &j.ClientID, &j.IdempotencyKey, &j.RequestHash, &request, &j.Status, &j.Stage,
+		&j.ErrorCode, &j.ErrorMessage, &j.CallbackFailed, &j.Result, &created, &updated, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return j, tickets.ErrNotFound
+	}
+	if err != nil {
+		return j, err
+	}
+	if err := json.Unmarshal([]byte(request), &j.Request); err != nil {
+		return j, fmt.Errorf("job %s request: %w", j.ID, err)
+	}
+	j.CreatedAt, j.UpdatedAt, j.ExpiresAt = fromMicros(created), fromMicros(updated), fromMicros(expires)
+	return j, nil
+}
+
+func (s ticketStore) CreateJob(ctx context.Context, j tickets.Job) (tickets.Job, bool, error) {
+	request, err := json.Marshal(j.Request)
+	if err != nil {
+		return tickets.Job{}, false, err
+	}
+	tx, err := s.d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return tickets.Job{}, false, err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `INSERT INTO ticket_jobs (`+jobColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (client_id, idempotency_key) DO NOTHING`,
+		j.ID, j.ClientID, j.IdempotencyKey, j.RequestHash, string(request), j.Status, j.Stage, j.ErrorCode, j.ErrorMessage,
+		j.CallbackFailed, j.Result, micros(j.CreatedAt), micros(j.UpdatedAt), micros(j.ExpiresAt))
+	if err != nil {
+		return tickets.Job{}, false, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		existing, err := scanJob(tx.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE client_id = ? AND idempotency_key = ?`,
+			j.ClientID, j.IdempotencyKey))
+		return existing, false, err
+	}
+	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.GenerateArgs{JobID: j.ID}, nil); err != nil {
+		return tickets.Job{}, false, fmt.Errorf("enqueue generation: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return tickets.Job{}, false, err
+	}
+	return j, true, nil
+}
+
+func (s ticketStore) GetJob(ctx context.Context, clientID, id string) (tickets.Job, error) {
+	if clientID == "" {
+		return scanJob(s.d.db.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = ?`, id))
+	}
+	return scanJob(s.d.db.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = ? AND client_id = ?`, id, clientID))
+}
+
+func (s ticketStore) JobStatus(ctx context.Context, id string) (tickets.Status, error) {
+	var st tickets.Status
+	err := s.d.db.QueryRowContext(ctx, `SELECT status FROM ticket_jobs WHERE id = ?`, id).Scan(&st)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", tickets.ErrNotFound
+	}
+	return st, err
+}
+
+func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]tickets.Job, error) {
+	q := `SELECT ` + jobColumns + ` FROM ticket_jobs WHERE client_id = ?`
+	args := []any{f.ClientID}
+	if f.Status != "" {
+		q += ` AND status = ?`
+		args = append(args, f.Status)
+	}
+	if f.IdempotencyKey != "" {
+		q += ` AND idempotency_key = ?`
+		args = append(args, f.IdempotencyKey)
+	}
+	if f.BeforeID != "" {
+		q += ` AND (created_at < ? OR (created_at = ? AND id < ?))`
+		args = append(args, micros(f.BeforeCreatedAt), micros(f.BeforeCreatedAt), f.BeforeID)
+	}
+	q += ` ORDER BY created_at DESC, id DESC LIMIT ?`
+	args = append(args, f.Limit)
+	rows, err := s.d.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []tickets.Job
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+func (s ticketStore) CountActiveJobs(ctx context.Context, clientID string) (int, error) {
+	var n int
+	err := s.d.db.QueryRowContext(ctx,
+		`SELECT count(*) FROM ticket_jobs WHERE client_id = ? AND status IN ('queued', 'processing', 'cancel_requested')`, clientID).Scan(&n)
+	return n, err
+}
+
+func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpdate) (tickets.Job, error) {
+	tx, err := s.d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return tickets.Job{}, err
+	}
+	defer tx.Rollback()
+	from := make([]string, len(u.From))
+	args := []any{u.Status, u.Stage, u.ErrorCode, u.ErrorMessage, u.Result, micros(u.At), id}
+	for i, st := range u.From {
+		from[i] = "?"
+		args = append(args, st)
+	}
+	j, err := scanJob(tx.QueryRowContext(ctx, `UPDATE ticket_jobs SET status = ?, stage = coalesce(nullif(?, ''), stage),
+		error_code = ?, error_message = ?, result = coalesce(?, result), updated_at = ?
+		WHERE id = ? AND status IN (`+strings.Join(from, ", ")+`) RETURNING `+jobColumns, args...))
+	if errors.Is(err, tickets.ErrNotFound) {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM ticket_jobs WHERE id = ?`, id).Scan(&n); err != nil {
+			return tickets.Job{}, err
+		}
+		if n == 0 {
+			return tickets.Job{}, tickets.ErrNotFound
+		}
+		return tickets.Job{}, tickets.ErrConflict
+	}
+	if err != nil {
+		return tickets.Job{}, err
+	}
+	if u.Callback && j.Request.CallbackURL != "" {
+		if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.CallbackArgs{JobID: id, Status: j.Status}, nil); err != nil {
+			return tickets.Job{}, fmt.Errorf("enqueue callback: %w", err)
+		}
+	}
+	return j, tx.Commit()
+}
+
+func (s ticketStore) MarkCallbackFailed(ctx context.Context, id, message string, at time.Time) error {
+	_, err := s.d.db.ExecContext(ctx, `UPDATE ticket_jobs SET callback_failed = 1,
+		error_code = CASE WHEN status = 'completed' THEN 'callback_failed' ELSE error_code END,
+		error_message = CASE WHEN status = 'completed' THEN ? ELSE error_message END,
+		updated_at = ? WHERE id = ?`, message, micros(at), id)
+	return err
+}
+
+func (s ticketStore) ExpireJobs(ctx context.Context, now time.Time) (int, error) {
+	tx, err := s.d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT id, status, request FROM ticket_jobs WHERE expires_at <= ? AND status <> 'expired'`, micros(now))
+	if err != nil {
+		return 0, err
+	}
+	type due struct {
+		id       string
+		callback bool
+	}
+	var dues []due
+	for rows.Next() {
+		var id, request string
+		var st tickets.Status
+		if err := rows.Scan(&id, &st, &request); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		var r tickets.Request
+		if err := json.Unmarshal([]byte(request), &r); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("job %s request: %w", id, err)
+		}
+		dues = append(dues, due{id, !st.Terminal() && r.CallbackURL != ""})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for _, d := range dues {
+		if _, err := tx.ExecContext(ctx, `UPDATE ticket_jobs SET status = 'expired', result = NULL, updated_at = ? WHERE id = ?`, micros(now), d.id); err != nil {
+			return 0, err
+		}
+		if d.callback {
+			if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.CallbackArgs{JobID: d.id, Status: tickets.StatusExpired}, nil); err != nil {
+				return 0, fmt.Errorf("enqueue callback: %w", err)
+			}
+		}
+	}
+	return len(dues), tx.Commit()
+}

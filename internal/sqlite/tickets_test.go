@@ -1,0 +1,45 @@
+package sqlite_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/foresight-dev/foresight/internal/sqlite"
+	"github.com/foresight-dev/foresight/internal/tickets"
+	"github.com/foresight-dev/foresight/internal/tickets/storetest"
+)
+
+func TestTicketStore(t *testing.T) {
+	t.Parallel()
+	storetest.Run(t, func(t *testing.T) tickets.Store {
+		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "test.db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db.TicketStore()
+	})
+}
+
+func TestOpenTwiceKeepsData(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "test.db")
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.TicketStore().CreateClient(ctx, tickets.Client{ID: "c1", Name: "n", WebhookSecret: "s", TicketsEnabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db, err = sqlite.Open(ctx, path, nil)
+	if err != nil {
+		t.Fatalf("reopen (migrations must be idempotent): %v", err)
+	}
+	defer db.Close()
+	if _, err := db.TicketStore().GetClient(ctx, "c1"); err != nil {
+		t.Fatalf("client lost across reopen: %v", err)
+	}
+}

@@ -1,0 +1,122 @@
+package tickets
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Scope is a permission of an API key.
+type Scope string
+
+// The scopes of tickets-api.md.
+const (
+	ScopeSubmit Scope = "tickets:submit"
+	ScopeRead   Scope = "tickets:read"
+	ScopeCancel Scope = "tickets:cancel"
+)
+
+// Valid reports whether s is one of the spec's scopes.
+func (s Scope) Valid() bool {
+	return s == ScopeSubmit || s == ScopeRead || s == ScopeCancel
+}
+
+// apiKeyPrefix starts every key so that a leaked key is recognisable.
+const apiKeyPrefix = "fsk_"
+
+// Principal is an authenticated API key with its client.
+type Principal struct {
+	KeyID    string
+	ClientID string
+	Scopes   []Scope
+}
+
+// NewKeySecret returns a new key for the key id: "fsk_<id>_<secret>", and
+// the hash to store. The key is shown once; only the hash is kept.
+func NewKeySecret(keyID string) (key string, hash []byte) {
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		panic(fmt.Sprintf("crypto/rand: %v", err)) // never fails on supported platforms
+	}
+	key = apiKeyPrefix + strings.ReplaceAll(keyID, "-", "") + "_" + base64.RawURLEncoding.EncodeToString(secret)
+	return key, hashKey(key)
+}
+
+func hashKey(key string) []byte {
+	sum := sha256.Sum256([]byte(key))
+	return sum[:]
+}
+
+// parseKeyID returns the key id embedded in a bearer key, or false when the
+// key is not of our format.
+func parseKeyID(key string) (string, bool) {
+	rest, ok := strings.CutPrefix(key, apiKeyPrefix)
+	if !ok {
+		return "", false
+	}
+	id, secret, ok := strings.Cut(rest, "_")
+	if !ok || len(id) != 32 || secret == "" {
+		return "", false
+	}
+	u, err := uuid.Parse(id)
+	if err != nil {
+		return "", false
+	}
+	return u.String(), true
+}
+
+// Authenticate checks a bearer key and returns its principal.
+//
+// Errors (as *Error): unauthorized for a missing, malformed or unknown key,
+// key_revoked, key_expired, client_suspended; storage_error when the store
+// fails.
+func Authenticate(ctx context.Context, store Store, key string, now time.Time) (Principal, error) {
+	if key == "" {
+		return Principal{}, Errorf(CodeUnauthorized, "A bearer API key is required.")
+	}
+	id, ok := parseKeyID(key)
+	if !ok {
+		return Principal{}, Errorf(CodeUnauthorized, "The bearer API key is malformed.")
+	}
+	k, c, err := store.GetKey(ctx, id)
+	if errors.Is(err, ErrNotFound) {
+		return Principal{}, Errorf(CodeUnauthorized, "The bearer API key is not valid.")
+	}
+	if err != nil {
+		return Principal{}, storageError(err)
+	}
+	if subtle.ConstantTimeCompare(k.SecretHash, hashKey(key)) != 1 {
+		return Principal{}, Errorf(CodeUnauthorized, "The bearer API key is not valid.")
+	}
+	if k.RevokedAt != nil {
+		return Principal{}, Errorf(CodeKeyRevoked, "The API key has been revoked.")
+	}
+	if k.ExpiresAt != nil && !now.Before(*k.ExpiresAt) {
+		return Principal{}, Errorf(CodeKeyExpired, "The API key expired at %s.", k.ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	if c.Suspended {
+		return Principal{}, Errorf(CodeClientSuspended, "The client of this API key is suspended.")
+	}
+	return Principal{KeyID: k.ID, ClientID: c.ID, Scopes: k.Scopes}, nil
+}
+
+// Authorize checks that p holds scope.
+func (p Principal) Authorize(scope Scope) error {
+	if !slices.Contains(p.Scopes, scope) {
+		return Errorf(CodeForbidden, "The API key lacks the %s scope.", scope)
+	}
+	return nil
+}
+
+func storageError(err error) error {
+	return &Error{Code: CodeStorageError, Message: "The job store is unavailable; try again.", Err: err}
+}

@@ -1,0 +1,63 @@
+package tickets
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// CallbackEvent is the body of a callback, in the Standard Webhooks shape
+// {type, timestamp, data}: data is the job response at the terminal status.
+type CallbackEvent struct {
+	Type      string    `json:"type"`
+	Timestamp time.Time `json:"timestamp"`
+	Data      JobRecord `json:"data"`
+}
+
+// CallbackMessageID is the webhook-id of the callback for a job reaching
+// status: stable across retries, so receivers can deduplicate.
+func CallbackMessageID(jobID string, status Status) string {
+	return "msg_" + jobID + "_" + string(status)
+}
+
+// DeliverCallback sends the callback of the job's terminal status to its
+// callback_url, signed with the client's webhook secret. It returns an error
+// when the attempt failed and should be retried. On the last attempt, or on
+// a permanent failure, it records callback_failed on the job and returns nil.
+func (s *Service) DeliverCallback(ctx context.Context, id string, status Status, lastAttempt bool) error {
+	j, err := s.store.GetJob(ctx, "", id)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("load job %s: %w", id, err)
+	}
+	if j.Request.CallbackURL == "" {
+		return nil
+	}
+	c, err := s.store.GetClient(ctx, j.ClientID)
+	if err != nil {
+		return fmt.Errorf("load client of job %s: %w", id, err)
+	}
+	rec := j.Record()
+	rec.Status = status // the status this callback announces, even if the job moved on
+	body, err := json.Marshal(CallbackEvent{Type: "tickets.job." + string(status), Timestamp: rec.UpdatedAt, Data: rec})
+	if err != nil {
+		return fmt.Errorf("encode callback of job %s: %w", id, err)
+	}
+	err = s.callback.Send(ctx, j.Request.CallbackURL, c.WebhookSecret, CallbackMessageID(id, status), body)
+	if err == nil {
+		return nil
+	}
+	var perm *PermanentError
+	if !lastAttempt && !errors.As(err, &perm) {
+		return err
+	}
+	s.log.WarnContext(ctx, "callback failed for good", "job_id", id, "err", err)
+	if err := s.store.MarkCallbackFailed(ctx, id, "The callback to callback_url failed: "+err.Error(), s.Now()); err != nil {
+		return fmt.Errorf("record callback failure of job %s: %w", id, err)
+	}
+	return nil
+}

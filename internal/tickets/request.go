@@ -1,0 +1,161 @@
+package tickets
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/netip"
+	"net/url"
+	"strings"
+)
+
+// submitBody is the JSON shape of tickets.input.v1, decoded after the body
+// passed the input schema.
+type submitBody struct {
+	SchemaVersion  string `json:"schema_version"`
+	IdempotencyKey string `json:"idempotency_key"`
+	Title          string `json:"title"`
+	Spec           string `json:"spec"`
+	Options        *struct {
+		TicketCount    *int    `json:"ticket_count"`
+		MaxTicketCount *int    `json:"max_ticket_count"`
+		IncludeEpics   *bool   `json:"include_epics"`
+		DependencyMode *string `json:"dependency_mode"`
+		OutputDetail   *string `json:"output_detail"`
+	} `json:"options"`
+	CallbackURL *string `json:"callback_url"`
+}
+
+// Submission is a validated submit request.
+type Submission struct {
+	IdempotencyKey string
+	Request        Request
+	// Hash fingerprints Request, to tell a retry from another request that
+	// reuses the idempotency key.
+	Hash string
+}
+
+// ParseSubmission validates a raw tickets.input.v1 body and applies the
+// option defaults of GUIDE §2.
+//
+// Errors (as *Error, code invalid_request): a body that is not JSON, that
+// breaks the input schema (unknown properties at any level, wrong types,
+// bounds, schema_version), a ticket_count above max_ticket_count, or a
+// callback_url that is not HTTPS or points at localhost or a private
+// address.
+func ParseSubmission(raw []byte) (Submission, error) {
+	problems, err := validateJSON(inputSchema, raw, 5)
+	if err != nil {
+		return Submission{}, Errorf(CodeInvalidRequest, "The request body is not valid JSON.")
+	}
+	if len(problems) > 0 {
+		return Submission{}, Errorf(CodeInvalidRequest, "The request does not match %s: %s.", InputSchemaVersion, strings.Join(problems, "; "))
+	}
+	var b submitBody
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return Submission{}, Errorf(CodeInvalidRequest, "The request body is not valid JSON.")
+	}
+
+	req := Request{
+		Title: b.Title,
+		Spec:  b.Spec,
+		Options: Options{
+			MaxTicketCount: DefaultMaxTicketCount,
+			IncludeEpics:   true,
+			DependencyMode: DependencyExplicit,
+			OutputDetail:   DetailStandard,
+		},
+	}
+	if o := b.Options; o != nil {
+		if o.MaxTicketCount != nil {
+			req.Options.MaxTicketCount = *o.MaxTicketCount
+		}
+		if o.TicketCount != nil {
+			req.Options.TicketCount = *o.TicketCount
+			switch {
+			case o.MaxTicketCount == nil:
+				// An explicit count raises the implicit maximum.
+				req.Options.MaxTicketCount = max(req.Options.MaxTicketCount, req.Options.TicketCount)
+			case req.Options.TicketCount > req.Options.MaxTicketCount:
+				return Submission{}, Errorf(CodeInvalidRequest,
+					"options.ticket_count (%d) is above options.max_ticket_count (%d).",
+					req.Options.TicketCount, req.Options.MaxTicketCount)
+			}
+		}
+		if o.IncludeEpics != nil {
+			req.Options.IncludeEpics = *o.IncludeEpics
+		}
+		if o.DependencyMode != nil {
+			req.Options.DependencyMode = *o.DependencyMode
+		}
+		if o.OutputDetail != nil {
+			req.Options.OutputDetail = *o.OutputDetail
+		}
+	}
+	if b.CallbackURL != nil {
+		if err := checkCallbackURL(*b.CallbackURL); err != nil {
+			return Submission{}, err
+		}
+		req.CallbackURL = *b.CallbackURL
+	}
+	return Submission{IdempotencyKey: b.IdempotencyKey, Request: req, Hash: req.fingerprint()}, nil
+}
+
+// fingerprint is a SHA-256 over the request with defaults applied, so that a
+// retry that spells a default out matches one that leaves it implicit.
+func (r Request) fingerprint() string {
+	b, _ := json.Marshal(r) // a struct of strings, ints and bools always marshals
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// checkCallbackURL enforces the spec's callback rule: HTTPS only, no
+// localhost. Literal loopback, private, link-local and unspecified addresses
+// are refused here too; host names are checked again when delivering.
+func checkCallbackURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" {
+		return Errorf(CodeInvalidRequest, "callback_url must be an absolute https:// URL.")
+	}
+	if u.Scheme != "https" {
+		return Errorf(CodeInvalidRequest, "callback_url must use https.")
+	}
+	if u.User != nil {
+		return Errorf(CodeInvalidRequest, "callback_url must not carry credentials.")
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return Errorf(CodeInvalidRequest, "callback_url must not point at localhost.")
+	}
+	if addr, err := netip.ParseAddr(host); err == nil && !PublicAddr(addr) {
+		return Errorf(CodeInvalidRequest, "callback_url must not point at a loopback, private or link-local address.")
+	}
+	return nil
+}
+
+// PublicAddr reports whether addr is a publicly routable unicast address:
+// not loopback, private, link-local (which holds cloud metadata
+// addresses), unspecified, multicast or shared address space.
+func PublicAddr(addr netip.Addr) bool {
+	addr = addr.Unmap()
+	if addr.IsLoopback() || addr.IsPrivate() || addr.IsLinkLocalUnicast() || addr.IsLinkLocalMulticast() ||
+		addr.IsUnspecified() || addr.IsMulticast() || addr.IsInterfaceLocalMulticast() {
+		return false
+	}
+	for _, p := range nonPublicPrefixes {
+		if p.Contains(addr) {
+			return false
+		}
+	}
+	return true
+}
+
+var nonPublicPrefixes = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"),
+	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("64:ff9b::/96"),
+	netip.MustParsePrefix("2001:db8::/32"),
+}

@@ -1,0 +1,290 @@
+package tickets
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Config holds the service's tunables.
+type Config struct {
+	// JobLifetime is the distance from creation to expires_at.
+	JobLifetime time.Duration
+	// MaxActiveJobs bounds a client's queued and processing jobs
+	// (queue_full beyond it).
+	MaxActiveJobs int
+	// CancelPollInterval is how often a running job checks the store for a
+	// cancellation requested on another node.
+	CancelPollInterval time.Duration
+}
+
+// DefaultConfig returns the documented defaults.
+func DefaultConfig() Config {
+	return Config{
+		JobLifetime:        7 * 24 * time.Hour,
+		MaxActiveJobs:      100,
+		CancelPollInterval: 500 * time.Millisecond,
+	}
+}
+
+// CallbackSender delivers a signed callback. It returns an error for
+// anything but a 2xx answer; a *PermanentError stops further attempts.
+type CallbackSender interface {
+	Send(ctx context.Context, url, secret, messageID string, body []byte) error
+}
+
+// PermanentError marks a callback failure that retrying cannot fix.
+type PermanentError struct{ Err error }
+
+func (e *PermanentError) Error() string { return e.Err.Error() }
+func (e *PermanentError) Unwrap() error { return e.Err }
+
+// Service implements the ticket service's rules over a Store and an Engine.
+type Service struct {
+	store    Store
+	engine   Engine
+	callback CallbackSender
+	cfg      Config
+	log      *slog.Logger
+	// Now returns the current time; tests may replace it.
+	Now func() time.Time
+
+	mu      sync.Mutex
+	running map[string]context.CancelCauseFunc
+}
+
+// NewService returns a Service. log may be nil.
+func NewService(store Store, engine Engine, callback CallbackSender, cfg Config, log *slog.Logger) *Service {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{
+		store: store, engine: engine, callback: callback, cfg: cfg, log: log,
+		Now:     time.Now,
+		running: make(map[string]context.CancelCauseFunc),
+	}
+}
+
+// Store returns the service's store.
+func (s *Service) Store() Store { return s.store }
+
+// Authenticate checks a bearer key; see the package-level Authenticate.
+// A client whose tickets feature is disabled gets feature_disabled.
+func (s *Service) Authenticate(ctx context.Context, key string) (Principal, error) {
+	p, err := Authenticate(ctx, s.store, key, s.Now())
+	if err != nil {
+		return Principal{}, err
+	}
+	c, err := s.store.GetClient(ctx, p.ClientID)
+	if err != nil {
+		return Principal{}, storageError(err)
+	}
+	if !c.TicketsEnabled {
+		return Principal{}, Errorf(CodeFeatureDisabled, "The ticket service is disabled for this client.")
+	}
+	return p, nil
+}
+
+// Submit creates a job for the principal's client, or returns the client's
+// existing job for the same idempotency key and request.
+//
+// Errors: invalid_request when the idempotency key was used for another
+// request; queue_full when the client has MaxActiveJobs unfinished jobs;
+// storage_error.
+func (s *Service) Submit(ctx context.Context, p Principal, sub Submission) (Job, error) {
+	existing, err := s.findByIdempotencyKey(ctx, p.ClientID, sub)
+	if err != nil || existing != nil {
+		if existing != nil {
+			return *existing, nil
+		}
+		return Job{}, err
+	}
+	active, err := s.store.CountActiveJobs(ctx, p.ClientID)
+	if err != nil {
+		return Job{}, storageError(err)
+	}
+	if active >= s.cfg.MaxActiveJobs {
+		return Job{}, &Error{Code: CodeQueueFull, RetryAfter: 5 * time.Second,
+			Message: fmt.Sprintf("The client already has %d unfinished jobs; wait for some to finish.", active)}
+	}
+	now := s.Now().UTC().Truncate(time.Microsecond)
+	j := Job{
+		ID:             uuid.NewString(),
+		ClientID:       p.ClientID,
+		IdempotencyKey: sub.IdempotencyKey,
+		RequestHash:    sub.Hash,
+		Request:        sub.Request,
+		Status:         StatusQueued,
+		Stage:          StageQueued,
+		CreatedAt:      now,
+		UpdatedAt:      now,
+		ExpiresAt:      now.Add(s.cfg.JobLifetime),
+	}
+	got, created, err := s.store.CreateJob(ctx, j)
+	if err != nil {
+		return Job{}, storageError(err)
+	}
+	if !created && got.RequestHash != sub.Hash {
+		return Job{}, idempotencyConflict(sub.IdempotencyKey)
+	}
+	return got, nil
+}
+
+// findByIdempotencyKey returns the client's job with the submission's
+// idempotency key, nil when there is none.
+func (s *Service) findByIdempotencyKey(ctx context.Context, clientID string, sub Submission) (*Job, error) {
+	jobs, err := s.store.ListJobs(ctx, JobFilter{ClientID: clientID, IdempotencyKey: sub.IdempotencyKey, Limit: 1})
+	if err != nil {
+		return nil, storageError(err)
+	}
+	if len(jobs) == 0 {
+		return nil, nil
+	}
+	if jobs[0].RequestHash != sub.Hash {
+		return nil, idempotencyConflict(sub.IdempotencyKey)
+	}
+	return &jobs[0], nil
+}
+
+func idempotencyConflict(key string) error {
+	return Errorf(CodeInvalidRequest, "idempotency_key %q was already used for a different request.", key)
+}
+
+// Get returns the principal's job; job_not_found when the client has none
+// with that id.
+func (s *Service) Get(ctx context.Context, p Principal, id string) (Job, error) {
+	j, err := s.store.GetJob(ctx, p.ClientID, id)
+	if errors.Is(err, ErrNotFound) {
+		return Job{}, Errorf(CodeJobNotFound, "No job %s.", id)
+	}
+	if err != nil {
+		return Job{}, storageError(err)
+	}
+	return j, nil
+}
+
+// List returns a page of the principal's jobs, newest first, and the cursor
+// of the next page ("" at the end). status filters when not empty.
+//
+// Errors: invalid_request for a bad cursor or limit.
+func (s *Service) List(ctx context.Context, p Principal, status Status, limit int, cursor string) ([]Job, string, error) {
+	if limit < 1 || limit > 100 {
+		return nil, "", Errorf(CodeInvalidRequest, "limit must be between 1 and 100.")
+	}
+	if status != "" && !status.Valid() {
+		return nil, "", Errorf(CodeInvalidRequest, "status %q is not a job status.", status)
+	}
+	f := JobFilter{ClientID: p.ClientID, Status: status, Limit: limit + 1}
+	if cursor != "" {
+		at, id, ok := decodeCursor(cursor)
+		if !ok {
+			return nil, "", Errorf(CodeInvalidRequest, "cursor is not valid.")
+		}
+		f.BeforeCreatedAt, f.BeforeID = at, id
+	}
+	jobs, err := s.store.ListJobs(ctx, f)
+	if err != nil {
+		return nil, "", storageError(err)
+	}
+	next := ""
+	if len(jobs) > limit {
+		jobs = jobs[:limit]
+		last := jobs[limit-1]
+		next = encodeCursor(last.CreatedAt, last.ID)
+	}
+	return jobs, next, nil
+}
+
+func encodeCursor(at time.Time, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(at.UnixMicro(), 10) + "|" + id))
+}
+
+func decodeCursor(c string) (time.Time, string, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return time.Time{}, "", false
+	}
+	us, id, ok := strings.Cut(string(b), "|")
+	n, err := strconv.ParseInt(us, 10, 64)
+	if !ok || err != nil || uuid.Validate(id) != nil {
+		return time.Time{}, "", false
+	}
+	return time.UnixMicro(n).UTC(), id, true
+}
+
+// Cancel cancels the principal's job: a queued job becomes cancelled at
+// once; a processing job becomes cancel_requested and its generation is
+// aborted, after which it is cancelled; a cancel_requested job is returned
+// unchanged.
+//
+// Errors: job_not_found; not_cancellable (HTTP 409) for a terminal job;
+// storage_error.
+func (s *Service) Cancel(ctx context.Context, p Principal, id string) (Job, error) {
+	for {
+		j, err := s.Get(ctx, p, id)
+		if err != nil {
+			return Job{}, err
+		}
+		var u JobUpdate
+		switch j.Status {
+		case StatusCancelRequested:
+			return j, nil
+		case StatusQueued:
+			u = JobUpdate{From: []Status{StatusQueued}, Status: StatusCancelled,
+				ErrorCode: CodeJobCancelled, ErrorMessage: "The job was cancelled before it started.", Callback: true}
+		case StatusProcessing:
+			u = JobUpdate{From: []Status{StatusProcessing}, Status: StatusCancelRequested}
+		default:
+			return Job{}, Errorf(CodeNotCancellable, "The job is %s and cannot be cancelled.", j.Status)
+		}
+		u.At = s.Now()
+		j, err = s.store.UpdateJob(ctx, id, u)
+		if errors.Is(err, ErrConflict) {
+			continue // the job moved on meanwhile; decide again
+		}
+		if err != nil {
+			return Job{}, storageError(err)
+		}
+		if j.Status == StatusCancelRequested {
+			s.abortLocal(id)
+		}
+		return j, nil
+	}
+}
+
+// Result returns the principal's job and, when it completed and has not
+// expired, its raw tickets.result.v1 document.
+func (s *Service) Result(ctx context.Context, p Principal, id string) (Job, []byte, error) {
+	j, err := s.Get(ctx, p, id)
+	if err != nil {
+		return Job{}, nil, err
+	}
+	if j.Status == StatusCompleted {
+		return j, j.Result, nil
+	}
+	return j, nil, nil
+}
+
+// ExpireJobs expires every job past its expires_at and deletes its result.
+func (s *Service) ExpireJobs(ctx context.Context) (int, error) {
+	return s.store.ExpireJobs(ctx, s.Now())
+}
+
+var errCancelRequested = errors.New("cancel requested")
+
+func (s *Service) abortLocal(id string) {
+	s.mu.Lock()
+	cancel := s.running[id]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel(errCancelRequested)
+	}
+}

@@ -1,0 +1,343 @@
+// Package storetest is the conformance suite every tickets.Store passes.
+// Each engine's package runs it against a real database:
+//
+//	storetest.Run(t, func(t *testing.T) tickets.Store { … })
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
+)
+
+// Run runs the suite. newStore returns an empty store for one test.
+func Run(t *testing.T, newStore func(t *testing.T) tickets.Store) {
+	t.Run("Clients", func(t *testing.T) { t.Parallel(); testClients(t, newStore(t)) })
+	t.Run("Keys", func(t *testing.T) { t.Parallel(); testKeys(t, newStore(t)) })
+	t.Run("CreateJobIdempotent", func(t *testing.T) { t.Parallel(); testCreateJob(t, newStore(t)) })
+	t.Run("JobsAreOwned", func(t *testing.T) { t.Parallel(); testOwnership(t, newStore(t)) })
+	t.Run("ListJobs", func(t *testing.T) { t.Parallel(); testListJobs(t, newStore(t)) })
+	t.Run("UpdateJob", func(t *testing.T) { t.Parallel(); testUpdateJob(t, newStore(t)) })
+	t.Run("CallbackFailed", func(t *testing.T) { t.Parallel(); testCallbackFailed(t, newStore(t)) })
+	t.Run("ExpireJobs", func(t *testing.T) { t.Parallel(); testExpireJobs(t, newStore(t)) })
+}
+
+var t0 = time.Date(2026, 11, 21, 10, 0, 0, 123456000, time.UTC)
+
+func newClient(t *testing.T, s tickets.Store, name string) tickets.Client {
+	t.Helper()
+	c := tickets.Client{ID: uuid.NewString(), Name: name, WebhookSecret: "whsec_" + name, TicketsEnabled: true, CreatedAt: t0}
+	if err := s.CreateClient(context.Background(), c); err != nil {
+		t.Fatalf("CreateClient: %v", err)
+	}
+	return c
+}
+
+func newJob(clientID, key string, created time.Time) tickets.Job {
+	return tickets.Job{
+		ID: uuid.NewString(), ClientID: clientID, IdempotencyKey: key, RequestHash: "hash-" + key,
+		Request: tickets.Request{Title: "T " + key, Spec: "spec", CallbackURL: "https://example.com/cb",
+			Options: tickets.Options{MaxTicketCount: 20, IncludeEpics: true, DependencyMode: "explicit", OutputDetail: "standard"}},
+		Status: tickets.StatusQueued, Stage: tickets.StageQueued,
+		CreatedAt: created, UpdatedAt: created, ExpiresAt: created.Add(7 * 24 * time.Hour),
+	}
+}
+
+func mustCreateJob(t *testing.T, s tickets.Store, j tickets.Job) tickets.Job {
+	t.Helper()
+	got, created, err := s.CreateJob(context.Background(), j)
+	if err != nil || !created {
+		t.Fatalf("CreateJob = created %v, %v", created, err)
+	}
+	return got
+}
+
+func testClients(t *testing.T, s tickets.Store) {
+	ctx := context.Background()
+	c := newClient(t, s, "alpha")
+	got, err := s.GetClient(ctx, c.ID)
+	if err != nil || got != c {
+		t.Fatalf("GetClient = %+v, %v; want %+v", got, err, c)
+	}
+	if _, err := s.GetClient(ctx, uuid.NewString()); !errors.Is(err, tickets.ErrNotFound) {
+		t.Errorf("GetClient(missing) err = %v, want ErrNotFound", err)
+	}
+	yes, no := true, false
+	got, err = s.UpdateClient(ctx, c.ID, tickets.ClientUpdate{Suspended: &yes})
+	if err != nil || !got.Suspended || !got.TicketsEnabled {
+		t.Fatalf("UpdateClient(suspend) = %+v, %v", got, err)
+	}
+	got, err = s.UpdateClient(ctx, c.ID, tickets.ClientUpdate{TicketsEnabled: &no})
+	if err != nil || !got.Suspended || got.TicketsEnabled {
+		t.Fatalf("UpdateClient(disable) = %+v, %v; the earlier change must stay", got, err)
+	}
+	if _, err := s.UpdateClient(ctx, uuid.NewString(), tickets.ClientUpdate{Suspended: &yes}); !errors.Is(err, tickets.ErrNotFound) {
+		t.Errorf("UpdateClient(missing) err = %v, want ErrNotFound", err)
+	}
+	d := newClient(t, s, "beta")
+	all, err := s.ListClients(ctx, "", 10)
+	if err != nil || len(all) != 2 {
+		t.Fatalf("ListClients = %d clients, %v; want 2", len(all), err)
+	}
+	page, err := s.ListClients(ctx, all[0].ID, 10)
+	if err != nil || len(page) != 1 || page[0].ID != all[1].ID {
+		t.Fatalf("ListClients(after first) = %+v, %v", page, err)
+	}
+	_ = d
+}
+
+func testKeys(t *testing.T, s tickets.Store) {
+	ctx := context.Background()
+	c := newClient(t, s, "keys")
+	exp := t0.Add(time.Hour)
+	k := tickets.APIKey{ID: uuid.NewString(), ClientID: c.ID, SecretHash: []byte{1, 2, 3},
+		Scopes: []tickets.Scope{tickets.ScopeSubmit, tickets.ScopeRead}, ExpiresAt: &exp, CreatedAt: t0}
+	if err := s.CreateKey(ctx, k); err != nil {
+		t.Fatalf("CreateKey: %v", err)
+	}
+	gotK, gotC, err := s.GetKey(ctx, k.ID)
+	if err != nil {
+		t.Fatalf("GetKey: %v", err)
+	}
+	if gotC != c || string(gotK.SecretHash) != string(k.SecretHash) || len(gotK.Scopes) != 2 ||
+		gotK.Scopes[1] != tickets.ScopeRead || gotK.ExpiresAt == nil || !gotK.ExpiresAt.Equal(exp) || gotK.RevokedAt != nil {
+		t.Fatalf("GetKey = %+v, %+v", gotK, gotC)
+	}
+	if _, _, err := s.GetKey(ctx, uuid.NewString()); !errors.Is(err, tickets.ErrNotFound) {
+		t.Errorf("GetKey(missing) err = %v, want ErrNotFound", err)
+	}
+	if err := s.CreateKey(ctx, tickets.APIKey{ID: uuid.NewString(), ClientID: uuid.NewString(), SecretHash: []byte{1}, CreatedAt: t0}); !errors.Is(err, tickets.ErrNotFound) {
+		t.Errorf("CreateKey(missing client) err = %v, want ErrNotFound", err)
+	}
+	if err := s.RevokeKey(ctx, c.ID, k.ID, t0.Add(time.Minute)); err != nil {
+		t.Fatalf("RevokeKey: %v", err)
+	}
+	if err := s.RevokeKey(ctx, c.ID, k.ID, t0.Add(time.Hour)); err != nil {
+		t.Fatalf("RevokeKey again: %v", err)
+	}
+	gotK, _, _ = s.GetKey(ctx, k.ID)
+	if gotK.RevokedAt == nil || !gotK.RevokedAt.Equal(t0.Add(time.Minute)) {
+		t.Errorf("RevokedAt = %v, want the first revocation time %v", gotK.RevokedAt, t0.Add(time.Minute))
+	}
+	other := newClient(t, s, "other")
+	if err := s.RevokeKey(ctx, other.ID, k.ID, t0); !errors.Is(err, tickets.ErrNotFound) {
+		t.Errorf("RevokeKey(other client's key) err = %v, want ErrNotFound", err)
+	}
+	keys, err := s.ListKeys(ctx, c.ID)
+	if err != nil || len(keys) != 1 || keys[0].ID != k.ID {
+		t.Errorf("ListKeys = %+v, %v", keys, err)
+	}
+}
+
+func testCreateJob(t *testing.T, s tickets.Store) {
+	ctx := context.Background()
+	c := newClient(t, s, "jobs")
+	j := newJob(c.ID, "k1", t0)
+	got := mustCreateJob(t, s, j)
+	if got.ID != j.ID {
+		t.Fatalf("CreateJob returned job %s, want %s", got.ID, j.ID)
+	}
+	dup := newJob(c.ID, "k1", t0.Add(time.Second))
+	dup.RequestHash = "different"
+	got, created, err := s.CreateJob(ctx, dup)
+	if err != nil || created || got.ID != j.ID || got.RequestHash != j.RequestHash {
+		t.Fatalf("CreateJob(same key) = %s created %v, %v; want the original %s", got.ID, created, err, j.ID)
+	}
+	other := newClient(t, s, "other")
+	mustCreateJob(t, s, newJob(other.ID, "k1", t0)) // keys are per client
+
+	stored, err := s.GetJob(ctx, c.ID, j.ID)
+	if err != nil {
+		t.Fatalf("GetJob: %v", err)
+	}
+	if stored.Request != j.Request || stored.Status != tickets.StatusQueued || stored.Stage != tickets.StageQueued ||
+		!stored.CreatedAt.Equal(j.CreatedAt) || !stored.ExpiresAt.Equal(j.ExpiresAt) || stored.Result != nil || stored.ErrorCode != "" {
+		t.Fatalf("GetJob = %+v, want %+v", stored, j)
+	}
+}
+
+func testOwnership(t *testing.T, s tickets.Store) {
+	ctx := context.Background()
+	a, b := newClient(t, s, "a"), newClient(t, s, "b")
+	j := mustCreateJob(t, s, newJob(a.ID, "k", t0))
+	if _, err := s.GetJob(ctx, b.ID, j.ID); !errors.Is(err, tickets.ErrNotFound) {
+		t.Errorf("GetJob(other client) err = %v, want ErrNotFound", err)
+	}
+	if _, err := s.GetJob(ctx, "", j.ID); err != nil {
+		t.Errorf("GetJob(any client) err = %v", err)
+	}
+	if _, err := s.GetJob(ctx, a.ID, uuid.NewString()); !errors.Is(err, tickets.ErrNotFound) {
+		t.Errorf("GetJob(missing) err = %v, want ErrNotFound", err)
+	}
+	jobs, err := s.ListJobs(ctx, tickets.JobFilter{ClientID: b.ID, Limit: 10})
+	if err != nil || len(jobs) != 0 {
+		t.Errorf("ListJobs(other client) = %d jobs, %v", len(jobs), err)
+	}
+}
+
+func testListJobs(t *testing.T, s tickets.Store) {
+	ctx := context.Background()
+	c := newClient(t, s, "list")
+	var ids []string
+	for i := range 5 {
+		// Two jobs share a creation time, so the id breaks the tie.
+		j := mustCreateJob(t, s, newJob(c.ID, fmt.Sprint("k", i), t0.Add(time.Duration(i/2)*time.Second)))
+		ids = append(ids, j.ID)
+	}
+	all, err := s.ListJobs(ctx, tickets.JobFilter{ClientID: c.ID, Limit: 10})
+	if err != nil || len(all) != 5 {
+		t.Fatalf("ListJobs = %d, %v", len(all), err)
+	}
+	for i := 1; i < len(all); i++ {
+		prev, cur := all[i-1], all[i]
+		if cur.CreatedAt.After(prev.CreatedAt) || (cur.CreatedAt.Equal(prev.CreatedAt) && cur.ID > prev.ID) {
+			t.Fatalf("ListJobs not newest first at %d: %v %s after %v %s", i, cur.CreatedAt, cur.ID, prev.CreatedAt, prev.ID)
+		}
+	}
+	var paged []string
+	f := tickets.JobFilter{ClientID: c.ID, Limit: 2}
+	for {
+		page, err := s.ListJobs(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range page {
+			paged = append(paged, j.ID)
+		}
+		if len(page) < 2 {
+			break
+		}
+		f.BeforeCreatedAt, f.BeforeID = page[1].CreatedAt, page[1].ID
+	}
+	if len(paged) != 5 {
+		t.Fatalf("paging returned %d jobs, want 5: %v", len(paged), paged)
+	}
+	for i, id := range paged {
+		if id != all[i].ID {
+			t.Fatalf("page order %v, want %v", paged, all)
+		}
+	}
+	if _, err := s.UpdateJob(ctx, ids[0], tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusProcessing, At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	proc, err := s.ListJobs(ctx, tickets.JobFilter{ClientID: c.ID, Status: tickets.StatusProcessing, Limit: 10})
+	if err != nil || len(proc) != 1 || proc[0].ID != ids[0] {
+		t.Errorf("ListJobs(status processing) = %v, %v", proc, err)
+	}
+	byKey, err := s.ListJobs(ctx, tickets.JobFilter{ClientID: c.ID, IdempotencyKey: "k3", Limit: 10})
+	if err != nil || len(byKey) != 1 || byKey[0].ID != ids[3] {
+		t.Errorf("ListJobs(idempotency key) = %v, %v", byKey, err)
+	}
+	n, err := s.CountActiveJobs(ctx, c.ID)
+	if err != nil || n != 5 {
+		t.Errorf("CountActiveJobs = %d, %v; want 5", n, err)
+	}
+}
+
+func testUpdateJob(t *testing.T, s tickets.Store) {
+	ctx := context.Background()
+	c := newClient(t, s, "update")
+	j := mustCreateJob(t, s, newJob(c.ID, "k", t0))
+	at := t0.Add(time.Minute)
+	got, err := s.UpdateJob(ctx, j.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued},
+		Status: tickets.StatusProcessing, Stage: tickets.StagePreparingPrompt, At: at})
+	if err != nil || got.Status != tickets.StatusProcessing || got.Stage != tickets.StagePreparingPrompt || !got.UpdatedAt.Equal(at) {
+		t.Fatalf("UpdateJob(claim) = %+v, %v", got, err)
+	}
+	if _, err := s.UpdateJob(ctx, j.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusProcessing, At: at}); !errors.Is(err, tickets.ErrConflict) {
+		t.Fatalf("UpdateJob(from wrong status) err = %v, want ErrConflict", err)
+	}
+	if _, err := s.UpdateJob(ctx, uuid.NewString(), tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusProcessing, At: at}); !errors.Is(err, tickets.ErrNotFound) {
+		t.Fatalf("UpdateJob(missing) err = %v, want ErrNotFound", err)
+	}
+	got, err = s.UpdateJob(ctx, j.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusProcessing}, Status: tickets.StatusCancelRequested, At: at})
+	if err != nil || got.Stage != tickets.StagePreparingPrompt {
+		t.Fatalf("UpdateJob(without stage) = %+v, %v; the stage must stay", got, err)
+	}
+	got, err = s.UpdateJob(ctx, j.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusCancelRequested, tickets.StatusProcessing},
+		Status: tickets.StatusFailed, Stage: tickets.StageFailed, ErrorCode: tickets.CodeModelTimeout, ErrorMessage: "slow", Callback: true, At: at})
+	if err != nil || got.ErrorCode != tickets.CodeModelTimeout || got.ErrorMessage != "slow" {
+		t.Fatalf("UpdateJob(fail) = %+v, %v", got, err)
+	}
+
+	k := mustCreateJob(t, s, newJob(c.ID, "k2", t0))
+	result := []byte(`{"schema_version":"tickets.result.v1"}`)
+	if _, err := s.UpdateJob(ctx, k.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusCompleted,
+		Stage: tickets.StageCompleted, Result: result, Callback: true, At: at}); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := s.GetJob(ctx, c.ID, k.ID)
+	if err != nil || string(stored.Result) != string(result) || stored.Status != tickets.StatusCompleted {
+		t.Fatalf("completed job = %+v, %v", stored, err)
+	}
+	if st, err := s.JobStatus(ctx, k.ID); err != nil || st != tickets.StatusCompleted {
+		t.Errorf("JobStatus = %s, %v", st, err)
+	}
+	if _, err := s.JobStatus(ctx, uuid.NewString()); !errors.Is(err, tickets.ErrNotFound) {
+		t.Errorf("JobStatus(missing) err = %v", err)
+	}
+	n, err := s.CountActiveJobs(ctx, c.ID)
+	if err != nil || n != 0 {
+		t.Errorf("CountActiveJobs = %d, %v; want 0", n, err)
+	}
+}
+
+func testCallbackFailed(t *testing.T, s tickets.Store) {
+	ctx := context.Background()
+	c := newClient(t, s, "cb")
+	done := mustCreateJob(t, s, newJob(c.ID, "done", t0))
+	failed := mustCreateJob(t, s, newJob(c.ID, "failed", t0))
+	s.UpdateJob(ctx, done.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusCompleted, Stage: tickets.StageCompleted, Result: []byte(`{}`), At: t0})
+	s.UpdateJob(ctx, failed.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusFailed, Stage: tickets.StageFailed,
+		ErrorCode: tickets.CodeEngineUnavailable, ErrorMessage: "down", At: t0})
+	for _, id := range []string{done.ID, failed.ID} {
+		if err := s.MarkCallbackFailed(ctx, id, "no answer", t0.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := s.GetJob(ctx, c.ID, done.ID)
+	if !got.CallbackFailed || got.Status != tickets.StatusCompleted || got.ErrorCode != tickets.CodeCallbackFailed || got.ErrorMessage != "no answer" {
+		t.Errorf("completed job after callback failure = %+v", got)
+	}
+	got, _ = s.GetJob(ctx, c.ID, failed.ID)
+	if !got.CallbackFailed || got.ErrorCode != tickets.CodeEngineUnavailable {
+		t.Errorf("failed job after callback failure = %+v; its own error must stay", got)
+	}
+}
+
+func testExpireJobs(t *testing.T, s tickets.Store) {
+	ctx := context.Background()
+	c := newClient(t, s, "expire")
+	old := mustCreateJob(t, s, newJob(c.ID, "old", t0))
+	s.UpdateJob(ctx, old.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusCompleted, Stage: tickets.StageCompleted, Result: []byte(`{}`), At: t0})
+	queued := mustCreateJob(t, s, newJob(c.ID, "queued", t0))
+	fresh := mustCreateJob(t, s, newJob(c.ID, "fresh", t0.Add(48*time.Hour)))
+
+	n, err := s.ExpireJobs(ctx, t0.Add(7*24*time.Hour))
+	if err != nil || n != 2 {
+		t.Fatalf("ExpireJobs = %d, %v; want 2", n, err)
+	}
+	for _, id := range []string{old.ID, queued.ID} {
+		got, _ := s.GetJob(ctx, c.ID, id)
+		if got.Status != tickets.StatusExpired || got.Result != nil {
+			t.Errorf("job %s after expiry: status %s, result %q", id, got.Status, got.Result)
+		}
+	}
+	got, _ := s.GetJob(ctx, c.ID, old.ID)
+	if got.Stage != tickets.StageCompleted {
+		t.Errorf("expired job stage = %s, want the last stage kept", got.Stage)
+	}
+	got, _ = s.GetJob(ctx, c.ID, fresh.ID)
+	if got.Status != tickets.StatusQueued {
+		t.Errorf("unexpired job status = %s", got.Status)
+	}
+	if n, err := s.ExpireJobs(ctx, t0.Add(7*24*time.Hour)); err != nil || n != 0 {
+		t.Errorf("second ExpireJobs = %d, %v; want 0", n, err)
+	}
+}
