@@ -90,7 +90,9 @@ func NewWorkers(svc *tickets.Service, cfg Config) *river.Workers {
 // inserts; otherwise it works both queues once started.
 func NewClient[TTx any](driver riverdriver.Driver[TTx], workers *river.Workers, cfg Config, log *slog.Logger) (*river.Client[TTx], error) {
 	rc := &river.Config{
-		Logger:               log,
+		// River reports every retry and its periodic counts at info;
+		// Foresight logs what matters itself.
+		Logger:               slog.New(warnOnly{log.Handler()}),
 		JobTimeout:           cfg.JobTimeout,
 		RescueStuckJobsAfter: cfg.JobTimeout + time.Minute,
 		FetchCooldown:        min(20*time.Millisecond, cfg.PollInterval),
@@ -144,3 +146,16 @@ func (w *callbackWorker) NextRetry(job *river.Job[CallbackArgs]) time.Time {
 func (w *callbackWorker) Work(ctx context.Context, job *river.Job[CallbackArgs]) error {
 	return w.svc.DeliverCallback(ctx, job.Args.JobID, job.Args.Status, job.Attempt > len(w.retries))
 }
+
+// warnOnly passes records of level warning and above.
+type warnOnly struct{ slog.Handler }
+
+func (h warnOnly) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn && h.Handler.Enabled(ctx, l)
+}
+
+func (h warnOnly) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return warnOnly{h.Handler.WithAttrs(attrs)}
+}
+
+func (h warnOnly) WithGroup(name string) slog.Handler { return warnOnly{h.Handler.WithGroup(name)} }

@@ -1,0 +1,307 @@
+// Package admin serves the admin API (/admin/v1) that operators of
+// Foresight, the backoffice, the `foresight admin` CLI and tests use to set
+// up the world, and provides the Go client the CLI is built on. Requests
+// carry the admin token as a bearer token; errors are RFC 9457 problem
+// details with a code member.
+package admin
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
+)
+
+// Problem is an RFC 9457 problem details body with a stable code.
+type Problem struct {
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail"`
+	Code   string `json:"code"`
+}
+
+func (p *Problem) Error() string { return p.Code + ": " + p.Detail }
+
+func problem(status int, code, detail string) *Problem {
+	return &Problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail, Code: code}
+}
+
+// Admin problem codes.
+const (
+	CodeInvalidRequest = "invalid_request"
+	CodeUnauthorized   = "unauthorized"
+	CodeNotFound       = "not_found"
+	CodeInternal       = "internal_error"
+)
+
+type handler struct {
+	tickets   *tickets.Service
+	tokenHash [32]byte
+	log       *slog.Logger
+}
+
+// New returns the /admin/v1 handler. token is the admin bearer token.
+func New(token string, ticketService *tickets.Service, log *slog.Logger) http.Handler {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	h := &handler{tickets: ticketService, tokenHash: sha256.Sum256([]byte(token)), log: log}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /admin/v1/ticket-clients", h.createClient)
+	mux.HandleFunc("GET /admin/v1/ticket-clients", h.listClients)
+	mux.HandleFunc("GET /admin/v1/ticket-clients/{id}", h.getClient)
+	mux.HandleFunc("PATCH /admin/v1/ticket-clients/{id}", h.updateClient)
+	mux.HandleFunc("POST /admin/v1/ticket-clients/{id}/keys", h.createKey)
+	mux.HandleFunc("GET /admin/v1/ticket-clients/{id}/keys", h.listKeys)
+	mux.HandleFunc("DELETE /admin/v1/ticket-clients/{id}/keys/{key_id}", h.revokeKey)
+	mux.HandleFunc("/admin/v1/", func(w http.ResponseWriter, r *http.Request) {
+		h.writeError(w, r, problem(http.StatusNotFound, CodeNotFound, "There is no endpoint "+r.Method+" "+r.URL.Path+"."))
+	})
+	return h.authenticate(mux)
+}
+
+// authenticate compares the bearer token with the admin token in constant
+// time (over hashes, so the length does not leak either).
+func (h *handler) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+		sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
+		if !ok || !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(sum[:], h.tokenHash[:]) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="foresight-admin"`)
+			h.writeError(w, r, problem(http.StatusUnauthorized, CodeUnauthorized, "The admin token is missing or wrong."))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+type clientJSON struct {
+	ID             string    `json:"id"`
+	Name           string    `json:"name"`
+	WebhookSecret  string    `json:"webhook_secret,omitempty"`
+	Suspended      bool      `json:"suspended"`
+	TicketsEnabled bool      `json:"tickets_enabled"`
+	CreatedAt      time.Time `json:"created_at"`
+}
+
+func toClientJSON(c tickets.Client) clientJSON {
+	return clientJSON{ID: c.ID, Name: c.Name, Suspended: c.Suspended, TicketsEnabled: c.TicketsEnabled, CreatedAt: c.CreatedAt.UTC()}
+}
+
+type keyJSON struct {
+	ID        string          `json:"id"`
+	ClientID  string          `json:"client_id"`
+	Key       string          `json:"key,omitempty"`
+	Scopes    []tickets.Scope `json:"scopes"`
+	ExpiresAt *time.Time      `json:"expires_at"`
+	RevokedAt *time.Time      `json:"revoked_at,omitempty"`
+	CreatedAt time.Time       `json:"created_at"`
+}
+
+// keyListItem always carries revoked_at, null when the key is live.
+type keyListItem struct {
+	keyJSON
+	RevokedAt *time.Time `json:"revoked_at"`
+}
+
+func toKeyJSON(k tickets.APIKey) keyJSON {
+	return keyJSON{ID: k.ID, ClientID: k.ClientID, Scopes: k.Scopes, ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt, CreatedAt: k.CreatedAt.UTC()}
+}
+
+type list[T any] struct {
+	Items      []T     `json:"items"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+func (h *handler) createClient(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Name *string `json:"name"`
+	}
+	if err := decode(r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if req.Name == nil {
+		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "name is required."))
+		return
+	}
+	c, err := h.tickets.CreateClient(r.Context(), *req.Name)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	out := toClientJSON(c)
+	out.WebhookSecret = c.WebhookSecret
+	writeJSON(w, http.StatusCreated, out)
+}
+
+func (h *handler) listClients(w http.ResponseWriter, r *http.Request) {
+	limit, err := pageLimit(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	cs, err := h.tickets.ListClients(r.Context(), r.URL.Query().Get("cursor"), limit+1)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	out := list[clientJSON]{Items: []clientJSON{}}
+	for i, c := range cs {
+		if i == limit {
+			next := cs[limit-1].ID
+			out.NextCursor = &next
+			break
+		}
+		out.Items = append(out.Items, toClientJSON(c))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (h *handler) getClient(w http.ResponseWriter, r *http.Request) {
+	c, err := h.tickets.GetClient(r.Context(), r.PathValue("id"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toClientJSON(c))
+}
+
+func (h *handler) updateClient(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Suspended      *bool `json:"suspended"`
+		TicketsEnabled *bool `json:"tickets_enabled"`
+	}
+	if err := decode(r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	c, err := h.tickets.UpdateClient(r.Context(), r.PathValue("id"), tickets.ClientUpdate{Suspended: req.Suspended, TicketsEnabled: req.TicketsEnabled})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toClientJSON(c))
+}
+
+func (h *handler) createKey(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Scopes    []tickets.Scope `json:"scopes"`
+		ExpiresAt *time.Time      `json:"expires_at"`
+	}
+	if err := decode(r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	k, key, err := h.tickets.CreateKey(r.Context(), r.PathValue("id"), req.Scopes, req.ExpiresAt)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	out := toKeyJSON(k)
+	out.Key = key
+	writeJSON(w, http.StatusCreated, out)
+}
+
+func (h *handler) listKeys(w http.ResponseWriter, r *http.Request) {
+	limit, err := pageLimit(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	ks, err := h.tickets.ListKeys(r.Context(), r.PathValue("id"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	cursor := r.URL.Query().Get("cursor")
+	out := list[keyListItem]{Items: []keyListItem{}}
+	for _, k := range ks {
+		if cursor != "" {
+			if k.ID == cursor {
+				cursor = ""
+			}
+			continue
+		}
+		if len(out.Items) == limit {
+			next := out.Items[limit-1].ID
+			out.NextCursor = &next
+			break
+		}
+		out.Items = append(out.Items, keyListItem{keyJSON: toKeyJSON(k), RevokedAt: k.RevokedAt})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (h *handler) revokeKey(w http.ResponseWriter, r *http.Request) {
+	if err := h.tickets.RevokeKey(r.Context(), r.PathValue("id"), r.PathValue("key_id")); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func pageLimit(r *http.Request) (int, error) {
+	v := r.URL.Query().Get("limit")
+	if v == "" {
+		return 20, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 100 {
+		return 0, problem(http.StatusBadRequest, CodeInvalidRequest, "limit must be an integer between 1 and 100.")
+	}
+	return n, nil
+}
+
+// decode reads a JSON body of at most 1 MiB into v, rejecting unknown
+// fields and trailing data.
+func decode(r *http.Request, v any) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20+1))
+	if err != nil || len(body) > 1<<20 {
+		return problem(http.StatusBadRequest, CodeInvalidRequest, "The request body is unreadable or larger than 1 MiB.")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return problem(http.StatusBadRequest, CodeInvalidRequest, "The request body is not valid: "+err.Error()+".")
+	}
+	if dec.More() {
+		return problem(http.StatusBadRequest, CodeInvalidRequest, "The request body has data after the JSON value.")
+	}
+	return nil
+}
+
+func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var p *Problem
+	var te *tickets.Error
+	switch {
+	case errors.As(err, &p):
+	case errors.Is(err, tickets.ErrNotFound):
+		p = problem(http.StatusNotFound, CodeNotFound, "No such resource: "+r.URL.Path+".")
+	case errors.As(err, &te) && te.Code == tickets.CodeInvalidRequest:
+		p = problem(http.StatusBadRequest, CodeInvalidRequest, te.Message)
+	default:
+		h.log.ErrorContext(r.Context(), "admin API error", "method", r.Method, "path", r.URL.Path, "err", err)
+		p = problem(http.StatusInternalServerError, CodeInternal, "Internal error.")
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(p.Status)
+	json.NewEncoder(w).Encode(p)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}

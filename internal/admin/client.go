@@ -1,0 +1,166 @@
+package admin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Client calls the admin API. The `foresight admin` commands use it.
+type Client struct {
+	// BaseURL is the server's URL, e.g. http://127.0.0.1:8080.
+	BaseURL string
+	Token   string
+	HTTP    *http.Client
+}
+
+// Do sends method path with body (JSON-encoded when not nil) and decodes a
+// 2xx answer into out (when not nil). A problem answer is returned as
+// *Problem.
+func (c *Client) Do(ctx context.Context, method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.BaseURL, "/")+path, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.Token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = &http.Client{Timeout: 30 * time.Second}
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode >= 300 {
+		p := &Problem{}
+		if json.Unmarshal(data, p) != nil || p.Code == "" {
+			return fmt.Errorf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, bytes.TrimSpace(data))
+		}
+		return p
+	}
+	if out != nil && len(data) > 0 {
+		return json.Unmarshal(data, out)
+	}
+	return nil
+}
+
+// TicketClient is a ticket client as the admin API shows it.
+type TicketClient struct {
+	ID             string    `json:"id"`
+	Name           string    `json:"name"`
+	WebhookSecret  string    `json:"webhook_secret,omitempty"`
+	Suspended      bool      `json:"suspended"`
+	TicketsEnabled bool      `json:"tickets_enabled"`
+	CreatedAt      time.Time `json:"created_at"`
+}
+
+// TicketKey is an API key as the admin API shows it; Key is set only when
+// the key was just created.
+type TicketKey struct {
+	ID        string     `json:"id"`
+	ClientID  string     `json:"client_id"`
+	Key       string     `json:"key,omitempty"`
+	Scopes    []string   `json:"scopes"`
+	ExpiresAt *time.Time `json:"expires_at"`
+	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	CreatedAt time.Time  `json:"created_at"`
+}
+
+// CreateTicketClient creates a client and returns it with its webhook secret.
+func (c *Client) CreateTicketClient(ctx context.Context, name string) (TicketClient, error) {
+	var out TicketClient
+	err := c.Do(ctx, http.MethodPost, "/admin/v1/ticket-clients", map[string]string{"name": name}, &out)
+	return out, err
+}
+
+// ListTicketClients returns every client, following cursors.
+func (c *Client) ListTicketClients(ctx context.Context) ([]TicketClient, error) {
+	var all []TicketClient
+	cursor := ""
+	for {
+		var page struct {
+			Items      []TicketClient `json:"items"`
+			NextCursor *string        `json:"next_cursor"`
+		}
+		path := "/admin/v1/ticket-clients?limit=100"
+		if cursor != "" {
+			path += "&cursor=" + url.QueryEscape(cursor)
+		}
+		if err := c.Do(ctx, http.MethodGet, path, nil, &page); err != nil {
+			return nil, err
+		}
+		all = append(all, page.Items...)
+		if page.NextCursor == nil {
+			return all, nil
+		}
+		cursor = *page.NextCursor
+	}
+}
+
+// GetTicketClient returns a client (without its webhook secret).
+func (c *Client) GetTicketClient(ctx context.Context, id string) (TicketClient, error) {
+	var out TicketClient
+	err := c.Do(ctx, http.MethodGet, "/admin/v1/ticket-clients/"+url.PathEscape(id), nil, &out)
+	return out, err
+}
+
+// UpdateTicketClient changes suspended and tickets_enabled where not nil.
+func (c *Client) UpdateTicketClient(ctx context.Context, id string, suspended, ticketsEnabled *bool) (TicketClient, error) {
+	body := map[string]bool{}
+	if suspended != nil {
+		body["suspended"] = *suspended
+	}
+	if ticketsEnabled != nil {
+		body["tickets_enabled"] = *ticketsEnabled
+	}
+	var out TicketClient
+	err := c.Do(ctx, http.MethodPatch, "/admin/v1/ticket-clients/"+url.PathEscape(id), body, &out)
+	return out, err
+}
+
+// CreateTicketKey issues a key; the returned Key is shown once.
+func (c *Client) CreateTicketKey(ctx context.Context, clientID string, scopes []string, expiresAt *time.Time) (TicketKey, error) {
+	body := map[string]any{"scopes": scopes}
+	if expiresAt != nil {
+		body["expires_at"] = expiresAt.UTC().Format(time.RFC3339)
+	}
+	var out TicketKey
+	err := c.Do(ctx, http.MethodPost, "/admin/v1/ticket-clients/"+url.PathEscape(clientID)+"/keys", body, &out)
+	return out, err
+}
+
+// ListTicketKeys returns a client's keys.
+func (c *Client) ListTicketKeys(ctx context.Context, clientID string) ([]TicketKey, error) {
+	var page struct {
+		Items []TicketKey `json:"items"`
+	}
+	err := c.Do(ctx, http.MethodGet, "/admin/v1/ticket-clients/"+url.PathEscape(clientID)+"/keys?limit=100", nil, &page)
+	return page.Items, err
+}
+
+// RevokeTicketKey revokes a key.
+func (c *Client) RevokeTicketKey(ctx context.Context, clientID, keyID string) error {
+	return c.Do(ctx, http.MethodDelete, "/admin/v1/ticket-clients/"+url.PathEscape(clientID)+"/keys/"+url.PathEscape(keyID), nil, nil)
+}
