@@ -11,6 +11,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -18,7 +20,9 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
 
+	"github.com/foresight-dev/foresight/internal/groupcommit"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
+	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
 //go:embed migration/*.sql
@@ -26,9 +30,10 @@ var migrations embed.FS
 
 // DB is an open PostgreSQL database with Foresight's schema.
 type DB struct {
-	pool  *pgxpool.Pool
-	queue *river.Client[pgx.Tx]
-	log   *slog.Logger
+	pool    *pgxpool.Pool
+	queue   *river.Client[pgx.Tx]
+	creates *groupcommit.Batcher[tickets.Job, createResult]
+	log     *slog.Logger
 }
 
 // Open connects to the database at url (postgres://…) and applies every
@@ -37,7 +42,16 @@ func Open(ctx context.Context, url string, log *slog.Logger) (*DB, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	pool, err := pgxpool.New(ctx, url)
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres URL: %w", err)
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		// pgx's default (the number of CPUs, at least 4) starves River's
+		// workers and the API of connections on small machines.
+		cfg.MaxConns = max(cfg.MaxConns, 20)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect postgres: %w", err)
 	}
@@ -55,11 +69,13 @@ func Open(ctx context.Context, url string, log *slog.Logger) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
+	d.creates = groupcommit.New(d.createJobs, 256, 30*time.Second)
 	return d, nil
 }
 
-// Close closes the connection pool.
+// Close stops the batcher and closes the connection pool.
 func (d *DB) Close() error {
+	d.creates.Close()
 	d.pool.Close()
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/riverqueue/river"
 
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/tickets"
@@ -158,37 +159,74 @@ func scanJob(row pgx.Row) (tickets.Job, error) {
 	return j, nil
 }
 
+// CreateJob hands the job to the database's group-commit batcher, which
+// writes it together with the jobs submitted at the same moment.
 func (s ticketStore) CreateJob(ctx context.Context, j tickets.Job) (tickets.Job, bool, error) {
-	request, err := json.Marshal(j.Request)
+	r, err := s.d.creates.Do(ctx, j)
+	return r.job, r.created, err
+}
+
+type createResult struct {
+	job     tickets.Job
+	created bool
+}
+
+// createJobs inserts jobs and their generation queue entries in one
+// transaction. A job whose client already used its idempotency key is not
+// inserted; the existing job is returned instead.
+func (d *DB) createJobs(ctx context.Context, jobs []tickets.Job) ([]createResult, error) {
+	tx, err := d.pool.Begin(ctx)
 	if err != nil {
-		return tickets.Job{}, false, err
-	}
-	tx, err := s.d.pool.Begin(ctx)
-	if err != nil {
-		return tickets.Job{}, false, err
+		return nil, err
 	}
 	defer tx.Rollback(ctx)
-	tag, err := tx.Exec(ctx, `INSERT INTO ticket_jobs (id, client_id, idempotency_key, request_hash, request, status, stage,
-		error_code, error_message, callback_failed, result, created_at, updated_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-		ON CONFLICT (client_id, idempotency_key) DO NOTHING`,
-		j.ID, j.ClientID, j.IdempotencyKey, j.RequestHash, request, j.Status, j.Stage, j.ErrorCode, j.ErrorMessage,
-		j.CallbackFailed, j.Result, j.CreatedAt, j.UpdatedAt, j.ExpiresAt)
-	if err != nil {
-		return tickets.Job{}, false, err
+	batch := &pgx.Batch{}
+	for _, j := range jobs {
+		request, err := json.Marshal(j.Request)
+		if err != nil {
+			return nil, err
+		}
+		batch.Queue(`INSERT INTO ticket_jobs (id, client_id, idempotency_key, request_hash, request, status, stage,
+			error_code, error_message, callback_failed, result, created_at, updated_at, expires_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+			ON CONFLICT (client_id, idempotency_key) DO NOTHING`,
+			j.ID, j.ClientID, j.IdempotencyKey, j.RequestHash, request, j.Status, j.Stage, j.ErrorCode, j.ErrorMessage,
+			j.CallbackFailed, j.Result, j.CreatedAt, j.UpdatedAt, j.ExpiresAt)
 	}
-	if tag.RowsAffected() == 0 {
-		existing, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE client_id = $1 AND idempotency_key = $2`,
-			j.ClientID, j.IdempotencyKey))
-		return existing, false, err
+	results := tx.SendBatch(ctx, batch)
+	inserted := make([]bool, len(jobs))
+	for i := range jobs {
+		tag, err := results.Exec()
+		if err != nil {
+			results.Close()
+			return nil, err
+		}
+		inserted[i] = tag.RowsAffected() == 1
 	}
-	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.GenerateArgs{JobID: j.ID}, nil); err != nil {
-		return tickets.Job{}, false, fmt.Errorf("enqueue generation: %w", err)
+	if err := results.Close(); err != nil {
+		return nil, err
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return tickets.Job{}, false, err
+	out := make([]createResult, len(jobs))
+	var args []river.InsertManyParams
+	for i, j := range jobs {
+		if !inserted[i] {
+			existing, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE client_id = $1 AND idempotency_key = $2`,
+				j.ClientID, j.IdempotencyKey))
+			if err != nil {
+				return nil, err
+			}
+			out[i] = createResult{job: existing}
+			continue
+		}
+		out[i] = createResult{job: j, created: true}
+		args = append(args, river.InsertManyParams{Args: jobqueue.GenerateArgs{JobID: j.ID}})
 	}
-	return j, true, nil
+	if len(args) > 0 {
+		if _, err := d.queue.InsertManyTx(ctx, tx, args); err != nil {
+			return nil, fmt.Errorf("enqueue generation: %w", err)
+		}
+	}
+	return out, tx.Commit(ctx)
 }
 
 func (s ticketStore) GetJob(ctx context.Context, clientID, id string) (tickets.Job, error) {
@@ -228,10 +266,10 @@ func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]ticke
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (tickets.Job, error) { return scanJob(r) })
 }
 
-func (s ticketStore) CountActiveJobs(ctx context.Context, clientID string) (int, error) {
+func (s ticketStore) CountActiveJobs(ctx context.Context, clientID string, limit int) (int, error) {
 	var n int
-	err := s.d.pool.QueryRow(ctx,
-		`SELECT count(*) FROM ticket_jobs WHERE client_id = $1 AND status IN ('queued', 'processing', 'cancel_requested')`, clientID).Scan(&n)
+	err := s.d.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM ticket_jobs
+		WHERE client_id = $1 AND status IN ('queued', 'processing', 'cancel_requested') LIMIT $2) active`, clientID, limit).Scan(&n)
 	return n, err
 }
 

@@ -14,13 +14,17 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
+	"github.com/foresight-dev/foresight/internal/groupcommit"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
+	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
 //go:embed migration/*.sql
@@ -28,9 +32,67 @@ var migrations embed.FS
 
 // DB is an open SQLite database with Foresight's schema.
 type DB struct {
-	db    *sql.DB
-	queue *river.Client[*sql.Tx]
+	db      *sql.DB
+	queue   *river.Client[*sql.Tx]
+	creates *groupcommit.Batcher[tickets.Job, createResult]
+	// stmts caches prepared statements by query text: SQLite spends more
+	// time parsing most of our statements than running them.
+	stmts sync.Map // string → *sql.Stmt
 	log   *slog.Logger
+}
+
+// prepared returns the prepared statement of query, preparing it once.
+func (d *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	if s, ok := d.stmts.Load(query); ok {
+		return s.(*sql.Stmt), nil
+	}
+	s, err := d.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := d.stmts.LoadOrStore(query, s); loaded {
+		s.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return s, nil
+}
+
+// queryRow runs a one-row query through the statement cache.
+func (d *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	s, err := d.prepared(ctx, query)
+	if err != nil {
+		// Let the error surface from Scan, as QueryRowContext would.
+		return d.db.QueryRowContext(ctx, query, args...)
+	}
+	return s.QueryRowContext(ctx, args...)
+}
+
+// query runs a query through the statement cache.
+func (d *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	s, err := d.prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.QueryContext(ctx, args...)
+}
+
+// exec runs a statement through the statement cache.
+func (d *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	s, err := d.prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return s.ExecContext(ctx, args...)
+}
+
+// txStmt returns query's statement bound to tx: the cached one when Open
+// prepared it, else one prepared on tx (the pool's one connection is tx's,
+// so preparing on the pool here would wait forever).
+func (d *DB) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+	if s, ok := d.stmts.Load(query); ok {
+		return tx.StmtContext(ctx, s.(*sql.Stmt)), nil
+	}
+	return tx.PrepareContext(ctx, query)
 }
 
 // Open opens (creating if needed) the SQLite database at path and applies
@@ -58,11 +120,23 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	if _, err := d.prepared(ctx, insertJobSQL); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	d.creates = groupcommit.New(d.createJobs, 256, 30*time.Second)
 	return d, nil
 }
 
-// Close closes the database.
-func (d *DB) Close() error { return d.db.Close() }
+// Close stops the batcher and closes the database.
+func (d *DB) Close() error {
+	d.creates.Close()
+	d.stmts.Range(func(_, s any) bool {
+		s.(*sql.Stmt).Close()
+		return true
+	})
+	return d.db.Close()
+}
 
 // StartWorkers starts a River client that works the queues with workers
 // until ctx ends or the returned stop function is called. stop cancels

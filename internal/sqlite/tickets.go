@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
@@ -42,7 +44,7 @@ type ticketStore struct{ d *DB }
 var _ tickets.Store = ticketStore{}
 
 func (s ticketStore) CreateClient(ctx context.Context, c tickets.Client) error {
-	_, err := s.d.db.ExecContext(ctx,
+	_, err := s.d.exec(ctx,
 		`INSERT INTO ticket_clients (id, name, webhook_secret, suspended, tickets_enabled, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		c.ID, c.Name, c.WebhookSecret, c.Suspended, c.TicketsEnabled, micros(c.CreatedAt))
 	return err
@@ -62,11 +64,11 @@ func scanClient(row interface{ Scan(...any) error }) (tickets.Client, error) {
 }
 
 func (s ticketStore) GetClient(ctx context.Context, id string) (tickets.Client, error) {
-	return scanClient(s.d.db.QueryRowContext(ctx, `SELECT `+clientColumns+` FROM ticket_clients WHERE id = ?`, id))
+	return scanClient(s.d.queryRow(ctx, `SELECT `+clientColumns+` FROM ticket_clients WHERE id = ?`, id))
 }
 
 func (s ticketStore) ListClients(ctx context.Context, afterID string, limit int) ([]tickets.Client, error) {
-	rows, err := s.d.db.QueryContext(ctx, `SELECT `+clientColumns+` FROM ticket_clients WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
+	rows, err := s.d.query(ctx, `SELECT `+clientColumns+` FROM ticket_clients WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -83,13 +85,13 @@ func (s ticketStore) ListClients(ctx context.Context, afterID string, limit int)
 }
 
 func (s ticketStore) UpdateClient(ctx context.Context, id string, u tickets.ClientUpdate) (tickets.Client, error) {
-	return scanClient(s.d.db.QueryRowContext(ctx,
+	return scanClient(s.d.queryRow(ctx,
 		`UPDATE ticket_clients SET suspended = coalesce(?, suspended), tickets_enabled = coalesce(?, tickets_enabled)
 		 WHERE id = ? RETURNING `+clientColumns, u.Suspended, u.TicketsEnabled, id))
 }
 
 func (s ticketStore) CreateKey(ctx context.Context, k tickets.APIKey) error {
-	_, err := s.d.db.ExecContext(ctx,
+	_, err := s.d.exec(ctx,
 		`INSERT INTO ticket_api_keys (id, client_id, secret_hash, scopes, expires_at, revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		k.ID, k.ClientID, k.SecretHash, joinScopes(k.Scopes), nullMicros(k.ExpiresAt), nullMicros(k.RevokedAt), micros(k.CreatedAt))
 	if err != nil && strings.Contains(err.Error(), "FOREIGN KEY") {
@@ -132,7 +134,7 @@ func scanKey(row interface{ Scan(...any) error }, extra ...any) (tickets.APIKey,
 func (s ticketStore) GetKey(ctx context.Context, id string) (tickets.APIKey, tickets.Client, error) {
 	var c tickets.Client
 	var created int64
-	k, err := scanKey(s.d.db.QueryRowContext(ctx,
+	k, err := scanKey(s.d.queryRow(ctx,
 		`SELECT `+keyColumns+`, c.id, c.name, c.webhook_secret, c.suspended, c.tickets_enabled, c.created_at
 		 FROM ticket_api_keys k JOIN ticket_clients c ON c.id = k.client_id WHERE k.id = ?`, id),
 		&c.ID, &c.Name, &c.WebhookSecret, &c.Suspended, &c.TicketsEnabled, &created)
@@ -141,7 +143,7 @@ func (s ticketStore) GetKey(ctx context.Context, id string) (tickets.APIKey, tic
 }
 
 func (s ticketStore) ListKeys(ctx context.Context, clientID string) ([]tickets.APIKey, error) {
-	rows, err := s.d.db.QueryContext(ctx, `SELECT `+keyColumns+` FROM ticket_api_keys k WHERE k.client_id = ? ORDER BY k.created_at, k.id`, clientID)
+	rows, err := s.d.query(ctx, `SELECT `+keyColumns+` FROM ticket_api_keys k WHERE k.client_id = ? ORDER BY k.created_at, k.id`, clientID)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +160,7 @@ func (s ticketStore) ListKeys(ctx context.Context, clientID string) ([]tickets.A
 }
 
 func (s ticketStore) RevokeKey(ctx context.Context, clientID, keyID string, at time.Time) error {
-	res, err := s.d.db.ExecContext(ctx,
+	res, err := s.d.exec(ctx,
 		`UPDATE ticket_api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? AND client_id = ?`, micros(at), keyID, clientID)
 	if err != nil {
 		return err
@@ -191,47 +193,76 @@ func scanJob(row interface{ Scan(...any) error }) (tickets.Job, error) {
 	return j, nil
 }
 
+// CreateJob hands the job to the database's group-commit batcher, which
+// writes it together with the jobs submitted at the same moment.
 func (s ticketStore) CreateJob(ctx context.Context, j tickets.Job) (tickets.Job, bool, error) {
-	request, err := json.Marshal(j.Request)
+	r, err := s.d.creates.Do(ctx, j)
+	return r.job, r.created, err
+}
+
+type createResult struct {
+	job     tickets.Job
+	created bool
+}
+
+const insertJobSQL = `INSERT INTO ticket_jobs (` + jobColumns + `)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (client_id, idempotency_key) DO NOTHING`
+
+// createJobs inserts jobs and their generation queue entries in one
+// transaction. A job whose client already used its idempotency key is not
+// inserted; the existing job is returned instead.
+func (d *DB) createJobs(ctx context.Context, jobs []tickets.Job) ([]createResult, error) {
+	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
-		return tickets.Job{}, false, err
-	}
-	tx, err := s.d.db.BeginTx(ctx, nil)
-	if err != nil {
-		return tickets.Job{}, false, err
+		return nil, err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT INTO ticket_jobs (`+jobColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (client_id, idempotency_key) DO NOTHING`,
-		j.ID, j.ClientID, j.IdempotencyKey, j.RequestHash, string(request), j.Status, j.Stage, j.ErrorCode, j.ErrorMessage,
-		j.CallbackFailed, j.Result, micros(j.CreatedAt), micros(j.UpdatedAt), micros(j.ExpiresAt))
+	insert, err := d.txStmt(ctx, tx, insertJobSQL)
 	if err != nil {
-		return tickets.Job{}, false, err
+		return nil, err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		existing, err := scanJob(tx.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE client_id = ? AND idempotency_key = ?`,
-			j.ClientID, j.IdempotencyKey))
-		return existing, false, err
+	out := make([]createResult, len(jobs))
+	var args []river.InsertManyParams
+	for i, j := range jobs {
+		request, err := json.Marshal(j.Request)
+		if err != nil {
+			return nil, err
+		}
+		res, err := insert.ExecContext(ctx, j.ID, j.ClientID, j.IdempotencyKey, j.RequestHash, string(request), j.Status, j.Stage,
+			j.ErrorCode, j.ErrorMessage, j.CallbackFailed, j.Result, micros(j.CreatedAt), micros(j.UpdatedAt), micros(j.ExpiresAt))
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			existing, err := scanJob(tx.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE client_id = ? AND idempotency_key = ?`,
+				j.ClientID, j.IdempotencyKey))
+			if err != nil {
+				return nil, err
+			}
+			out[i] = createResult{job: existing}
+			continue
+		}
+		out[i] = createResult{job: j, created: true}
+		args = append(args, river.InsertManyParams{Args: jobqueue.GenerateArgs{JobID: j.ID}})
 	}
-	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.GenerateArgs{JobID: j.ID}, nil); err != nil {
-		return tickets.Job{}, false, fmt.Errorf("enqueue generation: %w", err)
+	if len(args) > 0 {
+		if _, err := d.queue.InsertManyTx(ctx, tx, args); err != nil {
+			return nil, fmt.Errorf("enqueue generation: %w", err)
+		}
 	}
-	if err := tx.Commit(); err != nil {
-		return tickets.Job{}, false, err
-	}
-	return j, true, nil
+	return out, tx.Commit()
 }
 
 func (s ticketStore) GetJob(ctx context.Context, clientID, id string) (tickets.Job, error) {
 	if clientID == "" {
-		return scanJob(s.d.db.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = ?`, id))
+		return scanJob(s.d.queryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = ?`, id))
 	}
-	return scanJob(s.d.db.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = ? AND client_id = ?`, id, clientID))
+	return scanJob(s.d.queryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = ? AND client_id = ?`, id, clientID))
 }
 
 func (s ticketStore) JobStatus(ctx context.Context, id string) (tickets.Status, error) {
 	var st tickets.Status
-	err := s.d.db.QueryRowContext(ctx, `SELECT status FROM ticket_jobs WHERE id = ?`, id).Scan(&st)
+	err := s.d.queryRow(ctx, `SELECT status FROM ticket_jobs WHERE id = ?`, id).Scan(&st)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", tickets.ErrNotFound
 	}
@@ -255,7 +286,7 @@ func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]ticke
 	}
 	q += ` ORDER BY created_at DESC, id DESC LIMIT ?`
 	args = append(args, f.Limit)
-	rows, err := s.d.db.QueryContext(ctx, q, args...)
+	rows, err := s.d.query(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -271,10 +302,10 @@ func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]ticke
 	return out, rows.Err()
 }
 
-func (s ticketStore) CountActiveJobs(ctx context.Context, clientID string) (int, error) {
+func (s ticketStore) CountActiveJobs(ctx context.Context, clientID string, limit int) (int, error) {
 	var n int
-	err := s.d.db.QueryRowContext(ctx,
-		`SELECT count(*) FROM ticket_jobs WHERE client_id = ? AND status IN ('queued', 'processing', 'cancel_requested')`, clientID).Scan(&n)
+	err := s.d.queryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM ticket_jobs
+		WHERE client_id = ? AND status IN ('queued', 'processing', 'cancel_requested') LIMIT ?)`, clientID, limit).Scan(&n)
 	return n, err
 }
 
@@ -315,7 +346,7 @@ func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpda
 }
 
 func (s ticketStore) MarkCallbackFailed(ctx context.Context, id, message string, at time.Time) error {
-	_, err := s.d.db.ExecContext(ctx, `UPDATE ticket_jobs SET callback_failed = 1,
+	_, err := s.d.exec(ctx, `UPDATE ticket_jobs SET callback_failed = 1,
 		error_code = CASE WHEN status = 'completed' THEN 'callback_failed' ELSE error_code END,
 		error_message = CASE WHEN status = 'completed' THEN ? ELSE error_message END,
 		updated_at = ? WHERE id = ?`, message, micros(at), id)

@@ -77,8 +77,8 @@ func parseKeyID(key string) (string, bool) {
 // Authenticate checks a bearer key and returns its principal.
 //
 // Errors (as *Error): unauthorized for a missing, malformed or unknown key,
-// key_revoked, key_expired, client_suspended; storage_error when the store
-// fails.
+// key_revoked, key_expired, client_suspended, feature_disabled when the
+// client's tickets feature is off; storage_error when the store fails.
 func Authenticate(ctx context.Context, store Store, key string, now time.Time) (Principal, error) {
 	if key == "" {
 		return Principal{}, Errorf(CodeUnauthorized, "A bearer API key is required.")
@@ -105,6 +105,9 @@ func Authenticate(ctx context.Context, store Store, key string, now time.Time) (
 	}
 	if c.Suspended {
 		return Principal{}, Errorf(CodeClientSuspended, "The client of this API key is suspended.")
+	}
+	if !c.TicketsEnabled {
+		return Principal{}, Errorf(CodeFeatureDisabled, "The ticket service is disabled for this client.")
 	}
 	return Principal{KeyID: k.ID, ClientID: c.ID, Scopes: k.Scopes}, nil
 }

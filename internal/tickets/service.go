@@ -77,20 +77,8 @@ func NewService(store Store, engine Engine, callback CallbackSender, cfg Config,
 func (s *Service) Store() Store { return s.store }
 
 // Authenticate checks a bearer key; see the package-level Authenticate.
-// A client whose tickets feature is disabled gets feature_disabled.
 func (s *Service) Authenticate(ctx context.Context, key string) (Principal, error) {
-	p, err := Authenticate(ctx, s.store, key, s.Now())
-	if err != nil {
-		return Principal{}, err
-	}
-	c, err := s.store.GetClient(ctx, p.ClientID)
-	if err != nil {
-		return Principal{}, storageError(err)
-	}
-	if !c.TicketsEnabled {
-		return Principal{}, Errorf(CodeFeatureDisabled, "The ticket service is disabled for this client.")
-	}
-	return p, nil
+	return Authenticate(ctx, s.store, key, s.Now())
 }
 
 // Submit creates a job for the principal's client, or returns the client's
@@ -100,18 +88,19 @@ func (s *Service) Authenticate(ctx context.Context, key string) (Principal, erro
 // request; queue_full when the client has MaxActiveJobs unfinished jobs;
 // storage_error.
 func (s *Service) Submit(ctx context.Context, p Principal, sub Submission) (Job, error) {
-	existing, err := s.findByIdempotencyKey(ctx, p.ClientID, sub)
-	if err != nil || existing != nil {
-		if existing != nil {
-			return *existing, nil
-		}
-		return Job{}, err
-	}
-	active, err := s.store.CountActiveJobs(ctx, p.ClientID)
+	active, err := s.store.CountActiveJobs(ctx, p.ClientID, s.cfg.MaxActiveJobs)
 	if err != nil {
 		return Job{}, storageError(err)
 	}
 	if active >= s.cfg.MaxActiveJobs {
+		// A retry of an accepted job is answered even when the queue is full.
+		existing, err := s.findByIdempotencyKey(ctx, p.ClientID, sub)
+		if err != nil || existing != nil {
+			if existing != nil {
+				return *existing, nil
+			}
+			return Job{}, err
+		}
 		return Job{}, &Error{Code: CodeQueueFull, RetryAfter: 5 * time.Second,
 			Message: fmt.Sprintf("The client already has %d unfinished jobs; wait for some to finish.", active)}
 	}

@@ -69,8 +69,9 @@ type Store interface {
 	// ListJobs returns jobs matching f, newest first.
 	ListJobs(ctx context.Context, f JobFilter) ([]Job, error)
 	// CountActiveJobs counts a client's queued, processing and
-	// cancel_requested jobs.
-	CountActiveJobs(ctx context.Context, clientID string) (int, error)
+	// cancel_requested jobs, up to limit: the answer is min(count, limit),
+	// and its cost is bounded by limit.
+	CountActiveJobs(ctx context.Context, clientID string, limit int) (int, error)
 	// UpdateJob applies u to the job when its status is one of u.From and
 	// returns the updated job; ErrConflict when the status is another one,
 	// ErrNotFound when there is no such job.

@@ -234,9 +234,12 @@ func testListJobs(t *testing.T, s tickets.Store) {
 	if err != nil || len(byKey) != 1 || byKey[0].ID != ids[3] {
 		t.Errorf("ListJobs(idempotency key) = %v, %v", byKey, err)
 	}
-	n, err := s.CountActiveJobs(ctx, c.ID)
+	n, err := s.CountActiveJobs(ctx, c.ID, 100)
 	if err != nil || n != 5 {
 		t.Errorf("CountActiveJobs = %d, %v; want 5", n, err)
+	}
+	if n, err := s.CountActiveJobs(ctx, c.ID, 3); err != nil || n != 3 {
+		t.Errorf("CountActiveJobs(limit 3) = %d, %v; want 3", n, err)
 	}
 }
 
@@ -282,7 +285,7 @@ func testUpdateJob(t *testing.T, s tickets.Store) {
 	if _, err := s.JobStatus(ctx, uuid.NewString()); !errors.Is(err, tickets.ErrNotFound) {
 		t.Errorf("JobStatus(missing) err = %v", err)
 	}
-	n, err := s.CountActiveJobs(ctx, c.ID)
+	n, err := s.CountActiveJobs(ctx, c.ID, 100)
 	if err != nil || n != 0 {
 		t.Errorf("CountActiveJobs = %d, %v; want 0", n, err)
 	}

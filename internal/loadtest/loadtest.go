@@ -1,0 +1,152 @@
+// Package loadtest drives HTTP load and measures throughput and latency
+// percentiles. At a fixed rate it is open-loop: latency is measured from
+// the moment a request was due, not from when a worker got to send it, so
+// a slow server cannot hide its queueing (no coordinated omission).
+package loadtest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Options describe one run.
+type Options struct {
+	// Rate is requests per second; 0 sends as fast as Concurrency allows.
+	Rate float64
+	// Concurrency is the number of requests in flight at most.
+	Concurrency int
+	Duration    time.Duration
+	// NewRequest builds the i-th request.
+	NewRequest func(i int) (*http.Request, error)
+	// OK reports whether a status counts as success.
+	OK func(status int) bool
+}
+
+// Result summarises a run.
+type Result struct {
+	Sent, Succeeded int
+	// Statuses counts answers by HTTP status; 0 counts transport errors.
+	Statuses           map[int]int
+	Elapsed            time.Duration
+	Throughput         float64 // successful requests per second
+	P50, P90, P99, Max time.Duration
+}
+
+func (r Result) String() string {
+	return fmt.Sprintf("%d ok of %d in %v: %.0f/s, p50 %v, p90 %v, p99 %v, max %v, statuses %v",
+		r.Succeeded, r.Sent, r.Elapsed.Round(time.Millisecond), r.Throughput,
+		r.P50.Round(10*time.Microsecond), r.P90.Round(10*time.Microsecond), r.P99.Round(10*time.Microsecond),
+		r.Max.Round(10*time.Microsecond), r.Statuses)
+}
+
+// Run sends requests with client until Duration has passed or ctx ends.
+func Run(ctx context.Context, client *http.Client, o Options) Result {
+	if o.OK == nil {
+		o.OK = func(s int) bool { return s >= 200 && s < 300 }
+	}
+	type sample struct {
+		status  int
+		latency time.Duration
+	}
+	due := make(chan time.Time, o.Concurrency)
+	samples := make(chan sample, 4096)
+	ctx, cancel := context.WithTimeout(ctx, o.Duration)
+	defer cancel()
+
+	var mu sync.Mutex
+	next := 0
+	nextIndex := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		next++
+		return next - 1
+	}
+	var wg sync.WaitGroup
+	for range max(1, o.Concurrency) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for at := range due {
+				if at.IsZero() {
+					at = time.Now()
+				}
+				status := 0
+				req, err := o.NewRequest(nextIndex())
+				if err == nil {
+					var resp *http.Response
+					resp, err = client.Do(req)
+					if err == nil {
+						io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+						status = resp.StatusCode
+					}
+				}
+				samples <- sample{status, time.Since(at)}
+			}
+		}()
+	}
+	collected := make(chan Result)
+	go func() {
+		r := Result{Statuses: map[int]int{}}
+		var lat []time.Duration
+		for s := range samples {
+			r.Sent++
+			r.Statuses[s.status]++
+			if o.OK(s.status) {
+				r.Succeeded++
+				lat = append(lat, s.latency)
+			}
+		}
+		slices.Sort(lat)
+		pct := func(p float64) time.Duration {
+			if len(lat) == 0 {
+				return 0
+			}
+			return lat[min(len(lat)-1, int(p*float64(len(lat))))]
+		}
+		r.P50, r.P90, r.P99 = pct(0.50), pct(0.90), pct(0.99)
+		if len(lat) > 0 {
+			r.Max = lat[len(lat)-1]
+		}
+		collected <- r
+	}()
+
+	start := time.Now()
+	if o.Rate > 0 {
+		interval := time.Duration(float64(time.Second) / o.Rate)
+		for i := 0; ; i++ {
+			at := start.Add(time.Duration(i) * interval)
+			if d := time.Until(at); d > 0 {
+				select {
+				case <-ctx.Done():
+				case <-time.After(d):
+				}
+			}
+			if ctx.Err() != nil {
+				break
+			}
+			due <- at
+		}
+	} else {
+	loop:
+		for {
+			select {
+			case <-ctx.Done():
+				break loop
+			case due <- time.Time{}:
+			}
+		}
+	}
+	close(due)
+	wg.Wait()
+	close(samples)
+	r := <-collected
+	r.Elapsed = time.Since(start)
+	r.Throughput = float64(r.Succeeded) / r.Elapsed.Seconds()
+	return r
+}
