@@ -1,0 +1,1003 @@
+package heuristic
+
+import (
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
+)
+
+// This file numbers the fitted drafts and renders them, with the risks and
+// open questions, into a tickets.result.v1 document.
+
+// slot is one ticket of the result in output order.
+type slot struct {
+	d    *draft // nil for an epic
+	epic *group
+	id   string
+}
+
+// assemble renders the result.
+func (b *builder) assemble() *tickets.Result {
+	slots := b.layout()
+	idOf := map[*draft]string{}
+	epicID := map[*group]string{}
+	pos := map[string]int{}
+	for i := range slots {
+		slots[i].id = "SPEC-" + itoa(i+1)
+		pos[slots[i].id] = i
+		if slots[i].d != nil {
+			idOf[slots[i].d] = slots[i].id
+		} else {
+			epicID[slots[i].epic] = slots[i].id
+		}
+	}
+	ref := func(d *draft) string {
+		if r := resolve(d); r != nil {
+			return idOf[r]
+		}
+		return ""
+	}
+	questions := b.renderQuestions(ref)
+	qids := map[*question]string{}
+	for i, q := range b.liveQuestions() {
+		qids[q] = questions[i].ID
+	}
+	res := &tickets.Result{
+		SchemaVersion: tickets.ResultSchemaVersion,
+		JobID:         b.req.JobID,
+		Source:        tickets.Source{Title: b.sourceTitle(), Summary: b.summary()},
+		Tickets:       make([]tickets.Ticket, 0, len(slots)),
+		OpenQuestions: questions,
+	}
+	for i, sl := range slots {
+		var t tickets.Ticket
+		if sl.d == nil {
+			t = b.renderEpic(sl.epic, slots, idOf)
+		} else {
+			t = b.renderDraft(sl.d, qids)
+			if id, ok := epicID[sl.d.grp]; ok {
+				t.ParentExternalID = &id
+			}
+			t.Dependencies = b.dependencies(sl.d, i, ref, pos, slots)
+			if b.opts.OutputDetail == tickets.DetailDetailed && len(t.Dependencies) > 0 {
+				t.Description = strings.Replace(t.Description, "\n\nSource: ", "\n\nDepends on: "+strings.Join(t.Dependencies, ", ")+".\n\nSource: ", 1)
+			}
+		}
+		t.ExternalID = sl.id
+		res.Tickets = append(res.Tickets, t)
+	}
+	b.uniqueTitles(res.Tickets, slots)
+	res.Risks = b.risks(res.Tickets, slots)
+	finish := "stop"
+	res.Generation = tickets.Generation{Model: ModelName, FinishReason: &finish}
+	return res
+}
+
+// uniqueTitles makes every title unique: a repeated title gets the name of
+// its section, then a part number.
+func (b *builder) uniqueTitles(ts []tickets.Ticket, slots []slot) {
+	used := map[string]bool{}
+	for i := range ts {
+		title := ts[i].Title
+		if used[strings.ToLower(title)] {
+			var sec *section
+			if slots[i].d != nil {
+				sec = slots[i].d.sec
+			} else {
+				sec = slots[i].epic.sec
+			}
+			if sec != nil && sec.parent != nil && sec.parent.parent != nil {
+				title = b.finalTitle(truncateRunes(title, 80) + " for " + cleanHeading(sec.parent.heading))
+			}
+			for n := 2; used[strings.ToLower(title)]; n++ {
+				suffix := " part " + itoa(n)
+				title = b.finalTitle(truncateRunes(ts[i].Title, 120-runeLen(suffix)) + suffix)
+			}
+			ts[i].Title = title
+		}
+		used[strings.ToLower(title)] = true
+	}
+}
+
+// layout lays the live drafts out: groups in spec order, each epic before
+// its children, children in spec order.
+func (b *builder) layout() []slot {
+	epics := map[*group]bool{}
+	for _, g := range b.epicGroups() {
+		epics[g] = true
+	}
+	live := b.live()
+	var out []slot
+	groups := append([]*group{}, b.groups...)
+	sort.SliceStable(groups, func(i, j int) bool { return groups[i].order < groups[j].order })
+	placed := map[*draft]bool{}
+	for _, g := range groups {
+		first := true
+		for _, d := range live {
+			if d.grp != g {
+				continue
+			}
+			if first && epics[g] {
+				out = append(out, slot{epic: g})
+			}
+			first = false
+			out = append(out, slot{d: d})
+			placed[d] = true
+		}
+	}
+	for _, d := range live {
+		if !placed[d] {
+			out = append(out, slot{d: d})
+		}
+	}
+	return out
+}
+
+// dependencies lists the ids a ticket depends on: only earlier tickets, so
+// the graph has no cycles.
+func (b *builder) dependencies(d *draft, at int, ref func(*draft) string, pos map[string]int, slots []slot) []string {
+	var cands []string
+	for _, dep := range d.deps {
+		cands = append(cands, ref(dep))
+	}
+	for _, c := range d.covers {
+		cands = append(cands, ref(c))
+	}
+	if d.origin != originSpike {
+		// Work in a section waits for the decisions of that section.
+		for _, sl := range slots[:at] {
+			if sl.d != nil && sl.d.origin == originSpike && sl.d.sec == d.sec && d.sec != nil {
+				cands = append(cands, sl.id)
+			}
+		}
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range cands {
+		if c == "" || seen[c] {
+			continue
+		}
+		p, ok := pos[c]
+		if !ok || p >= at {
+			continue
+		}
+		seen[c] = true
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return pos[out[i]] < pos[out[j]] })
+	if len(out) > 6 {
+		out = out[:6]
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+// criteriaCap is the number of acceptance criteria per detail level.
+func (b *builder) criteriaCap() int {
+	switch b.opts.OutputDetail {
+	case tickets.DetailCompact:
+		return 3
+	case tickets.DetailDetailed:
+		return 8
+	}
+	return 6
+}
+
+var vague = regexp.MustCompile(`(?i)\b(tbd|tbc|todo|fixme|user-friendly|user friendly|as appropriate|and so on|not shown)|\b(fast|quickly|easy to use|intuitive)\b`)
+var vagueHints = []string{"tbd", "tbc", "todo", "fixme", "friendly", "appropriate", "so on", "fast", "quickly", "easy", "intuitive", "not shown"}
+
+var etcWord = regexp.MustCompile(`(?i),?\s*\betc\.?`)
+
+// generatedPrefixes start the criteria the engine writes itself; these are
+// kept and cleaned when they quote a vague word, while vague sentences of
+// the spec are dropped.
+var generatedPrefixes = []string{"A written decision answers", "The scope of", "Delivered:", "Done:", "Nothing in", "Following the steps", "The reported", "An automated", "Automated tests", "The behaviour described", "All "}
+
+var vagueToken = regexp.MustCompile(`(?i)(tbd|tbc|todo|fixme|user-friendly|user friendly|etc\.?|\bfast\b|\bquickly\b)`)
+
+// sanitize removes vague words from a criterion the engine wrote.
+func sanitize(c string) string {
+	c = vagueToken.ReplaceAllString(c, "")
+	return strings.Join(strings.Fields(c), " ")
+}
+
+// cleanCriteria drops vague criteria and fixes their form.
+func cleanCriteria(list []string) []string {
+	var out []string
+	for _, c := range list {
+		generated := false
+		for _, p := range generatedPrefixes {
+			if strings.HasPrefix(c, p) {
+				generated = true
+			}
+		}
+		if generated && vagueToken.MatchString(c) {
+			c = sanitize(c)
+		}
+		low := strings.ToLower(c)
+		if strings.Contains(low, "etc") {
+			c = etcWord.ReplaceAllString(c, "")
+		}
+		c = strings.TrimSpace(c)
+		if (strings.Contains(low, "should") || strings.Contains(low, " may ")) && !strings.Contains(c, "?") {
+			c = firmWording(c)
+		}
+		if c == "" || countLower(low, vagueHints...) > 0 && vague.MatchString(c) {
+			continue
+		}
+		out = appendUnique(out, sentenceCase(c))
+	}
+	return out
+}
+
+var (
+	shouldWord = regexp.MustCompile(`\b([Ss])hould\b`)
+	mayWord    = regexp.MustCompile(`\bmay\b`)
+)
+
+// firmWording makes a criterion checkable: "should" becomes "must" and
+// "may" becomes "can", as acceptance criteria state what is verified.
+func firmWording(c string) string {
+	c = shouldWord.ReplaceAllStringFunc(c, func(w string) string {
+		if w[0] == 'S' {
+			return "Must"
+		}
+		return "must"
+	})
+	return mayWord.ReplaceAllString(c, "can")
+}
+
+// pack fits criteria into at most n items, joining neighbours so no
+// requirement is lost.
+func pack(list []string, n int) []string {
+	if len(list) <= n {
+		return list
+	}
+	out := make([]string, 0, n)
+	per := len(list) / n
+	extra := len(list) % n
+	i := 0
+	for k := 0; k < n; k++ {
+		size := per
+		if k < extra {
+			size++
+		}
+		out = append(out, strings.Join(list[i:i+size], " "))
+		i += size
+	}
+	return out
+}
+
+// criteria selects and shapes a draft's acceptance criteria.
+func (b *builder) criteria(d *draft) []string {
+	limit := b.criteriaCap()
+	crit := cleanCriteria(d.crit)
+	general := cleanCriteria(d.general)
+	var out []string
+	if b.opts.OutputDetail == tickets.DetailCompact {
+		out = append(out, crit...)
+		if len(out) > limit {
+			out = out[:limit]
+		}
+		for _, g := range general {
+			if len(out) >= limit {
+				break
+			}
+			out = appendUnique(out, g)
+		}
+	} else {
+		out = pack(crit, limit)
+		for _, g := range general {
+			if len(out) >= limit {
+				break
+			}
+			out = appendUnique(out, g)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, sanitize("The behaviour described in "+b.sourceRef(d)+" is implemented and covered by an automated test."))
+	}
+	return out
+}
+
+// sourceRef names where a draft came from.
+func (b *builder) sourceRef(d *draft) string {
+	if d.sec == nil || d.sec.parent == nil {
+		return "the request"
+	}
+	return "\"" + b.sectionName(d.sec) + "\""
+}
+
+// sectionName is the heading path of a section without the spec's title.
+func (b *builder) sectionName(s *section) string {
+	p := cleanPath(s)
+	if len(p) > 1 && b.docTitle != "" && p[0] == cleanHeading(b.docTitle) {
+		p = p[1:]
+	}
+	return strings.Join(p, " > ")
+}
+
+func cleanPath(s *section) []string {
+	var out []string
+	for _, h := range s.path() {
+		out = append(out, cleanHeading(h))
+	}
+	return out
+}
+
+// component is the metadata.component of a draft: its section.
+func (b *builder) component(d *draft) string {
+	if d.sec == nil || d.sec.parent == nil {
+		if b.docTitle != "" {
+			return cleanHeading(b.docTitle)
+		}
+		return "General"
+	}
+	return b.sectionName(d.sec)
+}
+
+var milestones = map[int]string{1: "M1 foundations", 2: "M2 core delivery", 3: "M3 hardening"}
+
+// renderDraft turns a draft into a ticket (ids are set by the caller).
+func (b *builder) renderDraft(d *draft, qids map[*question]string) tickets.Ticket {
+	t := tickets.Ticket{
+		TicketType:         d.kind,
+		Title:              b.finalTitle(d.title),
+		Description:        b.description(d, qids),
+		AcceptanceCriteria: b.criteria(d),
+		Labels:             b.labels(d),
+		Dependencies:       []string{},
+		Metadata: map[string]any{
+			"component":           b.component(d),
+			"confidence":          b.confidence(d),
+			"suggested_milestone": milestones[max(1, min(3, d.phase))],
+		},
+	}
+	sp := b.storyPoints(d)
+	t.StoryPoints = &sp
+	if p := b.priority(d); p != "" {
+		t.Priority = &p
+	}
+	return t
+}
+
+// finalTitle enforces the title rules: 1 to 120 runes, no trailing
+// punctuation.
+func (b *builder) finalTitle(title string) string {
+	title = strings.Join(strings.Fields(title), " ")
+	title = truncateRunes(title, 120)
+	title = strings.TrimRight(title, ".,;:!? ")
+	if title == "" {
+		title = "Untitled ticket"
+	}
+	return upperFirst(title)
+}
+
+// description writes the ticket description for the detail level.
+func (b *builder) description(d *draft, qids map[*question]string) string {
+	var parts []string
+	if d.kind == tickets.TypeStory {
+		parts = append(parts, b.storySentence(d))
+	}
+	lead := d.lead
+	if lead == "" {
+		lead = "Deliver \"" + d.title + "\"."
+	}
+	parts = append(parts, lead)
+	detail := b.opts.OutputDetail
+	if detail != tickets.DetailCompact {
+		parts = append(parts, d.notes...)
+		if len(d.also) > 0 {
+			parts = append(parts, "Also covers: "+strings.Join(d.also, "; ")+".")
+		}
+		if detail == tickets.DetailDetailed {
+			if d.ep != nil {
+				var cells []string
+				for i, h := range d.ep.header {
+					if v := strings.TrimSpace(d.ep.row[i]); v != "" {
+						cells = append(cells, h+": "+v)
+					}
+				}
+				parts = append(parts, "Spec table row: "+strings.Join(cells, "; ")+".")
+			}
+			for i, c := range d.context {
+				if i >= 3 {
+					break
+				}
+				parts = append(parts, "Spec: \""+strings.TrimRight(c, " ")+"\"")
+			}
+			if sum := b.sectionSummary(d.sec); sum != "" && d.sec != nil && d.sec.parent != nil && !strings.Contains(strings.Join(append(append([]string{}, d.crit...), d.general...), " "), strings.TrimSuffix(sum, ".")) {
+				parts = append(parts, "Section context: "+sum)
+			}
+			if n := len(d.crit) + len(d.general); n > b.criteriaCap() {
+				parts = append(parts, "The spec states "+itoa(n)+" requirements for this ticket; related ones are grouped in the acceptance criteria.")
+			}
+		}
+		var qs []string
+		for _, q := range b.relatedQuestions(d) {
+			if id := qids[q]; id != "" {
+				qs = append(qs, id)
+			}
+		}
+		if len(qs) > 0 {
+			parts = append(parts, "Open questions: "+strings.Join(qs, ", ")+".")
+		}
+	}
+	parts = append(parts, "Source: "+b.sourceRef(d)+".")
+	sep := "\n\n"
+	if detail == tickets.DetailCompact {
+		sep = " "
+	}
+	return strings.Join(parts, sep)
+}
+
+// storySentence is the "As a …, I want …, so that …" line of a story.
+func (b *builder) storySentence(d *draft) string {
+	role := d.role
+	if role == "" {
+		role = b.docRole
+	}
+	means := d.means
+	if means == "" && d.topic == "auth" {
+		means = "every call checked against the authentication rules of the spec"
+	}
+	if means == "" && strings.Contains(d.title, " and ") {
+		means = "to " + lowerFirst(d.title)
+	}
+	if means == "" {
+		fields := strings.Fields(d.title)
+		switch {
+		case len(fields) > 1 && (strings.EqualFold(fields[0], "implement") || strings.EqualFold(fields[0], "support")):
+			means = "the " + strings.TrimPrefix(lowerFirst(strings.Join(fields[1:], " ")), "the ") + " to work as specified"
+		case len(fields) > 3 && strings.EqualFold(fields[0], "allow") && strings.EqualFold(fields[2], "to"):
+			means = "to " + lowerFirst(strings.Join(fields[3:], " "))
+		default:
+			means = "to " + lowerFirst(d.title)
+		}
+	} else if !strings.HasPrefix(strings.ToLower(means), "to ") {
+		if f := strings.Fields(means); len(f) > 0 && baseVerb(f[0]) != "" {
+			means = "to " + means
+		}
+	}
+	means = strings.ReplaceAll(" "+means+" ", " their ", " my ")
+	means = strings.ReplaceAll(means, " them ", " me ")
+	means = strings.TrimSpace(means)
+	who := article(role) + " " + role
+	if strings.HasSuffix(role, " team") || role == "team" {
+		who = "a member of the " + role
+	}
+	s := "As " + who + ", I want " + strings.TrimRight(means, ". ")
+	ends := d.ends
+	if ends == "" {
+		ends = topicEnds[d.topic]
+	}
+	if ends != "" {
+		s += ", so that " + strings.TrimRight(ends, ". ")
+	}
+	return s + "."
+}
+
+var topicEnds = map[string]string{
+	"auth":     "only authenticated and authorised calls are served",
+	"events":   "I learn about changes without polling",
+	"request":  "",
+	"overview": "",
+}
+
+// relatedQuestions returns the open questions of a draft: its own (for a
+// spike) and those of its section.
+func (b *builder) relatedQuestions(d *draft) []*question {
+	var out []*question
+	seen := map[*question]bool{}
+	for _, q := range d.qs {
+		if !seen[q] {
+			seen[q] = true
+			out = append(out, q)
+		}
+	}
+	if d.origin == originSpike {
+		return out
+	}
+	for _, q := range b.questions {
+		if seen[q] || d.sec == nil || q.sec != d.sec {
+			continue
+		}
+		seen[q] = true
+		out = append(out, q)
+	}
+	return out
+}
+
+// labels builds the label list of a draft.
+func (b *builder) labels(d *draft) []string {
+	var out []string
+	if d.sec != nil && d.sec.parent != nil {
+		if l := kebab(cleanHeading(d.sec.heading)); l != "" {
+			out = append(out, l)
+		}
+	}
+	topicLabels := map[string]string{"endpoints": "api", "states": "state-machine", "auth": "security", "errors": "errors", "limits": "limits", "events": "events", "versioning": "versioning", "commands": "cli", "spike": "spike", "bug": "bug"}
+	if l := topicLabels[d.topic]; l != "" {
+		out = appendUnique(out, l)
+	}
+	for _, l := range d.labels {
+		out = appendUnique(out, kebab(l))
+	}
+	text := d.lower()
+	if moneySignal(text) > 1 {
+		out = appendUnique(out, "payments")
+	}
+	if securitySignal(text) > 1 {
+		out = appendUnique(out, "security")
+	}
+	var clean []string
+	for _, l := range out {
+		if l != "" && runeLen(l) <= 40 {
+			clean = appendUnique(clean, l)
+		}
+	}
+	if len(clean) > 5 {
+		clean = clean[:5]
+	}
+	if len(clean) == 0 {
+		clean = []string{"general"}
+	}
+	return clean
+}
+
+// storyPoints estimates size on the 1, 2, 3, 5, 8, 13 scale.
+func (b *builder) storyPoints(d *draft) int {
+	if d.origin == originSpike {
+		switch {
+		case len(d.qs) <= 1:
+			return 2
+		case len(d.qs) <= 3:
+			return 3
+		}
+		return 5
+	}
+	text := d.lower()
+	size := len(d.crit) + len(d.general)/3 + d.weight
+	if moneySignal(text) > 1 {
+		size += 2
+	}
+	if securitySignal(text) > 1 {
+		size++
+	}
+	if d.ep != nil && !d.ep.inbound {
+		size++
+	}
+	if d.kind == tickets.TypeBug {
+		size = max(size, 3)
+	}
+	switch {
+	case size <= 1:
+		return 1
+	case size <= 3:
+		return 2
+	case size <= 5:
+		return 3
+	case size <= 8:
+		return 5
+	case size <= 12:
+		return 8
+	}
+	return 13
+}
+
+// confidence rates how directly the spec supports a draft.
+func (b *builder) confidence(d *draft) float64 {
+	c := d.conf
+	c -= 0.03 * float64(min(len(b.relatedQuestions(d)), 4))
+	if len(d.parts) > 2 {
+		c -= 0.05
+	}
+	c = math.Max(0.1, math.Min(0.95, c))
+	return math.Round(c*100) / 100
+}
+
+var (
+	shouldWords = regexp.MustCompile(`(?i)\b(should|recommended)\b`)
+	mayWords    = regexp.MustCompile(`(?i)\b(may|could|optional|nice to have)\b`)
+)
+
+// priority derives a priority from requirement words and risk signals.
+func (b *builder) priority(d *draft) string {
+	if d.prio == "" {
+		d.prio = b.computePriority(d)
+	}
+	return d.prio
+}
+
+func (b *builder) computePriority(d *draft) string {
+	text := d.lower()
+	level := 2
+	switch d.origin {
+	case originSpike:
+		level = 1
+		for _, q := range d.qs {
+			if q.block >= 2 || b.shape == shapeQuestions {
+				level = 2
+			}
+		}
+		return levelName(level)
+	case originFollowUp, originDocs:
+		return levelName(1)
+	case originTest:
+		return levelName(2)
+	case originOverview:
+		level = 1
+	}
+	switch d.topic {
+	case "versioning":
+		level = 1
+	case "auth":
+		level = 3
+	}
+	if d.ep != nil && d.ep.method != "" && d.ep.method != "GET" {
+		level = max(level, 3)
+	}
+	musts := 0
+	for _, w := range strings.Fields(text) {
+		switch strings.Trim(w, ".,;:()\"'") {
+		case "must", "shall", "required", "never", "always", "only", "mandatory":
+			musts++
+		}
+	}
+	switch {
+	case musts >= 2:
+		level = max(level, 3)
+	case mayWords.MatchString(text) && !shouldWords.MatchString(text) && musts == 0 && d.origin == originItem:
+		level = min(level, 1)
+	}
+	money, security := moneySignal(text), securitySignal(text)
+	if money > 1 || security > 1 || containsAny(text, "critical") {
+		level++
+	}
+	if level >= 4 && !(money > 2 && containsAny(text, "twice", "second time", "double", "never lost", "stake twice") || containsAny(text, "critical", "data loss", "outage")) {
+		level = 3
+	}
+	if d.kind == tickets.TypeBug {
+		level = max(level, 2)
+		if containsAny(b.lowerSpec, "crash", "data loss", "security", "payment", "outage", "production") {
+			level = max(level, 3)
+		}
+	}
+	return levelName(min(level, 4))
+}
+
+func levelName(l int) string {
+	switch l {
+	case 1:
+		return tickets.PriorityLow
+	case 2:
+		return tickets.PriorityMedium
+	case 3:
+		return tickets.PriorityHigh
+	}
+	return tickets.PriorityCritical
+}
+
+var (
+	moneyTerms    = []string{"money", "payout", "stake", "balance", "debit", "credit", "wallet", "payment", "refund", "withdrawal", "deposit", "currency", "invoice", "price", "billing", "charge", "amount"}
+	securityTerms = []string{"signature", "hmac", "secret", "token", "jwt", "bearer", "api key", "authenticat", "authoris", "authoriz", "private key", "ssrf", "localhost", "https only", "password", "credential", "encrypt", "jwks"}
+)
+
+func moneySignal(lower string) int    { return countLower(lower, moneyTerms...) }
+func securitySignal(lower string) int { return countLower(lower, securityTerms...) }
+
+// renderEpic renders the epic of a group.
+func (b *builder) renderEpic(g *group, slots []slot, idOf map[*draft]string) tickets.Ticket {
+	var children []*draft
+	for _, sl := range slots {
+		if sl.d != nil && sl.d.grp == g {
+			children = append(children, sl.d)
+		}
+	}
+	var work []*draft
+	for _, c := range children {
+		if c.origin != originSpike {
+			work = append(work, c)
+		}
+	}
+	crit := []string{"All " + itoa(len(children)) + " child tickets are done and their acceptance criteria pass."}
+	for _, c := range work {
+		if len(crit) >= b.criteriaCap()-1 {
+			break
+		}
+		crit = append(crit, "Delivered: "+b.finalTitle(c.title)+".")
+	}
+	if g.sec == nil {
+		crit = append(crit, "Nothing in the request is left without a ticket or an open question.")
+	} else {
+		crit = append(crit, "Nothing in "+b.groupRef(g)+" of the spec is left without a ticket or an open question.")
+	}
+	crit = cleanCriteria(crit)
+	level := 1
+	for _, c := range children {
+		switch b.priority(c) {
+		case tickets.PriorityMedium:
+			level = max(level, 2)
+		case tickets.PriorityHigh:
+			level = max(level, 3)
+		case tickets.PriorityCritical:
+			level = max(level, 4)
+		}
+	}
+	prio := levelName(level)
+	desc := "Epic for " + b.groupRef(g) + " of the spec"
+	if g.sec == nil {
+		desc = "Epic for the whole request"
+	}
+	if s := b.sectionSummary(g.sec); s != "" && b.opts.OutputDetail != tickets.DetailCompact {
+		desc += ". " + s
+	} else {
+		desc += "."
+	}
+	if b.opts.OutputDetail != tickets.DetailCompact {
+		desc += "\n\nChild tickets: " + itoa(len(children)) + "."
+	}
+	label := "general"
+	if g.sec != nil {
+		label = kebab(cleanHeading(g.sec.heading))
+	}
+	if label == "" {
+		label = "general"
+	}
+	phase := 3
+	conf := 0.0
+	for _, c := range children {
+		phase = min(phase, c.phase)
+		conf += b.confidence(c)
+	}
+	if len(children) > 0 {
+		conf /= float64(len(children))
+	}
+	comp := b.mainTitle()
+	if g.sec != nil {
+		comp = b.sectionName(g.sec)
+	}
+	return tickets.Ticket{
+		TicketType:         tickets.TypeEpic,
+		Title:              b.finalTitle(g.title),
+		Description:        desc,
+		AcceptanceCriteria: crit,
+		Labels:             []string{label, "epic"},
+		Dependencies:       []string{},
+		Priority:           &prio,
+		Metadata: map[string]any{
+			"component":           comp,
+			"confidence":          math.Round(math.Max(0.1, math.Min(0.95, conf))*100) / 100,
+			"suggested_milestone": milestones[max(1, phase)],
+		},
+	}
+}
+
+func (b *builder) groupRef(g *group) string {
+	if g.sec == nil {
+		return "the request"
+	}
+	return "the \"" + cleanHeading(g.sec.heading) + "\" section"
+}
+
+// sectionSummary is the first sentence of a section or its first child.
+func (b *builder) sectionSummary(s *section) string {
+	if s == nil {
+		return ""
+	}
+	for _, c := range append([]*section{s}, s.children...) {
+		for _, bl := range c.blocks {
+			var text string
+			switch bl.kind {
+			case paragraphBlock:
+				text = bl.text
+			case listBlock:
+				if len(bl.items) > 0 {
+					text = bl.items[0].text
+				}
+			}
+			for _, sent := range splitSentences(text) {
+				if strings.HasSuffix(sent, ":") || hasMarker(sent) || len(strings.Fields(sent)) < 4 {
+					continue
+				}
+				return shorten(sent, 45, 300) + "."
+			}
+		}
+	}
+	return ""
+}
+
+// liveQuestions are the open questions in output order.
+func (b *builder) liveQuestions() []*question {
+	out := append([]*question{}, b.questions...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].order < out[j].order })
+	return out
+}
+
+// renderQuestions renders the open questions with their related tickets.
+func (b *builder) renderQuestions(ref func(*draft) string) []tickets.OpenQuestion {
+	out := []tickets.OpenQuestion{}
+	live := b.live()
+	for i, q := range b.liveQuestions() {
+		var related []string
+		if id := ref(q.spike); id != "" {
+			related = append(related, id)
+		}
+		for _, d := range b.drafts {
+			if len(related) >= 4 {
+				break
+			}
+			if d.sec == q.sec && d.origin != originSpike && resolve(d) != nil {
+				related = appendUnique(related, ref(d))
+			}
+		}
+		if len(related) == 0 {
+			best, bestN := (*draft)(nil), 1
+			for _, d := range live {
+				if d.words == nil {
+					continue
+				}
+				if n := d.words.overlap(q.words); n > bestN {
+					best, bestN = d, n
+				}
+			}
+			if best != nil {
+				related = append(related, ref(best))
+			}
+		}
+		related = sortIDs(related)
+		out = append(out, tickets.OpenQuestion{ID: "Q-" + itoa(i+1), Question: q.text, RelatedTicketIDs: related})
+	}
+	return out
+}
+
+// sortIDs sorts SPEC-n ids numerically and drops empty ones.
+func sortIDs(ids []string) []string {
+	out := []string{}
+	for _, id := range ids {
+		if id != "" {
+			out = appendUnique(out, id)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return idNumber(out[i]) < idNumber(out[j]) })
+	return out
+}
+
+func idNumber(id string) int {
+	n := 0
+	for _, r := range id[strings.LastIndex(id, "-")+1:] {
+		n = n*10 + int(r-'0')
+	}
+	return n
+}
+
+// sourceTitle is req.Title cut to 160 runes, or a title found in the spec.
+func (b *builder) sourceTitle() string {
+	t := strings.TrimSpace(spaceRun.ReplaceAllString(b.req.Title, " "))
+	if t == "" {
+		t = strings.TrimSpace(b.docTitle)
+	}
+	if t == "" {
+		if ss := splitSentences(cleanInline(b.req.Spec)); len(ss) > 0 {
+			t = shorten(stripCode(ss[0]), 12, 120)
+		}
+	}
+	if t == "" {
+		t = "Untitled spec"
+	}
+	rs := []rune(t)
+	if len(rs) > 160 {
+		t = strings.TrimSpace(string(rs[:160]))
+	}
+	return t
+}
+
+var otherDocument = regexp.MustCompile(`(?i)\b(document|doc|section|chapter) \d+ (covers|describes)\b|^see (below|above)\b`)
+
+// summary writes one to three sentences that say what the spec is about.
+func (b *builder) summary() string {
+	var picked []string
+	add := func(s string) bool {
+		s = strings.TrimSpace(s)
+		if s == "" || strings.HasSuffix(s, ":") || strings.HasSuffix(s, "?") || otherDocument.MatchString(s) || hasMarker(s) || len(strings.Fields(s)) < 4 || !hasVerb(s) {
+			return false
+		}
+		if f := strings.Fields(s); baseVerb(f[0]) != "" && strings.HasSuffix(strings.ToLower(f[0]), "s") {
+			s = "It " + lowerFirst(s)
+		}
+		picked = append(picked, shorten(s, 60, 400)+".")
+		return true
+	}
+	fromSection := func(s *section, limit int) {
+		for _, bl := range s.blocks {
+			if len(picked) >= limit {
+				return
+			}
+			switch bl.kind {
+			case paragraphBlock:
+				for _, sent := range splitSentences(bl.text) {
+					if len(picked) >= limit {
+						return
+					}
+					add(sent)
+				}
+			case listBlock:
+				for _, it := range bl.items {
+					if len(picked) >= limit {
+						return
+					}
+					if ss := splitSentences(it.text); len(ss) > 0 {
+						add(ss[0])
+					}
+				}
+			}
+		}
+	}
+	if b.shape == shapeQuestions && len(b.questions) > 0 {
+		return "The spec is a list of " + itoa(len(b.questions)) + " open question(s) to settle before building, starting with: \"" + b.questions[0].text + "\""
+	}
+	if b.shape == shapeBug {
+		if r := b.readBug(); len(r.summary) > 0 {
+			for _, s := range splitSentences(strings.Join(r.summary, " ")) {
+				if len(picked) >= 2 {
+					break
+				}
+				add(s)
+			}
+		}
+	}
+	// One sentence of the introduction, one of the overview section; the
+	// introduction fills in when there is no overview.
+	introLimit := 2
+	for _, s := range b.doc.sections[1:] {
+		if b.top[s] && b.info[s.index].topic == "overview" {
+			introLimit = 1
+			break
+		}
+	}
+	if len(picked) == 0 {
+		fromSection(b.doc.root, introLimit)
+		for _, s := range b.doc.sections[1:] {
+			if len(picked) >= 1 {
+				break
+			}
+			if !b.top[s] && b.major(s) == nil {
+				fromSection(s, introLimit)
+			}
+		}
+	}
+	if len(picked) < 2 {
+		for _, s := range b.doc.sections[1:] {
+			if b.top[s] && b.info[s.index].topic == "overview" {
+				fromSection(s, len(picked)+1)
+				break
+			}
+		}
+	}
+	if len(picked) == 0 {
+		for _, s := range b.doc.sections {
+			fromSection(s, 2)
+			if len(picked) > 0 {
+				break
+			}
+		}
+	}
+	if len(picked) == 0 {
+		text := strings.TrimSpace(cleanInline(b.req.Spec))
+		switch {
+		case hasContentWord(text):
+			return "Request: " + shorten(stripCode(text), 40, 300) + "."
+		case strings.TrimSpace(b.req.Title) != "":
+			return "The spec text is empty or too short to analyse; the tickets are scoped from the title \"" + shorten(b.req.Title, 20, 140) + "\"."
+		}
+		return "The spec text is empty; one ticket asks for the scope to be written down."
+	}
+	out := strings.Join(picked, " ")
+	out = strings.ReplaceAll(out, "..", ".")
+	return out
+}

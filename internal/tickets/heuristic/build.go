@@ -1,0 +1,827 @@
+package heuristic
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
+)
+
+// This file walks the parsed spec and builds ticket drafts: one per
+// endpoint, resource, state machine, captioned table, labelled item or
+// section of requirements, plus spikes for unresolved questions. Drafts are
+// kept at the finest sensible grain; count.go merges or extends them to the
+// requested number.
+
+// Draft origins.
+const (
+	originEndpoint = "endpoint"
+	originResource = "resource"
+	originState    = "state"
+	originSection  = "section"
+	originItem     = "item"
+	originOverview = "overview"
+	originCommand  = "command"
+	originSpike    = "spike"
+	originBug      = "bug"
+	originRequest  = "request"
+	originTest     = "test"
+	originDocs     = "docs"
+	originFollowUp = "follow-up"
+)
+
+// draft is a ticket under construction.
+type draft struct {
+	seq      int
+	kind     string
+	origin   string
+	title    string
+	verb     string   // leading verb phrase of merge-able endpoint titles
+	subjects []string // endpoint subjects ("POST /x") for merged titles
+	noun     string   // trailing noun of merge-able titles ("endpoint")
+	lead     string   // first description sentence
+	role     string
+	means    string
+	ends     string
+	crit     []string // criteria specific to this draft
+	general  []string // section-wide criteria shown after crit
+	notes    []string // extra description lines
+	also     []string // titles of drafts merged into this one
+	compact  []string // short criteria used when merged into another kind of draft
+	context  []string // spec sentences quoted in detailed descriptions
+	sec      *section
+	grp      *group
+	topic    string
+	labels   []string
+	value    float64
+	conf     float64
+	phase    int
+	weight   int // extra size for estimation
+	deps     []*draft
+	qs       []*question
+	parts    []*draft // drafts merged into this one, for splitting back
+	covers   []*draft // drafts a test or docs task covers
+	users    []*draft // endpoint drafts that use a resource
+	into     *draft   // the draft this one was merged into
+	ep       *endpoint
+	words    wordSet
+	order    int
+	alive    bool
+	tkTitle  string   // title titleKeys was computed for
+	tkWords  []string // keywords of the title
+	lowText  string   // see lower
+	prio     string   // priority, computed once when rendering
+}
+
+// lower returns the title and criteria in lower case without code spans,
+// for word signals; it is computed once, after fitting.
+func (d *draft) lower() string {
+	if d.lowText == "" {
+		d.lowText = strings.ToLower(prose(d.title + " " + strings.Join(d.crit, " ")))
+	}
+	return d.lowText
+}
+
+// titleKeys returns the keywords of the draft's title, cached.
+func (d *draft) titleKeys() []string {
+	if d.tkTitle != d.title || d.tkWords == nil {
+		d.tkTitle, d.tkWords = d.title, keywords(d.title)
+	}
+	return d.tkWords
+}
+
+// group is a major section of the spec; it becomes an epic when it holds at
+// least two tickets and epics are wanted.
+type group struct {
+	title      string
+	sec        *section
+	topic      string
+	order      int
+	suppressed bool
+	words      wordSet
+}
+
+// question is an unresolved item of the spec.
+type question struct {
+	text    string
+	subject string // what must be decided, for spike titles
+	sec     *section
+	order   int
+	block   int // how much the question blocks work
+	words   []string
+	spike   *draft
+}
+
+// unit is one requirement-bearing piece of a section: a sentence of a
+// paragraph or list item, or a table row rendered as a sentence.
+type unit struct {
+	text    string
+	sec     *section
+	order   int
+	caption string
+	item    *itemGroup
+	table   *table
+	words   []string
+	claimed bool
+}
+
+// itemGroup is a top-level list item with what it holds.
+type itemGroup struct {
+	label    string
+	text     string
+	units    []*unit
+	children bool
+	steps    bool
+	sec      *section
+	order    int
+}
+
+// ruleTable is a table that is neither an endpoint, field nor state table;
+// its rows become criteria.
+type ruleTable struct {
+	caption string
+	t       *table
+	units   []*unit
+	order   int
+}
+
+// sectionInfo holds what the walk found in one section.
+type sectionInfo struct {
+	topic      string
+	units      []*unit
+	items      []*itemGroup
+	fields     []*table
+	states     []*table
+	rules      []*ruleTable
+	endpoints  []*endpoint
+	drafts     []*draft
+	hasContent bool
+	topicDone  bool
+	direction  *directionInfo
+	cells      map[string]bool // lower-cased cells of the field tables
+	types      string          // lower-cased type cells of the field tables
+}
+
+// builder holds one generation.
+type builder struct {
+	req          tickets.GenerationRequest
+	opts         tickets.Options
+	doc          *document
+	docTitle     string
+	shape        string
+	info         []*sectionInfo // by section index
+	top          map[*section]bool
+	drafts       []*draft
+	groups       []*group
+	questions    []*question
+	units        []*unit
+	endpoints    []*endpoint
+	details      []detailRow
+	seq          int
+	order        int
+	docRole      string
+	lastText     string // the previous sentence, for pronouns in questions
+	covered      wordSet
+	coveredN     int
+	headingWords wordSet
+	lowerSpec    string // the spec in lower case
+}
+
+// Spec shapes.
+const (
+	shapeStructured = "structured"
+	shapePlain      = "plain"
+	shapeBug        = "bug"
+	shapeQuestions  = "questions"
+	shapeEmpty      = "empty"
+)
+
+func newBuilder(req tickets.GenerationRequest, opts tickets.Options, doc *document) *builder {
+	b := &builder{req: req, opts: opts, doc: doc, top: map[*section]bool{}, lowerSpec: strings.ToLower(req.Spec)}
+	b.info = make([]*sectionInfo, len(doc.sections))
+	for i := range b.info {
+		b.info[i] = &sectionInfo{}
+	}
+	return b
+}
+
+func (b *builder) newDraft(kind, origin, title string, sec *section) *draft {
+	b.seq++
+	d := &draft{seq: b.seq, kind: kind, origin: origin, title: title, sec: sec, alive: true, conf: 0.75, phase: 2}
+	if sec != nil {
+		d.order = sec.index*10000 + b.seq
+	} else {
+		d.order = b.seq
+	}
+	b.drafts = append(b.drafts, d)
+	return d
+}
+
+// build runs the extraction phases.
+func (b *builder) build() {
+	b.findTop()
+	b.docRole = b.dominantRole(b.lowerSpec)
+	if strings.TrimSpace(b.req.Spec) == "" || !hasContentWord(b.req.Spec) {
+		b.shape = shapeEmpty
+		b.buildFromTitle()
+		b.assignGroups()
+		return
+	}
+	b.walk()
+	switch {
+	case b.isBugReport():
+		b.shape = shapeBug
+		b.buildBug()
+	case b.isQuestionsOnly():
+		b.shape = shapeQuestions
+		b.buildQuestionSpikes(true)
+	default:
+		if b.doc.headingCount() == 0 {
+			b.shape = shapePlain
+		} else {
+			b.shape = shapeStructured
+		}
+		b.attachDetails()
+		b.claimNamedUnits()
+		for i := len(b.doc.sections) - 1; i >= 0; i-- {
+			b.buildSection(b.doc.sections[i])
+		}
+		b.mergeSubResources()
+		b.linkResources()
+		b.buildQuestionSpikes(false)
+	}
+	if b.liveCount() == 0 {
+		b.buildFromTitle()
+	}
+	b.dedupeTitles()
+	b.assignGroups()
+	b.naturalMerge()
+}
+
+// findTop decides which sections are the major sections of the spec: the
+// children of a lone top heading, or the top-level headings.
+func (b *builder) findTop() {
+	root := b.doc.root
+	tops := root.children
+	if len(tops) == 1 && len(tops[0].children) > 0 {
+		b.docTitle = tops[0].heading
+		tops = tops[0].children
+	}
+	for _, s := range tops {
+		b.top[s] = true
+	}
+	if b.docTitle == "" && len(root.children) > 0 && root.children[0].level == 1 && len(root.children[0].children) == 0 {
+		b.docTitle = root.children[0].heading
+	}
+}
+
+// major returns the major section holding s, or nil for intro text.
+func (b *builder) major(s *section) *section {
+	for c := s; c != nil; c = c.parent {
+		if b.top[c] {
+			return c
+		}
+	}
+	return nil
+}
+
+// isIntro reports whether s holds the spec's introduction (text before the
+// first major section).
+func (b *builder) isIntro(s *section) bool {
+	return b.major(s) == nil && b.doc.headingCount() > 0
+}
+
+// walk reads every section into units, tables, items and questions.
+func (b *builder) walk() {
+	for _, s := range b.doc.sections {
+		in := b.info[s.index]
+		in.topic = b.topicOf(s)
+		in.topicDone = true
+		caption := ""
+		for _, bl := range s.blocks {
+			switch bl.kind {
+			case paragraphBlock:
+				in.hasContent = true
+				sentences := splitSentences(bl.text)
+				for _, sent := range sentences {
+					b.addUnit(s, sent, "", nil, nil)
+				}
+				caption = ""
+				if n := len(sentences); n > 0 && strings.HasSuffix(sentences[n-1], ":") {
+					caption = strings.TrimSuffix(sentences[n-1], ":")
+				}
+			case listBlock:
+				in.hasContent = true
+				for _, it := range bl.items {
+					b.walkItem(s, it, caption)
+				}
+				caption = ""
+				if n := len(bl.items); n > 0 {
+					last := bl.items[n-1]
+					if strings.HasSuffix(last.text, ":") && len(last.children) == 0 {
+						caption = strings.TrimSuffix(last.text, ":")
+					} else if label, _, ok := splitLabel(last.text); ok && len(last.children) == 0 {
+						caption = label
+					}
+				}
+			case tableBlock:
+				in.hasContent = true
+				b.walkTable(s, bl.table, caption)
+				caption = ""
+			case codeBlock:
+				caption = ""
+			}
+		}
+	}
+}
+
+func (b *builder) walkItem(s *section, it *listItem, caption string) {
+	in := b.info[s.index]
+	if cmd := commandName(it.text); cmd != "" {
+		b.addCommand(s, it, cmd)
+		return
+	}
+	b.order++
+	ig := &itemGroup{text: itemText(it), children: len(it.children) > 0, sec: s, order: b.order}
+	ig.steps = strings.Contains(it.text, "(1)") || strings.Contains(it.text, " 1) ")
+	if label, _, ok := splitLabel(it.text); ok && len(strings.Fields(label)) <= 7 {
+		ig.label = strings.TrimSpace(label)
+	} else if strings.HasSuffix(it.text, ":") {
+		ig.label = strings.TrimSuffix(it.text, ":")
+	}
+	in.items = append(in.items, ig)
+	own := caption
+	if strings.HasSuffix(it.text, ":") && len(it.children) > 0 {
+		own = strings.TrimSuffix(it.text, ":")
+	} else {
+		for _, sent := range splitSentences(it.text) {
+			if u := b.addUnit(s, sent, caption, ig, nil); u != nil {
+				ig.units = append(ig.units, u)
+			}
+		}
+		if ig.label != "" {
+			own = ig.label
+		}
+	}
+	for _, c := range it.children {
+		for _, sent := range splitSentences(itemText(c)) {
+			if u := b.addUnit(s, sent, own, ig, nil); u != nil {
+				ig.units = append(ig.units, u)
+			}
+		}
+	}
+}
+
+// addUnit records a sentence as a requirement unit or as a question.
+func (b *builder) addUnit(s *section, text, caption string, ig *itemGroup, t *table) *unit {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil
+	}
+	b.order++
+	if q := b.questionFrom(s, text); q != nil {
+		return nil
+	}
+	b.lastText = text
+	if strings.HasSuffix(text, ":") || len(strings.Fields(text)) < 3 || containsAny(text, "document", "doc ", "section", "see ") && crossReference.MatchString(text) {
+		return nil
+	}
+	u := &unit{text: text, sec: s, order: b.order, caption: caption, item: ig, table: t, words: keywords(text + " " + caption)}
+	b.info[s.index].units = append(b.info[s.index].units, u)
+	b.units = append(b.units, u)
+	return u
+}
+
+var crossReference = regexp.MustCompile(`(?i)^(this document|document \d+|doc \d+|section \d+|see (below|above))\b|\bdocument \d+ covers\b`)
+
+func (b *builder) walkTable(s *section, t *table, caption string) {
+	in := b.info[s.index]
+	if len(t.rows) == 0 {
+		return
+	}
+	switch {
+	case isEndpointTable(t):
+		var prev *endpoint
+		for _, row := range t.rows {
+			if ep := b.endpointFromRow(s, t, row); ep != nil {
+				ep.prev = prev
+				prev = ep
+				in.endpoints = append(in.endpoints, ep)
+			}
+		}
+	case isDetailTable(t):
+		for _, row := range t.rows {
+			b.order++
+			b.details = append(b.details, detailRow{sec: s, header: t.header, row: row, caption: caption, order: b.order})
+		}
+	case isStateTable(t):
+		in.states = append(in.states, t)
+	case isFieldTable(t):
+		in.fields = append(in.fields, t)
+	default:
+		b.order++
+		rt := &ruleTable{caption: caption, t: t, order: b.order}
+		for _, row := range t.rows {
+			if u := b.addUnit(s, ruleRowText(t.header, row), caption, nil, t); u != nil {
+				rt.units = append(rt.units, u)
+			}
+		}
+		in.rules = append(in.rules, rt)
+	}
+}
+
+func headerIndex(header []string, names ...string) int {
+	for i, h := range header {
+		h = strings.ToLower(h)
+		for _, n := range names {
+			if strings.Contains(h, n) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func isStateTable(t *table) bool {
+	return headerIndex(t.header, "state", "status", "from") >= 0 && headerIndex(t.header, "trigger", "next", "event", "to state") >= 0
+}
+
+func isFieldTable(t *table) bool {
+	first := strings.ToLower(t.header[0])
+	named := false
+	for _, n := range []string{"field", "claim", "property", "parameter", "attribute", "column", "name", "key", "flag", "option", "argument", "header"} {
+		if strings.Contains(first, n) {
+			named = true
+		}
+	}
+	return named && (headerIndex(t.header, "type") >= 0 || headerIndex(t.header, "description", "rule", "meaning", "default", "notes", "required") >= 0)
+}
+
+// ruleRowText renders a table row as a sentence: the first cell, then
+// "header: value" for the others.
+func ruleRowText(header, row []string) string {
+	first := strings.TrimSpace(row[0])
+	var parts []string
+	for i := 1; i < len(row) && i < len(header); i++ {
+		v := strings.TrimSpace(row[i])
+		if v == "" {
+			continue
+		}
+		if len(row) == 2 {
+			parts = append(parts, v)
+			continue
+		}
+		parts = append(parts, lowerFirst(header[i])+" "+v)
+	}
+	if first == "" {
+		return sentenceCase(strings.Join(parts, "; "))
+	}
+	if len(parts) == 0 {
+		return sentenceCase(first)
+	}
+	return sentenceCase(first + ": " + strings.Join(parts, "; "))
+}
+
+// commandName returns the command of a list item that starts with a code
+// span naming a command ("`tool init` — creates ..."), or "".
+func commandName(text string) string {
+	if !strings.HasPrefix(text, "`") {
+		return ""
+	}
+	end := strings.Index(text[1:], "`")
+	if end <= 0 {
+		return ""
+	}
+	cmd := text[1 : end+1]
+	rest := strings.TrimSpace(text[end+2:])
+	if strings.HasPrefix(cmd, "-") || strings.HasPrefix(cmd, "/") || strings.Contains(cmd, "=") {
+		return ""
+	}
+	if len(strings.Fields(cmd)) < 2 && !strings.HasPrefix(rest, "—") && !strings.HasPrefix(rest, "-") && !strings.HasPrefix(rest, ":") && !strings.HasPrefix(rest, "–") {
+		return ""
+	}
+	return cmd
+}
+
+func (b *builder) addCommand(s *section, it *listItem, cmd string) {
+	rest := strings.TrimSpace(strings.TrimPrefix(it.text, "`"+cmd+"`"))
+	rest = strings.TrimLeft(rest, "—–-: ")
+	title := "Implement " + cmd + " command"
+	d := b.newDraft(tickets.TypeTask, originCommand, title, s)
+	d.topic = "commands"
+	d.lead = "Implement the `" + cmd + "` command"
+	if rest != "" {
+		d.lead += ": " + lowerFirst(strings.TrimRight(rest, ".")) + "."
+		for _, sent := range splitSentences(rest) {
+			d.crit = append(d.crit, "`"+cmd+"` "+lowerFirst(strings.TrimRight(sent, "."))+".")
+		}
+	} else {
+		d.lead += "."
+	}
+	for _, c := range it.children {
+		for _, sent := range splitSentences(itemText(c)) {
+			if q := b.questionFrom(s, sent); q == nil {
+				d.crit = append(d.crit, sentenceCase(sent))
+			}
+		}
+	}
+	d.crit = append(d.crit, "`"+cmd+" --help` documents the command and its flags.")
+	d.labels = []string{"cli"}
+	d.conf = 0.8
+	d.value = 0.8
+	b.info[s.index].drafts = append(b.info[s.index].drafts, d)
+}
+
+// topicOf classifies a section by its heading, falling back to its parents.
+// Sub-sections of a resources section are resources whatever their names.
+func (b *builder) topicOf(s *section) string {
+	if s.parent == nil {
+		return ""
+	}
+	if in := b.info[s.index]; in.topicDone {
+		return in.topic
+	}
+	parent := b.topicOf(s.parent)
+	if parent == "resources" {
+		return parent
+	}
+	if t := headingTopic(s.heading); t != "" {
+		return t
+	}
+	return parent
+}
+
+// topicRules map heading words to topics. A word ending in "*" matches as a
+// prefix; other words match whole, with an optional plural ending.
+var topicRules = []struct {
+	topic string
+	words []string
+}{
+	{"bug", []string{"steps to reproduce", "reproduction", "expected result", "expected behavio*", "actual result", "actual behavio*"}},
+	{"overview", []string{"what the", "overview", "introduction", "purpose", "background", "summary", "about", "context", "motivation", "problem", "goal", "vision"}},
+	{"states", []string{"state", "transition*", "lifecycle", "life cycle", "workflow", "status", "statuses"}},
+	{"auth", []string{"authentic*", "authori*", "security", "auth", "access control", "permission", "login", "sign-in"}},
+	{"events", []string{"event", "webhook", "callback", "notification", "messaging"}},
+	{"errors", []string{"error", "failure", "exception"}},
+	{"limits", []string{"limit", "quota", "rate limit*", "constraint", "bound"}},
+	{"versioning", []string{"version*", "deprecat*", "compatib*"}},
+	{"testing", []string{"test", "testing", "qa", "quality"}},
+	{"endpoints", []string{"endpoint", "api", "route", "operation", "http", "interface"}},
+	{"resources", []string{"resource", "field", "model", "schema", "data", "entit*", "object", "payload", "request", "response", "claim"}},
+	{"commands", []string{"command", "cli", "usage", "flag", "subcommand"}},
+	{"requirements", []string{"requirement", "feature", "user stor*", "scope", "functional", "deliverable", "task", "todo", "backlog", "acceptance", "must have", "should have", "milestone", "plan"}},
+	{"questions", []string{"open question", "question", "unknown", "to be decided", "tbd"}},
+}
+
+// headingTopic classifies one heading.
+func headingTopic(heading string) string {
+	h := " " + strings.Join(strings.FieldsFunc(strings.ToLower(dropParentheticals(heading)), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-'
+	}), " ") + " "
+	for _, r := range topicRules {
+		for _, w := range r.words {
+			if strings.HasSuffix(w, "*") {
+				if strings.Contains(h, " "+strings.TrimSuffix(w, "*")) {
+					return r.topic
+				}
+				continue
+			}
+			if strings.Contains(h, " "+w+" ") || strings.Contains(h, " "+w+"s ") || strings.Contains(h, " "+w+"es ") {
+				return r.topic
+			}
+		}
+	}
+	return ""
+}
+
+// dominantRole returns the role word used most in the lower-case text,
+// or "user".
+func (b *builder) dominantRole(low string) string {
+	index := make(map[string]int, len(roleWords))
+	for i, r := range roleWords {
+		index[r] = i
+	}
+	counts := make([]int, len(roleWords))
+	start := -1
+	for i := 0; i <= len(low); i++ {
+		if i < len(low) && low[i] >= 'a' && low[i] <= 'z' {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			if k, ok := index[stem(low[start:i])]; ok {
+				counts[k]++
+			}
+			start = -1
+		}
+	}
+	best, bestN := "user", 0
+	for i, n := range counts {
+		if n > bestN {
+			best, bestN = roleWords[i], n
+		}
+	}
+	return best
+}
+
+// roleFor picks the role of a story from its source text.
+func (b *builder) roleFor(texts ...string) string {
+	best, bestN := "", 0
+	joined := strings.ToLower(strings.Join(texts, " "))
+	for _, r := range roleWords {
+		n := strings.Count(joined, r)
+		if n > bestN {
+			best, bestN = r, n
+		}
+	}
+	if best == "" {
+		best = b.docRole
+	}
+	if best == "support" {
+		best = "support agent"
+	}
+	return best
+}
+
+func (b *builder) liveCount() int {
+	n := 0
+	for _, d := range b.drafts {
+		if d.alive {
+			n++
+		}
+	}
+	return n
+}
+
+func (b *builder) live() []*draft {
+	var out []*draft
+	for _, d := range b.drafts {
+		if d.alive {
+			out = append(out, d)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].order < out[j].order })
+	return out
+}
+
+// dedupeTitles merges drafts with the same title, which happens when a spec
+// repeats itself.
+func (b *builder) dedupeTitles() {
+	seen := map[string]*draft{}
+	for _, d := range b.live() {
+		key := strings.ToLower(d.title)
+		if first, ok := seen[key]; ok {
+			b.absorb(first, d)
+			continue
+		}
+		seen[key] = d
+	}
+}
+
+// assignGroups sets each draft's group: its major section, or a
+// sub-section of it when that sub-section alone holds enough drafts.
+func (b *builder) assignGroups() {
+	bySection := map[*section]*group{}
+	count := map[*section]int{}
+	for _, d := range b.live() {
+		if d.sec == nil {
+			continue
+		}
+		for c := d.sec; c != nil; c = c.parent {
+			count[c]++
+		}
+	}
+	groupOf := func(d *draft) *section {
+		if d.sec == nil {
+			return nil
+		}
+		m := b.major(d.sec)
+		if m == nil {
+			return nil
+		}
+		if count[m] > 6 {
+			for c := d.sec; c != nil && c != m; c = c.parent {
+				if c.parent == m && count[c] >= 3 {
+					return c
+				}
+			}
+		}
+		return m
+	}
+	var nilGroup *group
+	for _, d := range b.live() {
+		s := groupOf(d)
+		if s == nil {
+			if nilGroup == nil {
+				nilGroup = &group{title: b.mainTitle(), topic: "overview", order: -1}
+				b.groups = append(b.groups, nilGroup)
+			}
+			d.grp = nilGroup
+			continue
+		}
+		g, ok := bySection[s]
+		if !ok {
+			g = &group{title: b.epicTitle(s), sec: s, topic: b.info[s.index].topic, order: s.index}
+			bySection[s] = g
+			b.groups = append(b.groups, g)
+		}
+		d.grp = g
+	}
+	sort.SliceStable(b.groups, func(i, j int) bool { return b.groups[i].order < b.groups[j].order })
+	for _, g := range b.groups {
+		g.words = newWordSet(g.title)
+	}
+}
+
+// mainTitle is the name of the requested work.
+func (b *builder) mainTitle() string {
+	t := strings.TrimSpace(b.req.Title)
+	if t == "" {
+		t = b.docTitle
+	}
+	if t == "" {
+		t = "Spec delivery"
+	}
+	return shorten(stripCode(t), 14, 110)
+}
+
+var epicNames = []struct{ word, title string }{
+	{"endpoints", "API endpoints"},
+	{"resources and their fields", "Resource schemas and validation"},
+	{"resources", "Resource schemas and validation"},
+	{"states and transitions", "State machine and transitions"},
+	{"authentication", "Authentication and request signing"},
+	{"events", "Events and notifications"},
+	{"errors", "Error handling"},
+	{"limits", "Limits and quotas"},
+	{"versioning", "API versioning"},
+	{"what the service does", "Core service behaviour"},
+}
+
+// epicTitle names the epic of a section.
+func (b *builder) epicTitle(s *section) string {
+	h := cleanHeading(s.heading)
+	low := strings.ToLower(h)
+	switch low {
+	case "requirements", "functional requirements", "features", "scope", "user stories", "stories", "tasks", "deliverables", "backlog":
+		if t := b.mainTitle(); t != "" && !strings.EqualFold(t, h) {
+			return t
+		}
+	}
+	for _, e := range epicNames {
+		if low == e.word {
+			if low == "authentication" && !b.sectionMentions(s, "signature", "hmac", "sign") {
+				return "Authentication and authorization"
+			}
+			return e.title
+		}
+	}
+	if b.info[s.index].topic == "endpoints" {
+		for _, p := range []string{"called by", "exposed by", "hosted by", "implemented by", "served by"} {
+			if strings.HasPrefix(low, p) {
+				return "Endpoints " + lowerFirst(h)
+			}
+		}
+		if !strings.Contains(low, "endpoint") && !strings.Contains(low, "operation") && !strings.Contains(low, "route") {
+			return h + " endpoints"
+		}
+	}
+	return upperFirst(h)
+}
+
+func (b *builder) sectionMentions(s *section, words ...string) bool {
+	for _, u := range b.info[s.index].units {
+		if containsAny(u.text, words...) {
+			return true
+		}
+	}
+	for _, c := range s.children {
+		if b.sectionMentions(c, words...) {
+			return true
+		}
+	}
+	return false
+}
+
+var placeholder = regexp.MustCompile(`\s*\{[^}]*\}`)
+
+// cleanHeading removes bracketed asides, placeholders and dangling words.
+func cleanHeading(h string) string {
+	h = stripCode(dropParentheticals(h))
+	if strings.Contains(h, "{") {
+		h = placeholder.ReplaceAllString(h, "")
+	}
+	h = strings.ReplaceAll(h, ":", "")
+	h = trimTrailing(h)
+	for _, w := range []string{" on", " under", " at"} {
+		h = strings.TrimSuffix(h, w)
+	}
+	if h == "" {
+		h = "General"
+	}
+	return h
+}

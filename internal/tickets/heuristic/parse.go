@@ -1,0 +1,350 @@
+package heuristic
+
+import (
+	"regexp"
+	"strings"
+)
+
+// This file holds the markdown reader: it turns spec text into a tree of
+// sections, each holding paragraphs, lists, tables and code blocks. It is a
+// forgiving subset of CommonMark and GitHub tables, enough to find the
+// structure of a product or technical spec; anything it does not recognise
+// is read as paragraph text.
+
+type blockKind int
+
+const (
+	paragraphBlock blockKind = iota
+	listBlock
+	tableBlock
+	codeBlock
+)
+
+// block is one piece of a section's body.
+type block struct {
+	kind  blockKind
+	text  string      // paragraph or code text
+	items []*listItem // list items (top level)
+	table *table
+}
+
+// listItem is a bullet or numbered item with its nested items.
+type listItem struct {
+	text     string
+	ordered  bool
+	indent   int
+	children []*listItem
+}
+
+// table is a pipe table: a header row and body rows of the same width.
+type table struct {
+	header []string
+	rows   [][]string
+}
+
+// section is a heading and the blocks up to the next heading of the same or
+// a higher level; deeper headings are its children.
+type section struct {
+	level    int
+	heading  string
+	blocks   []*block
+	children []*section
+	parent   *section
+	index    int // document order, root is 0
+}
+
+// document is a parsed spec.
+type document struct {
+	root     *section
+	sections []*section // every section in document order, root first
+}
+
+var (
+	atxHeading     = regexp.MustCompile(`^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$`)
+	atxClosing     = regexp.MustCompile(`[ \t]+#+$`)
+	setextH1       = regexp.MustCompile(`^ {0,3}=+[ \t]*$`)
+	setextH2       = regexp.MustCompile(`^ {0,3}-+[ \t]*$`)
+	thematicBreak  = regexp.MustCompile(`^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$`)
+	listMarker     = regexp.MustCompile(`^([ \t]*)([-*+]|\d{1,9}[.)])[ \t]+(.*)$`)
+	tableDelimiter = regexp.MustCompile(`^[ \t]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$`)
+	fenceOpen      = regexp.MustCompile("^ {0,3}(```+|~~~+)")
+	markdownLink   = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
+	htmlTag        = regexp.MustCompile(`(?i)</?(br|p|b|i|em|strong|code|span|div|sup|sub|u|small|kbd)\s*/?>`)
+	htmlComment    = regexp.MustCompile(`<!--.*?-->`)
+	spaceRun       = regexp.MustCompile(`\s+`)
+)
+
+// parser holds the state of one parse.
+type parser struct {
+	doc     *document
+	current *section
+	para    []string
+	list    *block
+	stack   []*listItem // open list items, outermost first
+	blank   bool        // a blank line was seen since the last list line
+}
+
+// parseDocument reads spec text into a document.
+func parseDocument(text string) *document {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "\n")
+	text = strings.ReplaceAll(text, "\t", "    ")
+	text = htmlComment.ReplaceAllString(text, "")
+	root := &section{}
+	p := &parser{doc: &document{root: root, sections: []*section{root}}, current: root}
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		trimmed := strings.TrimSpace(line)
+
+		if m := fenceOpen.FindStringSubmatch(line); m != nil {
+			p.flush()
+			fence := m[1][:3]
+			var code []string
+			for i++; i < len(lines); i++ {
+				if strings.HasPrefix(strings.TrimSpace(lines[i]), fence) {
+					break
+				}
+				code = append(code, lines[i])
+			}
+			p.current.blocks = append(p.current.blocks, &block{kind: codeBlock, text: strings.Join(code, "\n")})
+			continue
+		}
+		if trimmed == "" {
+			p.flushParagraph()
+			p.blank = true
+			continue
+		}
+		if m := atxHeading.FindStringSubmatch(line); m != nil {
+			p.flush()
+			p.startSection(len(m[1]), atxClosing.ReplaceAllString(m[2], ""))
+			continue
+		}
+		if len(p.para) > 0 && setextH1.MatchString(line) {
+			heading := strings.Join(p.para, " ")
+			p.para = nil
+			p.flush()
+			p.startSection(1, heading)
+			continue
+		}
+		if len(p.para) > 0 && setextH2.MatchString(line) {
+			heading := strings.Join(p.para, " ")
+			p.para = nil
+			p.flush()
+			p.startSection(2, heading)
+			continue
+		}
+		if thematicBreak.MatchString(line) {
+			p.flush()
+			continue
+		}
+		if strings.Contains(line, "|") && i+1 < len(lines) && strings.Contains(lines[i+1], "-") && tableDelimiter.MatchString(lines[i+1]) {
+			p.flush()
+			t := &table{header: splitRow(line)}
+			i += 2
+			for ; i < len(lines); i++ {
+				if strings.TrimSpace(lines[i]) == "" || !strings.Contains(lines[i], "|") {
+					i--
+					break
+				}
+				t.rows = append(t.rows, fitRow(splitRow(lines[i]), len(t.header)))
+			}
+			p.current.blocks = append(p.current.blocks, &block{kind: tableBlock, table: t})
+			continue
+		}
+		if m := listMarker.FindStringSubmatch(line); m != nil {
+			p.flushParagraph()
+			p.addListItem(len(m[1]), !strings.ContainsAny(m[2], "-*+"), m[3])
+			continue
+		}
+		indent := len(line) - len(strings.TrimLeft(line, " "))
+		if p.list != nil && len(p.stack) > 0 && (!p.blank || indent >= 2) {
+			last := p.stack[len(p.stack)-1]
+			last.text = strings.TrimSpace(last.text + " " + trimmed)
+			p.blank = false
+			continue
+		}
+		p.flushList()
+		trimmed = strings.TrimSpace(strings.TrimLeft(trimmed, ">"))
+		if trimmed != "" {
+			p.para = append(p.para, trimmed)
+		}
+	}
+	p.flush()
+	for _, s := range p.doc.sections {
+		for _, b := range s.blocks {
+			cleanBlock(b)
+		}
+		s.heading = cleanInline(s.heading)
+	}
+	return p.doc
+}
+
+func (p *parser) startSection(level int, heading string) {
+	parent := p.current
+	for parent.parent != nil && parent.level >= level {
+		parent = parent.parent
+	}
+	s := &section{level: level, heading: strings.TrimSpace(heading), parent: parent, index: len(p.doc.sections)}
+	parent.children = append(parent.children, s)
+	p.doc.sections = append(p.doc.sections, s)
+	p.current = s
+}
+
+func (p *parser) addListItem(indent int, ordered bool, text string) {
+	item := &listItem{text: strings.TrimSpace(text), ordered: ordered, indent: indent}
+	if p.list == nil {
+		p.list = &block{kind: listBlock}
+		p.current.blocks = append(p.current.blocks, p.list)
+		p.stack = nil
+	}
+	for len(p.stack) > 0 && p.stack[len(p.stack)-1].indent >= indent {
+		p.stack = p.stack[:len(p.stack)-1]
+	}
+	if len(p.stack) == 0 {
+		p.list.items = append(p.list.items, item)
+	} else {
+		parent := p.stack[len(p.stack)-1]
+		parent.children = append(parent.children, item)
+	}
+	p.stack = append(p.stack, item)
+	p.blank = false
+}
+
+func (p *parser) flushParagraph() {
+	if len(p.para) == 0 {
+		return
+	}
+	p.current.blocks = append(p.current.blocks, &block{kind: paragraphBlock, text: strings.Join(p.para, " ")})
+	p.para = nil
+}
+
+func (p *parser) flushList() {
+	p.list = nil
+	p.stack = nil
+	p.blank = false
+}
+
+func (p *parser) flush() {
+	p.flushParagraph()
+	p.flushList()
+}
+
+// splitRow splits a pipe-table row into trimmed cells, honouring escaped
+// pipes and pipes inside code spans.
+func splitRow(line string) []string {
+	line = strings.TrimSpace(line)
+	line = strings.TrimPrefix(line, "|")
+	if strings.HasSuffix(line, "|") && !strings.HasSuffix(line, `\|`) {
+		line = line[:len(line)-1]
+	}
+	var cells []string
+	var cur strings.Builder
+	inCode := false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == '\\' && i+1 < len(line) && line[i+1] == '|':
+			cur.WriteByte('|')
+			i++
+		case c == '`':
+			inCode = !inCode
+			cur.WriteByte(c)
+		case c == '|' && !inCode:
+			cells = append(cells, strings.TrimSpace(cur.String()))
+			cur.Reset()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	cells = append(cells, strings.TrimSpace(cur.String()))
+	return cells
+}
+
+func fitRow(cells []string, width int) []string {
+	if len(cells) > width && width > 0 {
+		merged := strings.Join(cells[width-1:], " | ")
+		cells = append(cells[:width-1:width-1], merged)
+	}
+	for len(cells) < width {
+		cells = append(cells, "")
+	}
+	return cells
+}
+
+func cleanBlock(b *block) {
+	switch b.kind {
+	case paragraphBlock:
+		b.text = cleanInline(b.text)
+	case listBlock:
+		var walk func(items []*listItem)
+		walk = func(items []*listItem) {
+			for _, it := range items {
+				it.text = cleanInline(it.text)
+				walk(it.children)
+			}
+		}
+		walk(b.items)
+	case tableBlock:
+		for i := range b.table.header {
+			b.table.header[i] = cleanInline(b.table.header[i])
+		}
+		for _, row := range b.table.rows {
+			for i := range row {
+				row[i] = cleanInline(row[i])
+			}
+		}
+	}
+}
+
+// cleanInline removes emphasis, links and simple HTML from inline text and
+// collapses white space. Code spans keep their backticks.
+func cleanInline(s string) string {
+	if strings.Contains(s, "](") {
+		s = markdownLink.ReplaceAllString(s, "$1")
+	}
+	if strings.Contains(s, "<") {
+		s = htmlTag.ReplaceAllString(s, " ")
+	}
+	s = strings.ReplaceAll(s, "**", "")
+	s = strings.ReplaceAll(s, "__", "")
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// itemText returns a list item's text followed by the text of its nested
+// items, as one string of sentences.
+func itemText(it *listItem) string {
+	parts := []string{it.text}
+	for _, c := range it.children {
+		parts = append(parts, itemText(c))
+	}
+	return joinSentences(parts)
+}
+
+// joinSentences joins fragments so that each ends with sentence punctuation.
+func joinSentences(parts []string) string {
+	var out []string
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if !strings.HasSuffix(p, ".") && !strings.HasSuffix(p, "?") && !strings.HasSuffix(p, "!") && !strings.HasSuffix(p, ":") {
+			p += "."
+		}
+		out = append(out, p)
+	}
+	return strings.Join(out, " ")
+}
+
+// headingCount is the number of headed sections.
+func (d *document) headingCount() int { return len(d.sections) - 1 }
+
+// path returns the headings from the top section down to s.
+func (s *section) path() []string {
+	var out []string
+	for c := s; c != nil && c.parent != nil; c = c.parent {
+		out = append([]string{c.heading}, out...)
+	}
+	return out
+}

@@ -1,0 +1,216 @@
+package heuristic
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
+)
+
+// This file finds delivery and product risks: statements about money,
+// security, concurrency, performance, external parties and hard
+// prohibitions, and the amount of the spec left unresolved.
+
+type riskCategory struct {
+	name     string
+	terms    []string
+	why      string
+	severity string
+	min      int      // signals a sentence needs
+	bonus    []string // words that make a sentence better evidence
+}
+
+var riskCategories = []riskCategory{
+	{"money", moneyTerms, "Money movement: a retried, duplicated or mis-rounded call here moves real balances, and such errors are costly to repair.", tickets.PriorityHigh, 2, []string{"twice", "again", "second time", "idempoten", "never", "round", "lost", "reverse"}},
+	{"security", securityTerms, "Security: a gap in these checks lets an unauthorised caller act or read data.", tickets.PriorityHigh, 2, []string{"never", "constant time", "timing-safe", "reject", "before any processing", "before processing", "replay"}},
+	{"concurrency", []string{"idempoten", "retry", "retries", "resend", "duplicate", "concurrent", "race condition", "in flight", "replay", "atomic", "twice", "same key"}, "Concurrency and retries: repeated or parallel requests must give one outcome; this is easy to get wrong and hard to test.", tickets.PriorityMedium, 1, []string{"money", "balance", "stake", "first response", "no second", "never"}},
+	{"performance", []string{"time limit", "timeout", "time-out", "latency", "per second", "rate limit", "seconds", "throughput", "ceiling", "within seconds"}, "Performance and time limits: the spec sets timing bounds that need load tests to confirm.", tickets.PriorityMedium, 1, []string{" seconds", " s;", "per second", " ms", "minutes", "longer than"}},
+	{"external", []string{"external", "third-party", "third party", "partner", "provider", "operator", "aggregator", "webhook", "callback", "integration"}, "External integration: behaviour depends on a party outside this system, which complicates testing and failure handling.", tickets.PriorityMedium, 2, []string{"retry", "timeout", "unreachable", "unavailable", "fails", "error"}},
+	{"prohibition", []string{"must not", "never", "do not", "don't", "not allowed", "forbidden"}, "Hard prohibitions: breaking a \"never\" rule of the spec is a correctness bug even when everything else works.", tickets.PriorityMedium, 1, []string{"money", "stake", "twice", "secret", "log"}},
+}
+
+// moneyMovement are the words that show money actually moves.
+var moneyMovement = []string{"debit", "credit", "payout", "stake", "withdrawal", "deposit", "refund", "charge", "payment", "balance", "wallet", "money", "transfer", "settle"}
+
+type riskHit struct {
+	u     *unit
+	score int
+}
+
+// risks builds the risk list, relating each risk to the tickets that carry
+// its evidence.
+func (b *builder) risks(ts []tickets.Ticket, slots []slot) []tickets.Risk {
+	out := []tickets.Risk{}
+	type found struct {
+		cat  riskCategory
+		best riskHit
+		hits int
+		rank int
+	}
+	var all []found
+	lower := make([]string, len(b.units))
+	for i, u := range b.units {
+		lower[i] = strings.ToLower(prose(u.text))
+	}
+	for rank, cat := range riskCategories {
+		var f found
+		f.cat, f.rank = cat, rank
+		for i, u := range b.units {
+			text := lower[i]
+			n := countLower(text, cat.terms...)
+			if n < cat.min || cat.name == "money" && countLower(text, moneyMovement...) == 0 {
+				continue
+			}
+			f.hits++
+			score := 2*min(n, 3) + 3*countLower(text, cat.bonus...)
+			if u.table != nil {
+				score--
+			}
+			if f.best.u == nil || score > f.best.score {
+				f.best = riskHit{u: u, score: score}
+			}
+		}
+		if f.best.u == nil {
+			continue
+		}
+		if cat.name == "money" && f.hits >= 3 && countLower(b.lowerSpec, "twice", "second time", "never lost", "double") > 0 {
+			f.cat.severity = tickets.PriorityCritical
+		}
+		if cat.name == "concurrency" && f.hits >= 3 && countLower(b.lowerSpec, moneyTerms...) >= 3 {
+			f.cat.severity = tickets.PriorityHigh
+		}
+		all = append(all, f)
+	}
+	sevRank := map[string]int{tickets.PriorityCritical: 0, tickets.PriorityHigh: 1, tickets.PriorityMedium: 2, tickets.PriorityLow: 3}
+	sort.SliceStable(all, func(i, j int) bool {
+		if sevRank[all[i].cat.severity] != sevRank[all[j].cat.severity] {
+			return sevRank[all[i].cat.severity] < sevRank[all[j].cat.severity]
+		}
+		return all[i].rank < all[j].rank
+	})
+	for _, f := range all {
+		desc := f.cat.why + " Evidence from " + b.unitRef(f.best.u) + ": \"" + shorten(strings.TrimSpace(f.best.u.text), 60, 280) + "\""
+		if f.hits > 1 {
+			desc += " (" + itoa(f.hits) + " related statements in the spec)."
+		} else {
+			desc += "."
+		}
+		out = append(out, tickets.Risk{
+			ID:               "RISK-" + itoa(len(out)+1),
+			Description:      desc,
+			Severity:         f.cat.severity,
+			RelatedTicketIDs: b.riskTickets(f.cat, f.best.u, ts, slots),
+		})
+	}
+	if n := len(b.questions); n > 0 {
+		sev := tickets.PriorityLow
+		switch {
+		case n >= 8:
+			sev = tickets.PriorityHigh
+		case n >= 3:
+			sev = tickets.PriorityMedium
+		}
+		var related []string
+		for _, sl := range slots {
+			if sl.d != nil && sl.d.origin == originSpike {
+				related = append(related, sl.id)
+			}
+		}
+		if len(related) == 0 {
+			// The tickets most affected by open questions.
+			type cand struct {
+				id string
+				n  int
+			}
+			var cands []cand
+			for _, sl := range slots {
+				if sl.d != nil {
+					if n := len(b.relatedQuestions(sl.d)); n > 0 {
+						cands = append(cands, cand{sl.id, n})
+					}
+				}
+			}
+			sort.SliceStable(cands, func(i, j int) bool { return cands[i].n > cands[j].n })
+			for _, c := range cands {
+				related = append(related, c.id)
+			}
+		}
+		if len(related) == 0 && len(slots) > 0 {
+			related = append(related, slots[0].id)
+			if slots[0].d == nil && len(slots) > 1 {
+				related = []string{slots[1].id}
+			}
+		}
+		out = append(out, tickets.Risk{
+			ID:               "RISK-" + itoa(len(out)+1),
+			Description:      "Ambiguity: the spec leaves " + itoa(n) + " point(s) unresolved (see the open questions); estimates and designs that depend on them may change.",
+			Severity:         sev,
+			RelatedTicketIDs: sortIDs(limitIDs(related, 6)),
+		})
+	}
+	if b.shape == shapeEmpty || b.shape == shapePlain && len(b.units) <= 2 {
+		related := []string{}
+		if len(slots) > 0 {
+			related = append(related, slots[0].id)
+		}
+		out = append(out, tickets.Risk{
+			ID:               "RISK-" + itoa(len(out)+1),
+			Description:      "Thin spec: the request gives little detail, so scope and estimates rest on assumptions that must be confirmed with the requester.",
+			Severity:         tickets.PriorityMedium,
+			RelatedTicketIDs: related,
+		})
+	}
+	return out
+}
+
+func limitIDs(ids []string, n int) []string {
+	if len(ids) > n {
+		return ids[:n]
+	}
+	return ids
+}
+
+func (b *builder) unitRef(u *unit) string {
+	if u.sec == nil || u.sec.parent == nil {
+		return "the request"
+	}
+	return "\"" + b.sectionName(u.sec) + "\""
+}
+
+// riskTickets relates a risk to up to four tickets: those built from the
+// evidence's section first, then those whose text carries the category's
+// terms most.
+func (b *builder) riskTickets(cat riskCategory, evidence *unit, ts []tickets.Ticket, slots []slot) []string {
+	type scored struct {
+		id    string
+		score int
+		pos   int
+	}
+	var cands []scored
+	for i, sl := range slots {
+		if sl.d == nil {
+			continue
+		}
+		score := countLower(sl.d.lower(), cat.terms...)
+		if sl.d.sec == evidence.sec {
+			score += 3
+		}
+		if score >= 1 {
+			cands = append(cands, scored{sl.id, score, i})
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].score != cands[j].score {
+			return cands[i].score > cands[j].score
+		}
+		return cands[i].pos < cands[j].pos
+	})
+	var ids []string
+	for _, c := range cands {
+		if len(ids) >= 4 {
+			break
+		}
+		ids = append(ids, c.id)
+	}
+	return sortIDs(ids)
+}

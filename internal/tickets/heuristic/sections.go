@@ -1,0 +1,1102 @@
+package heuristic
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
+)
+
+// This file turns one section at a time into drafts: endpoints, resources,
+// state machines, captioned tables, labelled items and plain requirement
+// sections.
+
+func unclaimed(units []*unit) []*unit {
+	var out []*unit
+	for _, u := range units {
+		if !u.claimed {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// subtreeDrafts returns the drafts built for the sections below s.
+func (b *builder) subtreeDrafts(s *section) []*draft {
+	var out []*draft
+	for _, c := range s.children {
+		out = append(out, b.info[c.index].drafts...)
+		out = append(out, b.subtreeDrafts(c)...)
+	}
+	return out
+}
+
+// buildSection builds the drafts of one section. Sections are visited
+// bottom-up so that a parent knows its children's drafts.
+func (b *builder) buildSection(s *section) {
+	in := b.info[s.index]
+	units := unclaimed(in.units)
+	if len(in.endpoints) > 0 {
+		b.attachToEndpoints(s, in.endpoints, units)
+		for _, ep := range in.endpoints {
+			d := b.endpointDraft(ep)
+			for _, p := range ep.pending {
+				d.crit = appendUnique(d.crit, sentenceCase(p))
+			}
+			for _, g := range ep.general {
+				d.general = appendUnique(d.general, sentenceCase(g))
+			}
+		}
+		units = nil
+	}
+	if b.shape == shapePlain && s == b.doc.root {
+		b.buildPlain(s, units)
+		return
+	}
+	if b.isIntro(s) {
+		return
+	}
+	if len(in.states) > 0 {
+		b.stateDraft(s, units)
+		units = nil
+	}
+	if len(in.fields) > 0 || (in.topic == "resources" && len(s.children) == 0 && len(units) > 0 && len(in.endpoints) == 0 && len(in.items) < 6) {
+		b.resourceDraft(s, units)
+		units = nil
+	}
+	if len(units) == 0 {
+		return
+	}
+	// A few sentences above sub-sections that hold drafts apply to all of them.
+	if below := b.subtreeDrafts(s); len(below) > 0 && len(units) <= 3 && len(in.rules) == 0 {
+		for _, d := range below {
+			for _, u := range units {
+				d.general = appendUnique(d.general, sentenceCase(u.text))
+			}
+		}
+		return
+	}
+	switch {
+	case in.topic == "overview":
+		b.overviewDrafts(s, units)
+	case in.topic == "requirements" || in.topic == "questions" && len(in.items) > 0:
+		b.itemDrafts(s, units)
+	default:
+		b.sectionDrafts(s, units)
+	}
+}
+
+func appendUnique(list []string, items ...string) []string {
+	for _, it := range items {
+		dup := false
+		for _, l := range list {
+			if strings.EqualFold(l, it) {
+				dup = true
+				break
+			}
+		}
+		if !dup && strings.TrimSpace(it) != "" {
+			list = append(list, it)
+		}
+	}
+	return list
+}
+
+var (
+	codeIdent = regexp.MustCompile("^`?[A-Za-z0-9_.:/-]+`?$")
+	bracketed = regexp.MustCompile(`\(([^()]*)\)`)
+)
+
+// resourceName names a resource section: "Result (`tickets.result.v1`)"
+// gives "tickets.result.v1 result".
+func resourceName(heading string) string {
+	name := cleanHeading(heading)
+	if i := strings.Index(name, " as "); i > 0 {
+		name = name[:i]
+	}
+	if m := bracketed.FindStringSubmatch(heading); m != nil {
+		inner := strings.TrimSpace(m[1])
+		if codeIdent.MatchString(inner) && strings.ContainsAny(inner, "._") && !strings.Contains(strings.ToLower(name), strings.ToLower(stripCode(inner))) {
+			name = stripCode(inner) + " " + lowerFirst(name)
+		}
+	}
+	return lowerFirst(name)
+}
+
+var listComma = regexp.MustCompile(`,\s+([^,]+)$`)
+
+// resourceTitle builds the verb, subject and noun of a resource title.
+func resourceTitle(name string) (verb, subject, noun string) {
+	low := strings.ToLower(name)
+	if strings.Count(name, ",") >= 1 && !strings.Contains(low, " and ") {
+		name = listComma.ReplaceAllString(name, " and $1")
+	}
+	switch {
+	case containsAny(low, "request") && containsAny(low, "response"):
+		return "Define", name, "schema"
+	case containsAny(low, "request", "body", "input", "parameters", "params", "options", "settings", "configuration", "flags"):
+		return "Validate", name, ""
+	case strings.Contains(low, "schema"):
+		return "Define", name, ""
+	default:
+		return "Define", name, "schema"
+	}
+}
+
+func renderTitle(verb string, subjects []string, noun string) string {
+	if len(subjects) > 1 {
+		// "bet" and "outcome, event and market" read as one list.
+		var flat []string
+		for _, s := range subjects {
+			if !strings.Contains(s, "/") && (strings.Contains(s, ", ") || strings.Contains(s, " and ")) {
+				for _, part := range strings.Split(strings.ReplaceAll(s, " and ", ", "), ", ") {
+					flat = append(flat, strings.TrimSpace(part))
+				}
+				continue
+			}
+			flat = append(flat, s)
+		}
+		subjects = flat
+	}
+	t := verb + " " + joinAnd(subjects)
+	if noun != "" {
+		if len(subjects) > 1 || strings.Contains(subjects[0], " and ") {
+			noun = pluralNoun(noun)
+		}
+		t += " " + noun
+	}
+	return t
+}
+
+func pluralNoun(n string) string {
+	if strings.HasSuffix(n, "s") {
+		return n
+	}
+	if strings.HasSuffix(n, "y") {
+		return n[:len(n)-1] + "ies"
+	}
+	return n + "s"
+}
+
+// resourceDraft builds the task of a resource section with a field table or
+// a description of fields.
+func (b *builder) resourceDraft(s *section, units []*unit) {
+	name := resourceName(s.heading)
+	verb, subject, noun := resourceTitle(name)
+	d := b.newDraft(tickets.TypeTask, originResource, renderTitle(verb, []string{subject}, noun), s)
+	d.verb, d.subjects, d.noun = verb, []string{subject}, noun
+	d.topic = "resources"
+	d.conf, d.value = 0.85, 0.6
+	d.phase = 1
+	in := b.info[s.index]
+	if verb == "Validate" {
+		d.lead = "Validate the " + name + " against the field rules of the spec and reject anything else with a clear error."
+		d.labels = []string{"validation"}
+	} else {
+		d.lead = "Define the " + name + " shape (types, required fields and rules) as the spec's field table lists it, and serialise it exactly so."
+		d.labels = []string{"schema"}
+	}
+	for _, t := range in.fields {
+		for _, row := range t.rows {
+			d.crit = appendUnique(d.crit, fieldCriterion(t.header, row))
+		}
+	}
+	for _, u := range units {
+		d.crit = appendUnique(d.crit, sentenceCase(u.text))
+		u.claimed = true
+	}
+	if len(d.crit) == 0 {
+		d.crit = append(d.crit, "The "+name+" matches the spec's description field for field.")
+	}
+	if len(d.crit) <= 1 {
+		d.value = 0.4
+	}
+	d.compact = b.compactResource(name, verb, in.fields, units)
+	d.words = newWordSet(name)
+	in.drafts = append(in.drafts, d)
+}
+
+// compactResource summarises a resource in a few criteria, used when the
+// resource is folded into the endpoint that carries it.
+func (b *builder) compactResource(name, verb string, fields []*table, units []*unit) []string {
+	var out []string
+	for _, t := range fields {
+		var parts []string
+		for _, row := range t.rows {
+			f := stripCode(strings.TrimSpace(row[0]))
+			if f == "" {
+				continue
+			}
+			var q []string
+			for i := 1; i < len(row) && i < len(t.header); i++ {
+				v := strings.TrimSpace(row[i])
+				h := strings.ToLower(t.header[i])
+				if v == "" || strings.Contains(h, "required") && !strings.EqualFold(v, "yes") {
+					continue
+				}
+				if strings.Contains(h, "required") {
+					v = "required"
+				}
+				if j := strings.Index(v, ";"); j > 0 {
+					v = v[:j]
+				}
+				q = append(q, strings.TrimRight(v, "."))
+			}
+			if len(q) > 0 {
+				f += " (" + strings.Join(q, ", ") + ")"
+			}
+			parts = append(parts, f)
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		lead := "The " + name + " carries "
+		if verb == "Validate" {
+			lead = "The " + name + " is validated field by field: "
+		}
+		out = append(out, lead+strings.Join(parts, "; ")+".")
+	}
+	for _, u := range units {
+		out = append(out, sentenceCase(u.text))
+	}
+	return out
+}
+
+// fieldCriterion renders a field-table row.
+func fieldCriterion(header, row []string) string {
+	field := stripCode(strings.TrimSpace(row[0]))
+	if field == "" {
+		return ruleRowText(header, row)
+	}
+	var qual []string
+	var rules []string
+	for i := 1; i < len(row) && i < len(header); i++ {
+		v := strings.TrimSpace(row[i])
+		if v == "" {
+			continue
+		}
+		h := strings.ToLower(header[i])
+		switch {
+		case strings.Contains(h, "type"):
+			qual = append(qual, v)
+		case strings.Contains(h, "required"):
+			switch strings.ToLower(v) {
+			case "yes", "true", "required", "y":
+				qual = append(qual, "required")
+			case "no", "false", "optional", "n":
+				qual = append(qual, "optional")
+			default:
+				rules = append(rules, "required: "+v)
+			}
+		default:
+			rules = append(rules, strings.TrimRight(v, "."))
+		}
+	}
+	name := field
+	if !strings.ContainsAny(field, " ,") {
+		name = "`" + field + "`"
+	}
+	out := name
+	if len(qual) > 0 {
+		out += " (" + strings.Join(qual, ", ") + ")"
+	}
+	if len(rules) > 0 {
+		out += ": " + strings.Join(rules, "; ")
+	}
+	return sentenceCase(out)
+}
+
+// fieldSummary lists a field table compactly: "a (string); b (integer)".
+func fieldSummary(t *table) string {
+	var parts []string
+	for _, row := range t.rows {
+		f := stripCode(strings.TrimSpace(row[0]))
+		if f == "" {
+			continue
+		}
+		if i := headerIndex(t.header, "type"); i > 0 && strings.TrimSpace(row[i]) != "" {
+			f += " (" + strings.TrimSpace(row[i]) + ")"
+		}
+		parts = append(parts, f)
+	}
+	return strings.Join(parts, "; ")
+}
+
+var stateWord = regexp.MustCompile(`(?i)\b([a-z]+) (?:states|statuses|status values|lifecycle)\b`)
+
+// stateEntity names the thing whose states a section describes.
+func (b *builder) stateEntity(s *section) string {
+	in := b.info[s.index]
+	for _, u := range in.units {
+		if m := stateWord.FindStringSubmatch(u.text); m != nil && !stopWords[strings.ToLower(m[1])] {
+			return strings.ToLower(m[1])
+		}
+	}
+	exclude := map[string]bool{}
+	var text []string
+	for _, t := range in.states {
+		for _, row := range t.rows {
+			for i, c := range row {
+				h := strings.ToLower(t.header[i])
+				if strings.Contains(h, "state") || strings.Contains(h, "status") {
+					for _, w := range keywords(c) {
+						exclude[w] = true
+					}
+				} else {
+					text = append(text, c)
+				}
+			}
+		}
+	}
+	for _, u := range in.units {
+		text = append(text, u.text)
+	}
+	for _, w := range []string{"state", "status", "trigger", "condition", "next", "also", "value", "transition", "track", "independent", "step", "internal", "uppercase", "lowercase", "case", "insensitively", "filter", "stored", "virtual", "alias", "return", "returns", "compare"} {
+		exclude[w] = true
+	}
+	if b.headingWords == nil {
+		b.headingWords = wordSet{}
+		for _, sec := range b.doc.sections {
+			b.headingWords.add(sec.heading)
+		}
+	}
+	headingWords := b.headingWords
+	counts := map[string]int{}
+	var order []string
+	for _, t := range text {
+		for _, w := range keywords(t) {
+			if exclude[w] || len(w) < 3 {
+				continue
+			}
+			if counts[w] == 0 {
+				order = append(order, w)
+			}
+			counts[w]++
+		}
+	}
+	best, bestScore := "", 0
+	for _, w := range order {
+		score := counts[w]
+		if headingWords[w] {
+			score += 2
+		}
+		if score > bestScore {
+			best, bestScore = w, score
+		}
+	}
+	return best
+}
+
+// stateDraft builds the state machine task of a section.
+func (b *builder) stateDraft(s *section, units []*unit) {
+	entity := b.stateEntity(s)
+	title := "Implement state machine and transitions"
+	if entity != "" {
+		title = "Implement " + entity + " state machine and transitions"
+	}
+	d := b.newDraft(tickets.TypeTask, originState, title, s)
+	d.topic = "states"
+	d.conf, d.value = 0.85, 0.75
+	what := "the states"
+	if entity != "" {
+		what = "the " + entity + " states"
+	}
+	d.lead = "Model " + what + " and allow only the transitions of the spec's state table; every other transition is refused."
+	in := b.info[s.index]
+	for _, t := range in.states {
+		for _, row := range t.rows {
+			d.crit = appendUnique(d.crit, transitionCriterion(t.header, row))
+		}
+		d.weight += len(t.rows) / 2
+	}
+	for _, u := range units {
+		d.crit = appendUnique(d.crit, sentenceCase(u.text))
+		u.claimed = true
+	}
+	d.labels = []string{"state-machine"}
+	d.words = newWordSet(entity, "state transition")
+	in.drafts = append(in.drafts, d)
+}
+
+// transitionCriterion renders a state-table row: "`A` → `B` on T when C".
+func transitionCriterion(header, row []string) string {
+	get := func(names ...string) string {
+		if i := headerIndex(header, names...); i >= 0 && i < len(row) {
+			return strings.TrimSpace(row[i])
+		}
+		return ""
+	}
+	from := get("state", "from", "status")
+	to := get("next", "to state", "target")
+	trigger := get("trigger", "event")
+	cond := get("condition", "guard")
+	also := get("also", "effect", "notes", "action")
+	if to == "" || from == "" {
+		return ruleRowText(header, row)
+	}
+	out := from + " → " + to
+	if trigger != "" {
+		out += " on " + lowerFirst(trigger)
+	}
+	if cond != "" {
+		out += " when " + lowerFirst(cond)
+	}
+	if also != "" {
+		out += "; " + lowerFirst(also)
+	}
+	return sentenceCase(out)
+}
+
+// part is a piece of a section that can stand as its own ticket: a
+// captioned table or a labelled list item with substance.
+type part struct {
+	title string
+	units []*unit
+	order int
+	label string
+	item  *itemGroup
+}
+
+// sectionDrafts builds the drafts of a section of requirements: one per
+// captioned table or substantial labelled item when there are several,
+// otherwise one for the section.
+func (b *builder) sectionDrafts(s *section, units []*unit) {
+	in := b.info[s.index]
+	var parts []*part
+	used := map[*unit]bool{}
+	for _, rt := range in.rules {
+		if rt.caption == "" || len(rt.units) == 0 {
+			continue
+		}
+		p := &part{title: b.partTitle(in.topic, rt.caption, rt.units), order: rt.order}
+		for _, u := range rt.units {
+			if !u.claimed {
+				p.units = append(p.units, u)
+				used[u] = true
+			}
+		}
+		if len(p.units) > 0 {
+			parts = append(parts, p)
+		}
+	}
+	for _, ig := range in.items {
+		n := 0
+		for _, u := range ig.units {
+			if !u.claimed && !used[u] {
+				n++
+			}
+		}
+		if n == 0 || !(ig.children && n >= 2 || ig.steps || n >= 3) {
+			continue
+		}
+		label := ig.label
+		p := &part{label: label, order: ig.order, item: ig}
+		for _, u := range ig.units {
+			if !u.claimed && !used[u] {
+				p.units = append(p.units, u)
+				used[u] = true
+			}
+		}
+		p.title = b.partTitle(in.topic, label, p.units)
+		parts = append(parts, p)
+	}
+	sort.SliceStable(parts, func(i, j int) bool { return parts[i].order < parts[j].order })
+	var rest []*unit
+	for _, u := range units {
+		if !used[u] && !u.claimed {
+			rest = append(rest, u)
+		}
+	}
+	if len(parts) < 2 {
+		d := b.sectionDraft(s, in.topic, units, "")
+		in.drafts = append(in.drafts, d)
+		return
+	}
+	var residual []*unit
+	partWords := make([]wordSet, len(parts))
+	for i, p := range parts {
+		partWords[i] = newWordSet(p.title)
+		for _, pu := range p.units {
+			partWords[i].add(pu.text)
+		}
+	}
+	for _, u := range rest {
+		best, bestN := (*part)(nil), 0
+		var before *part
+		beforeN := 0
+		for i, p := range parts {
+			n := partWords[i].overlap(u.words)
+			if n > bestN {
+				best, bestN = p, n
+			}
+			if p.order < u.order {
+				before, beforeN = p, n
+			}
+		}
+		switch {
+		case best != nil && bestN >= 3 && bestN*2 >= len(u.words):
+			best.units = append(best.units, u)
+		case before != nil && before.label == "" && beforeN >= 1:
+			// Notes below a captioned table elaborate on that table.
+			before.units = append(before.units, u)
+		default:
+			residual = append(residual, u)
+		}
+	}
+	for _, p := range parts {
+		d := b.sectionDraft(s, in.topic, p.units, p.title)
+		d.origin = originItem
+		d.order = s.index*10000 + p.order%10000
+		in.drafts = append(in.drafts, d)
+	}
+	if len(residual) >= 2 {
+		d := b.sectionDraft(s, in.topic, residual, "")
+		in.drafts = append(in.drafts, d)
+	} else if len(residual) == 1 {
+		last := in.drafts[len(in.drafts)-1]
+		last.crit = appendUnique(last.crit, sentenceCase(residual[0].text))
+	}
+}
+
+// partTitle names a captioned table or labelled item.
+func (b *builder) partTitle(topic, label string, units []*unit) string {
+	text := ""
+	for _, u := range units {
+		text += " " + u.text
+	}
+	clean := cleanHeading(label)
+	if i := strings.Index(clean, ","); i > 0 {
+		clean = clean[:i]
+	}
+	if clean == "" || clean == "General" {
+		if len(units) > 0 {
+			t, _ := imperative(units[0].text)
+			return shorten(t, 12, 90)
+		}
+		return "Implement section requirements"
+	}
+	low := strings.ToLower(clean)
+	switch topic {
+	case "auth":
+		algo := signingAlgorithm(text)
+		switch {
+		case strings.Contains(low, "flow"):
+			return "Implement " + lowerFirst(clean)
+		case algo != "" && containsAny(text, "hmac", "signature"):
+			return "Sign " + lowerFirst(clean) + " with " + algo
+		case containsAny(text, "jwt"):
+			return "Implement " + clean + " JWT authentication"
+		case containsAny(text, "bearer"):
+			return "Implement " + clean + " bearer authentication"
+		}
+	case "errors":
+		if strings.Contains(low, "error") || strings.Contains(low, "rejection") || strings.Contains(low, "code") {
+			return "Handle " + lowerFirst(clean)
+		}
+		return "Handle " + lowerFirst(clean) + " errors"
+	case "limits":
+		return "Enforce " + lowerFirst(clean)
+	case "events":
+		return "Emit " + lowerFirst(clean)
+	}
+	t := verbFirst(clean)
+	return shorten(t, 12, 90)
+}
+
+var algoPattern = regexp.MustCompile(`(?i)\b(HMAC-SHA(?:256|384|512|1)|RS256|RS384|RS512|ES256|ES384|PS256|EdDSA|Ed25519)\b`)
+
+func signingAlgorithm(text string) string {
+	if m := algoPattern.FindStringSubmatch(text); m != nil {
+		return strings.ToUpper(m[1])
+	}
+	return ""
+}
+
+var headerName = regexp.MustCompile("`(X-[A-Za-z0-9-]+)`")
+var callbackToken = regexp.MustCompile("`([a-z_]*(?:callback|webhook)[a-z_]*)`")
+
+// topicTitle names a whole section by its topic.
+func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
+	text := ""
+	for _, u := range units {
+		text += " " + u.text
+	}
+	switch topic {
+	case "auth":
+		algo := signingAlgorithm(text)
+		header := ""
+		if m := headerName.FindStringSubmatch(text); m != nil {
+			header = m[1] + " "
+		}
+		switch {
+		case algo != "" && containsAny(text, "hmac", "signature", "sign"):
+			return "Implement " + header + algo + " request signing"
+		case containsAny(text, "jwt") && containsAny(text, "bearer"):
+			return "Implement bearer JWT authentication"
+		case containsAny(text, "api key", "api_key") && containsAny(text, "bearer"):
+			t := "Implement bearer API key authentication"
+			if containsAny(text, "scope") {
+				t += " and scopes"
+			}
+			return t
+		case containsAny(text, "oauth"):
+			return "Implement OAuth authentication"
+		}
+		return "Implement " + lowerFirst(cleanHeading(s.heading))
+	case "errors":
+		if containsAny(text, "error.code", "error code", "code") {
+			return "Implement error body and error code mapping"
+		}
+		return "Implement error responses"
+	case "limits":
+		return "Enforce documented limits"
+	case "versioning":
+		return "Implement API versioning rules"
+	case "events":
+		if m := callbackToken.FindStringSubmatch(text); m != nil {
+			return "Deliver " + m[1] + " notifications"
+		}
+		if containsAny(text, "webhook") {
+			return "Deliver webhook notifications"
+		}
+		if containsAny(text, "real-time", "realtime", "stream", "websocket", "server-sent") {
+			return "Implement real-time event channel"
+		}
+		return "Implement event notifications"
+	case "states":
+		if e := b.stateEntity(s); e != "" {
+			return "Implement " + e + " state transitions"
+		}
+		return "Implement state transitions"
+	case "testing":
+		return "Set up " + lowerFirst(cleanHeading(s.heading))
+	}
+	h := cleanHeading(s.heading)
+	if h == "General" {
+		if len(units) > 0 {
+			t, _ := imperative(units[0].text)
+			return shorten(t, 12, 90)
+		}
+	}
+	if len(strings.Fields(h)) <= 2 && len(units) > 0 {
+		// "The widget is an iframe loaded from …" names what to build.
+		re := regexp.MustCompile(`(?i)^(?:the |a |an )?` + regexp.QuoteMeta(h) + `s? (?:is|are) (?:a |an |the )?([\w-]+)`)
+		if m := re.FindStringSubmatch(stripCode(units[0].text)); m != nil && !stopWords[strings.ToLower(m[1])] {
+			return "Implement the " + lowerFirst(h) + " " + m[1]
+		}
+	}
+	return shorten(verbFirst(h), 12, 100)
+}
+
+var storyTopics = map[string]bool{"": true, "auth": true, "events": true, "overview": true, "requirements": true, "endpoints": true}
+
+// sectionDraft builds one draft from units of a section.
+func (b *builder) sectionDraft(s *section, topic string, units []*unit, title string) *draft {
+	if title == "" {
+		title = b.topicTitle(s, topic, units)
+	}
+	kind := tickets.TypeTask
+	var texts []string
+	for _, u := range units {
+		texts = append(texts, u.text)
+		u.claimed = true
+	}
+	joined := strings.Join(texts, " ")
+	if storyTopics[topic] && roleIn(joined) != "" {
+		kind = tickets.TypeStory
+	}
+	d := b.newDraft(kind, originSection, title, s)
+	d.topic = topic
+	d.conf, d.value = 0.75, 0.6
+	for _, t := range texts {
+		d.crit = appendUnique(d.crit, sentenceCase(t))
+	}
+	switch topic {
+	case "auth":
+		d.value, d.phase = 0.8, 1
+		d.labels = []string{"security"}
+	case "errors":
+		d.value, d.phase = 0.55, 3
+		d.labels = []string{"errors"}
+	case "limits":
+		d.value, d.phase = 0.5, 3
+		d.labels = []string{"limits"}
+	case "versioning":
+		d.value, d.phase = 0.3, 3
+		d.labels = []string{"versioning"}
+	case "events":
+		d.value = 0.6
+		d.labels = []string{"events"}
+	case "states":
+		d.value = 0.7
+		d.labels = []string{"state-machine"}
+	}
+	if kind == tickets.TypeStory {
+		d.role = b.roleFor(joined)
+	}
+	d.lead = sectionLead(d, s)
+	d.words = newWordSet(title)
+	return d
+}
+
+// sectionLead is the first description sentence of a section draft.
+func sectionLead(d *draft, s *section) string {
+	where := "the \"" + cleanHeading(s.heading) + "\" section"
+	switch d.topic {
+	case "errors":
+		return "Make every failure path answer exactly as " + where + " specifies, so clients can decide from the status and code alone."
+	case "limits":
+		return "Enforce the bounds listed in " + where + " and reject or clamp values outside them as specified."
+	case "versioning":
+		return "Apply the versioning rules of " + where + " to paths and schema version strings."
+	case "auth":
+		return "Implement the authentication rules of " + where + " and refuse every request that does not meet them."
+	}
+	return "Deliver the behaviour described in " + where + "."
+}
+
+// overviewDrafts makes stories of overview bullets that state a capability
+// or rule no other ticket covers and that can be named by an action.
+func (b *builder) overviewDrafts(s *section, units []*unit) {
+	in := b.info[s.index]
+	for _, ig := range in.items {
+		var own []*unit
+		for _, u := range ig.units {
+			if !u.claimed {
+				own = append(own, u)
+			}
+		}
+		if len(own) == 0 || len(strings.Fields(ig.text)) < 10 {
+			continue
+		}
+		if b.coveredElsewhere(own) {
+			for _, u := range own {
+				u.claimed = true
+			}
+			continue
+		}
+		title := ""
+		for _, u := range own {
+			if !isRequirement(u.text) && !existsPattern.MatchString(strings.TrimRight(u.text, ".")) {
+				continue
+			}
+			if t, ok := actionTitle(u.text); ok {
+				title = shorten(t, 12, 90)
+				break
+			}
+		}
+		if title == "" {
+			continue
+		}
+		d := b.sectionDraft(s, "overview", own, title)
+		d.origin = originOverview
+		d.value, d.conf = 0.35, 0.6
+		d.order = s.index*10000 + ig.order%10000
+		in.drafts = append(in.drafts, d)
+	}
+}
+
+// coveredElsewhere reports whether most words of the units already appear
+// in drafts built for other sections.
+func (b *builder) coveredElsewhere(units []*unit) bool {
+	if b.covered == nil {
+		b.covered = wordSet{}
+	}
+	for ; b.coveredN < len(b.drafts); b.coveredN++ {
+		d := b.drafts[b.coveredN]
+		b.covered.add(d.title)
+		for _, c := range d.crit {
+			b.covered.add(c)
+		}
+	}
+	all := b.covered
+	total, hit := 0, 0
+	for _, u := range units {
+		total += len(u.words)
+		hit += all.overlap(u.words)
+	}
+	return total > 0 && hit*2 >= total
+}
+
+// itemDrafts makes one draft per list item of a requirements section, and
+// one for its remaining prose.
+func (b *builder) itemDrafts(s *section, units []*unit) {
+	in := b.info[s.index]
+	used := map[*unit]bool{}
+	for _, ig := range in.items {
+		var own []*unit
+		for _, u := range ig.units {
+			if !u.claimed {
+				own = append(own, u)
+				used[u] = true
+			}
+		}
+		if len(own) == 0 {
+			continue
+		}
+		d := b.itemDraft(s, ig, own)
+		in.drafts = append(in.drafts, d)
+	}
+	var rest []*unit
+	for _, u := range units {
+		if !used[u] && !u.claimed {
+			rest = append(rest, u)
+		}
+	}
+	if len(rest) > 0 {
+		if len(in.drafts) > 0 && len(rest) <= 2 {
+			for _, d := range in.drafts {
+				for _, u := range rest {
+					d.general = appendUnique(d.general, sentenceCase(u.text))
+				}
+			}
+			return
+		}
+		in.drafts = append(in.drafts, b.sectionDraft(s, in.topic, rest, ""))
+	}
+}
+
+// itemDraft builds a story or task from one list item.
+func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
+	title, role := imperative(units[0].text)
+	if ig.label != "" && len(strings.Fields(ig.label)) <= 5 && len(units) > 1 {
+		title = verbFirst(cleanHeading(ig.label))
+	}
+	title = shorten(title, 12, 90)
+	kind := tickets.TypeTask
+	joined := ""
+	for _, u := range units {
+		joined += " " + u.text
+		u.claimed = true
+	}
+	if role == "" {
+		role = roleIn(joined)
+	}
+	if role != "" {
+		kind = tickets.TypeStory
+	}
+	if isBugText(joined) {
+		kind = tickets.TypeBug
+	}
+	d := b.newDraft(kind, originItem, title, s)
+	d.topic = b.info[s.index].topic
+	d.conf, d.value = 0.7, 0.65
+	d.role = role
+	if kind == tickets.TypeStory && d.role == "" {
+		d.role = b.docRole
+	}
+	if m := storyPattern.FindStringSubmatch(strings.TrimRight(stripCode(units[0].text), ".")); m != nil {
+		d.means = strings.TrimSpace(m[2])
+		d.ends = strings.TrimSpace(m[3])
+	}
+	for i, u := range units {
+		if i == 0 && len(units) > 1 && d.means != "" {
+			continue
+		}
+		d.crit = appendUnique(d.crit, outcome(u.text))
+	}
+	if len(units) == 1 {
+		d.crit = append(d.crit, "An automated test checks this behaviour end to end.")
+	}
+	d.order = s.index*10000 + ig.order%10000
+	if s.parent == nil {
+		d.lead = "Deliver this item of the request: " + strings.TrimRight(stripCode(units[0].text), ".") + "."
+	} else {
+		d.lead = "Deliver this item of the \"" + cleanHeading(s.heading) + "\" list: " + strings.TrimRight(stripCode(units[0].text), ".") + "."
+	}
+	d.words = newWordSet(title)
+	return d
+}
+
+var bugWords = regexp.MustCompile(`(?i)\b(bug|crash(es|ed|ing)?|regression|broken|fails?|failing|exception|stack ?trace|error message|500 error|doesn't work|does not work|not working)\b`)
+
+func isBugText(s string) bool {
+	return bugWords.MatchString(s) && !strings.Contains(strings.ToLower(s), "error code")
+}
+
+// buildPlain handles text without headings: list items become their own
+// tickets, and prose becomes one story for the whole request.
+func (b *builder) buildPlain(s *section, units []*unit) {
+	in := b.info[s.index]
+	var prose []*unit
+	listed := 0
+	for _, u := range units {
+		if u.item != nil {
+			listed++
+		} else if u.table == nil {
+			prose = append(prose, u)
+		}
+	}
+	if listed > 0 && len(in.items) >= 2 {
+		for _, ig := range in.items {
+			var own []*unit
+			for _, u := range ig.units {
+				if !u.claimed {
+					own = append(own, u)
+				}
+			}
+			if len(own) > 0 {
+				in.drafts = append(in.drafts, b.itemDraft(s, ig, own))
+			}
+		}
+		var tableUnits []*unit
+		for _, u := range units {
+			if u.table != nil && !u.claimed {
+				tableUnits = append(tableUnits, u)
+			}
+		}
+		if len(tableUnits) > 0 {
+			in.drafts = append(in.drafts, b.sectionDraft(s, "", tableUnits, ""))
+		}
+		// Prose above a list is context, unless it states requirements.
+		var reqs []*unit
+		for _, u := range prose {
+			if isRequirement(u.text) {
+				reqs = append(reqs, u)
+			}
+		}
+		if len(reqs) >= 2 {
+			in.drafts = append(in.drafts, b.requestDraft(s, reqs))
+		}
+		return
+	}
+	var rest []*unit
+	for _, u := range units {
+		if !u.claimed {
+			rest = append(rest, u)
+		}
+	}
+	if len(rest) > 0 {
+		in.drafts = append(in.drafts, b.requestDraft(s, rest))
+	}
+}
+
+var requirementWords = regexp.MustCompile(`(?i)\b(must|shall|should|need(s)? to|needs?|required?|requires|has to|have to|will|can|may|could|never|always|only|want|allow|support|ensure|reject|return|include|display|show|send|store|export|import)\b`)
+
+func isRequirement(s string) bool { return requirementWords.MatchString(s) }
+
+// requestDraft builds the main story of a prose request.
+func (b *builder) requestDraft(s *section, units []*unit) *draft {
+	var texts []string
+	for _, u := range units {
+		texts = append(texts, u.text)
+		u.claimed = true
+	}
+	joined := strings.Join(texts, " ")
+	title := ""
+	first3 := strings.Fields(stripCode(texts[0]))
+	switch {
+	case len(texts) == 1 && len(first3) > 0 && len(first3) <= 12 && baseVerb(first3[0]) != "" && strings.EqualFold(baseVerb(first3[0]), first3[0]):
+		// A one-line imperative request is its own best title.
+		title = strings.TrimRight(stripCode(texts[0]), ".!")
+	case strings.TrimSpace(b.req.Title) != "" && len(strings.Fields(b.req.Title)) <= 12:
+		title = verbFirst(stripCode(strings.TrimSpace(b.req.Title)))
+	default:
+		t, _ := imperative(texts[0])
+		title = t
+	}
+	title = shorten(title, 12, 100)
+	kind := tickets.TypeStory
+	if isBugText(joined) {
+		kind = tickets.TypeBug
+	}
+	d := b.newDraft(kind, originRequest, title, s)
+	d.topic = "request"
+	d.conf, d.value = 0.6, 0.9
+	d.role = b.roleFor(joined)
+	means, ends := meansAndEnds(texts[0])
+	d.means, d.ends = means, ends
+	if r := roleFromEnds(ends); r != "" {
+		d.role = r
+	}
+	first := 0
+	if len(texts) > 1 && (means != "" || !isRequirement(texts[0]) || strings.HasPrefix(strings.ToLower(texts[0]), "we need")) {
+		first = 1
+		d.context = append(d.context, texts[0])
+	}
+	for _, t := range texts[first:] {
+		for _, c := range splitClauses(t) {
+			d.crit = appendUnique(d.crit, outcome(c))
+		}
+	}
+	if len(d.crit) == 0 {
+		d.crit = append(d.crit, sentenceCase(texts[0]))
+	}
+	if len(d.crit) < 2 {
+		d.crit = append(d.crit, "Automated tests cover the behaviour described in the request.")
+	}
+	d.lead = "Deliver the request as written: " + shorten(stripCode(texts[0]), 40, 300) + "."
+	d.words = newWordSet(title, joined)
+	return d
+}
+
+var (
+	needPattern   = regexp.MustCompile(`(?i)^(?:we|i|they|users?|customers?|the team|[a-z]+ team)\s+(?:need|needs|want|wants|would like|require|requires)\s+(?:to\s+)?(.+?)(?:\s+so(?: that)?\s+(.+))?$`)
+	soThatPattern = regexp.MustCompile(`(?i)^(.+?),?\s+so(?: that)?\s+(.+)$`)
+)
+
+var endsRole = regexp.MustCompile(`(?i)^(?:the |our |a |an )?([a-z][a-z -]{1,30}?) (?:can|could|will|may|is able to|are able to)\b`)
+
+var clauseJoin = regexp.MustCompile(`(?i),? and (it|they|this|the \w+) (must|should|shall|will|can|may) `)
+
+// splitClauses splits "X must a, and it must b" into two requirements, so
+// each criterion checks one thing.
+func splitClauses(s string) []string {
+	s = strings.TrimSpace(s)
+	loc := clauseJoin.FindStringSubmatchIndex(s)
+	if loc == nil {
+		return []string{s}
+	}
+	first := strings.TrimSpace(s[:loc[0]])
+	subject := s[loc[2]:loc[3]]
+	if strings.EqualFold(subject, "it") || strings.EqualFold(subject, "they") || strings.EqualFold(subject, "this") {
+		if f := strings.Fields(first); len(f) > 2 {
+			if m := matchModal(first); m != nil {
+				subject = m[1]
+			}
+		}
+	}
+	second := upperFirst(subject) + " " + s[loc[4]:]
+	if len(strings.Fields(first)) < 4 || len(strings.Fields(second)) < 4 {
+		return []string{s}
+	}
+	return []string{first + ".", second}
+}
+
+// roleFromEnds finds the beneficiary of "so the finance team can …".
+func roleFromEnds(ends string) string {
+	if m := endsRole.FindStringSubmatch(strings.TrimSpace(ends)); m != nil && len(strings.Fields(m[1])) <= 3 && !actorWords[strings.ToLower(m[1])] {
+		return strings.ToLower(m[1])
+	}
+	return ""
+}
+
+// outcome turns a list item or sentence into a checkable statement: an
+// imperative item "Add X" becomes "X works end to end"; statements stay.
+func outcome(text string) string {
+	t := strings.TrimSpace(strings.TrimRight(text, "."))
+	fields := strings.Fields(stripCode(t))
+	if len(fields) > 1 {
+		if v := baseVerb(fields[0]); v != "" && strings.EqualFold(v, fields[0]) {
+			switch v {
+			case "add", "implement", "build", "create", "support", "provide", "introduce", "enable":
+				return sentenceCase(upperFirst(strings.Join(strings.Fields(t)[1:], " ")) + " works end to end")
+			}
+			return sentenceCase(t + " as described, checked by an automated test")
+		}
+	}
+	return sentenceCase(t)
+}
+
+// meansAndEnds splits a need statement into what is wanted and why.
+func meansAndEnds(s string) (means, ends string) {
+	s = strings.TrimRight(stripCode(strings.TrimSpace(s)), ".")
+	if m := needPattern.FindStringSubmatch(s); m != nil {
+		return m[1], m[2]
+	}
+	if m := soThatPattern.FindStringSubmatch(s); m != nil && len(strings.Fields(m[2])) >= 3 {
+		return "", m[2]
+	}
+	return "", ""
+}

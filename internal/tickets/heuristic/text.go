@@ -1,0 +1,814 @@
+package heuristic
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file holds the sentence and word handling used to turn spec text into
+// titles, criteria and labels.
+
+var abbreviations = map[string]bool{
+	"e.g": true, "i.e": true, "etc": true, "vs": true, "approx": true, "no": true,
+	"fig": true, "cf": true, "mr": true, "mrs": true, "dr": true, "inc": true, "ltd": true,
+	"eg": true, "ie": true, "min": true, "max": true, "sec": true, "incl": true,
+}
+
+// splitSentences splits text into sentences. It does not split inside code
+// spans or brackets, after common abbreviations, or before a lower-case
+// continuation.
+func splitSentences(text string) []string {
+	text = strings.Join(strings.Fields(text), " ")
+	if text == "" {
+		return nil
+	}
+	runes := []rune(text)
+	var out []string
+	start, depth, inCode := 0, 0, false
+	emit := func(end int) {
+		s := strings.TrimSpace(string(runes[start:end]))
+		if s != "" {
+			out = append(out, s)
+		}
+		start = end
+	}
+	for i := 0; i < len(runes); i++ {
+		r := runes[i]
+		switch r {
+		case '`':
+			inCode = !inCode
+		case '(', '[', '{':
+			if !inCode {
+				depth++
+			}
+		case ')', ']', '}':
+			if !inCode && depth > 0 {
+				depth--
+			}
+		case '.', '!', '?':
+			if inCode || depth > 0 {
+				continue
+			}
+			if i+1 < len(runes) && !unicode.IsSpace(runes[i+1]) {
+				continue
+			}
+			j := i + 1
+			for j < len(runes) && unicode.IsSpace(runes[j]) {
+				j++
+			}
+			if j < len(runes) {
+				n := runes[j]
+				if !(unicode.IsUpper(n) || unicode.IsDigit(n) || strings.ContainsRune("`\"'(*[", n)) {
+					continue
+				}
+			}
+			if r == '.' {
+				w := strings.ToLower(lastToken(runes[start:i]))
+				if abbreviations[w] || utf8.RuneCountInString(w) == 1 {
+					continue
+				}
+			}
+			emit(i + 1)
+		}
+	}
+	emit(len(runes))
+	return out
+}
+
+func lastToken(rs []rune) string {
+	i := len(rs)
+	for i > 0 && !unicode.IsSpace(rs[i-1]) && rs[i-1] != '(' {
+		i--
+	}
+	return strings.Trim(string(rs[i:]), "\"'`")
+}
+
+var stopWords = map[string]bool{
+	"a": true, "an": true, "the": true, "and": true, "or": true, "of": true, "to": true, "in": true,
+	"on": true, "for": true, "with": true, "by": true, "as": true, "at": true, "is": true, "are": true,
+	"be": true, "it": true, "its": true, "this": true, "that": true, "these": true, "those": true,
+	"from": true, "into": true, "not": true, "no": true, "any": true, "all": true, "each": true,
+	"every": true, "one": true, "than": true, "then": true, "when": true, "which": true, "who": true,
+	"what": true, "how": true, "if": true, "else": true, "can": true, "may": true, "must": true,
+	"should": true, "shall": true, "will": true, "has": true, "have": true, "had": true, "was": true,
+	"were": true, "been": true, "do": true, "does": true, "did": true, "but": true, "so": true,
+	"there": true, "their": true, "they": true, "them": true, "we": true, "our": true, "you": true,
+	"your": true, "i": true, "me": true, "my": true, "he": true, "she": true, "his": true, "her": true,
+	"only": true, "also": true, "other": true, "same": true, "per": true, "via": true, "up": true,
+	"out": true, "over": true, "about": true, "after": true, "before": true, "while": true,
+	"such": true, "more": true, "most": true, "some": true, "own": true, "both": true, "either": true,
+	"neither": true, "nor": true, "between": true, "under": true, "above": true, "below": true,
+	"here": true, "where": true, "whether": true, "again": true, "once": true, "without": true,
+	"within": true, "used": true, "use": true, "uses": true, "using": true, "named": true,
+	"see": true, "given": true, "like": true, "e": true, "g": true, "eg": true, "ie": true,
+	"etc": true, "yes": true, "null": true, "true": true, "false": true, "string": true,
+	"integer": true, "number": true, "object": true, "array": true, "boolean": true,
+	"v1": true, "v2": true, "v3": true,
+}
+
+var wordSplit = regexp.MustCompile(`[^\p{L}\p{N}_]+`)
+
+// keywords returns the stemmed content words of s, in order of first
+// appearance, without duplicates. Snake_case words count whole and by part.
+func keywords(s string) []string {
+	out := make([]string, 0, 8)
+	s = strings.ToLower(s)
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		w := s[start:end]
+		start = -1
+		if strings.IndexByte(w, '_') >= 0 {
+			for _, part := range strings.Split(w, "_") {
+				addKeyword(&out, part)
+			}
+		}
+		addKeyword(&out, w)
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' {
+				if start < 0 {
+					start = i
+				}
+			} else {
+				flush(i)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if start < 0 {
+				start = i
+			}
+		} else {
+			flush(i)
+		}
+		i += size
+	}
+	flush(len(s))
+	return out
+}
+
+// hasContentWord reports whether s has at least one keyword; it stops at
+// the first one.
+func hasContentWord(s string) bool {
+	start := -1
+	for i, r := range s {
+		if r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && len(keywords(s[start:i])) > 0 {
+			return true
+		}
+		start = -1
+	}
+	return start >= 0 && len(keywords(s[start:])) > 0
+}
+
+func addKeyword(out *[]string, w string) {
+	if len(w) < 2 || stopWords[w] || isNumber(w) {
+		return
+	}
+	w = stem(w)
+	for _, o := range *out {
+		if o == w {
+			return
+		}
+	}
+	*out = append(*out, w)
+}
+
+func isNumber(w string) bool {
+	for _, r := range w {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// stem reduces a lower-case word to a crude singular form.
+func stem(w string) string {
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		return w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "xes"):
+		return w[:len(w)-2]
+	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
+		return w
+	case strings.HasSuffix(w, "s") && len(w) > 3:
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// wordSet is a set of stemmed keywords.
+type wordSet map[string]bool
+
+func newWordSet(texts ...string) wordSet {
+	ws := wordSet{}
+	for _, t := range texts {
+		for _, k := range keywords(t) {
+			ws[k] = true
+		}
+	}
+	return ws
+}
+
+func (ws wordSet) add(texts ...string) {
+	for _, t := range texts {
+		for _, k := range keywords(t) {
+			ws[k] = true
+		}
+	}
+}
+
+// overlap counts the keywords of text found in ws.
+func (ws wordSet) overlap(words []string) int {
+	n := 0
+	for _, w := range words {
+		if ws[w] {
+			n++
+		}
+	}
+	return n
+}
+
+// containsWord reports whether text contains word as a whole word (case-insensitive).
+func containsWord(text, word string) bool {
+	text = strings.ToLower(text)
+	word = strings.ToLower(word)
+	for i := 0; ; {
+		j := strings.Index(text[i:], word)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before := j == 0 || !isWordByte(text[j-1])
+		after := j+len(word) >= len(text) || !isWordByte(text[j+len(word)])
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// containsAny reports whether lower-cased text contains any of the phrases.
+func containsAny(text string, phrases ...string) bool {
+	text = strings.ToLower(text)
+	for _, p := range phrases {
+		if strings.Contains(text, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// countAny counts how many of the phrases occur in lower-cased text.
+func countAny(text string, phrases ...string) int {
+	return countLower(strings.ToLower(text), phrases...)
+}
+
+// countLower is countAny for text that is already lower-case.
+func countLower(text string, phrases ...string) int {
+	n := 0
+	for _, p := range phrases {
+		if strings.Contains(text, p) {
+			n++
+		}
+	}
+	return n
+}
+
+// upperFirst capitalises the first rune of s.
+func upperFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// lowerFirst lower-cases the first rune of s unless the first word looks
+// like an acronym, a code name or a proper name in camel case.
+func lowerFirst(s string) string {
+	fields := strings.Fields(s)
+	if len(fields) == 0 {
+		return s
+	}
+	first := fields[0]
+	if strings.ContainsAny(first, "`/_.{}<>0123456789") {
+		return s
+	}
+	upper := 0
+	for _, r := range first {
+		if unicode.IsUpper(r) {
+			upper++
+		}
+	}
+	if upper > 1 {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// stripCode removes backticks.
+func stripCode(s string) string {
+	return strings.ReplaceAll(s, "`", "")
+}
+
+var parenthetical = regexp.MustCompile(`\s*\([^()]*\)`)
+
+// dropParentheticals removes bracketed asides.
+func dropParentheticals(s string) string {
+	if !strings.Contains(s, "(") {
+		return strings.TrimSpace(s)
+	}
+	for i := 0; i < 3; i++ {
+		t := parenthetical.ReplaceAllString(s, "")
+		if t == s {
+			break
+		}
+		s = t
+	}
+	return strings.TrimSpace(s)
+}
+
+// trimTrailing removes trailing punctuation and dangling small words.
+func trimTrailing(s string) string {
+	for {
+		s = strings.TrimRight(strings.TrimSpace(s), ".,;:!?-–—")
+		fields := strings.Fields(s)
+		if len(fields) < 2 {
+			return strings.TrimSpace(s)
+		}
+		last := strings.ToLower(fields[len(fields)-1])
+		if !danglingWords[last] {
+			return strings.TrimSpace(s)
+		}
+		s = strings.Join(fields[:len(fields)-1], " ")
+	}
+}
+
+var danglingWords = map[string]bool{
+	"a": true, "an": true, "the": true, "and": true, "or": true, "of": true, "to": true, "in": true,
+	"on": true, "for": true, "with": true, "by": true, "as": true, "at": true, "from": true,
+	"into": true, "that": true, "which": true, "when": true, "is": true, "are": true, "be": true,
+	"its": true, "their": true, "than": true, "then": true, "not": true, "but": true, "via": true,
+	"per": true, "if": true, "so": true, "it": true, "no": true, "before": true, "after": true,
+	"where": true, "while": true, "whose": true, "all": true, "any": true, "each": true,
+}
+
+// shorten cuts s to at most maxWords words and maxRunes runes, preferring a
+// clause boundary, and trims dangling words.
+func shorten(s string, maxWords, maxRunes int) string {
+	s = strings.TrimSpace(s)
+	fields := strings.Fields(s)
+	if len(fields) > maxWords || utf8.RuneCountInString(s) > maxRunes {
+		// Prefer a clause boundary after at least four words.
+		cut := -1
+		for i := 3; i < len(fields) && i < maxWords; i++ {
+			f := fields[i]
+			if strings.HasSuffix(f, ",") || strings.HasSuffix(f, ";") || strings.HasSuffix(f, ":") {
+				cut = i + 1
+			}
+			if i+1 < len(fields) && clauseStarters[strings.ToLower(fields[i+1])] {
+				cut = i + 1
+			}
+		}
+		if cut < 0 {
+			cut = min(maxWords, len(fields))
+		}
+		fields = fields[:cut]
+		for len(fields) > 1 && utf8.RuneCountInString(strings.Join(fields, " ")) > maxRunes {
+			fields = fields[:len(fields)-1]
+		}
+		s = strings.Join(fields, " ")
+	}
+	return trimTrailing(s)
+}
+
+var clauseStarters = map[string]bool{
+	"when": true, "where": true, "which": true, "while": true, "because": true, "unless": true,
+	"so": true, "but": true, "although": true, "though": true, "whereas": true, "if": true,
+}
+
+// truncateRunes cuts s to at most n runes on a word boundary.
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	rs := []rune(s)
+	cut := n
+	for cut > n/2 && !unicode.IsSpace(rs[cut]) {
+		cut--
+	}
+	if cut <= n/2 {
+		cut = n
+	}
+	return strings.TrimSpace(string(rs[:cut]))
+}
+
+// kebab turns text into a lowercase kebab-case label of at most 40 runes.
+func kebab(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(stripCode(s)) {
+		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	out := strings.Trim(b.String(), "-")
+	for len(out) > 40 {
+		i := strings.LastIndex(out[:40], "-")
+		if i <= 0 {
+			out = out[:40]
+			break
+		}
+		out = out[:i]
+	}
+	return strings.Trim(out, "-")
+}
+
+// joinAnd joins items as "a, b and c".
+func joinAnd(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// looksPlural guesses whether a noun phrase is plural from its head: the
+// words before the first preposition, relative pronoun or participle.
+func looksPlural(phrase string) bool {
+	fields := strings.Fields(strings.ToLower(stripCode(phrase)))
+	var head []string
+	for i, f := range fields {
+		w := strings.Trim(f, ",;:()")
+		if i > 0 && (headStops[w] || strings.HasSuffix(w, "ed") && len(w) > 4) || strings.HasPrefix(f, "(") {
+			break
+		}
+		head = append(head, f)
+	}
+	if len(head) == 0 {
+		return false
+	}
+	joined := strings.Join(head, " ")
+	if strings.Contains(joined, ",") || strings.Contains(joined, " and ") {
+		return true
+	}
+	last := strings.Trim(head[len(head)-1], ",;:")
+	return strings.HasSuffix(last, "s") && !strings.HasSuffix(last, "ss") && !strings.HasSuffix(last, "us") && !strings.HasSuffix(last, "is")
+}
+
+var headStops = map[string]bool{
+	"of": true, "between": true, "for": true, "in": true, "on": true, "per": true, "beyond": true,
+	"other": true, "inside": true, "with": true, "that": true, "which": true, "to": true, "from": true,
+	"by": true, "at": true, "when": true, "where": true, "who": true, "whose": true, "than": true,
+}
+
+// thirdPersonVerbs maps common third-person verb forms to their base form.
+var baseVerbs = map[string]bool{
+	"accept": true, "add": true, "allow": true, "apply": true, "build": true, "calculate": true,
+	"call": true, "cancel": true, "change": true, "check": true, "compute": true, "configure": true,
+	"connect": true, "convert": true, "create": true, "credit": true, "debit": true, "define": true,
+	"delete": true, "deliver": true, "deploy": true, "design": true, "detect": true, "disable": true,
+	"display": true, "document": true, "download": true, "embed": true, "emit": true, "enable": true,
+	"enforce": true, "ensure": true, "exchange": true, "expose": true, "export": true, "fetch": true,
+	"filter": true, "fix": true, "generate": true, "handle": true, "hide": true, "implement": true,
+	"import": true, "improve": true, "integrate": true, "introduce": true, "keep": true, "let": true,
+	"limit": true, "list": true, "load": true, "log": true, "make": true, "manage": true, "map": true,
+	"migrate": true, "mint": true, "monitor": true, "move": true, "notify": true, "open": true,
+	"parse": true, "persist": true, "place": true, "poll": true, "prevent": true, "process": true,
+	"provide": true, "publish": true, "read": true, "record": true, "refactor": true, "refresh": true,
+	"reject": true, "remove": true, "rename": true, "render": true, "replace": true, "report": true,
+	"resolve": true, "restrict": true, "retry": true, "return": true, "reverse": true, "review": true,
+	"rotate": true, "run": true, "save": true, "scan": true, "schedule": true, "send": true,
+	"serve": true, "set": true, "settle": true, "show": true, "sign": true, "split": true,
+	"start": true, "stop": true, "store": true, "submit": true, "support": true, "sync": true,
+	"test": true, "track": true, "translate": true, "turn": true, "update": true, "upgrade": true,
+	"upload": true, "use": true, "validate": true, "verify": true, "write": true, "hold": true,
+	"match": true, "link": true, "mark": true, "compare": true, "round": true, "decide": true,
+	"investigate": true, "clarify": true, "measure": true, "audit": true, "archive": true,
+	"authenticate": true, "authorize": true, "authorise": true, "encrypt": true, "escape": true,
+	"invite": true, "localize": true, "localise": true, "paginate": true, "queue": true,
+	"redirect": true, "register": true, "reset": true, "search": true, "sort": true,
+	"subscribe": true, "suspend": true, "toggle": true, "unify": true,
+	"wire": true, "carry": true, "answer": true, "reply": true,
+	"give": true, "take": true, "get": true, "put": true, "post": true, "patch": true,
+	"cover": true, "describe": true, "include": true, "contain": true, "need": true, "want": true,
+	"receive": true, "choose": true, "explain": true, "offer": true, "bet": true, "own": true,
+	"belong": true, "tail": true, "follow": true, "print": true, "ship": true,
+}
+
+// hasVerb reports whether a sentence seems to have a verb.
+func hasVerb(s string) bool {
+	for _, w := range strings.Fields(strings.ToLower(stripCode(s))) {
+		w = strings.Trim(w, ".,;:()\"'")
+		switch w {
+		case "is", "are", "was", "were", "be", "has", "have", "can", "must", "will", "should", "may", "does", "do":
+			return true
+		}
+		if baseVerb(w) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// baseVerb returns the base form of w when w is a known verb in base or
+// third-person form, or "".
+func baseVerb(w string) string {
+	w = strings.ToLower(w)
+	if baseVerbs[w] {
+		return w
+	}
+	candidates := []string{}
+	switch {
+	case strings.HasSuffix(w, "ies"):
+		candidates = append(candidates, w[:len(w)-3]+"y")
+	case strings.HasSuffix(w, "es"):
+		candidates = append(candidates, w[:len(w)-2], w[:len(w)-1])
+	case strings.HasSuffix(w, "s"):
+		candidates = append(candidates, w[:len(w)-1])
+	}
+	for _, c := range candidates {
+		if baseVerbs[c] {
+			return c
+		}
+	}
+	return ""
+}
+
+var (
+	storyPattern = regexp.MustCompile(`(?i)^as an? ([^,]+?),? i (?:want|need|would like|wish)(?: to)? (.+?)(?:,? (?:so that|in order to) (.+))?$`)
+	modalPattern = regexp.MustCompile(`(?i)^(.{1,60}?)\s+(must|shall|should|will|can|could|may|needs? to|has to|have to|is required to|are required to|is able to|are able to)\s+(not\s+)?(be able to\s+)?(.+)$`)
+)
+
+// splitLabel splits "Label: rest" where the label is 2 to 60 bytes without
+// a colon or backtick and rest is not empty. It returns ok false otherwise.
+func splitLabel(s string) (label, rest string, ok bool) {
+	i := strings.IndexByte(s, ':')
+	if i < 2 || i > 60 || i+1 >= len(s) || strings.ContainsRune(s[:i], '`') {
+		return "", "", false
+	}
+	if s[i+1] != ' ' && s[i+1] != '\t' {
+		return "", "", false
+	}
+	rest = strings.TrimSpace(s[i+1:])
+	if rest == "" {
+		return "", "", false
+	}
+	return s[:i], rest, true
+}
+
+var roleWords = []string{
+	"bettor", "operator", "client", "player", "aggregator", "casino", "customer", "admin",
+	"administrator", "developer", "team", "user", "merchant", "partner", "reviewer", "agent",
+	"manager", "analyst", "buyer", "seller", "member", "owner", "editor", "author", "visitor",
+	"subscriber", "tenant", "integrator", "engineer", "support",
+}
+
+var actorWords = map[string]bool{
+	"the system": true, "system": true, "the service": true, "service": true, "the app": true,
+	"the application": true, "it": true, "we": true, "the api": true, "api": true,
+	"the platform": true, "platform": true, "the server": true, "the backend": true,
+	"the tool": true, "the cli": true, "the engine": true, "the product": true, "this": true,
+	"the feature": true, "the site": true, "the website": true, "the page": true, "the ui": true,
+}
+
+// imperative turns a requirement sentence or list item into a verb-first
+// title fragment, also returning a role when the sentence names one.
+func imperative(s string) (title, role string) {
+	s = strings.TrimSpace(stripCode(s))
+	s = strings.TrimRight(s, ".!;: ")
+	if strings.HasPrefix(strings.ToLower(s), "as a") {
+		if m := storyPattern.FindStringSubmatch(s); m != nil {
+			role = strings.ToLower(strings.TrimSpace(m[1]))
+			return verbFirst(m[2]), role
+		}
+	}
+	if label, rest, ok := splitLabel(s); ok && len(strings.Fields(label)) <= 4 && len(strings.Fields(rest)) >= 3 {
+		s = rest
+	}
+	if m := matchModal(s); m != nil && len(strings.Fields(m[1])) <= 6 {
+		subject := strings.TrimSpace(m[1])
+		lowSubject := strings.ToLower(subject)
+		neg := m[3] != ""
+		rest := strings.TrimSpace(m[5])
+		if r := roleIn(lowSubject); r != "" && !actorWords[lowSubject] {
+			if neg {
+				return "Ensure " + lowerFirst(subject) + " cannot " + rest, r
+			}
+			return "Allow " + lowerFirst(subject) + " to " + rest, r
+		}
+		if actorWords[lowSubject] {
+			if neg {
+				return "Ensure " + lowerFirst(subject) + " never " + rest, ""
+			}
+			return verbFirst(rest), ""
+		}
+		if neg {
+			return "Ensure " + lowerFirst(subject) + " cannot " + rest, ""
+		}
+		lowRest := strings.ToLower(rest)
+		modal := strings.ToLower(m[2])
+		switch {
+		case strings.HasPrefix(lowRest, "never "):
+			return "Ensure " + lowerFirst(subject) + " can never " + rest[6:], ""
+		case strings.HasPrefix(lowRest, "be ") && (modal == "may" || modal == "can" || modal == "could"):
+			return "Ensure " + lowerFirst(subject) + " can " + rest, ""
+		case strings.HasPrefix(lowRest, "be "):
+			verb := "is"
+			if looksPlural(subject) {
+				verb = "are"
+			}
+			return "Ensure " + lowerFirst(subject) + " " + verb + " " + rest[3:], ""
+		}
+		return "Make " + lowerFirst(subject) + " " + rest, ""
+	}
+	if m := existsPattern.FindStringSubmatch(s); m != nil {
+		return "Provide " + lowerFirst(m[1]) + " for " + m[2], ""
+	}
+	return verbFirst(s), ""
+}
+
+var modalWords = []string{" must ", " shall ", " should ", " will ", " can ", " could ", " may ", " need to ", " needs to ", " has to ", " have to ", " required to ", " able to "}
+
+// matchModal applies modalPattern when the text has a modal verb at all.
+func matchModal(s string) []string {
+	if countLower(" "+strings.ToLower(s)+" ", modalWords...) == 0 {
+		return nil
+	}
+	return modalPattern.FindStringSubmatch(s)
+}
+
+var existsPattern = regexp.MustCompile(`(?i)^(.{3,60}?) exists? (?:for|to cover) (.+)$`)
+
+// actionTitle is imperative, reporting false when the text has no action a
+// title could name (the result would only be "Implement <sentence>").
+func actionTitle(s string) (string, bool) {
+	t, _ := imperative(s)
+	clean := strings.TrimSpace(stripCode(s))
+	if strings.HasPrefix(t, "Implement ") && !strings.HasPrefix(strings.ToLower(clean), "implement") {
+		rest := strings.Fields(strings.TrimPrefix(t, "Implement "))
+		if len(rest) > 4 || len(rest) > 0 && (strings.EqualFold(rest[0], "a") || strings.EqualFold(rest[0], "an") || strings.EqualFold(rest[0], "the")) {
+			return t, false
+		}
+	}
+	return t, true
+}
+
+// verbFirst makes a phrase start with a base-form verb: third-person verbs
+// lose their ending ("Accepts x, returns y" becomes "Accept x, return y"),
+// and noun phrases get "Implement".
+func verbFirst(s string) string {
+	s = strings.TrimSpace(s)
+	fields := strings.Fields(s)
+	if len(fields) == 0 {
+		return s
+	}
+	if strings.EqualFold(fields[0], "the") && len(fields) > 2 {
+		// "The platform computes odds" → "Compute odds".
+		for i := 1; i < len(fields) && i < 4; i++ {
+			if v := baseVerb(fields[i]); v != "" && strings.HasSuffix(strings.ToLower(fields[i]), "s") && actorWords[strings.ToLower(strings.Join(fields[:i], " "))] {
+				fields = fields[i:]
+				break
+			}
+		}
+	}
+	if strings.EqualFold(fields[0], "to") && len(fields) > 1 {
+		fields = fields[1:]
+	}
+	if v := baseVerb(strings.Trim(fields[0], ",")); v != "" {
+		fields[0] = upperFirst(v)
+		// Coordinated verbs: "accepts bets, and settles" → "accept bets, and settle".
+		for i := 1; i < len(fields)-1; i++ {
+			prev := fields[i-1]
+			if strings.HasSuffix(prev, ",") || strings.EqualFold(prev, "and") || strings.EqualFold(prev, "or") {
+				if w := fields[i]; strings.HasSuffix(strings.ToLower(w), "s") {
+					if b := baseVerb(w); b != "" && b != strings.ToLower(w) {
+						fields[i] = b
+					}
+				}
+			}
+		}
+		return strings.Join(fields, " ")
+	}
+	// "Remember me checkbox keeps the session" → "Make remember me checkbox
+	// keep the session".
+	for i := 1; i < len(fields) && i < 6; i++ {
+		w := strings.ToLower(strings.Trim(fields[i], ","))
+		if v := baseVerb(w); v != "" && v != w && strings.HasSuffix(w, "s") {
+			rest := append([]string{v}, fields[i+1:]...)
+			return "Make " + lowerFirst(strings.Join(fields[:i], " ")) + " " + strings.Join(rest, " ")
+		}
+	}
+	return "Implement " + lowerFirst(strings.Join(fields, " "))
+}
+
+// roleIn returns the first role word found in text, or "".
+func roleIn(text string) string {
+	for _, w := range strings.Fields(strings.ToLower(text)) {
+		w = strings.Trim(w, ".,;:()'\"`")
+		w = stem(w)
+		for _, r := range roleWords {
+			if w == r {
+				return r
+			}
+		}
+	}
+	return ""
+}
+
+// article returns "a" or "an" for a word.
+func article(word string) string {
+	if word == "" {
+		return "a"
+	}
+	switch unicode.ToLower(rune(word[0])) {
+	case 'a', 'e', 'i', 'o':
+		return "an"
+	case 'u':
+		if strings.HasPrefix(strings.ToLower(word), "user") || strings.HasPrefix(strings.ToLower(word), "use") {
+			return "a"
+		}
+		return "an"
+	}
+	return "a"
+}
+
+// camelWords splits CamelCase into lower-case words.
+func camelWords(s string) []string {
+	var words []string
+	var cur []rune
+	rs := []rune(s)
+	for i, r := range rs {
+		if unicode.IsUpper(r) && len(cur) > 0 && (unicode.IsLower(rs[i-1]) || (i+1 < len(rs) && unicode.IsLower(rs[i+1]))) {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = nil
+		}
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			cur = append(cur, r)
+		} else if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = nil
+		}
+	}
+	if len(cur) > 0 {
+		words = append(words, strings.ToLower(string(cur)))
+	}
+	return words
+}
+
+// runeLen is the number of runes in s.
+func runeLen(s string) int { return utf8.RuneCountInString(s) }
+
+// sentenceCase makes s start upper-case and end with a full stop. A first
+// word that is a code name (snake_case, a path, a media type) keeps its case.
+func sentenceCase(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	if first := strings.Fields(s)[0]; !strings.ContainsAny(first, "_/`.{}<>+") {
+		s = upperFirst(s)
+	}
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
+		s = strings.TrimRight(s, ":;,") + "."
+	}
+	return s
+}
+
+var codeSpan = regexp.MustCompile("`[^`]*`")
+
+// prose is text without its code spans, for word signals that must not
+// fire on identifiers such as `forbidden` or `model_timeout`.
+func prose(s string) string {
+	if !strings.Contains(s, "`") {
+		return s
+	}
+	return codeSpan.ReplaceAllString(s, "")
+}
