@@ -1,0 +1,72 @@
+// Command foresight runs the Foresight services and their tools.
+//
+//	foresight serve     every HTTP API on one listener, with the workers
+//	foresight demo      serve a local demo world on SQLite and print its credentials
+//	foresight migrate   apply the database migrations and exit
+//	foresight admin …   a CLI over the admin API
+//
+// Every flag has a FORESIGHT_* environment variable of the same meaning; a
+// flag given on the command line wins. Run `foresight <command> -h` for the
+// flags of a command.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "foresight:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `foresight — ticket generation and prediction-markets services
+
+Usage:
+  foresight serve [flags]      serve every API (tickets, admin, health, metrics)
+  foresight demo [flags]       serve a local demo on SQLite with a ticket key, printed at start
+  foresight migrate [flags]    apply database migrations and exit
+  foresight admin <command>    manage ticket clients and keys through the admin API
+  foresight loadtest [flags]   measure job submission over HTTP beside a bare handler
+
+Run "foresight <command> -h" for the flags of a command.
+`
+
+// run is the whole program; main only supplies the process's environment.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return flag.ErrHelp
+	}
+	switch args[0] {
+	case "serve":
+		return runServe(ctx, args[1:], getenv, stderr)
+	case "demo":
+		return runDemo(ctx, args[1:], getenv, stdout, stderr)
+	case "loadtest":
+		return runLoadtest(ctx, args[1:], getenv, stdout, stderr)
+	case "migrate":
+		return runMigrate(ctx, args[1:], getenv, stdout, stderr)
+	case "admin":
+		return runAdmin(ctx, args[1:], getenv, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}

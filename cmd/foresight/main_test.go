@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+// TestOperatorIssuesKeyFromTerminal runs `foresight serve` and the admin
+// commands an operator would type, then uses the key.
+func TestOperatorIssuesKeyFromTerminal(t *testing.T) {
+	t.Parallel()
+	addr := freeAddr(t)
+	env := envOf(map[string]string{
+		"FORESIGHT_ADDR":         addr,
+		"FORESIGHT_DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "f.db"),
+		"FORESIGHT_ADMIN_TOKEN":  "operator-secret",
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- run(ctx, []string{"serve"}, env, &bytes.Buffer{}, &bytes.Buffer{}) }()
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	waitHealthy(t, "http://"+addr)
+
+	admin := func(args ...string) map[string]any {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if err := run(ctx, append([]string{"admin"}, args...), env, &out, &errOut); err != nil {
+			t.Fatalf("foresight admin %v: %v %s", args, err, errOut.String())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+			t.Fatalf("foresight admin %v printed %q", args, out.String())
+		}
+		return m
+	}
+	client := admin("ticket-clients", "create", "--name", "Payments team")
+	if client["webhook_secret"] == "" || client["name"] != "Payments team" {
+		t.Fatalf("client = %v", client)
+	}
+	key := admin("ticket-keys", "create", "--client", client["id"].(string), "--scopes", "tickets:submit,tickets:read")
+	token, _ := key["key"].(string)
+	if !strings.HasPrefix(token, "fsk_") {
+		t.Fatalf("key = %v", key)
+	}
+
+	body := `{"schema_version":"tickets.input.v1","idempotency_key":"cli","title":"T","spec":"- Users must log in."}`
+	req, _ := http.NewRequest("POST", "http://"+addr+"/tickets/v1/jobs", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("submit with the issued key = %d", resp.StatusCode)
+	}
+
+	admin("ticket-keys", "revoke", "--client", client["id"].(string), "--key", key["id"].(string))
+	req, _ = http.NewRequest("GET", "http://"+addr+"/tickets/v1/jobs", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("revoked key = %d, want 401", resp.StatusCode)
+	}
+
+	var errOut bytes.Buffer
+	bad := envOf(map[string]string{"FORESIGHT_ADDR": addr, "FORESIGHT_ADMIN_TOKEN": "wrong"})
+	if err := run(ctx, []string{"admin", "ticket-clients", "list"}, bad, &bytes.Buffer{}, &errOut); err == nil || !strings.Contains(err.Error(), "unauthorized") {
+		t.Errorf("admin with a wrong token: %v", err)
+	}
+}
+
+func TestMigrateAndConfigErrors(t *testing.T) {
+	t.Parallel()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "m.db")
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"migrate", "--database-url", db}, envOf(nil), &out, &bytes.Buffer{}); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	if !strings.Contains(out.String(), "migrations applied") {
+		t.Errorf("migrate printed %q", out.String())
+	}
+	tests := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"serve"}, map[string]string{"FORESIGHT_DATABASE_URL": db}, "admin token"},
+		{[]string{"serve"}, map[string]string{"FORESIGHT_ADMIN_TOKEN": "x", "FORESIGHT_DATABASE_URL": "mysql://x"}, "want sqlite:PATH or postgres"},
+		{[]string{"serve"}, map[string]string{"FORESIGHT_ADMIN_TOKEN": "x", "FORESIGHT_TICKETS_RATE_LIMIT": "fast"}, "FORESIGHT_TICKETS_RATE_LIMIT"},
+		{[]string{"serve", "--tickets-engine", "magic", "--admin-token", "x", "--database-url", db}, nil, "tickets engine"},
+		{[]string{"bogus"}, nil, "unknown command"},
+	}
+	for _, tt := range tests {
+		err := run(context.Background(), tt.args, envOf(tt.env), &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v with %v: %v; want an error about %q", tt.args, tt.env, err, tt.want)
+		}
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"postgres://app:s3cret@db:5432/foresight": "postgres://app:***@db:5432/foresight",
+		"postgres://app@db/foresight":             "postgres://app@db/foresight",
+		"sqlite:foresight.db":                     "sqlite:foresight.db",
+	} {
+		if got := redactURL(in); got != want {
+			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func waitHealthy(t *testing.T, base string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("server did not become healthy")
+}

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/server"
+)
+
+// envFlags defines flags whose defaults come from FORESIGHT_* variables.
+type envFlags struct {
+	fs     *flag.FlagSet
+	getenv func(string) string
+	errs   []error
+}
+
+func (e *envFlags) env(name string) (string, bool) {
+	v := e.getenv(name)
+	return v, v != ""
+}
+
+func (e *envFlags) String(p *string, name, envName, def, usage string) {
+	if v, ok := e.env(envName); ok {
+		def = v
+	}
+	e.fs.StringVar(p, name, def, usage+" ($"+envName+")")
+}
+
+func (e *envFlags) Bool(p *bool, name, envName string, def bool, usage string) {
+	if v, ok := e.env(envName); ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			e.errs = append(e.errs, fmt.Errorf("$%s: %q is not a boolean", envName, v))
+		}
+		def = b
+	}
+	e.fs.BoolVar(p, name, def, usage+" ($"+envName+")")
+}
+
+func (e *envFlags) Int(p *int, name, envName string, def int, usage string) {
+	if v, ok := e.env(envName); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			e.errs = append(e.errs, fmt.Errorf("$%s: %q is not an integer", envName, v))
+		}
+		def = n
+	}
+	e.fs.IntVar(p, name, def, usage+" ($"+envName+")")
+}
+
+func (e *envFlags) Int64(p *int64, name, envName string, def int64, usage string) {
+	if v, ok := e.env(envName); ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			e.errs = append(e.errs, fmt.Errorf("$%s: %q is not an integer", envName, v))
+		}
+		def = n
+	}
+	e.fs.Int64Var(p, name, def, usage+" ($"+envName+")")
+}
+
+func (e *envFlags) Float(p *float64, name, envName string, def float64, usage string) {
+	if v, ok := e.env(envName); ok {
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			e.errs = append(e.errs, fmt.Errorf("$%s: %q is not a number", envName, v))
+		}
+		def = n
+	}
+	e.fs.Float64Var(p, name, def, usage+" ($"+envName+")")
+}
+
+func (e *envFlags) Duration(p *time.Duration, name, envName string, def time.Duration, usage string) {
+	if v, ok := e.env(envName); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			e.errs = append(e.errs, fmt.Errorf("$%s: %q is not a duration such as 90s or 168h", envName, v))
+		}
+		def = d
+	}
+	e.fs.DurationVar(p, name, def, usage+" ($"+envName+")")
+}
+
+// Durations is a comma-separated list of durations.
+func (e *envFlags) Durations(p *[]time.Duration, name, envName string, def []time.Duration, usage string) {
+	*p = def
+	set := func(s string) error {
+		var ds []time.Duration
+		for f := range strings.SplitSeq(s, ",") {
+			d, err := time.ParseDuration(strings.TrimSpace(f))
+			if err != nil || d <= 0 {
+				return fmt.Errorf("%q is not a positive duration", f)
+			}
+			ds = append(ds, d)
+		}
+		*p = ds
+		return nil
+	}
+	if v, ok := e.env(envName); ok {
+		if err := set(v); err != nil {
+			e.errs = append(e.errs, fmt.Errorf("$%s: %w", envName, err))
+		}
+	}
+	e.fs.Func(name, usage+" ($"+envName+")", set)
+}
+
+// parse parses args and reports the first bad environment value.
+func (e *envFlags) parse(args []string) error {
+	if err := e.fs.Parse(args); err != nil {
+		return err
+	}
+	if len(e.errs) > 0 {
+		return e.errs[0]
+	}
+	if e.fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments: %v", e.fs.Args())
+	}
+	return nil
+}
+
+// serverFlags defines every server setting on fs.
+func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*server.Config, *string, *envFlags) {
+	cfg := server.DefaultConfig()
+	var logFormat string
+	e := &envFlags{fs: fs, getenv: getenv}
+	e.String(&cfg.Addr, "addr", "FORESIGHT_ADDR", cfg.Addr, "listen address")
+	e.String(&cfg.DatabaseURL, "database-url", "FORESIGHT_DATABASE_URL", cfg.DatabaseURL, "sqlite:PATH or postgres://…")
+	e.String(&cfg.PublicURL, "public-url", "FORESIGHT_PUBLIC_URL", "", "base URL clients see (default http:// + listen address)")
+	e.String(&cfg.AdminToken, "admin-token", "FORESIGHT_ADMIN_TOKEN", "", "bearer token of /admin/v1 (required)")
+	e.String(&cfg.TicketsEngine, "tickets-engine", "FORESIGHT_TICKETS_ENGINE", cfg.TicketsEngine, "ticket engine: heuristic")
+	e.Bool(&cfg.DevAllowInsecure, "dev-allow-insecure", "FORESIGHT_DEV_ALLOW_INSECURE", false, "allow http:// and private addresses for callback delivery (development only)")
+	e.Duration(&cfg.Tickets.JobLifetime, "tickets-job-lifetime", "FORESIGHT_TICKETS_JOB_LIFETIME", cfg.Tickets.JobLifetime, "time from job creation to expiry")
+	e.Int(&cfg.Tickets.MaxActiveJobs, "tickets-max-active-jobs", "FORESIGHT_TICKETS_MAX_ACTIVE_JOBS", cfg.Tickets.MaxActiveJobs, "unfinished jobs per client before queue_full")
+	e.Float(&cfg.RateLimit, "tickets-rate-limit", "FORESIGHT_TICKETS_RATE_LIMIT", cfg.RateLimit, "requests per second per API key (0: unlimited)")
+	e.Int(&cfg.RateBurst, "tickets-rate-burst", "FORESIGHT_TICKETS_RATE_BURST", cfg.RateBurst, "burst of requests per API key")
+	e.Int(&cfg.Queue.Workers, "tickets-workers", "FORESIGHT_TICKETS_WORKERS", cfg.Queue.Workers, "generations run at once per process")
+	e.Duration(&cfg.Queue.JobTimeout, "tickets-job-timeout", "FORESIGHT_TICKETS_JOB_TIMEOUT", cfg.Queue.JobTimeout, "time limit of one generation attempt")
+	e.Durations(&cfg.Queue.CallbackRetries, "callback-retries", "FORESIGHT_CALLBACK_RETRIES", cfg.Queue.CallbackRetries, "delays between callback attempts, comma-separated")
+	e.Duration(&cfg.Queue.PollInterval, "queue-poll-interval", "FORESIGHT_QUEUE_POLL_INTERVAL", cfg.Queue.PollInterval, "how often idle workers poll for jobs")
+	e.Duration(&cfg.ExpiryInterval, "expiry-interval", "FORESIGHT_EXPIRY_INTERVAL", cfg.ExpiryInterval, "how often expired jobs are swept")
+	e.Int64(&cfg.MaxBodyBytes, "max-body-bytes", "FORESIGHT_MAX_BODY_BYTES", cfg.MaxBodyBytes, "largest request body accepted")
+	e.String(&logFormat, "log-format", "FORESIGHT_LOG_FORMAT", "text", "log format: text or json")
+	return &cfg, &logFormat, e
+}
+
+func newLogger(format string, w io.Writer) *slog.Logger {
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+func runServe(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg, logFormat, e := serverFlags(fs, getenv)
+	if err := e.parse(args); err != nil {
+		return err
+	}
+	log := newLogger(*logFormat, stderr)
+	srv, err := server.New(ctx, *cfg, log)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	l, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	return srv.Run(ctx, l)
+}
+
+func runMigrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var url string
+	e := &envFlags{fs: fs, getenv: getenv}
+	e.String(&url, "database-url", "FORESIGHT_DATABASE_URL", server.DefaultConfig().DatabaseURL, "sqlite:PATH or postgres://…")
+	if err := e.parse(args); err != nil {
+		return err
+	}
+	db, err := server.OpenDatabase(ctx, url, nil)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "migrations applied to", redactURL(url))
+	return db.Close()
+}
+
+// redactURL hides a password in a database URL.
+func redactURL(u string) string {
+	at := strings.LastIndex(u, "@")
+	scheme := strings.Index(u, "://")
+	if at < 0 || scheme < 0 {
+		return u
+	}
+	creds := u[scheme+3 : at]
+	if user, _, ok := strings.Cut(creds, ":"); ok {
+		return u[:scheme+3] + user + ":***" + u[at:]
+	}
+	return u
+}

@@ -1,0 +1,236 @@
+// Package server assembles Foresight: it opens the database named by the
+// configuration, builds the services with their engines and partners, and
+// serves every HTTP API on one listener while the background workers run.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/riverqueue/river"
+
+	"github.com/foresight-dev/foresight/api"
+	"github.com/foresight-dev/foresight/internal/admin"
+	"github.com/foresight-dev/foresight/internal/jobqueue"
+	"github.com/foresight-dev/foresight/internal/postgres"
+	"github.com/foresight-dev/foresight/internal/ratelimit"
+	"github.com/foresight-dev/foresight/internal/sqlite"
+	"github.com/foresight-dev/foresight/internal/tickets"
+	"github.com/foresight-dev/foresight/internal/tickets/heuristic"
+	"github.com/foresight-dev/foresight/internal/tickets/tickethttp"
+	"github.com/foresight-dev/foresight/internal/webhook"
+)
+
+// Config is the whole configuration of a Foresight server.
+type Config struct {
+	Addr        string
+	DatabaseURL string
+	// PublicURL is the base URL clients see; default http:// + Addr.
+	PublicURL  string
+	AdminToken string
+	// TicketsEngine names the ticket engine: heuristic (more come with the
+	// LLM engines).
+	TicketsEngine string
+	// DevAllowInsecure allows http:// and non-public addresses for partner
+	// URLs and callback delivery. Local development and tests only.
+	DevAllowInsecure bool
+
+	Tickets tickets.Config
+	Queue   jobqueue.Config
+	// RateLimit is requests per second per API key (0 disables); RateBurst
+	// the bucket size.
+	RateLimit    float64
+	RateBurst    int
+	MaxBodyBytes int64
+	// ExpiryInterval is how often expired jobs are swept.
+	ExpiryInterval time.Duration
+
+	// Engine, when set, replaces the engine TicketsEngine names (tests
+	// use it to stand in for a slow or failing model).
+	Engine tickets.Engine
+	// CallbackTransport, when set, carries callback deliveries instead of
+	// the guarded default transport (tests route a test host name to a
+	// local TLS server with it).
+	CallbackTransport *http.Transport
+}
+
+// DefaultConfig returns the documented defaults.
+func DefaultConfig() Config {
+	return Config{
+		Addr:           "127.0.0.1:8080",
+		DatabaseURL:    "sqlite:foresight.db",
+		TicketsEngine:  "heuristic",
+		Tickets:        tickets.DefaultConfig(),
+		Queue:          jobqueue.DefaultConfig(),
+		RateLimit:      20,
+		RateBurst:      40,
+		MaxBodyBytes:   1 << 20,
+		ExpiryInterval: time.Minute,
+	}
+}
+
+// database is what the server needs of a storage engine.
+type database interface {
+	TicketStore() tickets.Store
+	StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (stop func(context.Context) error, err error)
+	Close() error
+}
+
+// OpenDatabase opens and migrates the database named by url: "sqlite:PATH"
+// or "postgres://…" (also "postgresql://…").
+func OpenDatabase(ctx context.Context, url string, log *slog.Logger) (database, error) {
+	switch {
+	case strings.HasPrefix(url, "sqlite:"):
+		return sqlite.Open(ctx, strings.TrimPrefix(url, "sqlite:"), log)
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		return postgres.Open(ctx, url, log)
+	}
+	return nil, fmt.Errorf("database URL %q: want sqlite:PATH or postgres://…", url)
+}
+
+// Server is an assembled Foresight server.
+type Server struct {
+	cfg     Config
+	db      database
+	tickets *tickets.Service
+	handler http.Handler
+	log     *slog.Logger
+}
+
+// New opens the database and assembles the services.
+func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.AdminToken == "" {
+		return nil, errors.New("an admin token is required (FORESIGHT_ADMIN_TOKEN)")
+	}
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://" + cfg.Addr
+	}
+	engine := cfg.Engine
+	switch {
+	case engine != nil:
+	case cfg.TicketsEngine == "heuristic":
+		engine = heuristic.New()
+	default:
+		return nil, fmt.Errorf("tickets engine %q: want heuristic", cfg.TicketsEngine)
+	}
+	if cfg.DevAllowInsecure {
+		log.Warn("FORESIGHT_DEV_ALLOW_INSECURE is on: callbacks may go to http:// and private addresses; never use this in production")
+	}
+	db, err := OpenDatabase(ctx, cfg.DatabaseURL, log)
+	if err != nil {
+		return nil, err
+	}
+	sender := webhook.NewSender(webhook.SenderOptions{AllowInsecure: cfg.DevAllowInsecure, Transport: cfg.CallbackTransport})
+	svc := tickets.NewService(db.TicketStore(), engine, sender, cfg.Tickets, log)
+	s := &Server{cfg: cfg, db: db, tickets: svc, log: log}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Tickets returns the ticket service.
+func (s *Server) Tickets() *tickets.Service { return s.tickets }
+
+// Handler returns the HTTP handler of every API.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Close closes the database.
+func (s *Server) Close() error { return s.db.Close() }
+
+func (s *Server) routes() http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics := newHTTPMetrics(reg)
+
+	mux := http.NewServeMux()
+	ticketAPI := tickethttp.New(s.tickets, tickethttp.Config{
+		PublicURL:    s.cfg.PublicURL,
+		MaxBodyBytes: s.cfg.MaxBodyBytes,
+		Limiter:      ratelimit.New(s.cfg.RateLimit, s.cfg.RateBurst),
+		Log:          s.log,
+	})
+	mux.Handle("/tickets/v1/", metrics.wrap("tickets", ticketAPI))
+	mux.Handle("/v1/task-generation/", metrics.wrap("tickets", ticketAPI))
+	mux.Handle("/admin/v1/", metrics.wrap("admin", admin.New(s.cfg.AdminToken, s.tickets, s.log)))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"status":"ok"}` + "\n"))
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /openapi/{name}", func(w http.ResponseWriter, r *http.Request) {
+		b, err := api.Documents.ReadFile(r.PathValue("name"))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/yaml")
+		w.Write(b)
+	})
+	return mux
+}
+
+// Run serves on l and runs the workers and the expiry sweeper until ctx
+// ends, then shuts down gracefully: the listener closes, requests in flight
+// finish, running jobs are handed back to the queue.
+func (s *Server) Run(ctx context.Context, l net.Listener) error {
+	stopWorkers, err := s.db.StartWorkers(ctx, jobqueue.NewWorkers(s.tickets, s.cfg.Queue), s.cfg.Queue)
+	if err != nil {
+		return err
+	}
+	sweepDone := make(chan struct{})
+	sweepCtx, stopSweep := context.WithCancel(ctx)
+	go func() {
+		defer close(sweepDone)
+		s.sweepExpired(sweepCtx)
+	}()
+
+	srv := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(l) }()
+	s.log.Info("foresight serving", "addr", l.Addr().String(), "public_url", s.cfg.PublicURL)
+
+	select {
+	case <-ctx.Done():
+	case err = <-serveErr:
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	srv.Shutdown(shutdownCtx)
+	stopSweep()
+	<-sweepDone
+	if stopErr := stopWorkers(shutdownCtx); stopErr != nil && err == nil {
+		err = fmt.Errorf("stop workers: %w", stopErr)
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+func (s *Server) sweepExpired(ctx context.Context) {
+	t := time.NewTicker(s.cfg.ExpiryInterval)
+	defer t.Stop()
+	for {
+		if n, err := s.tickets.ExpireJobs(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error("expiring jobs", "err", err)
+		} else if n > 0 {
+			s.log.Info("expired jobs", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
