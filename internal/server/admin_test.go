@@ -1,0 +1,151 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/foresight-dev/foresight/internal/openapitest"
+)
+
+// adminDo sends an admin request with token and validates the exchange
+// against api/admin.yaml.
+func adminDo(t *testing.T, api *openapitest.Validator, w *world, method, path, token string, body any) (int, map[string]any) {
+	t.Helper()
+	var raw []byte
+	if body != nil {
+		raw, _ = json.Marshal(body)
+		if s, ok := body.(string); ok {
+			raw = []byte(s)
+		}
+	}
+	req, _ := http.NewRequest(method, w.url+path, bytes.NewReader(raw))
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	api.Check(t, req, raw, resp.StatusCode, resp.Header, data)
+	var m map[string]any
+	if len(data) > 0 {
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatalf("%s %s: not JSON: %s", method, path, data)
+		}
+	}
+	if resp.StatusCode >= 400 {
+		if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+			t.Errorf("%s %s: error Content-Type %q", method, path, ct)
+		}
+		if m["code"] == nil || m["status"] != float64(resp.StatusCode) {
+			t.Errorf("%s %s: problem body %s", method, path, data)
+		}
+	}
+	return resp.StatusCode, m
+}
+
+func TestAdminAPI(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{noWorkers: true})
+	api := openapitest.Load(t, "admin.yaml")
+	do := func(method, path string, body any) (int, map[string]any) {
+		t.Helper()
+		return adminDo(t, api, w, method, path, adminToken, body)
+	}
+
+	if st, p := adminDo(t, api, w, "GET", "/admin/v1/ticket-clients", "", nil); st != 401 || p["code"] != "unauthorized" {
+		t.Errorf("no token = %d %v", st, p)
+	}
+	if st, _ := adminDo(t, api, w, "GET", "/admin/v1/ticket-clients", "wrong", nil); st != 401 {
+		t.Errorf("wrong token = %d", st)
+	}
+
+	st, c := do("POST", "/admin/v1/ticket-clients", map[string]any{"name": "Growth"})
+	if st != 201 || c["webhook_secret"] == nil || c["tickets_enabled"] != true || c["suspended"] != false {
+		t.Fatalf("create client = %d %v", st, c)
+	}
+	id := c["id"].(string)
+	for _, bad := range []any{map[string]any{"name": "x", "colour": 1}, map[string]any{}, map[string]any{"name": ""}, `{"name":`, `[]`} {
+		if st, p := do("POST", "/admin/v1/ticket-clients", bad); st != 400 || p["code"] != "invalid_request" {
+			t.Errorf("create client %v = %d %v", bad, st, p)
+		}
+	}
+	if st, got := do("GET", "/admin/v1/ticket-clients/"+id, nil); st != 200 || got["webhook_secret"] != nil || got["name"] != "Growth" {
+		t.Errorf("get client = %d %v; the secret must not be shown again", st, got)
+	}
+	if st, _ := do("GET", "/admin/v1/ticket-clients/"+uuid.NewString(), nil); st != 404 {
+		t.Errorf("get unknown client = %d", st)
+	}
+	if st, got := do("PATCH", "/admin/v1/ticket-clients/"+id, map[string]any{"suspended": true}); st != 200 || got["suspended"] != true || got["tickets_enabled"] != true {
+		t.Errorf("suspend = %d %v", st, got)
+	}
+	if st, _ := do("PATCH", "/admin/v1/ticket-clients/"+id, map[string]any{"suspended": "yes"}); st != 400 {
+		t.Errorf("suspend with a string = %d", st)
+	}
+
+	keys := "/admin/v1/ticket-clients/" + id + "/keys"
+	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	st, k := do("POST", keys, map[string]any{"scopes": []string{"tickets:read"}, "expires_at": future})
+	if st != 201 || k["key"] == nil || k["expires_at"] == nil {
+		t.Fatalf("create key = %d %v", st, k)
+	}
+	for _, bad := range []map[string]any{
+		{"scopes": []string{}}, {"scopes": []string{"tickets:write"}}, {}, {"scopes": []string{"tickets:read"}, "expires_at": "2001-01-01T00:00:00Z"},
+		{"scopes": []string{"tickets:read"}, "expires_at": "tomorrow"},
+	} {
+		if st, p := do("POST", keys, bad); st != 400 {
+			t.Errorf("create key %v = %d %v", bad, st, p)
+		}
+	}
+	if st, _ := do("POST", "/admin/v1/ticket-clients/"+uuid.NewString()+"/keys", map[string]any{"scopes": []string{"tickets:read"}}); st != 404 {
+		t.Errorf("key for an unknown client = %d", st)
+	}
+	st, list := do("GET", keys, nil)
+	items, _ := list["items"].([]any)
+	if st != 200 || len(items) != 1 || items[0].(map[string]any)["key"] != nil || items[0].(map[string]any)["revoked_at"] != nil {
+		t.Fatalf("list keys = %d %v", st, list)
+	}
+	keyID := k["id"].(string)
+	for range 2 {
+		if st, _ := do("DELETE", keys+"/"+keyID, nil); st != 204 {
+			t.Errorf("revoke = %d; want 204 every time", st)
+		}
+	}
+	if st, _ := do("DELETE", keys+"/"+uuid.NewString(), nil); st != 404 {
+		t.Errorf("revoke an unknown key = %d", st)
+	}
+	if _, list := do("GET", keys, nil); list["items"].([]any)[0].(map[string]any)["revoked_at"] == nil {
+		t.Error("revoked key lists without revoked_at")
+	}
+
+	// Paging: three clients (the world's own, Growth, one more), one per page.
+	do("POST", "/admin/v1/ticket-clients", map[string]any{"name": "Third"})
+	seen, cursor := 0, ""
+	for range 5 {
+		path := "/admin/v1/ticket-clients?limit=1"
+		if cursor != "" {
+			path += "&cursor=" + cursor
+		}
+		_, page := do("GET", path, nil)
+		seen += len(page["items"].([]any))
+		next, _ := page["next_cursor"].(string)
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	if seen != 3 {
+		t.Errorf("paged through %d clients, want 3", seen)
+	}
+}

@@ -1,0 +1,178 @@
+package tickets
+
+import (
+	"encoding/json"
+	"net/netip"
+	"strings"
+	"testing"
+)
+
+const testJobID = "00000000-0000-4000-8000-000000000000"
+
+// validResult is a small result that passes every rule; tests break it.
+func validResult() Result {
+	epic, story, task := TypeEpic, TypeStory, TypeTask
+	parent := "SPEC-1"
+	high := PriorityHigh
+	three := 3
+	stop := "stop"
+	return Result{
+		SchemaVersion: ResultSchemaVersion, JobID: testJobID,
+		Source: Source{Title: "Calendar", Summary: "Shifts for on-call teams."},
+		Tickets: []Ticket{
+			{ExternalID: "SPEC-1", TicketType: epic, Title: "Calendar", Description: "d", AcceptanceCriteria: []string{"a"},
+				Labels: []string{"calendar"}, Dependencies: []string{}, Metadata: map[string]any{"confidence": 0.5}},
+			{ExternalID: "SPEC-2", TicketType: story, Title: "Create a shift", Description: "d", AcceptanceCriteria: []string{"a"},
+				Labels: []string{}, Dependencies: []string{}, StoryPoints: &three, Priority: &high, ParentExternalID: &parent, Metadata: map[string]any{}},
+			{ExternalID: "SPEC-3", TicketType: task, Title: "Export iCal", Description: "d", AcceptanceCriteria: []string{"a"},
+				Labels: []string{}, Dependencies: []string{"SPEC-2"}, ParentExternalID: &parent, Metadata: map[string]any{}},
+		},
+		Risks:         []Risk{{ID: "RISK-1", Description: "r", Severity: "low", RelatedTicketIDs: []string{"SPEC-2"}}},
+		OpenQuestions: []OpenQuestion{{ID: "Q-1", Question: "Who edits?", RelatedTicketIDs: []string{"SPEC-3"}}},
+		Generation:    Generation{Model: "m", DurationMS: 1, FinishReason: &stop},
+	}
+}
+
+func TestValidateResult(t *testing.T) {
+	t.Parallel()
+	opts := Options{MaxTicketCount: 20}
+	tests := []struct {
+		name   string
+		mutate func(r *Result)
+		opts   *Options
+		want   string // a substring of one problem; "" means valid
+	}{
+		{"valid", func(r *Result) {}, nil, ""},
+		{"wrong job id", func(r *Result) { r.JobID = "11111111-1111-4111-8111-111111111111" }, nil, "/job_id"},
+		{"bad id pattern", func(r *Result) { r.Tickets[1].ExternalID = "TICKET-2" }, nil, "/tickets/1/external_id"},
+		{"duplicate id", func(r *Result) { r.Tickets[2].ExternalID = "SPEC-2"; r.Tickets[2].Dependencies = []string{} }, nil, "used twice"},
+		{"unknown type", func(r *Result) { r.Tickets[1].TicketType = "feature" }, nil, "/tickets/1/ticket_type"},
+		{"title too long", func(r *Result) { r.Tickets[1].Title = strings.Repeat("x", 121) }, nil, "/tickets/1/title"},
+		{"no criteria", func(r *Result) { r.Tickets[1].AcceptanceCriteria = []string{} }, nil, "/tickets/1/acceptance_criteria"},
+		{"nine criteria", func(r *Result) { r.Tickets[1].AcceptanceCriteria = make([]string, 9) }, nil, "/tickets/1/acceptance_criteria"},
+		{"long label", func(r *Result) { r.Tickets[1].Labels = []string{strings.Repeat("l", 41)} }, nil, "/tickets/1/labels/0"},
+		{"story points 0", func(r *Result) { zero := 0; r.Tickets[1].StoryPoints = &zero }, nil, "/tickets/1/story_points"},
+		{"priority other", func(r *Result) { p := "urgent"; r.Tickets[1].Priority = &p }, nil, "/tickets/1/priority"},
+		{"confidence 2", func(r *Result) { r.Tickets[0].Metadata["confidence"] = 2 }, nil, "/tickets/0/metadata/confidence"},
+		{"nil labels", func(r *Result) { r.Tickets[1].Labels = nil }, nil, "/tickets/1/labels"},
+		{"missing dependency", func(r *Result) { r.Tickets[2].Dependencies = []string{"SPEC-9"} }, nil, "SPEC-9 does not exist"},
+		{"self dependency", func(r *Result) { r.Tickets[2].Dependencies = []string{"SPEC-3"} }, nil, "depends on itself"},
+		{"repeated dependency", func(r *Result) { r.Tickets[2].Dependencies = []string{"SPEC-2", "SPEC-2"} }, nil, "listed twice"},
+		{"cycle", func(r *Result) { r.Tickets[1].Dependencies = []string{"SPEC-3"} }, nil, "dependency cycle"},
+		{"missing parent", func(r *Result) { p := "SPEC-7"; r.Tickets[2].ParentExternalID = &p }, nil, "SPEC-7 does not exist"},
+		{"parent not an epic", func(r *Result) { p := "SPEC-2"; r.Tickets[2].ParentExternalID = &p }, nil, "parents must be epics"},
+		{"risk to missing ticket", func(r *Result) { r.Risks[0].RelatedTicketIDs = []string{"SPEC-4"} }, nil, "/risks/0/related_ticket_ids/0"},
+		{"bad severity", func(r *Result) { r.Risks[0].Severity = "severe" }, nil, "/risks/0/severity"},
+		{"duplicate question", func(r *Result) { r.OpenQuestions = append(r.OpenQuestions, r.OpenQuestions[0]) }, nil, "Q-1 is used twice"},
+		{"question to missing ticket", func(r *Result) { r.OpenQuestions[0].RelatedTicketIDs = []string{"SPEC-8"} }, nil, "/open_questions/0"},
+		{"source title 161", func(r *Result) { r.Source.Title = strings.Repeat("t", 161) }, nil, "/source/title"},
+		{"empty summary", func(r *Result) { r.Source.Summary = "" }, nil, "/source/summary"},
+		{"no tickets", func(r *Result) { r.Tickets = []Ticket{}; r.Risks = nil; r.OpenQuestions = nil }, nil, "/tickets"},
+		{"negative duration", func(r *Result) { r.Generation.DurationMS = -1 }, nil, "/generation/duration_ms"},
+		{"ticket_count not honoured", func(r *Result) {}, &Options{TicketCount: 4, MaxTicketCount: 20}, "ticket_count asks for 4"},
+		{"above max_ticket_count", func(r *Result) {}, &Options{MaxTicketCount: 2}, "max_ticket_count is 2"},
+		{"ticket_count honoured", func(r *Result) {}, &Options{TicketCount: 3, MaxTicketCount: 3}, ""},
+	}
+	for _, tt := range tests {
+		r := validResult()
+		tt.mutate(&r)
+		raw, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := opts
+		if tt.opts != nil {
+			o = *tt.opts
+		}
+		problems := ValidateResult(raw, testJobID, o)
+		if tt.want == "" {
+			if len(problems) > 0 {
+				t.Errorf("%s: problems %v, want none", tt.name, problems)
+			}
+			continue
+		}
+		found := false
+		for _, p := range problems {
+			found = found || strings.Contains(p, tt.want)
+		}
+		if !found {
+			t.Errorf("%s: problems %v, want one containing %q", tt.name, problems, tt.want)
+		}
+	}
+}
+
+func TestValidateResultRejectsUnknownProperties(t *testing.T) {
+	t.Parallel()
+	raw, _ := json.Marshal(validResult())
+	var m map[string]any
+	json.Unmarshal(raw, &m)
+	m["tickets"].([]any)[0].(map[string]any)["assignee"] = "me"
+	raw, _ = json.Marshal(m)
+	if problems := ValidateResult(raw, testJobID, Options{MaxTicketCount: 20}); len(problems) == 0 {
+		t.Error("an unknown ticket property passed")
+	}
+	if problems := ValidateResult([]byte(`{"schema_version":`), testJobID, Options{}); len(problems) != 1 || !strings.Contains(problems[0], "JSON") {
+		t.Errorf("truncated JSON: %v", problems)
+	}
+}
+
+func TestParseSubmissionDefaults(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		body string
+		want Options
+	}{
+		{`{}`, Options{MaxTicketCount: 20, IncludeEpics: true, DependencyMode: "explicit", OutputDetail: "standard"}},
+		{`{"options":{"ticket_count":30}}`, Options{TicketCount: 30, MaxTicketCount: 30, IncludeEpics: true, DependencyMode: "explicit", OutputDetail: "standard"}},
+		{`{"options":{"ticket_count":5,"max_ticket_count":8,"include_epics":false,"output_detail":"compact"}}`,
+			Options{TicketCount: 5, MaxTicketCount: 8, DependencyMode: "explicit", OutputDetail: "compact"}},
+		{`{"options":{"max_ticket_count":3}}`, Options{MaxTicketCount: 3, IncludeEpics: true, DependencyMode: "explicit", OutputDetail: "standard"}},
+	}
+	for _, tt := range tests {
+		var m map[string]any
+		json.Unmarshal([]byte(tt.body), &m)
+		m["schema_version"], m["idempotency_key"], m["title"], m["spec"] = InputSchemaVersion, "k", "t", "s"
+		raw, _ := json.Marshal(m)
+		sub, err := ParseSubmission(raw)
+		if err != nil {
+			t.Errorf("%s: %v", tt.body, err)
+			continue
+		}
+		if sub.Request.Options != tt.want {
+			t.Errorf("%s: options %+v, want %+v", tt.body, sub.Request.Options, tt.want)
+		}
+	}
+	implicit, _ := ParseSubmission([]byte(`{"schema_version":"tickets.input.v1","idempotency_key":"k","title":"t","spec":"s"}`))
+	explicit, _ := ParseSubmission([]byte(`{"schema_version":"tickets.input.v1","idempotency_key":"k","title":"t","spec":"s",
+		"options":{"max_ticket_count":20,"include_epics":true,"dependency_mode":"explicit","output_detail":"standard"}}`))
+	other, _ := ParseSubmission([]byte(`{"schema_version":"tickets.input.v1","idempotency_key":"k","title":"t","spec":"s2"}`))
+	if implicit.Hash != explicit.Hash || implicit.Hash == other.Hash {
+		t.Error("the fingerprint must ignore spelled-out defaults and see a changed spec")
+	}
+}
+
+func TestPublicAddr(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		addr   string
+		public bool
+	}{
+		{"93.184.216.34", true}, {"2606:4700::1111", true},
+		{"127.0.0.1", false}, {"10.0.0.1", false}, {"172.16.5.4", false}, {"192.168.1.1", false},
+		{"169.254.169.254", false}, {"100.64.0.1", false}, {"0.0.0.0", false}, {"::1", false},
+		{"fe80::1", false}, {"fd00:ec2::254", false}, {"::ffff:127.0.0.1", false}, {"224.0.0.1", false},
+	} {
+		if got := PublicAddr(mustAddr(t, tt.addr)); got != tt.public {
+			t.Errorf("PublicAddr(%s) = %v, want %v", tt.addr, got, tt.public)
+		}
+	}
+}
+
+func mustAddr(t *testing.T, s string) netip.Addr {
+	t.Helper()
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
