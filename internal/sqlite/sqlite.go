@@ -30,27 +30,35 @@ import (
 //go:embed migration/*.sql
 var migrations embed.FS
 
-// DB is an open SQLite database with Foresight's schema.
+// DB is an open SQLite database with Foresight's schema. It has one writer
+// connection, shared with River, and a pool of read-only connections: in
+// WAL mode readers do not wait for the writer, so reads on the request path
+// never queue behind a write transaction.
 type DB struct {
-	db      *sql.DB
+	writer  *pool
+	reader  *pool
 	queue   *river.Client[*sql.Tx]
 	creates *groupcommit.Batcher[tickets.Job, createResult]
-	// stmts caches prepared statements by query text: SQLite spends more
-	// time parsing most of our statements than running them.
-	stmts sync.Map // string → *sql.Stmt
-	log   *slog.Logger
+	log     *slog.Logger
+}
+
+// pool is a database/sql pool with a cache of prepared statements: SQLite
+// spends more time parsing most of our statements than running them.
+type pool struct {
+	db    *sql.DB
+	stmts sync.Map // query text → *sql.Stmt
 }
 
 // prepared returns the prepared statement of query, preparing it once.
-func (d *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
-	if s, ok := d.stmts.Load(query); ok {
+func (p *pool) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	if s, ok := p.stmts.Load(query); ok {
 		return s.(*sql.Stmt), nil
 	}
-	s, err := d.db.PrepareContext(ctx, query)
+	s, err := p.db.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	if prev, loaded := d.stmts.LoadOrStore(query, s); loaded {
+	if prev, loaded := p.stmts.LoadOrStore(query, s); loaded {
 		s.Close()
 		return prev.(*sql.Stmt), nil
 	}
@@ -58,18 +66,18 @@ func (d *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 }
 
 // queryRow runs a one-row query through the statement cache.
-func (d *DB) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
-	s, err := d.prepared(ctx, query)
+func (p *pool) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	s, err := p.prepared(ctx, query)
 	if err != nil {
 		// Let the error surface from Scan, as QueryRowContext would.
-		return d.db.QueryRowContext(ctx, query, args...)
+		return p.db.QueryRowContext(ctx, query, args...)
 	}
 	return s.QueryRowContext(ctx, args...)
 }
 
 // query runs a query through the statement cache.
-func (d *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	s, err := d.prepared(ctx, query)
+func (p *pool) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	s, err := p.prepared(ctx, query)
 	if err != nil {
 		return nil, err
 	}
@@ -77,22 +85,30 @@ func (d *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, e
 }
 
 // exec runs a statement through the statement cache.
-func (d *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	s, err := d.prepared(ctx, query)
+func (p *pool) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	s, err := p.prepared(ctx, query)
 	if err != nil {
 		return nil, err
 	}
 	return s.ExecContext(ctx, args...)
 }
 
-// txStmt returns query's statement bound to tx: the cached one when Open
-// prepared it, else one prepared on tx (the pool's one connection is tx's,
-// so preparing on the pool here would wait forever).
-func (d *DB) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
-	if s, ok := d.stmts.Load(query); ok {
+// txStmt returns query's statement bound to tx: the cached one when it was
+// prepared before, else one prepared on tx (the writer's one connection is
+// tx's, so preparing on the pool here would wait forever).
+func (p *pool) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+	if s, ok := p.stmts.Load(query); ok {
 		return tx.StmtContext(ctx, s.(*sql.Stmt)), nil
 	}
 	return tx.PrepareContext(ctx, query)
+}
+
+func (p *pool) close() error {
+	p.stmts.Range(func(_, s any) bool {
+		s.(*sql.Stmt).Close()
+		return true
+	})
+	return p.db.Close()
 }
 
 // Open opens (creating if needed) the SQLite database at path and applies
@@ -101,28 +117,40 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	dsn := "file:" + url.PathEscape(path) + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
-		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
-	db, err := sql.Open("sqlite", dsn)
+	file := "file:" + url.PathEscape(path) + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+	wdb, err := sql.Open("sqlite", file+"&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
-	// One connection: SQLite has one writer, and River's driver asks for it.
-	db.SetMaxOpenConns(1)
-	db.SetConnMaxIdleTime(0)
-	d := &DB{db: db, log: log}
+	// One writer connection: SQLite has one writer, and River's driver asks for it.
+	wdb.SetMaxOpenConns(1)
+	wdb.SetConnMaxIdleTime(0)
+	d := &DB{writer: &pool{db: wdb}, log: log}
+	fail := func(err error) (*DB, error) {
+		wdb.Close()
+		if d.reader != nil {
+			d.reader.db.Close()
+		}
+		return nil, err
+	}
 	if err := d.migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
+		return fail(err)
 	}
-	d.queue, err = jobqueue.NewClient(riversqlite.New(db), nil, jobqueue.DefaultConfig(), log)
+	rdb, err := sql.Open("sqlite", file+"&_pragma=query_only(1)")
 	if err != nil {
-		db.Close()
-		return nil, err
+		return fail(fmt.Errorf("open sqlite %s for reading: %w", path, err))
 	}
-	if _, err := d.prepared(ctx, insertJobSQL); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("prepare: %w", err)
+	rdb.SetMaxOpenConns(4)
+	rdb.SetMaxIdleConns(4)
+	rdb.SetConnMaxIdleTime(0)
+	d.reader = &pool{db: rdb}
+	d.queue, err = jobqueue.NewClient(riversqlite.New(wdb), nil, jobqueue.DefaultConfig(), log)
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := d.writer.prepared(ctx, insertJobSQL); err != nil {
+		return fail(fmt.Errorf("prepare: %w", err))
 	}
 	d.creates = groupcommit.New(d.createJobs, 256, 30*time.Second)
 	return d, nil
@@ -131,18 +159,18 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 // Close stops the batcher and closes the database.
 func (d *DB) Close() error {
 	d.creates.Close()
-	d.stmts.Range(func(_, s any) bool {
-		s.(*sql.Stmt).Close()
-		return true
-	})
-	return d.db.Close()
+	rerr := d.reader.close()
+	if err := d.writer.close(); err != nil {
+		return err
+	}
+	return rerr
 }
 
 // StartWorkers starts a River client that works the queues with workers
 // until ctx ends or the returned stop function is called. stop cancels
 // running jobs (they resume on the next start) and waits for them.
 func (d *DB) StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (stop func(context.Context) error, err error) {
-	c, err := jobqueue.NewClient(riversqlite.New(d.db), workers, cfg, d.log)
+	c, err := jobqueue.NewClient(riversqlite.New(d.writer.db), workers, cfg, d.log)
 	if err != nil {
 		return nil, err
 	}
@@ -153,14 +181,14 @@ func (d *DB) StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqu
 }
 
 func (d *DB) migrate(ctx context.Context) error {
-	m, err := rivermigrate.New(riversqlite.New(d.db), nil)
+	m, err := rivermigrate.New(riversqlite.New(d.writer.db), nil)
 	if err != nil {
 		return fmt.Errorf("river migrator: %w", err)
 	}
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("river migrations: %w", err)
 	}
-	if _, err := d.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS foresight_migrations (name TEXT PRIMARY KEY)`); err != nil {
+	if _, err := d.writer.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS foresight_migrations (name TEXT PRIMARY KEY)`); err != nil {
 		return fmt.Errorf("migrations table: %w", err)
 	}
 	names, err := fs.Glob(migrations, "migration/*.sql")
@@ -177,7 +205,7 @@ func (d *DB) migrate(ctx context.Context) error {
 }
 
 func (d *DB) migrateFile(ctx context.Context, name string) error {
-	tx, err := d.db.BeginTx(ctx, nil)
+	tx, err := d.writer.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ type ticketStore struct{ d *DB }
 var _ tickets.Store = ticketStore{}
 
 func (s ticketStore) CreateClient(ctx context.Context, c tickets.Client) error {
-	_, err := s.d.exec(ctx,
+	_, err := s.d.writer.exec(ctx,
 		`INSERT INTO ticket_clients (id, name, webhook_secret, suspended, tickets_enabled, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		c.ID, c.Name, c.WebhookSecret, c.Suspended, c.TicketsEnabled, micros(c.CreatedAt))
 	return err
@@ -64,11 +64,11 @@ func scanClient(row interface{ Scan(...any) error }) (tickets.Client, error) {
 }
 
 func (s ticketStore) GetClient(ctx context.Context, id string) (tickets.Client, error) {
-	return scanClient(s.d.queryRow(ctx, `SELECT `+clientColumns+` FROM ticket_clients WHERE id = ?`, id))
+	return scanClient(s.d.reader.queryRow(ctx, `SELECT `+clientColumns+` FROM ticket_clients WHERE id = ?`, id))
 }
 
 func (s ticketStore) ListClients(ctx context.Context, afterID string, limit int) ([]tickets.Client, error) {
-	rows, err := s.d.query(ctx, `SELECT `+clientColumns+` FROM ticket_clients WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
+	rows, err := s.d.reader.query(ctx, `SELECT `+clientColumns+` FROM ticket_clients WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -85,13 +85,13 @@ func (s ticketStore) ListClients(ctx context.Context, afterID string, limit int)
 }
 
 func (s ticketStore) UpdateClient(ctx context.Context, id string, u tickets.ClientUpdate) (tickets.Client, error) {
-	return scanClient(s.d.queryRow(ctx,
+	return scanClient(s.d.writer.queryRow(ctx,
 		`UPDATE ticket_clients SET suspended = coalesce(?, suspended), tickets_enabled = coalesce(?, tickets_enabled)
 		 WHERE id = ? RETURNING `+clientColumns, u.Suspended, u.TicketsEnabled, id))
 }
 
 func (s ticketStore) CreateKey(ctx context.Context, k tickets.APIKey) error {
-	_, err := s.d.exec(ctx,
+	_, err := s.d.writer.exec(ctx,
 		`INSERT INTO ticket_api_keys (id, client_id, secret_hash, scopes, expires_at, revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		k.ID, k.ClientID, k.SecretHash, joinScopes(k.Scopes), nullMicros(k.ExpiresAt), nullMicros(k.RevokedAt), micros(k.CreatedAt))
 	if err != nil && strings.Contains(err.Error(), "FOREIGN KEY") {
@@ -134,7 +134,7 @@ func scanKey(row interface{ Scan(...any) error }, extra ...any) (tickets.APIKey,
 func (s ticketStore) GetKey(ctx context.Context, id string) (tickets.APIKey, tickets.Client, error) {
 	var c tickets.Client
 	var created int64
-	k, err := scanKey(s.d.queryRow(ctx,
+	k, err := scanKey(s.d.reader.queryRow(ctx,
 		`SELECT `+keyColumns+`, c.id, c.name, c.webhook_secret, c.suspended, c.tickets_enabled, c.created_at
 		 FROM ticket_api_keys k JOIN ticket_clients c ON c.id = k.client_id WHERE k.id = ?`, id),
 		&c.ID, &c.Name, &c.WebhookSecret, &c.Suspended, &c.TicketsEnabled, &created)
@@ -143,7 +143,7 @@ func (s ticketStore) GetKey(ctx context.Context, id string) (tickets.APIKey, tic
 }
 
 func (s ticketStore) ListKeys(ctx context.Context, clientID string) ([]tickets.APIKey, error) {
-	rows, err := s.d.query(ctx, `SELECT `+keyColumns+` FROM ticket_api_keys k WHERE k.client_id = ? ORDER BY k.created_at, k.id`, clientID)
+	rows, err := s.d.reader.query(ctx, `SELECT `+keyColumns+` FROM ticket_api_keys k WHERE k.client_id = ? ORDER BY k.created_at, k.id`, clientID)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +160,7 @@ func (s ticketStore) ListKeys(ctx context.Context, clientID string) ([]tickets.A
 }
 
 func (s ticketStore) RevokeKey(ctx context.Context, clientID, keyID string, at time.Time) error {
-	res, err := s.d.exec(ctx,
+	res, err := s.d.writer.exec(ctx,
 		`UPDATE ticket_api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? AND client_id = ?`, micros(at), keyID, clientID)
 	if err != nil {
 		return err
@@ -212,12 +212,12 @@ const insertJobSQL = `INSERT INTO ticket_jobs (` + jobColumns + `)
 // transaction. A job whose client already used its idempotency key is not
 // inserted; the existing job is returned instead.
 func (d *DB) createJobs(ctx context.Context, jobs []tickets.Job) ([]createResult, error) {
-	tx, err := d.db.BeginTx(ctx, nil)
+	tx, err := d.writer.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	insert, err := d.txStmt(ctx, tx, insertJobSQL)
+	insert, err := d.writer.txStmt(ctx, tx, insertJobSQL)
 	if err != nil {
 		return nil, err
 	}
@@ -255,14 +255,14 @@ func (d *DB) createJobs(ctx context.Context, jobs []tickets.Job) ([]createResult
 
 func (s ticketStore) GetJob(ctx context.Context, clientID, id string) (tickets.Job, error) {
 	if clientID == "" {
-		return scanJob(s.d.queryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = ?`, id))
+		return scanJob(s.d.reader.queryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = ?`, id))
 	}
-	return scanJob(s.d.queryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = ? AND client_id = ?`, id, clientID))
+	return scanJob(s.d.reader.queryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = ? AND client_id = ?`, id, clientID))
 }
 
 func (s ticketStore) JobStatus(ctx context.Context, id string) (tickets.Status, error) {
 	var st tickets.Status
-	err := s.d.queryRow(ctx, `SELECT status FROM ticket_jobs WHERE id = ?`, id).Scan(&st)
+	err := s.d.reader.queryRow(ctx, `SELECT status FROM ticket_jobs WHERE id = ?`, id).Scan(&st)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", tickets.ErrNotFound
 	}
@@ -286,7 +286,7 @@ func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]ticke
 	}
 	q += ` ORDER BY created_at DESC, id DESC LIMIT ?`
 	args = append(args, f.Limit)
-	rows, err := s.d.query(ctx, q, args...)
+	rows, err := s.d.reader.query(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -304,13 +304,13 @@ func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]ticke
 
 func (s ticketStore) CountActiveJobs(ctx context.Context, clientID string, limit int) (int, error) {
 	var n int
-	err := s.d.queryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM ticket_jobs
+	err := s.d.reader.queryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM ticket_jobs
 		WHERE client_id = ? AND status IN ('queued', 'processing', 'cancel_requested') LIMIT ?)`, clientID, limit).Scan(&n)
 	return n, err
 }
 
 func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpdate) (tickets.Job, error) {
-	tx, err := s.d.db.BeginTx(ctx, nil)
+	tx, err := s.d.writer.db.BeginTx(ctx, nil)
 	if err != nil {
 		return tickets.Job{}, err
 	}
@@ -346,7 +346,7 @@ func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpda
 }
 
 func (s ticketStore) MarkCallbackFailed(ctx context.Context, id, message string, at time.Time) error {
-	_, err := s.d.exec(ctx, `UPDATE ticket_jobs SET callback_failed = 1,
+	_, err := s.d.writer.exec(ctx, `UPDATE ticket_jobs SET callback_failed = 1,
 		error_code = CASE WHEN status = 'completed' THEN 'callback_failed' ELSE error_code END,
 		error_message = CASE WHEN status = 'completed' THEN ? ELSE error_message END,
 		updated_at = ? WHERE id = ?`, message, micros(at), id)
@@ -354,7 +354,7 @@ func (s ticketStore) MarkCallbackFailed(ctx context.Context, id, message string,
 }
 
 func (s ticketStore) ExpireJobs(ctx context.Context, now time.Time) (int, error) {
-	tx, err := s.d.db.BeginTx(ctx, nil)
+	tx, err := s.d.writer.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
