@@ -128,6 +128,20 @@ func TestMigrateAndConfigErrors(t *testing.T) {
 	}
 }
 
+func TestUsageNeverShowsSecretsFromTheEnvironment(t *testing.T) {
+	t.Parallel()
+	env := envOf(map[string]string{"FORESIGHT_ADMIN_TOKEN": "s3cret-token", "FORESIGHT_DATABASE_URL": "postgres://u:pw123@db/f"})
+	var errOut bytes.Buffer
+	run(context.Background(), []string{"serve", "-h"}, env, &bytes.Buffer{}, &errOut)
+	run(context.Background(), []string{"serve", "--no-such-flag"}, env, &bytes.Buffer{}, &errOut)
+	if strings.Contains(errOut.String(), "s3cret-token") || strings.Contains(errOut.String(), "pw123") {
+		t.Errorf("usage printed a secret:\n%s", errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "FORESIGHT_ADMIN_TOKEN") {
+		t.Errorf("usage does not name the variables:\n%s", errOut.String())
+	}
+}
+
 func TestRedactURL(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{

@@ -2,96 +2,69 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/server"
 )
 
-// envFlags defines flags whose defaults come from FORESIGHT_* variables.
+// envFlags defines flags that also read FORESIGHT_* variables. The
+// variables are applied after parsing to the flags the command line did not
+// set, so that the usage text shows built-in defaults, never a secret from
+// the environment.
 type envFlags struct {
 	fs     *flag.FlagSet
 	getenv func(string) string
-	errs   []error
+	envs   map[string]string // flag name → variable
 }
 
-func (e *envFlags) env(name string) (string, bool) {
-	v := e.getenv(name)
-	return v, v != ""
+func (e *envFlags) bind(name, envName string) {
+	if e.envs == nil {
+		e.envs = map[string]string{}
+	}
+	e.envs[name] = envName
 }
 
 func (e *envFlags) String(p *string, name, envName, def, usage string) {
-	if v, ok := e.env(envName); ok {
-		def = v
-	}
 	e.fs.StringVar(p, name, def, usage+" ($"+envName+")")
+	e.bind(name, envName)
 }
 
 func (e *envFlags) Bool(p *bool, name, envName string, def bool, usage string) {
-	if v, ok := e.env(envName); ok {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			e.errs = append(e.errs, fmt.Errorf("$%s: %q is not a boolean", envName, v))
-		}
-		def = b
-	}
 	e.fs.BoolVar(p, name, def, usage+" ($"+envName+")")
+	e.bind(name, envName)
 }
 
 func (e *envFlags) Int(p *int, name, envName string, def int, usage string) {
-	if v, ok := e.env(envName); ok {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			e.errs = append(e.errs, fmt.Errorf("$%s: %q is not an integer", envName, v))
-		}
-		def = n
-	}
 	e.fs.IntVar(p, name, def, usage+" ($"+envName+")")
+	e.bind(name, envName)
 }
 
 func (e *envFlags) Int64(p *int64, name, envName string, def int64, usage string) {
-	if v, ok := e.env(envName); ok {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			e.errs = append(e.errs, fmt.Errorf("$%s: %q is not an integer", envName, v))
-		}
-		def = n
-	}
 	e.fs.Int64Var(p, name, def, usage+" ($"+envName+")")
+	e.bind(name, envName)
 }
 
 func (e *envFlags) Float(p *float64, name, envName string, def float64, usage string) {
-	if v, ok := e.env(envName); ok {
-		n, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			e.errs = append(e.errs, fmt.Errorf("$%s: %q is not a number", envName, v))
-		}
-		def = n
-	}
 	e.fs.Float64Var(p, name, def, usage+" ($"+envName+")")
+	e.bind(name, envName)
 }
 
 func (e *envFlags) Duration(p *time.Duration, name, envName string, def time.Duration, usage string) {
-	if v, ok := e.env(envName); ok {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			e.errs = append(e.errs, fmt.Errorf("$%s: %q is not a duration such as 90s or 168h", envName, v))
-		}
-		def = d
-	}
 	e.fs.DurationVar(p, name, def, usage+" ($"+envName+")")
+	e.bind(name, envName)
 }
 
 // Durations is a comma-separated list of durations.
 func (e *envFlags) Durations(p *[]time.Duration, name, envName string, def []time.Duration, usage string) {
 	*p = def
-	set := func(s string) error {
+	e.fs.Func(name, usage+" ($"+envName+")", func(s string) error {
 		var ds []time.Duration
 		for f := range strings.SplitSeq(s, ",") {
 			d, err := time.ParseDuration(strings.TrimSpace(f))
@@ -102,27 +75,34 @@ func (e *envFlags) Durations(p *[]time.Duration, name, envName string, def []tim
 		}
 		*p = ds
 		return nil
-	}
-	if v, ok := e.env(envName); ok {
-		if err := set(v); err != nil {
-			e.errs = append(e.errs, fmt.Errorf("$%s: %w", envName, err))
-		}
-	}
-	e.fs.Func(name, usage+" ($"+envName+")", set)
+	})
+	e.bind(name, envName)
 }
 
-// parse parses args and reports the first bad environment value.
+// parse parses args, then applies the variables of the flags args did not
+// set. A bad variable is reported by name, without its value.
 func (e *envFlags) parse(args []string) error {
 	if err := e.fs.Parse(args); err != nil {
 		return err
 	}
-	if len(e.errs) > 0 {
-		return e.errs[0]
-	}
 	if e.fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %v", e.fs.Args())
 	}
-	return nil
+	set := map[string]bool{}
+	e.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var errs []error
+	e.fs.VisitAll(func(f *flag.Flag) {
+		envName, bound := e.envs[f.Name]
+		if !bound || set[f.Name] {
+			return
+		}
+		if v := e.getenv(envName); v != "" {
+			if err := e.fs.Set(f.Name, v); err != nil {
+				errs = append(errs, fmt.Errorf("$%s is not a valid value for --%s", envName, f.Name))
+			}
+		}
+	})
+	return errors.Join(errs...)
 }
 
 // serverFlags defines every server setting on fs.
@@ -141,6 +121,7 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*server.Config, 
 	e.Float(&cfg.RateLimit, "tickets-rate-limit", "FORESIGHT_TICKETS_RATE_LIMIT", cfg.RateLimit, "requests per second per API key (0: unlimited)")
 	e.Int(&cfg.RateBurst, "tickets-rate-burst", "FORESIGHT_TICKETS_RATE_BURST", cfg.RateBurst, "burst of requests per API key")
 	e.Int(&cfg.Queue.Workers, "tickets-workers", "FORESIGHT_TICKETS_WORKERS", cfg.Queue.Workers, "generations run at once per process")
+	e.Duration(&cfg.Tickets.ModelTimeout, "tickets-model-timeout", "FORESIGHT_TICKETS_MODEL_TIMEOUT", cfg.Tickets.ModelTimeout, "time limit of one engine call (model_timeout beyond)")
 	e.Duration(&cfg.Queue.JobTimeout, "tickets-job-timeout", "FORESIGHT_TICKETS_JOB_TIMEOUT", cfg.Queue.JobTimeout, "time limit of one generation attempt")
 	e.Durations(&cfg.Queue.CallbackRetries, "callback-retries", "FORESIGHT_CALLBACK_RETRIES", cfg.Queue.CallbackRetries, "delays between callback attempts, comma-separated")
 	e.Duration(&cfg.Queue.PollInterval, "queue-poll-interval", "FORESIGHT_QUEUE_POLL_INTERVAL", cfg.Queue.PollInterval, "how often idle workers poll for jobs")

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
@@ -59,15 +61,29 @@ func New(token string, ticketService *tickets.Service, log *slog.Logger) http.Ha
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /admin/v1/ticket-clients", h.createClient)
 	mux.HandleFunc("GET /admin/v1/ticket-clients", h.listClients)
-	mux.HandleFunc("GET /admin/v1/ticket-clients/{id}", h.getClient)
-	mux.HandleFunc("PATCH /admin/v1/ticket-clients/{id}", h.updateClient)
-	mux.HandleFunc("POST /admin/v1/ticket-clients/{id}/keys", h.createKey)
-	mux.HandleFunc("GET /admin/v1/ticket-clients/{id}/keys", h.listKeys)
-	mux.HandleFunc("DELETE /admin/v1/ticket-clients/{id}/keys/{key_id}", h.revokeKey)
+	mux.HandleFunc("GET /admin/v1/ticket-clients/{id}", h.ids(h.getClient))
+	mux.HandleFunc("PATCH /admin/v1/ticket-clients/{id}", h.ids(h.updateClient))
+	mux.HandleFunc("POST /admin/v1/ticket-clients/{id}/keys", h.ids(h.createKey))
+	mux.HandleFunc("GET /admin/v1/ticket-clients/{id}/keys", h.ids(h.listKeys))
+	mux.HandleFunc("DELETE /admin/v1/ticket-clients/{id}/keys/{key_id}", h.ids(h.revokeKey))
 	mux.HandleFunc("/admin/v1/", func(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, problem(http.StatusNotFound, CodeNotFound, "There is no endpoint "+r.Method+" "+r.URL.Path+"."))
 	})
 	return h.authenticate(mux)
+}
+
+// ids answers 404 for path ids that are not UUIDs (no resource has one),
+// so that stores never see them.
+func (h *handler) ids(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		for _, name := range []string{"id", "key_id"} {
+			if v := r.PathValue(name); v != "" && uuid.Validate(v) != nil {
+				h.writeError(w, r, tickets.ErrNotFound)
+				return
+			}
+		}
+		next(w, r)
+	}
 }
 
 // authenticate compares the bearer token with the admin token in constant

@@ -22,7 +22,6 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/groupcommit"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
-	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
 //go:embed migration/*.sql
@@ -32,7 +31,7 @@ var migrations embed.FS
 type DB struct {
 	pool    *pgxpool.Pool
 	queue   *river.Client[pgx.Tx]
-	creates *groupcommit.Batcher[tickets.Job, createResult]
+	creates *groupcommit.Batcher[newJob, createResult]
 	log     *slog.Logger
 }
 

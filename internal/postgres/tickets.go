@@ -161,63 +161,83 @@ func scanJob(row pgx.Row) (tickets.Job, error) {
 
 // CreateJob hands the job to the database's group-commit batcher, which
 // writes it together with the jobs submitted at the same moment.
-func (s ticketStore) CreateJob(ctx context.Context, j tickets.Job) (tickets.Job, bool, error) {
-	r, err := s.d.creates.Do(ctx, j)
-	return r.job, r.created, err
+func (s ticketStore) CreateJob(ctx context.Context, j tickets.Job, maxActive int) (tickets.Job, bool, error) {
+	r, err := s.d.creates.Do(ctx, newJob{j, maxActive})
+	if err != nil {
+		return tickets.Job{}, false, err
+	}
+	return r.job, r.created, r.err
+}
+
+// newJob is a job to create and its client's bound of unfinished jobs.
+type newJob struct {
+	job       tickets.Job
+	maxActive int
 }
 
 type createResult struct {
 	job     tickets.Job
 	created bool
+	err     error
 }
 
 // createJobs inserts jobs and their generation queue entries in one
 // transaction. A job whose client already used its idempotency key is not
-// inserted; the existing job is returned instead.
-func (d *DB) createJobs(ctx context.Context, jobs []tickets.Job) ([]createResult, error) {
+// inserted; the existing job is returned instead. A job whose client has
+// its bound of unfinished jobs (counting the batch's own) gets ErrQueueFull.
+// The batch locks its clients' rows first (in id order, so batches on
+// several nodes cannot deadlock), which makes count and insert atomic.
+func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, error) {
 	tx, err := d.pool.Begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback(ctx)
-	batch := &pgx.Batch{}
-	for _, j := range jobs {
+	clientIDs := make([]string, 0, len(jobs))
+	for _, nj := range jobs {
+		clientIDs = append(clientIDs, nj.job.ClientID)
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM ticket_clients WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, clientIDs); err != nil {
+		return nil, err
+	}
+	active := map[string]int{}
+	out := make([]createResult, len(jobs))
+	var args []river.InsertManyParams
+	for i, nj := range jobs {
+		j := nj.job
+		n, counted := active[j.ClientID]
+		if !counted {
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM ticket_jobs WHERE client_id = $1
+				AND status IN ('queued', 'processing', 'cancel_requested')`, j.ClientID).Scan(&n); err != nil {
+				return nil, err
+			}
+		}
+		existing, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE client_id = $1 AND idempotency_key = $2`,
+			j.ClientID, j.IdempotencyKey))
+		switch {
+		case err == nil:
+			out[i] = createResult{job: existing}
+			active[j.ClientID] = n
+			continue
+		case !errors.Is(err, tickets.ErrNotFound):
+			return nil, err
+		case n >= nj.maxActive:
+			out[i] = createResult{err: tickets.ErrQueueFull}
+			active[j.ClientID] = n
+			continue
+		}
 		request, err := json.Marshal(j.Request)
 		if err != nil {
 			return nil, err
 		}
-		batch.Queue(`INSERT INTO ticket_jobs (id, client_id, idempotency_key, request_hash, request, status, stage,
+		if _, err := tx.Exec(ctx, `INSERT INTO ticket_jobs (id, client_id, idempotency_key, request_hash, request, status, stage,
 			error_code, error_message, callback_failed, result, created_at, updated_at, expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-			ON CONFLICT (client_id, idempotency_key) DO NOTHING`,
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 			j.ID, j.ClientID, j.IdempotencyKey, j.RequestHash, request, j.Status, j.Stage, j.ErrorCode, j.ErrorMessage,
-			j.CallbackFailed, j.Result, j.CreatedAt, j.UpdatedAt, j.ExpiresAt)
-	}
-	results := tx.SendBatch(ctx, batch)
-	inserted := make([]bool, len(jobs))
-	for i := range jobs {
-		tag, err := results.Exec()
-		if err != nil {
-			results.Close()
+			j.CallbackFailed, j.Result, j.CreatedAt, j.UpdatedAt, j.ExpiresAt); err != nil {
 			return nil, err
 		}
-		inserted[i] = tag.RowsAffected() == 1
-	}
-	if err := results.Close(); err != nil {
-		return nil, err
-	}
-	out := make([]createResult, len(jobs))
-	var args []river.InsertManyParams
-	for i, j := range jobs {
-		if !inserted[i] {
-			existing, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE client_id = $1 AND idempotency_key = $2`,
-				j.ClientID, j.IdempotencyKey))
-			if err != nil {
-				return nil, err
-			}
-			out[i] = createResult{job: existing}
-			continue
-		}
+		active[j.ClientID] = n + 1
 		out[i] = createResult{job: j, created: true}
 		args = append(args, river.InsertManyParams{Args: jobqueue.GenerateArgs{JobID: j.ID}})
 	}
@@ -252,9 +272,6 @@ func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]ticke
 	if f.Status != "" {
 		q += ` AND status = ` + arg(f.Status)
 	}
-	if f.IdempotencyKey != "" {
-		q += ` AND idempotency_key = ` + arg(f.IdempotencyKey)
-	}
 	if f.BeforeID != "" {
 		q += ` AND (created_at, id) < (` + arg(f.BeforeCreatedAt) + `, ` + arg(f.BeforeID) + `::uuid)`
 	}
@@ -264,13 +281,6 @@ func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]ticke
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (tickets.Job, error) { return scanJob(r) })
-}
-
-func (s ticketStore) CountActiveJobs(ctx context.Context, clientID string, limit int) (int, error) {
-	var n int
-	err := s.d.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM ticket_jobs
-		WHERE client_id = $1 AND status IN ('queued', 'processing', 'cancel_requested') LIMIT $2) active`, clientID, limit).Scan(&n)
-	return n, err
 }
 
 func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpdate) (tickets.Job, error) {
@@ -352,4 +362,35 @@ func (s ticketStore) ExpireJobs(ctx context.Context, now time.Time) (int, error)
 		}
 	}
 	return len(dues), tx.Commit(ctx)
+}
+
+func (s ticketStore) CancelStaleJobs(ctx context.Context, before, now time.Time) (int, error) {
+	tx, err := s.d.pool.Begin(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback(ctx)
+	rows, err := tx.Query(ctx, `UPDATE ticket_jobs SET status = 'cancelled', error_code = 'job_cancelled',
+		error_message = 'The job was cancelled.', updated_at = $1
+		WHERE status = 'cancel_requested' AND updated_at < $2
+		RETURNING id::text, coalesce(request->>'callback_url', '')`, now, before)
+	if err != nil {
+		return 0, err
+	}
+	type cancelled struct{ id, callbackURL string }
+	done, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (cancelled, error) {
+		var c cancelled
+		return c, r.Scan(&c.id, &c.callbackURL)
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range done {
+		if c.callbackURL != "" {
+			if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.CallbackArgs{JobID: c.id, Status: tickets.StatusCancelled}, nil); err != nil {
+				return 0, fmt.Errorf("enqueue callback: %w", err)
+			}
+		}
+	}
+	return len(done), tx.Commit(ctx)
 }

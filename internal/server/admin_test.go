@@ -57,7 +57,11 @@ func adminDo(t *testing.T, api *openapitest.Validator, w *world, method, path, t
 
 func TestAdminAPI(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{noWorkers: true})
+	forEachDatabase(t, testAdminAPI)
+}
+
+func testAdminAPI(t *testing.T, db string) {
+	w := newWorld(t, db, worldOptions{noWorkers: true})
 	api := openapitest.Load(t, "admin.yaml")
 	do := func(method, path string, body any) (int, map[string]any) {
 		t.Helper()
@@ -84,8 +88,13 @@ func TestAdminAPI(t *testing.T) {
 	if st, got := do("GET", "/admin/v1/ticket-clients/"+id, nil); st != 200 || got["webhook_secret"] != nil || got["name"] != "Growth" {
 		t.Errorf("get client = %d %v; the secret must not be shown again", st, got)
 	}
-	if st, _ := do("GET", "/admin/v1/ticket-clients/"+uuid.NewString(), nil); st != 404 {
-		t.Errorf("get unknown client = %d", st)
+	for _, unknown := range []string{uuid.NewString(), "not-a-uuid"} {
+		if st, _ := do("GET", "/admin/v1/ticket-clients/"+unknown, nil); st != 404 {
+			t.Errorf("get unknown client %s = %d", unknown, st)
+		}
+		if st, _ := do("DELETE", "/admin/v1/ticket-clients/"+id+"/keys/"+unknown, nil); st != 404 {
+			t.Errorf("revoke unknown key %s = %d", unknown, st)
+		}
 	}
 	if st, got := do("PATCH", "/admin/v1/ticket-clients/"+id, map[string]any{"suspended": true}); st != 200 || got["suspended"] != true || got["tickets_enabled"] != true {
 		t.Errorf("suspend = %d %v", st, got)

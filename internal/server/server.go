@@ -192,7 +192,7 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 	sweepCtx, stopSweep := context.WithCancel(ctx)
 	go func() {
 		defer close(sweepDone)
-		s.sweepExpired(sweepCtx)
+		s.maintain(sweepCtx)
 	}()
 
 	srv := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
@@ -204,12 +204,16 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 	case <-ctx.Done():
 	case err = <-serveErr:
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
-	defer cancel()
-	srv.Shutdown(shutdownCtx)
+	httpCtx, cancelHTTP := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancelHTTP()
+	srv.Shutdown(httpCtx)
 	stopSweep()
 	<-sweepDone
-	if stopErr := stopWorkers(shutdownCtx); stopErr != nil && err == nil {
+	// Workers get their own time: running jobs are cancelled and handed
+	// back, which takes as long as an engine needs to notice.
+	workersCtx, cancelWorkers := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancelWorkers()
+	if stopErr := stopWorkers(workersCtx); stopErr != nil && err == nil {
 		err = fmt.Errorf("stop workers: %w", stopErr)
 	}
 	if errors.Is(err, http.ErrServerClosed) {
@@ -218,19 +222,30 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 	return err
 }
 
-func (s *Server) sweepExpired(ctx context.Context) {
-	t := time.NewTicker(s.cfg.ExpiryInterval)
-	defer t.Stop()
-	for {
-		if n, err := s.tickets.ExpireJobs(ctx); err != nil && ctx.Err() == nil {
-			s.log.Error("expiring jobs", "err", err)
+// maintain runs the periodic sweeps until ctx ends: expiry every
+// ExpiryInterval, and the cancellation of jobs whose cancel no worker
+// settled every few seconds.
+func (s *Server) maintain(ctx context.Context) {
+	expiry := time.NewTicker(s.cfg.ExpiryInterval)
+	defer expiry.Stop()
+	stale := time.NewTicker(max(s.cfg.Tickets.StaleCancelAfter/4, 100*time.Millisecond))
+	defer stale.Stop()
+	sweep := func(name string, f func(context.Context) (int, error)) {
+		if n, err := f(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error(name, "err", err)
 		} else if n > 0 {
-			s.log.Info("expired jobs", "count", n)
+			s.log.Info(name, "count", n)
 		}
+	}
+	sweep("expired jobs", s.tickets.ExpireJobs)
+	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-expiry.C:
+			sweep("expired jobs", s.tickets.ExpireJobs)
+		case <-stale.C:
+			sweep("cancelled stale jobs", s.tickets.CancelStaleJobs)
 		}
 	}
 }

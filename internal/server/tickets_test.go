@@ -55,7 +55,7 @@ func TestSubmitAndFetchResult(t *testing.T) {
 			if res.status != http.StatusOK {
 				t.Fatalf("result = %d %s", res.status, res.body)
 			}
-			if problems := tickets.ValidateResult(res.body, id, tickets.Options{TicketCount: 4, MaxTicketCount: 20}); len(problems) > 0 {
+			if problems := tickets.ValidateResult(res.body, id, tickets.Options{TicketCount: 4, MaxTicketCount: 20, IncludeEpics: true}); len(problems) > 0 {
 				t.Errorf("result breaks the rules: %v", problems)
 			}
 			var result tickets.Result
@@ -152,6 +152,10 @@ func TestSubmitValidation(t *testing.T) {
 		{"ticket_count 51", opt("ticket_count", 51), nil, "invalid_request"},
 		{"max_ticket_count zero", opt("max_ticket_count", 0), nil, "invalid_request"},
 		{"max_ticket_count 51", opt("max_ticket_count", 51), nil, "invalid_request"},
+		{"ticket_count above the default max", opt("ticket_count", 21), nil, "invalid_request"},
+		{"NUL in spec", set("spec", "a\x00b"), nil, "invalid_request"},
+		{"callback short IPv4", set("callback_url", "https://127.1/cb"), nil, "invalid_request"},
+		{"no content type", set("title", "t"), []string{"Content-Type", ""}, "invalid_request"},
 		{"ticket_count above max", valid(func(m map[string]any) {
 			m["options"] = map[string]any{"ticket_count": 6, "max_ticket_count": 5}
 		}), nil, "invalid_request"},
@@ -180,7 +184,8 @@ func TestSubmitValidation(t *testing.T) {
 		t.Errorf("rejected requests created %d jobs", len(jobs))
 	}
 	// The bounds themselves are accepted.
-	for i, body := range [][]byte{opt("ticket_count", 50), opt("max_ticket_count", 1), opt("ticket_count", 30),
+	for i, body := range [][]byte{opt("max_ticket_count", 1), opt("ticket_count", 20), opt("ticket_count", 2.0),
+		valid(func(m map[string]any) { m["options"] = map[string]any{"ticket_count": 50, "max_ticket_count": 50} }),
 		set("callback_url", "https://hooks.example.com/foresight")} {
 		var m map[string]any
 		json.Unmarshal(body, &m)
@@ -619,4 +624,98 @@ func TestTwoServersShareOnePostgres(t *testing.T) {
 		t.Errorf("generations = %d (A %d, B %d), want exactly %d", got, engineA.calls.Load(), engineB.calls.Load(), n)
 	}
 	t.Logf("server A ran %d jobs, server B %d", engineA.calls.Load(), engineB.calls.Load())
+}
+
+// scriptedEngine behaves as the job's title says: "unavailable", "broken",
+// "slow", "invalid"; anything else is the heuristic engine.
+type scriptedEngine struct{ tickets.Engine }
+
+func (e scriptedEngine) Generate(ctx context.Context, req tickets.GenerationRequest) (*tickets.Result, error) {
+	switch req.Title {
+	case "unavailable":
+		return nil, &tickets.Error{Code: tickets.CodeEngineUnavailable, Message: "The model server refused the connection."}
+	case "broken":
+		return nil, fmt.Errorf("dial tcp 10.0.0.7:443: secret internal detail")
+	case "slow":
+		<-ctx.Done()
+		return nil, ctx.Err()
+	case "invalid":
+		res, err := e.Engine.Generate(ctx, req)
+		if err == nil {
+			res.Tickets[0].Dependencies = []string{"SPEC-999"}
+		}
+		return res, err
+	}
+	return e.Engine.Generate(ctx, req)
+}
+
+func TestEngineFailures(t *testing.T) {
+	t.Parallel()
+	forEachDatabase(t, func(t *testing.T, db string) {
+		w := newWorld(t, db, worldOptions{config: func(c *server.Config) {
+			c.Engine = scriptedEngine{heuristic.New()}
+			c.Tickets.ModelTimeout = 300 * time.Millisecond
+		}})
+		for _, tt := range []struct{ title, code string }{
+			{"unavailable", "engine_unavailable"}, {"broken", "internal_error"}, {"slow", "model_timeout"}, {"invalid", "model_output_invalid"},
+		} {
+			r := w.do("POST", "/tickets/v1/jobs", w.key, []byte(`{"schema_version":"tickets.input.v1","idempotency_key":"`+tt.title+`","title":"`+tt.title+`","spec":"- Users must log in."}`))
+			id := r.json(t)["job_id"].(string)
+			job := w.waitFor(id, tickets.StatusFailed, tickets.StatusCompleted)
+			e, _ := job["error"].(map[string]any)
+			if job["status"] != "failed" || job["stage"] != "failed" || e["code"] != tt.code {
+				t.Errorf("%s: job = %v; want failed/failed with %s", tt.title, job, tt.code)
+			}
+			if msg, _ := e["message"].(string); strings.Contains(msg, "10.0.0.7") || strings.Contains(msg, "secret") {
+				t.Errorf("%s: internal detail in the message: %q", tt.title, msg)
+			}
+			res := w.do("GET", "/tickets/v1/jobs/"+id+"/result", w.key, nil)
+			if res.status != http.StatusOK || res.json(t)["status"] != "failed" {
+				t.Errorf("%s: result = %d %s; want 200 with the failed job", tt.title, res.status, res.body)
+			}
+		}
+	})
+}
+
+func TestOptionsShapeTheResult(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{})
+	id := w.submit("no-epics", sampleSpec, map[string]any{"options": map[string]any{"include_epics": false, "max_ticket_count": 3}})
+	w.waitFor(id, tickets.StatusCompleted)
+	var res tickets.Result
+	json.Unmarshal(w.do("GET", "/tickets/v1/jobs/"+id+"/result", w.key, nil).body, &res)
+	if len(res.Tickets) == 0 || len(res.Tickets) > 3 {
+		t.Errorf("max_ticket_count 3 gave %d tickets", len(res.Tickets))
+	}
+	for _, tk := range res.Tickets {
+		if tk.TicketType == tickets.TypeEpic || tk.ParentExternalID != nil {
+			t.Errorf("include_epics false gave %s %q with parent %v", tk.TicketType, tk.Title, tk.ParentExternalID)
+		}
+	}
+}
+
+func TestCallbackOnCancel(t *testing.T) {
+	t.Parallel()
+	recv, tr := newCallbackReceiver(t)
+	db := "sqlite:" + t.TempDir() + "/f.db"
+	w := newWorld(t, db, worldOptions{noWorkers: true, config: func(c *server.Config) { c.CallbackTransport = tr }})
+	id := w.submit("cancel-cb", sampleSpec, map[string]any{"callback_url": "https://hooks.example.com/foresight"})
+	if r := w.do("DELETE", "/tickets/v1/jobs/"+id, w.key, nil); r.status != http.StatusOK {
+		t.Fatalf("cancel = %d", r.status)
+	}
+	// The server has no workers; a second one on the same database delivers.
+	cfg := testConfig(db)
+	cfg.CallbackTransport = tr
+	w.stop()
+	w.start(cfg, false)
+	select {
+	case got := <-recv.got:
+		var ev tickets.CallbackEvent
+		json.Unmarshal(got.body, &ev)
+		if ev.Type != "tickets.job.cancelled" || ev.Data.JobID != id || ev.Data.Error == nil || ev.Data.Error.Code != tickets.CodeJobCancelled {
+			t.Errorf("callback = %s", got.body)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no callback for the cancelled job")
+	}
 }

@@ -24,7 +24,6 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/groupcommit"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
-	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
 //go:embed migration/*.sql
@@ -38,7 +37,7 @@ type DB struct {
 	writer  *pool
 	reader  *pool
 	queue   *river.Client[*sql.Tx]
-	creates *groupcommit.Batcher[tickets.Job, createResult]
+	creates *groupcommit.Batcher[newJob, createResult]
 	log     *slog.Logger
 }
 
@@ -149,8 +148,10 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 	if err != nil {
 		return fail(err)
 	}
-	if _, err := d.writer.prepared(ctx, insertJobSQL); err != nil {
-		return fail(fmt.Errorf("prepare: %w", err))
+	for _, q := range []string{insertJobSQL, jobByKeySQL, countActiveSQL} {
+		if _, err := d.writer.prepared(ctx, q); err != nil {
+			return fail(fmt.Errorf("prepare: %w", err))
+		}
 	}
 	d.creates = groupcommit.New(d.createJobs, 256, 30*time.Second)
 	return d, nil

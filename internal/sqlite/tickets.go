@@ -195,53 +195,83 @@ func scanJob(row interface{ Scan(...any) error }) (tickets.Job, error) {
 
 // CreateJob hands the job to the database's group-commit batcher, which
 // writes it together with the jobs submitted at the same moment.
-func (s ticketStore) CreateJob(ctx context.Context, j tickets.Job) (tickets.Job, bool, error) {
-	r, err := s.d.creates.Do(ctx, j)
-	return r.job, r.created, err
+func (s ticketStore) CreateJob(ctx context.Context, j tickets.Job, maxActive int) (tickets.Job, bool, error) {
+	r, err := s.d.creates.Do(ctx, newJob{j, maxActive})
+	if err != nil {
+		return tickets.Job{}, false, err
+	}
+	return r.job, r.created, r.err
+}
+
+// newJob is a job to create and its client's bound of unfinished jobs.
+type newJob struct {
+	job       tickets.Job
+	maxActive int
 }
 
 type createResult struct {
 	job     tickets.Job
 	created bool
+	err     error
 }
 
-const insertJobSQL = `INSERT INTO ticket_jobs (` + jobColumns + `)
+const (
+	insertJobSQL = `INSERT INTO ticket_jobs (` + jobColumns + `)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (client_id, idempotency_key) DO NOTHING`
+	jobByKeySQL    = `SELECT ` + jobColumns + ` FROM ticket_jobs WHERE client_id = ? AND idempotency_key = ?`
+	countActiveSQL = `SELECT count(*) FROM ticket_jobs WHERE client_id = ? AND status IN ('queued', 'processing', 'cancel_requested')`
+)
 
 // createJobs inserts jobs and their generation queue entries in one
 // transaction. A job whose client already used its idempotency key is not
-// inserted; the existing job is returned instead.
-func (d *DB) createJobs(ctx context.Context, jobs []tickets.Job) ([]createResult, error) {
+// inserted; the existing job is returned instead. A job whose client has
+// its bound of unfinished jobs (counting the batch's own) gets ErrQueueFull.
+func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, error) {
 	tx, err := d.writer.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	insert, err := d.writer.txStmt(ctx, tx, insertJobSQL)
-	if err != nil {
-		return nil, err
+	var stmts [3]*sql.Stmt
+	for i, q := range []string{insertJobSQL, jobByKeySQL, countActiveSQL} {
+		if stmts[i], err = d.writer.txStmt(ctx, tx, q); err != nil {
+			return nil, err
+		}
 	}
+	insert, byKey, countActive := stmts[0], stmts[1], stmts[2]
+	active := map[string]int{}
 	out := make([]createResult, len(jobs))
 	var args []river.InsertManyParams
-	for i, j := range jobs {
+	for i, nj := range jobs {
+		j := nj.job
+		n, counted := active[j.ClientID]
+		if !counted {
+			if err := countActive.QueryRowContext(ctx, j.ClientID).Scan(&n); err != nil {
+				return nil, err
+			}
+		}
+		existing, err := scanJob(byKey.QueryRowContext(ctx, j.ClientID, j.IdempotencyKey))
+		switch {
+		case err == nil:
+			out[i] = createResult{job: existing}
+			active[j.ClientID] = n
+			continue
+		case !errors.Is(err, tickets.ErrNotFound):
+			return nil, err
+		case n >= nj.maxActive:
+			out[i] = createResult{err: tickets.ErrQueueFull}
+			active[j.ClientID] = n
+			continue
+		}
 		request, err := json.Marshal(j.Request)
 		if err != nil {
 			return nil, err
 		}
-		res, err := insert.ExecContext(ctx, j.ID, j.ClientID, j.IdempotencyKey, j.RequestHash, string(request), j.Status, j.Stage,
-			j.ErrorCode, j.ErrorMessage, j.CallbackFailed, j.Result, micros(j.CreatedAt), micros(j.UpdatedAt), micros(j.ExpiresAt))
-		if err != nil {
+		if _, err := insert.ExecContext(ctx, j.ID, j.ClientID, j.IdempotencyKey, j.RequestHash, string(request), j.Status, j.Stage,
+			j.ErrorCode, j.ErrorMessage, j.CallbackFailed, j.Result, micros(j.CreatedAt), micros(j.UpdatedAt), micros(j.ExpiresAt)); err != nil {
 			return nil, err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			existing, err := scanJob(tx.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE client_id = ? AND idempotency_key = ?`,
-				j.ClientID, j.IdempotencyKey))
-			if err != nil {
-				return nil, err
-			}
-			out[i] = createResult{job: existing}
-			continue
-		}
+		active[j.ClientID] = n + 1
 		out[i] = createResult{job: j, created: true}
 		args = append(args, river.InsertManyParams{Args: jobqueue.GenerateArgs{JobID: j.ID}})
 	}
@@ -276,10 +306,6 @@ func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]ticke
 		q += ` AND status = ?`
 		args = append(args, f.Status)
 	}
-	if f.IdempotencyKey != "" {
-		q += ` AND idempotency_key = ?`
-		args = append(args, f.IdempotencyKey)
-	}
 	if f.BeforeID != "" {
 		q += ` AND (created_at < ? OR (created_at = ? AND id < ?))`
 		args = append(args, micros(f.BeforeCreatedAt), micros(f.BeforeCreatedAt), f.BeforeID)
@@ -300,13 +326,6 @@ func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]ticke
 		out = append(out, j)
 	}
 	return out, rows.Err()
-}
-
-func (s ticketStore) CountActiveJobs(ctx context.Context, clientID string, limit int) (int, error) {
-	var n int
-	err := s.d.reader.queryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM ticket_jobs
-		WHERE client_id = ? AND status IN ('queued', 'processing', 'cancel_requested') LIMIT ?)`, clientID, limit).Scan(&n)
-	return n, err
 }
 
 func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpdate) (tickets.Job, error) {
@@ -397,4 +416,42 @@ func (s ticketStore) ExpireJobs(ctx context.Context, now time.Time) (int, error)
 		}
 	}
 	return len(dues), tx.Commit()
+}
+
+func (s ticketStore) CancelStaleJobs(ctx context.Context, before, now time.Time) (int, error) {
+	tx, err := s.d.writer.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `UPDATE ticket_jobs SET status = 'cancelled', error_code = 'job_cancelled',
+		error_message = 'The job was cancelled.', updated_at = ?
+		WHERE status = 'cancel_requested' AND updated_at < ? RETURNING id, json_extract(request, '$.callback_url')`, micros(now), micros(before))
+	if err != nil {
+		return 0, err
+	}
+	var callbacks []string
+	n := 0
+	for rows.Next() {
+		var id string
+		var callbackURL sql.NullString
+		if err := rows.Scan(&id, &callbackURL); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		n++
+		if callbackURL.String != "" {
+			callbacks = append(callbacks, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for _, id := range callbacks {
+		if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.CallbackArgs{JobID: id, Status: tickets.StatusCancelled}, nil); err != nil {
+			return 0, fmt.Errorf("enqueue callback: %w", err)
+		}
+	}
+	return n, tx.Commit()
 }

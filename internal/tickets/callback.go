@@ -51,12 +51,16 @@ func (s *Service) DeliverCallback(ctx context.Context, id string, status Status,
 	if err == nil {
 		return nil
 	}
-	var perm *PermanentError
-	if !lastAttempt && !errors.As(err, &perm) {
+	reason, permanent := "the delivery failed", false
+	var ce *CallbackError
+	if errors.As(err, &ce) {
+		reason, permanent = ce.Reason, ce.Permanent
+	}
+	if !lastAttempt && !permanent {
 		return err
 	}
 	s.log.WarnContext(ctx, "callback failed for good", "job_id", id, "err", err)
-	if err := s.store.MarkCallbackFailed(ctx, id, "The callback to callback_url failed: "+err.Error(), s.Now()); err != nil {
+	if err := s.store.MarkCallbackFailed(ctx, id, "The callback to callback_url failed: "+reason+".", s.Now()); err != nil {
 		return fmt.Errorf("record callback failure of job %s: %w", id, err)
 	}
 	return nil

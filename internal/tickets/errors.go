@@ -89,6 +89,10 @@ func ErrorMessage(err error) string {
 // ErrNotFound is returned by a Store when a row does not exist.
 var ErrNotFound = errors.New("not found")
 
+// ErrQueueFull is returned by Store.CreateJob when the client has too many
+// unfinished jobs.
+var ErrQueueFull = errors.New("queue full")
+
 // ErrConflict is returned by a Store when a conditional update found the row
 // in another state, or a unique constraint refused an insert.
 var ErrConflict = errors.New("conflict")

@@ -104,8 +104,6 @@ type JobUpdate struct {
 type JobFilter struct {
 	ClientID string
 	Status   Status
-	// IdempotencyKey, when set, selects the job with that key.
-	IdempotencyKey string
 	// Before, when set, continues a listing after the job with this
 	// creation time and id (a cursor).
 	BeforeCreatedAt time.Time

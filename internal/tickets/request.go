@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -17,11 +18,12 @@ type submitBody struct {
 	Title          string `json:"title"`
 	Spec           string `json:"spec"`
 	Options        *struct {
-		TicketCount    *int    `json:"ticket_count"`
-		MaxTicketCount *int    `json:"max_ticket_count"`
-		IncludeEpics   *bool   `json:"include_epics"`
-		DependencyMode *string `json:"dependency_mode"`
-		OutputDetail   *string `json:"output_detail"`
+		// json.Number: the schema accepts 2.0 as an integer.
+		TicketCount    *json.Number `json:"ticket_count"`
+		MaxTicketCount *json.Number `json:"max_ticket_count"`
+		IncludeEpics   *bool        `json:"include_epics"`
+		DependencyMode *string      `json:"dependency_mode"`
+		OutputDetail   *string      `json:"output_detail"`
 	} `json:"options"`
 	CallbackURL *string `json:"callback_url"`
 }
@@ -55,6 +57,11 @@ func ParseSubmission(raw []byte) (Submission, error) {
 	if err := json.Unmarshal(raw, &b); err != nil {
 		return Submission{}, Errorf(CodeInvalidRequest, "The request body is not valid JSON.")
 	}
+	for _, f := range []struct{ name, value string }{{"idempotency_key", b.IdempotencyKey}, {"title", b.Title}, {"spec", b.Spec}} {
+		if strings.ContainsRune(f.value, 0) {
+			return Submission{}, Errorf(CodeInvalidRequest, "%s must not contain the NUL character (\\u0000).", f.name)
+		}
+	}
 
 	req := Request{
 		Title: b.Title,
@@ -68,18 +75,14 @@ func ParseSubmission(raw []byte) (Submission, error) {
 	}
 	if o := b.Options; o != nil {
 		if o.MaxTicketCount != nil {
-			req.Options.MaxTicketCount = *o.MaxTicketCount
+			req.Options.MaxTicketCount = wholeNumber(*o.MaxTicketCount)
 		}
 		if o.TicketCount != nil {
-			req.Options.TicketCount = *o.TicketCount
-			switch {
-			case o.MaxTicketCount == nil:
-				// An explicit count raises the implicit maximum.
-				req.Options.MaxTicketCount = max(req.Options.MaxTicketCount, req.Options.TicketCount)
-			case req.Options.TicketCount > req.Options.MaxTicketCount:
+			req.Options.TicketCount = wholeNumber(*o.TicketCount)
+			if req.Options.TicketCount > req.Options.MaxTicketCount {
 				return Submission{}, Errorf(CodeInvalidRequest,
-					"options.ticket_count (%d) is above options.max_ticket_count (%d).",
-					req.Options.TicketCount, req.Options.MaxTicketCount)
+					"options.ticket_count (%d) is above max_ticket_count (%d; the default is %d).",
+					req.Options.TicketCount, req.Options.MaxTicketCount, DefaultMaxTicketCount)
 			}
 		}
 		if o.IncludeEpics != nil {
@@ -99,6 +102,13 @@ func ParseSubmission(raw []byte) (Submission, error) {
 		req.CallbackURL = *b.CallbackURL
 	}
 	return Submission{IdempotencyKey: b.IdempotencyKey, Request: req, Hash: req.fingerprint()}, nil
+}
+
+// wholeNumber converts a JSON number the schema already checked is an
+// integer between 1 and 50 (2 or 2.0).
+func wholeNumber(n json.Number) int {
+	f, _ := strconv.ParseFloat(string(n), 64)
+	return int(f)
 }
 
 // fingerprint is a SHA-256 over the request with defaults applied, so that a
@@ -127,10 +137,34 @@ func checkCallbackURL(raw string) error {
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return Errorf(CodeInvalidRequest, "callback_url must not point at localhost.")
 	}
-	if addr, err := netip.ParseAddr(host); err == nil && !PublicAddr(addr) {
+	if strings.ContainsRune(raw, 0) {
+		return Errorf(CodeInvalidRequest, "callback_url must not contain the NUL character.")
+	}
+	addr, err := netip.ParseAddr(host)
+	switch {
+	case err == nil && !PublicAddr(addr):
 		return Errorf(CodeInvalidRequest, "callback_url must not point at a loopback, private or link-local address.")
+	case err != nil && numericHost(host):
+		// 127.1, 0177.0.0.1, 2130706433, 0x7f.0.0.1: resolvers read these
+		// as addresses; only the canonical dotted form is accepted.
+		return Errorf(CodeInvalidRequest, "callback_url must name a host, or an IPv4 address in dotted-decimal form.")
 	}
 	return nil
+}
+
+// numericHost reports whether host's last label is a number (decimal,
+// octal or hex), which no domain name has: such a host is an address in a
+// non-canonical spelling.
+func numericHost(host string) bool {
+	last := host[strings.LastIndex(host, ".")+1:]
+	if last == "" {
+		return false
+	}
+	if h, ok := strings.CutPrefix(last, "0x"); ok {
+		last = h
+		return strings.Trim(last, "0123456789abcdef") == ""
+	}
+	return strings.Trim(last, "0123456789") == ""
 }
 
 // PublicAddr reports whether addr is a publicly routable unicast address:

@@ -9,6 +9,11 @@ import (
 	"time"
 )
 
+// finishTimeout bounds the store write that records a job's outcome. It
+// runs on a context detached from the worker's, so that a generation that
+// used up its time limit can still record model_timeout.
+const finishTimeout = 10 * time.Second
+
 // Run works the job with id through its stages: it claims a queued job
 // (processing, preparing_prompt), generates (generating_tickets), validates
 // (validating_output) and stores the result (completed), or records the
@@ -17,14 +22,14 @@ import (
 // alone; a cancel_requested job becomes cancelled. The result is stored in
 // one conditional update, so a job is never completed twice.
 //
-// Run returns an error only when the job should be tried again: ctx ended
-// (the worker is stopping) or the store failed. With lastAttempt, a store
-// failure fails the job with storage_error instead, as far as the store
-// lets it.
+// Run returns an error only when the job should be tried again: ctx was
+// cancelled (the worker is stopping; the job stays processing for the next
+// run) or the store failed. With lastAttempt, a store failure fails the job
+// with storage_error instead, as far as the store lets it.
 func (s *Service) Run(ctx context.Context, id string, lastAttempt bool) error {
 	err := s.run(ctx, id)
-	if err != nil && lastAttempt && ctx.Err() == nil {
-		s.fail(context.WithoutCancel(ctx), id, &Error{Code: CodeStorageError, Message: "The job store failed while the job ran.", Err: err})
+	if err != nil && lastAttempt && !errors.Is(err, context.Canceled) {
+		s.fail(id, &Error{Code: CodeStorageError, Message: "The job store failed while the job ran.", Err: err})
 	}
 	return err
 }
@@ -50,21 +55,15 @@ func (s *Service) run(ctx context.Context, id string) error {
 	case StatusProcessing:
 		s.log.InfoContext(ctx, "resuming job", "job_id", id, "stage", j.Stage)
 	case StatusCancelRequested:
-		return s.finishCancelled(ctx, id)
+		return s.finishCancelled(id)
 	default:
 		return nil
 	}
 
 	genCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	s.mu.Lock()
-	s.running[id] = cancel
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.running, id)
-		s.mu.Unlock()
-	}()
+	unregister := s.register(id, cancel)
+	defer unregister()
 	watchDone := make(chan struct{})
 	defer func() { <-watchDone }()
 	go func() {
@@ -76,19 +75,21 @@ func (s *Service) run(ctx context.Context, id string) error {
 	cancel(nil) // stops the watcher
 	switch {
 	case errors.Is(context.Cause(genCtx), errCancelRequested):
-		return s.finishCancelled(ctx, id)
-	case ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return ctx.Err() // stopping: leave the job processing for the next worker
-	case ctx.Err() != nil:
+		return s.finishCancelled(id)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		err = &Error{Code: CodeModelTimeout, Message: "Generation exceeded the job's time limit.", Err: ctx.Err()}
+	case ctx.Err() != nil:
+		return ctx.Err() // stopping: leave the job processing for the next worker
 	}
 	if err != nil {
-		return s.fail(ctx, id, err)
+		return s.fail(id, err)
 	}
-	_, err = s.store.UpdateJob(ctx, id, JobUpdate{From: []Status{StatusProcessing},
+	fctx, fcancel := s.finishContext()
+	defer fcancel()
+	_, err = s.store.UpdateJob(fctx, id, JobUpdate{From: []Status{StatusProcessing},
 		Status: StatusCompleted, Stage: StageCompleted, Result: res, Callback: true, At: s.Now()})
 	if errors.Is(err, ErrConflict) {
-		return s.run(ctx, id) // cancelled while the result was being stored
+		return s.settle(id) // cancelled while the result was being stored
 	}
 	if err != nil {
 		return fmt.Errorf("complete job %s: %w", id, err)
@@ -96,14 +97,41 @@ func (s *Service) run(ctx context.Context, id string) error {
 	return nil
 }
 
+// register records the cancel function of a running generation, so that a
+// cancel on this node aborts it at once; the returned function removes it,
+// unless a later run of the same job replaced it.
+func (s *Service) register(id string, cancel context.CancelCauseFunc) (unregister func()) {
+	entry := &runningJob{cancel: cancel}
+	s.mu.Lock()
+	s.running[id] = entry
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		if s.running[id] == entry {
+			delete(s.running, id)
+		}
+		s.mu.Unlock()
+	}
+}
+
+// runningJob is an entry of the in-process cancel registry.
+type runningJob struct{ cancel context.CancelCauseFunc }
+
 // generate moves the job through generating_tickets and validating_output
-// and returns the validated result document.
+// and returns the validated result document. The engine's call is bounded
+// by Config.ModelTimeout.
 func (s *Service) generate(ctx context.Context, j Job) ([]byte, error) {
 	if err := s.setStage(ctx, j.ID, StageGeneratingTickets); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	res, err := s.engine.Generate(ctx, GenerationRequest{JobID: j.ID, Title: j.Request.Title, Spec: j.Request.Spec, Options: j.Request.Options})
+	mctx, mcancel := context.WithTimeoutCause(ctx, s.cfg.ModelTimeout, errModelTimeout)
+	res, err := s.engine.Generate(mctx, GenerationRequest{JobID: j.ID, Title: j.Request.Title, Spec: j.Request.Spec, Options: j.Request.Options})
+	timedOut := errors.Is(context.Cause(mctx), errModelTimeout)
+	mcancel()
+	if timedOut && ctx.Err() == nil {
+		return nil, &Error{Code: CodeModelTimeout, Message: fmt.Sprintf("The engine did not answer within %v.", s.cfg.ModelTimeout), Err: err}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -124,17 +152,22 @@ func (s *Service) generate(ctx context.Context, j Job) ([]byte, error) {
 	return raw, nil
 }
 
+var errModelTimeout = errors.New("model timeout")
+
 func (s *Service) setStage(ctx context.Context, id string, stage Stage) error {
 	_, err := s.store.UpdateJob(ctx, id, JobUpdate{From: []Status{StatusProcessing}, Status: StatusProcessing, Stage: stage, At: s.Now()})
 	if errors.Is(err, ErrConflict) {
-		// Cancelled meanwhile: the watcher aborts the generation.
-		return Errorf(CodeJobCancelled, "The job was cancelled.")
+		// Cancelled or expired meanwhile: settle reads which.
+		return errStatusChanged
 	}
 	if err != nil {
 		return fmt.Errorf("set stage %s of job %s: %w", stage, id, err)
 	}
 	return nil
 }
+
+// errStatusChanged aborts a generation whose job left processing.
+var errStatusChanged = errors.New("job status changed")
 
 // watchCancel polls the job's status until ctx ends and cancels the
 // generation when a cancellation was requested elsewhere.
@@ -155,8 +188,15 @@ func (s *Service) watchCancel(ctx context.Context, id string, cancel context.Can
 	}
 }
 
-func (s *Service) finishCancelled(ctx context.Context, id string) error {
-	_, err := s.store.UpdateJob(ctx, id, JobUpdate{From: []Status{StatusCancelRequested, StatusProcessing},
+func (s *Service) finishContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), finishTimeout)
+}
+
+// finishCancelled turns a cancel_requested job into cancelled.
+func (s *Service) finishCancelled(id string) error {
+	ctx, cancel := s.finishContext()
+	defer cancel()
+	_, err := s.store.UpdateJob(ctx, id, JobUpdate{From: []Status{StatusCancelRequested},
 		Status: StatusCancelled, ErrorCode: CodeJobCancelled, ErrorMessage: "The job was cancelled.", Callback: true, At: s.Now()})
 	if err != nil && !errors.Is(err, ErrConflict) {
 		return fmt.Errorf("cancel job %s: %w", id, err)
@@ -164,22 +204,40 @@ func (s *Service) finishCancelled(ctx context.Context, id string) error {
 	return nil
 }
 
+// settle finishes a job whose status moved away from processing while it
+// ran: a cancel_requested job becomes cancelled; any other status stays.
+func (s *Service) settle(id string) error {
+	ctx, cancel := s.finishContext()
+	defer cancel()
+	st, err := s.store.JobStatus(ctx, id)
+	if err != nil {
+		return fmt.Errorf("load job %s: %w", id, err)
+	}
+	if st == StatusCancelRequested {
+		return s.finishCancelled(id)
+	}
+	return nil
+}
+
 // fail records a generation failure on a processing job. Codes other than
 // the job error codes of GUIDE §2 become internal_error.
-func (s *Service) fail(ctx context.Context, id string, cause error) error {
+func (s *Service) fail(id string, cause error) error {
+	if errors.Is(cause, errStatusChanged) {
+		return s.settle(id)
+	}
 	code, msg := ErrorCode(cause), ErrorMessage(cause)
 	switch code {
-	case CodeModelTimeout, CodeModelOutputInvalid, CodeEngineUnavailable, CodeStorageError, CodeInternalError:
-	case CodeJobCancelled:
-		return s.finishCancelled(ctx, id)
+	case CodeModelTimeout, CodeModelOutputInvalid, CodeEngineUnavailable, CodeStorageError:
 	default:
 		code, msg = CodeInternalError, "The generation failed unexpectedly."
 	}
-	s.log.WarnContext(ctx, "job failed", "job_id", id, "code", code, "err", cause)
+	s.log.Warn("job failed", "job_id", id, "code", code, "err", cause)
+	ctx, cancel := s.finishContext()
+	defer cancel()
 	_, err := s.store.UpdateJob(ctx, id, JobUpdate{From: []Status{StatusProcessing},
 		Status: StatusFailed, Stage: StageFailed, ErrorCode: code, ErrorMessage: msg, Callback: true, At: s.Now()})
 	if errors.Is(err, ErrConflict) {
-		return s.run(ctx, id)
+		return s.settle(id)
 	}
 	if err != nil {
 		return fmt.Errorf("fail job %s: %w", id, err)

@@ -24,6 +24,12 @@ type Config struct {
 	// CancelPollInterval is how often a running job checks the store for a
 	// cancellation requested on another node.
 	CancelPollInterval time.Duration
+	// ModelTimeout bounds one engine call (model_timeout beyond).
+	ModelTimeout time.Duration
+	// StaleCancelAfter is how long a cancel_requested job may wait for its
+	// worker before the sweep cancels it (its worker is gone: a live one
+	// notices within CancelPollInterval).
+	StaleCancelAfter time.Duration
 }
 
 // DefaultConfig returns the documented defaults.
@@ -32,20 +38,35 @@ func DefaultConfig() Config {
 		JobLifetime:        7 * 24 * time.Hour,
 		MaxActiveJobs:      100,
 		CancelPollInterval: 500 * time.Millisecond,
+		ModelTimeout:       120 * time.Second,
+		StaleCancelAfter:   10 * time.Second,
 	}
 }
 
-// CallbackSender delivers a signed callback. It returns an error for
-// anything but a 2xx answer; a *PermanentError stops further attempts.
+// CallbackSender delivers a signed callback. It returns a *CallbackError
+// for anything but a 2xx answer.
 type CallbackSender interface {
 	Send(ctx context.Context, url, secret, messageID string, body []byte) error
 }
 
-// PermanentError marks a callback failure that retrying cannot fix.
-type PermanentError struct{ Err error }
+// CallbackError is a failed callback delivery.
+type CallbackError struct {
+	// Reason is safe to show the job's client: "the receiver answered
+	// 503", "the connection failed", never addresses or internal detail.
+	Reason string
+	// Permanent failures (410 Gone, a forbidden address) are not retried.
+	Permanent bool
+	Err       error
+}
 
-func (e *PermanentError) Error() string { return e.Err.Error() }
-func (e *PermanentError) Unwrap() error { return e.Err }
+func (e *CallbackError) Error() string {
+	if e.Err != nil {
+		return e.Reason + ": " + e.Err.Error()
+	}
+	return e.Reason
+}
+
+func (e *CallbackError) Unwrap() error { return e.Err }
 
 // Service implements the ticket service's rules over a Store and an Engine.
 type Service struct {
@@ -58,7 +79,7 @@ type Service struct {
 	Now func() time.Time
 
 	mu      sync.Mutex
-	running map[string]context.CancelCauseFunc
+	running map[string]*runningJob
 }
 
 // NewService returns a Service. log may be nil.
@@ -69,7 +90,7 @@ func NewService(store Store, engine Engine, callback CallbackSender, cfg Config,
 	return &Service{
 		store: store, engine: engine, callback: callback, cfg: cfg, log: log,
 		Now:     time.Now,
-		running: make(map[string]context.CancelCauseFunc),
+		running: make(map[string]*runningJob),
 	}
 }
 
@@ -88,22 +109,6 @@ func (s *Service) Authenticate(ctx context.Context, key string) (Principal, erro
 // request; queue_full when the client has MaxActiveJobs unfinished jobs;
 // storage_error.
 func (s *Service) Submit(ctx context.Context, p Principal, sub Submission) (Job, error) {
-	active, err := s.store.CountActiveJobs(ctx, p.ClientID, s.cfg.MaxActiveJobs)
-	if err != nil {
-		return Job{}, storageError(err)
-	}
-	if active >= s.cfg.MaxActiveJobs {
-		// A retry of an accepted job is answered even when the queue is full.
-		existing, err := s.findByIdempotencyKey(ctx, p.ClientID, sub)
-		if err != nil || existing != nil {
-			if existing != nil {
-				return *existing, nil
-			}
-			return Job{}, err
-		}
-		return Job{}, &Error{Code: CodeQueueFull, RetryAfter: 5 * time.Second,
-			Message: fmt.Sprintf("The client already has %d unfinished jobs; wait for some to finish.", active)}
-	}
 	now := s.Now().UTC().Truncate(time.Microsecond)
 	j := Job{
 		ID:             uuid.NewString(),
@@ -117,7 +122,11 @@ func (s *Service) Submit(ctx context.Context, p Principal, sub Submission) (Job,
 		UpdatedAt:      now,
 		ExpiresAt:      now.Add(s.cfg.JobLifetime),
 	}
-	got, created, err := s.store.CreateJob(ctx, j)
+	got, created, err := s.store.CreateJob(ctx, j, s.cfg.MaxActiveJobs)
+	if errors.Is(err, ErrQueueFull) {
+		return Job{}, &Error{Code: CodeQueueFull, RetryAfter: 5 * time.Second,
+			Message: fmt.Sprintf("The client already has %d unfinished jobs; wait for some to finish.", s.cfg.MaxActiveJobs)}
+	}
 	if err != nil {
 		return Job{}, storageError(err)
 	}
@@ -125,22 +134,6 @@ func (s *Service) Submit(ctx context.Context, p Principal, sub Submission) (Job,
 		return Job{}, idempotencyConflict(sub.IdempotencyKey)
 	}
 	return got, nil
-}
-
-// findByIdempotencyKey returns the client's job with the submission's
-// idempotency key, nil when there is none.
-func (s *Service) findByIdempotencyKey(ctx context.Context, clientID string, sub Submission) (*Job, error) {
-	jobs, err := s.store.ListJobs(ctx, JobFilter{ClientID: clientID, IdempotencyKey: sub.IdempotencyKey, Limit: 1})
-	if err != nil {
-		return nil, storageError(err)
-	}
-	if len(jobs) == 0 {
-		return nil, nil
-	}
-	if jobs[0].RequestHash != sub.Hash {
-		return nil, idempotencyConflict(sub.IdempotencyKey)
-	}
-	return &jobs[0], nil
 }
 
 func idempotencyConflict(key string) error {
@@ -267,13 +260,21 @@ func (s *Service) ExpireJobs(ctx context.Context) (int, error) {
 	return s.store.ExpireJobs(ctx, s.Now())
 }
 
+// CancelStaleJobs cancels the cancel_requested jobs that no worker settled
+// within Config.StaleCancelAfter: their worker crashed or stopped, and the
+// job would otherwise wait for River to run it again.
+func (s *Service) CancelStaleJobs(ctx context.Context) (int, error) {
+	now := s.Now()
+	return s.store.CancelStaleJobs(ctx, now.Add(-s.cfg.StaleCancelAfter), now)
+}
+
 var errCancelRequested = errors.New("cancel requested")
 
 func (s *Service) abortLocal(id string) {
 	s.mu.Lock()
-	cancel := s.running[id]
+	r := s.running[id]
 	s.mu.Unlock()
-	if cancel != nil {
-		cancel(errCancelRequested)
+	if r != nil {
+		r.cancel(errCancelRequested)
 	}
 }

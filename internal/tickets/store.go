@@ -59,8 +59,11 @@ type Store interface {
 
 	// CreateJob inserts j and, in the same transaction, enqueues its
 	// generation. When the client already has a job with j.IdempotencyKey it
-	// inserts nothing and returns that job with created false.
-	CreateJob(ctx context.Context, j Job) (job Job, created bool, err error)
+	// inserts nothing and returns that job with created false. When the
+	// client already has maxActive queued, processing or cancel_requested
+	// jobs it inserts nothing and returns ErrQueueFull; the count and the
+	// insert are atomic, so concurrent submissions cannot overrun the bound.
+	CreateJob(ctx context.Context, j Job, maxActive int) (job Job, created bool, err error)
 	// GetJob returns the client's job, or ErrNotFound. An empty clientID
 	// matches any client (for workers).
 	GetJob(ctx context.Context, clientID, id string) (Job, error)
@@ -68,10 +71,6 @@ type Store interface {
 	JobStatus(ctx context.Context, id string) (Status, error)
 	// ListJobs returns jobs matching f, newest first.
 	ListJobs(ctx context.Context, f JobFilter) ([]Job, error)
-	// CountActiveJobs counts a client's queued, processing and
-	// cancel_requested jobs, up to limit: the answer is min(count, limit),
-	// and its cost is bounded by limit.
-	CountActiveJobs(ctx context.Context, clientID string, limit int) (int, error)
 	// UpdateJob applies u to the job when its status is one of u.From and
 	// returns the updated job; ErrConflict when the status is another one,
 	// ErrNotFound when there is no such job.
@@ -80,6 +79,10 @@ type Store interface {
 	// callback_failed is set, and a completed job's error becomes
 	// callback_failed with message.
 	MarkCallbackFailed(ctx context.Context, id, message string, at time.Time) error
+	// CancelStaleJobs turns every cancel_requested job last updated before
+	// before into a cancelled job with error job_cancelled, enqueueing
+	// callbacks as UpdateJob does, and returns how many changed.
+	CancelStaleJobs(ctx context.Context, before, now time.Time) (int, error)
 	// ExpireJobs turns every job whose expires_at is at or before now and
 	// that is not expired yet into an expired job without result,
 	// enqueueing callbacks as UpdateJob does, and returns how many changed.

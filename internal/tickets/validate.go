@@ -50,6 +50,9 @@ func resultRules(r *Result, jobID string, opts Options) []string {
 
 	types := make(map[string]string, len(r.Tickets))
 	for i, t := range r.Tickets {
+		if t.TicketType == TypeEpic && !opts.IncludeEpics {
+			add("/tickets/%d/ticket_type: epic, but include_epics is false", i)
+		}
 		if _, dup := types[t.ExternalID]; dup {
 			add("/tickets/%d/external_id: %s is used twice", i, t.ExternalID)
 		}

@@ -35,7 +35,7 @@ func validResult() Result {
 
 func TestValidateResult(t *testing.T) {
 	t.Parallel()
-	opts := Options{MaxTicketCount: 20}
+	opts := Options{MaxTicketCount: 20, IncludeEpics: true}
 	tests := []struct {
 		name   string
 		mutate func(r *Result)
@@ -71,7 +71,8 @@ func TestValidateResult(t *testing.T) {
 		{"negative duration", func(r *Result) { r.Generation.DurationMS = -1 }, nil, "/generation/duration_ms"},
 		{"ticket_count not honoured", func(r *Result) {}, &Options{TicketCount: 4, MaxTicketCount: 20}, "ticket_count asks for 4"},
 		{"above max_ticket_count", func(r *Result) {}, &Options{MaxTicketCount: 2}, "max_ticket_count is 2"},
-		{"ticket_count honoured", func(r *Result) {}, &Options{TicketCount: 3, MaxTicketCount: 3}, ""},
+		{"ticket_count honoured", func(r *Result) {}, &Options{TicketCount: 3, MaxTicketCount: 3, IncludeEpics: true}, ""},
+		{"epic without include_epics", func(r *Result) {}, &Options{MaxTicketCount: 20}, "include_epics is false"},
 	}
 	for _, tt := range tests {
 		r := validResult()
@@ -108,7 +109,7 @@ func TestValidateResultRejectsUnknownProperties(t *testing.T) {
 	json.Unmarshal(raw, &m)
 	m["tickets"].([]any)[0].(map[string]any)["assignee"] = "me"
 	raw, _ = json.Marshal(m)
-	if problems := ValidateResult(raw, testJobID, Options{MaxTicketCount: 20}); len(problems) == 0 {
+	if problems := ValidateResult(raw, testJobID, Options{MaxTicketCount: 20, IncludeEpics: true}); len(problems) == 0 {
 		t.Error("an unknown ticket property passed")
 	}
 	if problems := ValidateResult([]byte(`{"schema_version":`), testJobID, Options{}); len(problems) != 1 || !strings.Contains(problems[0], "JSON") {
@@ -123,7 +124,8 @@ func TestParseSubmissionDefaults(t *testing.T) {
 		want Options
 	}{
 		{`{}`, Options{MaxTicketCount: 20, IncludeEpics: true, DependencyMode: "explicit", OutputDetail: "standard"}},
-		{`{"options":{"ticket_count":30}}`, Options{TicketCount: 30, MaxTicketCount: 30, IncludeEpics: true, DependencyMode: "explicit", OutputDetail: "standard"}},
+		{`{"options":{"ticket_count":30,"max_ticket_count":30}}`, Options{TicketCount: 30, MaxTicketCount: 30, IncludeEpics: true, DependencyMode: "explicit", OutputDetail: "standard"}},
+		{`{"options":{"ticket_count":2.0}}`, Options{TicketCount: 2, MaxTicketCount: 20, IncludeEpics: true, DependencyMode: "explicit", OutputDetail: "standard"}},
 		{`{"options":{"ticket_count":5,"max_ticket_count":8,"include_epics":false,"output_detail":"compact"}}`,
 			Options{TicketCount: 5, MaxTicketCount: 8, DependencyMode: "explicit", OutputDetail: "compact"}},
 		{`{"options":{"max_ticket_count":3}}`, Options{MaxTicketCount: 3, IncludeEpics: true, DependencyMode: "explicit", OutputDetail: "standard"}},
@@ -148,6 +150,30 @@ func TestParseSubmissionDefaults(t *testing.T) {
 	other, _ := ParseSubmission([]byte(`{"schema_version":"tickets.input.v1","idempotency_key":"k","title":"t","spec":"s2"}`))
 	if implicit.Hash != explicit.Hash || implicit.Hash == other.Hash {
 		t.Error("the fingerprint must ignore spelled-out defaults and see a changed spec")
+	}
+}
+
+func TestParseSubmissionRejects(t *testing.T) {
+	t.Parallel()
+	base := `"schema_version":"tickets.input.v1","idempotency_key":"k","title":"t","spec":"s"`
+	for _, tt := range []struct{ name, body string }{
+		{"ticket_count above the default max", `{` + base + `,"options":{"ticket_count":21}}`},
+		{"NUL in spec", `{"schema_version":"tickets.input.v1","idempotency_key":"k","title":"t","spec":"a\u0000b"}`},
+		{"NUL in key", `{"schema_version":"tickets.input.v1","idempotency_key":"k\u0000","title":"t","spec":"s"}`},
+		{"short IPv4", `{` + base + `,"callback_url":"https://127.1/cb"}`},
+		{"octal IPv4", `{` + base + `,"callback_url":"https://0177.0.0.1/cb"}`},
+		{"decimal IPv4", `{` + base + `,"callback_url":"https://2130706433/cb"}`},
+		{"hex IPv4", `{` + base + `,"callback_url":"https://0x7f.0.0.1/cb"}`},
+		{"zero", `{` + base + `,"callback_url":"https://0/cb"}`},
+	} {
+		if _, err := ParseSubmission([]byte(tt.body)); ErrorCode(err) != CodeInvalidRequest {
+			t.Errorf("%s: err = %v, want invalid_request", tt.name, err)
+		}
+	}
+	for _, ok := range []string{"https://hooks.example.com/cb", "https://93.184.216.34/cb", "https://api.v2.example.io:8443/x"} {
+		if _, err := ParseSubmission([]byte(`{` + base + `,"callback_url":"` + ok + `"}`)); err != nil {
+			t.Errorf("callback_url %s: %v", ok, err)
+		}
 	}
 }
 

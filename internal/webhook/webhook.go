@@ -13,6 +13,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -158,17 +159,18 @@ func guardAddress(network, address string, _ syscall.RawConn) error {
 }
 
 // Send posts body to url with Standard Webhooks headers signed with secret.
-// Any answer but 2xx is an error; 410 Gone, a forbidden address and a bad
-// secret are permanent (*tickets.PermanentError).
+// Any answer but 2xx is a *tickets.CallbackError whose Reason names the
+// failure without addresses or internal detail; 410 Gone, a forbidden
+// address and a bad secret are permanent.
 func (s *Sender) Send(ctx context.Context, url, secret, messageID string, body []byte) error {
 	ts := s.now()
 	sig, err := Sign(secret, messageID, ts, body)
 	if err != nil {
-		return &tickets.PermanentError{Err: err}
+		return &tickets.CallbackError{Reason: "the signing secret is unusable", Permanent: true, Err: err}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return &tickets.PermanentError{Err: err}
+		return &tickets.CallbackError{Reason: "the callback URL is unusable", Permanent: true, Err: err}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "Foresight-Webhooks/1")
@@ -177,10 +179,7 @@ func (s *Sender) Send(ctx context.Context, url, secret, messageID string, body [
 	req.Header.Set(HeaderSignature, sig)
 	resp, err := s.client.Do(req)
 	if err != nil {
-		if errors.Is(err, ErrForbiddenAddress) {
-			return &tickets.PermanentError{Err: ErrForbiddenAddress}
-		}
-		return fmt.Errorf("delivery failed: %w", errors.Unwrap(err))
+		return transportError(err)
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
@@ -188,8 +187,24 @@ func (s *Sender) Send(ctx context.Context, url, secret, messageID string, body [
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		return nil
 	case resp.StatusCode == http.StatusGone:
-		return &tickets.PermanentError{Err: errors.New("the receiver answered 410 Gone")}
+		return &tickets.CallbackError{Reason: "the receiver answered 410 Gone", Permanent: true}
 	default:
-		return fmt.Errorf("the receiver answered %d", resp.StatusCode)
+		return &tickets.CallbackError{Reason: fmt.Sprintf("the receiver answered %d", resp.StatusCode)}
+	}
+}
+
+// transportError classifies a failed round trip.
+func transportError(err error) *tickets.CallbackError {
+	var netErr net.Error
+	var certErr *tls.CertificateVerificationError
+	switch {
+	case errors.Is(err, ErrForbiddenAddress):
+		return &tickets.CallbackError{Reason: "the callback host resolves to a non-public address", Permanent: true, Err: err}
+	case errors.As(err, &certErr):
+		return &tickets.CallbackError{Reason: "the receiver's TLS certificate was not accepted", Err: err}
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return &tickets.CallbackError{Reason: "the receiver did not answer in time", Err: err}
+	default:
+		return &tickets.CallbackError{Reason: "the connection to the receiver failed", Err: err}
 	}
 }

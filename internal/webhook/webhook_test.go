@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,8 +97,8 @@ func TestSenderFailures(t *testing.T) {
 		permanent bool
 	}{{"/500", false}, {"/410", true}, {"/302", false}} {
 		err := s.Send(context.Background(), srv.URL+tt.path, secret, "msg", []byte(`{}`))
-		var perm *tickets.PermanentError
-		if err == nil || errors.As(err, &perm) != tt.permanent {
+		var ce *tickets.CallbackError
+		if err == nil || !errors.As(err, &ce) || ce.Permanent != tt.permanent {
 			t.Errorf("%s: Send = %v, want an error (permanent %v)", tt.path, err, tt.permanent)
 		}
 	}
@@ -110,8 +111,8 @@ func TestSenderRefusesLoopback(t *testing.T) {
 	defer srv.Close()
 	s := webhook.NewSender(webhook.SenderOptions{})
 	err := s.Send(context.Background(), srv.URL, tickets.NewWebhookSecret(), "msg", []byte(`{}`))
-	var perm *tickets.PermanentError
-	if !errors.As(err, &perm) || !errors.Is(err, webhook.ErrForbiddenAddress) {
+	var ce *tickets.CallbackError
+	if !errors.As(err, &ce) || !ce.Permanent || !errors.Is(err, webhook.ErrForbiddenAddress) || strings.Contains(ce.Reason, "127.0.0.1") {
 		t.Fatalf("Send to loopback = %v, want a permanent forbidden-address error", err)
 	}
 	if hit {

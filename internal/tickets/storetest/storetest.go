@@ -21,10 +21,12 @@ func Run(t *testing.T, newStore func(t *testing.T) tickets.Store) {
 	t.Run("Clients", func(t *testing.T) { t.Parallel(); testClients(t, newStore(t)) })
 	t.Run("Keys", func(t *testing.T) { t.Parallel(); testKeys(t, newStore(t)) })
 	t.Run("CreateJobIdempotent", func(t *testing.T) { t.Parallel(); testCreateJob(t, newStore(t)) })
+	t.Run("QueueBound", func(t *testing.T) { t.Parallel(); testQueueBound(t, newStore(t)) })
 	t.Run("JobsAreOwned", func(t *testing.T) { t.Parallel(); testOwnership(t, newStore(t)) })
 	t.Run("ListJobs", func(t *testing.T) { t.Parallel(); testListJobs(t, newStore(t)) })
 	t.Run("UpdateJob", func(t *testing.T) { t.Parallel(); testUpdateJob(t, newStore(t)) })
 	t.Run("CallbackFailed", func(t *testing.T) { t.Parallel(); testCallbackFailed(t, newStore(t)) })
+	t.Run("CancelStaleJobs", func(t *testing.T) { t.Parallel(); testCancelStaleJobs(t, newStore(t)) })
 	t.Run("ExpireJobs", func(t *testing.T) { t.Parallel(); testExpireJobs(t, newStore(t)) })
 }
 
@@ -51,7 +53,7 @@ func newJob(clientID, key string, created time.Time) tickets.Job {
 
 func mustCreateJob(t *testing.T, s tickets.Store, j tickets.Job) tickets.Job {
 	t.Helper()
-	got, created, err := s.CreateJob(context.Background(), j)
+	got, created, err := s.CreateJob(context.Background(), j, 100)
 	if err != nil || !created {
 		t.Fatalf("CreateJob = created %v, %v", created, err)
 	}
@@ -145,7 +147,7 @@ func testCreateJob(t *testing.T, s tickets.Store) {
 	}
 	dup := newJob(c.ID, "k1", t0.Add(time.Second))
 	dup.RequestHash = "different"
-	got, created, err := s.CreateJob(ctx, dup)
+	got, created, err := s.CreateJob(ctx, dup, 100)
 	if err != nil || created || got.ID != j.ID || got.RequestHash != j.RequestHash {
 		t.Fatalf("CreateJob(same key) = %s created %v, %v; want the original %s", got.ID, created, err, j.ID)
 	}
@@ -230,17 +232,7 @@ func testListJobs(t *testing.T, s tickets.Store) {
 	if err != nil || len(proc) != 1 || proc[0].ID != ids[0] {
 		t.Errorf("ListJobs(status processing) = %v, %v", proc, err)
 	}
-	byKey, err := s.ListJobs(ctx, tickets.JobFilter{ClientID: c.ID, IdempotencyKey: "k3", Limit: 10})
-	if err != nil || len(byKey) != 1 || byKey[0].ID != ids[3] {
-		t.Errorf("ListJobs(idempotency key) = %v, %v", byKey, err)
-	}
-	n, err := s.CountActiveJobs(ctx, c.ID, 100)
-	if err != nil || n != 5 {
-		t.Errorf("CountActiveJobs = %d, %v; want 5", n, err)
-	}
-	if n, err := s.CountActiveJobs(ctx, c.ID, 3); err != nil || n != 3 {
-		t.Errorf("CountActiveJobs(limit 3) = %d, %v; want 3", n, err)
-	}
+
 }
 
 func testUpdateJob(t *testing.T, s tickets.Store) {
@@ -284,10 +276,6 @@ func testUpdateJob(t *testing.T, s tickets.Store) {
 	}
 	if _, err := s.JobStatus(ctx, uuid.NewString()); !errors.Is(err, tickets.ErrNotFound) {
 		t.Errorf("JobStatus(missing) err = %v", err)
-	}
-	n, err := s.CountActiveJobs(ctx, c.ID, 100)
-	if err != nil || n != 0 {
-		t.Errorf("CountActiveJobs = %d, %v; want 0", n, err)
 	}
 }
 
@@ -342,5 +330,90 @@ func testExpireJobs(t *testing.T, s tickets.Store) {
 	}
 	if n, err := s.ExpireJobs(ctx, t0.Add(7*24*time.Hour)); err != nil || n != 0 {
 		t.Errorf("second ExpireJobs = %d, %v; want 0", n, err)
+	}
+}
+
+func testQueueBound(t *testing.T, s tickets.Store) {
+	ctx := context.Background()
+	c := newClient(t, s, "bound")
+	other := newClient(t, s, "other")
+	first := newJob(c.ID, "a", t0)
+	for _, key := range []string{"a", "b"} {
+		j := first
+		if key != "a" {
+			j = newJob(c.ID, key, t0)
+		}
+		if _, created, err := s.CreateJob(ctx, j, 2); err != nil || !created {
+			t.Fatalf("CreateJob(%s) = created %v, %v", key, created, err)
+		}
+	}
+	if _, _, err := s.CreateJob(ctx, newJob(c.ID, "c", t0), 2); !errors.Is(err, tickets.ErrQueueFull) {
+		t.Fatalf("third job with a bound of 2: err = %v, want ErrQueueFull", err)
+	}
+	got, created, err := s.CreateJob(ctx, newJob(c.ID, "a", t0), 2)
+	if err != nil || created || got.ID != first.ID {
+		t.Fatalf("retry with a full queue = %s created %v, %v; want the original job", got.ID, created, err)
+	}
+	if _, created, err := s.CreateJob(ctx, newJob(other.ID, "c", t0), 2); err != nil || !created {
+		t.Fatalf("another client's job = created %v, %v", created, err)
+	}
+	if _, err := s.UpdateJob(ctx, first.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued},
+		Status: tickets.StatusCompleted, Stage: tickets.StageCompleted, Result: []byte(`{}`), At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	if _, created, err := s.CreateJob(ctx, newJob(c.ID, "c", t0), 2); err != nil || !created {
+		t.Fatalf("job after one finished = created %v, %v", created, err)
+	}
+
+	// Concurrent submissions cannot overrun the bound.
+	burst := newClient(t, s, "burst")
+	results := make(chan error, 20)
+	for i := range 20 {
+		go func() {
+			_, _, err := s.CreateJob(ctx, newJob(burst.ID, fmt.Sprint("burst-", i), t0), 5)
+			results <- err
+		}()
+	}
+	accepted := 0
+	for range 20 {
+		switch err := <-results; {
+		case err == nil:
+			accepted++
+		case !errors.Is(err, tickets.ErrQueueFull):
+			t.Errorf("concurrent CreateJob: %v", err)
+		}
+	}
+	if accepted != 5 {
+		t.Errorf("20 concurrent submissions with a bound of 5 accepted %d", accepted)
+	}
+}
+
+func testCancelStaleJobs(t *testing.T, s tickets.Store) {
+	ctx := context.Background()
+	c := newClient(t, s, "stale")
+	var ids []string
+	for i, at := range []time.Time{t0, t0.Add(time.Minute)} {
+		j := mustCreateJob(t, s, newJob(c.ID, fmt.Sprint("s", i), t0))
+		s.UpdateJob(ctx, j.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusProcessing, Stage: tickets.StageGeneratingTickets, At: at})
+		if _, err := s.UpdateJob(ctx, j.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusProcessing}, Status: tickets.StatusCancelRequested, At: at}); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, j.ID)
+	}
+	processing := mustCreateJob(t, s, newJob(c.ID, "p", t0))
+	s.UpdateJob(ctx, processing.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusProcessing, At: t0})
+
+	n, err := s.CancelStaleJobs(ctx, t0.Add(30*time.Second), t0.Add(2*time.Minute))
+	if err != nil || n != 1 {
+		t.Fatalf("CancelStaleJobs = %d, %v; want 1", n, err)
+	}
+	got, _ := s.GetJob(ctx, c.ID, ids[0])
+	if got.Status != tickets.StatusCancelled || got.ErrorCode != tickets.CodeJobCancelled || got.Stage != tickets.StageGeneratingTickets {
+		t.Errorf("stale cancel_requested job = %+v", got)
+	}
+	for id, want := range map[string]tickets.Status{ids[1]: tickets.StatusCancelRequested, processing.ID: tickets.StatusProcessing} {
+		if st, _ := s.JobStatus(ctx, id); st != want {
+			t.Errorf("job %s is %s, want %s", id, st, want)
+		}
 	}
 }
