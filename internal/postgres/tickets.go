@@ -200,46 +200,46 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 	if _, err := tx.Exec(ctx, `SELECT 1 FROM ticket_clients WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, clientIDs); err != nil {
 		return nil, err
 	}
-	active := map[string]int{}
+	active, err := activeCounts(ctx, tx, clientIDs)
+	if err != nil {
+		return nil, err
+	}
+	existing, err := jobsByKey(ctx, tx, jobs)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]createResult, len(jobs))
+	batch := &pgx.Batch{}
 	var args []river.InsertManyParams
 	for i, nj := range jobs {
 		j := nj.job
-		n, counted := active[j.ClientID]
-		if !counted {
-			if err := tx.QueryRow(ctx, `SELECT count(*) FROM ticket_jobs WHERE client_id = $1
-				AND status IN ('queued', 'processing', 'cancel_requested')`, j.ClientID).Scan(&n); err != nil {
-				return nil, err
-			}
-		}
-		existing, err := scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE client_id = $1 AND idempotency_key = $2`,
-			j.ClientID, j.IdempotencyKey))
-		switch {
-		case err == nil:
-			out[i] = createResult{job: existing}
-			active[j.ClientID] = n
+		key := [2]string{j.ClientID, j.IdempotencyKey}
+		if e, ok := existing[key]; ok {
+			out[i] = createResult{job: e}
 			continue
-		case !errors.Is(err, tickets.ErrNotFound):
-			return nil, err
-		case n >= nj.maxActive:
+		}
+		if active[j.ClientID] >= nj.maxActive {
 			out[i] = createResult{err: tickets.ErrQueueFull}
-			active[j.ClientID] = n
 			continue
 		}
 		request, err := json.Marshal(j.Request)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO ticket_jobs (id, client_id, idempotency_key, request_hash, request, status, stage,
+		batch.Queue(`INSERT INTO ticket_jobs (id, client_id, idempotency_key, request_hash, request, status, stage,
 			error_code, error_message, callback_failed, result, created_at, updated_at, expires_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
 			j.ID, j.ClientID, j.IdempotencyKey, j.RequestHash, request, j.Status, j.Stage, j.ErrorCode, j.ErrorMessage,
-			j.CallbackFailed, j.Result, j.CreatedAt, j.UpdatedAt, j.ExpiresAt); err != nil {
-			return nil, err
-		}
-		active[j.ClientID] = n + 1
+			j.CallbackFailed, j.Result, j.CreatedAt, j.UpdatedAt, j.ExpiresAt)
+		active[j.ClientID]++
+		existing[key] = j // a repeat of the key later in this batch gets this job
 		out[i] = createResult{job: j, created: true}
 		args = append(args, river.InsertManyParams{Args: jobqueue.GenerateArgs{JobID: j.ID}})
+	}
+	if batch.Len() > 0 {
+		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+			return nil, err
+		}
 	}
 	if len(args) > 0 {
 		if _, err := d.queue.InsertManyTx(ctx, tx, args); err != nil {
@@ -393,4 +393,44 @@ func (s ticketStore) CancelStaleJobs(ctx context.Context, before, now time.Time)
 		}
 	}
 	return len(done), tx.Commit(ctx)
+}
+
+// activeCounts returns the number of unfinished jobs of each client.
+func activeCounts(ctx context.Context, tx pgx.Tx, clientIDs []string) (map[string]int, error) {
+	rows, err := tx.Query(ctx, `SELECT client_id::text, count(*) FROM ticket_jobs
+		WHERE client_id = ANY($1::uuid[]) AND status IN ('queued', 'processing', 'cancel_requested') GROUP BY client_id`, clientIDs)
+	if err != nil {
+		return nil, err
+	}
+	counts := map[string]int{}
+	var id string
+	var n int
+	_, err = pgx.ForEachRow(rows, []any{&id, &n}, func() error {
+		counts[id] = n
+		return nil
+	})
+	return counts, err
+}
+
+// jobsByKey returns the existing jobs of the batch's (client,
+// idempotency key) pairs.
+func jobsByKey(ctx context.Context, tx pgx.Tx, jobs []newJob) (map[[2]string]tickets.Job, error) {
+	clients, keys := make([]string, len(jobs)), make([]string, len(jobs))
+	for i, nj := range jobs {
+		clients[i], keys[i] = nj.job.ClientID, nj.job.IdempotencyKey
+	}
+	rows, err := tx.Query(ctx, `SELECT `+jobColumns+` FROM ticket_jobs
+		WHERE (client_id, idempotency_key) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))`, clients, keys)
+	if err != nil {
+		return nil, err
+	}
+	found, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tickets.Job, error) { return scanJob(r) })
+	if err != nil {
+		return nil, err
+	}
+	byKey := make(map[[2]string]tickets.Job, len(found))
+	for _, j := range found {
+		byKey[[2]string{j.ClientID, j.IdempotencyKey}] = j
+	}
+	return byKey, nil
 }
