@@ -101,37 +101,22 @@ func (h *handler) authenticate(next http.Handler) http.Handler {
 	})
 }
 
-type clientJSON struct {
-	ID             string    `json:"id"`
-	Name           string    `json:"name"`
-	WebhookSecret  string    `json:"webhook_secret,omitempty"`
-	Suspended      bool      `json:"suspended"`
-	TicketsEnabled bool      `json:"tickets_enabled"`
-	CreatedAt      time.Time `json:"created_at"`
-}
-
-func toClientJSON(c tickets.Client) clientJSON {
-	return clientJSON{ID: c.ID, Name: c.Name, Suspended: c.Suspended, TicketsEnabled: c.TicketsEnabled, CreatedAt: c.CreatedAt.UTC()}
-}
-
-type keyJSON struct {
-	ID        string          `json:"id"`
-	ClientID  string          `json:"client_id"`
-	Key       string          `json:"key,omitempty"`
-	Scopes    []tickets.Scope `json:"scopes"`
-	ExpiresAt *time.Time      `json:"expires_at"`
-	RevokedAt *time.Time      `json:"revoked_at,omitempty"`
-	CreatedAt time.Time       `json:"created_at"`
+func toClientJSON(c tickets.Client) TicketClient {
+	return TicketClient{ID: c.ID, Name: c.Name, Suspended: c.Suspended, TicketsEnabled: c.TicketsEnabled, CreatedAt: c.CreatedAt.UTC()}
 }
 
 // keyListItem always carries revoked_at, null when the key is live.
 type keyListItem struct {
-	keyJSON
+	TicketKey
 	RevokedAt *time.Time `json:"revoked_at"`
 }
 
-func toKeyJSON(k tickets.APIKey) keyJSON {
-	return keyJSON{ID: k.ID, ClientID: k.ClientID, Scopes: k.Scopes, ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt, CreatedAt: k.CreatedAt.UTC()}
+func toKeyJSON(k tickets.APIKey) TicketKey {
+	scopes := make([]string, len(k.Scopes))
+	for i, s := range k.Scopes {
+		scopes[i] = string(s)
+	}
+	return TicketKey{ID: k.ID, ClientID: k.ClientID, Scopes: scopes, ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt, CreatedAt: k.CreatedAt.UTC()}
 }
 
 type list[T any] struct {
@@ -172,7 +157,7 @@ func (h *handler) listClients(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	out := list[clientJSON]{Items: []clientJSON{}}
+	out := list[TicketClient]{Items: []TicketClient{}}
 	for i, c := range cs {
 		if i == limit {
 			next := cs[limit-1].ID
@@ -254,7 +239,7 @@ func (h *handler) listKeys(w http.ResponseWriter, r *http.Request) {
 			out.NextCursor = &next
 			break
 		}
-		out.Items = append(out.Items, keyListItem{keyJSON: toKeyJSON(k), RevokedAt: k.RevokedAt})
+		out.Items = append(out.Items, keyListItem{TicketKey: toKeyJSON(k), RevokedAt: k.RevokedAt})
 	}
 	writeJSON(w, http.StatusOK, out)
 }
