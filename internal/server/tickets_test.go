@@ -407,7 +407,7 @@ func TestCancelAbortsRunningGeneration(t *testing.T) {
 		engine := &blockingEngine{}
 		w := newWorld(t, db, worldOptions{config: func(c *server.Config) { c.Engine = engine }})
 		id := w.submit("slow", sampleSpec, nil)
-		w.waitFor(id, tickets.StatusProcessing)
+		waitStarted(t, engine)
 		start := time.Now()
 		r := w.do("DELETE", "/tickets/v1/jobs/"+id, w.key, nil)
 		if st := r.json(t)["status"]; r.status != http.StatusOK || (st != "cancel_requested" && st != "cancelled") {
@@ -717,5 +717,152 @@ func TestCallbackOnCancel(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("no callback for the cancelled job")
+	}
+}
+
+func TestFinishedJobsCannotBeCancelled(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{config: func(c *server.Config) {
+		c.Engine = scriptedEngine{heuristic.New()}
+	}})
+	done := w.submit("done", sampleSpec, nil)
+	failed := w.do("POST", "/tickets/v1/jobs", w.key, []byte(`{"schema_version":"tickets.input.v1","idempotency_key":"f","title":"unavailable","spec":"s"}`)).json(t)["job_id"].(string)
+	w.waitFor(done, tickets.StatusCompleted)
+	w.waitFor(failed, tickets.StatusFailed)
+	for _, id := range []string{done, failed} {
+		before := w.do("GET", "/tickets/v1/jobs/"+id, w.key, nil).body
+		r := w.do("DELETE", "/tickets/v1/jobs/"+id, w.key, nil)
+		if r.status != http.StatusConflict || r.errorCode(t) != "invalid_request" {
+			t.Errorf("cancel of a finished job = %d %s; want 409", r.status, r.body)
+		}
+		if after := w.do("GET", "/tickets/v1/jobs/"+id, w.key, nil).body; string(after) != string(before) {
+			t.Errorf("a refused cancel changed the job: %s → %s", before, after)
+		}
+	}
+}
+
+func TestSubmitIsRateLimited(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{noWorkers: true, config: func(c *server.Config) {
+		c.RateLimit, c.RateBurst = 0.5, 1
+	}})
+	w.submit("first", "s", nil)
+	r := w.do("POST", "/tickets/v1/jobs", w.key, submitBody("second", "s", nil))
+	if r.status != http.StatusTooManyRequests || r.errorCode(t) != "rate_limited" || r.header.Get("Retry-After") == "" {
+		t.Fatalf("second submission = %d %s", r.status, r.body)
+	}
+	if jobs := w.do("GET", "/tickets/v1/jobs", "", nil); jobs.status != http.StatusUnauthorized {
+		t.Errorf("no key = %d", jobs.status)
+	}
+}
+
+// TestStopInTheMiddleOfAGeneration stops a server while a generation runs
+// and starts another on the same database: the job is finished once.
+func TestStopInTheMiddleOfAGeneration(t *testing.T) {
+	t.Parallel()
+	forEachDatabase(t, func(t *testing.T, db string) {
+		engine := &blockingEngine{}
+		w := newWorld(t, db, worldOptions{config: func(c *server.Config) { c.Engine = engine }})
+		id := w.submit("interrupted", sampleSpec, nil)
+		waitStarted(t, engine)
+		w.stop() // graceful: the generation is cancelled and handed back, still processing
+		counting := &countingEngine{Engine: heuristic.New()}
+		cfg := testConfig(db)
+		cfg.Engine = counting
+		w.start(cfg, false)
+		w.waitFor(id, tickets.StatusCompleted)
+		time.Sleep(200 * time.Millisecond)
+		if n := counting.calls.Load(); n != 1 {
+			t.Errorf("the resumed job was generated %d times", n)
+		}
+	})
+}
+
+// TestCancelReachesTheNodeRunningTheJob cancels through one server while
+// another runs the generation.
+func TestCancelReachesTheNodeRunningTheJob(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	engine := &blockingEngine{}
+	runner := newWorld(t, db, worldOptions{config: func(c *server.Config) { c.Engine = engine }})
+	front := &world{t: t, api: runner.api, client: runner.client, key: runner.key}
+	front.start(testConfig(db), true)
+	t.Cleanup(func() { front.stop() })
+
+	id := front.submit("elsewhere", sampleSpec, nil)
+	waitStarted(t, engine)
+	if r := front.do("DELETE", "/tickets/v1/jobs/"+id, front.key, nil); r.json(t)["status"] != "cancel_requested" {
+		t.Fatalf("cancel through the other node = %s", r.body)
+	}
+	front.waitFor(id, tickets.StatusCancelled)
+}
+
+func TestExpiryOfUnfinishedJobsCallsBack(t *testing.T) {
+	t.Parallel()
+	recv, tr := newCallbackReceiver(t)
+	db := "sqlite:" + t.TempDir() + "/f.db"
+	w := newWorld(t, db, worldOptions{noWorkers: true})
+	id := w.submit("never-run", sampleSpec, map[string]any{"callback_url": "https://hooks.example.com/x"})
+	w.stop()
+	// A server with a lifetime already over, whose engine never answers.
+	cfg := testConfig(db)
+	cfg.CallbackTransport = tr
+	cfg.Engine = &blockingEngine{}
+	cfg.ExpiryInterval = 50 * time.Millisecond
+	w.start(cfg, false)
+	if _, err := w.srv.Tickets().Store().ExpireJobs(context.Background(), time.Now().Add(8*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	job := w.waitFor(id, tickets.StatusExpired)
+	select {
+	case got := <-recv.got:
+		var ev tickets.CallbackEvent
+		json.Unmarshal(got.body, &ev)
+		if ev.Type != "tickets.job.expired" || ev.Data.JobID != id {
+			t.Errorf("callback = %s", got.body)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("no callback for the job that expired unfinished (%v)", job)
+	}
+}
+
+func TestCallbackGoneStopsRetries(t *testing.T) {
+	t.Parallel()
+	recv, tr := newCallbackReceiver(t)
+	recv.status.Store(http.StatusGone)
+	w := newWorld(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{config: func(c *server.Config) {
+		c.CallbackTransport = tr
+		c.Queue.CallbackRetries = []time.Duration{10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond}
+	}})
+	id := w.submit("gone", sampleSpec, map[string]any{"callback_url": "https://hooks.example.com/x"})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		job := w.do("GET", "/tickets/v1/jobs/"+id, w.key, nil).json(t)
+		if e, _ := job["error"].(map[string]any); e != nil {
+			if e["code"] != "callback_failed" || !strings.Contains(e["message"].(string), "410") {
+				t.Errorf("error = %v", e)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no callback_failed after 410")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if n := len(recv.got); n != 1 {
+		t.Errorf("410 Gone got %d attempts, want 1", n)
+	}
+}
+
+// waitStarted waits until the engine's generation has begun.
+func waitStarted(t *testing.T, e *blockingEngine) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for e.started.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the generation did not start")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
