@@ -314,6 +314,14 @@ func TestPathValidation(t *testing.T) {
 	if r.status != http.StatusNotFound || r.errorCode(t) != "invalid_request" {
 		t.Errorf("unknown path = %d %s", r.status, r.body)
 	}
+	r = w.send("PUT", "/tickets/v1/jobs", w.key, nil)
+	if r.status != http.StatusMethodNotAllowed || r.errorCode(t) != "invalid_request" || r.header.Get("Allow") != "GET, POST" {
+		t.Errorf("PUT /tickets/v1/jobs = %d %s Allow %q", r.status, r.body, r.header.Get("Allow"))
+	}
+	r = w.send("POST", "/tickets/v1/jobs/"+uuid.NewString(), w.key, nil)
+	if r.status != http.StatusMethodNotAllowed || r.header.Get("Allow") != "GET, DELETE" {
+		t.Errorf("POST on a job = %d Allow %q", r.status, r.header.Get("Allow"))
+	}
 }
 
 func TestListPaging(t *testing.T) {

@@ -37,6 +37,7 @@ type Config struct {
 type handler struct {
 	svc *tickets.Service
 	cfg Config
+	mux *http.ServeMux
 }
 
 // New returns the handler of every ticket endpoint.
@@ -48,8 +49,8 @@ func New(svc *tickets.Service, cfg Config) http.Handler {
 		cfg.Limiter = ratelimit.New(0, 0)
 	}
 	cfg.PublicURL = strings.TrimSuffix(cfg.PublicURL, "/")
-	h := &handler{svc: svc, cfg: cfg}
 	mux := http.NewServeMux()
+	h := &handler{svc: svc, cfg: cfg, mux: mux}
 	mux.Handle("POST /tickets/v1/jobs", h.authed(tickets.ScopeSubmit, h.submit))
 	mux.Handle("POST /v1/task-generation/jobs", h.authed(tickets.ScopeSubmit, h.submit))
 	mux.Handle("GET /tickets/v1/jobs", h.authed(tickets.ScopeRead, h.list))
@@ -269,12 +270,31 @@ func (h *handler) schema(w http.ResponseWriter, r *http.Request, _ tickets.Princ
 	})
 }
 
+// notFound answers paths no endpoint serves (404) and methods a path does
+// not take (405 with Allow), in the spec's error shape.
 func (h *handler) notFound(w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := h.mux.Handler(probe); strings.HasPrefix(pattern, m+" ") {
+			allowed = append(allowed, m)
+		}
+	}
+	if len(allowed) > 0 {
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		h.writeError(w, r, &tickets.Error{Code: codeWrongMethod,
+			Message: r.URL.Path + " does not take " + r.Method + "; it takes " + strings.Join(allowed, ", ") + "."})
+		return
+	}
 	h.writeError(w, r, &tickets.Error{Code: codeNoRoute, Message: "There is no endpoint " + r.Method + " " + r.URL.Path + "."})
 }
 
-// codeNoRoute is an unknown path or method: 404 with invalid_request.
-const codeNoRoute tickets.Code = "no_route"
+// codeNoRoute (404) and codeWrongMethod (405) leave as invalid_request.
+const (
+	codeNoRoute     tickets.Code = "no_route"
+	codeWrongMethod tickets.Code = "wrong_method"
+)
 
 type errorBody struct {
 	Error tickets.ErrorObject `json:"error"`
@@ -293,6 +313,7 @@ var statuses = map[tickets.Code]int{
 	tickets.CodeFeatureDisabled: http.StatusForbidden,
 	tickets.CodeJobNotFound:     http.StatusNotFound,
 	codeNoRoute:                 http.StatusNotFound,
+	codeWrongMethod:             http.StatusMethodNotAllowed,
 	tickets.CodeNotCancellable:  http.StatusConflict,
 	tickets.CodeRateLimited:     http.StatusTooManyRequests,
 	tickets.CodeQueueFull:       http.StatusTooManyRequests,
@@ -303,6 +324,7 @@ var statuses = map[tickets.Code]int{
 var wireCodes = map[tickets.Code]tickets.Code{
 	tickets.CodeNotCancellable: tickets.CodeInvalidRequest,
 	codeNoRoute:                tickets.CodeInvalidRequest,
+	codeWrongMethod:            tickets.CodeInvalidRequest,
 }
 
 // writeError writes err in the spec's error body. Internal details are
