@@ -117,6 +117,7 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*server.Config, 
 	e.String(&cfg.TicketsEngine, "tickets-engine", "FORESIGHT_TICKETS_ENGINE", cfg.TicketsEngine, "ticket engine: heuristic")
 	e.Bool(&cfg.DevAllowInsecure, "dev-allow-insecure", "FORESIGHT_DEV_ALLOW_INSECURE", false, "allow http:// and private addresses for callback delivery (development only)")
 	e.Duration(&cfg.Tickets.JobLifetime, "tickets-job-lifetime", "FORESIGHT_TICKETS_JOB_LIFETIME", cfg.Tickets.JobLifetime, "time from job creation to expiry")
+	e.Duration(&cfg.Tickets.JobRetention, "tickets-job-retention", "FORESIGHT_TICKETS_JOB_RETENTION", cfg.Tickets.JobRetention, "time an expired job's record is kept before it is deleted")
 	e.Int(&cfg.Tickets.MaxActiveJobs, "tickets-max-active-jobs", "FORESIGHT_TICKETS_MAX_ACTIVE_JOBS", cfg.Tickets.MaxActiveJobs, "unfinished jobs per client before queue_full")
 	e.Float(&cfg.RateLimit, "tickets-rate-limit", "FORESIGHT_TICKETS_RATE_LIMIT", cfg.RateLimit, "requests per second per API key (0: unlimited)")
 	e.Int(&cfg.RateBurst, "tickets-rate-burst", "FORESIGHT_TICKETS_RATE_BURST", cfg.RateBurst, "burst of requests per API key")

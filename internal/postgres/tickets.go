@@ -434,3 +434,11 @@ func jobsByKey(ctx context.Context, tx pgx.Tx, jobs []newJob) (map[[2]string]tic
 	}
 	return byKey, nil
 }
+
+func (s ticketStore) PurgeExpiredJobs(ctx context.Context, before time.Time) (int, error) {
+	tag, err := s.d.pool.Exec(ctx, `DELETE FROM ticket_jobs WHERE status = 'expired' AND expires_at < $1`, before)
+	if err != nil {
+		return 0, err
+	}
+	return int(tag.RowsAffected()), nil
+}

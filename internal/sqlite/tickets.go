@@ -455,3 +455,12 @@ func (s ticketStore) CancelStaleJobs(ctx context.Context, before, now time.Time)
 	}
 	return n, tx.Commit()
 }
+
+func (s ticketStore) PurgeExpiredJobs(ctx context.Context, before time.Time) (int, error) {
+	res, err := s.d.writer.exec(ctx, `DELETE FROM ticket_jobs WHERE status = 'expired' AND expires_at < ?`, micros(before))
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}

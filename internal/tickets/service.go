@@ -24,6 +24,9 @@ type Config struct {
 	// CancelPollInterval is how often a running job checks the store for a
 	// cancellation requested on another node.
 	CancelPollInterval time.Duration
+	// JobRetention is how long an expired job's record is kept before it
+	// is deleted (and its idempotency key can be used again).
+	JobRetention time.Duration
 	// ModelTimeout bounds one engine call (model_timeout beyond).
 	ModelTimeout time.Duration
 	// StaleCancelAfter is how long a cancel_requested job may wait for its
@@ -38,6 +41,7 @@ func DefaultConfig() Config {
 		JobLifetime:        7 * 24 * time.Hour,
 		MaxActiveJobs:      100,
 		CancelPollInterval: 500 * time.Millisecond,
+		JobRetention:       30 * 24 * time.Hour,
 		ModelTimeout:       120 * time.Second,
 		StaleCancelAfter:   10 * time.Second,
 	}
@@ -255,9 +259,18 @@ func (s *Service) Result(ctx context.Context, p Principal, id string) (Job, []by
 	return j, nil, nil
 }
 
-// ExpireJobs expires every job past its expires_at and deletes its result.
+// ExpireJobs expires every job past its expires_at and deletes its
+// result, then deletes the expired jobs older than Config.JobRetention.
 func (s *Service) ExpireJobs(ctx context.Context) (int, error) {
-	return s.store.ExpireJobs(ctx, s.Now())
+	now := s.Now()
+	n, err := s.store.ExpireJobs(ctx, now)
+	if err != nil {
+		return n, err
+	}
+	if _, err := s.store.PurgeExpiredJobs(ctx, now.Add(-s.cfg.JobRetention)); err != nil {
+		return n, fmt.Errorf("purge expired jobs: %w", err)
+	}
+	return n, nil
 }
 
 // CancelStaleJobs cancels the cancel_requested jobs that no worker settled

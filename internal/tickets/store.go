@@ -83,6 +83,9 @@ type Store interface {
 	// before into a cancelled job with error job_cancelled, enqueueing
 	// callbacks as UpdateJob does, and returns how many changed.
 	CancelStaleJobs(ctx context.Context, before, now time.Time) (int, error)
+	// PurgeExpiredJobs deletes the expired jobs whose expires_at is before
+	// before, and returns how many it deleted.
+	PurgeExpiredJobs(ctx context.Context, before time.Time) (int, error)
 	// ExpireJobs turns every job whose expires_at is at or before now and
 	// that is not expired yet into an expired job without result,
 	// enqueueing callbacks as UpdateJob does, and returns how many changed.

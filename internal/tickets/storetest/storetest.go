@@ -331,6 +331,23 @@ func testExpireJobs(t *testing.T, s tickets.Store) {
 	if n, err := s.ExpireJobs(ctx, t0.Add(7*24*time.Hour)); err != nil || n != 0 {
 		t.Errorf("second ExpireJobs = %d, %v; want 0", n, err)
 	}
+
+	// Purging deletes expired jobs past the retention, and frees their keys.
+	if n, err := s.PurgeExpiredJobs(ctx, t0.Add(7*24*time.Hour)); err != nil || n != 0 {
+		t.Errorf("PurgeExpiredJobs(at expiry) = %d, %v; want 0", n, err)
+	}
+	if n, err := s.PurgeExpiredJobs(ctx, t0.Add(8*24*time.Hour)); err != nil || n != 2 {
+		t.Errorf("PurgeExpiredJobs = %d, %v; want 2", n, err)
+	}
+	if _, err := s.GetJob(ctx, c.ID, old.ID); !errors.Is(err, tickets.ErrNotFound) {
+		t.Errorf("purged job: %v, want ErrNotFound", err)
+	}
+	if _, err := s.GetJob(ctx, c.ID, fresh.ID); err != nil {
+		t.Errorf("unexpired job was purged: %v", err)
+	}
+	if _, created, err := s.CreateJob(ctx, newJob(c.ID, "old", t0.Add(9*24*time.Hour)), 100); err != nil || !created {
+		t.Errorf("reusing a purged job's key = created %v, %v", created, err)
+	}
 }
 
 func testQueueBound(t *testing.T, s tickets.Store) {
