@@ -122,7 +122,7 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*server.Config, 
 	e.Float(&cfg.RateLimit, "tickets-rate-limit", "FORESIGHT_TICKETS_RATE_LIMIT", cfg.RateLimit, "requests per second per API key (0: unlimited)")
 	e.Int(&cfg.RateBurst, "tickets-rate-burst", "FORESIGHT_TICKETS_RATE_BURST", cfg.RateBurst, "burst of requests per API key")
 	e.Int(&cfg.Queue.Workers, "tickets-workers", "FORESIGHT_TICKETS_WORKERS", cfg.Queue.Workers, "generations run at once per process")
-	e.Duration(&cfg.Tickets.ModelTimeout, "tickets-model-timeout", "FORESIGHT_TICKETS_MODEL_TIMEOUT", cfg.Tickets.ModelTimeout, "time limit of one engine call (model_timeout beyond)")
+	e.Duration(&cfg.ModelTimeout, "tickets-model-timeout", "FORESIGHT_TICKETS_MODEL_TIMEOUT", cfg.ModelTimeout, "time limit of one engine call (model_timeout beyond)")
 	e.Duration(&cfg.Queue.JobTimeout, "tickets-job-timeout", "FORESIGHT_TICKETS_JOB_TIMEOUT", cfg.Queue.JobTimeout, "time limit of one generation attempt")
 	e.Durations(&cfg.Queue.CallbackRetries, "callback-retries", "FORESIGHT_CALLBACK_RETRIES", cfg.Queue.CallbackRetries, "delays between callback attempts, comma-separated")
 	e.Duration(&cfg.Queue.PollInterval, "queue-poll-interval", "FORESIGHT_QUEUE_POLL_INTERVAL", cfg.Queue.PollInterval, "how often idle workers poll for jobs")

@@ -46,6 +46,9 @@ type Config struct {
 
 	Tickets tickets.Config
 	Queue   jobqueue.Config
+	// ModelTimeout bounds one call of an LLM engine to its model
+	// (model_timeout beyond).
+	ModelTimeout time.Duration
 	// RateLimit is requests per second per API key (0 disables); RateBurst
 	// the bucket size.
 	RateLimit    float64
@@ -71,6 +74,7 @@ func DefaultConfig() Config {
 		TicketsEngine:  "heuristic",
 		Tickets:        tickets.DefaultConfig(),
 		Queue:          jobqueue.DefaultConfig(),
+		ModelTimeout:   120 * time.Second,
 		RateLimit:      20,
 		RateBurst:      40,
 		MaxBodyBytes:   1 << 20,

@@ -662,7 +662,7 @@ func TestEngineFailures(t *testing.T) {
 	forEachDatabase(t, func(t *testing.T, db string) {
 		w := newWorld(t, db, worldOptions{config: func(c *server.Config) {
 			c.Engine = scriptedEngine{heuristic.New()}
-			c.Tickets.ModelTimeout = 300 * time.Millisecond
+			c.Queue.JobTimeout = 2 * time.Second
 		}})
 		for _, tt := range []struct{ title, code string }{
 			{"unavailable", "engine_unavailable"}, {"broken", "internal_error"}, {"slow", "model_timeout"}, {"invalid", "model_output_invalid"},

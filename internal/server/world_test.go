@@ -258,7 +258,8 @@ type blockingEngine struct{ started atomic.Int32 }
 
 func (*blockingEngine) Name() string { return "blocking" }
 
-func (e *blockingEngine) Generate(ctx context.Context, _ tickets.GenerationRequest) (*tickets.Result, error) {
+func (e *blockingEngine) Generate(ctx context.Context, req tickets.GenerationRequest) (*tickets.Result, error) {
+	req.Progress(tickets.StageGeneratingTickets)
 	e.started.Add(1)
 	<-ctx.Done()
 	return nil, ctx.Err()

@@ -28,6 +28,12 @@ type GenerationRequest struct {
 	Title   string
 	Spec    string
 	Options Options
+	// Progress, when not nil, records that the work reached a stage: an
+	// engine reports StageGeneratingTickets when its prompt is ready and the
+	// generation starts, and StageValidatingOutput when an answer arrived.
+	// The service moves a job to validating_output itself after Generate
+	// when the engine did not.
+	Progress func(Stage)
 }
 
 // Engine turns a spec into a result. Implementations must honour ctx (a

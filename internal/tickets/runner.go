@@ -71,7 +71,7 @@ func (s *Service) run(ctx context.Context, id string) error {
 		s.watchCancel(genCtx, id, cancel)
 	}()
 
-	res, err := s.generate(genCtx, j)
+	res, err := s.generate(genCtx, j, cancel)
 	cancel(nil) // stops the watcher
 	switch {
 	case errors.Is(context.Cause(genCtx), errCancelRequested):
@@ -117,26 +117,35 @@ func (s *Service) register(id string, cancel context.CancelCauseFunc) (unregiste
 // runningJob is an entry of the in-process cancel registry.
 type runningJob struct{ cancel context.CancelCauseFunc }
 
-// generate moves the job through generating_tickets and validating_output
-// and returns the validated result document. The engine's call is bounded
-// by Config.ModelTimeout.
-func (s *Service) generate(ctx context.Context, j Job) ([]byte, error) {
-	if err := s.setStage(ctx, j.ID, StageGeneratingTickets); err != nil {
-		return nil, err
+// generate runs the engine, which reports generating_tickets and
+// validating_output as it reaches them, and returns the validated result
+// document. A stage change that finds the job no longer processing
+// (cancelled meanwhile) aborts the generation.
+func (s *Service) generate(ctx context.Context, j Job, abort context.CancelCauseFunc) ([]byte, error) {
+	reported := StagePreparingPrompt
+	progress := func(st Stage) {
+		if st == reported || ctx.Err() != nil {
+			return
+		}
+		switch err := s.setStage(ctx, j.ID, st); {
+		case err == nil:
+			reported = st
+		case errors.Is(err, errStatusChanged):
+			abort(errCancelRequested)
+		default:
+			s.log.Warn("recording a stage failed", "job_id", j.ID, "stage", st, "err", err)
+		}
 	}
 	start := time.Now()
-	mctx, mcancel := context.WithTimeoutCause(ctx, s.cfg.ModelTimeout, errModelTimeout)
-	res, err := s.engine.Generate(mctx, GenerationRequest{JobID: j.ID, Title: j.Request.Title, Spec: j.Request.Spec, Options: j.Request.Options})
-	timedOut := errors.Is(context.Cause(mctx), errModelTimeout)
-	mcancel()
-	if timedOut && ctx.Err() == nil {
-		return nil, &Error{Code: CodeModelTimeout, Message: fmt.Sprintf("The engine did not answer within %v.", s.cfg.ModelTimeout), Err: err}
-	}
+	res, err := s.engine.Generate(ctx, GenerationRequest{JobID: j.ID, Title: j.Request.Title, Spec: j.Request.Spec,
+		Options: j.Request.Options, Progress: progress})
 	if err != nil {
 		return nil, err
 	}
-	if err := s.setStage(ctx, j.ID, StageValidatingOutput); err != nil {
-		return nil, err
+	if reported != StageValidatingOutput {
+		if err := s.setStage(ctx, j.ID, StageValidatingOutput); err != nil {
+			return nil, err
+		}
 	}
 	if res.Generation.DurationMS == 0 {
 		res.Generation.DurationMS = time.Since(start).Milliseconds()
@@ -151,8 +160,6 @@ func (s *Service) generate(ctx context.Context, j Job) ([]byte, error) {
 	}
 	return raw, nil
 }
-
-var errModelTimeout = errors.New("model timeout")
 
 func (s *Service) setStage(ctx context.Context, id string, stage Stage) error {
 	_, err := s.store.UpdateJob(ctx, id, JobUpdate{From: []Status{StatusProcessing}, Status: StatusProcessing, Stage: stage, At: s.Now()})

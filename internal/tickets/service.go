@@ -27,8 +27,6 @@ type Config struct {
 	// JobRetention is how long an expired job's record is kept before it
 	// is deleted (and its idempotency key can be used again).
 	JobRetention time.Duration
-	// ModelTimeout bounds one engine call (model_timeout beyond).
-	ModelTimeout time.Duration
 	// StaleCancelAfter is how long a cancel_requested job may wait for its
 	// worker before the sweep cancels it (its worker is gone: a live one
 	// notices within CancelPollInterval).
@@ -42,7 +40,6 @@ func DefaultConfig() Config {
 		MaxActiveJobs:      100,
 		CancelPollInterval: 500 * time.Millisecond,
 		JobRetention:       30 * 24 * time.Hour,
-		ModelTimeout:       120 * time.Second,
 		StaleCancelAfter:   10 * time.Second,
 	}
 }

@@ -33,6 +33,9 @@ func (e *Engine) Generate(ctx context.Context, req tickets.GenerationRequest) (*
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if req.Progress != nil {
+		req.Progress(tickets.StageGeneratingTickets) // no prompt: generation starts at once
+	}
 	opts := normalizeOptions(req.Options)
 	doc := parseDocument(req.Spec)
 	if err := ctx.Err(); err != nil {
