@@ -26,6 +26,8 @@ import (
 	"github.com/foresight-dev/foresight/internal/sqlite"
 	"github.com/foresight-dev/foresight/internal/tickets"
 	"github.com/foresight-dev/foresight/internal/tickets/heuristic"
+	"github.com/foresight-dev/foresight/internal/tickets/llm"
+	"github.com/foresight-dev/foresight/internal/tickets/openai"
 	"github.com/foresight-dev/foresight/internal/tickets/tickethttp"
 	"github.com/foresight-dev/foresight/internal/webhook"
 )
@@ -49,6 +51,8 @@ type Config struct {
 	// ModelTimeout bounds one call of an LLM engine to its model
 	// (model_timeout beyond).
 	ModelTimeout time.Duration
+	// OpenAI configures the openai engine.
+	OpenAI openai.Config
 	// RateLimit is requests per second per API key (0 disables); RateBurst
 	// the bucket size.
 	RateLimit    float64
@@ -75,6 +79,7 @@ func DefaultConfig() Config {
 		Tickets:        tickets.DefaultConfig(),
 		Queue:          jobqueue.DefaultConfig(),
 		ModelTimeout:   120 * time.Second,
+		OpenAI:         openai.Config{MaxTokens: 16000, MaxRetries: 2},
 		RateLimit:      20,
 		RateBurst:      40,
 		MaxBodyBytes:   1 << 20,
@@ -101,6 +106,23 @@ func OpenDatabase(ctx context.Context, url string, log *slog.Logger) (database, 
 	return nil, fmt.Errorf("database URL %q: want sqlite:PATH or postgres://…", url)
 }
 
+// newEngine builds the ticket engine the configuration names.
+func newEngine(cfg Config) (tickets.Engine, error) {
+	switch {
+	case cfg.Engine != nil:
+		return cfg.Engine, nil
+	case cfg.TicketsEngine == "heuristic":
+		return heuristic.New(), nil
+	case cfg.TicketsEngine == "openai":
+		m, err := openai.New(cfg.OpenAI)
+		if err != nil {
+			return nil, err
+		}
+		return llm.NewEngine("openai", m, cfg.ModelTimeout), nil
+	}
+	return nil, fmt.Errorf("tickets engine %q: want heuristic or openai", cfg.TicketsEngine)
+}
+
 // Server is an assembled Foresight server.
 type Server struct {
 	cfg     Config
@@ -121,13 +143,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "http://" + cfg.Addr
 	}
-	engine := cfg.Engine
-	switch {
-	case engine != nil:
-	case cfg.TicketsEngine == "heuristic":
-		engine = heuristic.New()
-	default:
-		return nil, fmt.Errorf("tickets engine %q: want heuristic", cfg.TicketsEngine)
+	engine, err := newEngine(cfg)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.DevAllowInsecure {
 		log.Warn("FORESIGHT_DEV_ALLOW_INSECURE is on: callbacks may go to http:// and private addresses; never use this in production")

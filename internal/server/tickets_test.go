@@ -16,6 +16,8 @@ import (
 	"github.com/foresight-dev/foresight/internal/server"
 	"github.com/foresight-dev/foresight/internal/tickets"
 	"github.com/foresight-dev/foresight/internal/tickets/heuristic"
+	"github.com/foresight-dev/foresight/internal/tickets/openai"
+	"github.com/foresight-dev/foresight/internal/tickets/openai/openaitest"
 	"github.com/foresight-dev/foresight/internal/webhook"
 )
 
@@ -872,5 +874,38 @@ func waitStarted(t *testing.T, e *blockingEngine) {
 			t.Fatal("the generation did not start")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestOpenAIEngineThroughTheAPI runs jobs through the public API with the
+// openai engine against a fake OpenAI-compatible server.
+func TestOpenAIEngineThroughTheAPI(t *testing.T) {
+	t.Parallel()
+	drafted, err := heuristic.New().Generate(context.Background(), tickets.GenerationRequest{JobID: uuid.NewString(), Title: "Calendar", Spec: sampleSpec,
+		Options: tickets.Options{MaxTicketCount: 20, IncludeEpics: true, DependencyMode: "explicit", OutputDetail: "standard"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := json.Marshal(map[string]any{"summary": drafted.Source.Summary, "tickets": drafted.Tickets,
+		"risks": drafted.Risks, "open_questions": drafted.OpenQuestions})
+	fake := openaitest.New(t, openaitest.Reply{Content: string(answer)}, openaitest.Reply{Status: 401})
+	w := newWorld(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{config: func(c *server.Config) {
+		c.TicketsEngine = "openai"
+		c.OpenAI = openai.Config{BaseURL: fake.BaseURL(), APIKey: "sk-test-SECRET", Model: "gpt-test"}
+	}})
+	id := w.submit("llm", sampleSpec, nil)
+	w.waitFor(id, tickets.StatusCompleted)
+	var res tickets.Result
+	json.Unmarshal(w.do("GET", "/tickets/v1/jobs/"+id+"/result", w.key, nil).body, &res)
+	if res.JobID != id || len(res.Tickets) != len(drafted.Tickets) || res.Generation.Model != "gpt-test" ||
+		res.Generation.PromptTokens == nil || *res.Generation.PromptTokens != 1200 {
+		t.Errorf("result from the model: job %s, %d tickets, generation %+v", res.JobID, len(res.Tickets), res.Generation)
+	}
+
+	id = w.submit("llm-401", sampleSpec, nil)
+	job := w.waitFor(id, tickets.StatusFailed)
+	e, _ := job["error"].(map[string]any)
+	if e["code"] != "engine_unavailable" || strings.Contains(fmt.Sprint(e["message"]), "SECRET") {
+		t.Errorf("401 from the provider: %v", job)
 	}
 }

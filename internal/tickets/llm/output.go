@@ -1,0 +1,222 @@
+package llm
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
+)
+
+// OutputSchema is the JSON Schema the model's answer must follow: the parts
+// of tickets.result.v1 a model writes (the service adds schema_version,
+// job_id, source.title and generation). It keeps to the subset every
+// structured-output implementation accepts (strict OpenAI, Anthropic,
+// Ollama, vLLM, llama.cpp): every property required, nullable instead of
+// optional, no additional properties, and no length or numeric bounds,
+// which are stated in descriptions and enforced by validation instead.
+func OutputSchema() map[string]any {
+	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
+	strs := func(desc string) map[string]any {
+		return map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": desc}
+	}
+	object := func(props map[string]any) map[string]any {
+		required := make([]string, 0, len(props))
+		for k := range props {
+			required = append(required, k)
+		}
+		slices.Sort(required)
+		return map[string]any{"type": "object", "additionalProperties": false, "required": required, "properties": props}
+	}
+	severity := map[string]any{"type": "string", "enum": []any{"low", "medium", "high", "critical"}}
+	return object(map[string]any{
+		"summary": str("One to three sentences on what the spec asks for."),
+		"tickets": map[string]any{"type": "array", "description": "1 to 50 tickets.", "items": object(map[string]any{
+			"external_id":         str("SPEC-<n>, numbered from 1 in order."),
+			"ticket_type":         map[string]any{"type": "string", "enum": []any{"epic", "story", "task", "bug", "spike"}},
+			"title":               str("At most 120 characters."),
+			"description":         str("What and why; stories start with As a …, I want …, so that …."),
+			"acceptance_criteria": strs("1 to 8 testable statements."),
+			"labels":              strs("Lowercase kebab-case, at most 40 characters each."),
+			"dependencies":        strs("Ids of lower-numbered tickets that must be done first."),
+			"story_points":        map[string]any{"type": []any{"integer", "null"}, "description": "1, 2, 3, 5, 8 or 13; null for epics."},
+			"priority":            map[string]any{"type": []any{"string", "null"}, "enum": []any{"low", "medium", "high", "critical", nil}},
+			"parent_external_id":  map[string]any{"type": []any{"string", "null"}, "description": "Id of the epic this ticket belongs to, or null."},
+			"component":           map[string]any{"type": []any{"string", "null"}, "description": "The part of the system or spec section."},
+		})},
+		"risks": map[string]any{"type": "array", "items": object(map[string]any{
+			"id":                 str("RISK-<n>."),
+			"description":        str("The risk and where the spec shows it."),
+			"severity":           severity,
+			"related_ticket_ids": strs("Ids of the tickets it concerns."),
+		})},
+		"open_questions": map[string]any{"type": "array", "items": object(map[string]any{
+			"id":                 str("Q-<n>."),
+			"question":           str("What the spec leaves unresolved, as a question."),
+			"related_ticket_ids": strs("Ids of the tickets it concerns."),
+		})},
+	})
+}
+
+// modelOutput is the answer's shape (OutputSchema).
+type modelOutput struct {
+	Summary string `json:"summary"`
+	Tickets []struct {
+		ExternalID         string   `json:"external_id"`
+		TicketType         string   `json:"ticket_type"`
+		Title              string   `json:"title"`
+		Description        string   `json:"description"`
+		AcceptanceCriteria []string `json:"acceptance_criteria"`
+		Labels             []string `json:"labels"`
+		Dependencies       []string `json:"dependencies"`
+		StoryPoints        *int     `json:"story_points"`
+		Priority           *string  `json:"priority"`
+		ParentExternalID   *string  `json:"parent_external_id"`
+		Component          *string  `json:"component"`
+	} `json:"tickets"`
+	Risks         []tickets.Risk         `json:"risks"`
+	OpenQuestions []tickets.OpenQuestion `json:"open_questions"`
+}
+
+var thinkBlock = regexp.MustCompile(`(?s)<think>.*?</think>`)
+
+// extractJSON removes what models wrap JSON in: <think> blocks of
+// reasoning models, markdown fences, prose before and after the object.
+func extractJSON(text string) string {
+	text = thinkBlock.ReplaceAllString(text, "")
+	start, end := strings.Index(text, "{"), strings.LastIndex(text, "}")
+	if start < 0 || end < start {
+		return strings.TrimSpace(text)
+	}
+	return text[start : end+1]
+}
+
+// Interpret turns an answer into a result for req and returns the
+// problems that keep it from being valid (none when it is). It applies only
+// repairs that are always safe: it unwraps the JSON, renumbers ticket,
+// risk and question ids consistently (every reference follows), and drops
+// dependencies and related ids that point at no ticket, recording each
+// drop in the ticket's metadata.repairs. A truncated answer is never
+// accepted.
+func Interpret(a Answer, req tickets.GenerationRequest) (*tickets.Result, []string) {
+	var out modelOutput
+	if err := json.Unmarshal([]byte(extractJSON(a.Text)), &out); err != nil {
+		problems := []string{fmt.Sprintf("the answer is not the JSON object of the schema: %v", err)}
+		if a.Truncated {
+			problems = append(problems, "the answer was cut off at the token limit")
+		}
+		return nil, problems
+	}
+	res := &tickets.Result{
+		SchemaVersion: tickets.ResultSchemaVersion,
+		JobID:         req.JobID,
+		Source:        tickets.Source{Title: truncateRunes(strings.TrimSpace(req.Title), 160), Summary: strings.TrimSpace(out.Summary)},
+		Tickets:       make([]tickets.Ticket, len(out.Tickets)),
+		Risks:         nonNil(out.Risks),
+		OpenQuestions: nonNil(out.OpenQuestions),
+		Generation:    tickets.Generation{Model: a.Model},
+	}
+	for i, t := range out.Tickets {
+		meta := map[string]any{}
+		if t.Component != nil && *t.Component != "" {
+			meta["component"] = *t.Component
+		}
+		res.Tickets[i] = tickets.Ticket{
+			ExternalID: t.ExternalID, TicketType: t.TicketType, Title: t.Title, Description: t.Description,
+			AcceptanceCriteria: nonNil(t.AcceptanceCriteria), Labels: nonNil(t.Labels), Dependencies: nonNil(t.Dependencies),
+			StoryPoints: t.StoryPoints, Priority: t.Priority, ParentExternalID: t.ParentExternalID, Metadata: meta,
+		}
+	}
+	repair(res)
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	problems := tickets.ValidateResult(raw, req.JobID, req.Options)
+	if a.Truncated {
+		problems = append(problems, "the answer was cut off at the token limit")
+	}
+	return res, problems
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
+}
+
+// repair applies the always-safe repairs to res in place.
+func repair(res *tickets.Result) {
+	// Renumber tickets SPEC-1… in order when their ids are unique; every
+	// reference follows the renumbering.
+	rename := map[string]string{}
+	unique := true
+	for i, t := range res.Tickets {
+		if _, dup := rename[t.ExternalID]; dup {
+			unique = false
+			break
+		}
+		rename[t.ExternalID] = "SPEC-" + strconv.Itoa(i+1)
+	}
+	if !unique {
+		return // ambiguous references: leave it to validation and the repair round
+	}
+	note := func(t *tickets.Ticket, format string, args ...any) {
+		notes, _ := t.Metadata["repairs"].([]string)
+		t.Metadata["repairs"] = append(notes, fmt.Sprintf(format, args...))
+	}
+	for i := range res.Tickets {
+		t := &res.Tickets[i]
+		if to := rename[t.ExternalID]; to != t.ExternalID {
+			note(t, "renumbered from %s to %s", t.ExternalID, to)
+			t.ExternalID = to
+		}
+		deps := t.Dependencies[:0:0]
+		for _, d := range t.Dependencies {
+			to, ok := rename[d]
+			switch {
+			case !ok:
+				note(t, "dropped dependency %s: no such ticket", d)
+			case to == t.ExternalID:
+				note(t, "dropped dependency on itself")
+			default:
+				deps = append(deps, to)
+			}
+		}
+		t.Dependencies = deps
+		if t.ParentExternalID != nil {
+			if to, ok := rename[*t.ParentExternalID]; ok {
+				t.ParentExternalID = &to
+			}
+		}
+	}
+	relink := func(ids []string) []string {
+		out := []string{}
+		for _, id := range ids {
+			if to, ok := rename[id]; ok {
+				out = append(out, to)
+			}
+		}
+		return out
+	}
+	for i := range res.Risks {
+		res.Risks[i].ID = "RISK-" + strconv.Itoa(i+1)
+		res.Risks[i].RelatedTicketIDs = relink(res.Risks[i].RelatedTicketIDs)
+	}
+	for i := range res.OpenQuestions {
+		res.OpenQuestions[i].ID = "Q-" + strconv.Itoa(i+1)
+		res.OpenQuestions[i].RelatedTicketIDs = relink(res.OpenQuestions[i].RelatedTicketIDs)
+	}
+}

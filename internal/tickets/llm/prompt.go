@@ -1,0 +1,67 @@
+package llm
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
+)
+
+const systemPrompt = `You are a senior engineering lead. You turn a product or technical spec into ticket drafts that a team can plan with: epics, stories, tasks, bugs and spikes, plus the risks and open questions the spec leaves.
+
+Answer with one JSON object that follows the given JSON Schema exactly, and nothing else.
+
+Rules:
+- Ticket ids are SPEC-1, SPEC-2, … in order, without gaps. Risk ids are RISK-1, RISK-2, …; question ids Q-1, Q-2, ….
+- A ticket may depend only on tickets with a lower id, never on itself. parent_external_id is null or the id of an epic.
+- Titles: at most 120 characters, specific, verb first for tasks ("Implement POST /v1/jobs"), no trailing period.
+- Stories: the description starts "As a <role>, I want <goal>, so that <benefit>."
+- Every ticket has 1 to 8 acceptance criteria; each is one observable, testable statement (no "etc.", "fast", "user-friendly", "TBD").
+- Labels: lowercase kebab-case words of at most 40 characters.
+- story_points: 1, 2, 3, 5, 8 or 13 for stories, tasks, bugs and spikes; null for epics.
+- priority: low, medium, high or critical.
+- Turn everything the spec leaves unresolved ("not shown", TBD, questions) into open questions, and into a spike where it blocks work. Do not invent requirements the spec does not state.
+- summary: one to three sentences on what the spec asks for.`
+
+// userPrompt states the options and carries the spec.
+func userPrompt(req tickets.GenerationRequest) string {
+	o := req.Options
+	var b strings.Builder
+	b.WriteString("Options:\n")
+	if o.TicketCount > 0 {
+		fmt.Fprintf(&b, "- Produce exactly %d tickets (epics included).\n", o.TicketCount)
+	} else {
+		fmt.Fprintf(&b, "- Produce as many tickets as the spec needs, at most %d (epics included).\n", o.MaxTicketCount)
+	}
+	if o.IncludeEpics {
+		b.WriteString("- Group the work under epics; put each story, task, bug and spike under its epic with parent_external_id.\n")
+	} else {
+		b.WriteString("- Do not produce epics; every parent_external_id is null.\n")
+	}
+	b.WriteString("- Dependencies are explicit: list in dependencies every ticket that must be done first.\n")
+	switch o.OutputDetail {
+	case tickets.DetailCompact:
+		b.WriteString("- Detail: compact. One or two sentences of description, 1 to 3 acceptance criteria.\n")
+	case tickets.DetailDetailed:
+		b.WriteString("- Detail: detailed. Full descriptions with context and edge cases, up to 8 acceptance criteria.\n")
+	default:
+		b.WriteString("- Detail: standard. A short paragraph of description, 2 to 5 acceptance criteria.\n")
+	}
+	fmt.Fprintf(&b, "\nTitle: %s\n\nSpec:\n<<<\n%s\n>>>\n", req.Title, req.Spec)
+	return b.String()
+}
+
+// repairPrompt shows the model the exact problems of its last answer.
+func repairPrompt(problems []string, truncated bool) string {
+	var b strings.Builder
+	if truncated {
+		b.WriteString("Your answer was cut off at the token limit. Answer again, more concisely, with the whole JSON object.\n")
+	}
+	if len(problems) > 0 {
+		b.WriteString("Your answer does not validate. Fix exactly these problems and answer again with the whole corrected JSON object:\n")
+		for _, p := range first(problems, 20) {
+			b.WriteString("- " + p + "\n")
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,125 @@
+// Package openai is the ticket engine's adapter for any OpenAI-compatible
+// chat-completions server (OpenAI, vLLM, Ollama, llama.cpp server, LM
+// Studio), through the official openai-go SDK with a JSON Schema
+// response_format (strict where the server supports it).
+package openai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
+	"github.com/foresight-dev/foresight/internal/tickets/llm"
+)
+
+// Config configures the connection and the model.
+type Config struct {
+	// BaseURL of the server's API, e.g. https://api.openai.com/v1 or
+	// http://127.0.0.1:11434/v1 for Ollama. Empty means OpenAI.
+	BaseURL string
+	APIKey  string
+	Model   string
+	// Temperature; 0 asks for the most deterministic answer.
+	Temperature float64
+	// MaxTokens bounds the answer (max_tokens, understood by every
+	// compatible server).
+	MaxTokens int64
+	// MaxRetries of the SDK on connection errors, 408, 409, 429 and 5xx.
+	MaxRetries int
+	// HTTPClient, when set, replaces the default client.
+	HTTPClient *http.Client
+}
+
+// Model talks to one model. It implements llm.Model.
+type Model struct {
+	client sdk.Client
+	cfg    Config
+}
+
+// New returns a Model; it fails without a model name.
+func New(cfg Config) (*Model, error) {
+	if cfg.Model == "" {
+		return nil, errors.New("openai engine: a model name is required (FORESIGHT_OPENAI_MODEL)")
+	}
+	if cfg.MaxTokens == 0 {
+		cfg.MaxTokens = 16000
+	}
+	opts := []option.RequestOption{option.WithMaxRetries(cfg.MaxRetries), option.WithAPIKey(cfg.APIKey)}
+	if cfg.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	}
+	return &Model{client: sdk.NewClient(opts...), cfg: cfg}, nil
+}
+
+// Complete sends the conversation with the schema as response_format.
+func (m *Model) Complete(ctx context.Context, c llm.Conversation) (llm.Answer, error) {
+	msgs := []sdk.ChatCompletionMessageParamUnion{sdk.SystemMessage(c.System)}
+	for _, msg := range c.Messages {
+		if msg.Role == llm.RoleAssistant {
+			msgs = append(msgs, sdk.AssistantMessage(msg.Content))
+		} else {
+			msgs = append(msgs, sdk.UserMessage(msg.Content))
+		}
+	}
+	resp, err := m.client.Chat.Completions.New(ctx, sdk.ChatCompletionNewParams{
+		Model:       m.cfg.Model,
+		Messages:    msgs,
+		Temperature: sdk.Float(m.cfg.Temperature),
+		MaxTokens:   sdk.Int(m.cfg.MaxTokens),
+		ResponseFormat: sdk.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
+			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: c.SchemaName, Schema: c.Schema, Strict: sdk.Bool(true)},
+		}},
+	})
+	if err != nil {
+		return llm.Answer{}, providerError(ctx, err)
+	}
+	if len(resp.Choices) == 0 {
+		return llm.Answer{}, &tickets.Error{Code: tickets.CodeModelOutputInvalid, Message: "The model server answered without a choice."}
+	}
+	choice := resp.Choices[0]
+	a := llm.Answer{Text: choice.Message.Content, Model: resp.Model, FinishReason: choice.FinishReason,
+		Truncated: choice.FinishReason == "length"}
+	if a.Model == "" {
+		a.Model = m.cfg.Model
+	}
+	if resp.JSON.Usage.Valid() {
+		p, c := resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+		a.PromptTokens, a.CompletionTokens = &p, &c
+	}
+	if choice.Message.Refusal != "" && a.Text == "" {
+		return llm.Answer{}, &tickets.Error{Code: tickets.CodeModelOutputInvalid, Message: "The model refused to answer."}
+	}
+	return a, nil
+}
+
+// providerError maps an SDK error to engine_unavailable without the
+// provider's message, which may quote the API key; the context's error
+// passes through for the engine to classify.
+func providerError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var apiErr *sdk.Error
+	if errors.As(err, &apiErr) {
+		msg := fmt.Sprintf("The model server answered HTTP %d.", apiErr.StatusCode)
+		switch apiErr.StatusCode {
+		case http.StatusUnauthorized, http.StatusForbidden:
+			msg = fmt.Sprintf("The model server refused Foresight's API key (HTTP %d).", apiErr.StatusCode)
+		case http.StatusNotFound:
+			msg = "The model server does not know the configured model or path (HTTP 404)."
+		case http.StatusTooManyRequests:
+			msg = "The model server is rate limiting Foresight (HTTP 429)."
+		}
+		return &tickets.Error{Code: tickets.CodeEngineUnavailable, Message: msg, Err: fmt.Errorf("openai: HTTP %d %s", apiErr.StatusCode, apiErr.Type)}
+	}
+	return &tickets.Error{Code: tickets.CodeEngineUnavailable, Message: "The model server cannot be reached.", Err: errors.Unwrap(err)}
+}

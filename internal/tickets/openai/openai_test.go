@@ -1,0 +1,228 @@
+package openai_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
+	"github.com/foresight-dev/foresight/internal/tickets/llm"
+	"github.com/foresight-dev/foresight/internal/tickets/openai"
+	"github.com/foresight-dev/foresight/internal/tickets/openai/openaitest"
+)
+
+const jobID = "00000000-0000-4000-8000-000000000001"
+
+// answer is a model answer in OutputSchema's shape with three tickets.
+func answer(mutate func(m map[string]any)) string {
+	ticket := func(id, typ, title string, parent any, deps ...string) map[string]any {
+		points := any(3)
+		if typ == "epic" {
+			points = nil
+		}
+		return map[string]any{"external_id": id, "ticket_type": typ, "title": title, "description": "As a user, I want it, so that it works.",
+			"acceptance_criteria": []string{"The endpoint answers 200 with the job."}, "labels": []string{"api"},
+			"dependencies": append([]string{}, deps...), "story_points": points, "priority": "high",
+			"parent_external_id": parent, "component": "Jobs"}
+	}
+	m := map[string]any{
+		"summary": "Submit and poll jobs.",
+		"tickets": []any{ticket("SPEC-1", "epic", "Job API", nil), ticket("SPEC-2", "task", "Implement POST /jobs", "SPEC-1"),
+			ticket("SPEC-3", "task", "Implement GET /jobs/{id}", "SPEC-1", "SPEC-2")},
+		"risks":          []any{map[string]any{"id": "RISK-1", "description": "Load.", "severity": "medium", "related_ticket_ids": []string{"SPEC-2"}}},
+		"open_questions": []any{map[string]any{"id": "Q-1", "question": "How long are jobs kept?", "related_ticket_ids": []string{"SPEC-3"}}},
+	}
+	if mutate != nil {
+		mutate(m)
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func request(opts tickets.Options) tickets.GenerationRequest {
+	if opts.MaxTicketCount == 0 {
+		opts = tickets.Options{MaxTicketCount: 20, IncludeEpics: true, DependencyMode: "explicit", OutputDetail: "standard"}
+	}
+	return tickets.GenerationRequest{JobID: jobID, Title: "Jobs", Spec: "# Jobs\n- Clients must submit jobs.", Options: opts}
+}
+
+func engine(t *testing.T, srv *openaitest.Server, timeout time.Duration, retries int) *llm.Engine {
+	t.Helper()
+	m, err := openai.New(openai.Config{BaseURL: srv.BaseURL(), APIKey: "sk-test-SECRET", Model: "gpt-test", MaxRetries: retries})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return llm.NewEngine("openai", m, timeout)
+}
+
+func validate(t *testing.T, res *tickets.Result, opts tickets.Options) {
+	t.Helper()
+	raw, _ := json.Marshal(res)
+	if problems := tickets.ValidateResult(raw, jobID, opts); len(problems) > 0 {
+		t.Fatalf("result is invalid: %v", problems)
+	}
+}
+
+func TestValidAnswer(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.New(t, openaitest.Reply{Content: answer(nil)})
+	var stages []tickets.Stage
+	req := request(tickets.Options{})
+	req.Progress = func(s tickets.Stage) { stages = append(stages, s) }
+	res, err := engine(t, srv, 5*time.Second, 0).Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validate(t, res, req.Options)
+	g := res.Generation
+	if g.Model != "gpt-test" || g.PromptTokens == nil || *g.PromptTokens != 1200 || *g.CompletionTokens != 800 || g.FinishReason == nil || *g.FinishReason != "stop" || g.DurationMS < 1 {
+		t.Errorf("generation = %+v", g)
+	}
+	if len(stages) != 2 || stages[0] != tickets.StageGeneratingTickets || stages[1] != tickets.StageValidatingOutput {
+		t.Errorf("stages = %v", stages)
+	}
+	sent := srv.Requests()[0]
+	rf, _ := sent["response_format"].(map[string]any)
+	js, _ := rf["json_schema"].(map[string]any)
+	if rf["type"] != "json_schema" || js["strict"] != true || js["schema"] == nil || sent["temperature"] != 0.0 || sent["_authorization"] != "Bearer sk-test-SECRET" {
+		t.Errorf("request = %v", sent)
+	}
+	msgs, _ := sent["messages"].([]any)
+	if len(msgs) != 2 || !strings.Contains(msgs[1].(map[string]any)["content"].(string), "Clients must submit jobs") {
+		t.Errorf("messages = %v", msgs)
+	}
+}
+
+func TestSafeRepairs(t *testing.T) {
+	t.Parallel()
+	content := "<think>plan first</think>\n```json\n" + answer(func(m map[string]any) {
+		ts := m["tickets"].([]any)
+		ts[0].(map[string]any)["external_id"] = "T-10"
+		ts[1].(map[string]any)["external_id"] = "T-11"
+		ts[1].(map[string]any)["parent_external_id"] = "T-10"
+		ts[2].(map[string]any)["external_id"] = "T-12"
+		ts[2].(map[string]any)["parent_external_id"] = "T-10"
+		ts[2].(map[string]any)["dependencies"] = []string{"T-11", "T-99"}
+		m["risks"].([]any)[0].(map[string]any)["related_ticket_ids"] = []string{"T-11"}
+		m["open_questions"].([]any)[0].(map[string]any)["related_ticket_ids"] = []string{"T-12"}
+	}) + "\n```"
+	srv := openaitest.New(t, openaitest.Reply{Content: content})
+	res, err := engine(t, srv, 5*time.Second, 0).Generate(context.Background(), request(tickets.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	validate(t, res, request(tickets.Options{}).Options)
+	last := res.Tickets[2]
+	if last.ExternalID != "SPEC-3" || *last.ParentExternalID != "SPEC-1" || len(last.Dependencies) != 1 || last.Dependencies[0] != "SPEC-2" {
+		t.Errorf("renumbering = %+v", last)
+	}
+	repairs, _ := last.Metadata["repairs"].([]string)
+	if !strings.Contains(strings.Join(repairs, ";"), "dropped dependency T-99") {
+		t.Errorf("the dropped dependency is not recorded: %v", last.Metadata)
+	}
+	if res.Risks[0].RelatedTicketIDs[0] != "SPEC-2" || len(srv.Requests()) != 1 {
+		t.Errorf("risks %v, %d requests", res.Risks, len(srv.Requests()))
+	}
+}
+
+func TestRepairRoundTrip(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.New(t, openaitest.Reply{Content: "{not json"}, openaitest.Reply{Content: answer(nil)})
+	e := engine(t, srv, 5*time.Second, 0)
+
+	// Invalid JSON, then a valid answer.
+	res, err := e.Generate(context.Background(), request(tickets.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	validate(t, res, request(tickets.Options{}).Options)
+	reqs := srv.Requests()
+	msgs := reqs[1]["messages"].([]any)
+	if len(reqs) != 2 || len(msgs) != 4 || msgs[2].(map[string]any)["content"] != "{not json" ||
+		!strings.Contains(msgs[3].(map[string]any)["content"].(string), "not the JSON object") {
+		t.Fatalf("repair round = %d requests, messages %v", len(reqs), msgs)
+	}
+}
+
+func TestInvalidTwiceIsModelOutputInvalid(t *testing.T) {
+	t.Parallel()
+	tooMany := answer(func(m map[string]any) {
+		m["tickets"].([]any)[1].(map[string]any)["acceptance_criteria"] = make([]string, 9)
+	})
+	for _, tt := range []struct {
+		name  string
+		reply openaitest.Reply
+		opts  tickets.Options
+		want  string
+	}{
+		{"schema violation", openaitest.Reply{Content: tooMany}, tickets.Options{}, "acceptance_criteria"},
+		{"ticket_count not honoured", openaitest.Reply{Content: answer(nil)},
+			tickets.Options{TicketCount: 4, MaxTicketCount: 20, IncludeEpics: true, DependencyMode: "explicit", OutputDetail: "standard"}, "ticket_count asks for 4"},
+		{"truncated", openaitest.Reply{Content: answer(nil), FinishReason: "length"}, tickets.Options{}, "cut off"},
+		{"epics not wanted", openaitest.Reply{Content: answer(nil)},
+			tickets.Options{MaxTicketCount: 20, DependencyMode: "explicit", OutputDetail: "standard"}, "include_epics is false"},
+	} {
+		srv := openaitest.New(t, tt.reply)
+		_, err := engine(t, srv, 5*time.Second, 0).Generate(context.Background(), request(tt.opts))
+		if tickets.ErrorCode(err) != tickets.CodeModelOutputInvalid || !strings.Contains(tickets.ErrorMessage(err), tt.want) {
+			t.Errorf("%s: err = %v; want model_output_invalid about %q", tt.name, err, tt.want)
+		}
+		if n := len(srv.Requests()); n != 2 {
+			t.Errorf("%s: %d requests, want 2 (one repair round)", tt.name, n)
+		}
+	}
+}
+
+func TestProviderFailures(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		reply    openaitest.Reply
+		timeout  time.Duration
+		retries  int
+		code     tickets.Code
+		requests int
+	}{
+		{"slow", openaitest.Reply{Content: answer(nil), Delay: 5 * time.Second}, 300 * time.Millisecond, 0, tickets.CodeModelTimeout, 1},
+		{"500 after retries", openaitest.Reply{Status: 500}, 30 * time.Second, 1, tickets.CodeEngineUnavailable, 2},
+		{"401", openaitest.Reply{Status: 401}, 30 * time.Second, 1, tickets.CodeEngineUnavailable, 1},
+		{"404 model", openaitest.Reply{Status: 404}, 30 * time.Second, 0, tickets.CodeEngineUnavailable, 1},
+	} {
+		srv := openaitest.New(t, tt.reply)
+		start := time.Now()
+		_, err := engine(t, srv, tt.timeout, tt.retries).Generate(context.Background(), request(tickets.Options{}))
+		if tickets.ErrorCode(err) != tt.code {
+			t.Errorf("%s: err = %v, want %s", tt.name, err, tt.code)
+		}
+		if strings.Contains(err.Error(), "SECRET") || strings.Contains(tickets.ErrorMessage(err), "SECRET") {
+			t.Errorf("%s: the provider's key leaks: %v", tt.name, err)
+		}
+		if n := len(srv.Requests()); n != tt.requests {
+			t.Errorf("%s: %d requests, want %d", tt.name, n, tt.requests)
+		}
+		if tt.name == "slow" && time.Since(start) > 3*time.Second {
+			t.Errorf("slow: the time limit did not cut the call (%v)", time.Since(start))
+		}
+	}
+	srv := openaitest.New(t)
+	srv.Close() // connection refused
+	_, err := engine(t, srv, time.Second, 0).Generate(context.Background(), request(tickets.Options{}))
+	if tickets.ErrorCode(err) != tickets.CodeEngineUnavailable {
+		t.Errorf("connection refused: err = %v", err)
+	}
+}
+
+func TestCancelAbortsTheRequest(t *testing.T) {
+	t.Parallel()
+	srv := openaitest.New(t, openaitest.Reply{Content: answer(nil), Delay: 10 * time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := engine(t, srv, time.Minute, 0).Generate(ctx, request(tickets.Options{}))
+	if !errors.Is(err, context.Canceled) || time.Since(start) > 3*time.Second {
+		t.Errorf("cancel: err = %v after %v", err, time.Since(start))
+	}
+}
