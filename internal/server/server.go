@@ -25,6 +25,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/ratelimit"
 	"github.com/foresight-dev/foresight/internal/sqlite"
 	"github.com/foresight-dev/foresight/internal/tickets"
+	"github.com/foresight-dev/foresight/internal/tickets/anthropic"
 	"github.com/foresight-dev/foresight/internal/tickets/heuristic"
 	"github.com/foresight-dev/foresight/internal/tickets/llm"
 	"github.com/foresight-dev/foresight/internal/tickets/openai"
@@ -53,6 +54,8 @@ type Config struct {
 	ModelTimeout time.Duration
 	// OpenAI configures the openai engine.
 	OpenAI openai.Config
+	// Anthropic configures the anthropic engine.
+	Anthropic anthropic.Config
 	// RateLimit is requests per second per API key (0 disables); RateBurst
 	// the bucket size.
 	RateLimit    float64
@@ -80,6 +83,7 @@ func DefaultConfig() Config {
 		Queue:          jobqueue.DefaultConfig(),
 		ModelTimeout:   120 * time.Second,
 		OpenAI:         openai.Config{MaxTokens: 16000, MaxRetries: 2},
+		Anthropic:      anthropic.Config{MaxTokens: 16000, MaxRetries: 2},
 		RateLimit:      20,
 		RateBurst:      40,
 		MaxBodyBytes:   1 << 20,
@@ -119,8 +123,14 @@ func newEngine(cfg Config) (tickets.Engine, error) {
 			return nil, err
 		}
 		return llm.NewEngine("openai", m, cfg.ModelTimeout), nil
+	case cfg.TicketsEngine == "anthropic":
+		m, err := anthropic.New(cfg.Anthropic)
+		if err != nil {
+			return nil, err
+		}
+		return llm.NewEngine("anthropic", m, cfg.ModelTimeout), nil
 	}
-	return nil, fmt.Errorf("tickets engine %q: want heuristic or openai", cfg.TicketsEngine)
+	return nil, fmt.Errorf("tickets engine %q: want heuristic, openai or anthropic", cfg.TicketsEngine)
 }
 
 // Server is an assembled Foresight server.

@@ -1,0 +1,116 @@
+// Package anthropic is the ticket engine's adapter for the Anthropic
+// Messages API, through the official anthropic-sdk-go with structured
+// output (output_config.format json_schema).
+package anthropic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	sdk "github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
+	"github.com/foresight-dev/foresight/internal/tickets/llm"
+)
+
+// Config configures the connection and the model.
+type Config struct {
+	// BaseURL of the API; empty means Anthropic's.
+	BaseURL string
+	APIKey  string
+	Model   string
+	// Temperature; 0 asks for the most deterministic answer.
+	Temperature float64
+	// MaxTokens bounds the answer (required by the API).
+	MaxTokens int64
+	// MaxRetries of the SDK on connection errors, 408, 409, 429 and 5xx.
+	MaxRetries int
+}
+
+// Model talks to one Claude model. It implements llm.Model.
+type Model struct {
+	client sdk.Client
+	cfg    Config
+}
+
+// New returns a Model; it fails without a model name.
+func New(cfg Config) (*Model, error) {
+	if cfg.Model == "" {
+		return nil, errors.New("anthropic engine: a model name is required (FORESIGHT_ANTHROPIC_MODEL)")
+	}
+	if cfg.MaxTokens == 0 {
+		cfg.MaxTokens = 16000
+	}
+	opts := []option.RequestOption{option.WithMaxRetries(cfg.MaxRetries), option.WithAPIKey(cfg.APIKey)}
+	if cfg.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	return &Model{client: sdk.NewClient(opts...), cfg: cfg}, nil
+}
+
+// Complete sends the conversation with the schema as the output format.
+func (m *Model) Complete(ctx context.Context, c llm.Conversation) (llm.Answer, error) {
+	msgs := make([]sdk.MessageParam, 0, len(c.Messages))
+	for _, msg := range c.Messages {
+		block := sdk.NewTextBlock(msg.Content)
+		if msg.Role == llm.RoleAssistant {
+			msgs = append(msgs, sdk.NewAssistantMessage(block))
+		} else {
+			msgs = append(msgs, sdk.NewUserMessage(block))
+		}
+	}
+	resp, err := m.client.Messages.New(ctx, sdk.MessageNewParams{
+		Model:        sdk.Model(m.cfg.Model),
+		MaxTokens:    m.cfg.MaxTokens,
+		Temperature:  sdk.Float(m.cfg.Temperature),
+		System:       []sdk.TextBlockParam{{Text: c.System}},
+		Messages:     msgs,
+		OutputConfig: sdk.OutputConfigParam{Format: sdk.JSONOutputFormatParam{Schema: c.Schema}},
+	})
+	if err != nil {
+		return llm.Answer{}, providerError(ctx, err)
+	}
+	var text strings.Builder
+	for _, block := range resp.Content {
+		if block.Type == "text" {
+			text.WriteString(block.Text)
+		}
+	}
+	in, out := resp.Usage.InputTokens, resp.Usage.OutputTokens
+	a := llm.Answer{Text: text.String(), Model: string(resp.Model), FinishReason: string(resp.StopReason),
+		Truncated: resp.StopReason == sdk.StopReasonMaxTokens, PromptTokens: &in, CompletionTokens: &out}
+	if a.Model == "" {
+		a.Model = m.cfg.Model
+	}
+	if resp.StopReason == sdk.StopReasonRefusal {
+		return llm.Answer{}, &tickets.Error{Code: tickets.CodeModelOutputInvalid, Message: "The model refused to answer."}
+	}
+	return a, nil
+}
+
+// providerError maps an SDK error to engine_unavailable without the
+// provider's message; the context's error passes through for the engine to
+// classify.
+func providerError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var apiErr *sdk.Error
+	if errors.As(err, &apiErr) {
+		msg := fmt.Sprintf("The model API answered HTTP %d.", apiErr.StatusCode)
+		switch apiErr.StatusCode {
+		case http.StatusUnauthorized, http.StatusForbidden:
+			msg = fmt.Sprintf("The model API refused Foresight's API key (HTTP %d).", apiErr.StatusCode)
+		case http.StatusNotFound:
+			msg = "The model API does not know the configured model (HTTP 404)."
+		case http.StatusTooManyRequests, 529:
+			msg = fmt.Sprintf("The model API is overloaded or rate limiting Foresight (HTTP %d).", apiErr.StatusCode)
+		}
+		return &tickets.Error{Code: tickets.CodeEngineUnavailable, Message: msg, Err: fmt.Errorf("anthropic: HTTP %d", apiErr.StatusCode)}
+	}
+	return &tickets.Error{Code: tickets.CodeEngineUnavailable, Message: "The model API cannot be reached.", Err: errors.Unwrap(err)}
+}
