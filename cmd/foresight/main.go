@@ -42,6 +42,7 @@ Usage:
   foresight migrate [flags]    apply database migrations and exit
   foresight admin <command>    manage ticket clients and keys through the admin API
   foresight loadtest [flags]   measure job submission over HTTP beside a bare handler
+  foresight tickets lint|bench score ticket results; run an engine over a set of specs
 
 Run "foresight <command> -h" for the flags of a command.
 `
@@ -57,6 +58,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runServe(ctx, args[1:], getenv, stderr)
 	case "demo":
 		return runDemo(ctx, args[1:], getenv, stdout, stderr)
+	case "tickets":
+		return runTickets(ctx, args[1:], getenv, stdout, stderr)
 	case "loadtest":
 		return runLoadtest(ctx, args[1:], getenv, stdout, stderr)
 	case "migrate":

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -169,4 +170,29 @@ func waitHealthy(t *testing.T, base string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatal("server did not become healthy")
+}
+
+func TestTicketsLintAndBench(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	golden := "../../internal/tickets/heuristic/testdata/tickets-api.golden.json"
+	if err := run(context.Background(), []string{"tickets", "lint", "--spec", "../../internal/tickets/heuristic/testdata/tickets-api.md", golden},
+		envOf(nil), &out, &bytes.Buffer{}); err != nil {
+		t.Fatalf("lint of a valid result: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "coverage") || !strings.Contains(out.String(), "overall") {
+		t.Errorf("lint printed %s", out.String())
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"schema_version":"tickets.result.v1","tickets":[]}`), 0o600)
+	if err := run(context.Background(), []string{"tickets", "lint", bad}, envOf(nil), &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
+		t.Error("lint of an invalid result succeeded")
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"tickets", "bench", "--dir", "../../internal/tickets/heuristic/testdata"}, envOf(nil), &out, &bytes.Buffer{}); err != nil {
+		t.Fatalf("bench: %v", err)
+	}
+	if !strings.Contains(out.String(), "| tickets-api.md | 20 |") || !strings.Contains(out.String(), "Mean score of heuristic over 3 specs") {
+		t.Errorf("bench printed %s", out.String())
+	}
 }

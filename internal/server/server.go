@@ -110,8 +110,8 @@ func OpenDatabase(ctx context.Context, url string, log *slog.Logger) (database, 
 	return nil, fmt.Errorf("database URL %q: want sqlite:PATH or postgres://…", url)
 }
 
-// newEngine builds the ticket engine the configuration names.
-func newEngine(cfg Config) (tickets.Engine, error) {
+// NewEngine builds the ticket engine the configuration names.
+func NewEngine(cfg Config) (tickets.Engine, error) {
 	switch {
 	case cfg.Engine != nil:
 		return cfg.Engine, nil
@@ -153,7 +153,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "http://" + cfg.Addr
 	}
-	engine, err := newEngine(cfg)
+	engine, err := NewEngine(cfg)
 	if err != nil {
 		return nil, err
 	}

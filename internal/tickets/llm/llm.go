@@ -8,12 +8,15 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/tickets"
+	"github.com/foresight-dev/foresight/internal/tickets/quality"
 )
 
 // Role of a message in a conversation.
@@ -103,6 +106,7 @@ func (e *Engine) Generate(ctx context.Context, req tickets.GenerationRequest) (*
 		res, problems = Interpret(ans, req)
 		if len(problems) == 0 {
 			res.Generation = usage.generation(ans, time.Since(start))
+			setConfidence(res, req.Spec)
 			return res, nil
 		}
 		conv.Messages = append(conv.Messages,
@@ -166,4 +170,22 @@ func first(s []string, n int) []string {
 		return s[:n]
 	}
 	return s
+}
+
+// setConfidence sets each ticket's metadata.confidence to its quality
+// score (two decimals).
+func setConfidence(res *tickets.Result, spec string) {
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return
+	}
+	rep, err := quality.Score(raw, spec)
+	if err != nil {
+		return
+	}
+	for i, t := range res.Tickets {
+		if s, ok := rep.Tickets[t.ExternalID]; ok {
+			res.Tickets[i].Metadata["confidence"] = math.Round(s*100) / 100
+		}
+	}
 }

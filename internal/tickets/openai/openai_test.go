@@ -77,6 +77,11 @@ func TestValidAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	validate(t, res, req.Options)
+	for _, tk := range res.Tickets {
+		if c, ok := tk.Metadata["confidence"].(float64); !ok || c < 0 || c > 1 {
+			t.Errorf("%s: metadata.confidence = %v, want the quality score", tk.ExternalID, tk.Metadata["confidence"])
+		}
+	}
 	g := res.Generation
 	if g.Model != "gpt-test" || g.PromptTokens == nil || *g.PromptTokens != 1200 || *g.CompletionTokens != 800 || g.FinishReason == nil || *g.FinishReason != "stop" || g.DurationMS < 1 {
 		t.Errorf("generation = %+v", g)

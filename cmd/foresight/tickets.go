@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/foresight-dev/foresight/internal/server"
+	"github.com/foresight-dev/foresight/internal/tickets"
+	"github.com/foresight-dev/foresight/internal/tickets/quality"
+)
+
+const ticketsUsage = `Usage:
+  foresight tickets lint [--spec SPEC] RESULT.json   score a tickets.result.v1 document; exit 1 if it is invalid
+  foresight tickets bench [--dir DIR] [--engine E]  run an engine over every spec in DIR and print the quality table
+`
+
+func runTickets(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, ticketsUsage)
+		return flag.ErrHelp
+	}
+	switch args[0] {
+	case "lint":
+		return runTicketsLint(args[1:], stdout, stderr)
+	case "bench":
+		return runTicketsBench(ctx, args[1:], getenv, stdout, stderr)
+	}
+	fmt.Fprint(stderr, ticketsUsage)
+	return fmt.Errorf("unknown tickets command %q", args[0])
+}
+
+func runTicketsLint(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("tickets lint", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	specFile := fs.String("spec", "", "the spec the result was generated from (enables coverage and open-question checks)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprint(stderr, ticketsUsage)
+		return errors.New("tickets lint takes one RESULT.json")
+	}
+	raw, err := os.ReadFile(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	var spec []byte
+	if *specFile != "" {
+		if spec, err = os.ReadFile(*specFile); err != nil {
+			return err
+		}
+	}
+	rep, err := quality.Score(raw, string(spec))
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "check\tscore\tfindings\n")
+	for _, c := range rep.Checks {
+		fmt.Fprintf(w, "%s\t%.2f\t%d\n", c.Name, c.Score, len(c.Findings))
+	}
+	fmt.Fprintf(w, "overall\t%.2f\t\n", rep.Score)
+	w.Flush()
+	for _, c := range rep.Checks {
+		for _, f := range c.Findings {
+			fmt.Fprintf(stdout, "%s: %s\n", c.Name, f)
+		}
+	}
+	if rep.Checks[0].Score < 1 {
+		return errors.New("the result is not valid tickets.result.v1")
+	}
+	return nil
+}
+
+func runTicketsBench(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("tickets bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg, _, e := serverFlags(fs, getenv)
+	dir := fs.String("dir", "testdata/specs", "directory of specs (*.md, *.txt)")
+	if err := e.parse(args); err != nil {
+		return err
+	}
+	engine, err := server.NewEngine(*cfg)
+	if err != nil {
+		return err
+	}
+	var files []string
+	for _, pattern := range []string{"*.md", "*.txt"} {
+		m, _ := filepath.Glob(filepath.Join(*dir, pattern))
+		files = append(files, m...)
+	}
+	files = slices.DeleteFunc(files, func(f string) bool { return strings.EqualFold(filepath.Base(f), "README.md") })
+	slices.Sort(files)
+	if len(files) == 0 {
+		return fmt.Errorf("no specs in %s", *dir)
+	}
+	names := []string{"valid", "well_formed", "atomic", "minimal", "testable_criteria", "estimable", "unique", "coverage", "open_questions"}
+	fmt.Fprintf(stdout, "| spec | tickets | questions | %s | score |\n|---|---|---|%s---|\n", strings.Join(names, " | "), strings.Repeat("---|", len(names)))
+	total := 0.0
+	for _, f := range files {
+		spec, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		res, err := engine.Generate(ctx, tickets.GenerationRequest{JobID: "00000000-0000-4000-8000-000000000000",
+			Title: strings.TrimSuffix(filepath.Base(f), filepath.Ext(f)), Spec: string(spec),
+			Options: tickets.Options{MaxTicketCount: tickets.DefaultMaxTicketCount, IncludeEpics: true,
+				DependencyMode: tickets.DependencyExplicit, OutputDetail: tickets.DetailStandard}})
+		if err != nil {
+			fmt.Fprintf(stdout, "| %s | failed: %s |\n", filepath.Base(f), tickets.ErrorMessage(err))
+			continue
+		}
+		raw, _ := json.Marshal(res)
+		rep, err := quality.Score(raw, string(spec))
+		if err != nil {
+			return err
+		}
+		scores := map[string]float64{}
+		for _, c := range rep.Checks {
+			scores[c.Name] = c.Score
+		}
+		row := make([]string, len(names))
+		for i, n := range names {
+			row[i] = fmt.Sprintf("%.2f", scores[n])
+		}
+		fmt.Fprintf(stdout, "| %s | %d | %d | %s | **%.2f** |\n", filepath.Base(f), len(res.Tickets), len(res.OpenQuestions), strings.Join(row, " | "), rep.Score)
+		total += rep.Score
+	}
+	fmt.Fprintf(stdout, "\nMean score of %s over %d specs: %.3f\n", engine.Name(), len(files), total/float64(len(files)))
+	return nil
+}
