@@ -133,6 +133,7 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*server.Config, 
 	e.Int(&cfg.RateBurst, "tickets-rate-burst", "FORESIGHT_TICKETS_RATE_BURST", cfg.RateBurst, "burst of requests per API key")
 	e.Int(&cfg.Queue.Workers, "tickets-workers", "FORESIGHT_TICKETS_WORKERS", cfg.Queue.Workers, "generations run at once per process")
 	e.Duration(&cfg.ModelTimeout, "tickets-model-timeout", "FORESIGHT_TICKETS_MODEL_TIMEOUT", cfg.ModelTimeout, "time limit of one engine call (model_timeout beyond)")
+	e.Int(&cfg.ModelContextTokens, "tickets-model-context-tokens", "FORESIGHT_TICKETS_MODEL_CONTEXT_TOKENS", cfg.ModelContextTokens, "context window of the LLM; longer specs are split at their headings")
 	e.Duration(&cfg.Queue.JobTimeout, "tickets-job-timeout", "FORESIGHT_TICKETS_JOB_TIMEOUT", cfg.Queue.JobTimeout, "time limit of one generation attempt")
 	e.Durations(&cfg.Queue.CallbackRetries, "callback-retries", "FORESIGHT_CALLBACK_RETRIES", cfg.Queue.CallbackRetries, "delays between callback attempts, comma-separated")
 	e.Duration(&cfg.Queue.PollInterval, "queue-poll-interval", "FORESIGHT_QUEUE_POLL_INTERVAL", cfg.Queue.PollInterval, "how often idle workers poll for jobs")

@@ -52,6 +52,9 @@ type Config struct {
 	// ModelTimeout bounds one call of an LLM engine to its model
 	// (model_timeout beyond).
 	ModelTimeout time.Duration
+	// ModelContextTokens is the LLM's context window; longer specs are
+	// split at their headings.
+	ModelContextTokens int
 	// OpenAI configures the openai engine.
 	OpenAI openai.Config
 	// Anthropic configures the anthropic engine.
@@ -76,18 +79,19 @@ type Config struct {
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
 	return Config{
-		Addr:           "127.0.0.1:8080",
-		DatabaseURL:    "sqlite:foresight.db",
-		TicketsEngine:  "heuristic",
-		Tickets:        tickets.DefaultConfig(),
-		Queue:          jobqueue.DefaultConfig(),
-		ModelTimeout:   120 * time.Second,
-		OpenAI:         openai.Config{MaxTokens: 16000, MaxRetries: 2},
-		Anthropic:      anthropic.Config{MaxTokens: 16000, MaxRetries: 2},
-		RateLimit:      20,
-		RateBurst:      40,
-		MaxBodyBytes:   1 << 20,
-		ExpiryInterval: time.Minute,
+		Addr:               "127.0.0.1:8080",
+		DatabaseURL:        "sqlite:foresight.db",
+		TicketsEngine:      "heuristic",
+		Tickets:            tickets.DefaultConfig(),
+		Queue:              jobqueue.DefaultConfig(),
+		ModelTimeout:       120 * time.Second,
+		ModelContextTokens: 128_000,
+		OpenAI:             openai.Config{MaxTokens: 16000, MaxRetries: 2},
+		Anthropic:          anthropic.Config{MaxTokens: 16000, MaxRetries: 2},
+		RateLimit:          20,
+		RateBurst:          40,
+		MaxBodyBytes:       1 << 20,
+		ExpiryInterval:     time.Minute,
 	}
 }
 
@@ -122,13 +126,13 @@ func NewEngine(cfg Config) (tickets.Engine, error) {
 		if err != nil {
 			return nil, err
 		}
-		return llm.NewEngine("openai", m, cfg.ModelTimeout), nil
+		return llm.NewEngine("openai", m, llm.Options{Timeout: cfg.ModelTimeout, ContextTokens: cfg.ModelContextTokens, AnswerTokens: int(cfg.OpenAI.MaxTokens)}), nil
 	case cfg.TicketsEngine == "anthropic":
 		m, err := anthropic.New(cfg.Anthropic)
 		if err != nil {
 			return nil, err
 		}
-		return llm.NewEngine("anthropic", m, cfg.ModelTimeout), nil
+		return llm.NewEngine("anthropic", m, llm.Options{Timeout: cfg.ModelTimeout, ContextTokens: cfg.ModelContextTokens, AnswerTokens: int(cfg.Anthropic.MaxTokens)}), nil
 	}
 	return nil, fmt.Errorf("tickets engine %q: want heuristic, openai or anthropic", cfg.TicketsEngine)
 }

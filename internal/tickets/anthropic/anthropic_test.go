@@ -42,7 +42,7 @@ func engine(t *testing.T, srv *anthropictest.Server, timeout time.Duration, retr
 	if err != nil {
 		t.Fatal(err)
 	}
-	return llm.NewEngine("anthropic", m, timeout)
+	return llm.NewEngine("anthropic", m, llm.Options{Timeout: timeout})
 }
 
 func TestValidAnswer(t *testing.T) {

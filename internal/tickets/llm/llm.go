@@ -66,15 +66,31 @@ type Model interface {
 
 // Engine generates tickets with a Model. It implements tickets.Engine.
 type Engine struct {
-	name    string
-	model   Model
-	timeout time.Duration
+	name  string
+	model Model
+	opts  Options
+}
+
+// Options tune an Engine.
+type Options struct {
+	// Timeout bounds one model call (model_timeout beyond).
+	Timeout time.Duration
+	// ContextTokens is the model's context window; 0 means 128,000.
+	ContextTokens int
+	// AnswerTokens is the room kept for the answer; 0 means 16,000.
+	AnswerTokens int
 }
 
 // NewEngine returns an engine named name ("openai", "anthropic") that
-// asks model, each call bounded by timeout (model_timeout beyond).
-func NewEngine(name string, model Model, timeout time.Duration) *Engine {
-	return &Engine{name: name, model: model, timeout: timeout}
+// asks model.
+func NewEngine(name string, model Model, opts Options) *Engine {
+	if opts.ContextTokens == 0 {
+		opts.ContextTokens = 128_000
+	}
+	if opts.AnswerTokens == 0 {
+		opts.AnswerTokens = 16_000
+	}
+	return &Engine{name: name, model: model, opts: opts}
 }
 
 // Name is the engine's configuration name.
@@ -83,8 +99,18 @@ func (e *Engine) Name() string { return e.name }
 // Generate asks the model for tickets, repairs what is always safe to
 // repair, validates the result, and when it is invalid asks once more with
 // the validation errors; a second invalid answer, or a truncated one, is
-// model_output_invalid.
+// model_output_invalid. A spec too large for the model's context is split
+// by its sections, each part generated alone, and the parts merged into one
+// result (see generateInParts).
 func (e *Engine) Generate(ctx context.Context, req tickets.GenerationRequest) (*tickets.Result, error) {
+	if e.fits(req.Spec) {
+		return e.generateOne(ctx, req)
+	}
+	return e.generateInParts(ctx, req)
+}
+
+// generateOne generates the tickets of req with one conversation.
+func (e *Engine) generateOne(ctx context.Context, req tickets.GenerationRequest) (*tickets.Result, error) {
 	progress := req.Progress
 	if progress == nil {
 		progress = func(tickets.Stage) {}
@@ -119,12 +145,12 @@ func (e *Engine) Generate(ctx context.Context, req tickets.GenerationRequest) (*
 
 // complete runs one model call within the engine's time limit.
 func (e *Engine) complete(ctx context.Context, c Conversation) (Answer, error) {
-	cctx, cancel := context.WithTimeoutCause(ctx, e.timeout, errModelTimeout)
+	cctx, cancel := context.WithTimeoutCause(ctx, e.opts.Timeout, errModelTimeout)
 	defer cancel()
 	ans, err := e.model.Complete(cctx, c)
 	if err != nil && errors.Is(context.Cause(cctx), errModelTimeout) && ctx.Err() == nil {
 		return Answer{}, &tickets.Error{Code: tickets.CodeModelTimeout,
-			Message: fmt.Sprintf("The model did not answer within %v.", e.timeout), Err: err}
+			Message: fmt.Sprintf("The model did not answer within %v.", e.opts.Timeout), Err: err}
 	}
 	if err != nil && ctx.Err() != nil {
 		return Answer{}, ctx.Err()

@@ -55,7 +55,7 @@ func engine(t *testing.T, srv *openaitest.Server, timeout time.Duration, retries
 	if err != nil {
 		t.Fatal(err)
 	}
-	return llm.NewEngine("openai", m, timeout)
+	return llm.NewEngine("openai", m, llm.Options{Timeout: timeout})
 }
 
 func validate(t *testing.T, res *tickets.Result, opts tickets.Options) {
@@ -229,5 +229,47 @@ func TestCancelAbortsTheRequest(t *testing.T) {
 	_, err := engine(t, srv, time.Minute, 0).Generate(ctx, request(tickets.Options{}))
 	if !errors.Is(err, context.Canceled) || time.Since(start) > 3*time.Second {
 		t.Errorf("cancel: err = %v after %v", err, time.Since(start))
+	}
+}
+
+func TestLargeSpecIsSplitAndMerged(t *testing.T) {
+	t.Parallel()
+	section := func(name string) string {
+		return "# " + name + "\n\n" + strings.Repeat("- Users must be able to manage "+name+" records in bulk.\n", 20) + "\n"
+	}
+	spec := section("Shifts") + section("Rotas")
+	srv := openaitest.New(t, openaitest.Reply{Content: answer(nil)}, openaitest.Reply{Content: answer(nil)})
+	m, _ := openai.New(openai.Config{BaseURL: srv.BaseURL(), APIKey: "k", Model: "gpt-test"})
+	e := llm.NewEngine("openai", m, llm.Options{Timeout: 5 * time.Second, ContextTokens: 3000, AnswerTokens: 100})
+	opts := tickets.Options{TicketCount: 6, MaxTicketCount: 20, IncludeEpics: true, DependencyMode: "explicit", OutputDetail: "standard"}
+	req := tickets.GenerationRequest{JobID: jobID, Title: "Scheduling", Spec: spec, Options: opts}
+	res, err := e.Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validate(t, res, opts)
+	if len(res.Tickets) != 6 || res.Tickets[4].ExternalID != "SPEC-5" || *res.Tickets[4].ParentExternalID != "SPEC-4" ||
+		res.Tickets[5].Dependencies[0] != "SPEC-5" || res.OpenQuestions[1].ID != "Q-2" || res.OpenQuestions[1].RelatedTicketIDs[0] != "SPEC-6" {
+		t.Errorf("merge: %+v", res.Tickets)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want one per part", len(reqs))
+	}
+	second := reqs[1]["messages"].([]any)[1].(map[string]any)["content"].(string)
+	if !strings.Contains(second, "part 2 of 2") || !strings.Contains(second, "Rotas") || strings.Contains(second, "Shifts") || !strings.Contains(second, "exactly 3 tickets") {
+		t.Errorf("second part's prompt: %s", second)
+	}
+	if *res.Generation.PromptTokens != 2400 {
+		t.Errorf("tokens are not summed over the parts: %v", *res.Generation.PromptTokens)
+	}
+
+	huge := tickets.GenerationRequest{JobID: jobID, Title: "Huge", Spec: strings.Repeat("word ", 2000), Options: opts}
+	_, err = e.Generate(context.Background(), huge)
+	if tickets.ErrorCode(err) != tickets.CodeEngineUnavailable || !strings.Contains(tickets.ErrorMessage(err), "larger than the model's context") {
+		t.Errorf("unsplittable spec: %v", err)
+	}
+	if len(srv.Requests()) != 2 {
+		t.Error("an unsplittable spec was sent to the model")
 	}
 }
