@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
 	"github.com/foresight-dev/foresight/internal/postgres"
 	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
 	"github.com/foresight-dev/foresight/internal/tickets"
@@ -43,4 +45,16 @@ func TestConcurrentMigrations(t *testing.T) {
 			t.Errorf("concurrent Open: %v", err)
 		}
 	}
+}
+
+func TestBettingStore(t *testing.T) {
+	t.Parallel()
+	bettingtest.Run(t, func(t *testing.T) betting.Store {
+		db, err := postgres.Open(context.Background(), pgtest.NewDatabase(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db.BettingStore()
+	})
 }

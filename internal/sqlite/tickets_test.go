@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
 	"github.com/foresight-dev/foresight/internal/sqlite"
 	"github.com/foresight-dev/foresight/internal/tickets"
 	"github.com/foresight-dev/foresight/internal/tickets/storetest"
@@ -42,4 +44,16 @@ func TestOpenTwiceKeepsData(t *testing.T) {
 	if _, err := db.TicketStore().GetClient(ctx, "c1"); err != nil {
 		t.Fatalf("client lost across reopen: %v", err)
 	}
+}
+
+func TestBettingStore(t *testing.T) {
+	t.Parallel()
+	bettingtest.Run(t, func(t *testing.T) betting.Store {
+		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "test.db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db.BettingStore()
+	})
 }

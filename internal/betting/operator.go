@@ -1,0 +1,186 @@
+// Package betting is the prediction-markets platform's domain: operators
+// and their configuration, the catalog of events, markets and outcomes,
+// and the odds an operator's bettors see. Stores, wallets, feeds and HTTP
+// live in subpackages and adapters; the rules live here.
+package betting
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/odds"
+)
+
+// Integration kinds of an operator.
+const (
+	IntegrationStandalone = "standalone"
+	IntegrationAggregator = "aggregator"
+)
+
+// Operator is a business that offers the game to its bettors.
+type Operator struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Integration string `json:"integration"`
+	WalletURL   string `json:"wallet_url"`
+	// SigningSecret signs wallet calls; it is never shown after creation.
+	SigningSecret string     `json:"signing_secret,omitempty"`
+	JWKSURL       string     `json:"jwks_url,omitempty"`
+	CasinoIDs     []string   `json:"casino_ids"`
+	Currencies    []Currency `json:"currencies"`
+	Margin        Margin     `json:"margin"`
+	// Limits per currency code.
+	Limits        map[string]Limits `json:"limits"`
+	OddsTolerance decimal.Decimal   `json:"odds_tolerance"`
+	CreatedAt     time.Time         `json:"created_at"`
+}
+
+// Currency is a currency an operator's bettors play in.
+type Currency struct {
+	Code     string `json:"code"`
+	Decimals int32  `json:"decimals"`
+}
+
+// Margin is how an operator's odds are made from source probabilities.
+type Margin struct {
+	Method odds.Method     `json:"method"`
+	Value  decimal.Decimal `json:"value"`
+}
+
+// Limits bound bets in one currency.
+type Limits struct {
+	MinStake  money.Amount `json:"min_stake"`
+	MaxStake  money.Amount `json:"max_stake"`
+	MaxPayout money.Amount `json:"max_payout"`
+	// OutcomeExposure bounds the potential payouts of pending and
+	// confirmed bets on one outcome.
+	OutcomeExposure money.Amount `json:"outcome_exposure"`
+}
+
+var (
+	operatorID   = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+	currencyCode = regexp.MustCompile(`^[A-Z]{3,5}$`)
+)
+
+// Validate checks an operator's configuration and fills the default margin
+// method (odds_ratio). allowInsecure permits http:// partner URLs (local
+// development and tests). Errors are *Error with ErrInvalid.
+func (o *Operator) Validate(allowInsecure bool) error {
+	if !operatorID.MatchString(o.ID) {
+		return invalidf("id must be 1 to 63 lowercase letters, digits, '-' or '_', starting with a letter or digit")
+	}
+	if o.Name == "" || len(o.Name) > 200 {
+		return invalidf("name must be 1 to 200 characters")
+	}
+	switch o.Integration {
+	case IntegrationStandalone:
+		if err := checkPartnerURL("jwks_url", o.JWKSURL, allowInsecure); err != nil {
+			return err
+		}
+	case IntegrationAggregator:
+		if len(o.CasinoIDs) == 0 {
+			return invalidf("an aggregator operator needs casino_ids")
+		}
+	default:
+		return invalidf("integration must be standalone or aggregator")
+	}
+	if o.CasinoIDs == nil {
+		o.CasinoIDs = []string{}
+	}
+	if err := checkPartnerURL("wallet_url", o.WalletURL, allowInsecure); err != nil {
+		return err
+	}
+	if len(o.SigningSecret) < 16 {
+		return invalidf("signing_secret must be at least 16 characters")
+	}
+	if len(o.Currencies) == 0 {
+		return invalidf("currencies must name at least one currency")
+	}
+	seen := map[string]bool{}
+	for i, c := range o.Currencies {
+		if !currencyCode.MatchString(c.Code) {
+			return invalidf("currencies[%d].code %q is not a currency code", i, c.Code)
+		}
+		if seen[c.Code] {
+			return invalidf("currency %s is listed twice", c.Code)
+		}
+		seen[c.Code] = true
+		if c.Decimals < 0 || c.Decimals > 12 {
+			return invalidf("currencies[%d].decimals must be 0 to 12", i)
+		}
+	}
+	if o.Margin.Method == "" {
+		o.Margin.Method = odds.DefaultMethod
+	}
+	if !o.Margin.Method.Valid() {
+		return invalidf("margin.method must be one of %v", odds.Methods())
+	}
+	if o.Margin.Value.IsNegative() || o.Margin.Value.GreaterThanOrEqual(decimal.NewFromFloat(0.5)) {
+		return invalidf("margin.value must be at least 0 and below 0.5")
+	}
+	for code, l := range o.Limits {
+		if !seen[code] {
+			return invalidf("limits name %s, which is not one of the currencies", code)
+		}
+		if !l.MinStake.IsPositive() || l.MaxStake.LessThan(l.MinStake) || !l.MaxPayout.IsPositive() || !l.OutcomeExposure.IsPositive() {
+			return invalidf("limits.%s: min_stake must be positive, max_stake at least min_stake, max_payout and outcome_exposure positive", code)
+		}
+	}
+	for _, c := range o.Currencies {
+		if _, ok := o.Limits[c.Code]; !ok {
+			return invalidf("limits must be set for %s", c.Code)
+		}
+	}
+	if o.OddsTolerance.IsNegative() || o.OddsTolerance.GreaterThan(decimal.NewFromInt(1)) {
+		return invalidf("odds_tolerance must be between 0 and 1")
+	}
+	return nil
+}
+
+// Currency returns the operator's currency with code.
+func (o *Operator) Currency(code string) (Currency, bool) {
+	i := slices.IndexFunc(o.Currencies, func(c Currency) bool { return c.Code == code })
+	if i < 0 {
+		return Currency{}, false
+	}
+	return o.Currencies[i], true
+}
+
+func checkPartnerURL(field, raw string, allowInsecure bool) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return invalidf("%s must be an absolute URL", field)
+	}
+	if u.Scheme != "https" && !allowInsecure {
+		return invalidf("%s must use https", field)
+	}
+	return nil
+}
+
+// Error is a betting-domain error with a client-safe message.
+type Error struct {
+	Code    ErrorCode
+	Message string
+}
+
+// ErrorCode classifies domain errors; the HTTP edges map them.
+type ErrorCode string
+
+// Domain error codes.
+const (
+	ErrInvalid  ErrorCode = "invalid"
+	ErrNotFound ErrorCode = "not_found"
+	ErrConflict ErrorCode = "conflict"
+)
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+func invalidf(format string, args ...any) *Error {
+	return &Error{Code: ErrInvalid, Message: fmt.Sprintf(format, args...)}
+}

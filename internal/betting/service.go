@@ -1,0 +1,332 @@
+package betting
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/foresight-dev/foresight/internal/odds"
+)
+
+// Store keeps operators and the catalog. Implementations (sqlite,
+// postgres) pass the conformance suite in bettingtest.
+//
+// Errors: *Error with ErrNotFound for a missing row, ErrConflict for an
+// insert whose id exists or an update that lost a race; anything else is a
+// storage failure.
+type Store interface {
+	CreateOperator(ctx context.Context, o Operator) error
+	GetOperator(ctx context.Context, id string) (Operator, error)
+	ListOperators(ctx context.Context) ([]Operator, error)
+	UpdateOperator(ctx context.Context, o Operator) error
+
+	CreateEvent(ctx context.Context, e Event) error
+	GetEvent(ctx context.Context, id string) (Event, error)
+	// EventOfMarket returns the event a market belongs to.
+	EventOfMarket(ctx context.Context, marketID string) (Event, error)
+	// UpdateEvent replaces the event when its stored UpdatedAt is still
+	// prev (optimistic concurrency), else ErrConflict.
+	UpdateEvent(ctx context.Context, e Event, prev time.Time) error
+	// ListEvents returns events newest first, filtered.
+	ListEvents(ctx context.Context, f EventFilter) ([]Event, error)
+}
+
+// EventFilter selects events.
+type EventFilter struct {
+	Category string
+	Status   string
+	// Before continues a listing after the event with this creation time
+	// and id.
+	BeforeCreatedAt time.Time
+	BeforeID        string
+	Limit           int
+}
+
+// Service implements the operator and catalog rules.
+type Service struct {
+	store         Store
+	allowInsecure bool
+	// Now returns the current time; tests may replace it.
+	Now func() time.Time
+}
+
+// NewService returns a Service; allowInsecure permits http:// partner
+// URLs.
+func NewService(store Store, allowInsecure bool) *Service {
+	return &Service{store: store, allowInsecure: allowInsecure, Now: time.Now}
+}
+
+// CreateOperator validates and stores a new operator.
+func (s *Service) CreateOperator(ctx context.Context, o Operator) (Operator, error) {
+	if err := o.Validate(s.allowInsecure); err != nil {
+		return Operator{}, err
+	}
+	o.CreatedAt = s.Now().UTC().Truncate(time.Microsecond)
+	if err := s.store.CreateOperator(ctx, o); err != nil {
+		return Operator{}, err
+	}
+	return o, nil
+}
+
+// GetOperator returns an operator.
+func (s *Service) GetOperator(ctx context.Context, id string) (Operator, error) {
+	return s.store.GetOperator(ctx, id)
+}
+
+// ListOperators returns every operator, by id.
+func (s *Service) ListOperators(ctx context.Context) ([]Operator, error) {
+	return s.store.ListOperators(ctx)
+}
+
+// UpdateOperator applies patch (a partial update built by the caller from
+// the stored operator) after validating the result.
+func (s *Service) UpdateOperator(ctx context.Context, id string, patch func(o *Operator) error) (Operator, error) {
+	o, err := s.store.GetOperator(ctx, id)
+	if err != nil {
+		return Operator{}, err
+	}
+	if err := patch(&o); err != nil {
+		return Operator{}, err
+	}
+	o.ID = id
+	if err := o.Validate(s.allowInsecure); err != nil {
+		return Operator{}, err
+	}
+	if err := s.store.UpdateOperator(ctx, o); err != nil {
+		return Operator{}, err
+	}
+	return o, nil
+}
+
+// CreateEvent validates an event with its markets and outcomes, gives every
+// one an id, and stores it open.
+func (s *Service) CreateEvent(ctx context.Context, e Event) (Event, error) {
+	if !slices.Contains(Categories, e.Category) {
+		return Event{}, invalidf("category must be one of %v", Categories)
+	}
+	if err := checkTexts("title", e.Title, true); err != nil {
+		return Event{}, err
+	}
+	if err := checkTexts("description", e.Description, false); err != nil {
+		return Event{}, err
+	}
+	if err := checkImage("image_url", e.ImageURL); err != nil {
+		return Event{}, err
+	}
+	if len(e.Markets) == 0 || len(e.Markets) > 50 {
+		return Event{}, invalidf("markets must hold 1 to 50 markets")
+	}
+	now := s.Now().UTC().Truncate(time.Microsecond)
+	e.ID, e.Status, e.CreatedAt, e.UpdatedAt = uuid.NewString(), StatusOpen, now, now
+	for i := range e.Markets {
+		m := &e.Markets[i]
+		field := fmt.Sprintf("markets[%d]", i)
+		if err := checkTexts(field+".question", m.Question, true); err != nil {
+			return Event{}, err
+		}
+		if err := checkImage(field+".image_url", m.ImageURL); err != nil {
+			return Event{}, err
+		}
+		if len(m.Outcomes) < 2 || len(m.Outcomes) > 20 {
+			return Event{}, invalidf("%s.outcomes must hold 2 to 20 outcomes", field)
+		}
+		probs := make([]decimal.Decimal, len(m.Outcomes))
+		for j := range m.Outcomes {
+			o := &m.Outcomes[j]
+			if err := checkTexts(fmt.Sprintf("%s.outcomes[%d].name", field, j), o.Name, true); err != nil {
+				return Event{}, err
+			}
+			o.ID = uuid.NewString()
+			probs[j] = o.Probability
+		}
+		if err := checkProbabilities(probs); err != nil {
+			return Event{}, invalidf("%s: %v", field, err)
+		}
+		m.ID, m.Status, m.WinningOutcomeID, m.Version = uuid.NewString(), StatusOpen, "", 1
+	}
+	if err := s.store.CreateEvent(ctx, e); err != nil {
+		return Event{}, err
+	}
+	return e, nil
+}
+
+// checkProbabilities accepts probabilities the pricing can use: each in
+// (0, 1), summing to 1.
+func checkProbabilities(probs []decimal.Decimal) error {
+	_, err := odds.Price(odds.Multiplicative, probs, decimal.Zero)
+	if err != nil {
+		return fmt.Errorf("probabilities must each be between 0 and 1 and sum to 1: %w", err)
+	}
+	return nil
+}
+
+func checkTexts(field string, t Texts, required bool) error {
+	if required && len(t) == 0 {
+		return invalidf("%s needs a text in at least one locale", field)
+	}
+	for loc, text := range t {
+		if _, err := parseLocale(loc); err != nil {
+			return invalidf("%s: %q is not a locale tag", field, loc)
+		}
+		if text == "" || len(text) > 2000 {
+			return invalidf("%s.%s must be 1 to 2000 characters", field, loc)
+		}
+	}
+	return nil
+}
+
+func checkImage(field, raw string) error {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		return invalidf("%s must be an https URL", field)
+	}
+	return nil
+}
+
+// GetEvent returns an event.
+func (s *Service) GetEvent(ctx context.Context, id string) (Event, error) {
+	return s.store.GetEvent(ctx, id)
+}
+
+// ListEvents returns events newest first.
+func (s *Service) ListEvents(ctx context.Context, f EventFilter) ([]Event, error) {
+	return s.store.ListEvents(ctx, f)
+}
+
+// UpdateEventTexts replaces the texts given (nil keeps them): the event's
+// title and description, and per market its question and outcome names.
+func (s *Service) UpdateEventTexts(ctx context.Context, id string, title, description Texts, markets map[string]Texts, outcomes map[string]Texts) (Event, error) {
+	return s.updateEvent(ctx, id, func(e *Event) error {
+		if title != nil {
+			if err := checkTexts("title", title, true); err != nil {
+				return err
+			}
+			e.Title = title
+		}
+		if description != nil {
+			if err := checkTexts("description", description, false); err != nil {
+				return err
+			}
+			e.Description = description
+		}
+		for mid, q := range markets {
+			m, ok := e.Market(mid)
+			if !ok {
+				return invalidf("market %s is not in event %s", mid, e.ID)
+			}
+			if err := checkTexts("question", q, true); err != nil {
+				return err
+			}
+			m.Question = q
+		}
+		for oid, name := range outcomes {
+			found := false
+			for i := range e.Markets {
+				for j := range e.Markets[i].Outcomes {
+					if e.Markets[i].Outcomes[j].ID == oid {
+						if err := checkTexts("name", name, true); err != nil {
+							return err
+						}
+						e.Markets[i].Outcomes[j].Name, found = name, true
+					}
+				}
+			}
+			if !found {
+				return invalidf("outcome %s is not in event %s", oid, e.ID)
+			}
+		}
+		return nil
+	})
+}
+
+// SetPrices sets new source probabilities of a market's outcomes; every
+// outcome must be given.
+func (s *Service) SetPrices(ctx context.Context, marketID string, probs map[string]decimal.Decimal) (Event, error) {
+	return s.updateMarket(ctx, marketID, func(m *Market) error {
+		if m.Status == StatusResolved || m.Status == StatusCancelled {
+			return &Error{Code: ErrConflict, Message: "the market is " + m.Status}
+		}
+		if len(probs) != len(m.Outcomes) {
+			return invalidf("prices must give every outcome of the market (%d)", len(m.Outcomes))
+		}
+		list := make([]decimal.Decimal, len(m.Outcomes))
+		for i, o := range m.Outcomes {
+			p, ok := probs[o.ID]
+			if !ok {
+				return invalidf("outcome %s is not given", o.ID)
+			}
+			list[i] = p
+		}
+		if err := checkProbabilities(list); err != nil {
+			return invalidf("%v", err)
+		}
+		for i := range m.Outcomes {
+			m.Outcomes[i].Probability = list[i]
+		}
+		m.Version++
+		return nil
+	})
+}
+
+// SetMarketStatus suspends (suspended) or reopens (open) a market.
+// Resolution and cancellation settle bets and have their own operations.
+func (s *Service) SetMarketStatus(ctx context.Context, marketID, status string) (Event, error) {
+	return s.updateMarket(ctx, marketID, func(m *Market) error {
+		if m.Status == StatusResolved || m.Status == StatusCancelled {
+			return &Error{Code: ErrConflict, Message: "the market is " + m.Status}
+		}
+		m.Status = status
+		return nil
+	})
+}
+
+func (s *Service) updateMarket(ctx context.Context, marketID string, f func(m *Market) error) (Event, error) {
+	e, err := s.store.EventOfMarket(ctx, marketID)
+	if err != nil {
+		return Event{}, err
+	}
+	return s.updateEvent(ctx, e.ID, func(e *Event) error {
+		m, ok := e.Market(marketID)
+		if !ok {
+			return &Error{Code: ErrNotFound, Message: "no market " + marketID}
+		}
+		return f(m)
+	})
+}
+
+// updateEvent applies f to the stored event and saves it, retrying when a
+// concurrent update won.
+func (s *Service) updateEvent(ctx context.Context, id string, f func(e *Event) error) (Event, error) {
+	for attempt := 0; ; attempt++ {
+		e, err := s.store.GetEvent(ctx, id)
+		if err != nil {
+			return Event{}, err
+		}
+		prev := e.UpdatedAt
+		if err := f(&e); err != nil {
+			return Event{}, err
+		}
+		e.UpdatedAt = s.Now().UTC().Truncate(time.Microsecond)
+		if !e.UpdatedAt.After(prev) {
+			e.UpdatedAt = prev.Add(time.Microsecond)
+		}
+		err = s.store.UpdateEvent(ctx, e, prev)
+		var be *Error
+		if errors.As(err, &be) && be.Code == ErrConflict && attempt < 5 {
+			continue
+		}
+		if err != nil {
+			return Event{}, err
+		}
+		return e, nil
+	}
+}

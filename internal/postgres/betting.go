@@ -1,0 +1,176 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+)
+
+// BettingStore returns the database as a betting.Store. Operators and
+// events are stored as JSON documents; markets are indexed by id.
+func (d *DB) BettingStore() betting.Store { return bettingStore{d} }
+
+type bettingStore struct{ d *DB }
+
+var _ betting.Store = bettingStore{}
+
+func missing(what, id string) error {
+	return &betting.Error{Code: betting.ErrNotFound, Message: "no " + what + " " + id}
+}
+
+// badID reports an id PostgreSQL cannot read as a UUID: such a row does
+// not exist.
+func badID(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "22P02"
+}
+
+func (s bettingStore) CreateOperator(ctx context.Context, o betting.Operator) error {
+	doc, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	_, err = s.d.pool.Exec(ctx, `INSERT INTO betting_operators (id, doc, created_at) VALUES ($1, $2, $3)`, o.ID, doc, o.CreatedAt)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23505" {
+		return &betting.Error{Code: betting.ErrConflict, Message: "operator " + o.ID + " exists"}
+	}
+	return err
+}
+
+func (s bettingStore) GetOperator(ctx context.Context, id string) (betting.Operator, error) {
+	var doc []byte
+	err := s.d.pool.QueryRow(ctx, `SELECT doc FROM betting_operators WHERE id = $1`, id).Scan(&doc)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return betting.Operator{}, missing("operator", id)
+	}
+	if err != nil {
+		return betting.Operator{}, err
+	}
+	var o betting.Operator
+	return o, json.Unmarshal(doc, &o)
+}
+
+func (s bettingStore) ListOperators(ctx context.Context) ([]betting.Operator, error) {
+	rows, err := s.d.pool.Query(ctx, `SELECT doc FROM betting_operators ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.Operator, error) {
+		var doc []byte
+		var o betting.Operator
+		if err := r.Scan(&doc); err != nil {
+			return o, err
+		}
+		return o, json.Unmarshal(doc, &o)
+	})
+}
+
+func (s bettingStore) UpdateOperator(ctx context.Context, o betting.Operator) error {
+	doc, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	tag, err := s.d.pool.Exec(ctx, `UPDATE betting_operators SET doc = $1 WHERE id = $2`, doc, o.ID)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return missing("operator", o.ID)
+	}
+	return nil
+}
+
+func (s bettingStore) CreateEvent(ctx context.Context, e betting.Event) error {
+	doc, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	tx, err := s.d.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `INSERT INTO betting_events (id, category, status, doc, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+		e.ID, e.Category, e.Status, doc, e.CreatedAt, e.UpdatedAt); err != nil {
+		return err
+	}
+	for _, m := range e.Markets {
+		if _, err := tx.Exec(ctx, `INSERT INTO betting_markets (id, event_id) VALUES ($1, $2)`, m.ID, e.ID); err != nil {
+			return err
+		}
+	}
+	return tx.Commit(ctx)
+}
+
+func scanEventDoc(row pgx.Row, what, id string) (betting.Event, error) {
+	var doc []byte
+	err := row.Scan(&doc)
+	if errors.Is(err, pgx.ErrNoRows) || badID(err) {
+		return betting.Event{}, missing(what, id)
+	}
+	if err != nil {
+		return betting.Event{}, err
+	}
+	var e betting.Event
+	return e, json.Unmarshal(doc, &e)
+}
+
+func (s bettingStore) GetEvent(ctx context.Context, id string) (betting.Event, error) {
+	return scanEventDoc(s.d.pool.QueryRow(ctx, `SELECT doc FROM betting_events WHERE id = $1`, id), "event", id)
+}
+
+func (s bettingStore) EventOfMarket(ctx context.Context, marketID string) (betting.Event, error) {
+	return scanEventDoc(s.d.pool.QueryRow(ctx,
+		`SELECT e.doc FROM betting_markets m JOIN betting_events e ON e.id = m.event_id WHERE m.id = $1`, marketID), "market", marketID)
+}
+
+func (s bettingStore) UpdateEvent(ctx context.Context, e betting.Event, prev time.Time) error {
+	doc, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	tag, err := s.d.pool.Exec(ctx, `UPDATE betting_events SET status = $1, doc = $2, updated_at = $3 WHERE id = $4 AND updated_at = $5`,
+		e.Status, doc, e.UpdatedAt, e.ID, prev)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		if _, err := s.GetEvent(ctx, e.ID); err != nil {
+			return err
+		}
+		return &betting.Error{Code: betting.ErrConflict, Message: "event " + e.ID + " changed meanwhile"}
+	}
+	return nil
+}
+
+func (s bettingStore) ListEvents(ctx context.Context, f betting.EventFilter) ([]betting.Event, error) {
+	q := `SELECT doc FROM betting_events WHERE TRUE`
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	if f.Category != "" {
+		q += ` AND category = ` + arg(f.Category)
+	}
+	if f.Status != "" {
+		q += ` AND status = ` + arg(f.Status)
+	}
+	if f.BeforeID != "" {
+		q += ` AND (created_at, id) < (` + arg(f.BeforeCreatedAt) + `, ` + arg(f.BeforeID) + `::uuid)`
+	}
+	q += ` ORDER BY created_at DESC, id DESC LIMIT ` + arg(f.Limit)
+	rows, err := s.d.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.Event, error) { return scanEventDoc(r, "event", "") })
+}

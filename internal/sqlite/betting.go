@@ -1,0 +1,190 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+)
+
+// BettingStore returns the database as a betting.Store. Operators and
+// events are stored as JSON documents; markets are indexed by id.
+func (d *DB) BettingStore() betting.Store { return bettingStore{d} }
+
+type bettingStore struct{ d *DB }
+
+var _ betting.Store = bettingStore{}
+
+func notFound(what, id string) error {
+	return &betting.Error{Code: betting.ErrNotFound, Message: "no " + what + " " + id}
+}
+
+func isUniqueViolation(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
+}
+
+func (s bettingStore) CreateOperator(ctx context.Context, o betting.Operator) error {
+	doc, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	_, err = s.d.writer.exec(ctx, `INSERT INTO betting_operators (id, doc, created_at) VALUES (?, ?, ?)`, o.ID, string(doc), micros(o.CreatedAt))
+	if isUniqueViolation(err) {
+		return &betting.Error{Code: betting.ErrConflict, Message: "operator " + o.ID + " exists"}
+	}
+	return err
+}
+
+func (s bettingStore) GetOperator(ctx context.Context, id string) (betting.Operator, error) {
+	var doc string
+	err := s.d.reader.queryRow(ctx, `SELECT doc FROM betting_operators WHERE id = ?`, id).Scan(&doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return betting.Operator{}, notFound("operator", id)
+	}
+	if err != nil {
+		return betting.Operator{}, err
+	}
+	var o betting.Operator
+	return o, json.Unmarshal([]byte(doc), &o)
+}
+
+func (s bettingStore) ListOperators(ctx context.Context) ([]betting.Operator, error) {
+	rows, err := s.d.reader.query(ctx, `SELECT doc FROM betting_operators ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []betting.Operator{}
+	for rows.Next() {
+		var doc string
+		var o betting.Operator
+		if err := rows.Scan(&doc); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(doc), &o); err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+func (s bettingStore) UpdateOperator(ctx context.Context, o betting.Operator) error {
+	doc, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	res, err := s.d.writer.exec(ctx, `UPDATE betting_operators SET doc = ? WHERE id = ?`, string(doc), o.ID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return notFound("operator", o.ID)
+	}
+	return nil
+}
+
+func (s bettingStore) CreateEvent(ctx context.Context, e betting.Event) error {
+	doc, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	tx, err := s.d.writer.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO betting_events (id, category, status, doc, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		e.ID, e.Category, e.Status, string(doc), micros(e.CreatedAt), micros(e.UpdatedAt)); err != nil {
+		return err
+	}
+	for _, m := range e.Markets {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO betting_markets (id, event_id) VALUES (?, ?)`, m.ID, e.ID); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+func scanEvent(row interface{ Scan(...any) error }, id string) (betting.Event, error) {
+	var doc string
+	err := row.Scan(&doc)
+	if errors.Is(err, sql.ErrNoRows) {
+		return betting.Event{}, notFound("event", id)
+	}
+	if err != nil {
+		return betting.Event{}, err
+	}
+	var e betting.Event
+	return e, json.Unmarshal([]byte(doc), &e)
+}
+
+func (s bettingStore) GetEvent(ctx context.Context, id string) (betting.Event, error) {
+	return scanEvent(s.d.reader.queryRow(ctx, `SELECT doc FROM betting_events WHERE id = ?`, id), id)
+}
+
+func (s bettingStore) EventOfMarket(ctx context.Context, marketID string) (betting.Event, error) {
+	e, err := scanEvent(s.d.reader.queryRow(ctx,
+		`SELECT e.doc FROM betting_markets m JOIN betting_events e ON e.id = m.event_id WHERE m.id = ?`, marketID), marketID)
+	var be *betting.Error
+	if errors.As(err, &be) && be.Code == betting.ErrNotFound {
+		return e, notFound("market", marketID)
+	}
+	return e, err
+}
+
+func (s bettingStore) UpdateEvent(ctx context.Context, e betting.Event, prev time.Time) error {
+	doc, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	res, err := s.d.writer.exec(ctx, `UPDATE betting_events SET status = ?, doc = ?, updated_at = ? WHERE id = ? AND updated_at = ?`,
+		e.Status, string(doc), micros(e.UpdatedAt), e.ID, micros(prev))
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		if _, err := s.GetEvent(ctx, e.ID); err != nil {
+			return err
+		}
+		return &betting.Error{Code: betting.ErrConflict, Message: "event " + e.ID + " changed meanwhile"}
+	}
+	return nil
+}
+
+func (s bettingStore) ListEvents(ctx context.Context, f betting.EventFilter) ([]betting.Event, error) {
+	q := `SELECT doc FROM betting_events WHERE 1 = 1`
+	var args []any
+	if f.Category != "" {
+		q += ` AND category = ?`
+		args = append(args, f.Category)
+	}
+	if f.Status != "" {
+		q += ` AND status = ?`
+		args = append(args, f.Status)
+	}
+	if f.BeforeID != "" {
+		q += ` AND (created_at < ? OR (created_at = ? AND id < ?))`
+		args = append(args, micros(f.BeforeCreatedAt), micros(f.BeforeCreatedAt), f.BeforeID)
+	}
+	q += ` ORDER BY created_at DESC, id DESC LIMIT ?`
+	args = append(args, f.Limit)
+	rows, err := s.d.reader.query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []betting.Event{}
+	for rows.Next() {
+		e, err := scanEvent(rows, "")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
