@@ -20,6 +20,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
@@ -48,16 +49,17 @@ const (
 
 type handler struct {
 	tickets   *tickets.Service
+	betting   *betting.Service
 	tokenHash [32]byte
 	log       *slog.Logger
 }
 
 // New returns the /admin/v1 handler. token is the admin bearer token.
-func New(token string, ticketService *tickets.Service, log *slog.Logger) http.Handler {
+func New(token string, ticketService *tickets.Service, bettingService *betting.Service, log *slog.Logger) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &handler{tickets: ticketService, tokenHash: sha256.Sum256([]byte(token)), log: log}
+	h := &handler{tickets: ticketService, betting: bettingService, tokenHash: sha256.Sum256([]byte(token)), log: log}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /admin/v1/ticket-clients", h.createClient)
 	mux.HandleFunc("GET /admin/v1/ticket-clients", h.listClients)
@@ -66,6 +68,7 @@ func New(token string, ticketService *tickets.Service, log *slog.Logger) http.Ha
 	mux.HandleFunc("POST /admin/v1/ticket-clients/{id}/keys", h.ids(h.createKey))
 	mux.HandleFunc("GET /admin/v1/ticket-clients/{id}/keys", h.ids(h.listKeys))
 	mux.HandleFunc("DELETE /admin/v1/ticket-clients/{id}/keys/{key_id}", h.ids(h.revokeKey))
+	h.bettingRoutes(mux)
 	mux.HandleFunc("/admin/v1/", func(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, problem(http.StatusNotFound, CodeNotFound, "There is no endpoint "+r.Method+" "+r.URL.Path+"."))
 	})
@@ -285,12 +288,16 @@ func decode(r *http.Request, v any) error {
 func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var p *Problem
 	var te *tickets.Error
+	var be *betting.Error
 	switch {
 	case errors.As(err, &p):
 	case errors.Is(err, tickets.ErrNotFound):
 		p = problem(http.StatusNotFound, CodeNotFound, "No such resource: "+r.URL.Path+".")
 	case errors.As(err, &te) && te.Code == tickets.CodeInvalidRequest:
 		p = problem(http.StatusBadRequest, CodeInvalidRequest, te.Message)
+	case errors.As(err, &be):
+		status, code := bettingStatus(be.Code)
+		p = problem(status, code, be.Message)
 	default:
 		h.log.ErrorContext(r.Context(), "admin API error", "method", r.Method, "path", r.URL.Path, "err", err)
 		p = problem(http.StatusInternalServerError, CodeInternal, "Internal error.")

@@ -20,6 +20,7 @@ import (
 
 	"github.com/foresight-dev/foresight/api"
 	"github.com/foresight-dev/foresight/internal/admin"
+	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/postgres"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
@@ -98,6 +99,7 @@ func DefaultConfig() Config {
 // database is what the server needs of a storage engine.
 type database interface {
 	TicketStore() tickets.Store
+	BettingStore() betting.Store
 	StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (stop func(context.Context) error, err error)
 	Close() error
 }
@@ -142,6 +144,7 @@ type Server struct {
 	cfg     Config
 	db      database
 	tickets *tickets.Service
+	betting *betting.Service
 	handler http.Handler
 	log     *slog.Logger
 }
@@ -170,13 +173,16 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	}
 	sender := webhook.NewSender(webhook.SenderOptions{AllowInsecure: cfg.DevAllowInsecure, Transport: cfg.CallbackTransport})
 	svc := tickets.NewService(db.TicketStore(), engine, sender, cfg.Tickets, log)
-	s := &Server{cfg: cfg, db: db, tickets: svc, log: log}
+	s := &Server{cfg: cfg, db: db, tickets: svc, betting: betting.NewService(db.BettingStore(), cfg.DevAllowInsecure), log: log}
 	s.handler = s.routes()
 	return s, nil
 }
 
 // Tickets returns the ticket service.
 func (s *Server) Tickets() *tickets.Service { return s.tickets }
+
+// Betting returns the betting service.
+func (s *Server) Betting() *betting.Service { return s.betting }
 
 // Handler returns the HTTP handler of every API.
 func (s *Server) Handler() http.Handler { return s.handler }
@@ -198,7 +204,7 @@ func (s *Server) routes() http.Handler {
 	})
 	mux.Handle("/tickets/v1/", metrics.wrap("tickets", ticketAPI))
 	mux.Handle("/v1/task-generation/", metrics.wrap("tickets", ticketAPI))
-	mux.Handle("/admin/v1/", metrics.wrap("admin", admin.New(s.cfg.AdminToken, s.tickets, s.log)))
+	mux.Handle("/admin/v1/", metrics.wrap("admin", admin.New(s.cfg.AdminToken, s.tickets, s.betting, s.log)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"status":"ok"}` + "\n"))

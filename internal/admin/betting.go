@@ -1,0 +1,259 @@
+package admin
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+)
+
+// CodeConflict is the problem code of a state conflict (409).
+const CodeConflict = "conflict"
+
+func bettingStatus(c betting.ErrorCode) (int, string) {
+	switch c {
+	case betting.ErrInvalid:
+		return http.StatusBadRequest, CodeInvalidRequest
+	case betting.ErrNotFound:
+		return http.StatusNotFound, CodeNotFound
+	case betting.ErrConflict:
+		return http.StatusConflict, CodeConflict
+	}
+	return http.StatusInternalServerError, CodeInternal
+}
+
+func (h *handler) bettingRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("POST /admin/v1/operators", h.createOperator)
+	mux.HandleFunc("GET /admin/v1/operators", h.listOperators)
+	mux.HandleFunc("GET /admin/v1/operators/{op}", h.getOperator)
+	mux.HandleFunc("PATCH /admin/v1/operators/{op}", h.updateOperator)
+	mux.HandleFunc("POST /admin/v1/events", h.createEvent)
+	mux.HandleFunc("GET /admin/v1/events/{id}", h.ids(h.getEvent))
+	mux.HandleFunc("PATCH /admin/v1/events/{id}", h.ids(h.updateEvent))
+	mux.HandleFunc("POST /admin/v1/markets/{id}/prices", h.ids(h.setPrices))
+	mux.HandleFunc("POST /admin/v1/markets/{id}/suspend", h.ids(h.marketStatus(betting.StatusSuspended)))
+	mux.HandleFunc("POST /admin/v1/markets/{id}/open", h.ids(h.marketStatus(betting.StatusOpen)))
+}
+
+// publicOperator hides the signing secret.
+func publicOperator(o betting.Operator) betting.Operator {
+	o.SigningSecret = ""
+	return o
+}
+
+// operatorRequest is the body of POST /admin/v1/operators; PATCH takes the
+// same fields, each optional.
+type operatorRequest struct {
+	ID            *string                   `json:"id"`
+	Name          *string                   `json:"name"`
+	Integration   *string                   `json:"integration"`
+	WalletURL     *string                   `json:"wallet_url"`
+	SigningSecret *string                   `json:"signing_secret"`
+	JWKSURL       *string                   `json:"jwks_url"`
+	CasinoIDs     []string                  `json:"casino_ids"`
+	Currencies    []betting.Currency        `json:"currencies"`
+	Margin        *betting.Margin           `json:"margin"`
+	Limits        map[string]betting.Limits `json:"limits"`
+	OddsTolerance *decimal.Decimal          `json:"odds_tolerance"`
+}
+
+func (req operatorRequest) apply(o *betting.Operator) {
+	set := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&o.Name, req.Name)
+	set(&o.Integration, req.Integration)
+	set(&o.WalletURL, req.WalletURL)
+	set(&o.SigningSecret, req.SigningSecret)
+	set(&o.JWKSURL, req.JWKSURL)
+	if req.CasinoIDs != nil {
+		o.CasinoIDs = req.CasinoIDs
+	}
+	if req.Currencies != nil {
+		o.Currencies = req.Currencies
+	}
+	if req.Margin != nil {
+		o.Margin = *req.Margin
+	}
+	if req.Limits != nil {
+		o.Limits = req.Limits
+	}
+	if req.OddsTolerance != nil {
+		o.OddsTolerance = *req.OddsTolerance
+	}
+}
+
+func (h *handler) createOperator(w http.ResponseWriter, r *http.Request) {
+	var req operatorRequest
+	if err := decode(r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	o := betting.Operator{OddsTolerance: decimal.RequireFromString("0.05")}
+	if req.ID != nil {
+		o.ID = *req.ID
+	}
+	req.apply(&o)
+	o, err := h.betting.CreateOperator(r.Context(), o)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, publicOperator(o))
+}
+
+func (h *handler) listOperators(w http.ResponseWriter, r *http.Request) {
+	ops, err := h.betting.ListOperators(r.Context())
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	out := list[betting.Operator]{Items: make([]betting.Operator, len(ops))}
+	for i, o := range ops {
+		out.Items[i] = publicOperator(o)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (h *handler) getOperator(w http.ResponseWriter, r *http.Request) {
+	o, err := h.betting.GetOperator(r.Context(), r.PathValue("op"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, publicOperator(o))
+}
+
+func (h *handler) updateOperator(w http.ResponseWriter, r *http.Request) {
+	var req operatorRequest
+	if err := decode(r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if req.ID != nil && *req.ID != r.PathValue("op") {
+		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "id cannot change."))
+		return
+	}
+	o, err := h.betting.UpdateOperator(r.Context(), r.PathValue("op"), func(o *betting.Operator) error {
+		req.apply(o)
+		return nil
+	})
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, publicOperator(o))
+}
+
+type outcomeRequest struct {
+	Name        betting.Texts    `json:"name"`
+	Probability *decimal.Decimal `json:"probability"`
+}
+
+type marketRequest struct {
+	Question betting.Texts    `json:"question"`
+	ImageURL string           `json:"image_url"`
+	ClosesAt *time.Time       `json:"closes_at"`
+	Outcomes []outcomeRequest `json:"outcomes"`
+}
+
+type eventRequest struct {
+	Category    string          `json:"category"`
+	Title       betting.Texts   `json:"title"`
+	Description betting.Texts   `json:"description"`
+	ImageURL    string          `json:"image_url"`
+	StartsAt    *time.Time      `json:"starts_at"`
+	Markets     []marketRequest `json:"markets"`
+}
+
+func (h *handler) createEvent(w http.ResponseWriter, r *http.Request) {
+	var req eventRequest
+	if err := decode(r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	e := betting.Event{Category: req.Category, Title: req.Title, Description: req.Description, ImageURL: req.ImageURL, StartsAt: req.StartsAt}
+	for _, m := range req.Markets {
+		bm := betting.Market{Question: m.Question, ImageURL: m.ImageURL, ClosesAt: m.ClosesAt}
+		for _, o := range m.Outcomes {
+			if o.Probability == nil {
+				h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "every outcome needs a probability."))
+				return
+			}
+			bm.Outcomes = append(bm.Outcomes, betting.Outcome{Name: o.Name, Probability: *o.Probability})
+		}
+		e.Markets = append(e.Markets, bm)
+	}
+	e, err := h.betting.CreateEvent(r.Context(), e)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, e)
+}
+
+func (h *handler) getEvent(w http.ResponseWriter, r *http.Request) {
+	e, err := h.betting.GetEvent(r.Context(), r.PathValue("id"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, e)
+}
+
+func (h *handler) updateEvent(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Title       betting.Texts            `json:"title"`
+		Description betting.Texts            `json:"description"`
+		Markets     map[string]betting.Texts `json:"markets"`
+		Outcomes    map[string]betting.Texts `json:"outcomes"`
+	}
+	if err := decode(r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	e, err := h.betting.UpdateEventTexts(r.Context(), r.PathValue("id"), req.Title, req.Description, req.Markets, req.Outcomes)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, e)
+}
+
+func (h *handler) setPrices(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Outcomes []struct {
+			ID          string          `json:"id"`
+			Probability decimal.Decimal `json:"probability"`
+		} `json:"outcomes"`
+	}
+	if err := decode(r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	probs := map[string]decimal.Decimal{}
+	for _, o := range req.Outcomes {
+		probs[o.ID] = o.Probability
+	}
+	e, err := h.betting.SetPrices(r.Context(), r.PathValue("id"), probs)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, e)
+}
+
+func (h *handler) marketStatus(status string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		e, err := h.betting.SetMarketStatus(r.Context(), r.PathValue("id"), status)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, e)
+	}
+}
