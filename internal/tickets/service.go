@@ -2,16 +2,15 @@ package tickets
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
+
+	cursorpkg "github.com/foresight-dev/foresight/internal/cursor"
 )
 
 // Config holds the service's tunables.
@@ -167,7 +166,7 @@ func (s *Service) List(ctx context.Context, p Principal, status Status, limit in
 	}
 	f := JobFilter{ClientID: p.ClientID, Status: status, Limit: limit + 1}
 	if cursor != "" {
-		at, id, ok := decodeCursor(cursor)
+		at, id, ok := cursorpkg.Decode(cursor)
 		if !ok {
 			return nil, "", Errorf(CodeInvalidRequest, "cursor is not valid.")
 		}
@@ -181,26 +180,9 @@ func (s *Service) List(ctx context.Context, p Principal, status Status, limit in
 	if len(jobs) > limit {
 		jobs = jobs[:limit]
 		last := jobs[limit-1]
-		next = encodeCursor(last.CreatedAt, last.ID)
+		next = cursorpkg.Encode(last.CreatedAt, last.ID)
 	}
 	return jobs, next, nil
-}
-
-func encodeCursor(at time.Time, id string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(at.UnixMicro(), 10) + "|" + id))
-}
-
-func decodeCursor(c string) (time.Time, string, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil {
-		return time.Time{}, "", false
-	}
-	us, id, ok := strings.Cut(string(b), "|")
-	n, err := strconv.ParseInt(us, 10, 64)
-	if !ok || err != nil || uuid.Validate(id) != nil {
-		return time.Time{}, "", false
-	}
-	return time.UnixMicro(n).UTC(), id, true
 }
 
 // Cancel cancels the principal's job: a queued job becomes cancelled at
