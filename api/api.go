@@ -11,7 +11,7 @@ import "embed"
 //
 //   - tickets.yaml: the ticket generation API (/tickets/v1 and the
 //     /v1/task-generation compatibility alias).
-//   - admin.yaml: the ticket part of the admin API (/admin/v1/ticket-clients).
+//   - admin.yaml: the admin API (/admin/v1): ticket clients and keys, operators, events and markets.
 //
 //go:embed tickets.yaml admin.yaml
 var Documents embed.FS

@@ -5,6 +5,7 @@
 package betting
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -183,4 +184,10 @@ func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 
 func invalidf(format string, args ...any) *Error {
 	return &Error{Code: ErrInvalid, Message: fmt.Sprintf(format, args...)}
+}
+
+// IsNotFound reports whether err is an *Error with ErrNotFound.
+func IsNotFound(err error) bool {
+	var be *Error
+	return errors.As(err, &be) && be.Code == ErrNotFound
 }

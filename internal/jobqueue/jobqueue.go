@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 
+	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
@@ -21,7 +22,36 @@ import (
 const (
 	QueueTickets   = "tickets"
 	QueueCallbacks = "callbacks"
+	QueueBets      = "bets"
+	QueueWallet    = "wallet"
 )
+
+// BetPlaceArgs asks for the placement of a pending bet.
+type BetPlaceArgs struct {
+	BetID string `json:"bet_id"`
+}
+
+// Kind is the River job kind.
+func (BetPlaceArgs) Kind() string { return "bets.place" }
+
+// InsertOpts routes placements to the bets queue.
+func (BetPlaceArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueBets, MaxAttempts: 10}
+}
+
+// BetRollbackArgs asks for the reversal of a bet's withdrawal; it is
+// retried until the operator answers definitely.
+type BetRollbackArgs struct {
+	BetID string `json:"bet_id"`
+}
+
+// Kind is the River job kind.
+func (BetRollbackArgs) Kind() string { return "bets.rollback" }
+
+// InsertOpts routes rollbacks to the wallet queue, retried for days.
+func (BetRollbackArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueWallet, MaxAttempts: 1000}
+}
 
 // GenerateArgs asks for the generation of a ticket job.
 type GenerateArgs struct {
@@ -78,12 +108,41 @@ func DefaultConfig() Config {
 	return Config{Workers: 8, JobTimeout: 5 * time.Minute, CallbackRetries: DefaultCallbackRetries, PollInterval: 200 * time.Millisecond}
 }
 
-// NewWorkers registers the workers of the ticket service.
-func NewWorkers(svc *tickets.Service, cfg Config) *river.Workers {
+// NewWorkers registers the workers of the ticket service and of bet
+// placement.
+func NewWorkers(svc *tickets.Service, bets *betting.Placement, cfg Config) *river.Workers {
 	w := river.NewWorkers()
 	river.AddWorker(w, &generateWorker{svc: svc, timeout: cfg.JobTimeout})
 	river.AddWorker(w, &callbackWorker{svc: svc, retries: cfg.CallbackRetries})
+	river.AddWorker(w, &placeWorker{bets: bets})
+	river.AddWorker(w, &rollbackWorker{bets: bets})
 	return w
+}
+
+type placeWorker struct {
+	river.WorkerDefaults[BetPlaceArgs]
+	bets *betting.Placement
+}
+
+// Timeout leaves room for three withdrawal attempts.
+func (w *placeWorker) Timeout(*river.Job[BetPlaceArgs]) time.Duration { return 30 * time.Second }
+
+func (w *placeWorker) Work(ctx context.Context, job *river.Job[BetPlaceArgs]) error {
+	return w.bets.Process(ctx, job.Args.BetID)
+}
+
+type rollbackWorker struct {
+	river.WorkerDefaults[BetRollbackArgs]
+	bets *betting.Placement
+}
+
+// NextRetry backs off from a second to at most ten minutes.
+func (w *rollbackWorker) NextRetry(job *river.Job[BetRollbackArgs]) time.Time {
+	return time.Now().Add(min(time.Second<<min(job.Attempt, 10), 10*time.Minute))
+}
+
+func (w *rollbackWorker) Work(ctx context.Context, job *river.Job[BetRollbackArgs]) error {
+	return w.bets.Rollback(ctx, job.Args.BetID)
 }
 
 // NewClient returns a River client on driver. With workers nil it only
@@ -104,6 +163,8 @@ func NewClient[TTx any](driver riverdriver.Driver[TTx], workers *river.Workers, 
 		rc.Queues = map[string]river.QueueConfig{
 			QueueTickets:   {MaxWorkers: max(1, cfg.Workers)},
 			QueueCallbacks: {MaxWorkers: 16},
+			QueueBets:      {MaxWorkers: 32},
+			QueueWallet:    {MaxWorkers: 16},
 		}
 	}
 	c, err := river.NewClient(driver, rc)

@@ -58,3 +58,15 @@ func TestBettingStore(t *testing.T) {
 		return db.BettingStore()
 	})
 }
+
+func TestBetStore(t *testing.T) {
+	t.Parallel()
+	bettingtest.RunBets(t, func(t *testing.T) betting.BetStore {
+		db, err := postgres.Open(context.Background(), pgtest.NewDatabase(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db.BetStore()
+	})
+}

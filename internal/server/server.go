@@ -21,6 +21,9 @@ import (
 	"github.com/foresight-dev/foresight/api"
 	"github.com/foresight-dev/foresight/internal/admin"
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/betting/bettorauth"
+	"github.com/foresight-dev/foresight/internal/betting/bettorhttp"
+	"github.com/foresight-dev/foresight/internal/betting/wallet"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/postgres"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
@@ -71,6 +74,9 @@ type Config struct {
 	// Engine, when set, replaces the engine TicketsEngine names (tests
 	// use it to stand in for a slow or failing model).
 	Engine tickets.Engine
+	// JWKSRefreshLimit bounds how often an unknown key id makes an
+	// operator's JWKS be fetched again (default 5 minutes).
+	JWKSRefreshLimit time.Duration
 	// CallbackTransport, when set, carries callback deliveries instead of
 	// the guarded default transport (tests route a test host name to a
 	// local TLS server with it).
@@ -100,6 +106,7 @@ func DefaultConfig() Config {
 type database interface {
 	TicketStore() tickets.Store
 	BettingStore() betting.Store
+	BetStore() betting.BetStore
 	StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (stop func(context.Context) error, err error)
 	Close() error
 }
@@ -141,12 +148,14 @@ func NewEngine(cfg Config) (tickets.Engine, error) {
 
 // Server is an assembled Foresight server.
 type Server struct {
-	cfg     Config
-	db      database
-	tickets *tickets.Service
-	betting *betting.Service
-	handler http.Handler
-	log     *slog.Logger
+	cfg       Config
+	db        database
+	tickets   *tickets.Service
+	betting   *betting.Service
+	placement *betting.Placement
+	tokens    *bettorauth.Validator
+	handler   http.Handler
+	log       *slog.Logger
 }
 
 // New opens the database and assembles the services.
@@ -173,7 +182,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	}
 	sender := webhook.NewSender(webhook.SenderOptions{AllowInsecure: cfg.DevAllowInsecure, Transport: cfg.CallbackTransport})
 	svc := tickets.NewService(db.TicketStore(), engine, sender, cfg.Tickets, log)
-	s := &Server{cfg: cfg, db: db, tickets: svc, betting: betting.NewService(db.BettingStore(), cfg.DevAllowInsecure), log: log}
+	catalog := betting.NewService(db.BettingStore(), cfg.DevAllowInsecure)
+	wallets := wallet.New(wallet.Options{AllowInsecure: cfg.DevAllowInsecure})
+	s := &Server{cfg: cfg, db: db, tickets: svc, betting: catalog,
+		placement: betting.NewPlacement(catalog, db.BetStore(), wallet.ForBetting(wallets)),
+		tokens:    bettorauth.New(bettorauth.Options{AllowInsecure: cfg.DevAllowInsecure, RefreshUnknownKIDRateLimit: cfg.JWKSRefreshLimit, Logger: log}),
+		log:       log}
 	s.handler = s.routes()
 	return s, nil
 }
@@ -187,8 +201,11 @@ func (s *Server) Betting() *betting.Service { return s.betting }
 // Handler returns the HTTP handler of every API.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Close closes the database.
-func (s *Server) Close() error { return s.db.Close() }
+// Close stops the token validator's refreshes and closes the database.
+func (s *Server) Close() error {
+	s.tokens.Close()
+	return s.db.Close()
+}
 
 func (s *Server) routes() http.Handler {
 	reg := prometheus.NewRegistry()
@@ -204,6 +221,8 @@ func (s *Server) routes() http.Handler {
 	})
 	mux.Handle("/tickets/v1/", metrics.wrap("tickets", ticketAPI))
 	mux.Handle("/v1/task-generation/", metrics.wrap("tickets", ticketAPI))
+	bettorAPI := bettorhttp.New(s.betting, s.placement, bettorhttp.TokenAuthenticator(s.betting, s.placement, s.tokens))
+	mux.Handle("/api/v1/", metrics.wrap("bettor", bettorAPI))
 	mux.Handle("/admin/v1/", metrics.wrap("admin", admin.New(s.cfg.AdminToken, s.tickets, s.betting, s.log)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -226,7 +245,7 @@ func (s *Server) routes() http.Handler {
 // ends, then shuts down gracefully: the listener closes, requests in flight
 // finish, running jobs are handed back to the queue.
 func (s *Server) Run(ctx context.Context, l net.Listener) error {
-	stopWorkers, err := s.db.StartWorkers(ctx, jobqueue.NewWorkers(s.tickets, s.cfg.Queue), s.cfg.Queue)
+	stopWorkers, err := s.db.StartWorkers(ctx, jobqueue.NewWorkers(s.tickets, s.placement, s.cfg.Queue), s.cfg.Queue)
 	if err != nil {
 		return err
 	}

@@ -57,3 +57,15 @@ func TestBettingStore(t *testing.T) {
 		return db.BettingStore()
 	})
 }
+
+func TestBetStore(t *testing.T) {
+	t.Parallel()
+	bettingtest.RunBets(t, func(t *testing.T) betting.BetStore {
+		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "test.db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db.BetStore()
+	})
+}

@@ -1,0 +1,131 @@
+package betting
+
+import (
+	"context"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/odds"
+)
+
+// Bet statuses, as stored (the API writes them upper or lower case).
+const (
+	BetPending   = "pending"
+	BetConfirmed = "confirmed"
+	BetRejected  = "rejected"
+	BetSettled   = "settled"
+	BetVoided    = "voided"
+)
+
+// Rejection codes of the spec; a rejection whose debit outcome is unknown
+// has no code (null).
+const (
+	RejectValidationFailed = "validation_failed"
+	RejectBettorBlocked    = "bettor_blocked"
+	RejectInsufficientFund = "insufficient_funds"
+	RejectBetLimitReached  = "bet_limit_reached"
+	RejectOther            = "bet_rejected_other"
+	RejectWalletRolledBack = "wallet_rolled_back"
+)
+
+// Bettor is a bettor of an operator, created the first time a valid token
+// names them.
+type Bettor struct {
+	OperatorID string `json:"operator_id"`
+	ID         string `json:"id"`
+	Currency   string `json:"currency"`
+	// Balance is the last balance the operator's wallet reported, if any.
+	Balance   *money.Amount `json:"balance"`
+	CreatedAt time.Time     `json:"created_at"`
+}
+
+// Bet is one bet on one outcome.
+type Bet struct {
+	ID                 string          `json:"id"`
+	OperatorID         string          `json:"operator_id"`
+	BettorID           string          `json:"bettor_id"`
+	IdempotencyKey     string          `json:"-"`
+	EventID            string          `json:"event_id"`
+	MarketID           string          `json:"market_id"`
+	OutcomeID          string          `json:"outcome_id"`
+	OutcomeIndex       int             `json:"outcome_index"`
+	Stake              money.Amount    `json:"stake"`
+	Currency           string          `json:"currency"`
+	EntryOdds          odds.Odds       `json:"entry_odds"`
+	PotentialPayout    money.Amount    `json:"potential_payout"`
+	DisplayProbability decimal.Decimal `json:"display_probability"`
+	Status             string          `json:"status"`
+	// RejectionCode is nil for a rejection whose debit outcome is unknown.
+	RejectionCode   *string `json:"rejection_code"`
+	RejectionReason string  `json:"rejection_reason"`
+	// WithdrawalTxID is our transaction id of the stake's debit; the
+	// operator's own id of it is OperatorTxID.
+	WithdrawalTxID string        `json:"-"`
+	OperatorTxID   string        `json:"-"`
+	PayoutAmount   *money.Amount `json:"payout_amount,omitempty"`
+	SettledAt      *time.Time    `json:"settled_at,omitempty"`
+	// Accepted is the exact body of the 202 answer, replayed for a
+	// repeated Idempotency-Key.
+	Accepted  []byte    `json:"-"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// BetFilter selects a bettor's bets, newest first.
+type BetFilter struct {
+	OperatorID string
+	BettorID   string
+	// Statuses, when not empty, keeps bets in one of them.
+	Statuses        []string
+	BeforeCreatedAt time.Time
+	BeforeID        string
+	Limit           int
+}
+
+// BetUpdate is a conditional change of a bet, applied by
+// BetStore.UpdateBet when its status is From.
+type BetUpdate struct {
+	From            string
+	Status          string
+	RejectionCode   *string
+	RejectionReason string
+	OperatorTxID    string
+	// Release gives back the bet's exposure reservation, if it holds one.
+	Release bool
+	// Rollback enqueues the reversal of the bet's withdrawal in the same
+	// transaction.
+	Rollback bool
+	// Balance, when set, records the bettor's balance the wallet reported.
+	Balance *money.Amount
+	At      time.Time
+}
+
+// BetStore keeps bettors, bets and exposure. Errors as Store's; ErrLimit
+// when a reservation would pass the limit.
+type BetStore interface {
+	// EnsureBettor creates the bettor unless it exists and returns it.
+	EnsureBettor(ctx context.Context, b Bettor) (Bettor, error)
+	GetBettor(ctx context.Context, operatorID, bettorID string) (Bettor, error)
+	// CreateBet inserts b and, in the same transaction, enqueues its
+	// placement. When the bettor already used b.IdempotencyKey it inserts
+	// nothing and returns that bet with created false.
+	CreateBet(ctx context.Context, b Bet) (bet Bet, created bool, err error)
+	// GetBetByKey returns the bettor's bet with an idempotency key.
+	GetBetByKey(ctx context.Context, operatorID, bettorID, key string) (Bet, error)
+	// GetBet returns a bet; empty operatorID and bettorID match any.
+	GetBet(ctx context.Context, operatorID, bettorID, id string) (Bet, error)
+	ListBets(ctx context.Context, f BetFilter) ([]Bet, error)
+	// ReserveExposure adds the bet's potential payout to its outcome's
+	// exposure when the total stays within limit, once per bet.
+	ReserveExposure(ctx context.Context, b Bet, limit money.Amount) error
+	// UpdateBet applies u when the bet's status is u.From (ErrConflict
+	// otherwise) and returns the bet.
+	UpdateBet(ctx context.Context, id string, u BetUpdate) (Bet, error)
+	// Exposure returns the reserved exposure of an outcome.
+	Exposure(ctx context.Context, operatorID, outcomeID, currency string) (money.Amount, error)
+}
+
+// ErrLimit is the code of a reservation beyond a limit.
+const ErrLimit ErrorCode = "limit"

@@ -1,0 +1,170 @@
+package bettingtest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/odds"
+)
+
+// RunBets runs the BetStore suite; newStore returns an empty store for one
+// test.
+func RunBets(t *testing.T, newStore func(t *testing.T) betting.BetStore) {
+	t.Run("Bettors", func(t *testing.T) { t.Parallel(); testBettors(t, newStore(t)) })
+	t.Run("Bets", func(t *testing.T) { t.Parallel(); testBets(t, newStore(t)) })
+	t.Run("Exposure", func(t *testing.T) { t.Parallel(); testExposure(t, newStore(t)) })
+}
+
+func newBet(bettor, key, outcome string, at time.Time) betting.Bet {
+	id := uuid.NewString()
+	return betting.Bet{ID: id, OperatorID: "acme", BettorID: bettor, IdempotencyKey: key,
+		EventID: uuid.NewString(), MarketID: uuid.NewString(), OutcomeID: outcome, OutcomeIndex: 1,
+		Stake: money.MustParse("10.50"), Currency: "USD", EntryOdds: odds.MustParse("1.9234"),
+		PotentialPayout: money.MustParse("10.50").MulOdds(odds.MustParse("1.9234")), DisplayProbability: decimal.RequireFromString("52.08"),
+		Status: betting.BetPending, WithdrawalTxID: "wd-" + id, Accepted: []byte(`{"id":"` + id + `"}`), CreatedAt: at, UpdatedAt: at}
+}
+
+func testBettors(t *testing.T, s betting.BetStore) {
+	ctx := context.Background()
+	b, err := s.EnsureBettor(ctx, betting.Bettor{OperatorID: "acme", ID: "b1", Currency: "USD", CreatedAt: t0})
+	if err != nil || b.Currency != "USD" || b.Balance != nil || !b.CreatedAt.Equal(t0) {
+		t.Fatalf("EnsureBettor = %+v, %v", b, err)
+	}
+	b, err = s.EnsureBettor(ctx, betting.Bettor{OperatorID: "acme", ID: "b1", Currency: "EUR", CreatedAt: t0.Add(time.Hour)})
+	if err != nil || b.Currency != "USD" || !b.CreatedAt.Equal(t0) {
+		t.Errorf("EnsureBettor of an existing bettor changed it: %+v, %v", b, err)
+	}
+	if _, err := s.GetBettor(ctx, "other", "b1"); code(err) != betting.ErrNotFound {
+		t.Errorf("bettor of another operator: %v", err)
+	}
+}
+
+func testBets(t *testing.T, s betting.BetStore) {
+	ctx := context.Background()
+	s.EnsureBettor(ctx, betting.Bettor{OperatorID: "acme", ID: "b1", Currency: "USD", CreatedAt: t0})
+	outcome := uuid.NewString()
+	first := newBet("b1", "k1", outcome, t0)
+	got, created, err := s.CreateBet(ctx, first)
+	if err != nil || !created {
+		t.Fatalf("CreateBet = %v, %v", created, err)
+	}
+	again := newBet("b1", "k1", outcome, t0.Add(time.Second))
+	got, created, err = s.CreateBet(ctx, again)
+	if err != nil || created || got.ID != first.ID || string(got.Accepted) != string(first.Accepted) {
+		t.Fatalf("CreateBet(same key) = %s %v, %v", got.ID, created, err)
+	}
+	stored, err := s.GetBet(ctx, "acme", "b1", first.ID)
+	if err != nil || !stored.Stake.Equal(first.Stake) || !stored.EntryOdds.Equal(first.EntryOdds) ||
+		!stored.PotentialPayout.Equal(first.PotentialPayout) || !stored.DisplayProbability.Equal(first.DisplayProbability) ||
+		stored.RejectionCode != nil || stored.Status != betting.BetPending || stored.WithdrawalTxID != first.WithdrawalTxID {
+		t.Fatalf("GetBet = %+v, %v", stored, err)
+	}
+	if byKey, err := s.GetBetByKey(ctx, "acme", "b1", "k1"); err != nil || byKey.ID != first.ID {
+		t.Errorf("GetBetByKey = %s, %v", byKey.ID, err)
+	}
+	for _, who := range [][2]string{{"acme", "b2"}, {"other", "b1"}} {
+		if _, err := s.GetBet(ctx, who[0], who[1], first.ID); code(err) != betting.ErrNotFound {
+			t.Errorf("bet seen by %v: %v", who, err)
+		}
+	}
+	if _, err := s.GetBet(ctx, "", "", uuid.NewString()); code(err) != betting.ErrNotFound {
+		t.Errorf("missing bet: %v", err)
+	}
+
+	balance := money.MustParse("89.50")
+	confirmed, err := s.UpdateBet(ctx, first.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetConfirmed, OperatorTxID: "op-1", Balance: &balance, At: t0.Add(time.Minute)})
+	if err != nil || confirmed.Status != betting.BetConfirmed || confirmed.OperatorTxID != "op-1" {
+		t.Fatalf("UpdateBet(confirm) = %+v, %v", confirmed, err)
+	}
+	if _, err := s.UpdateBet(ctx, first.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, At: t0}); code(err) != betting.ErrConflict {
+		t.Errorf("UpdateBet from a stale status: %v", err)
+	}
+	if b, _ := s.GetBettor(ctx, "acme", "b1"); b.Balance == nil || !b.Balance.Equal(balance) {
+		t.Errorf("balance = %v", b.Balance)
+	}
+	rejected := newBet("b1", "k2", outcome, t0.Add(time.Minute))
+	s.CreateBet(ctx, rejected)
+	code := betting.RejectInsufficientFund
+	if _, err := s.UpdateBet(ctx, rejected.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, RejectionCode: &code, RejectionReason: "409", At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	unknown := newBet("b1", "k3", outcome, t0.Add(2*time.Minute))
+	s.CreateBet(ctx, unknown)
+	if _, err := s.UpdateBet(ctx, unknown.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, Rollback: true, At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := s.GetBet(ctx, "", "", unknown.ID); b.RejectionCode != nil || b.Status != betting.BetRejected {
+		t.Errorf("null-code rejection = %+v", b)
+	}
+
+	all, err := s.ListBets(ctx, betting.BetFilter{OperatorID: "acme", BettorID: "b1", Limit: 10})
+	if err != nil || len(all) != 3 || all[0].ID != unknown.ID {
+		t.Fatalf("ListBets = %d, %v", len(all), err)
+	}
+	rej, _ := s.ListBets(ctx, betting.BetFilter{OperatorID: "acme", BettorID: "b1", Statuses: []string{betting.BetRejected}, Limit: 10})
+	page, _ := s.ListBets(ctx, betting.BetFilter{OperatorID: "acme", BettorID: "b1", Limit: 10, BeforeCreatedAt: all[0].CreatedAt, BeforeID: all[0].ID})
+	others, _ := s.ListBets(ctx, betting.BetFilter{OperatorID: "acme", BettorID: "b2", Limit: 10})
+	if len(rej) != 2 || len(page) != 2 || len(others) != 0 {
+		t.Errorf("filters: rejected %d, page %d, other bettor %d", len(rej), len(page), len(others))
+	}
+}
+
+func testExposure(t *testing.T, s betting.BetStore) {
+	ctx := context.Background()
+	outcome := uuid.NewString()
+	limit := money.MustParse("100")
+	var bets []betting.Bet
+	for i := range 12 {
+		b := newBet("b1", fmt.Sprint("e", i), outcome, t0.Add(time.Duration(i)*time.Second))
+		if _, _, err := s.CreateBet(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		bets = append(bets, b)
+	}
+	// Each bet's payout is 10.50 × 1.9234 = 20.1957: four fit in 100.
+	var wg sync.WaitGroup
+	results := make([]error, len(bets))
+	for i, b := range bets {
+		wg.Add(1)
+		go func() { defer wg.Done(); results[i] = s.ReserveExposure(ctx, b, limit) }()
+	}
+	wg.Wait()
+	ok := 0
+	for _, err := range results {
+		switch {
+		case err == nil:
+			ok++
+		case code(err) != betting.ErrLimit:
+			t.Errorf("ReserveExposure: %v", err)
+		}
+	}
+	if ok != 4 {
+		t.Errorf("%d reservations fit a limit of 100, want 4 (4 × 20.1957 = 80.78; a fifth would be 100.98)", ok)
+	}
+	var held betting.Bet
+	for i, err := range results {
+		if err == nil {
+			held = bets[i]
+			break
+		}
+	}
+	if err := s.ReserveExposure(ctx, held, limit); err != nil {
+		t.Errorf("a second reservation of the same bet: %v", err)
+	}
+	before, _ := s.Exposure(ctx, "acme", outcome, "USD")
+	if _, err := s.UpdateBet(ctx, held.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, Release: true, At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := s.Exposure(ctx, "acme", outcome, "USD")
+	if !before.Sub(after).Equal(held.PotentialPayout) {
+		t.Errorf("release: exposure %s → %s, want a drop of %s", before, after, held.PotentialPayout)
+	}
+}

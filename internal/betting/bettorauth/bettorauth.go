@@ -1,0 +1,415 @@
+// Package bettorauth validates the session JWTs that standalone operators
+// mint for their bettors (bettor-and-operator-api.md, "Authentication" and
+// "Session JWT claims"): RS256 only, signed with a key from the operator's
+// own JWKS endpoint, issued by that operator, not expired.
+//
+// A Validator keeps one key set per operator, fetched lazily on the first
+// token of the operator and refreshed in the background (hourly, and at
+// once, rate-limited, when a token names a key id the set does not hold, so
+// an operator can rotate keys without telling the platform). One operator's
+// keys never validate another operator's tokens.
+package bettorauth
+
+import (
+	"context"
+	"crypto/rsa"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"regexp"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/MicahParks/keyfunc/v3"
+	"github.com/golang-jwt/jwt/v5"
+	"golang.org/x/time/rate"
+)
+
+// Rules of a valid token.
+const (
+	// MaxTokenLength is the longest token Validate reads (8 KiB); a longer
+	// one is invalid without being parsed.
+	MaxTokenLength = 8 << 10
+	// Leeway is the clock skew allowed on exp, nbf and iat.
+	Leeway = 30 * time.Second
+	// MinRSABits is the smallest RSA modulus accepted for a signing key.
+	MinRSABits = 2048
+	// DefaultRefreshUnknownKIDRateLimit is how often at most an unknown key
+	// id makes a Validator fetch an operator's JWKS again.
+	DefaultRefreshUnknownKIDRateLimit = 5 * time.Minute
+	// RefreshInterval is how often an operator's JWKS is fetched in the
+	// background.
+	RefreshInterval = time.Hour
+	// jwksTimeout bounds one JWKS fetch.
+	jwksTimeout = 10 * time.Second
+	// maxJWKSBody bounds a JWKS document.
+	maxJWKSBody = 1 << 20
+)
+
+// ErrInvalidToken is wrapped by every error of Validate about the token: it
+// is malformed, too long, not RS256, has no kid, is signed by a key the
+// operator does not publish (or could not be checked because the JWKS was
+// unreachable), was issued by someone else, has expired or has no exp, or
+// lacks a subject or a currency. The HTTP layer answers 401 with no body;
+// the wrapped detail is for logs only.
+var ErrInvalidToken = errors.New("bettorauth: invalid token")
+
+// Options configure a Validator.
+type Options struct {
+	// HTTPClient fetches the operators' JWKS documents. Nil means a client
+	// of the package's own whose dialer refuses loopback, private and other
+	// non-public addresses unless AllowInsecure. A given client is used with
+	// its transport and dialer, except that redirects to http:// are
+	// refused without AllowInsecure and bodies are capped at 1 MiB.
+	HTTPClient *http.Client
+	// RefreshUnknownKIDRateLimit is the least time between two JWKS
+	// fetches of one operator caused by unknown key ids; zero means
+	// DefaultRefreshUnknownKIDRateLimit.
+	RefreshUnknownKIDRateLimit time.Duration
+	// AllowInsecure permits http:// JWKS URLs and non-public addresses
+	// (local development and tests only).
+	AllowInsecure bool
+	// Logger receives JWKS refresh failures; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Operator names whose token is being validated.
+type Operator struct {
+	// ID is the operator identifier; a token's iss must equal it.
+	ID string
+	// JWKSURL is the operator's public JWKS endpoint.
+	JWKSURL string
+}
+
+// Claims are a valid token's claims.
+type Claims struct {
+	// BettorID is the sub claim: the bettor's id in the operator's system.
+	BettorID string
+	// Currency is the bettor's ISO 4217 currency code.
+	Currency string
+	// Issuer is the iss claim, equal to the operator's id.
+	Issuer string
+	// IssuedAt is the iat claim; zero when the token has none.
+	IssuedAt time.Time
+	// ExpiresAt is the exp claim.
+	ExpiresAt time.Time
+}
+
+// Validator validates bettors' tokens against their operators' JWKS. It is
+// safe for concurrent use. Close it to stop the background refreshes.
+type Validator struct {
+	client        *http.Client
+	limit         time.Duration
+	allowInsecure bool
+	log           *slog.Logger
+
+	ctx    context.Context // parent of every operator's key set
+	cancel context.CancelFunc
+
+	mu     sync.Mutex
+	closed bool
+	sets   map[string]*keySet // by operator id
+}
+
+// keySet is one operator's cached keyfunc.
+type keySet struct {
+	url    string
+	cancel context.CancelFunc
+	ready  chan struct{} // closed when kf and err are set
+	kf     keyfunc.Keyfunc
+	err    error
+}
+
+// New returns a Validator.
+func New(opts Options) *Validator {
+	v := &Validator{
+		limit:         opts.RefreshUnknownKIDRateLimit,
+		allowInsecure: opts.AllowInsecure,
+		log:           opts.Logger,
+		sets:          map[string]*keySet{},
+	}
+	if v.limit <= 0 {
+		v.limit = DefaultRefreshUnknownKIDRateLimit
+	}
+	if v.log == nil {
+		v.log = slog.Default()
+	}
+	v.client = httpClient(opts.HTTPClient, opts.AllowInsecure)
+	v.ctx, v.cancel = context.WithCancel(context.Background())
+	return v
+}
+
+// Close stops every operator's background refresh. Validate fails after
+// Close.
+func (v *Validator) Close() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.closed = true
+	v.cancel()
+	clear(v.sets)
+}
+
+var currencyCode = regexp.MustCompile(`^[A-Z]{3}$`)
+
+// sessionClaims is the token payload.
+type sessionClaims struct {
+	Currency string `json:"currency"`
+	jwt.RegisteredClaims
+}
+
+// Validate checks token as a session JWT of op and returns its claims.
+// Rules: at most MaxTokenLength bytes; alg RS256 only; a kid in the
+// header naming an RSA key of at least MinRSABits in op's JWKS; iss equal
+// to op.ID; exp present and not passed, nbf and iat not in the future
+// (each with Leeway); sub non-empty; currency three uppercase letters.
+//
+// Every failure about the token wraps ErrInvalidToken (also an unknown kid
+// when the operator's JWKS cannot be fetched, and ctx ending while the keys
+// are fetched). An error that does not wrap it is the platform's: op has
+// no id, its JWKS URL is unusable (not https without AllowInsecure), or the
+// Validator is closed.
+func (v *Validator) Validate(ctx context.Context, op Operator, token string) (Claims, error) {
+	if token == "" {
+		return Claims{}, fmt.Errorf("%w: empty", ErrInvalidToken)
+	}
+	if len(token) > MaxTokenLength {
+		return Claims{}, fmt.Errorf("%w: longer than %d bytes", ErrInvalidToken, MaxTokenLength)
+	}
+	kf, err := v.keyfunc(ctx, op)
+	if err != nil {
+		return Claims{}, err
+	}
+	var c sessionClaims
+	parser := jwt.NewParser(
+		jwt.WithValidMethods([]string{jwt.SigningMethodRS256.Alg()}),
+		jwt.WithIssuer(op.ID),
+		jwt.WithExpirationRequired(),
+		jwt.WithIssuedAt(),
+		jwt.WithLeeway(Leeway),
+	)
+	_, err = parser.ParseWithClaims(token, &c, func(t *jwt.Token) (any, error) {
+		if kid, _ := t.Header["kid"].(string); kid == "" {
+			// keyfunc would try every key of the set.
+			return nil, errors.New("no kid in the header")
+		}
+		key, err := kf.KeyfuncCtx(ctx)(t)
+		if err != nil {
+			return nil, err
+		}
+		pub, ok := key.(*rsa.PublicKey)
+		if !ok {
+			return nil, fmt.Errorf("the key named by kid is a %T, not an RSA public key", key)
+		}
+		if pub.N.BitLen() < MinRSABits {
+			return nil, fmt.Errorf("the key named by kid has %d bits, fewer than %d", pub.N.BitLen(), MinRSABits)
+		}
+		return pub, nil
+	})
+	if err != nil {
+		return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
+	}
+	switch {
+	case c.Subject == "":
+		return Claims{}, fmt.Errorf("%w: no sub", ErrInvalidToken)
+	case !currencyCode.MatchString(c.Currency):
+		return Claims{}, fmt.Errorf("%w: currency must be a 3-letter uppercase ISO 4217 code", ErrInvalidToken)
+	}
+	out := Claims{BettorID: c.Subject, Currency: c.Currency, Issuer: c.Issuer, ExpiresAt: c.ExpiresAt.Time}
+	if c.IssuedAt != nil {
+		out.IssuedAt = c.IssuedAt.Time
+	}
+	return out, nil
+}
+
+// keyfunc returns op's keyfunc, creating it on first use. A change of the
+// operator's JWKS URL replaces its key set.
+func (v *Validator) keyfunc(ctx context.Context, op Operator) (keyfunc.Keyfunc, error) {
+	if op.ID == "" {
+		return nil, errors.New("bettorauth: the operator has no id")
+	}
+	if err := v.checkURL(op.JWKSURL); err != nil {
+		return nil, fmt.Errorf("bettorauth: operator %s: %w", op.ID, err)
+	}
+	v.mu.Lock()
+	if v.closed {
+		v.mu.Unlock()
+		return nil, errors.New("bettorauth: the validator is closed")
+	}
+	ks := v.sets[op.ID]
+	if ks != nil && ks.url != op.JWKSURL {
+		ks.cancel()
+		ks = nil
+	}
+	if ks == nil {
+		ks = v.newKeySet(op)
+		v.sets[op.ID] = ks
+	}
+	v.mu.Unlock()
+
+	select {
+	case <-ks.ready:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: the operator's keys were not loaded in time: %w", ErrInvalidToken, context.Cause(ctx))
+	}
+	if ks.err != nil {
+		v.mu.Lock()
+		if v.sets[op.ID] == ks {
+			delete(v.sets, op.ID)
+		}
+		v.mu.Unlock()
+		ks.cancel()
+		return nil, fmt.Errorf("bettorauth: operator %s: %w", op.ID, ks.err)
+	}
+	return ks.kf, nil
+}
+
+// newKeySet starts loading op's keys in the background (the first fetch
+// can take up to jwksTimeout; a caller whose context ends first stops
+// waiting, the load goes on). Called with v.mu held.
+func (v *Validator) newKeySet(op Operator) *keySet {
+	ctx, cancel := context.WithCancel(v.ctx)
+	ks := &keySet{url: op.JWKSURL, cancel: cancel, ready: make(chan struct{})}
+	id, log := op.ID, v.log
+	override := keyfunc.Override{
+		Client:      v.client,
+		HTTPTimeout: jwksTimeout,
+		// Bounds the wait for the limiter and the refresh it allows.
+		RateLimitWaitMax:  jwksTimeout,
+		RefreshInterval:   RefreshInterval,
+		RefreshUnknownKID: rate.NewLimiter(rate.Every(v.limit), 1),
+		RefreshErrorHandlerFunc: func(u string) func(context.Context, error) {
+			return func(ctx context.Context, err error) {
+				if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+					return // the validator is closing
+				}
+				log.WarnContext(ctx, "bettorauth: fetching an operator's JWKS failed", "operator_id", id, "jwks_url", u, "error", err)
+			}
+		},
+	}
+	go func() {
+		defer close(ks.ready)
+		ks.kf, ks.err = keyfunc.NewDefaultOverrideCtx(ctx, []string{op.JWKSURL}, override)
+	}()
+	return ks
+}
+
+// checkURL accepts an absolute https URL, or http with AllowInsecure.
+func (v *Validator) checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.Opaque != "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return errors.New("the JWKS URL must be an absolute https URL")
+	}
+	if u.Scheme != "https" && !v.allowInsecure {
+		return errors.New("the JWKS URL must use https")
+	}
+	if u.User != nil {
+		return errors.New("the JWKS URL must not contain credentials")
+	}
+	return nil
+}
+
+// httpClient returns the client JWKS fetches use: a copy of given (or a
+// guarded client of our own) whose redirects stay on https and whose
+// bodies are capped.
+func httpClient(given *http.Client, allowInsecure bool) *http.Client {
+	var c http.Client
+	if given != nil {
+		c = *given
+	} else {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		if !allowInsecure {
+			tr.Proxy = nil // a proxy would hide the address the guard checks
+			d := &net.Dialer{Timeout: jwksTimeout, KeepAlive: 30 * time.Second, Control: guardAddress}
+			tr.DialContext = d.DialContext
+		}
+		c.Transport = tr
+	}
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	c.Transport = capBody{base}
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return errors.New("too many redirects")
+		}
+		if req.URL.Scheme != "https" && !allowInsecure {
+			return errors.New("redirect to a non-https URL refused")
+		}
+		return nil
+	}
+	return &c
+}
+
+// capBody makes a response body fail after maxJWKSBody bytes.
+type capBody struct{ base http.RoundTripper }
+
+func (c capBody) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &limitedBody{rc: resp.Body, left: maxJWKSBody}
+	return resp, nil
+}
+
+type limitedBody struct {
+	rc   io.ReadCloser
+	left int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("JWKS document longer than %d bytes", maxJWKSBody)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.rc.Close() }
+
+// errForbiddenAddress is returned by the dialer of the default client for a
+// JWKS host that resolves to a non-public address.
+var errForbiddenAddress = errors.New("the JWKS host resolves to a non-public address")
+
+func guardAddress(_, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil || !publicAddr(ap.Addr()) {
+		return fmt.Errorf("%w: %s", errForbiddenAddress, address)
+	}
+	return nil
+}
+
+func publicAddr(addr netip.Addr) bool {
+	addr = addr.Unmap()
+	if addr.IsLoopback() || addr.IsPrivate() || addr.IsLinkLocalUnicast() || addr.IsLinkLocalMulticast() ||
+		addr.IsUnspecified() || addr.IsMulticast() || addr.IsInterfaceLocalMulticast() {
+		return false
+	}
+	for _, p := range nonPublicPrefixes {
+		if p.Contains(addr) {
+			return false
+		}
+	}
+	return true
+}
+
+var nonPublicPrefixes = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"),
+	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("64:ff9b::/96"),
+	netip.MustParsePrefix("2001:db8::/32"),
+}

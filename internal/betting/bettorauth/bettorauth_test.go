@@ -1,0 +1,456 @@
+package bettorauth_test
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/foresight-dev/foresight/internal/betting/bettorauth"
+)
+
+// Keys are generated once per test binary.
+var testKeys = sync.OnceValue(func() []*rsa.PrivateKey {
+	keys := make([]*rsa.PrivateKey, 3)
+	for i := range keys {
+		k, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			panic(err)
+		}
+		keys[i] = k
+	}
+	return keys
+})
+
+// jwksServer is an operator's JWKS endpoint on loopback (TLS), whose key
+// set can change during a test.
+type jwksServer struct {
+	srv     *httptest.Server
+	fetches atomic.Int32
+
+	mu   sync.Mutex
+	keys []jwk
+}
+
+type jwk struct {
+	kid string
+	pub *rsa.PublicKey
+}
+
+func newJWKSServer(t *testing.T, useTLS bool, keys ...jwk) *jwksServer {
+	t.Helper()
+	s := &jwksServer{keys: keys}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.fetches.Add(1)
+		s.mu.Lock()
+		set := map[string][]map[string]string{"keys": {}}
+		for _, k := range s.keys {
+			set["keys"] = append(set["keys"], map[string]string{
+				"kty": "RSA", "use": "sig", "alg": "RS256", "kid": k.kid,
+				"n": base64.RawURLEncoding.EncodeToString(k.pub.N.Bytes()),
+				"e": base64.RawURLEncoding.EncodeToString(big.NewInt(int64(k.pub.E)).Bytes()),
+			})
+		}
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(set)
+	})
+	if useTLS {
+		s.srv = httptest.NewTLSServer(h)
+	} else {
+		s.srv = httptest.NewServer(h)
+	}
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *jwksServer) add(k jwk) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keys = append(s.keys, k)
+}
+
+func (s *jwksServer) url() string { return s.srv.URL + "/.well-known/jwks.json" }
+
+func newValidator(t *testing.T, s *jwksServer, limit time.Duration) *bettorauth.Validator {
+	t.Helper()
+	v := bettorauth.New(bettorauth.Options{HTTPClient: s.srv.Client(), RefreshUnknownKIDRateLimit: limit})
+	t.Cleanup(v.Close)
+	return v
+}
+
+func claims(iss string) jwt.MapClaims {
+	now := time.Now()
+	return jwt.MapClaims{
+		"sub": "5f0c6d3e-8f7a-4c43-9d7e-2b1f0e6a9c11", "currency": "USD", "iss": iss,
+		"iat": now.Unix(), "exp": now.Add(15 * time.Minute).Unix(),
+	}
+}
+
+func sign(t *testing.T, method jwt.SigningMethod, key any, kid string, c jwt.MapClaims) string {
+	t.Helper()
+	tok := jwt.NewWithClaims(method, c)
+	if kid != "" {
+		tok.Header["kid"] = kid
+	}
+	s, err := tok.SignedString(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func with(c jwt.MapClaims, mod func(jwt.MapClaims)) jwt.MapClaims {
+	out := jwt.MapClaims{}
+	for k, v := range c {
+		out[k] = v
+	}
+	mod(out)
+	return out
+}
+
+func TestValidTokenAccepted(t *testing.T) {
+	t.Parallel()
+	k := testKeys()
+	s := newJWKSServer(t, true, jwk{"k1", &k[0].PublicKey})
+	v := newValidator(t, s, 10*time.Millisecond)
+	op := bettorauth.Operator{ID: "op-a", JWKSURL: s.url()}
+	c := claims("op-a")
+	got, err := v.Validate(context.Background(), op, sign(t, jwt.SigningMethodRS256, k[0], "k1", c))
+	if err != nil {
+		t.Fatalf("Validate: %v", err)
+	}
+	want := bettorauth.Claims{
+		BettorID: c["sub"].(string), Currency: "USD", Issuer: "op-a",
+		IssuedAt: time.Unix(c["iat"].(int64), 0), ExpiresAt: time.Unix(c["exp"].(int64), 0),
+	}
+	if got.BettorID != want.BettorID || got.Currency != want.Currency || got.Issuer != want.Issuer ||
+		!got.IssuedAt.Equal(want.IssuedAt) || !got.ExpiresAt.Equal(want.ExpiresAt) {
+		t.Errorf("Claims = %+v, want %+v", got, want)
+	}
+	// Within the leeway an expired token still passes; iat is optional.
+	c = with(claims("op-a"), func(c jwt.MapClaims) { c["exp"] = time.Now().Add(-10 * time.Second).Unix(); delete(c, "iat") })
+	if got, err := v.Validate(context.Background(), op, sign(t, jwt.SigningMethodRS256, k[0], "k1", c)); err != nil || !got.IssuedAt.IsZero() {
+		t.Errorf("token expired 10 s ago without iat: %+v, %v; want accepted", got, err)
+	}
+}
+
+func TestInvalidTokensRejected(t *testing.T) {
+	t.Parallel()
+	k := testKeys()
+	s := newJWKSServer(t, true, jwk{"k1", &k[0].PublicKey})
+	v := newValidator(t, s, 10*time.Millisecond)
+	op := bettorauth.Operator{ID: "op-a", JWKSURL: s.url()}
+	good := claims("op-a")
+
+	der, err := x509.MarshalPKIXPublicKey(&k[0].PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	publicPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
+	now := time.Now()
+	valid := sign(t, jwt.SigningMethodRS256, k[0], "k1", good)
+	parts := strings.Split(valid, ".")
+
+	tests := map[string]string{
+		"wrong issuer":        sign(t, jwt.SigningMethodRS256, k[0], "k1", with(good, func(c jwt.MapClaims) { c["iss"] = "op-b" })),
+		"no issuer":           sign(t, jwt.SigningMethodRS256, k[0], "k1", with(good, func(c jwt.MapClaims) { delete(c, "iss") })),
+		"expired":             sign(t, jwt.SigningMethodRS256, k[0], "k1", with(good, func(c jwt.MapClaims) { c["exp"] = now.Add(-2 * time.Minute).Unix() })),
+		"no exp":              sign(t, jwt.SigningMethodRS256, k[0], "k1", with(good, func(c jwt.MapClaims) { delete(c, "exp") })),
+		"exp not a number":    sign(t, jwt.SigningMethodRS256, k[0], "k1", with(good, func(c jwt.MapClaims) { c["exp"] = "tomorrow" })),
+		"iat in the future":   sign(t, jwt.SigningMethodRS256, k[0], "k1", with(good, func(c jwt.MapClaims) { c["iat"] = now.Add(5 * time.Minute).Unix() })),
+		"nbf in the future":   sign(t, jwt.SigningMethodRS256, k[0], "k1", with(good, func(c jwt.MapClaims) { c["nbf"] = now.Add(5 * time.Minute).Unix() })),
+		"no sub":              sign(t, jwt.SigningMethodRS256, k[0], "k1", with(good, func(c jwt.MapClaims) { delete(c, "sub") })),
+		"empty sub":           sign(t, jwt.SigningMethodRS256, k[0], "k1", with(good, func(c jwt.MapClaims) { c["sub"] = "" })),
+		"no currency":         sign(t, jwt.SigningMethodRS256, k[0], "k1", with(good, func(c jwt.MapClaims) { delete(c, "currency") })),
+		"lowercase currency":  sign(t, jwt.SigningMethodRS256, k[0], "k1", with(good, func(c jwt.MapClaims) { c["currency"] = "usd" })),
+		"4-letter currency":   sign(t, jwt.SigningMethodRS256, k[0], "k1", with(good, func(c jwt.MapClaims) { c["currency"] = "USDT" })),
+		"numeric currency":    sign(t, jwt.SigningMethodRS256, k[0], "k1", with(good, func(c jwt.MapClaims) { c["currency"] = 840 })),
+		"HS256 with the PEM":  sign(t, jwt.SigningMethodHS256, publicPEM, "k1", good),
+		"HS256 with N":        sign(t, jwt.SigningMethodHS256, k[0].PublicKey.N.Bytes(), "k1", good),
+		"alg none":            sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, "k1", good),
+		"RS512":               sign(t, jwt.SigningMethodRS512, k[0], "k1", good),
+		"PS256":               sign(t, jwt.SigningMethodPS256, k[0], "k1", good),
+		"missing kid":         sign(t, jwt.SigningMethodRS256, k[0], "", good),
+		"unknown kid":         sign(t, jwt.SigningMethodRS256, k[1], "k9", good),
+		"kid of another key":  sign(t, jwt.SigningMethodRS256, k[1], "k1", good),
+		"tampered payload":    parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(`{"sub":"someone-else","currency":"USD","iss":"op-a","exp":9999999999}`)) + "." + parts[2],
+		"signature stripped":  parts[0] + "." + parts[1] + ".",
+		"extra segment":       valid + ".x",
+		"leading space":       " " + valid,
+		"empty":               "",
+		"one word":            "garbage",
+		"three dots":          "...",
+		"three empty-ish":     "a.b.c",
+		"base64 junk":         "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.bm90IGpzb24.c2ln",
+		"header not JSON":     base64.RawURLEncoding.EncodeToString([]byte("{")) + "." + parts[1] + "." + parts[2],
+		"many dots":           strings.Repeat(".", 4000),
+		"longer than 8 KiB":   sign(t, jwt.SigningMethodRS256, k[0], "k1", with(good, func(c jwt.MapClaims) { c["pad"] = strings.Repeat("x", 8<<10) })),
+		"kid is not a string": signWithHeader(t, k[0], map[string]any{"kid": 1}, good),
+	}
+	for name, token := range tests {
+		_, err := v.Validate(context.Background(), op, token)
+		t.Logf("%s: %v", name, err)
+		if !errors.Is(err, bettorauth.ErrInvalidToken) {
+			t.Errorf("%s: Validate = %v, want ErrInvalidToken", name, err)
+		}
+	}
+}
+
+func signWithHeader(t *testing.T, key *rsa.PrivateKey, header map[string]any, c jwt.MapClaims) string {
+	t.Helper()
+	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, c)
+	for k, v := range header {
+		tok.Header[k] = v
+	}
+	s, err := tok.SignedString(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// An operator rotates keys: a token with the new kid is refused while the
+// JWKS lacks it, then accepted after the key is published, by a refresh
+// the unknown kid triggers.
+func TestKeyRotation(t *testing.T) {
+	t.Parallel()
+	k := testKeys()
+	s := newJWKSServer(t, true, jwk{"k1", &k[0].PublicKey})
+	v := newValidator(t, s, 10*time.Millisecond)
+	op := bettorauth.Operator{ID: "op-a", JWKSURL: s.url()}
+	ctx := context.Background()
+	if _, err := v.Validate(ctx, op, sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a"))); err != nil {
+		t.Fatalf("k1 token: %v", err)
+	}
+	if n := s.fetches.Load(); n != 1 {
+		t.Fatalf("%d JWKS fetches after the first token, want 1", n)
+	}
+	rotated := sign(t, jwt.SigningMethodRS256, k[1], "k2", claims("op-a"))
+	if _, err := v.Validate(ctx, op, rotated); !errors.Is(err, bettorauth.ErrInvalidToken) {
+		t.Fatalf("k2 token before k2 is published: %v, want ErrInvalidToken", err)
+	}
+	s.add(jwk{"k2", &k[1].PublicKey})
+	before := s.fetches.Load()
+	if _, err := v.Validate(ctx, op, rotated); err != nil {
+		t.Fatalf("k2 token after k2 is published: %v", err)
+	}
+	if n := s.fetches.Load(); n != before+1 {
+		t.Errorf("%d JWKS fetches, want %d (one refresh for the new kid)", n, before+1)
+	}
+	// Known kids need no fetch.
+	for _, tok := range []string{rotated, sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a"))} {
+		if _, err := v.Validate(ctx, op, tok); err != nil {
+			t.Errorf("known kid: %v", err)
+		}
+	}
+	if n := s.fetches.Load(); n != before+1 {
+		t.Errorf("%d JWKS fetches after known kids, want %d", n, before+1)
+	}
+}
+
+// Unknown kids cannot make the platform hammer the operator's JWKS.
+func TestUnknownKIDRefreshIsRateLimited(t *testing.T) {
+	t.Parallel()
+	k := testKeys()
+	s := newJWKSServer(t, true, jwk{"k1", &k[0].PublicKey})
+	v := newValidator(t, s, time.Hour)
+	op := bettorauth.Operator{ID: "op-a", JWKSURL: s.url()}
+	ctx := context.Background()
+	if _, err := v.Validate(ctx, op, sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a"))); err != nil {
+		t.Fatal(err)
+	}
+	for i, kid := range []string{"x1", "x2", "x3", "x4"} {
+		if _, err := v.Validate(ctx, op, sign(t, jwt.SigningMethodRS256, k[1], kid, claims("op-a"))); !errors.Is(err, bettorauth.ErrInvalidToken) {
+			t.Fatalf("unknown kid %s: %v", kid, err)
+		}
+		if n := s.fetches.Load(); n != 2 {
+			t.Errorf("after unknown kid %d: %d JWKS fetches, want 2 (initial + one rate-limited refresh)", i+1, n)
+		}
+	}
+}
+
+// Each operator's tokens are checked against that operator's keys only,
+// even when two operators use the same kid.
+func TestOperatorsAreIsolated(t *testing.T) {
+	t.Parallel()
+	k := testKeys()
+	a := newJWKSServer(t, true, jwk{"k1", &k[0].PublicKey})
+	b := newJWKSServer(t, true, jwk{"k1", &k[2].PublicKey})
+	// One client trusts both test servers' certificates (httptest uses
+	// the same certificate for every TLS server).
+	v := newValidator(t, a, 10*time.Millisecond)
+	opA := bettorauth.Operator{ID: "op-a", JWKSURL: a.url()}
+	opB := bettorauth.Operator{ID: "op-b", JWKSURL: b.url()}
+	ctx := context.Background()
+
+	tokA := sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a"))
+	tokB := sign(t, jwt.SigningMethodRS256, k[2], "k1", claims("op-b"))
+	if _, err := v.Validate(ctx, opA, tokA); err != nil {
+		t.Fatalf("A's token for A: %v", err)
+	}
+	if _, err := v.Validate(ctx, opB, tokB); err != nil {
+		t.Fatalf("B's token for B: %v", err)
+	}
+	if _, err := v.Validate(ctx, opB, tokA); !errors.Is(err, bettorauth.ErrInvalidToken) {
+		t.Errorf("A's token for B: %v, want ErrInvalidToken", err)
+	}
+	if _, err := v.Validate(ctx, opA, tokB); !errors.Is(err, bettorauth.ErrInvalidToken) {
+		t.Errorf("B's token for A: %v, want ErrInvalidToken", err)
+	}
+	// A token claiming to be B's, signed with A's key under the shared kid.
+	forged := sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-b"))
+	if _, err := v.Validate(ctx, opB, forged); !errors.Is(err, bettorauth.ErrInvalidToken) {
+		t.Errorf("B-issued token signed with A's key: %v, want ErrInvalidToken", err)
+	}
+	if a.fetches.Load() != 1 || b.fetches.Load() < 1 {
+		t.Errorf("fetches A %d, B %d; want 1 and at least 1", a.fetches.Load(), b.fetches.Load())
+	}
+}
+
+func TestConcurrentFirstUseFetchesOnce(t *testing.T) {
+	t.Parallel()
+	k := testKeys()
+	s := newJWKSServer(t, true, jwk{"k1", &k[0].PublicKey})
+	v := newValidator(t, s, time.Hour)
+	op := bettorauth.Operator{ID: "op-a", JWKSURL: s.url()}
+	tok := sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a"))
+	var wg sync.WaitGroup
+	errs := make(chan error, 32)
+	for range 32 {
+		wg.Go(func() {
+			if _, err := v.Validate(context.Background(), op, tok); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("Validate: %v", err)
+	}
+	if n := s.fetches.Load(); n != 1 {
+		t.Errorf("%d JWKS fetches, want 1", n)
+	}
+}
+
+func TestJWKSURLRules(t *testing.T) {
+	t.Parallel()
+	k := testKeys()
+	plain := newJWKSServer(t, false, jwk{"k1", &k[0].PublicKey})
+	tok := sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a"))
+	ctx := context.Background()
+
+	strict := bettorauth.New(bettorauth.Options{})
+	t.Cleanup(strict.Close)
+	for _, u := range []string{plain.url(), "", "/jwks.json", "ftp://example.com/jwks", "https://user:pw@example.com/jwks"} {
+		_, err := strict.Validate(ctx, bettorauth.Operator{ID: "op-a", JWKSURL: u}, tok)
+		if err == nil || errors.Is(err, bettorauth.ErrInvalidToken) {
+			t.Errorf("JWKS URL %q: %v, want a configuration error", u, err)
+		}
+	}
+	if _, err := strict.Validate(ctx, bettorauth.Operator{JWKSURL: "https://example.com/jwks"}, tok); err == nil || errors.Is(err, bettorauth.ErrInvalidToken) {
+		t.Errorf("operator without id: %v, want a configuration error", err)
+	}
+	if n := plain.fetches.Load(); n != 0 {
+		t.Errorf("the http JWKS was fetched %d times", n)
+	}
+
+	insecure := bettorauth.New(bettorauth.Options{AllowInsecure: true})
+	t.Cleanup(insecure.Close)
+	if _, err := insecure.Validate(ctx, bettorauth.Operator{ID: "op-a", JWKSURL: plain.url()}, tok); err != nil {
+		t.Errorf("http JWKS with AllowInsecure: %v", err)
+	}
+}
+
+func TestDefaultClientRefusesNonPublicAddresses(t *testing.T) {
+	t.Parallel()
+	k := testKeys()
+	s := newJWKSServer(t, true, jwk{"k1", &k[0].PublicKey})
+	v := bettorauth.New(bettorauth.Options{RefreshUnknownKIDRateLimit: time.Millisecond})
+	t.Cleanup(v.Close)
+	_, err := v.Validate(context.Background(), bettorauth.Operator{ID: "op-a", JWKSURL: s.url()}, sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a")))
+	if !errors.Is(err, bettorauth.ErrInvalidToken) {
+		t.Errorf("Validate = %v, want ErrInvalidToken (keys unavailable)", err)
+	}
+	if n := s.fetches.Load(); n != 0 {
+		t.Errorf("the loopback JWKS was fetched %d times, want 0", n)
+	}
+}
+
+func TestChangedJWKSURLReplacesKeys(t *testing.T) {
+	t.Parallel()
+	k := testKeys()
+	old := newJWKSServer(t, true, jwk{"k1", &k[0].PublicKey})
+	moved := newJWKSServer(t, true, jwk{"k2", &k[1].PublicKey})
+	v := newValidator(t, old, time.Hour)
+	ctx := context.Background()
+	tok1 := sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a"))
+	if _, err := v.Validate(ctx, bettorauth.Operator{ID: "op-a", JWKSURL: old.url()}, tok1); err != nil {
+		t.Fatal(err)
+	}
+	op := bettorauth.Operator{ID: "op-a", JWKSURL: moved.url()}
+	if _, err := v.Validate(ctx, op, tok1); !errors.Is(err, bettorauth.ErrInvalidToken) {
+		t.Errorf("old key after the JWKS URL changed: %v, want ErrInvalidToken", err)
+	}
+	if _, err := v.Validate(ctx, op, sign(t, jwt.SigningMethodRS256, k[1], "k2", claims("op-a"))); err != nil {
+		t.Errorf("new key at the new URL: %v", err)
+	}
+}
+
+func TestClose(t *testing.T) {
+	t.Parallel()
+	k := testKeys()
+	s := newJWKSServer(t, true, jwk{"k1", &k[0].PublicKey})
+	v := bettorauth.New(bettorauth.Options{HTTPClient: s.srv.Client()})
+	op := bettorauth.Operator{ID: "op-a", JWKSURL: s.url()}
+	tok := sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a"))
+	if _, err := v.Validate(context.Background(), op, tok); err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+	v.Close() // idempotent
+	if _, err := v.Validate(context.Background(), op, tok); err == nil || errors.Is(err, bettorauth.ErrInvalidToken) {
+		t.Errorf("Validate after Close = %v, want a non-token error", err)
+	}
+}
+
+// A caller whose context ends while the operator's keys are still loading
+// stops waiting.
+func TestContextEndsWhileKeysLoad(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	slow := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"keys":[]}`))
+	}))
+	t.Cleanup(slow.Close)
+	t.Cleanup(func() { close(release) })
+	v := bettorauth.New(bettorauth.Options{HTTPClient: slow.Client()})
+	t.Cleanup(v.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	k := testKeys()
+	_, err := v.Validate(ctx, bettorauth.Operator{ID: "op-a", JWKSURL: slow.URL}, sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a")))
+	if !errors.Is(err, bettorauth.ErrInvalidToken) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Validate = %v, want ErrInvalidToken wrapping the deadline", err)
+	}
+}

@@ -1,0 +1,205 @@
+package bettorhttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/cursor"
+	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/odds"
+)
+
+// placeTimeLimit is the spec's server limit of a placement request.
+const placeTimeLimit = 3 * time.Second
+
+func (h *handler) placeBet(w http.ResponseWriter, r *http.Request, b Bettor) {
+	key := r.Header.Get("Idempotency-Key")
+	u, err := uuid.Parse(key)
+	if key == "" || err != nil || len(key) != 36 || u.Version() != 4 {
+		writeText(w, http.StatusBadRequest, "Idempotency-Key must be a UUID v4")
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		writeProblem(w, http.StatusUnsupportedMediaType, "The body must be JSON (Content-Type: application/json).")
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<10+1))
+	if err != nil || len(body) > 64<<10 {
+		writeProblem(w, http.StatusBadRequest, "The body is unreadable or larger than 64 KiB.")
+		return
+	}
+	var req struct {
+		MarketID  *string          `json:"market_id"`
+		OutcomeID *string          `json:"outcome_id"`
+		Stake     *json.RawMessage `json:"stake"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil || dec.More() {
+		writeProblem(w, http.StatusBadRequest, "The body must be a JSON object with market_id, outcome_id and stake.")
+		return
+	}
+	if req.MarketID == nil || req.OutcomeID == nil || req.Stake == nil {
+		writeProblem(w, http.StatusBadRequest, "market_id, outcome_id and stake are required.")
+		return
+	}
+	var stake string
+	if err := json.Unmarshal(*req.Stake, &stake); err != nil {
+		writeProblem(w, http.StatusBadRequest, "stake must be a decimal string such as \"10.00\", not a JSON number.")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), placeTimeLimit)
+	defer cancel()
+	bet, err := h.placement.Place(ctx, b.Bettor, b.Operator, strings.ToLower(key),
+		betting.PlaceRequest{MarketID: strings.ToLower(*req.MarketID), OutcomeID: strings.ToLower(*req.OutcomeID), Stake: stake})
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		writeProblem(w, http.StatusInternalServerError, "The placement took longer than 3 seconds; the bet may still exist: replay the same Idempotency-Key.")
+		return
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusAccepted)
+	w.Write(bet.Accepted)
+}
+
+// betView is a bet as the bettor reads it.
+type betView struct {
+	ID                 string        `json:"id"`
+	Status             string        `json:"status"`
+	MarketID           string        `json:"market_id"`
+	OutcomeID          string        `json:"outcome_id"`
+	OutcomeIndex       int           `json:"outcome_index"`
+	Stake              string        `json:"stake"`
+	Currency           string        `json:"currency"`
+	EntryOdds          odds.Odds     `json:"entry_odds"`
+	PotentialPayout    string        `json:"potential_payout"`
+	DisplayProbability string        `json:"display_probability"`
+	RejectionCode      *string       `json:"rejection_code"`
+	RejectionReason    *string       `json:"rejection_reason"`
+	PayoutAmount       *money.Amount `json:"payout_amount,omitempty"`
+	SettledAt          *time.Time    `json:"settled_at,omitempty"`
+	MarketImageURL     string        `json:"market_image_url,omitempty"`
+	EventImageURL      string        `json:"event_image_url,omitempty"`
+	CreatedAt          time.Time     `json:"created_at"`
+}
+
+func (h *handler) view(ctx context.Context, b betting.Bet) betView {
+	v := betView{ID: b.ID, Status: b.Status, MarketID: b.MarketID, OutcomeID: b.OutcomeID, OutcomeIndex: b.OutcomeIndex,
+		Stake: b.Stake.String(), Currency: b.Currency, EntryOdds: b.EntryOdds, PotentialPayout: b.PotentialPayout.String(),
+		DisplayProbability: b.DisplayProbability.StringFixed(2), RejectionCode: b.RejectionCode,
+		PayoutAmount: b.PayoutAmount, SettledAt: b.SettledAt, CreatedAt: b.CreatedAt}
+	if b.RejectionReason != "" {
+		v.RejectionReason = &b.RejectionReason
+	}
+	if e, err := h.svc.GetEvent(ctx, b.EventID); err == nil {
+		v.EventImageURL = e.ImageURL
+		if m, ok := e.Market(b.MarketID); ok {
+			v.MarketImageURL = m.ImageURL
+		}
+	}
+	return v
+}
+
+func (h *handler) getBet(w http.ResponseWriter, r *http.Request, b Bettor) {
+	id, ok := pathUUID(w, r)
+	if !ok {
+		return
+	}
+	bet, err := h.placement.Bet(r.Context(), b.Bettor, id)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, h.view(r.Context(), bet))
+}
+
+// statusFilters maps the history filter (case-insensitive) to stored
+// statuses: open is pending and confirmed, cancelled is rejected.
+var statusFilters = map[string][]string{
+	"pending": {betting.BetPending}, "confirmed": {betting.BetConfirmed}, "rejected": {betting.BetRejected},
+	"settled": {betting.BetSettled}, "voided": {betting.BetVoided},
+	"open": {betting.BetPending, betting.BetConfirmed}, "cancelled": {betting.BetRejected},
+}
+
+type betList struct {
+	Items      []betView `json:"items"`
+	NextCursor *string   `json:"next_cursor"`
+}
+
+func (h *handler) listBets(w http.ResponseWriter, r *http.Request, b Bettor) {
+	q := r.URL.Query()
+	f := betting.BetFilter{OperatorID: b.OperatorID, BettorID: b.ID, Limit: 20}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			writeProblem(w, http.StatusBadRequest, "limit must be an integer between 1 and 100.")
+			return
+		}
+		f.Limit = n
+	}
+	if v := q.Get("status"); v != "" {
+		statuses, ok := statusFilters[strings.ToLower(v)]
+		if !ok {
+			writeProblem(w, http.StatusBadRequest, "status must be pending, confirmed, rejected, settled, voided, open or cancelled.")
+			return
+		}
+		f.Statuses = statuses
+	}
+	if c := q.Get("cursor"); c != "" {
+		at, id, ok := cursor.Decode(c)
+		if !ok {
+			writeProblem(w, http.StatusBadRequest, "cursor is not valid.")
+			return
+		}
+		f.BeforeCreatedAt, f.BeforeID = at, id
+	}
+	limit := f.Limit
+	f.Limit++
+	bets, err := h.placement.Bets(r.Context(), f)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	out := betList{Items: []betView{}}
+	for i, bet := range bets {
+		if i == limit {
+			next := cursor.Encode(bets[limit-1].CreatedAt, bets[limit-1].ID)
+			out.NextCursor = &next
+			break
+		}
+		out.Items = append(out.Items, h.view(r.Context(), bet))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (h *handler) portfolio(w http.ResponseWriter, r *http.Request, b Bettor) {
+	stakes, count, err := h.placement.Portfolio(r.Context(), b.Bettor)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"total_stakes": stakes.String(), "total_positions": count, "currency": b.Currency})
+}
+
+func (h *handler) me(w http.ResponseWriter, r *http.Request, b Bettor) {
+	var balance *string
+	if b.Balance != nil {
+		s := b.Balance.String()
+		balance = &s
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"bettor_id": b.ID, "operator_id": b.OperatorID, "currency": b.Currency, "balance": balance})
+}

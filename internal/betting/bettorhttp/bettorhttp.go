@@ -1,0 +1,182 @@
+// Package bettorhttp serves the bettor API (/api/v1) of
+// bettor-and-operator-api.md: every request carries an operator-minted
+// RS256 JWT; a failed authentication answers 401 with no body. Errors are
+// problem+json (type, title, status, detail), except where the spec asks
+// for text/plain.
+package bettorhttp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/cursor"
+)
+
+// Bettor is the authenticated bettor of a request.
+type Bettor struct {
+	Operator betting.Operator
+	betting.Bettor
+}
+
+// Authenticator checks a bearer token and returns its bettor; any error
+// answers 401.
+type Authenticator func(ctx context.Context, token string) (Bettor, error)
+
+type handler struct {
+	svc       *betting.Service
+	placement *betting.Placement
+	auth      Authenticator
+}
+
+// New returns the /api/v1 handler.
+func New(svc *betting.Service, placement *betting.Placement, auth Authenticator) http.Handler {
+	h := &handler{svc: svc, placement: placement, auth: auth}
+	mux := http.NewServeMux()
+	mux.Handle("GET /api/v1/events", h.authed(h.listEvents))
+	mux.Handle("GET /api/v1/events/{id}", h.authed(h.getEvent))
+	mux.Handle("POST /api/v1/bettor/bets", h.authed(h.placeBet))
+	mux.Handle("GET /api/v1/bettor/bets", h.authed(h.listBets))
+	mux.Handle("GET /api/v1/bettor/bets/{id}", h.authed(h.getBet))
+	mux.Handle("GET /api/v1/bettor/portfolio", h.authed(h.portfolio))
+	mux.Handle("GET /api/v1/auth/me", h.authed(h.me))
+	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(w, http.StatusNotFound, "There is no endpoint "+r.Method+" "+r.URL.Path+".")
+	})
+	return mux
+}
+
+type authedFunc func(w http.ResponseWriter, r *http.Request, b Bettor)
+
+func (h *handler) authed(next authedFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		b, err := h.auth(r.Context(), strings.TrimSpace(token))
+		if err != nil {
+			w.WriteHeader(http.StatusUnauthorized) // the spec's 401: no body, no Content-Type
+			return
+		}
+		next(w, r, b)
+	})
+}
+
+type eventList struct {
+	Items      []betting.EventView `json:"items"`
+	NextCursor *string             `json:"next_cursor"`
+}
+
+func (h *handler) listEvents(w http.ResponseWriter, r *http.Request, b Bettor) {
+	q := r.URL.Query()
+	limit := 20
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			writeProblem(w, http.StatusBadRequest, "limit must be an integer between 1 and 100.")
+			return
+		}
+		limit = n
+	}
+	f := betting.EventFilter{Category: q.Get("category"), Status: q.Get("status"), Limit: limit + 1}
+	if c := q.Get("cursor"); c != "" {
+		at, id, ok := cursor.Decode(c)
+		if !ok {
+			writeProblem(w, http.StatusBadRequest, "cursor is not valid.")
+			return
+		}
+		f.BeforeCreatedAt, f.BeforeID = at, id
+	}
+	events, err := h.svc.ListEvents(r.Context(), f)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	out := eventList{Items: []betting.EventView{}}
+	for i, e := range events {
+		if i == limit {
+			next := cursor.Encode(events[limit-1].CreatedAt, events[limit-1].ID)
+			out.NextCursor = &next
+			break
+		}
+		out.Items = append(out.Items, betting.View(b.Operator, e, q.Get("locale")))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (h *handler) getEvent(w http.ResponseWriter, r *http.Request, b Bettor) {
+	id, ok := pathUUID(w, r)
+	if !ok {
+		return
+	}
+	e, err := h.svc.GetEvent(r.Context(), id)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, betting.View(b.Operator, e, r.URL.Query().Get("locale")))
+}
+
+// pathUUID returns the {id} path value in canonical form, or answers 400
+// in text/plain as the spec says.
+func pathUUID(w http.ResponseWriter, r *http.Request) (string, bool) {
+	id := r.PathValue("id")
+	u, err := uuid.Parse(id)
+	if err != nil || len(id) != 36 {
+		writeText(w, http.StatusBadRequest, "id must be a UUID")
+		return "", false
+	}
+	return u.String(), true
+}
+
+type problem struct {
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail"`
+}
+
+func writeProblem(w http.ResponseWriter, status int, detail string) {
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail})
+}
+
+func writeText(w http.ResponseWriter, status int, text string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write([]byte(text + "\n"))
+}
+
+func writeError(w http.ResponseWriter, err error) {
+	var be *betting.Error
+	if errors.As(err, &be) {
+		switch be.Code {
+		case betting.ErrNotFound:
+			writeProblem(w, http.StatusNotFound, be.Message)
+			return
+		case betting.ErrInvalid:
+			writeProblem(w, http.StatusBadRequest, be.Message)
+			return
+		case betting.ErrConflict:
+			writeProblem(w, http.StatusConflict, be.Message)
+			return
+		}
+	}
+	writeProblem(w, http.StatusInternalServerError, "Internal error.")
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}

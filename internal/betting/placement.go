@@ -1,0 +1,307 @@
+package betting
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/odds"
+)
+
+// WalletStatus is what a wallet call established.
+type WalletStatus int
+
+// Wallet call outcomes.
+const (
+	// WalletDone: the operator moved the money.
+	WalletDone WalletStatus = iota + 1
+	// WalletRefused: the operator definitely refused; Code says why.
+	WalletRefused
+	// WalletUnknown: no definite answer (5xx, time-out, unreadable).
+	WalletUnknown
+)
+
+// WalletAnswer is the answer to a withdrawal.
+type WalletAnswer struct {
+	Status WalletStatus
+	// Code is the rejection code of a refusal (RejectInsufficientFund,
+	// RejectBettorBlocked, RejectBetLimitReached, RejectOther).
+	Code         string
+	OperatorTxID string
+	Balance      *money.Amount
+	// Detail is an internal diagnostic, stored as rejection_reason.
+	Detail string
+}
+
+// Wallet moves money in an operator's wallet. Withdraw debits a bet's
+// stake, retrying unknown outcomes a few times with the same bytes;
+// Rollback reverses a bet's withdrawal and reports whether the operator
+// definitely answered.
+type Wallet interface {
+	Withdraw(ctx context.Context, op Operator, b Bet) (WalletAnswer, error)
+	Rollback(ctx context.Context, op Operator, b Bet) (done bool, err error)
+}
+
+// Placement places and settles bets.
+type Placement struct {
+	catalog *Service
+	bets    BetStore
+	wallet  Wallet
+	// Now returns the current time; tests may replace it.
+	Now func() time.Time
+}
+
+// NewPlacement returns a Placement.
+func NewPlacement(catalog *Service, bets BetStore, wallet Wallet) *Placement {
+	return &Placement{catalog: catalog, bets: bets, wallet: wallet, Now: time.Now}
+}
+
+// PlaceRequest is the body of POST /api/v1/bettor/bets.
+type PlaceRequest struct {
+	MarketID  string
+	OutcomeID string
+	// Stake is the decimal string as sent.
+	Stake string
+}
+
+// accepted is the 202 answer of a placement.
+type accepted struct {
+	ID                 string          `json:"id"`
+	Status             string          `json:"status"`
+	Message            string          `json:"message"`
+	EntryOdds          odds.Odds       `json:"entry_odds"`
+	PotentialPayout    string          `json:"potential_payout"`
+	DisplayProbability decimal.Decimal `json:"display_probability"`
+	OutcomeIndex       int             `json:"outcome_index"`
+}
+
+// Place accepts a bet for processing: it checks the request, prices the
+// outcome with the operator's margin, and stores the bet PENDING with its
+// placement enqueued. A repeated key returns the first bet, whatever the
+// request. Whether the market takes bets is decided by the placement, not
+// here (the bet is then rejected validation_failed).
+//
+// Errors: ErrInvalid for a bad stake, a currency the operator does not
+// offer, an outcome of another market; ErrNotFound for an unknown market;
+// ErrConflict for a market that cannot be priced.
+func (p *Placement) Place(ctx context.Context, bettor Bettor, op Operator, key string, req PlaceRequest) (Bet, error) {
+	if b, err := p.bets.GetBetByKey(ctx, op.ID, bettor.ID, key); err == nil {
+		return b, nil
+	} else if !IsNotFound(err) {
+		return Bet{}, err
+	}
+	cur, ok := op.Currency(bettor.Currency)
+	if !ok {
+		return Bet{}, invalidf("the operator does not offer %s", bettor.Currency)
+	}
+	stake, err := money.ParsePositive(req.Stake)
+	if err != nil {
+		return Bet{}, invalidf("stake must be a positive decimal string")
+	}
+	if !stake.RoundToCurrency(cur.Decimals).Equal(stake) {
+		return Bet{}, invalidf("stake has more than the %d decimals of %s", cur.Decimals, cur.Code)
+	}
+	if uuid.Validate(req.MarketID) != nil || uuid.Validate(req.OutcomeID) != nil {
+		return Bet{}, invalidf("market_id and outcome_id must be UUIDs")
+	}
+	e, err := p.catalog.store.EventOfMarket(ctx, req.MarketID)
+	if err != nil {
+		return Bet{}, err
+	}
+	m, _ := e.Market(req.MarketID)
+	_, idx, ok := m.Outcome(req.OutcomeID)
+	if !ok {
+		return Bet{}, invalidf("outcome %s is not an outcome of market %s", req.OutcomeID, req.MarketID)
+	}
+	quotes, err := Quotes(op, *m)
+	if err != nil {
+		return Bet{}, &Error{Code: ErrConflict, Message: "the market cannot be priced now"}
+	}
+	q := quotes[idx]
+	now := p.Now().UTC().Truncate(time.Microsecond)
+	b := Bet{
+		ID: uuid.NewString(), OperatorID: op.ID, BettorID: bettor.ID, IdempotencyKey: key,
+		EventID: e.ID, MarketID: m.ID, OutcomeID: req.OutcomeID, OutcomeIndex: idx,
+		Stake: stake, Currency: cur.Code, EntryOdds: q.Odds, PotentialPayout: stake.MulOdds(q.Odds),
+		DisplayProbability: q.DisplayProbability, Status: BetPending, CreatedAt: now, UpdatedAt: now,
+	}
+	b.WithdrawalTxID = "wd-" + b.ID
+	b.Accepted, err = json.Marshal(accepted{ID: b.ID, Status: "PENDING", Message: "The bet is accepted for processing; poll it until CONFIRMED or REJECTED.",
+		EntryOdds: b.EntryOdds, PotentialPayout: b.PotentialPayout.String(), DisplayProbability: b.DisplayProbability, OutcomeIndex: idx})
+	if err != nil {
+		return Bet{}, err
+	}
+	got, _, err := p.bets.CreateBet(ctx, b)
+	return got, err
+}
+
+// Process decides a pending bet: the market, its event and the outcome
+// must be open and the price must not have moved against the bettor beyond
+// the operator's tolerance (else validation_failed); the stake and payout
+// must be within the operator's limits and the outcome's exposure must
+// take the payout (else bet_limit_reached); then the stake is debited
+// through the operator's wallet. A definite refusal rejects with the
+// wallet's code; an unknown outcome rejects with no code and starts a
+// rollback in the same transaction. A bet that is not pending is left
+// alone, so Process may run again after a crash: the withdrawal is resent
+// with the same transaction id and bytes, which the operator answers as it
+// first did.
+func (p *Placement) Process(ctx context.Context, betID string) error {
+	b, err := p.bets.GetBet(ctx, "", "", betID)
+	if err != nil {
+		if IsNotFound(err) {
+			return nil
+		}
+		return err
+	}
+	if b.Status != BetPending {
+		return nil
+	}
+	op, err := p.catalog.GetOperator(ctx, b.OperatorID)
+	if err != nil {
+		return err
+	}
+	if reason := p.check(ctx, op, b); reason != "" {
+		return p.reject(ctx, b, RejectValidationFailed, reason)
+	}
+	limits := op.Limits[b.Currency]
+	switch {
+	case b.Stake.LessThan(limits.MinStake) || b.Stake.GreaterThan(limits.MaxStake):
+		return p.reject(ctx, b, RejectBetLimitReached, fmt.Sprintf("stake %s outside %s..%s", b.Stake, limits.MinStake, limits.MaxStake))
+	case b.PotentialPayout.GreaterThan(limits.MaxPayout):
+		return p.reject(ctx, b, RejectBetLimitReached, "potential payout above max_payout")
+	}
+	if err := p.bets.ReserveExposure(ctx, b, limits.OutcomeExposure); err != nil {
+		var be *Error
+		if errors.As(err, &be) && be.Code == ErrLimit {
+			return p.reject(ctx, b, RejectBetLimitReached, "outcome exposure limit")
+		}
+		return err
+	}
+	ans, err := p.wallet.Withdraw(ctx, op, b)
+	if err != nil {
+		return err // configuration or stop: retried; the exposure stays reserved for this bet
+	}
+	now := p.Now()
+	switch ans.Status {
+	case WalletDone:
+		_, err = p.bets.UpdateBet(ctx, b.ID, BetUpdate{From: BetPending, Status: BetConfirmed, OperatorTxID: ans.OperatorTxID, Balance: ans.Balance, At: now})
+	case WalletRefused:
+		code := ans.Code
+		_, err = p.bets.UpdateBet(ctx, b.ID, BetUpdate{From: BetPending, Status: BetRejected, RejectionCode: &code,
+			RejectionReason: ans.Detail, Release: true, Balance: ans.Balance, At: now})
+	default:
+		_, err = p.bets.UpdateBet(ctx, b.ID, BetUpdate{From: BetPending, Status: BetRejected, RejectionCode: nil,
+			RejectionReason: "the wallet gave no definite answer: " + ans.Detail, Release: true, Rollback: true, At: now})
+	}
+	var be *Error
+	if errors.As(err, &be) && be.Code == ErrConflict {
+		return nil // decided meanwhile
+	}
+	return err
+}
+
+// check returns why the bet cannot be placed now, or "".
+func (p *Placement) check(ctx context.Context, op Operator, b Bet) string {
+	e, err := p.catalog.GetEvent(ctx, b.EventID)
+	if err != nil {
+		return "the event is gone"
+	}
+	m, ok := e.Market(b.MarketID)
+	if !ok {
+		return "the market is gone"
+	}
+	if !e.Open(m, p.Now()) {
+		return "the market is not open"
+	}
+	_, idx, ok := m.Outcome(b.OutcomeID)
+	if !ok {
+		return "the outcome is gone"
+	}
+	quotes, err := Quotes(op, *m)
+	if err != nil {
+		return "the market cannot be priced"
+	}
+	if odds.MovedAgainst(b.EntryOdds, quotes[idx].Odds, op.OddsTolerance) {
+		return fmt.Sprintf("the price moved from %s to %s", b.EntryOdds, quotes[idx].Odds)
+	}
+	return ""
+}
+
+// reject rejects a pending bet with code, giving back its exposure.
+func (p *Placement) reject(ctx context.Context, b Bet, code, reason string) error {
+	_, err := p.bets.UpdateBet(ctx, b.ID, BetUpdate{From: BetPending, Status: BetRejected, RejectionCode: &code,
+		RejectionReason: reason, Release: true, At: p.Now()})
+	var be *Error
+	if errors.As(err, &be) && be.Code == ErrConflict {
+		return nil
+	}
+	return err
+}
+
+// Rollback reverses a rejected bet's withdrawal; it returns an error until
+// the operator answers definitely, so that the caller retries.
+func (p *Placement) Rollback(ctx context.Context, betID string) error {
+	b, err := p.bets.GetBet(ctx, "", "", betID)
+	if err != nil {
+		return err
+	}
+	op, err := p.catalog.GetOperator(ctx, b.OperatorID)
+	if err != nil {
+		return err
+	}
+	done, err := p.wallet.Rollback(ctx, op, b)
+	if err != nil {
+		return err
+	}
+	if !done {
+		return fmt.Errorf("rollback of bet %s not confirmed by the operator yet", b.ID)
+	}
+	return nil
+}
+
+// Bet returns a bettor's bet; another bettor's bet is ErrNotFound.
+func (p *Placement) Bet(ctx context.Context, bettor Bettor, id string) (Bet, error) {
+	return p.bets.GetBet(ctx, bettor.OperatorID, bettor.ID, id)
+}
+
+// Bets returns a page of a bettor's bets, newest first.
+func (p *Placement) Bets(ctx context.Context, f BetFilter) ([]Bet, error) {
+	return p.bets.ListBets(ctx, f)
+}
+
+// Portfolio sums a bettor's positions: the stakes of confirmed bets and
+// the count of bets in every status.
+func (p *Placement) Portfolio(ctx context.Context, bettor Bettor) (money.Amount, int, error) {
+	total, count := money.Zero(), 0
+	f := BetFilter{OperatorID: bettor.OperatorID, BettorID: bettor.ID, Limit: 500}
+	for {
+		page, err := p.bets.ListBets(ctx, f)
+		if err != nil {
+			return money.Amount{}, 0, err
+		}
+		for _, b := range page {
+			count++
+			if b.Status == BetConfirmed {
+				total = total.Add(b.Stake)
+			}
+		}
+		if len(page) < f.Limit {
+			return total, count, nil
+		}
+		last := page[len(page)-1]
+		f.BeforeCreatedAt, f.BeforeID = last.CreatedAt, last.ID
+	}
+}
+
+// Bettor returns the bettor a token names, creating them on first sight
+// with the token's currency.
+func (p *Placement) Bettor(ctx context.Context, operatorID, bettorID, currency string) (Bettor, error) {
+	return p.bets.EnsureBettor(ctx, Bettor{OperatorID: operatorID, ID: bettorID, Currency: currency, CreatedAt: p.Now().UTC().Truncate(time.Microsecond)})
+}

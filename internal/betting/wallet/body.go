@@ -1,0 +1,298 @@
+package wallet
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"unicode/utf8"
+
+	"github.com/foresight-dev/foresight/internal/money"
+)
+
+// ErrInvalidBody is wrapped by the errors of WithdrawalBody, DepositBody and
+// RollbackBody: a request the platform must never send.
+var ErrInvalidBody = errors.New("wallet: invalid request")
+
+// Withdrawal is a debit of a bettor's stake at bet placement
+// (POST /v1/withdrawals).
+type Withdrawal struct {
+	// TransactionID is the platform's id of this debit and the operator's
+	// idempotency key; a rollback names it in its path.
+	TransactionID string
+	// BettorID is the bettor's id in the operator's system (the JWT's sub).
+	BettorID string
+	// Amount is the stake; it must be positive and have no more than
+	// Decimals decimal places.
+	Amount money.Amount
+	// Currency is the bettor's currency code.
+	Currency string
+	// Decimals is the number of decimal places of Currency as configured for
+	// the operator (its ISO 4217 minor units unless overridden); the amount
+	// is written with exactly that many.
+	Decimals int32
+	// MarketID and BetID go into the metadata object.
+	MarketID string
+	BetID    string
+}
+
+// DepositResult is how a bet settled, as told to the operator in a
+// deposit's metadata.
+type DepositResult string
+
+// The results of a deposit.
+const (
+	// ResultWon pays stake × entry_odds.
+	ResultWon DepositResult = "won"
+	// ResultLost pays zero: the deposit is a settlement notification.
+	ResultLost DepositResult = "lost"
+	// ResultVoided returns the stake.
+	ResultVoided DepositResult = "voided"
+)
+
+// Deposit is a credit at settlement (POST /v1/deposits).
+type Deposit struct {
+	// TransactionID is the platform's id of this credit and the operator's
+	// idempotency key.
+	TransactionID string
+	// BettorID is the bettor's id in the operator's system.
+	BettorID string
+	// Amount is the payout: positive for ResultWon and ResultVoided, zero
+	// for ResultLost; at most Decimals decimal places.
+	Amount money.Amount
+	// Currency is the bet's currency code.
+	Currency string
+	// Decimals is the number of decimal places of Currency as configured for
+	// the operator; the amount is written with exactly that many.
+	Decimals int32
+	// MarketID, BetID and WithdrawalTransactionID (the transaction_id of the
+	// bet's stake debit) go into the metadata object.
+	MarketID                string
+	BetID                   string
+	WithdrawalTransactionID string
+	// Result is won, lost or voided.
+	Result DepositResult
+}
+
+// Rollback reverses a withdrawal
+// (DELETE /v1/rollbacks/{withdrawal transaction_id}).
+type Rollback struct {
+	// TransactionID is the rollback's own id (not the withdrawal's).
+	TransactionID string
+	// BettorID is the bettor's id in the operator's system.
+	BettorID string
+	// Amount is the stake being returned: positive, at most Decimals
+	// decimal places.
+	Amount money.Amount
+	// Currency is the withdrawal's currency code.
+	Currency string
+	// Decimals is the number of decimal places of Currency as configured for
+	// the operator.
+	Decimals int32
+}
+
+// The wire forms. Field order is the order in the JSON.
+type withdrawalWire struct {
+	TransactionID string             `json:"transaction_id"`
+	BettorID      string             `json:"bettor_id"`
+	Amount        string             `json:"amount"`
+	Currency      string             `json:"currency"`
+	Metadata      withdrawalMetadata `json:"metadata"`
+}
+
+type withdrawalMetadata struct {
+	MarketID string `json:"market_id"`
+	BetID    string `json:"bet_id"`
+}
+
+type depositWire struct {
+	TransactionID string          `json:"transaction_id"`
+	BettorID      string          `json:"bettor_id"`
+	Amount        string          `json:"amount"`
+	Currency      string          `json:"currency"`
+	Metadata      depositMetadata `json:"metadata"`
+}
+
+type depositMetadata struct {
+	MarketID                string        `json:"market_id"`
+	BetID                   string        `json:"bet_id"`
+	WithdrawalTransactionID string        `json:"withdrawal_transaction_id"`
+	Result                  DepositResult `json:"result"`
+}
+
+type rollbackWire struct {
+	TransactionID string `json:"transaction_id"`
+	BettorID      string `json:"bettor_id"`
+	Amount        string `json:"amount"`
+	Currency      string `json:"currency"`
+}
+
+// WithdrawalBody returns the canonical JSON bytes of a withdrawal:
+//
+//	{"transaction_id":"…","bettor_id":"…","amount":"10.50","currency":"USD","metadata":{"market_id":"…","bet_id":"…"}}
+//
+// Persist the bytes before the first attempt and send the same bytes on
+// every retry, also after a restart. Errors wrap ErrInvalidBody.
+func WithdrawalBody(w Withdrawal) ([]byte, error) {
+	amount, err := formatAmount(w.Amount, w.Decimals, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFields(
+		field{"transaction_id", w.TransactionID}, field{"bettor_id", w.BettorID},
+		field{"market_id", w.MarketID}, field{"bet_id", w.BetID},
+	); err != nil {
+		return nil, err
+	}
+	if err := checkCurrency(w.Currency); err != nil {
+		return nil, err
+	}
+	return encode(withdrawalWire{
+		TransactionID: w.TransactionID,
+		BettorID:      w.BettorID,
+		Amount:        amount,
+		Currency:      w.Currency,
+		Metadata:      withdrawalMetadata{MarketID: w.MarketID, BetID: w.BetID},
+	})
+}
+
+// DepositBody returns the canonical JSON bytes of a deposit:
+//
+//	{"transaction_id":"…","bettor_id":"…","amount":"0.00","currency":"USD","metadata":{"market_id":"…","bet_id":"…","withdrawal_transaction_id":"…","result":"lost"}}
+//
+// The amount must be zero for a lost bet and positive otherwise. Errors wrap
+// ErrInvalidBody.
+func DepositBody(d Deposit) ([]byte, error) {
+	switch d.Result {
+	case ResultLost:
+		if !d.Amount.IsZero() {
+			return nil, fmt.Errorf("%w: the amount of a lost bet's deposit must be 0", ErrInvalidBody)
+		}
+	case ResultWon, ResultVoided:
+		if !d.Amount.IsPositive() {
+			return nil, fmt.Errorf("%w: the amount of a %s bet's deposit must be positive", ErrInvalidBody, d.Result)
+		}
+	default:
+		return nil, fmt.Errorf("%w: result must be won, lost or voided", ErrInvalidBody)
+	}
+	amount, err := formatAmount(d.Amount, d.Decimals, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFields(
+		field{"transaction_id", d.TransactionID}, field{"bettor_id", d.BettorID},
+		field{"market_id", d.MarketID}, field{"bet_id", d.BetID},
+		field{"withdrawal_transaction_id", d.WithdrawalTransactionID},
+	); err != nil {
+		return nil, err
+	}
+	if err := checkCurrency(d.Currency); err != nil {
+		return nil, err
+	}
+	return encode(depositWire{
+		TransactionID: d.TransactionID,
+		BettorID:      d.BettorID,
+		Amount:        amount,
+		Currency:      d.Currency,
+		Metadata: depositMetadata{
+			MarketID:                d.MarketID,
+			BetID:                   d.BetID,
+			WithdrawalTransactionID: d.WithdrawalTransactionID,
+			Result:                  d.Result,
+		},
+	})
+}
+
+// RollbackBody returns the canonical JSON bytes of a rollback:
+//
+//	{"transaction_id":"…","bettor_id":"…","amount":"10.50","currency":"USD"}
+//
+// Errors wrap ErrInvalidBody.
+func RollbackBody(r Rollback) ([]byte, error) {
+	amount, err := formatAmount(r.Amount, r.Decimals, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFields(field{"transaction_id", r.TransactionID}, field{"bettor_id", r.BettorID}); err != nil {
+		return nil, err
+	}
+	if err := checkCurrency(r.Currency); err != nil {
+		return nil, err
+	}
+	return encode(rollbackWire{
+		TransactionID: r.TransactionID,
+		BettorID:      r.BettorID,
+		Amount:        amount,
+		Currency:      r.Currency,
+	})
+}
+
+// maxIDLength bounds the ids the platform sends.
+const maxIDLength = 255
+
+type field struct{ name, value string }
+
+func checkFields(fields ...field) error {
+	for _, f := range fields {
+		if err := checkID(f.name, f.value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkID accepts 1 to maxIDLength bytes of valid UTF-8 without control
+// characters.
+func checkID(name, v string) error {
+	if v == "" || len(v) > maxIDLength || !utf8.ValidString(v) {
+		return fmt.Errorf("%w: %s must be 1 to %d bytes of UTF-8", ErrInvalidBody, name, maxIDLength)
+	}
+	for _, r := range v {
+		if r < 0x20 || r == 0x7f {
+			return fmt.Errorf("%w: %s contains a control character", ErrInvalidBody, name)
+		}
+	}
+	return nil
+}
+
+// currencyCode is the rule of an operator's configured currencies (ISO 4217
+// codes, plus crypto codes of up to 5 letters).
+var currencyCode = regexp.MustCompile(`^[A-Z]{3,5}$`)
+
+func checkCurrency(c string) error {
+	if !currencyCode.MatchString(c) {
+		return fmt.Errorf("%w: currency must be 3 to 5 uppercase letters", ErrInvalidBody)
+	}
+	return nil
+}
+
+// formatAmount writes a with exactly decimals places, refusing an amount
+// that would need rounding: the wallet must move exactly what the platform
+// recorded.
+func formatAmount(a money.Amount, decimals int32, positive bool) (string, error) {
+	if decimals < 0 || decimals > money.MaxScale {
+		return "", fmt.Errorf("%w: decimals must be between 0 and %d", ErrInvalidBody, money.MaxScale)
+	}
+	if a.IsNegative() || (positive && !a.IsPositive()) {
+		if positive {
+			return "", fmt.Errorf("%w: amount must be positive", ErrInvalidBody)
+		}
+		return "", fmt.Errorf("%w: amount must not be negative", ErrInvalidBody)
+	}
+	if !a.RoundToCurrency(decimals).Equal(a) {
+		return "", fmt.Errorf("%w: amount %s has more than %d decimal places", ErrInvalidBody, a, decimals)
+	}
+	return a.StringFixed(decimals), nil
+}
+
+// encode marshals v without HTML escaping and without a trailing newline.
+func encode(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidBody, err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

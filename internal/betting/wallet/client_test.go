@@ -1,0 +1,497 @@
+package wallet_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/foresight-dev/foresight/internal/betting/wallet"
+	"github.com/foresight-dev/foresight/internal/money"
+)
+
+const testSecret = "whsec-operator-secret-7f3a"
+
+// hang, as an answer's status, makes the fake wallet never answer (until
+// the client gives up on the request).
+const hang = -1
+
+type request struct {
+	method, path string
+	header       http.Header
+	body         []byte
+	verifyErr    error
+}
+
+// fakeWallet is an operator wallet on loopback that records every request
+// and answers from a script.
+type fakeWallet struct {
+	srv    *httptest.Server
+	answer func(n int) (status int, body string) // n counts requests from 1
+
+	mu   sync.Mutex
+	reqs []request
+}
+
+func newFakeWallet(t *testing.T, useTLS bool, answer func(n int) (int, string)) *fakeWallet {
+	t.Helper()
+	f := &fakeWallet{answer: answer}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rec := request{
+			method: r.Method, path: r.URL.EscapedPath(), header: r.Header.Clone(), body: body,
+			verifyErr: wallet.Verify(testSecret, r.Header, body, time.Now()),
+		}
+		f.mu.Lock()
+		f.reqs = append(f.reqs, rec)
+		n := len(f.reqs)
+		f.mu.Unlock()
+		status, text := f.answer(n)
+		if status == hang {
+			<-r.Context().Done()
+			return
+		}
+		if text != "" {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		if status >= 300 && status < 400 {
+			w.Header().Set("Location", "/elsewhere")
+		}
+		w.WriteHeader(status)
+		io.WriteString(w, text)
+	})
+	if useTLS {
+		f.srv = httptest.NewTLSServer(h)
+	} else {
+		f.srv = httptest.NewServer(h)
+	}
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeWallet) requests() []request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]request(nil), f.reqs...)
+}
+
+// client trusts the fake wallet's test certificate; AllowInsecure stays off.
+func (f *fakeWallet) client(timeout time.Duration) *wallet.Client {
+	return wallet.New(wallet.Options{HTTPClient: f.srv.Client(), Timeout: timeout})
+}
+
+func always(status int, body string) func(int) (int, string) {
+	return func(int) (int, string) { return status, body }
+}
+
+func withdrawalBody(t *testing.T) []byte {
+	t.Helper()
+	b, err := wallet.WithdrawalBody(wallet.Withdrawal{
+		TransactionID: uuid.NewString(), BettorID: "bettor_42", Amount: money.MustParse("10.50"),
+		Currency: "USD", Decimals: 2, MarketID: uuid.NewString(), BetID: uuid.NewString(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func checkNoSecret(t *testing.T, texts ...string) {
+	t.Helper()
+	for _, s := range texts {
+		if strings.Contains(s, testSecret) {
+			t.Errorf("%q contains the signing secret", s)
+		}
+	}
+}
+
+func TestWithdrawOutcomes(t *testing.T) {
+	t.Parallel()
+	success := `{"transaction_id":"op-tx-9","balance":"89.50"}`
+	tests := []struct {
+		name        string
+		status      int
+		body        string
+		want        wallet.Status
+		code        wallet.RejectionCode
+		walletError string
+		requests    int
+	}{
+		{"200 with transaction_id and balance", 200, success, wallet.StatusSuccess, "", "", 1},
+		{"201 counts as 2xx", 201, success, wallet.StatusSuccess, "", "", 1},
+		{"200 with extra fields", 200, `{"transaction_id":"op-tx-9","balance":"89.50","currency":"USD"}`, wallet.StatusSuccess, "", "", 1},
+		{"200 not JSON", 200, `OK`, wallet.StatusUnknown, "", "", 3},
+		{"200 empty", 200, ``, wallet.StatusUnknown, "", "", 3},
+		{"200 without balance", 200, `{"transaction_id":"op-tx-9"}`, wallet.StatusUnknown, "", "", 3},
+		{"200 without transaction_id", 200, `{"balance":"89.50"}`, wallet.StatusUnknown, "", "", 3},
+		{"200 balance as a number", 200, `{"transaction_id":"op-tx-9","balance":89.5}`, wallet.StatusUnknown, "", "", 3},
+		{"200 over 64 KiB", 200, `{"transaction_id":"op-tx-9","balance":"89.50","pad":"` + strings.Repeat("x", 64<<10) + `"}`, wallet.StatusUnknown, "", "", 3},
+		{"400 insufficient_funds", 400, `{"error":"insufficient_funds"}`, wallet.StatusRejected, wallet.CodeInsufficientFunds, "insufficient_funds", 1},
+		{"402 insufficient_funds", 402, `{"error":"insufficient_funds"}`, wallet.StatusRejected, wallet.CodeInsufficientFunds, "insufficient_funds", 1},
+		{"403 bettor_blocked", 403, `{"error":"bettor_blocked"}`, wallet.StatusRejected, wallet.CodeBettorBlocked, "bettor_blocked", 1},
+		{"404 bettor_not_found", 404, `{"error":"bettor_not_found"}`, wallet.StatusRejected, wallet.CodeBettorBlocked, "bettor_not_found", 1},
+		{"422 bet_limit_reached", 422, `{"error":"bet_limit_reached"}`, wallet.StatusRejected, wallet.CodeBetLimitReached, "bet_limit_reached", 1},
+		{"409 with no body", 409, ``, wallet.StatusRejected, wallet.CodeInsufficientFunds, "", 1},
+		{"409 bettor_blocked", 409, `{"error":"bettor_blocked"}`, wallet.StatusRejected, wallet.CodeBettorBlocked, "bettor_blocked", 1},
+		{"409 other error", 409, `{"error":"duplicate"}`, wallet.StatusRejected, wallet.CodeBetRejectedOther, "duplicate", 1},
+		{"400 other error", 400, `{"error":"currency_not_supported"}`, wallet.StatusRejected, wallet.CodeBetRejectedOther, "currency_not_supported", 1},
+		{"401 bad signature, no body", 401, ``, wallet.StatusRejected, wallet.CodeBetRejectedOther, "", 1},
+		{"400 not JSON", 400, `<html>bad request</html>`, wallet.StatusRejected, wallet.CodeBetRejectedOther, "", 1},
+		{"429", 429, ``, wallet.StatusRejected, wallet.CodeBetRejectedOther, "", 1},
+		{"500", 500, ``, wallet.StatusUnknown, "", "", 3},
+		{"503 with a rejection body", 503, `{"error":"insufficient_funds"}`, wallet.StatusUnknown, "", "", 3},
+		{"307 redirect is not followed", 307, ``, wallet.StatusUnknown, "", "", 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFakeWallet(t, true, always(tt.status, tt.body))
+			res, err := f.client(0).Withdraw(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
+			if err != nil {
+				t.Fatalf("Withdraw: %v", err)
+			}
+			if res.Status != tt.want || res.Code != tt.code || res.WalletError != tt.walletError {
+				t.Errorf("Withdraw = %v/%q/%q (%s), want %v/%q/%q", res.Status, res.Code, res.WalletError, res.Detail, tt.want, tt.code, tt.walletError)
+			}
+			if res.HTTPStatus != tt.status {
+				t.Errorf("HTTPStatus = %d, want %d", res.HTTPStatus, tt.status)
+			}
+			reqs := f.requests()
+			if len(reqs) != tt.requests || res.Attempts != tt.requests {
+				t.Errorf("server got %d requests, Attempts = %d, want %d", len(reqs), res.Attempts, tt.requests)
+			}
+			for _, r := range reqs {
+				if r.method != http.MethodPost || r.path != "/v1/withdrawals" {
+					t.Errorf("request %s %s, want POST /v1/withdrawals", r.method, r.path)
+				}
+			}
+			if tt.want == wallet.StatusSuccess {
+				if res.OperatorTransactionID != "op-tx-9" || !res.Balance.Equal(money.MustParse("89.5")) {
+					t.Errorf("success = %q balance %s, want op-tx-9 89.50", res.OperatorTransactionID, res.Balance)
+				}
+			}
+			checkNoSecret(t, res.Detail)
+		})
+	}
+}
+
+func TestWithdrawRequestIsSignedAsSpecified(t *testing.T) {
+	t.Parallel()
+	f := newFakeWallet(t, true, always(200, `{"transaction_id":"op-1","balance":"0"}`))
+	fixed := time.Date(2026, 11, 21, 9, 30, 15, 123456789, time.FixedZone("CET", 3600))
+	c := wallet.New(wallet.Options{HTTPClient: f.srv.Client(), Now: func() time.Time { return fixed }})
+	body := withdrawalBody(t)
+	// A base URL with a path and a trailing slash.
+	res, err := c.Withdraw(context.Background(), f.srv.URL+"/wallet/", testSecret, body)
+	if err != nil || res.Status != wallet.StatusSuccess {
+		t.Fatalf("Withdraw = %+v, %v", res, err)
+	}
+	reqs := f.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	r := reqs[0]
+	if r.path != "/wallet/v1/withdrawals" {
+		t.Errorf("path %s, want /wallet/v1/withdrawals", r.path)
+	}
+	if string(r.body) != string(body) {
+		t.Errorf("body %s, want the given bytes %s", r.body, body)
+	}
+	if got := r.header.Get("Content-Type"); got != "application/json" {
+		t.Errorf("Content-Type %q", got)
+	}
+	if got, want := r.header.Get(wallet.HeaderTimestamp), "2026-11-21T08:30:15Z"; got != want {
+		t.Errorf("X-Timestamp %q, want %q", got, want)
+	}
+	if got, want := r.header.Get(wallet.HeaderSignature), wallet.Sign(testSecret, body); got != want {
+		t.Errorf("X-Payload-Signature %q, want %q", got, want)
+	}
+	if id, err := uuid.Parse(r.header.Get(wallet.HeaderNonce)); err != nil || id.Version() != 4 {
+		t.Errorf("X-Nonce %q is not a UUID v4", r.header.Get(wallet.HeaderNonce))
+	}
+	if err := wallet.Verify(testSecret, r.header, r.body, fixed); err != nil {
+		t.Errorf("Verify at the sending time: %v", err)
+	}
+}
+
+func TestWithdrawRetriesSendIdenticalBytes(t *testing.T) {
+	t.Parallel()
+	f := newFakeWallet(t, true, func(n int) (int, string) {
+		if n < 3 {
+			return 500, `{"error":"internal"}`
+		}
+		return 200, `{"transaction_id":"op-7","balance":"1.00"}`
+	})
+	body := withdrawalBody(t)
+	start := time.Now()
+	res, err := f.client(0).Withdraw(context.Background(), f.srv.URL, testSecret, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != wallet.StatusSuccess || res.Attempts != 3 || res.OperatorTransactionID != "op-7" {
+		t.Errorf("Withdraw = %+v, want success after 3 attempts", res)
+	}
+	// Backoff 200 ms then 400 ms: timers never fire early.
+	if elapsed := time.Since(start); elapsed < wallet.FirstBackoff*3 {
+		t.Errorf("3 attempts took %v, less than the backoff of %v", elapsed, wallet.FirstBackoff*3)
+	}
+	reqs := f.requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	nonces := map[string]bool{}
+	for i, r := range reqs {
+		if string(r.body) != string(body) {
+			t.Errorf("request %d body %s differs from %s", i+1, r.body, body)
+		}
+		if r.verifyErr != nil {
+			t.Errorf("request %d: operator's Verify: %v", i+1, r.verifyErr)
+		}
+		nonces[r.header.Get(wallet.HeaderNonce)] = true
+	}
+	if len(nonces) != 3 {
+		t.Errorf("nonces %v, want 3 distinct", nonces)
+	}
+}
+
+func TestWithdrawGivesUpAfterThreeRequests(t *testing.T) {
+	t.Parallel()
+	f := newFakeWallet(t, true, always(500, ``))
+	res, err := f.client(0).Withdraw(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != wallet.StatusUnknown || res.Attempts != 3 || res.HTTPStatus != 500 {
+		t.Errorf("Withdraw = %+v, want unknown after 3 attempts", res)
+	}
+	if n := len(f.requests()); n != 3 {
+		t.Errorf("%d requests, want exactly 3", n)
+	}
+}
+
+func TestWithdrawTimeoutPerAttempt(t *testing.T) {
+	t.Parallel()
+	t.Run("a hung attempt is retried", func(t *testing.T) {
+		t.Parallel()
+		f := newFakeWallet(t, true, func(n int) (int, string) {
+			if n == 1 {
+				return hang, ""
+			}
+			return 200, `{"transaction_id":"op-2","balance":"5"}`
+		})
+		res, err := f.client(100*time.Millisecond).Withdraw(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != wallet.StatusSuccess || res.Attempts != 2 {
+			t.Errorf("Withdraw = %+v, want success on attempt 2", res)
+		}
+	})
+	t.Run("every attempt hangs", func(t *testing.T) {
+		t.Parallel()
+		f := newFakeWallet(t, true, always(hang, ""))
+		res, err := f.client(100*time.Millisecond).Withdraw(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != wallet.StatusUnknown || res.Attempts != 3 || res.HTTPStatus != 0 {
+			t.Errorf("Withdraw = %+v, want unknown after 3 attempts without an answer", res)
+		}
+		if !strings.Contains(res.Detail, "deadline exceeded") {
+			t.Errorf("Detail %q does not mention the time-out", res.Detail)
+		}
+		if n := len(f.requests()); n != 3 {
+			t.Errorf("%d requests, want 3", n)
+		}
+	})
+}
+
+func TestWithdrawStopsWhenContextEnds(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f := newFakeWallet(t, true, func(n int) (int, string) {
+		cancel() // the platform shuts down while the first answer is on its way
+		return 503, ``
+	})
+	res, err := f.client(0).Withdraw(ctx, f.srv.URL, testSecret, withdrawalBody(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != wallet.StatusUnknown || res.Attempts != 1 {
+		t.Errorf("Withdraw = %+v, want unknown after 1 attempt", res)
+	}
+	if n := len(f.requests()); n != 1 {
+		t.Errorf("%d requests after cancellation, want 1", n)
+	}
+
+	// A context that has ended before the call sends nothing.
+	res, err = f.client(0).Withdraw(ctx, f.srv.URL, testSecret, withdrawalBody(t))
+	if err != nil || res.Status != wallet.StatusUnknown || res.Attempts != 0 {
+		t.Errorf("Withdraw with an ended context = %+v, %v; want unknown, 0 attempts", res, err)
+	}
+	if n := len(f.requests()); n != 1 {
+		t.Errorf("%d requests, want still 1", n)
+	}
+}
+
+func TestCallsRefuseBadConfiguration(t *testing.T) {
+	t.Parallel()
+	plain := newFakeWallet(t, false, always(200, `{"transaction_id":"op-1","balance":"1"}`))
+	strict := wallet.New(wallet.Options{})
+	ctx := context.Background()
+	body := withdrawalBody(t)
+	for _, tt := range []struct {
+		name, url, secret string
+		body              []byte
+	}{
+		{"http without AllowInsecure", plain.srv.URL, testSecret, body},
+		{"relative URL", "/wallet", testSecret, body},
+		{"no scheme", "wallet.example.com", testSecret, body},
+		{"ftp", "ftp://wallet.example.com", testSecret, body},
+		{"credentials", "https://user:pass@wallet.example.com", testSecret, body},
+		{"query", "https://wallet.example.com/?k=v", testSecret, body},
+		{"fragment", "https://wallet.example.com/#x", testSecret, body},
+		{"empty secret", "https://wallet.example.com", "", body},
+		{"body not JSON", "https://wallet.example.com", testSecret, []byte(`{"transaction_id":`)},
+	} {
+		_, err := strict.Withdraw(ctx, tt.url, tt.secret, tt.body)
+		if !errors.Is(err, wallet.ErrConfig) {
+			t.Errorf("Withdraw(%s) = %v, want ErrConfig", tt.name, err)
+			continue
+		}
+		checkNoSecret(t, err.Error())
+		if _, err := strict.Deposit(ctx, tt.url, tt.secret, tt.body); !errors.Is(err, wallet.ErrConfig) {
+			t.Errorf("Deposit(%s) = %v, want ErrConfig", tt.name, err)
+		}
+		if _, err := strict.Rollback(ctx, tt.url, tt.secret, "wd-1", tt.body); !errors.Is(err, wallet.ErrConfig) {
+			t.Errorf("Rollback(%s) = %v, want ErrConfig", tt.name, err)
+		}
+	}
+	if n := len(plain.requests()); n != 0 {
+		t.Errorf("the insecure wallet got %d requests", n)
+	}
+
+	// The same http:// wallet is allowed with AllowInsecure.
+	res, err := wallet.New(wallet.Options{AllowInsecure: true}).Withdraw(ctx, plain.srv.URL, testSecret, body)
+	if err != nil || res.Status != wallet.StatusSuccess {
+		t.Errorf("Withdraw with AllowInsecure = %+v, %v; want success", res, err)
+	}
+}
+
+func TestDefaultClientRefusesNonPublicAddresses(t *testing.T) {
+	t.Parallel()
+	f := newFakeWallet(t, true, always(200, `{"transaction_id":"op-1","balance":"1"}`))
+	c := wallet.New(wallet.Options{}) // https required, loopback refused at connect time
+	ctx := context.Background()
+	if _, err := c.Withdraw(ctx, f.srv.URL, testSecret, withdrawalBody(t)); !errors.Is(err, wallet.ErrForbiddenAddress) {
+		t.Errorf("Withdraw to loopback = %v, want ErrForbiddenAddress", err)
+	}
+	if _, err := c.Deposit(ctx, f.srv.URL, testSecret, []byte(`{}`)); !errors.Is(err, wallet.ErrForbiddenAddress) {
+		t.Errorf("Deposit to loopback = %v, want ErrForbiddenAddress", err)
+	}
+	if n := len(f.requests()); n != 0 {
+		t.Errorf("the loopback wallet got %d requests, want 0", n)
+	}
+}
+
+func depositBody(t *testing.T) []byte {
+	t.Helper()
+	b, err := wallet.DepositBody(wallet.Deposit{
+		TransactionID: uuid.NewString(), BettorID: "bettor_42", Amount: money.MustParse("21"), Currency: "EUR", Decimals: 2,
+		MarketID: uuid.NewString(), BetID: uuid.NewString(), WithdrawalTransactionID: uuid.NewString(), Result: wallet.ResultWon,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestDeposit(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		status int
+		done   bool
+	}{{200, true}, {204, true}, {400, false}, {401, false}, {409, false}, {500, false}, {503, false}} {
+		f := newFakeWallet(t, true, always(tt.status, ``))
+		body := depositBody(t)
+		o, err := f.client(0).Deposit(context.Background(), f.srv.URL, testSecret, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Done != tt.done || o.HTTPStatus != tt.status {
+			t.Errorf("%d: Deposit = %+v, want done %v", tt.status, o, tt.done)
+		}
+		reqs := f.requests()
+		if len(reqs) != 1 {
+			t.Fatalf("%d: %d requests, want exactly 1", tt.status, len(reqs))
+		}
+		r := reqs[0]
+		if r.method != http.MethodPost || r.path != "/v1/deposits" || string(r.body) != string(body) || r.verifyErr != nil {
+			t.Errorf("%d: request %s %s %s (verify %v)", tt.status, r.method, r.path, r.body, r.verifyErr)
+		}
+		checkNoSecret(t, o.Detail)
+	}
+
+	// No answer in time: not done, one attempt.
+	f := newFakeWallet(t, true, always(hang, ""))
+	o, err := f.client(100*time.Millisecond).Deposit(context.Background(), f.srv.URL, testSecret, depositBody(t))
+	if err != nil || o.Done || o.HTTPStatus != 0 {
+		t.Errorf("Deposit to a hung wallet = %+v, %v; want not done", o, err)
+	}
+	if n := len(f.requests()); n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
+}
+
+func TestRollback(t *testing.T) {
+	t.Parallel()
+	body, err := wallet.RollbackBody(wallet.Rollback{
+		TransactionID: "rb-1", BettorID: "bettor_42", Amount: money.MustParse("10.50"), Currency: "USD", Decimals: 2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		status int
+		done   bool
+	}{{200, true}, {404, false}, {500, false}} {
+		f := newFakeWallet(t, true, always(tt.status, ``))
+		o, err := f.client(0).Rollback(context.Background(), f.srv.URL+"/", testSecret, "wd-1", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Done != tt.done {
+			t.Errorf("%d: Rollback = %+v, want done %v", tt.status, o, tt.done)
+		}
+		reqs := f.requests()
+		if len(reqs) != 1 {
+			t.Fatalf("%d: %d requests, want exactly 1", tt.status, len(reqs))
+		}
+		r := reqs[0]
+		if r.method != http.MethodDelete || r.path != "/v1/rollbacks/wd-1" || string(r.body) != string(body) || r.verifyErr != nil {
+			t.Errorf("%d: request %s %s %s (verify %v)", tt.status, r.method, r.path, r.body, r.verifyErr)
+		}
+	}
+
+	// The withdrawal id is one escaped path segment.
+	f := newFakeWallet(t, true, always(200, ``))
+	if _, err := f.client(0).Rollback(context.Background(), f.srv.URL, testSecret, "wd/1 ?#", body); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.requests()[0].path; got != "/v1/rollbacks/wd%2F1%20%3F%23" {
+		t.Errorf("path %s, want /v1/rollbacks/wd%%2F1%%20%%3F%%23", got)
+	}
+	for _, id := range []string{"", ".", "..", "wd\n1"} {
+		if _, err := f.client(0).Rollback(context.Background(), f.srv.URL, testSecret, id, body); !errors.Is(err, wallet.ErrConfig) {
+			t.Errorf("Rollback(%q) = %v, want ErrConfig", id, err)
+		}
+	}
+}

@@ -1,0 +1,164 @@
+// Package operator is the sandbox operator: a reference implementation of
+// the operator side of Foresight's standalone integration
+// (bettor-and-operator-api.md, "Operator-hosted endpoints"; GUIDE §2
+// "Betting"). It backs `foresight sandbox operator`, the demo's operator,
+// and is the fake partner of the platform's tests, so it is strict: it
+// refuses every request the protocol does not allow, and its answers are the
+// ones a careful real operator gives.
+//
+// An Operator serves, from Handler:
+//
+//	POST   /v1/withdrawals         debit a stake (signed)
+//	POST   /v1/deposits            credit a payout, zero for a lost bet (signed)
+//	DELETE /v1/rollbacks/{id}      reverse the withdrawal whose transaction_id is {id} (signed)
+//	POST   /v1/session             exchange a session_request_id for an RS256 JWT
+//	GET    /.well-known/jwks.json  the public keys of those JWTs
+//
+// All state (bettors, balances, transactions, nonces, session requests,
+// keys) is in memory behind one mutex; an Operator is safe for concurrent
+// use.
+//
+// # Request authentication (wallet endpoints)
+//
+// Before anything else, a wallet call must carry:
+//   - X-Payload-Signature: the lowercase hex HMAC-SHA256 of the raw body,
+//     keyed with Config.SigningSecret, compared in constant time. Upper-case
+//     hex is refused: the documented form is lowercase.
+//   - X-Timestamp: an RFC 3339 (ISO 8601) time in UTC ("Z" or "+00:00"),
+//     fractional seconds allowed, at most 5 minutes before or after the
+//     operator's clock (exactly 5 minutes is accepted).
+//   - X-Nonce: a UUID v4 in its canonical 36-character form, not seen in the
+//     last 10 minutes (case-insensitively). A request is remembered only once
+//     it passed the signature and timestamp checks, so a forged request
+//     cannot burn a nonce. A retry must therefore carry a fresh nonce and
+//     timestamp; the body (and its transaction_id) stays the same, which is
+//     what makes it idempotent.
+//
+// Any failure is 401 with {"error": code, "message": text} (codes
+// missing_header, invalid_signature, invalid_timestamp, stale_timestamp,
+// invalid_nonce, nonce_replayed) and changes nothing. The signature covers
+// the body only, as the spec says; the DELETE path of a rollback is not
+// signed, so the rollback's path id is checked against the withdrawal it
+// names (bettor, amount, currency). After authentication the Content-Type
+// must be application/json (415 unsupported_media_type otherwise). Bodies are
+// limited to 1 MiB (413 request_too_large).
+//
+// # Request bodies
+//
+// Bodies are JSON objects; unknown fields are ignored (the platform may add
+// some), trailing data after the object is refused. Ids (transaction_id,
+// bettor_id, market_id, …) are 1 to 255 bytes of UTF-8 without control
+// characters. currency is 3 to 5 upper-case letters with known minor units:
+// money.CurrencyDecimals, or Config.Decimals for other codes (crypto). amount
+// must be a JSON string in the plain decimal grammar of money.ParseAmount
+// (a JSON number, an exponent, a sign or a '+' is refused), with at most as
+// many decimals written as the currency has (2 for USD and EUR, 0 for JPY, 3
+// for KWD: "10.500" is refused in USD even though its value is exact). A
+// withdrawal or rollback amount must be positive; a deposit amount must be
+// zero for result "lost" and positive for "won" and "voided". Every such
+// error is 400 {"error": "invalid_request", "message": …} and changes
+// nothing.
+//
+// # Answers
+//
+// Success is 200 {"transaction_id": "op-tx-<n>", "balance": "<fixed
+// decimals>"}: the operator's own id of the transaction and the bettor's
+// balance after it, written with the currency's decimals. A rollback's
+// answer adds "result": "reversed" (the stake was credited back),
+// "already_reversed" (another rollback reversed it before: nothing moved),
+// "not_debited" (the withdrawal was refused: nothing to return) or
+// "not_found" (the withdrawal was never seen; balance is omitted when the
+// bettor is unknown too). Refusals carry exactly {"error": code}:
+//
+//	403 bettor_blocked          withdrawal from a bettor blocked with Block
+//	404 bettor_not_found        withdrawal for an unknown bettor (without Config.StartingBalance)
+//	409 insufficient_funds      balance below the stake
+//	409 currency_mismatch       the bettor's wallet holds another currency
+//	409 withdrawal_rolled_back  a withdrawal that a rollback reached first; a deposit
+//	                            for a rolled-back withdrawal
+//	409 withdrawal_not_found    a deposit whose withdrawal_transaction_id was never debited
+//	409 withdrawal_mismatch     a deposit or rollback whose bettor, currency or amount
+//	                            (a void must return the stake exactly), or a deposit
+//	                            whose market_id, differs from the withdrawal's; a
+//	                            rollback naming a deposit or rollback
+//	409 already_settled         a second deposit (another transaction_id) for a withdrawal
+//	409 withdrawal_settled      a rollback of a withdrawal that a deposit already settled
+//	409 transaction_conflict    a transaction_id reused with a different request
+//
+// The platform maps insufficient_funds, bettor_blocked and bettor_not_found to
+// its rejection codes and every other 4xx to bet_rejected_other.
+//
+// # Idempotency
+//
+// Transaction ids share one namespace across the three wallet endpoints. The
+// first definitive answer for a transaction_id (a 200, or a 403, 404 or 409
+// refusal of the transaction itself) is stored with its exact bytes; the same
+// request again returns those bytes and moves no money, even if the state
+// changed since (a replayed withdrawal that was rolled back in between still
+// answers its original 200; a bettor credited after an insufficient_funds
+// refusal still gets the refusal for that transaction_id). "The same request"
+// means the same endpoint, path and JSON value: key order and white space do
+// not matter, any other difference does and is answered 409
+// transaction_conflict (not stored). Answers that do not consume the
+// transaction_id: 400, 401, 413, 415 and injected failures.
+//
+// # Rollbacks
+//
+// DELETE /v1/rollbacks/{id} names the withdrawal's transaction_id in the path
+// and carries its own transaction_id in the body (it must differ from {id}).
+// A rollback of a withdrawal that was debited credits the stake back exactly
+// once. A rollback of a withdrawal never seen answers 200 (result not_found)
+// and records the id: if that withdrawal arrives later, it is refused 409
+// withdrawal_rolled_back and moves nothing. A rollback after a deposit
+// settled the withdrawal is refused (409 withdrawal_settled): once a bet has
+// been paid its stake cannot come back.
+//
+// # Deposits
+//
+// A deposit must name, in metadata.withdrawal_transaction_id, a withdrawal
+// this operator debited and that was not rolled back, for the same bettor,
+// currency and market; each withdrawal is settled by at most one deposit.
+// Zero-amount deposits (lost bets) are recorded in the ledger: they close the
+// bet. Deposits are accepted for blocked bettors (blocking stops betting,
+// never payment).
+//
+// # Bettors
+//
+// A bettor has one wallet in one currency, fixed when the bettor is created:
+// by SetBalance or Credit, or, when Config.StartingBalance is set, on first
+// reference (a withdrawal, CreateSessionRequest, NewSessionRequest or
+// MintToken) with that balance rounded to the currency's decimals. Without
+// Config.StartingBalance, a withdrawal for an unknown bettor is 404
+// bettor_not_found. Block refuses withdrawals (403 bettor_blocked) for a
+// bettor, known or not.
+//
+// # Sessions and keys
+//
+// CreateSessionRequest (and NewSessionRequest) issue an opaque, random,
+// single-use session_request_id valid for 2 minutes. POST /v1/session
+// {"session_request_id"} exchanges it for {"auth_token", "expires_at"}: an
+// RS256 JWT with header kid and claims sub (bettor id), currency, iss
+// (Config.ID), iat and exp (iat + Config.TokenLifetime, whole seconds), and
+// expires_at = exp in RFC 3339 UTC. An unknown id is 401
+// session_request_not_found, an expired one 401 session_request_expired, one
+// already exchanged 401 session_request_used (the first exchange consumed it
+// even if its answer was lost). The session endpoint is not HMAC-signed (the
+// widget calls it from the browser); it answers CORS requests from
+// Config.AllowedOrigins (any origin when empty: the session_request_id is
+// the credential, and no cookies are used). GET /.well-known/jwks.json serves
+// every key (current and rotated-out) as an RFC 7517 JWK Set. RotateKey adds
+// a key and signs new tokens with it; old tokens stay valid until RemoveKey.
+// Key ids default to the RFC 7638 thumbprint of the key.
+//
+// # Failure injection
+//
+// FailNext, DelayNext and DropResponseNext arm the next n requests to an
+// endpoint ("withdrawals", "deposits", "rollbacks", "session"), whatever
+// their content. For each request: an armed failure answers at once with the
+// given status and {"error": "injected_failure"} (nothing is verified or
+// processed, and the delay and drop counters are left alone); otherwise an
+// armed delay sleeps after the body is read and before it is verified, and
+// the request is processed after the delay even if the client gave up (the
+// slow-wallet case); an armed drop processes the request and then closes the
+// connection without answering (the answer-lost case).
+package operator

@@ -1,0 +1,163 @@
+package operator_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/sandbox/operator"
+)
+
+func TestFailNext(t *testing.T) {
+	e := newEnv(t)
+	e.setBalance("b1", "USD", "100.00")
+	n := e.ledgerLen()
+	body := withdrawalBody(t, "tx-1", "b1", "10.00", "USD")
+
+	e.op.FailNext("withdrawals", 2, http.StatusServiceUnavailable)
+	for i := range 2 {
+		status, resp := e.withdraw(body)
+		wantStatus(t, "injected failure", status, resp, http.StatusServiceUnavailable, "injected_failure")
+		e.wantBalance("b1", "100.00")
+		if e.ledgerLen() != n {
+			t.Fatalf("attempt %d changed the ledger", i)
+		}
+	}
+	// The retry of the same transaction is processed: the failures did not
+	// consume it.
+	status, resp := e.withdraw(body)
+	wantStatus(t, "after the failures", status, resp, http.StatusOK, "")
+	e.wantBalance("b1", "90.00")
+
+	// Failures apply before authentication, and only to their endpoint.
+	e.op.FailNext("deposits", 1, http.StatusInternalServerError)
+	status, resp = e.withdraw(withdrawalBody(t, "tx-2", "b1", "10.00", "USD"))
+	wantStatus(t, "other endpoint", status, resp, http.StatusOK, "")
+	status, _, _ = e.do(e.signedRequest(http.MethodPost, "/v1/deposits", nil, func(h http.Header) { h.Del("X-Payload-Signature") }))
+	if status != http.StatusInternalServerError {
+		t.Errorf("unsigned deposit during an injected failure: %d", status)
+	}
+
+	// Rollbacks and sessions too; a session request survives a failure.
+	e.op.FailNext("rollbacks", 1, http.StatusBadGateway)
+	rb := rollbackBody(t, "rb-1", "b1", "10.00", "USD")
+	status, resp = e.rollback("tx-1", rb)
+	wantStatus(t, "rollback failure", status, resp, http.StatusBadGateway, "injected_failure")
+	e.wantBalance("b1", "80.00")
+	status, resp = e.rollback("tx-1", rb)
+	wantStatus(t, "rollback retry", status, resp, http.StatusOK, "")
+	e.wantBalance("b1", "90.00")
+
+	e.op.FailNext("session", 1, http.StatusServiceUnavailable)
+	id := e.op.NewSessionRequest("b1", "")
+	status, resp = e.exchange(id)
+	wantStatus(t, "session failure", status, resp, http.StatusServiceUnavailable, "injected_failure")
+	status, resp = e.exchange(id)
+	wantStatus(t, "session retry", status, resp, http.StatusOK, "")
+
+	// Disarming.
+	e.op.FailNext("withdrawals", 3, http.StatusServiceUnavailable)
+	e.op.FailNext("withdrawals", 0, http.StatusServiceUnavailable)
+	status, resp = e.withdraw(withdrawalBody(t, "tx-3", "b1", "1.00", "USD"))
+	wantStatus(t, "disarmed", status, resp, http.StatusOK, "")
+
+	for name, f := range map[string]func(){
+		"unknown endpoint": func() { e.op.FailNext("balance", 1, 500) },
+		"bad status":       func() { e.op.FailNext("deposits", 1, 42) },
+		"delay endpoint":   func() { e.op.DelayNext("jwks", 1, time.Second) },
+		"drop endpoint":    func() { e.op.DropResponseNext("withdrawal", 1) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+func TestDropResponseNext(t *testing.T) {
+	e := newEnv(t)
+	e.setBalance("b1", "USD", "100.00")
+	body := withdrawalBody(t, "tx-1", "b1", "10.00", "USD")
+
+	e.op.DropResponseNext("withdrawals", 1)
+	resp, err := e.client.Do(e.signedRequest(http.MethodPost, "/v1/withdrawals", body, nil))
+	if err == nil {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		t.Fatalf("the answer was not dropped: %d %s", resp.StatusCode, b)
+	}
+	// The debit happened.
+	e.wantBalance("b1", "90.00")
+	ledger := e.op.Ledger()
+	if last := ledger[len(ledger)-1]; last.Type != operator.EntryWithdrawal || last.TransactionID != "tx-1" {
+		t.Fatalf("ledger %+v", ledger)
+	}
+
+	// The platform's retry (fresh nonce, same body) gets the answer of the
+	// first processing and nothing moves again.
+	status, first := e.withdraw(body)
+	wantStatus(t, "retry", status, first, http.StatusOK, "")
+	a := answer(t, first)
+	if a["balance"] != "90.00" || a["transaction_id"] != ledger[len(ledger)-1].OperatorTransactionID {
+		t.Errorf("retry answer %s, ledger %+v", first, ledger[len(ledger)-1])
+	}
+	e.wantBalance("b1", "90.00")
+	if len(e.op.Ledger()) != len(ledger) {
+		t.Error("the retry moved money")
+	}
+
+	// A dropped rollback answer: the credit happened too.
+	e.op.DropResponseNext("rollbacks", 1)
+	_, err = e.client.Do(e.signedRequest(http.MethodDelete, "/v1/rollbacks/tx-1", rollbackBody(t, "rb-1", "b1", "10.00", "USD"), nil))
+	if err == nil {
+		t.Fatal("the rollback answer was not dropped")
+	}
+	e.wantBalance("b1", "100.00")
+
+	// A dropped session answer used the session request up.
+	e.op.DropResponseNext("session", 1)
+	id := e.op.NewSessionRequest("b1", "")
+	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/v1/session", bytes.NewReader(mustMarshal(t, map[string]string{"session_request_id": id})))
+	req.Header.Set("Content-Type", "application/json")
+	if _, err := e.client.Do(req); err == nil {
+		t.Fatal("the session answer was not dropped")
+	}
+	status, resp2 := e.exchange(id)
+	wantStatus(t, "exchange after a lost answer", status, resp2, http.StatusUnauthorized, "session_request_used")
+}
+
+func TestDelayNext(t *testing.T) {
+	e := newEnv(t)
+	e.setBalance("b1", "USD", "100.00")
+	e.op.DelayNext("withdrawals", 1, 300*time.Millisecond)
+
+	// The client gives up before the operator answers ...
+	impatient := &http.Client{Timeout: 50 * time.Millisecond}
+	_, err := impatient.Do(e.signedRequest(http.MethodPost, "/v1/withdrawals", withdrawalBody(t, "tx-1", "b1", "10.00", "USD"), nil))
+	var timeout interface{ Timeout() bool }
+	if err == nil || !errors.As(err, &timeout) || !timeout.Timeout() {
+		t.Fatalf("want a client time-out, got %v", err)
+	}
+	// ... and the slow wallet still debits.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if got, _ := e.op.Balance("b1"); got == "90.00" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the delayed withdrawal was never processed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The delay was used up: the next request is answered normally.
+	status, resp := e.withdraw(withdrawalBody(t, "tx-2", "b1", "10.00", "USD"))
+	wantStatus(t, "after the delay", status, resp, http.StatusOK, "")
+	e.wantBalance("b1", "80.00")
+}

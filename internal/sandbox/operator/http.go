@@ -1,0 +1,260 @@
+package operator
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Endpoint names, for failure injection.
+const (
+	endpointWithdrawals = "withdrawals"
+	endpointDeposits    = "deposits"
+	endpointRollbacks   = "rollbacks"
+	endpointSession     = "session"
+)
+
+// response is an answer computed before it is written (or dropped).
+type response struct {
+	status int
+	body   []byte
+}
+
+// processFunc handles a request whose body has been read (and, for a
+// signed endpoint, authenticated).
+type processFunc func(r *http.Request, body []byte) response
+
+// endpoint wraps a handler with failure injection, the body limit,
+// authentication (signed endpoints) and the Content-Type check.
+func (o *Operator) endpoint(name string, signed bool, process processFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if name == endpointSession {
+			o.setCORS(w, r)
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				writeResponse(w, errorResponse(http.StatusRequestEntityTooLarge, "request_too_large",
+					fmt.Sprintf("the body exceeds %d bytes", maxBodyBytes)))
+				return
+			}
+			writeResponse(w, errorResponse(http.StatusBadRequest, "invalid_request", "the body could not be read"))
+			return
+		}
+		fault := o.takeFault(name)
+		if fault.fail != 0 {
+			writeResponse(w, response{status: fault.fail, body: errorBody("injected_failure", "")})
+			return
+		}
+		if fault.delay > 0 {
+			// Deliberately not cut short by the client's cancellation: a
+			// slow wallet finishes its work after the caller gave up.
+			time.Sleep(fault.delay)
+		}
+		resp := o.handle(r, body, signed, process)
+		if fault.drop {
+			dropConnection(w)
+			return
+		}
+		writeResponse(w, resp)
+	})
+}
+
+func (o *Operator) handle(r *http.Request, body []byte, signed bool, process processFunc) response {
+	if signed {
+		if resp, ok := o.authenticate(r.Header, body); !ok {
+			return resp
+		}
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return errorResponse(http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type must be application/json")
+	}
+	return process(r, body)
+}
+
+// dropConnection closes the connection without writing an answer.
+func dropConnection(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		// HTTP/2 or a wrapper that cannot hijack: abort the stream, which
+		// the server answers with a reset and no response.
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
+}
+
+func writeResponse(w http.ResponseWriter, resp response) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(resp.status)
+	_, _ = w.Write(resp.body)
+}
+
+// errorBody is {"error": code} or, with a message, {"error": code,
+// "message": message}.
+func errorBody(code, message string) []byte {
+	v := struct {
+		Error   string `json:"error"`
+		Message string `json:"message,omitempty"`
+	}{code, message}
+	return mustJSON(v)
+}
+
+func errorResponse(status int, code, message string) response {
+	return response{status: status, body: errorBody(code, message)}
+}
+
+// mustJSON marshals values that cannot fail (structs of strings), ending
+// with a newline.
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("operator: marshal %T: %v", v, err))
+	}
+	return append(b, '\n')
+}
+
+func unauthorized(code, message string) (response, bool) {
+	return errorResponse(http.StatusUnauthorized, code, message), false
+}
+
+// authenticate checks the signature headers of a wallet call and records
+// its nonce. It changes nothing unless every check passes.
+func (o *Operator) authenticate(h http.Header, body []byte) (response, bool) {
+	sig, ts, nonce := h.Get("X-Payload-Signature"), h.Get("X-Timestamp"), h.Get("X-Nonce")
+	for _, hv := range [][2]string{{"X-Payload-Signature", sig}, {"X-Timestamp", ts}, {"X-Nonce", nonce}} {
+		if hv[1] == "" {
+			return unauthorized("missing_header", hv[0]+" is required")
+		}
+	}
+	if !isLowerHex(sig) || len(sig) != 2*sha256.Size {
+		return unauthorized("invalid_signature", "X-Payload-Signature must be 64 lowercase hex digits")
+	}
+	got, _ := hex.DecodeString(sig)
+	m := hmac.New(sha256.New, o.secret)
+	m.Write(body)
+	if !hmac.Equal(got, m.Sum(nil)) {
+		return unauthorized("invalid_signature", "X-Payload-Signature does not match the body")
+	}
+	sent, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return unauthorized("invalid_timestamp", "X-Timestamp must be an ISO 8601 (RFC 3339) UTC time such as 2026-01-02T15:04:05Z")
+	}
+	if _, offset := sent.Zone(); offset != 0 {
+		return unauthorized("invalid_timestamp", "X-Timestamp must be in UTC")
+	}
+	now := o.now()
+	if age := now.Sub(sent); age > MaxClockSkew || age < -MaxClockSkew {
+		return unauthorized("stale_timestamp", fmt.Sprintf("X-Timestamp is more than %v away from the operator's clock", MaxClockSkew))
+	}
+	id, err := uuid.Parse(nonce)
+	if err != nil || len(nonce) != 36 || id.Version() != 4 || id.Variant() != uuid.RFC4122 {
+		return unauthorized("invalid_nonce", "X-Nonce must be a UUID v4")
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.sweepNoncesLocked(now)
+	if seen, ok := o.nonces[id]; ok && now.Sub(seen) < NonceRetention {
+		return unauthorized("nonce_replayed", "X-Nonce was already used")
+	}
+	o.nonces[id] = now
+	return response{}, true
+}
+
+// sweepNoncesLocked forgets nonces older than NonceRetention, at most once
+// a minute.
+func (o *Operator) sweepNoncesLocked(now time.Time) {
+	if now.Sub(o.nonceSweep) < time.Minute && now.After(o.nonceSweep) {
+		return
+	}
+	o.nonceSweep = now
+	for id, seen := range o.nonces {
+		if now.Sub(seen) >= NonceRetention {
+			delete(o.nonces, id)
+		}
+	}
+}
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeBody decodes a JSON object into v, refusing trailing data.
+func decodeBody(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			return fmt.Errorf("%s must be a JSON %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()))
+		}
+		return fmt.Errorf("the body is not a JSON object: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("the body has data after the JSON object")
+	}
+	return nil
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "string"
+	case "struct", "map", "ptr":
+		return "object"
+	default:
+		return goKind
+	}
+}
+
+// canonical is the JSON value of a valid body with sorted keys and no white
+// space: the idempotency fingerprint.
+func canonical(body []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return string(body)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return string(body)
+	}
+	return string(b)
+}
+
+// amountString reads an amount field, which must be a JSON string.
+func amountString(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", errors.New("amount is required")
+	}
+	if raw[0] != '"' {
+		return "", errors.New("amount must be a JSON string holding a decimal such as \"10.50\", not a number or another JSON type")
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", errors.New("amount must be a JSON string")
+	}
+	return s, nil
+}
+
+func invalid(err error) response {
+	return errorResponse(http.StatusBadRequest, "invalid_request", err.Error())
+}

@@ -1,0 +1,471 @@
+package operator
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/foresight-dev/foresight/internal/money"
+)
+
+// DefaultCurrency is the currency of bettors created without one when
+// Config.Currency is empty.
+const DefaultCurrency = "USD"
+
+// DefaultTokenLifetime is the lifetime of session JWTs when
+// Config.TokenLifetime is zero.
+const DefaultTokenLifetime = time.Hour
+
+// SessionRequestTTL is how long a session_request_id can be exchanged.
+const SessionRequestTTL = 2 * time.Minute
+
+// MaxClockSkew is how far X-Timestamp may lie from the operator's clock, in
+// either direction.
+const MaxClockSkew = 5 * time.Minute
+
+// NonceRetention is how long a nonce is remembered: twice MaxClockSkew, so a
+// request cannot be replayed for as long as its timestamp is acceptable.
+const NonceRetention = 10 * time.Minute
+
+// KeyBits is the size of the RSA keys the operator generates.
+const KeyBits = 2048
+
+// maxBodyBytes bounds a request body.
+const maxBodyBytes = 1 << 20
+
+// maxIDLength bounds every id in a request.
+const maxIDLength = 255
+
+// Config configures an Operator.
+type Config struct {
+	// ID is the operator's identifier (OPERATOR_ID), the iss claim of its
+	// session JWTs. Required.
+	ID string
+	// SigningSecret is PLATFORM_HMAC_SECRET, shared with the platform, which
+	// signs every wallet call with it. Required.
+	SigningSecret string
+	// Currency is the currency of bettors created by a helper called with
+	// currency "" (SetBalance, Credit, CreateSessionRequest, MintToken).
+	// Default DefaultCurrency (USD).
+	Currency string
+	// Decimals adds currencies, or overrides the ISO 4217 minor units of
+	// one: code (3 to 5 upper-case letters) → decimal places, 0 to
+	// money.MaxScale. Currencies outside ISO 4217 (BTC, USDT) are refused
+	// unless listed here.
+	Decimals map[string]int32
+	// StartingBalance, when not empty, makes unknown bettors exist: a bettor
+	// first named by a withdrawal, a session request or MintToken is created
+	// with this balance (a non-negative decimal string, rounded to the
+	// currency's decimals). When empty, such a withdrawal is 404
+	// bettor_not_found and bettors are created by SetBalance or Credit.
+	StartingBalance string
+	// PrivateKey signs session JWTs. When nil, a KeyBits-bit key is
+	// generated. Keys below 2048 bits are refused.
+	PrivateKey *rsa.PrivateKey
+	// KeyID is the kid of PrivateKey. Default: its RFC 7638 thumbprint.
+	KeyID string
+	// TokenLifetime is the lifetime of session JWTs. Default
+	// DefaultTokenLifetime (1 hour).
+	TokenLifetime time.Duration
+	// AllowedOrigins are the browser origins ("https://widget.example")
+	// allowed to call POST /v1/session cross-origin. Empty allows any
+	// origin.
+	AllowedOrigins []string
+	// Now is the operator's clock. Default time.Now.
+	Now func() time.Time
+}
+
+// Operator is an in-memory sandbox operator. Create it with New; serve
+// Handler. Its methods are safe for concurrent use.
+type Operator struct {
+	id       string
+	secret   []byte
+	currency string
+	decimals map[string]int32
+	starting *money.Amount
+	lifetime time.Duration
+	origins  map[string]bool
+	now      func() time.Time
+
+	mu          sync.Mutex
+	keys        []*signingKey // oldest first; the last one signs
+	bettors     map[string]*bettor
+	blocked     map[string]bool
+	txs         map[string]*txRecord
+	withdrawals map[string]*withdrawalState
+	tombstones  map[string]bool
+	nonces      map[uuid.UUID]time.Time
+	nonceSweep  time.Time
+	sessions    map[string]*sessionRequest
+	ledger      []Entry
+	opSeq       int64
+	faults      map[string]*faultState
+}
+
+// bettor is one wallet.
+type bettor struct {
+	currency string
+	balance  money.Amount
+}
+
+// txRecord is the stored first answer of a transaction_id.
+type txRecord struct {
+	kind        string // endpoint name
+	fingerprint string
+	status      int
+	body        []byte
+}
+
+// withdrawalState is a withdrawal that debited a stake.
+type withdrawalState struct {
+	bettorID   string
+	currency   string
+	amount     money.Amount
+	marketID   string
+	reversedBy string // transaction_id of the rollback that reversed it
+	settledBy  string // transaction_id of the deposit that settled it
+}
+
+// EntryType is the kind of a ledger entry.
+type EntryType string
+
+// Ledger entry types.
+const (
+	// EntryWithdrawal is a stake debited by POST /v1/withdrawals.
+	EntryWithdrawal EntryType = "withdrawal"
+	// EntryDeposit is a payout credited by POST /v1/deposits, zero for a
+	// lost bet.
+	EntryDeposit EntryType = "deposit"
+	// EntryRollback is a stake credited back by DELETE /v1/rollbacks/{id}.
+	EntryRollback EntryType = "rollback"
+	// EntryAdjustment is a change made with SetBalance or Credit.
+	EntryAdjustment EntryType = "adjustment"
+)
+
+// Entry is one movement of a bettor's balance.
+type Entry struct {
+	// Seq numbers the entries from 1, in order.
+	Seq int64
+	// Time is the operator's clock when the entry was made.
+	Time time.Time
+	// Type is what made the entry.
+	Type EntryType
+	// TransactionID is the platform's transaction_id; empty for
+	// adjustments.
+	TransactionID string
+	// OperatorTransactionID is the operator's own id ("op-tx-<n>"), the
+	// transaction_id of its answer.
+	OperatorTransactionID string
+	// Reference is the withdrawal's transaction_id for a deposit
+	// (metadata.withdrawal_transaction_id) and for a rollback (its path
+	// id); empty otherwise.
+	Reference string
+	// BettorID is the bettor whose balance moved.
+	BettorID string
+	// Currency is the bettor's currency.
+	Currency string
+	// Amount is the signed change of the balance with the currency's
+	// decimals: "-10.50" for a withdrawal, "0.00" for a lost bet's deposit.
+	Amount string
+	// BalanceAfter is the balance after the entry, with the currency's
+	// decimals.
+	BalanceAfter string
+}
+
+var currencyPattern = regexp.MustCompile(`^[A-Z]{3,5}$`)
+
+// New checks cfg and returns an Operator with no bettors.
+func New(cfg Config) (*Operator, error) {
+	if cfg.ID == "" {
+		return nil, errors.New("operator: Config.ID (OPERATOR_ID) is required")
+	}
+	if cfg.SigningSecret == "" {
+		return nil, errors.New("operator: Config.SigningSecret (PLATFORM_HMAC_SECRET) is required")
+	}
+	o := &Operator{
+		id:          cfg.ID,
+		secret:      []byte(cfg.SigningSecret),
+		decimals:    make(map[string]int32, len(cfg.Decimals)),
+		lifetime:    cfg.TokenLifetime,
+		now:         cfg.Now,
+		bettors:     make(map[string]*bettor),
+		blocked:     make(map[string]bool),
+		txs:         make(map[string]*txRecord),
+		withdrawals: make(map[string]*withdrawalState),
+		tombstones:  make(map[string]bool),
+		nonces:      make(map[uuid.UUID]time.Time),
+		sessions:    make(map[string]*sessionRequest),
+		faults:      make(map[string]*faultState),
+	}
+	for code, d := range cfg.Decimals {
+		if !currencyPattern.MatchString(code) {
+			return nil, fmt.Errorf("operator: Config.Decimals: currency %q must be 3 to 5 upper-case letters", code)
+		}
+		if d < 0 || d > money.MaxScale {
+			return nil, fmt.Errorf("operator: Config.Decimals: %s must have 0 to %d decimals, not %d", code, money.MaxScale, d)
+		}
+		o.decimals[code] = d
+	}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	o.currency = cfg.Currency
+	if o.currency == "" {
+		o.currency = DefaultCurrency
+	}
+	if _, err := o.currencyDecimals(o.currency); err != nil {
+		return nil, fmt.Errorf("operator: Config.Currency: %w", err)
+	}
+	if cfg.StartingBalance != "" {
+		a, err := money.ParseNonNegative(cfg.StartingBalance)
+		if err != nil {
+			return nil, fmt.Errorf("operator: Config.StartingBalance: %w", err)
+		}
+		o.starting = &a
+	}
+	switch {
+	case o.lifetime == 0:
+		o.lifetime = DefaultTokenLifetime
+	case o.lifetime < time.Second:
+		return nil, fmt.Errorf("operator: Config.TokenLifetime %v must be at least a second", o.lifetime)
+	}
+	if len(cfg.AllowedOrigins) > 0 {
+		o.origins = make(map[string]bool, len(cfg.AllowedOrigins))
+		for _, origin := range cfg.AllowedOrigins {
+			o.origins[origin] = true
+		}
+	}
+	priv := cfg.PrivateKey
+	if priv == nil {
+		var err error
+		if priv, err = rsa.GenerateKey(rand.Reader, KeyBits); err != nil {
+			return nil, fmt.Errorf("operator: generating the signing key: %w", err)
+		}
+	}
+	key, err := newSigningKey(priv, cfg.KeyID)
+	if err != nil {
+		return nil, err
+	}
+	o.keys = []*signingKey{key}
+	return o, nil
+}
+
+// ID returns Config.ID, the iss claim of the operator's tokens.
+func (o *Operator) ID() string { return o.id }
+
+// Handler returns the operator's HTTP API (see the package documentation).
+func (o *Operator) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("POST /v1/withdrawals", o.endpoint(endpointWithdrawals, true, o.withdraw))
+	mux.Handle("POST /v1/deposits", o.endpoint(endpointDeposits, true, o.deposit))
+	mux.Handle("DELETE /v1/rollbacks/{id}", o.endpoint(endpointRollbacks, true, o.rollback))
+	mux.Handle("POST /v1/session", o.endpoint(endpointSession, false, o.exchangeSession))
+	mux.HandleFunc("OPTIONS /v1/session", o.sessionPreflight)
+	mux.HandleFunc("GET /.well-known/jwks.json", o.serveJWKS)
+	return mux
+}
+
+// SetBalance sets a bettor's balance, creating the bettor with that
+// currency if it does not exist (currency "" means the bettor's currency,
+// or Config.Currency for a new bettor). amount is a non-negative decimal
+// string with at most the currency's decimals. A bettor's currency never
+// changes: another currency than the bettor's is an error. The change is
+// recorded in the ledger as an adjustment.
+func (o *Operator) SetBalance(bettorID, currency, amount string) error {
+	return o.adjust(bettorID, currency, amount, false)
+}
+
+// Credit adds a positive amount to a bettor's balance, creating the bettor
+// with a zero balance first if needed; currency as for SetBalance. The
+// change is recorded in the ledger as an adjustment.
+func (o *Operator) Credit(bettorID, currency, amount string) error {
+	return o.adjust(bettorID, currency, amount, true)
+}
+
+func (o *Operator) adjust(bettorID, currency, amount string, add bool) error {
+	if err := checkID("bettor id", bettorID); err != nil {
+		return fmt.Errorf("operator: %w", err)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	b := o.bettors[bettorID]
+	if currency == "" {
+		currency = o.currency
+		if b != nil {
+			currency = b.currency
+		}
+	}
+	decimals, err := o.currencyDecimals(currency)
+	if err != nil {
+		return fmt.Errorf("operator: %w", err)
+	}
+	if b != nil && b.currency != currency {
+		return fmt.Errorf("operator: bettor %q holds %s, not %s", bettorID, b.currency, currency)
+	}
+	a, err := parseAmount(amount, currency, decimals, add)
+	if err != nil {
+		return fmt.Errorf("operator: %w", err)
+	}
+	if b == nil {
+		b = &bettor{currency: currency}
+		o.bettors[bettorID] = b
+	}
+	delta := a
+	if !add {
+		delta = a.Sub(b.balance)
+	}
+	b.balance = b.balance.Add(delta)
+	o.record(EntryAdjustment, "", "", "", bettorID, b, delta, decimals)
+	return nil
+}
+
+// Block makes withdrawals for bettorID fail with 403 bettor_blocked, whether
+// or not the bettor exists yet. Deposits and rollbacks still go through.
+func (o *Operator) Block(bettorID string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.blocked[bettorID] = true
+}
+
+// Unblock undoes Block.
+func (o *Operator) Unblock(bettorID string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.blocked, bettorID)
+}
+
+// Balance returns a bettor's balance written with the currency's decimals
+// ("89.50", "1000" in JPY), and false if the bettor does not exist.
+func (o *Operator) Balance(bettorID string) (string, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	b := o.bettors[bettorID]
+	if b == nil {
+		return "", false
+	}
+	return o.format(b.balance, b.currency), true
+}
+
+// Ledger returns a copy of every balance movement so far, oldest first.
+func (o *Operator) Ledger() []Entry {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := make([]Entry, len(o.ledger))
+	copy(out, o.ledger)
+	return out
+}
+
+// currencyDecimals returns the decimal places of a currency code:
+// Config.Decimals first, then ISO 4217.
+func (o *Operator) currencyDecimals(code string) (int32, error) {
+	if !currencyPattern.MatchString(code) {
+		return 0, fmt.Errorf("currency %q must be 3 to 5 upper-case letters", code)
+	}
+	if d, ok := o.decimals[code]; ok {
+		return d, nil
+	}
+	if d, ok := money.CurrencyDecimals(code); ok {
+		return d, nil
+	}
+	return 0, fmt.Errorf("currency %s is not supported (not an ISO 4217 currency with minor units, and not in Config.Decimals)", code)
+}
+
+// format writes a with the decimals of currency. The currency was checked
+// when the amount entered the operator.
+func (o *Operator) format(a money.Amount, currency string) string {
+	d, err := o.currencyDecimals(currency)
+	if err != nil {
+		return a.String()
+	}
+	return a.StringFixed(d)
+}
+
+// ensureBettorLocked returns the bettor, creating it with
+// Config.StartingBalance in currency if that is configured. It returns nil
+// for an unknown bettor otherwise.
+func (o *Operator) ensureBettorLocked(bettorID, currency string, decimals int32) *bettor {
+	if b := o.bettors[bettorID]; b != nil || o.starting == nil {
+		return b
+	}
+	b := &bettor{currency: currency}
+	o.bettors[bettorID] = b
+	start := o.starting.RoundToCurrency(decimals)
+	b.balance = start
+	o.record(EntryAdjustment, "", "", "", bettorID, b, start, decimals)
+	return b
+}
+
+// nextOpTxIDLocked returns a fresh operator transaction id.
+func (o *Operator) nextOpTxIDLocked() string {
+	o.opSeq++
+	return "op-tx-" + strconv.FormatInt(o.opSeq, 10)
+}
+
+// record appends a ledger entry for a change delta of b's balance (already
+// applied).
+func (o *Operator) record(typ EntryType, txID, opTxID, ref, bettorID string, b *bettor, delta money.Amount, decimals int32) {
+	o.ledger = append(o.ledger, Entry{
+		Seq:                   int64(len(o.ledger)) + 1,
+		Time:                  o.now(),
+		Type:                  typ,
+		TransactionID:         txID,
+		OperatorTransactionID: opTxID,
+		Reference:             ref,
+		BettorID:              bettorID,
+		Currency:              b.currency,
+		Amount:                delta.StringFixed(decimals),
+		BalanceAfter:          b.balance.StringFixed(decimals),
+	})
+}
+
+// parseAmount reads a decimal amount of currency: non-negative (positive
+// when positive is set), with at most decimals decimal places written.
+func parseAmount(s, currency string, decimals int32, positive bool) (money.Amount, error) {
+	var (
+		a   money.Amount
+		err error
+	)
+	if positive {
+		a, err = money.ParsePositive(s)
+	} else {
+		a, err = money.ParseNonNegative(s)
+	}
+	if err != nil {
+		return money.Amount{}, err
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '.' {
+			if places := len(s) - i - 1; places > int(decimals) {
+				return money.Amount{}, fmt.Errorf("amount %q has %d decimal places; %s has %d", s, places, currency, decimals)
+			}
+			break
+		}
+	}
+	return a, nil
+}
+
+// checkID accepts 1 to maxIDLength bytes of valid UTF-8 without control
+// characters.
+func checkID(name, v string) error {
+	if v == "" {
+		return fmt.Errorf("%s is required", name)
+	}
+	if len(v) > maxIDLength || !utf8.ValidString(v) {
+		return fmt.Errorf("%s must be 1 to %d bytes of UTF-8", name, maxIDLength)
+	}
+	for _, r := range v {
+		if r < 0x20 || (r >= 0x7f && r < 0xa0) {
+			return fmt.Errorf("%s contains a control character", name)
+		}
+	}
+	return nil
+}

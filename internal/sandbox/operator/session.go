@@ -1,0 +1,291 @@
+package operator
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// signingKey is one RSA key of the JWK Set.
+type signingKey struct {
+	kid  string
+	priv *rsa.PrivateKey
+	jwk  jwk
+}
+
+// jwk is the public form of a key (RFC 7517, RFC 7518 §6.3.1).
+type jwk struct {
+	Kty string `json:"kty"`
+	Kid string `json:"kid"`
+	Use string `json:"use"`
+	Alg string `json:"alg"`
+	N   string `json:"n"`
+	E   string `json:"e"`
+}
+
+func newSigningKey(priv *rsa.PrivateKey, kid string) (*signingKey, error) {
+	if priv.N == nil || priv.N.BitLen() < 2048 {
+		return nil, errors.New("operator: the RSA key must have at least 2048 bits")
+	}
+	if err := priv.Validate(); err != nil {
+		return nil, fmt.Errorf("operator: invalid RSA key: %w", err)
+	}
+	n := base64.RawURLEncoding.EncodeToString(priv.N.Bytes())
+	e := base64.RawURLEncoding.EncodeToString(big.NewInt(int64(priv.E)).Bytes())
+	if kid == "" {
+		// RFC 7638: SHA-256 of the required members in lexical order.
+		sum := sha256.Sum256([]byte(`{"e":"` + e + `","kty":"RSA","n":"` + n + `"}`))
+		kid = base64.RawURLEncoding.EncodeToString(sum[:])
+	}
+	return &signingKey{
+		kid:  kid,
+		priv: priv,
+		jwk:  jwk{Kty: "RSA", Kid: kid, Use: "sig", Alg: "RS256", N: n, E: e},
+	}, nil
+}
+
+// KeyID returns the kid of the key that signs new tokens.
+func (o *Operator) KeyID() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.keys[len(o.keys)-1].kid
+}
+
+// RotateKey generates a new KeyBits-bit key, adds it to the JWK Set and
+// signs every later token with it. The previous keys stay in the set, so
+// tokens they signed stay valid. It returns the new key's kid (its RFC 7638
+// thumbprint).
+func (o *Operator) RotateKey() (string, error) {
+	priv, err := rsa.GenerateKey(rand.Reader, KeyBits)
+	if err != nil {
+		return "", fmt.Errorf("operator: generating a key: %w", err)
+	}
+	key, err := newSigningKey(priv, "")
+	if err != nil {
+		return "", err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.keys = append(o.keys, key)
+	return key.kid, nil
+}
+
+// RemoveKey takes a rotated-out key out of the JWK Set; tokens it signed no
+// longer verify. The key that signs new tokens cannot be removed.
+func (o *Operator) RemoveKey(kid string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for i, k := range o.keys {
+		if k.kid != kid {
+			continue
+		}
+		if i == len(o.keys)-1 {
+			return fmt.Errorf("operator: key %q signs new tokens; rotate before removing it", kid)
+		}
+		o.keys = append(o.keys[:i:i], o.keys[i+1:]...)
+		return nil
+	}
+	return fmt.Errorf("operator: no key %q", kid)
+}
+
+// serveJWKS answers GET /.well-known/jwks.json.
+func (o *Operator) serveJWKS(w http.ResponseWriter, _ *http.Request) {
+	o.mu.Lock()
+	set := struct {
+		Keys []jwk `json:"keys"`
+	}{Keys: make([]jwk, len(o.keys))}
+	for i, k := range o.keys {
+		set.Keys[i] = k.jwk
+	}
+	o.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache")
+	_, _ = w.Write(mustJSON(set))
+}
+
+// sessionClaims are the claims of a session JWT.
+type sessionClaims struct {
+	Currency string `json:"currency"`
+	jwt.RegisteredClaims
+}
+
+// MintToken returns a session JWT for a bettor without the session
+// exchange, as the operator's backend would. currency "" means the
+// bettor's currency, or Config.Currency for an unknown bettor. The bettor
+// need not exist (unless Config.StartingBalance is set, when it is
+// created), but a known bettor's currency must match.
+func (o *Operator) MintToken(bettorID, currency string) (string, error) {
+	o.mu.Lock()
+	currency, err := o.sessionCurrencyLocked(bettorID, currency)
+	o.mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	token, _, err := o.mint(bettorID, currency)
+	return token, err
+}
+
+// mint signs a token with the current key.
+func (o *Operator) mint(bettorID, currency string) (string, time.Time, error) {
+	o.mu.Lock()
+	key := o.keys[len(o.keys)-1]
+	o.mu.Unlock()
+	iat := o.now().Truncate(time.Second)
+	exp := iat.Add(o.lifetime).Truncate(time.Second)
+	t := jwt.NewWithClaims(jwt.SigningMethodRS256, sessionClaims{
+		Currency: currency,
+		RegisteredClaims: jwt.RegisteredClaims{
+			Issuer:    o.id,
+			Subject:   bettorID,
+			IssuedAt:  jwt.NewNumericDate(iat),
+			ExpiresAt: jwt.NewNumericDate(exp),
+		},
+	})
+	t.Header["kid"] = key.kid
+	s, err := t.SignedString(key.priv)
+	if err != nil {
+		return "", time.Time{}, fmt.Errorf("operator: signing a token: %w", err)
+	}
+	return s, exp.UTC(), nil
+}
+
+// sessionCurrencyLocked checks a bettor id and resolves the currency of
+// its session, creating the bettor when Config.StartingBalance is set.
+func (o *Operator) sessionCurrencyLocked(bettorID, currency string) (string, error) {
+	if err := checkID("bettor id", bettorID); err != nil {
+		return "", fmt.Errorf("operator: %w", err)
+	}
+	b := o.bettors[bettorID]
+	if currency == "" {
+		currency = o.currency
+		if b != nil {
+			currency = b.currency
+		}
+	}
+	decimals, err := o.currencyDecimals(currency)
+	if err != nil {
+		return "", fmt.Errorf("operator: %w", err)
+	}
+	if b != nil && b.currency != currency {
+		return "", fmt.Errorf("operator: bettor %q holds %s, not %s", bettorID, b.currency, currency)
+	}
+	o.ensureBettorLocked(bettorID, currency, decimals)
+	return currency, nil
+}
+
+// sessionRequest is an issued session_request_id.
+type sessionRequest struct {
+	bettorID string
+	currency string
+	expires  time.Time
+	used     bool
+}
+
+// CreateSessionRequest issues a single-use session_request_id for a bettor,
+// valid for SessionRequestTTL (2 minutes), as the operator's backend does
+// for every page load of the widget. currency is resolved and checked as
+// by MintToken.
+func (o *Operator) CreateSessionRequest(bettorID, currency string) (string, error) {
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", fmt.Errorf("operator: %w", err)
+	}
+	id := "sr_" + base64.RawURLEncoding.EncodeToString(raw[:])
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	currency, err := o.sessionCurrencyLocked(bettorID, currency)
+	if err != nil {
+		return "", err
+	}
+	now := o.now()
+	for k, s := range o.sessions {
+		if now.Sub(s.expires) > NonceRetention {
+			delete(o.sessions, k)
+		}
+	}
+	o.sessions[id] = &sessionRequest{bettorID: bettorID, currency: currency, expires: now.Add(SessionRequestTTL)}
+	return id, nil
+}
+
+// NewSessionRequest is CreateSessionRequest for callers whose arguments are
+// known to be valid (the demo, tests): it panics on an error.
+func (o *Operator) NewSessionRequest(bettorID, currency string) string {
+	id, err := o.CreateSessionRequest(bettorID, currency)
+	if err != nil {
+		panic(err)
+	}
+	return id
+}
+
+// exchangeSession handles POST /v1/session.
+func (o *Operator) exchangeSession(_ *http.Request, body []byte) response {
+	var req struct {
+		SessionRequestID string `json:"session_request_id"`
+	}
+	if err := decodeBody(body, &req); err != nil {
+		return invalid(err)
+	}
+	if req.SessionRequestID == "" {
+		return invalid(errors.New("session_request_id is required"))
+	}
+	o.mu.Lock()
+	s := o.sessions[req.SessionRequestID]
+	var code string
+	switch {
+	case s == nil:
+		code = "session_request_not_found"
+	case s.used:
+		code = "session_request_used"
+	case o.now().After(s.expires):
+		code = "session_request_expired"
+	default:
+		s.used = true
+	}
+	o.mu.Unlock()
+	if code != "" {
+		return errorResponse(http.StatusUnauthorized, code, "")
+	}
+	token, exp, err := o.mint(s.bettorID, s.currency)
+	if err != nil {
+		return errorResponse(http.StatusInternalServerError, "internal_error", "")
+	}
+	return response{status: http.StatusOK, body: mustJSON(struct {
+		AuthToken string `json:"auth_token"`
+		ExpiresAt string `json:"expires_at"`
+	}{token, exp.Format(time.RFC3339)})}
+}
+
+// setCORS answers the CORS headers of POST /v1/session.
+func (o *Operator) setCORS(w http.ResponseWriter, r *http.Request) {
+	origin := r.Header.Get("Origin")
+	h := w.Header()
+	if o.origins != nil {
+		h.Add("Vary", "Origin")
+	}
+	switch {
+	case origin == "":
+	case o.origins == nil:
+		h.Set("Access-Control-Allow-Origin", "*")
+	case o.origins[origin]:
+		h.Set("Access-Control-Allow-Origin", origin)
+	}
+}
+
+// sessionPreflight answers OPTIONS /v1/session.
+func (o *Operator) sessionPreflight(w http.ResponseWriter, r *http.Request) {
+	o.setCORS(w, r)
+	if w.Header().Get("Access-Control-Allow-Origin") != "" {
+		w.Header().Set("Access-Control-Allow-Methods", "POST")
+		w.Header().Set("Access-Control-Allow-Headers", "Content-Type")
+		w.Header().Set("Access-Control-Max-Age", "600")
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,268 @@
+package server_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/foresight-dev/foresight/internal/sandbox/operator"
+	"github.com/foresight-dev/foresight/internal/server"
+)
+
+// bettingWorld is a running Foresight with a sandbox operator (a real
+// signing wallet and JWKS over HTTP) configured through the admin API, and
+// one event.
+type bettingWorld struct {
+	*world
+	op      *operator.Operator
+	market  string
+	outcome [2]string
+}
+
+func newBettingWorld(t *testing.T, db string) *bettingWorld {
+	t.Helper()
+	op, err := operator.New(operator.Config{ID: "sandbox", SigningSecret: "sandbox-signing-secret-0123"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	partner := httptest.NewServer(op.Handler())
+	t.Cleanup(partner.Close)
+	w := newWorld(t, db, worldOptions{config: func(c *server.Config) { c.DevAllowInsecure = true }})
+	bw := &bettingWorld{world: w, op: op}
+	st, _ := bw.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":"sandbox","name":"Sandbox","integration":"standalone",
+		"wallet_url":%q,"signing_secret":"sandbox-signing-secret-0123","jwks_url":%q,
+		"currencies":[{"code":"USD","decimals":2}],"margin":{"method":"odds_ratio","value":"0.05"},
+		"limits":{"USD":{"min_stake":"1","max_stake":"100","max_payout":"1000","outcome_exposure":"150"}},"odds_tolerance":"0.05"}`,
+		partner.URL, partner.URL+"/.well-known/jwks.json"))
+	if st != 201 {
+		t.Fatalf("create operator = %d", st)
+	}
+	st, ev := bw.admin("POST", "/admin/v1/events", `{"category":"sports","title":{"en":"Final"},"image_url":"https://img.example.com/final.png",
+		"markets":[{"question":{"en":"Who wins?"},"image_url":"https://img.example.com/q.png","outcomes":[{"name":{"en":"Home"},"probability":"0.2"},{"name":{"en":"Away"},"probability":"0.8"}]}]}`)
+	if st != 201 {
+		t.Fatalf("create event = %d", st)
+	}
+	m := ev["markets"].([]any)[0].(map[string]any)
+	bw.market = m["id"].(string)
+	for i, o := range m["outcomes"].([]any) {
+		bw.outcome[i] = o.(map[string]any)["id"].(string)
+	}
+	return bw
+}
+
+func (bw *bettingWorld) admin(method, path, body string) (int, map[string]any) {
+	req, _ := http.NewRequest(method, bw.url+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		bw.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	json.NewDecoder(resp.Body).Decode(&m)
+	return resp.StatusCode, m
+}
+
+// bettor returns a token for a bettor with balance in the sandbox wallet.
+func (bw *bettingWorld) bettor(id, balance string) string {
+	bw.t.Helper()
+	if err := bw.op.SetBalance(id, "USD", balance); err != nil {
+		bw.t.Fatal(err)
+	}
+	token, err := bw.op.MintToken(id, "USD")
+	if err != nil {
+		bw.t.Fatal(err)
+	}
+	return token
+}
+
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (a answer) json(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(a.body, &m); err != nil {
+		t.Fatalf("not JSON (%d): %s", a.status, a.body)
+	}
+	return m
+}
+
+func (bw *bettingWorld) api(method, path, token, body string, header ...string) answer {
+	bw.t.Helper()
+	req, _ := http.NewRequest(method, bw.url+path, strings.NewReader(body))
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		bw.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return answer{resp.StatusCode, resp.Header, data}
+}
+
+func (bw *bettingWorld) place(token, key, outcome, stake string) answer {
+	return bw.api("POST", "/api/v1/bettor/bets", token, fmt.Sprintf(`{"market_id":%q,"outcome_id":%q,"stake":%q}`, bw.market, outcome, stake),
+		"Idempotency-Key", key)
+}
+
+// settled polls a bet until it leaves pending.
+func (bw *bettingWorld) settled(token, id string) map[string]any {
+	bw.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		bet := bw.api("GET", "/api/v1/bettor/bets/"+id, token, "").json(bw.t)
+		if bet["status"] != "pending" || time.Now().After(deadline) {
+			return bet
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestBetPlacement(t *testing.T) {
+	t.Parallel()
+	forEachDatabase(t, func(t *testing.T, db string) {
+		bw := newBettingWorld(t, db)
+		alice := bw.bettor("alice", "100.00")
+
+		// The event read shows the operator's odds: odds-ratio 5 % on 0.2/0.8.
+		ev := bw.api("GET", "/api/v1/events?locale=en", alice, "").json(t)
+		outs := ev["items"].([]any)[0].(map[string]any)["markets"].([]any)[0].(map[string]any)["outcomes"].([]any)
+		if outs[0].(map[string]any)["display_odds"] != "4.42" || outs[1].(map[string]any)["display_odds"] != "1.21" {
+			t.Errorf("odds = %v", outs)
+		}
+
+		key := uuid.NewString()
+		r := bw.place(alice, key, bw.outcome[0], "10.00")
+		acc := r.json(t)
+		if r.status != 202 || acc["status"] != "PENDING" || acc["entry_odds"] != "4.4214" || acc["potential_payout"] != "44.214" || acc["outcome_index"] != 0.0 {
+			t.Fatalf("place = %d %s", r.status, r.body)
+		}
+		again := bw.place(alice, key, bw.outcome[1], "99.00")
+		if again.status != 202 || string(again.body) != string(r.body) {
+			t.Errorf("repeated key = %d %s; want the original 202 byte for byte", again.status, again.body)
+		}
+		bet := bw.settled(alice, acc["id"].(string))
+		if bet["status"] != "confirmed" || bet["rejection_code"] != nil || bet["stake"] != "10" && bet["stake"] != "10.00" ||
+			bet["market_image_url"] != "https://img.example.com/q.png" || bet["event_image_url"] != "https://img.example.com/final.png" {
+			t.Errorf("bet = %v", bet)
+		}
+		if bal, _ := bw.op.Balance("alice"); bal != "90.00" {
+			t.Errorf("wallet balance = %s, want 90.00 (debited once)", bal)
+		}
+		if me := bw.api("GET", "/api/v1/auth/me", alice, "").json(t); me["balance"] != "90" && me["balance"] != "90.00" {
+			t.Errorf("me = %v", me)
+		}
+		if p := bw.api("GET", "/api/v1/bettor/portfolio", alice, "").json(t); p["total_positions"] != 1.0 || (p["total_stakes"] != "10" && p["total_stakes"] != "10.00") {
+			t.Errorf("portfolio = %v", p)
+		}
+
+		// Refusals, each with the code of the spec.
+		bob := bw.bettor("bob", "5.00")
+		poor := bw.settled(bob, bw.place(bob, uuid.NewString(), bw.outcome[1], "8.00").json(t)["id"].(string))
+		if poor["status"] != "rejected" || poor["rejection_code"] != "insufficient_funds" {
+			t.Errorf("insufficient funds: %v", poor)
+		}
+		big := bw.settled(alice, bw.place(alice, uuid.NewString(), bw.outcome[1], "100.50").json(t)["id"].(string))
+		if big["rejection_code"] != "bet_limit_reached" {
+			t.Errorf("stake above max: %v", big)
+		}
+		// Exposure 150 on outcome 0 (payout 44.214 per 10.00): two more fit, the fourth does not.
+		for i, want := range []string{"confirmed", "confirmed", "rejected"} {
+			b := bw.settled(alice, bw.place(alice, uuid.NewString(), bw.outcome[0], "10.00").json(t)["id"].(string))
+			if b["status"] != want {
+				t.Errorf("exposure bet %d: %v, want %s", i, b, want)
+			}
+		}
+		bw.admin("POST", "/admin/v1/markets/"+bw.market+"/suspend", "")
+		closed := bw.settled(alice, bw.place(alice, uuid.NewString(), bw.outcome[1], "1.00").json(t)["id"].(string))
+		if closed["rejection_code"] != "validation_failed" {
+			t.Errorf("suspended market: %v", closed)
+		}
+		bw.admin("POST", "/admin/v1/markets/"+bw.market+"/open", "")
+
+		// A wallet that never answers definitely: rejected with a null code, then rolled back.
+		bw.op.FailNext("withdrawals", 3, 503)
+		lost := bw.settled(alice, bw.place(alice, uuid.NewString(), bw.outcome[1], "2.00").json(t)["id"].(string))
+		if lost["status"] != "rejected" || lost["rejection_code"] != nil {
+			t.Errorf("unknown wallet answer: %v", lost)
+		}
+
+		// History filters, case-insensitive.
+		open := bw.api("GET", "/api/v1/bettor/bets?status=OPEN", alice, "").json(t)["items"].([]any)
+		cancelled := bw.api("GET", "/api/v1/bettor/bets?status=cancelled", alice, "").json(t)["items"].([]any)
+		if len(open) != 3 || len(cancelled) != 4 {
+			t.Errorf("open %d, cancelled %d; want 3 and 4", len(open), len(cancelled))
+		}
+	})
+}
+
+func TestBettorAPIRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	bw := newBettingWorld(t, "sqlite:"+t.TempDir()+"/f.db")
+	alice := bw.bettor("alice", "100.00")
+	bob := bw.bettor("bob", "100.00")
+	body := func(market, outcome, stake string) string {
+		return fmt.Sprintf(`{"market_id":%q,"outcome_id":%q,"stake":%s}`, market, outcome, stake)
+	}
+	tests := []struct {
+		name, token, key, body string
+		status                 int
+		contentType            string
+	}{
+		{"no token", "", uuid.NewString(), body(bw.market, bw.outcome[0], `"1.00"`), 401, ""},
+		{"forged token", alice[:len(alice)-4] + "AAAA", uuid.NewString(), body(bw.market, bw.outcome[0], `"1.00"`), 401, ""},
+		{"no key", alice, "", body(bw.market, bw.outcome[0], `"1.00"`), 400, "text/plain"},
+		{"key not v4", alice, "123e4567-e89b-12d3-a456-426614174000", body(bw.market, bw.outcome[0], `"1.00"`), 400, "text/plain"},
+		{"stake 0", alice, uuid.NewString(), body(bw.market, bw.outcome[0], `"0"`), 400, "application/problem+json"},
+		{"stake -1", alice, uuid.NewString(), body(bw.market, bw.outcome[0], `"-1"`), 400, "application/problem+json"},
+		{"stake abc", alice, uuid.NewString(), body(bw.market, bw.outcome[0], `"abc"`), 400, "application/problem+json"},
+		{"stake number", alice, uuid.NewString(), body(bw.market, bw.outcome[0], `1.5`), 400, "application/problem+json"},
+		{"too many decimals", alice, uuid.NewString(), body(bw.market, bw.outcome[0], `"1.001"`), 400, "application/problem+json"},
+		{"unknown market", alice, uuid.NewString(), body(uuid.NewString(), bw.outcome[0], `"1.00"`), 404, "application/problem+json"},
+		{"outcome of another market", alice, uuid.NewString(), body(bw.market, uuid.NewString(), `"1.00"`), 400, "application/problem+json"},
+		{"unknown field", alice, uuid.NewString(), `{"market_id":"x","outcome_id":"y","stake":"1","odds":"2"}`, 400, "application/problem+json"},
+		{"not JSON", alice, uuid.NewString(), `{"market_id":`, 400, "application/problem+json"},
+	}
+	for _, tt := range tests {
+		r := bw.api("POST", "/api/v1/bettor/bets", tt.token, tt.body, "Idempotency-Key", tt.key)
+		if r.status != tt.status || !strings.HasPrefix(r.header.Get("Content-Type"), tt.contentType) {
+			t.Errorf("%s: %d %q %s; want %d %s", tt.name, r.status, r.header.Get("Content-Type"), r.body, tt.status, tt.contentType)
+		}
+		if tt.status == 401 && len(r.body) != 0 {
+			t.Errorf("%s: 401 with a body", tt.name)
+		}
+	}
+	if bets := bw.api("GET", "/api/v1/bettor/bets", alice, "").json(t)["items"].([]any); len(bets) != 0 {
+		t.Errorf("refused requests created %d bets", len(bets))
+	}
+	id := bw.place(alice, uuid.NewString(), bw.outcome[0], "1.00").json(t)["id"].(string)
+	if r := bw.api("GET", "/api/v1/bettor/bets/"+id, bob, ""); r.status != 404 {
+		t.Errorf("another bettor's bet = %d", r.status)
+	}
+	if r := bw.api("GET", "/api/v1/bettor/bets/not-a-uuid", alice, ""); r.status != 400 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/plain") {
+		t.Errorf("bad path id = %d %q", r.status, r.header.Get("Content-Type"))
+	}
+	if r := bw.api("GET", "/api/v1/bettor/bets?status=won", alice, ""); r.status != 400 {
+		t.Errorf("unknown status filter = %d", r.status)
+	}
+}

@@ -1,0 +1,287 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/jobqueue"
+	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/odds"
+)
+
+// BetStore returns the database as a betting.BetStore. Amounts are TEXT;
+// arithmetic happens in Go inside the single writer's transactions.
+func (d *DB) BetStore() betting.BetStore { return betStore{d} }
+
+type betStore struct{ d *DB }
+
+var _ betting.BetStore = betStore{}
+
+func (s betStore) EnsureBettor(ctx context.Context, b betting.Bettor) (betting.Bettor, error) {
+	if _, err := s.d.writer.exec(ctx, `INSERT INTO betting_bettors (operator_id, id, currency, created_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (operator_id, id) DO NOTHING`, b.OperatorID, b.ID, b.Currency, micros(b.CreatedAt)); err != nil {
+		return betting.Bettor{}, err
+	}
+	return s.GetBettor(ctx, b.OperatorID, b.ID)
+}
+
+func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (betting.Bettor, error) {
+	var b betting.Bettor
+	var balance sql.NullString
+	var created int64
+	err := s.d.reader.queryRow(ctx, `SELECT operator_id, id, currency, balance, created_at FROM betting_bettors WHERE operator_id = ? AND id = ?`,
+		operatorID, bettorID).Scan(&b.OperatorID, &b.ID, &b.Currency, &balance, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return b, notFound("bettor", bettorID)
+	}
+	if err != nil {
+		return b, err
+	}
+	if balance.Valid {
+		a, err := money.ParseAmount(balance.String)
+		if err != nil {
+			return b, err
+		}
+		b.Balance = &a
+	}
+	b.CreatedAt = fromMicros(created)
+	return b, nil
+}
+
+const betColumns = `id, operator_id, bettor_id, idempotency_key, event_id, market_id, outcome_id, outcome_index, stake, currency,
+	entry_odds, potential_payout, display_probability, status, rejection_code, rejection_reason, withdrawal_tx_id, operator_tx_id,
+	payout_amount, settled_at, accepted, created_at, updated_at`
+
+func scanBet(row interface{ Scan(...any) error }, id string) (betting.Bet, error) {
+	var b betting.Bet
+	var stake, entry, payout, prob string
+	var code, payoutAmount sql.NullString
+	var settled sql.NullInt64
+	var created, updated int64
+	err := row.Scan(&b.ID, &b.OperatorID, &b.BettorID, &b.IdempotencyKey, &b.EventID, &b.MarketID, &b.OutcomeID, &b.OutcomeIndex,
+		&stake, &b.Currency, &entry, &payout, &prob, &b.Status, &code, &b.RejectionReason, &b.WithdrawalTxID, &b.OperatorTxID,
+		&payoutAmount, &settled, &b.Accepted, &created, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return b, notFound("bet", id)
+	}
+	if err != nil {
+		return b, err
+	}
+	var errs []error
+	var e error
+	b.Stake, e = money.ParseAmount(stake)
+	errs = append(errs, e)
+	b.EntryOdds, e = odds.Parse(entry)
+	errs = append(errs, e)
+	b.PotentialPayout, e = parseStored(payout)
+	errs = append(errs, e)
+	b.DisplayProbability, e = decimal.NewFromString(prob)
+	errs = append(errs, e)
+	if code.Valid {
+		b.RejectionCode = &code.String
+	}
+	if payoutAmount.Valid {
+		a, e := money.ParseAmount(payoutAmount.String)
+		errs = append(errs, e)
+		b.PayoutAmount = &a
+	}
+	b.SettledAt = timePtr(settled)
+	b.CreatedAt, b.UpdatedAt = fromMicros(created), fromMicros(updated)
+	if err := errors.Join(errs...); err != nil {
+		return b, fmt.Errorf("bet %s: %w", b.ID, err)
+	}
+	return b, nil
+}
+
+// parseStored reads a stored amount of up to 16 decimals (a potential
+// payout), which ParseAmount's wire limit of 12 would refuse.
+func parseStored(s string) (money.Amount, error) {
+	var a money.Amount
+	return a, a.Scan(s)
+}
+
+func (s betStore) CreateBet(ctx context.Context, b betting.Bet) (betting.Bet, bool, error) {
+	tx, err := s.d.writer.db.BeginTx(ctx, nil)
+	if err != nil {
+		return betting.Bet{}, false, err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `INSERT INTO betting_bets (`+betColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (operator_id, bettor_id, idempotency_key) DO NOTHING`,
+		b.ID, b.OperatorID, b.BettorID, b.IdempotencyKey, b.EventID, b.MarketID, b.OutcomeID, b.OutcomeIndex, b.Stake.String(), b.Currency,
+		b.EntryOdds.String(), b.PotentialPayout.String(), b.DisplayProbability.String(), b.Status, b.RejectionCode, b.RejectionReason,
+		b.WithdrawalTxID, b.OperatorTxID, nil, nil, b.Accepted, micros(b.CreatedAt), micros(b.UpdatedAt))
+	if err != nil {
+		return betting.Bet{}, false, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		got, err := scanBet(tx.QueryRowContext(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE operator_id = ? AND bettor_id = ? AND idempotency_key = ?`,
+			b.OperatorID, b.BettorID, b.IdempotencyKey), b.ID)
+		return got, false, err
+	}
+	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.BetPlaceArgs{BetID: b.ID}, nil); err != nil {
+		return betting.Bet{}, false, fmt.Errorf("enqueue placement: %w", err)
+	}
+	return b, true, tx.Commit()
+}
+
+func (s betStore) GetBetByKey(ctx context.Context, operatorID, bettorID, key string) (betting.Bet, error) {
+	return scanBet(s.d.reader.queryRow(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE operator_id = ? AND bettor_id = ? AND idempotency_key = ?`,
+		operatorID, bettorID, key), key)
+}
+
+func (s betStore) GetBet(ctx context.Context, operatorID, bettorID, id string) (betting.Bet, error) {
+	q := `SELECT ` + betColumns + ` FROM betting_bets WHERE id = ?`
+	args := []any{id}
+	if operatorID != "" {
+		q += ` AND operator_id = ?`
+		args = append(args, operatorID)
+	}
+	if bettorID != "" {
+		q += ` AND bettor_id = ?`
+		args = append(args, bettorID)
+	}
+	return scanBet(s.d.reader.queryRow(ctx, q, args...), id)
+}
+
+func (s betStore) ListBets(ctx context.Context, f betting.BetFilter) ([]betting.Bet, error) {
+	q := `SELECT ` + betColumns + ` FROM betting_bets WHERE operator_id = ? AND bettor_id = ?`
+	args := []any{f.OperatorID, f.BettorID}
+	if len(f.Statuses) > 0 {
+		q += ` AND status IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(f.Statuses)), ", ") + `)`
+		for _, st := range f.Statuses {
+			args = append(args, st)
+		}
+	}
+	if f.BeforeID != "" {
+		q += ` AND (created_at < ? OR (created_at = ? AND id < ?))`
+		args = append(args, micros(f.BeforeCreatedAt), micros(f.BeforeCreatedAt), f.BeforeID)
+	}
+	q += ` ORDER BY created_at DESC, id DESC LIMIT ?`
+	args = append(args, f.Limit)
+	rows, err := s.d.reader.query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []betting.Bet{}
+	for rows.Next() {
+		b, err := scanBet(rows, "")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+func (s betStore) ReserveExposure(ctx context.Context, b betting.Bet, limit money.Amount) error {
+	tx, err := s.d.writer.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var reserved bool
+	if err := tx.QueryRowContext(ctx, `SELECT exposure_reserved FROM betting_bets WHERE id = ?`, b.ID).Scan(&reserved); err != nil {
+		return err
+	}
+	if reserved {
+		return nil
+	}
+	total, err := exposure(ctx, tx, b.OperatorID, b.OutcomeID, b.Currency)
+	if err != nil {
+		return err
+	}
+	total = total.Add(b.PotentialPayout)
+	if total.GreaterThan(limit) {
+		return &betting.Error{Code: betting.ErrLimit, Message: "the outcome's exposure limit would be passed"}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO betting_exposure (operator_id, outcome_id, currency, reserved) VALUES (?, ?, ?, ?)
+		ON CONFLICT (operator_id, outcome_id, currency) DO UPDATE SET reserved = excluded.reserved`,
+		b.OperatorID, b.OutcomeID, b.Currency, total.String()); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE betting_bets SET exposure_reserved = 1 WHERE id = ?`, b.ID); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func exposure(ctx context.Context, tx *sql.Tx, operatorID, outcomeID, currency string) (money.Amount, error) {
+	var reserved string
+	err := tx.QueryRowContext(ctx, `SELECT reserved FROM betting_exposure WHERE operator_id = ? AND outcome_id = ? AND currency = ?`,
+		operatorID, outcomeID, currency).Scan(&reserved)
+	if errors.Is(err, sql.ErrNoRows) {
+		return money.Zero(), nil
+	}
+	if err != nil {
+		return money.Amount{}, err
+	}
+	return parseStored(reserved)
+}
+
+func (s betStore) Exposure(ctx context.Context, operatorID, outcomeID, currency string) (money.Amount, error) {
+	tx, err := s.d.writer.db.BeginTx(ctx, nil)
+	if err != nil {
+		return money.Amount{}, err
+	}
+	defer tx.Rollback()
+	return exposure(ctx, tx, operatorID, outcomeID, currency)
+}
+
+func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate) (betting.Bet, error) {
+	tx, err := s.d.writer.db.BeginTx(ctx, nil)
+	if err != nil {
+		return betting.Bet{}, err
+	}
+	defer tx.Rollback()
+	b, err := scanBet(tx.QueryRowContext(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE id = ?`, id), id)
+	if err != nil {
+		return betting.Bet{}, err
+	}
+	if b.Status != u.From {
+		return betting.Bet{}, &betting.Error{Code: betting.ErrConflict, Message: "bet " + id + " is " + b.Status}
+	}
+	var reserved bool
+	if err := tx.QueryRowContext(ctx, `SELECT exposure_reserved FROM betting_bets WHERE id = ?`, id).Scan(&reserved); err != nil {
+		return betting.Bet{}, err
+	}
+	if u.Release && reserved {
+		total, err := exposure(ctx, tx, b.OperatorID, b.OutcomeID, b.Currency)
+		if err != nil {
+			return betting.Bet{}, err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE betting_exposure SET reserved = ? WHERE operator_id = ? AND outcome_id = ? AND currency = ?`,
+			total.Sub(b.PotentialPayout).String(), b.OperatorID, b.OutcomeID, b.Currency); err != nil {
+			return betting.Bet{}, err
+		}
+		reserved = false
+	}
+	if u.OperatorTxID != "" {
+		b.OperatorTxID = u.OperatorTxID
+	}
+	b.Status, b.RejectionCode, b.RejectionReason, b.UpdatedAt = u.Status, u.RejectionCode, u.RejectionReason, u.At.UTC().Truncate(time.Microsecond)
+	if _, err := tx.ExecContext(ctx, `UPDATE betting_bets SET status = ?, rejection_code = ?, rejection_reason = ?, operator_tx_id = ?,
+		exposure_reserved = ?, updated_at = ? WHERE id = ?`, b.Status, b.RejectionCode, b.RejectionReason, b.OperatorTxID, reserved, micros(b.UpdatedAt), id); err != nil {
+		return betting.Bet{}, err
+	}
+	if u.Balance != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE betting_bettors SET balance = ? WHERE operator_id = ? AND id = ?`,
+			u.Balance.String(), b.OperatorID, b.BettorID); err != nil {
+			return betting.Bet{}, err
+		}
+	}
+	if u.Rollback {
+		if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.BetRollbackArgs{BetID: id}, nil); err != nil {
+			return betting.Bet{}, fmt.Errorf("enqueue rollback: %w", err)
+		}
+	}
+	return b, tx.Commit()
+}
