@@ -1,10 +1,10 @@
 package server_test
 
 import (
-	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/foresight-dev/foresight/internal/openapitest"
 )
 
 // TestAdminOperatorsAndCatalog sets up an operator and an event through the
@@ -13,19 +13,14 @@ func TestAdminOperatorsAndCatalog(t *testing.T) {
 	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, db string) {
 		w := newWorld(t, db, worldOptions{noWorkers: true})
+		api := openapitest.Load(t, "admin.yaml")
 		call := func(method, path, body string) (int, map[string]any) {
 			t.Helper()
-			req, _ := http.NewRequest(method, w.url+path, strings.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+adminToken)
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
+			var b any
+			if body != "" {
+				b = body
 			}
-			defer resp.Body.Close()
-			var m map[string]any
-			json.NewDecoder(resp.Body).Decode(&m)
-			return resp.StatusCode, m
+			return adminDo(t, api, w, method, path, adminToken, b)
 		}
 		operator := `{"id":"acme","name":"Acme Bets","integration":"standalone","wallet_url":"https://wallet.acme.example",
 			"signing_secret":"s3cret-s3cret-s3cret","jwks_url":"https://wallet.acme.example/.well-known/jwks.json",
