@@ -35,6 +35,8 @@ func (h *handler) bettingRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /admin/v1/markets/{id}/prices", h.ids(h.setPrices))
 	mux.HandleFunc("POST /admin/v1/markets/{id}/suspend", h.ids(h.marketStatus(betting.StatusSuspended)))
 	mux.HandleFunc("POST /admin/v1/markets/{id}/open", h.ids(h.marketStatus(betting.StatusOpen)))
+	mux.HandleFunc("POST /admin/v1/markets/{id}/resolve", h.ids(h.resolveMarket))
+	mux.HandleFunc("POST /admin/v1/markets/{id}/cancel", h.ids(h.cancelMarket))
 }
 
 // publicOperator hides the signing secret.
@@ -256,4 +258,29 @@ func (h *handler) marketStatus(status string) http.HandlerFunc {
 		}
 		writeJSON(w, http.StatusOK, e)
 	}
+}
+
+func (h *handler) resolveMarket(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		WinningOutcomeID string `json:"winning_outcome_id"`
+	}
+	if err := decode(r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	e, err := h.betting.ResolveMarket(r.Context(), r.PathValue("id"), req.WinningOutcomeID)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, e)
+}
+
+func (h *handler) cancelMarket(w http.ResponseWriter, r *http.Request) {
+	e, err := h.betting.CancelMarket(r.Context(), r.PathValue("id"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, e)
 }

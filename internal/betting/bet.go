@@ -125,6 +125,13 @@ type BetStore interface {
 	UpdateBet(ctx context.Context, id string, u BetUpdate) (Bet, error)
 	// Exposure returns the reserved exposure of an outcome.
 	Exposure(ctx context.Context, operatorID, outcomeID, currency string) (money.Amount, error)
+	// MarketBets returns up to limit bets of a market in status, oldest
+	// first.
+	MarketBets(ctx context.Context, marketID, status string, limit int) ([]Bet, error)
+	// SettleBet moves a confirmed bet to status (settled or voided) with
+	// its payout, gives back its exposure and, in the same transaction,
+	// enqueues the deposit; ErrConflict when the bet is not confirmed.
+	SettleBet(ctx context.Context, id, status string, payout money.Amount, at time.Time) (Bet, error)
 }
 
 // ErrLimit is the code of a reservation beyond a limit.

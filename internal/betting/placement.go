@@ -46,6 +46,9 @@ type WalletAnswer struct {
 type Wallet interface {
 	Withdraw(ctx context.Context, op Operator, b Bet) (WalletAnswer, error)
 	Rollback(ctx context.Context, op Operator, b Bet) (done bool, err error)
+	// Deposit credits a settled or voided bet's payout (zero for a lost
+	// bet) and reports whether the operator answered 2xx.
+	Deposit(ctx context.Context, op Operator, b Bet) (done bool, err error)
 }
 
 // Placement places and settles bets.
@@ -304,4 +307,30 @@ func (p *Placement) Portfolio(ctx context.Context, bettor Bettor) (money.Amount,
 // with the token's currency.
 func (p *Placement) Bettor(ctx context.Context, operatorID, bettorID, currency string) (Bettor, error) {
 	return p.bets.EnsureBettor(ctx, Bettor{OperatorID: operatorID, ID: bettorID, Currency: currency, CreatedAt: p.Now().UTC().Truncate(time.Microsecond)})
+}
+
+// Deposit credits a settled or voided bet through the operator's wallet;
+// it returns an error until the operator answers 2xx, so that the caller
+// retries (for days). The deposit's transaction id and bytes are the same
+// on every attempt, so the operator pays it once.
+func (p *Placement) Deposit(ctx context.Context, betID string) error {
+	b, err := p.bets.GetBet(ctx, "", "", betID)
+	if err != nil {
+		return err
+	}
+	if b.Status != BetSettled && b.Status != BetVoided {
+		return fmt.Errorf("bet %s is %s, not settled", b.ID, b.Status)
+	}
+	op, err := p.catalog.GetOperator(ctx, b.OperatorID)
+	if err != nil {
+		return err
+	}
+	done, err := p.wallet.Deposit(ctx, op, b)
+	if err != nil {
+		return err
+	}
+	if !done {
+		return fmt.Errorf("deposit of bet %s not confirmed by the operator yet", b.ID)
+	}
+	return nil
 }

@@ -35,6 +35,9 @@ type Store interface {
 	UpdateEvent(ctx context.Context, e Event, prev time.Time) error
 	// ListEvents returns events newest first, filtered.
 	ListEvents(ctx context.Context, f EventFilter) ([]Event, error)
+	// SettleMarket is UpdateEvent that also enqueues, in the same
+	// transaction, the settlement of the market's bets.
+	SettleMarket(ctx context.Context, e Event, prev time.Time, marketID string) error
 }
 
 // EventFilter selects events.
@@ -315,10 +318,7 @@ func (s *Service) updateEvent(ctx context.Context, id string, f func(e *Event) e
 		if err := f(&e); err != nil {
 			return Event{}, err
 		}
-		e.UpdatedAt = s.Now().UTC().Truncate(time.Microsecond)
-		if !e.UpdatedAt.After(prev) {
-			e.UpdatedAt = prev.Add(time.Microsecond)
-		}
+		e.UpdatedAt = later(s.Now(), prev)
 		err = s.store.UpdateEvent(ctx, e, prev)
 		var be *Error
 		if errors.As(err, &be) && be.Code == ErrConflict && attempt < 5 {
@@ -329,4 +329,14 @@ func (s *Service) updateEvent(ctx context.Context, id string, f func(e *Event) e
 		}
 		return e, nil
 	}
+}
+
+// later returns now, truncated to microseconds, or just after prev when
+// the clock has not moved past it: a version that always grows.
+func later(now, prev time.Time) time.Time {
+	t := now.UTC().Truncate(time.Microsecond)
+	if !t.After(prev) {
+		t = prev.Add(time.Microsecond)
+	}
+	return t
 }

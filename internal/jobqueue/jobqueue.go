@@ -7,6 +7,7 @@ package jobqueue
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -108,6 +109,33 @@ func DefaultConfig() Config {
 	return Config{Workers: 8, JobTimeout: 5 * time.Minute, CallbackRetries: DefaultCallbackRetries, PollInterval: 200 * time.Millisecond}
 }
 
+// SettleMarketArgs asks for the settlement of a closed market's bets.
+type SettleMarketArgs struct {
+	MarketID string `json:"market_id"`
+}
+
+// Kind is the River job kind.
+func (SettleMarketArgs) Kind() string { return "bets.settle_market" }
+
+// InsertOpts routes settlements to the bets queue.
+func (SettleMarketArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueBets, MaxAttempts: 1000}
+}
+
+// BetDepositArgs asks for the deposit of a settled bet; it is retried
+// until the operator answers 2xx.
+type BetDepositArgs struct {
+	BetID string `json:"bet_id"`
+}
+
+// Kind is the River job kind.
+func (BetDepositArgs) Kind() string { return "bets.deposit" }
+
+// InsertOpts routes deposits to the wallet queue, retried for days.
+func (BetDepositArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueWallet, MaxAttempts: 1000}
+}
+
 // NewWorkers registers the workers of the ticket service and of bet
 // placement.
 func NewWorkers(svc *tickets.Service, bets *betting.Placement, cfg Config) *river.Workers {
@@ -116,7 +144,38 @@ func NewWorkers(svc *tickets.Service, bets *betting.Placement, cfg Config) *rive
 	river.AddWorker(w, &callbackWorker{svc: svc, retries: cfg.CallbackRetries})
 	river.AddWorker(w, &placeWorker{bets: bets})
 	river.AddWorker(w, &rollbackWorker{bets: bets})
+	river.AddWorker(w, &settleWorker{bets: bets})
+	river.AddWorker(w, &depositWorker{bets: bets})
 	return w
+}
+
+type settleWorker struct {
+	river.WorkerDefaults[SettleMarketArgs]
+	bets *betting.Placement
+}
+
+func (w *settleWorker) Timeout(*river.Job[SettleMarketArgs]) time.Duration { return 30 * time.Minute }
+
+func (w *settleWorker) Work(ctx context.Context, job *river.Job[SettleMarketArgs]) error {
+	err := w.bets.Settle(ctx, job.Args.MarketID)
+	if errors.Is(err, betting.ErrBetsPending) {
+		return river.JobSnooze(time.Second)
+	}
+	return err
+}
+
+type depositWorker struct {
+	river.WorkerDefaults[BetDepositArgs]
+	bets *betting.Placement
+}
+
+// NextRetry backs off from a second to at most ten minutes.
+func (w *depositWorker) NextRetry(job *river.Job[BetDepositArgs]) time.Time {
+	return time.Now().Add(min(time.Second<<min(job.Attempt, 10), 10*time.Minute))
+}
+
+func (w *depositWorker) Work(ctx context.Context, job *river.Job[BetDepositArgs]) error {
+	return w.bets.Deposit(ctx, job.Args.BetID)
 }
 
 type placeWorker struct {

@@ -250,3 +250,43 @@ func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate)
 	}
 	return b, tx.Commit(ctx)
 }
+
+func (s betStore) MarketBets(ctx context.Context, marketID, status string, limit int) ([]betting.Bet, error) {
+	rows, err := s.d.pool.Query(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE market_id = $1 AND status = $2 ORDER BY created_at, id LIMIT $3`,
+		marketID, status, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.Bet, error) { return scanBet(r, "") })
+}
+
+func (s betStore) SettleBet(ctx context.Context, id, status string, payout money.Amount, at time.Time) (betting.Bet, error) {
+	tx, err := s.d.pool.Begin(ctx)
+	if err != nil {
+		return betting.Bet{}, err
+	}
+	defer tx.Rollback(ctx)
+	b, err := scanBet(tx.QueryRow(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE id = $1 FOR UPDATE`, id), id)
+	if err != nil {
+		return betting.Bet{}, err
+	}
+	if b.Status != betting.BetConfirmed {
+		return betting.Bet{}, &betting.Error{Code: betting.ErrConflict, Message: "bet " + id + " is " + b.Status}
+	}
+	if _, err := tx.Exec(ctx, `UPDATE betting_exposure x SET reserved = x.reserved - $1::numeric
+		FROM betting_bets b WHERE b.id = $2 AND b.exposure_reserved
+		AND x.operator_id = b.operator_id AND x.outcome_id = b.outcome_id AND x.currency = b.currency`,
+		b.PotentialPayout.String(), id); err != nil {
+		return betting.Bet{}, err
+	}
+	settled := at.UTC().Truncate(time.Microsecond)
+	b.Status, b.PayoutAmount, b.SettledAt, b.UpdatedAt = status, &payout, &settled, settled
+	if _, err := tx.Exec(ctx, `UPDATE betting_bets SET status = $1, payout_amount = $2::numeric, settled_at = $3, exposure_reserved = FALSE, updated_at = $3
+		WHERE id = $4`, status, payout.String(), settled, id); err != nil {
+		return betting.Bet{}, err
+	}
+	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.BetDepositArgs{BetID: id}, nil); err != nil {
+		return betting.Bet{}, fmt.Errorf("enqueue deposit: %w", err)
+	}
+	return b, tx.Commit(ctx)
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/jobqueue"
 )
 
 // BettingStore returns the database as a betting.Store. Operators and
@@ -173,4 +174,28 @@ func (s bettingStore) ListEvents(ctx context.Context, f betting.EventFilter) ([]
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.Event, error) { return scanEventDoc(r, "event", "") })
+}
+
+func (s bettingStore) SettleMarket(ctx context.Context, e betting.Event, prev time.Time, marketID string) error {
+	doc, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	tx, err := s.d.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	tag, err := tx.Exec(ctx, `UPDATE betting_events SET status = $1, doc = $2, updated_at = $3 WHERE id = $4 AND updated_at = $5`,
+		e.Status, doc, e.UpdatedAt, e.ID, prev)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return &betting.Error{Code: betting.ErrConflict, Message: "event " + e.ID + " changed meanwhile"}
+	}
+	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.SettleMarketArgs{MarketID: marketID}, nil); err != nil {
+		return fmt.Errorf("enqueue settlement: %w", err)
+	}
+	return tx.Commit(ctx)
 }

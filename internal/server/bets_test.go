@@ -266,3 +266,81 @@ func TestBettorAPIRefusesBadInput(t *testing.T) {
 		t.Errorf("unknown status filter = %d", r.status)
 	}
 }
+
+// TestSettlement resolves a market: the winner is paid stake × entry odds
+// rounded to the currency, the loser gets a zero deposit, each once; a
+// second resolve does nothing more; a cancelled market voids its bets.
+func TestSettlement(t *testing.T) {
+	t.Parallel()
+	forEachDatabase(t, func(t *testing.T, db string) {
+		bw := newBettingWorld(t, db)
+		alice, bob := bw.bettor("alice", "100.00"), bw.bettor("bob", "100.00")
+		win := bw.settled(alice, bw.place(alice, uuid.NewString(), bw.outcome[0], "10.00").json(t)["id"].(string))
+		lose := bw.settled(bob, bw.place(bob, uuid.NewString(), bw.outcome[1], "20.00").json(t)["id"].(string))
+		if win["status"] != "confirmed" || lose["status"] != "confirmed" {
+			t.Fatalf("bets: %v %v", win, lose)
+		}
+		bw.op.FailNext("deposits", 2, 503) // deposits are retried until the operator answers
+		for range 2 {
+			if st, p := bw.admin("POST", "/admin/v1/markets/"+bw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, bw.outcome[0])); st != 200 {
+				t.Fatalf("resolve = %d %v", st, p)
+			}
+		}
+		if st, _ := bw.admin("POST", "/admin/v1/markets/"+bw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, bw.outcome[1])); st != 409 {
+			t.Errorf("resolving with another winner = %d, want 409", st)
+		}
+		deposits := func() int {
+			n := 0
+			for _, e := range bw.op.Ledger() {
+				if strings.Contains(string(e.Type), "deposit") {
+					n++
+				}
+			}
+			return n
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			a, _ := bw.op.Balance("alice")
+			b, _ := bw.op.Balance("bob")
+			if a == "134.21" && b == "80.00" && deposits() == 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("balances alice %s, bob %s, %d deposits; want 134.21 (90 + 44.214 rounded half-even), 80.00 and 2", a, b, deposits())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		got := bw.api("GET", "/api/v1/bettor/bets/"+win["id"].(string), alice, "").json(t)
+		if got["status"] != "settled" || got["payout_amount"] != "44.21" || got["settled_at"] == nil {
+			t.Errorf("winning bet = %v", got)
+		}
+		if got := bw.api("GET", "/api/v1/bettor/bets/"+lose["id"].(string), bob, "").json(t); got["status"] != "settled" || got["payout_amount"] != "0" {
+			t.Errorf("losing bet = %v", got)
+		}
+		time.Sleep(300 * time.Millisecond)
+		if n := deposits(); n != 2 {
+			t.Errorf("%d deposits in the operator's ledger, want 2 (one per bet)", n)
+		}
+
+		// A cancelled market voids its bets and returns the stakes.
+		_, ev := bw.admin("POST", "/admin/v1/events", `{"category":"crypto","title":{"en":"BTC"},"markets":[{"question":{"en":"Above 100k?"},
+			"outcomes":[{"name":{"en":"Yes"},"probability":"0.5"},{"name":{"en":"No"},"probability":"0.5"}]}]}`)
+		m := ev["markets"].([]any)[0].(map[string]any)
+		bw.market = m["id"].(string)
+		yes := m["outcomes"].([]any)[0].(map[string]any)["id"].(string)
+		v := bw.settled(alice, bw.place(alice, uuid.NewString(), yes, "5.00").json(t)["id"].(string))
+		bw.admin("POST", "/admin/v1/markets/"+bw.market+"/cancel", "")
+		deadline = time.Now().Add(30 * time.Second)
+		for {
+			got := bw.api("GET", "/api/v1/bettor/bets/"+v["id"].(string), alice, "").json(t)
+			a, _ := bw.op.Balance("alice")
+			if got["status"] == "voided" && a == "134.21" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("voided bet %v, balance %s; want voided and the stake back (134.21)", got, a)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+}

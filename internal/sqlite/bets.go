@@ -285,3 +285,60 @@ func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate)
 	}
 	return b, tx.Commit()
 }
+
+func (s betStore) MarketBets(ctx context.Context, marketID, status string, limit int) ([]betting.Bet, error) {
+	rows, err := s.d.reader.query(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE market_id = ? AND status = ? ORDER BY created_at, id LIMIT ?`,
+		marketID, status, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []betting.Bet{}
+	for rows.Next() {
+		b, err := scanBet(rows, "")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+func (s betStore) SettleBet(ctx context.Context, id, status string, payout money.Amount, at time.Time) (betting.Bet, error) {
+	tx, err := s.d.writer.db.BeginTx(ctx, nil)
+	if err != nil {
+		return betting.Bet{}, err
+	}
+	defer tx.Rollback()
+	b, err := scanBet(tx.QueryRowContext(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE id = ?`, id), id)
+	if err != nil {
+		return betting.Bet{}, err
+	}
+	if b.Status != betting.BetConfirmed {
+		return betting.Bet{}, &betting.Error{Code: betting.ErrConflict, Message: "bet " + id + " is " + b.Status}
+	}
+	var reserved bool
+	if err := tx.QueryRowContext(ctx, `SELECT exposure_reserved FROM betting_bets WHERE id = ?`, id).Scan(&reserved); err != nil {
+		return betting.Bet{}, err
+	}
+	if reserved {
+		total, err := exposure(ctx, tx, b.OperatorID, b.OutcomeID, b.Currency)
+		if err != nil {
+			return betting.Bet{}, err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE betting_exposure SET reserved = ? WHERE operator_id = ? AND outcome_id = ? AND currency = ?`,
+			total.Sub(b.PotentialPayout).String(), b.OperatorID, b.OutcomeID, b.Currency); err != nil {
+			return betting.Bet{}, err
+		}
+	}
+	settled := at.UTC().Truncate(time.Microsecond)
+	b.Status, b.PayoutAmount, b.SettledAt, b.UpdatedAt = status, &payout, &settled, settled
+	if _, err := tx.ExecContext(ctx, `UPDATE betting_bets SET status = ?, payout_amount = ?, settled_at = ?, exposure_reserved = 0, updated_at = ?
+		WHERE id = ?`, status, payout.String(), micros(settled), micros(settled), id); err != nil {
+		return betting.Bet{}, err
+	}
+	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.BetDepositArgs{BetID: id}, nil); err != nil {
+		return betting.Bet{}, fmt.Errorf("enqueue deposit: %w", err)
+	}
+	return b, tx.Commit()
+}

@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/jobqueue"
 )
 
 // BettingStore returns the database as a betting.Store. Operators and
@@ -187,4 +189,28 @@ func (s bettingStore) ListEvents(ctx context.Context, f betting.EventFilter) ([]
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+func (s bettingStore) SettleMarket(ctx context.Context, e betting.Event, prev time.Time, marketID string) error {
+	doc, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	tx, err := s.d.writer.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `UPDATE betting_events SET status = ?, doc = ?, updated_at = ? WHERE id = ? AND updated_at = ?`,
+		e.Status, string(doc), micros(e.UpdatedAt), e.ID, micros(prev))
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return &betting.Error{Code: betting.ErrConflict, Message: "event " + e.ID + " changed meanwhile"}
+	}
+	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.SettleMarketArgs{MarketID: marketID}, nil); err != nil {
+		return fmt.Errorf("enqueue settlement: %w", err)
+	}
+	return tx.Commit()
 }

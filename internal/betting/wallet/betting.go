@@ -64,3 +64,30 @@ func (w bettingWallet) Rollback(ctx context.Context, op betting.Operator, b bett
 	}
 	return out.Done, nil
 }
+
+func (w bettingWallet) Deposit(ctx context.Context, op betting.Operator, b betting.Bet) (bool, error) {
+	d, err := decimals(op, b.Currency)
+	if err != nil {
+		return false, err
+	}
+	if b.PayoutAmount == nil {
+		return false, fmt.Errorf("bet %s has no payout", b.ID)
+	}
+	result := ResultLost
+	switch {
+	case b.Status == betting.BetVoided:
+		result = ResultVoided
+	case b.PayoutAmount.IsPositive():
+		result = ResultWon
+	}
+	body, err := DepositBody(Deposit{TransactionID: "dp-" + b.ID, BettorID: b.BettorID, Amount: *b.PayoutAmount, Currency: b.Currency,
+		Decimals: d, MarketID: b.MarketID, BetID: b.ID, WithdrawalTransactionID: b.WithdrawalTxID, Result: result})
+	if err != nil {
+		return false, err
+	}
+	out, err := w.c.Deposit(ctx, op.WalletURL, op.SigningSecret, body)
+	if err != nil {
+		return false, err
+	}
+	return out.Done, nil
+}

@@ -1,0 +1,143 @@
+package betting
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/foresight-dev/foresight/internal/money"
+)
+
+// ResolveMarket records the market's winning outcome and starts the
+// settlement of its bets, in one transaction. Resolving again with the same
+// outcome does nothing more; with another outcome, or after a
+// cancellation, it is ErrConflict.
+func (s *Service) ResolveMarket(ctx context.Context, marketID, winningOutcomeID string) (Event, error) {
+	return s.closeMarket(ctx, marketID, func(m *Market) (bool, error) {
+		if m.Status == StatusResolved && m.WinningOutcomeID == winningOutcomeID {
+			return false, nil
+		}
+		if m.Status == StatusResolved || m.Status == StatusCancelled {
+			return false, &Error{Code: ErrConflict, Message: "the market is already " + m.Status}
+		}
+		if _, _, ok := m.Outcome(winningOutcomeID); !ok {
+			return false, invalidf("outcome %s is not an outcome of market %s", winningOutcomeID, m.ID)
+		}
+		m.Status, m.WinningOutcomeID = StatusResolved, winningOutcomeID
+		return true, nil
+	})
+}
+
+// CancelMarket cancels the market and starts voiding its bets, in one
+// transaction; cancelling again does nothing more.
+func (s *Service) CancelMarket(ctx context.Context, marketID string) (Event, error) {
+	return s.closeMarket(ctx, marketID, func(m *Market) (bool, error) {
+		switch m.Status {
+		case StatusCancelled:
+			return false, nil
+		case StatusResolved:
+			return false, &Error{Code: ErrConflict, Message: "the market is resolved"}
+		}
+		m.Status = StatusCancelled
+		return true, nil
+	})
+}
+
+// closeMarket applies change to the market and, when it changed, saves it
+// with its settlement enqueued.
+func (s *Service) closeMarket(ctx context.Context, marketID string, change func(m *Market) (bool, error)) (Event, error) {
+	for attempt := 0; ; attempt++ {
+		e, err := s.store.EventOfMarket(ctx, marketID)
+		if err != nil {
+			return Event{}, err
+		}
+		m, _ := e.Market(marketID)
+		changed, err := change(m)
+		if err != nil || !changed {
+			return e, err
+		}
+		prev := e.UpdatedAt
+		e.UpdatedAt = later(s.Now(), prev)
+		err = s.store.SettleMarket(ctx, e, prev, marketID)
+		var be *Error
+		if errors.As(err, &be) && be.Code == ErrConflict && attempt < 5 {
+			continue
+		}
+		return e, err
+	}
+}
+
+// settleBatch is how many bets one settlement step settles.
+const settleBatch = 500
+
+// ErrBetsPending is returned by Settle while bets of the market are still
+// being placed; the caller tries again shortly.
+var ErrBetsPending = errors.New("bets of the market are still pending")
+
+// Settle settles the confirmed bets of a resolved or cancelled market: a
+// bet on the winning outcome is settled with stake × entry odds rounded to
+// its currency's decimals, any other with zero; a cancelled market's bets
+// are voided with their stake. Each bet changes in its own transaction,
+// conditional on being confirmed, with its deposit enqueued, so Settle can
+// stop at any point and run again: no bet is settled or paid twice.
+func (p *Placement) Settle(ctx context.Context, marketID string) error {
+	e, err := p.catalog.store.EventOfMarket(ctx, marketID)
+	if err != nil {
+		return err
+	}
+	m, _ := e.Market(marketID)
+	if m.Status != StatusResolved && m.Status != StatusCancelled {
+		return nil
+	}
+	ops := map[string]Operator{}
+	for {
+		bets, err := p.bets.MarketBets(ctx, marketID, BetConfirmed, settleBatch)
+		if err != nil {
+			return err
+		}
+		for _, b := range bets {
+			op, ok := ops[b.OperatorID]
+			if !ok {
+				if op, err = p.catalog.GetOperator(ctx, b.OperatorID); err != nil {
+					return err
+				}
+				ops[b.OperatorID] = op
+			}
+			status, payout, err := outcomeOf(op, *m, b)
+			if err != nil {
+				return err
+			}
+			_, err = p.bets.SettleBet(ctx, b.ID, status, payout, p.Now())
+			var be *Error
+			if err != nil && !(errors.As(err, &be) && be.Code == ErrConflict) {
+				return err
+			}
+		}
+		if len(bets) < settleBatch {
+			break
+		}
+	}
+	pending, err := p.bets.MarketBets(ctx, marketID, BetPending, 1)
+	if err != nil {
+		return err
+	}
+	if len(pending) > 0 {
+		return ErrBetsPending // they are being decided (rejected: the market is closed)
+	}
+	return nil
+}
+
+// outcomeOf is a confirmed bet's settlement in a closed market.
+func outcomeOf(op Operator, m Market, b Bet) (string, money.Amount, error) {
+	cur, ok := op.Currency(b.Currency)
+	if !ok {
+		return "", money.Amount{}, fmt.Errorf("operator %s has no currency %s", op.ID, b.Currency)
+	}
+	switch {
+	case m.Status == StatusCancelled:
+		return BetVoided, b.Stake, nil
+	case b.OutcomeID == m.WinningOutcomeID:
+		return BetSettled, b.Stake.MulOdds(b.EntryOdds).RoundToCurrency(cur.Decimals), nil
+	}
+	return BetSettled, money.Zero(), nil
+}
