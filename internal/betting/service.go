@@ -55,6 +55,7 @@ type EventFilter struct {
 type Service struct {
 	store         Store
 	allowInsecure bool
+	hub           *Hub
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
 }
@@ -62,8 +63,11 @@ type Service struct {
 // NewService returns a Service; allowInsecure permits http:// partner
 // URLs.
 func NewService(store Store, allowInsecure bool) *Service {
-	return &Service{store: store, allowInsecure: allowInsecure, Now: time.Now}
+	return &Service{store: store, allowInsecure: allowInsecure, hub: NewHub(), Now: time.Now}
 }
+
+// Hub returns the hub on which every change of an event is published.
+func (s *Service) Hub() *Hub { return s.hub }
 
 // CreateOperator validates and stores a new operator.
 func (s *Service) CreateOperator(ctx context.Context, o Operator) (Operator, error) {
@@ -327,6 +331,7 @@ func (s *Service) updateEvent(ctx context.Context, id string, f func(e *Event) e
 		if err != nil {
 			return Event{}, err
 		}
+		s.hub.Publish(e)
 		return e, nil
 	}
 }

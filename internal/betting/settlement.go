@@ -63,6 +63,9 @@ func (s *Service) closeMarket(ctx context.Context, marketID string, change func(
 		if errors.As(err, &be) && be.Code == ErrConflict && attempt < 5 {
 			continue
 		}
+		if err == nil {
+			s.hub.Publish(e)
+		}
 		return e, err
 	}
 }

@@ -344,3 +344,71 @@ func TestSettlement(t *testing.T) {
 		}
 	})
 }
+
+func TestOddsStream(t *testing.T) {
+	t.Parallel()
+	bw := newBettingWorld(t, "sqlite:"+t.TempDir()+"/f.db")
+	alice := bw.bettor("alice", "100.00")
+	req, _ := http.NewRequest("GET", bw.url+"/api/v1/odds/stream?locale=en", nil)
+	req.Header.Set("Authorization", "Bearer "+alice)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("stream = %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	lines := make(chan string, 100)
+	go func() {
+		buf := make([]byte, 4096)
+		var pending string
+		for {
+			n, err := resp.Body.Read(buf)
+			pending += string(buf[:n])
+			for {
+				i := strings.Index(pending, "\n")
+				if i < 0 {
+					break
+				}
+				lines <- pending[:i]
+				pending = pending[i+1:]
+			}
+			if err != nil {
+				close(lines)
+				return
+			}
+		}
+	}()
+	if first := <-lines; first != ": connected" {
+		t.Fatalf("first line %q", first)
+	}
+	prices := fmt.Sprintf(`{"outcomes":[{"id":%q,"probability":"0.5"},{"id":%q,"probability":"0.5"}]}`, bw.outcome[0], bw.outcome[1])
+	if st, _ := bw.admin("POST", "/admin/v1/markets/"+bw.market+"/prices", prices); st != 200 {
+		t.Fatalf("prices = %d", st)
+	}
+	var got []map[string]any
+	timeout := time.After(10 * time.Second)
+	for len(got) < 2 {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				t.Fatal("stream closed")
+			}
+			if data, ok := strings.CutPrefix(line, "data: "); ok {
+				var m map[string]any
+				json.Unmarshal([]byte(data), &m)
+				got = append(got, m)
+			}
+		case <-timeout:
+			t.Fatalf("no odds change; got %v", got)
+		}
+	}
+	// 0.5/0.5 with odds-ratio 5 %: 1.9047 → display 1.90, 52.63 %.
+	for i, m := range got {
+		if m["market_id"] != bw.market || m["outcome_id"] != bw.outcome[i] || m["display_odds"] != "1.90" || m["display_probability"] != "52.63" ||
+			m["sequence"] != float64(i+1) || m["market_version"] != 2.0 {
+			t.Errorf("change %d = %v", i, m)
+		}
+	}
+}

@@ -46,6 +46,7 @@ func New(svc *betting.Service, placement *betting.Placement, auth Authenticator)
 	mux.Handle("GET /api/v1/bettor/bets/{id}", h.authed(h.getBet))
 	mux.Handle("GET /api/v1/bettor/portfolio", h.authed(h.portfolio))
 	mux.Handle("GET /api/v1/auth/me", h.authed(h.me))
+	mux.Handle("GET /api/v1/odds/stream", h.authed(h.stream))
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, http.StatusNotFound, "There is no endpoint "+r.Method+" "+r.URL.Path+".")
 	})

@@ -1,0 +1,56 @@
+package betting
+
+import "sync"
+
+// Hub fans catalog changes out to the subscribers of this process (the
+// odds streams). A subscriber that falls behind is dropped: its channel is
+// closed and its client reconnects and reads the event again.
+type Hub struct {
+	mu   sync.Mutex
+	subs map[chan Event]struct{}
+}
+
+// NewHub returns an empty hub.
+func NewHub() *Hub { return &Hub{subs: map[chan Event]struct{}{}} }
+
+// hubBuffer is how many changes a subscriber may lag behind.
+const hubBuffer = 256
+
+// Subscribe returns a channel of changed events and a function that ends
+// the subscription; the channel is closed when the subscription ends or
+// the subscriber falls behind.
+func (h *Hub) Subscribe() (<-chan Event, func()) {
+	ch := make(chan Event, hubBuffer)
+	h.mu.Lock()
+	h.subs[ch] = struct{}{}
+	h.mu.Unlock()
+	return ch, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if _, ok := h.subs[ch]; ok {
+			delete(h.subs, ch)
+			close(ch)
+		}
+	}
+}
+
+// Publish sends a changed event to every subscriber without waiting.
+func (h *Hub) Publish(e Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for ch := range h.subs {
+		select {
+		case ch <- e:
+		default:
+			delete(h.subs, ch)
+			close(ch)
+		}
+	}
+}
+
+// Subscribers counts the current subscribers.
+func (h *Hub) Subscribers() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs)
+}
