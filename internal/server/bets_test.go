@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/server"
 )
@@ -409,6 +410,81 @@ func TestOddsStream(t *testing.T) {
 		if m["market_id"] != bw.market || m["outcome_id"] != bw.outcome[i] || m["display_odds"] != "1.90" || m["display_probability"] != "52.63" ||
 			m["sequence"] != float64(i+1) || m["market_version"] != 2.0 {
 			t.Errorf("change %d = %v", i, m)
+		}
+	}
+}
+
+// TestTwoServersSettleOnce runs two servers on one PostgreSQL database:
+// bets placed through both, the market resolved through one, every bet is
+// settled and paid exactly once.
+func TestTwoServersSettleOnce(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	bw := newBettingWorld(t, db)
+	other := &world{t: t}
+	cfg := testConfig(db)
+	cfg.DevAllowInsecure = true
+	other.start(cfg, false)
+	t.Cleanup(func() { other.stop() })
+	nodes := []string{bw.url, other.url}
+
+	const n = 20
+	tokens := make([]string, n)
+	ids := make([]string, n)
+	for i := range n {
+		tokens[i] = bw.bettor(fmt.Sprint("b", i), "50.00")
+		url := nodes[i%2]
+		req, _ := http.NewRequest("POST", url+"/api/v1/bettor/bets", strings.NewReader(
+			fmt.Sprintf(`{"market_id":%q,"outcome_id":%q,"stake":"2.00"}`, bw.market, bw.outcome[i%2])))
+		req.Header.Set("Authorization", "Bearer "+tokens[i])
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Idempotency-Key", uuid.NewString())
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var acc map[string]any
+		json.NewDecoder(resp.Body).Decode(&acc)
+		resp.Body.Close()
+		ids[i] = acc["id"].(string)
+	}
+	for i := range n {
+		if b := bw.settled(tokens[i], ids[i]); b["status"] != "confirmed" {
+			t.Fatalf("bet %d = %v", i, b)
+		}
+	}
+	if st, _ := bw.admin("POST", "/admin/v1/markets/"+bw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, bw.outcome[0])); st != 200 {
+		t.Fatalf("resolve = %d", st)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		deposits := map[string]int{}
+		for _, e := range bw.op.Ledger() {
+			if strings.Contains(string(e.Type), "deposit") {
+				deposits[e.TransactionID]++
+			}
+		}
+		if len(deposits) == n {
+			for tx, c := range deposits {
+				if c != 1 {
+					t.Errorf("deposit %s applied %d times", tx, c)
+				}
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d deposits delivered", len(deposits), n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Winners (even bettors) hold 48 + 2 × 4.4214 → 8.84 rounded half-even = 56.84; losers 48.
+	for i := range n {
+		want := "48.00"
+		if i%2 == 0 {
+			want = "56.84"
+		}
+		if got, _ := bw.op.Balance(fmt.Sprint("b", i)); got != want {
+			t.Errorf("bettor %d balance %s, want %s", i, got, want)
 		}
 	}
 }
