@@ -50,16 +50,17 @@ const (
 type handler struct {
 	tickets   *tickets.Service
 	betting   *betting.Service
+	placement *betting.Placement
 	tokenHash [32]byte
 	log       *slog.Logger
 }
 
 // New returns the /admin/v1 handler. token is the admin bearer token.
-func New(token string, ticketService *tickets.Service, bettingService *betting.Service, log *slog.Logger) http.Handler {
+func New(token string, ticketService *tickets.Service, bettingService *betting.Service, placement *betting.Placement, log *slog.Logger) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &handler{tickets: ticketService, betting: bettingService, tokenHash: sha256.Sum256([]byte(token)), log: log}
+	h := &handler{tickets: ticketService, betting: bettingService, placement: placement, tokenHash: sha256.Sum256([]byte(token)), log: log}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /admin/v1/ticket-clients", h.createClient)
 	mux.HandleFunc("GET /admin/v1/ticket-clients", h.listClients)

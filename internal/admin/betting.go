@@ -2,11 +2,15 @@ package admin
 
 import (
 	"net/http"
+	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/cursor"
 )
 
 // CodeConflict is the problem code of a state conflict (409).
@@ -37,6 +41,9 @@ func (h *handler) bettingRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /admin/v1/markets/{id}/open", h.ids(h.marketStatus(betting.StatusOpen)))
 	mux.HandleFunc("POST /admin/v1/markets/{id}/resolve", h.ids(h.resolveMarket))
 	mux.HandleFunc("POST /admin/v1/markets/{id}/cancel", h.ids(h.cancelMarket))
+	mux.HandleFunc("GET /admin/v1/exposure", h.exposure)
+	mux.HandleFunc("GET /admin/v1/bettors", h.bettors)
+	mux.HandleFunc("GET /admin/v1/bets", h.bets)
 }
 
 // publicOperator hides the signing secret.
@@ -283,4 +290,102 @@ func (h *handler) cancelMarket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, e)
+}
+
+func required(r *http.Request, names ...string) error {
+	for _, n := range names {
+		if r.URL.Query().Get(n) == "" {
+			return problem(http.StatusBadRequest, CodeInvalidRequest, n+" is required.")
+		}
+	}
+	return nil
+}
+
+func (h *handler) exposure(w http.ResponseWriter, r *http.Request) {
+	if err := required(r, "operator_id", "market_id"); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	if uuid.Validate(q.Get("market_id")) != nil {
+		h.writeError(w, r, problem(http.StatusNotFound, CodeNotFound, "No market "+q.Get("market_id")+"."))
+		return
+	}
+	items, err := h.placement.Exposure(r.Context(), q.Get("operator_id"), q.Get("market_id"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, list[betting.OutcomeExposure]{Items: items})
+}
+
+func (h *handler) bettors(w http.ResponseWriter, r *http.Request) {
+	if err := required(r, "operator_id"); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	limit, err := pageLimit(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	bs, err := h.placement.Bettors(r.Context(), r.URL.Query().Get("operator_id"), r.URL.Query().Get("cursor"), limit+1)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	out := list[betting.Bettor]{Items: []betting.Bettor{}}
+	for i, b := range bs {
+		if i == limit {
+			next := bs[limit-1].ID
+			out.NextCursor = &next
+			break
+		}
+		out.Items = append(out.Items, b)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (h *handler) bets(w http.ResponseWriter, r *http.Request) {
+	if err := required(r, "operator_id"); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	limit, err := pageLimit(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	f := betting.BetFilter{OperatorID: q.Get("operator_id"), BettorID: q.Get("bettor_id"), MarketID: q.Get("market_id"), Limit: limit + 1}
+	if f.MarketID != "" && uuid.Validate(f.MarketID) != nil {
+		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "market_id must be a UUID."))
+		return
+	}
+	if st := q.Get("status"); st != "" {
+		f.Statuses = []string{strings.ToLower(st)}
+	}
+	if c := q.Get("cursor"); c != "" {
+		at, id, ok := cursor.Decode(c)
+		if !ok {
+			h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "cursor is not valid."))
+			return
+		}
+		f.BeforeCreatedAt, f.BeforeID = at, id
+	}
+	bets, err := h.placement.Bets(r.Context(), f)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	out := list[betting.Bet]{Items: []betting.Bet{}}
+	for i, b := range bets {
+		if i == limit {
+			next := cursor.Encode(bets[limit-1].CreatedAt, bets[limit-1].ID)
+			out.NextCursor = &next
+			break
+		}
+		out.Items = append(out.Items, b)
+	}
+	writeJSON(w, http.StatusOK, out)
 }

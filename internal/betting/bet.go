@@ -73,10 +73,12 @@ type Bet struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
-// BetFilter selects a bettor's bets, newest first.
+// BetFilter selects an operator's bets, newest first.
 type BetFilter struct {
 	OperatorID string
-	BettorID   string
+	// BettorID and MarketID, when set, keep that bettor's or market's bets.
+	BettorID string
+	MarketID string
 	// Statuses, when not empty, keeps bets in one of them.
 	Statuses        []string
 	BeforeCreatedAt time.Time
@@ -108,6 +110,9 @@ type BetStore interface {
 	// EnsureBettor creates the bettor unless it exists and returns it.
 	EnsureBettor(ctx context.Context, b Bettor) (Bettor, error)
 	GetBettor(ctx context.Context, operatorID, bettorID string) (Bettor, error)
+	// ListBettors returns an operator's bettors ordered by id, after
+	// afterID.
+	ListBettors(ctx context.Context, operatorID, afterID string, limit int) ([]Bettor, error)
 	// CreateBet inserts b and, in the same transaction, enqueues its
 	// placement. When the bettor already used b.IdempotencyKey it inserts
 	// nothing and returns that bet with created false.

@@ -334,3 +334,63 @@ func (p *Placement) Deposit(ctx context.Context, betID string) error {
 	}
 	return nil
 }
+
+// Bettors returns an operator's bettors ordered by id, after afterID.
+func (p *Placement) Bettors(ctx context.Context, operatorID, afterID string, limit int) ([]Bettor, error) {
+	return p.bets.ListBettors(ctx, operatorID, afterID, limit)
+}
+
+// OutcomeExposure is what an operator stands to pay on one outcome.
+type OutcomeExposure struct {
+	OutcomeID string `json:"outcome_id"`
+	Currency  string `json:"currency"`
+	// OpenStake and PotentialPayout sum the pending and confirmed bets.
+	OpenStake       money.Amount `json:"open_stake"`
+	PotentialPayout money.Amount `json:"potential_payout"`
+	Limit           money.Amount `json:"limit"`
+	Headroom        money.Amount `json:"headroom"`
+}
+
+// Exposure returns, per outcome of a market and currency of the operator,
+// the open stake, the potential payout, the limit and the headroom left.
+func (p *Placement) Exposure(ctx context.Context, operatorID, marketID string) ([]OutcomeExposure, error) {
+	op, err := p.catalog.GetOperator(ctx, operatorID)
+	if err != nil {
+		return nil, err
+	}
+	e, err := p.catalog.store.EventOfMarket(ctx, marketID)
+	if err != nil {
+		return nil, err
+	}
+	m, _ := e.Market(marketID)
+	type key struct{ outcome, currency string }
+	sums := map[key]*OutcomeExposure{}
+	var out []OutcomeExposure
+	for _, o := range m.Outcomes {
+		for _, c := range op.Currencies {
+			limit := op.Limits[c.Code].OutcomeExposure
+			out = append(out, OutcomeExposure{OutcomeID: o.ID, Currency: c.Code, Limit: limit, Headroom: limit})
+		}
+	}
+	for i := range out {
+		sums[key{out[i].OutcomeID, out[i].Currency}] = &out[i]
+	}
+	f := BetFilter{OperatorID: operatorID, MarketID: marketID, Statuses: []string{BetPending, BetConfirmed}, Limit: 500}
+	for {
+		page, err := p.bets.ListBets(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range page {
+			if x := sums[key{b.OutcomeID, b.Currency}]; x != nil {
+				x.OpenStake = x.OpenStake.Add(b.Stake)
+				x.PotentialPayout = x.PotentialPayout.Add(b.PotentialPayout)
+				x.Headroom = x.Limit.Sub(x.PotentialPayout)
+			}
+		}
+		if len(page) < f.Limit {
+			return out, nil
+		}
+		f.BeforeCreatedAt, f.BeforeID = page[len(page)-1].CreatedAt, page[len(page)-1].ID
+	}
+}

@@ -141,11 +141,17 @@ func (s betStore) GetBet(ctx context.Context, operatorID, bettorID, id string) (
 }
 
 func (s betStore) ListBets(ctx context.Context, f betting.BetFilter) ([]betting.Bet, error) {
-	q := `SELECT ` + betColumns + ` FROM betting_bets WHERE operator_id = $1 AND bettor_id = $2`
-	args := []any{f.OperatorID, f.BettorID}
+	q := `SELECT ` + betColumns + ` FROM betting_bets WHERE operator_id = $1`
+	args := []any{f.OperatorID}
 	arg := func(v any) string {
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
+	}
+	if f.BettorID != "" {
+		q += ` AND bettor_id = ` + arg(f.BettorID)
+	}
+	if f.MarketID != "" {
+		q += ` AND market_id = ` + arg(f.MarketID) + `::uuid`
 	}
 	if len(f.Statuses) > 0 {
 		q += ` AND status = ANY(` + arg(f.Statuses) + `)`
@@ -289,4 +295,28 @@ func (s betStore) SettleBet(ctx context.Context, id, status string, payout money
 		return betting.Bet{}, fmt.Errorf("enqueue deposit: %w", err)
 	}
 	return b, tx.Commit(ctx)
+}
+
+func (s betStore) ListBettors(ctx context.Context, operatorID, afterID string, limit int) ([]betting.Bettor, error) {
+	rows, err := s.d.pool.Query(ctx, `SELECT operator_id, id, currency, balance::text, created_at FROM betting_bettors
+		WHERE operator_id = $1 AND id > $2 ORDER BY id LIMIT $3`, operatorID, afterID, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.Bettor, error) {
+		var b betting.Bettor
+		var balance *string
+		if err := r.Scan(&b.OperatorID, &b.ID, &b.Currency, &balance, &b.CreatedAt); err != nil {
+			return b, err
+		}
+		if balance != nil {
+			a, err := storedAmount(*balance)
+			if err != nil {
+				return b, err
+			}
+			b.Balance = &a
+		}
+		b.CreatedAt = b.CreatedAt.UTC()
+		return b, nil
+	})
 }

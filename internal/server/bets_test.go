@@ -208,6 +208,22 @@ func TestBetPlacement(t *testing.T) {
 			t.Errorf("unknown wallet answer: %v", lost)
 		}
 
+		// The backoffice sees the exposure, the bettors and the bets.
+		_, exp := bw.admin("GET", "/admin/v1/exposure?operator_id=sandbox&market_id="+bw.market, "")
+		home := exp["items"].([]any)[0].(map[string]any)
+		if home["outcome_id"] != bw.outcome[0] || home["potential_payout"] != "132.642" || home["headroom"] != "17.358" || home["open_stake"] != "30" {
+			t.Errorf("exposure = %v", home)
+		}
+		if _, bettors := bw.admin("GET", "/admin/v1/bettors?operator_id=sandbox", ""); len(bettors["items"].([]any)) != 2 {
+			t.Errorf("bettors = %v", bettors)
+		}
+		if _, bets := bw.admin("GET", "/admin/v1/bets?operator_id=sandbox&status=confirmed&limit=2", ""); len(bets["items"].([]any)) != 2 || bets["next_cursor"] == nil {
+			t.Errorf("bets = %v", bets)
+		}
+		if st, _ := bw.admin("GET", "/admin/v1/bets", ""); st != 400 {
+			t.Errorf("bets without operator_id = %d", st)
+		}
+
 		// History filters, case-insensitive.
 		open := bw.api("GET", "/api/v1/bettor/bets?status=OPEN", alice, "").json(t)["items"].([]any)
 		cancelled := bw.api("GET", "/api/v1/bettor/bets?status=cancelled", alice, "").json(t)["items"].([]any)

@@ -152,8 +152,16 @@ func (s betStore) GetBet(ctx context.Context, operatorID, bettorID, id string) (
 }
 
 func (s betStore) ListBets(ctx context.Context, f betting.BetFilter) ([]betting.Bet, error) {
-	q := `SELECT ` + betColumns + ` FROM betting_bets WHERE operator_id = ? AND bettor_id = ?`
-	args := []any{f.OperatorID, f.BettorID}
+	q := `SELECT ` + betColumns + ` FROM betting_bets WHERE operator_id = ?`
+	args := []any{f.OperatorID}
+	if f.BettorID != "" {
+		q += ` AND bettor_id = ?`
+		args = append(args, f.BettorID)
+	}
+	if f.MarketID != "" {
+		q += ` AND market_id = ?`
+		args = append(args, f.MarketID)
+	}
 	if len(f.Statuses) > 0 {
 		q += ` AND status IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(f.Statuses)), ", ") + `)`
 		for _, st := range f.Statuses {
@@ -341,4 +349,30 @@ func (s betStore) SettleBet(ctx context.Context, id, status string, payout money
 		return betting.Bet{}, fmt.Errorf("enqueue deposit: %w", err)
 	}
 	return b, tx.Commit()
+}
+
+func (s betStore) ListBettors(ctx context.Context, operatorID, afterID string, limit int) ([]betting.Bettor, error) {
+	rows, err := s.d.reader.query(ctx, `SELECT id FROM betting_bettors WHERE operator_id = ? AND id > ? ORDER BY id LIMIT ?`, operatorID, afterID, limit)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	out := []betting.Bettor{}
+	for _, id := range ids {
+		b, err := s.GetBettor(ctx, operatorID, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
 }
