@@ -504,3 +504,39 @@ func TestTwoServersSettleOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestLostWalletAnswers loses the operator's answers after it moved the
+// money: the platform resends the same bytes, the operator answers as it
+// first did, and nothing is debited or credited twice.
+func TestLostWalletAnswers(t *testing.T) {
+	t.Parallel()
+	forEachDatabase(t, func(t *testing.T, db string) {
+		bw := newBettingWorld(t, db)
+		alice := bw.bettor("alice", "100.00")
+		bw.op.DropResponseNext("withdrawals", 1)
+		bet := bw.settled(alice, bw.place(alice, uuid.NewString(), bw.outcome[0], "10.00").json(t)["id"].(string))
+		if bet["status"] != "confirmed" {
+			t.Fatalf("bet after a lost answer = %v", bet)
+		}
+		if bal, _ := bw.op.Balance("alice"); bal != "90.00" {
+			t.Errorf("balance %s after a lost withdrawal answer, want 90.00 (debited once)", bal)
+		}
+		bw.op.DropResponseNext("deposits", 1)
+		bw.admin("POST", "/admin/v1/markets/"+bw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, bw.outcome[0]))
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			if bal, _ := bw.op.Balance("alice"); bal == "134.21" {
+				break
+			}
+			if time.Now().After(deadline) {
+				bal, _ := bw.op.Balance("alice")
+				t.Fatalf("balance %s, want 134.21 (the payout once)", bal)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		time.Sleep(3 * time.Second) // the deposit's retry after the lost answer comes within about 2 s
+		if bal, _ := bw.op.Balance("alice"); bal != "134.21" {
+			t.Errorf("balance %s: the payout was credited twice", bal)
+		}
+	})
+}
