@@ -1,6 +1,9 @@
 package betting
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // Hub fans catalog changes out to the subscribers of this process (the
 // odds streams). A subscriber that falls behind is dropped: its channel is
@@ -8,10 +11,14 @@ import "sync"
 type Hub struct {
 	mu   sync.Mutex
 	subs map[chan Event]struct{}
+	// last is the UpdatedAt of the last published version of each event:
+	// a version arriving twice (published here and echoed by the
+	// database's notification) or late is not published again.
+	last map[string]time.Time
 }
 
 // NewHub returns an empty hub.
-func NewHub() *Hub { return &Hub{subs: map[chan Event]struct{}{}} }
+func NewHub() *Hub { return &Hub{subs: map[chan Event]struct{}{}, last: map[string]time.Time{}} }
 
 // hubBuffer is how many changes a subscriber may lag behind.
 const hubBuffer = 256
@@ -34,10 +41,16 @@ func (h *Hub) Subscribe() (<-chan Event, func()) {
 	}
 }
 
-// Publish sends a changed event to every subscriber without waiting.
+// Publish sends a changed event to every subscriber without waiting,
+// unless this version of the event (its UpdatedAt) or a newer one was
+// published already.
 func (h *Hub) Publish(e Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if last, ok := h.last[e.ID]; ok && !e.UpdatedAt.After(last) {
+		return
+	}
+	h.last[e.ID] = e.UpdatedAt
 	for ch := range h.subs {
 		select {
 		case ch <- e:

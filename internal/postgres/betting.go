@@ -133,12 +133,21 @@ func (s bettingStore) EventOfMarket(ctx context.Context, marketID string) (betti
 		`SELECT e.doc FROM betting_markets m JOIN betting_events e ON e.id = m.event_id WHERE m.id = $1`, marketID), "market", marketID)
 }
 
+// catalogChannel is the NOTIFY channel of catalog changes: the payload is
+// the changed event's id, delivered at commit to every node.
+const catalogChannel = "foresight_catalog"
+
 func (s bettingStore) UpdateEvent(ctx context.Context, e betting.Event, prev time.Time) error {
 	doc, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
-	tag, err := s.d.pool.Exec(ctx, `UPDATE betting_events SET status = $1, doc = $2, updated_at = $3 WHERE id = $4 AND updated_at = $5`,
+	tx, err := s.d.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	tag, err := tx.Exec(ctx, `UPDATE betting_events SET status = $1, doc = $2, updated_at = $3 WHERE id = $4 AND updated_at = $5`,
 		e.Status, doc, e.UpdatedAt, e.ID, prev)
 	if err != nil {
 		return err
@@ -149,7 +158,47 @@ func (s bettingStore) UpdateEvent(ctx context.Context, e betting.Event, prev tim
 		}
 		return &betting.Error{Code: betting.ErrConflict, Message: "event " + e.ID + " changed meanwhile"}
 	}
-	return nil
+	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, catalogChannel, e.ID); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// ListenCatalog calls changed with the id of every event changed by any
+// node, until ctx ends; it reconnects after a lost connection. listening
+// is called each time the subscription is in place.
+func (d *DB) ListenCatalog(ctx context.Context, changed func(eventID string), listening func()) {
+	for ctx.Err() == nil {
+		err := d.listen(ctx, changed, listening)
+		if ctx.Err() != nil {
+			return
+		}
+		d.log.Warn("catalog notifications lost; reconnecting", "err", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (d *DB) listen(ctx context.Context, changed func(string), listening func()) error {
+	conn, err := d.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "LISTEN "+catalogChannel); err != nil {
+		return err
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "UNLISTEN "+catalogChannel)
+	listening()
+	for {
+		n, err := conn.Conn().WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		changed(n.Payload)
+	}
 }
 
 func (s bettingStore) ListEvents(ctx context.Context, f betting.EventFilter) ([]betting.Event, error) {
@@ -196,6 +245,9 @@ func (s bettingStore) SettleMarket(ctx context.Context, e betting.Event, prev ti
 	}
 	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.SettleMarketArgs{MarketID: marketID}, nil); err != nil {
 		return fmt.Errorf("enqueue settlement: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, catalogChannel, e.ID); err != nil {
+		return err
 	}
 	return tx.Commit(ctx)
 }

@@ -362,22 +362,23 @@ func TestSettlement(t *testing.T) {
 	})
 }
 
-func TestOddsStream(t *testing.T) {
-	t.Parallel()
-	bw := newBettingWorld(t, "sqlite:"+t.TempDir()+"/f.db")
-	alice := bw.bettor("alice", "100.00")
-	req, _ := http.NewRequest("GET", bw.url+"/api/v1/odds/stream?locale=en", nil)
-	req.Header.Set("Authorization", "Bearer "+alice)
+// openStream connects to a node's odds stream and returns its changes.
+func openStream(t *testing.T, url, token string) <-chan map[string]any {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url+"/api/v1/odds/stream?locale=en", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	t.Cleanup(func() { resp.Body.Close() })
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("stream = %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
-	lines := make(chan string, 100)
+	connected := make(chan struct{})
+	changes := make(chan map[string]any, 100)
 	go func() {
+		defer close(changes)
 		buf := make([]byte, 4096)
 		var pending string
 		for {
@@ -388,45 +389,94 @@ func TestOddsStream(t *testing.T) {
 				if i < 0 {
 					break
 				}
-				lines <- pending[:i]
+				line := pending[:i]
 				pending = pending[i+1:]
+				if line == ": connected" {
+					close(connected)
+				}
+				if data, ok := strings.CutPrefix(line, "data: "); ok {
+					var m map[string]any
+					json.Unmarshal([]byte(data), &m)
+					changes <- m
+				}
 			}
 			if err != nil {
-				close(lines)
 				return
 			}
 		}
 	}()
-	if first := <-lines; first != ": connected" {
-		t.Fatalf("first line %q", first)
+	select {
+	case <-connected:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream did not start")
 	}
+	return changes
+}
+
+// nextChanges reads n changes from a stream.
+func nextChanges(t *testing.T, changes <-chan map[string]any, n int) []map[string]any {
+	t.Helper()
+	var got []map[string]any
+	timeout := time.After(10 * time.Second)
+	for len(got) < n {
+		select {
+		case m, ok := <-changes:
+			if !ok {
+				t.Fatal("stream closed")
+			}
+			got = append(got, m)
+		case <-timeout:
+			t.Fatalf("%d of %d odds changes arrived: %v", len(got), n, got)
+		}
+	}
+	return got
+}
+
+func TestOddsStream(t *testing.T) {
+	t.Parallel()
+	bw := newBettingWorld(t, "sqlite:"+t.TempDir()+"/f.db")
+	alice := bw.bettor("alice", "100.00")
+	changes := openStream(t, bw.url, alice)
 	prices := fmt.Sprintf(`{"outcomes":[{"id":%q,"probability":"0.5"},{"id":%q,"probability":"0.5"}]}`, bw.outcome[0], bw.outcome[1])
 	if st, _ := bw.admin("POST", "/admin/v1/markets/"+bw.market+"/prices", prices); st != 200 {
 		t.Fatalf("prices = %d", st)
 	}
-	var got []map[string]any
-	timeout := time.After(10 * time.Second)
-	for len(got) < 2 {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				t.Fatal("stream closed")
-			}
-			if data, ok := strings.CutPrefix(line, "data: "); ok {
-				var m map[string]any
-				json.Unmarshal([]byte(data), &m)
-				got = append(got, m)
-			}
-		case <-timeout:
-			t.Fatalf("no odds change; got %v", got)
-		}
-	}
 	// 0.5/0.5 with odds-ratio 5 %: 1.9047 → display 1.90, 52.63 %.
-	for i, m := range got {
+	for i, m := range nextChanges(t, changes, 2) {
 		if m["market_id"] != bw.market || m["outcome_id"] != bw.outcome[i] || m["display_odds"] != "1.90" || m["display_probability"] != "52.63" ||
 			m["sequence"] != float64(i+1) || m["market_version"] != 2.0 {
 			t.Errorf("change %d = %v", i, m)
 		}
+	}
+}
+
+// TestOddsStreamAcrossNodes changes prices through one node and reads them
+// on the stream of another (PostgreSQL LISTEN/NOTIFY), once.
+func TestOddsStreamAcrossNodes(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	bw := newBettingWorld(t, db)
+	other := &world{t: t}
+	cfg := testConfig(db)
+	cfg.DevAllowInsecure = true
+	other.start(cfg, false)
+	t.Cleanup(func() { other.stop() })
+	alice := bw.bettor("alice", "100.00")
+	here, there := openStream(t, bw.url, alice), openStream(t, other.url, alice)
+	prices := fmt.Sprintf(`{"outcomes":[{"id":%q,"probability":"0.4"},{"id":%q,"probability":"0.6"}]}`, bw.outcome[0], bw.outcome[1])
+	if st, _ := bw.admin("POST", "/admin/v1/markets/"+bw.market+"/prices", prices); st != 200 {
+		t.Fatalf("prices = %d", st)
+	}
+	a, b := nextChanges(t, here, 2), nextChanges(t, there, 2)
+	for i := range 2 {
+		if a[i]["display_odds"] != b[i]["display_odds"] || a[i]["market_version"] != 2.0 || b[i]["market_version"] != 2.0 {
+			t.Errorf("change %d: this node %v, the other %v", i, a[i], b[i])
+		}
+	}
+	select {
+	case m := <-here:
+		t.Errorf("a change arrived twice on the node that made it: %v", m)
+	case <-time.After(500 * time.Millisecond):
 	}
 }
 

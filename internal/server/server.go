@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -255,6 +256,16 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 		defer close(sweepDone)
 		s.maintain(sweepCtx)
 	}()
+	listenDone, listening := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(listenDone)
+		s.relayCatalogChanges(sweepCtx, listening)
+	}()
+	select { // serve once other nodes' changes reach this node's streams
+	case <-listening:
+	case <-time.After(5 * time.Second):
+		s.log.Warn("catalog notifications are not set up yet; serving anyway")
+	}
 
 	srv := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
 	serveErr := make(chan error, 1)
@@ -270,6 +281,7 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 	srv.Shutdown(httpCtx)
 	stopSweep()
 	<-sweepDone
+	<-listenDone
 	// Workers get their own time: running jobs are cancelled and handed
 	// back, which takes as long as an engine needs to notice.
 	workersCtx, cancelWorkers := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -281,6 +293,33 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 		err = nil
 	}
 	return err
+}
+
+// catalogListener is a database that tells every node of catalog
+// changes (PostgreSQL's LISTEN/NOTIFY); SQLite has one node.
+type catalogListener interface {
+	ListenCatalog(ctx context.Context, changed func(eventID string), listening func())
+}
+
+// relayCatalogChanges publishes the changes other nodes made to this
+// node's odds streams, until ctx ends; ready is closed once it listens
+// (at once when the database has one node).
+func (s *Server) relayCatalogChanges(ctx context.Context, ready chan<- struct{}) {
+	var once sync.Once
+	signal := func() { once.Do(func() { close(ready) }) }
+	defer signal()
+	l, ok := s.db.(catalogListener)
+	if !ok {
+		return
+	}
+	l.ListenCatalog(ctx, func(id string) {
+		e, err := s.betting.GetEvent(ctx, id)
+		if err != nil {
+			s.log.Warn("reading a changed event", "event_id", id, "err", err)
+			return
+		}
+		s.betting.Hub().Publish(e)
+	}, signal)
 }
 
 // maintain runs the periodic sweeps until ctx ends: expiry every
