@@ -306,6 +306,9 @@ func (p *Placement) Portfolio(ctx context.Context, bettor Bettor) (money.Amount,
 // Bettor returns the bettor a token names, creating them on first sight
 // with the token's currency.
 func (p *Placement) Bettor(ctx context.Context, operatorID, bettorID, currency string) (Bettor, error) {
+	if b, err := p.bets.GetBettor(ctx, operatorID, bettorID); err == nil || !IsNotFound(err) {
+		return b, err // a read on every request; the insert only on first sight
+	}
 	return p.bets.EnsureBettor(ctx, Bettor{OperatorID: operatorID, ID: bettorID, Currency: currency, CreatedAt: p.Now().UTC().Truncate(time.Microsecond)})
 }
 

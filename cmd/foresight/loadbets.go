@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/foresight-dev/foresight/internal/loadtest"
+	"github.com/foresight-dev/foresight/internal/sandbox/operator"
+	"github.com/foresight-dev/foresight/internal/server"
+)
+
+// runLoadtestBets measures bet placement over HTTP against an in-process
+// server whose operator wallet is the sandbox operator on loopback: the
+// latency of POST /api/v1/bettor/bets at a fixed rate, then how many bets
+// per second reach CONFIRMED when submitted as fast as possible.
+func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("loadtest bets", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		dbURL       string
+		duration    time.Duration
+		concurrency int
+		rate        float64
+		bettors     int
+	)
+	fs.StringVar(&dbURL, "database-url", "", "database (default: a new SQLite file in a temporary directory)")
+	fs.DurationVar(&duration, "duration", 10*time.Second, "length of each phase")
+	fs.IntVar(&concurrency, "concurrency", 32, "requests in flight")
+	fs.Float64Var(&rate, "rate", 500, "rate of the fixed-rate phase, per second")
+	fs.IntVar(&bettors, "bettors", 200, "bettors the bets are spread over")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if dbURL == "" {
+		dir, err := os.MkdirTemp("", "foresight-load-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		dbURL = "sqlite:" + filepath.Join(dir, "load.db")
+	}
+	op, err := operator.New(operator.Config{ID: "load", SigningSecret: "load-test-signing-secret", StartingBalance: "1000000000.00"})
+	if err != nil {
+		return err
+	}
+	wallet := httptest.NewServer(op.Handler())
+	defer wallet.Close()
+
+	cfg := server.DefaultConfig()
+	cfg.DatabaseURL, cfg.AdminToken, cfg.DevAllowInsecure = dbURL, randomToken(), true
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	cfg.PublicURL = "http://" + l.Addr().String()
+	srv, err := server.New(ctx, cfg, nil)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	runCtx, stopRun := context.WithCancel(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- srv.Run(runCtx, l) }()
+	defer func() { stopRun(); <-ran }()
+
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrency * 2, MaxConnsPerHost: concurrency * 2}}
+	admin := func(method, path, body string, out any) error {
+		req, _ := http.NewRequestWithContext(ctx, method, cfg.PublicURL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+cfg.AdminToken)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode >= 300 {
+			b, _ := io.ReadAll(resp.Body)
+			return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, b)
+		}
+		if out != nil {
+			return json.NewDecoder(resp.Body).Decode(out)
+		}
+		return nil
+	}
+	if err := admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":"load","name":"Load","integration":"standalone",
+		"wallet_url":%q,"signing_secret":"load-test-signing-secret","jwks_url":%q,"currencies":[{"code":"USD","decimals":2}],
+		"margin":{"method":"odds_ratio","value":"0.05"},"limits":{"USD":{"min_stake":"1","max_stake":"1000","max_payout":"100000","outcome_exposure":"1000000000"}},
+		"odds_tolerance":"0.05"}`, wallet.URL, wallet.URL+"/.well-known/jwks.json"), nil); err != nil {
+		return err
+	}
+	var ev struct {
+		Markets []struct {
+			ID       string `json:"id"`
+			Outcomes []struct {
+				ID string `json:"id"`
+			} `json:"outcomes"`
+		} `json:"markets"`
+	}
+	if err := admin("POST", "/admin/v1/events", `{"category":"sports","title":{"en":"Load"},"markets":[{"question":{"en":"Who wins?"},
+		"outcomes":[{"name":{"en":"A"},"probability":"0.5"},{"name":{"en":"B"},"probability":"0.5"}]}]}`, &ev); err != nil {
+		return err
+	}
+	market := ev.Markets[0]
+	tokens := make([]string, bettors)
+	for i := range tokens {
+		if tokens[i], err = op.MintToken(fmt.Sprint("bettor-", i), "USD"); err != nil {
+			return err
+		}
+	}
+	newBet := func(i int) (*http.Request, error) {
+		body := fmt.Sprintf(`{"market_id":%q,"outcome_id":%q,"stake":"1.00"}`, market.ID, market.Outcomes[i%2].ID)
+		req, err := http.NewRequest("POST", cfg.PublicURL+"/api/v1/bettor/bets", strings.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Authorization", "Bearer "+tokens[i%len(tokens)])
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Idempotency-Key", uuid.NewString())
+		return req, nil
+	}
+	accepted := func(s int) bool { return s == http.StatusAccepted }
+	fmt.Fprintf(stdout, "database %s, concurrency %d, %v per phase, %d bettors, sandbox wallet on loopback\n", redactURL(dbURL), concurrency, duration, bettors)
+
+	// Warm every bettor's first sight (JWKS, bettor row) outside the measurement.
+	loadtest.Run(ctx, client, loadtest.Options{Concurrency: concurrency, Duration: time.Duration(bettors) * 5 * time.Millisecond, NewRequest: newBet, OK: accepted})
+	if err := waitConfirmed(ctx, admin, time.Minute); err != nil {
+		return err
+	}
+
+	r := loadtest.Run(ctx, client, loadtest.Options{Rate: rate, Concurrency: concurrency, Duration: duration, NewRequest: newBet, OK: accepted})
+	fmt.Fprintf(stdout, "%-40s %s\n", fmt.Sprintf("POST /api/v1/bettor/bets, %.0f/s", rate), r)
+	if err := waitConfirmed(ctx, admin, time.Minute); err != nil {
+		return err
+	}
+
+	start := time.Now()
+	r = loadtest.Run(ctx, client, loadtest.Options{Concurrency: concurrency, Duration: duration, NewRequest: newBet, OK: accepted})
+	fmt.Fprintf(stdout, "%-40s %s\n", "POST /api/v1/bettor/bets, max", r)
+	if err := waitConfirmed(ctx, admin, 5*time.Minute); err != nil {
+		return err
+	}
+	took := time.Since(start)
+	fmt.Fprintf(stdout, "%-40s %d bets confirmed %v after the first was sent: %.0f/s\n", "placement to CONFIRMED", r.Succeeded,
+		took.Round(time.Millisecond), float64(r.Succeeded)/took.Seconds())
+	return nil
+}
+
+// waitConfirmed waits until no bet is pending.
+func waitConfirmed(ctx context.Context, admin func(method, path, body string, out any) error, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		var page struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		if err := admin("GET", "/admin/v1/bets?operator_id=load&status=pending&limit=1", "", &page); err != nil {
+			return err
+		}
+		if len(page.Items) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return errors.New("bets still pending after " + limit.String())
+}
