@@ -35,14 +35,23 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 		concurrency int
 		rate        float64
 		bettors     int
+		cpuProfile  string
 	)
 	fs.StringVar(&dbURL, "database-url", "", "database (default: a new SQLite file in a temporary directory)")
 	fs.DurationVar(&duration, "duration", 10*time.Second, "length of each phase")
 	fs.IntVar(&concurrency, "concurrency", 32, "requests in flight")
 	fs.Float64Var(&rate, "rate", 500, "rate of the fixed-rate phase, per second")
 	fs.IntVar(&bettors, "bettors", 200, "bettors the bets are spread over")
+	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if cpuProfile != "" {
+		stop, err := startCPUProfile(cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	if dbURL == "" {
 		dir, err := os.MkdirTemp("", "foresight-load-")

@@ -45,15 +45,11 @@ func runLoadtest(ctx context.Context, args []string, getenv func(string) string,
 		return err
 	}
 	if cpuProfile != "" {
-		f, err := os.Create(cpuProfile)
+		stop, err := startCPUProfile(cpuProfile)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 	if dbURL == "" {
 		dir, err := os.MkdirTemp("", "foresight-load-")
@@ -158,4 +154,17 @@ func runLoadtest(ctx context.Context, args []string, getenv func(string) string,
 		}
 	}
 	return nil
+}
+
+// startCPUProfile profiles the process into path until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
