@@ -113,7 +113,7 @@ func (p *Placement) Place(ctx context.Context, bettor Bettor, op Operator, key s
 	if uuid.Validate(req.MarketID) != nil || uuid.Validate(req.OutcomeID) != nil {
 		return Bet{}, invalidf("market_id and outcome_id must be UUIDs")
 	}
-	e, err := p.catalog.store.EventOfMarket(ctx, req.MarketID)
+	e, err := p.catalog.cachedEventOfMarket(ctx, req.MarketID)
 	if err != nil {
 		return Bet{}, err
 	}

@@ -56,6 +56,7 @@ type Service struct {
 	store         Store
 	allowInsecure bool
 	hub           *Hub
+	cache         *catalogCache
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
 }
@@ -63,7 +64,7 @@ type Service struct {
 // NewService returns a Service; allowInsecure permits http:// partner
 // URLs.
 func NewService(store Store, allowInsecure bool) *Service {
-	return &Service{store: store, allowInsecure: allowInsecure, hub: NewHub(), Now: time.Now}
+	return &Service{store: store, allowInsecure: allowInsecure, hub: NewHub(), cache: newCatalogCache(), Now: time.Now}
 }
 
 // Hub returns the hub on which every change of an event is published.
@@ -108,6 +109,7 @@ func (s *Service) UpdateOperator(ctx context.Context, id string, patch func(o *O
 	if err := s.store.UpdateOperator(ctx, o); err != nil {
 		return Operator{}, err
 	}
+	s.cache.putOperator(o, s.Now())
 	return o, nil
 }
 
@@ -331,7 +333,7 @@ func (s *Service) updateEvent(ctx context.Context, id string, f func(e *Event) e
 		if err != nil {
 			return Event{}, err
 		}
-		s.hub.Publish(e)
+		s.Changed(e)
 		return e, nil
 	}
 }

@@ -64,7 +64,7 @@ func (s *Service) closeMarket(ctx context.Context, marketID string, change func(
 			continue
 		}
 		if err == nil {
-			s.hub.Publish(e)
+			s.Changed(e)
 		}
 		return e, err
 	}

@@ -318,7 +318,7 @@ func (s *Server) relayCatalogChanges(ctx context.Context, ready chan<- struct{})
 			s.log.Warn("reading a changed event", "event_id", id, "err", err)
 			return
 		}
-		s.betting.Hub().Publish(e)
+		s.betting.Changed(e)
 	}, signal)
 }
 

@@ -24,7 +24,7 @@ func TokenAuthenticator(svc *betting.Service, placement *betting.Placement, v *b
 		if !ok {
 			return Bettor{}, errBadToken
 		}
-		op, err := svc.GetOperator(ctx, iss)
+		op, err := svc.CachedOperator(ctx, iss)
 		if err != nil || op.Integration != betting.IntegrationStandalone {
 			return Bettor{}, errBadToken
 		}

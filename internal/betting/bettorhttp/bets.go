@@ -105,7 +105,7 @@ func (h *handler) view(ctx context.Context, b betting.Bet) betView {
 	if b.RejectionReason != "" {
 		v.RejectionReason = &b.RejectionReason
 	}
-	if e, err := h.svc.GetEvent(ctx, b.EventID); err == nil {
+	if e, err := h.svc.CachedEvent(ctx, b.EventID); err == nil {
 		v.EventImageURL = e.ImageURL
 		if m, ok := e.Market(b.MarketID); ok {
 			v.MarketImageURL = m.ImageURL

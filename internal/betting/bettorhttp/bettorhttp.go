@@ -118,7 +118,7 @@ func (h *handler) getEvent(w http.ResponseWriter, r *http.Request, b Bettor) {
 	if !ok {
 		return
 	}
-	e, err := h.svc.GetEvent(r.Context(), id)
+	e, err := h.svc.CachedEvent(r.Context(), id)
 	if err != nil {
 		writeError(w, err)
 		return
