@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/foresight-dev/foresight/internal/netguard"
 )
 
 // submitBody is the JSON shape of tickets.input.v1, decoded after the body
@@ -142,7 +144,7 @@ func checkCallbackURL(raw string) error {
 	}
 	addr, err := netip.ParseAddr(host)
 	switch {
-	case err == nil && !PublicAddr(addr):
+	case err == nil && !netguard.PublicAddr(addr):
 		return Errorf(CodeInvalidRequest, "callback_url must not point at a loopback, private or link-local address.")
 	case err != nil && numericHost(host):
 		// 127.1, 0177.0.0.1, 2130706433, 0x7f.0.0.1: resolvers read these
@@ -165,31 +167,4 @@ func numericHost(host string) bool {
 		return strings.Trim(last, "0123456789abcdef") == ""
 	}
 	return strings.Trim(last, "0123456789") == ""
-}
-
-// PublicAddr reports whether addr is a publicly routable unicast address:
-// not loopback, private, link-local (which holds cloud metadata
-// addresses), unspecified, multicast or shared address space.
-func PublicAddr(addr netip.Addr) bool {
-	addr = addr.Unmap()
-	if addr.IsLoopback() || addr.IsPrivate() || addr.IsLinkLocalUnicast() || addr.IsLinkLocalMulticast() ||
-		addr.IsUnspecified() || addr.IsMulticast() || addr.IsInterfaceLocalMulticast() {
-		return false
-	}
-	for _, p := range nonPublicPrefixes {
-		if p.Contains(addr) {
-			return false
-		}
-	}
-	return true
-}
-
-var nonPublicPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"),
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b::/96"),
-	netip.MustParsePrefix("2001:db8::/32"),
 }

@@ -20,12 +20,11 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/foresight-dev/foresight/internal/netguard"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
@@ -126,11 +125,7 @@ func NewSender(opts SenderOptions) *Sender {
 	if tr == nil {
 		tr = http.DefaultTransport.(*http.Transport).Clone()
 		tr.Proxy = nil // a proxy would hide the address we must check
-		d := &net.Dialer{Timeout: 10 * time.Second}
-		if !opts.AllowInsecure {
-			d.Control = guardAddress
-		}
-		tr.DialContext = d.DialContext
+		tr.DialContext = netguard.Dialer(10*time.Second, opts.AllowInsecure).DialContext
 	}
 	return &Sender{
 		client: &http.Client{
@@ -144,19 +139,7 @@ func NewSender(opts SenderOptions) *Sender {
 
 // ErrForbiddenAddress is returned for a destination that resolves to a
 // non-public address.
-var ErrForbiddenAddress = errors.New("destination address is not public")
-
-// guardAddress runs after DNS resolution, before connecting.
-func guardAddress(network, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return fmt.Errorf("%w: %s", ErrForbiddenAddress, address)
-	}
-	if !tickets.PublicAddr(ap.Addr()) {
-		return fmt.Errorf("%w: %s", ErrForbiddenAddress, ap.Addr())
-	}
-	return nil
-}
+var ErrForbiddenAddress = netguard.ErrForbiddenAddress
 
 // Send posts body to url with Standard Webhooks headers signed with secret.
 // Any answer but 2xx is a *tickets.CallbackError whose Reason names the

@@ -19,16 +19,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"regexp"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/MicahParks/keyfunc/v3"
 	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/time/rate"
+
+	"github.com/foresight-dev/foresight/internal/netguard"
 )
 
 // Rules of a valid token.
@@ -325,7 +325,7 @@ func httpClient(given *http.Client, allowInsecure bool) *http.Client {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		if !allowInsecure {
 			tr.Proxy = nil // a proxy would hide the address the guard checks
-			d := &net.Dialer{Timeout: jwksTimeout, KeepAlive: 30 * time.Second, Control: guardAddress}
+			d := &net.Dialer{Timeout: jwksTimeout, KeepAlive: 30 * time.Second, Control: netguard.Control}
 			tr.DialContext = d.DialContext
 		}
 		c.Transport = tr
@@ -377,39 +377,3 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 }
 
 func (b *limitedBody) Close() error { return b.rc.Close() }
-
-// errForbiddenAddress is returned by the dialer of the default client for a
-// JWKS host that resolves to a non-public address.
-var errForbiddenAddress = errors.New("the JWKS host resolves to a non-public address")
-
-func guardAddress(_, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil || !publicAddr(ap.Addr()) {
-		return fmt.Errorf("%w: %s", errForbiddenAddress, address)
-	}
-	return nil
-}
-
-func publicAddr(addr netip.Addr) bool {
-	addr = addr.Unmap()
-	if addr.IsLoopback() || addr.IsPrivate() || addr.IsLinkLocalUnicast() || addr.IsLinkLocalMulticast() ||
-		addr.IsUnspecified() || addr.IsMulticast() || addr.IsInterfaceLocalMulticast() {
-		return false
-	}
-	for _, p := range nonPublicPrefixes {
-		if p.Contains(addr) {
-			return false
-		}
-	}
-	return true
-}
-
-var nonPublicPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"),
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b::/96"),
-	netip.MustParsePrefix("2001:db8::/32"),
-}

@@ -26,15 +26,14 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/netguard"
 )
 
 // Limits and schedule of the calls.
@@ -68,7 +67,7 @@ var ErrConfig = errors.New("wallet: invalid call")
 // private, link-local or otherwise non-public address (only with the
 // default HTTP client and without Options.AllowInsecure). No request was
 // sent.
-var ErrForbiddenAddress = errors.New("wallet: the wallet host resolves to a non-public address")
+var ErrForbiddenAddress = netguard.ErrForbiddenAddress
 
 // Options configure a Client.
 type Options struct {
@@ -103,7 +102,7 @@ func New(opts Options) *Client {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		if !opts.AllowInsecure {
 			tr.Proxy = nil // a proxy would hide the address the guard checks
-			d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: guardAddress}
+			d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: netguard.Control}
 			tr.DialContext = d.DialContext
 		}
 		hc.Transport = tr
@@ -435,38 +434,4 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n]
-}
-
-// guardAddress runs after name resolution, before connecting, and refuses
-// non-public addresses.
-func guardAddress(_, address string, _ syscall.RawConn) error {
-	ap, err := netip.ParseAddrPort(address)
-	if err != nil || !publicAddr(ap.Addr()) {
-		return fmt.Errorf("%w: %s", ErrForbiddenAddress, address)
-	}
-	return nil
-}
-
-func publicAddr(addr netip.Addr) bool {
-	addr = addr.Unmap()
-	if addr.IsLoopback() || addr.IsPrivate() || addr.IsLinkLocalUnicast() || addr.IsLinkLocalMulticast() ||
-		addr.IsUnspecified() || addr.IsMulticast() || addr.IsInterfaceLocalMulticast() {
-		return false
-	}
-	for _, p := range nonPublicPrefixes {
-		if p.Contains(addr) {
-			return false
-		}
-	}
-	return true
-}
-
-var nonPublicPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"),
-	netip.MustParsePrefix("192.0.0.0/24"),
-	netip.MustParsePrefix("198.18.0.0/15"),
-	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b::/96"),
-	netip.MustParsePrefix("2001:db8::/32"),
 }
