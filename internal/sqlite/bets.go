@@ -196,12 +196,9 @@ func (s betStore) ReserveExposure(ctx context.Context, b betting.Bet, limit mone
 		return err
 	}
 	defer tx.Rollback()
-	var reserved bool
-	if err := tx.QueryRowContext(ctx, `SELECT exposure_reserved FROM betting_bets WHERE id = ?`, b.ID).Scan(&reserved); err != nil {
+	reserved, err := isReserved(ctx, tx, b.ID)
+	if err != nil || reserved {
 		return err
-	}
-	if reserved {
-		return nil
 	}
 	total, err := exposure(ctx, tx, b.OperatorID, b.OutcomeID, b.Currency)
 	if err != nil {
@@ -257,17 +254,12 @@ func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate)
 	if b.Status != u.From {
 		return betting.Bet{}, &betting.Error{Code: betting.ErrConflict, Message: "bet " + id + " is " + b.Status}
 	}
-	var reserved bool
-	if err := tx.QueryRowContext(ctx, `SELECT exposure_reserved FROM betting_bets WHERE id = ?`, id).Scan(&reserved); err != nil {
+	reserved, err := isReserved(ctx, tx, id)
+	if err != nil {
 		return betting.Bet{}, err
 	}
 	if u.Release && reserved {
-		total, err := exposure(ctx, tx, b.OperatorID, b.OutcomeID, b.Currency)
-		if err != nil {
-			return betting.Bet{}, err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE betting_exposure SET reserved = ? WHERE operator_id = ? AND outcome_id = ? AND currency = ?`,
-			total.Sub(b.PotentialPayout).String(), b.OperatorID, b.OutcomeID, b.Currency); err != nil {
+		if err := release(ctx, tx, b); err != nil {
 			return betting.Bet{}, err
 		}
 		reserved = false
@@ -325,17 +317,12 @@ func (s betStore) SettleBet(ctx context.Context, id, status string, payout money
 	if b.Status != betting.BetConfirmed {
 		return betting.Bet{}, &betting.Error{Code: betting.ErrConflict, Message: "bet " + id + " is " + b.Status}
 	}
-	var reserved bool
-	if err := tx.QueryRowContext(ctx, `SELECT exposure_reserved FROM betting_bets WHERE id = ?`, id).Scan(&reserved); err != nil {
+	reserved, err := isReserved(ctx, tx, id)
+	if err != nil {
 		return betting.Bet{}, err
 	}
 	if reserved {
-		total, err := exposure(ctx, tx, b.OperatorID, b.OutcomeID, b.Currency)
-		if err != nil {
-			return betting.Bet{}, err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE betting_exposure SET reserved = ? WHERE operator_id = ? AND outcome_id = ? AND currency = ?`,
-			total.Sub(b.PotentialPayout).String(), b.OperatorID, b.OutcomeID, b.Currency); err != nil {
+		if err := release(ctx, tx, b); err != nil {
 			return betting.Bet{}, err
 		}
 	}
@@ -375,4 +362,23 @@ func (s betStore) ListBettors(ctx context.Context, operatorID, afterID string, l
 		out = append(out, b)
 	}
 	return out, rows.Err()
+}
+
+// isReserved reports whether the bet holds an exposure reservation.
+func isReserved(ctx context.Context, tx *sql.Tx, betID string) (bool, error) {
+	var reserved bool
+	err := tx.QueryRowContext(ctx, `SELECT exposure_reserved FROM betting_bets WHERE id = ?`, betID).Scan(&reserved)
+	return reserved, err
+}
+
+// release gives back the bet's potential payout from its outcome's
+// exposure; the caller clears the bet's flag.
+func release(ctx context.Context, tx *sql.Tx, b betting.Bet) error {
+	total, err := exposure(ctx, tx, b.OperatorID, b.OutcomeID, b.Currency)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE betting_exposure SET reserved = ? WHERE operator_id = ? AND outcome_id = ? AND currency = ?`,
+		total.Sub(b.PotentialPayout).String(), b.OperatorID, b.OutcomeID, b.Currency)
+	return err
 }
