@@ -62,10 +62,14 @@ type Bet struct {
 	RejectionReason string  `json:"rejection_reason"`
 	// WithdrawalTxID is our transaction id of the stake's debit; the
 	// operator's own id of it is OperatorTxID.
-	WithdrawalTxID string        `json:"-"`
-	OperatorTxID   string        `json:"-"`
-	PayoutAmount   *money.Amount `json:"payout_amount,omitempty"`
-	SettledAt      *time.Time    `json:"settled_at,omitempty"`
+	WithdrawalTxID string `json:"-"`
+	OperatorTxID   string `json:"-"`
+	// Reserved is set once the bet's exposure is reserved, right before
+	// its withdrawal is sent: a pending bet with Reserved may have been
+	// debited.
+	Reserved     bool          `json:"-"`
+	PayoutAmount *money.Amount `json:"payout_amount,omitempty"`
+	SettledAt    *time.Time    `json:"settled_at,omitempty"`
 	// Accepted is the exact body of the 202 answer, replayed for a
 	// repeated Idempotency-Key.
 	Accepted  []byte    `json:"-"`

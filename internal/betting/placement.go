@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/shopspring/decimal"
 
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/odds"
@@ -75,13 +74,13 @@ type PlaceRequest struct {
 
 // accepted is the 202 answer of a placement.
 type accepted struct {
-	ID                 string          `json:"id"`
-	Status             string          `json:"status"`
-	Message            string          `json:"message"`
-	EntryOdds          odds.Odds       `json:"entry_odds"`
-	PotentialPayout    string          `json:"potential_payout"`
-	DisplayProbability decimal.Decimal `json:"display_probability"`
-	OutcomeIndex       int             `json:"outcome_index"`
+	ID                 string    `json:"id"`
+	Status             string    `json:"status"`
+	Message            string    `json:"message"`
+	EntryOdds          odds.Odds `json:"entry_odds"`
+	PotentialPayout    string    `json:"potential_payout"`
+	DisplayProbability string    `json:"display_probability"`
+	OutcomeIndex       int       `json:"outcome_index"`
 }
 
 // Place accepts a bet for processing: it checks the request, prices the
@@ -136,7 +135,7 @@ func (p *Placement) Place(ctx context.Context, bettor Bettor, op Operator, key s
 	}
 	b.WithdrawalTxID = "wd-" + b.ID
 	b.Accepted, err = json.Marshal(accepted{ID: b.ID, Status: "PENDING", Message: "The bet is accepted for processing; poll it until CONFIRMED or REJECTED.",
-		EntryOdds: b.EntryOdds, PotentialPayout: b.PotentialPayout.String(), DisplayProbability: b.DisplayProbability, OutcomeIndex: idx})
+		EntryOdds: b.EntryOdds, PotentialPayout: b.PotentialPayout.String(), DisplayProbability: b.DisplayProbability.StringFixed(2), OutcomeIndex: idx})
 	if err != nil {
 		return Bet{}, err
 	}
@@ -150,12 +149,18 @@ func (p *Placement) Place(ctx context.Context, bettor Bettor, op Operator, key s
 // must be within the operator's limits and the outcome's exposure must
 // take the payout (else bet_limit_reached); then the stake is debited
 // through the operator's wallet. A definite refusal rejects with the
-// wallet's code; an unknown outcome rejects with no code and starts a
-// rollback in the same transaction. A bet that is not pending is left
-// alone, so Process may run again after a crash: the withdrawal is resent
-// with the same transaction id and bytes, which the operator answers as it
-// first did.
-func (p *Placement) Process(ctx context.Context, betID string) error {
+// wallet's code (bet_rejected_other also sends a rollback, the debit being
+// unknown); an unknown outcome rejects with no code and a rollback; a
+// market that closed while the wallet answered rejects wallet_rolled_back
+// with a rollback. Each outcome and its rollback commit together.
+//
+// Process may run again after a crash or a stop: a bet whose exposure is
+// reserved may already have been debited, so it skips the checks and
+// resends the withdrawal with the same transaction id and bytes, which the
+// operator answers as it first did. With lastAttempt, a run that cannot
+// finish rejects the bet (no code, with a rollback) instead of leaving it
+// pending.
+func (p *Placement) Process(ctx context.Context, betID string, lastAttempt bool) error {
 	b, err := p.bets.GetBet(ctx, "", "", betID)
 	if err != nil {
 		if IsNotFound(err) {
@@ -166,52 +171,80 @@ func (p *Placement) Process(ctx context.Context, betID string) error {
 	if b.Status != BetPending {
 		return nil
 	}
-	op, err := p.catalog.GetOperator(ctx, b.OperatorID)
-	if err != nil {
-		return err
-	}
-	if reason := p.check(ctx, op, b); reason != "" {
-		return p.reject(ctx, b, RejectValidationFailed, reason)
-	}
-	limits := op.Limits[b.Currency]
-	switch {
-	case b.Stake.LessThan(limits.MinStake) || b.Stake.GreaterThan(limits.MaxStake):
-		return p.reject(ctx, b, RejectBetLimitReached, fmt.Sprintf("stake %s outside %s..%s", b.Stake, limits.MinStake, limits.MaxStake))
-	case b.PotentialPayout.GreaterThan(limits.MaxPayout):
-		return p.reject(ctx, b, RejectBetLimitReached, "potential payout above max_payout")
-	}
-	if err := p.bets.ReserveExposure(ctx, b, limits.OutcomeExposure); err != nil {
-		var be *Error
-		if errors.As(err, &be) && be.Code == ErrLimit {
-			return p.reject(ctx, b, RejectBetLimitReached, "outcome exposure limit")
-		}
-		return err
-	}
-	ans, err := p.wallet.Withdraw(ctx, op, b)
-	if err != nil {
-		return err // configuration or stop: retried; the exposure stays reserved for this bet
-	}
-	now := p.Now()
-	switch ans.Status {
-	case WalletDone:
-		_, err = p.bets.UpdateBet(ctx, b.ID, BetUpdate{From: BetPending, Status: BetConfirmed, OperatorTxID: ans.OperatorTxID, Balance: ans.Balance, At: now})
-	case WalletRefused:
-		code := ans.Code
-		_, err = p.bets.UpdateBet(ctx, b.ID, BetUpdate{From: BetPending, Status: BetRejected, RejectionCode: &code,
-			RejectionReason: ans.Detail, Release: true, Balance: ans.Balance, At: now})
-	default:
-		_, err = p.bets.UpdateBet(ctx, b.ID, BetUpdate{From: BetPending, Status: BetRejected, RejectionCode: nil,
-			RejectionReason: "the wallet gave no definite answer: " + ans.Detail, Release: true, Rollback: true, At: now})
-	}
-	var be *Error
-	if errors.As(err, &be) && be.Code == ErrConflict {
-		return nil // decided meanwhile
+	err = p.process(ctx, b)
+	if err != nil && lastAttempt && ctx.Err() == nil {
+		return p.finish(context.WithoutCancel(ctx), b, BetUpdate{Status: BetRejected, RejectionReason: "the placement could not finish",
+			Release: true, Rollback: true})
 	}
 	return err
 }
 
-// check returns why the bet cannot be placed now, or "".
-func (p *Placement) check(ctx context.Context, op Operator, b Bet) string {
+func (p *Placement) process(ctx context.Context, b Bet) error {
+	op, err := p.catalog.GetOperator(ctx, b.OperatorID)
+	if err != nil {
+		return err
+	}
+	if !b.Reserved {
+		if reason := p.check(ctx, op, b, true); reason != "" {
+			return p.reject(ctx, b, RejectValidationFailed, reason)
+		}
+		limits := op.Limits[b.Currency]
+		switch {
+		case b.Stake.LessThan(limits.MinStake) || b.Stake.GreaterThan(limits.MaxStake):
+			return p.reject(ctx, b, RejectBetLimitReached, fmt.Sprintf("stake %s outside %s..%s", b.Stake, limits.MinStake, limits.MaxStake))
+		case b.PotentialPayout.GreaterThan(limits.MaxPayout):
+			return p.reject(ctx, b, RejectBetLimitReached, "potential payout above max_payout")
+		}
+		if err := p.bets.ReserveExposure(ctx, b, limits.OutcomeExposure); err != nil {
+			var be *Error
+			if errors.As(err, &be) && be.Code == ErrLimit {
+				return p.reject(ctx, b, RejectBetLimitReached, "outcome exposure limit")
+			}
+			return err
+		}
+	}
+	ans, err := p.wallet.Withdraw(ctx, op, b)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return err // stopping: the next run resends the same withdrawal
+	case err != nil:
+		// Nothing was sent (an unusable wallet URL or address): a refusal.
+		code := RejectOther
+		return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: &code, RejectionReason: "the operator's wallet cannot be called",
+			Release: true})
+	}
+	switch ans.Status {
+	case WalletDone:
+		if reason := p.check(ctx, op, b, false); reason != "" {
+			code := RejectWalletRolledBack
+			return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: &code, RejectionReason: reason + " while the stake was debited",
+				OperatorTxID: ans.OperatorTxID, Balance: ans.Balance, Release: true, Rollback: true})
+		}
+		return p.finish(ctx, b, BetUpdate{Status: BetConfirmed, OperatorTxID: ans.OperatorTxID, Balance: ans.Balance})
+	case WalletRefused:
+		code := ans.Code
+		return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: &code, RejectionReason: "the wallet refused the debit: " + code,
+			Release: true, Rollback: code == RejectOther, Balance: ans.Balance})
+	}
+	return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionReason: "the wallet gave no definite answer", Release: true, Rollback: true})
+}
+
+// finish applies u to a pending bet; a bet decided meanwhile is left
+// alone.
+func (p *Placement) finish(ctx context.Context, b Bet, u BetUpdate) error {
+	u.From, u.At = BetPending, p.Now()
+	_, err := p.bets.UpdateBet(ctx, b.ID, u)
+	var be *Error
+	if errors.As(err, &be) && be.Code == ErrConflict {
+		return nil
+	}
+	return err
+}
+
+// check returns why the bet cannot be placed now, or "": the market, its
+// event and the outcome must be open, and with price the odds must not have
+// moved against the bettor beyond the operator's tolerance.
+func (p *Placement) check(ctx context.Context, op Operator, b Bet, price bool) string {
 	e, err := p.catalog.GetEvent(ctx, b.EventID)
 	if err != nil {
 		return "the event is gone"
@@ -227,6 +260,9 @@ func (p *Placement) check(ctx context.Context, op Operator, b Bet) string {
 	if !ok {
 		return "the outcome is gone"
 	}
+	if !price {
+		return ""
+	}
 	quotes, err := Quotes(op, *m)
 	if err != nil {
 		return "the market cannot be priced"
@@ -237,15 +273,10 @@ func (p *Placement) check(ctx context.Context, op Operator, b Bet) string {
 	return ""
 }
 
-// reject rejects a pending bet with code, giving back its exposure.
+// reject rejects a pending bet that was not debited with code, giving back
+// its exposure.
 func (p *Placement) reject(ctx context.Context, b Bet, code, reason string) error {
-	_, err := p.bets.UpdateBet(ctx, b.ID, BetUpdate{From: BetPending, Status: BetRejected, RejectionCode: &code,
-		RejectionReason: reason, Release: true, At: p.Now()})
-	var be *Error
-	if errors.As(err, &be) && be.Code == ErrConflict {
-		return nil
-	}
-	return err
+	return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: &code, RejectionReason: reason, Release: true})
 }
 
 // Rollback reverses a rejected bet's withdrawal; it returns an error until

@@ -99,10 +99,17 @@ func (s *Service) UpdateOperator(ctx context.Context, id string, patch func(o *O
 	if err != nil {
 		return Operator{}, err
 	}
+	before := o.Currencies
 	if err := patch(&o); err != nil {
 		return Operator{}, err
 	}
 	o.ID = id
+	for _, c := range before {
+		// Bets in a currency are settled with its decimals; they cannot change.
+		if now, ok := o.Currency(c.Code); !ok || now.Decimals != c.Decimals {
+			return Operator{}, invalidf("currency %s (%d decimals) cannot be removed or changed; add currencies instead", c.Code, c.Decimals)
+		}
+	}
 	if err := o.Validate(s.allowInsecure); err != nil {
 		return Operator{}, err
 	}

@@ -51,7 +51,7 @@ func (BetRollbackArgs) Kind() string { return "bets.rollback" }
 
 // InsertOpts routes rollbacks to the wallet queue, retried for days.
 func (BetRollbackArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueWallet, MaxAttempts: 1000}
+	return river.InsertOpts{Queue: QueueWallet, MaxAttempts: walletAttempts}
 }
 
 // GenerateArgs asks for the generation of a ticket job.
@@ -109,6 +109,11 @@ func DefaultConfig() Config {
 	return Config{Workers: 8, JobTimeout: 5 * time.Minute, CallbackRetries: DefaultCallbackRetries, PollInterval: 200 * time.Millisecond}
 }
 
+// walletAttempts bounds the attempts of deposits and rollbacks: with
+// retries capped at ten minutes apart, about two years, which is to say
+// until the operator answers.
+const walletAttempts = 100_000
+
 // SettleMarketArgs asks for the settlement of a closed market's bets.
 type SettleMarketArgs struct {
 	MarketID string `json:"market_id"`
@@ -133,7 +138,7 @@ func (BetDepositArgs) Kind() string { return "bets.deposit" }
 
 // InsertOpts routes deposits to the wallet queue, retried for days.
 func (BetDepositArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueWallet, MaxAttempts: 1000}
+	return river.InsertOpts{Queue: QueueWallet, MaxAttempts: walletAttempts}
 }
 
 // NewWorkers registers the workers of the ticket service and of bet
@@ -154,7 +159,9 @@ type settleWorker struct {
 	bets *betting.Placement
 }
 
-func (w *settleWorker) Timeout(*river.Job[SettleMarketArgs]) time.Duration { return 30 * time.Minute }
+// Timeout stays below River's rescue of stuck jobs; a settlement cut short
+// runs again and continues where it stopped.
+func (w *settleWorker) Timeout(*river.Job[SettleMarketArgs]) time.Duration { return 4 * time.Minute }
 
 func (w *settleWorker) Work(ctx context.Context, job *river.Job[SettleMarketArgs]) error {
 	err := w.bets.Settle(ctx, job.Args.MarketID)
@@ -187,7 +194,7 @@ type placeWorker struct {
 func (w *placeWorker) Timeout(*river.Job[BetPlaceArgs]) time.Duration { return 30 * time.Second }
 
 func (w *placeWorker) Work(ctx context.Context, job *river.Job[BetPlaceArgs]) error {
-	return w.bets.Process(ctx, job.Args.BetID)
+	return w.bets.Process(ctx, job.Args.BetID, job.Attempt >= job.MaxAttempts)
 }
 
 type rollbackWorker struct {

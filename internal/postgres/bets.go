@@ -56,7 +56,7 @@ func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (b
 
 const betColumns = `id::text, operator_id, bettor_id, idempotency_key, event_id::text, market_id::text, outcome_id::text, outcome_index,
 	stake::text, currency, entry_odds::text, potential_payout::text, display_probability::text, status, rejection_code, rejection_reason,
-	withdrawal_tx_id, operator_tx_id, payout_amount::text, settled_at, accepted, created_at, updated_at`
+	withdrawal_tx_id, operator_tx_id, payout_amount::text, settled_at, accepted, created_at, updated_at, exposure_reserved`
 
 func storedAmount(s string) (money.Amount, error) {
 	var a money.Amount
@@ -69,7 +69,7 @@ func scanBet(row pgx.Row, id string) (betting.Bet, error) {
 	var payoutAmount *string
 	err := row.Scan(&b.ID, &b.OperatorID, &b.BettorID, &b.IdempotencyKey, &b.EventID, &b.MarketID, &b.OutcomeID, &b.OutcomeIndex,
 		&stake, &b.Currency, &entry, &payout, &prob, &b.Status, &b.RejectionCode, &b.RejectionReason, &b.WithdrawalTxID, &b.OperatorTxID,
-		&payoutAmount, &b.SettledAt, &b.Accepted, &b.CreatedAt, &b.UpdatedAt)
+		&payoutAmount, &b.SettledAt, &b.Accepted, &b.CreatedAt, &b.UpdatedAt, &b.Reserved)
 	if errors.Is(err, pgx.ErrNoRows) || badID(err) {
 		return b, missing("bet", id)
 	}

@@ -153,8 +153,12 @@ func (s bettingStore) UpdateEvent(ctx context.Context, e betting.Event, prev tim
 		return err
 	}
 	if tag.RowsAffected() == 0 {
-		if _, err := s.GetEvent(ctx, e.ID); err != nil {
+		var exists bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM betting_events WHERE id = $1)`, e.ID).Scan(&exists); err != nil && !badID(err) {
 			return err
+		}
+		if !exists {
+			return missing("event", e.ID)
 		}
 		return &betting.Error{Code: betting.ErrConflict, Message: "event " + e.ID + " changed meanwhile"}
 	}

@@ -590,3 +590,31 @@ func TestLostWalletAnswers(t *testing.T) {
 		}
 	})
 }
+
+// TestUnknownDebitIsRolledBack loses every answer of a withdrawal the
+// operator applied: the bet is rejected with a null code and the rollback
+// gives the stake back.
+func TestUnknownDebitIsRolledBack(t *testing.T) {
+	t.Parallel()
+	bw := newBettingWorld(t, "sqlite:"+t.TempDir()+"/f.db")
+	alice := bw.bettor("alice", "100.00")
+	bw.op.DropResponseNext("withdrawals", 3)
+	bet := bw.settled(alice, bw.place(alice, uuid.NewString(), bw.outcome[0], "10.00").json(t)["id"].(string))
+	if bet["status"] != "rejected" || bet["rejection_code"] != nil {
+		t.Fatalf("bet = %v, want rejected with a null code", bet)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if bal, _ := bw.op.Balance("alice"); bal == "100.00" {
+			break
+		}
+		if time.Now().After(deadline) {
+			bal, _ := bw.op.Balance("alice")
+			t.Fatalf("balance %s, want 100.00 after the rollback", bal)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if r := bw.api("GET", "/api/v1/bettor/bets/"+bet["id"].(string), alice, ""); strings.Contains(string(r.body), "127.0.0.1") {
+		t.Errorf("the bet shows internal addresses: %s", r.body)
+	}
+}

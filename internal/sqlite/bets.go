@@ -57,7 +57,7 @@ func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (b
 
 const betColumns = `id, operator_id, bettor_id, idempotency_key, event_id, market_id, outcome_id, outcome_index, stake, currency,
 	entry_odds, potential_payout, display_probability, status, rejection_code, rejection_reason, withdrawal_tx_id, operator_tx_id,
-	payout_amount, settled_at, accepted, created_at, updated_at`
+	payout_amount, settled_at, accepted, created_at, updated_at, exposure_reserved`
 
 func scanBet(row interface{ Scan(...any) error }, id string) (betting.Bet, error) {
 	var b betting.Bet
@@ -67,7 +67,7 @@ func scanBet(row interface{ Scan(...any) error }, id string) (betting.Bet, error
 	var created, updated int64
 	err := row.Scan(&b.ID, &b.OperatorID, &b.BettorID, &b.IdempotencyKey, &b.EventID, &b.MarketID, &b.OutcomeID, &b.OutcomeIndex,
 		&stake, &b.Currency, &entry, &payout, &prob, &b.Status, &code, &b.RejectionReason, &b.WithdrawalTxID, &b.OperatorTxID,
-		&payoutAmount, &settled, &b.Accepted, &created, &updated)
+		&payoutAmount, &settled, &b.Accepted, &created, &updated, &b.Reserved)
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, notFound("bet", id)
 	}
@@ -113,11 +113,11 @@ func (s betStore) CreateBet(ctx context.Context, b betting.Bet) (betting.Bet, bo
 		return betting.Bet{}, false, err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT INTO betting_bets (`+betColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	res, err := tx.ExecContext(ctx, `INSERT INTO betting_bets (`+betColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (operator_id, bettor_id, idempotency_key) DO NOTHING`,
 		b.ID, b.OperatorID, b.BettorID, b.IdempotencyKey, b.EventID, b.MarketID, b.OutcomeID, b.OutcomeIndex, b.Stake.String(), b.Currency,
 		b.EntryOdds.String(), b.PotentialPayout.String(), b.DisplayProbability.String(), b.Status, b.RejectionCode, b.RejectionReason,
-		b.WithdrawalTxID, b.OperatorTxID, nil, nil, b.Accepted, micros(b.CreatedAt), micros(b.UpdatedAt))
+		b.WithdrawalTxID, b.OperatorTxID, nil, nil, b.Accepted, micros(b.CreatedAt), micros(b.UpdatedAt), false)
 	if err != nil {
 		return betting.Bet{}, false, err
 	}

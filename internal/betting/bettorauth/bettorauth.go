@@ -155,7 +155,7 @@ func (v *Validator) Close() {
 	clear(v.sets)
 }
 
-var currencyCode = regexp.MustCompile(`^[A-Z]{3}$`)
+var currencyCode = regexp.MustCompile(`^[A-Z]{3,5}$`)
 
 // sessionClaims is the token payload.
 type sessionClaims struct {

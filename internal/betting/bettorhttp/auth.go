@@ -25,12 +25,18 @@ func TokenAuthenticator(svc *betting.Service, placement *betting.Placement, v *b
 			return Bettor{}, errBadToken
 		}
 		op, err := svc.CachedOperator(ctx, iss)
-		if err != nil || op.Integration != betting.IntegrationStandalone {
+		if betting.IsNotFound(err) || (err == nil && op.Integration != betting.IntegrationStandalone) {
 			return Bettor{}, errBadToken
 		}
-		claims, err := v.Validate(ctx, bettorauth.Operator{ID: op.ID, JWKSURL: op.JWKSURL}, token)
 		if err != nil {
+			return Bettor{}, err
+		}
+		claims, err := v.Validate(ctx, bettorauth.Operator{ID: op.ID, JWKSURL: op.JWKSURL}, token)
+		if errors.Is(err, bettorauth.ErrInvalidToken) {
 			return Bettor{}, errBadToken
+		}
+		if err != nil {
+			return Bettor{}, err
 		}
 		if _, ok := op.Currency(claims.Currency); !ok {
 			return Bettor{}, errBadToken
@@ -38,6 +44,9 @@ func TokenAuthenticator(svc *betting.Service, placement *betting.Placement, v *b
 		b, err := placement.Bettor(ctx, op.ID, claims.BettorID, claims.Currency)
 		if err != nil {
 			return Bettor{}, err
+		}
+		if b.Currency != claims.Currency {
+			return Bettor{}, errBadToken // a bettor plays in the currency they were first seen with
 		}
 		return Bettor{Operator: op, Bettor: b}, nil
 	}

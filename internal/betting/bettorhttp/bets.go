@@ -59,8 +59,7 @@ func (h *handler) placeBet(w http.ResponseWriter, r *http.Request, b Bettor) {
 		writeProblem(w, http.StatusBadRequest, "stake must be a decimal string such as \"10.00\", not a JSON number.")
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), placeTimeLimit)
-	defer cancel()
+	ctx := r.Context() // bounded by withDeadline from the start of the request
 	bet, err := h.placement.Place(ctx, b.Bettor, b.Operator, strings.ToLower(key),
 		betting.PlaceRequest{MarketID: strings.ToLower(*req.MarketID), OutcomeID: strings.ToLower(*req.OutcomeID), Stake: stake})
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {

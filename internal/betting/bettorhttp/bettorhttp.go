@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -41,7 +42,7 @@ func New(svc *betting.Service, placement *betting.Placement, auth Authenticator)
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/v1/events", h.authed(h.listEvents))
 	mux.Handle("GET /api/v1/events/{id}", h.authed(h.getEvent))
-	mux.Handle("POST /api/v1/bettor/bets", h.authed(h.placeBet))
+	mux.Handle("POST /api/v1/bettor/bets", withDeadline(placeTimeLimit, h.authed(h.placeBet)))
 	mux.Handle("GET /api/v1/bettor/bets", h.authed(h.listBets))
 	mux.Handle("GET /api/v1/bettor/bets/{id}", h.authed(h.getBet))
 	mux.Handle("GET /api/v1/bettor/portfolio", h.authed(h.portfolio))
@@ -63,8 +64,12 @@ func (h *handler) authed(next authedFunc) http.Handler {
 			return
 		}
 		b, err := h.auth(r.Context(), strings.TrimSpace(token))
-		if err != nil {
+		if errors.Is(err, errBadToken) {
 			w.WriteHeader(http.StatusUnauthorized) // the spec's 401: no body, no Content-Type
+			return
+		}
+		if err != nil {
+			writeProblem(w, http.StatusInternalServerError, "The bettor could not be authenticated now; try again.")
 			return
 		}
 		next(w, r, b)
@@ -124,6 +129,15 @@ func (h *handler) getEvent(w http.ResponseWriter, r *http.Request, b Bettor) {
 		return
 	}
 	writeJSON(w, http.StatusOK, betting.View(b.Operator, e, r.URL.Query().Get("locale")))
+}
+
+// withDeadline bounds the whole request, authentication included.
+func withDeadline(d time.Duration, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), d)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // pathUUID returns the {id} path value in canonical form, or answers 400

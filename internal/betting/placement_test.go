@@ -1,0 +1,160 @@
+package betting_test
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
+	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/sqlite"
+)
+
+// scriptedWallet answers withdrawals from a script; a nil answer stops the
+// run after the debit was sent (the worker was cancelled).
+type scriptedWallet struct {
+	mu        sync.Mutex
+	answers   []*betting.WalletAnswer
+	withdrawn int
+	stop      context.CancelFunc
+}
+
+func (w *scriptedWallet) Withdraw(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletAnswer, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.withdrawn++
+	a := w.answers[0]
+	w.answers = w.answers[1:]
+	if a == nil {
+		w.stop()
+		return betting.WalletAnswer{}, context.Canceled
+	}
+	return *a, nil
+}
+
+func (w *scriptedWallet) Rollback(context.Context, betting.Operator, betting.Bet) (bool, error) { return true, nil }
+func (w *scriptedWallet) Deposit(context.Context, betting.Operator, betting.Bet) (bool, error)  { return true, nil }
+
+type placementWorld struct {
+	svc    *betting.Service
+	place  *betting.Placement
+	bets   betting.BetStore
+	wallet *scriptedWallet
+	op     betting.Operator
+	event  betting.Event
+	bettor betting.Bettor
+}
+
+func newPlacementWorld(t *testing.T, answers ...*betting.WalletAnswer) *placementWorld {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "p.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	w := &placementWorld{svc: betting.NewService(db.BettingStore(), false), bets: db.BetStore(), wallet: &scriptedWallet{answers: answers}}
+	w.place = betting.NewPlacement(w.svc, w.bets, w.wallet)
+	ctx := context.Background()
+	if w.op, err = w.svc.CreateOperator(ctx, bettingtest.NewOperator("acme")); err != nil {
+		t.Fatal(err)
+	}
+	if w.event, err = w.svc.CreateEvent(ctx, bettingtest.NewEvent(w.op.CreatedAt)); err != nil {
+		t.Fatal(err)
+	}
+	if w.bettor, err = w.place.Bettor(ctx, "acme", "alice", "USD"); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w *placementWorld) bet(t *testing.T) betting.Bet {
+	t.Helper()
+	m := w.event.Markets[0]
+	b, err := w.place.Place(context.Background(), w.bettor, w.op, "11111111-1111-4111-8111-111111111111",
+		betting.PlaceRequest{MarketID: m.ID, OutcomeID: m.Outcomes[0].ID, Stake: "10.00"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func done() *betting.WalletAnswer {
+	bal := money.MustParse("90.00")
+	return &betting.WalletAnswer{Status: betting.WalletDone, OperatorTxID: "op-1", Balance: &bal}
+}
+
+// A placement stopped after its withdrawal was sent resumes by resending
+// it, without checking again: the stake was debited at the entry price.
+func TestPlacementResumesAfterTheDebit(t *testing.T) {
+	t.Parallel()
+	w := newPlacementWorld(t, nil, done())
+	b := w.bet(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	w.wallet.stop = cancel
+	if err := w.place.Process(ctx, b.ID, false); err == nil {
+		t.Fatal("a stopped placement reported success")
+	}
+	// The price moves beyond the tolerance meanwhile: no longer a reason to refuse.
+	m := w.event.Markets[0]
+	if _, err := w.svc.SetPrices(context.Background(), m.ID, map[string]decimal.Decimal{
+		m.Outcomes[0].ID: decimal.RequireFromString("0.9"), m.Outcomes[1].ID: decimal.RequireFromString("0.1")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.place.Process(context.Background(), b.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := w.bets.GetBet(context.Background(), "", "", b.ID)
+	if got.Status != betting.BetConfirmed || w.wallet.withdrawn != 2 {
+		t.Errorf("bet %s after %d withdrawals, want confirmed after the resent one", got.Status, w.wallet.withdrawn)
+	}
+}
+
+// A market that closed while the stake was being debited rolls the debit
+// back instead of keeping the stake.
+func TestDebitOfAClosedMarketIsRolledBack(t *testing.T) {
+	t.Parallel()
+	w := newPlacementWorld(t, nil, done())
+	b := w.bet(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	w.wallet.stop = cancel
+	w.place.Process(ctx, b.ID, false)
+	if _, err := w.svc.SetMarketStatus(context.Background(), w.event.Markets[0].ID, betting.StatusSuspended); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.place.Process(context.Background(), b.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := w.bets.GetBet(context.Background(), "", "", b.ID)
+	if got.Status != betting.BetRejected || got.RejectionCode == nil || *got.RejectionCode != betting.RejectWalletRolledBack {
+		t.Errorf("bet = %s %v, want rejected wallet_rolled_back", got.Status, got.RejectionCode)
+	}
+	if x, _ := w.bets.Exposure(context.Background(), "acme", b.OutcomeID, "USD"); !x.IsZero() {
+		t.Errorf("exposure %s still reserved", x)
+	}
+}
+
+// A wallet that cannot be called at all rejects the bet at once, with its
+// exposure given back.
+func TestUncallableWalletRejects(t *testing.T) {
+	t.Parallel()
+	w := newPlacementWorld(t)
+	b := w.bet(t)
+	w.place = betting.NewPlacement(w.svc, w.bets, &failingWallet{})
+	if err := w.place.Process(context.Background(), b.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := w.bets.GetBet(context.Background(), "", "", b.ID)
+	if got.Status != betting.BetRejected || got.RejectionCode == nil || *got.RejectionCode != betting.RejectOther {
+		t.Errorf("bet = %s %v", got.Status, got.RejectionCode)
+	}
+}
+
+type failingWallet struct{ scriptedWallet }
+
+func (*failingWallet) Withdraw(context.Context, betting.Operator, betting.Bet) (betting.WalletAnswer, error) {
+	return betting.WalletAnswer{}, context.DeadlineExceeded // not the caller's context: a configuration failure
+}
