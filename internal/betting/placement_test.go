@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -161,4 +162,69 @@ type failingWallet struct{ scriptedWallet }
 
 func (*failingWallet) Withdraw(context.Context, betting.Operator, betting.Bet) (betting.WalletAnswer, error) {
 	return betting.WalletAnswer{}, context.DeadlineExceeded // not the caller's context: a configuration failure
+}
+
+// TestPlacementChecks: each situation gives the rejection code the spec
+// names for it, and nothing is debited.
+func TestPlacementChecks(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		stake  string
+		before func(t *testing.T, w *placementWorld)
+		code   string
+	}{
+		{"price moved beyond the tolerance", "10.00", func(t *testing.T, w *placementWorld) {
+			m := w.event.Markets[0]
+			w.svc.SetPrices(context.Background(), m.ID, map[string]decimal.Decimal{
+				m.Outcomes[0].ID: decimal.RequireFromString("0.8"), m.Outcomes[1].ID: decimal.RequireFromString("0.2")})
+		}, betting.RejectValidationFailed},
+		{"closes_at passed", "10.00", func(t *testing.T, w *placementWorld) {
+			later := w.place.Now().Add(48 * time.Hour)
+			w.place.Now = func() time.Time { return later }
+		}, betting.RejectValidationFailed},
+		{"market suspended", "10.00", func(t *testing.T, w *placementWorld) {
+			w.svc.SetMarketStatus(context.Background(), w.event.Markets[0].ID, betting.StatusSuspended)
+		}, betting.RejectValidationFailed},
+		{"stake below min_stake", "0.50", nil, betting.RejectBetLimitReached},
+		{"stake above max_stake", "1000.01", nil, betting.RejectBetLimitReached},
+		{"payout above max_payout", "900.00", func(t *testing.T, w *placementWorld) {
+			w.svc.UpdateOperator(context.Background(), "acme", func(o *betting.Operator) error {
+				l := o.Limits["USD"]
+				l.MaxPayout = money.MustParse("1000")
+				o.Limits["USD"] = l
+				return nil
+			})
+		}, betting.RejectBetLimitReached},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w := newPlacementWorld(t, done())
+			closes := w.place.Now().Add(24 * time.Hour)
+			w.event.Markets[0].ClosesAt = &closes
+			m := w.event.Markets[0]
+			ev, err := w.svc.CreateEvent(context.Background(), betting.Event{Category: "sports", Title: betting.Texts{"en": "x"},
+				Markets: []betting.Market{{Question: betting.Texts{"en": "q"}, ClosesAt: &closes, Outcomes: m.Outcomes}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.event = ev
+			b, err := w.place.Place(context.Background(), w.bettor, w.op, "22222222-2222-4222-8222-222222222222",
+				betting.PlaceRequest{MarketID: ev.Markets[0].ID, OutcomeID: ev.Markets[0].Outcomes[0].ID, Stake: tt.stake})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.before != nil {
+				tt.before(t, w)
+			}
+			if err := w.place.Process(context.Background(), b.ID, false); err != nil {
+				t.Fatal(err)
+			}
+			got, _ := w.bets.GetBet(context.Background(), "", "", b.ID)
+			if got.Status != betting.BetRejected || got.RejectionCode == nil || *got.RejectionCode != tt.code || w.wallet.withdrawn != 0 {
+				t.Errorf("bet = %s %v after %d withdrawals; want rejected %s and no debit", got.Status, got.RejectionCode, w.wallet.withdrawn, tt.code)
+			}
+		})
+	}
 }
