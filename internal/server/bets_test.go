@@ -183,6 +183,18 @@ func TestBetPlacement(t *testing.T) {
 		if poor["status"] != "rejected" || poor["rejection_code"] != "insufficient_funds" {
 			t.Errorf("insufficient funds: %v", poor)
 		}
+		carol := bw.bettor("carol", "100.00")
+		bw.op.Block("carol")
+		if b := bw.settled(carol, bw.place(carol, uuid.NewString(), bw.outcome[1], "1.00").json(t)["id"].(string)); b["rejection_code"] != "bettor_blocked" {
+			t.Errorf("blocked bettor: %v", b)
+		}
+		dave, err := bw.op.MintToken("dave", "USD") // no wallet account at the operator
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := bw.settled(dave, bw.place(dave, uuid.NewString(), bw.outcome[1], "1.00").json(t)["id"].(string)); b["rejection_code"] != "bettor_blocked" {
+			t.Errorf("bettor unknown to the wallet: %v", b)
+		}
 		big := bw.settled(alice, bw.place(alice, uuid.NewString(), bw.outcome[1], "100.50").json(t)["id"].(string))
 		if big["rejection_code"] != "bet_limit_reached" {
 			t.Errorf("stake above max: %v", big)
@@ -214,7 +226,7 @@ func TestBetPlacement(t *testing.T) {
 		if home["outcome_id"] != bw.outcome[0] || home["potential_payout"] != "132.642" || home["headroom"] != "17.358" || home["open_stake"] != "30" {
 			t.Errorf("exposure = %v", home)
 		}
-		if _, bettors := bw.admin("GET", "/admin/v1/bettors?operator_id=sandbox", ""); len(bettors["items"].([]any)) != 2 {
+		if _, bettors := bw.admin("GET", "/admin/v1/bettors?operator_id=sandbox", ""); len(bettors["items"].([]any)) != 4 {
 			t.Errorf("bettors = %v", bettors)
 		}
 		if _, bets := bw.admin("GET", "/admin/v1/bets?operator_id=sandbox&status=confirmed&limit=2", ""); len(bets["items"].([]any)) != 2 || bets["next_cursor"] == nil {
