@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -629,4 +630,39 @@ func TestUnknownDebitIsRolledBack(t *testing.T) {
 	if r := bw.api("GET", "/api/v1/bettor/bets/"+bet["id"].(string), alice, ""); strings.Contains(string(r.body), "127.0.0.1") {
 		t.Errorf("the bet shows internal addresses: %s", r.body)
 	}
+}
+
+// TestConcurrentRepeatsOfOneKey sends one Idempotency-Key ten times at once:
+// one bet, ten identical 202s.
+func TestConcurrentRepeatsOfOneKey(t *testing.T) {
+	t.Parallel()
+	forEachDatabase(t, func(t *testing.T, db string) {
+		bw := newBettingWorld(t, db)
+		alice := bw.bettor("alice", "100.00")
+		key := uuid.NewString()
+		bodies := make(chan string, 10)
+		var wg sync.WaitGroup
+		for range 10 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := bw.place(alice, key, bw.outcome[0], "10.00")
+				bodies <- fmt.Sprint(r.status, " ", string(r.body))
+			}()
+		}
+		wg.Wait()
+		close(bodies)
+		first := ""
+		for b := range bodies {
+			if first == "" {
+				first = b
+			}
+			if b != first || !strings.HasPrefix(b, "202 ") {
+				t.Errorf("answers differ: %q vs %q", b, first)
+			}
+		}
+		if bets := bw.api("GET", "/api/v1/bettor/bets", alice, "").json(t)["items"].([]any); len(bets) != 1 {
+			t.Errorf("%d bets for one key", len(bets))
+		}
+	})
 }
