@@ -1,4 +1,6 @@
-// Package api holds the OpenAPI 3.1 documents of Foresight's HTTP APIs.
+// Package api holds the OpenAPI 3.1 documents of Foresight's HTTP APIs:
+// tickets.yaml (the ticket API), admin.yaml (the admin API) and bettor.yaml
+// (the bettor API, /api/v1).
 //
 // The documents are the machine-readable form of the contracts in the specs
 // and the project guide. They are served by the service and used by tests to
@@ -12,6 +14,8 @@ import "embed"
 //   - tickets.yaml: the ticket generation API (/tickets/v1 and the
 //     /v1/task-generation compatibility alias).
 //   - admin.yaml: the admin API (/admin/v1): ticket clients and keys, operators, events and markets.
+//   - bettor.yaml: the bettor API (/api/v1): events, bet placement, bets and
+//     history, portfolio, profile and the odds stream.
 //
-//go:embed tickets.yaml admin.yaml
+//go:embed tickets.yaml admin.yaml bettor.yaml
 var Documents embed.FS

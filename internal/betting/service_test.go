@@ -91,8 +91,8 @@ func TestEventsAndPrices(t *testing.T) {
 	v := betting.View(op, e, "pt-BR")
 	out := v.Markets[0].Outcomes
 	if out[0].DisplayOdds.String() != "4.42" || out[1].DisplayOdds.String() != "1.21" ||
-		out[0].DisplayProbability.String() != "22.62" || out[1].DisplayProbability.String() != "82.64" {
-		t.Errorf("odds = %v %v / %v %v", out[0].DisplayOdds, out[0].DisplayProbability, out[1].DisplayOdds, out[1].DisplayProbability)
+		*out[0].DisplayProbability != "22.62" || *out[1].DisplayProbability != "82.64" {
+		t.Errorf("odds = %v %v / %v %v", out[0].DisplayOdds, *out[0].DisplayProbability, out[1].DisplayOdds, *out[1].DisplayProbability)
 	}
 	if v.Title != "Final" || v.Markets[0].Question != "Who wins?" {
 		t.Errorf("texts: %q %q", v.Title, v.Markets[0].Question)

@@ -31,13 +31,15 @@ type MarketView struct {
 	Outcomes []OutcomeView `json:"outcomes"`
 }
 
-// OutcomeView is an outcome with its prices.
+// OutcomeView is an outcome with its prices. Both prices are nil, null on
+// the wire, when the margin cannot price the market.
 type OutcomeView struct {
-	ID                 string          `json:"id"`
-	Index              int             `json:"index"`
-	Name               string          `json:"name"`
-	DisplayOdds        odds.Odds       `json:"display_odds"`
-	DisplayProbability decimal.Decimal `json:"display_probability"`
+	ID          string     `json:"id"`
+	Index       int        `json:"index"`
+	Name        string     `json:"name"`
+	DisplayOdds *odds.Odds `json:"display_odds"`
+	// DisplayProbability is 100 / DisplayOdds with exactly 2 decimals.
+	DisplayProbability *string `json:"display_probability"`
 }
 
 // Quotes prices a market's outcomes with the operator's margin.
@@ -64,7 +66,8 @@ func View(op Operator, e Event, locale string) EventView {
 		for j, o := range m.Outcomes {
 			ov := OutcomeView{ID: o.ID, Index: j, Name: o.Name.Resolve(locale)}
 			if err == nil {
-				ov.DisplayOdds, ov.DisplayProbability = quotes[j].DisplayOdds, quotes[j].DisplayProbability
+				prob := quotes[j].DisplayProbability.StringFixed(2)
+				ov.DisplayOdds, ov.DisplayProbability = &quotes[j].DisplayOdds, &prob
 			}
 			mv.Outcomes[j] = ov
 		}

@@ -167,7 +167,7 @@ func TestDocumentsLoadAndValidate(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if got := strings.Join(names, ","); got != "admin.yaml,tickets.yaml" {
+	if got := strings.Join(names, ","); got != "admin.yaml,bettor.yaml,tickets.yaml" {
 		t.Errorf("api.Documents holds %s, want admin.yaml,tickets.yaml", got)
 	}
 	for _, name := range names {

@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/foresight-dev/foresight/internal/openapitest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -23,6 +24,7 @@ import (
 // one event.
 type bettingWorld struct {
 	*world
+	spec    *openapitest.Validator // api/bettor.yaml; every exchange of api is checked against it
 	op      *operator.Operator
 	market  string
 	outcome [2]string
@@ -37,7 +39,7 @@ func newBettingWorld(t *testing.T, db string) *bettingWorld {
 	partner := httptest.NewServer(op.Handler())
 	t.Cleanup(partner.Close)
 	w := newWorld(t, db, worldOptions{config: func(c *server.Config) { c.DevAllowInsecure = true }})
-	bw := &bettingWorld{world: w, op: op}
+	bw := &bettingWorld{world: w, spec: openapitest.Load(t, "bettor.yaml"), op: op}
 	st, _ := bw.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":"sandbox","name":"Sandbox","integration":"standalone",
 		"wallet_url":%q,"signing_secret":"sandbox-signing-secret-0123","jwks_url":%q,
 		"currencies":[{"code":"USD","decimals":2}],"margin":{"method":"odds_ratio","value":"0.05"},
@@ -119,6 +121,7 @@ func (bw *bettingWorld) api(method, path, token, body string, header ...string) 
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
+	bw.spec.Check(bw.t, req, []byte(body), resp.StatusCode, resp.Header, data)
 	return answer{resp.StatusCode, resp.Header, data}
 }
 
@@ -151,6 +154,14 @@ func TestBetPlacement(t *testing.T) {
 		outs := ev["items"].([]any)[0].(map[string]any)["markets"].([]any)[0].(map[string]any)["outcomes"].([]any)
 		if outs[0].(map[string]any)["display_odds"] != "4.42" || outs[1].(map[string]any)["display_odds"] != "1.21" {
 			t.Errorf("odds = %v", outs)
+		}
+		if n := len(bw.api("GET", "/api/v1/events?category=SPORTS&status=Open", alice, "").json(t)["items"].([]any)); n != 1 {
+			t.Errorf("filters are case-insensitive: got %d events, want 1", n)
+		}
+		for _, q := range []string{"category=sport", "status=closed", "limit=0", "cursor=nope"} {
+			if r := bw.api("GET", "/api/v1/events?"+q, alice, ""); r.status != 400 {
+				t.Errorf("GET /api/v1/events?%s = %d %s, want 400", q, r.status, r.body)
+			}
 		}
 
 		key := uuid.NewString()

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -81,6 +82,9 @@ type eventList struct {
 	NextCursor *string             `json:"next_cursor"`
 }
 
+// eventStatuses are the values of the status filter of GET /api/v1/events.
+var eventStatuses = []string{betting.StatusOpen, betting.StatusSuspended, betting.StatusResolved, betting.StatusCancelled}
+
 func (h *handler) listEvents(w http.ResponseWriter, r *http.Request, b Bettor) {
 	q := r.URL.Query()
 	limit := 20
@@ -92,7 +96,15 @@ func (h *handler) listEvents(w http.ResponseWriter, r *http.Request, b Bettor) {
 		}
 		limit = n
 	}
-	f := betting.EventFilter{Category: q.Get("category"), Status: q.Get("status"), Limit: limit + 1}
+	f := betting.EventFilter{Category: strings.ToLower(q.Get("category")), Status: strings.ToLower(q.Get("status")), Limit: limit + 1}
+	if f.Category != "" && !slices.Contains(betting.Categories, f.Category) {
+		writeProblem(w, http.StatusBadRequest, "category must be one of "+strings.Join(betting.Categories, ", ")+".")
+		return
+	}
+	if f.Status != "" && !slices.Contains(eventStatuses, f.Status) {
+		writeProblem(w, http.StatusBadRequest, "status must be one of "+strings.Join(eventStatuses, ", ")+".")
+		return
+	}
 	if c := q.Get("cursor"); c != "" {
 		at, id, ok := cursor.Decode(c)
 		if !ok {

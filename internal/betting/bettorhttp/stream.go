@@ -12,14 +12,14 @@ import (
 
 // oddsChange is one data line of the odds stream.
 type oddsChange struct {
-	Sequence           int64     `json:"sequence"`
-	EventID            string    `json:"event_id"`
-	MarketID           string    `json:"market_id"`
-	MarketStatus       string    `json:"market_status"`
-	MarketVersion      int64     `json:"market_version"`
-	OutcomeID          string    `json:"outcome_id"`
-	DisplayOdds        odds.Odds `json:"display_odds"`
-	DisplayProbability string    `json:"display_probability"`
+	Sequence           int64      `json:"sequence"`
+	EventID            string     `json:"event_id"`
+	MarketID           string     `json:"market_id"`
+	MarketStatus       string     `json:"market_status"`
+	MarketVersion      int64      `json:"market_version"`
+	OutcomeID          string     `json:"outcome_id"`
+	DisplayOdds        *odds.Odds `json:"display_odds"`
+	DisplayProbability *string    `json:"display_probability"`
 }
 
 // keepAlive is how often an idle stream sends a comment line.
@@ -60,7 +60,7 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
 				for _, o := range m.Outcomes {
 					seq++
 					data, _ := json.Marshal(oddsChange{Sequence: seq, EventID: e.ID, MarketID: m.ID, MarketStatus: m.Status,
-						MarketVersion: e.Markets[i].Version, OutcomeID: o.ID, DisplayOdds: o.DisplayOdds, DisplayProbability: o.DisplayProbability.StringFixed(2)})
+						MarketVersion: e.Markets[i].Version, OutcomeID: o.ID, DisplayOdds: o.DisplayOdds, DisplayProbability: o.DisplayProbability})
 					fmt.Fprintf(w, "id: %d\nevent: odds\ndata: %s\n\n", seq, data)
 				}
 			}
