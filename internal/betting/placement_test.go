@@ -2,6 +2,7 @@ package betting_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -226,5 +227,35 @@ func TestPlacementChecks(t *testing.T) {
 				t.Errorf("bet = %s %v after %d withdrawals; want rejected %s and no debit", got.Status, got.RejectionCode, w.wallet.withdrawn, tt.code)
 			}
 		})
+	}
+}
+
+// A bet still pending when its market resolves holds the settlement back
+// (ErrBetsPending, retried by the worker) until it is decided; deciding it
+// now rejects it without a debit, and the settlement then finishes.
+func TestPendingBetAtResolution(t *testing.T) {
+	t.Parallel()
+	w := newPlacementWorld(t, done())
+	ctx := context.Background()
+	b := w.bet(t)
+	m := w.event.Markets[0]
+	if _, err := w.svc.ResolveMarket(ctx, m.ID, m.Outcomes[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.place.Settle(ctx, m.ID); !errors.Is(err, betting.ErrBetsPending) {
+		t.Fatalf("Settle with a pending bet = %v, want ErrBetsPending", err)
+	}
+	if err := w.place.Process(ctx, b.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := w.bets.GetBet(ctx, "", "", b.ID)
+	if got.Status != betting.BetRejected || got.RejectionCode == nil || *got.RejectionCode != betting.RejectValidationFailed || w.wallet.withdrawn != 0 {
+		t.Errorf("bet = %s %v after %d withdrawals, want rejected validation_failed without a debit", got.Status, got.RejectionCode, w.wallet.withdrawn)
+	}
+	if err := w.place.Settle(ctx, m.ID); err != nil {
+		t.Errorf("Settle once the bet is decided = %v", err)
+	}
+	if x, _ := w.bets.Exposure(ctx, "acme", b.OutcomeID, "USD"); !x.IsZero() {
+		t.Errorf("exposure %s still reserved", x)
 	}
 }
