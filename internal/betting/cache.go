@@ -12,6 +12,12 @@ import (
 // while a node reconnects.
 const cacheTTL = 2 * time.Second
 
+// cacheSize is how many operators, events or unknown operator ids the
+// cache holds before a put sweeps out the expired ones. Unknown ids come
+// from bettors' tokens, so their map is also capped: past cacheSize
+// unexpired entries, new misses are simply not remembered.
+const cacheSize = 10_000
+
 type cached[T any] struct {
 	v  T
 	at time.Time
@@ -25,23 +31,57 @@ type catalogCache struct {
 	operators map[string]cached[Operator]
 	events    map[string]cached[Event]
 	markets   map[string]string // market id → event id
+	// unknownOperators remembers operator ids the store did not have, so
+	// tokens naming an unknown issuer do not each cost a database read.
+	unknownOperators map[string]time.Time
 }
 
 func newCatalogCache() *catalogCache {
-	return &catalogCache{operators: map[string]cached[Operator]{}, events: map[string]cached[Event]{}, markets: map[string]string{}}
+	return &catalogCache{operators: map[string]cached[Operator]{}, events: map[string]cached[Event]{}, markets: map[string]string{},
+		unknownOperators: map[string]time.Time{}}
 }
 
-func (c *catalogCache) operator(id string, now time.Time) (Operator, bool) {
+// operator returns a cached operator; known is false when id is remembered
+// as unknown, hit false when the cache cannot answer.
+func (c *catalogCache) operator(id string, now time.Time) (o Operator, known, hit bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	o, ok := c.operators[id]
-	return o.v, ok && now.Sub(o.at) < cacheTTL
+	if at, ok := c.unknownOperators[id]; ok && now.Sub(at) < cacheTTL {
+		return Operator{}, false, true
+	}
+	e, ok := c.operators[id]
+	return e.v, true, ok && now.Sub(e.at) < cacheTTL
 }
 
 func (c *catalogCache) putOperator(o Operator, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	delete(c.unknownOperators, o.ID)
+	if len(c.operators) >= cacheSize {
+		sweep(c.operators, func(e cached[Operator]) bool { return now.Sub(e.at) >= cacheTTL })
+	}
 	c.operators[o.ID] = cached[Operator]{o, now}
+}
+
+func (c *catalogCache) putUnknownOperator(id string, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.unknownOperators) >= cacheSize {
+		sweep(c.unknownOperators, func(at time.Time) bool { return now.Sub(at) >= cacheTTL })
+		if len(c.unknownOperators) >= cacheSize {
+			return
+		}
+	}
+	c.unknownOperators[id] = now
+}
+
+// sweep deletes the entries of m for which expired is true.
+func sweep[K comparable, V any](m map[K]V, expired func(V) bool) {
+	for k, v := range m {
+		if expired(v) {
+			delete(m, k)
+		}
+	}
 }
 
 func (c *catalogCache) event(id string, now time.Time) (Event, bool) {
@@ -68,21 +108,38 @@ func (c *catalogCache) putEvent(e Event, now time.Time) {
 	if old, ok := c.events[e.ID]; ok && old.v.UpdatedAt.After(e.UpdatedAt) {
 		return
 	}
+	if len(c.events) >= cacheSize {
+		sweep(c.events, func(e cached[Event]) bool { return now.Sub(e.at) >= cacheTTL })
+		live := make(map[string]bool, len(c.events))
+		for id := range c.events {
+			live[id] = true
+		}
+		sweep(c.markets, func(eventID string) bool { return !live[eventID] })
+	}
 	c.events[e.ID] = cached[Event]{e, now}
 	for _, m := range e.Markets {
 		c.markets[m.ID] = e.ID
 	}
 }
 
-// CachedOperator returns an operator from the cache or the store.
+// CachedOperator returns an operator from the cache or the store. An id
+// the store did not have is remembered for cacheTTL: asking again within
+// it answers not found without reading the store, unless the operator was
+// created on this node meanwhile.
 func (s *Service) CachedOperator(ctx context.Context, id string) (Operator, error) {
 	now := s.Now()
-	if o, ok := s.cache.operator(id, now); ok {
+	if o, known, hit := s.cache.operator(id, now); hit {
+		if !known {
+			return Operator{}, &Error{Code: ErrNotFound, Message: "no operator " + id}
+		}
 		return o, nil
 	}
 	o, err := s.store.GetOperator(ctx, id)
-	if err == nil {
+	switch {
+	case err == nil:
 		s.cache.putOperator(o, now)
+	case IsNotFound(err):
+		s.cache.putUnknownOperator(id, now)
 	}
 	return o, err
 }

@@ -13,9 +13,15 @@ type Hub struct {
 	subs map[chan Event]struct{}
 	// last is the UpdatedAt of the last published version of each event:
 	// a version arriving twice (published here and echoed by the
-	// database's notification) or late is not published again.
+	// database's notification) or late is not published again. Past
+	// cacheSize entries, those older than hubMemory are forgotten.
 	last map[string]time.Time
 }
+
+// hubMemory is how long the hub remembers an event's last version once it
+// holds cacheSize of them: an echo arrives within seconds, and one later
+// than this is published again, with a market_version the client has seen.
+const hubMemory = time.Minute
 
 // NewHub returns an empty hub.
 func NewHub() *Hub { return &Hub{subs: map[chan Event]struct{}{}, last: map[string]time.Time{}} }
@@ -49,6 +55,9 @@ func (h *Hub) Publish(e Event) {
 	defer h.mu.Unlock()
 	if last, ok := h.last[e.ID]; ok && !e.UpdatedAt.After(last) {
 		return
+	}
+	if len(h.last) >= cacheSize {
+		sweep(h.last, func(at time.Time) bool { return e.UpdatedAt.Sub(at) > hubMemory })
 	}
 	h.last[e.ID] = e.UpdatedAt
 	for ch := range h.subs {

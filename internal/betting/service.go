@@ -79,6 +79,7 @@ func (s *Service) CreateOperator(ctx context.Context, o Operator) (Operator, err
 	if err := s.store.CreateOperator(ctx, o); err != nil {
 		return Operator{}, err
 	}
+	s.cache.putOperator(o, s.Now())
 	return o, nil
 }
 

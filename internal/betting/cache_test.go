@@ -1,0 +1,73 @@
+package betting
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+func TestCacheRemembersUnknownOperators(t *testing.T) {
+	t.Parallel()
+	c := newCatalogCache()
+	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	if _, _, hit := c.operator("ghost", t0); hit {
+		t.Fatal("an empty cache answered")
+	}
+	c.putUnknownOperator("ghost", t0)
+	if _, known, hit := c.operator("ghost", t0.Add(time.Second)); !hit || known {
+		t.Errorf("within the TTL: known %v hit %v, want a remembered miss", known, hit)
+	}
+	if _, _, hit := c.operator("ghost", t0.Add(cacheTTL)); hit {
+		t.Error("a miss was remembered past the TTL")
+	}
+	c.putOperator(Operator{ID: "ghost"}, t0.Add(time.Second))
+	if o, known, hit := c.operator("ghost", t0.Add(time.Second)); !hit || !known || o.ID != "ghost" {
+		t.Errorf("a created operator is still unknown: %v %v %v", o.ID, known, hit)
+	}
+}
+
+// The maps stay bounded: a put past cacheSize sweeps the expired entries,
+// and unknown ids past cacheSize live ones are not remembered.
+func TestCacheIsBounded(t *testing.T) {
+	t.Parallel()
+	c := newCatalogCache()
+	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	for i := range cacheSize {
+		c.putUnknownOperator(fmt.Sprint("u", i), t0)
+		c.putEvent(Event{ID: fmt.Sprint("e", i), Markets: []Market{{ID: fmt.Sprint("m", i)}}}, t0)
+	}
+	c.putUnknownOperator("one-more", t0)
+	if _, _, hit := c.operator("one-more", t0); hit || len(c.unknownOperators) != cacheSize {
+		t.Errorf("unknown ids grew to %d past the cap", len(c.unknownOperators))
+	}
+
+	later := t0.Add(cacheTTL)
+	c.putUnknownOperator("fresh", later)
+	c.putEvent(Event{ID: "fresh", Markets: []Market{{ID: "fresh-market"}}}, later)
+	if len(c.unknownOperators) != 1 || len(c.events) != 1 || len(c.markets) != 1 {
+		t.Errorf("after the sweep: %d unknown ids, %d events, %d markets; want 1 each",
+			len(c.unknownOperators), len(c.events), len(c.markets))
+	}
+	if e, ok := c.eventOfMarket("fresh-market", later); !ok || e.ID != "fresh" {
+		t.Errorf("the fresh event is gone: %v %v", e.ID, ok)
+	}
+}
+
+func TestHubForgetsOldVersions(t *testing.T) {
+	t.Parallel()
+	h := NewHub()
+	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	for i := range cacheSize {
+		h.Publish(Event{ID: fmt.Sprint("e", i), UpdatedAt: t0})
+	}
+	ch, stop := h.Subscribe()
+	defer stop()
+	h.Publish(Event{ID: "e0", UpdatedAt: t0}) // an echo: not published again
+	h.Publish(Event{ID: "new", UpdatedAt: t0.Add(hubMemory + time.Second)})
+	if len(h.last) != 1 {
+		t.Errorf("the hub remembers %d versions, want 1", len(h.last))
+	}
+	if got := (<-ch).ID; got != "new" || len(ch) != 0 {
+		t.Errorf("published %q and %d more, want only new", got, len(ch))
+	}
+}
