@@ -7,6 +7,7 @@ package betting
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -40,6 +41,15 @@ type Operator struct {
 	Limits        map[string]Limits `json:"limits"`
 	OddsTolerance decimal.Decimal   `json:"odds_tolerance"`
 	CreatedAt     time.Time         `json:"created_at"`
+}
+
+// clone returns a copy of o that shares no slice or map with it (a field
+// added to Operator that holds one must be copied here).
+func (o Operator) clone() Operator {
+	o.CasinoIDs = slices.Clone(o.CasinoIDs)
+	o.Currencies = slices.Clone(o.Currencies)
+	o.Limits = maps.Clone(o.Limits)
+	return o
 }
 
 // Currency is a currency an operator's bettors play in.

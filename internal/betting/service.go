@@ -24,7 +24,9 @@ type Store interface {
 	CreateOperator(ctx context.Context, o Operator) error
 	GetOperator(ctx context.Context, id string) (Operator, error)
 	ListOperators(ctx context.Context) ([]Operator, error)
-	UpdateOperator(ctx context.Context, o Operator) error
+	// UpdateOperator replaces the stored operator with o if it still equals
+	// prev; ErrConflict when another update came first.
+	UpdateOperator(ctx context.Context, o, prev Operator) error
 
 	CreateEvent(ctx context.Context, e Event) error
 	GetEvent(ctx context.Context, id string) (Event, error)
@@ -94,13 +96,27 @@ func (s *Service) ListOperators(ctx context.Context) ([]Operator, error) {
 }
 
 // UpdateOperator applies patch (a partial update built by the caller from
-// the stored operator) after validating the result.
+// the stored operator) after validating the result. Concurrent updates do
+// not overwrite each other: when another update wins, patch is applied
+// again to the newer operator (up to 5 times, then ErrConflict).
 func (s *Service) UpdateOperator(ctx context.Context, id string, patch func(o *Operator) error) (Operator, error) {
-	o, err := s.store.GetOperator(ctx, id)
+	for attempt := 0; ; attempt++ {
+		o, err := s.updateOperator(ctx, id, patch)
+		var be *Error
+		if errors.As(err, &be) && be.Code == ErrConflict && attempt < 5 {
+			continue
+		}
+		return o, err
+	}
+}
+
+func (s *Service) updateOperator(ctx context.Context, id string, patch func(o *Operator) error) (Operator, error) {
+	prev, err := s.store.GetOperator(ctx, id)
 	if err != nil {
 		return Operator{}, err
 	}
-	before := o.Currencies
+	o := prev.clone()
+	before := prev.Currencies
 	if err := patch(&o); err != nil {
 		return Operator{}, err
 	}
@@ -114,7 +130,7 @@ func (s *Service) UpdateOperator(ctx context.Context, id string, patch func(o *O
 	if err := o.Validate(s.allowInsecure); err != nil {
 		return Operator{}, err
 	}
-	if err := s.store.UpdateOperator(ctx, o); err != nil {
+	if err := s.store.UpdateOperator(ctx, o, prev); err != nil {
 		return Operator{}, err
 	}
 	s.cache.putOperator(o, s.Now())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -147,5 +148,40 @@ func TestTextsResolve(t *testing.T) {
 	}
 	if got := (betting.Texts{"fr": "Élection"}).Resolve("de"); got != "Élection" {
 		t.Errorf("only text: %q", got)
+	}
+}
+
+// Concurrent operator updates do not overwrite each other: each adds its
+// own currency, and every currency is there at the end.
+func TestConcurrentOperatorUpdates(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	ctx := context.Background()
+	if _, err := s.CreateOperator(ctx, bettingtest.NewOperator("acme")); err != nil {
+		t.Fatal(err)
+	}
+	codes := []string{"EUR", "GBP", "BRL", "JPY"}
+	var wg sync.WaitGroup
+	for _, c := range codes {
+		wg.Go(func() {
+			_, err := s.UpdateOperator(ctx, "acme", func(o *betting.Operator) error {
+				o.Currencies = append(o.Currencies, betting.Currency{Code: c, Decimals: 2})
+				o.Limits[c] = o.Limits["USD"]
+				return nil
+			})
+			if err != nil {
+				t.Errorf("add %s: %v", c, err)
+			}
+		})
+	}
+	wg.Wait()
+	o, err := s.GetOperator(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range codes {
+		if _, ok := o.Currency(c); !ok || o.Limits[c].MaxStake.IsZero() {
+			t.Errorf("%s was lost: %+v", c, o.Currencies)
+		}
 	}
 }

@@ -74,17 +74,24 @@ func (s bettingStore) ListOperators(ctx context.Context) ([]betting.Operator, er
 	})
 }
 
-func (s bettingStore) UpdateOperator(ctx context.Context, o betting.Operator) error {
+func (s bettingStore) UpdateOperator(ctx context.Context, o, prev betting.Operator) error {
 	doc, err := json.Marshal(o)
 	if err != nil {
 		return err
 	}
-	tag, err := s.d.pool.Exec(ctx, `UPDATE betting_operators SET doc = $1 WHERE id = $2`, doc, o.ID)
+	prevDoc, err := json.Marshal(prev)
+	if err != nil {
+		return err
+	}
+	tag, err := s.d.pool.Exec(ctx, `UPDATE betting_operators SET doc = $1 WHERE id = $2 AND doc = $3::jsonb`, doc, o.ID, prevDoc)
 	if err != nil {
 		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return missing("operator", o.ID)
+		if _, err := s.GetOperator(ctx, o.ID); err != nil {
+			return err
+		}
+		return &betting.Error{Code: betting.ErrConflict, Message: "operator " + o.ID + " changed meanwhile"}
 	}
 	return nil
 }

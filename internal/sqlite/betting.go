@@ -75,17 +75,27 @@ func (s bettingStore) ListOperators(ctx context.Context) ([]betting.Operator, er
 	return out, rows.Err()
 }
 
-func (s bettingStore) UpdateOperator(ctx context.Context, o betting.Operator) error {
+// UpdateOperator compares the stored document with prev's encoding, which
+// is the stored text itself: documents are only ever written by
+// json.Marshal of an Operator, whose output decodes and re-encodes the same.
+func (s bettingStore) UpdateOperator(ctx context.Context, o, prev betting.Operator) error {
 	doc, err := json.Marshal(o)
 	if err != nil {
 		return err
 	}
-	res, err := s.d.writer.exec(ctx, `UPDATE betting_operators SET doc = ? WHERE id = ?`, string(doc), o.ID)
+	prevDoc, err := json.Marshal(prev)
+	if err != nil {
+		return err
+	}
+	res, err := s.d.writer.exec(ctx, `UPDATE betting_operators SET doc = ? WHERE id = ? AND doc = ?`, string(doc), o.ID, string(prevDoc))
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return notFound("operator", o.ID)
+		if _, err := s.GetOperator(ctx, o.ID); err != nil {
+			return err
+		}
+		return &betting.Error{Code: betting.ErrConflict, Message: "operator " + o.ID + " changed meanwhile"}
 	}
 	return nil
 }

@@ -75,11 +75,17 @@ func testOperators(t *testing.T, s betting.Store) {
 	if _, err := s.GetOperator(ctx, "nobody"); code(err) != betting.ErrNotFound {
 		t.Errorf("missing operator: %v", err)
 	}
-	got.Name = "Renamed"
-	if err := s.UpdateOperator(ctx, got); err != nil {
+	renamed := got
+	renamed.Name = "Renamed"
+	if err := s.UpdateOperator(ctx, renamed, got); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.UpdateOperator(ctx, NewOperator("nobody")); code(err) != betting.ErrNotFound {
+	stale := got
+	stale.Name = "Lost update"
+	if err := s.UpdateOperator(ctx, stale, got); code(err) != betting.ErrConflict {
+		t.Errorf("update from a stale operator: %v, want a conflict", err)
+	}
+	if err := s.UpdateOperator(ctx, NewOperator("nobody"), NewOperator("nobody")); code(err) != betting.ErrNotFound {
 		t.Errorf("update of a missing operator: %v", err)
 	}
 	s.CreateOperator(ctx, NewOperator("beta"))
