@@ -38,16 +38,24 @@ type WalletAnswer struct {
 	Detail string
 }
 
+// WalletCredit is the operator's answer to a deposit or a rollback.
+type WalletCredit struct {
+	// Done is true for a 2xx answer: the credit is applied.
+	Done bool
+	// Balance is the bettor's balance the answer reported; nil when it
+	// reported none (the spec does not require one).
+	Balance *money.Amount
+}
+
 // Wallet moves money in an operator's wallet. Withdraw debits a bet's
 // stake, retrying unknown outcomes a few times with the same bytes;
-// Rollback reverses a bet's withdrawal and reports whether the operator
-// definitely answered.
+// Rollback reverses a bet's withdrawal, one attempt.
 type Wallet interface {
 	Withdraw(ctx context.Context, op Operator, b Bet) (WalletAnswer, error)
-	Rollback(ctx context.Context, op Operator, b Bet) (done bool, err error)
+	Rollback(ctx context.Context, op Operator, b Bet) (WalletCredit, error)
 	// Deposit credits a settled or voided bet's payout (zero for a lost
-	// bet) and reports whether the operator answered 2xx.
-	Deposit(ctx context.Context, op Operator, b Bet) (done bool, err error)
+	// bet), one attempt.
+	Deposit(ctx context.Context, op Operator, b Bet) (WalletCredit, error)
 }
 
 // Placement places and settles bets.
@@ -290,14 +298,24 @@ func (p *Placement) Rollback(ctx context.Context, betID string) error {
 	if err != nil {
 		return err
 	}
-	done, err := p.wallet.Rollback(ctx, op, b)
+	credit, err := p.wallet.Rollback(ctx, op, b)
 	if err != nil {
 		return err
 	}
-	if !done {
+	if !credit.Done {
 		return fmt.Errorf("rollback of bet %s not confirmed by the operator yet", b.ID)
 	}
-	return nil
+	return p.recordBalance(ctx, b, credit)
+}
+
+// recordBalance keeps the balance a credit's answer reported as the
+// bettor's balance (GET /api/v1/auth/me). Failing to record it fails the
+// job, which then asks the operator again: the credit is idempotent.
+func (p *Placement) recordBalance(ctx context.Context, b Bet, credit WalletCredit) error {
+	if credit.Balance == nil {
+		return nil
+	}
+	return p.bets.SetBettorBalance(ctx, b.OperatorID, b.BettorID, *credit.Balance)
 }
 
 // Bet returns a bettor's bet; another bettor's bet is ErrNotFound.
@@ -359,14 +377,14 @@ func (p *Placement) Deposit(ctx context.Context, betID string) error {
 	if err != nil {
 		return err
 	}
-	done, err := p.wallet.Deposit(ctx, op, b)
+	credit, err := p.wallet.Deposit(ctx, op, b)
 	if err != nil {
 		return err
 	}
-	if !done {
+	if !credit.Done {
 		return fmt.Errorf("deposit of bet %s not confirmed by the operator yet", b.ID)
 	}
-	return nil
+	return p.recordBalance(ctx, b, credit)
 }
 
 // Bettors returns an operator's bettors ordered by id, after afterID.

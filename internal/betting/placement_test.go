@@ -38,11 +38,11 @@ func (w *scriptedWallet) Withdraw(ctx context.Context, op betting.Operator, b be
 	return *a, nil
 }
 
-func (w *scriptedWallet) Rollback(context.Context, betting.Operator, betting.Bet) (bool, error) {
-	return true, nil
+func (w *scriptedWallet) Rollback(context.Context, betting.Operator, betting.Bet) (betting.WalletCredit, error) {
+	return betting.WalletCredit{Done: true}, nil
 }
-func (w *scriptedWallet) Deposit(context.Context, betting.Operator, betting.Bet) (bool, error) {
-	return true, nil
+func (w *scriptedWallet) Deposit(context.Context, betting.Operator, betting.Bet) (betting.WalletCredit, error) {
+	return betting.WalletCredit{Done: true}, nil
 }
 
 type placementWorld struct {

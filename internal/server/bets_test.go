@@ -357,6 +357,13 @@ func TestSettlement(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
+		// The balance the deposit's answer reported becomes the bettor's balance.
+		for me := bw.api("GET", "/api/v1/auth/me", alice, "").json(t); me["balance"] != "134.21"; me = bw.api("GET", "/api/v1/auth/me", alice, "").json(t) {
+			if time.Now().After(deadline) {
+				t.Fatalf("auth/me after the deposit = %v, want balance 134.21", me)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 		got := bw.api("GET", "/api/v1/bettor/bets/"+win["id"].(string), alice, "").json(t)
 		if got["status"] != "settled" || got["payout_amount"] != "44.21" || got["settled_at"] == nil {
 			t.Errorf("winning bet = %v", got)

@@ -32,6 +32,17 @@ func (s betStore) EnsureBettor(ctx context.Context, b betting.Bettor) (betting.B
 	return s.GetBettor(ctx, b.OperatorID, b.ID)
 }
 
+func (s betStore) SetBettorBalance(ctx context.Context, operatorID, bettorID string, balance money.Amount) error {
+	res, err := s.d.writer.exec(ctx, `UPDATE betting_bettors SET balance = ? WHERE operator_id = ? AND id = ?`, balance.String(), operatorID, bettorID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return notFound("bettor", bettorID)
+	}
+	return nil
+}
+
 func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (betting.Bettor, error) {
 	var b betting.Bettor
 	var balance sql.NullString

@@ -49,29 +49,29 @@ func (w bettingWallet) Withdraw(ctx context.Context, op betting.Operator, b bett
 	return betting.WalletAnswer{Status: betting.WalletUnknown, Detail: res.Detail}, nil
 }
 
-func (w bettingWallet) Rollback(ctx context.Context, op betting.Operator, b betting.Bet) (bool, error) {
+func (w bettingWallet) Rollback(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
 	d, err := decimals(op, b.Currency)
 	if err != nil {
-		return false, err
+		return betting.WalletCredit{}, err
 	}
 	body, err := RollbackBody(Rollback{TransactionID: "rb-" + b.ID, BettorID: b.BettorID, Amount: b.Stake, Currency: b.Currency, Decimals: d})
 	if err != nil {
-		return false, err
+		return betting.WalletCredit{}, err
 	}
 	out, err := w.c.Rollback(ctx, op.WalletURL, op.SigningSecret, b.WithdrawalTxID, body)
 	if err != nil {
-		return false, err
+		return betting.WalletCredit{}, err
 	}
-	return out.Done, nil
+	return betting.WalletCredit{Done: out.Done, Balance: out.Balance}, nil
 }
 
-func (w bettingWallet) Deposit(ctx context.Context, op betting.Operator, b betting.Bet) (bool, error) {
+func (w bettingWallet) Deposit(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
 	d, err := decimals(op, b.Currency)
 	if err != nil {
-		return false, err
+		return betting.WalletCredit{}, err
 	}
 	if b.PayoutAmount == nil {
-		return false, fmt.Errorf("bet %s has no payout", b.ID)
+		return betting.WalletCredit{}, fmt.Errorf("bet %s has no payout", b.ID)
 	}
 	result := ResultLost
 	switch {
@@ -83,11 +83,11 @@ func (w bettingWallet) Deposit(ctx context.Context, op betting.Operator, b betti
 	body, err := DepositBody(Deposit{TransactionID: "dp-" + b.ID, BettorID: b.BettorID, Amount: *b.PayoutAmount, Currency: b.Currency,
 		Decimals: d, MarketID: b.MarketID, BetID: b.ID, WithdrawalTransactionID: b.WithdrawalTxID, Result: result})
 	if err != nil {
-		return false, err
+		return betting.WalletCredit{}, err
 	}
 	out, err := w.c.Deposit(ctx, op.WalletURL, op.SigningSecret, body)
 	if err != nil {
-		return false, err
+		return betting.WalletCredit{}, err
 	}
-	return out.Done, nil
+	return betting.WalletCredit{Done: out.Done, Balance: out.Balance}, nil
 }

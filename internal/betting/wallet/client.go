@@ -204,6 +204,10 @@ type Outcome struct {
 	// already applied) the transaction. Otherwise the caller tries again
 	// later with the same bytes.
 	Done bool
+	// Balance is the bettor's balance a 2xx answer reported as a JSON
+	// object with a decimal-string "balance"; nil otherwise (answers to
+	// deposits and rollbacks need not carry one).
+	Balance *money.Amount
 	// HTTPStatus is the answer's status; 0 when there was none.
 	HTTPStatus int
 	// Detail describes the attempt for logs; never show it to bettors.
@@ -296,6 +300,12 @@ func (c *Client) once(ctx context.Context, method, endpoint, secret string, body
 		o.Detail = "no answer: " + a.err.Error()
 	case o.Done:
 		o.Detail = fmt.Sprintf("HTTP %d", a.status)
+		var ok struct {
+			Balance *money.Amount `json:"balance"`
+		}
+		if a.err == nil && !a.tooLarge && json.Unmarshal(a.body, &ok) == nil {
+			o.Balance = ok.Balance
+		}
 	default:
 		o.Detail = fmt.Sprintf("HTTP %d%s", a.status, snippet(a.body))
 	}

@@ -440,6 +440,25 @@ func TestDeposit(t *testing.T) {
 		checkNoSecret(t, o.Detail)
 	}
 
+	// A 2xx answer's balance is read when it is a decimal string, ignored otherwise.
+	for answer, want := range map[string]string{
+		`{"transaction_id":"op-7","balance":"134.21"}`: "134.21",
+		`{"balance":134.21}`:                           "",
+		`{"balance":"lots"}`:                           "",
+		`not json`:                                     "",
+		``:                                             "",
+	} {
+		f := newFakeWallet(t, true, always(200, answer))
+		o, err := f.client(0).Deposit(context.Background(), f.srv.URL, testSecret, depositBody(t))
+		got := ""
+		if o.Balance != nil {
+			got = o.Balance.String()
+		}
+		if err != nil || !o.Done || got != want {
+			t.Errorf("answer %s: Deposit = %+v (balance %q), %v; want done with balance %q", answer, o, got, err, want)
+		}
+	}
+
 	// No answer in time: not done, one attempt.
 	f := newFakeWallet(t, true, always(hang, ""))
 	o, err := f.client(100*time.Millisecond).Deposit(context.Background(), f.srv.URL, testSecret, depositBody(t))
