@@ -690,3 +690,43 @@ func TestConcurrentRepeatsOfOneKey(t *testing.T) {
 		}
 	})
 }
+
+// TestPlacementLimits: the operator's stake and payout limits and a
+// market's closing time reject a bet with the code the spec names, through
+// the whole path, and nothing is debited.
+func TestPlacementLimits(t *testing.T) {
+	t.Parallel()
+	forEachDatabase(t, func(t *testing.T, db string) {
+		bw := newBettingWorld(t, db)
+		alice := bw.bettor("alice", "100.00")
+		if st, p := bw.admin("PATCH", "/admin/v1/operators/sandbox",
+			`{"limits":{"USD":{"min_stake":"1","max_stake":"100","max_payout":"40","outcome_exposure":"150"}}}`); st != 200 {
+			t.Fatalf("patch limits = %d %v", st, p)
+		}
+		closed := time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)
+		_, ev := bw.admin("POST", "/admin/v1/events", `{"category":"economy","title":{"en":"Rates"},"markets":[{"question":{"en":"Cut?"},
+			"closes_at":"`+closed+`","outcomes":[{"name":{"en":"Yes"},"probability":"0.5"},{"name":{"en":"No"},"probability":"0.5"}]}]}`)
+		m := ev["markets"].([]any)[0].(map[string]any)
+		closedMarket, closedOutcome := m["id"].(string), m["outcomes"].([]any)[0].(map[string]any)["id"].(string)
+
+		for _, tt := range []struct {
+			name, market, outcome, stake, code string
+		}{
+			{"stake below min_stake", bw.market, bw.outcome[1], "0.50", "bet_limit_reached"},
+			{"payout above max_payout (10.00 × 4.4214)", bw.market, bw.outcome[0], "10.00", "bet_limit_reached"},
+			{"market past closes_at", closedMarket, closedOutcome, "1.00", "validation_failed"},
+		} {
+			r := bw.api("POST", "/api/v1/bettor/bets", alice, fmt.Sprintf(`{"market_id":%q,"outcome_id":%q,"stake":%q}`, tt.market, tt.outcome, tt.stake),
+				"Idempotency-Key", uuid.NewString())
+			if r.status != 202 {
+				t.Fatalf("%s: place = %d %s", tt.name, r.status, r.body)
+			}
+			if b := bw.settled(alice, r.json(t)["id"].(string)); b["status"] != "rejected" || b["rejection_code"] != tt.code {
+				t.Errorf("%s: %v, want rejected %s", tt.name, b, tt.code)
+			}
+		}
+		if bal, _ := bw.op.Balance("alice"); bal != "100.00" {
+			t.Errorf("alice's wallet balance %s after refused bets, want 100.00", bal)
+		}
+	})
+}
