@@ -36,6 +36,7 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 		rate        float64
 		bettors     int
 		cpuProfile  string
+		settle      bool
 	)
 	fs.StringVar(&dbURL, "database-url", "", "database (default: a new SQLite file in a temporary directory)")
 	fs.DurationVar(&duration, "duration", 10*time.Second, "length of each phase")
@@ -43,6 +44,7 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.Float64Var(&rate, "rate", 500, "rate of the fixed-rate phase, per second")
 	fs.IntVar(&bettors, "bettors", 200, "bettors the bets are spread over")
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
+	fs.BoolVar(&settle, "settle", false, "then resolve the market and time until every bet's deposit reached the wallet")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -164,7 +166,39 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 	took := time.Since(start)
 	fmt.Fprintf(stdout, "%-40s %d bets confirmed %v after the first was sent: %.0f/s\n", "placement to CONFIRMED", r.Succeeded,
 		took.Round(time.Millisecond), float64(r.Succeeded)/took.Seconds())
+	if !settle {
+		return nil
+	}
+	debited := count(op.Ledger(), operator.EntryWithdrawal) - count(op.Ledger(), operator.EntryRollback)
+	start = time.Now()
+	if err := admin("POST", "/admin/v1/markets/"+market.ID+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, market.Outcomes[0].ID), nil); err != nil {
+		return err
+	}
+	for deposits := 0; deposits < debited; deposits = count(op.Ledger(), operator.EntryDeposit) {
+		if time.Since(start) > 10*time.Minute {
+			return fmt.Errorf("%d of %d deposits after 10 minutes", deposits, debited)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	took = time.Since(start)
+	fmt.Fprintf(stdout, "%-40s %d deposits delivered %v after the resolve: %.0f/s\n", "resolve to every deposit delivered", debited,
+		took.Round(time.Millisecond), float64(debited)/took.Seconds())
 	return nil
+}
+
+// count counts the ledger entries of type t.
+func count(ledger []operator.Entry, t operator.EntryType) int {
+	n := 0
+	for _, e := range ledger {
+		if e.Type == t {
+			n++
+		}
+	}
+	return n
 }
 
 // waitConfirmed waits until no bet is pending.
