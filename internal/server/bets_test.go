@@ -1,9 +1,10 @@
 package server_test
 
 import (
+	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
-	"github.com/foresight-dev/foresight/internal/openapitest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/openapitest"
 	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/server"
@@ -729,4 +731,49 @@ func TestPlacementLimits(t *testing.T) {
 			t.Errorf("alice's wallet balance %s after refused bets, want 100.00", bal)
 		}
 	})
+}
+
+// TestPlacementTimeLimit: a placement the database holds up past the
+// spec's 3 seconds answers 500 saying to replay the key; the replay, once
+// the database is free, answers 202 and there is exactly one bet.
+func TestPlacementTimeLimit(t *testing.T) {
+	t.Parallel()
+	path := t.TempDir() + "/limit.db"
+	bw := newBettingWorld(t, "sqlite:"+path)
+	alice := bw.bettor("alice", "100.00")
+	bw.api("GET", "/api/v1/auth/me", alice, "") // first sight written before the lock
+
+	// Another process's write transaction holds SQLite's lock for 4 s.
+	lockDB, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lockDB.Close()
+	conn, err := lockDB.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		time.Sleep(4 * time.Second)
+		conn.ExecContext(context.Background(), "ROLLBACK")
+		conn.Close()
+	}()
+
+	key := uuid.NewString()
+	r := bw.place(alice, key, bw.outcome[0], "1.00")
+	<-released
+	if r.status != 500 || !strings.Contains(string(r.body), "replay the same Idempotency-Key") {
+		t.Fatalf("held-up placement = %d %s, want 500 asking for a replay", r.status, r.body)
+	}
+	if r := bw.place(alice, key, bw.outcome[0], "1.00"); r.status != 202 {
+		t.Fatalf("replay = %d %s", r.status, r.body)
+	}
+	if bets := bw.api("GET", "/api/v1/bettor/bets", alice, "").json(t)["items"].([]any); len(bets) != 1 {
+		t.Errorf("%d bets after the replay, want 1", len(bets))
+	}
 }
