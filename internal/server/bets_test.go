@@ -34,13 +34,20 @@ type bettingWorld struct {
 
 func newBettingWorld(t testing.TB, db string) *bettingWorld {
 	t.Helper()
+	return newBettingWorldWith(t, db, worldOptions{})
+}
+
+// newBettingWorldWith is newBettingWorld with opts (its config is replaced).
+func newBettingWorldWith(t testing.TB, db string, opts worldOptions) *bettingWorld {
+	t.Helper()
 	op, err := operator.New(operator.Config{ID: "sandbox", SigningSecret: "sandbox-signing-secret-0123"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	partner := httptest.NewServer(op.Handler())
 	t.Cleanup(partner.Close)
-	w := newWorld(t, db, worldOptions{config: func(c *server.Config) { c.DevAllowInsecure = true }})
+	opts.config = func(c *server.Config) { c.DevAllowInsecure = true }
+	w := newWorld(t, db, opts)
 	bw := &bettingWorld{world: w, spec: openapitest.Load(t, "bettor.yaml"), op: op}
 	st, _ := bw.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":"sandbox","name":"Sandbox","integration":"standalone",
 		"wallet_url":%q,"signing_secret":"sandbox-signing-secret-0123","jwks_url":%q,
@@ -775,5 +782,45 @@ func TestPlacementTimeLimit(t *testing.T) {
 	}
 	if bets := bw.api("GET", "/api/v1/bettor/bets", alice, "").json(t)["items"].([]any); len(bets) != 1 {
 		t.Errorf("%d bets after the replay, want 1", len(bets))
+	}
+}
+
+// TestPriceMovedBeforePlacement: the price moves between the 202 and the
+// placement (queued on a node without workers, then placed by another).
+// A move against the bettor beyond the operator's tolerance (5 %) rejects
+// the bet validation_failed without a debit; a move in the bettor's favour
+// confirms it at the entry odds of the 202.
+func TestPriceMovedBeforePlacement(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	bw := newBettingWorldWith(t, db, worldOptions{noWorkers: true})
+	alice := bw.bettor("alice", "100.00")
+	prices := func(home, away string) {
+		t.Helper()
+		if st, p := bw.admin("POST", "/admin/v1/markets/"+bw.market+"/prices", fmt.Sprintf(`{"outcomes":[{"id":%q,"probability":%q},{"id":%q,"probability":%q}]}`,
+			bw.outcome[0], home, bw.outcome[1], away)); st != 200 {
+			t.Fatalf("prices = %d %v", st, p)
+		}
+	}
+	against := bw.place(alice, uuid.NewString(), bw.outcome[0], "10.00").json(t) // 4.4214 at 0.2
+	prices("0.5", "0.5")                                                         // now about 1.90
+	favour := bw.place(alice, uuid.NewString(), bw.outcome[0], "10.00").json(t)  // about 1.90
+	prices("0.4", "0.6")                                                         // worse than 4.4214, better than 1.90
+
+	workers := &world{t: t}
+	cfg := testConfig(db)
+	cfg.DevAllowInsecure = true
+	workers.start(cfg, false)
+	t.Cleanup(func() { workers.stop() })
+
+	if b := bw.settled(alice, against["id"].(string)); b["status"] != "rejected" || b["rejection_code"] != "validation_failed" {
+		t.Errorf("price moved against the bettor: %v, want rejected validation_failed", b)
+	}
+	b := bw.settled(alice, favour["id"].(string))
+	if b["status"] != "confirmed" || b["entry_odds"] != favour["entry_odds"] {
+		t.Errorf("price moved in the bettor's favour: %v, want confirmed at %v", b, favour["entry_odds"])
+	}
+	if bal, _ := bw.op.Balance("alice"); bal != "90.00" {
+		t.Errorf("wallet balance %s, want 90.00 (one debit)", bal)
 	}
 }
