@@ -179,26 +179,8 @@ func (s betStore) ListBets(ctx context.Context, f betting.BetFilter) ([]betting.
 			args = append(args, st)
 		}
 	}
-	if f.BeforeID != "" {
-		q += ` AND (created_at < ? OR (created_at = ? AND id < ?))`
-		args = append(args, micros(f.BeforeCreatedAt), micros(f.BeforeCreatedAt), f.BeforeID)
-	}
-	q += ` ORDER BY created_at DESC, id DESC LIMIT ?`
-	args = append(args, f.Limit)
-	rows, err := s.d.reader.query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []betting.Bet{}
-	for rows.Next() {
-		b, err := scanBet(rows, "")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return queryNewestFirst(ctx, s.d.reader, q, args, f.BeforeCreatedAt, f.BeforeID, f.Limit,
+		func(row interface{ Scan(...any) error }) (betting.Bet, error) { return scanBet(row, "") })
 }
 
 func (s betStore) ReserveExposure(ctx context.Context, b betting.Bet, limit money.Amount) error {

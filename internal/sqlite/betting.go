@@ -179,26 +179,8 @@ func (s bettingStore) ListEvents(ctx context.Context, f betting.EventFilter) ([]
 		q += ` AND status = ?`
 		args = append(args, f.Status)
 	}
-	if f.BeforeID != "" {
-		q += ` AND (created_at < ? OR (created_at = ? AND id < ?))`
-		args = append(args, micros(f.BeforeCreatedAt), micros(f.BeforeCreatedAt), f.BeforeID)
-	}
-	q += ` ORDER BY created_at DESC, id DESC LIMIT ?`
-	args = append(args, f.Limit)
-	rows, err := s.d.reader.query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []betting.Event{}
-	for rows.Next() {
-		e, err := scanEvent(rows, "")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return queryNewestFirst(ctx, s.d.reader, q, args, f.BeforeCreatedAt, f.BeforeID, f.Limit,
+		func(row interface{ Scan(...any) error }) (betting.Event, error) { return scanEvent(row, "") })
 }
 
 func (s bettingStore) SettleMarket(ctx context.Context, e betting.Event, prev time.Time, marketID string) error {

@@ -306,26 +306,7 @@ func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]ticke
 		q += ` AND status = ?`
 		args = append(args, f.Status)
 	}
-	if f.BeforeID != "" {
-		q += ` AND (created_at < ? OR (created_at = ? AND id < ?))`
-		args = append(args, micros(f.BeforeCreatedAt), micros(f.BeforeCreatedAt), f.BeforeID)
-	}
-	q += ` ORDER BY created_at DESC, id DESC LIMIT ?`
-	args = append(args, f.Limit)
-	rows, err := s.d.reader.query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []tickets.Job
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, j)
-	}
-	return out, rows.Err()
+	return queryNewestFirst(ctx, s.d.reader, q, args, f.BeforeCreatedAt, f.BeforeID, f.Limit, scanJob)
 }
 
 func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpdate) (tickets.Job, error) {
