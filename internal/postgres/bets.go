@@ -167,10 +167,7 @@ func (s betStore) ListBets(ctx context.Context, f betting.BetFilter) ([]betting.
 	if len(f.Statuses) > 0 {
 		q += ` AND status = ANY(` + arg(f.Statuses) + `)`
 	}
-	if f.BeforeID != "" {
-		q += ` AND (created_at, id) < (` + arg(f.BeforeCreatedAt) + `, ` + arg(f.BeforeID) + `::uuid)`
-	}
-	q += ` ORDER BY created_at DESC, id DESC LIMIT ` + arg(f.Limit)
+	q += newestFirst(arg, f.BeforeCreatedAt, f.BeforeID, f.Limit)
 	rows, err := s.d.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, err

@@ -225,10 +225,7 @@ func (s bettingStore) ListEvents(ctx context.Context, f betting.EventFilter) ([]
 	if f.Status != "" {
 		q += ` AND status = ` + arg(f.Status)
 	}
-	if f.BeforeID != "" {
-		q += ` AND (created_at, id) < (` + arg(f.BeforeCreatedAt) + `, ` + arg(f.BeforeID) + `::uuid)`
-	}
-	q += ` ORDER BY created_at DESC, id DESC LIMIT ` + arg(f.Limit)
+	q += newestFirst(arg, f.BeforeCreatedAt, f.BeforeID, f.Limit)
 	rows, err := s.d.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, err
