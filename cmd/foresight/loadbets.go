@@ -10,8 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -48,21 +46,11 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if cpuProfile != "" {
-		stop, err := startCPUProfile(cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer stop()
+	dbURL, done, err := loadSetup(cpuProfile, dbURL)
+	if err != nil {
+		return err
 	}
-	if dbURL == "" {
-		dir, err := os.MkdirTemp("", "foresight-load-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		dbURL = "sqlite:" + filepath.Join(dir, "load.db")
-	}
+	defer done()
 	op, err := operator.New(operator.Config{ID: "load", SigningSecret: "load-test-signing-secret", StartingBalance: "1000000000.00"})
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,21 +45,11 @@ func runLoadtest(ctx context.Context, args []string, getenv func(string) string,
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if cpuProfile != "" {
-		stop, err := startCPUProfile(cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer stop()
+	dbURL, done, err := loadSetup(cpuProfile, dbURL)
+	if err != nil {
+		return err
 	}
-	if dbURL == "" {
-		dir, err := os.MkdirTemp("", "foresight-load-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		dbURL = "sqlite:" + filepath.Join(dir, "load.db")
-	}
+	defer done()
 
 	cfg := server.DefaultConfig()
 	cfg.DatabaseURL = dbURL
@@ -156,15 +147,36 @@ func runLoadtest(ctx context.Context, args []string, getenv func(string) string,
 	return nil
 }
 
-// startCPUProfile profiles the process into path until stop is called.
-func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
+// loadSetup prepares a load test: it starts profiling the CPU into
+// cpuProfile when it is set, and returns dbURL, or without one a new SQLite
+// file in a temporary directory. done stops the profile and removes the
+// directory.
+func loadSetup(cpuProfile, dbURL string) (url string, done func(), err error) {
+	var undo []func()
+	done = func() {
+		for _, f := range slices.Backward(undo) {
+			f()
+		}
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return "", nil, err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return "", nil, err
+		}
+		undo = append(undo, func() { pprof.StopCPUProfile(); f.Close() })
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	if dbURL == "" {
+		dir, err := os.MkdirTemp("", "foresight-load-")
+		if err != nil {
+			done()
+			return "", nil, err
+		}
+		undo = append(undo, func() { os.RemoveAll(dir) })
+		dbURL = "sqlite:" + filepath.Join(dir, "load.db")
+	}
+	return dbURL, done, nil
 }
