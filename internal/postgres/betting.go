@@ -145,6 +145,12 @@ func (s bettingStore) EventOfMarket(ctx context.Context, marketID string) (betti
 const catalogChannel = "foresight_catalog"
 
 func (s bettingStore) UpdateEvent(ctx context.Context, e betting.Event, prev time.Time) error {
+	return s.updateEvent(ctx, e, prev, nil)
+}
+
+// updateEvent stores e if its stored version is still prev, runs also (when
+// set) in the same transaction, and notifies every node at commit.
+func (s bettingStore) updateEvent(ctx context.Context, e betting.Event, prev time.Time, also func(tx pgx.Tx) error) error {
 	doc, err := json.Marshal(e)
 	if err != nil {
 		return err
@@ -168,6 +174,11 @@ func (s bettingStore) UpdateEvent(ctx context.Context, e betting.Event, prev tim
 			return missing("event", e.ID)
 		}
 		return &betting.Error{Code: betting.ErrConflict, Message: "event " + e.ID + " changed meanwhile"}
+	}
+	if also != nil {
+		if err := also(tx); err != nil {
+			return err
+		}
 	}
 	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, catalogChannel, e.ID); err != nil {
 		return err
@@ -234,28 +245,10 @@ func (s bettingStore) ListEvents(ctx context.Context, f betting.EventFilter) ([]
 }
 
 func (s bettingStore) SettleMarket(ctx context.Context, e betting.Event, prev time.Time, marketID string) error {
-	doc, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
-	tx, err := s.d.pool.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx)
-	tag, err := tx.Exec(ctx, `UPDATE betting_events SET status = $1, doc = $2, updated_at = $3 WHERE id = $4 AND updated_at = $5`,
-		e.Status, doc, e.UpdatedAt, e.ID, prev)
-	if err != nil {
-		return err
-	}
-	if tag.RowsAffected() == 0 {
-		return &betting.Error{Code: betting.ErrConflict, Message: "event " + e.ID + " changed meanwhile"}
-	}
-	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.SettleMarketArgs{MarketID: marketID}, nil); err != nil {
-		return fmt.Errorf("enqueue settlement: %w", err)
-	}
-	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, catalogChannel, e.ID); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
+	return s.updateEvent(ctx, e, prev, func(tx pgx.Tx) error {
+		if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.SettleMarketArgs{MarketID: marketID}, nil); err != nil {
+			return fmt.Errorf("enqueue settlement: %w", err)
+		}
+		return nil
+	})
 }
