@@ -13,10 +13,23 @@ import (
 const cacheTTL = 2 * time.Second
 
 // cacheSize is how many operators, events or unknown operator ids the
-// cache holds before a put sweeps out the expired ones. Unknown ids come
-// from bettors' tokens, so their map is also capped: past cacheSize
-// unexpired entries, new misses are simply not remembered.
+// cache holds before a put sweeps out the expired ones, at most once per
+// cacheTTL so that a cache of live entries is not swept on every put.
+// Unknown ids come from bettors' tokens, so their map is also capped: past
+// cacheSize unexpired entries, new misses are simply not remembered.
 const cacheSize = 10_000
+
+// sweepClock says when a map of n entries is due for a sweep: at cacheSize
+// entries and once per cacheTTL.
+type sweepClock struct{ last time.Time }
+
+func (c *sweepClock) due(n int, now time.Time) bool {
+	if n < cacheSize || now.Sub(c.last) < cacheTTL {
+		return false
+	}
+	c.last = now
+	return true
+}
 
 type cached[T any] struct {
 	v  T
@@ -34,6 +47,8 @@ type catalogCache struct {
 	// unknownOperators remembers operator ids the store did not have, so
 	// tokens naming an unknown issuer do not each cost a database read.
 	unknownOperators map[string]time.Time
+
+	operatorSweep, eventSweep, unknownSweep sweepClock
 }
 
 func newCatalogCache() *catalogCache {
@@ -57,7 +72,7 @@ func (c *catalogCache) putOperator(o Operator, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.unknownOperators, o.ID)
-	if len(c.operators) >= cacheSize {
+	if c.operatorSweep.due(len(c.operators), now) {
 		sweep(c.operators, func(e cached[Operator]) bool { return now.Sub(e.at) >= cacheTTL })
 	}
 	c.operators[o.ID] = cached[Operator]{o, now}
@@ -66,11 +81,11 @@ func (c *catalogCache) putOperator(o Operator, now time.Time) {
 func (c *catalogCache) putUnknownOperator(id string, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.unknownOperators) >= cacheSize {
+	if c.unknownSweep.due(len(c.unknownOperators), now) {
 		sweep(c.unknownOperators, func(at time.Time) bool { return now.Sub(at) >= cacheTTL })
-		if len(c.unknownOperators) >= cacheSize {
-			return
-		}
+	}
+	if len(c.unknownOperators) >= cacheSize {
+		return
 	}
 	c.unknownOperators[id] = now
 }
@@ -108,13 +123,9 @@ func (c *catalogCache) putEvent(e Event, now time.Time) {
 	if old, ok := c.events[e.ID]; ok && old.v.UpdatedAt.After(e.UpdatedAt) {
 		return
 	}
-	if len(c.events) >= cacheSize {
+	if c.eventSweep.due(len(c.events), now) {
 		sweep(c.events, func(e cached[Event]) bool { return now.Sub(e.at) >= cacheTTL })
-		live := make(map[string]bool, len(c.events))
-		for id := range c.events {
-			live[id] = true
-		}
-		sweep(c.markets, func(eventID string) bool { return !live[eventID] })
+		sweep(c.markets, func(eventID string) bool { _, ok := c.events[eventID]; return !ok })
 	}
 	c.events[e.ID] = cached[Event]{e, now}
 	for _, m := range e.Markets {

@@ -71,3 +71,25 @@ func TestHubForgetsOldVersions(t *testing.T) {
 		t.Errorf("published %q and %d more, want only new", got, len(ch))
 	}
 }
+
+// A full map of live entries is swept at most once per cacheTTL, not on
+// every put.
+func TestSweepClock(t *testing.T) {
+	t.Parallel()
+	var c sweepClock
+	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		n    int
+		at   time.Time
+		want bool
+	}{
+		{cacheSize - 1, t0, false},
+		{cacheSize, t0, true},
+		{cacheSize, t0.Add(cacheTTL - time.Millisecond), false},
+		{cacheSize + 1, t0.Add(cacheTTL), true},
+	} {
+		if got := c.due(tt.n, tt.at); got != tt.want {
+			t.Errorf("due(%d, t0+%v) = %v, want %v", tt.n, tt.at.Sub(t0), got, tt.want)
+		}
+	}
+}

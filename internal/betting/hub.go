@@ -15,7 +15,8 @@ type Hub struct {
 	// a version arriving twice (published here and echoed by the
 	// database's notification) or late is not published again. Past
 	// cacheSize entries, those older than hubMemory are forgotten.
-	last map[string]time.Time
+	last      map[string]time.Time
+	lastSweep sweepClock // on the clock of the events' versions
 }
 
 // hubMemory is how long the hub remembers an event's last version once it
@@ -56,7 +57,7 @@ func (h *Hub) Publish(e Event) {
 	if last, ok := h.last[e.ID]; ok && !e.UpdatedAt.After(last) {
 		return
 	}
-	if len(h.last) >= cacheSize {
+	if h.lastSweep.due(len(h.last), e.UpdatedAt) {
 		sweep(h.last, func(at time.Time) bool { return e.UpdatedAt.Sub(at) > hubMemory })
 	}
 	h.last[e.ID] = e.UpdatedAt
