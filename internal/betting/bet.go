@@ -70,6 +70,13 @@ type Bet struct {
 	Reserved     bool          `json:"-"`
 	PayoutAmount *money.Amount `json:"payout_amount,omitempty"`
 	SettledAt    *time.Time    `json:"settled_at,omitempty"`
+	// DepositConfirmedAt is when the operator confirmed the settled or
+	// voided bet's deposit; nil until then.
+	DepositConfirmedAt *time.Time `json:"deposit_confirmed_at,omitempty"`
+	// RollbackConfirmedAt is when the operator confirmed the reversal of
+	// the rejected bet's withdrawal; nil until then, and for a bet that
+	// needs none.
+	RollbackConfirmedAt *time.Time `json:"rollback_confirmed_at,omitempty"`
 	// Accepted is the exact body of the 202 answer, replayed for a
 	// repeated Idempotency-Key.
 	Accepted  []byte    `json:"-"`
@@ -140,10 +147,44 @@ type BetStore interface {
 	// MarketBets returns up to limit bets of a market in status, oldest
 	// first.
 	MarketBets(ctx context.Context, marketID, status string, limit int) ([]Bet, error)
-	// SettleBet moves a confirmed bet to status (settled or voided) with
-	// its payout, gives back its exposure and, in the same transaction,
-	// enqueues the deposit; ErrConflict when the bet is not confirmed.
-	SettleBet(ctx context.Context, id, status string, payout money.Amount, at time.Time) (Bet, error)
+	// SettleBets moves the confirmed bets among settlements to their
+	// status (settled or voided) with their payouts, gives back their
+	// exposure and enqueues their deposits, all in one transaction. A bet
+	// that is no longer confirmed is left alone. It returns how many bets
+	// it settled.
+	SettleBets(ctx context.Context, settlements []Settlement, at time.Time) (int, error)
+	// BetsByID returns the bets with the ids that exist, in any order.
+	BetsByID(ctx context.Context, ids []string) ([]Bet, error)
+	// ConfirmCredits records, in one transaction, each confirmed deposit
+	// or rollback on its bet (the first confirmation's time is kept) and
+	// the balance it reported on the bettor; of several balances of one
+	// bettor, the last in credits is kept.
+	ConfirmCredits(ctx context.Context, credits []CreditConfirmation) error
+}
+
+// Settlement is how one confirmed bet of a closed market settles.
+type Settlement struct {
+	BetID string
+	// Status is BetSettled or BetVoided.
+	Status string
+	Payout money.Amount
+}
+
+// Credit kinds: what a CreditConfirmation confirms.
+const (
+	CreditDeposit  = "deposit"
+	CreditRollback = "rollback"
+)
+
+// CreditConfirmation is the operator's confirmation of a bet's deposit or
+// rollback.
+type CreditConfirmation struct {
+	BetID string
+	// Kind is CreditDeposit or CreditRollback.
+	Kind string
+	// Balance is the balance the answer reported, if any.
+	Balance *money.Amount
+	At      time.Time
 }
 
 // ErrLimit is the code of a reservation beyond a limit.

@@ -1,10 +1,12 @@
 package betting
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -287,12 +289,16 @@ func (p *Placement) reject(ctx context.Context, b Bet, code, reason string) erro
 	return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: &code, RejectionReason: reason, Release: true})
 }
 
-// Rollback reverses a rejected bet's withdrawal; it returns an error until
-// the operator answers definitely, so that the caller retries.
+// Rollback reverses a rejected bet's withdrawal and records the
+// operator's confirmation on the bet; it returns an error until the
+// operator answers definitely, so that the caller retries.
 func (p *Placement) Rollback(ctx context.Context, betID string) error {
 	b, err := p.bets.GetBet(ctx, "", "", betID)
 	if err != nil {
 		return err
+	}
+	if b.RollbackConfirmedAt != nil {
+		return nil
 	}
 	op, err := p.catalog.GetOperator(ctx, b.OperatorID)
 	if err != nil {
@@ -305,17 +311,16 @@ func (p *Placement) Rollback(ctx context.Context, betID string) error {
 	if !credit.Done {
 		return fmt.Errorf("rollback of bet %s not confirmed by the operator yet", b.ID)
 	}
-	return p.recordBalance(ctx, b, credit)
+	return p.confirm(ctx, []CreditConfirmation{{BetID: b.ID, Kind: CreditRollback, Balance: credit.Balance, At: p.Now()}})
 }
 
-// recordBalance keeps the balance a credit's answer reported as the
-// bettor's balance (GET /api/v1/auth/me). Failing to record it fails the
-// job, which then asks the operator again: the credit is idempotent.
-func (p *Placement) recordBalance(ctx context.Context, b Bet, credit WalletCredit) error {
-	if credit.Balance == nil {
-		return nil
-	}
-	return p.bets.SetBettorBalance(ctx, b.OperatorID, b.BettorID, *credit.Balance)
+// confirm records confirmed credits, even while ctx is being cancelled:
+// the operator has applied them. Failing to record them fails the job,
+// which then asks the operator again: credits are idempotent.
+func (p *Placement) confirm(ctx context.Context, credits []CreditConfirmation) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	return p.bets.ConfirmCredits(ctx, credits)
 }
 
 // Bet returns a bettor's bet; another bettor's bet is ErrNotFound.
@@ -361,30 +366,73 @@ func (p *Placement) Bettor(ctx context.Context, operatorID, bettorID, currency s
 	return p.bets.EnsureBettor(ctx, Bettor{OperatorID: operatorID, ID: bettorID, Currency: currency, CreatedAt: p.Now().UTC().Truncate(time.Microsecond)})
 }
 
-// Deposit credits a settled or voided bet through the operator's wallet;
-// it returns an error until the operator answers 2xx, so that the caller
-// retries (for days). The deposit's transaction id and bytes are the same
-// on every attempt, so the operator pays it once.
-func (p *Placement) Deposit(ctx context.Context, betID string) error {
-	b, err := p.bets.GetBet(ctx, "", "", betID)
+// depositConcurrency bounds the wallet calls one Deposit makes at once.
+const depositConcurrency = 16
+
+// Deposit credits settled or voided bets through their operators'
+// wallets, up to depositConcurrency calls at once, and records the
+// confirmed credits on their bets in one transaction. A bet whose deposit
+// is already confirmed is skipped, so a retry sends only the others. It
+// returns an error while any deposit is unconfirmed, so that the caller
+// retries (for days); a deposit's transaction id and bytes are the same on
+// every attempt, so the operator pays it once.
+func (p *Placement) Deposit(ctx context.Context, betIDs []string) error {
+	bets, err := p.bets.BetsByID(ctx, betIDs)
 	if err != nil {
 		return err
 	}
-	if b.Status != BetSettled && b.Status != BetVoided {
-		return fmt.Errorf("bet %s is %s, not settled", b.ID, b.Status)
+	ops := map[string]Operator{}
+	var todo []Bet
+	for _, b := range bets {
+		if b.DepositConfirmedAt != nil {
+			continue
+		}
+		if b.Status != BetSettled && b.Status != BetVoided {
+			return fmt.Errorf("bet %s is %s, not settled", b.ID, b.Status)
+		}
+		if _, ok := ops[b.OperatorID]; !ok {
+			if ops[b.OperatorID], err = p.catalog.GetOperator(ctx, b.OperatorID); err != nil {
+				return err
+			}
+		}
+		todo = append(todo, b)
 	}
-	op, err := p.catalog.GetOperator(ctx, b.OperatorID)
-	if err != nil {
-		return err
+	var (
+		mu        sync.Mutex
+		confirmed []CreditConfirmation
+		failed    int
+		firstErr  error
+		wg        sync.WaitGroup
+		slots     = make(chan struct{}, depositConcurrency)
+	)
+	for _, b := range todo {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			credit, err := p.wallet.Deposit(ctx, ops[b.OperatorID], b)
+			if err == nil && !credit.Done {
+				err = fmt.Errorf("deposit of bet %s not confirmed by the operator yet", b.ID)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failed++
+				firstErr = cmp.Or(firstErr, err)
+				return
+			}
+			confirmed = append(confirmed, CreditConfirmation{BetID: b.ID, Kind: CreditDeposit, Balance: credit.Balance, At: p.Now()})
+		})
 	}
-	credit, err := p.wallet.Deposit(ctx, op, b)
-	if err != nil {
-		return err
+	wg.Wait()
+	if len(confirmed) > 0 {
+		if err := p.confirm(ctx, confirmed); err != nil {
+			return fmt.Errorf("record %d confirmed deposits: %w", len(confirmed), err)
+		}
 	}
-	if !credit.Done {
-		return fmt.Errorf("deposit of bet %s not confirmed by the operator yet", b.ID)
+	if failed > 0 {
+		return fmt.Errorf("%d of %d deposits not confirmed: %w", failed, len(todo), firstErr)
 	}
-	return p.recordBalance(ctx, b, credit)
+	return nil
 }
 
 // Bettors returns an operator's bettors ordered by id, after afterID.

@@ -23,6 +23,10 @@ type scriptedWallet struct {
 	answers   []*betting.WalletAnswer
 	withdrawn int
 	stop      context.CancelFunc
+	// deposits counts the deposits sent per bet; refuse names bets whose
+	// next deposit gets a 5xx.
+	deposits map[string]int
+	refuse   map[string]bool
 }
 
 func (w *scriptedWallet) Withdraw(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletAnswer, error) {
@@ -41,8 +45,19 @@ func (w *scriptedWallet) Withdraw(ctx context.Context, op betting.Operator, b be
 func (w *scriptedWallet) Rollback(context.Context, betting.Operator, betting.Bet) (betting.WalletCredit, error) {
 	return betting.WalletCredit{Done: true}, nil
 }
-func (w *scriptedWallet) Deposit(context.Context, betting.Operator, betting.Bet) (betting.WalletCredit, error) {
-	return betting.WalletCredit{Done: true}, nil
+func (w *scriptedWallet) Deposit(_ context.Context, _ betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.deposits == nil {
+		w.deposits = map[string]int{}
+	}
+	w.deposits[b.ID]++
+	if w.refuse[b.ID] {
+		delete(w.refuse, b.ID)
+		return betting.WalletCredit{}, nil
+	}
+	bal := money.MustParse("123.00")
+	return betting.WalletCredit{Done: true, Balance: &bal}, nil
 }
 
 type placementWorld struct {
@@ -79,8 +94,13 @@ func newPlacementWorld(t *testing.T, answers ...*betting.WalletAnswer) *placemen
 
 func (w *placementWorld) bet(t *testing.T) betting.Bet {
 	t.Helper()
+	return w.betWithKey(t, "11111111-1111-4111-8111-111111111111")
+}
+
+func (w *placementWorld) betWithKey(t *testing.T, key string) betting.Bet {
+	t.Helper()
 	m := w.event.Markets[0]
-	b, err := w.place.Place(context.Background(), w.bettor, w.op, "11111111-1111-4111-8111-111111111111",
+	b, err := w.place.Place(context.Background(), w.bettor, w.op, key,
 		betting.PlaceRequest{MarketID: m.ID, OutcomeID: m.Outcomes[0].ID, Stake: "10.00"})
 	if err != nil {
 		t.Fatal(err)
@@ -257,5 +277,65 @@ func TestPendingBetAtResolution(t *testing.T) {
 	}
 	if x, _ := w.bets.Exposure(ctx, "acme", b.OutcomeID, "USD"); !x.IsZero() {
 		t.Errorf("exposure %s still reserved", x)
+	}
+}
+
+// A batch of deposits of which one is not confirmed fails, records the
+// others' confirmations, and on its retry sends only the unconfirmed one.
+func TestDepositRetrySendsOnlyTheUnconfirmed(t *testing.T) {
+	t.Parallel()
+	w := newPlacementWorld(t, done(), done(), done())
+	ctx := context.Background()
+	var ids []string
+	for _, key := range []string{"11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222", "33333333-3333-4333-8333-333333333333"} {
+		b := w.betWithKey(t, key)
+		if err := w.place.Process(ctx, b.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, b.ID)
+	}
+	m := w.event.Markets[0]
+	if _, err := w.svc.ResolveMarket(ctx, m.ID, m.Outcomes[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.place.Settle(ctx, m.ID); err != nil {
+		t.Fatal(err)
+	}
+	w.wallet.refuse = map[string]bool{ids[1]: true}
+	if err := w.place.Deposit(ctx, ids); err == nil {
+		t.Fatal("Deposit with an unconfirmed deposit reported success")
+	}
+	confirmed := func() (n int) {
+		bets, err := w.bets.BetsByID(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range bets {
+			if b.DepositConfirmedAt != nil {
+				n++
+			}
+		}
+		return n
+	}
+	if n := confirmed(); n != 2 {
+		t.Errorf("%d deposits recorded as confirmed after the first run, want 2", n)
+	}
+	if err := w.place.Deposit(ctx, ids); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.place.Deposit(ctx, ids); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{ids[0]: 1, ids[1]: 2, ids[2]: 1}
+	for id, n := range want {
+		if w.wallet.deposits[id] != n {
+			t.Errorf("bet %s: %d deposits sent, want %d", id, w.wallet.deposits[id], n)
+		}
+	}
+	if n := confirmed(); n != 3 {
+		t.Errorf("%d deposits recorded as confirmed, want 3", n)
+	}
+	if b, _ := w.bets.GetBettor(ctx, "acme", "alice"); b.Balance == nil || b.Balance.String() != "123" {
+		t.Errorf("bettor balance = %v, want the deposit answer's 123", b.Balance)
 	}
 }

@@ -80,9 +80,10 @@ var ErrBetsPending = errors.New("bets of the market are still pending")
 // Settle settles the confirmed bets of a resolved or cancelled market: a
 // bet on the winning outcome is settled with stake × entry odds rounded to
 // its currency's decimals, any other with zero; a cancelled market's bets
-// are voided with their stake. Each bet changes in its own transaction,
-// conditional on being confirmed, with its deposit enqueued, so Settle can
-// stop at any point and run again: no bet is settled or paid twice.
+// are voided with their stake. Bets change settleBatch at a time, each
+// batch in one transaction with its deposits enqueued and conditional on
+// the bets being confirmed, so Settle can stop at any point and run again:
+// no bet is settled or paid twice.
 func (p *Placement) Settle(ctx context.Context, marketID string) error {
 	e, err := p.catalog.store.EventOfMarket(ctx, marketID)
 	if err != nil {
@@ -98,6 +99,7 @@ func (p *Placement) Settle(ctx context.Context, marketID string) error {
 		if err != nil {
 			return err
 		}
+		settlements := make([]Settlement, 0, len(bets))
 		for _, b := range bets {
 			op, ok := ops[b.OperatorID]
 			if !ok {
@@ -110,10 +112,11 @@ func (p *Placement) Settle(ctx context.Context, marketID string) error {
 			if err != nil {
 				return err
 			}
-			_, err = p.bets.SettleBet(ctx, b.ID, status, payout, p.Now())
-			var be *Error
-			if err != nil && !(errors.As(err, &be) && be.Code == ErrConflict) {
-				return err
+			settlements = append(settlements, Settlement{BetID: b.ID, Status: status, Payout: payout})
+		}
+		if len(settlements) > 0 {
+			if _, err := p.bets.SettleBets(ctx, settlements, p.Now()); err != nil {
+				return fmt.Errorf("settle %d bets of market %s: %w", len(settlements), marketID, err)
 			}
 		}
 		if len(bets) < settleBatch {

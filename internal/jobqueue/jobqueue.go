@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -127,10 +128,24 @@ func (SettleMarketArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueBets, MaxAttempts: 1000}
 }
 
-// BetDepositArgs asks for the deposit of a settled bet; it is retried
-// until the operator answers 2xx.
+// BetDepositArgs asks for the deposits of settled bets; it is retried
+// until the operator confirmed every one of them.
 type BetDepositArgs struct {
-	BetID string `json:"bet_id"`
+	BetIDs []string `json:"bet_ids"`
+}
+
+// depositBatch is how many bets' deposits one job sends.
+const depositBatch = 50
+
+// DepositJobs returns the jobs that deposit the payouts of bets, one per
+// depositBatch bets, for an InsertMany in the transaction that settles
+// them.
+func DepositJobs(betIDs []string) []river.InsertManyParams {
+	var jobs []river.InsertManyParams
+	for ids := range slices.Chunk(betIDs, depositBatch) {
+		jobs = append(jobs, river.InsertManyParams{Args: BetDepositArgs{BetIDs: ids}})
+	}
+	return jobs
 }
 
 // Kind is the River job kind.
@@ -182,7 +197,7 @@ func (w *depositWorker) NextRetry(job *river.Job[BetDepositArgs]) time.Time {
 }
 
 func (w *depositWorker) Work(ctx context.Context, job *river.Job[BetDepositArgs]) error {
-	return w.bets.Deposit(ctx, job.Args.BetID)
+	return w.bets.Deposit(ctx, job.Args.BetIDs)
 }
 
 type placeWorker struct {

@@ -67,7 +67,8 @@ func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (b
 
 const betColumns = `id::text, operator_id, bettor_id, idempotency_key, event_id::text, market_id::text, outcome_id::text, outcome_index,
 	stake::text, currency, entry_odds::text, potential_payout::text, display_probability::text, status, rejection_code, rejection_reason,
-	withdrawal_tx_id, operator_tx_id, payout_amount::text, settled_at, accepted, created_at, updated_at, exposure_reserved`
+	withdrawal_tx_id, operator_tx_id, payout_amount::text, settled_at, accepted, created_at, updated_at, exposure_reserved,
+	deposit_confirmed_at, rollback_confirmed_at`
 
 func storedAmount(s string) (money.Amount, error) {
 	var a money.Amount
@@ -80,7 +81,7 @@ func scanBet(row pgx.Row, id string) (betting.Bet, error) {
 	var payoutAmount *string
 	err := row.Scan(&b.ID, &b.OperatorID, &b.BettorID, &b.IdempotencyKey, &b.EventID, &b.MarketID, &b.OutcomeID, &b.OutcomeIndex,
 		&stake, &b.Currency, &entry, &payout, &prob, &b.Status, &b.RejectionCode, &b.RejectionReason, &b.WithdrawalTxID, &b.OperatorTxID,
-		&payoutAmount, &b.SettledAt, &b.Accepted, &b.CreatedAt, &b.UpdatedAt, &b.Reserved)
+		&payoutAmount, &b.SettledAt, &b.Accepted, &b.CreatedAt, &b.UpdatedAt, &b.Reserved, &b.DepositConfirmedAt, &b.RollbackConfirmedAt)
 	if errors.Is(err, pgx.ErrNoRows) || badID(err) {
 		return b, missing("bet", id)
 	}
@@ -103,9 +104,11 @@ func scanBet(row pgx.Row, id string) (betting.Bet, error) {
 		b.PayoutAmount = &a
 	}
 	b.CreatedAt, b.UpdatedAt = b.CreatedAt.UTC(), b.UpdatedAt.UTC()
-	if b.SettledAt != nil {
-		t := b.SettledAt.UTC()
-		b.SettledAt = &t
+	for _, t := range []**time.Time{&b.SettledAt, &b.DepositConfirmedAt, &b.RollbackConfirmedAt} {
+		if *t != nil {
+			utc := (*t).UTC()
+			*t = &utc
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return b, fmt.Errorf("bet %s: %w", b.ID, err)
@@ -274,35 +277,101 @@ func (s betStore) MarketBets(ctx context.Context, marketID, status string, limit
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.Bet, error) { return scanBet(r, "") })
 }
 
-func (s betStore) SettleBet(ctx context.Context, id, status string, payout money.Amount, at time.Time) (betting.Bet, error) {
+func (s betStore) SettleBets(ctx context.Context, settlements []betting.Settlement, at time.Time) (int, error) {
+	ids, statuses, payouts := make([]string, len(settlements)), make([]string, len(settlements)), make([]string, len(settlements))
+	for i, st := range settlements {
+		ids[i], statuses[i], payouts[i] = st.BetID, st.Status, st.Payout.String()
+	}
 	tx, err := s.d.pool.Begin(ctx)
 	if err != nil {
-		return betting.Bet{}, err
+		return 0, err
 	}
 	defer tx.Rollback(ctx)
-	b, err := scanBet(tx.QueryRow(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE id = $1 FOR UPDATE`, id), id)
+	// Lock the bets in id order, so that two nodes settling the same
+	// market wait for each other instead of deadlocking.
+	if _, err := tx.Exec(ctx, `SELECT id FROM betting_bets WHERE id = ANY($1::uuid[]) AND status = 'confirmed' ORDER BY id FOR UPDATE`, ids); err != nil {
+		return 0, err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE betting_exposure x SET reserved = x.reserved - r.amount
+		FROM (SELECT operator_id, outcome_id, currency, sum(potential_payout) AS amount FROM betting_bets
+			WHERE id = ANY($1::uuid[]) AND status = 'confirmed' AND exposure_reserved GROUP BY operator_id, outcome_id, currency) r
+		WHERE x.operator_id = r.operator_id AND x.outcome_id = r.outcome_id AND x.currency = r.currency`, ids); err != nil {
+		return 0, err
+	}
+	rows, err := tx.Query(ctx, `UPDATE betting_bets b SET status = s.status, payout_amount = s.payout, settled_at = $4, exposure_reserved = FALSE, updated_at = $4
+		FROM unnest($1::uuid[], $2::text[], $3::numeric[]) AS s(id, status, payout)
+		WHERE b.id = s.id AND b.status = 'confirmed' RETURNING b.id::text`, ids, statuses, payouts, at.UTC().Truncate(time.Microsecond))
 	if err != nil {
-		return betting.Bet{}, err
+		return 0, err
 	}
-	if b.Status != betting.BetConfirmed {
-		return betting.Bet{}, &betting.Error{Code: betting.ErrConflict, Message: "bet " + id + " is " + b.Status}
+	settled, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return 0, err
 	}
-	if _, err := tx.Exec(ctx, `UPDATE betting_exposure x SET reserved = x.reserved - $1::numeric
-		FROM betting_bets b WHERE b.id = $2 AND b.exposure_reserved
-		AND x.operator_id = b.operator_id AND x.outcome_id = b.outcome_id AND x.currency = b.currency`,
-		b.PotentialPayout.String(), id); err != nil {
-		return betting.Bet{}, err
+	if len(settled) > 0 {
+		if _, err := s.d.queue.InsertManyTx(ctx, tx, jobqueue.DepositJobs(settled)); err != nil {
+			return 0, fmt.Errorf("enqueue deposits: %w", err)
+		}
 	}
-	settled := at.UTC().Truncate(time.Microsecond)
-	b.Status, b.PayoutAmount, b.SettledAt, b.UpdatedAt = status, &payout, &settled, settled
-	if _, err := tx.Exec(ctx, `UPDATE betting_bets SET status = $1, payout_amount = $2::numeric, settled_at = $3, exposure_reserved = FALSE, updated_at = $3
-		WHERE id = $4`, status, payout.String(), settled, id); err != nil {
-		return betting.Bet{}, err
+	return len(settled), tx.Commit(ctx)
+}
+
+func (s betStore) BetsByID(ctx context.Context, ids []string) ([]betting.Bet, error) {
+	rows, err := s.d.pool.Query(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE id = ANY($1::uuid[])`, ids)
+	if err != nil {
+		return nil, err
 	}
-	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.BetDepositArgs{BetID: id}, nil); err != nil {
-		return betting.Bet{}, fmt.Errorf("enqueue deposit: %w", err)
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.Bet, error) { return scanBet(r, "") })
+	if out == nil && err == nil {
+		out = []betting.Bet{}
 	}
-	return b, tx.Commit(ctx)
+	return out, err
+}
+
+func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditConfirmation) error {
+	var deposits, rollbacks, balanceBets, balances []string
+	var depositTimes, rollbackTimes []time.Time
+	for _, c := range credits {
+		at := c.At.UTC().Truncate(time.Microsecond)
+		if c.Kind == betting.CreditRollback {
+			rollbacks, rollbackTimes = append(rollbacks, c.BetID), append(rollbackTimes, at)
+		} else {
+			deposits, depositTimes = append(deposits, c.BetID), append(depositTimes, at)
+		}
+		if c.Balance != nil {
+			balanceBets, balances = append(balanceBets, c.BetID), append(balances, c.Balance.String())
+		}
+	}
+	tx, err := s.d.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	for _, column := range []struct {
+		name  string
+		ids   []string
+		times []time.Time
+	}{{"deposit_confirmed_at", deposits, depositTimes}, {"rollback_confirmed_at", rollbacks, rollbackTimes}} {
+		if len(column.ids) == 0 {
+			continue
+		}
+		if _, err := tx.Exec(ctx, `UPDATE betting_bets b SET `+column.name+` = coalesce(b.`+column.name+`, c.at)
+			FROM unnest($1::uuid[], $2::timestamptz[]) AS c(id, at) WHERE b.id = c.id`, column.ids, column.times); err != nil {
+			return err
+		}
+	}
+	if len(balanceBets) > 0 {
+		// One bettor may have several balances in the batch: the last
+		// answer's is kept.
+		if _, err := tx.Exec(ctx, `UPDATE betting_bettors r SET balance = n.balance
+			FROM (SELECT DISTINCT ON (b.operator_id, b.bettor_id) b.operator_id, b.bettor_id, c.balance
+				FROM unnest($1::uuid[], $2::numeric[]) WITH ORDINALITY AS c(id, balance, n) JOIN betting_bets b ON b.id = c.id
+				ORDER BY b.operator_id, b.bettor_id, c.n DESC) n
+			WHERE r.operator_id = n.operator_id AND r.id = n.bettor_id`, balanceBets, balances); err != nil {
+			return err
+		}
+	}
+	return tx.Commit(ctx)
 }
 
 func (s betStore) ListBettors(ctx context.Context, operatorID, afterID string, limit int) ([]betting.Bettor, error) {

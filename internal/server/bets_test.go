@@ -380,6 +380,23 @@ func TestSettlement(t *testing.T) {
 		if got := bw.api("GET", "/api/v1/bettor/bets/"+lose["id"].(string), bob, "").json(t); got["status"] != "settled" || got["payout_amount"] != "0" {
 			t.Errorf("losing bet = %v", got)
 		}
+		// The admin API shows each deposit's confirmation on its bet.
+		for {
+			_, list := bw.admin("GET", "/admin/v1/bets?operator_id=sandbox&status=settled", "")
+			confirmed := 0
+			for _, b := range list["items"].([]any) {
+				if b.(map[string]any)["deposit_confirmed_at"] != nil {
+					confirmed++
+				}
+			}
+			if confirmed == 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("admin bets after the deposits = %v, want deposit_confirmed_at on both", list)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 		time.Sleep(300 * time.Millisecond)
 		if n := deposits(); n != 2 {
 			t.Errorf("%d deposits in the operator's ledger, want 2 (one per bet)", n)
@@ -657,6 +674,15 @@ func TestUnknownDebitIsRolledBack(t *testing.T) {
 		if time.Now().After(deadline) {
 			bal, _ := bw.op.Balance("alice")
 			t.Fatalf("balance %s, want 100.00 after the rollback", bal)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for {
+		_, list := bw.admin("GET", "/admin/v1/bets?operator_id=sandbox&bettor_id=alice", "")
+		if items := list["items"].([]any); len(items) == 1 && items[0].(map[string]any)["rollback_confirmed_at"] != nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("admin bets after the rollback = %v, want rollback_confirmed_at", list)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -68,17 +68,17 @@ func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (b
 
 const betColumns = `id, operator_id, bettor_id, idempotency_key, event_id, market_id, outcome_id, outcome_index, stake, currency,
 	entry_odds, potential_payout, display_probability, status, rejection_code, rejection_reason, withdrawal_tx_id, operator_tx_id,
-	payout_amount, settled_at, accepted, created_at, updated_at, exposure_reserved`
+	payout_amount, settled_at, accepted, created_at, updated_at, exposure_reserved, deposit_confirmed_at, rollback_confirmed_at`
 
 func scanBet(row interface{ Scan(...any) error }, id string) (betting.Bet, error) {
 	var b betting.Bet
 	var stake, entry, payout, prob string
 	var code, payoutAmount sql.NullString
-	var settled sql.NullInt64
+	var settled, deposited, rolledBack sql.NullInt64
 	var created, updated int64
 	err := row.Scan(&b.ID, &b.OperatorID, &b.BettorID, &b.IdempotencyKey, &b.EventID, &b.MarketID, &b.OutcomeID, &b.OutcomeIndex,
 		&stake, &b.Currency, &entry, &payout, &prob, &b.Status, &code, &b.RejectionReason, &b.WithdrawalTxID, &b.OperatorTxID,
-		&payoutAmount, &settled, &b.Accepted, &created, &updated, &b.Reserved)
+		&payoutAmount, &settled, &b.Accepted, &created, &updated, &b.Reserved, &deposited, &rolledBack)
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, notFound("bet", id)
 	}
@@ -103,7 +103,7 @@ func scanBet(row interface{ Scan(...any) error }, id string) (betting.Bet, error
 		errs = append(errs, e)
 		b.PayoutAmount = &a
 	}
-	b.SettledAt = timePtr(settled)
+	b.SettledAt, b.DepositConfirmedAt, b.RollbackConfirmedAt = timePtr(settled), timePtr(deposited), timePtr(rolledBack)
 	b.CreatedAt, b.UpdatedAt = fromMicros(created), fromMicros(updated)
 	if err := errors.Join(errs...); err != nil {
 		return b, fmt.Errorf("bet %s: %w", b.ID, err)
@@ -124,7 +124,7 @@ func (s betStore) CreateBet(ctx context.Context, b betting.Bet) (betting.Bet, bo
 		return betting.Bet{}, false, err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT INTO betting_bets (`+betColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	res, err := tx.ExecContext(ctx, `INSERT INTO betting_bets (`+betColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)
 		ON CONFLICT (operator_id, bettor_id, idempotency_key) DO NOTHING`,
 		b.ID, b.OperatorID, b.BettorID, b.IdempotencyKey, b.EventID, b.MarketID, b.OutcomeID, b.OutcomeIndex, b.Stake.String(), b.Currency,
 		b.EntryOdds.String(), b.PotentialPayout.String(), b.DisplayProbability.String(), b.Status, b.RejectionCode, b.RejectionReason,
@@ -174,7 +174,7 @@ func (s betStore) ListBets(ctx context.Context, f betting.BetFilter) ([]betting.
 		args = append(args, f.MarketID)
 	}
 	if len(f.Statuses) > 0 {
-		q += ` AND status IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(f.Statuses)), ", ") + `)`
+		q += ` AND status IN (` + placeholders(len(f.Statuses)) + `)`
 		for _, st := range f.Statuses {
 			args = append(args, st)
 		}
@@ -297,38 +297,103 @@ func (s betStore) MarketBets(ctx context.Context, marketID, status string, limit
 	return out, rows.Err()
 }
 
-func (s betStore) SettleBet(ctx context.Context, id, status string, payout money.Amount, at time.Time) (betting.Bet, error) {
+func (s betStore) SettleBets(ctx context.Context, settlements []betting.Settlement, at time.Time) (int, error) {
 	tx, err := s.d.writer.db.BeginTx(ctx, nil)
 	if err != nil {
-		return betting.Bet{}, err
+		return 0, err
 	}
 	defer tx.Rollback()
-	b, err := scanBet(tx.QueryRowContext(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE id = ?`, id), id)
-	if err != nil {
-		return betting.Bet{}, err
+	settled := micros(at)
+	released := map[exposureKey]money.Amount{}
+	var ids []string
+	for _, st := range settlements {
+		b, err := scanBet(tx.QueryRowContext(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE id = ?`, st.BetID), st.BetID)
+		if betting.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		if b.Status != betting.BetConfirmed {
+			continue
+		}
+		if b.Reserved {
+			k := exposureKey{b.OperatorID, b.OutcomeID, b.Currency}
+			released[k] = released[k].Add(b.PotentialPayout)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE betting_bets SET status = ?, payout_amount = ?, settled_at = ?, exposure_reserved = 0, updated_at = ?
+			WHERE id = ?`, st.Status, st.Payout.String(), settled, settled, b.ID); err != nil {
+			return 0, err
+		}
+		ids = append(ids, b.ID)
 	}
-	if b.Status != betting.BetConfirmed {
-		return betting.Bet{}, &betting.Error{Code: betting.ErrConflict, Message: "bet " + id + " is " + b.Status}
-	}
-	reserved, err := isReserved(ctx, tx, id)
-	if err != nil {
-		return betting.Bet{}, err
-	}
-	if reserved {
-		if err := release(ctx, tx, b); err != nil {
-			return betting.Bet{}, err
+	for k, amount := range released {
+		total, err := exposure(ctx, tx, k.operatorID, k.outcomeID, k.currency)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE betting_exposure SET reserved = ? WHERE operator_id = ? AND outcome_id = ? AND currency = ?`,
+			total.Sub(amount).String(), k.operatorID, k.outcomeID, k.currency); err != nil {
+			return 0, err
 		}
 	}
-	settled := at.UTC().Truncate(time.Microsecond)
-	b.Status, b.PayoutAmount, b.SettledAt, b.UpdatedAt = status, &payout, &settled, settled
-	if _, err := tx.ExecContext(ctx, `UPDATE betting_bets SET status = ?, payout_amount = ?, settled_at = ?, exposure_reserved = 0, updated_at = ?
-		WHERE id = ?`, status, payout.String(), micros(settled), micros(settled), id); err != nil {
-		return betting.Bet{}, err
+	if len(ids) > 0 {
+		if _, err := s.d.queue.InsertManyTx(ctx, tx, jobqueue.DepositJobs(ids)); err != nil {
+			return 0, fmt.Errorf("enqueue deposits: %w", err)
+		}
 	}
-	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.BetDepositArgs{BetID: id}, nil); err != nil {
-		return betting.Bet{}, fmt.Errorf("enqueue deposit: %w", err)
+	return len(ids), tx.Commit()
+}
+
+// exposureKey names one outcome's exposure in one currency.
+type exposureKey struct{ operatorID, outcomeID, currency string }
+
+func (s betStore) BetsByID(ctx context.Context, ids []string) ([]betting.Bet, error) {
+	out := []betting.Bet{}
+	if len(ids) == 0 {
+		return out, nil
 	}
-	return b, tx.Commit()
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := s.d.reader.query(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE id IN (`+placeholders(len(ids))+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		b, err := scanBet(rows, "")
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditConfirmation) error {
+	tx, err := s.d.writer.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, c := range credits {
+		column := "deposit_confirmed_at"
+		if c.Kind == betting.CreditRollback {
+			column = "rollback_confirmed_at"
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE betting_bets SET `+column+` = coalesce(`+column+`, ?) WHERE id = ?`, micros(c.At), c.BetID); err != nil {
+			return err
+		}
+		if c.Balance != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE betting_bettors SET balance = ?
+				WHERE (operator_id, id) = (SELECT operator_id, bettor_id FROM betting_bets WHERE id = ?)`, c.Balance.String(), c.BetID); err != nil {
+				return err
+			}
+		}
+	}
+	return tx.Commit()
 }
 
 func (s betStore) ListBettors(ctx context.Context, operatorID, afterID string, limit int) ([]betting.Bettor, error) {
@@ -374,4 +439,9 @@ func release(ctx context.Context, tx *sql.Tx, b betting.Bet) error {
 	_, err = tx.ExecContext(ctx, `UPDATE betting_exposure SET reserved = ? WHERE operator_id = ? AND outcome_id = ? AND currency = ?`,
 		total.Sub(b.PotentialPayout).String(), b.OperatorID, b.OutcomeID, b.Currency)
 	return err
+}
+
+// placeholders returns n comma-separated parameters.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }

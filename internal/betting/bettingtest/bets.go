@@ -21,6 +21,7 @@ func RunBets(t *testing.T, newStore func(t *testing.T) betting.BetStore) {
 	t.Run("Bettors", func(t *testing.T) { t.Parallel(); testBettors(t, newStore(t)) })
 	t.Run("Bets", func(t *testing.T) { t.Parallel(); testBets(t, newStore(t)) })
 	t.Run("Exposure", func(t *testing.T) { t.Parallel(); testExposure(t, newStore(t)) })
+	t.Run("Settlement", func(t *testing.T) { t.Parallel(); testSettlement(t, newStore(t)) })
 }
 
 func newBet(bettor, key, outcome string, at time.Time) betting.Bet {
@@ -175,5 +176,89 @@ func testExposure(t *testing.T, s betting.BetStore) {
 	after, _ := s.Exposure(ctx, "acme", outcome, "USD")
 	if !before.Sub(after).Equal(held.PotentialPayout) {
 		t.Errorf("release: exposure %s → %s, want a drop of %s", before, after, held.PotentialPayout)
+	}
+}
+
+func testSettlement(t *testing.T, s betting.BetStore) {
+	ctx := context.Background()
+	s.EnsureBettor(ctx, betting.Bettor{OperatorID: "acme", ID: "b1", Currency: "USD", CreatedAt: t0})
+	outcome := uuid.NewString()
+	limit := money.MustParse("1000")
+	var bets []betting.Bet
+	for i := range 3 {
+		b := newBet("b1", fmt.Sprint("s", i), outcome, t0.Add(time.Duration(i)*time.Second))
+		if _, _, err := s.CreateBet(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ReserveExposure(ctx, b, limit); err != nil {
+			t.Fatal(err)
+		}
+		bets = append(bets, b)
+	}
+	won, lost, pending := bets[0], bets[1], bets[2]
+	for _, b := range []betting.Bet{won, lost} {
+		if _, err := s.UpdateBet(ctx, b.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetConfirmed, At: t0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settlements := []betting.Settlement{
+		{BetID: won.ID, Status: betting.BetSettled, Payout: money.MustParse("20.20")},
+		{BetID: lost.ID, Status: betting.BetSettled, Payout: money.Zero()},
+		{BetID: pending.ID, Status: betting.BetSettled, Payout: money.Zero()},
+		{BetID: uuid.NewString(), Status: betting.BetVoided, Payout: money.Zero()},
+	}
+	at := t0.Add(time.Hour)
+	n, err := s.SettleBets(ctx, settlements, at)
+	if err != nil || n != 2 {
+		t.Fatalf("SettleBets = %d, %v; want the 2 confirmed bets", n, err)
+	}
+	if n, err := s.SettleBets(ctx, settlements, at.Add(time.Minute)); err != nil || n != 0 {
+		t.Errorf("SettleBets again = %d, %v; want 0", n, err)
+	}
+	if x, _ := s.Exposure(ctx, "acme", outcome, "USD"); !x.Equal(pending.PotentialPayout) {
+		t.Errorf("exposure after settlement = %s, want the pending bet's %s", x, pending.PotentialPayout)
+	}
+	got, err := s.BetsByID(ctx, []string{won.ID, lost.ID, pending.ID, uuid.NewString()})
+	if err != nil || len(got) != 3 {
+		t.Fatalf("BetsByID = %d bets, %v; want 3", len(got), err)
+	}
+	byID := map[string]betting.Bet{}
+	for _, b := range got {
+		byID[b.ID] = b
+	}
+	if b := byID[won.ID]; b.Status != betting.BetSettled || b.PayoutAmount == nil || b.PayoutAmount.String() != "20.2" ||
+		b.SettledAt == nil || !b.SettledAt.Equal(at) || b.Reserved || b.DepositConfirmedAt != nil {
+		t.Errorf("won bet = %+v", b)
+	}
+	if b := byID[lost.ID]; b.Status != betting.BetSettled || b.PayoutAmount == nil || !b.PayoutAmount.IsZero() {
+		t.Errorf("lost bet = %+v", b)
+	}
+	if b := byID[pending.ID]; b.Status != betting.BetPending || b.PayoutAmount != nil {
+		t.Errorf("pending bet settled: %+v", b)
+	}
+	if got, err := s.BetsByID(ctx, nil); err != nil || len(got) != 0 {
+		t.Errorf("BetsByID(nil) = %v, %v", got, err)
+	}
+
+	first, second := money.MustParse("50"), money.MustParse("60")
+	err = s.ConfirmCredits(ctx, []betting.CreditConfirmation{
+		{BetID: won.ID, Kind: betting.CreditDeposit, Balance: &first, At: at.Add(time.Second)},
+		{BetID: lost.ID, Kind: betting.CreditDeposit, Balance: &second, At: at.Add(2 * time.Second)},
+		{BetID: pending.ID, Kind: betting.CreditRollback, At: at.Add(3 * time.Second)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ConfirmCredits(ctx, []betting.CreditConfirmation{{BetID: won.ID, Kind: betting.CreditDeposit, At: at.Add(time.Hour)}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := s.GetBet(ctx, "", "", won.ID); b.DepositConfirmedAt == nil || !b.DepositConfirmedAt.Equal(at.Add(time.Second)) || b.RollbackConfirmedAt != nil {
+		t.Errorf("deposit confirmed at %v, rollback at %v; want the first confirmation's %v and none", b.DepositConfirmedAt, b.RollbackConfirmedAt, at.Add(time.Second))
+	}
+	if b, _ := s.GetBet(ctx, "", "", pending.ID); b.RollbackConfirmedAt == nil || !b.RollbackConfirmedAt.Equal(at.Add(3*time.Second)) || b.DepositConfirmedAt != nil {
+		t.Errorf("rollback confirmed at %v, deposit at %v", b.RollbackConfirmedAt, b.DepositConfirmedAt)
+	}
+	if b, _ := s.GetBettor(ctx, "acme", "b1"); b.Balance == nil || !b.Balance.Equal(second) {
+		t.Errorf("balance = %v, want the last confirmation's %s", b.Balance, second)
 	}
 }
