@@ -6,6 +6,7 @@
 package jobqueue
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -96,6 +97,14 @@ type Config struct {
 	// CallbackRetries are the delays between callback attempts; their count
 	// plus one is the number of attempts.
 	CallbackRetries []time.Duration
+	// BetWorkers is the number of bet placements run at once per process
+	// (32 when zero). Placements mostly wait: for the wallet's answer and
+	// for their writes. On SQLite those writes queue for the single
+	// writer, which commits them in batches: more workers make bigger
+	// batches (the SQLite store asks for 128). On PostgreSQL every worker
+	// holds a pool connection while it writes, and workers beyond the pool
+	// only queue for one.
+	BetWorkers int
 	// PollInterval is how often idle workers look for new jobs when no
 	// notification arrives.
 	PollInterval time.Duration
@@ -244,7 +253,7 @@ func NewClient[TTx any](driver riverdriver.Driver[TTx], workers *river.Workers, 
 		rc.Queues = map[string]river.QueueConfig{
 			QueueTickets:   {MaxWorkers: max(1, cfg.Workers)},
 			QueueCallbacks: {MaxWorkers: 16},
-			QueueBets:      {MaxWorkers: 32},
+			QueueBets:      {MaxWorkers: cmp.Or(cfg.BetWorkers, 32)},
 			QueueWallet:    {MaxWorkers: 16},
 		}
 	}

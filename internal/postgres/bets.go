@@ -116,6 +116,8 @@ func scanBet(row pgx.Row, id string) (betting.Bet, error) {
 	return b, nil
 }
 
+const betByKeySQL = `SELECT ` + betColumns + ` FROM betting_bets WHERE operator_id = $1 AND bettor_id = $2 AND idempotency_key = $3`
+
 func (s betStore) CreateBet(ctx context.Context, b betting.Bet) (betting.Bet, bool, error) {
 	tx, err := s.d.pool.Begin(ctx)
 	if err != nil {
@@ -134,8 +136,7 @@ func (s betStore) CreateBet(ctx context.Context, b betting.Bet) (betting.Bet, bo
 		return betting.Bet{}, false, err
 	}
 	if tag.RowsAffected() == 0 {
-		got, err := scanBet(tx.QueryRow(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE operator_id = $1 AND bettor_id = $2 AND idempotency_key = $3`,
-			b.OperatorID, b.BettorID, b.IdempotencyKey), b.ID)
+		got, err := scanBet(tx.QueryRow(ctx, betByKeySQL, b.OperatorID, b.BettorID, b.IdempotencyKey), b.ID)
 		return got, false, err
 	}
 	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.BetPlaceArgs{BetID: b.ID}, nil); err != nil {
@@ -145,8 +146,7 @@ func (s betStore) CreateBet(ctx context.Context, b betting.Bet) (betting.Bet, bo
 }
 
 func (s betStore) GetBetByKey(ctx context.Context, operatorID, bettorID, key string) (betting.Bet, error) {
-	return scanBet(s.d.pool.QueryRow(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE operator_id = $1 AND bettor_id = $2 AND idempotency_key = $3`,
-		operatorID, bettorID, key), key)
+	return scanBet(s.d.pool.QueryRow(ctx, betByKeySQL, operatorID, bettorID, key), key)
 }
 
 func (s betStore) GetBet(ctx context.Context, operatorID, bettorID, id string) (betting.Bet, error) {
@@ -179,34 +179,33 @@ func (s betStore) ListBets(ctx context.Context, f betting.BetFilter) ([]betting.
 }
 
 func (s betStore) ReserveExposure(ctx context.Context, b betting.Bet, limit money.Amount) error {
-	tx, err := s.d.pool.Begin(ctx)
-	if err != nil {
+	// One statement: lock the bet unless it already holds a reservation,
+	// add the payout when the total stays within the limit, and mark the
+	// bet.
+	var unreserved, added int
+	err := s.d.pool.QueryRow(ctx, `WITH bet AS (
+			SELECT id FROM betting_bets WHERE id = $6 AND NOT exposure_reserved FOR UPDATE
+		), added AS (
+			INSERT INTO betting_exposure AS x (operator_id, outcome_id, currency, reserved)
+			SELECT $1, $2, $3, $4::numeric FROM bet WHERE $4::numeric <= $5::numeric
+			ON CONFLICT (operator_id, outcome_id, currency) DO UPDATE SET reserved = x.reserved + EXCLUDED.reserved
+			WHERE x.reserved + EXCLUDED.reserved <= $5::numeric
+			RETURNING 1
+		), marked AS (
+			UPDATE betting_bets SET exposure_reserved = TRUE WHERE id IN (SELECT id FROM bet) AND EXISTS (SELECT FROM added)
+			RETURNING 1
+		)
+		SELECT (SELECT count(*) FROM bet), (SELECT count(*) FROM added)`,
+		b.OperatorID, b.OutcomeID, b.Currency, b.PotentialPayout.String(), limit.String(), b.ID).Scan(&unreserved, &added)
+	switch {
+	case err != nil:
 		return err
-	}
-	defer tx.Rollback(ctx)
-	var reserved bool
-	if err := tx.QueryRow(ctx, `SELECT exposure_reserved FROM betting_bets WHERE id = $1 FOR UPDATE`, b.ID).Scan(&reserved); err != nil {
-		return err
-	}
-	if reserved {
-		return nil
-	}
-	// One statement adds the payout when the total stays within the limit.
-	tag, err := tx.Exec(ctx, `INSERT INTO betting_exposure AS x (operator_id, outcome_id, currency, reserved)
-		SELECT $1, $2, $3, $4::numeric WHERE $4::numeric <= $5::numeric
-		ON CONFLICT (operator_id, outcome_id, currency) DO UPDATE SET reserved = x.reserved + EXCLUDED.reserved
-		WHERE x.reserved + EXCLUDED.reserved <= $5::numeric`,
-		b.OperatorID, b.OutcomeID, b.Currency, b.PotentialPayout.String(), limit.String())
-	if err != nil {
-		return err
-	}
-	if tag.RowsAffected() == 0 {
+	case unreserved == 0:
+		return nil // reserved before (or no such bet)
+	case added == 0:
 		return &betting.Error{Code: betting.ErrLimit, Message: "the outcome's exposure limit would be passed"}
 	}
-	if _, err := tx.Exec(ctx, `UPDATE betting_bets SET exposure_reserved = TRUE WHERE id = $1`, b.ID); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
+	return nil
 }
 
 func (s betStore) Exposure(ctx context.Context, operatorID, outcomeID, currency string) (money.Amount, error) {
@@ -235,10 +234,7 @@ func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate)
 	if b.Status != u.From {
 		return betting.Bet{}, &betting.Error{Code: betting.ErrConflict, Message: "bet " + id + " is " + b.Status}
 	}
-	var reserved bool
-	if err := tx.QueryRow(ctx, `SELECT exposure_reserved FROM betting_bets WHERE id = $1`, id).Scan(&reserved); err != nil {
-		return betting.Bet{}, err
-	}
+	reserved := b.Reserved
 	if u.Release && reserved {
 		if _, err := tx.Exec(ctx, `UPDATE betting_exposure SET reserved = reserved - $1::numeric WHERE operator_id = $2 AND outcome_id = $3 AND currency = $4`,
 			b.PotentialPayout.String(), b.OperatorID, b.OutcomeID, b.Currency); err != nil {

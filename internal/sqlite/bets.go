@@ -118,38 +118,61 @@ func parseStored(s string) (money.Amount, error) {
 	return a, a.Scan(s)
 }
 
+// Statements of the bet writes, prepared once (see writeTx).
+const (
+	insertBetSQL = `INSERT INTO betting_bets (` + betColumns + `)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)
+		ON CONFLICT (operator_id, bettor_id, idempotency_key) DO NOTHING`
+	betByKeySQL = `SELECT ` + betColumns + ` FROM betting_bets WHERE operator_id = ? AND bettor_id = ? AND idempotency_key = ?`
+	betByIDSQL  = `SELECT ` + betColumns + ` FROM betting_bets WHERE id = ?`
+	exposureSQL = `SELECT reserved FROM betting_exposure WHERE operator_id = ? AND outcome_id = ? AND currency = ?`
+	reserveSQL  = `INSERT INTO betting_exposure (operator_id, outcome_id, currency, reserved) VALUES (?, ?, ?, ?)
+		ON CONFLICT (operator_id, outcome_id, currency) DO UPDATE SET reserved = excluded.reserved`
+	markReservedSQL = `UPDATE betting_bets SET exposure_reserved = 1 WHERE id = ?`
+	updateBetSQL    = `UPDATE betting_bets SET status = ?, rejection_code = ?, rejection_reason = ?, operator_tx_id = ?,
+		exposure_reserved = ?, updated_at = ? WHERE id = ?`
+	bettorBalanceSQL = `UPDATE betting_bettors SET balance = ? WHERE operator_id = ? AND id = ?`
+	settleBetSQL     = `UPDATE betting_bets SET status = ?, payout_amount = ?, settled_at = ?, exposure_reserved = 0, updated_at = ?
+		WHERE id = ?`
+	confirmDepositSQL   = `UPDATE betting_bets SET deposit_confirmed_at = coalesce(deposit_confirmed_at, ?) WHERE id = ?`
+	confirmRollbackSQL  = `UPDATE betting_bets SET rollback_confirmed_at = coalesce(rollback_confirmed_at, ?) WHERE id = ?`
+	betBettorBalanceSQL = `UPDATE betting_bettors SET balance = ?
+		WHERE (operator_id, id) = (SELECT operator_id, bettor_id FROM betting_bets WHERE id = ?)`
+)
+
+// betWriteStatements are prepared when the database opens.
+var betWriteStatements = []string{insertBetSQL, betByKeySQL, betByIDSQL, exposureSQL, reserveSQL, markReservedSQL, updateBetSQL,
+	bettorBalanceSQL, settleBetSQL, confirmDepositSQL, confirmRollbackSQL, betBettorBalanceSQL}
+
 func (s betStore) CreateBet(ctx context.Context, b betting.Bet) (betting.Bet, bool, error) {
-	tx, err := s.d.writer.db.BeginTx(ctx, nil)
-	if err != nil {
-		return betting.Bet{}, false, err
-	}
-	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT INTO betting_bets (`+betColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)
-		ON CONFLICT (operator_id, bettor_id, idempotency_key) DO NOTHING`,
-		b.ID, b.OperatorID, b.BettorID, b.IdempotencyKey, b.EventID, b.MarketID, b.OutcomeID, b.OutcomeIndex, b.Stake.String(), b.Currency,
-		b.EntryOdds.String(), b.PotentialPayout.String(), b.DisplayProbability.String(), b.Status, b.RejectionCode, b.RejectionReason,
-		b.WithdrawalTxID, b.OperatorTxID, nil, nil, b.Accepted, micros(b.CreatedAt), micros(b.UpdatedAt), false)
-	if err != nil {
-		return betting.Bet{}, false, err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		got, err := scanBet(tx.QueryRowContext(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE operator_id = ? AND bettor_id = ? AND idempotency_key = ?`,
-			b.OperatorID, b.BettorID, b.IdempotencyKey), b.ID)
-		return got, false, err
-	}
-	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.BetPlaceArgs{BetID: b.ID}, nil); err != nil {
-		return betting.Bet{}, false, fmt.Errorf("enqueue placement: %w", err)
-	}
-	return b, true, tx.Commit()
+	var got betting.Bet
+	var created bool
+	err := s.d.write(ctx, func(ctx context.Context, tx *writeTx) (error, error) {
+		res, err := tx.exec(ctx, insertBetSQL,
+			b.ID, b.OperatorID, b.BettorID, b.IdempotencyKey, b.EventID, b.MarketID, b.OutcomeID, b.OutcomeIndex, b.Stake.String(), b.Currency,
+			b.EntryOdds.String(), b.PotentialPayout.String(), b.DisplayProbability.String(), b.Status, b.RejectionCode, b.RejectionReason,
+			b.WithdrawalTxID, b.OperatorTxID, nil, nil, b.Accepted, micros(b.CreatedAt), micros(b.UpdatedAt), false)
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			got, created = betting.Bet{}, false
+			got, err = scanBet(tx.queryRow(ctx, betByKeySQL, b.OperatorID, b.BettorID, b.IdempotencyKey), b.ID)
+			return nil, err
+		}
+		tx.enqueue(jobqueue.BetPlaceArgs{BetID: b.ID})
+		got, created = b, true
+		return nil, nil
+	})
+	return got, created, err
 }
 
 func (s betStore) GetBetByKey(ctx context.Context, operatorID, bettorID, key string) (betting.Bet, error) {
-	return scanBet(s.d.reader.queryRow(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE operator_id = ? AND bettor_id = ? AND idempotency_key = ?`,
-		operatorID, bettorID, key), key)
+	return scanBet(s.d.reader.queryRow(ctx, betByKeySQL, operatorID, bettorID, key), key)
 }
 
 func (s betStore) GetBet(ctx context.Context, operatorID, bettorID, id string) (betting.Bet, error) {
-	q := `SELECT ` + betColumns + ` FROM betting_bets WHERE id = ?`
+	q := betByIDSQL
 	args := []any{id}
 	if operatorID != "" {
 		q += ` AND operator_id = ?`
@@ -184,38 +207,31 @@ func (s betStore) ListBets(ctx context.Context, f betting.BetFilter) ([]betting.
 }
 
 func (s betStore) ReserveExposure(ctx context.Context, b betting.Bet, limit money.Amount) error {
-	tx, err := s.d.writer.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	reserved, err := isReserved(ctx, tx, b.ID)
-	if err != nil || reserved {
-		return err
-	}
-	total, err := exposure(ctx, tx, b.OperatorID, b.OutcomeID, b.Currency)
-	if err != nil {
-		return err
-	}
-	total = total.Add(b.PotentialPayout)
-	if total.GreaterThan(limit) {
-		return &betting.Error{Code: betting.ErrLimit, Message: "the outcome's exposure limit would be passed"}
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO betting_exposure (operator_id, outcome_id, currency, reserved) VALUES (?, ?, ?, ?)
-		ON CONFLICT (operator_id, outcome_id, currency) DO UPDATE SET reserved = excluded.reserved`,
-		b.OperatorID, b.OutcomeID, b.Currency, total.String()); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE betting_bets SET exposure_reserved = 1 WHERE id = ?`, b.ID); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return s.d.write(ctx, func(ctx context.Context, tx *writeTx) (error, error) {
+		stored, err := scanBet(tx.queryRow(ctx, betByIDSQL, b.ID), b.ID)
+		if err != nil || stored.Reserved {
+			return nil, err
+		}
+		total, err := tx.exposure(ctx, exposureKey{b.OperatorID, b.OutcomeID, b.Currency})
+		if err != nil {
+			return nil, err
+		}
+		total = total.Add(b.PotentialPayout)
+		if total.GreaterThan(limit) {
+			return &betting.Error{Code: betting.ErrLimit, Message: "the outcome's exposure limit would be passed"}, nil
+		}
+		if _, err := tx.exec(ctx, reserveSQL, b.OperatorID, b.OutcomeID, b.Currency, total.String()); err != nil {
+			return nil, err
+		}
+		_, err = tx.exec(ctx, markReservedSQL, b.ID)
+		return nil, err
+	})
 }
 
-func exposure(ctx context.Context, tx *sql.Tx, operatorID, outcomeID, currency string) (money.Amount, error) {
+// exposure returns an outcome's reserved exposure.
+func (t *writeTx) exposure(ctx context.Context, k exposureKey) (money.Amount, error) {
 	var reserved string
-	err := tx.QueryRowContext(ctx, `SELECT reserved FROM betting_exposure WHERE operator_id = ? AND outcome_id = ? AND currency = ?`,
-		operatorID, outcomeID, currency).Scan(&reserved)
+	err := t.queryRow(ctx, exposureSQL, k.operatorID, k.outcomeID, k.currency).Scan(&reserved)
 	if errors.Is(err, sql.ErrNoRows) {
 		return money.Zero(), nil
 	}
@@ -225,58 +241,67 @@ func exposure(ctx context.Context, tx *sql.Tx, operatorID, outcomeID, currency s
 	return parseStored(reserved)
 }
 
-func (s betStore) Exposure(ctx context.Context, operatorID, outcomeID, currency string) (money.Amount, error) {
-	tx, err := s.d.writer.db.BeginTx(ctx, nil)
+// release gives back amount from an outcome's reserved exposure.
+func (t *writeTx) release(ctx context.Context, k exposureKey, amount money.Amount) error {
+	total, err := t.exposure(ctx, k)
 	if err != nil {
-		return money.Amount{}, err
+		return err
 	}
-	defer tx.Rollback()
-	return exposure(ctx, tx, operatorID, outcomeID, currency)
+	_, err = t.exec(ctx, reserveSQL, k.operatorID, k.outcomeID, k.currency, total.Sub(amount).String())
+	return err
+}
+
+func (s betStore) Exposure(ctx context.Context, operatorID, outcomeID, currency string) (money.Amount, error) {
+	var total money.Amount
+	err := s.d.write(ctx, func(ctx context.Context, tx *writeTx) (error, error) {
+		var err error
+		total, err = tx.exposure(ctx, exposureKey{operatorID, outcomeID, currency})
+		return nil, err
+	})
+	return total, err
 }
 
 func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate) (betting.Bet, error) {
-	tx, err := s.d.writer.db.BeginTx(ctx, nil)
+	var b betting.Bet
+	err := s.d.write(ctx, func(ctx context.Context, tx *writeTx) (error, error) {
+		var err error
+		b, err = scanBet(tx.queryRow(ctx, betByIDSQL, id), id)
+		if betting.IsNotFound(err) {
+			return err, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if b.Status != u.From {
+			return &betting.Error{Code: betting.ErrConflict, Message: "bet " + id + " is " + b.Status}, nil
+		}
+		if u.Release && b.Reserved {
+			if err := tx.release(ctx, exposureKey{b.OperatorID, b.OutcomeID, b.Currency}, b.PotentialPayout); err != nil {
+				return nil, err
+			}
+			b.Reserved = false
+		}
+		if u.OperatorTxID != "" {
+			b.OperatorTxID = u.OperatorTxID
+		}
+		b.Status, b.RejectionCode, b.RejectionReason, b.UpdatedAt = u.Status, u.RejectionCode, u.RejectionReason, u.At.UTC().Truncate(time.Microsecond)
+		if _, err := tx.exec(ctx, updateBetSQL, b.Status, b.RejectionCode, b.RejectionReason, b.OperatorTxID, b.Reserved, micros(b.UpdatedAt), id); err != nil {
+			return nil, err
+		}
+		if u.Balance != nil {
+			if _, err := tx.exec(ctx, bettorBalanceSQL, u.Balance.String(), b.OperatorID, b.BettorID); err != nil {
+				return nil, err
+			}
+		}
+		if u.Rollback {
+			tx.enqueue(jobqueue.BetRollbackArgs{BetID: id})
+		}
+		return nil, nil
+	})
 	if err != nil {
 		return betting.Bet{}, err
 	}
-	defer tx.Rollback()
-	b, err := scanBet(tx.QueryRowContext(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE id = ?`, id), id)
-	if err != nil {
-		return betting.Bet{}, err
-	}
-	if b.Status != u.From {
-		return betting.Bet{}, &betting.Error{Code: betting.ErrConflict, Message: "bet " + id + " is " + b.Status}
-	}
-	reserved, err := isReserved(ctx, tx, id)
-	if err != nil {
-		return betting.Bet{}, err
-	}
-	if u.Release && reserved {
-		if err := release(ctx, tx, b); err != nil {
-			return betting.Bet{}, err
-		}
-		reserved = false
-	}
-	if u.OperatorTxID != "" {
-		b.OperatorTxID = u.OperatorTxID
-	}
-	b.Status, b.RejectionCode, b.RejectionReason, b.UpdatedAt = u.Status, u.RejectionCode, u.RejectionReason, u.At.UTC().Truncate(time.Microsecond)
-	if _, err := tx.ExecContext(ctx, `UPDATE betting_bets SET status = ?, rejection_code = ?, rejection_reason = ?, operator_tx_id = ?,
-		exposure_reserved = ?, updated_at = ? WHERE id = ?`, b.Status, b.RejectionCode, b.RejectionReason, b.OperatorTxID, reserved, micros(b.UpdatedAt), id); err != nil {
-		return betting.Bet{}, err
-	}
-	if u.Balance != nil {
-		if _, err := tx.ExecContext(ctx, `UPDATE betting_bettors SET balance = ? WHERE operator_id = ? AND id = ?`,
-			u.Balance.String(), b.OperatorID, b.BettorID); err != nil {
-			return betting.Bet{}, err
-		}
-	}
-	if u.Rollback {
-		if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.BetRollbackArgs{BetID: id}, nil); err != nil {
-			return betting.Bet{}, fmt.Errorf("enqueue rollback: %w", err)
-		}
-	}
-	return b, tx.Commit()
+	return b, nil
 }
 
 func (s betStore) MarketBets(ctx context.Context, marketID, status string, limit int) ([]betting.Bet, error) {
@@ -298,51 +323,41 @@ func (s betStore) MarketBets(ctx context.Context, marketID, status string, limit
 }
 
 func (s betStore) SettleBets(ctx context.Context, settlements []betting.Settlement, at time.Time) (int, error) {
-	tx, err := s.d.writer.db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer tx.Rollback()
-	settled := micros(at)
-	released := map[exposureKey]money.Amount{}
-	var ids []string
-	for _, st := range settlements {
-		b, err := scanBet(tx.QueryRowContext(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE id = ?`, st.BetID), st.BetID)
-		if betting.IsNotFound(err) {
-			continue
+	var settled int
+	err := s.d.write(ctx, func(ctx context.Context, tx *writeTx) (error, error) {
+		settled = 0
+		released := map[exposureKey]money.Amount{}
+		var ids []string
+		for _, st := range settlements {
+			b, err := scanBet(tx.queryRow(ctx, betByIDSQL, st.BetID), st.BetID)
+			if betting.IsNotFound(err) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if b.Status != betting.BetConfirmed {
+				continue
+			}
+			if b.Reserved {
+				k := exposureKey{b.OperatorID, b.OutcomeID, b.Currency}
+				released[k] = released[k].Add(b.PotentialPayout)
+			}
+			if _, err := tx.exec(ctx, settleBetSQL, st.Status, st.Payout.String(), micros(at), micros(at), b.ID); err != nil {
+				return nil, err
+			}
+			ids = append(ids, b.ID)
 		}
-		if err != nil {
-			return 0, err
+		for k, amount := range released {
+			if err := tx.release(ctx, k, amount); err != nil {
+				return nil, err
+			}
 		}
-		if b.Status != betting.BetConfirmed {
-			continue
-		}
-		if b.Reserved {
-			k := exposureKey{b.OperatorID, b.OutcomeID, b.Currency}
-			released[k] = released[k].Add(b.PotentialPayout)
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE betting_bets SET status = ?, payout_amount = ?, settled_at = ?, exposure_reserved = 0, updated_at = ?
-			WHERE id = ?`, st.Status, st.Payout.String(), settled, settled, b.ID); err != nil {
-			return 0, err
-		}
-		ids = append(ids, b.ID)
-	}
-	for k, amount := range released {
-		total, err := exposure(ctx, tx, k.operatorID, k.outcomeID, k.currency)
-		if err != nil {
-			return 0, err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE betting_exposure SET reserved = ? WHERE operator_id = ? AND outcome_id = ? AND currency = ?`,
-			total.Sub(amount).String(), k.operatorID, k.outcomeID, k.currency); err != nil {
-			return 0, err
-		}
-	}
-	if len(ids) > 0 {
-		if _, err := s.d.queue.InsertManyTx(ctx, tx, jobqueue.DepositJobs(ids)); err != nil {
-			return 0, fmt.Errorf("enqueue deposits: %w", err)
-		}
-	}
-	return len(ids), tx.Commit()
+		tx.enqueueMany(jobqueue.DepositJobs(ids))
+		settled = len(ids)
+		return nil, nil
+	})
+	return settled, err
 }
 
 // exposureKey names one outcome's exposure in one currency.
@@ -373,27 +388,23 @@ func (s betStore) BetsByID(ctx context.Context, ids []string) ([]betting.Bet, er
 }
 
 func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditConfirmation) error {
-	tx, err := s.d.writer.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	for _, c := range credits {
-		column := "deposit_confirmed_at"
-		if c.Kind == betting.CreditRollback {
-			column = "rollback_confirmed_at"
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE betting_bets SET `+column+` = coalesce(`+column+`, ?) WHERE id = ?`, micros(c.At), c.BetID); err != nil {
-			return err
-		}
-		if c.Balance != nil {
-			if _, err := tx.ExecContext(ctx, `UPDATE betting_bettors SET balance = ?
-				WHERE (operator_id, id) = (SELECT operator_id, bettor_id FROM betting_bets WHERE id = ?)`, c.Balance.String(), c.BetID); err != nil {
-				return err
+	return s.d.write(ctx, func(ctx context.Context, tx *writeTx) (error, error) {
+		for _, c := range credits {
+			query := confirmDepositSQL
+			if c.Kind == betting.CreditRollback {
+				query = confirmRollbackSQL
+			}
+			if _, err := tx.exec(ctx, query, micros(c.At), c.BetID); err != nil {
+				return nil, err
+			}
+			if c.Balance != nil {
+				if _, err := tx.exec(ctx, betBettorBalanceSQL, c.Balance.String(), c.BetID); err != nil {
+					return nil, err
+				}
 			}
 		}
-	}
-	return tx.Commit()
+		return nil, nil
+	})
 }
 
 func (s betStore) ListBettors(ctx context.Context, operatorID, afterID string, limit int) ([]betting.Bettor, error) {
@@ -420,25 +431,6 @@ func (s betStore) ListBettors(ctx context.Context, operatorID, afterID string, l
 		out = append(out, b)
 	}
 	return out, rows.Err()
-}
-
-// isReserved reports whether the bet holds an exposure reservation.
-func isReserved(ctx context.Context, tx *sql.Tx, betID string) (bool, error) {
-	var reserved bool
-	err := tx.QueryRowContext(ctx, `SELECT exposure_reserved FROM betting_bets WHERE id = ?`, betID).Scan(&reserved)
-	return reserved, err
-}
-
-// release gives back the bet's potential payout from its outcome's
-// exposure; the caller clears the bet's flag.
-func release(ctx context.Context, tx *sql.Tx, b betting.Bet) error {
-	total, err := exposure(ctx, tx, b.OperatorID, b.OutcomeID, b.Currency)
-	if err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `UPDATE betting_exposure SET reserved = ? WHERE operator_id = ? AND outcome_id = ? AND currency = ?`,
-		total.Sub(b.PotentialPayout).String(), b.OperatorID, b.OutcomeID, b.Currency)
-	return err
 }
 
 // placeholders returns n comma-separated parameters.

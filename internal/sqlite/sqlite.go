@@ -5,6 +5,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"embed"
@@ -38,6 +39,7 @@ type DB struct {
 	reader  *pool
 	queue   *river.Client[*sql.Tx]
 	creates *groupcommit.Batcher[newJob, createResult]
+	writes  *groupcommit.Batcher[write, error]
 	log     *slog.Logger
 }
 
@@ -148,18 +150,20 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 	if err != nil {
 		return fail(err)
 	}
-	for _, q := range []string{insertJobSQL, jobByKeySQL, countActiveSQL} {
+	for _, q := range append([]string{insertJobSQL, jobByKeySQL, countActiveSQL}, betWriteStatements...) {
 		if _, err := d.writer.prepared(ctx, q); err != nil {
 			return fail(fmt.Errorf("prepare: %w", err))
 		}
 	}
 	d.creates = groupcommit.New(d.createJobs, 256, 30*time.Second)
+	d.writes = groupcommit.New(d.flushWrites, 256, 30*time.Second)
 	return d, nil
 }
 
-// Close stops the batcher and closes the database.
+// Close stops the batchers and closes the database.
 func (d *DB) Close() error {
 	d.creates.Close()
+	d.writes.Close()
 	rerr := d.reader.close()
 	if err := d.writer.close(); err != nil {
 		return err
@@ -171,6 +175,7 @@ func (d *DB) Close() error {
 // until ctx ends or the returned stop function is called. stop cancels
 // running jobs (they resume on the next start) and waits for them.
 func (d *DB) StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (stop func(context.Context) error, err error) {
+	cfg.BetWorkers = cmp.Or(cfg.BetWorkers, 128) // see jobqueue.Config.BetWorkers
 	c, err := jobqueue.NewClient(riversqlite.New(d.writer.db), workers, cfg, d.log)
 	if err != nil {
 		return nil, err
