@@ -139,9 +139,9 @@ type BetStore interface {
 	// ReserveExposure adds the bet's potential payout to its outcome's
 	// exposure when the total stays within limit, once per bet.
 	ReserveExposure(ctx context.Context, b Bet, limit money.Amount) error
-	// UpdateBet applies u when the bet's status is u.From (ErrConflict
-	// otherwise) and returns the bet.
-	UpdateBet(ctx context.Context, id string, u BetUpdate) (Bet, error)
+	// UpdateBet applies u when the bet's status is u.From; ErrConflict
+	// otherwise, ErrNotFound when there is no such bet.
+	UpdateBet(ctx context.Context, id string, u BetUpdate) error
 	// Exposure returns the reserved exposure of an outcome.
 	Exposure(ctx context.Context, operatorID, outcomeID, currency string) (money.Amount, error)
 	// MarketBets returns up to limit bets of a market in status, oldest

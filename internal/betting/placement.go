@@ -243,7 +243,7 @@ func (p *Placement) process(ctx context.Context, b Bet) error {
 // alone.
 func (p *Placement) finish(ctx context.Context, b Bet, u BetUpdate) error {
 	u.From, u.At = BetPending, p.Now()
-	_, err := p.bets.UpdateBet(ctx, b.ID, u)
+	err := p.bets.UpdateBet(ctx, b.ID, u)
 	var be *Error
 	if errors.As(err, &be) && be.Code == ErrConflict {
 		return nil

@@ -221,47 +221,65 @@ func (s betStore) Exposure(ctx context.Context, operatorID, outcomeID, currency 
 	return storedAmount(reserved)
 }
 
-func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate) (betting.Bet, error) {
+// updateBetSQL applies a BetUpdate in one statement: it locks the bet,
+// and when its status is the expected one gives back its reservation (with
+// release), records the bettor's balance (when given) and updates the bet.
+// It returns the status the bet had, and no row for a missing bet.
+const updateBetSQL = `WITH old AS (
+		SELECT id AS bet_id, operator_id AS op, bettor_id AS bettor, outcome_id AS outcome, currency AS cur,
+			potential_payout AS payout, exposure_reserved AS held, status AS was
+		FROM betting_bets WHERE id = $1 FOR UPDATE
+	), released AS (
+		UPDATE betting_exposure x SET reserved = x.reserved - old.payout FROM old
+		WHERE $2 AND old.was = $3 AND old.held AND x.operator_id = old.op AND x.outcome_id = old.outcome AND x.currency = old.cur
+	), balance AS (
+		UPDATE betting_bettors r SET balance = $9::numeric FROM old
+		WHERE $9::numeric IS NOT NULL AND old.was = $3 AND r.operator_id = old.op AND r.id = old.bettor
+	), updated AS (
+		UPDATE betting_bets b SET status = $4, rejection_code = $5, rejection_reason = $6,
+			operator_tx_id = CASE WHEN $7 = '' THEN b.operator_tx_id ELSE $7 END,
+			exposure_reserved = b.exposure_reserved AND NOT $2, updated_at = $8
+		FROM old WHERE b.id = old.bet_id AND old.was = $3
+	)
+	SELECT was FROM old`
+
+func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate) error {
+	var balance *string
+	if u.Balance != nil {
+		b := u.Balance.String()
+		balance = &b
+	}
+	update := func(q interface {
+		QueryRow(context.Context, string, ...any) pgx.Row
+	}) error {
+		var was string
+		err := q.QueryRow(ctx, updateBetSQL, id, u.Release, u.From, u.Status, u.RejectionCode, u.RejectionReason, u.OperatorTxID,
+			u.At.UTC().Truncate(time.Microsecond), balance).Scan(&was)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows) || badID(err):
+			return missing("bet", id)
+		case err != nil:
+			return err
+		case was != u.From:
+			return &betting.Error{Code: betting.ErrConflict, Message: "bet " + id + " is " + was}
+		}
+		return nil
+	}
+	if !u.Rollback {
+		return update(s.d.pool)
+	}
 	tx, err := s.d.pool.Begin(ctx)
 	if err != nil {
-		return betting.Bet{}, err
+		return err
 	}
 	defer tx.Rollback(ctx)
-	b, err := scanBet(tx.QueryRow(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE id = $1 FOR UPDATE`, id), id)
-	if err != nil {
-		return betting.Bet{}, err
+	if err := update(tx); err != nil {
+		return err
 	}
-	if b.Status != u.From {
-		return betting.Bet{}, &betting.Error{Code: betting.ErrConflict, Message: "bet " + id + " is " + b.Status}
+	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.BetRollbackArgs{BetID: id}, nil); err != nil {
+		return fmt.Errorf("enqueue rollback: %w", err)
 	}
-	reserved := b.Reserved
-	if u.Release && reserved {
-		if _, err := tx.Exec(ctx, `UPDATE betting_exposure SET reserved = reserved - $1::numeric WHERE operator_id = $2 AND outcome_id = $3 AND currency = $4`,
-			b.PotentialPayout.String(), b.OperatorID, b.OutcomeID, b.Currency); err != nil {
-			return betting.Bet{}, err
-		}
-		reserved = false
-	}
-	if u.OperatorTxID != "" {
-		b.OperatorTxID = u.OperatorTxID
-	}
-	b.Status, b.RejectionCode, b.RejectionReason, b.UpdatedAt = u.Status, u.RejectionCode, u.RejectionReason, u.At.UTC().Truncate(time.Microsecond)
-	if _, err := tx.Exec(ctx, `UPDATE betting_bets SET status = $1, rejection_code = $2, rejection_reason = $3, operator_tx_id = $4,
-		exposure_reserved = $5, updated_at = $6 WHERE id = $7`, b.Status, b.RejectionCode, b.RejectionReason, b.OperatorTxID, reserved, b.UpdatedAt, id); err != nil {
-		return betting.Bet{}, err
-	}
-	if u.Balance != nil {
-		if _, err := tx.Exec(ctx, `UPDATE betting_bettors SET balance = $1::numeric WHERE operator_id = $2 AND id = $3`,
-			u.Balance.String(), b.OperatorID, b.BettorID); err != nil {
-			return betting.Bet{}, err
-		}
-	}
-	if u.Rollback {
-		if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.BetRollbackArgs{BetID: id}, nil); err != nil {
-			return betting.Bet{}, fmt.Errorf("enqueue rollback: %w", err)
-		}
-	}
-	return b, tx.Commit(ctx)
+	return tx.Commit(ctx)
 }
 
 func (s betStore) MarketBets(ctx context.Context, marketID, status string, limit int) ([]betting.Bet, error) {

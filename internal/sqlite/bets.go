@@ -261,11 +261,9 @@ func (s betStore) Exposure(ctx context.Context, operatorID, outcomeID, currency 
 	return total, err
 }
 
-func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate) (betting.Bet, error) {
-	var b betting.Bet
-	err := s.d.write(ctx, func(ctx context.Context, tx *writeTx) (error, error) {
-		var err error
-		b, err = scanBet(tx.queryRow(ctx, betByIDSQL, id), id)
+func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate) error {
+	return s.d.write(ctx, func(ctx context.Context, tx *writeTx) (error, error) {
+		b, err := scanBet(tx.queryRow(ctx, betByIDSQL, id), id)
 		if betting.IsNotFound(err) {
 			return err, nil
 		}
@@ -298,10 +296,6 @@ func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate)
 		}
 		return nil, nil
 	})
-	if err != nil {
-		return betting.Bet{}, err
-	}
-	return b, nil
 }
 
 func (s betStore) MarketBets(ctx context.Context, marketID, status string, limit int) ([]betting.Bet, error) {

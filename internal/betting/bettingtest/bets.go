@@ -90,11 +90,17 @@ func testBets(t *testing.T, s betting.BetStore) {
 	}
 
 	balance := money.MustParse("89.50")
-	confirmed, err := s.UpdateBet(ctx, first.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetConfirmed, OperatorTxID: "op-1", Balance: &balance, At: t0.Add(time.Minute)})
-	if err != nil || confirmed.Status != betting.BetConfirmed || confirmed.OperatorTxID != "op-1" {
-		t.Fatalf("UpdateBet(confirm) = %+v, %v", confirmed, err)
+	if err := s.UpdateBet(ctx, first.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetConfirmed, OperatorTxID: "op-1", Balance: &balance, At: t0.Add(time.Minute)}); err != nil {
+		t.Fatalf("UpdateBet(confirm) = %v", err)
 	}
-	if _, err := s.UpdateBet(ctx, first.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, At: t0}); code(err) != betting.ErrConflict {
+	if confirmed, err := s.GetBet(ctx, "", "", first.ID); err != nil || confirmed.Status != betting.BetConfirmed || confirmed.OperatorTxID != "op-1" ||
+		!confirmed.UpdatedAt.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("bet after UpdateBet(confirm) = %+v, %v", confirmed, err)
+	}
+	if err := s.UpdateBet(ctx, uuid.NewString(), betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, At: t0}); code(err) != betting.ErrNotFound {
+		t.Errorf("UpdateBet of a missing bet: %v", err)
+	}
+	if err := s.UpdateBet(ctx, first.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, At: t0}); code(err) != betting.ErrConflict {
 		t.Errorf("UpdateBet from a stale status: %v", err)
 	}
 	if b, _ := s.GetBettor(ctx, "acme", "b1"); b.Balance == nil || !b.Balance.Equal(balance) {
@@ -103,12 +109,12 @@ func testBets(t *testing.T, s betting.BetStore) {
 	rejected := newBet("b1", "k2", outcome, t0.Add(time.Minute))
 	s.CreateBet(ctx, rejected)
 	code := betting.RejectInsufficientFund
-	if _, err := s.UpdateBet(ctx, rejected.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, RejectionCode: &code, RejectionReason: "409", At: t0}); err != nil {
+	if err := s.UpdateBet(ctx, rejected.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, RejectionCode: &code, RejectionReason: "409", At: t0}); err != nil {
 		t.Fatal(err)
 	}
 	unknown := newBet("b1", "k3", outcome, t0.Add(2*time.Minute))
 	s.CreateBet(ctx, unknown)
-	if _, err := s.UpdateBet(ctx, unknown.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, Rollback: true, At: t0}); err != nil {
+	if err := s.UpdateBet(ctx, unknown.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, Rollback: true, At: t0}); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := s.GetBet(ctx, "", "", unknown.ID); b.RejectionCode != nil || b.Status != betting.BetRejected {
@@ -170,7 +176,7 @@ func testExposure(t *testing.T, s betting.BetStore) {
 		t.Errorf("a second reservation of the same bet: %v", err)
 	}
 	before, _ := s.Exposure(ctx, "acme", outcome, "USD")
-	if _, err := s.UpdateBet(ctx, held.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, Release: true, At: t0}); err != nil {
+	if err := s.UpdateBet(ctx, held.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, Release: true, At: t0}); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := s.Exposure(ctx, "acme", outcome, "USD")
@@ -197,7 +203,7 @@ func testSettlement(t *testing.T, s betting.BetStore) {
 	}
 	won, lost, pending := bets[0], bets[1], bets[2]
 	for _, b := range []betting.Bet{won, lost} {
-		if _, err := s.UpdateBet(ctx, b.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetConfirmed, At: t0}); err != nil {
+		if err := s.UpdateBet(ctx, b.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetConfirmed, At: t0}); err != nil {
 			t.Fatal(err)
 		}
 	}
