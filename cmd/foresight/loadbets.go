@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,68 +52,12 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer done()
-	op, err := operator.New(operator.Config{ID: "load", SigningSecret: "load-test-signing-secret", StartingBalance: "1000000000.00"})
+	w, err := startBetLoad(ctx, dbURL, concurrency*2)
 	if err != nil {
 		return err
 	}
-	wallet := httptest.NewServer(op.Handler())
-	defer wallet.Close()
-
-	cfg := server.DefaultConfig()
-	cfg.DatabaseURL, cfg.AdminToken, cfg.DevAllowInsecure = dbURL, randomToken(), true
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	cfg.PublicURL = "http://" + l.Addr().String()
-	srv, err := server.New(ctx, cfg, nil)
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	runCtx, stopRun := context.WithCancel(ctx)
-	ran := make(chan error, 1)
-	go func() { ran <- srv.Run(runCtx, l) }()
-	defer func() { stopRun(); <-ran }()
-
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: concurrency * 2, MaxConnsPerHost: concurrency * 2}}
-	admin := func(method, path, body string, out any) error {
-		req, _ := http.NewRequestWithContext(ctx, method, cfg.PublicURL+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+cfg.AdminToken)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode >= 300 {
-			b, _ := io.ReadAll(resp.Body)
-			return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, b)
-		}
-		if out != nil {
-			return json.NewDecoder(resp.Body).Decode(out)
-		}
-		return nil
-	}
-	if err := admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":"load","name":"Load","integration":"standalone",
-		"wallet_url":%q,"signing_secret":"load-test-signing-secret","jwks_url":%q,"currencies":[{"code":"USD","decimals":2}],
-		"margin":{"method":"odds_ratio","value":"0.05"},"limits":{"USD":{"min_stake":"1","max_stake":"1000","max_payout":"100000","outcome_exposure":"1000000000"}},
-		"odds_tolerance":"0.05"}`, wallet.URL, wallet.URL+"/.well-known/jwks.json"), nil); err != nil {
-		return err
-	}
-	var ev struct {
-		Markets []struct {
-			ID       string `json:"id"`
-			Outcomes []struct {
-				ID string `json:"id"`
-			} `json:"outcomes"`
-		} `json:"markets"`
-	}
-	if err := admin("POST", "/admin/v1/events", `{"category":"sports","title":{"en":"Load"},"markets":[{"question":{"en":"Who wins?"},
-		"outcomes":[{"name":{"en":"A"},"probability":"0.5"},{"name":{"en":"B"},"probability":"0.5"}]}]}`, &ev); err != nil {
-		return err
-	}
-	market := ev.Markets[0]
+	defer w.close()
+	op, admin, market, client, cfg := w.op, w.admin, w.market, w.client, w.cfg
 	tokens := make([]string, bettors)
 	for i := range tokens {
 		if tokens[i], err = op.MintToken(fmt.Sprint("bettor-", i), "USD"); err != nil {
@@ -209,4 +154,99 @@ func waitConfirmed(ctx context.Context, admin func(method, path, body string, ou
 		}
 	}
 	return errors.New("bets still pending after " + limit.String())
+}
+
+// betLoad is what the betting load commands run against: an in-process
+// server on loopback whose operator "load" has the sandbox operator's
+// wallet (signed requests, same process), and one open two-outcome market.
+type betLoad struct {
+	op     *operator.Operator
+	cfg    server.Config
+	client *http.Client
+	// admin calls the admin API and decodes the answer into out.
+	admin  func(method, path, body string, out any) error
+	market loadMarket
+	close  func()
+}
+
+type loadMarket struct {
+	ID       string `json:"id"`
+	Version  int64  `json:"version"`
+	Outcomes []struct {
+		ID string `json:"id"`
+	} `json:"outcomes"`
+}
+
+// startBetLoad starts the server on dbURL and creates the operator and
+// the market; conns bounds the client's connections to the server.
+func startBetLoad(ctx context.Context, dbURL string, conns int) (_ *betLoad, err error) {
+	w := &betLoad{}
+	var undo []func()
+	w.close = func() {
+		for _, f := range slices.Backward(undo) {
+			f()
+		}
+	}
+	defer func() {
+		if err != nil {
+			w.close()
+		}
+	}()
+	if w.op, err = operator.New(operator.Config{ID: "load", SigningSecret: "load-test-signing-secret", StartingBalance: "1000000000.00"}); err != nil {
+		return nil, err
+	}
+	wallet := httptest.NewServer(w.op.Handler())
+	undo = append(undo, wallet.Close)
+	w.cfg = server.DefaultConfig()
+	w.cfg.DatabaseURL, w.cfg.AdminToken, w.cfg.DevAllowInsecure = dbURL, randomToken(), true
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	w.cfg.PublicURL = "http://" + l.Addr().String()
+	srv, err := server.New(ctx, w.cfg, nil)
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	undo = append(undo, func() { srv.Close() })
+	runCtx, stopRun := context.WithCancel(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- srv.Run(runCtx, l) }()
+	undo = append(undo, func() { stopRun(); <-ran })
+
+	w.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns}}
+	w.admin = func(method, path, body string, out any) error {
+		req, _ := http.NewRequestWithContext(ctx, method, w.cfg.PublicURL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+w.cfg.AdminToken)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := w.client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode >= 300 {
+			b, _ := io.ReadAll(resp.Body)
+			return fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, b)
+		}
+		if out != nil {
+			return json.NewDecoder(resp.Body).Decode(out)
+		}
+		return nil
+	}
+	if err := w.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":"load","name":"Load","integration":"standalone",
+		"wallet_url":%q,"signing_secret":"load-test-signing-secret","jwks_url":%q,"currencies":[{"code":"USD","decimals":2}],
+		"margin":{"method":"odds_ratio","value":"0.05"},"limits":{"USD":{"min_stake":"1","max_stake":"1000","max_payout":"100000","outcome_exposure":"1000000000"}},
+		"odds_tolerance":"0.05"}`, wallet.URL, wallet.URL+"/.well-known/jwks.json"), nil); err != nil {
+		return nil, err
+	}
+	var ev struct {
+		Markets []loadMarket `json:"markets"`
+	}
+	if err := w.admin("POST", "/admin/v1/events", `{"category":"sports","title":{"en":"Load"},"markets":[{"question":{"en":"Who wins?"},
+		"outcomes":[{"name":{"en":"A"},"probability":"0.5"},{"name":{"en":"B"},"probability":"0.5"}]}]}`, &ev); err != nil {
+		return nil, err
+	}
+	w.market = ev.Markets[0]
+	return w, nil
 }

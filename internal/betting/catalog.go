@@ -86,6 +86,9 @@ func (t Texts) Resolve(locale string) string {
 	if len(t) == 0 {
 		return ""
 	}
+	if s, ok := t[locale]; ok {
+		return s // an exact match is what the matcher would choose
+	}
 	tags := make([]language.Tag, 0, len(t))
 	keys := make([]string, 0, len(t))
 	for k := range t {

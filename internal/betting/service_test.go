@@ -149,6 +149,12 @@ func TestTextsResolve(t *testing.T) {
 	if got := (betting.Texts{"fr": "Élection"}).Resolve("de"); got != "Élection" {
 		t.Errorf("only text: %q", got)
 	}
+	both := betting.Texts{"pt": "Eleição (pt)", "pt-BR": "Eleição (BR)", "en": "Election"}
+	for locale, want := range map[string]string{"pt": "Eleição (pt)", "pt-BR": "Eleição (BR)", "pt-PT": "Eleição (pt)", "en-GB": "Election"} {
+		if got := both.Resolve(locale); got != want {
+			t.Errorf("Resolve(%q) with pt and pt-BR = %q, want %q", locale, got, want)
+		}
+	}
 }
 
 // Concurrent operator updates do not overwrite each other: each adds its

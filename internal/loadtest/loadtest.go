@@ -103,13 +103,7 @@ func Run(ctx context.Context, client *http.Client, o Options) Result {
 			}
 		}
 		slices.Sort(lat)
-		pct := func(p float64) time.Duration {
-			if len(lat) == 0 {
-				return 0
-			}
-			return lat[min(len(lat)-1, int(p*float64(len(lat))))]
-		}
-		r.P50, r.P90, r.P99 = pct(0.50), pct(0.90), pct(0.99)
+		r.P50, r.P90, r.P99 = Quantile(lat, 0.50), Quantile(lat, 0.90), Quantile(lat, 0.99)
 		if len(lat) > 0 {
 			r.Max = lat[len(lat)-1]
 		}
@@ -149,4 +143,13 @@ func Run(ctx context.Context, client *http.Client, o Options) Result {
 	r.Elapsed = time.Since(start)
 	r.Throughput = float64(r.Succeeded) / r.Elapsed.Seconds()
 	return r
+}
+
+// Quantile returns the p quantile (0 < p < 1) of sorted latencies, zero
+// for none.
+func Quantile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(len(sorted)-1, int(p*float64(len(sorted))))]
 }

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/loadtest"
+)
+
+// runLoadtestStream measures the odds stream: it connects many bettors to
+// GET /api/v1/odds/stream of an in-process server, changes a market's
+// prices through the admin API at an interval, and reports how long each
+// change took to reach each stream, from the moment the admin request was
+// sent to the moment the stream delivered the change's line.
+func runLoadtestStream(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("loadtest stream", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		dbURL      string
+		streams    int
+		changes    int
+		interval   time.Duration
+		cpuProfile string
+	)
+	fs.StringVar(&dbURL, "database-url", "", "database (default: a new SQLite file in a temporary directory)")
+	fs.IntVar(&streams, "streams", 5000, "connected streams")
+	fs.IntVar(&changes, "changes", 20, "price changes")
+	fs.DurationVar(&interval, "interval", 500*time.Millisecond, "time between price changes")
+	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	dbURL, done, err := loadSetup(cpuProfile, dbURL)
+	if err != nil {
+		return err
+	}
+	defer done()
+	w, err := startBetLoad(ctx, dbURL, 8)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	fmt.Fprintf(stdout, "database %s, %d streams, %d price changes %v apart\n", redactURL(dbURL), streams, changes, interval)
+
+	tokens := make([]string, 100)
+	for i := range tokens {
+		if tokens[i], err = w.op.MintToken(fmt.Sprint("bettor-", i), "USD"); err != nil {
+			return err
+		}
+	}
+	// sent[v] is when the change that makes the market's version v was sent.
+	var (
+		mu        sync.Mutex
+		sent      = map[int64]time.Time{}
+		latencies []time.Duration
+	)
+	streamCtx, stopStreams := context.WithCancel(ctx)
+	defer stopStreams()
+	transport := &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: -1, DisableCompression: true}
+	defer transport.CloseIdleConnections()
+	client := &http.Client{Transport: transport}
+	connected := make(chan error, streams)
+	var readers sync.WaitGroup
+	first := w.market.Outcomes[0].ID
+	start := time.Now()
+	for i := range streams {
+		readers.Go(func() {
+			req, _ := http.NewRequestWithContext(streamCtx, "GET", w.cfg.PublicURL+"/api/v1/odds/stream?locale=en", nil)
+			req.Header.Set("Authorization", "Bearer "+tokens[i%len(tokens)])
+			resp, err := client.Do(req)
+			if err != nil {
+				connected <- err
+				return
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				connected <- fmt.Errorf("stream: %s", resp.Status)
+				return
+			}
+			lines := bufio.NewScanner(resp.Body)
+			for lines.Scan() {
+				line := lines.Text()
+				if line == ": connected" {
+					connected <- nil
+					continue
+				}
+				data, ok := strings.CutPrefix(line, "data: ")
+				if !ok {
+					continue
+				}
+				var c struct {
+					OutcomeID     string `json:"outcome_id"`
+					MarketVersion int64  `json:"market_version"`
+				}
+				if json.Unmarshal([]byte(data), &c) != nil || c.OutcomeID != first {
+					continue
+				}
+				now := time.Now()
+				mu.Lock()
+				if at, ok := sent[c.MarketVersion]; ok {
+					latencies = append(latencies, now.Sub(at))
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for range streams {
+		if err := <-connected; err != nil {
+			return fmt.Errorf("connect the streams: %w", err)
+		}
+	}
+	fmt.Fprintf(stdout, "%-40s %d streams in %v\n", "connected", streams, time.Since(start).Round(time.Millisecond))
+
+	version := w.market.Version
+	for i := range changes {
+		p := []string{"0.5", "0.5"}
+		if i%2 == 0 {
+			p = []string{"0.6", "0.4"}
+		}
+		body := fmt.Sprintf(`{"outcomes":[{"id":%q,"probability":%q},{"id":%q,"probability":%q}]}`,
+			w.market.Outcomes[0].ID, p[0], w.market.Outcomes[1].ID, p[1])
+		mu.Lock()
+		sent[version+1] = time.Now()
+		mu.Unlock()
+		var ev struct {
+			Markets []loadMarket `json:"markets"`
+		}
+		if err := w.admin("POST", "/admin/v1/markets/"+w.market.ID+"/prices", body, &ev); err != nil {
+			return err
+		}
+		version = ev.Markets[0].Version
+		time.Sleep(interval)
+	}
+	want := streams * changes
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		mu.Lock()
+		n := len(latencies)
+		mu.Unlock()
+		if n >= want {
+			break
+		}
+	}
+	stopStreams()
+	readers.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	slices.Sort(latencies)
+	if len(latencies) == 0 {
+		return fmt.Errorf("no change reached any stream")
+	}
+	q := func(p float64) time.Duration { return loadtest.Quantile(latencies, p) }
+	fmt.Fprintf(stdout, "%-40s %d of %d deliveries: p50 %v, p90 %v, p99 %v, max %v\n", "price change to every stream", len(latencies), want,
+		q(0.50).Round(10*time.Microsecond), q(0.90).Round(10*time.Microsecond), q(0.99).Round(10*time.Microsecond),
+		latencies[len(latencies)-1].Round(10*time.Microsecond))
+	return nil
+}
