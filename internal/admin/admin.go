@@ -308,6 +308,15 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	json.NewEncoder(w).Encode(p)
 }
 
+// reply writes v with status, or the problem of err when err is not nil.
+func (h *handler) reply(w http.ResponseWriter, r *http.Request, status int, v any, err error) {
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, status, v)
+}
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")

@@ -198,20 +198,12 @@ func (h *handler) createEvent(w http.ResponseWriter, r *http.Request) {
 		e.Markets = append(e.Markets, bm)
 	}
 	e, err := h.betting.CreateEvent(r.Context(), e)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, e)
+	h.reply(w, r, http.StatusCreated, e, err)
 }
 
 func (h *handler) getEvent(w http.ResponseWriter, r *http.Request) {
 	e, err := h.betting.GetEvent(r.Context(), r.PathValue("id"))
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, e)
+	h.reply(w, r, http.StatusOK, e, err)
 }
 
 func (h *handler) updateEvent(w http.ResponseWriter, r *http.Request) {
@@ -226,11 +218,7 @@ func (h *handler) updateEvent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e, err := h.betting.UpdateEventTexts(r.Context(), r.PathValue("id"), req.Title, req.Description, req.Markets, req.Outcomes)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, e)
+	h.reply(w, r, http.StatusOK, e, err)
 }
 
 func (h *handler) setPrices(w http.ResponseWriter, r *http.Request) {
@@ -249,11 +237,7 @@ func (h *handler) setPrices(w http.ResponseWriter, r *http.Request) {
 		probs[o.ID] = o.Probability
 	}
 	e, err := h.betting.SetPrices(r.Context(), r.PathValue("id"), probs)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, e)
+	h.reply(w, r, http.StatusOK, e, err)
 }
 
 func (h *handler) marketStatus(status string) http.HandlerFunc {
@@ -276,20 +260,12 @@ func (h *handler) resolveMarket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e, err := h.betting.ResolveMarket(r.Context(), r.PathValue("id"), req.WinningOutcomeID)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, e)
+	h.reply(w, r, http.StatusOK, e, err)
 }
 
 func (h *handler) cancelMarket(w http.ResponseWriter, r *http.Request) {
 	e, err := h.betting.CancelMarket(r.Context(), r.PathValue("id"))
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, e)
+	h.reply(w, r, http.StatusOK, e, err)
 }
 
 func required(r *http.Request, names ...string) error {
