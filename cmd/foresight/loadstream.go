@@ -65,7 +65,7 @@ func runLoadtestStream(ctx context.Context, args []string, stdout, stderr io.Wri
 	)
 	streamCtx, stopStreams := context.WithCancel(ctx)
 	defer stopStreams()
-	transport := &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: -1, DisableCompression: true}
+	transport := &http.Transport{MaxIdleConnsPerHost: -1, DisableCompression: true}
 	defer transport.CloseIdleConnections()
 	client := &http.Client{Transport: transport}
 	connected := make(chan error, streams)

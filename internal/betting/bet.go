@@ -121,9 +121,6 @@ type BetStore interface {
 	// EnsureBettor creates the bettor unless it exists and returns it.
 	EnsureBettor(ctx context.Context, b Bettor) (Bettor, error)
 	GetBettor(ctx context.Context, operatorID, bettorID string) (Bettor, error)
-	// SetBettorBalance records the balance the operator's wallet last
-	// reported for a bettor; ErrNotFound when there is no such bettor.
-	SetBettorBalance(ctx context.Context, operatorID, bettorID string, balance money.Amount) error
 	// ListBettors returns an operator's bettors ordered by id, after
 	// afterID.
 	ListBettors(ctx context.Context, operatorID, afterID string, limit int) ([]Bettor, error)

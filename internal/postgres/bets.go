@@ -32,17 +32,6 @@ func (s betStore) EnsureBettor(ctx context.Context, b betting.Bettor) (betting.B
 	return s.GetBettor(ctx, b.OperatorID, b.ID)
 }
 
-func (s betStore) SetBettorBalance(ctx context.Context, operatorID, bettorID string, balance money.Amount) error {
-	tag, err := s.d.pool.Exec(ctx, `UPDATE betting_bettors SET balance = $1::numeric WHERE operator_id = $2 AND id = $3`, balance.String(), operatorID, bettorID)
-	if err != nil {
-		return err
-	}
-	if tag.RowsAffected() == 0 {
-		return missing("bettor", bettorID)
-	}
-	return nil
-}
-
 func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (betting.Bettor, error) {
 	var b betting.Bettor
 	var balance *string

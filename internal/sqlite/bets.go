@@ -32,17 +32,6 @@ func (s betStore) EnsureBettor(ctx context.Context, b betting.Bettor) (betting.B
 	return s.GetBettor(ctx, b.OperatorID, b.ID)
 }
 
-func (s betStore) SetBettorBalance(ctx context.Context, operatorID, bettorID string, balance money.Amount) error {
-	res, err := s.d.writer.exec(ctx, `UPDATE betting_bettors SET balance = ? WHERE operator_id = ? AND id = ?`, balance.String(), operatorID, bettorID)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return notFound("bettor", bettorID)
-	}
-	return nil
-}
-
 func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (betting.Bettor, error) {
 	var b betting.Bettor
 	var balance sql.NullString
@@ -156,7 +145,7 @@ func (s betStore) CreateBet(ctx context.Context, b betting.Bet) (betting.Bet, bo
 			return nil, err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			got, created = betting.Bet{}, false
+			created = false
 			got, err = scanBet(tx.queryRow(ctx, betByKeySQL, b.OperatorID, b.BettorID, b.IdempotencyKey), b.ID)
 			return nil, err
 		}
@@ -230,8 +219,13 @@ func (s betStore) ReserveExposure(ctx context.Context, b betting.Bet, limit mone
 
 // exposure returns an outcome's reserved exposure.
 func (t *writeTx) exposure(ctx context.Context, k exposureKey) (money.Amount, error) {
+	return scanExposure(t.queryRow(ctx, exposureSQL, k.operatorID, k.outcomeID, k.currency))
+}
+
+// scanExposure reads a reserved exposure, zero when there is none.
+func scanExposure(row *sql.Row) (money.Amount, error) {
 	var reserved string
-	err := t.queryRow(ctx, exposureSQL, k.operatorID, k.outcomeID, k.currency).Scan(&reserved)
+	err := row.Scan(&reserved)
 	if errors.Is(err, sql.ErrNoRows) {
 		return money.Zero(), nil
 	}
@@ -252,13 +246,7 @@ func (t *writeTx) release(ctx context.Context, k exposureKey, amount money.Amoun
 }
 
 func (s betStore) Exposure(ctx context.Context, operatorID, outcomeID, currency string) (money.Amount, error) {
-	var total money.Amount
-	err := s.d.write(ctx, func(ctx context.Context, tx *writeTx) (error, error) {
-		var err error
-		total, err = tx.exposure(ctx, exposureKey{operatorID, outcomeID, currency})
-		return nil, err
-	})
-	return total, err
+	return scanExposure(s.d.reader.queryRow(ctx, exposureSQL, operatorID, outcomeID, currency))
 }
 
 func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate) error {

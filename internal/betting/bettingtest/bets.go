@@ -46,15 +46,6 @@ func testBettors(t *testing.T, s betting.BetStore) {
 	if _, err := s.GetBettor(ctx, "other", "b1"); code(err) != betting.ErrNotFound {
 		t.Errorf("bettor of another operator: %v", err)
 	}
-	if err := s.SetBettorBalance(ctx, "acme", "b1", money.MustParse("123.45")); err != nil {
-		t.Fatal(err)
-	}
-	if b, err := s.GetBettor(ctx, "acme", "b1"); err != nil || b.Balance == nil || b.Balance.String() != "123.45" {
-		t.Errorf("balance after SetBettorBalance = %v, %v", b.Balance, err)
-	}
-	if err := s.SetBettorBalance(ctx, "other", "b1", money.Zero()); code(err) != betting.ErrNotFound {
-		t.Errorf("balance of a missing bettor: %v", err)
-	}
 }
 
 func testBets(t *testing.T, s betting.BetStore) {
