@@ -16,6 +16,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/loadtest"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/server"
@@ -36,6 +38,7 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 		bettors     int
 		cpuProfile  string
 		settle      bool
+		backlog     bool
 	)
 	fs.StringVar(&dbURL, "database-url", "", "database (default: a new SQLite file in a temporary directory)")
 	fs.DurationVar(&duration, "duration", 10*time.Second, "length of each phase")
@@ -43,6 +46,7 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.Float64Var(&rate, "rate", 500, "rate of the fixed-rate phase, per second")
 	fs.IntVar(&bettors, "bettors", 200, "bettors the bets are spread over")
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
+	fs.BoolVar(&backlog, "backlog", true, "then queue bets for a phase with placement paused, resume it, and time the backlog's placement")
 	fs.BoolVar(&settle, "settle", false, "then resolve the market and time until every bet's deposit reached the wallet")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -99,6 +103,11 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 	took := time.Since(start)
 	fmt.Fprintf(stdout, "%-40s %d bets confirmed %v after the first was sent: %.0f/s\n", "placement to CONFIRMED", r.Succeeded,
 		took.Round(time.Millisecond), float64(r.Succeeded)/took.Seconds())
+	if backlog {
+		if err := placeBacklog(ctx, stdout, w, admin, loadtest.Options{Concurrency: concurrency, Duration: duration, NewRequest: newBet, OK: accepted}); err != nil {
+			return err
+		}
+	}
 	if !settle {
 		return nil
 	}
@@ -120,6 +129,55 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 	took = time.Since(start)
 	fmt.Fprintf(stdout, "%-40s %d deposits delivered %v after the resolve: %.0f/s\n", "resolve to every deposit delivered", debited,
 		took.Round(time.Millisecond), float64(debited)/took.Seconds())
+	return nil
+}
+
+// queueControl pauses and resumes a job queue on every node.
+type queueControl interface {
+	PauseQueue(ctx context.Context, queue string) error
+	ResumeQueue(ctx context.Context, queue string) error
+	BetStore() betting.BetStore
+}
+
+// placeBacklog measures placement alone, without POSTs competing for the
+// CPU: it pauses the placement queue, sends bets for one phase, resumes
+// the queue and times until no bet is pending.
+func placeBacklog(ctx context.Context, stdout io.Writer, w *betLoad, admin func(method, path, body string, out any) error, send loadtest.Options) error {
+	db, err := server.OpenDatabase(ctx, w.cfg.DatabaseURL, nil)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	q, ok := db.(queueControl)
+	if !ok {
+		return errors.New("the database cannot pause queues")
+	}
+	if err := q.PauseQueue(ctx, jobqueue.QueueBets); err != nil {
+		return err
+	}
+	// River on SQLite reads queue settings every 2 s; on PostgreSQL it is
+	// told at once.
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(3 * time.Second):
+	}
+	r := loadtest.Run(ctx, w.client, send)
+	fmt.Fprintf(stdout, "%-40s %s\n", "POST /api/v1/bettor/bets, max, paused", r)
+	pending, err := q.BetStore().MarketBets(ctx, w.market.ID, betting.BetPending, 10*r.Succeeded)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := q.ResumeQueue(ctx, jobqueue.QueueBets); err != nil {
+		return err
+	}
+	if err := waitConfirmed(ctx, admin, 5*time.Minute); err != nil {
+		return err
+	}
+	took := time.Since(start)
+	fmt.Fprintf(stdout, "%-40s %d pending bets decided %v after the resume: %.0f/s\n", "placement of a paused backlog", len(pending),
+		took.Round(time.Millisecond), float64(len(pending))/took.Seconds())
 	return nil
 }
 

@@ -2,6 +2,7 @@ package betting
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -37,8 +38,9 @@ type cached[T any] struct {
 }
 
 // catalogCache keeps recently read operators and events in memory, for
-// the request path (pricing a new bet, showing events). Placement jobs
-// read the database.
+// the request path (pricing a new bet, showing events) and the checks of
+// a placement before its debit. The check after the debit, which decides
+// whether a debited bet stands, reads the database.
 type catalogCache struct {
 	mu        sync.Mutex
 	operators map[string]cached[Operator]
@@ -187,4 +189,38 @@ func (s *Service) cachedEventOfMarket(ctx context.Context, marketID string) (Eve
 func (s *Service) Changed(e Event) {
 	s.cache.putEvent(e, s.Now())
 	s.hub.Publish(e)
+}
+
+// CatalogChange names an operator or an event that another node changed.
+type CatalogChange struct {
+	Kind string // ChangedOperator or ChangedEvent
+	ID   string
+}
+
+// Kinds of CatalogChange.
+const (
+	ChangedOperator = "operator"
+	ChangedEvent    = "event"
+)
+
+// Refresh reads a changed operator or event from the store into the
+// cache; a changed event also goes to the odds streams.
+func (s *Service) Refresh(ctx context.Context, c CatalogChange) error {
+	switch c.Kind {
+	case ChangedOperator:
+		o, err := s.store.GetOperator(ctx, c.ID)
+		if err != nil {
+			return err
+		}
+		s.cache.putOperator(o, s.Now())
+	case ChangedEvent:
+		e, err := s.store.GetEvent(ctx, c.ID)
+		if err != nil {
+			return err
+		}
+		s.Changed(e)
+	default:
+		return fmt.Errorf("unknown catalog change %q", c.Kind)
+	}
+	return nil
 }

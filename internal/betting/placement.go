@@ -190,12 +190,14 @@ func (p *Placement) Process(ctx context.Context, betID string, lastAttempt bool)
 }
 
 func (p *Placement) process(ctx context.Context, b Bet) error {
-	op, err := p.catalog.GetOperator(ctx, b.OperatorID)
+	op, err := p.catalog.CachedOperator(ctx, b.OperatorID)
 	if err != nil {
 		return err
 	}
 	if !b.Reserved {
-		if reason := p.check(ctx, op, b, true); reason != "" {
+		// Before the debit the cache will do: it takes every change made
+		// on this node at once, and other nodes' within moments.
+		if reason := p.check(ctx, p.catalog.CachedEvent, op, b, true); reason != "" {
 			return p.reject(ctx, b, RejectValidationFailed, reason)
 		}
 		limits := op.Limits[b.Currency]
@@ -225,7 +227,9 @@ func (p *Placement) process(ctx context.Context, b Bet) error {
 	}
 	switch ans.Status {
 	case WalletDone:
-		if reason := p.check(ctx, op, b, false); reason != "" {
+		// Whether a debited bet stands is decided on the stored event: a
+		// market resolved meanwhile must not get a new bet.
+		if reason := p.check(ctx, p.catalog.GetEvent, op, b, false); reason != "" {
 			code := RejectWalletRolledBack
 			return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: &code, RejectionReason: reason + " while the stake was debited",
 				OperatorTxID: ans.OperatorTxID, Balance: ans.Balance, Release: true, Rollback: true})
@@ -252,10 +256,11 @@ func (p *Placement) finish(ctx context.Context, b Bet, u BetUpdate) error {
 }
 
 // check returns why the bet cannot be placed now, or "": the market, its
-// event and the outcome must be open, and with price the odds must not have
-// moved against the bettor beyond the operator's tolerance.
-func (p *Placement) check(ctx context.Context, op Operator, b Bet, price bool) string {
-	e, err := p.catalog.GetEvent(ctx, b.EventID)
+// event (read with getEvent) and the outcome must be open, and with price
+// the odds must not have moved against the bettor beyond the operator's
+// tolerance.
+func (p *Placement) check(ctx context.Context, getEvent func(context.Context, string) (Event, error), op Operator, b Bet, price bool) string {
+	e, err := getEvent(ctx, b.EventID)
 	if err != nil {
 		return "the event is gone"
 	}
@@ -300,7 +305,7 @@ func (p *Placement) Rollback(ctx context.Context, betID string) error {
 	if b.RollbackConfirmedAt != nil {
 		return nil
 	}
-	op, err := p.catalog.GetOperator(ctx, b.OperatorID)
+	op, err := p.catalog.CachedOperator(ctx, b.OperatorID)
 	if err != nil {
 		return err
 	}
@@ -391,7 +396,7 @@ func (p *Placement) Deposit(ctx context.Context, betIDs []string) error {
 			return fmt.Errorf("bet %s is %s, not settled", b.ID, b.Status)
 		}
 		if _, ok := ops[b.OperatorID]; !ok {
-			if ops[b.OperatorID], err = p.catalog.GetOperator(ctx, b.OperatorID); err != nil {
+			if ops[b.OperatorID], err = p.catalog.CachedOperator(ctx, b.OperatorID); err != nil {
 				return err
 			}
 		}
@@ -454,7 +459,7 @@ type OutcomeExposure struct {
 // Exposure returns, per outcome of a market and currency of the operator,
 // the open stake, the potential payout, the limit and the headroom left.
 func (p *Placement) Exposure(ctx context.Context, operatorID, marketID string) ([]OutcomeExposure, error) {
-	op, err := p.catalog.GetOperator(ctx, operatorID)
+	op, err := p.catalog.CachedOperator(ctx, operatorID)
 	if err != nil {
 		return nil, err
 	}

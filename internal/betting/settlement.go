@@ -103,7 +103,7 @@ func (p *Placement) Settle(ctx context.Context, marketID string) error {
 		for _, b := range bets {
 			op, ok := ops[b.OperatorID]
 			if !ok {
-				if op, err = p.catalog.GetOperator(ctx, b.OperatorID); err != nil {
+				if op, err = p.catalog.CachedOperator(ctx, b.OperatorID); err != nil {
 					return err
 				}
 				ops[b.OperatorID] = op

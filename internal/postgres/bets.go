@@ -168,30 +168,13 @@ func (s betStore) ListBets(ctx context.Context, f betting.BetFilter) ([]betting.
 }
 
 func (s betStore) ReserveExposure(ctx context.Context, b betting.Bet, limit money.Amount) error {
-	// One statement: lock the bet unless it already holds a reservation,
-	// add the payout when the total stays within the limit, and mark the
-	// bet.
-	var unreserved, added int
-	err := s.d.pool.QueryRow(ctx, `WITH bet AS (
-			SELECT id FROM betting_bets WHERE id = $6 AND NOT exposure_reserved FOR UPDATE
-		), added AS (
-			INSERT INTO betting_exposure AS x (operator_id, outcome_id, currency, reserved)
-			SELECT $1, $2, $3, $4::numeric FROM bet WHERE $4::numeric <= $5::numeric
-			ON CONFLICT (operator_id, outcome_id, currency) DO UPDATE SET reserved = x.reserved + EXCLUDED.reserved
-			WHERE x.reserved + EXCLUDED.reserved <= $5::numeric
-			RETURNING 1
-		), marked AS (
-			UPDATE betting_bets SET exposure_reserved = TRUE WHERE id IN (SELECT id FROM bet) AND EXISTS (SELECT FROM added)
-			RETURNING 1
-		)
-		SELECT (SELECT count(*) FROM bet), (SELECT count(*) FROM added)`,
-		b.OperatorID, b.OutcomeID, b.Currency, b.PotentialPayout.String(), limit.String(), b.ID).Scan(&unreserved, &added)
+	r, err := s.d.reserver(b.OutcomeID).Do(ctx, reservation{bet: b, limit: limit})
 	switch {
 	case err != nil:
 		return err
-	case unreserved == 0:
+	case !r.unreserved:
 		return nil // reserved before (or no such bet)
-	case added == 0:
+	case !r.added:
 		return &betting.Error{Code: betting.ErrLimit, Message: "the outcome's exposure limit would be passed"}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -38,7 +39,12 @@ func (s bettingStore) CreateOperator(ctx context.Context, o betting.Operator) er
 	if err != nil {
 		return err
 	}
-	_, err = s.d.pool.Exec(ctx, `INSERT INTO betting_operators (id, doc, created_at) VALUES ($1, $2, $3)`, o.ID, doc, o.CreatedAt)
+	err = pgx.BeginFunc(ctx, s.d.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO betting_operators (id, doc, created_at) VALUES ($1, $2, $3)`, o.ID, doc, o.CreatedAt); err != nil {
+			return err
+		}
+		return notifyChange(ctx, tx, betting.ChangedOperator, o.ID)
+	})
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "23505" {
 		return &betting.Error{Code: betting.ErrConflict, Message: "operator " + o.ID + " exists"}
@@ -83,11 +89,19 @@ func (s bettingStore) UpdateOperator(ctx context.Context, o, prev betting.Operat
 	if err != nil {
 		return err
 	}
-	tag, err := s.d.pool.Exec(ctx, `UPDATE betting_operators SET doc = $1 WHERE id = $2 AND doc = $3::jsonb`, doc, o.ID, prevDoc)
+	var updated int64
+	err = pgx.BeginFunc(ctx, s.d.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE betting_operators SET doc = $1 WHERE id = $2 AND doc = $3::jsonb`, doc, o.ID, prevDoc)
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		updated = tag.RowsAffected()
+		return notifyChange(ctx, tx, betting.ChangedOperator, o.ID)
+	})
 	if err != nil {
 		return err
 	}
-	if tag.RowsAffected() == 0 {
+	if updated == 0 {
 		if _, err := s.GetOperator(ctx, o.ID); err != nil {
 			return err
 		}
@@ -140,9 +154,17 @@ func (s bettingStore) EventOfMarket(ctx context.Context, marketID string) (betti
 		`SELECT e.doc FROM betting_markets m JOIN betting_events e ON e.id = m.event_id WHERE m.id = $1`, marketID), "market", marketID)
 }
 
-// catalogChannel is the NOTIFY channel of catalog changes: the payload is
-// the changed event's id, delivered at commit to every node.
+// catalogChannel is the NOTIFY channel of catalog changes, delivered at
+// commit to every node. The payload is the kind of what changed and its
+// id: "event:<id>" or "operator:<id>".
 const catalogChannel = "foresight_catalog"
+
+// notifyChange tells every node, at commit, that an operator or an event
+// changed.
+func notifyChange(ctx context.Context, tx pgx.Tx, kind, id string) error {
+	_, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, catalogChannel, kind+":"+id)
+	return err
+}
 
 func (s bettingStore) UpdateEvent(ctx context.Context, e betting.Event, prev time.Time) error {
 	return s.updateEvent(ctx, e, prev, nil)
@@ -180,16 +202,16 @@ func (s bettingStore) updateEvent(ctx context.Context, e betting.Event, prev tim
 			return err
 		}
 	}
-	if _, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, catalogChannel, e.ID); err != nil {
+	if err := notifyChange(ctx, tx, betting.ChangedEvent, e.ID); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
 }
 
-// ListenCatalog calls changed with the id of every event changed by any
-// node, until ctx ends; it reconnects after a lost connection. listening
+// ListenCatalog calls changed with every operator and event changed by
+// any node, until ctx ends; it reconnects after a lost connection. listening
 // is called each time the subscription is in place.
-func (d *DB) ListenCatalog(ctx context.Context, changed func(eventID string), listening func()) {
+func (d *DB) ListenCatalog(ctx context.Context, changed func(betting.CatalogChange), listening func()) {
 	for ctx.Err() == nil {
 		err := d.listen(ctx, changed, listening)
 		if ctx.Err() != nil {
@@ -203,7 +225,7 @@ func (d *DB) ListenCatalog(ctx context.Context, changed func(eventID string), li
 	}
 }
 
-func (d *DB) listen(ctx context.Context, changed func(string), listening func()) error {
+func (d *DB) listen(ctx context.Context, changed func(betting.CatalogChange), listening func()) error {
 	conn, err := d.pool.Acquire(ctx)
 	if err != nil {
 		return err
@@ -219,7 +241,12 @@ func (d *DB) listen(ctx context.Context, changed func(string), listening func())
 		if err != nil {
 			return err
 		}
-		changed(n.Payload)
+		kind, id, ok := strings.Cut(n.Payload, ":")
+		if !ok {
+			d.log.Warn("unreadable catalog notification", "payload", n.Payload)
+			continue
+		}
+		changed(betting.CatalogChange{Kind: kind, ID: id})
 	}
 }
 

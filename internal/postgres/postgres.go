@@ -32,7 +32,9 @@ type DB struct {
 	pool    *pgxpool.Pool
 	queue   *river.Client[pgx.Tx]
 	creates *groupcommit.Batcher[newJob, createResult]
-	log     *slog.Logger
+	// reservers batch exposure reservations; see reserve.go.
+	reservers []*groupcommit.Batcher[reservation, reserveResult]
+	log       *slog.Logger
 }
 
 // Open connects to the database at url (postgres://…) and applies every
@@ -69,12 +71,16 @@ func Open(ctx context.Context, url string, log *slog.Logger) (*DB, error) {
 		return nil, err
 	}
 	d.creates = groupcommit.New(d.createJobs, 256, 30*time.Second)
+	d.reservers = newReservers(d)
 	return d, nil
 }
 
-// Close stops the batcher and closes the connection pool.
+// Close stops the batchers and closes the connection pool.
 func (d *DB) Close() error {
 	d.creates.Close()
+	for _, r := range d.reservers {
+		r.Close()
+	}
 	d.pool.Close()
 	return nil
 }
@@ -155,4 +161,16 @@ func migrateFile(ctx context.Context, conn *pgx.Conn, name string) error {
 		return err
 	}
 	return tx.Commit(ctx)
+}
+
+// PauseQueue stops every process from starting jobs of queue until
+// ResumeQueue; running jobs finish. Processes notice within milliseconds
+// (River notifies them).
+func (d *DB) PauseQueue(ctx context.Context, queue string) error {
+	return d.queue.QueuePause(ctx, queue, nil)
+}
+
+// ResumeQueue undoes PauseQueue.
+func (d *DB) ResumeQueue(ctx context.Context, queue string) error {
+	return d.queue.QueueResume(ctx, queue, nil)
 }

@@ -543,6 +543,40 @@ func TestOddsStreamAcrossNodes(t *testing.T) {
 	}
 }
 
+// TestOperatorChangeAcrossNodes changes an operator's margin through one
+// node and sees the new odds on another well within the 2 s its cache
+// trusts an operator: the change is announced (PostgreSQL NOTIFY), not
+// waited out.
+func TestOperatorChangeAcrossNodes(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	bw := newBettingWorld(t, db)
+	other := &world{t: t}
+	cfg := testConfig(db)
+	cfg.DevAllowInsecure = true
+	other.start(cfg, false)
+	t.Cleanup(func() { other.stop() })
+	there := &bettingWorld{world: other, spec: bw.spec, op: bw.op}
+	alice := bw.bettor("alice", "100.00")
+	oddsThere := func() any {
+		ev := there.api("GET", "/api/v1/events?locale=en", alice, "").json(t)
+		return ev["items"].([]any)[0].(map[string]any)["markets"].([]any)[0].(map[string]any)["outcomes"].([]any)[0].(map[string]any)["display_odds"]
+	}
+	if o := oddsThere(); o != "4.42" {
+		t.Fatalf("odds on the other node = %v, want 4.42", o)
+	}
+	cached := time.Now() // the other node now holds the operator
+	if st, _ := bw.admin("PATCH", "/admin/v1/operators/sandbox", `{"margin":{"method":"odds_ratio","value":"0.20"}}`); st != 200 {
+		t.Fatalf("PATCH operator = %d", st)
+	}
+	for oddsThere() == "4.42" {
+		if time.Since(cached) > time.Second {
+			t.Fatal("the other node still prices with the old margin")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // TestTwoServersSettleOnce runs two servers on one PostgreSQL database:
 // bets placed through both, the market resolved through one, every bet is
 // settled and paid exactly once.

@@ -298,11 +298,11 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 // catalogListener is a database that tells every node of catalog
 // changes (PostgreSQL's LISTEN/NOTIFY); SQLite has one node.
 type catalogListener interface {
-	ListenCatalog(ctx context.Context, changed func(eventID string), listening func())
+	ListenCatalog(ctx context.Context, changed func(betting.CatalogChange), listening func())
 }
 
-// relayCatalogChanges publishes the changes other nodes made to this
-// node's odds streams, until ctx ends; ready is closed once it listens
+// relayCatalogChanges brings the operators and events other nodes changed
+// into this node's cache and odds streams, until ctx ends; ready is closed once it listens
 // (at once when the database has one node).
 func (s *Server) relayCatalogChanges(ctx context.Context, ready chan<- struct{}) {
 	var once sync.Once
@@ -312,13 +312,10 @@ func (s *Server) relayCatalogChanges(ctx context.Context, ready chan<- struct{})
 	if !ok {
 		return
 	}
-	l.ListenCatalog(ctx, func(id string) {
-		e, err := s.betting.GetEvent(ctx, id)
-		if err != nil {
-			s.log.Warn("reading a changed event", "event_id", id, "err", err)
-			return
+	l.ListenCatalog(ctx, func(c betting.CatalogChange) {
+		if err := s.betting.Refresh(ctx, c); err != nil {
+			s.log.Warn("reading a changed "+c.Kind, "id", c.ID, "err", err)
 		}
-		s.betting.Changed(e)
 	}, signal)
 }
 

@@ -5,7 +5,6 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"embed"
@@ -175,7 +174,6 @@ func (d *DB) Close() error {
 // until ctx ends or the returned stop function is called. stop cancels
 // running jobs (they resume on the next start) and waits for them.
 func (d *DB) StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (stop func(context.Context) error, err error) {
-	cfg.BetWorkers = cmp.Or(cfg.BetWorkers, 128) // see jobqueue.Config.BetWorkers
 	c, err := jobqueue.NewClient(riversqlite.New(d.writer.db), workers, cfg, d.log)
 	if err != nil {
 		return nil, err
@@ -239,4 +237,16 @@ func (d *DB) migrateFile(ctx context.Context, name string) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// PauseQueue stops every process from starting jobs of queue until
+// ResumeQueue; running jobs finish. Processes notice within a couple of
+// seconds (River polls SQLite for queue settings).
+func (d *DB) PauseQueue(ctx context.Context, queue string) error {
+	return d.queue.QueuePause(ctx, queue, nil)
+}
+
+// ResumeQueue undoes PauseQueue.
+func (d *DB) ResumeQueue(ctx context.Context, queue string) error {
+	return d.queue.QueueResume(ctx, queue, nil)
 }

@@ -1,0 +1,88 @@
+package postgres
+
+import (
+	"context"
+	"hash/fnv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/groupcommit"
+	"github.com/foresight-dev/foresight/internal/money"
+)
+
+// An outcome's exposure is one row that every reservation on that outcome
+// updates, and PostgreSQL holds the row's lock until the commit: one
+// reservation per commit caps an outcome at a few hundred bets a second.
+// Reservations therefore go through group-commit batchers, one batch per
+// transaction and one round trip per batch. An outcome always maps to the
+// same batcher, so batches never queue on each other's exposure rows,
+// while outcomes of different batchers reserve in parallel.
+const reservationShards = 4
+
+// reservation is one call of ReserveExposure.
+type reservation struct {
+	bet   betting.Bet
+	limit money.Amount
+}
+
+// reserveResult is what a reservation found: whether the bet still lacked
+// a reservation, and whether the payout was added.
+type reserveResult struct{ unreserved, added bool }
+
+// reserveSQL locks the bet unless it already holds a reservation, adds
+// the payout when the outcome's total stays within the limit, and marks
+// the bet.
+const reserveSQL = `WITH bet AS (
+		SELECT id FROM betting_bets WHERE id = $6 AND NOT exposure_reserved FOR UPDATE
+	), added AS (
+		INSERT INTO betting_exposure AS x (operator_id, outcome_id, currency, reserved)
+		SELECT $1, $2, $3, $4::numeric FROM bet WHERE $4::numeric <= $5::numeric
+		ON CONFLICT (operator_id, outcome_id, currency) DO UPDATE SET reserved = x.reserved + EXCLUDED.reserved
+		WHERE x.reserved + EXCLUDED.reserved <= $5::numeric
+		RETURNING 1
+	), marked AS (
+		UPDATE betting_bets SET exposure_reserved = TRUE WHERE id IN (SELECT id FROM bet) AND EXISTS (SELECT FROM added)
+		RETURNING 1
+	)
+	SELECT (SELECT count(*) FROM bet), (SELECT count(*) FROM added)`
+
+func newReservers(d *DB) []*groupcommit.Batcher[reservation, reserveResult] {
+	rs := make([]*groupcommit.Batcher[reservation, reserveResult], reservationShards)
+	for i := range rs {
+		rs[i] = groupcommit.New(d.reserve, 128, 30*time.Second)
+	}
+	return rs
+}
+
+// reserver returns the batcher of an outcome.
+func (d *DB) reserver(outcomeID string) *groupcommit.Batcher[reservation, reserveResult] {
+	h := fnv.New32a()
+	h.Write([]byte(outcomeID))
+	return d.reservers[h.Sum32()%uint32(len(d.reservers))]
+}
+
+// reserve applies a batch of reservations in order, in one transaction:
+// each statement sees the exposure the earlier ones added.
+func (d *DB) reserve(ctx context.Context, items []reservation) ([]reserveResult, error) {
+	out := make([]reserveResult, len(items))
+	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		batch := &pgx.Batch{}
+		for _, r := range items {
+			b := r.bet
+			batch.Queue(reserveSQL, b.OperatorID, b.OutcomeID, b.Currency, b.PotentialPayout.String(), r.limit.String(), b.ID)
+		}
+		results := tx.SendBatch(ctx, batch)
+		for i := range items {
+			var unreserved, added int
+			if err := results.QueryRow().Scan(&unreserved, &added); err != nil {
+				results.Close()
+				return err
+			}
+			out[i] = reserveResult{unreserved: unreserved > 0, added: added > 0}
+		}
+		return results.Close()
+	})
+	return out, err
+}
