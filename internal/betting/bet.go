@@ -77,6 +77,10 @@ type Bet struct {
 	// the rejected bet's withdrawal; nil until then, and for a bet that
 	// needs none.
 	RollbackConfirmedAt *time.Time `json:"rollback_confirmed_at,omitempty"`
+	// SessionID is the aggregator's session the bet was placed in
+	// (aggregator-api.md: stored with the bet, repeated in every wallet
+	// call of its round); empty for standalone operators.
+	SessionID string `json:"-"`
 	// Accepted is the exact body of the 202 answer, replayed for a
 	// repeated Idempotency-Key.
 	Accepted  []byte    `json:"-"`

@@ -75,8 +75,10 @@ type Limits struct {
 }
 
 var (
-	operatorID   = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
-	currencyCode = regexp.MustCompile(`^[A-Z]{3,5}$`)
+	operatorID = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+	// currencyCode: ISO 4217 codes and the longer codes of crypto
+	// currencies (aggregator-api.md: 3 to 7 upper-case letters or digits).
+	currencyCode = regexp.MustCompile(`^[A-Z0-9]{3,7}$`)
 )
 
 // Validate checks an operator's configuration and fills the default margin
@@ -161,6 +163,16 @@ func (o *Operator) Currency(code string) (Currency, bool) {
 		return Currency{}, false
 	}
 	return o.Currencies[i], true
+}
+
+// PayoutDecimals is the scale a payout in cur is rounded to: the
+// currency's decimals, or 12 on the aggregator path (aggregator-api.md:
+// "Payouts are rounded to 12 decimals").
+func (o *Operator) PayoutDecimals(cur Currency) int32 {
+	if o.Integration == IntegrationAggregator {
+		return money.AggregatorDecimals
+	}
+	return cur.Decimals
 }
 
 func checkPartnerURL(field, raw string, allowInsecure bool) error {

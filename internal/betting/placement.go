@@ -32,7 +32,9 @@ const (
 type WalletAnswer struct {
 	Status WalletStatus
 	// Code is the rejection code of a refusal (RejectInsufficientFund,
-	// RejectBettorBlocked, RejectBetLimitReached, RejectOther).
+	// RejectBettorBlocked, RejectBetLimitReached, RejectOther); for an
+	// unknown outcome, the code the bet is rejected with ("" for none: the
+	// standalone rule) while its debit is reversed.
 	Code         string
 	OperatorTxID string
 	Balance      *money.Amount
@@ -80,6 +82,9 @@ type PlaceRequest struct {
 	OutcomeID string
 	// Stake is the decimal string as sent.
 	Stake string
+	// SessionID is the aggregator session of the bettor's token, stored
+	// with the bet; empty on the standalone path.
+	SessionID string
 }
 
 // accepted is the 202 answer of a placement.
@@ -141,7 +146,7 @@ func (p *Placement) Place(ctx context.Context, bettor Bettor, op Operator, key s
 		ID: uuid.NewString(), OperatorID: op.ID, BettorID: bettor.ID, IdempotencyKey: key,
 		EventID: e.ID, MarketID: m.ID, OutcomeID: req.OutcomeID, OutcomeIndex: idx,
 		Stake: stake, Currency: cur.Code, EntryOdds: q.Odds, PotentialPayout: stake.MulOdds(q.Odds),
-		DisplayProbability: q.DisplayProbability, Status: BetPending, CreatedAt: now, UpdatedAt: now,
+		DisplayProbability: q.DisplayProbability, Status: BetPending, CreatedAt: now, UpdatedAt: now, SessionID: req.SessionID,
 	}
 	b.WithdrawalTxID = "wd-" + b.ID
 	b.Accepted, err = json.Marshal(accepted{ID: b.ID, Status: "PENDING", Message: "The bet is accepted for processing; poll it until CONFIRMED or REJECTED.",
@@ -240,7 +245,50 @@ func (p *Placement) process(ctx context.Context, b Bet) error {
 		return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: &code, RejectionReason: "the wallet refused the debit: " + code,
 			Release: true, Rollback: code == RejectOther, Balance: ans.Balance})
 	}
-	return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionReason: "the wallet gave no definite answer", Release: true, Rollback: true})
+	var code *string
+	if ans.Code != "" {
+		code = &ans.Code
+	}
+	return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: code, RejectionReason: "the wallet gave no definite answer",
+		Release: true, Rollback: true})
+}
+
+// IntegrationWallets is a Wallet that sends each call to the wallet of
+// the operator's integration (IntegrationStandalone, IntegrationAggregator).
+type IntegrationWallets map[string]Wallet
+
+func (w IntegrationWallets) of(op Operator) (Wallet, error) {
+	if wallet, ok := w[op.Integration]; ok {
+		return wallet, nil
+	}
+	return nil, fmt.Errorf("no wallet for operator %s's integration %q", op.ID, op.Integration)
+}
+
+// Withdraw calls the operator's integration's Withdraw.
+func (w IntegrationWallets) Withdraw(ctx context.Context, op Operator, b Bet) (WalletAnswer, error) {
+	wallet, err := w.of(op)
+	if err != nil {
+		return WalletAnswer{}, err
+	}
+	return wallet.Withdraw(ctx, op, b)
+}
+
+// Rollback calls the operator's integration's Rollback.
+func (w IntegrationWallets) Rollback(ctx context.Context, op Operator, b Bet) (WalletCredit, error) {
+	wallet, err := w.of(op)
+	if err != nil {
+		return WalletCredit{}, err
+	}
+	return wallet.Rollback(ctx, op, b)
+}
+
+// Deposit calls the operator's integration's Deposit.
+func (w IntegrationWallets) Deposit(ctx context.Context, op Operator, b Bet) (WalletCredit, error) {
+	wallet, err := w.of(op)
+	if err != nil {
+		return WalletCredit{}, err
+	}
+	return wallet.Deposit(ctx, op, b)
 }
 
 // finish applies u to a pending bet; a bet decided meanwhile is left

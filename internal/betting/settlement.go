@@ -143,7 +143,7 @@ func outcomeOf(op Operator, m Market, b Bet) (string, money.Amount, error) {
 	case m.Status == StatusCancelled:
 		return BetVoided, b.Stake, nil
 	case b.OutcomeID == m.WinningOutcomeID:
-		return BetSettled, b.Stake.MulOdds(b.EntryOdds).RoundToCurrency(cur.Decimals), nil
+		return BetSettled, b.Stake.MulOdds(b.EntryOdds).RoundToCurrency(op.PayoutDecimals(cur)), nil
 	}
 	return BetSettled, money.Zero(), nil
 }

@@ -57,7 +57,7 @@ func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (b
 const betColumns = `id::text, operator_id, bettor_id, idempotency_key, event_id::text, market_id::text, outcome_id::text, outcome_index,
 	stake::text, currency, entry_odds::text, potential_payout::text, display_probability::text, status, rejection_code, rejection_reason,
 	withdrawal_tx_id, operator_tx_id, payout_amount::text, settled_at, accepted, created_at, updated_at, exposure_reserved,
-	deposit_confirmed_at, rollback_confirmed_at`
+	deposit_confirmed_at, rollback_confirmed_at, session_id`
 
 func storedAmount(s string) (money.Amount, error) {
 	var a money.Amount
@@ -70,7 +70,7 @@ func scanBet(row pgx.Row, id string) (betting.Bet, error) {
 	var payoutAmount *string
 	err := row.Scan(&b.ID, &b.OperatorID, &b.BettorID, &b.IdempotencyKey, &b.EventID, &b.MarketID, &b.OutcomeID, &b.OutcomeIndex,
 		&stake, &b.Currency, &entry, &payout, &prob, &b.Status, &b.RejectionCode, &b.RejectionReason, &b.WithdrawalTxID, &b.OperatorTxID,
-		&payoutAmount, &b.SettledAt, &b.Accepted, &b.CreatedAt, &b.UpdatedAt, &b.Reserved, &b.DepositConfirmedAt, &b.RollbackConfirmedAt)
+		&payoutAmount, &b.SettledAt, &b.Accepted, &b.CreatedAt, &b.UpdatedAt, &b.Reserved, &b.DepositConfirmedAt, &b.RollbackConfirmedAt, &b.SessionID)
 	if errors.Is(err, pgx.ErrNoRows) || badID(err) {
 		return b, missing("bet", id)
 	}
@@ -115,12 +115,12 @@ func (s betStore) CreateBet(ctx context.Context, b betting.Bet) (betting.Bet, bo
 	defer tx.Rollback(ctx)
 	tag, err := tx.Exec(ctx, `INSERT INTO betting_bets (id, operator_id, bettor_id, idempotency_key, event_id, market_id, outcome_id, outcome_index,
 		stake, currency, entry_odds, potential_payout, display_probability, status, rejection_code, rejection_reason, withdrawal_tx_id,
-		operator_tx_id, accepted, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+		operator_tx_id, accepted, created_at, updated_at, session_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
 		ON CONFLICT (operator_id, bettor_id, idempotency_key) DO NOTHING`,
 		b.ID, b.OperatorID, b.BettorID, b.IdempotencyKey, b.EventID, b.MarketID, b.OutcomeID, b.OutcomeIndex, b.Stake.String(), b.Currency,
 		b.EntryOdds.String(), b.PotentialPayout.String(), b.DisplayProbability.String(), b.Status, b.RejectionCode, b.RejectionReason,
-		b.WithdrawalTxID, b.OperatorTxID, b.Accepted, b.CreatedAt, b.UpdatedAt)
+		b.WithdrawalTxID, b.OperatorTxID, b.Accepted, b.CreatedAt, b.UpdatedAt, b.SessionID)
 	if err != nil {
 		return betting.Bet{}, false, err
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/foresight-dev/foresight/internal/aggregator"
+	"github.com/foresight-dev/foresight/internal/aggregator/aggregatortest"
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
 	"github.com/foresight-dev/foresight/internal/postgres"
@@ -68,5 +70,17 @@ func TestBetStore(t *testing.T) {
 		}
 		t.Cleanup(func() { db.Close() })
 		return db.BetStore()
+	})
+}
+
+func TestAggregatorStore(t *testing.T) {
+	t.Parallel()
+	aggregatortest.Run(t, func(t *testing.T) aggregator.Store {
+		db, err := postgres.Open(context.Background(), pgtest.NewDatabase(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db.AggregatorStore()
 	})
 }

@@ -57,7 +57,7 @@ func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (b
 
 const betColumns = `id, operator_id, bettor_id, idempotency_key, event_id, market_id, outcome_id, outcome_index, stake, currency,
 	entry_odds, potential_payout, display_probability, status, rejection_code, rejection_reason, withdrawal_tx_id, operator_tx_id,
-	payout_amount, settled_at, accepted, created_at, updated_at, exposure_reserved, deposit_confirmed_at, rollback_confirmed_at`
+	payout_amount, settled_at, accepted, created_at, updated_at, exposure_reserved, deposit_confirmed_at, rollback_confirmed_at, session_id`
 
 func scanBet(row interface{ Scan(...any) error }, id string) (betting.Bet, error) {
 	var b betting.Bet
@@ -67,7 +67,7 @@ func scanBet(row interface{ Scan(...any) error }, id string) (betting.Bet, error
 	var created, updated int64
 	err := row.Scan(&b.ID, &b.OperatorID, &b.BettorID, &b.IdempotencyKey, &b.EventID, &b.MarketID, &b.OutcomeID, &b.OutcomeIndex,
 		&stake, &b.Currency, &entry, &payout, &prob, &b.Status, &code, &b.RejectionReason, &b.WithdrawalTxID, &b.OperatorTxID,
-		&payoutAmount, &settled, &b.Accepted, &created, &updated, &b.Reserved, &deposited, &rolledBack)
+		&payoutAmount, &settled, &b.Accepted, &created, &updated, &b.Reserved, &deposited, &rolledBack, &b.SessionID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, notFound("bet", id)
 	}
@@ -110,7 +110,7 @@ func parseStored(s string) (money.Amount, error) {
 // Statements of the bet writes, prepared once (see writeTx).
 const (
 	insertBetSQL = `INSERT INTO betting_bets (` + betColumns + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?)
 		ON CONFLICT (operator_id, bettor_id, idempotency_key) DO NOTHING`
 	betByKeySQL = `SELECT ` + betColumns + ` FROM betting_bets WHERE operator_id = ? AND bettor_id = ? AND idempotency_key = ?`
 	betByIDSQL  = `SELECT ` + betColumns + ` FROM betting_bets WHERE id = ?`
@@ -140,7 +140,7 @@ func (s betStore) CreateBet(ctx context.Context, b betting.Bet) (betting.Bet, bo
 		res, err := tx.exec(ctx, insertBetSQL,
 			b.ID, b.OperatorID, b.BettorID, b.IdempotencyKey, b.EventID, b.MarketID, b.OutcomeID, b.OutcomeIndex, b.Stake.String(), b.Currency,
 			b.EntryOdds.String(), b.PotentialPayout.String(), b.DisplayProbability.String(), b.Status, b.RejectionCode, b.RejectionReason,
-			b.WithdrawalTxID, b.OperatorTxID, nil, nil, b.Accepted, micros(b.CreatedAt), micros(b.UpdatedAt), false)
+			b.WithdrawalTxID, b.OperatorTxID, nil, nil, b.Accepted, micros(b.CreatedAt), micros(b.UpdatedAt), false, b.SessionID)
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/foresight-dev/foresight/internal/aggregator"
+	"github.com/foresight-dev/foresight/internal/aggregator/aggregatortest"
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
 	"github.com/foresight-dev/foresight/internal/sqlite"
@@ -67,5 +69,17 @@ func TestBetStore(t *testing.T) {
 		}
 		t.Cleanup(func() { db.Close() })
 		return db.BetStore()
+	})
+}
+
+func TestAggregatorStore(t *testing.T) {
+	t.Parallel()
+	aggregatortest.Run(t, func(t *testing.T) aggregator.Store {
+		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "test.db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db.AggregatorStore()
 	})
 }

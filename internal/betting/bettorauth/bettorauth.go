@@ -85,6 +85,10 @@ type Operator struct {
 	ID string
 	// JWKSURL is the operator's public JWKS endpoint.
 	JWKSURL string
+	// Keys, when set, replaces the JWKS: it returns the public key named
+	// by a token's kid. The platform's own keys (tokens it mints for
+	// aggregator players) are read this way, without HTTP.
+	Keys func(ctx context.Context, kid string) (*rsa.PublicKey, error)
 }
 
 // Claims are a valid token's claims.
@@ -95,6 +99,11 @@ type Claims struct {
 	Currency string
 	// Issuer is the iss claim, equal to the operator's id.
 	Issuer string
+	// SessionID is the sid claim: the aggregator session of a token the
+	// platform minted; empty in operators' tokens.
+	SessionID string
+	// Demo is the demo claim: a demo session, which places no real bet.
+	Demo bool
 	// IssuedAt is the iat claim; zero when the token has none.
 	IssuedAt time.Time
 	// ExpiresAt is the exp claim.
@@ -155,11 +164,13 @@ func (v *Validator) Close() {
 	clear(v.sets)
 }
 
-var currencyCode = regexp.MustCompile(`^[A-Z]{3,5}$`)
+var currencyCode = regexp.MustCompile(`^[A-Z0-9]{3,7}$`)
 
 // sessionClaims is the token payload.
 type sessionClaims struct {
-	Currency string `json:"currency"`
+	Currency  string `json:"currency"`
+	SessionID string `json:"sid,omitempty"`
+	Demo      bool   `json:"demo,omitempty"`
 	jwt.RegisteredClaims
 }
 
@@ -167,7 +178,8 @@ type sessionClaims struct {
 // Rules: at most MaxTokenLength bytes; alg RS256 only; a kid in the
 // header naming an RSA key of at least MinRSABits in op's JWKS; iss equal
 // to op.ID; exp present and not passed, nbf and iat not in the future
-// (each with Leeway); sub non-empty; currency three uppercase letters.
+// (each with Leeway); sub non-empty; currency 3 to 7 upper-case letters or
+// digits. With op.Keys the key comes from it instead of a JWKS.
 //
 // Every failure about the token wraps ErrInvalidToken (also an unknown kid
 // when the operator's JWKS cannot be fetched, and ctx ending while the keys
@@ -181,9 +193,23 @@ func (v *Validator) Validate(ctx context.Context, op Operator, token string) (Cl
 	if len(token) > MaxTokenLength {
 		return Claims{}, fmt.Errorf("%w: longer than %d bytes", ErrInvalidToken, MaxTokenLength)
 	}
-	kf, err := v.keyfunc(ctx, op)
-	if err != nil {
-		return Claims{}, err
+	lookup := op.Keys
+	if lookup == nil {
+		kf, err := v.keyfunc(ctx, op)
+		if err != nil {
+			return Claims{}, err
+		}
+		lookup = func(ctx context.Context, kid string) (*rsa.PublicKey, error) {
+			key, err := kf.KeyfuncCtx(ctx)(&jwt.Token{Header: map[string]any{"kid": kid, "alg": jwt.SigningMethodRS256.Alg()}})
+			if err != nil {
+				return nil, err
+			}
+			pub, ok := key.(*rsa.PublicKey)
+			if !ok {
+				return nil, fmt.Errorf("the key named by kid is a %T, not an RSA public key", key)
+			}
+			return pub, nil
+		}
 	}
 	var c sessionClaims
 	parser := jwt.NewParser(
@@ -193,18 +219,15 @@ func (v *Validator) Validate(ctx context.Context, op Operator, token string) (Cl
 		jwt.WithIssuedAt(),
 		jwt.WithLeeway(Leeway),
 	)
-	_, err = parser.ParseWithClaims(token, &c, func(t *jwt.Token) (any, error) {
-		if kid, _ := t.Header["kid"].(string); kid == "" {
+	_, err := parser.ParseWithClaims(token, &c, func(t *jwt.Token) (any, error) {
+		kid, _ := t.Header["kid"].(string)
+		if kid == "" {
 			// keyfunc would try every key of the set.
 			return nil, errors.New("no kid in the header")
 		}
-		key, err := kf.KeyfuncCtx(ctx)(t)
+		pub, err := lookup(ctx, kid)
 		if err != nil {
 			return nil, err
-		}
-		pub, ok := key.(*rsa.PublicKey)
-		if !ok {
-			return nil, fmt.Errorf("the key named by kid is a %T, not an RSA public key", key)
 		}
 		if pub.N.BitLen() < MinRSABits {
 			return nil, fmt.Errorf("the key named by kid has %d bits, fewer than %d", pub.N.BitLen(), MinRSABits)
@@ -218,9 +241,9 @@ func (v *Validator) Validate(ctx context.Context, op Operator, token string) (Cl
 	case c.Subject == "":
 		return Claims{}, fmt.Errorf("%w: no sub", ErrInvalidToken)
 	case !currencyCode.MatchString(c.Currency):
-		return Claims{}, fmt.Errorf("%w: currency must be a 3-letter uppercase ISO 4217 code", ErrInvalidToken)
+		return Claims{}, fmt.Errorf("%w: currency must be 3 to 7 upper-case letters or digits", ErrInvalidToken)
 	}
-	out := Claims{BettorID: c.Subject, Currency: c.Currency, Issuer: c.Issuer, ExpiresAt: c.ExpiresAt.Time}
+	out := Claims{BettorID: c.Subject, Currency: c.Currency, SessionID: c.SessionID, Demo: c.Demo, Issuer: c.Issuer, ExpiresAt: c.ExpiresAt.Time}
 	if c.IssuedAt != nil {
 		out.IssuedAt = c.IssuedAt.Time
 	}

@@ -1,0 +1,278 @@
+// Package aggregator is the platform's side of the aggregator integration
+// (aggregator-api.md): the launcher (real and demo sessions, their
+// single-use launch tokens), the exchange of a launch token for a session
+// token the platform mints, and the details of a round. The game is the
+// betting platform's: an aggregator is an operator with integration
+// "aggregator", its players are bettors, and a round is one bet. The wallet
+// protocol the platform calls is in the wallet subpackage; HTTP is in
+// aggregatorhttp.
+package aggregator
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/money"
+)
+
+// GameID is the game's identifier in launcher requests (game) and wallet
+// requests (game_id).
+const GameID = "prediction-markets"
+
+// LaunchLifetime is how long a launch token can be exchanged.
+const LaunchLifetime = time.Minute
+
+// SessionLifetime is the lifetime of the session tokens the platform mints.
+const SessionLifetime = time.Hour
+
+// Launch is one launcher call: a single-use token, stored hashed, that the
+// game's frontend exchanges for a session token.
+type Launch struct {
+	// TokenHash is the hex SHA-256 of the token in the launch URL.
+	TokenHash  string
+	OperatorID string
+	CasinoID   string
+	// AccountID and Currency are the player's; empty for a demo.
+	AccountID string
+	Currency  string
+	// SessionID is the aggregator's session, repeated in wallet calls.
+	SessionID string
+	Locale    string
+	Demo      bool
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// StoredKey is a private key of the platform's session tokens, as stored.
+type StoredKey struct {
+	ID         string
+	PrivatePEM string
+	CreatedAt  time.Time
+}
+
+// Store keeps launches and the platform's keys.
+type Store interface {
+	// CreateLaunch stores a launch.
+	CreateLaunch(ctx context.Context, l Launch) error
+	// UseLaunch marks the launch with tokenHash used at now and returns
+	// it. It fails with ErrLaunchInvalid for an unknown, used or expired
+	// launch; a launch is used once even when two calls race.
+	UseLaunch(ctx context.Context, tokenHash string, now time.Time) (Launch, error)
+	// PlatformKeys returns every stored key, oldest first.
+	PlatformKeys(ctx context.Context) ([]StoredKey, error)
+	// AddPlatformKey stores k unless a key with its id exists.
+	AddPlatformKey(ctx context.Context, k StoredKey) error
+}
+
+// Errors of the launcher and the session exchange.
+var (
+	// ErrLaunchInvalid: the launch token is unknown, used or expired.
+	ErrLaunchInvalid = errors.New("the launch token is unknown, used or expired")
+	// ErrForbidden: the casino is not one of the aggregator's.
+	ErrForbidden = errors.New("the casino is not configured for this aggregator")
+)
+
+// InvalidError is a request that breaks a field rule; the message is
+// client-safe.
+type InvalidError struct{ Message string }
+
+func (e *InvalidError) Error() string { return e.Message }
+
+func invalidf(format string, args ...any) error {
+	return &InvalidError{Message: fmt.Sprintf(format, args...)}
+}
+
+// BalanceReader reads a player's balance from the aggregator's wallet
+// (Player/Balance).
+type BalanceReader interface {
+	Balance(ctx context.Context, op betting.Operator, accountID, currency, sessionID string) (money.Amount, error)
+}
+
+// Service is the launcher, the session exchange and the round details.
+type Service struct {
+	store     Store
+	catalog   *betting.Service
+	placement *betting.Placement
+	bets      betting.BetStore
+	wallet    BalanceReader
+	keys      *Keys
+	widgetURL string
+	// Now returns the current time; tests may replace it.
+	Now func() time.Time
+}
+
+// New returns a Service. publicURL is the platform's base URL, where the
+// widget is served (launch URLs are absolute).
+func New(store Store, catalog *betting.Service, placement *betting.Placement, bets betting.BetStore, wallet BalanceReader, keys *Keys, publicURL string) *Service {
+	return &Service{store: store, catalog: catalog, placement: placement, bets: bets, wallet: wallet, keys: keys,
+		widgetURL: strings.TrimRight(publicURL, "/") + "/widget/", Now: time.Now}
+}
+
+// Keys returns the platform's session token keys.
+func (s *Service) Keys() *Keys { return s.keys }
+
+// LaunchRequest is a Launcher/Real or Launcher/Demo request, decoded.
+type LaunchRequest struct {
+	CasinoID   string
+	Game       string
+	Locale     string
+	IP         string
+	ClientType string
+	SessionID  *string
+	URLs       *struct{}
+	Account    *Account
+}
+
+// Account is the player of a Launcher/Real request.
+type Account struct {
+	ID       string
+	Currency string
+}
+
+var aggregatorCurrency = regexp.MustCompile(`^[A-Z0-9]{3,7}$`)
+
+// Real starts a real-money session (Launcher/Real): the player is created
+// or found (bettor = account id, in the account's currency, which the
+// aggregator must offer), the launch is stored, and the absolute launch URL
+// holding the single-use token is returned.
+//
+// Errors: *InvalidError for a field rule (session_id missing, blank or not
+// a UUID; urls or account missing; account id or currency missing; a
+// currency not of 3 to 7 upper-case letters or digits, or not offered; a
+// game other than GameID; a player first seen in another currency);
+// ErrForbidden for a casino the aggregator does not list.
+func (s *Service) Real(ctx context.Context, op betting.Operator, r LaunchRequest) (string, error) {
+	if err := checkCommon(op, r); err != nil {
+		return "", err
+	}
+	switch {
+	case r.SessionID == nil || strings.TrimSpace(*r.SessionID) == "":
+		return "", invalidf("session_id is required")
+	case uuid.Validate(*r.SessionID) != nil:
+		return "", invalidf("session_id must be a UUID")
+	case r.URLs == nil:
+		return "", invalidf("urls is required (an empty object is enough)")
+	case r.Account == nil:
+		return "", invalidf("account is required")
+	case r.Account.ID == "" || len(r.Account.ID) > 255:
+		return "", invalidf("account.id is required (at most 255 bytes)")
+	case !aggregatorCurrency.MatchString(r.Account.Currency):
+		return "", invalidf("account.currency must be 3 to 7 upper-case letters or digits")
+	}
+	if _, ok := op.Currency(r.Account.Currency); !ok {
+		return "", invalidf("currency %s is not offered", r.Account.Currency)
+	}
+	b, err := s.placement.Bettor(ctx, op.ID, r.Account.ID, r.Account.Currency)
+	if err != nil {
+		return "", err
+	}
+	if b.Currency != r.Account.Currency {
+		return "", invalidf("account %s plays in %s", r.Account.ID, b.Currency)
+	}
+	return s.launch(ctx, Launch{OperatorID: op.ID, CasinoID: r.CasinoID, AccountID: r.Account.ID, Currency: r.Account.Currency,
+		SessionID: strings.ToLower(*r.SessionID), Locale: LauncherLocale(r.Locale)})
+}
+
+// Demo starts a demo session (Launcher/Demo): no player, no wallet call,
+// no real bet. Errors as Real's, for the fields a demo has.
+func (s *Service) Demo(ctx context.Context, op betting.Operator, r LaunchRequest) (string, error) {
+	if err := checkCommon(op, r); err != nil {
+		return "", err
+	}
+	return s.launch(ctx, Launch{OperatorID: op.ID, CasinoID: r.CasinoID, Currency: op.Currencies[0].Code, Locale: LauncherLocale(r.Locale), Demo: true})
+}
+
+func checkCommon(op betting.Operator, r LaunchRequest) error {
+	switch {
+	case r.CasinoID == "":
+		return invalidf("casino_id is required")
+	case r.Game != GameID:
+		return invalidf("game must be %q", GameID)
+	case !slices.Contains(op.CasinoIDs, r.CasinoID):
+		return ErrForbidden
+	}
+	return nil
+}
+
+func (s *Service) launch(ctx context.Context, l Launch) (string, error) {
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return "", err
+	}
+	token := base64.RawURLEncoding.EncodeToString(raw)
+	now := s.Now().UTC().Truncate(time.Microsecond)
+	l.TokenHash, l.CreatedAt, l.ExpiresAt = HashToken(token), now, now.Add(LaunchLifetime)
+	if err := s.store.CreateLaunch(ctx, l); err != nil {
+		return "", err
+	}
+	q := url.Values{"session_request_id": {token}, "locale": {l.Locale}, "operator": {l.OperatorID}, "integration": {betting.IntegrationAggregator}}
+	if l.Demo {
+		q.Set("demo", "true")
+	}
+	return s.widgetURL + "?" + q.Encode(), nil
+}
+
+// HashToken is how a launch token is stored: hex SHA-256.
+func HashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// Session is a started session: the token the widget uses.
+type Session struct {
+	AuthToken string    `json:"auth_token"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// ErrSessionWallet: the session could not start because the aggregator's
+// Player/Balance failed (aggregator-api.md: "an error at session start
+// fails the session").
+var ErrSessionWallet = errors.New("the aggregator's wallet did not give the balance")
+
+// StartSession exchanges a launch token (POST /api/v1/sessions): the
+// launch is used up, a real session reads the player's balance once
+// (Player/Balance), and a session token is minted. Errors:
+// ErrLaunchInvalid, ErrSessionWallet.
+func (s *Service) StartSession(ctx context.Context, token string) (Session, error) {
+	if token == "" || len(token) > 256 {
+		return Session{}, ErrLaunchInvalid
+	}
+	now := s.Now().UTC()
+	l, err := s.store.UseLaunch(ctx, HashToken(token), now)
+	if err != nil {
+		return Session{}, err
+	}
+	op, err := s.catalog.CachedOperator(ctx, l.OperatorID)
+	if err != nil {
+		return Session{}, err
+	}
+	if !l.Demo {
+		if _, err := s.wallet.Balance(ctx, op, l.AccountID, l.Currency, l.SessionID); err != nil {
+			return Session{}, fmt.Errorf("%w: %w", ErrSessionWallet, err)
+		}
+	}
+	sub := l.AccountID
+	if l.Demo {
+		sub = "demo"
+	}
+	exp := now.Add(SessionLifetime).Truncate(time.Second)
+	tok, err := s.keys.Mint(ctx, SessionClaims{Issuer: op.ID, Subject: sub, Currency: l.Currency, SessionID: l.SessionID, Demo: l.Demo,
+		IssuedAt: now, ExpiresAt: exp})
+	if err != nil {
+		return Session{}, err
+	}
+	return Session{AuthToken: tok, ExpiresAt: exp}, nil
+}

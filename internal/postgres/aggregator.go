@@ -1,0 +1,57 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/foresight-dev/foresight/internal/aggregator"
+)
+
+// AggregatorStore returns the database as an aggregator.Store.
+func (d *DB) AggregatorStore() aggregator.Store { return aggregatorStore{d} }
+
+type aggregatorStore struct{ d *DB }
+
+var _ aggregator.Store = aggregatorStore{}
+
+func (s aggregatorStore) CreateLaunch(ctx context.Context, l aggregator.Launch) error {
+	_, err := s.d.pool.Exec(ctx, `INSERT INTO agg_launches (token_hash, operator_id, casino_id, account_id, currency, session_id, locale, demo,
+		created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		l.TokenHash, l.OperatorID, l.CasinoID, l.AccountID, l.Currency, l.SessionID, l.Locale, l.Demo, l.CreatedAt, l.ExpiresAt)
+	return err
+}
+
+func (s aggregatorStore) UseLaunch(ctx context.Context, tokenHash string, now time.Time) (aggregator.Launch, error) {
+	var l aggregator.Launch
+	err := s.d.pool.QueryRow(ctx, `UPDATE agg_launches SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL AND expires_at > $1
+		RETURNING token_hash, operator_id, casino_id, account_id, currency, session_id, locale, demo, created_at, expires_at`,
+		now, tokenHash).Scan(&l.TokenHash, &l.OperatorID, &l.CasinoID, &l.AccountID, &l.Currency, &l.SessionID, &l.Locale,
+		&l.Demo, &l.CreatedAt, &l.ExpiresAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return l, aggregator.ErrLaunchInvalid
+	}
+	l.CreatedAt, l.ExpiresAt = l.CreatedAt.UTC(), l.ExpiresAt.UTC()
+	return l, err
+}
+
+func (s aggregatorStore) PlatformKeys(ctx context.Context) ([]aggregator.StoredKey, error) {
+	rows, err := s.d.pool.Query(ctx, `SELECT kid, private_pem, created_at FROM platform_keys ORDER BY created_at, kid`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (aggregator.StoredKey, error) {
+		var k aggregator.StoredKey
+		err := r.Scan(&k.ID, &k.PrivatePEM, &k.CreatedAt)
+		k.CreatedAt = k.CreatedAt.UTC()
+		return k, err
+	})
+}
+
+func (s aggregatorStore) AddPlatformKey(ctx context.Context, k aggregator.StoredKey) error {
+	_, err := s.d.pool.Exec(ctx, `INSERT INTO platform_keys (kid, private_pem, created_at) VALUES ($1, $2, $3) ON CONFLICT (kid) DO NOTHING`,
+		k.ID, k.PrivatePEM, k.CreatedAt)
+	return err
+}

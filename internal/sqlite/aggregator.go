@@ -1,0 +1,63 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/aggregator"
+)
+
+// AggregatorStore returns the database as an aggregator.Store.
+func (d *DB) AggregatorStore() aggregator.Store { return aggregatorStore{d} }
+
+type aggregatorStore struct{ d *DB }
+
+var _ aggregator.Store = aggregatorStore{}
+
+func (s aggregatorStore) CreateLaunch(ctx context.Context, l aggregator.Launch) error {
+	_, err := s.d.writer.exec(ctx, `INSERT INTO agg_launches (token_hash, operator_id, casino_id, account_id, currency, session_id, locale, demo,
+		created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		l.TokenHash, l.OperatorID, l.CasinoID, l.AccountID, l.Currency, l.SessionID, l.Locale, l.Demo, micros(l.CreatedAt), micros(l.ExpiresAt))
+	return err
+}
+
+func (s aggregatorStore) UseLaunch(ctx context.Context, tokenHash string, now time.Time) (aggregator.Launch, error) {
+	var l aggregator.Launch
+	var created, expires int64
+	err := s.d.writer.queryRow(ctx, `UPDATE agg_launches SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?
+		RETURNING token_hash, operator_id, casino_id, account_id, currency, session_id, locale, demo, created_at, expires_at`,
+		micros(now), tokenHash, micros(now)).Scan(&l.TokenHash, &l.OperatorID, &l.CasinoID, &l.AccountID, &l.Currency, &l.SessionID, &l.Locale,
+		&l.Demo, &created, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return l, aggregator.ErrLaunchInvalid
+	}
+	l.CreatedAt, l.ExpiresAt = fromMicros(created), fromMicros(expires)
+	return l, err
+}
+
+func (s aggregatorStore) PlatformKeys(ctx context.Context) ([]aggregator.StoredKey, error) {
+	rows, err := s.d.reader.query(ctx, `SELECT kid, private_pem, created_at FROM platform_keys ORDER BY created_at, kid`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var keys []aggregator.StoredKey
+	for rows.Next() {
+		var k aggregator.StoredKey
+		var created int64
+		if err := rows.Scan(&k.ID, &k.PrivatePEM, &created); err != nil {
+			return nil, err
+		}
+		k.CreatedAt = fromMicros(created)
+		keys = append(keys, k)
+	}
+	return keys, rows.Err()
+}
+
+func (s aggregatorStore) AddPlatformKey(ctx context.Context, k aggregator.StoredKey) error {
+	_, err := s.d.writer.exec(ctx, `INSERT INTO platform_keys (kid, private_pem, created_at) VALUES (?, ?, ?) ON CONFLICT (kid) DO NOTHING`,
+		k.ID, k.PrivatePEM, micros(k.CreatedAt))
+	return err
+}
