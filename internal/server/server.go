@@ -21,6 +21,9 @@ import (
 
 	"github.com/foresight-dev/foresight/api"
 	"github.com/foresight-dev/foresight/internal/admin"
+	"github.com/foresight-dev/foresight/internal/aggregator"
+	"github.com/foresight-dev/foresight/internal/aggregator/aggregatorhttp"
+	aggwallet "github.com/foresight-dev/foresight/internal/aggregator/wallet"
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/betting/bettorauth"
 	"github.com/foresight-dev/foresight/internal/betting/bettorhttp"
@@ -69,6 +72,9 @@ type Config struct {
 	RateLimit    float64
 	RateBurst    int
 	MaxBodyBytes int64
+	// LauncherRateLimit is aggregator launcher requests per second per
+	// client IP address (aggregator-api.md: 5); 0 disables the limit.
+	LauncherRateLimit float64
 	// ExpiryInterval is how often expired jobs are swept.
 	ExpiryInterval time.Duration
 
@@ -98,6 +104,7 @@ func DefaultConfig() Config {
 		Anthropic:          anthropic.Config{MaxTokens: 16000, MaxRetries: 2},
 		RateLimit:          20,
 		RateBurst:          40,
+		LauncherRateLimit:  5,
 		MaxBodyBytes:       1 << 20,
 		ExpiryInterval:     time.Minute,
 	}
@@ -108,6 +115,7 @@ type database interface {
 	TicketStore() tickets.Store
 	BettingStore() betting.Store
 	BetStore() betting.BetStore
+	AggregatorStore() aggregator.Store
 	StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (stop func(context.Context) error, err error)
 	Close() error
 }
@@ -154,6 +162,8 @@ type Server struct {
 	tickets   *tickets.Service
 	betting   *betting.Service
 	placement *betting.Placement
+	agg       *aggregator.Service
+	aggWallet *aggwallet.Client
 	tokens    *bettorauth.Validator
 	handler   http.Handler
 	log       *slog.Logger
@@ -184,9 +194,20 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	sender := webhook.NewSender(webhook.SenderOptions{AllowInsecure: cfg.DevAllowInsecure, Transport: cfg.CallbackTransport})
 	svc := tickets.NewService(db.TicketStore(), engine, sender, cfg.Tickets, log)
 	catalog := betting.NewService(db.BettingStore(), cfg.DevAllowInsecure)
-	wallets := wallet.New(wallet.Options{AllowInsecure: cfg.DevAllowInsecure})
-	s := &Server{cfg: cfg, db: db, tickets: svc, betting: catalog,
-		placement: betting.NewPlacement(catalog, db.BetStore(), wallet.ForBetting(wallets)),
+	operatorWallets := wallet.New(wallet.Options{AllowInsecure: cfg.DevAllowInsecure})
+	aggregatorWallets := aggwallet.New(aggwallet.Options{AllowInsecure: cfg.DevAllowInsecure})
+	keys, err := aggregator.LoadKeys(ctx, db.AggregatorStore())
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	placement := betting.NewPlacement(catalog, db.BetStore(), betting.IntegrationWallets{
+		betting.IntegrationStandalone: wallet.ForBetting(operatorWallets),
+		betting.IntegrationAggregator: aggregatorWallets,
+	})
+	s := &Server{cfg: cfg, db: db, tickets: svc, betting: catalog, placement: placement,
+		agg:       aggregator.New(db.AggregatorStore(), catalog, placement, db.BetStore(), aggregatorWallets, keys, cfg.PublicURL),
+		aggWallet: aggregatorWallets,
 		tokens:    bettorauth.New(bettorauth.Options{AllowInsecure: cfg.DevAllowInsecure, RefreshUnknownKIDRateLimit: cfg.JWKSRefreshLimit, Logger: log}),
 		log:       log}
 	s.handler = s.routes()
@@ -222,8 +243,15 @@ func (s *Server) routes() http.Handler {
 	})
 	mux.Handle("/tickets/v1/", metrics.wrap("tickets", ticketAPI))
 	mux.Handle("/v1/task-generation/", metrics.wrap("tickets", ticketAPI))
-	bettorAPI := bettorhttp.New(s.betting, s.placement, bettorhttp.TokenAuthenticator(s.betting, s.placement, s.tokens))
+	bettorAPI := bettorhttp.New(s.betting, s.placement, bettorhttp.TokenAuthenticator(s.betting, s.placement, s.tokens,
+		bettorhttp.Platform{Keys: s.agg.Keys().PublicKey, Balance: s.aggWallet.Balance}))
 	mux.Handle("/api/v1/", metrics.wrap("bettor", bettorAPI))
+	aggregatorAPI := http.NewServeMux()
+	aggregatorhttp.Register(aggregatorAPI, s.agg, s.betting, aggregatorhttp.Options{LauncherRate: s.cfg.LauncherRateLimit, Log: s.log})
+	for _, p := range []string{aggregatorhttp.PathLauncherReal, aggregatorhttp.PathLauncherDemo, aggregatorhttp.PathRoundDetails, "/api/v1/sessions"} {
+		mux.Handle("POST "+p, metrics.wrap("aggregator", aggregatorAPI))
+	}
+	mux.Handle("GET /.well-known/jwks.json", metrics.wrap("aggregator", aggregatorAPI))
 	mux.Handle("/admin/v1/", metrics.wrap("admin", admin.New(s.cfg.AdminToken, s.tickets, s.betting, s.placement, s.log)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

@@ -2,6 +2,7 @@ package bettorhttp
 
 import (
 	"context"
+	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -9,29 +10,48 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/betting/bettorauth"
+	"github.com/foresight-dev/foresight/internal/money"
 )
 
 // errBadToken is every authentication failure; the answer is a bare 401.
 var errBadToken = errors.New("invalid bettor token")
 
-// TokenAuthenticator authenticates operator-minted JWTs: the token's iss
-// names the operator, whose JWKS then validates the token (RS256, iss,
-// exp); the bettor is created on first sight with the token's currency,
-// which must be one the operator offers.
-func TokenAuthenticator(svc *betting.Service, placement *betting.Placement, v *bettorauth.Validator) Authenticator {
+// Platform is what the authenticator needs of the aggregator path: the
+// platform's own token keys and the aggregator's wallet balance.
+type Platform struct {
+	// Keys returns the public key of a token the platform minted.
+	Keys func(ctx context.Context, kid string) (*rsa.PublicKey, error)
+	// Balance reads an aggregator player's balance (Player/Balance).
+	Balance func(ctx context.Context, op betting.Operator, accountID, currency, sessionID string) (money.Amount, error)
+}
+
+// TokenAuthenticator authenticates bettors' JWTs: the token's iss names the
+// operator; a standalone operator's JWKS, or the platform's own keys for an
+// aggregator (tokens minted by POST /api/v1/sessions), validate the token
+// (RS256, iss, exp). The bettor is created on first sight with the token's
+// currency, which must be one the operator offers. A demo token (aggregator
+// path) has no bettor.
+func TokenAuthenticator(svc *betting.Service, placement *betting.Placement, v *bettorauth.Validator, platform Platform) Authenticator {
 	return func(ctx context.Context, token string) (Bettor, error) {
 		iss, ok := issuer(token)
 		if !ok {
 			return Bettor{}, errBadToken
 		}
 		op, err := svc.CachedOperator(ctx, iss)
-		if betting.IsNotFound(err) || (err == nil && op.Integration != betting.IntegrationStandalone) {
+		if betting.IsNotFound(err) {
 			return Bettor{}, errBadToken
 		}
 		if err != nil {
 			return Bettor{}, err
 		}
-		claims, err := v.Validate(ctx, bettorauth.Operator{ID: op.ID, JWKSURL: op.JWKSURL}, token)
+		who := bettorauth.Operator{ID: op.ID, JWKSURL: op.JWKSURL}
+		if op.Integration == betting.IntegrationAggregator {
+			if platform.Keys == nil {
+				return Bettor{}, errBadToken
+			}
+			who.Keys = platform.Keys
+		}
+		claims, err := v.Validate(ctx, who, token)
 		if errors.Is(err, bettorauth.ErrInvalidToken) {
 			return Bettor{}, errBadToken
 		}
@@ -41,6 +61,10 @@ func TokenAuthenticator(svc *betting.Service, placement *betting.Placement, v *b
 		if _, ok := op.Currency(claims.Currency); !ok {
 			return Bettor{}, errBadToken
 		}
+		aggregated := op.Integration == betting.IntegrationAggregator
+		if claims.Demo && aggregated {
+			return Bettor{Operator: op, Bettor: betting.Bettor{OperatorID: op.ID, Currency: claims.Currency}, Demo: true}, nil
+		}
 		b, err := placement.Bettor(ctx, op.ID, claims.BettorID, claims.Currency)
 		if err != nil {
 			return Bettor{}, err
@@ -48,7 +72,16 @@ func TokenAuthenticator(svc *betting.Service, placement *betting.Placement, v *b
 		if b.Currency != claims.Currency {
 			return Bettor{}, errBadToken // a bettor plays in the currency they were first seen with
 		}
-		return Bettor{Operator: op, Bettor: b}, nil
+		out := Bettor{Operator: op, Bettor: b}
+		if aggregated {
+			out.SessionID = claims.SessionID
+			if platform.Balance != nil {
+				out.ReadBalance = func(ctx context.Context) (money.Amount, error) {
+					return platform.Balance(ctx, op, b.ID, b.Currency, claims.SessionID)
+				}
+			}
+		}
+		return out, nil
 	}
 }
 

@@ -24,6 +24,10 @@ import (
 const placeTimeLimit = 3 * time.Second
 
 func (h *handler) placeBet(w http.ResponseWriter, r *http.Request, b Bettor) {
+	if b.Demo {
+		writeProblem(w, http.StatusForbidden, "A demo session cannot place bets.")
+		return
+	}
 	key := r.Header.Get("Idempotency-Key")
 	u, err := uuid.Parse(key)
 	if key == "" || err != nil || len(key) != 36 || u.Version() != 4 {
@@ -61,7 +65,7 @@ func (h *handler) placeBet(w http.ResponseWriter, r *http.Request, b Bettor) {
 	}
 	ctx := r.Context() // bounded by withDeadline from the start of the request
 	bet, err := h.placement.Place(ctx, b.Bettor, b.Operator, strings.ToLower(key),
-		betting.PlaceRequest{MarketID: strings.ToLower(*req.MarketID), OutcomeID: strings.ToLower(*req.OutcomeID), Stake: stake})
+		betting.PlaceRequest{MarketID: strings.ToLower(*req.MarketID), OutcomeID: strings.ToLower(*req.OutcomeID), Stake: stake, SessionID: b.SessionID})
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		writeProblem(w, http.StatusInternalServerError, "The placement took longer than 3 seconds; the bet may still exist: replay the same Idempotency-Key.")
 		return
@@ -196,6 +200,12 @@ func (h *handler) portfolio(w http.ResponseWriter, r *http.Request, b Bettor) {
 
 func (h *handler) me(w http.ResponseWriter, r *http.Request, b Bettor) {
 	var balance *string
+	if b.ReadBalance != nil {
+		// An error hides the balance (aggregator-api.md, Player/Balance).
+		if a, err := b.ReadBalance(r.Context()); err == nil {
+			b.Balance = &a
+		}
+	}
 	if b.Balance != nil {
 		s := b.Balance.String()
 		balance = &s

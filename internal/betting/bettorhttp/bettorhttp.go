@@ -19,12 +19,22 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/cursor"
+	"github.com/foresight-dev/foresight/internal/money"
 )
 
 // Bettor is the authenticated bettor of a request.
 type Bettor struct {
 	Operator betting.Operator
 	betting.Bettor
+	// SessionID is the aggregator session of the token; empty on the
+	// standalone path.
+	SessionID string
+	// Demo is a demo session: it reads the catalog and places no bet.
+	Demo bool
+	// ReadBalance, when set, reads the balance from the wallet at each
+	// profile read (the aggregator path); nil shows the balance the
+	// wallet's last answer reported.
+	ReadBalance func(ctx context.Context) (money.Amount, error)
 }
 
 // Authenticator checks a bearer token and returns its bettor; any error

@@ -1,0 +1,285 @@
+// Package aggregatorhttp serves the aggregator integration over HTTP: the
+// launcher and round-details calls aggregators make
+// (/v2/agg_provider.Launcher/Real, …/Launcher/Demo, …/Round/Details), the
+// session exchange of the game's frontend (POST /api/v1/sessions) and the
+// public keys of the session tokens (GET /.well-known/jwks.json).
+//
+// Launcher and details requests are authenticated before anything else by
+// X-REQUEST-SIGN, the lowercase hex HMAC-SHA256 of the raw body: the
+// aggregator is the operator whose signing secret produced it (compared in
+// constant time against each aggregator's).
+package aggregatorhttp
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/aggregator"
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/ratelimit"
+)
+
+// MaxBody is the largest launcher or details request read (64 KiB).
+const MaxBody = 64 << 10
+
+// Paths of the aggregator's calls.
+const (
+	PathLauncherReal = "/v2/agg_provider.Launcher/Real"
+	PathLauncherDemo = "/v2/agg_provider.Launcher/Demo"
+	PathRoundDetails = "/v2/agg_provider.Round/Details"
+)
+
+// Options configure the handlers.
+type Options struct {
+	// LauncherRate is launcher requests per second per client IP address
+	// (the gateway's limit; 5 in production); 0 disables the limit.
+	LauncherRate float64
+	Log          *slog.Logger
+}
+
+type handler struct {
+	svc     *aggregator.Service
+	catalog *betting.Service
+	limit   *ratelimit.Limiter
+	log     *slog.Logger
+}
+
+// Register adds the routes to mux.
+func Register(mux *http.ServeMux, svc *aggregator.Service, catalog *betting.Service, opts Options) {
+	h := &handler{svc: svc, catalog: catalog, limit: ratelimit.New(opts.LauncherRate, max(1, int(opts.LauncherRate))), log: opts.Log}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	mux.Handle("POST "+PathLauncherReal, h.limited(http.HandlerFunc(h.launcherReal)))
+	mux.Handle("POST "+PathLauncherDemo, h.limited(http.HandlerFunc(h.launcherDemo)))
+	mux.HandleFunc("POST "+PathRoundDetails, h.roundDetails)
+	mux.HandleFunc("POST /api/v1/sessions", h.startSession)
+	mux.HandleFunc("GET /.well-known/jwks.json", h.jwks)
+}
+
+// limited applies the gateway's per-IP limit: 429 with a body of its own,
+// {"message": "Too many requests"}, and Retry-After.
+func (h *handler) limited(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ip, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			ip = r.RemoteAddr
+		}
+		if ok, wait := h.limit.Allow(ip); !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(max(1, int(wait.Round(time.Second)/time.Second))))
+			writeJSON(w, http.StatusTooManyRequests, map[string]string{"message": "Too many requests"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// signed reads the body and returns it with the aggregator whose secret
+// signed it. ok is false when the body is too large or unreadable (tooLarge
+// says which) or no aggregator signed it.
+func (h *handler) signed(r *http.Request) (body []byte, op betting.Operator, tooLarge, ok bool) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	if err != nil || len(body) > MaxBody {
+		return nil, op, true, false
+	}
+	sig, err := hex.DecodeString(r.Header.Get("X-REQUEST-SIGN"))
+	if err != nil || len(sig) != sha256.Size {
+		return body, op, false, false
+	}
+	ops, err := h.catalog.ListOperators(r.Context())
+	if err != nil {
+		h.log.Error("aggregator: listing operators", "err", err)
+		return body, op, false, false
+	}
+	for _, o := range ops {
+		if o.Integration != betting.IntegrationAggregator {
+			continue
+		}
+		m := hmac.New(sha256.New, []byte(o.SigningSecret))
+		m.Write(body)
+		if hmac.Equal(m.Sum(nil), sig) {
+			return body, o, false, true
+		}
+	}
+	return body, op, false, false
+}
+
+// launchBody is a Launcher/Real or Launcher/Demo request. Unknown fields
+// are accepted (aggregators send more than they must).
+type launchBody struct {
+	CasinoID   string    `json:"casino_id"`
+	Game       string    `json:"game"`
+	Locale     string    `json:"locale"`
+	IP         string    `json:"ip"`
+	ClientType string    `json:"client_type"`
+	SessionID  *string   `json:"session_id"`
+	URLs       *struct{} `json:"urls"`
+	Account    *struct {
+		ID       string `json:"id"`
+		Currency string `json:"currency"`
+	} `json:"account"`
+}
+
+func decodeStrict(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("data after the JSON object")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("data after the JSON object")
+	}
+	return nil
+}
+
+// launcherError writes the launcher error body, {"error": code}.
+func launcherError(w http.ResponseWriter, status int, code string) {
+	writeJSON(w, status, map[string]string{"error": code})
+}
+
+func (h *handler) launcherReal(w http.ResponseWriter, r *http.Request) { h.launch(w, r, false) }
+func (h *handler) launcherDemo(w http.ResponseWriter, r *http.Request) { h.launch(w, r, true) }
+
+func (h *handler) launch(w http.ResponseWriter, r *http.Request, demo bool) {
+	body, op, tooLarge, ok := h.signed(r)
+	switch {
+	case tooLarge:
+		launcherError(w, http.StatusBadRequest, "invalid_request")
+		return
+	case !ok:
+		launcherError(w, http.StatusForbidden, "forbidden")
+		return
+	}
+	var req launchBody
+	if err := decodeStrict(body, &req); err != nil {
+		launcherError(w, http.StatusBadRequest, "invalid_request")
+		return
+	}
+	lr := aggregator.LaunchRequest{CasinoID: req.CasinoID, Game: req.Game, Locale: req.Locale, IP: req.IP, ClientType: req.ClientType,
+		SessionID: req.SessionID, URLs: req.URLs}
+	if req.Account != nil {
+		lr.Account = &aggregator.Account{ID: req.Account.ID, Currency: req.Account.Currency}
+	}
+	var launchURL string
+	var err error
+	if demo {
+		launchURL, err = h.svc.Demo(r.Context(), op, lr)
+	} else {
+		launchURL, err = h.svc.Real(r.Context(), op, lr)
+	}
+	var invalid *aggregator.InvalidError
+	switch {
+	case errors.As(err, &invalid):
+		launcherError(w, http.StatusBadRequest, "invalid_request")
+	case errors.Is(err, aggregator.ErrForbidden):
+		launcherError(w, http.StatusForbidden, "forbidden")
+	case err != nil:
+		h.log.Error("aggregator: launch", "operator_id", op.ID, "err", err)
+		launcherError(w, http.StatusInternalServerError, "internal_error")
+	default:
+		writeJSON(w, http.StatusOK, map[string]string{"launch_url": launchURL})
+	}
+}
+
+// twirpError writes the wallet-style error body of Round/Details.
+func twirpError(w http.ResponseWriter, status int, code, apiCode, message string) {
+	writeJSON(w, status, map[string]any{"code": code, "msg": message, "meta": map[string]string{"api_code": apiCode, "api_message": message}})
+}
+
+func (h *handler) roundDetails(w http.ResponseWriter, r *http.Request) {
+	body, op, tooLarge, ok := h.signed(r)
+	switch {
+	case tooLarge:
+		twirpError(w, http.StatusBadRequest, "invalid_argument", "400", "Invalid request.")
+		return
+	case !ok:
+		launcherError(w, http.StatusForbidden, "forbidden")
+		return
+	}
+	var req struct {
+		CasinoID string  `json:"casino_id"`
+		RoundID  *string `json:"round_id"`
+		Locale   string  `json:"locale"`
+	}
+	if err := decodeStrict(body, &req); err != nil || req.RoundID == nil || *req.RoundID == "" {
+		twirpError(w, http.StatusBadRequest, "invalid_argument", "400", "Invalid request.")
+		return
+	}
+	d, err := h.svc.Details(r.Context(), op, *req.RoundID, aggregator.DetailsLocale(req.Locale, r.Header.Get("Accept-Language")))
+	switch {
+	case errors.Is(err, aggregator.ErrRoundNotFound):
+		twirpError(w, http.StatusBadRequest, "invalid_argument", "404", "Not found.")
+	case err != nil:
+		h.log.Error("aggregator: round details", "operator_id", op.ID, "round_id", *req.RoundID, "err", err)
+		twirpError(w, http.StatusInternalServerError, "internal", "503", "Service is unavailable.")
+	default:
+		writeJSON(w, http.StatusOK, d)
+	}
+}
+
+// startSession exchanges a launch token for a session token: 200
+// {auth_token, expires_at}; 400 problem for a malformed body; 401 with no
+// body for an unknown, used or expired token; 502 problem when the
+// aggregator's Player/Balance fails (the session does not start).
+func (h *handler) startSession(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		SessionRequestID string `json:"session_request_id"`
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	if err != nil || len(body) > MaxBody || decodeStrict(body, &req) != nil || req.SessionRequestID == "" {
+		writeProblem(w, http.StatusBadRequest, "The body must be {\"session_request_id\": \"…\"}.")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+	defer cancel()
+	s, err := h.svc.StartSession(ctx, req.SessionRequestID)
+	switch {
+	case errors.Is(err, aggregator.ErrLaunchInvalid):
+		w.WriteHeader(http.StatusUnauthorized)
+	case errors.Is(err, aggregator.ErrSessionWallet):
+		h.log.Warn("aggregator: session start", "err", err)
+		writeProblem(w, http.StatusBadGateway, "The casino's wallet did not give the player's balance; the game cannot start. Launch it again.")
+	case err != nil:
+		h.log.Error("aggregator: session start", "err", err)
+		writeProblem(w, http.StatusInternalServerError, "The session could not start.")
+	default:
+		w.Header().Set("Cache-Control", "no-store")
+		writeJSON(w, http.StatusOK, s)
+	}
+}
+
+func (h *handler) jwks(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	_, _ = w.Write(h.svc.Keys().JWKS())
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		status, body = http.StatusInternalServerError, []byte(`{"error":"internal_error"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+func writeProblem(w http.ResponseWriter, status int, detail string) {
+	body, _ := json.Marshal(map[string]any{"type": "about:blank", "title": http.StatusText(status), "status": status, "detail": detail})
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
