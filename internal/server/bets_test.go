@@ -46,7 +46,13 @@ func newBettingWorldWith(t testing.TB, db string, opts worldOptions) *bettingWor
 	}
 	partner := httptest.NewServer(op.Handler())
 	t.Cleanup(partner.Close)
-	opts.config = func(c *server.Config) { c.DevAllowInsecure = true }
+	also := opts.config
+	opts.config = func(c *server.Config) {
+		c.DevAllowInsecure = true
+		if also != nil {
+			also(c)
+		}
+	}
 	w := newWorld(t, db, opts)
 	bw := &bettingWorld{world: w, spec: openapitest.Load(t, "bettor.yaml"), op: op}
 	st, _ := bw.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":"sandbox","name":"Sandbox","integration":"standalone",

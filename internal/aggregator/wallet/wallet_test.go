@@ -1,0 +1,144 @@
+package wallet_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/foresight-dev/foresight/internal/aggregator/wallet"
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/odds"
+)
+
+const secret = "aggregator-secret-0123456789"
+
+// fakeWallet answers Round/BetWin with the canned answers in turn (the
+// last one repeats) and records every request body; Player/Balance always
+// answers 200.
+type fakeWallet struct {
+	mu      sync.Mutex
+	answers []canned
+	bodies  []string
+}
+
+type canned struct {
+	status int
+	body   string
+}
+
+func (f *fakeWallet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	if r.Header.Get("X-REQUEST-SIGN") != wallet.Sign([]byte(secret), body) {
+		http.Error(w, "bad signature", http.StatusForbidden)
+		return
+	}
+	if r.URL.Path == wallet.PathBalance {
+		io.WriteString(w, `{"balance":"10.00"}`)
+		return
+	}
+	f.mu.Lock()
+	f.bodies = append(f.bodies, string(body))
+	a := f.answers[min(len(f.bodies), len(f.answers))-1]
+	f.mu.Unlock()
+	w.WriteHeader(a.status)
+	io.WriteString(w, a.body)
+}
+
+func TestWithdrawAnswers(t *testing.T) {
+	t.Parallel()
+	ok := canned{200, `{"round_id":"c-1","balance":"9.00","transactions":[{"id_provider":"wd-b1","id":"tx-9"}]}`}
+	reject := func(code string) canned {
+		return canned{400, `{"code":"invalid_argument","msg":"no","meta":{"api_code":"` + code + `","api_message":"no"}}`}
+	}
+	cases := []struct {
+		name     string
+		answers  []canned
+		status   betting.WalletStatus
+		code     string
+		requests int
+	}{
+		{"200", []canned{ok}, betting.WalletDone, "", 1},
+		{"100", []canned{reject("100")}, betting.WalletRefused, betting.RejectInsufficientFund, 1},
+		{"105", []canned{reject("105")}, betting.WalletRefused, betting.RejectBetLimitReached, 1},
+		{"106", []canned{reject("106")}, betting.WalletRefused, betting.RejectBetLimitReached, 1},
+		{"110", []canned{reject("110")}, betting.WalletRefused, betting.RejectBettorBlocked, 1},
+		{"101", []canned{reject("101")}, betting.WalletRefused, betting.RejectOther, 1},
+		{"409", []canned{reject("409")}, betting.WalletRefused, betting.RejectOther, 1},
+		{"api_code as a JSON number", []canned{{400, `{"meta":{"api_code":100}}`}}, betting.WalletRefused, betting.RejectInsufficientFund, 1},
+		{"api_code on a 200", []canned{{200, `{"round_id":"c-1","balance":"9","meta":{"api_code":"105"}}`}}, betting.WalletRefused, betting.RejectBetLimitReached, 1},
+		{"503 then 200", []canned{{500, `{"code":"internal","meta":{"api_code":"503"}}`}, ok}, betting.WalletDone, "", 2},
+		{"non-numeric then 200", []canned{reject("oops"), ok}, betting.WalletDone, "", 2},
+		{"500 then 200", []canned{reject("500"), ok}, betting.WalletDone, "", 2},
+		{"HTML 502 always", []canned{{502, `<html>bad gateway</html>`}}, betting.WalletUnknown, wallet.RejectWalletUnavailable, wallet.BetAttempts},
+		{"200 without round_id", []canned{{200, `{"balance":"9.00","transactions":[]}`}}, betting.WalletUnknown, betting.RejectWalletRolledBack, 1},
+		{"200 without balance", []canned{{200, `{"round_id":"c-1"}`}}, betting.WalletUnknown, betting.RejectWalletRolledBack, 1},
+		{"403 without api_code", []canned{{403, `forbidden`}}, betting.WalletRefused, betting.RejectOther, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := &fakeWallet{answers: c.answers}
+			srv := httptest.NewServer(f)
+			defer srv.Close()
+			cl := wallet.New(wallet.Options{AllowInsecure: true})
+			op := betting.Operator{ID: "agg", Integration: betting.IntegrationAggregator, WalletURL: srv.URL, SigningSecret: secret}
+			b := betting.Bet{ID: "b1", BettorID: "p1", Currency: "EUR", Stake: money.MustParse("1.50"), EntryOdds: odds.MustParse("2"),
+				WithdrawalTxID: "wd-b1", SessionID: "s-1"}
+			got, err := cl.Withdraw(context.Background(), op, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Status != c.status || got.Code != c.code {
+				t.Errorf("answer = %+v, want status %d code %q", got, c.status, c.code)
+			}
+			if len(f.bodies) != c.requests {
+				t.Fatalf("%d requests, want %d", len(f.bodies), c.requests)
+			}
+			want := `{"account_id":"p1","currency":"EUR","game_id":"prediction-markets","round_id":"b1","finished":false,"session_id":"s-1",` +
+				`"transactions":[{"id_provider":"wd-b1","type":"bet","amount":"1.5"}]}`
+			for i, body := range f.bodies {
+				if body != want {
+					t.Errorf("request %d = %s, want %s", i, body, want)
+				}
+			}
+			if c.status == betting.WalletDone && (got.OperatorTxID != "tx-9" || got.Balance == nil || got.Balance.String() != "9") {
+				t.Errorf("done answer = %+v", got)
+			}
+		})
+	}
+}
+
+func TestCreditsAndURLs(t *testing.T) {
+	t.Parallel()
+	f := &fakeWallet{answers: []canned{{200, `{"balance":"12.5"}`}}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	op := betting.Operator{ID: "agg", WalletURL: srv.URL, SigningSecret: secret}
+	cl := wallet.New(wallet.Options{AllowInsecure: true})
+	// 0.000000000003 × 1.5555 = 0.0000000000046665: paid rounded to 12
+	// decimals, half to even.
+	payout := money.MustParse("0.000000000003").MulOdds(odds.MustParse("1.5555"))
+	won := betting.Bet{ID: "b2", BettorID: "p1", Currency: "EUR", Stake: money.MustParse("1"), Status: betting.BetSettled, PayoutAmount: &payout,
+		WithdrawalTxID: "wd-b2", SessionID: "s-1"}
+	if c, err := cl.Deposit(context.Background(), op, won); err != nil || !c.Done || c.Balance.String() != "12.5" {
+		t.Fatalf("win = %+v, %v", c, err)
+	}
+	if !strings.Contains(f.bodies[0], `"finished":true`) || !strings.Contains(f.bodies[0], `{"id_provider":"dp-b2","type":"win","amount":"0.000000000005"}`) {
+		t.Errorf("win body = %s", f.bodies[0])
+	}
+	if c, err := cl.Rollback(context.Background(), op, won); err != nil || !c.Done {
+		t.Fatalf("rollback = %+v, %v", c, err)
+	}
+	if want := `"round_id_provider":"b2","finished":false,"session_id":"s-1","transactions":[{"id_provider":"rb-b2","type":"rollback","original_id_provider":"wd-b2"}]`; !strings.Contains(f.bodies[1], want) {
+		t.Errorf("rollback body = %s", f.bodies[1])
+	}
+	insecure := wallet.New(wallet.Options{})
+	if _, err := insecure.Withdraw(context.Background(), op, won); err == nil {
+		t.Error("an http:// wallet URL was called without AllowInsecure")
+	}
+}

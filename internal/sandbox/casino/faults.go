@@ -1,0 +1,254 @@
+package casino
+
+import (
+	"fmt"
+	"time"
+)
+
+// faultKey scopes armed faults: one endpoint, for every account (account
+// "") or for one account.
+type faultKey struct {
+	account  string
+	endpoint string
+}
+
+// faultState is the failure injection armed for one scope.
+type faultState struct {
+	failN      int
+	failStatus int
+	rejectN    int
+	rejectCode string
+	delayN     int
+	delay      time.Duration
+	dropN      int
+	omitN      int // BetWin only
+}
+
+// fault is what to do to one request.
+type fault struct {
+	fail   int    // status to answer at once; 0 for none
+	reject string // api_code to answer at once; "" for none
+	delay  time.Duration
+	drop   bool
+}
+
+// Faults arms failure injection for one account. Get it with ForAccount;
+// the same methods on Casino arm faults for every account. A request takes
+// each kind of fault from its account's scope when one is armed there, and
+// from the every-account scope otherwise; the two counters are separate.
+type Faults struct {
+	c       *Casino
+	account string // "" for every account
+}
+
+// ForAccount returns the fault switches that apply only to requests whose
+// account_id is accountID. It panics on an empty accountID.
+func (c *Casino) ForAccount(accountID string) *Faults {
+	if accountID == "" {
+		panic("casino: ForAccount: empty account id (use the Casino's own methods for every account)")
+	}
+	return &Faults{c: c, account: accountID}
+}
+
+func (c *Casino) everyAccount() *Faults { return &Faults{c: c} }
+
+// FailNext makes the next n requests to endpoint (EndpointBalance,
+// EndpointBetWin, EndpointFinish or EndpointRollback), from every account,
+// answer status; see Faults.FailNext.
+func (c *Casino) FailNext(endpoint string, n, status int) {
+	c.everyAccount().FailNext(endpoint, n, status)
+}
+
+// RejectNext makes the next n requests to endpoint, from every account,
+// answer a wallet error carrying apiCode; see Faults.RejectNext.
+func (c *Casino) RejectNext(endpoint string, n int, apiCode string) {
+	c.everyAccount().RejectNext(endpoint, n, apiCode)
+}
+
+// DelayNext makes the next n requests to endpoint, from every account,
+// wait d before they are processed; see Faults.DelayNext.
+func (c *Casino) DelayNext(endpoint string, n int, d time.Duration) {
+	c.everyAccount().DelayNext(endpoint, n, d)
+}
+
+// DropResponseNext makes the next n requests to endpoint, from every
+// account, be processed and then get no answer; see
+// Faults.DropResponseNext.
+func (c *Casino) DropResponseNext(endpoint string, n int) {
+	c.everyAccount().DropResponseNext(endpoint, n)
+}
+
+// OmitRoundIDNext makes the next n Round/BetWin answers of 200, for every
+// account, leave out round_id; see Faults.OmitRoundIDNext.
+func (c *Casino) OmitRoundIDNext(n int) {
+	c.everyAccount().OmitRoundIDNext(n)
+}
+
+// FailNext makes the next n requests to endpoint answer HTTP status (200 to
+// 599) with the body {"error":"injected_failure"}, which is not a wallet
+// error body (no api_code): the case of a proxy or crashed server in front
+// of the wallet. Nothing is processed and nothing changes; the
+// id_provider stays unused. It replaces an earlier FailNext of the scope
+// and endpoint; n ≤ 0 disarms it. It panics on an unknown endpoint or
+// status.
+func (f *Faults) FailNext(endpoint string, n, status int) {
+	checkEndpoint(endpoint)
+	if status < 200 || status > 599 {
+		panic(fmt.Sprintf("casino: FailNext: status %d is not a final HTTP status (200 to 599)", status))
+	}
+	f.c.mu.Lock()
+	defer f.c.mu.Unlock()
+	s := f.c.faultLocked(f.account, endpoint)
+	s.failN, s.failStatus = max(n, 0), status
+}
+
+// RejectNext makes the next n requests to endpoint answer the wallet error
+// body with meta.api_code apiCode, before they are processed: nothing
+// changes and the id_provider stays unused (the same request is processed
+// once the rejections are used up). The status and code are those the
+// casino uses for that api_code: 403 permission_denied for "403", 500
+// internal for "500" to "599" (503: the retryable "service unavailable"),
+// 400 invalid_argument for anything else, including a non-numeric apiCode
+// such as "oops" (which the platform must treat as a temporary error).
+// For "100", "105" and "106" meta.balance carries the account's balance
+// when the account exists in the request's currency. It replaces an earlier
+// RejectNext of the scope and endpoint; n ≤ 0 disarms it. It panics on an
+// unknown endpoint or an empty apiCode.
+func (f *Faults) RejectNext(endpoint string, n int, apiCode string) {
+	checkEndpoint(endpoint)
+	if apiCode == "" {
+		panic("casino: RejectNext: empty api_code")
+	}
+	f.c.mu.Lock()
+	defer f.c.mu.Unlock()
+	s := f.c.faultLocked(f.account, endpoint)
+	s.rejectN, s.rejectCode = max(n, 0), apiCode
+}
+
+// DelayNext makes the next n requests to endpoint wait d after they are
+// authenticated and before they are processed. The request is processed
+// after the delay even if the client has given up by then (the slow-wallet
+// case). It replaces an earlier DelayNext of the scope and endpoint; n ≤ 0
+// disarms it. It panics on an unknown endpoint.
+func (f *Faults) DelayNext(endpoint string, n int, d time.Duration) {
+	checkEndpoint(endpoint)
+	f.c.mu.Lock()
+	defer f.c.mu.Unlock()
+	s := f.c.faultLocked(f.account, endpoint)
+	s.delayN, s.delay = max(n, 0), d
+}
+
+// DropResponseNext makes the next n requests to endpoint be processed as
+// usual (a bet debits, its answer is stored for the id_provider) and then
+// have their connection closed without an answer: the answer-lost case. It
+// replaces an earlier DropResponseNext of the scope and endpoint; n ≤ 0
+// disarms it. It panics on an unknown endpoint.
+func (f *Faults) DropResponseNext(endpoint string, n int) {
+	checkEndpoint(endpoint)
+	f.c.mu.Lock()
+	defer f.c.mu.Unlock()
+	f.c.faultLocked(f.account, endpoint).dropN = max(n, 0)
+}
+
+// OmitRoundIDNext makes the next n Round/BetWin requests that are
+// processed with a 200 (money moved) be answered without round_id. Replays,
+// refusals and invalid requests do not use it up. The answer stored for the
+// id_provider is the one sent, so a replay lacks round_id too; the
+// platform is expected to roll the transaction back instead. It replaces an
+// earlier OmitRoundIDNext of the scope; n ≤ 0 disarms it.
+func (f *Faults) OmitRoundIDNext(n int) {
+	f.c.mu.Lock()
+	defer f.c.mu.Unlock()
+	f.c.faultLocked(f.account, EndpointBetWin).omitN = max(n, 0)
+}
+
+func checkEndpoint(endpoint string) {
+	switch endpoint {
+	case EndpointBalance, EndpointBetWin, EndpointFinish, EndpointRollback:
+	default:
+		panic(fmt.Sprintf("casino: unknown endpoint %q (want balance, betwin, finish or rollback)", endpoint))
+	}
+}
+
+func (c *Casino) faultLocked(accountID, endpoint string) *faultState {
+	k := faultKey{account: accountID, endpoint: endpoint}
+	s := c.faults[k]
+	if s == nil {
+		s = &faultState{}
+		c.faults[k] = s
+	}
+	return s
+}
+
+// scopesLocked returns the armed fault states that apply to a request of
+// accountID to endpoint, the account's own first.
+func (c *Casino) scopesLocked(accountID, endpoint string) []*faultState {
+	var out []*faultState
+	if accountID != "" {
+		if s := c.faults[faultKey{account: accountID, endpoint: endpoint}]; s != nil {
+			out = append(out, s)
+		}
+	}
+	if s := c.faults[faultKey{endpoint: endpoint}]; s != nil {
+		out = append(out, s)
+	}
+	return out
+}
+
+// takeCounter decrements the first armed counter of scopes and returns its
+// state, or nil when none is armed.
+func takeCounter(scopes []*faultState, counter func(*faultState) *int) *faultState {
+	for _, s := range scopes {
+		if n := counter(s); *n > 0 {
+			*n--
+			return s
+		}
+	}
+	return nil
+}
+
+// takeFault consumes the armed faults for one request. An injected failure
+// or rejection consumes nothing else.
+func (c *Casino) takeFault(endpoint, accountID string) fault {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	scopes := c.scopesLocked(accountID, endpoint)
+	if len(scopes) == 0 {
+		return fault{}
+	}
+	if s := takeCounter(scopes, func(s *faultState) *int { return &s.failN }); s != nil {
+		return fault{fail: s.failStatus}
+	}
+	if s := takeCounter(scopes, func(s *faultState) *int { return &s.rejectN }); s != nil {
+		return fault{reject: s.rejectCode}
+	}
+	var out fault
+	if s := takeCounter(scopes, func(s *faultState) *int { return &s.delayN }); s != nil {
+		out.delay = s.delay
+	}
+	if s := takeCounter(scopes, func(s *faultState) *int { return &s.dropN }); s != nil {
+		out.drop = true
+	}
+	return out
+}
+
+// takeOmitRoundIDLocked consumes an armed OmitRoundIDNext for a BetWin of
+// accountID.
+func (c *Casino) takeOmitRoundIDLocked(accountID string) bool {
+	scopes := c.scopesLocked(accountID, EndpointBetWin)
+	return takeCounter(scopes, func(s *faultState) *int { return &s.omitN }) != nil
+}
+
+// injectedRejection is the answer of an armed RejectNext.
+func (c *Casino) injectedRejection(apiCode string, w who) response {
+	var balance string
+	switch apiCode {
+	case "100", "105", "106":
+		c.mu.Lock()
+		if acct := c.accounts[w.AccountID]; acct != nil && acct.currency == w.Currency {
+			balance = c.format(acct.balance, acct.currency)
+		}
+		c.mu.Unlock()
+	}
+	return walletError(apiCode, "injected rejection", balance)
+}

@@ -1,0 +1,349 @@
+package casino_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/sandbox/casino"
+)
+
+func TestFailNext(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.setBalance("a1", "USD", "100.00")
+	body := betBody(t, "a1", "USD", "r1", "bet-1", "10.00")
+
+	e.c.FailNext(casino.EndpointBetWin, 2, http.StatusBadGateway)
+	for i := range 2 {
+		status, resp := e.post(casino.PathBetWin, body)
+		if status != http.StatusBadGateway || string(resp) != `{"error":"injected_failure"}`+"\n" {
+			t.Fatalf("attempt %d: %d %s", i, status, resp)
+		}
+	}
+	e.wantBalance("a1", "USD", "100.00")
+	if e.ledgerLen() != 0 {
+		t.Fatal("failures changed the ledger")
+	}
+	// The retry is processed: the failures did not consume the id_provider.
+	status, resp := e.post(casino.PathBetWin, body)
+	wantOK(t, "after the failures", status, resp)
+	e.wantBalance("a1", "USD", "90.00")
+
+	// Only the armed endpoint fails; a 200 without a wallet body can be
+	// injected too.
+	e.c.FailNext(casino.EndpointFinish, 1, http.StatusOK)
+	status, resp = e.post(casino.PathBalance, balanceBody(t, "a1", "USD"))
+	wantOK(t, "balance", status, resp)
+	status, resp = e.post(casino.PathFinish, finishBody(t, "a1", "USD", "r1"))
+	if status != http.StatusOK || bytes.Contains(resp, []byte("balance")) {
+		t.Errorf("injected 200: %d %s", status, resp)
+	}
+	if r, _ := e.c.Round("r1"); r.Finished {
+		t.Error("an injected failure finished the round")
+	}
+
+	// Disarming.
+	e.c.FailNext(casino.EndpointBalance, 3, http.StatusServiceUnavailable)
+	e.c.FailNext(casino.EndpointBalance, 0, http.StatusServiceUnavailable)
+	status, resp = e.post(casino.PathBalance, balanceBody(t, "a1", "USD"))
+	wantOK(t, "disarmed", status, resp)
+
+	for name, f := range map[string]func(){
+		"unknown endpoint":    func() { e.c.FailNext("withdrawals", 1, 500) },
+		"bad status":          func() { e.c.FailNext(casino.EndpointBetWin, 1, 42) },
+		"informational":       func() { e.c.FailNext(casino.EndpointBetWin, 1, 100) },
+		"reject endpoint":     func() { e.c.RejectNext("BetWin", 1, "100") },
+		"empty api_code":      func() { e.c.RejectNext(casino.EndpointBetWin, 1, "") },
+		"delay endpoint":      func() { e.c.DelayNext("bet", 1, time.Second) },
+		"drop endpoint":       func() { e.c.DropResponseNext("", 1) },
+		"empty account scope": func() { e.c.ForAccount("") },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+func TestRejectNext(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		apiCode, endpoint string
+		status            int
+		withBalance       bool
+		apiMessage        string
+	}{
+		{"100", casino.EndpointBetWin, http.StatusBadRequest, true, "Player has not enough funds to process an action"},
+		{"105", casino.EndpointBetWin, http.StatusBadRequest, true, "Player reached customized bet limit"},
+		{"106", casino.EndpointBetWin, http.StatusBadRequest, true, "Bet exceeded max bet limit"},
+		{"110", casino.EndpointBetWin, http.StatusBadRequest, false, "Player is disabled"},
+		{"503", casino.EndpointBetWin, http.StatusInternalServerError, false, "Service is unavailable"},
+		{"504", casino.EndpointRollback, http.StatusInternalServerError, false, "Request timed out"},
+		{"500", casino.EndpointFinish, http.StatusInternalServerError, false, "Unknown error"},
+		{"403", casino.EndpointBalance, http.StatusForbidden, false, "Forbidden"},
+		{"oops", casino.EndpointBetWin, http.StatusBadRequest, false, "Unknown error"},
+		{"199", casino.EndpointBalance, http.StatusBadRequest, false, "Unknown error"},
+	}
+	for _, c := range cases {
+		t.Run(c.apiCode+"/"+c.endpoint, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			e.setBalance("a1", "USD", "100.00")
+			status, resp := e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r0", "bet-0", "10"))
+			wantOK(t, "setup bet", status, resp)
+
+			var path string
+			var body []byte
+			switch c.endpoint {
+			case casino.EndpointBalance:
+				path, body = casino.PathBalance, balanceBody(t, "a1", "USD")
+			case casino.EndpointBetWin:
+				path, body = casino.PathBetWin, betBody(t, "a1", "USD", "r1", "bet-1", "10.00")
+			case casino.EndpointFinish:
+				path, body = casino.PathFinish, finishBody(t, "a1", "USD", "r0")
+			case casino.EndpointRollback:
+				path, body = casino.PathRollback, rollbackBody(t, "a1", "USD", "r0", "rb-0", "bet-0")
+			}
+			before := e.ledgerLen()
+			e.c.RejectNext(c.endpoint, 2, c.apiCode)
+			balance := ""
+			if c.withBalance {
+				balance = "90.00"
+			}
+			for range 2 {
+				status, resp := e.post(path, body)
+				w := wantErr(t, "injected "+c.apiCode, status, resp, c.status, c.apiCode, balance)
+				if w.Meta.APIMessage != c.apiMessage {
+					t.Errorf("api_message %q, want %q", w.Meta.APIMessage, c.apiMessage)
+				}
+			}
+			e.wantBalance("a1", "USD", "90.00")
+			if e.ledgerLen() != before {
+				t.Error("a rejection changed the ledger")
+			}
+			// Then the same request is processed: nothing was consumed.
+			status, resp = e.post(path, body)
+			wantOK(t, "after the rejections", status, resp)
+		})
+	}
+}
+
+func TestRejectNextWithoutAccount(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	// An unknown account gets no meta.balance.
+	e.c.RejectNext(casino.EndpointBetWin, 1, "100")
+	status, resp := e.post(casino.PathBetWin, betBody(t, "nobody", "USD", "r1", "bet-1", "1"))
+	wantErr(t, "unknown account", status, resp, http.StatusBadRequest, "100", "")
+	// A rejection is taken before the body is validated.
+	e.c.RejectNext(casino.EndpointBetWin, 1, "503")
+	status, resp = e.post(casino.PathBetWin, []byte(`{"account_id":5}`))
+	wantErr(t, "invalid body", status, resp, http.StatusInternalServerError, "503", "")
+}
+
+func TestFailNextBeforeRejectNext(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.setBalance("a1", "USD", "100")
+	e.c.RejectNext(casino.EndpointBalance, 1, "503")
+	e.c.FailNext(casino.EndpointBalance, 1, http.StatusBadGateway)
+	body := balanceBody(t, "a1", "USD")
+	if status, _ := e.post(casino.PathBalance, body); status != http.StatusBadGateway {
+		t.Errorf("first: %d, want the failure", status)
+	}
+	status, resp := e.post(casino.PathBalance, body)
+	wantErr(t, "second", status, resp, http.StatusInternalServerError, "503", "")
+	status, resp = e.post(casino.PathBalance, body)
+	wantOK(t, "third", status, resp)
+}
+
+func TestDropResponseNext(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.setBalance("a1", "USD", "100.00")
+	body := betBody(t, "a1", "USD", "r1", "bet-1", "10.00")
+
+	e.c.DropResponseNext(casino.EndpointBetWin, 1)
+	resp, err := e.client.Do(e.request(casino.PathBetWin, body, nil))
+	if err == nil {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		t.Fatalf("the answer was not dropped: %d %s", resp.StatusCode, b)
+	}
+	// The debit happened.
+	e.wantBalance("a1", "USD", "90.00")
+	ledger := e.c.Ledger()
+	if len(ledger) != 1 || ledger[0].Type != casino.EntryBet || ledger[0].IDProvider != "bet-1" {
+		t.Fatalf("ledger %+v", ledger)
+	}
+	// The platform's retry gets the stored answer; nothing moves again.
+	status, first := e.post(casino.PathBetWin, body)
+	a := wantOK(t, "retry", status, first)
+	if str(a.Balance) != "90.00" || a.Transactions[0].ID != ledger[0].CasinoTxID || str(a.RoundID) != ledger[0].CasinoRoundID {
+		t.Errorf("retry answer %s, ledger %+v", first, ledger[0])
+	}
+	e.wantBalance("a1", "USD", "90.00")
+	if e.ledgerLen() != 1 {
+		t.Error("the retry moved money")
+	}
+
+	// A dropped rollback answer: the credit happened too.
+	e.c.DropResponseNext(casino.EndpointRollback, 1)
+	if _, err := e.client.Do(e.request(casino.PathRollback, rollbackBody(t, "a1", "USD", "r1", "rb-1", "bet-1"), nil)); err == nil {
+		t.Fatal("the rollback answer was not dropped")
+	}
+	e.wantBalance("a1", "USD", "100.00")
+}
+
+func TestDelayNext(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.setBalance("a1", "USD", "100.00")
+	e.c.DelayNext(casino.EndpointBetWin, 1, 300*time.Millisecond)
+
+	// The client gives up before the casino answers ...
+	impatient := &http.Client{Timeout: 50 * time.Millisecond}
+	_, err := impatient.Do(e.request(casino.PathBetWin, betBody(t, "a1", "USD", "r1", "bet-1", "10.00"), nil))
+	var timeout interface{ Timeout() bool }
+	if err == nil || !errors.As(err, &timeout) || !timeout.Timeout() {
+		t.Fatalf("want a client time-out, got %v", err)
+	}
+	// ... and the slow wallet still debits.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if got, _ := e.c.Balance("a1", "USD"); got == "90.00" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the delayed bet was never processed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The delay was used up.
+	start := time.Now()
+	status, resp := e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r2", "bet-2", "10.00"))
+	wantOK(t, "after the delay", status, resp)
+	if time.Since(start) > 250*time.Millisecond {
+		t.Error("the second request was delayed too")
+	}
+	e.wantBalance("a1", "USD", "80.00")
+}
+
+func TestOmitRoundIDNext(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.setBalance("a1", "USD", "100.00")
+	e.setBalance("poor", "USD", "1.00")
+	e.c.OmitRoundIDNext(1)
+
+	// A refusal does not use it up.
+	status, resp := e.post(casino.PathBetWin, betBody(t, "poor", "USD", "r0", "bet-0", "10.00"))
+	wantErr(t, "refused", status, resp, http.StatusBadRequest, "100", "1.00")
+
+	body := betBody(t, "a1", "USD", "r1", "bet-1", "10.00")
+	status, first := e.post(casino.PathBetWin, body)
+	a := wantOK(t, "omitted", status, first)
+	if a.RoundID != nil || str(a.Balance) != "90.00" || len(a.Transactions) != 1 || a.Transactions[0].ID == "" {
+		t.Fatalf("answer %s, want no round_id", first)
+	}
+	// Money moved, and the round exists.
+	e.wantBalance("a1", "USD", "90.00")
+	if _, ok := e.c.Round("r1"); !ok {
+		t.Error("round not created")
+	}
+	// The replay returns the answer that was sent.
+	if status, again := e.post(casino.PathBetWin, body); status != http.StatusOK || !bytes.Equal(first, again) {
+		t.Errorf("replay %d %s", status, again)
+	}
+	// The platform rolls back.
+	status, resp = e.post(casino.PathRollback, rollbackBody(t, "a1", "USD", "r1", "rb-1", "bet-1"))
+	if a := wantOK(t, "rollback", status, resp); str(a.Balance) != "100.00" || a.RoundID == nil {
+		t.Errorf("rollback %s", resp)
+	}
+	// Used up.
+	status, resp = e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r2", "bet-2", "10.00"))
+	if a := wantOK(t, "next", status, resp); a.RoundID == nil {
+		t.Errorf("next answer %s", resp)
+	}
+	// Wins are BetWin requests too.
+	e.c.OmitRoundIDNext(1)
+	status, resp = e.post(casino.PathBetWin, winBody(t, "a1", "USD", "r2", "win-2", "5"))
+	if a := wantOK(t, "win", status, resp); a.RoundID != nil {
+		t.Errorf("win answer %s", resp)
+	}
+}
+
+func TestFaultsForAccount(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(c *casino.Config) { c.StartingBalance = "100" })
+	e.setBalance("a1", "USD", "100")
+
+	// A fault for one account leaves the others alone.
+	e.c.ForAccount("a1").RejectNext(casino.EndpointBetWin, 1, "105")
+	status, resp := e.post(casino.PathBetWin, betBody(t, "a2", "USD", "r-a2", "bet-a2", "1"))
+	wantOK(t, "other account", status, resp)
+	status, resp = e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r-a1", "bet-a1", "1"))
+	wantErr(t, "armed account", status, resp, http.StatusBadRequest, "105", "100.00")
+	status, resp = e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r-a1", "bet-a1", "1"))
+	wantOK(t, "armed account, used up", status, resp)
+
+	// A global fault applies to every account; the account's own is taken
+	// first and the counters are separate.
+	e.c.FailNext(casino.EndpointBalance, 2, http.StatusServiceUnavailable)
+	e.c.ForAccount("a1").FailNext(casino.EndpointBalance, 1, http.StatusBadGateway)
+	for _, c := range []struct {
+		account string
+		status  int
+	}{
+		{"a1", http.StatusBadGateway},         // a1's own
+		{"a1", http.StatusServiceUnavailable}, // then the global one
+		{"a3", http.StatusServiceUnavailable}, // global, for any account
+		{"a1", http.StatusOK},
+		{"a3", http.StatusOK},
+	} {
+		if status, resp := e.post(casino.PathBalance, balanceBody(t, c.account, "USD")); status != c.status {
+			t.Errorf("%s: %d %s, want %d", c.account, status, resp, c.status)
+		}
+	}
+
+	// Delays, drops and omitted round ids per account.
+	e.c.ForAccount("a2").OmitRoundIDNext(1)
+	status, resp = e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r-a1-2", "bet-a1-2", "1"))
+	if a := wantOK(t, "a1 bet", status, resp); a.RoundID == nil {
+		t.Errorf("a1 lost its round_id: %s", resp)
+	}
+	status, resp = e.post(casino.PathBetWin, betBody(t, "a2", "USD", "r-a2-2", "bet-a2-2", "1"))
+	if a := wantOK(t, "a2 bet", status, resp); a.RoundID != nil {
+		t.Errorf("a2 kept its round_id: %s", resp)
+	}
+	e.c.ForAccount("a2").DropResponseNext(casino.EndpointFinish, 1)
+	status, resp = e.post(casino.PathFinish, finishBody(t, "a1", "USD", "r-a1"))
+	wantOK(t, "a1 finish", status, resp)
+	if _, err := e.client.Do(e.request(casino.PathFinish, finishBody(t, "a2", "USD", "r-a2"), nil)); err == nil {
+		t.Error("a2's finish answer was not dropped")
+	}
+	if r, _ := e.c.Round("r-a2"); !r.Finished {
+		t.Error("the dropped finish was not processed")
+	}
+	e.c.ForAccount("a2").DelayNext(casino.EndpointBalance, 1, 200*time.Millisecond)
+	start := time.Now()
+	status, resp = e.post(casino.PathBalance, balanceBody(t, "a1", "USD"))
+	wantOK(t, "a1 balance", status, resp)
+	if time.Since(start) >= 200*time.Millisecond {
+		t.Error("a1 was delayed")
+	}
+	start = time.Now()
+	status, resp = e.post(casino.PathBalance, balanceBody(t, "a2", "USD"))
+	wantOK(t, "a2 balance", status, resp)
+	if time.Since(start) < 200*time.Millisecond {
+		t.Error("a2 was not delayed")
+	}
+}

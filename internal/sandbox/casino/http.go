@@ -1,0 +1,306 @@
+package casino
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// response is an answer computed before it is written (or dropped).
+type response struct {
+	status int
+	body   []byte
+}
+
+// processFunc handles a request whose body has been read and
+// authenticated.
+type processFunc func(body []byte) response
+
+// Handler returns the casino's wallet API (see the package documentation).
+// Paths are absolute (/v2/provider_agg.…); mount it under a prefix with
+// http.StripPrefix.
+func (c *Casino) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("POST "+PathBalance, c.endpoint(EndpointBalance, c.balance))
+	mux.Handle("POST "+PathBetWin, c.endpoint(EndpointBetWin, c.betWin))
+	mux.Handle("POST "+PathFinish, c.endpoint(EndpointFinish, c.finish))
+	mux.Handle("POST "+PathRollback, c.endpoint(EndpointRollback, c.rollback))
+	mux.HandleFunc("/", notFound)
+	return mux
+}
+
+// notFound answers every other path, and other methods on the wallet
+// paths.
+func notFound(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case PathBalance, PathBetWin, PathFinish, PathRollback:
+		w.Header().Set("Allow", http.MethodPost)
+		writeResponse(w, response{status: http.StatusMethodNotAllowed, body: errorJSON("bad_route",
+			r.Method+" is not allowed; wallet endpoints take POST", "400", "")})
+	default:
+		writeResponse(w, response{status: http.StatusNotFound, body: errorJSON("bad_route",
+			"no wallet endpoint at "+r.URL.Path, "404", "")})
+	}
+}
+
+// endpoint wraps a wallet endpoint with the body limit, authentication, the
+// Content-Type check and fault injection.
+func (c *Casino) endpoint(name string, process processFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				writeResponse(w, badRequest(fmt.Sprintf("the body exceeds %d bytes", MaxBodyBytes)))
+				return
+			}
+			writeResponse(w, badRequest("the body could not be read"))
+			return
+		}
+		if !c.verify(r.Header, body) {
+			writeResponse(w, forbidden())
+			return
+		}
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			writeResponse(w, badRequest("Content-Type must be application/json"))
+			return
+		}
+		who := peek(body)
+		f := c.takeFault(name, who.AccountID)
+		switch {
+		case f.fail != 0:
+			writeResponse(w, response{status: f.fail, body: injectedFailureBody})
+			return
+		case f.reject != "":
+			writeResponse(w, c.injectedRejection(f.reject, who))
+			return
+		}
+		if f.delay > 0 {
+			// Deliberately not cut short by the client's cancellation: a
+			// slow wallet finishes its work after the caller gave up.
+			time.Sleep(f.delay)
+		}
+		resp := process(body)
+		if f.drop {
+			dropConnection(w)
+			return
+		}
+		writeResponse(w, resp)
+	})
+}
+
+// Sign returns the X-REQUEST-SIGN value of body: the lowercase hex
+// HMAC-SHA256 of the exact bytes, keyed with secret. It is the calling
+// side's signature, exported for tests of the platform's client.
+func Sign(secret, body []byte) string {
+	return hex.EncodeToString(mac(secret, body))
+}
+
+func mac(secret, body []byte) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write(body)
+	return m.Sum(nil)
+}
+
+// verify checks X-REQUEST-SIGN: exactly one value, 64 lowercase hex
+// digits, equal (in constant time) to the HMAC of body.
+func (c *Casino) verify(h http.Header, body []byte) bool {
+	values := h.Values(SignatureHeader)
+	if len(values) != 1 {
+		return false
+	}
+	sig := values[0]
+	if len(sig) != 2*sha256.Size || !isLowerHex(sig) {
+		return false
+	}
+	got, err := hex.DecodeString(sig)
+	if err != nil {
+		return false
+	}
+	return hmac.Equal(got, mac(c.secret, body))
+}
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// dropConnection closes the connection without writing an answer.
+func dropConnection(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		// HTTP/2 or a wrapper that cannot hijack: abort the stream, which
+		// the server answers with a reset and no response.
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
+}
+
+func writeResponse(w http.ResponseWriter, resp response) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(resp.status)
+	_, _ = w.Write(resp.body)
+}
+
+// mustJSON marshals values that cannot fail (structs of strings), ending
+// with a newline.
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("casino: marshal %T: %v", v, err))
+	}
+	return append(b, '\n')
+}
+
+func okJSON(v any) response {
+	return response{status: http.StatusOK, body: mustJSON(v)}
+}
+
+// Wallet error body.
+type errorBody struct {
+	Code string    `json:"code"`
+	Msg  string    `json:"msg"`
+	Meta errorMeta `json:"meta"`
+}
+
+type errorMeta struct {
+	APICode    string `json:"api_code"`
+	APIMessage string `json:"api_message"`
+	Balance    string `json:"balance,omitempty"`
+}
+
+// apiMessages are the api_message texts of the api_codes (the aggregator's
+// registry).
+var apiMessages = map[string]string{
+	"100": "Player has not enough funds to process an action",
+	"101": "Player is invalid",
+	"105": "Player reached customized bet limit",
+	"106": "Bet exceeded max bet limit",
+	"107": "Game is forbidden to the player",
+	"110": "Player is disabled",
+	"153": "Game is not available in Player's country",
+	"154": "Currency is not allowed for the player",
+	"155": "Forbidden to change already set field",
+	"400": "Bad request",
+	"403": "Forbidden",
+	"404": "Not found",
+	"405": "Game is not available to your casino",
+	"409": "Action already rolled back",
+	"500": "Unknown error",
+	"501": "Provider not configured for casino",
+	"502": "Unknown error in external service",
+	"503": "Service is unavailable",
+	"504": "Request timed out",
+}
+
+func apiMessage(apiCode string) string {
+	if m, ok := apiMessages[apiCode]; ok {
+		return m
+	}
+	return "Unknown error"
+}
+
+func errorJSON(code, msg, apiCode, balance string) []byte {
+	return mustJSON(errorBody{Code: code, Msg: msg, Meta: errorMeta{APICode: apiCode, APIMessage: apiMessage(apiCode), Balance: balance}})
+}
+
+// walletError is the answer carrying apiCode: 403 permission_denied for
+// 403, 500 internal for 500 to 599, 400 invalid_argument for anything else
+// (including non-numeric codes). balance is left out when empty.
+func walletError(apiCode, msg, balance string) response {
+	status, code := http.StatusBadRequest, "invalid_argument"
+	if apiCode == "403" {
+		status, code = http.StatusForbidden, "permission_denied"
+	} else if n, err := strconv.Atoi(apiCode); err == nil && n >= 500 && n <= 599 {
+		status, code = http.StatusInternalServerError, "internal"
+	}
+	return response{status: status, body: errorJSON(code, msg, apiCode, balance)}
+}
+
+func badRequest(msg string) response { return walletError("400", msg, "") }
+
+func forbidden() response {
+	return walletError("403", SignatureHeader+" is missing or does not match the body", "")
+}
+
+// injectedFailureBody is the body of FailNext answers: not a wallet error
+// body (no code, no meta), as a proxy in front of a wallet would answer.
+var injectedFailureBody = []byte(`{"error":"injected_failure"}` + "\n")
+
+// decodeBody decodes a JSON object into v, refusing trailing data.
+func decodeBody(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			return fmt.Errorf("%s must be a JSON %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()))
+		}
+		return fmt.Errorf("the body is not a JSON object: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("the body has data after the JSON object")
+	}
+	return nil
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "string"
+	case "bool":
+		return "boolean"
+	case "slice":
+		return "array"
+	case "struct", "map", "ptr":
+		return "object"
+	default:
+		return goKind
+	}
+}
+
+// canonical is the JSON value of a valid body with sorted keys and no white
+// space: the idempotency fingerprint.
+func canonical(body []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return string(body)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return string(body)
+	}
+	return string(b)
+}
+
+// who is the account a request names, read leniently for fault injection
+// and injected rejections; empty when the body does not say.
+type who struct {
+	AccountID string `json:"account_id"`
+	Currency  string `json:"currency"`
+}
+
+func peek(body []byte) who {
+	var w who
+	if err := json.Unmarshal(body, &w); err != nil {
+		return who{}
+	}
+	return w
+}

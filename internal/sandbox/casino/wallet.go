@@ -1,0 +1,467 @@
+package casino
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/foresight-dev/foresight/internal/money"
+)
+
+// Transaction types.
+const (
+	typeBet      = "bet"
+	typeWin      = "win"
+	typeRollback = "rollback"
+)
+
+// Wallet request bodies. Pointers tell a missing field from a zero value;
+// amounts are raw so that a JSON number can be told from a string.
+type balanceRequest struct {
+	AccountID string  `json:"account_id"`
+	Currency  string  `json:"currency"`
+	GameID    *string `json:"game_id"`
+	SessionID string  `json:"session_id"`
+}
+
+type betWinRequest struct {
+	AccountID    string          `json:"account_id"`
+	Currency     string          `json:"currency"`
+	GameID       *string         `json:"game_id"`
+	RoundID      string          `json:"round_id"`
+	Finished     *bool           `json:"finished"`
+	SessionID    string          `json:"session_id"`
+	Transactions []txRequestItem `json:"transactions"`
+}
+
+type finishRequest struct {
+	AccountID string  `json:"account_id"`
+	Currency  string  `json:"currency"`
+	GameID    *string `json:"game_id"`
+	RoundID   string  `json:"round_id"`
+	SessionID string  `json:"session_id"`
+}
+
+type rollbackRequest struct {
+	AccountID       string          `json:"account_id"`
+	Currency        string          `json:"currency"`
+	GameID          *string         `json:"game_id"`
+	RoundIDProvider string          `json:"round_id_provider"`
+	Finished        *bool           `json:"finished"`
+	SessionID       string          `json:"session_id"`
+	Transactions    []txRequestItem `json:"transactions"`
+}
+
+type txRequestItem struct {
+	IDProvider         string          `json:"id_provider"`
+	Type               string          `json:"type"`
+	Amount             json.RawMessage `json:"amount"`
+	OriginalIDProvider string          `json:"original_id_provider"`
+}
+
+// Answers.
+type balanceAnswer struct {
+	Balance string `json:"balance"`
+}
+
+type betWinAnswer struct {
+	RoundID      string         `json:"round_id,omitempty"` // empty only under OmitRoundIDNext
+	Balance      string         `json:"balance"`
+	Transactions []txAnswerItem `json:"transactions"`
+}
+
+type rollbackAnswer struct {
+	Balance      string         `json:"balance"`
+	RoundID      string         `json:"round_id"`
+	Transactions []txAnswerItem `json:"transactions"`
+}
+
+type txAnswerItem struct {
+	IDProvider string `json:"id_provider"`
+	ID         string `json:"id"`
+}
+
+var amountPattern = regexp.MustCompile(`^\d{1,18}(\.\d{1,12})?$`)
+
+// checkParty validates the fields every wallet request carries. game_id is
+// checked when present, and must be present when gameRequired.
+func checkParty(accountID, currency string, gameID *string, gameRequired bool, sessionID string) error {
+	if err := checkID("account_id", accountID); err != nil {
+		return err
+	}
+	if currency == "" {
+		return errors.New("currency is required")
+	}
+	if !currencyPattern.MatchString(currency) {
+		return fmt.Errorf("currency %q must be 3 to 7 upper-case letters or digits", currency)
+	}
+	switch {
+	case gameID == nil && gameRequired:
+		return errors.New("game_id is required")
+	case gameID != nil && *gameID != GameID:
+		return fmt.Errorf("game_id %q is not a game of this casino (want %q)", *gameID, GameID)
+	}
+	return checkID("session_id", sessionID)
+}
+
+// oneTransaction returns the single item of transactions.
+func oneTransaction(items []txRequestItem) (txRequestItem, error) {
+	if len(items) != 1 {
+		return txRequestItem{}, fmt.Errorf("transactions must hold exactly one item, not %d", len(items))
+	}
+	tx := items[0]
+	if err := checkID("transactions[0].id_provider", tx.IDProvider); err != nil {
+		return txRequestItem{}, err
+	}
+	return tx, nil
+}
+
+// parseAmount reads a transaction amount: a JSON string matching
+// ^\d{1,18}(\.\d{1,12})?$, above zero.
+func parseAmount(raw json.RawMessage) (money.Amount, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return money.Amount{}, errors.New("transactions[0].amount is required")
+	}
+	if raw[0] != '"' {
+		return money.Amount{}, errors.New("transactions[0].amount must be a JSON string holding a decimal such as \"10.50\", not a number or another JSON type")
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return money.Amount{}, errors.New("transactions[0].amount must be a JSON string")
+	}
+	if !amountPattern.MatchString(s) {
+		return money.Amount{}, fmt.Errorf("transactions[0].amount %q must be a plain decimal with at most 18 digits before and 12 after the point", s)
+	}
+	// The grammar allows leading zeros ("007.5"); money does not.
+	intPart, frac, hasPoint := strings.Cut(s, ".")
+	intPart = strings.TrimLeft(intPart, "0")
+	if intPart == "" {
+		intPart = "0"
+	}
+	if hasPoint {
+		intPart += "." + frac
+	}
+	a, err := money.ParsePositive(intPart)
+	if err != nil {
+		return money.Amount{}, fmt.Errorf("transactions[0].amount %q must be greater than zero", s)
+	}
+	return a, nil
+}
+
+// refusal is a definitive business refusal: stored for the id_provider.
+func (c *Casino) refusal(apiCode, msg string, acct *account) response {
+	balance := ""
+	if acct != nil {
+		balance = c.format(acct.balance, acct.currency)
+	}
+	return walletError(apiCode, msg, balance)
+}
+
+// currencyLocked refuses (api_code 154, not stored) a request in another
+// currency than an existing account's.
+func (c *Casino) currencyLocked(accountID, currency string) (response, bool) {
+	if acct := c.accounts[accountID]; acct != nil && acct.currency != currency {
+		return walletError("154", fmt.Sprintf("account %s plays in %s, not %s", accountID, acct.currency, currency), ""), false
+	}
+	return response{}, true
+}
+
+// roundOwnerLocked refuses (400, not stored) a request naming a round of
+// another account.
+func (c *Casino) roundOwnerLocked(roundID, accountID string) (response, bool) {
+	if r := c.rounds[roundID]; r != nil && r.account != accountID {
+		return badRequest(fmt.Sprintf("round %s belongs to another account", roundID)), false
+	}
+	return response{}, true
+}
+
+// replay answers an id_provider or round that already has a stored
+// answer: the same bytes for the same request, 400 (not stored) otherwise.
+func replay(rec *record, endpoint, fingerprint, what string) response {
+	if rec.endpoint == endpoint && rec.fingerprint == fingerprint {
+		return rec.resp
+	}
+	return badRequest(what + " was already used for a different request")
+}
+
+// balance handles Player/Balance.
+func (c *Casino) balance(body []byte) response {
+	var req balanceRequest
+	if err := decodeBody(body, &req); err != nil {
+		return badRequest(err.Error())
+	}
+	if err := checkParty(req.AccountID, req.Currency, req.GameID, true, req.SessionID); err != nil {
+		return badRequest(err.Error())
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if resp, ok := c.currencyLocked(req.AccountID, req.Currency); !ok {
+		return resp
+	}
+	acct := c.ensureAccountLocked(req.AccountID, req.Currency)
+	if acct == nil {
+		return walletError("404", "unknown account "+req.AccountID, "")
+	}
+	return okJSON(balanceAnswer{Balance: c.format(acct.balance, acct.currency)})
+}
+
+// betWin handles Round/BetWin.
+func (c *Casino) betWin(body []byte) response {
+	var req betWinRequest
+	if err := decodeBody(body, &req); err != nil {
+		return badRequest(err.Error())
+	}
+	if err := checkParty(req.AccountID, req.Currency, req.GameID, true, req.SessionID); err != nil {
+		return badRequest(err.Error())
+	}
+	if err := checkID("round_id", req.RoundID); err != nil {
+		return badRequest(err.Error())
+	}
+	if req.Finished == nil {
+		return badRequest("finished is required (a JSON boolean)")
+	}
+	tx, err := oneTransaction(req.Transactions)
+	if err != nil {
+		return badRequest(err.Error())
+	}
+	if tx.Type != typeBet && tx.Type != typeWin {
+		return badRequest(fmt.Sprintf("transactions[0].type %q must be bet or win", tx.Type))
+	}
+	amount, err := parseAmount(tx.Amount)
+	if err != nil {
+		return badRequest(err.Error())
+	}
+	fingerprint := canonical(body)
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rec := c.txs[tx.IDProvider]; rec != nil {
+		return replay(rec, EndpointBetWin, fingerprint, "id_provider "+tx.IDProvider)
+	}
+	if resp, ok := c.currencyLocked(req.AccountID, req.Currency); !ok {
+		return resp
+	}
+	if resp, ok := c.roundOwnerLocked(req.RoundID, req.AccountID); !ok {
+		return resp
+	}
+	resp := c.applyBetWinLocked(&req, tx, amount)
+	c.txs[tx.IDProvider] = &record{endpoint: EndpointBetWin, fingerprint: fingerprint, resp: resp}
+	return resp
+}
+
+// applyBetWinLocked processes a valid, new BetWin transaction. Its answer
+// is definitive (stored).
+func (c *Casino) applyBetWinLocked(req *betWinRequest, tx txRequestItem, amount money.Amount) response {
+	if by, ok := c.tombstones[tx.IDProvider]; ok {
+		return walletError("409", fmt.Sprintf("transaction %s was rolled back (by %s) before it arrived", tx.IDProvider, by), "")
+	}
+	bet := tx.Type == typeBet
+	if bet && c.blocked[req.AccountID] {
+		return walletError("110", "account "+req.AccountID+" is disabled", "")
+	}
+	acct := c.ensureAccountLocked(req.AccountID, req.Currency)
+	if acct == nil {
+		return walletError("404", "unknown account "+req.AccountID, "")
+	}
+	delta := amount
+	if bet {
+		if limit, ok := c.betLimitLocked(req.AccountID); ok && amount.GreaterThan(limit) {
+			return c.refusal("105", fmt.Sprintf("stake %s is above the bet limit %s", c.format(amount, acct.currency), c.format(limit, acct.currency)), acct)
+		}
+		if acct.balance.LessThan(amount) {
+			return c.refusal("100", fmt.Sprintf("stake %s is above the balance %s", c.format(amount, acct.currency), c.format(acct.balance, acct.currency)), acct)
+		}
+		delta = amount.Neg()
+	}
+	acct.balance = acct.balance.Add(delta)
+	r := c.roundLocked(req.RoundID, req.AccountID, req.Currency)
+	if *req.Finished {
+		r.finished = true
+	}
+	txID := c.nextTxIDLocked()
+	c.processed[tx.IDProvider] = &transaction{
+		kind:       tx.Type,
+		account:    req.AccountID,
+		roundID:    req.RoundID,
+		amount:     amount,
+		casinoTxID: txID,
+	}
+	typ := EntryWin
+	if bet {
+		typ = EntryBet
+	}
+	c.recordLocked(Entry{
+		Type:          typ,
+		Account:       req.AccountID,
+		IDProvider:    tx.IDProvider,
+		RoundID:       req.RoundID,
+		CasinoRoundID: r.id,
+		CasinoTxID:    txID,
+	}, acct, delta)
+	answer := betWinAnswer{
+		RoundID:      r.id,
+		Balance:      c.format(acct.balance, acct.currency),
+		Transactions: []txAnswerItem{{IDProvider: tx.IDProvider, ID: txID}},
+	}
+	if c.takeOmitRoundIDLocked(req.AccountID) {
+		answer.RoundID = ""
+	}
+	return okJSON(answer)
+}
+
+// finish handles Round/Finish.
+func (c *Casino) finish(body []byte) response {
+	var req finishRequest
+	if err := decodeBody(body, &req); err != nil {
+		return badRequest(err.Error())
+	}
+	if err := checkParty(req.AccountID, req.Currency, req.GameID, false, req.SessionID); err != nil {
+		return badRequest(err.Error())
+	}
+	if err := checkID("round_id", req.RoundID); err != nil {
+		return badRequest(err.Error())
+	}
+	fingerprint := canonical(body)
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rec := c.finishes[req.RoundID]; rec != nil {
+		return replay(rec, EndpointFinish, fingerprint, "round "+req.RoundID+" was finished before; its round_id")
+	}
+	if resp, ok := c.currencyLocked(req.AccountID, req.Currency); !ok {
+		return resp
+	}
+	r := c.rounds[req.RoundID]
+	if r == nil {
+		// Not stored: the bet may still be on its way.
+		return walletError("404", "unknown round "+req.RoundID, "")
+	}
+	if resp, ok := c.roundOwnerLocked(req.RoundID, req.AccountID); !ok {
+		return resp
+	}
+	acct := c.accounts[req.AccountID] // exists: the round was made for it
+	r.finished = true
+	c.recordLocked(Entry{
+		Type:          EntryFinish,
+		Account:       req.AccountID,
+		RoundID:       req.RoundID,
+		CasinoRoundID: r.id,
+	}, acct, money.Amount{})
+	resp := okJSON(balanceAnswer{Balance: c.format(acct.balance, acct.currency)})
+	c.finishes[req.RoundID] = &record{endpoint: EndpointFinish, fingerprint: fingerprint, resp: resp}
+	return resp
+}
+
+// rollback handles Round/Rollback.
+func (c *Casino) rollback(body []byte) response {
+	var req rollbackRequest
+	if err := decodeBody(body, &req); err != nil {
+		return badRequest(err.Error())
+	}
+	if err := checkParty(req.AccountID, req.Currency, req.GameID, true, req.SessionID); err != nil {
+		return badRequest(err.Error())
+	}
+	if err := checkID("round_id_provider", req.RoundIDProvider); err != nil {
+		return badRequest(err.Error())
+	}
+	if req.Finished == nil {
+		return badRequest("finished is required (a JSON boolean, false)")
+	}
+	if *req.Finished {
+		return badRequest("finished must be false in a rollback")
+	}
+	tx, err := oneTransaction(req.Transactions)
+	if err != nil {
+		return badRequest(err.Error())
+	}
+	if tx.Type != typeRollback {
+		return badRequest(fmt.Sprintf("transactions[0].type %q must be rollback", tx.Type))
+	}
+	if err := checkID("transactions[0].original_id_provider", tx.OriginalIDProvider); err != nil {
+		return badRequest(err.Error())
+	}
+	if tx.OriginalIDProvider == tx.IDProvider {
+		return badRequest("a rollback's id_provider must be its own, not original_id_provider")
+	}
+	fingerprint := canonical(body)
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rec := c.txs[tx.IDProvider]; rec != nil {
+		return replay(rec, EndpointRollback, fingerprint, "id_provider "+tx.IDProvider)
+	}
+	if resp, ok := c.currencyLocked(req.AccountID, req.Currency); !ok {
+		return resp
+	}
+	if resp, ok := c.roundOwnerLocked(req.RoundIDProvider, req.AccountID); !ok {
+		return resp
+	}
+	orig := c.processed[tx.OriginalIDProvider]
+	switch {
+	case orig != nil && orig.account != req.AccountID:
+		return badRequest(fmt.Sprintf("transaction %s belongs to another account", tx.OriginalIDProvider))
+	case orig != nil && orig.roundID != req.RoundIDProvider:
+		return badRequest(fmt.Sprintf("transaction %s belongs to round %s, not %s", tx.OriginalIDProvider, orig.roundID, req.RoundIDProvider))
+	case orig == nil && c.txs[tx.OriginalIDProvider] != nil && c.txs[tx.OriginalIDProvider].endpoint == EndpointRollback:
+		return badRequest(fmt.Sprintf("transaction %s is a rollback; a rollback cannot be rolled back", tx.OriginalIDProvider))
+	}
+	resp := c.applyRollbackLocked(&req, tx, orig)
+	c.txs[tx.IDProvider] = &record{endpoint: EndpointRollback, fingerprint: fingerprint, resp: resp}
+	return resp
+}
+
+// applyRollbackLocked processes a valid, new rollback. Its answer is
+// definitive (stored).
+func (c *Casino) applyRollbackLocked(req *rollbackRequest, tx txRequestItem, orig *transaction) response {
+	if orig == nil && c.txs[tx.OriginalIDProvider] == nil {
+		// Never seen: whatever arrives later under that id is refused.
+		if _, ok := c.tombstones[tx.OriginalIDProvider]; !ok {
+			c.tombstones[tx.OriginalIDProvider] = tx.IDProvider
+		}
+	}
+	acct := c.ensureAccountLocked(req.AccountID, req.Currency)
+	if acct == nil {
+		return walletError("404", "unknown account "+req.AccountID, "")
+	}
+	r := c.roundLocked(req.RoundIDProvider, req.AccountID, req.Currency)
+	var (
+		txID  string
+		delta money.Amount
+	)
+	switch {
+	case orig == nil:
+		// Never processed (unseen, or refused): nothing to reverse, id "".
+	case orig.reversedBy != "":
+		txID = c.nextTxIDLocked() // reversed before: nothing moves
+	case orig.kind == typeBet:
+		txID = c.nextTxIDLocked()
+		delta = orig.amount
+	default: // a win: take it back, but not below zero
+		txID = c.nextTxIDLocked()
+		take := orig.amount
+		if acct.balance.LessThan(take) {
+			take = acct.balance
+		}
+		delta = take.Neg()
+	}
+	if orig != nil && orig.reversedBy == "" {
+		orig.reversedBy = tx.IDProvider
+	}
+	acct.balance = acct.balance.Add(delta)
+	c.recordLocked(Entry{
+		Type:               EntryRollback,
+		Account:            req.AccountID,
+		IDProvider:         tx.IDProvider,
+		OriginalIDProvider: tx.OriginalIDProvider,
+		RoundID:            req.RoundIDProvider,
+		CasinoRoundID:      r.id,
+		CasinoTxID:         txID,
+	}, acct, delta)
+	return okJSON(rollbackAnswer{
+		Balance:      c.format(acct.balance, acct.currency),
+		RoundID:      r.id,
+		Transactions: []txAnswerItem{{IDProvider: tx.IDProvider, ID: txID}},
+	})
+}

@@ -1,0 +1,453 @@
+package server_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/foresight-dev/foresight/internal/sandbox/casino"
+	"github.com/foresight-dev/foresight/internal/server"
+)
+
+const casinoSecret = "casino-signing-secret-0123"
+
+// aggWorld is a betting world with an aggregator operator "agg" whose
+// wallet is the sandbox casino, for casino "casino-1", in EUR.
+type aggWorld struct {
+	*bettingWorld
+	casino *casino.Casino
+}
+
+func newAggWorld(t *testing.T, db string, config func(*server.Config)) *aggWorld {
+	t.Helper()
+	c, err := casino.New(casino.Config{SigningSecret: casinoSecret, StartingBalance: "100.00"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wallet := httptest.NewServer(c.Handler())
+	t.Cleanup(wallet.Close)
+	bw := newBettingWorldWith(t, db, worldOptions{config: config})
+	st, p := bw.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":"agg","name":"Aggregator","integration":"aggregator",
+		"wallet_url":%q,"signing_secret":%q,"casino_ids":["casino-1","casino-2"],
+		"currencies":[{"code":"EUR","decimals":2},{"code":"USDT","decimals":6}],"margin":{"method":"odds_ratio","value":"0.05"},
+		"limits":{"EUR":{"min_stake":"1","max_stake":"100","max_payout":"1000","outcome_exposure":"5000"},
+		"USDT":{"min_stake":"1","max_stake":"100","max_payout":"1000","outcome_exposure":"5000"}},"odds_tolerance":"0.05"}`,
+		wallet.URL, casinoSecret))
+	if st != 201 {
+		t.Fatalf("create aggregator = %d %v", st, p)
+	}
+	return &aggWorld{bettingWorld: bw, casino: c}
+}
+
+// signed posts body to path, signed with secret, and returns the answer.
+func (aw *aggWorld) signed(path, secret, body string, header ...string) answer {
+	aw.t.Helper()
+	req, _ := http.NewRequest("POST", aw.url+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if secret != "" {
+		req.Header.Set("X-REQUEST-SIGN", casino.Sign([]byte(secret), []byte(body)))
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		aw.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return answer{resp.StatusCode, resp.Header, data}
+}
+
+func realLaunch(account, currency, session string) string {
+	return fmt.Sprintf(`{"casino_id":"casino-1","game":"prediction-markets","locale":"de_AT","ip":"203.0.113.7","client_type":"desktop",
+		"session_id":%q,"urls":{"return_url":"https://casino.example/lobby"},"account":{"id":%q,"currency":%q,"nickname":"p"},"jurisdiction":"MT"}`,
+		session, account, currency)
+}
+
+// session launches a real session and exchanges its token; it returns the
+// session token.
+func (aw *aggWorld) session(account, currency, session string) string {
+	aw.t.Helper()
+	a := aw.signed("/v2/agg_provider.Launcher/Real", casinoSecret, realLaunch(account, currency, session))
+	if a.status != 200 {
+		aw.t.Fatalf("Launcher/Real = %d %s", a.status, a.body)
+	}
+	return aw.exchange(a)
+}
+
+func (aw *aggWorld) exchange(launched answer) string {
+	aw.t.Helper()
+	u, err := url.Parse(launched.json(aw.t)["launch_url"].(string))
+	if err != nil || !u.IsAbs() || !strings.HasPrefix(u.String(), aw.url+"/widget/") {
+		aw.t.Fatalf("launch_url %v is not an absolute URL of the widget", u)
+	}
+	got := aw.post("/api/v1/sessions", fmt.Sprintf(`{"session_request_id":%q}`, u.Query().Get("session_request_id")))
+	if got.status != 200 {
+		aw.t.Fatalf("POST /api/v1/sessions = %d %s", got.status, got.body)
+	}
+	return got.json(aw.t)["auth_token"].(string)
+}
+
+func (aw *aggWorld) post(path, body string) answer {
+	aw.t.Helper()
+	resp, err := http.Post(aw.url+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		aw.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return answer{resp.StatusCode, resp.Header, data}
+}
+
+func (aw *aggWorld) details(roundID, locale string, header ...string) answer {
+	return aw.signed("/v2/agg_provider.Round/Details", casinoSecret, fmt.Sprintf(`{"casino_id":"casino-1","round_id":%q,"locale":%q}`, roundID, locale), header...)
+}
+
+// TestAggregatorRounds plays the whole path: launch, session, bets debited
+// with Round/BetWin, the market resolved, the win credited with
+// Round/BetWin and the loss closed with Round/Finish, and Round/Details of
+// each state.
+func TestAggregatorRounds(t *testing.T) {
+	t.Parallel()
+	forEachDatabase(t, func(t *testing.T, db string) {
+		aw := newAggWorld(t, db, nil)
+		session := uuid.NewString()
+		token := aw.session("player-1", "EUR", session)
+		if me := aw.api("GET", "/api/v1/auth/me", token, "").json(t); me["bettor_id"] != "player-1" || me["balance"] != "100" {
+			t.Errorf("auth/me = %v, want player-1 with the casino's balance 100", me)
+		}
+
+		var ids [2]string
+		for i := range 2 {
+			acc := aw.place(token, uuid.NewString(), aw.outcome[i], "10.00")
+			if acc.status != 202 {
+				t.Fatalf("place = %d %s", acc.status, acc.body)
+			}
+			ids[i] = acc.json(t)["id"].(string)
+			if bet := aw.settled(token, ids[i]); bet["status"] != "confirmed" {
+				t.Fatalf("bet %d = %v", i, bet)
+			}
+		}
+		bets := map[string]casino.Entry{}
+		for _, e := range aw.casino.Ledger() {
+			if e.Type == casino.EntryBet {
+				bets[e.RoundID] = e
+			}
+		}
+		for _, id := range ids {
+			if e := bets[id]; e.IDProvider != "wd-"+id || e.Amount != "-10.00" || e.Account != "player-1" || e.Currency != "EUR" {
+				t.Errorf("BetWin of round %s = %+v", id, e)
+			}
+		}
+		d := aw.details(ids[0], "")
+		if d.status != 200 {
+			t.Fatalf("Round/Details = %d %s", d.status, d.body)
+		}
+		type round struct {
+			RoundID string `json:"round_id"`
+			Details struct {
+				AccountID string `json:"account_id"`
+				BetType   string `json:"bet_type"`
+				Status    string `json:"status"`
+				Stake     string `json:"stake"`
+				Currency  string `json:"currency"`
+				Odds      string `json:"odds"`
+				Event     struct {
+					Title map[string]string `json:"title"`
+				} `json:"event"`
+				Market struct {
+					Question map[string]string `json:"question"`
+				} `json:"market"`
+				Selection struct {
+					Name map[string]string `json:"name"`
+				} `json:"selection"`
+				Payout        *string `json:"payout"`
+				SettledAt     *string `json:"settled_at"`
+				RejectionCode *string `json:"rejection_code"`
+			} `json:"round_details"`
+		}
+		var got round
+		decodeDetails := func(a answer) {
+			t.Helper()
+			got = round{}
+			if err := json.Unmarshal(a.body, &got); err != nil || a.status != 200 {
+				t.Fatalf("Round/Details = %d %s", a.status, a.body)
+			}
+			for _, field := range []string{`"payout":`, `"settled_at":`, `"rejection_code":`, `"placed_at":`} {
+				if !bytes.Contains(a.body, []byte(field)) {
+					t.Errorf("Round/Details lacks %s: %s", field, a.body)
+				}
+			}
+		}
+		decodeDetails(d)
+		// 0.2/0.8 with odds-ratio 5 %: 4.4214 → "4.42"; a win of 10 pays
+		// 44.214 (12 decimals on the aggregator path, zeros trimmed).
+		if got.RoundID != ids[0] || got.Details.Status != "pending" || got.Details.Odds != "4.42" || got.Details.Stake != "10" ||
+			got.Details.BetType != "single" || got.Details.AccountID != "player-1" || got.Details.Event.Title["en"] != "Final" ||
+			got.Details.Market.Question["en"] != "Who wins?" || got.Details.Selection.Name["en"] != "Home" || got.Details.Payout != nil {
+			t.Errorf("pending round = %s", d.body)
+		}
+
+		if st, p := aw.admin("POST", "/admin/v1/markets/"+aw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, aw.outcome[0])); st != 200 {
+			t.Fatalf("resolve = %d %v", st, p)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			var win, finish int
+			for _, e := range aw.casino.Ledger() {
+				switch {
+				case e.Type == casino.EntryWin && e.RoundID == ids[0] && e.IDProvider == "dp-"+ids[0] && e.Amount == "44.214":
+					win++
+				case e.Type == casino.EntryFinish && e.RoundID == ids[1]:
+					finish++
+				}
+			}
+			if win == 1 && finish == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("after the resolve: %d wins of 44.214, %d finishes; ledger %+v", win, finish, aw.casino.Ledger())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		decodeDetails(aw.details(ids[0], "es"))
+		if got.Details.Status != "won" || got.Details.Payout == nil || *got.Details.Payout != "44.214" || got.Details.SettledAt == nil ||
+			got.Details.Event.Title["es"] == "" {
+			t.Errorf("won round: %+v", got.Details)
+		}
+		decodeDetails(aw.details(ids[1], "", "Accept-Language", "pt-BR,pt;q=0.9"))
+		if got.Details.Status != "lost" || got.Details.Payout == nil || *got.Details.Payout != "0.00" || got.Details.Event.Title["pt"] == "" {
+			t.Errorf("lost round: %+v", got.Details)
+		}
+	})
+}
+
+// TestAggregatorWalletAnswers covers the api_code table on the bet's
+// Round/BetWin: each final code rejects with its rejection code, temporary
+// answers are resent identically, and a debit of unknown outcome or a 200
+// without round_id is rolled back.
+func TestAggregatorWalletAnswers(t *testing.T) {
+	t.Parallel()
+	forEachDatabase(t, func(t *testing.T, db string) {
+		aw := newAggWorld(t, db, nil)
+		token := aw.session("player-2", "EUR", uuid.NewString())
+		cases := []struct {
+			name     string
+			arm      func()
+			status   string
+			code     any
+			rollback bool
+		}{
+			{"api_code 100", func() { aw.casino.RejectNext("betwin", 1, "100") }, "rejected", "insufficient_funds", false},
+			{"api_code 105", func() { aw.casino.RejectNext("betwin", 1, "105") }, "rejected", "bet_limit_reached", false},
+			{"api_code 110", func() { aw.casino.RejectNext("betwin", 1, "110") }, "rejected", "bettor_blocked", false},
+			{"api_code 404", func() { aw.casino.RejectNext("betwin", 1, "404") }, "rejected", "bet_rejected_other", true},
+			{"non-numeric once", func() { aw.casino.RejectNext("betwin", 1, "oops") }, "confirmed", nil, false},
+			{"503 once", func() { aw.casino.RejectNext("betwin", 1, "503") }, "confirmed", nil, false},
+			{"503 always", func() { aw.casino.RejectNext("betwin", 3, "503") }, "rejected", "wallet_provider_unavailable", true},
+			{"200 without round_id", func() { aw.casino.OmitRoundIDNext(1) }, "rejected", "wallet_rolled_back", true},
+		}
+		for _, c := range cases {
+			c.arm()
+			acc := aw.place(token, uuid.NewString(), aw.outcome[0], "1.00")
+			if acc.status != 202 {
+				t.Fatalf("%s: place = %d %s", c.name, acc.status, acc.body)
+			}
+			id := acc.json(t)["id"].(string)
+			bet := aw.settled(token, id)
+			if bet["status"] != c.status || bet["rejection_code"] != c.code {
+				t.Errorf("%s: bet = %v, want %s %v", c.name, bet, c.status, c.code)
+			}
+			if c.rollback {
+				waitFor(t, c.name+": Round/Rollback", func() bool {
+					for _, e := range aw.casino.Ledger() {
+						if e.Type == casino.EntryRollback && e.IDProvider == "rb-"+id && e.OriginalIDProvider == "wd-"+id {
+							return true
+						}
+					}
+					return false
+				})
+			}
+		}
+		if b, _ := aw.casino.Balance("player-2", "EUR"); b != "98.00" {
+			t.Errorf("balance after 2 confirmed bets of 1.00 and every rollback = %s, want 98.00", b)
+		}
+	})
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not happen", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestLauncherRules checks every field rule and error body of the launcher
+// and of Round/Details, the single use of launch tokens and demo sessions.
+func TestLauncherRules(t *testing.T) {
+	t.Parallel()
+	aw := newAggWorld(t, "sqlite:"+t.TempDir()+"/f.db", func(c *server.Config) { c.LauncherRateLimit = 0 })
+	session := uuid.NewString()
+	good := realLaunch("player-3", "EUR", session)
+	cases := []struct {
+		name, secret, body string
+		status             int
+		error              string
+	}{
+		{"no signature", "", good, 403, "forbidden"},
+		{"another secret", "another-secret-0123456789", good, 403, "forbidden"},
+		{"not JSON", casinoSecret, `{"casino_id":`, 400, "invalid_request"},
+		{"trailing data", casinoSecret, good + `{}`, 400, "invalid_request"},
+		{"no session_id", casinoSecret, strings.Replace(good, `"session_id":"`+session+`",`, "", 1), 400, "invalid_request"},
+		{"blank session_id", casinoSecret, realLaunch("player-3", "EUR", "  "), 400, "invalid_request"},
+		{"session_id not a UUID", casinoSecret, realLaunch("player-3", "EUR", "abc"), 400, "invalid_request"},
+		{"no urls", casinoSecret, strings.Replace(good, `"urls":{"return_url":"https://casino.example/lobby"},`, "", 1), 400, "invalid_request"},
+		{"urls not an object", casinoSecret, strings.Replace(good, `"urls":{"return_url":"https://casino.example/lobby"}`, `"urls":"x"`, 1), 400, "invalid_request"},
+		{"no account", casinoSecret, `{"casino_id":"casino-1","game":"prediction-markets","session_id":"` + session + `","urls":{}}`, 400, "invalid_request"},
+		{"no account id", casinoSecret, realLaunch("", "EUR", session), 400, "invalid_request"},
+		{"account id a number", casinoSecret, strings.Replace(good, `"id":"player-3"`, `"id":3`, 1), 400, "invalid_request"},
+		{"lower-case currency", casinoSecret, realLaunch("player-3", "eur", session), 400, "invalid_request"},
+		{"8-character currency", casinoSecret, realLaunch("player-3", "EURUSDTX", session), 400, "invalid_request"},
+		{"currency not offered", casinoSecret, realLaunch("player-3", "GBP", session), 400, "invalid_request"},
+		{"another game", casinoSecret, strings.Replace(good, `"prediction-markets"`, `"slots"`, 1), 400, "invalid_request"},
+		{"unknown casino", casinoSecret, strings.Replace(good, `"casino-1"`, `"casino-9"`, 1), 403, "forbidden"},
+		{"huge body", casinoSecret, `{"casino_id":"` + strings.Repeat("x", 70<<10) + `"}`, 400, "invalid_request"},
+	}
+	for _, c := range cases {
+		a := aw.signed("/v2/agg_provider.Launcher/Real", c.secret, c.body)
+		var body map[string]any
+		if err := json.Unmarshal(a.body, &body); err != nil || a.status != c.status || len(body) != 1 || body["error"] != c.error {
+			t.Errorf("%s: %d %s, want %d {\"error\":%q}", c.name, a.status, a.body, c.status, c.error)
+		}
+	}
+
+	// A seven-character crypto code with an empty urls object is fine.
+	launched := aw.signed("/v2/agg_provider.Launcher/Real", casinoSecret, strings.Replace(realLaunch("player-4", "USDT", session), `{"return_url":"https://casino.example/lobby"}`, `{}`, 1))
+	if launched.status != 200 {
+		t.Fatalf("Launcher/Real = %d %s", launched.status, launched.body)
+	}
+	u, _ := url.Parse(launched.json(t)["launch_url"].(string))
+	if u.Query().Get("locale") != "de" {
+		t.Errorf("launch_url %s: locale de_AT should map to de", u)
+	}
+	token := aw.exchange(launched)
+	if again := aw.post("/api/v1/sessions", fmt.Sprintf(`{"session_request_id":%q}`, u.Query().Get("session_request_id"))); again.status != 401 || len(again.body) != 0 {
+		t.Errorf("second exchange = %d %q, want 401 with no body", again.status, again.body)
+	}
+	if me := aw.api("GET", "/api/v1/auth/me", token, "").json(t); me["currency"] != "USDT" {
+		t.Errorf("auth/me = %v", me)
+	}
+	if a := aw.post("/api/v1/sessions", `{"session_request_id":"never-issued"}`); a.status != 401 {
+		t.Errorf("unknown token = %d", a.status)
+	}
+	if a := aw.post("/api/v1/sessions", `{"session_request_id":5}`); a.status != 400 {
+		t.Errorf("malformed exchange = %d", a.status)
+	}
+
+	// Demo: no account, a token that reads the catalog and places no bet.
+	demo := aw.signed("/v2/agg_provider.Launcher/Demo", casinoSecret, `{"casino_id":"casino-2","game":"prediction-markets","locale":"xx"}`)
+	if demo.status != 200 {
+		t.Fatalf("Launcher/Demo = %d %s", demo.status, demo.body)
+	}
+	demoToken := aw.exchange(demo)
+	if a := aw.api("GET", "/api/v1/events", demoToken, ""); a.status != 200 {
+		t.Errorf("demo events = %d", a.status)
+	}
+	if a := aw.place(demoToken, uuid.NewString(), aw.outcome[0], "1.00"); a.status != 403 {
+		t.Errorf("demo bet = %d %s, want 403", a.status, a.body)
+	}
+	for _, e := range aw.casino.Ledger() {
+		if e.Account == "demo" || e.Account == "" {
+			t.Errorf("a demo session reached the wallet: %+v", e)
+		}
+	}
+
+	// Round/Details errors.
+	details := []struct {
+		name, secret, body string
+		status             int
+		apiCode            string
+	}{
+		{"unknown round", casinoSecret, `{"casino_id":"casino-1","round_id":"` + uuid.NewString() + `"}`, 400, "404"},
+		{"round id not a UUID", casinoSecret, `{"casino_id":"casino-1","round_id":"r-1"}`, 400, "404"},
+		{"no round id", casinoSecret, `{"casino_id":"casino-1"}`, 400, "400"},
+		{"not JSON", casinoSecret, `round`, 400, "400"},
+		{"round id a number", casinoSecret, `{"round_id":7}`, 400, "400"},
+	}
+	for _, c := range details {
+		a := aw.signed("/v2/agg_provider.Round/Details", c.secret, c.body)
+		var body struct {
+			Code string `json:"code"`
+			Msg  string `json:"msg"`
+			Meta struct {
+				APICode    string `json:"api_code"`
+				APIMessage string `json:"api_message"`
+			} `json:"meta"`
+		}
+		if err := json.Unmarshal(a.body, &body); err != nil || a.status != c.status || body.Code != "invalid_argument" || body.Meta.APICode != c.apiCode || body.Msg == "" {
+			t.Errorf("%s: %d %s, want %d invalid_argument api_code %s", c.name, a.status, a.body, c.status, c.apiCode)
+		}
+	}
+	if a := aw.signed("/v2/agg_provider.Round/Details", "wrong-secret-0123456789", `{"round_id":"x"}`); a.status != 403 || string(bytes.TrimSpace(a.body)) != `{"error":"forbidden"}` {
+		t.Errorf("Round/Details with a bad signature = %d %s", a.status, a.body)
+	}
+	// A standalone operator's bet is not a round of the aggregator.
+	alice := aw.bettor("alice", "100.00")
+	acc := aw.place(alice, uuid.NewString(), aw.outcome[0], "1.00")
+	if a := aw.details(acc.json(t)["id"].(string), ""); a.status != 400 || !bytes.Contains(a.body, []byte(`"api_code":"404"`)) {
+		t.Errorf("another operator's bet = %d %s", a.status, a.body)
+	}
+
+	var jwks struct {
+		Keys []struct{ Kty, Kid, Alg string } `json:"keys"`
+	}
+	resp, err := http.Get(aw.url + "/.well-known/jwks.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.NewDecoder(resp.Body).Decode(&jwks)
+	resp.Body.Close()
+	if len(jwks.Keys) != 1 || jwks.Keys[0].Kty != "RSA" || jwks.Keys[0].Alg != "RS256" || jwks.Keys[0].Kid == "" {
+		t.Errorf("JWKS = %+v", jwks)
+	}
+}
+
+// TestLauncherRateLimit: above 5 launcher requests a second from one
+// address the gateway answers 429 with its own body; Round/Details is not
+// limited.
+func TestLauncherRateLimit(t *testing.T) {
+	t.Parallel()
+	aw := newAggWorld(t, "sqlite:"+t.TempDir()+"/f.db", nil)
+	limited := 0
+	for range 8 {
+		a := aw.signed("/v2/agg_provider.Launcher/Demo", casinoSecret, `{"casino_id":"casino-1","game":"prediction-markets"}`)
+		if a.status == 429 {
+			limited++
+			if a.header.Get("Retry-After") == "" || bytes.Contains(a.body, []byte(`"error"`)) {
+				t.Errorf("429 = %v %s", a.header, a.body)
+			}
+		}
+	}
+	if limited < 2 {
+		t.Errorf("%d of 8 immediate launcher requests limited, want at least 2 (5 a second)", limited)
+	}
+	for range 10 {
+		if a := aw.details(uuid.NewString(), ""); a.status == 429 {
+			t.Fatal("Round/Details is rate limited")
+		}
+	}
+}
