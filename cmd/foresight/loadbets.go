@@ -19,6 +19,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/loadtest"
+	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/server"
 )
@@ -84,27 +85,27 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 
 	// Warm every bettor's first sight (JWKS, bettor row) outside the measurement.
 	loadtest.Run(ctx, client, loadtest.Options{Concurrency: concurrency, Duration: time.Duration(bettors) * 5 * time.Millisecond, NewRequest: newBet, OK: accepted})
-	if err := waitConfirmed(ctx, admin, time.Minute); err != nil {
+	if err := waitConfirmed(ctx, admin, "load", time.Minute); err != nil {
 		return err
 	}
 
 	r := loadtest.Run(ctx, client, loadtest.Options{Rate: rate, Concurrency: concurrency, Duration: duration, NewRequest: newBet, OK: accepted})
 	fmt.Fprintf(stdout, "%-40s %s\n", fmt.Sprintf("POST /api/v1/bettor/bets, %.0f/s", rate), r)
-	if err := waitConfirmed(ctx, admin, time.Minute); err != nil {
+	if err := waitConfirmed(ctx, admin, "load", time.Minute); err != nil {
 		return err
 	}
 
 	start := time.Now()
 	r = loadtest.Run(ctx, client, loadtest.Options{Concurrency: concurrency, Duration: duration, NewRequest: newBet, OK: accepted})
 	fmt.Fprintf(stdout, "%-40s %s\n", "POST /api/v1/bettor/bets, max", r)
-	if err := waitConfirmed(ctx, admin, 5*time.Minute); err != nil {
+	if err := waitConfirmed(ctx, admin, "load", 5*time.Minute); err != nil {
 		return err
 	}
 	took := time.Since(start)
 	fmt.Fprintf(stdout, "%-40s %d bets confirmed %v after the first was sent: %.0f/s\n", "placement to CONFIRMED", r.Succeeded,
 		took.Round(time.Millisecond), float64(r.Succeeded)/took.Seconds())
 	if backlog {
-		if err := placeBacklog(ctx, stdout, w, admin, loadtest.Options{Concurrency: concurrency, Duration: duration, NewRequest: newBet, OK: accepted}); err != nil {
+		if err := placeBacklog(ctx, stdout, w, "load", loadtest.Options{Concurrency: concurrency, Duration: duration, NewRequest: newBet, OK: accepted}); err != nil {
 			return err
 		}
 	}
@@ -142,7 +143,7 @@ type queueControl interface {
 // placeBacklog measures placement alone, without POSTs competing for the
 // CPU: it pauses the placement queue, sends bets for one phase, resumes
 // the queue and times until no bet is pending.
-func placeBacklog(ctx context.Context, stdout io.Writer, w *betLoad, admin func(method, path, body string, out any) error, send loadtest.Options) error {
+func placeBacklog(ctx context.Context, stdout io.Writer, w *betLoad, operatorID string, send loadtest.Options) error {
 	db, err := server.OpenDatabase(ctx, w.cfg.DatabaseURL, nil)
 	if err != nil {
 		return err
@@ -172,7 +173,7 @@ func placeBacklog(ctx context.Context, stdout io.Writer, w *betLoad, admin func(
 	if err := q.ResumeQueue(ctx, jobqueue.QueueBets); err != nil {
 		return err
 	}
-	if err := waitConfirmed(ctx, admin, 5*time.Minute); err != nil {
+	if err := waitConfirmed(ctx, w.admin, operatorID, 5*time.Minute); err != nil {
 		return err
 	}
 	took := time.Since(start)
@@ -192,14 +193,14 @@ func count(ledger []operator.Entry, t operator.EntryType) int {
 	return n
 }
 
-// waitConfirmed waits until no bet is pending.
-func waitConfirmed(ctx context.Context, admin func(method, path, body string, out any) error, limit time.Duration) error {
+// waitConfirmed waits until no bet of the operator is pending.
+func waitConfirmed(ctx context.Context, admin func(method, path, body string, out any) error, operatorID string, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		var page struct {
 			Items []json.RawMessage `json:"items"`
 		}
-		if err := admin("GET", "/admin/v1/bets?operator_id=load&status=pending&limit=1", "", &page); err != nil {
+		if err := admin("GET", "/admin/v1/bets?operator_id="+operatorID+"&status=pending&limit=1", "", &page); err != nil {
 			return err
 		}
 		if len(page.Items) == 0 {
@@ -218,7 +219,10 @@ func waitConfirmed(ctx context.Context, admin func(method, path, body string, ou
 // server on loopback whose operator "load" has the sandbox operator's
 // wallet (signed requests, same process), and one open two-outcome market.
 type betLoad struct {
-	op     *operator.Operator
+	op *operator.Operator
+	// casino is the wallet of the aggregator "loadagg" (casino id
+	// "casino-load", currency EUR).
+	casino *casino.Casino
 	cfg    server.Config
 	client *http.Client
 	// admin calls the admin API and decodes the answer into out.
@@ -234,6 +238,10 @@ type loadMarket struct {
 		ID string `json:"id"`
 	} `json:"outcomes"`
 }
+
+// loadCasinoSecret is the secret the aggregator "loadagg" shares with the
+// platform.
+const loadCasinoSecret = "load-test-casino-secret"
 
 // startBetLoad starts the server on dbURL and creates the operator and
 // the market; conns bounds the client's connections to the server.
@@ -255,8 +263,14 @@ func startBetLoad(ctx context.Context, dbURL string, conns int) (_ *betLoad, err
 	}
 	wallet := httptest.NewServer(w.op.Handler())
 	undo = append(undo, wallet.Close)
+	if w.casino, err = casino.New(casino.Config{SigningSecret: loadCasinoSecret, StartingBalance: "1000000000.00"}); err != nil {
+		return nil, err
+	}
+	casinoWallet := httptest.NewServer(w.casino.Handler())
+	undo = append(undo, casinoWallet.Close)
 	w.cfg = server.DefaultConfig()
 	w.cfg.DatabaseURL, w.cfg.AdminToken, w.cfg.DevAllowInsecure = dbURL, randomToken(), true
+	w.cfg.LauncherRateLimit = 0 // the load comes from one address
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -296,6 +310,12 @@ func startBetLoad(ctx context.Context, dbURL string, conns int) (_ *betLoad, err
 		"wallet_url":%q,"signing_secret":"load-test-signing-secret","jwks_url":%q,"currencies":[{"code":"USD","decimals":2}],
 		"margin":{"method":"odds_ratio","value":"0.05"},"limits":{"USD":{"min_stake":"1","max_stake":"1000","max_payout":"100000","outcome_exposure":"1000000000"}},
 		"odds_tolerance":"0.05"}`, wallet.URL, wallet.URL+"/.well-known/jwks.json"), nil); err != nil {
+		return nil, err
+	}
+	if err := w.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":"loadagg","name":"Load aggregator","integration":"aggregator",
+		"wallet_url":%q,"signing_secret":%q,"casino_ids":["casino-load"],"currencies":[{"code":"EUR","decimals":2}],
+		"margin":{"method":"odds_ratio","value":"0.05"},"limits":{"EUR":{"min_stake":"1","max_stake":"1000","max_payout":"100000","outcome_exposure":"1000000000"}},
+		"odds_tolerance":"0.05"}`, casinoWallet.URL, loadCasinoSecret), nil); err != nil {
 		return nil, err
 	}
 	var ev struct {

@@ -44,6 +44,7 @@ Usage:
   foresight loadtest [flags]   measure job submission over HTTP beside a bare handler
   foresight loadtest bets      measure bet placement against the sandbox operator's wallet
   foresight loadtest stream    measure how fast a price change reaches many odds streams
+  foresight loadtest aggregator measure the launcher, round details and aggregator bets against the sandbox casino
   foresight tickets lint|bench score ticket results; run an engine over a set of specs
 
 Run "foresight <command> -h" for the flags of a command.
@@ -68,6 +69,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		if len(args) > 1 && args[1] == "stream" {
 			return runLoadtestStream(ctx, args[2:], stdout, stderr)
+		}
+		if len(args) > 1 && args[1] == "aggregator" {
+			return runLoadtestAggregator(ctx, args[2:], stdout, stderr)
 		}
 		return runLoadtest(ctx, args[1:], getenv, stdout, stderr)
 	case "migrate":

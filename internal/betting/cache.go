@@ -7,25 +7,26 @@ import (
 	"time"
 )
 
-// cacheTTL bounds how long a cached operator or event is trusted without
-// a change notification: changes made here or announced by another node
-// (Changed) refresh the cache at once; the TTL covers notifications lost
-// while a node reconnects.
-const cacheTTL = 2 * time.Second
+// DefaultCacheTTL bounds how long a cached operator or event is trusted
+// without a change notification (Service.SetCacheTTL changes it): changes
+// made here or announced by another node (Changed, Refresh) refresh the
+// cache at once; the TTL covers notifications lost while a node
+// reconnects.
+const DefaultCacheTTL = 2 * time.Second
 
 // cacheSize is how many operators, events or unknown operator ids the
 // cache holds before a put sweeps out the expired ones, at most once per
-// cacheTTL so that a cache of live entries is not swept on every put.
+// DefaultCacheTTL so that a cache of live entries is not swept on every put.
 // Unknown ids come from bettors' tokens, so their map is also capped: past
 // cacheSize unexpired entries, new misses are simply not remembered.
 const cacheSize = 10_000
 
 // sweepClock says when a map of n entries is due for a sweep: at cacheSize
-// entries and once per cacheTTL.
+// entries and once per DefaultCacheTTL.
 type sweepClock struct{ last time.Time }
 
 func (c *sweepClock) due(n int, now time.Time) bool {
-	if n < cacheSize || now.Sub(c.last) < cacheTTL {
+	if n < cacheSize || now.Sub(c.last) < DefaultCacheTTL {
 		return false
 	}
 	c.last = now
@@ -51,10 +52,11 @@ type catalogCache struct {
 	unknownOperators map[string]time.Time
 
 	operatorSweep, eventSweep, unknownSweep sweepClock
+	ttl                                     time.Duration
 }
 
-func newCatalogCache() *catalogCache {
-	return &catalogCache{operators: map[string]cached[Operator]{}, events: map[string]cached[Event]{}, markets: map[string]string{},
+func newCatalogCache(ttl time.Duration) *catalogCache {
+	return &catalogCache{ttl: ttl, operators: map[string]cached[Operator]{}, events: map[string]cached[Event]{}, markets: map[string]string{},
 		unknownOperators: map[string]time.Time{}}
 }
 
@@ -63,11 +65,11 @@ func newCatalogCache() *catalogCache {
 func (c *catalogCache) operator(id string, now time.Time) (o Operator, known, hit bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if at, ok := c.unknownOperators[id]; ok && now.Sub(at) < cacheTTL {
+	if at, ok := c.unknownOperators[id]; ok && now.Sub(at) < c.ttl {
 		return Operator{}, false, true
 	}
 	e, ok := c.operators[id]
-	return e.v, true, ok && now.Sub(e.at) < cacheTTL
+	return e.v, true, ok && now.Sub(e.at) < c.ttl
 }
 
 func (c *catalogCache) putOperator(o Operator, now time.Time) {
@@ -75,7 +77,7 @@ func (c *catalogCache) putOperator(o Operator, now time.Time) {
 	defer c.mu.Unlock()
 	delete(c.unknownOperators, o.ID)
 	if c.operatorSweep.due(len(c.operators), now) {
-		sweep(c.operators, func(e cached[Operator]) bool { return now.Sub(e.at) >= cacheTTL })
+		sweep(c.operators, func(e cached[Operator]) bool { return now.Sub(e.at) >= c.ttl })
 	}
 	c.operators[o.ID] = cached[Operator]{o, now}
 }
@@ -84,7 +86,7 @@ func (c *catalogCache) putUnknownOperator(id string, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.unknownSweep.due(len(c.unknownOperators), now) {
-		sweep(c.unknownOperators, func(at time.Time) bool { return now.Sub(at) >= cacheTTL })
+		sweep(c.unknownOperators, func(at time.Time) bool { return now.Sub(at) >= c.ttl })
 	}
 	if len(c.unknownOperators) >= cacheSize {
 		return
@@ -105,7 +107,7 @@ func (c *catalogCache) event(id string, now time.Time) (Event, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.events[id]
-	return e.v, ok && now.Sub(e.at) < cacheTTL
+	return e.v, ok && now.Sub(e.at) < c.ttl
 }
 
 func (c *catalogCache) eventOfMarket(marketID string, now time.Time) (Event, bool) {
@@ -126,7 +128,7 @@ func (c *catalogCache) putEvent(e Event, now time.Time) {
 		return
 	}
 	if c.eventSweep.due(len(c.events), now) {
-		sweep(c.events, func(e cached[Event]) bool { return now.Sub(e.at) >= cacheTTL })
+		sweep(c.events, func(e cached[Event]) bool { return now.Sub(e.at) >= c.ttl })
 		sweep(c.markets, func(eventID string) bool { _, ok := c.events[eventID]; return !ok })
 	}
 	c.events[e.ID] = cached[Event]{e, now}
@@ -136,7 +138,7 @@ func (c *catalogCache) putEvent(e Event, now time.Time) {
 }
 
 // CachedOperator returns an operator from the cache or the store. An id
-// the store did not have is remembered for cacheTTL: asking again within
+// the store did not have is remembered for the cache's TTL: asking again within
 // it answers not found without reading the store, unless the operator was
 // created on this node meanwhile.
 func (s *Service) CachedOperator(ctx context.Context, id string) (Operator, error) {

@@ -8,7 +8,7 @@ import (
 
 func TestCacheRemembersUnknownOperators(t *testing.T) {
 	t.Parallel()
-	c := newCatalogCache()
+	c := newCatalogCache(DefaultCacheTTL)
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	if _, _, hit := c.operator("ghost", t0); hit {
 		t.Fatal("an empty cache answered")
@@ -17,7 +17,7 @@ func TestCacheRemembersUnknownOperators(t *testing.T) {
 	if _, known, hit := c.operator("ghost", t0.Add(time.Second)); !hit || known {
 		t.Errorf("within the TTL: known %v hit %v, want a remembered miss", known, hit)
 	}
-	if _, _, hit := c.operator("ghost", t0.Add(cacheTTL)); hit {
+	if _, _, hit := c.operator("ghost", t0.Add(DefaultCacheTTL)); hit {
 		t.Error("a miss was remembered past the TTL")
 	}
 	c.putOperator(Operator{ID: "ghost"}, t0.Add(time.Second))
@@ -30,7 +30,7 @@ func TestCacheRemembersUnknownOperators(t *testing.T) {
 // and unknown ids past cacheSize live ones are not remembered.
 func TestCacheIsBounded(t *testing.T) {
 	t.Parallel()
-	c := newCatalogCache()
+	c := newCatalogCache(DefaultCacheTTL)
 	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	for i := range cacheSize {
 		c.putUnknownOperator(fmt.Sprint("u", i), t0)
@@ -41,7 +41,7 @@ func TestCacheIsBounded(t *testing.T) {
 		t.Errorf("unknown ids grew to %d past the cap", len(c.unknownOperators))
 	}
 
-	later := t0.Add(cacheTTL)
+	later := t0.Add(DefaultCacheTTL)
 	c.putUnknownOperator("fresh", later)
 	c.putEvent(Event{ID: "fresh", Markets: []Market{{ID: "fresh-market"}}}, later)
 	if len(c.unknownOperators) != 1 || len(c.events) != 1 || len(c.markets) != 1 {
@@ -72,7 +72,7 @@ func TestHubForgetsOldVersions(t *testing.T) {
 	}
 }
 
-// A full map of live entries is swept at most once per cacheTTL, not on
+// A full map of live entries is swept at most once per DefaultCacheTTL, not on
 // every put.
 func TestSweepClock(t *testing.T) {
 	t.Parallel()
@@ -85,8 +85,8 @@ func TestSweepClock(t *testing.T) {
 	}{
 		{cacheSize - 1, t0, false},
 		{cacheSize, t0, true},
-		{cacheSize, t0.Add(cacheTTL - time.Millisecond), false},
-		{cacheSize + 1, t0.Add(cacheTTL), true},
+		{cacheSize, t0.Add(DefaultCacheTTL - time.Millisecond), false},
+		{cacheSize + 1, t0.Add(DefaultCacheTTL), true},
 	} {
 		if got := c.due(tt.n, tt.at); got != tt.want {
 			t.Errorf("due(%d, t0+%v) = %v, want %v", tt.n, tt.at.Sub(t0), got, tt.want)

@@ -66,8 +66,13 @@ type Service struct {
 // NewService returns a Service; allowInsecure permits http:// partner
 // URLs.
 func NewService(store Store, allowInsecure bool) *Service {
-	return &Service{store: store, allowInsecure: allowInsecure, hub: NewHub(), cache: newCatalogCache(), Now: time.Now}
+	return &Service{store: store, allowInsecure: allowInsecure, hub: NewHub(), cache: newCatalogCache(DefaultCacheTTL), Now: time.Now}
 }
+
+// SetCacheTTL sets how long a cached operator or event is trusted without
+// a change notification (DefaultCacheTTL); call it before the Service is
+// used.
+func (s *Service) SetCacheTTL(d time.Duration) { s.cache.ttl = d }
 
 // Hub returns the hub on which every change of an event is published.
 func (s *Service) Hub() *Hub { return s.hub }

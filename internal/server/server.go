@@ -81,6 +81,9 @@ type Config struct {
 	// Engine, when set, replaces the engine TicketsEngine names (tests
 	// use it to stand in for a slow or failing model).
 	Engine tickets.Engine
+	// CatalogCacheTTL is how long a node trusts a cached operator or event
+	// without a change notification (default betting.DefaultCacheTTL).
+	CatalogCacheTTL time.Duration
 	// JWKSRefreshLimit bounds how often an unknown key id makes an
 	// operator's JWKS be fetched again (default 5 minutes).
 	JWKSRefreshLimit time.Duration
@@ -194,6 +197,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	sender := webhook.NewSender(webhook.SenderOptions{AllowInsecure: cfg.DevAllowInsecure, Transport: cfg.CallbackTransport})
 	svc := tickets.NewService(db.TicketStore(), engine, sender, cfg.Tickets, log)
 	catalog := betting.NewService(db.BettingStore(), cfg.DevAllowInsecure)
+	if cfg.CatalogCacheTTL > 0 {
+		catalog.SetCacheTTL(cfg.CatalogCacheTTL)
+	}
 	operatorWallets := wallet.New(wallet.Options{AllowInsecure: cfg.DevAllowInsecure})
 	aggregatorWallets := aggwallet.New(aggwallet.Options{AllowInsecure: cfg.DevAllowInsecure})
 	keys, err := aggregator.LoadKeys(ctx, db.AggregatorStore())
