@@ -16,6 +16,8 @@ import "embed"
 //   - admin.yaml: the admin API (/admin/v1): ticket clients and keys, operators, events and markets.
 //   - bettor.yaml: the bettor API (/api/v1): events, bet placement, bets and
 //     history, portfolio, profile and the odds stream.
+//   - aggregator.yaml: the aggregator's calls (/v2/agg_provider.*), the
+//     session exchange (POST /api/v1/sessions) and the platform's JWKS.
 //
-//go:embed tickets.yaml admin.yaml bettor.yaml
+//go:embed tickets.yaml admin.yaml bettor.yaml aggregator.yaml
 var Documents embed.FS

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/openapitest"
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/server"
 )
@@ -25,6 +26,8 @@ const casinoSecret = "casino-signing-secret-0123"
 type aggWorld struct {
 	*bettingWorld
 	casino *casino.Casino
+	// doc validates every exchange of the aggregator API.
+	doc *openapitest.Validator
 }
 
 func newAggWorld(t *testing.T, db string, config func(*server.Config)) *aggWorld {
@@ -45,7 +48,7 @@ func newAggWorld(t *testing.T, db string, config func(*server.Config)) *aggWorld
 	if st != 201 {
 		t.Fatalf("create aggregator = %d %v", st, p)
 	}
-	return &aggWorld{bettingWorld: bw, casino: c}
+	return &aggWorld{bettingWorld: bw, casino: c, doc: openapitest.Load(t, "aggregator.yaml")}
 }
 
 // signed posts body to path, signed with secret, and returns the answer.
@@ -65,6 +68,7 @@ func (aw *aggWorld) signed(path, secret, body string, header ...string) answer {
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
+	aw.doc.Check(aw.t, req, []byte(body), resp.StatusCode, resp.Header, data)
 	return answer{resp.StatusCode, resp.Header, data}
 }
 
@@ -100,12 +104,15 @@ func (aw *aggWorld) exchange(launched answer) string {
 
 func (aw *aggWorld) post(path, body string) answer {
 	aw.t.Helper()
-	resp, err := http.Post(aw.url+path, "application/json", strings.NewReader(body))
+	req, _ := http.NewRequest("POST", aw.url+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		aw.t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
+	aw.doc.Check(aw.t, req, []byte(body), resp.StatusCode, resp.Header, data)
 	return answer{resp.StatusCode, resp.Header, data}
 }
 
@@ -419,8 +426,7 @@ func TestLauncherRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	json.NewDecoder(resp.Body).Decode(&jwks)
-	resp.Body.Close()
+	json.Unmarshal(aw.doc.CheckResponse(t, resp, nil), &jwks)
 	if len(jwks.Keys) != 1 || jwks.Keys[0].Kty != "RSA" || jwks.Keys[0].Alg != "RS256" || jwks.Keys[0].Kid == "" {
 		t.Errorf("JWKS = %+v", jwks)
 	}
