@@ -30,7 +30,7 @@ type aggWorld struct {
 	doc *openapitest.Validator
 }
 
-func newAggWorld(t *testing.T, db string, config func(*server.Config)) *aggWorld {
+func newAggWorld(t testing.TB, db string, config func(*server.Config)) *aggWorld {
 	t.Helper()
 	c, err := casino.New(casino.Config{SigningSecret: casinoSecret, StartingBalance: "100.00"})
 	if err != nil {
@@ -54,6 +54,12 @@ func newAggWorld(t *testing.T, db string, config func(*server.Config)) *aggWorld
 // signed posts body to path, signed with secret, and returns the answer.
 func (aw *aggWorld) signed(path, secret, body string, header ...string) answer {
 	aw.t.Helper()
+	return aw.signedAs(aw.t, path, secret, body, header...)
+}
+
+// signedAs is signed reporting to t: the fuzz targets' own tests.
+func (aw *aggWorld) signedAs(t testing.TB, path, secret, body string, header ...string) answer {
+	t.Helper()
 	req, _ := http.NewRequest("POST", aw.url+path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	if secret != "" {
@@ -64,11 +70,11 @@ func (aw *aggWorld) signed(path, secret, body string, header ...string) answer {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		aw.t.Fatal(err)
+		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
-	aw.doc.Check(aw.t, req, []byte(body), resp.StatusCode, resp.Header, data)
+	aw.doc.Check(t, req, []byte(body), resp.StatusCode, resp.Header, data)
 	return answer{resp.StatusCode, resp.Header, data}
 }
 
