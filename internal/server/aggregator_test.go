@@ -269,7 +269,11 @@ func TestAggregatorWalletAnswers(t *testing.T) {
 			{"503 once", func() { aw.casino.RejectNext("betwin", 1, "503") }, "confirmed", nil, false},
 			{"503 always", func() { aw.casino.RejectNext("betwin", 3, "503") }, "rejected", "wallet_provider_unavailable", true},
 			{"200 without round_id", func() { aw.casino.OmitRoundIDNext(1) }, "rejected", "wallet_rolled_back", true},
+			// Debited three times over (the same id_provider), never answered:
+			// the rollback gives the stake back.
+			{"answers lost", func() { aw.casino.DropResponseNext("betwin", 3) }, "rejected", "wallet_provider_unavailable", true},
 		}
+		var refused string
 		for _, c := range cases {
 			c.arm()
 			acc := aw.place(token, uuid.NewString(), aw.outcome[0], "1.00")
@@ -280,6 +284,9 @@ func TestAggregatorWalletAnswers(t *testing.T) {
 			bet := aw.settled(token, id)
 			if bet["status"] != c.status || bet["rejection_code"] != c.code {
 				t.Errorf("%s: bet = %v, want %s %v", c.name, bet, c.status, c.code)
+			}
+			if c.code == "insufficient_funds" {
+				refused = id
 			}
 			if c.rollback {
 				waitFor(t, c.name+": Round/Rollback", func() bool {
@@ -294,6 +301,10 @@ func TestAggregatorWalletAnswers(t *testing.T) {
 		}
 		if b, _ := aw.casino.Balance("player-2", "EUR"); b != "98.00" {
 			t.Errorf("balance after 2 confirmed bets of 1.00 and every rollback = %s, want 98.00", b)
+		}
+		d := aw.details(refused, "").json(t)["round_details"].(map[string]any)
+		if d["status"] != "rejected" || d["rejection_code"] != "insufficient_funds" || d["payout"] != nil || d["settled_at"] != nil || d["stake"] != "1" {
+			t.Errorf("rejected round = %v", d)
 		}
 	})
 }
@@ -464,5 +475,91 @@ func TestLauncherRateLimit(t *testing.T) {
 		if a := aw.details(uuid.NewString(), ""); a.status == 429 {
 			t.Fatal("Round/Details is rate limited")
 		}
+	}
+}
+
+// TestAggregatorSessionsAndCredits: a session does not start when the
+// casino's Player/Balance fails, and a failing profile read hides the
+// balance; a win whose answer is lost is resent and paid once; a cancelled
+// market refunds the stake as a win.
+func TestAggregatorSessionsAndCredits(t *testing.T) {
+	t.Parallel()
+	forEachDatabase(t, func(t *testing.T, db string) {
+		aw := newAggWorld(t, db, nil)
+		launched := aw.signed("/v2/agg_provider.Launcher/Real", casinoSecret, realLaunch("player-5", "EUR", uuid.NewString()))
+		u, _ := url.Parse(launched.json(t)["launch_url"].(string))
+		aw.casino.FailNext("balance", 1, 500)
+		if a := aw.post("/api/v1/sessions", fmt.Sprintf(`{"session_request_id":%q}`, u.Query().Get("session_request_id"))); a.status != 502 {
+			t.Fatalf("session with a failing Player/Balance = %d %s, want 502", a.status, a.body)
+		}
+		token := aw.session("player-5", "EUR", uuid.NewString())
+		aw.casino.FailNext("balance", 1, 500)
+		if me := aw.api("GET", "/api/v1/auth/me", token, "").json(t); me["balance"] != nil {
+			t.Errorf("auth/me with a failing Player/Balance = %v, want a null balance", me)
+		}
+
+		acc := aw.place(token, uuid.NewString(), aw.outcome[0], "10.00")
+		id := acc.json(t)["id"].(string)
+		if bet := aw.settled(token, id); bet["status"] != "confirmed" {
+			t.Fatalf("bet = %v", bet)
+		}
+		// The win is processed and its answer lost: the outbox resends the
+		// same request and the casino replays its answer.
+		aw.casino.DropResponseNext("betwin", 1)
+		if st, p := aw.admin("POST", "/admin/v1/markets/"+aw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, aw.outcome[0])); st != 200 {
+			t.Fatalf("resolve = %d %v", st, p)
+		}
+		waitFor(t, "the win's confirmation", func() bool {
+			st, bets := aw.admin("GET", "/admin/v1/bets?operator_id=agg&status=settled", "")
+			if st != 200 {
+				return false
+			}
+			for _, b := range bets["items"].([]any) {
+				if m := b.(map[string]any); m["id"] == id && m["deposit_confirmed_at"] != nil {
+					return true
+				}
+			}
+			return false
+		})
+		wins := 0
+		for _, e := range aw.casino.Ledger() {
+			if e.Type == casino.EntryWin && e.RoundID == id {
+				wins++
+			}
+		}
+		if b, _ := aw.casino.Balance("player-5", "EUR"); wins != 1 || b != "134.214" {
+			t.Errorf("%d wins, balance %s; want 1 and 134.214 (100 - 10 + 44.214)", wins, b)
+		}
+	})
+}
+
+// TestAggregatorVoid: a cancelled market's bets are refunded with a win of
+// the stake that closes the round, and Round/Details shows them voided
+// with the stake as payout.
+func TestAggregatorVoid(t *testing.T) {
+	t.Parallel()
+	aw := newAggWorld(t, "sqlite:"+t.TempDir()+"/f.db", nil)
+	token := aw.session("player-6", "EUR", uuid.NewString())
+	id := aw.place(token, uuid.NewString(), aw.outcome[1], "2.50").json(t)["id"].(string)
+	if bet := aw.settled(token, id); bet["status"] != "confirmed" {
+		t.Fatalf("bet = %v", bet)
+	}
+	if st, p := aw.admin("POST", "/admin/v1/markets/"+aw.market+"/cancel", ""); st != 200 {
+		t.Fatalf("cancel = %d %v", st, p)
+	}
+	waitFor(t, "the refund", func() bool {
+		for _, e := range aw.casino.Ledger() {
+			if e.Type == casino.EntryWin && e.RoundID == id && e.Amount == "2.50" && e.IDProvider == "dp-"+id {
+				return true
+			}
+		}
+		return false
+	})
+	if r, ok := aw.casino.Round(id); !ok || !r.Finished {
+		t.Errorf("round %s = %+v, want finished", id, r)
+	}
+	d := aw.details(id, "").json(t)["round_details"].(map[string]any)
+	if d["status"] != "voided" || d["payout"] != "2.5" || d["settled_at"] == nil {
+		t.Errorf("voided round = %v", d)
 	}
 }
