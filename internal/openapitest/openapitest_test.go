@@ -167,8 +167,8 @@ func TestDocumentsLoadAndValidate(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if got := strings.Join(names, ","); got != "admin.yaml,bettor.yaml,tickets.yaml" {
-		t.Errorf("api.Documents holds %s, want admin.yaml,tickets.yaml", got)
+	if got, want := strings.Join(names, ","), "admin.yaml,aggregator.yaml,bettor.yaml,tickets.yaml"; got != want {
+		t.Errorf("api.Documents holds %s, want %s", got, want)
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
