@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/openapitest"
+	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/server"
 )
@@ -561,5 +562,40 @@ func TestAggregatorVoid(t *testing.T) {
 	d := aw.details(id, "").json(t)["round_details"].(map[string]any)
 	if d["status"] != "voided" || d["payout"] != "2.5" || d["settled_at"] == nil {
 		t.Errorf("voided round = %v", d)
+	}
+}
+
+// TestAggregatorAcrossNodes: two servers on one PostgreSQL database share
+// the platform's keys and launches: a launch made on one node is exchanged
+// on the other, whose session token the first node accepts.
+func TestAggregatorAcrossNodes(t *testing.T) {
+	t.Parallel()
+	db := pgtest.NewDatabase(t)
+	aw := newAggWorld(t, db, nil)
+	other := &world{t: t}
+	cfg := testConfig(db)
+	cfg.DevAllowInsecure = true
+	other.start(cfg, false)
+	t.Cleanup(func() { other.stop() })
+	launched := aw.signed("/v2/agg_provider.Launcher/Real", casinoSecret, realLaunch("player-7", "EUR", uuid.NewString()))
+	u, _ := url.Parse(launched.json(t)["launch_url"].(string))
+	resp, err := http.Post(other.url+"/api/v1/sessions", "application/json",
+		strings.NewReader(fmt.Sprintf(`{"session_request_id":%q}`, u.Query().Get("session_request_id"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		AuthToken string `json:"auth_token"`
+	}
+	json.NewDecoder(resp.Body).Decode(&s)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || s.AuthToken == "" {
+		t.Fatalf("exchange on the other node = %d", resp.StatusCode)
+	}
+	if me := aw.api("GET", "/api/v1/auth/me", s.AuthToken, "").json(t); me["bettor_id"] != "player-7" {
+		t.Errorf("auth/me on the first node with the other node's token = %v", me)
+	}
+	if again := aw.post("/api/v1/sessions", fmt.Sprintf(`{"session_request_id":%q}`, u.Query().Get("session_request_id"))); again.status != 401 {
+		t.Errorf("the same launch exchanged again on the first node = %d", again.status)
 	}
 }
