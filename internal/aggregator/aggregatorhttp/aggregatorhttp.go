@@ -267,14 +267,21 @@ func (h *handler) jwks(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write(h.svc.Keys().JWKS())
 }
 
+// writeJSON writes v as JSON without HTML escaping: a launch URL's '&'
+// stays '&', not "\u0026".
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		status, body = http.StatusInternalServerError, []byte(`{"error":"internal_error"}`)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	body := []byte(`{"error":"internal_error"}` + "\n")
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+	} else {
+		body = buf.Bytes()
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
+	_, _ = w.Write(body)
 }
 
 func writeProblem(w http.ResponseWriter, status int, detail string) {
