@@ -545,6 +545,17 @@ func TestAggregatorVoid(t *testing.T) {
 	if bet := aw.settled(token, id); bet["status"] != "confirmed" {
 		t.Fatalf("bet = %v", bet)
 	}
+	// Texts are read when the details are asked for: an edit shows at once.
+	event := aw.details(id, "").json(t)["round_details"].(map[string]any)["event"].(map[string]any)["id"].(string)
+	if st, p := aw.admin("PATCH", "/admin/v1/events/"+event, `{"title":{"en":"The final, renamed","fr":"La finale"}}`); st != 200 {
+		t.Fatalf("PATCH event = %d %v", st, p)
+	}
+	for locale, want := range map[string]string{"en": "The final, renamed", "fr": "La finale"} {
+		ev := aw.details(id, locale).json(t)["round_details"].(map[string]any)["event"].(map[string]any)
+		if title := ev["title"].(map[string]any); len(title) != 1 || title[locale] != want {
+			t.Errorf("details in %s: event title %v, want {%s: %s}", locale, title, locale, want)
+		}
+	}
 	if st, p := aw.admin("POST", "/admin/v1/markets/"+aw.market+"/cancel", ""); st != 200 {
 		t.Fatalf("cancel = %d %v", st, p)
 	}
