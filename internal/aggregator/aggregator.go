@@ -71,6 +71,9 @@ type Store interface {
 	// it. It fails with ErrLaunchInvalid for an unknown, used or expired
 	// launch; a launch is used once even when two calls race.
 	UseLaunch(ctx context.Context, tokenHash string, now time.Time) (Launch, error)
+	// DeleteLaunches deletes the launches that expired before t, used or
+	// not, and returns how many.
+	DeleteLaunches(ctx context.Context, before time.Time) (int, error)
 	// PlatformKeys returns every stored key, oldest first.
 	PlatformKeys(ctx context.Context) ([]StoredKey, error)
 	// AddPlatformKey stores k unless a key with its id exists.
@@ -223,6 +226,16 @@ func (s *Service) launch(ctx context.Context, l Launch) (string, error) {
 		q.Set("demo", "true")
 	}
 	return s.widgetURL + "?" + q.Encode(), nil
+}
+
+// launchRetention is how long an expired launch is kept (for support:
+// which casino launched which session) before it is deleted.
+const launchRetention = 24 * time.Hour
+
+// DeleteExpiredLaunches deletes the launches that expired more than a day
+// ago and returns how many; the server calls it periodically.
+func (s *Service) DeleteExpiredLaunches(ctx context.Context) (int, error) {
+	return s.store.DeleteLaunches(ctx, s.Now().UTC().Add(-launchRetention))
 }
 
 // HashToken is how a launch token is stored: hex SHA-256.

@@ -37,6 +37,11 @@ func (s aggregatorStore) UseLaunch(ctx context.Context, tokenHash string, now ti
 	return l, err
 }
 
+func (s aggregatorStore) DeleteLaunches(ctx context.Context, before time.Time) (int, error) {
+	tag, err := s.d.pool.Exec(ctx, `DELETE FROM agg_launches WHERE expires_at < $1`, before)
+	return int(tag.RowsAffected()), err
+}
+
 func (s aggregatorStore) PlatformKeys(ctx context.Context) ([]aggregator.StoredKey, error) {
 	rows, err := s.d.pool.Query(ctx, `SELECT kid, private_pem, created_at FROM platform_keys ORDER BY created_at, kid`)
 	if err != nil {

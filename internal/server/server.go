@@ -375,6 +375,7 @@ func (s *Server) maintain(ctx context.Context) {
 			return
 		case <-expiry.C:
 			sweep("expired jobs", s.tickets.ExpireJobs)
+			sweep("expired launches", s.agg.DeleteExpiredLaunches)
 		case <-stale.C:
 			sweep("cancelled stale jobs", s.tickets.CancelStaleJobs)
 		}

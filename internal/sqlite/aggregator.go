@@ -37,6 +37,15 @@ func (s aggregatorStore) UseLaunch(ctx context.Context, tokenHash string, now ti
 	return l, err
 }
 
+func (s aggregatorStore) DeleteLaunches(ctx context.Context, before time.Time) (int, error) {
+	res, err := s.d.writer.exec(ctx, `DELETE FROM agg_launches WHERE expires_at < ?`, micros(before))
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
 func (s aggregatorStore) PlatformKeys(ctx context.Context) ([]aggregator.StoredKey, error) {
 	rows, err := s.d.reader.query(ctx, `SELECT kid, private_pem, created_at FROM platform_keys ORDER BY created_at, kid`)
 	if err != nil {

@@ -19,6 +19,7 @@ func Run(t *testing.T, newStore func(t *testing.T) aggregator.Store) {
 	t.Run("launch is used once", func(t *testing.T) { testLaunchOnce(t, newStore(t)) })
 	t.Run("launch expires", func(t *testing.T) { testLaunchExpiry(t, newStore(t)) })
 	t.Run("keys", func(t *testing.T) { testKeys(t, newStore(t)) })
+	t.Run("expired launches deleted", func(t *testing.T) { testDeleteLaunches(t, newStore(t)) })
 }
 
 func launch(hash string) aggregator.Launch {
@@ -94,5 +95,28 @@ func testKeys(t *testing.T, s aggregator.Store) {
 	keys, err := s.PlatformKeys(ctx)
 	if err != nil || len(keys) != 2 || keys[0] != a || keys[1] != b {
 		t.Errorf("keys = %+v, %v; want k1 (first stored) then k2, oldest first", keys, err)
+	}
+}
+
+func testDeleteLaunches(t *testing.T, s aggregator.Store) {
+	ctx := context.Background()
+	for i, h := range []string{"old-used", "old", "live"} {
+		l := launch(h)
+		l.ExpiresAt = t0.Add(time.Duration(i) * time.Hour)
+		if err := s.CreateLaunch(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.UseLaunch(ctx, "old-used", t0.Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.DeleteLaunches(ctx, t0.Add(90*time.Minute)); err != nil || n != 2 {
+		t.Fatalf("DeleteLaunches = %d, %v; want 2", n, err)
+	}
+	if _, err := s.UseLaunch(ctx, "old", t0.Add(-time.Minute)); !errors.Is(err, aggregator.ErrLaunchInvalid) {
+		t.Errorf("a deleted launch: %v", err)
+	}
+	if _, err := s.UseLaunch(ctx, "live", t0); err != nil {
+		t.Errorf("the live launch: %v", err)
 	}
 }
