@@ -193,22 +193,11 @@ func (v *Validator) Validate(ctx context.Context, op Operator, token string) (Cl
 	if len(token) > MaxTokenLength {
 		return Claims{}, fmt.Errorf("%w: longer than %d bytes", ErrInvalidToken, MaxTokenLength)
 	}
-	lookup := op.Keys
-	if lookup == nil {
-		kf, err := v.keyfunc(ctx, op)
-		if err != nil {
+	var kf keyfunc.Keyfunc
+	if op.Keys == nil {
+		var err error
+		if kf, err = v.keyfunc(ctx, op); err != nil {
 			return Claims{}, err
-		}
-		lookup = func(ctx context.Context, kid string) (*rsa.PublicKey, error) {
-			key, err := kf.KeyfuncCtx(ctx)(&jwt.Token{Header: map[string]any{"kid": kid, "alg": jwt.SigningMethodRS256.Alg()}})
-			if err != nil {
-				return nil, err
-			}
-			pub, ok := key.(*rsa.PublicKey)
-			if !ok {
-				return nil, fmt.Errorf("the key named by kid is a %T, not an RSA public key", key)
-			}
-			return pub, nil
 		}
 	}
 	var c sessionClaims
@@ -225,14 +214,10 @@ func (v *Validator) Validate(ctx context.Context, op Operator, token string) (Cl
 			// keyfunc would try every key of the set.
 			return nil, errors.New("no kid in the header")
 		}
-		pub, err := lookup(ctx, kid)
-		if err != nil {
-			return nil, err
+		if op.Keys != nil {
+			return checkKey(op.Keys(ctx, kid))
 		}
-		if pub.N.BitLen() < MinRSABits {
-			return nil, fmt.Errorf("the key named by kid has %d bits, fewer than %d", pub.N.BitLen(), MinRSABits)
-		}
-		return pub, nil
+		return checkKey(kf.KeyfuncCtx(ctx)(t))
 	})
 	if err != nil {
 		return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
@@ -248,6 +233,22 @@ func (v *Validator) Validate(ctx context.Context, op Operator, token string) (Cl
 		out.IssuedAt = c.IssuedAt.Time
 	}
 	return out, nil
+}
+
+// checkKey accepts the key a token's kid named when it is an RSA public
+// key of at least MinRSABits.
+func checkKey(key any, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	pub, ok := key.(*rsa.PublicKey)
+	if !ok {
+		return nil, fmt.Errorf("the key named by kid is a %T, not an RSA public key", key)
+	}
+	if pub.N.BitLen() < MinRSABits {
+		return nil, fmt.Errorf("the key named by kid has %d bits, fewer than %d", pub.N.BitLen(), MinRSABits)
+	}
+	return pub, nil
 }
 
 // keyfunc returns op's keyfunc, creating it on first use. A change of the

@@ -455,3 +455,46 @@ func TestContextEndsWhileKeysLoad(t *testing.T) {
 		t.Errorf("Validate = %v, want ErrInvalidToken wrapping the deadline", err)
 	}
 }
+
+// TestPlatformKeys: with Operator.Keys the key comes from the platform, not
+// a JWKS; the rules (RS256, kid, iss, exp, key size) stay, and the sid and
+// demo claims are read.
+func TestPlatformKeys(t *testing.T) {
+	t.Parallel()
+	k := testKeys()
+	v := bettorauth.New(bettorauth.Options{})
+	t.Cleanup(v.Close)
+	small, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := func(_ context.Context, kid string) (*rsa.PublicKey, error) {
+		switch kid {
+		case "p1":
+			return &k[0].PublicKey, nil
+		case "small":
+			return &small.PublicKey, nil
+		}
+		return nil, errors.New("no such key")
+	}
+	op := bettorauth.Operator{ID: "agg", Keys: keys}
+	c := with(claims("agg"), func(c jwt.MapClaims) { c["sid"] = "s-1"; c["demo"] = true; c["currency"] = "USDT" })
+	got, err := v.Validate(context.Background(), op, sign(t, jwt.SigningMethodRS256, k[0], "p1", c))
+	if err != nil || got.SessionID != "s-1" || !got.Demo || got.Currency != "USDT" {
+		t.Fatalf("Validate = %+v, %v", got, err)
+	}
+	for name, token := range map[string]string{
+		"another issuer":   sign(t, jwt.SigningMethodRS256, k[0], "p1", claims("other")),
+		"unknown kid":      sign(t, jwt.SigningMethodRS256, k[0], "p9", claims("agg")),
+		"another key":      sign(t, jwt.SigningMethodRS256, k[1], "p1", claims("agg")),
+		"1024-bit key":     sign(t, jwt.SigningMethodRS256, small, "small", claims("agg")),
+		"no kid":           sign(t, jwt.SigningMethodRS256, k[0], "", claims("agg")),
+		"expired":          sign(t, jwt.SigningMethodRS256, k[0], "p1", with(claims("agg"), func(c jwt.MapClaims) { c["exp"] = time.Now().Add(-time.Hour).Unix() })),
+		"8-char currency":  sign(t, jwt.SigningMethodRS256, k[0], "p1", with(claims("agg"), func(c jwt.MapClaims) { c["currency"] = "USDTUSDT" })),
+		"HS256 with a key": sign(t, jwt.SigningMethodHS256, []byte("secret"), "p1", claims("agg")),
+	} {
+		if _, err := v.Validate(context.Background(), op, token); !errors.Is(err, bettorauth.ErrInvalidToken) {
+			t.Errorf("%s: Validate = %v, want ErrInvalidToken", name, err)
+		}
+	}
+}
