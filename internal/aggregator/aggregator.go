@@ -127,16 +127,15 @@ func New(store Store, catalog *betting.Service, placement *betting.Placement, be
 // Keys returns the platform's session token keys.
 func (s *Service) Keys() *Keys { return s.keys }
 
-// LaunchRequest is a Launcher/Real or Launcher/Demo request, decoded.
+// LaunchRequest is what the launcher uses of a Launcher/Real or
+// Launcher/Demo request; nil pointers are absent fields.
 type LaunchRequest struct {
-	CasinoID   string
-	Game       string
-	Locale     string
-	IP         string
-	ClientType string
-	SessionID  *string
-	URLs       *struct{}
-	Account    *Account
+	CasinoID  string
+	Game      string
+	Locale    string
+	SessionID *string
+	URLs      *struct{}
+	Account   *Account
 }
 
 // Account is the player of a Launcher/Real request.
@@ -272,14 +271,12 @@ func (s *Service) StartSession(ctx context.Context, token string) (Session, erro
 	if err != nil {
 		return Session{}, err
 	}
+	sub := "demo"
 	if !l.Demo {
 		if _, err := s.wallet.Balance(ctx, op, l.AccountID, l.Currency, l.SessionID); err != nil {
 			return Session{}, fmt.Errorf("%w: %w", ErrSessionWallet, err)
 		}
-	}
-	sub := l.AccountID
-	if l.Demo {
-		sub = "demo"
+		sub = l.AccountID
 	}
 	exp := now.Add(SessionLifetime).Truncate(time.Second)
 	tok, err := s.keys.Mint(ctx, SessionClaims{Issuer: op.ID, Subject: sub, Currency: l.Currency, SessionID: l.SessionID, Demo: l.Demo,

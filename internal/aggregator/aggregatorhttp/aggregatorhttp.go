@@ -27,6 +27,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/aggregator"
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/betting/bettorhttp"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
 )
 
@@ -116,7 +117,8 @@ func (h *handler) signed(r *http.Request) (body []byte, op betting.Operator, too
 }
 
 // launchBody is a Launcher/Real or Launcher/Demo request. Unknown fields
-// are accepted (aggregators send more than they must).
+// are accepted (aggregators send more than they must); ip and client_type
+// are read only to refuse a value of the wrong type.
 type launchBody struct {
 	CasinoID   string    `json:"casino_id"`
 	Game       string    `json:"game"`
@@ -168,8 +170,7 @@ func (h *handler) launch(w http.ResponseWriter, r *http.Request, demo bool) {
 		launcherError(w, http.StatusBadRequest, "invalid_request")
 		return
 	}
-	lr := aggregator.LaunchRequest{CasinoID: req.CasinoID, Game: req.Game, Locale: req.Locale, IP: req.IP, ClientType: req.ClientType,
-		SessionID: req.SessionID, URLs: req.URLs}
+	lr := aggregator.LaunchRequest{CasinoID: req.CasinoID, Game: req.Game, Locale: req.Locale, SessionID: req.SessionID, URLs: req.URLs}
 	if req.Account != nil {
 		lr.Account = &aggregator.Account{ID: req.Account.ID, Currency: req.Account.Currency}
 	}
@@ -240,7 +241,7 @@ func (h *handler) startSession(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
 	if err != nil || len(body) > MaxBody || decodeStrict(body, &req) != nil || req.SessionRequestID == "" {
-		writeProblem(w, http.StatusBadRequest, "The body must be {\"session_request_id\": \"…\"}.")
+		bettorhttp.WriteProblem(w, http.StatusBadRequest, "The body must be {\"session_request_id\": \"…\"}.")
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
@@ -251,10 +252,10 @@ func (h *handler) startSession(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
 	case errors.Is(err, aggregator.ErrSessionWallet):
 		h.log.Warn("aggregator: session start", "err", err)
-		writeProblem(w, http.StatusBadGateway, "The casino's wallet did not give the player's balance; the game cannot start. Launch it again.")
+		bettorhttp.WriteProblem(w, http.StatusBadGateway, "The casino's wallet did not give the player's balance; the game cannot start. Launch it again.")
 	case err != nil:
 		h.log.Error("aggregator: session start", "err", err)
-		writeProblem(w, http.StatusInternalServerError, "The session could not start.")
+		bettorhttp.WriteProblem(w, http.StatusInternalServerError, "The session could not start.")
 	default:
 		w.Header().Set("Cache-Control", "no-store")
 		writeJSON(w, http.StatusOK, s)
@@ -280,13 +281,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		body = buf.Bytes()
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
-}
-
-func writeProblem(w http.ResponseWriter, status int, detail string) {
-	body, _ := json.Marshal(map[string]any{"type": "about:blank", "title": http.StatusText(status), "status": status, "detail": detail})
-	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

@@ -25,7 +25,7 @@ const placeTimeLimit = 3 * time.Second
 
 func (h *handler) placeBet(w http.ResponseWriter, r *http.Request, b Bettor) {
 	if b.Demo {
-		writeProblem(w, http.StatusForbidden, "A demo session cannot place bets.")
+		WriteProblem(w, http.StatusForbidden, "A demo session cannot place bets.")
 		return
 	}
 	key := r.Header.Get("Idempotency-Key")
@@ -35,12 +35,12 @@ func (h *handler) placeBet(w http.ResponseWriter, r *http.Request, b Bettor) {
 		return
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		writeProblem(w, http.StatusUnsupportedMediaType, "The body must be JSON (Content-Type: application/json).")
+		WriteProblem(w, http.StatusUnsupportedMediaType, "The body must be JSON (Content-Type: application/json).")
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<10+1))
 	if err != nil || len(body) > 64<<10 {
-		writeProblem(w, http.StatusBadRequest, "The body is unreadable or larger than 64 KiB.")
+		WriteProblem(w, http.StatusBadRequest, "The body is unreadable or larger than 64 KiB.")
 		return
 	}
 	var req struct {
@@ -51,23 +51,23 @@ func (h *handler) placeBet(w http.ResponseWriter, r *http.Request, b Bettor) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil || dec.More() {
-		writeProblem(w, http.StatusBadRequest, "The body must be a JSON object with market_id, outcome_id and stake.")
+		WriteProblem(w, http.StatusBadRequest, "The body must be a JSON object with market_id, outcome_id and stake.")
 		return
 	}
 	if req.MarketID == nil || req.OutcomeID == nil || req.Stake == nil {
-		writeProblem(w, http.StatusBadRequest, "market_id, outcome_id and stake are required.")
+		WriteProblem(w, http.StatusBadRequest, "market_id, outcome_id and stake are required.")
 		return
 	}
 	var stake string
 	if err := json.Unmarshal(*req.Stake, &stake); err != nil {
-		writeProblem(w, http.StatusBadRequest, "stake must be a decimal string such as \"10.00\", not a JSON number.")
+		WriteProblem(w, http.StatusBadRequest, "stake must be a decimal string such as \"10.00\", not a JSON number.")
 		return
 	}
 	ctx := r.Context() // bounded by withDeadline from the start of the request
 	bet, err := h.placement.Place(ctx, b.Bettor, b.Operator, strings.ToLower(key),
 		betting.PlaceRequest{MarketID: strings.ToLower(*req.MarketID), OutcomeID: strings.ToLower(*req.OutcomeID), Stake: stake, SessionID: b.SessionID})
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		writeProblem(w, http.StatusInternalServerError, "The placement took longer than 3 seconds; the bet may still exist: replay the same Idempotency-Key.")
+		WriteProblem(w, http.StatusInternalServerError, "The placement took longer than 3 seconds; the bet may still exist: replay the same Idempotency-Key.")
 		return
 	}
 	if err != nil {
@@ -149,7 +149,7 @@ func (h *handler) listBets(w http.ResponseWriter, r *http.Request, b Bettor) {
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 100 {
-			writeProblem(w, http.StatusBadRequest, "limit must be an integer between 1 and 100.")
+			WriteProblem(w, http.StatusBadRequest, "limit must be an integer between 1 and 100.")
 			return
 		}
 		f.Limit = n
@@ -157,7 +157,7 @@ func (h *handler) listBets(w http.ResponseWriter, r *http.Request, b Bettor) {
 	if v := q.Get("status"); v != "" {
 		statuses, ok := statusFilters[strings.ToLower(v)]
 		if !ok {
-			writeProblem(w, http.StatusBadRequest, "status must be pending, confirmed, rejected, settled, voided, open or cancelled.")
+			WriteProblem(w, http.StatusBadRequest, "status must be pending, confirmed, rejected, settled, voided, open or cancelled.")
 			return
 		}
 		f.Statuses = statuses
@@ -165,7 +165,7 @@ func (h *handler) listBets(w http.ResponseWriter, r *http.Request, b Bettor) {
 	if c := q.Get("cursor"); c != "" {
 		at, id, ok := cursor.Decode(c)
 		if !ok {
-			writeProblem(w, http.StatusBadRequest, "cursor is not valid.")
+			WriteProblem(w, http.StatusBadRequest, "cursor is not valid.")
 			return
 		}
 		f.BeforeCreatedAt, f.BeforeID = at, id

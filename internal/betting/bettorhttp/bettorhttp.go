@@ -60,7 +60,7 @@ func New(svc *betting.Service, placement *betting.Placement, auth Authenticator)
 	mux.Handle("GET /api/v1/auth/me", h.authed(h.me))
 	mux.Handle("GET /api/v1/odds/stream", h.authed(h.stream))
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
-		writeProblem(w, http.StatusNotFound, "There is no endpoint "+r.Method+" "+r.URL.Path+".")
+		WriteProblem(w, http.StatusNotFound, "There is no endpoint "+r.Method+" "+r.URL.Path+".")
 	})
 	return mux
 }
@@ -80,7 +80,7 @@ func (h *handler) authed(next authedFunc) http.Handler {
 			return
 		}
 		if err != nil {
-			writeProblem(w, http.StatusInternalServerError, "The bettor could not be authenticated now; try again.")
+			WriteProblem(w, http.StatusInternalServerError, "The bettor could not be authenticated now; try again.")
 			return
 		}
 		next(w, r, b)
@@ -101,24 +101,24 @@ func (h *handler) listEvents(w http.ResponseWriter, r *http.Request, b Bettor) {
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 100 {
-			writeProblem(w, http.StatusBadRequest, "limit must be an integer between 1 and 100.")
+			WriteProblem(w, http.StatusBadRequest, "limit must be an integer between 1 and 100.")
 			return
 		}
 		limit = n
 	}
 	f := betting.EventFilter{Category: strings.ToLower(q.Get("category")), Status: strings.ToLower(q.Get("status")), Limit: limit + 1}
 	if f.Category != "" && !slices.Contains(betting.Categories, f.Category) {
-		writeProblem(w, http.StatusBadRequest, "category must be one of "+strings.Join(betting.Categories, ", ")+".")
+		WriteProblem(w, http.StatusBadRequest, "category must be one of "+strings.Join(betting.Categories, ", ")+".")
 		return
 	}
 	if f.Status != "" && !slices.Contains(eventStatuses, f.Status) {
-		writeProblem(w, http.StatusBadRequest, "status must be one of "+strings.Join(eventStatuses, ", ")+".")
+		WriteProblem(w, http.StatusBadRequest, "status must be one of "+strings.Join(eventStatuses, ", ")+".")
 		return
 	}
 	if c := q.Get("cursor"); c != "" {
 		at, id, ok := cursor.Decode(c)
 		if !ok {
-			writeProblem(w, http.StatusBadRequest, "cursor is not valid.")
+			WriteProblem(w, http.StatusBadRequest, "cursor is not valid.")
 			return
 		}
 		f.BeforeCreatedAt, f.BeforeID = at, id
@@ -181,7 +181,9 @@ type problem struct {
 	Detail string `json:"detail"`
 }
 
-func writeProblem(w http.ResponseWriter, status int, detail string) {
+// WriteProblem writes the bettor API's error body: RFC 9457 problem
+// details with exactly type (about:blank), title, status and detail.
+func WriteProblem(w http.ResponseWriter, status int, detail string) {
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail})
@@ -198,17 +200,17 @@ func writeError(w http.ResponseWriter, err error) {
 	if errors.As(err, &be) {
 		switch be.Code {
 		case betting.ErrNotFound:
-			writeProblem(w, http.StatusNotFound, be.Message)
+			WriteProblem(w, http.StatusNotFound, be.Message)
 			return
 		case betting.ErrInvalid:
-			writeProblem(w, http.StatusBadRequest, be.Message)
+			WriteProblem(w, http.StatusBadRequest, be.Message)
 			return
 		case betting.ErrConflict:
-			writeProblem(w, http.StatusConflict, be.Message)
+			WriteProblem(w, http.StatusConflict, be.Message)
 			return
 		}
 	}
-	writeProblem(w, http.StatusInternalServerError, "Internal error.")
+	WriteProblem(w, http.StatusInternalServerError, "Internal error.")
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
