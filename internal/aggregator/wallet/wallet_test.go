@@ -21,9 +21,11 @@ const secret = "aggregator-secret-0123456789"
 // last one repeats) and records every request body; Player/Balance always
 // answers 200.
 type fakeWallet struct {
-	mu      sync.Mutex
-	answers []canned
-	bodies  []string
+	mu       sync.Mutex
+	answers  []canned
+	bodies   []string
+	paths    []string
+	balances []string // Player/Balance bodies
 }
 
 type canned struct {
@@ -38,11 +40,15 @@ func (f *fakeWallet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.URL.Path == wallet.PathBalance {
+		f.mu.Lock()
+		f.balances = append(f.balances, string(body))
+		f.mu.Unlock()
 		io.WriteString(w, `{"balance":"10.00"}`)
 		return
 	}
 	f.mu.Lock()
 	f.bodies = append(f.bodies, string(body))
+	f.paths = append(f.paths, r.URL.Path)
 	a := f.answers[min(len(f.bodies), len(f.answers))-1]
 	f.mu.Unlock()
 	w.WriteHeader(a.status)
@@ -106,6 +112,11 @@ func TestWithdrawAnswers(t *testing.T) {
 					t.Errorf("request %d = %s, want %s", i, body, want)
 				}
 			}
+			// One Player/Balance before the bet, whatever its retries.
+			wantBalance := `{"account_id":"p1","currency":"EUR","game_id":"prediction-markets","session_id":"s-1"}`
+			if len(f.balances) != 1 || f.balances[0] != wantBalance {
+				t.Errorf("Player/Balance requests = %q, want one %s", f.balances, wantBalance)
+			}
 			if c.status == betting.WalletDone && (got.OperatorTxID != "tx-9" || got.Balance == nil || got.Balance.String() != "9") {
 				t.Errorf("done answer = %+v", got)
 			}
@@ -128,14 +139,27 @@ func TestCreditsAndURLs(t *testing.T) {
 	if c, err := cl.Deposit(context.Background(), op, won); err != nil || !c.Done || c.Balance.String() != "12.5" {
 		t.Fatalf("win = %+v, %v", c, err)
 	}
-	if !strings.Contains(f.bodies[0], `"finished":true`) || !strings.Contains(f.bodies[0], `{"id_provider":"dp-b2","type":"win","amount":"0.000000000005"}`) {
-		t.Errorf("win body = %s", f.bodies[0])
+	if want := `{"account_id":"p1","currency":"EUR","game_id":"prediction-markets","round_id":"b2","finished":true,"session_id":"s-1",` +
+		`"transactions":[{"id_provider":"dp-b2","type":"win","amount":"0.000000000005"}]}`; f.bodies[0] != want {
+		t.Errorf("win body = %s, want %s", f.bodies[0], want)
 	}
 	if c, err := cl.Rollback(context.Background(), op, won); err != nil || !c.Done {
 		t.Fatalf("rollback = %+v, %v", c, err)
 	}
 	if want := `"round_id_provider":"b2","finished":false,"session_id":"s-1","transactions":[{"id_provider":"rb-b2","type":"rollback","original_id_provider":"wd-b2"}]`; !strings.Contains(f.bodies[1], want) {
 		t.Errorf("rollback body = %s", f.bodies[1])
+	}
+	zero := money.Zero()
+	lost := won
+	lost.PayoutAmount = &zero
+	if c, err := cl.Deposit(context.Background(), op, lost); err != nil || !c.Done {
+		t.Fatalf("finish = %+v, %v", c, err)
+	}
+	if want := `{"account_id":"p1","currency":"EUR","round_id":"b2","session_id":"s-1"}`; f.bodies[2] != want {
+		t.Errorf("finish body = %s, want %s", f.bodies[2], want)
+	}
+	if want := []string{wallet.PathBetWin, wallet.PathRollback, wallet.PathFinish}; strings.Join(f.paths, " ") != strings.Join(want, " ") {
+		t.Errorf("paths = %v, want %v", f.paths, want)
 	}
 	insecure := wallet.New(wallet.Options{})
 	if _, err := insecure.Withdraw(context.Background(), op, won); err == nil {

@@ -53,6 +53,7 @@ func testBets(t *testing.T, s betting.BetStore) {
 	s.EnsureBettor(ctx, betting.Bettor{OperatorID: "acme", ID: "b1", Currency: "USD", CreatedAt: t0})
 	outcome := uuid.NewString()
 	first := newBet("b1", "k1", outcome, t0)
+	first.SessionID = "1b4e28ba-2fa1-41d2-883f-0016d3cca427"
 	got, created, err := s.CreateBet(ctx, first)
 	if err != nil || !created {
 		t.Fatalf("CreateBet = %v, %v", created, err)
@@ -65,7 +66,8 @@ func testBets(t *testing.T, s betting.BetStore) {
 	stored, err := s.GetBet(ctx, "acme", "b1", first.ID)
 	if err != nil || !stored.Stake.Equal(first.Stake) || !stored.EntryOdds.Equal(first.EntryOdds) ||
 		!stored.PotentialPayout.Equal(first.PotentialPayout) || !stored.DisplayProbability.Equal(first.DisplayProbability) ||
-		stored.RejectionCode != nil || stored.Status != betting.BetPending || stored.WithdrawalTxID != first.WithdrawalTxID {
+		stored.RejectionCode != nil || stored.Status != betting.BetPending || stored.WithdrawalTxID != first.WithdrawalTxID ||
+		stored.SessionID != first.SessionID {
 		t.Fatalf("GetBet = %+v, %v", stored, err)
 	}
 	if byKey, err := s.GetBetByKey(ctx, "acme", "b1", "k1"); err != nil || byKey.ID != first.ID {
