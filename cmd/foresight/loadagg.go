@@ -26,32 +26,20 @@ func runLoadtestAggregator(ctx context.Context, args []string, stdout, stderr io
 	fs := flag.NewFlagSet("loadtest aggregator", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		dbURL       string
-		duration    time.Duration
-		concurrency int
-		rate        float64
-		players     int
-		cpuProfile  string
+		f       betLoadFlags
+		players int
 	)
-	fs.StringVar(&dbURL, "database-url", "", "database (default: a new SQLite file in a temporary directory)")
-	fs.DurationVar(&duration, "duration", 10*time.Second, "length of each phase")
-	fs.IntVar(&concurrency, "concurrency", 32, "requests in flight")
-	fs.Float64Var(&rate, "rate", 200, "rate of the Launcher/Real and Round/Details phases, per second")
+	f.register(fs, 200, "rate of the Launcher/Real and Round/Details phases, per second")
 	fs.IntVar(&players, "players", 200, "players the bets are spread over")
-	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	dbURL, done, err := loadSetup(cpuProfile, dbURL)
+	w, done, err := f.start(ctx)
 	if err != nil {
 		return err
 	}
 	defer done()
-	w, err := startBetLoad(ctx, dbURL, concurrency*2)
-	if err != nil {
-		return err
-	}
-	defer w.close()
+	dbURL, duration, concurrency, rate := w.cfg.DatabaseURL, f.duration, f.concurrency, f.rate
 	base := w.cfg.PublicURL
 	signed := func(path, body string) (*http.Request, error) {
 		req, err := http.NewRequest("POST", base+path, strings.NewReader(body))

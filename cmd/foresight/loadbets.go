@@ -32,36 +32,24 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 	fs := flag.NewFlagSet("loadtest bets", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		dbURL       string
-		duration    time.Duration
-		concurrency int
-		rate        float64
-		bettors     int
-		cpuProfile  string
-		settle      bool
-		backlog     bool
+		f       betLoadFlags
+		bettors int
+		settle  bool
+		backlog bool
 	)
-	fs.StringVar(&dbURL, "database-url", "", "database (default: a new SQLite file in a temporary directory)")
-	fs.DurationVar(&duration, "duration", 10*time.Second, "length of each phase")
-	fs.IntVar(&concurrency, "concurrency", 32, "requests in flight")
-	fs.Float64Var(&rate, "rate", 500, "rate of the fixed-rate phase, per second")
+	f.register(fs, 500, "rate of the fixed-rate phase, per second")
 	fs.IntVar(&bettors, "bettors", 200, "bettors the bets are spread over")
-	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	fs.BoolVar(&backlog, "backlog", true, "then queue bets for a phase with placement paused, resume it, and time the backlog's placement")
 	fs.BoolVar(&settle, "settle", false, "then resolve the market and time until every bet's deposit reached the wallet")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	dbURL, done, err := loadSetup(cpuProfile, dbURL)
+	w, done, err := f.start(ctx)
 	if err != nil {
 		return err
 	}
 	defer done()
-	w, err := startBetLoad(ctx, dbURL, concurrency*2)
-	if err != nil {
-		return err
-	}
-	defer w.close()
+	dbURL, duration, concurrency, rate := w.cfg.DatabaseURL, f.duration, f.concurrency, f.rate
 	op, admin, market, client, cfg := w.op, w.admin, w.market, w.client, w.cfg
 	tokens := make([]string, bettors)
 	for i := range tokens {
@@ -237,6 +225,38 @@ type loadMarket struct {
 	Outcomes []struct {
 		ID string `json:"id"`
 	} `json:"outcomes"`
+}
+
+// betLoadFlags are the flags the betting load commands share.
+type betLoadFlags struct {
+	dbURL, cpuProfile string
+	duration          time.Duration
+	concurrency       int
+	rate              float64
+}
+
+// register defines the flags on fs; rate is the default of -rate.
+func (f *betLoadFlags) register(fs *flag.FlagSet, rate float64, rateHelp string) {
+	fs.StringVar(&f.dbURL, "database-url", "", "database (default: a new SQLite file in a temporary directory)")
+	fs.DurationVar(&f.duration, "duration", 10*time.Second, "length of each phase")
+	fs.IntVar(&f.concurrency, "concurrency", 32, "requests in flight")
+	fs.Float64Var(&f.rate, "rate", rate, rateHelp)
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
+}
+
+// start starts the profile, the database and the world the flags name;
+// done stops them.
+func (f *betLoadFlags) start(ctx context.Context) (_ *betLoad, done func(), err error) {
+	dbURL, stop, err := loadSetup(f.cpuProfile, f.dbURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := startBetLoad(ctx, dbURL, f.concurrency*2)
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return w, func() { w.close(); stop() }, nil
 }
 
 // loadCasinoSecret is the secret the aggregator "loadagg" shares with the
