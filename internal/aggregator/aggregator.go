@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -144,8 +143,6 @@ type Account struct {
 	Currency string
 }
 
-var aggregatorCurrency = regexp.MustCompile(`^[A-Z0-9]{3,7}$`)
-
 // Real starts a real-money session (Launcher/Real): the player is created
 // or found (bettor = account id, in the account's currency, which the
 // aggregator must offer), the launch is stored, and the absolute launch URL
@@ -171,11 +168,11 @@ func (s *Service) Real(ctx context.Context, op betting.Operator, r LaunchRequest
 		return "", invalidf("account is required")
 	case r.Account.ID == "" || len(r.Account.ID) > 255:
 		return "", invalidf("account.id is required (at most 255 bytes)")
-	case !aggregatorCurrency.MatchString(r.Account.Currency):
-		return "", invalidf("account.currency must be 3 to 7 upper-case letters or digits")
 	}
+	// The operator's currencies are 3 to 7 upper-case letters or digits:
+	// any other code is not one of them.
 	if _, ok := op.Currency(r.Account.Currency); !ok {
-		return "", invalidf("currency %s is not offered", r.Account.Currency)
+		return "", invalidf("account.currency %q is not one the aggregator offers", r.Account.Currency)
 	}
 	b, err := s.placement.Bettor(ctx, op.ID, r.Account.ID, r.Account.Currency)
 	if err != nil {
