@@ -32,8 +32,13 @@ type Event struct {
 	StartsAt    *time.Time `json:"starts_at,omitempty"`
 	Status      string     `json:"status"`
 	Markets     []Market   `json:"markets"`
-	CreatedAt   time.Time  `json:"created_at"`
-	UpdatedAt   time.Time  `json:"updated_at"`
+	// Source names the market feed that created the event ("simulator",
+	// "polymarket"); empty for events created through the admin API.
+	Source string `json:"source,omitempty"`
+	// SourceKey is the feed's own id of the event.
+	SourceKey string    `json:"source_key,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // Market is a question about an event with mutually exclusive outcomes.

@@ -145,6 +145,60 @@ func (s *Service) updateOperator(ctx context.Context, id string, patch func(o *O
 // CreateEvent validates an event with its markets and outcomes, gives every
 // one an id, and stores it open.
 func (s *Service) CreateEvent(ctx context.Context, e Event) (Event, error) {
+	e.ID, e.Source, e.SourceKey = uuid.NewString(), "", ""
+	for i := range e.Markets {
+		e.Markets[i].ID, e.Markets[i].Status = uuid.NewString(), StatusOpen
+		for j := range e.Markets[i].Outcomes {
+			e.Markets[i].Outcomes[j].ID = uuid.NewString()
+		}
+	}
+	return s.createEvent(ctx, e)
+}
+
+// ImportEvent stores an event of a market feed with the ids the feed chose,
+// which must be UUIDs, and e.Source and e.SourceKey set. It validates like
+// CreateEvent; each market is stored open unless its Status is suspended.
+// An event already stored with e.ID is ErrConflict and changes nothing.
+func (s *Service) ImportEvent(ctx context.Context, e Event) (Event, error) {
+	if e.Source == "" || e.SourceKey == "" {
+		return Event{}, invalidf("an imported event needs its source and source key")
+	}
+	if err := uuid.Validate(e.ID); err != nil {
+		return Event{}, invalidf("event id %q is not a UUID", e.ID)
+	}
+	for _, m := range e.Markets {
+		if err := uuid.Validate(m.ID); err != nil {
+			return Event{}, invalidf("market id %q is not a UUID", m.ID)
+		}
+		for _, o := range m.Outcomes {
+			if err := uuid.Validate(o.ID); err != nil {
+				return Event{}, invalidf("outcome id %q is not a UUID", o.ID)
+			}
+		}
+	}
+	for i := range e.Markets {
+		if e.Markets[i].Status != StatusSuspended {
+			e.Markets[i].Status = StatusOpen
+		}
+	}
+	if _, err := s.store.GetEvent(ctx, e.ID); err == nil {
+		return Event{}, &Error{Code: ErrConflict, Message: "event " + e.ID + " exists"}
+	} else if !IsNotFound(err) {
+		return Event{}, err
+	}
+	created, err := s.createEvent(ctx, e)
+	if err != nil {
+		if _, getErr := s.store.GetEvent(ctx, e.ID); getErr == nil {
+			return Event{}, &Error{Code: ErrConflict, Message: "event " + e.ID + " exists"}
+		}
+		return Event{}, err
+	}
+	return created, nil
+}
+
+// createEvent validates e, whose ids and market statuses are set, and
+// stores it open.
+func (s *Service) createEvent(ctx context.Context, e Event) (Event, error) {
 	if !slices.Contains(Categories, e.Category) {
 		return Event{}, invalidf("category must be one of %v", Categories)
 	}
@@ -154,21 +208,21 @@ func (s *Service) CreateEvent(ctx context.Context, e Event) (Event, error) {
 	if err := checkTexts("description", e.Description, false); err != nil {
 		return Event{}, err
 	}
-	if err := checkImage("image_url", e.ImageURL); err != nil {
+	if err := s.checkImage("image_url", e.ImageURL); err != nil {
 		return Event{}, err
 	}
 	if len(e.Markets) == 0 || len(e.Markets) > 50 {
 		return Event{}, invalidf("markets must hold 1 to 50 markets")
 	}
 	now := s.Now().UTC().Truncate(time.Microsecond)
-	e.ID, e.Status, e.CreatedAt, e.UpdatedAt = uuid.NewString(), StatusOpen, now, now
+	e.Status, e.CreatedAt, e.UpdatedAt = StatusOpen, now, now
 	for i := range e.Markets {
 		m := &e.Markets[i]
 		field := fmt.Sprintf("markets[%d]", i)
 		if err := checkTexts(field+".question", m.Question, true); err != nil {
 			return Event{}, err
 		}
-		if err := checkImage(field+".image_url", m.ImageURL); err != nil {
+		if err := s.checkImage(field+".image_url", m.ImageURL); err != nil {
 			return Event{}, err
 		}
 		if len(m.Outcomes) < 2 || len(m.Outcomes) > 20 {
@@ -180,13 +234,12 @@ func (s *Service) CreateEvent(ctx context.Context, e Event) (Event, error) {
 			if err := checkTexts(fmt.Sprintf("%s.outcomes[%d].name", field, j), o.Name, true); err != nil {
 				return Event{}, err
 			}
-			o.ID = uuid.NewString()
 			probs[j] = o.Probability
 		}
 		if err := checkProbabilities(probs); err != nil {
 			return Event{}, invalidf("%s: %v", field, err)
 		}
-		m.ID, m.Status, m.WinningOutcomeID, m.Version = uuid.NewString(), StatusOpen, "", 1
+		m.WinningOutcomeID, m.Version = "", 1
 	}
 	if err := s.store.CreateEvent(ctx, e); err != nil {
 		return Event{}, err
@@ -219,12 +272,15 @@ func checkTexts(field string, t Texts, required bool) error {
 	return nil
 }
 
-func checkImage(field, raw string) error {
+// checkImage accepts an https URL, or an http one when the service allows
+// insecure partner URLs (local development: the demo serves its images
+// over http on loopback).
+func (s *Service) checkImage(field, raw string) error {
 	if raw == "" {
 		return nil
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "https" || u.Host == "" {
+	if err != nil || u.Host == "" || (u.Scheme != "https" && !(s.allowInsecure && u.Scheme == "http")) {
 		return invalidf("%s must be an https URL", field)
 	}
 	return nil
