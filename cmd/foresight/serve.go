@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/feed"
 	"github.com/foresight-dev/foresight/internal/server"
 )
 
@@ -132,6 +133,8 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*server.Config, 
 	e.Int(&cfg.Tickets.MaxActiveJobs, "tickets-max-active-jobs", "FORESIGHT_TICKETS_MAX_ACTIVE_JOBS", cfg.Tickets.MaxActiveJobs, "unfinished jobs per client before queue_full")
 	e.Float(&cfg.RateLimit, "tickets-rate-limit", "FORESIGHT_TICKETS_RATE_LIMIT", cfg.RateLimit, "requests per second per API key (0: unlimited)")
 	e.Float(&cfg.LauncherRateLimit, "launcher-rate-limit", "FORESIGHT_LAUNCHER_RATE_LIMIT", cfg.LauncherRateLimit, "aggregator launcher requests per second per client IP (0: unlimited)")
+	e.String(&cfg.MarketFeed, "market-feed", "FORESIGHT_MARKET_FEED", cfg.MarketFeed, "market feed: manual (admin API only), simulator or polymarket")
+	e.Duration(&cfg.FeedInterval, "feed-interval", "FORESIGHT_FEED_INTERVAL", feed.DefaultInterval, "time between two polls of the market feed")
 	e.Duration(&cfg.CatalogCacheTTL, "catalog-cache-ttl", "FORESIGHT_CATALOG_CACHE_TTL", betting.DefaultCacheTTL, "how long a node trusts a cached operator or event without a change notification")
 	e.Int(&cfg.RateBurst, "tickets-rate-burst", "FORESIGHT_TICKETS_RATE_BURST", cfg.RateBurst, "burst of requests per API key")
 	e.Int(&cfg.Queue.Workers, "tickets-workers", "FORESIGHT_TICKETS_WORKERS", cfg.Queue.Workers, "generations run at once per process")

@@ -28,6 +28,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting/bettorauth"
 	"github.com/foresight-dev/foresight/internal/betting/bettorhttp"
 	"github.com/foresight-dev/foresight/internal/betting/wallet"
+	"github.com/foresight-dev/foresight/internal/feed"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/postgres"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
@@ -81,6 +82,14 @@ type Config struct {
 	// Engine, when set, replaces the engine TicketsEngine names (tests
 	// use it to stand in for a slow or failing model).
 	Engine tickets.Engine
+	// MarketFeed names the market feed that keeps the catalog up to date:
+	// manual (none: the admin API only), simulator or polymarket.
+	MarketFeed string
+	// FeedInterval is the time between two polls of the market feed
+	// (default feed.DefaultInterval).
+	FeedInterval time.Duration
+	// Feed, when set, replaces the feed MarketFeed names.
+	Feed feed.Source
 	// CatalogCacheTTL is how long a node trusts a cached operator or event
 	// without a change notification (default betting.DefaultCacheTTL).
 	CatalogCacheTTL time.Duration
@@ -99,6 +108,7 @@ func DefaultConfig() Config {
 		Addr:               "127.0.0.1:8080",
 		DatabaseURL:        "sqlite:foresight.db",
 		TicketsEngine:      "heuristic",
+		MarketFeed:         "manual",
 		Tickets:            tickets.DefaultConfig(),
 		Queue:              jobqueue.DefaultConfig(),
 		ModelTimeout:       120 * time.Second,
@@ -135,6 +145,18 @@ func OpenDatabase(ctx context.Context, url string, log *slog.Logger) (database, 
 	return nil, fmt.Errorf("database URL %q: want sqlite:PATH or postgres://…", url)
 }
 
+// NewFeed builds the market feed the configuration names; nil for the
+// manual feed.
+func NewFeed(cfg Config) (feed.Source, error) {
+	switch {
+	case cfg.Feed != nil:
+		return cfg.Feed, nil
+	case cfg.MarketFeed == "manual" || cfg.MarketFeed == "":
+		return nil, nil
+	}
+	return nil, fmt.Errorf("market feed %q: want manual, simulator or polymarket", cfg.MarketFeed)
+}
+
 // NewEngine builds the ticket engine the configuration names.
 func NewEngine(cfg Config) (tickets.Engine, error) {
 	switch {
@@ -168,6 +190,7 @@ type Server struct {
 	agg       *aggregator.Service
 	aggWallet *aggwallet.Client
 	tokens    *bettorauth.Validator
+	feed      feed.Source // nil for the manual feed
 	handler   http.Handler
 	log       *slog.Logger
 }
@@ -182,6 +205,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	}
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "http://" + cfg.Addr
+	}
+	source, err := NewFeed(cfg)
+	if err != nil {
+		return nil, err
 	}
 	engine, err := NewEngine(cfg)
 	if err != nil {
@@ -211,7 +238,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		betting.IntegrationStandalone: wallet.ForBetting(operatorWallets),
 		betting.IntegrationAggregator: aggregatorWallets,
 	})
-	s := &Server{cfg: cfg, db: db, tickets: svc, betting: catalog, placement: placement,
+	s := &Server{cfg: cfg, db: db, tickets: svc, betting: catalog, placement: placement, feed: source,
 		agg:       aggregator.New(db.AggregatorStore(), catalog, placement, db.BetStore(), aggregatorWallets, keys, cfg.PublicURL),
 		aggWallet: aggregatorWallets,
 		tokens:    bettorauth.New(bettorauth.Options{AllowInsecure: cfg.DevAllowInsecure, RefreshUnknownKIDRateLimit: cfg.JWKSRefreshLimit, Logger: log}),
@@ -290,6 +317,13 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 		defer close(sweepDone)
 		s.maintain(sweepCtx)
 	}()
+	feedDone := make(chan struct{})
+	go func() {
+		defer close(feedDone)
+		if s.feed != nil {
+			feed.NewRunner(s.feed, s.betting, s.cfg.FeedInterval, s.log).Run(sweepCtx)
+		}
+	}()
 	listenDone, listening := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(listenDone)
@@ -315,6 +349,7 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 	srv.Shutdown(httpCtx)
 	stopSweep()
 	<-sweepDone
+	<-feedDone
 	<-listenDone
 	// Workers get their own time: running jobs are cancelled and handed
 	// back, which takes as long as an engine needs to notice.

@@ -1,0 +1,98 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/feed"
+	"github.com/foresight-dev/foresight/internal/server"
+)
+
+// switchedSource is a feed.Source that reports what the test last set.
+type switchedSource struct {
+	mu     sync.Mutex
+	events []feed.Event
+}
+
+func (s *switchedSource) Name() string { return "simulator" }
+
+func (s *switchedSource) Poll(context.Context, []string) ([]feed.Event, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.events, nil
+}
+
+func (s *switchedSource) set(events ...feed.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events = events
+}
+
+func fedEvent(state feed.State, winner string) feed.Event {
+	return feed.Event{Key: "derby", Category: "sports", Title: betting.Texts{"en": "Derby", "es": "Derbi"}, Markets: []feed.Market{{
+		Key: "winner", Question: betting.Texts{"en": "Who wins?"}, State: state, Winner: winner,
+		Outcomes: []feed.Outcome{
+			{Key: "home", Name: betting.Texts{"en": "Home"}, Probability: decimal.RequireFromString("0.2")},
+			{Key: "away", Name: betting.Texts{"en": "Away"}, Probability: decimal.RequireFromString("0.8")},
+		},
+	}}}
+}
+
+// TestFedMarketSettles runs a market from import to payout through the
+// feed alone: the feed's resolution settles bets exactly as the admin
+// API's does.
+func TestFedMarketSettles(t *testing.T) {
+	t.Parallel()
+	forEachDatabase(t, func(t *testing.T, db string) {
+		src := &switchedSource{}
+		src.set(fedEvent(feed.Open, ""))
+		bw := newBettingWorldWith(t, db, worldOptions{config: func(c *server.Config) {
+			c.Feed, c.FeedInterval = src, 20*time.Millisecond
+		}})
+		alice := bw.bettor("alice", "100.00")
+		eventID, marketID := feed.EventID("simulator", "derby"), feed.MarketID("simulator", "winner")
+		home := feed.OutcomeID("simulator", "winner", "home")
+		deadline := time.Now().Add(20 * time.Second)
+		for bw.api("GET", "/api/v1/events/"+eventID, alice, "").status != 200 {
+			if time.Now().After(deadline) {
+				t.Fatal("the fed event never reached the catalog")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		placed := bw.api("POST", "/api/v1/bettor/bets", alice, fmt.Sprintf(`{"market_id":%q,"outcome_id":%q,"stake":"10.00"}`, marketID, home),
+			"Idempotency-Key", uuid.NewString())
+		if placed.status != 202 {
+			t.Fatalf("place = %d %s", placed.status, placed.body)
+		}
+		id := placed.json(t)["id"].(string)
+		if bet := bw.settled(alice, id); bet["status"] != "confirmed" {
+			t.Fatalf("bet on a fed market: %v", bet)
+		}
+
+		src.set(fedEvent(feed.Resolved, "home"))
+		for {
+			bet := bw.api("GET", "/api/v1/bettor/bets/"+id, alice, "").json(t)
+			if bet["status"] == "settled" {
+				if bet["payout_amount"] == nil || bet["payout_amount"] == "0.00" {
+					t.Fatalf("winning bet settled without a payout: %v", bet)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("bet after the feed resolved its market: %v", bet)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		st, ev := bw.admin("GET", "/admin/v1/events/"+eventID, "")
+		if st != 200 || ev["source"] != "simulator" || ev["source_key"] != "derby" {
+			t.Fatalf("admin event = %d source %v key %v", st, ev["source"], ev["source_key"])
+		}
+	})
+}
