@@ -61,6 +61,7 @@ type operatorRequest struct {
 	WalletURL     *string                   `json:"wallet_url"`
 	SigningSecret *string                   `json:"signing_secret"`
 	JWKSURL       *string                   `json:"jwks_url"`
+	SessionURL    *string                   `json:"session_url"`
 	CasinoIDs     []string                  `json:"casino_ids"`
 	Currencies    []betting.Currency        `json:"currencies"`
 	Margin        *betting.Margin           `json:"margin"`
@@ -79,6 +80,7 @@ func (req operatorRequest) apply(o *betting.Operator) {
 	set(&o.WalletURL, req.WalletURL)
 	set(&o.SigningSecret, req.SigningSecret)
 	set(&o.JWKSURL, req.JWKSURL)
+	set(&o.SessionURL, req.SessionURL)
 	if req.CasinoIDs != nil {
 		o.CasinoIDs = req.CasinoIDs
 	}

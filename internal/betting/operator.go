@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -32,15 +33,28 @@ type Operator struct {
 	Integration string `json:"integration"`
 	WalletURL   string `json:"wallet_url"`
 	// SigningSecret signs wallet calls; it is never shown after creation.
-	SigningSecret string     `json:"signing_secret,omitempty"`
-	JWKSURL       string     `json:"jwks_url,omitempty"`
-	CasinoIDs     []string   `json:"casino_ids"`
-	Currencies    []Currency `json:"currencies"`
-	Margin        Margin     `json:"margin"`
+	SigningSecret string `json:"signing_secret,omitempty"`
+	JWKSURL       string `json:"jwks_url,omitempty"`
+	// SessionURL is the operator's POST /v1/session, which the widget calls
+	// from the browser (standalone only); empty means SessionEndpoint's
+	// default.
+	SessionURL string     `json:"session_url,omitempty"`
+	CasinoIDs  []string   `json:"casino_ids"`
+	Currencies []Currency `json:"currencies"`
+	Margin     Margin     `json:"margin"`
 	// Limits per currency code.
 	Limits        map[string]Limits `json:"limits"`
 	OddsTolerance decimal.Decimal   `json:"odds_tolerance"`
 	CreatedAt     time.Time         `json:"created_at"`
+}
+
+// SessionEndpoint is where the widget exchanges a standalone operator's
+// session_request_id: SessionURL, or WalletURL + "/v1/session".
+func (o Operator) SessionEndpoint() string {
+	if o.SessionURL != "" {
+		return o.SessionURL
+	}
+	return strings.TrimRight(o.WalletURL, "/") + "/v1/session"
 }
 
 // clone returns a copy of o that shares no slice or map with it (a field
@@ -96,7 +110,13 @@ func (o *Operator) Validate(allowInsecure bool) error {
 		if err := checkPartnerURL("jwks_url", o.JWKSURL, allowInsecure); err != nil {
 			return err
 		}
+		if o.SessionURL != "" {
+			if err := checkPartnerURL("session_url", o.SessionURL, allowInsecure); err != nil {
+				return err
+			}
+		}
 	case IntegrationAggregator:
+		o.SessionURL = ""
 		if len(o.CasinoIDs) == 0 {
 			return invalidf("an aggregator operator needs casino_ids")
 		}

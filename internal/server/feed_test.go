@@ -96,3 +96,37 @@ func TestFedMarketSettles(t *testing.T) {
 		}
 	})
 }
+
+func TestWidgetConfig(t *testing.T) {
+	t.Parallel()
+	bw := newBettingWorld(t, "sqlite:"+t.TempDir()+"/w.db")
+	got := bw.api("GET", "/api/v1/widget/operators/sandbox", "", "")
+	if got.status != 200 {
+		t.Fatalf("widget config = %d %s", got.status, got.body)
+	}
+	c := got.json(t)
+	st, op := bw.admin("GET", "/admin/v1/operators/sandbox", "")
+	if st != 200 {
+		t.Fatalf("admin operator = %d", st)
+	}
+	if want := op["wallet_url"].(string) + "/v1/session"; c["session_url"] != want || c["integration"] != "standalone" {
+		t.Fatalf("widget config %v; want session_url %s", c, want)
+	}
+	for _, secret := range []string{"wallet_url", "signing_secret", "margin", "jwks_url"} {
+		if _, ok := c[secret]; ok {
+			t.Errorf("widget config shows %s", secret)
+		}
+	}
+	if l := c["limits"].(map[string]any)["USD"].(map[string]any); l["max_stake"] != "100" || l["outcome_exposure"] != nil {
+		t.Errorf("limits %v", l)
+	}
+	if got := bw.api("GET", "/api/v1/widget/operators/nobody", "", ""); got.status != 404 {
+		t.Fatalf("unknown operator = %d", got.status)
+	}
+	if st, _ := bw.admin("PATCH", "/admin/v1/operators/sandbox", `{"session_url":"http://127.0.0.1:1/session"}`); st != 200 {
+		t.Fatalf("set session_url = %d", st)
+	}
+	if c := bw.api("GET", "/api/v1/widget/operators/sandbox", "", "").json(t); c["session_url"] != "http://127.0.0.1:1/session" {
+		t.Fatalf("session_url after PATCH = %v", c["session_url"])
+	}
+}

@@ -279,6 +279,7 @@ func (s *Server) routes() http.Handler {
 	bettorAPI := bettorhttp.New(s.betting, s.placement, bettorhttp.TokenAuthenticator(s.betting, s.placement, s.tokens,
 		bettorhttp.Platform{Keys: s.agg.Keys().PublicKey, Balance: s.aggWallet.Balance}))
 	mux.Handle("/api/v1/", metrics.wrap("bettor", bettorAPI))
+	mux.Handle("GET /api/v1/widget/operators/{id}", metrics.wrap("bettor", bettorhttp.WidgetConfig(s.betting, s.cfg.PublicURL)))
 	aggregatorAPI := http.NewServeMux()
 	aggregatorhttp.Register(aggregatorAPI, s.agg, s.betting, aggregatorhttp.Options{LauncherRate: s.cfg.LauncherRateLimit, Log: s.log})
 	for _, p := range []string{aggregatorhttp.PathLauncherReal, aggregatorhttp.PathLauncherDemo, aggregatorhttp.PathRoundDetails, "/api/v1/sessions"} {

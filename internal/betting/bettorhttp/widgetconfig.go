@@ -1,0 +1,56 @@
+package bettorhttp
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/money"
+)
+
+// widgetConfig is the public part of an operator that the widget needs
+// before it has a token.
+type widgetConfig struct {
+	ID          string                  `json:"id"`
+	Name        string                  `json:"name"`
+	Integration string                  `json:"integration"`
+	SessionURL  string                  `json:"session_url"`
+	Currencies  []betting.Currency      `json:"currencies"`
+	Limits      map[string]widgetLimits `json:"limits"`
+}
+
+type widgetLimits struct {
+	MinStake  money.Amount `json:"min_stake"`
+	MaxStake  money.Amount `json:"max_stake"`
+	MaxPayout money.Amount `json:"max_payout"`
+}
+
+// WidgetConfig serves GET /api/v1/widget/operators/{id} without
+// authentication: the operator's name, integration, currencies, stake
+// limits and session_url, where the widget exchanges its
+// session_request_id (the operator's POST /v1/session for standalone
+// operators, publicURL + "/api/v1/sessions" for aggregators). Secrets, the
+// wallet URL, the margin and exposure limits are never shown. An unknown
+// operator is 404 problem+json.
+func WidgetConfig(svc *betting.Service, publicURL string) http.Handler {
+	sessions := strings.TrimRight(publicURL, "/") + "/api/v1/sessions"
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o, err := svc.CachedOperator(r.Context(), r.PathValue("id"))
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		c := widgetConfig{ID: o.ID, Name: o.Name, Integration: o.Integration, SessionURL: o.SessionEndpoint(),
+			Currencies: o.Currencies, Limits: map[string]widgetLimits{}}
+		if o.Integration == betting.IntegrationAggregator {
+			c.SessionURL = sessions
+		}
+		for code, l := range o.Limits {
+			c.Limits[code] = widgetLimits{MinStake: l.MinStake, MaxStake: l.MaxStake, MaxPayout: l.MaxPayout}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-cache")
+		json.NewEncoder(w).Encode(c)
+	})
+}
