@@ -50,7 +50,9 @@ type Event struct {
 	ImageURL string
 	// StartsAt is when the real-world event starts, if known.
 	StartsAt *time.Time
-	// Markets are the event's markets (1 to 50).
+	// Markets are the event's markets. An event is imported with at most
+	// 50 of them (the catalog's limit); a tracked event may report more,
+	// and markets the catalog never imported are skipped.
 	Markets []Market
 }
 
