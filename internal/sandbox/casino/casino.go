@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 )
 
 // GameID is the only game_id the casino accepts: the platform's game.
@@ -52,7 +53,10 @@ const maxIDLength = 255
 // Config configures a Casino.
 type Config struct {
 	// SigningSecret is the secret shared with the platform: the key of the
-	// HMAC-SHA256 in X-REQUEST-SIGN. Required.
+	// HMAC-SHA256 in X-REQUEST-SIGN. Required without a Journal. With a
+	// Journal, an empty SigningSecret means the secret recorded in the
+	// journal, or a new random one (read it with SigningSecret) that is
+	// recorded there and so survives a restart.
 	SigningSecret string
 	// StartingBalance, when not empty, makes unknown accounts exist: an
 	// account first named by a wallet request is created, in that
@@ -72,30 +76,45 @@ type Config struct {
 	BetLimit string
 	// Now is the casino's clock, used for ledger times. Default time.Now.
 	Now func() time.Time
+	// Journal, when set, keeps the casino's state: every change is
+	// appended to it before it is answered, and New replays it (see the
+	// package documentation, "Persistence"). The caller opens and closes
+	// it; one journal serves one Casino at a time. Nil keeps everything in
+	// memory.
+	Journal *journal.Journal
 }
 
 // Casino is an in-memory sandbox aggregator wallet. Create it with New;
 // serve Handler. Its methods are safe for concurrent use.
 type Casino struct {
-	secret   []byte
-	decimals map[string]int32
-	starting *money.Amount
-	betLimit *money.Amount
-	now      func() time.Time
+	now     func() time.Time
+	cfg     Config
+	journal *journal.Journal
+	closing chan struct{}
+	closed  sync.Once
 
-	mu         sync.Mutex
+	mu sync.Mutex
+	// State replayed from the journal (see rebuildLocked).
+	secret     []byte
+	decimals   map[string]int32
+	starting   *money.Amount
+	betLimit   *money.Amount
+	lastConfig *configRecord // the configuration recorded last in the journal
 	accounts   map[string]*account
 	blocked    map[string]bool
 	limits     map[string]money.Amount
-	txs        map[string]*record       // id_provider → first definitive answer
-	processed  map[string]*transaction  // id_provider of a bet or win that moved money
-	tombstones map[string]string        // original_id_provider never seen → rollback id_provider
-	rounds     map[string]*round        // platform round_id → round
-	finishes   map[string]*record       // platform round_id → first Finish answer
-	faults     map[faultKey]*faultState // armed fault injection
+	txs        map[string]*record      // id_provider → first definitive answer
+	processed  map[string]*transaction // id_provider of a bet or win that moved money
+	tombstones map[string]string       // original_id_provider never seen → rollback id_provider
+	rounds     map[string]*round       // platform round_id → round
+	finishes   map[string]*record      // platform round_id → first Finish answer
 	ledger     []Entry
 	txSeq      int64
 	roundSeq   int64
+	storeSeq   int64 // stored answers, in order
+	// Live state, never journalled.
+	faults map[faultKey]*faultState // armed fault injection
+	failed error                    // the journal failed and the state could not be rebuilt
 }
 
 // account is one wallet: one balance in one currency.
@@ -106,6 +125,7 @@ type account struct {
 
 // round is a platform round (a bet) as the casino knows it.
 type round struct {
+	seq      int64  // the n of id
 	id       string // the casino's round id
 	account  string
 	currency string
@@ -124,6 +144,9 @@ type transaction struct {
 
 // record is a stored answer.
 type record struct {
+	seq         int64 // order of storage, from 1
+	at          time.Time
+	account     string
 	endpoint    string
 	fingerprint string
 	resp        response
@@ -195,15 +218,36 @@ type Round struct {
 
 var currencyPattern = regexp.MustCompile(`^[A-Z0-9]{3,7}$`)
 
-// New checks cfg and returns a Casino with no accounts.
+// New checks cfg and returns a Casino. Without Config.Journal it has no
+// accounts. With one, New replays it (see "Persistence" in the package
+// documentation) and fails if a record cannot be applied; it appends the
+// configuration and a generated signing secret when the journal lacks
+// them.
 func New(cfg Config) (*Casino, error) {
-	if cfg.SigningSecret == "" {
-		return nil, errors.New("casino: Config.SigningSecret is required")
+	c, err := build(cfg)
+	if err != nil {
+		return nil, err
 	}
+	if cfg.Journal == nil {
+		if cfg.SigningSecret == "" {
+			return nil, errors.New("casino: Config.SigningSecret is required")
+		}
+		return c, nil
+	}
+	if err := c.open(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// build checks cfg and returns a Casino with no state.
+func build(cfg Config) (*Casino, error) {
 	c := &Casino{
 		secret:     []byte(cfg.SigningSecret),
-		decimals:   make(map[string]int32, len(cfg.Decimals)),
 		now:        cfg.Now,
+		cfg:        cfg,
+		journal:    cfg.Journal,
+		closing:    make(chan struct{}),
 		accounts:   make(map[string]*account),
 		blocked:    make(map[string]bool),
 		limits:     make(map[string]money.Amount),
@@ -217,59 +261,99 @@ func New(cfg Config) (*Casino, error) {
 	if c.now == nil {
 		c.now = time.Now
 	}
-	for code, d := range cfg.Decimals {
-		if !currencyPattern.MatchString(code) {
-			return nil, fmt.Errorf("casino: Config.Decimals: currency %q must be 3 to 7 upper-case letters or digits", code)
-		}
-		if d < 0 || d > MaxDecimals {
-			return nil, fmt.Errorf("casino: Config.Decimals: %s must have 0 to %d decimals, not %d", code, MaxDecimals, d)
-		}
-		c.decimals[code] = d
-	}
-	if cfg.StartingBalance != "" {
-		a, err := money.ParseNonNegative(cfg.StartingBalance)
-		if err != nil {
-			return nil, fmt.Errorf("casino: Config.StartingBalance: %w", err)
-		}
-		c.starting = &a
-	}
-	if cfg.BetLimit != "" {
-		a, err := money.ParsePositive(cfg.BetLimit)
-		if err != nil {
-			return nil, fmt.Errorf("casino: Config.BetLimit: %w", err)
-		}
-		c.betLimit = &a
+	if err := c.applyConfig(configOf(cfg)); err != nil {
+		return nil, fmt.Errorf("casino: %w", err)
 	}
 	return c, nil
+}
+
+// applyConfig sets the configuration that decides how operations apply:
+// decimals, the starting balance and the bet limit. Errors name the Config
+// field.
+func (c *Casino) applyConfig(r configRecord) error {
+	decimals := make(map[string]int32, len(r.Decimals))
+	for code, d := range r.Decimals {
+		if !currencyPattern.MatchString(code) {
+			return fmt.Errorf("Config.Decimals: currency %q must be 3 to 7 upper-case letters or digits", code)
+		}
+		if d < 0 || d > MaxDecimals {
+			return fmt.Errorf("Config.Decimals: %s must have 0 to %d decimals, not %d", code, MaxDecimals, d)
+		}
+		decimals[code] = d
+	}
+	var starting, betLimit *money.Amount
+	if r.StartingBalance != "" {
+		a, err := money.ParseNonNegative(r.StartingBalance)
+		if err != nil {
+			return fmt.Errorf("Config.StartingBalance: %w", err)
+		}
+		starting = &a
+	}
+	if r.BetLimit != "" {
+		a, err := money.ParsePositive(r.BetLimit)
+		if err != nil {
+			return fmt.Errorf("Config.BetLimit: %w", err)
+		}
+		betLimit = &a
+	}
+	c.decimals, c.starting, c.betLimit = decimals, starting, betLimit
+	return nil
 }
 
 // SetBalance sets an account's balance, creating the account in currency
 // if it does not exist. amount is a non-negative decimal string with at most
 // 12 decimals, kept exactly. An account's currency never changes: another
-// currency than the account's is an error. SetBalance makes no ledger entry.
+// currency than the account's is an error. SetBalance makes no ledger
+// entry. With a journal the change is recorded in it (an error appending
+// changes nothing).
 func (c *Casino) SetBalance(accountID, currency, amount string) error {
+	return c.adjust(&walletOp{}, accountID, currency, amount, false)
+}
+
+// Credit adds a positive amount (at most 12 decimals, kept exactly) to an
+// account's balance, creating the account in currency with a zero balance
+// first if needed; currency rules and the journal as for SetBalance.
+// Credit makes no ledger entry.
+func (c *Casino) Credit(accountID, currency, amount string) error {
+	return c.adjust(&walletOp{}, accountID, currency, amount, true)
+}
+
+func (c *Casino) adjust(x *walletOp, accountID, currency, amount string, add bool) error {
 	if err := checkID("account id", accountID); err != nil {
 		return fmt.Errorf("casino: %w", err)
 	}
 	if !currencyPattern.MatchString(currency) {
 		return fmt.Errorf("casino: currency %q must be 3 to 7 upper-case letters or digits", currency)
 	}
-	a, err := money.ParseNonNegative(amount)
+	parse := money.ParseNonNegative
+	if add {
+		parse = money.ParsePositive
+	}
+	a, err := parse(amount)
 	if err != nil {
 		return fmt.Errorf("casino: %w", err)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	acct := c.accounts[accountID]
-	if acct == nil {
-		c.accounts[accountID] = &account{currency: currency, balance: a}
-		return nil
+	if err := c.beginLocked(x); err != nil {
+		return err
 	}
-	if acct.currency != currency {
+	acct := c.accounts[accountID]
+	if acct != nil && acct.currency != currency {
 		return fmt.Errorf("casino: account %q holds %s, not %s", accountID, acct.currency, currency)
 	}
-	acct.balance = a
-	return nil
+	if acct == nil {
+		acct = &account{currency: currency}
+		c.accounts[accountID] = acct
+	}
+	kind := kindSetBalance
+	if add {
+		kind = kindCredit
+		acct.balance = acct.balance.Add(a)
+	} else {
+		acct.balance = a
+	}
+	return c.commitLocked(x, kind, accountRecord{AccountID: accountID, Currency: currency, Amount: amount})
 }
 
 // Balance returns an account's balance as the casino writes it in answers
@@ -287,38 +371,63 @@ func (c *Casino) Balance(accountID, currency string) (string, bool) {
 
 // Block makes bets of accountID fail with api_code 110 (player disabled),
 // whether or not the account exists yet. Wins, finishes, rollbacks and
-// balance reads still go through.
-func (c *Casino) Block(accountID string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.blocked[accountID] = true
+// balance reads still go through. The only error is a failure of the
+// journal, which changes nothing.
+func (c *Casino) Block(accountID string) error {
+	return c.setBlocked(&walletOp{}, accountID, true)
 }
 
-// Unblock undoes Block.
-func (c *Casino) Unblock(accountID string) {
+// Unblock undoes Block; errors as for Block.
+func (c *Casino) Unblock(accountID string) error {
+	return c.setBlocked(&walletOp{}, accountID, false)
+}
+
+func (c *Casino) setBlocked(x *walletOp, accountID string, blocked bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.blocked, accountID)
+	if err := c.beginLocked(x); err != nil {
+		return err
+	}
+	if c.blocked[accountID] == blocked {
+		return nil
+	}
+	kind := kindUnblock
+	if blocked {
+		c.blocked[accountID] = true
+		kind = kindBlock
+	} else {
+		delete(c.blocked, accountID)
+	}
+	return c.commitLocked(x, kind, accountRecord{AccountID: accountID})
 }
 
 // SetBetLimit sets the largest stake of one bet of accountID (a positive
 // decimal string), overriding Config.BetLimit; "" removes the account's own
-// limit. A larger bet is refused with api_code 105.
+// limit. A larger bet is refused with api_code 105. With a journal the
+// change is recorded in it (an error appending changes nothing).
 func (c *Casino) SetBetLimit(accountID, limit string) error {
-	if limit == "" {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		delete(c.limits, accountID)
-		return nil
-	}
-	a, err := money.ParsePositive(limit)
-	if err != nil {
-		return fmt.Errorf("casino: bet limit: %w", err)
+	return c.setBetLimit(&walletOp{}, accountID, limit)
+}
+
+func (c *Casino) setBetLimit(x *walletOp, accountID, limit string) error {
+	var a money.Amount
+	if limit != "" {
+		var err error
+		if a, err = money.ParsePositive(limit); err != nil {
+			return fmt.Errorf("casino: bet limit: %w", err)
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.limits[accountID] = a
-	return nil
+	if err := c.beginLocked(x); err != nil {
+		return err
+	}
+	if limit == "" {
+		delete(c.limits, accountID)
+	} else {
+		c.limits[accountID] = a
+	}
+	return c.commitLocked(x, kindBetLimit, accountRecord{AccountID: accountID, Amount: limit})
 }
 
 // Ledger returns a copy of every entry so far, oldest first.
@@ -399,7 +508,7 @@ func (c *Casino) roundLocked(roundID, accountID, currency string) *round {
 		return r
 	}
 	c.roundSeq++
-	r := &round{id: "casino-round-" + strconv.FormatInt(c.roundSeq, 10), account: accountID, currency: currency}
+	r := &round{seq: c.roundSeq, id: "casino-round-" + strconv.FormatInt(c.roundSeq, 10), account: accountID, currency: currency}
 	c.rounds[roundID] = r
 	return r
 }
@@ -410,11 +519,11 @@ func (c *Casino) nextTxIDLocked() string {
 	return "casino-tx-" + strconv.FormatInt(c.txSeq, 10)
 }
 
-// recordLocked appends a ledger entry; e.Seq, Time, Currency, Amount and
-// BalanceAfter are filled in here.
-func (c *Casino) recordLocked(e Entry, acct *account, delta money.Amount) {
+// recordLocked appends a ledger entry made at time at; e.Seq, Time,
+// Currency, Amount and BalanceAfter are filled in here.
+func (c *Casino) recordLocked(at time.Time, e Entry, acct *account, delta money.Amount) {
 	e.Seq = int64(len(c.ledger)) + 1
-	e.Time = c.now()
+	e.Time = at
 	e.Currency = acct.currency
 	e.Amount = c.format(delta, acct.currency)
 	e.BalanceAfter = c.format(acct.balance, acct.currency)

@@ -18,7 +18,8 @@
 // Another method on these paths is 405 and any other path 404, both with
 // the wallet error body (code "bad_route"). All state (accounts, balances,
 // rounds, stored answers, tombstones, the ledger, armed faults) is in
-// memory behind one mutex; a Casino is safe for concurrent use.
+// memory behind one mutex; a Casino is safe for concurrent use. With
+// Config.Journal it also survives a restart (see Persistence).
 //
 // # Request authentication
 //
@@ -166,9 +167,9 @@
 // Ledger lists every processed transaction: bet, win, rollback (also those
 // that moved nothing) and the first Finish of each round, with the signed
 // amount, the balance after, the platform's id_provider and round_id and
-// the casino's ids. Replays, refusals and SetBalance are not in it.
-// Balance, SetBalance, Block, Unblock, SetBetLimit and Round read and set
-// state for tests.
+// the casino's ids. Replays, refusals, SetBalance and Credit are not in it.
+// Balance, SetBalance, Credit, Block, Unblock, SetBetLimit and Round read
+// and set state for tests.
 //
 // # Fault injection
 //
@@ -188,6 +189,8 @@
 //     400 "invalid_argument" otherwise, non-numeric codes included;
 //     meta.balance for 100, 105 and 106 when the account exists); nothing is
 //     processed and the id_provider stays unused;
+//   - StallNext(endpoint, n): hold the request, unprocessed, until the client
+//     gives up; it is never answered (the time-out with no effect);
 //   - DelayNext(endpoint, n, d): sleep d, then process the request even if the
 //     client gave up (the slow-wallet case);
 //   - DropResponseNext(endpoint, n): process the request (its answer is
@@ -198,5 +201,41 @@
 //     and that answer is the one stored; the platform must roll back.
 //
 // Each call replaces the earlier one of its kind, scope and endpoint; n ≤ 0
-// disarms it. An unknown endpoint panics.
+// disarms it and ClearFaults disarms all. An unknown endpoint panics.
+// Faults are never journalled, except that a BetWin answer shaped by
+// OmitRoundIDNext is recorded as such. Close ends every wait of DelayNext
+// and StallNext, then and later (the request ends unprocessed, unanswered),
+// so that a server can shut down.
+//
+// # Persistence
+//
+// With Config.Journal, every operation that changes the state or stores an
+// answer is appended to the journal (internal/sandbox/journal, SQLite)
+// before it is answered, under the casino's mutex, so records are in the
+// order the operations applied: BetWin, Rollback and Finish requests that
+// stored an answer and Balance requests that created an account (their
+// exact body), SetBalance, Credit, Block, Unblock (when they change
+// something), SetBetLimit, a generated signing secret, and the
+// configuration that decides how the others apply (Decimals,
+// StartingBalance, BetLimit), recorded again when it changes. Requests that
+// store nothing (400, 403, 154, a Finish of an unknown round, replays of a
+// stored answer, injected faults) are not journalled.
+//
+// New replays the journal through the code that first applied each record,
+// at the record's time and without the signature check (it was checked when
+// the request came), so the restarted casino has the same accounts,
+// balances, rounds, ledger (times included: with a journal, times are UTC
+// and whole microseconds), stored answers (a repeated id_provider or Finish
+// gets the same bytes), tombstones, blocks and limits whatever the clock or
+// the configuration now says. A record that no longer applies makes New
+// fail.
+//
+// If an append fails, the request is answered api_code 503 (HTTP 500
+// internal, retryable; a helper returns an error) and the casino rebuilds
+// its state by replaying the journal: the state is then exactly what the
+// journal holds, so the failed operation left no trace (had the append
+// reached the disk after all, the state and the journal would still agree,
+// and the retry would get the stored answer). If the journal cannot be read
+// either, every later operation fails the same way until the casino is
+// restarted. Without a journal nothing of this costs anything.
 package casino

@@ -2,6 +2,7 @@ package casino
 
 import (
 	"fmt"
+	"sort"
 	"time"
 )
 
@@ -20,6 +21,7 @@ type faultState struct {
 	rejectCode string
 	delayN     int
 	delay      time.Duration
+	stallN     int
 	dropN      int
 	omitN      int // BetWin only
 }
@@ -29,6 +31,7 @@ type fault struct {
 	fail   int    // status to answer at once; 0 for none
 	reject string // api_code to answer at once; "" for none
 	delay  time.Duration
+	stall  bool
 	drop   bool
 }
 
@@ -69,6 +72,19 @@ func (c *Casino) RejectNext(endpoint string, n int, apiCode string) {
 // wait d before they are processed; see Faults.DelayNext.
 func (c *Casino) DelayNext(endpoint string, n int, d time.Duration) {
 	c.everyAccount().DelayNext(endpoint, n, d)
+}
+
+// StallNext makes the next n requests to endpoint, from every account,
+// hang unprocessed until the client gives up; see Faults.StallNext.
+func (c *Casino) StallNext(endpoint string, n int) {
+	c.everyAccount().StallNext(endpoint, n)
+}
+
+// ClearFaults disarms every fault, of every scope and endpoint.
+func (c *Casino) ClearFaults() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.faults)
 }
 
 // DropResponseNext makes the next n requests to endpoint, from every
@@ -128,14 +144,28 @@ func (f *Faults) RejectNext(endpoint string, n int, apiCode string) {
 // DelayNext makes the next n requests to endpoint wait d after they are
 // authenticated and before they are processed. The request is processed
 // after the delay even if the client has given up by then (the slow-wallet
-// case). It replaces an earlier DelayNext of the scope and endpoint; n ≤ 0
-// disarms it. It panics on an unknown endpoint.
+// case); Close cuts the wait short, and the request then ends unprocessed
+// and unanswered. It replaces an earlier DelayNext of the scope and
+// endpoint; n ≤ 0 disarms it. It panics on an unknown endpoint.
 func (f *Faults) DelayNext(endpoint string, n int, d time.Duration) {
 	checkEndpoint(endpoint)
 	f.c.mu.Lock()
 	defer f.c.mu.Unlock()
 	s := f.c.faultLocked(f.account, endpoint)
 	s.delayN, s.delay = max(n, 0), d
+}
+
+// StallNext makes the next n requests to endpoint hang, after
+// authentication and without being processed, until the client gives up
+// (closes the connection) or Close is called; they are never answered and
+// nothing changes: the time-out with no effect, where DropResponseNext is
+// the time-out after the effect. It replaces an earlier StallNext of the
+// scope and endpoint; n ≤ 0 disarms it. It panics on an unknown endpoint.
+func (f *Faults) StallNext(endpoint string, n int) {
+	checkEndpoint(endpoint)
+	f.c.mu.Lock()
+	defer f.c.mu.Unlock()
+	f.c.faultLocked(f.account, endpoint).stallN = max(n, 0)
 }
 
 // DropResponseNext makes the next n requests to endpoint be processed as
@@ -207,8 +237,8 @@ func takeCounter(scopes []*faultState, counter func(*faultState) *int) *faultSta
 	return nil
 }
 
-// takeFault consumes the armed faults for one request. An injected failure
-// or rejection consumes nothing else.
+// takeFault consumes the armed faults for one request. An injected
+// failure, rejection or stall consumes nothing else.
 func (c *Casino) takeFault(endpoint, accountID string) fault {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -222,6 +252,9 @@ func (c *Casino) takeFault(endpoint, accountID string) fault {
 	if s := takeCounter(scopes, func(s *faultState) *int { return &s.rejectN }); s != nil {
 		return fault{reject: s.rejectCode}
 	}
+	if takeCounter(scopes, func(s *faultState) *int { return &s.stallN }) != nil {
+		return fault{stall: true}
+	}
 	var out fault
 	if s := takeCounter(scopes, func(s *faultState) *int { return &s.delayN }); s != nil {
 		out.delay = s.delay
@@ -232,11 +265,16 @@ func (c *Casino) takeFault(endpoint, accountID string) fault {
 	return out
 }
 
-// takeOmitRoundIDLocked consumes an armed OmitRoundIDNext for a BetWin of
-// accountID.
-func (c *Casino) takeOmitRoundIDLocked(accountID string) bool {
+// omitRoundIDLocked says whether the 200 of a BetWin of accountID leaves
+// round_id out: live, it consumes an armed OmitRoundIDNext (and notes it in
+// x, for the journal); replayed, it is what the record says.
+func (c *Casino) omitRoundIDLocked(x *walletOp, accountID string) bool {
+	if x.replay {
+		return x.omitRoundID
+	}
 	scopes := c.scopesLocked(accountID, EndpointBetWin)
-	return takeCounter(scopes, func(s *faultState) *int { return &s.omitN }) != nil
+	x.omitRoundID = takeCounter(scopes, func(s *faultState) *int { return &s.omitN }) != nil
+	return x.omitRoundID
 }
 
 // injectedRejection is the answer of an armed RejectNext.
@@ -251,4 +289,50 @@ func (c *Casino) injectedRejection(apiCode string, w who) response {
 		c.mu.Unlock()
 	}
 	return walletError(apiCode, "injected rejection", balance)
+}
+
+// armedFault is one armed fault, as the control API and pages show it.
+type armedFault struct {
+	// Account is the scope: an account id, or "" for every account.
+	Account  string `json:"account_id"`
+	Endpoint string `json:"endpoint"`
+	// Kind is fail, reject, delay, stall, drop or omit_round_id.
+	Kind      string `json:"kind"`
+	Remaining int    `json:"remaining"`
+	Status    int    `json:"status,omitempty"`
+	APICode   string `json:"api_code,omitempty"`
+	Delay     string `json:"delay,omitempty"`
+}
+
+// armedFaults lists the armed faults, every-account scope first, then by
+// account, endpoint and kind.
+func (c *Casino) armedFaults() []armedFault {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []armedFault
+	for k, s := range c.faults {
+		add := func(kind string, n int, f armedFault) {
+			if n > 0 {
+				f.Account, f.Endpoint, f.Kind, f.Remaining = k.account, k.endpoint, kind, n
+				out = append(out, f)
+			}
+		}
+		add("fail", s.failN, armedFault{Status: s.failStatus})
+		add("reject", s.rejectN, armedFault{APICode: s.rejectCode})
+		add("delay", s.delayN, armedFault{Delay: s.delay.String()})
+		add("stall", s.stallN, armedFault{})
+		add("drop", s.dropN, armedFault{})
+		add("omit_round_id", s.omitN, armedFault{})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Account != b.Account {
+			return a.Account < b.Account
+		}
+		if a.Endpoint != b.Endpoint {
+			return a.Endpoint < b.Endpoint
+		}
+		return a.Kind < b.Kind
+	})
+	return out
 }

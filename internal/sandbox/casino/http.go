@@ -22,8 +22,24 @@ type response struct {
 }
 
 // processFunc handles a request whose body has been read and
-// authenticated.
-type processFunc func(body []byte) response
+// authenticated. It is also what the journal replays, with x.replay set.
+type processFunc func(x *walletOp, body []byte) response
+
+// walletOp is one operation applied to the state: a wallet request, a
+// helper call, or a journal record being replayed.
+type walletOp struct {
+	// at is the operation's time: the clock's when it is live (set under
+	// the lock), the record's when it is replayed.
+	at time.Time
+	// replay is set while the journal is replayed: nothing is appended.
+	replay bool
+	// applied is set when the operation changed the state or stored an
+	// answer: it is journalled.
+	applied bool
+	// omitRoundID is set when OmitRoundIDNext shaped a BetWin answer
+	// (live), or when the record says it did (replay).
+	omitRoundID bool
+}
 
 // Handler returns the casino's wallet API (see the package documentation).
 // Paths are absolute (/v2/provider_agg.…); mount it under a prefix with
@@ -84,18 +100,48 @@ func (c *Casino) endpoint(name string, process processFunc) http.Handler {
 			writeResponse(w, c.injectedRejection(f.reject, who))
 			return
 		}
-		if f.delay > 0 {
-			// Deliberately not cut short by the client's cancellation: a
-			// slow wallet finishes its work after the caller gave up.
-			time.Sleep(f.delay)
+		if f.stall {
+			// Nothing is processed; the request ends when the client
+			// gives up (or the casino closes), without an answer.
+			select {
+			case <-r.Context().Done():
+			case <-c.closing:
+			}
+			dropConnection(w)
+			return
 		}
-		resp := process(body)
+		if f.delay > 0 && !c.wait(f.delay) {
+			dropConnection(w)
+			return
+		}
+		resp := process(&walletOp{}, body)
 		if f.drop {
 			dropConnection(w)
 			return
 		}
 		writeResponse(w, resp)
 	})
+}
+
+// wait sleeps d, deliberately not cut short by the client's cancellation:
+// a slow wallet finishes its work after the caller gave up. It returns
+// false when Close cut it short.
+func (c *Casino) wait(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-c.closing:
+		return false
+	}
+}
+
+// unavailable is the answer of a request that could not be journalled
+// (nothing changed) or that came after the journal failed for good: the
+// retryable api_code 503.
+func unavailable() response {
+	return walletError("503", "the sandbox casino could not record the request in its journal; nothing changed", "")
 }
 
 // Sign returns the X-REQUEST-SIGN value of body: the lowercase hex

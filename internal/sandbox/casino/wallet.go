@@ -177,6 +177,13 @@ func (c *Casino) roundOwnerLocked(roundID, accountID string) (response, bool) {
 	return response{}, true
 }
 
+// storeLocked makes the stored answer of a request that was applied.
+func (c *Casino) storeLocked(x *walletOp, accountID, endpoint, fingerprint string, resp response) *record {
+	x.applied = true
+	c.storeSeq++
+	return &record{seq: c.storeSeq, at: x.at, account: accountID, endpoint: endpoint, fingerprint: fingerprint, resp: resp}
+}
+
 // replay answers an id_provider or round that already has a stored
 // answer: the same bytes for the same request, 400 (not stored) otherwise.
 func replay(rec *record, endpoint, fingerprint, what string) response {
@@ -186,8 +193,9 @@ func replay(rec *record, endpoint, fingerprint, what string) response {
 	return badRequest(what + " was already used for a different request")
 }
 
-// balance handles Player/Balance.
-func (c *Casino) balance(body []byte) response {
+// balance handles Player/Balance. It changes the state only when it
+// creates the account (Config.StartingBalance): that is journalled.
+func (c *Casino) balance(x *walletOp, body []byte) response {
 	var req balanceRequest
 	if err := decodeBody(body, &req); err != nil {
 		return badRequest(err.Error())
@@ -197,18 +205,29 @@ func (c *Casino) balance(body []byte) response {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.beginLocked(x); err != nil {
+		return unavailable()
+	}
 	if resp, ok := c.currencyLocked(req.AccountID, req.Currency); !ok {
 		return resp
 	}
+	known := c.accounts[req.AccountID] != nil
 	acct := c.ensureAccountLocked(req.AccountID, req.Currency)
 	if acct == nil {
 		return walletError("404", "unknown account "+req.AccountID, "")
 	}
-	return okJSON(balanceAnswer{Balance: c.format(acct.balance, acct.currency)})
+	resp := okJSON(balanceAnswer{Balance: c.format(acct.balance, acct.currency)})
+	if !known {
+		x.applied = true
+		if err := c.commitLocked(x, EndpointBalance, walletRecord{Body: string(body)}); err != nil {
+			return unavailable()
+		}
+	}
+	return resp
 }
 
 // betWin handles Round/BetWin.
-func (c *Casino) betWin(body []byte) response {
+func (c *Casino) betWin(x *walletOp, body []byte) response {
 	var req betWinRequest
 	if err := decodeBody(body, &req); err != nil {
 		return badRequest(err.Error())
@@ -237,6 +256,9 @@ func (c *Casino) betWin(body []byte) response {
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.beginLocked(x); err != nil {
+		return unavailable()
+	}
 	if rec := c.txs[tx.IDProvider]; rec != nil {
 		return replay(rec, EndpointBetWin, fingerprint, "id_provider "+tx.IDProvider)
 	}
@@ -246,14 +268,17 @@ func (c *Casino) betWin(body []byte) response {
 	if resp, ok := c.roundOwnerLocked(req.RoundID, req.AccountID); !ok {
 		return resp
 	}
-	resp := c.applyBetWinLocked(&req, tx, amount)
-	c.txs[tx.IDProvider] = &record{endpoint: EndpointBetWin, fingerprint: fingerprint, resp: resp}
+	resp := c.applyBetWinLocked(x, &req, tx, amount)
+	c.txs[tx.IDProvider] = c.storeLocked(x, req.AccountID, EndpointBetWin, fingerprint, resp)
+	if err := c.commitLocked(x, EndpointBetWin, walletRecord{Body: string(body), OmitRoundID: x.omitRoundID}); err != nil {
+		return unavailable()
+	}
 	return resp
 }
 
 // applyBetWinLocked processes a valid, new BetWin transaction. Its answer
 // is definitive (stored).
-func (c *Casino) applyBetWinLocked(req *betWinRequest, tx txRequestItem, amount money.Amount) response {
+func (c *Casino) applyBetWinLocked(x *walletOp, req *betWinRequest, tx txRequestItem, amount money.Amount) response {
 	if by, ok := c.tombstones[tx.IDProvider]; ok {
 		return walletError("409", fmt.Sprintf("transaction %s was rolled back (by %s) before it arrived", tx.IDProvider, by), "")
 	}
@@ -292,7 +317,7 @@ func (c *Casino) applyBetWinLocked(req *betWinRequest, tx txRequestItem, amount 
 	if bet {
 		typ = EntryBet
 	}
-	c.recordLocked(Entry{
+	c.recordLocked(x.at, Entry{
 		Type:          typ,
 		Account:       req.AccountID,
 		IDProvider:    tx.IDProvider,
@@ -305,14 +330,14 @@ func (c *Casino) applyBetWinLocked(req *betWinRequest, tx txRequestItem, amount 
 		Balance:      c.format(acct.balance, acct.currency),
 		Transactions: []txAnswerItem{{IDProvider: tx.IDProvider, ID: txID}},
 	}
-	if c.takeOmitRoundIDLocked(req.AccountID) {
+	if c.omitRoundIDLocked(x, req.AccountID) {
 		answer.RoundID = ""
 	}
 	return okJSON(answer)
 }
 
 // finish handles Round/Finish.
-func (c *Casino) finish(body []byte) response {
+func (c *Casino) finish(x *walletOp, body []byte) response {
 	var req finishRequest
 	if err := decodeBody(body, &req); err != nil {
 		return badRequest(err.Error())
@@ -327,6 +352,9 @@ func (c *Casino) finish(body []byte) response {
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.beginLocked(x); err != nil {
+		return unavailable()
+	}
 	if rec := c.finishes[req.RoundID]; rec != nil {
 		return replay(rec, EndpointFinish, fingerprint, "round "+req.RoundID+" was finished before; its round_id")
 	}
@@ -343,19 +371,22 @@ func (c *Casino) finish(body []byte) response {
 	}
 	acct := c.accounts[req.AccountID] // exists: the round was made for it
 	r.finished = true
-	c.recordLocked(Entry{
+	c.recordLocked(x.at, Entry{
 		Type:          EntryFinish,
 		Account:       req.AccountID,
 		RoundID:       req.RoundID,
 		CasinoRoundID: r.id,
 	}, acct, money.Amount{})
 	resp := okJSON(balanceAnswer{Balance: c.format(acct.balance, acct.currency)})
-	c.finishes[req.RoundID] = &record{endpoint: EndpointFinish, fingerprint: fingerprint, resp: resp}
+	c.finishes[req.RoundID] = c.storeLocked(x, req.AccountID, EndpointFinish, fingerprint, resp)
+	if err := c.commitLocked(x, EndpointFinish, walletRecord{Body: string(body)}); err != nil {
+		return unavailable()
+	}
 	return resp
 }
 
 // rollback handles Round/Rollback.
-func (c *Casino) rollback(body []byte) response {
+func (c *Casino) rollback(x *walletOp, body []byte) response {
 	var req rollbackRequest
 	if err := decodeBody(body, &req); err != nil {
 		return badRequest(err.Error())
@@ -389,6 +420,9 @@ func (c *Casino) rollback(body []byte) response {
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.beginLocked(x); err != nil {
+		return unavailable()
+	}
 	if rec := c.txs[tx.IDProvider]; rec != nil {
 		return replay(rec, EndpointRollback, fingerprint, "id_provider "+tx.IDProvider)
 	}
@@ -407,14 +441,17 @@ func (c *Casino) rollback(body []byte) response {
 	case orig == nil && c.txs[tx.OriginalIDProvider] != nil && c.txs[tx.OriginalIDProvider].endpoint == EndpointRollback:
 		return badRequest(fmt.Sprintf("transaction %s is a rollback; a rollback cannot be rolled back", tx.OriginalIDProvider))
 	}
-	resp := c.applyRollbackLocked(&req, tx, orig)
-	c.txs[tx.IDProvider] = &record{endpoint: EndpointRollback, fingerprint: fingerprint, resp: resp}
+	resp := c.applyRollbackLocked(x, &req, tx, orig)
+	c.txs[tx.IDProvider] = c.storeLocked(x, req.AccountID, EndpointRollback, fingerprint, resp)
+	if err := c.commitLocked(x, EndpointRollback, walletRecord{Body: string(body)}); err != nil {
+		return unavailable()
+	}
 	return resp
 }
 
 // applyRollbackLocked processes a valid, new rollback. Its answer is
 // definitive (stored).
-func (c *Casino) applyRollbackLocked(req *rollbackRequest, tx txRequestItem, orig *transaction) response {
+func (c *Casino) applyRollbackLocked(x *walletOp, req *rollbackRequest, tx txRequestItem, orig *transaction) response {
 	if orig == nil && c.txs[tx.OriginalIDProvider] == nil {
 		// Never seen: whatever arrives later under that id is refused.
 		if _, ok := c.tombstones[tx.OriginalIDProvider]; !ok {
@@ -450,7 +487,7 @@ func (c *Casino) applyRollbackLocked(req *rollbackRequest, tx txRequestItem, ori
 		orig.reversedBy = tx.IDProvider
 	}
 	acct.balance = acct.balance.Add(delta)
-	c.recordLocked(Entry{
+	c.recordLocked(x.at, Entry{
 		Type:               EntryRollback,
 		Account:            req.AccountID,
 		IDProvider:         tx.IDProvider,

@@ -16,7 +16,7 @@
 //
 // All state (bettors, balances, transactions, nonces, session requests,
 // keys) is in memory behind one mutex; an Operator is safe for concurrent
-// use.
+// use. With Config.Journal it also survives a restart (see Persistence).
 //
 // # Request authentication (wallet endpoints)
 //
@@ -130,7 +130,7 @@
 // MintToken) with that balance rounded to the currency's decimals. Without
 // Config.StartingBalance, a withdrawal for an unknown bettor is 404
 // bettor_not_found. Block refuses withdrawals (403 bettor_blocked) for a
-// bettor, known or not.
+// bettor, known or not; Unblock lifts it.
 //
 // # Sessions and keys
 //
@@ -152,13 +152,68 @@
 //
 // # Failure injection
 //
-// FailNext, DelayNext and DropResponseNext arm the next n requests to an
-// endpoint ("withdrawals", "deposits", "rollbacks", "session"), whatever
-// their content. For each request: an armed failure answers at once with the
-// given status and {"error": "injected_failure"} (nothing is verified or
-// processed, and the delay and drop counters are left alone); otherwise an
-// armed delay sleeps after the body is read and before it is verified, and
-// the request is processed after the delay even if the client gave up (the
-// slow-wallet case); an armed drop processes the request and then closes the
-// connection without answering (the answer-lost case).
+// Faults are armed per endpoint ("withdrawals", "deposits", "rollbacks",
+// "session"), for every bettor with the Operator's methods or for one bettor
+// with ForBettor(id): the bettor of a wallet request is its body's
+// bettor_id, that of a session exchange the bettor of its
+// session_request_id. For each kind of fault a request uses its bettor's
+// armed counter if any, else the every-bettor one. For each request, in
+// order:
+//   - FailNext(endpoint, n, status): answer status with {"error":
+//     "injected_failure"} at once, before anything is verified; nothing is
+//     processed and the other counters are left alone;
+//   - RejectNext(endpoint, n, code), wallet endpoints only: once the request
+//     is authenticated, answer the refusal {"error": code} (403
+//     bettor_blocked, 404 bettor_not_found, 409 insufficient_funds and any
+//     other code); nothing is processed and the transaction_id stays unused;
+//   - StallNext(endpoint, n): hold the request, unverified and unprocessed,
+//     until the client gives up; it is never answered (the time-out with no
+//     effect);
+//   - DelayNext(endpoint, n, d): sleep d after the body is read and before it
+//     is verified, then process the request even if the client gave up (the
+//     slow-wallet case);
+//   - DropResponseNext(endpoint, n): process the request and then close the
+//     connection without answering (the answer-lost case).
+//
+// Each call replaces the earlier one of its kind, scope and endpoint; n ≤ 0
+// disarms it and ClearFaults disarms all. An unknown endpoint panics.
+// Faults are never journalled. Close ends every wait of DelayNext and
+// StallNext, then and later (the request ends unprocessed, unanswered), so
+// that a server can shut down.
+//
+// # Persistence
+//
+// With Config.Journal, every operation that changes the state or stores an
+// answer is appended to the journal (internal/sandbox/journal, SQLite)
+// before it is answered, under the operator's mutex, so records are in the
+// order the operations applied: wallet requests that stored an answer
+// (their endpoint, path id and exact body), bettors created by a session
+// request or MintToken, SetBalance, Credit, Block, Unblock (when they change
+// something), keys created, rotated (the private key, PKCS #8) and removed,
+// a generated signing secret, and the configuration that decides how the
+// others apply (Currency, Decimals, StartingBalance), recorded again when
+// it changes. Requests that store nothing (400, 401, 409
+// transaction_conflict, replays of a stored answer, injected faults) are
+// not journalled; neither are nonces, session requests (they live two
+// minutes; after a restart an old session_request_id is unknown) or faults.
+//
+// New replays the journal through the code that first applied each record,
+// at the record's time and without authentication (it was checked when the
+// request came), so the restarted operator has the same bettors, balances,
+// ledger (times included: with a journal, times are UTC and whole
+// microseconds), stored answers (a repeated transaction gets the same
+// bytes), tombstones, blocks and keys (tokens signed before the restart
+// verify against the JWKS after it) whatever the clock or the
+// configuration now says. The journal's keys win over Config.PrivateKey,
+// which only seeds an empty journal. A record that no longer applies makes
+// New fail.
+//
+// If an append fails, the request is answered 503 {"error":
+// "storage_unavailable"} (a helper returns an error) and the operator
+// rebuilds its state by replaying the journal: the state is then exactly
+// what the journal holds, so the failed operation left no trace (had the
+// append reached the disk after all, the state and the journal would still
+// agree, and the retry would get the stored answer). If the journal cannot
+// be read either, every later operation fails the same way until the
+// operator is restarted. Without a journal nothing of this costs anything.
 package operator

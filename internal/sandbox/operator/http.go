@@ -31,8 +31,22 @@ type response struct {
 }
 
 // processFunc handles a request whose body has been read (and, for a
-// signed endpoint, authenticated).
-type processFunc func(r *http.Request, body []byte) response
+// signed endpoint, authenticated); pathID is the path's {id}, if any. It is
+// also what the journal replays, with x.replay set.
+type processFunc func(x *walletOp, pathID string, body []byte) response
+
+// walletOp is one operation applied to the state: a wallet request, a
+// helper call, or a journal record being replayed.
+type walletOp struct {
+	// at is the operation's time: the clock's when it is live (set under
+	// the lock), the record's when it is replayed.
+	at time.Time
+	// replay is set while the journal is replayed: nothing is appended.
+	replay bool
+	// applied is set when the operation changed the state or stored an
+	// answer: it is journalled.
+	applied bool
+}
 
 // endpoint wraps a handler with failure injection, the body limit,
 // authentication (signed endpoints) and the Content-Type check.
@@ -52,17 +66,26 @@ func (o *Operator) endpoint(name string, signed bool, process processFunc) http.
 			writeResponse(w, errorResponse(http.StatusBadRequest, "invalid_request", "the body could not be read"))
 			return
 		}
-		fault := o.takeFault(name)
+		fault := o.faultFor(name, body)
 		if fault.fail != 0 {
 			writeResponse(w, response{status: fault.fail, body: errorBody("injected_failure", "")})
 			return
 		}
-		if fault.delay > 0 {
-			// Deliberately not cut short by the client's cancellation: a
-			// slow wallet finishes its work after the caller gave up.
-			time.Sleep(fault.delay)
+		if fault.stall {
+			// Nothing is processed; the request ends when the client
+			// gives up (or the operator closes), without an answer.
+			select {
+			case <-r.Context().Done():
+			case <-o.closing:
+			}
+			dropConnection(w)
+			return
 		}
-		resp := o.handle(r, body, signed, process)
+		if fault.delay > 0 && !o.wait(fault.delay) {
+			dropConnection(w)
+			return
+		}
+		resp := o.handle(r, body, signed, fault.reject, process)
 		if fault.drop {
 			dropConnection(w)
 			return
@@ -71,7 +94,21 @@ func (o *Operator) endpoint(name string, signed bool, process processFunc) http.
 	})
 }
 
-func (o *Operator) handle(r *http.Request, body []byte, signed bool, process processFunc) response {
+// wait sleeps d, deliberately not cut short by the client's cancellation:
+// a slow wallet finishes its work after the caller gave up. It returns
+// false when Close cut it short.
+func (o *Operator) wait(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-o.closing:
+		return false
+	}
+}
+
+func (o *Operator) handle(r *http.Request, body []byte, signed bool, reject string, process processFunc) response {
 	if signed {
 		if resp, ok := o.authenticate(r.Header, body); !ok {
 			return resp
@@ -80,7 +117,17 @@ func (o *Operator) handle(r *http.Request, body []byte, signed bool, process pro
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return errorResponse(http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type must be application/json")
 	}
-	return process(r, body)
+	if reject != "" {
+		return rejection(reject)
+	}
+	return process(&walletOp{}, r.PathValue("id"), body)
+}
+
+// unavailable is the answer of a request that could not be journalled
+// (nothing changed) or that came after the journal failed for good.
+func unavailable() response {
+	return errorResponse(http.StatusServiceUnavailable, "storage_unavailable",
+		"the sandbox operator could not record the request in its journal; nothing changed")
 }
 
 // dropConnection closes the connection without writing an answer.

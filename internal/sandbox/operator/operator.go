@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 )
 
 // DefaultCurrency is the currency of bettors created without one when
@@ -51,7 +52,10 @@ type Config struct {
 	// session JWTs. Required.
 	ID string
 	// SigningSecret is PLATFORM_HMAC_SECRET, shared with the platform, which
-	// signs every wallet call with it. Required.
+	// signs every wallet call with it. Required without a Journal. With a
+	// Journal, an empty SigningSecret means the secret recorded in the
+	// journal, or a new random one (read it with SigningSecret) that is
+	// recorded there and so survives a restart.
 	SigningSecret string
 	// Currency is the currency of bettors created by a helper called with
 	// currency "" (SetBalance, Credit, CreateSessionRequest, MintToken).
@@ -69,7 +73,10 @@ type Config struct {
 	// bettor_not_found and bettors are created by SetBalance or Credit.
 	StartingBalance string
 	// PrivateKey signs session JWTs. When nil, a KeyBits-bit key is
-	// generated. Keys below 2048 bits are refused.
+	// generated. Keys below 2048 bits are refused. With a Journal, the keys
+	// are the ones recorded in it (created and rotated keys are recorded):
+	// PrivateKey, or the generated key, is used and recorded only when the
+	// journal holds no key yet.
 	PrivateKey *rsa.PrivateKey
 	// KeyID is the kid of PrivateKey. Default: its RFC 7638 thumbprint.
 	KeyID string
@@ -82,33 +89,48 @@ type Config struct {
 	AllowedOrigins []string
 	// Now is the operator's clock. Default time.Now.
 	Now func() time.Time
+	// Journal, when set, keeps the operator's state: every change is
+	// appended to it before it is answered, and New replays it (see the
+	// package documentation, "Persistence"). The caller opens and closes
+	// it; one journal serves one Operator at a time. Nil keeps everything
+	// in memory.
+	Journal *journal.Journal
 }
 
 // Operator is an in-memory sandbox operator. Create it with New; serve
 // Handler. Its methods are safe for concurrent use.
 type Operator struct {
 	id       string
-	secret   []byte
-	currency string
-	decimals map[string]int32
-	starting *money.Amount
 	lifetime time.Duration
 	origins  map[string]bool
 	now      func() time.Time
+	cfg      Config
+	journal  *journal.Journal
+	closing  chan struct{}
+	closed   sync.Once
 
-	mu          sync.Mutex
+	mu sync.Mutex
+	// State replayed from the journal (see rebuildLocked).
+	secret      []byte
+	currency    string
+	decimals    map[string]int32
+	starting    *money.Amount
+	lastConfig  *configRecord // the configuration recorded last in the journal
 	keys        []*signingKey // oldest first; the last one signs
 	bettors     map[string]*bettor
 	blocked     map[string]bool
 	txs         map[string]*txRecord
 	withdrawals map[string]*withdrawalState
 	tombstones  map[string]bool
-	nonces      map[uuid.UUID]time.Time
-	nonceSweep  time.Time
-	sessions    map[string]*sessionRequest
 	ledger      []Entry
 	opSeq       int64
-	faults      map[string]*faultState
+	txSeq       int64
+	// Live state, never journalled.
+	nonces     map[uuid.UUID]time.Time
+	nonceSweep time.Time
+	sessions   map[string]*sessionRequest
+	faults     map[faultKey]*faultState
+	failed     error // the journal failed and the state could not be rebuilt
 }
 
 // bettor is one wallet.
@@ -119,7 +141,11 @@ type bettor struct {
 
 // txRecord is the stored first answer of a transaction_id.
 type txRecord struct {
+	seq         int64 // order of storage, from 1
+	at          time.Time
 	kind        string // endpoint name
+	pathID      string // a rollback's withdrawal id
+	bettorID    string
 	fingerprint string
 	status      int
 	body        []byte
@@ -183,20 +209,46 @@ type Entry struct {
 
 var currencyPattern = regexp.MustCompile(`^[A-Z]{3,5}$`)
 
-// New checks cfg and returns an Operator with no bettors.
+// New checks cfg and returns an Operator. Without Config.Journal it has no
+// bettors. With one, New replays it (see "Persistence" in the package
+// documentation) and fails if a record cannot be applied; it appends the
+// configuration, the first key and a generated signing secret when the
+// journal lacks them.
 func New(cfg Config) (*Operator, error) {
+	o, err := build(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Journal == nil {
+		if cfg.SigningSecret == "" {
+			return nil, errors.New("operator: Config.SigningSecret (PLATFORM_HMAC_SECRET) is required")
+		}
+		key, err := initialKey(cfg)
+		if err != nil {
+			return nil, err
+		}
+		o.keys = []*signingKey{key}
+		return o, nil
+	}
+	if err := o.open(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// build checks cfg and returns an Operator with no state and no key.
+func build(cfg Config) (*Operator, error) {
 	if cfg.ID == "" {
 		return nil, errors.New("operator: Config.ID (OPERATOR_ID) is required")
-	}
-	if cfg.SigningSecret == "" {
-		return nil, errors.New("operator: Config.SigningSecret (PLATFORM_HMAC_SECRET) is required")
 	}
 	o := &Operator{
 		id:          cfg.ID,
 		secret:      []byte(cfg.SigningSecret),
-		decimals:    make(map[string]int32, len(cfg.Decimals)),
 		lifetime:    cfg.TokenLifetime,
 		now:         cfg.Now,
+		cfg:         cfg,
+		journal:     cfg.Journal,
+		closing:     make(chan struct{}),
 		bettors:     make(map[string]*bettor),
 		blocked:     make(map[string]bool),
 		txs:         make(map[string]*txRecord),
@@ -204,33 +256,13 @@ func New(cfg Config) (*Operator, error) {
 		tombstones:  make(map[string]bool),
 		nonces:      make(map[uuid.UUID]time.Time),
 		sessions:    make(map[string]*sessionRequest),
-		faults:      make(map[string]*faultState),
-	}
-	for code, d := range cfg.Decimals {
-		if !currencyPattern.MatchString(code) {
-			return nil, fmt.Errorf("operator: Config.Decimals: currency %q must be 3 to 5 upper-case letters", code)
-		}
-		if d < 0 || d > money.MaxScale {
-			return nil, fmt.Errorf("operator: Config.Decimals: %s must have 0 to %d decimals, not %d", code, money.MaxScale, d)
-		}
-		o.decimals[code] = d
+		faults:      make(map[faultKey]*faultState),
 	}
 	if o.now == nil {
 		o.now = time.Now
 	}
-	o.currency = cfg.Currency
-	if o.currency == "" {
-		o.currency = DefaultCurrency
-	}
-	if _, err := o.currencyDecimals(o.currency); err != nil {
-		return nil, fmt.Errorf("operator: Config.Currency: %w", err)
-	}
-	if cfg.StartingBalance != "" {
-		a, err := money.ParseNonNegative(cfg.StartingBalance)
-		if err != nil {
-			return nil, fmt.Errorf("operator: Config.StartingBalance: %w", err)
-		}
-		o.starting = &a
+	if err := o.applyConfig(configOf(cfg)); err != nil {
+		return nil, fmt.Errorf("operator: %w", err)
 	}
 	switch {
 	case o.lifetime == 0:
@@ -244,6 +276,47 @@ func New(cfg Config) (*Operator, error) {
 			o.origins[origin] = true
 		}
 	}
+	return o, nil
+}
+
+// applyConfig sets the configuration that decides how operations apply:
+// the default currency, the currencies' decimals and the starting
+// balance. Errors name the Config field.
+func (o *Operator) applyConfig(c configRecord) error {
+	decimals := make(map[string]int32, len(c.Decimals))
+	for code, d := range c.Decimals {
+		if !currencyPattern.MatchString(code) {
+			return fmt.Errorf("Config.Decimals: currency %q must be 3 to 5 upper-case letters", code)
+		}
+		if d < 0 || d > money.MaxScale {
+			return fmt.Errorf("Config.Decimals: %s must have 0 to %d decimals, not %d", code, money.MaxScale, d)
+		}
+		decimals[code] = d
+	}
+	var starting *money.Amount
+	if c.StartingBalance != "" {
+		a, err := money.ParseNonNegative(c.StartingBalance)
+		if err != nil {
+			return fmt.Errorf("Config.StartingBalance: %w", err)
+		}
+		starting = &a
+	}
+	currency := c.Currency
+	if currency == "" {
+		currency = DefaultCurrency
+	}
+	prev := o.decimals
+	o.decimals = decimals
+	if _, err := o.currencyDecimals(currency); err != nil {
+		o.decimals = prev
+		return fmt.Errorf("Config.Currency: %w", err)
+	}
+	o.currency, o.starting = currency, starting
+	return nil
+}
+
+// initialKey is Config.PrivateKey, or a new key.
+func initialKey(cfg Config) (*signingKey, error) {
 	priv := cfg.PrivateKey
 	if priv == nil {
 		var err error
@@ -251,12 +324,7 @@ func New(cfg Config) (*Operator, error) {
 			return nil, fmt.Errorf("operator: generating the signing key: %w", err)
 		}
 	}
-	key, err := newSigningKey(priv, cfg.KeyID)
-	if err != nil {
-		return nil, err
-	}
-	o.keys = []*signingKey{key}
-	return o, nil
+	return newSigningKey(priv, cfg.KeyID)
 }
 
 // ID returns Config.ID, the iss claim of the operator's tokens.
@@ -279,24 +347,29 @@ func (o *Operator) Handler() http.Handler {
 // or Config.Currency for a new bettor). amount is a non-negative decimal
 // string with at most the currency's decimals. A bettor's currency never
 // changes: another currency than the bettor's is an error. The change is
-// recorded in the ledger as an adjustment.
+// recorded in the ledger as an adjustment, and in the journal if any (an
+// error appending changes nothing).
 func (o *Operator) SetBalance(bettorID, currency, amount string) error {
-	return o.adjust(bettorID, currency, amount, false)
+	return o.adjust(&walletOp{}, bettorID, currency, amount, false)
 }
 
 // Credit adds a positive amount to a bettor's balance, creating the bettor
 // with a zero balance first if needed; currency as for SetBalance. The
-// change is recorded in the ledger as an adjustment.
+// change is recorded in the ledger as an adjustment, and in the journal if
+// any (an error appending changes nothing).
 func (o *Operator) Credit(bettorID, currency, amount string) error {
-	return o.adjust(bettorID, currency, amount, true)
+	return o.adjust(&walletOp{}, bettorID, currency, amount, true)
 }
 
-func (o *Operator) adjust(bettorID, currency, amount string, add bool) error {
+func (o *Operator) adjust(x *walletOp, bettorID, currency, amount string, add bool) error {
 	if err := checkID("bettor id", bettorID); err != nil {
 		return fmt.Errorf("operator: %w", err)
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if err := o.beginLocked(x); err != nil {
+		return err
+	}
 	b := o.bettors[bettorID]
 	if currency == "" {
 		currency = o.currency
@@ -324,23 +397,43 @@ func (o *Operator) adjust(bettorID, currency, amount string, add bool) error {
 		delta = a.Sub(b.balance)
 	}
 	b.balance = b.balance.Add(delta)
-	o.record(EntryAdjustment, "", "", "", bettorID, b, delta, decimals)
-	return nil
+	o.record(x.at, EntryAdjustment, "", "", "", bettorID, b, delta, decimals)
+	kind := kindSetBalance
+	if add {
+		kind = kindCredit
+	}
+	return o.commitLocked(x, kind, bettorRecord{BettorID: bettorID, Currency: currency, Amount: amount})
 }
 
 // Block makes withdrawals for bettorID fail with 403 bettor_blocked, whether
 // or not the bettor exists yet. Deposits and rollbacks still go through.
-func (o *Operator) Block(bettorID string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.blocked[bettorID] = true
+// The only error is a failure of the journal, which changes nothing.
+func (o *Operator) Block(bettorID string) error {
+	return o.setBlocked(&walletOp{}, bettorID, true)
 }
 
-// Unblock undoes Block.
-func (o *Operator) Unblock(bettorID string) {
+// Unblock undoes Block; errors as for Block.
+func (o *Operator) Unblock(bettorID string) error {
+	return o.setBlocked(&walletOp{}, bettorID, false)
+}
+
+func (o *Operator) setBlocked(x *walletOp, bettorID string, blocked bool) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	delete(o.blocked, bettorID)
+	if err := o.beginLocked(x); err != nil {
+		return err
+	}
+	if o.blocked[bettorID] == blocked {
+		return nil
+	}
+	kind := kindUnblock
+	if blocked {
+		o.blocked[bettorID] = true
+		kind = kindBlock
+	} else {
+		delete(o.blocked, bettorID)
+	}
+	return o.commitLocked(x, kind, bettorRecord{BettorID: bettorID})
 }
 
 // Balance returns a bettor's balance written with the currency's decimals
@@ -389,19 +482,19 @@ func (o *Operator) format(a money.Amount, currency string) string {
 	return a.StringFixed(d)
 }
 
-// ensureBettorLocked returns the bettor, creating it with
-// Config.StartingBalance in currency if that is configured. It returns nil
-// for an unknown bettor otherwise.
-func (o *Operator) ensureBettorLocked(bettorID, currency string, decimals int32) *bettor {
+// ensureBettorLocked returns the bettor, creating it at time at with
+// Config.StartingBalance in currency if that is configured (created is then
+// true). It returns nil for an unknown bettor otherwise.
+func (o *Operator) ensureBettorLocked(at time.Time, bettorID, currency string, decimals int32) (b *bettor, created bool) {
 	if b := o.bettors[bettorID]; b != nil || o.starting == nil {
-		return b
+		return b, false
 	}
-	b := &bettor{currency: currency}
+	b = &bettor{currency: currency}
 	o.bettors[bettorID] = b
 	start := o.starting.RoundToCurrency(decimals)
 	b.balance = start
-	o.record(EntryAdjustment, "", "", "", bettorID, b, start, decimals)
-	return b
+	o.record(at, EntryAdjustment, "", "", "", bettorID, b, start, decimals)
+	return b, true
 }
 
 // nextOpTxIDLocked returns a fresh operator transaction id.
@@ -410,12 +503,12 @@ func (o *Operator) nextOpTxIDLocked() string {
 	return "op-tx-" + strconv.FormatInt(o.opSeq, 10)
 }
 
-// record appends a ledger entry for a change delta of b's balance (already
-// applied).
-func (o *Operator) record(typ EntryType, txID, opTxID, ref, bettorID string, b *bettor, delta money.Amount, decimals int32) {
+// record appends a ledger entry made at time at for a change delta of b's
+// balance (already applied).
+func (o *Operator) record(at time.Time, typ EntryType, txID, opTxID, ref, bettorID string, b *bettor, delta money.Amount, decimals int32) {
 	o.ledger = append(o.ledger, Entry{
 		Seq:                   int64(len(o.ledger)) + 1,
-		Time:                  o.now(),
+		Time:                  at,
 		Type:                  typ,
 		TransactionID:         txID,
 		OperatorTransactionID: opTxID,

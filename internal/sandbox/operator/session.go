@@ -62,7 +62,9 @@ func (o *Operator) KeyID() string {
 // RotateKey generates a new KeyBits-bit key, adds it to the JWK Set and
 // signs every later token with it. The previous keys stay in the set, so
 // tokens they signed stay valid. It returns the new key's kid (its RFC 7638
-// thumbprint).
+// thumbprint). With a journal the key is recorded in it (private part
+// included) so that it survives a restart; an error appending changes
+// nothing.
 func (o *Operator) RotateKey() (string, error) {
 	priv, err := rsa.GenerateKey(rand.Reader, KeyBits)
 	if err != nil {
@@ -72,17 +74,42 @@ func (o *Operator) RotateKey() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.keys = append(o.keys, key)
+	if err := o.addKey(&walletOp{}, key); err != nil {
+		return "", err
+	}
 	return key.kid, nil
 }
 
-// RemoveKey takes a rotated-out key out of the JWK Set; tokens it signed no
-// longer verify. The key that signs new tokens cannot be removed.
-func (o *Operator) RemoveKey(kid string) error {
+// addKey makes key the one that signs new tokens.
+func (o *Operator) addKey(x *walletOp, key *signingKey) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if err := o.beginLocked(x); err != nil {
+		return err
+	}
+	for _, k := range o.keys {
+		if k.kid == key.kid {
+			return fmt.Errorf("operator: the JWK Set already has a key %q", key.kid)
+		}
+	}
+	o.keys = append(o.keys, key)
+	return o.commitLocked(x, kindKey, keyRecordOf(key))
+}
+
+// RemoveKey takes a rotated-out key out of the JWK Set; tokens it signed no
+// longer verify. The key that signs new tokens cannot be removed. With a
+// journal the removal is recorded in it; an error appending changes
+// nothing.
+func (o *Operator) RemoveKey(kid string) error {
+	return o.removeKey(&walletOp{}, kid)
+}
+
+func (o *Operator) removeKey(x *walletOp, kid string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err := o.beginLocked(x); err != nil {
+		return err
+	}
 	for i, k := range o.keys {
 		if k.kid != kid {
 			continue
@@ -91,7 +118,7 @@ func (o *Operator) RemoveKey(kid string) error {
 			return fmt.Errorf("operator: key %q signs new tokens; rotate before removing it", kid)
 		}
 		o.keys = append(o.keys[:i:i], o.keys[i+1:]...)
-		return nil
+		return o.commitLocked(x, kindRemoveKey, keyRecord{KeyID: kid})
 	}
 	return fmt.Errorf("operator: no key %q", kid)
 }
@@ -121,10 +148,11 @@ type sessionClaims struct {
 // exchange, as the operator's backend would. currency "" means the
 // bettor's currency, or Config.Currency for an unknown bettor. The bettor
 // need not exist (unless Config.StartingBalance is set, when it is
-// created), but a known bettor's currency must match.
+// created, and recorded in the journal if any), but a known bettor's
+// currency must match.
 func (o *Operator) MintToken(bettorID, currency string) (string, error) {
 	o.mu.Lock()
-	currency, err := o.sessionCurrencyLocked(bettorID, currency)
+	currency, err := o.sessionCurrencyLocked(&walletOp{}, bettorID, currency)
 	o.mu.Unlock()
 	if err != nil {
 		return "", err
@@ -158,10 +186,14 @@ func (o *Operator) mint(bettorID, currency string) (string, time.Time, error) {
 }
 
 // sessionCurrencyLocked checks a bettor id and resolves the currency of
-// its session, creating the bettor when Config.StartingBalance is set.
-func (o *Operator) sessionCurrencyLocked(bettorID, currency string) (string, error) {
+// its session, creating the bettor when Config.StartingBalance is set (a
+// creation is journalled).
+func (o *Operator) sessionCurrencyLocked(x *walletOp, bettorID, currency string) (string, error) {
 	if err := checkID("bettor id", bettorID); err != nil {
 		return "", fmt.Errorf("operator: %w", err)
+	}
+	if err := o.beginLocked(x); err != nil {
+		return "", err
 	}
 	b := o.bettors[bettorID]
 	if currency == "" {
@@ -177,8 +209,26 @@ func (o *Operator) sessionCurrencyLocked(bettorID, currency string) (string, err
 	if b != nil && b.currency != currency {
 		return "", fmt.Errorf("operator: bettor %q holds %s, not %s", bettorID, b.currency, currency)
 	}
-	o.ensureBettorLocked(bettorID, currency, decimals)
+	if _, created := o.ensureBettorLocked(x.at, bettorID, currency, decimals); created {
+		x.applied = true
+		if err := o.commitLocked(x, kindBettor, bettorRecord{BettorID: bettorID, Currency: currency}); err != nil {
+			return "", err
+		}
+	}
 	return currency, nil
+}
+
+// createBettor replays a bettor created by a session request or MintToken.
+func (o *Operator) createBettor(x *walletOp, bettorID, currency string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, err := o.sessionCurrencyLocked(x, bettorID, currency); err != nil {
+		return err
+	}
+	if !x.applied {
+		return fmt.Errorf("operator: bettor %q exists already", bettorID)
+	}
+	return nil
 }
 
 // sessionRequest is an issued session_request_id.
@@ -201,7 +251,7 @@ func (o *Operator) CreateSessionRequest(bettorID, currency string) (string, erro
 	id := "sr_" + base64.RawURLEncoding.EncodeToString(raw[:])
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	currency, err := o.sessionCurrencyLocked(bettorID, currency)
+	currency, err := o.sessionCurrencyLocked(&walletOp{}, bettorID, currency)
 	if err != nil {
 		return "", err
 	}
@@ -225,8 +275,9 @@ func (o *Operator) NewSessionRequest(bettorID, currency string) string {
 	return id
 }
 
-// exchangeSession handles POST /v1/session.
-func (o *Operator) exchangeSession(_ *http.Request, body []byte) response {
+// exchangeSession handles POST /v1/session. Session requests are not
+// journalled: they live two minutes.
+func (o *Operator) exchangeSession(_ *walletOp, _ string, body []byte) response {
 	var req struct {
 		SessionRequestID string `json:"session_request_id"`
 	}

@@ -92,10 +92,14 @@ func (o *Operator) parseMovement(txID, bettorID string, rawAmount json.RawMessag
 
 // transact answers a transaction_id: the stored first answer for the same
 // request, 409 transaction_conflict for a different one, or run's answer,
-// which is stored. run is called with o.mu held.
-func (o *Operator) transact(kind, txID, fingerprint string, run func() response) response {
+// which is stored and, with a journal, appended to it (kind, pathID and
+// body) before it is answered. run is called with o.mu held.
+func (o *Operator) transact(x *walletOp, kind, txID, pathID, bettorID string, body []byte, fingerprint string, run func() response) response {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if err := o.beginLocked(x); err != nil {
+		return unavailable()
+	}
 	if rec := o.txs[txID]; rec != nil {
 		if rec.kind == kind && rec.fingerprint == fingerprint {
 			return response{status: rec.status, body: rec.body}
@@ -104,7 +108,15 @@ func (o *Operator) transact(kind, txID, fingerprint string, run func() response)
 			"transaction_id "+txID+" was already used for a different request")
 	}
 	resp := run()
-	o.txs[txID] = &txRecord{kind: kind, fingerprint: fingerprint, status: resp.status, body: resp.body}
+	o.txSeq++
+	o.txs[txID] = &txRecord{
+		seq: o.txSeq, at: x.at, kind: kind, pathID: pathID, bettorID: bettorID,
+		fingerprint: fingerprint, status: resp.status, body: resp.body,
+	}
+	x.applied = true
+	if err := o.commitLocked(x, kind, walletRecord{PathID: pathID, Body: string(body)}); err != nil {
+		return unavailable()
+	}
 	return resp
 }
 
@@ -121,7 +133,7 @@ func (o *Operator) ok(opTxID string, b *bettor, result string) response {
 }
 
 // withdraw handles POST /v1/withdrawals.
-func (o *Operator) withdraw(_ *http.Request, body []byte) response {
+func (o *Operator) withdraw(x *walletOp, _ string, body []byte) response {
 	var req withdrawalRequest
 	if err := decodeBody(body, &req); err != nil {
 		return invalid(err)
@@ -136,14 +148,14 @@ func (o *Operator) withdraw(_ *http.Request, body []byte) response {
 	if err := checkID("metadata.market_id", req.Metadata.MarketID); err != nil {
 		return invalid(err)
 	}
-	return o.transact(endpointWithdrawals, m.txID, canonical(body), func() response {
+	return o.transact(x, endpointWithdrawals, m.txID, "", m.bettorID, body, canonical(body), func() response {
 		if o.tombstones[m.txID] {
 			return refusal(http.StatusConflict, "withdrawal_rolled_back")
 		}
 		if o.blocked[m.bettorID] {
 			return refusal(http.StatusForbidden, "bettor_blocked")
 		}
-		b := o.ensureBettorLocked(m.bettorID, m.currency, m.decimals)
+		b, _ := o.ensureBettorLocked(x.at, m.bettorID, m.currency, m.decimals)
 		if b == nil {
 			return refusal(http.StatusNotFound, "bettor_not_found")
 		}
@@ -161,13 +173,13 @@ func (o *Operator) withdraw(_ *http.Request, body []byte) response {
 			amount:   m.amount,
 			marketID: req.Metadata.MarketID,
 		}
-		o.record(EntryWithdrawal, m.txID, opTxID, "", m.bettorID, b, m.amount.Neg(), m.decimals)
+		o.record(x.at, EntryWithdrawal, m.txID, opTxID, "", m.bettorID, b, m.amount.Neg(), m.decimals)
 		return o.ok(opTxID, b, "")
 	})
 }
 
 // deposit handles POST /v1/deposits.
-func (o *Operator) deposit(_ *http.Request, body []byte) response {
+func (o *Operator) deposit(x *walletOp, _ string, body []byte) response {
 	var req depositRequest
 	if err := decodeBody(body, &req); err != nil {
 		return invalid(err)
@@ -202,7 +214,7 @@ func (o *Operator) deposit(_ *http.Request, body []byte) response {
 		return invalid(errors.New("metadata.result must be won, lost or voided"))
 	}
 	wdID := md.WithdrawalTransactionID
-	return o.transact(endpointDeposits, m.txID, canonical(body), func() response {
+	return o.transact(x, endpointDeposits, m.txID, "", m.bettorID, body, canonical(body), func() response {
 		w := o.withdrawals[wdID]
 		switch {
 		case w == nil && o.tombstones[wdID]:
@@ -221,14 +233,13 @@ func (o *Operator) deposit(_ *http.Request, body []byte) response {
 		b.balance = b.balance.Add(m.amount)
 		w.settledBy = m.txID
 		opTxID := o.nextOpTxIDLocked()
-		o.record(EntryDeposit, m.txID, opTxID, wdID, m.bettorID, b, m.amount, m.decimals)
+		o.record(x.at, EntryDeposit, m.txID, opTxID, wdID, m.bettorID, b, m.amount, m.decimals)
 		return o.ok(opTxID, b, "")
 	})
 }
 
-// rollback handles DELETE /v1/rollbacks/{id}.
-func (o *Operator) rollback(r *http.Request, body []byte) response {
-	wdID := r.PathValue("id")
+// rollback handles DELETE /v1/rollbacks/{id}; wdID is {id}.
+func (o *Operator) rollback(x *walletOp, wdID string, body []byte) response {
 	if err := checkID("the withdrawal transaction_id in the path", wdID); err != nil {
 		return invalid(err)
 	}
@@ -244,7 +255,7 @@ func (o *Operator) rollback(r *http.Request, body []byte) response {
 		return invalid(errors.New("a rollback's transaction_id must be its own, not the withdrawal's"))
 	}
 	fingerprint := wdID + "\n" + canonical(body)
-	return o.transact(endpointRollbacks, m.txID, fingerprint, func() response {
+	return o.transact(x, endpointRollbacks, m.txID, wdID, m.bettorID, body, fingerprint, func() response {
 		w := o.withdrawals[wdID]
 		if w == nil {
 			if rec := o.txs[wdID]; rec != nil {
@@ -271,7 +282,7 @@ func (o *Operator) rollback(r *http.Request, body []byte) response {
 		}
 		b.balance = b.balance.Add(m.amount)
 		w.reversedBy = m.txID
-		o.record(EntryRollback, m.txID, opTxID, wdID, m.bettorID, b, m.amount, m.decimals)
+		o.record(x.at, EntryRollback, m.txID, opTxID, wdID, m.bettorID, b, m.amount, m.decimals)
 		return o.ok(opTxID, b, rollbackReversed)
 	})
 }

@@ -1,0 +1,278 @@
+package operator
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/sandbox/journal"
+)
+
+// Journal record kinds. A wallet request is journalled under its endpoint
+// name (withdrawals, deposits, rollbacks).
+const (
+	kindConfig     = "config"
+	kindSecret     = "signing_secret"
+	kindKey        = "key"
+	kindRemoveKey  = "remove_key"
+	kindBettor     = "bettor"
+	kindSetBalance = "set_balance"
+	kindCredit     = "credit"
+	kindBlock      = "block"
+	kindUnblock    = "unblock"
+)
+
+// configRecord is the configuration that decides how later records apply.
+// It is recorded whenever it differs from the last recorded one, so a
+// replay applies every record with the configuration it was made under.
+type configRecord struct {
+	Currency        string           `json:"currency"`
+	Decimals        map[string]int32 `json:"decimals,omitempty"`
+	StartingBalance string           `json:"starting_balance,omitempty"`
+}
+
+func configOf(cfg Config) configRecord {
+	return configRecord{Currency: cfg.Currency, Decimals: cfg.Decimals, StartingBalance: cfg.StartingBalance}
+}
+
+func (c configRecord) equal(d configRecord) bool {
+	return c.Currency == d.Currency && c.StartingBalance == d.StartingBalance && maps.Equal(c.Decimals, d.Decimals)
+}
+
+// walletRecord is a wallet request that stored an answer: its path id (a
+// rollback's withdrawal) and its exact body.
+type walletRecord struct {
+	PathID string `json:"path_id,omitempty"`
+	Body   string `json:"body"`
+}
+
+// bettorRecord is a helper call on a bettor.
+type bettorRecord struct {
+	BettorID string `json:"bettor_id"`
+	Currency string `json:"currency,omitempty"`
+	Amount   string `json:"amount,omitempty"`
+}
+
+// keyRecord is a signing key added (with its PKCS #8 private key) or
+// removed (kid only).
+type keyRecord struct {
+	KeyID string `json:"kid"`
+	PKCS8 []byte `json:"pkcs8,omitempty"`
+}
+
+func keyRecordOf(k *signingKey) keyRecord {
+	der, err := x509.MarshalPKCS8PrivateKey(k.priv)
+	if err != nil {
+		// A validated RSA key always marshals.
+		panic(fmt.Sprintf("operator: marshal key %s: %v", k.kid, err))
+	}
+	return keyRecord{KeyID: k.kid, PKCS8: der}
+}
+
+type secretRecord struct {
+	Secret string `json:"secret"`
+}
+
+// SigningSecret returns the secret that signs wallet calls:
+// Config.SigningSecret, or the one recorded in (or generated into) the
+// journal.
+func (o *Operator) SigningSecret() string { return string(o.secret) }
+
+// Close ends the waits of requests held by DelayNext or StallNext, now and
+// later: such a request then ends unprocessed and unanswered. Serving goes
+// on. Call it before shutting the HTTP server down, so that no handler
+// keeps it waiting. It does not close Config.Journal.
+func (o *Operator) Close() {
+	o.closed.Do(func() { close(o.closing) })
+}
+
+// clock is the time of a live operation. With a journal it is UTC and
+// whole microseconds, the journal's precision, so that a replay gives the
+// same ledger times.
+func (o *Operator) clock() time.Time {
+	t := o.now()
+	if o.journal != nil {
+		t = t.UTC().Truncate(time.Microsecond)
+	}
+	return t
+}
+
+// beginLocked starts an operation: it fails once the journal has failed
+// for good, and sets a live operation's time.
+func (o *Operator) beginLocked(x *walletOp) error {
+	if o.failed != nil {
+		return o.failed
+	}
+	if !x.replay {
+		x.at = o.clock()
+	}
+	return nil
+}
+
+// commitLocked appends a live operation that changed the state to the
+// journal. If the append fails, the state is rebuilt from the journal, so
+// the operation is undone, and the error is returned.
+func (o *Operator) commitLocked(x *walletOp, kind string, v any) error {
+	if o.journal == nil || x.replay {
+		return nil
+	}
+	if err := o.appendRecord(x.at, kind, v); err != nil {
+		o.rebuildLocked(err)
+		return fmt.Errorf("operator: nothing changed: %w", err)
+	}
+	return nil
+}
+
+func (o *Operator) appendRecord(at time.Time, kind string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("operator: encode a %s record: %w", kind, err)
+	}
+	_, err = o.journal.Append(context.Background(), at, kind, data)
+	return err
+}
+
+// rebuildLocked replaces the journalled state with a replay of the
+// journal, after a failed append: the state is then exactly what the
+// journal holds (without the failed record, or with it if the append
+// reached the disk after all; either way a retry gets a consistent
+// answer). Live state (nonces, session requests, faults) is kept. If the
+// journal cannot be replayed either, the operator fails every later
+// operation until it is restarted.
+func (o *Operator) rebuildLocked(cause error) {
+	t, err := build(o.cfg)
+	if err == nil {
+		err = o.journal.Replay(context.Background(), t.applyRecord)
+	}
+	if err != nil {
+		o.failed = fmt.Errorf("operator: the journal failed (%v) and the state could not be read back from it (%v); restart the operator", cause, err)
+		return
+	}
+	// The secret never changes after New: it is not copied (authentication
+	// reads it without the lock).
+	o.currency, o.decimals, o.starting, o.lastConfig = t.currency, t.decimals, t.starting, t.lastConfig
+	o.keys, o.bettors, o.blocked, o.txs = t.keys, t.bettors, t.blocked, t.txs
+	o.withdrawals, o.tombstones, o.ledger = t.withdrawals, t.tombstones, t.ledger
+	o.opSeq, o.txSeq = t.opSeq, t.txSeq
+}
+
+// open replays the journal, then records what it lacks: the current
+// configuration, the first key and a generated signing secret.
+func (o *Operator) open() error {
+	if err := o.journal.Replay(context.Background(), o.applyRecord); err != nil {
+		return fmt.Errorf("operator: %w", err)
+	}
+	at := o.clock()
+	if cur := configOf(o.cfg); o.lastConfig == nil || !o.lastConfig.equal(cur) {
+		if err := o.appendRecord(at, kindConfig, cur); err != nil {
+			return err
+		}
+		if err := o.applyConfig(cur); err != nil {
+			return fmt.Errorf("operator: %w", err)
+		}
+		o.lastConfig = &cur
+	}
+	if len(o.keys) == 0 {
+		key, err := initialKey(o.cfg)
+		if err != nil {
+			return err
+		}
+		if err := o.appendRecord(at, kindKey, keyRecordOf(key)); err != nil {
+			return err
+		}
+		o.keys = []*signingKey{key}
+	}
+	if len(o.secret) == 0 {
+		var raw [24]byte
+		if _, err := rand.Read(raw[:]); err != nil {
+			return fmt.Errorf("operator: generating a signing secret: %w", err)
+		}
+		secret := hex.EncodeToString(raw[:])
+		if err := o.appendRecord(at, kindSecret, secretRecord{Secret: secret}); err != nil {
+			return err
+		}
+		o.secret = []byte(secret)
+	}
+	return nil
+}
+
+// applyRecord applies one journal record at its time, through the code
+// that applied it first, without authentication and without appending.
+func (o *Operator) applyRecord(r journal.Record) error {
+	x := &walletOp{at: r.Time, replay: true}
+	switch r.Kind {
+	case kindConfig:
+		var c configRecord
+		if err := json.Unmarshal(r.Data, &c); err != nil {
+			return err
+		}
+		if err := o.applyConfig(c); err != nil {
+			return err
+		}
+		o.lastConfig = &c
+		return nil
+	case kindSecret:
+		var s secretRecord
+		if err := json.Unmarshal(r.Data, &s); err != nil {
+			return err
+		}
+		if o.cfg.SigningSecret == "" {
+			o.secret = []byte(s.Secret)
+		}
+		return nil
+	case kindKey, kindRemoveKey:
+		var k keyRecord
+		if err := json.Unmarshal(r.Data, &k); err != nil {
+			return err
+		}
+		if r.Kind == kindRemoveKey {
+			return o.removeKey(x, k.KeyID)
+		}
+		parsed, err := x509.ParsePKCS8PrivateKey(k.PKCS8)
+		if err != nil {
+			return err
+		}
+		priv, ok := parsed.(*rsa.PrivateKey)
+		if !ok {
+			return fmt.Errorf("key %s is not an RSA key", k.KeyID)
+		}
+		key, err := newSigningKey(priv, k.KeyID)
+		if err != nil {
+			return err
+		}
+		return o.addKey(x, key)
+	case endpointWithdrawals, endpointDeposits, endpointRollbacks:
+		var w walletRecord
+		if err := json.Unmarshal(r.Data, &w); err != nil {
+			return err
+		}
+		process := map[string]processFunc{
+			endpointWithdrawals: o.withdraw,
+			endpointDeposits:    o.deposit,
+			endpointRollbacks:   o.rollback,
+		}[r.Kind]
+		if resp := process(x, w.PathID, []byte(w.Body)); !x.applied {
+			return fmt.Errorf("the request was not applied again: %d %s", resp.status, resp.body)
+		}
+		return nil
+	}
+	var b bettorRecord
+	if err := json.Unmarshal(r.Data, &b); err != nil {
+		return err
+	}
+	switch r.Kind {
+	case kindBettor:
+		return o.createBettor(x, b.BettorID, b.Currency)
+	case kindSetBalance, kindCredit:
+		return o.adjust(x, b.BettorID, b.Currency, b.Amount, r.Kind == kindCredit)
+	case kindBlock, kindUnblock:
+		return o.setBlocked(x, b.BettorID, r.Kind == kindBlock)
+	}
+	return fmt.Errorf("unknown record kind %q", r.Kind)
+}
