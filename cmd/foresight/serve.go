@@ -13,6 +13,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/feed"
+	"github.com/foresight-dev/foresight/internal/feed/polymarket"
 	"github.com/foresight-dev/foresight/internal/server"
 )
 
@@ -135,6 +136,10 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*server.Config, 
 	e.Float(&cfg.LauncherRateLimit, "launcher-rate-limit", "FORESIGHT_LAUNCHER_RATE_LIMIT", cfg.LauncherRateLimit, "aggregator launcher requests per second per client IP (0: unlimited)")
 	e.String(&cfg.MarketFeed, "market-feed", "FORESIGHT_MARKET_FEED", cfg.MarketFeed, "market feed: manual (admin API only), simulator or polymarket")
 	e.Duration(&cfg.FeedInterval, "feed-interval", "FORESIGHT_FEED_INTERVAL", feed.DefaultInterval, "time between two polls of the market feed")
+	e.String(&cfg.Polymarket.BaseURL, "polymarket-url", "FORESIGHT_POLYMARKET_URL", polymarket.DefaultBaseURL, "Polymarket Gamma API base URL (polymarket feed)")
+	e.Int(&cfg.Polymarket.MaxEvents, "polymarket-max-events", "FORESIGHT_POLYMARKET_MAX_EVENTS", polymarket.DefaultMaxEvents, "open Polymarket events offered at most (polymarket feed)")
+	e.String(&cfg.Polymarket.TagID, "polymarket-tag-id", "FORESIGHT_POLYMARKET_TAG_ID", "", "only events of this Gamma tag id (polymarket feed)")
+	e.String(&cfg.Polymarket.DefaultCategory, "polymarket-default-category", "FORESIGHT_POLYMARKET_DEFAULT_CATEGORY", "", "category of events no tag rule matches; empty skips them (polymarket feed)")
 	e.Duration(&cfg.CatalogCacheTTL, "catalog-cache-ttl", "FORESIGHT_CATALOG_CACHE_TTL", betting.DefaultCacheTTL, "how long a node trusts a cached operator or event without a change notification")
 	e.Int(&cfg.RateBurst, "tickets-rate-burst", "FORESIGHT_TICKETS_RATE_BURST", cfg.RateBurst, "burst of requests per API key")
 	e.Int(&cfg.Queue.Workers, "tickets-workers", "FORESIGHT_TICKETS_WORKERS", cfg.Queue.Workers, "generations run at once per process")

@@ -3,6 +3,10 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -128,5 +132,47 @@ func TestWidgetConfig(t *testing.T) {
 	}
 	if c := bw.api("GET", "/api/v1/widget/operators/sandbox", "", "").json(t); c["session_url"] != "http://127.0.0.1:1/session" {
 		t.Fatalf("session_url after PATCH = %v", c["session_url"])
+	}
+}
+
+// TestPolymarketFeed serves recorded Gamma answers and checks that the
+// polymarket feed named in the configuration imports them.
+func TestPolymarketFeed(t *testing.T) {
+	t.Parallel()
+	page, err := os.ReadFile("../feed/polymarket/testdata/events_page1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gamma := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/events" && r.URL.Query().Get("offset") == "0" {
+			w.Write(page)
+			return
+		}
+		w.Write([]byte("[]"))
+	}))
+	t.Cleanup(gamma.Close)
+	w := newWorld(t, "sqlite:"+filepath.Join(t.TempDir(), "pm.db"), worldOptions{config: func(c *server.Config) {
+		c.MarketFeed, c.FeedInterval = "polymarket", time.Hour
+		c.Polymarket.BaseURL = gamma.URL
+	}})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		events, err := w.srv.Betting().ListEvents(context.Background(), betting.EventFilter{Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events) > 0 {
+			for _, e := range events {
+				if e.Source != "polymarket" || e.ID != feed.EventID("polymarket", e.SourceKey) {
+					t.Fatalf("fed event %s: source %q key %q", e.ID, e.Source, e.SourceKey)
+				}
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no Polymarket event reached the catalog")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

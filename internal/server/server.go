@@ -29,6 +29,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting/bettorhttp"
 	"github.com/foresight-dev/foresight/internal/betting/wallet"
 	"github.com/foresight-dev/foresight/internal/feed"
+	"github.com/foresight-dev/foresight/internal/feed/polymarket"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/postgres"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
@@ -88,6 +89,8 @@ type Config struct {
 	// FeedInterval is the time between two polls of the market feed
 	// (default feed.DefaultInterval).
 	FeedInterval time.Duration
+	// Polymarket configures the polymarket feed.
+	Polymarket polymarket.Config
 	// Feed, when set, replaces the feed MarketFeed names.
 	Feed feed.Source
 	// CatalogCacheTTL is how long a node trusts a cached operator or event
@@ -153,6 +156,8 @@ func NewFeed(cfg Config) (feed.Source, error) {
 		return cfg.Feed, nil
 	case cfg.MarketFeed == "manual" || cfg.MarketFeed == "":
 		return nil, nil
+	case cfg.MarketFeed == "polymarket":
+		return polymarket.New(cfg.Polymarket)
 	}
 	return nil, fmt.Errorf("market feed %q: want manual, simulator or polymarket", cfg.MarketFeed)
 }
