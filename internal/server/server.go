@@ -41,6 +41,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/tickets/openai"
 	"github.com/foresight-dev/foresight/internal/tickets/tickethttp"
 	"github.com/foresight-dev/foresight/internal/webhook"
+	"github.com/foresight-dev/foresight/internal/widget"
 )
 
 // Config is the whole configuration of a Foresight server.
@@ -291,6 +292,7 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("POST "+p, metrics.wrap("aggregator", aggregatorAPI))
 	}
 	mux.Handle("GET /.well-known/jwks.json", metrics.wrap("aggregator", aggregatorAPI))
+	mux.Handle("/widget/", metrics.wrap("widget", widget.Handler(s.betting.CachedOperator)))
 	mux.Handle("/admin/v1/", metrics.wrap("admin", admin.New(s.cfg.AdminToken, s.tickets, s.betting, s.placement, s.log)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

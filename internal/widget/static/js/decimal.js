@@ -1,0 +1,88 @@
+// Exact decimal arithmetic on the API's decimal strings ("10.00",
+// "4.4214"), with BigInt: no float ever holds a money amount or odds.
+
+const PLAIN = /^(\d+)(?:\.(\d+))?$/;
+
+// parse reads a plain non-negative decimal ("10", "4.42", "0.125") into
+// {units, scale}: the value is units / 10^scale. Anything else is null.
+export function parse(s) {
+  const m = PLAIN.exec(String(s ?? "").trim());
+  if (!m) return null;
+  const frac = m[2] ?? "";
+  return { units: BigInt(m[1] + frac), scale: frac.length };
+}
+
+// multiply returns a × b exactly, as a plain decimal string.
+export function multiply(a, b) {
+  const x = parse(a);
+  const y = parse(b);
+  if (!x || !y) return null;
+  return toString({ units: x.units * y.units, scale: x.scale + y.scale });
+}
+
+// round rounds s to places decimal places, half to even (the rounding of
+// settlement, so a shown payout is the amount paid), and writes exactly
+// places decimals: round("44.214", 2) = "44.21", round("2.625", 2) =
+// "2.62", round("516.15", 0) = "516", round("2.8999", 3) = "2.900".
+export function round(s, places) {
+  const x = parse(s);
+  if (!x || !Number.isInteger(places) || places < 0) return null;
+  let units;
+  if (x.scale <= places) {
+    units = x.units * 10n ** BigInt(places - x.scale);
+  } else {
+    const div = 10n ** BigInt(x.scale - places);
+    units = x.units / div;
+    const twice = (x.units % div) * 2n;
+    if (twice > div || (twice === div && units % 2n === 1n)) units += 1n;
+  }
+  return toString({ units, scale: places });
+}
+
+// payout is the gross payout (the stake included) of stake at odds,
+// rounded to the currency's decimals: stake × odds.
+export function payout(stake, odds, decimals) {
+  const p = multiply(stake, odds);
+  return p === null ? null : round(p, decimals);
+}
+
+// compare returns -1, 0 or 1 as a is below, equal to or above b; null
+// when either is not a plain decimal. A leading "-" is allowed (balances).
+export function compare(a, b) {
+  const x = signed(a);
+  const y = signed(b);
+  if (!x || !y) return null;
+  const scale = Math.max(x.scale, y.scale);
+  const xu = x.units * 10n ** BigInt(scale - x.scale);
+  const yu = y.units * 10n ** BigInt(scale - y.scale);
+  return xu < yu ? -1 : xu > yu ? 1 : 0;
+}
+
+function signed(s) {
+  const str = String(s ?? "").trim();
+  const neg = str.startsWith("-");
+  const x = parse(neg ? str.slice(1) : str);
+  if (!x) return null;
+  return neg ? { units: -x.units, scale: x.scale } : x;
+}
+
+// stakeError checks a stake typed by the bettor against the currency's
+// decimals: null when it is a positive plain decimal with at most
+// decimals places, else "format" or "decimals".
+export function stakeError(s, decimals) {
+  const str = String(s ?? "").trim();
+  const x = parse(str);
+  if (!x || x.units === 0n || /^0\d/.test(str)) return "format";
+  if (x.scale > decimals) return "decimals";
+  return null;
+}
+
+function toString({ units, scale }) {
+  const neg = units < 0n;
+  let digits = (neg ? -units : units).toString();
+  if (scale > 0) {
+    digits = digits.padStart(scale + 1, "0");
+    digits = digits.slice(0, -scale) + "." + digits.slice(-scale);
+  }
+  return (neg ? "-" : "") + digits;
+}

@@ -1,0 +1,295 @@
+// The widget's start: parameters, texts, session, then the three panels
+// (markets with the bet slip, my bets, portfolio) and the odds stream.
+
+import { Api } from "./api.js";
+import { round } from "./decimal.js";
+import * as host from "./host.js";
+import { load, t, translate } from "./i18n.js";
+import { SessionError, params, start } from "./session.js";
+import { Slip } from "./slip.js";
+import { streamOdds } from "./stream.js";
+import { betItem, eventCard, figure, money, setOdds } from "./views.js";
+
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  api: null,
+  currency: "",
+  decimals: 2,
+  balance: null, // the last balance read, a decimal string or null
+  demo: false,
+  events: new Map(), // event id → event
+  markets: new Map(), // market id → {event, market}
+  selected: null, // outcome id on the slip
+  eventsCursor: null,
+  historyCursor: null,
+  expired: false,
+};
+
+// decimalsOf is a currency's number of decimals: the operator's setting,
+// else the ISO 4217 minor units the browser knows, else 2.
+function decimalsOf(config, code) {
+  const c = config.currencies?.find((x) => x.code === code);
+  if (c && Number.isInteger(c.decimals)) return c.decimals;
+  try {
+    return new Intl.NumberFormat("en", { style: "currency", currency: code }).resolvedOptions().maximumFractionDigits;
+  } catch {
+    return 2;
+  }
+}
+
+function notice(text) {
+  const n = $("notice");
+  n.textContent = text;
+  n.hidden = !text;
+}
+
+function sessionExpired() {
+  if (state.expired) return;
+  state.expired = true;
+  notice(t("session.expired"));
+  slip?.lockSession();
+  host.post({ type: "foresight:session_expired" });
+}
+
+let slip = null;
+
+// ---- balance
+
+async function refreshBalance() {
+  const r = await state.api.me();
+  if (!r.ok || !r.data) return { ok: false };
+  setBalance(r.data.balance ?? null);
+  return { ok: true, balance: state.balance };
+}
+
+function setBalance(balance) {
+  const changed = balance !== state.balance;
+  state.balance = balance;
+  const shown = balance === null ? "—" : money(balance, state.currency, state.decimals);
+  $("balance").textContent = shown;
+  $("pf-balance").textContent = shown;
+  if (changed) host.post({ type: "foresight:balance", balance, currency: state.currency });
+}
+
+// ---- events
+
+function index(ev) {
+  state.events.set(ev.id, ev);
+  for (const m of ev.markets) state.markets.set(m.id, { event: ev, market: m });
+}
+
+function renderEvents() {
+  const pick = state.demo ? null : (event, market, outcome) => slip.select(event, market, outcome);
+  const cards = [...state.events.values()].filter((e) => !state.category || e.category === state.category)
+    .map((e) => eventCard(e, { onPick: pick, selected: state.selected }));
+  $("events").replaceChildren(...cards);
+  $("events-empty").hidden = cards.length > 0;
+  $("events-more").hidden = !state.eventsCursor;
+}
+
+async function loadEvents({ more = false } = {}) {
+  const r = await state.api.events({ category: state.category, cursor: more ? state.eventsCursor : "" });
+  if (!r.ok || !r.data) {
+    if (r.status !== 401) notice(t("events.failed"));
+    return;
+  }
+  notice(state.expired ? t("session.expired") : "");
+  if (!more) {
+    state.events.clear();
+  }
+  for (const ev of r.data.items) index(ev);
+  state.eventsCursor = r.data.next_cursor;
+  renderEvents();
+}
+
+// freshEvent replaces an event with a fresh read (the slip's re-read).
+function freshEvent(ev) {
+  index(ev);
+  const card = document.querySelector(`[data-event-id="${CSS.escape(ev.id)}"]`);
+  if (card) {
+    const pick = state.demo ? null : (event, market, outcome) => slip.select(event, market, outcome);
+    card.replaceWith(eventCard(ev, { onPick: pick, selected: state.selected }));
+  }
+}
+
+// onOdds applies a change of the real-time channel: odds only.
+function onOdds(change) {
+  const entry = state.markets.get(change.market_id);
+  if (entry) {
+    const o = entry.market.outcomes.find((x) => x.id === change.outcome_id);
+    if (o) {
+      o.display_odds = change.display_odds;
+      o.display_probability = change.display_probability;
+    }
+  }
+  setOdds($("events"), change);
+  slip?.odds(change);
+}
+
+// ---- history
+
+function names(bet) {
+  const entry = state.markets.get(bet.market_id);
+  if (!entry) return { outcome: t("history.outcome", { index: bet.outcome_index + 1 }), question: t("history.unknown_market") };
+  const o = entry.market.outcomes.find((x) => x.id === bet.outcome_id);
+  return { outcome: o?.name ?? t("history.outcome", { index: bet.outcome_index + 1 }), question: entry.market.question };
+}
+
+// loadHistory refetches the bets (obligation 11: on load and whenever the
+// history opens; nothing waits in a loop for settlement).
+async function loadHistory({ more = false } = {}) {
+  $("history-status").textContent = t("app.loading");
+  const r = await state.api.bets({ status: $("history-filter").value, cursor: more ? state.historyCursor : "" });
+  if (!r.ok || !r.data) {
+    $("history-status").textContent = r.status === 401 ? "" : t("history.failed");
+    return;
+  }
+  const items = r.data.items.map((b) => betItem(b, { currencyDecimals: (c) => decimalsOf(state.config, c), names }));
+  if (more) $("history").append(...items);
+  else $("history").replaceChildren(...items);
+  state.historyCursor = r.data.next_cursor;
+  $("history-more").hidden = !state.historyCursor;
+  $("history-empty").hidden = $("history").children.length > 0;
+  $("history-status").textContent = "";
+}
+
+async function loadPortfolio() {
+  const [p] = await Promise.all([state.api.portfolio(), refreshBalance()]);
+  if (p.ok && p.data) {
+    $("pf-stakes").textContent = money(p.data.total_stakes, p.data.currency ?? state.currency, state.decimals);
+    $("pf-positions").textContent = String(p.data.total_positions);
+  }
+}
+
+// ---- tabs
+
+const TABS = ["markets", "history", "portfolio"];
+
+function openTab(name, { focus = true } = {}) {
+  for (const n of TABS) {
+    const on = n === name;
+    $(`tab-${n}`).setAttribute("aria-selected", on ? "true" : "false");
+    $(`tab-${n}`).tabIndex = on ? 0 : -1;
+    $(`panel-${n}`).hidden = !on;
+  }
+  if (focus) $(`tab-${name}`).focus();
+  if (name === "history") loadHistory();
+  if (name === "portfolio") loadPortfolio();
+}
+
+function wireTabs() {
+  const visible = () => TABS.filter((n) => !$(`tab-${n}`).hidden);
+  for (const n of TABS) $(`tab-${n}`).addEventListener("click", () => openTab(n));
+  $("tabs").addEventListener("keydown", (e) => {
+    const tabs = visible();
+    const i = tabs.indexOf(e.target.id.slice(4));
+    const next = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[e.key];
+    if (next === undefined || i < 0) return;
+    e.preventDefault();
+    openTab(tabs[(next + tabs.length) % tabs.length]);
+  });
+}
+
+// ---- start
+
+async function main() {
+  const p = params(location.search, document.referrer);
+  document.documentElement.dataset.theme = p.theme;
+  document.documentElement.lang = p.locale;
+  host.init(p.hostOrigin);
+  host.watchHeight(document.body);
+  await load(p.locale);
+  translate(document);
+  // The session_request_id is single use: do not keep it in the address.
+  const shown = new URLSearchParams(location.search);
+  shown.delete("session_request_id");
+  history.replaceState(null, "", `${location.pathname}?${shown}`);
+
+  let s;
+  try {
+    s = await start(p);
+  } catch (err) {
+    const kind = err instanceof SessionError ? err.kind : "failed";
+    $("loading").hidden = true;
+    notice(t(`start.${kind}`));
+    $("app").setAttribute("aria-busy", "false");
+    if (kind === "expired") host.post({ type: "foresight:session_expired" });
+    return;
+  }
+  state.config = s.config;
+  state.currency = s.claims.currency ?? s.config.currencies?.[0]?.code ?? "";
+  state.decimals = decimalsOf(s.config, state.currency);
+  state.demo = s.demo;
+  state.api = new Api(s.token, { locale: p.locale, onUnauthorized: sessionExpired });
+  $("brand").textContent = s.config.name || "Foresight";
+
+  if (state.demo) {
+    // A demo session browses markets and odds and places nothing: no slip
+    // form, no history, no balance.
+    $("demo-badge").hidden = false;
+    $("demo-note").hidden = false;
+    $("slip-demo").hidden = false;
+    $("slip-empty").hidden = true;
+    $("slip-form").remove();
+    $("tab-history").hidden = true;
+    $("tab-portfolio").hidden = true;
+  } else {
+    $("balance-box").hidden = false;
+    const limits = s.config.limits?.[state.currency];
+    $("stake-label").textContent = t("slip.stake", { currency: state.currency });
+    $("stake").placeholder = state.decimals > 0 ? `10.${"0".repeat(state.decimals)}` : "10";
+    $("stake-hint").textContent = limits
+      ? t("slip.limits", { min: figure(limits.min_stake, state.decimals), max: figure(limits.max_stake, state.decimals), currency: state.currency })
+      : "";
+    slip = new Slip($("slip"), {
+      api: state.api,
+      currency: state.currency,
+      decimals: state.decimals,
+      balance: () => state.balance,
+      refreshBalance,
+      freshEvent,
+      onSelection: (id) => {
+        state.selected = id;
+        for (const b of document.querySelectorAll("button.outcome")) b.setAttribute("aria-pressed", b.dataset.outcomeId === id ? "true" : "false");
+      },
+      onPlaced: () => {
+        refreshBalance();
+      },
+      openHistory: () => openTab("history"),
+      deposit: (amount) => host.post({ type: "foresight:deposit", currency: state.currency, amount: round(amount, state.decimals) }),
+    });
+  }
+  wireTabs();
+  $("category").addEventListener("change", () => {
+    state.category = $("category").value;
+    loadEvents();
+  });
+  $("events-more").addEventListener("click", () => loadEvents({ more: true }));
+  $("history-filter").addEventListener("change", () => loadHistory());
+  $("history-more").addEventListener("click", () => loadHistory({ more: true }));
+
+  const first = [loadEvents()];
+  if (!state.demo) first.push(refreshBalance(), loadHistory());
+  await Promise.all(first);
+  $("loading").hidden = true;
+  $("main").hidden = false;
+  $("app").setAttribute("aria-busy", "false");
+  document.body.dataset.ready = "true";
+
+  let connected = false;
+  const stop = new AbortController();
+  addEventListener("pagehide", () => stop.abort());
+  streamOdds(state.api, {
+    signal: stop.signal,
+    onConnect: () => {
+      // No snapshot comes with a connection: read the events again on
+      // every reconnection.
+      if (connected) loadEvents();
+      connected = true;
+    },
+    onOdds,
+  });
+}
+
+main();

@@ -1,0 +1,371 @@
+// The bet slip: one selection, a stake, the payout preview and the whole
+// life of a placement attempt, as bettor-and-operator-api.md's client
+// obligations require:
+//   1–2  the preview is stake × the outcome's display_odds, rounded to the
+//        currency's decimals; after placement, potential_payout rounded
+//   3    the event is read again immediately before submitting
+//   4    one fresh Idempotency-Key per intended bet, kept across replays
+//   5–6  a 202 is "accepted", not placed: the bet is read on the poll
+//        schedule until confirmed or rejected (status case-insensitive)
+//   7    at the 60 s ceiling: "still processing, check your bets", no retry
+//   8–9  a 5xx, network error or unreadable answer is replayed with the
+//        same key; never resubmitted with a new one
+//   and the rejection table: messages from rejection_code only, the
+//   balance re-read before a new attempt where required.
+
+import { clock } from "./clock.js";
+import { payout, stakeError, compare } from "./decimal.js";
+import { amount, t } from "./i18n.js";
+import { isPlaced, newIdempotencyKey, pollWaits, rejection, statusIs } from "./rules.js";
+import { el, figure, isOpen } from "./views.js";
+
+// REPLAY_WAITS_MS are the waits before replaying a place-bet call whose
+// answer was lost (same Idempotency-Key): 3 calls in all.
+const REPLAY_WAITS_MS = [1000, 2000];
+
+// STAKE_BACK_WAIT_MS is the wait between balance reads after
+// wallet_rolled_back, until the balance shows the stake back; after
+// STAKE_BACK_READS reads the bettor re-checks with a button.
+const STAKE_BACK_WAIT_MS = 2000;
+const STAKE_BACK_READS = 30;
+
+export class Slip {
+  constructor(root, deps) {
+    this.d = deps;
+    this.$ = (id) => root.querySelector(`#${id}`);
+    this.sel = null; // {event, market, outcome, odds}
+    this.busy = false;
+    this.locks = new Set(); // "terminal", "session", "balance", "stake-back"
+    this.blockedStake = null; // the stake a bet_limit_reached refused
+    this.pending = null; // an attempt whose answer was lost: {key, bet}
+    this.$("slip-form").addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.place();
+    });
+    this.$("stake").addEventListener("input", () => this.render());
+    this.$("slip-remove").addEventListener("click", () => this.clear());
+    this.render();
+  }
+
+  // select puts an outcome on the slip (a new intended bet).
+  select(event, market, outcome) {
+    if (this.busy || this.pending) return;
+    this.sel = { event, market, outcome, odds: outcome.display_odds };
+    this.say("");
+    this.actions();
+    this.render();
+    this.d.onSelection(outcome.id);
+    this.$("stake").focus();
+  }
+
+  clear() {
+    if (this.busy) return;
+    this.sel = null;
+    this.pending = null;
+    this.actions();
+    this.render();
+    this.d.onSelection(null);
+  }
+
+  // odds applies a change of the real-time channel to the selection.
+  odds(change) {
+    if (this.sel && this.sel.outcome.id === change.outcome_id && change.display_odds) {
+      this.sel.odds = change.display_odds;
+      this.render();
+    }
+  }
+
+  // lock stops placing for the rest of the session (token expired).
+  lockSession() {
+    this.locks.add("session");
+    this.render();
+  }
+
+  stake() {
+    return this.$("stake").value.trim();
+  }
+
+  render() {
+    const s = this.sel;
+    this.$("slip-empty").hidden = !!s;
+    this.$("slip-form").hidden = !s;
+    if (!s) return;
+    const { currency, decimals } = this.d;
+    this.$("slip-event").textContent = s.event.title;
+    this.$("slip-market").textContent = s.market.question;
+    this.$("slip-outcome").textContent = s.outcome.name;
+    this.$("slip-odds").textContent = s.odds;
+    const stake = this.stake();
+    const err = stake === "" ? null : stakeError(stake, decimals);
+    this.$("stake-error").textContent = err === "format" ? t("stake.format") : err === "decimals" ? t("stake.decimals", { currency, decimals }) : "";
+    this.$("stake").setAttribute("aria-invalid", err ? "true" : "false");
+    const p = stake !== "" && !err ? payout(stake, s.odds, decimals) : null;
+    this.$("slip-payout").textContent = p === null ? "—" : `${amount(p, decimals)} ${currency}`;
+    const blocked = this.blockedStake !== null && compare(stake, this.blockedStake) === 0;
+    const locked = this.busy || !!this.pending || this.locks.size > 0;
+    this.$("stake").disabled = this.busy || !!this.pending || this.locks.has("terminal") || this.locks.has("session");
+    this.$("place").disabled = locked || blocked || stake === "" || !!err;
+    this.$("slip-remove").disabled = this.busy;
+    this.$("place").textContent = t("slip.place");
+  }
+
+  // say shows a message in the slip's live region (announced politely).
+  say(text) {
+    this.$("slip-status").textContent = text;
+  }
+
+  // actions replaces the buttons under the message.
+  actions(...buttons) {
+    this.$("slip-actions").replaceChildren(...buttons);
+  }
+
+  button(key, onclick, id) {
+    return el("button", { type: "button", id, class: "secondary", onclick, text: t(key) });
+  }
+
+  // place starts an attempt for the bet on the slip.
+  async place() {
+    const s = this.sel;
+    const stake = this.stake();
+    if (!s || this.busy || this.pending || this.locks.size > 0 || stakeError(stake, this.d.decimals)) return;
+    if (this.blockedStake !== null && compare(stake, this.blockedStake) === 0) return;
+    this.busy = true;
+    this.actions();
+    this.render();
+    this.$("slip-status").focus();
+    try {
+      // Obligation 3: read the event again; the stream carries odds, not
+      // availability.
+      this.say(t("bet.checking"));
+      const fresh = await this.d.api.event(s.event.id);
+      if (!this.stillOpen(fresh)) return;
+      const outcome = this.sel.outcome;
+      if (outcome.display_odds !== s.odds) {
+        const old = s.odds;
+        s.odds = outcome.display_odds;
+        this.say(t("bet.price_changed", { old, new: s.odds }));
+        return;
+      }
+      // Obligation 4: one fresh key for this intended bet, kept for the
+      // whole attempt.
+      const attempt = { key: newIdempotencyKey(), stake, bet: { market_id: s.market.id, outcome_id: outcome.id, stake },
+        balanceBefore: this.d.balance() };
+      await this.submit(attempt);
+    } finally {
+      this.busy = false;
+      this.render();
+    }
+  }
+
+  // stillOpen applies a fresh event read to the selection: false (and the
+  // selection dropped) when the market no longer takes bets.
+  stillOpen(fresh) {
+    if (!fresh.ok || !fresh.data) {
+      if (fresh.status === 404) {
+        this.drop();
+      } else {
+        this.say(t("bet.check_failed"));
+      }
+      return false;
+    }
+    const ev = fresh.data;
+    this.d.freshEvent(ev);
+    const market = ev.markets.find((m) => m.id === this.sel.market.id);
+    const outcome = market?.outcomes.find((o) => o.id === this.sel.outcome.id);
+    if (!market || !isOpen(ev, market, outcome)) {
+      this.drop();
+      return false;
+    }
+    Object.assign(this.sel, { event: ev, market, outcome });
+    return true;
+  }
+
+  drop() {
+    this.sel = null;
+    this.pending = null;
+    this.d.onSelection(null);
+    this.say(t("bet.closed"));
+    this.render();
+  }
+
+  // submit sends the attempt, replaying the same key while the answer is
+  // lost (obligations 8 and 9), then polls the accepted bet.
+  async submit(attempt) {
+    this.say(t("bet.sending"));
+    let accepted = null;
+    for (let i = 0; ; i++) {
+      const a = await this.d.api.placeBet(attempt.bet, attempt.key);
+      if (a.status === 202 && typeof a.data?.id === "string") {
+        accepted = a.data;
+        break;
+      }
+      const lost = a.status === 0 || a.status >= 500 || (a.status >= 200 && a.status < 300);
+      if (lost && i < REPLAY_WAITS_MS.length) {
+        await clock.sleep(REPLAY_WAITS_MS[i], "replay");
+        continue;
+      }
+      if (lost) {
+        this.uncertain(attempt);
+        return;
+      }
+      this.refused(a.status);
+      return;
+    }
+    this.pending = null;
+    // Obligation 5: accepted for processing, not placed.
+    this.say(t("bet.accepted"));
+    await this.poll(attempt, accepted);
+  }
+
+  // uncertain: no answer after the replays. The bettor may replay the same
+  // key (never a new one) or check their bets.
+  uncertain(attempt) {
+    this.pending = attempt;
+    this.say(t("bet.uncertain"));
+    this.actions(
+      this.button("bet.replay", () => this.replay(), "slip-replay"),
+      this.button("bet.open_history", () => this.d.openHistory(), "slip-history"));
+    this.render();
+  }
+
+  async replay() {
+    const attempt = this.pending;
+    if (!attempt || this.busy) return;
+    this.busy = true;
+    this.actions();
+    this.render();
+    try {
+      await this.submit(attempt);
+    } finally {
+      this.busy = false;
+      this.render();
+    }
+  }
+
+  // refused: a definite 4xx; no bet was created and the attempt is over.
+  refused(status) {
+    if (status === 404) {
+      this.drop();
+      return;
+    }
+    const key = { 400: "bet.refused_invalid", 401: "session.expired", 403: "bet.refused_demo", 409: "bet.refused_unpriced" }[status] ?? "bet.refused";
+    this.say(t(key));
+  }
+
+  // poll reads the bet on the schedule until it is confirmed or rejected,
+  // or the ceiling passes (obligations 6 and 7).
+  async poll(attempt, accepted) {
+    for (const wait of pollWaits()) {
+      await clock.sleep(wait, "poll");
+      const r = await this.d.api.bet(accepted.id);
+      if (!r.ok || !r.data) continue;
+      if (isPlaced(r.data.status)) return this.placed(attempt, accepted, r.data);
+      if (statusIs(r.data.status, "rejected")) return this.rejected(attempt, r.data);
+    }
+    this.stillProcessing();
+  }
+
+  placed(attempt, accepted, bet) {
+    const { currency, decimals } = this.d;
+    this.say(t("bet.confirmed", {
+      stake: figure(bet.stake, decimals), currency, outcome: this.sel?.outcome.name ?? "", odds: bet.entry_odds,
+      payout: figure(bet.potential_payout ?? accepted.potential_payout, decimals),
+    }));
+    this.sel = null;
+    this.$("stake").value = "";
+    this.d.onSelection(null);
+    this.actions(this.button("bet.open_history", () => this.d.openHistory(), "slip-history"));
+    this.d.onPlaced(bet);
+  }
+
+  // stillProcessing: the ceiling passed with the bet pending. Neither
+  // failed nor placed, and no retry: a new key could stake twice.
+  stillProcessing() {
+    this.sel = null;
+    this.d.onSelection(null);
+    this.say(t("bet.still_processing"));
+    this.actions(this.button("bet.open_history", () => this.d.openHistory(), "slip-history"));
+    this.d.onPlaced(null);
+  }
+
+  // rejected shows the message of the rejection_code (never
+  // rejection_reason) and does what the rejection table asks.
+  async rejected(attempt, bet) {
+    const r = rejection(bet.rejection_code);
+    const { currency, decimals } = this.d;
+    const message = t(r.key, { stake: figure(attempt.stake, decimals), currency });
+    this.say(message);
+    if (r.terminal) {
+      this.locks.add("terminal");
+      return;
+    }
+    if (r.sameStakeBlocked) {
+      this.blockedStake = attempt.stake;
+      return;
+    }
+    if (r.offerDeposit) {
+      this.actions(this.button("bet.deposit", () => this.d.deposit(attempt.stake), "slip-deposit"));
+    }
+    if (r.refetchEvent && this.sel) {
+      const before = this.sel.odds;
+      const fresh = await this.d.api.event(this.sel.event.id);
+      if (!this.stillOpen(fresh)) return;
+      const now = this.sel.outcome.display_odds;
+      if (now !== before) {
+        this.sel.odds = now;
+        this.say(`${message} ${t("bet.price_changed", { old: before, new: now })}`);
+      }
+      return;
+    }
+    if (r.refreshBalance) {
+      this.locks.add("balance");
+      this.render();
+      this.say(`${message} ${t("balance.refreshing")}`);
+      const got = await this.d.refreshBalance();
+      if (r.awaitStakeBack) {
+        if (!(await this.awaitStakeBack(attempt, got, message))) return;
+      } else {
+        this.say(got.ok ? message : `${message} ${t("balance.refresh_failed")}`);
+        if (!got.ok) {
+          this.actions(this.button("balance.refresh", () => this.recheck(message), "slip-refresh"));
+          return;
+        }
+      }
+      this.locks.delete("balance");
+      this.render();
+    }
+  }
+
+  // recheck reads the balance again on the bettor's request; placing is
+  // allowed again once it is read.
+  async recheck(message) {
+    const got = await this.d.refreshBalance();
+    if (got.ok) {
+      this.locks.delete("balance");
+      this.locks.delete("stake-back");
+      this.actions();
+      this.say(message);
+      this.render();
+    }
+  }
+
+  // awaitStakeBack reads the balance until it shows the stake back (the
+  // balance before the attempt, or more); only then may the bettor try
+  // again.
+  async awaitStakeBack(attempt, got, message) {
+    this.locks.add("stake-back");
+    for (let i = 0; ; i++) {
+      const bal = got.ok ? got.balance : null;
+      if (got.ok && (attempt.balanceBefore === null || bal === null || compare(bal, attempt.balanceBefore) >= 0)) break;
+      if (i >= STAKE_BACK_READS) {
+        this.actions(this.button("balance.refresh", () => this.recheck(message), "slip-refresh"));
+        return false;
+      }
+      await clock.sleep(STAKE_BACK_WAIT_MS, "balance");
+      got = await this.d.refreshBalance();
+    }
+    this.locks.delete("stake-back");
+    this.say(`${message} ${t("bet.stake_returned")}`);
+    return true;
+  }
+}
