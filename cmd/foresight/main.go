@@ -46,6 +46,7 @@ Usage:
   foresight loadtest stream    measure how fast a price change reaches many odds streams
   foresight loadtest aggregator measure the launcher, round details and aggregator bets against the sandbox casino
   foresight tickets lint|bench score ticket results; run an engine over a set of specs
+  foresight conformance <kind> check a partner's wallet (operator-wallet, aggregator-wallet) against the protocol
 
 Run "foresight <command> -h" for the flags of a command.
 `
@@ -78,6 +79,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runMigrate(ctx, args[1:], getenv, stdout, stderr)
 	case "admin":
 		return runAdmin(ctx, args[1:], getenv, stdout, stderr)
+	case "conformance":
+		return runConformance(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -1,0 +1,374 @@
+package aggregatorwallet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/foresight-dev/foresight/internal/aggregator"
+	"github.com/foresight-dev/foresight/internal/aggregator/wallet"
+	"github.com/foresight-dev/foresight/internal/conformance"
+	"github.com/foresight-dev/foresight/internal/money"
+)
+
+// DefaultCurrency is the test account's currency when Config.Currency is
+// empty.
+const DefaultCurrency = "USD"
+
+// MinStakes is how many stakes the test account must hold: the most the
+// checks have debited at one time, with a margin.
+const MinStakes = 3
+
+// signatureHeader carries the request signature.
+const signatureHeader = "X-REQUEST-SIGN"
+
+// userAgent names the checker in the partner's logs.
+const userAgent = "Foresight-Conformance/1 (aggregator-wallet)"
+
+// currencyPattern is the spec's currency code: 3 to 7 upper-case letters
+// or digits.
+var currencyPattern = regexp.MustCompile(`^[A-Z0-9]{3,7}$`)
+
+// Config configures a run against an aggregator's wallet.
+type Config struct {
+	// URL is the wallet base URL the aggregator gave: the checker calls
+	// URL + "/v2/provider_agg.Player/Balance", … Required.
+	URL string
+	// Secret is the shared signing secret (the key of X-REQUEST-SIGN).
+	// Required. It is never printed.
+	Secret string
+	// AccountID is a test player's account id (the account.id of a
+	// launch), holding at least MinStakes stakes in Currency. Required.
+	AccountID string
+	// Currency is the test account's currency. Default DefaultCurrency.
+	Currency string
+	// SessionID is sent as session_id. Default: a fresh UUID per run, a
+	// session the wallet never saw (the spec: never authorise with it).
+	SessionID string
+	// Stake is the amount of each test bet, a positive decimal with at most
+	// 12 decimals. Default "1".
+	Stake string
+	// Timeout bounds each request. Default conformance.DefaultTimeout.
+	Timeout time.Duration
+	// HTTPClient sends the requests; nil means a client of the checker's
+	// own. Redirects are never followed.
+	HTTPClient *http.Client
+}
+
+// suite is a configured run: the checks are its methods.
+type suite struct {
+	base     string
+	secret   []byte
+	account  string
+	currency string
+	session  string
+	stake    money.Amount
+}
+
+func newSuite(cfg Config) (*suite, error) {
+	u, err := url.Parse(cfg.URL)
+	switch {
+	case cfg.URL == "":
+		return nil, errors.New("the wallet URL is required")
+	case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
+		return nil, fmt.Errorf("the wallet URL %q must be an absolute http or https URL", cfg.URL)
+	case u.RawQuery != "" || u.Fragment != "":
+		return nil, fmt.Errorf("the wallet URL %q must not have a query or a fragment", cfg.URL)
+	case cfg.Secret == "":
+		return nil, errors.New("the signing secret is required")
+	case cfg.AccountID == "":
+		return nil, errors.New("the test account id is required")
+	}
+	s := &suite{
+		base:     strings.TrimRight(u.String(), "/"),
+		secret:   []byte(cfg.Secret),
+		account:  cfg.AccountID,
+		currency: cfg.Currency,
+		session:  cfg.SessionID,
+		stake:    money.MustParse("1"),
+	}
+	if s.currency == "" {
+		s.currency = DefaultCurrency
+	}
+	if !currencyPattern.MatchString(s.currency) {
+		return nil, fmt.Errorf("currency %q must be 3 to 7 upper-case letters or digits", s.currency)
+	}
+	if s.session == "" {
+		s.session = uuid.NewString()
+	}
+	if cfg.Stake != "" {
+		if s.stake, err = money.ParsePositive(cfg.Stake); err != nil {
+			return nil, fmt.Errorf("stake: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// Run checks the aggregator wallet at cfg.URL against the protocol and
+// returns the report; see the package documentation for the checks and
+// what they leave in the ledger. The error is non-nil only for an unusable
+// Config, and then nothing was sent.
+func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
+	s, err := newSuite(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("aggregator wallet conformance: %w", err)
+	}
+	r := conformance.NewRunner(conformance.NewClient(cfg.HTTPClient, cfg.Timeout))
+	rep := &conformance.Report{
+		Title:  "aggregator wallet",
+		Target: s.base,
+		Settings: []string{
+			fmt.Sprintf("test account %q, currency %s, stake %s, session_id %q, game_id %q",
+				s.account, s.currency, s.stake, s.session, aggregator.GameID),
+		},
+	}
+	before := s.readOutside(ctx, r, "start")
+	for _, c := range s.checks() {
+		rep.Results = append(rep.Results, r.Run(ctx, c))
+	}
+	after := s.readOutside(ctx, r, "end")
+	rep.Notes = append(rep.Notes, balanceNote(before, after, s.currency))
+	rep.Notes = append(rep.Notes, fmt.Sprintf("Left in the ledger: test rounds (ids conformance-round-…) whose bets are rolled back, "+
+		"one lost round (-%[1]s), one won round paying twice the stake (+%[1]s), one closed round credited its stake (0), "+
+		"one win without a bet and its rollback (0), a refused bet (insufficient-funds) and a rollback of a bet never sent (rollback-unknown); "+
+		"the balance ends where it started when every check passes.", s.stake))
+	return rep, nil
+}
+
+// readOutside reads the balance outside any check (at the start and the
+// end of the run); nil when it cannot be read.
+func (s *suite) readOutside(ctx context.Context, r *conformance.Runner, when string) *decimal.Decimal {
+	var out *decimal.Decimal
+	r.Run(ctx, conformance.Check{Name: when, Run: func(ctx context.Context, t *conformance.T) {
+		b := s.readBalance(ctx, t, "at the "+when+" of the run", false)
+		out = &b
+	}})
+	return out
+}
+
+func balanceNote(before, after *decimal.Decimal, currency string) string {
+	switch {
+	case before == nil || after == nil:
+		return "The test account's balance could not be read at the start or the end of the run."
+	case before.Equal(*after):
+		return fmt.Sprintf("The test account's balance: %s %s at the start of the run, the same at the end.", before, currency)
+	}
+	diff := after.Sub(*before).String()
+	if !strings.HasPrefix(diff, "-") {
+		diff = "+" + diff
+	}
+	return fmt.Sprintf("The test account's balance: %s %s at the start of the run, %s at the end (%s).", before, currency, after, diff)
+}
+
+// newID returns a fresh id of kind ("bet", "win", "rb", "round").
+func newID(kind string) string { return "conformance-" + kind + "-" + uuid.NewString() }
+
+// Request bodies, in the field order of the spec's table.
+type (
+	txItem struct {
+		IDProvider         string `json:"id_provider"`
+		Type               string `json:"type"`
+		Amount             string `json:"amount,omitempty"`
+		OriginalIDProvider string `json:"original_id_provider,omitempty"`
+	}
+	balanceRequest struct {
+		AccountID string `json:"account_id"`
+		Currency  string `json:"currency"`
+		GameID    string `json:"game_id"`
+		SessionID string `json:"session_id"`
+	}
+	betWinRequest struct {
+		AccountID    string   `json:"account_id"`
+		Currency     string   `json:"currency"`
+		GameID       string   `json:"game_id"`
+		RoundID      string   `json:"round_id"`
+		Finished     bool     `json:"finished"`
+		SessionID    string   `json:"session_id"`
+		Transactions []txItem `json:"transactions"`
+	}
+	finishRequest struct {
+		AccountID string `json:"account_id"`
+		Currency  string `json:"currency"`
+		RoundID   string `json:"round_id"`
+		SessionID string `json:"session_id"`
+	}
+	rollbackRequest struct {
+		AccountID       string   `json:"account_id"`
+		Currency        string   `json:"currency"`
+		GameID          string   `json:"game_id"`
+		RoundIDProvider string   `json:"round_id_provider"`
+		Finished        bool     `json:"finished"`
+		SessionID       string   `json:"session_id"`
+		Transactions    []txItem `json:"transactions"`
+	}
+)
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // structs of strings and booleans
+	}
+	return b
+}
+
+func (s *suite) balanceBody() []byte {
+	return mustJSON(balanceRequest{AccountID: s.account, Currency: s.currency, GameID: aggregator.GameID, SessionID: s.session})
+}
+
+// betWinBody is a Round/BetWin of one transaction: a bet (finished false)
+// or a win (finished true), as the platform sends them.
+func (s *suite) betWinBody(kind, idProvider, roundID string, amount money.Amount) []byte {
+	return mustJSON(betWinRequest{AccountID: s.account, Currency: s.currency, GameID: aggregator.GameID, RoundID: roundID,
+		Finished: kind == "win", SessionID: s.session, Transactions: []txItem{{IDProvider: idProvider, Type: kind, Amount: amount.String()}}})
+}
+
+func (s *suite) finishBody(roundID string) []byte {
+	return mustJSON(finishRequest{AccountID: s.account, Currency: s.currency, RoundID: roundID, SessionID: s.session})
+}
+
+func (s *suite) rollbackBody(idProvider, roundID, original string) []byte {
+	return mustJSON(rollbackRequest{AccountID: s.account, Currency: s.currency, GameID: aggregator.GameID, RoundIDProvider: roundID,
+		SessionID: s.session, Transactions: []txItem{{IDProvider: idProvider, Type: "rollback", OriginalIDProvider: original}}})
+}
+
+// post signs body, lets alter change the headers (nil: none), and sends it
+// to path.
+func (s *suite) post(ctx context.Context, t *conformance.T, step, path string, body []byte, alter func(http.Header, []byte)) conformance.Exchange {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", userAgent)
+	h.Set(signatureHeader, wallet.Sign(s.secret, body))
+	if alter != nil {
+		alter(h, body)
+	}
+	return t.Do(ctx, step, conformance.Request{Method: http.MethodPost, URL: s.base + path, Header: h, Body: body})
+}
+
+// pending is a bet or win the check has not undone or settled yet.
+type pending struct{ settled bool }
+
+// undoLater registers the Round/Rollback of transaction idProvider of
+// round roundID, unless the check marks it settled before it ends.
+func (s *suite) undoLater(t *conformance.T, what, idProvider, roundID string) *pending {
+	p := &pending{}
+	t.Cleanup(func(ctx context.Context) error {
+		if p.settled {
+			return nil
+		}
+		ex := s.post(ctx, t, "cleanup: rollback of the "+what, wallet.PathRollback, s.rollbackBody(newID("rb"), roundID, idProvider), nil)
+		if !success(ex) {
+			return fmt.Errorf("the rollback of the %s %s was answered %s: it may stay in the balance", what, idProvider, describe(ex))
+		}
+		return nil
+	})
+	return p
+}
+
+// readBalance reads the account's balance with Player/Balance; the check
+// is skipped when it cannot (or, with needStakes, when the balance is
+// below MinStakes stakes).
+func (s *suite) readBalance(ctx context.Context, t *conformance.T, why string, needStakes bool) decimal.Decimal {
+	ex := s.post(ctx, t, "Player/Balance "+why, wallet.PathBalance, s.balanceBody(), nil)
+	if !success(ex) {
+		t.Skipf("could not read the balance %s: Player/Balance was answered %s (see the check balance)", why, describe(ex))
+	}
+	bal, err := answerBalance(ex)
+	if err != nil {
+		t.Skipf("could not read the balance %s: %v (see the check balance)", why, err)
+	}
+	if need := s.stake.Decimal().Mul(decimal.NewFromInt(MinStakes)); needStakes && bal.LessThan(need) {
+		t.Skipf("the test account %q holds %s %s; the checks need at least %s (%d stakes): credit the test account or lower the stake",
+			s.account, bal, s.currency, need, MinStakes)
+	}
+	return bal
+}
+
+// balance is readBalance inside a check.
+func (s *suite) balance(ctx context.Context, t *conformance.T, why string) decimal.Decimal {
+	return s.readBalance(ctx, t, why, true)
+}
+
+// bet places a bet of the stake in a fresh round that must succeed; the
+// check is skipped otherwise (it is the check bet's business). The bet's
+// rollback is registered for the end of the check.
+func (s *suite) bet(ctx context.Context, t *conformance.T) (idProvider, roundID string, ex conformance.Exchange, p *pending) {
+	idProvider, roundID = newID("bet"), newID("round")
+	ex = s.post(ctx, t, "bet", wallet.PathBetWin, s.betWinBody("bet", idProvider, roundID, s.stake), nil)
+	if !success(ex) {
+		t.Skipf("not checked: a bet of %s was answered %s (see the check bet)", s.stake, describe(ex))
+	}
+	return idProvider, roundID, ex, s.undoLater(t, "bet", idProvider, roundID)
+}
+
+// success reports whether ex is the protocol's success: HTTP 200 with a
+// JSON object without meta.api_code (the platform reads api_code in every
+// answer, 200 included).
+func success(ex conformance.Exchange) bool {
+	if !ex.Answered() || ex.Response.Status != http.StatusOK {
+		return false
+	}
+	o, err := conformance.ParseObject(ex.Response.Body)
+	if err != nil {
+		return false
+	}
+	_, has := apiCode(o)
+	return !has
+}
+
+// apiCode returns meta.api_code read leniently (a string or a number),
+// and whether there is one.
+func apiCode(o conformance.Object) (string, bool) {
+	meta, ok := o.Object("meta")
+	if !ok || !meta.Has("api_code") {
+		return "", false
+	}
+	if text, ok := meta.Text("api_code"); ok {
+		return text, true
+	}
+	return string(meta["api_code"]), true
+}
+
+// answerCode returns the api_code of ex's answer, "" when it has none.
+func answerCode(ex conformance.Exchange) string {
+	o, err := conformance.ParseObject(ex.Response.Body)
+	if err != nil {
+		return ""
+	}
+	code, _ := apiCode(o)
+	return code
+}
+
+// describe is a short form of an answer for messages: the status and the
+// api_code when there is one.
+func describe(ex conformance.Exchange) string {
+	if code := answerCode(ex); code != "" {
+		return fmt.Sprintf("%s with api_code %s", ex.Outcome(), code)
+	}
+	return ex.Outcome()
+}
+
+// answerBalance reads the balance of an answer leniently (its format is
+// the check decimal-format's business).
+func answerBalance(ex conformance.Exchange) (decimal.Decimal, error) {
+	o, err := conformance.ParseObject(ex.Response.Body)
+	if err != nil {
+		return decimal.Decimal{}, err
+	}
+	if !o.Has("balance") {
+		return decimal.Decimal{}, errors.New("the answer has no balance")
+	}
+	d, err := conformance.ReadDecimal(o["balance"])
+	if err != nil {
+		return decimal.Decimal{}, fmt.Errorf("balance: %v", err)
+	}
+	return d, nil
+}
