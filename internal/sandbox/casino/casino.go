@@ -174,34 +174,34 @@ const (
 // balance changes made with SetBalance or StartingBalance are not entries.
 type Entry struct {
 	// Seq numbers the entries from 1, in order.
-	Seq int64
+	Seq int64 `json:"seq"`
 	// Time is the casino's clock when the entry was made.
-	Time time.Time
+	Time time.Time `json:"time"`
 	// Type is what made the entry.
-	Type EntryType
+	Type EntryType `json:"type"`
 	// Account and Currency name the wallet.
-	Account  string
-	Currency string
+	Account  string `json:"account_id"`
+	Currency string `json:"currency"`
 	// Amount is the signed change of the balance, written like balances:
 	// "-10.00" for a bet, "25.50" for a win, "10.00" for the rollback of a
 	// bet, "0.00" for a finish or a rollback that moved nothing.
-	Amount string
+	Amount string `json:"amount"`
 	// BalanceAfter is the balance after the entry.
-	BalanceAfter string
+	BalanceAfter string `json:"balance_after"`
 	// IDProvider is the platform's id_provider; empty for a finish.
-	IDProvider string
+	IDProvider string `json:"id_provider,omitempty"`
 	// OriginalIDProvider is, for a rollback, the id_provider it reverses.
-	OriginalIDProvider string
+	OriginalIDProvider string `json:"original_id_provider,omitempty"`
 	// RoundID is the platform's round_id (round_id_provider of a
 	// rollback).
-	RoundID string
+	RoundID string `json:"round_id"`
 	// CasinoRoundID is the casino's id of the round, the round_id of its
 	// answers.
-	CasinoRoundID string
+	CasinoRoundID string `json:"casino_round_id"`
 	// CasinoTxID is the casino's id of the transaction, the id of its
 	// answer; empty for a finish and for a rollback whose original was
 	// never processed.
-	CasinoTxID string
+	CasinoTxID string `json:"casino_tx_id,omitempty"`
 }
 
 // Round describes a round the casino knows.

@@ -2,10 +2,12 @@
 // implementation of the aggregator side of the wallet protocol of
 // aggregator-api.md ("Wallet requests and responses", "Behaviour rules",
 // "Authentication", "Errors"), the SoftSwiss Game Aggregator v2 provider
-// API with the namespace agg. It will back `foresight sandbox casino` and is
-// the fake partner of the platform's tests, so it is strict: it refuses
-// every request the protocol does not allow, and its answers are those a
-// careful real aggregator gives.
+// API with the namespace agg. It backs `foresight sandbox casino` and the
+// demo's casino, and is the fake partner of the platform's tests, so it is
+// strict: it refuses every request the protocol does not allow, and its
+// answers are those a careful real aggregator gives. A Site adds the
+// casino's pages (a lobby that launches the game, the ledger) and a control
+// API.
 //
 // A Casino serves, from Handler (paths below the wallet base URL; mount the
 // handler under a prefix with http.StripPrefix):
@@ -238,4 +240,63 @@
 // and the retry would get the stored answer). If the journal cannot be read
 // either, every later operation fails the same way until the casino is
 // restarted. Without a journal nothing of this costs anything.
+//
+// # Site: lobby, pages and control API
+//
+// OpenSite wraps a Casino, its journal (SiteConfig.DatabasePath) and a web
+// site into a Site, which `foresight sandbox casino` and the demo serve.
+// Site.Handler serves the wallet paths above and, under /sandbox/ (a prefix
+// the protocol never uses):
+//
+//	GET  /                        302 to /sandbox/lobby
+//	GET  /sandbox/lobby           the game (prediction-markets) with a form: player account,
+//	                              currency, language (en, es, nl, fr, de, ru), real or demo
+//	POST /sandbox/lobby           launches: calls the platform's
+//	                              POST <PlatformURL>/v2/agg_provider.Launcher/Real (or /Demo)
+//	                              from the server, {casino_id, game, locale, ip, client_type,
+//	                              session_id (a new UUID), urls: {return_url}, account: {id,
+//	                              currency}} signed with X-REQUEST-SIGN and the shared
+//	                              secret, and shows the lobby with the returned launch_url in
+//	                              an iframe, or the platform's refusal
+//	GET  /sandbox/lobby/balance   {account_id, currency, balance, blocked, bet_limit} of
+//	                              ?account_id=
+//	GET  /sandbox/ledger          accounts, rounds, the ledger (newest first, 50 a page,
+//	                              ?before=<seq>), stored answers; ?account_id= for one account
+//	GET  /sandbox/controls        forms over the control API, armed faults, the API's
+//	                              documentation
+//	POST /sandbox/login           form admin_token: sets the admin cookie
+//	GET  /sandbox/static/…        style sheet and script
+//
+// The lobby's script reads the game's messages (postMessage) only from the
+// launch URL's origin and the game's frame: foresight:height resizes the
+// iframe, foresight:balance reads the balance again, foresight:session_expired
+// reloads the page. Pages send a Content-Security-Policy that allows framing
+// the game's origin only and no inline script.
+//
+// The control API (sandboxweb states the body, answer and admission rules:
+// JSON or form bodies, the admin token as a bearer token or cookie, loopback
+// clients only without a token, no foreign Origin):
+//
+//	GET  /sandbox/api/state         {aggregator_id, casino_id, accounts, blocked, rounds
+//	                                (the last 100), faults, ledger (the last 100, newest
+//	                                first)}
+//	POST /sandbox/api/balance       {account_id, amount, currency?}: SetBalance (currency:
+//	                                the account's, else SiteConfig.Currency)
+//	POST /sandbox/api/credit        {account_id, amount, currency?}: Credit
+//	POST /sandbox/api/block         {account_id}: Block
+//	POST /sandbox/api/unblock       {account_id}: Unblock
+//	POST /sandbox/api/bet-limit     {account_id, limit}: SetBetLimit ("" removes it)
+//	POST /sandbox/api/faults        {account_id?, endpoint, kind, count?, status?, api_code?,
+//	                                delay?}: kind reject (api_code, default 100: also 105,
+//	                                503, a non-numeric code…), fail (status, default 503),
+//	                                delay (delay, default 2s), stall, drop or omit_round_id
+//	                                (betwin), for the next count (default 1) requests of
+//	                                account_id or, without it, of every account; count 0
+//	                                disarms
+//	POST /sandbox/api/faults/clear  ClearFaults
+//
+// Site.Registration is the body of the platform's POST /admin/v1/operators
+// for this casino's aggregator; Site.Serve serves until its context ends,
+// then stops cleanly (delays and stalls ended, graceful HTTP shutdown,
+// journal closed).
 package casino

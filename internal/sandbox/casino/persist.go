@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"time"
@@ -23,6 +24,11 @@ const (
 	kindUnblock    = "unblock"
 	kindBetLimit   = "bet_limit"
 )
+
+// ErrJournal is the error of an operation that could not be appended to
+// the journal (nothing changed), or that came after the journal failed for
+// good.
+var ErrJournal = errors.New("casino: the journal failed; nothing changed")
 
 // configRecord is the configuration that decides how later records apply.
 // It is recorded whenever it differs from the last recorded one, so a
@@ -103,7 +109,7 @@ func (c *Casino) commitLocked(x *walletOp, kind string, v any) error {
 	}
 	if err := c.appendRecord(x.at, kind, v); err != nil {
 		c.rebuildLocked(err)
-		return fmt.Errorf("casino: nothing changed: %w", err)
+		return fmt.Errorf("%w: %w", ErrJournal, err)
 	}
 	return nil
 }
@@ -129,7 +135,7 @@ func (c *Casino) rebuildLocked(cause error) {
 		err = c.journal.Replay(context.Background(), t.applyRecord)
 	}
 	if err != nil {
-		c.failed = fmt.Errorf("casino: the journal failed (%v) and the state could not be read back from it (%v); restart the casino", cause, err)
+		c.failed = fmt.Errorf("%w (%v), and the state could not be read back from it (%v): restart the casino", ErrJournal, cause, err)
 		return
 	}
 	// The secret never changes after New: it is not copied (verification
@@ -157,11 +163,7 @@ func (c *Casino) open() error {
 		c.lastConfig = &cur
 	}
 	if len(c.secret) == 0 {
-		var raw [24]byte
-		if _, err := rand.Read(raw[:]); err != nil {
-			return fmt.Errorf("casino: generating a signing secret: %w", err)
-		}
-		secret := hex.EncodeToString(raw[:])
+		secret := randomSecret()
 		if err := c.appendRecord(at, kindSecret, secretRecord{Secret: secret}); err != nil {
 			return err
 		}
@@ -225,4 +227,11 @@ func (c *Casino) applyRecord(r journal.Record) error {
 		return c.setBetLimit(x, a.AccountID, a.Amount)
 	}
 	return fmt.Errorf("unknown record kind %q", r.Kind)
+}
+
+// randomSecret is a new signing secret: 48 hex digits (192 random bits).
+func randomSecret() string {
+	var raw [24]byte
+	_, _ = rand.Read(raw[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(raw[:])
 }

@@ -4,7 +4,8 @@
 // "Betting"). It backs `foresight sandbox operator`, the demo's operator,
 // and is the fake partner of the platform's tests, so it is strict: it
 // refuses every request the protocol does not allow, and its answers are the
-// ones a careful real operator gives.
+// ones a careful real operator gives. A Site adds the operator's pages
+// (a host page embedding the widget, the ledger) and a control API.
 //
 // An Operator serves, from Handler:
 //
@@ -216,4 +217,59 @@
 // agree, and the retry would get the stored answer). If the journal cannot
 // be read either, every later operation fails the same way until the
 // operator is restarted. Without a journal nothing of this costs anything.
+//
+// # Site: pages and control API
+//
+// OpenSite wraps an Operator, its journal (SiteConfig.DatabasePath) and a
+// web site into a Site, which `foresight sandbox operator` and the demo
+// serve. Site.Handler serves the protocol paths above and, under /sandbox/
+// (a prefix the protocol never uses):
+//
+//	GET  /                          302 to /sandbox/host (query kept)
+//	GET  /sandbox/host              the operator's page: logs in the bettor of ?bettor_id=
+//	                                (default SiteConfig.DemoBettor, created with the
+//	                                starting balance), makes a new session_request_id on
+//	                                every load and embeds the widget in an iframe,
+//	                                <PlatformURL>/widget/?session_request_id=…&operator=<ID>
+//	                                &locale=<en|es|pt|fr|de|nl|ru>&theme=<light|dark>
+//	GET  /sandbox/host/balance      {bettor_id, currency, balance, blocked} of ?bettor_id=
+//	GET  /sandbox/ledger            bettors, the ledger (newest first, 50 a page,
+//	                                ?before=<seq>), stored answers; ?bettor_id= for one bettor
+//	GET  /sandbox/controls          forms over the control API, armed faults, the API's
+//	                                documentation
+//	POST /sandbox/login             form admin_token: sets the admin cookie
+//	GET  /sandbox/static/…          style sheet and script
+//
+// The host page's script reads the widget's messages (postMessage), only
+// from the platform's origin and the widget's frame: {type:
+// "foresight:height", height} resizes the iframe, {type:
+// "foresight:balance", …} reads the balance again from /sandbox/host/balance,
+// {type: "foresight:session_expired"} reloads the page (a new session).
+// Pages send a Content-Security-Policy that allows framing the platform's
+// origin only and no inline script.
+//
+// The control API (sandboxweb states the body, answer and admission rules:
+// JSON or form bodies, the admin token as a bearer token or cookie, loopback
+// clients only without a token, no foreign Origin):
+//
+//	GET  /sandbox/api/state             {operator_id, currency, bettors, blocked, faults,
+//	                                    ledger (the last 100, newest first)}
+//	POST /sandbox/api/balance           {bettor_id, amount, currency?}: SetBalance
+//	POST /sandbox/api/credit            {bettor_id, amount, currency?}: Credit
+//	POST /sandbox/api/block             {bettor_id}: Block
+//	POST /sandbox/api/unblock           {bettor_id}: Unblock
+//	POST /sandbox/api/faults            {bettor_id?, endpoint, kind, count?, status?, code?,
+//	                                    delay?}: kind fail (status, default 503), reject (code,
+//	                                    default insufficient_funds), delay (delay, default 2s),
+//	                                    stall or drop, for the next count (default 1)
+//	                                    requests of bettor_id or, without it, of every bettor;
+//	                                    count 0 disarms
+//	POST /sandbox/api/faults/clear      ClearFaults
+//	POST /sandbox/api/session-requests  {bettor_id, currency?} → {session_request_id,
+//	                                    widget_url}
+//
+// Site.Registration is the body of the platform's POST /admin/v1/operators
+// for this operator; Site.Serve serves until its context ends, then stops
+// cleanly (delays and stalls ended, graceful HTTP shutdown, journal
+// closed).
 package operator

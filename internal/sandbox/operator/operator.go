@@ -180,31 +180,31 @@ const (
 // Entry is one movement of a bettor's balance.
 type Entry struct {
 	// Seq numbers the entries from 1, in order.
-	Seq int64
+	Seq int64 `json:"seq"`
 	// Time is the operator's clock when the entry was made.
-	Time time.Time
+	Time time.Time `json:"time"`
 	// Type is what made the entry.
-	Type EntryType
+	Type EntryType `json:"type"`
 	// TransactionID is the platform's transaction_id; empty for
 	// adjustments.
-	TransactionID string
+	TransactionID string `json:"transaction_id"`
 	// OperatorTransactionID is the operator's own id ("op-tx-<n>"), the
 	// transaction_id of its answer.
-	OperatorTransactionID string
+	OperatorTransactionID string `json:"operator_transaction_id"`
 	// Reference is the withdrawal's transaction_id for a deposit
 	// (metadata.withdrawal_transaction_id) and for a rollback (its path
 	// id); empty otherwise.
-	Reference string
+	Reference string `json:"reference,omitempty"`
 	// BettorID is the bettor whose balance moved.
-	BettorID string
+	BettorID string `json:"bettor_id"`
 	// Currency is the bettor's currency.
-	Currency string
+	Currency string `json:"currency"`
 	// Amount is the signed change of the balance with the currency's
 	// decimals: "-10.50" for a withdrawal, "0.00" for a lost bet's deposit.
-	Amount string
+	Amount string `json:"amount"`
 	// BalanceAfter is the balance after the entry, with the currency's
 	// decimals.
-	BalanceAfter string
+	BalanceAfter string `json:"balance_after"`
 }
 
 var currencyPattern = regexp.MustCompile(`^[A-Z]{3,5}$`)

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"time"
@@ -27,6 +28,11 @@ const (
 	kindBlock      = "block"
 	kindUnblock    = "unblock"
 )
+
+// ErrJournal is the error of an operation that could not be appended to
+// the journal (nothing changed), or that came after the journal failed for
+// good.
+var ErrJournal = errors.New("operator: the journal failed; nothing changed")
 
 // configRecord is the configuration that decides how later records apply.
 // It is recorded whenever it differs from the last recorded one, so a
@@ -124,7 +130,7 @@ func (o *Operator) commitLocked(x *walletOp, kind string, v any) error {
 	}
 	if err := o.appendRecord(x.at, kind, v); err != nil {
 		o.rebuildLocked(err)
-		return fmt.Errorf("operator: nothing changed: %w", err)
+		return fmt.Errorf("%w: %w", ErrJournal, err)
 	}
 	return nil
 }
@@ -151,7 +157,7 @@ func (o *Operator) rebuildLocked(cause error) {
 		err = o.journal.Replay(context.Background(), t.applyRecord)
 	}
 	if err != nil {
-		o.failed = fmt.Errorf("operator: the journal failed (%v) and the state could not be read back from it (%v); restart the operator", cause, err)
+		o.failed = fmt.Errorf("%w (%v), and the state could not be read back from it (%v): restart the operator", ErrJournal, cause, err)
 		return
 	}
 	// The secret never changes after New: it is not copied (authentication
@@ -189,11 +195,7 @@ func (o *Operator) open() error {
 		o.keys = []*signingKey{key}
 	}
 	if len(o.secret) == 0 {
-		var raw [24]byte
-		if _, err := rand.Read(raw[:]); err != nil {
-			return fmt.Errorf("operator: generating a signing secret: %w", err)
-		}
-		secret := hex.EncodeToString(raw[:])
+		secret := randomSecret()
 		if err := o.appendRecord(at, kindSecret, secretRecord{Secret: secret}); err != nil {
 			return err
 		}
@@ -275,4 +277,11 @@ func (o *Operator) applyRecord(r journal.Record) error {
 		return o.setBlocked(x, b.BettorID, r.Kind == kindBlock)
 	}
 	return fmt.Errorf("unknown record kind %q", r.Kind)
+}
+
+// randomSecret is a new signing secret: 48 hex digits (192 random bits).
+func randomSecret() string {
+	var raw [24]byte
+	_, _ = rand.Read(raw[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(raw[:])
 }

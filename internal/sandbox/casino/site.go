@@ -1,0 +1,210 @@
+package casino
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/sandbox/journal"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
+)
+
+// Defaults of a Site.
+const (
+	// DefaultSiteStartingBalance is the balance of an account a Site
+	// creates on first reference when SiteConfig.StartingBalance is empty.
+	DefaultSiteStartingBalance = "1000.00"
+	// DefaultSiteCurrency is the lobby's currency when SiteConfig.Currency
+	// is empty.
+	DefaultSiteCurrency = "USD"
+	// DefaultCasinoID is the casino the lobby launches for when
+	// SiteConfig.CasinoID is empty.
+	DefaultCasinoID = "sandbox-casino-1"
+	// DefaultDemoAccount is the player the lobby offers by default.
+	DefaultDemoAccount = "demo-player"
+)
+
+// Paths of the platform's launcher, below its base URL
+// (aggregator-api.md; the platform serves them in aggregatorhttp).
+const (
+	launcherRealPath = "/v2/agg_provider.Launcher/Real"
+	launcherDemoPath = "/v2/agg_provider.Launcher/Demo"
+)
+
+// platformOperatorID is the platform's rule for operator ids (the admin
+// API refuses others).
+var platformOperatorID = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+
+// SiteConfig configures a Site: a sandbox casino with its lobby, pages and
+// control API, ready to serve.
+type SiteConfig struct {
+	// AggregatorID is the aggregator's id on the platform (an operator of
+	// integration aggregator): 1 to 63 lowercase letters, digits, '-' or
+	// '_'. Required.
+	AggregatorID string
+	// CasinoID is the casino_id of the lobby's launches, one of the
+	// aggregator's casino_ids on the platform. Default DefaultCasinoID.
+	CasinoID string
+	// SigningSecret is the secret shared with the platform, in both
+	// directions (X-REQUEST-SIGN of wallet calls and of launches). Empty:
+	// the one recorded in the database, or a new random one recorded
+	// there (in memory only without a database).
+	SigningSecret string
+	// PlatformURL is the base URL of the Foresight platform: the launcher
+	// base URL. Required.
+	PlatformURL string
+	// DatabasePath is the SQLite file of the casino's journal; empty keeps
+	// everything in memory.
+	DatabasePath string
+	// StartingBalance is the balance of an account first named by a wallet
+	// call. Default DefaultSiteStartingBalance.
+	StartingBalance string
+	// Currency is the lobby's default currency and the one the
+	// registration offers. Default DefaultSiteCurrency.
+	Currency string
+	// AdminToken guards the control API; empty opens it to loopback
+	// clients only (sandboxweb.Guard).
+	AdminToken string
+	// DemoAccount is the player the lobby offers by default. Default
+	// DefaultDemoAccount.
+	DemoAccount string
+	// HTTPClient calls the platform's launcher. Default: a client with a
+	// 10-second time-out.
+	HTTPClient *http.Client
+}
+
+// Site is a sandbox casino served with its lobby, pages and control API.
+// Open it with OpenSite; serve Handler (or call Serve); Close it.
+type Site struct {
+	c           *Casino
+	journal     *journal.Journal
+	cfg         SiteConfig
+	guard       sandboxweb.Guard
+	platformURL string
+	client      *http.Client
+	handler     http.Handler
+}
+
+// OpenSite checks cfg, opens the database (creating it if needed) and
+// replays it, and returns the Site. Errors name the field at fault.
+func OpenSite(ctx context.Context, cfg SiteConfig) (*Site, error) {
+	if !platformOperatorID.MatchString(cfg.AggregatorID) {
+		return nil, fmt.Errorf("casino: the aggregator id %q must be 1 to 63 lowercase letters, digits, '-' or '_', starting with a letter or digit (the platform's rule)", cfg.AggregatorID)
+	}
+	if _, err := sandboxweb.Origin(cfg.PlatformURL); err != nil {
+		return nil, fmt.Errorf("casino: the platform URL: %w", err)
+	}
+	if cfg.CasinoID == "" {
+		cfg.CasinoID = DefaultCasinoID
+	}
+	if cfg.StartingBalance == "" {
+		cfg.StartingBalance = DefaultSiteStartingBalance
+	}
+	if cfg.Currency == "" {
+		cfg.Currency = DefaultSiteCurrency
+	}
+	if cfg.DemoAccount == "" {
+		cfg.DemoAccount = DefaultDemoAccount
+	}
+	if !currencyPattern.MatchString(cfg.Currency) {
+		return nil, fmt.Errorf("casino: the currency %q must be 3 to 7 upper-case letters or digits", cfg.Currency)
+	}
+	for name, v := range map[string]string{"casino id": cfg.CasinoID, "demo account": cfg.DemoAccount} {
+		if err := checkID(name, v); err != nil {
+			return nil, fmt.Errorf("casino: %w", err)
+		}
+	}
+	s := &Site{
+		cfg:         cfg,
+		guard:       sandboxweb.Guard{Token: cfg.AdminToken},
+		platformURL: strings.TrimRight(cfg.PlatformURL, "/"),
+		client:      cfg.HTTPClient,
+	}
+	if s.client == nil {
+		s.client = &http.Client{Timeout: 10 * time.Second}
+	}
+	var err error
+	if cfg.DatabasePath != "" {
+		if s.journal, err = journal.Open(ctx, cfg.DatabasePath); err != nil {
+			return nil, fmt.Errorf("casino: %w", err)
+		}
+	}
+	secret := cfg.SigningSecret
+	if secret == "" && s.journal == nil {
+		secret = randomSecret()
+	}
+	s.c, err = New(Config{SigningSecret: secret, StartingBalance: cfg.StartingBalance, Journal: s.journal})
+	if err != nil {
+		if s.journal != nil {
+			s.journal.Close()
+		}
+		return nil, err
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Casino returns the sandbox casino the Site serves.
+func (s *Site) Casino() *Casino { return s.c }
+
+// Handler returns everything the Site serves: the casino's wallet
+// (Casino.Handler) at its protocol paths, the lobby, pages and control API
+// under /sandbox/, and a redirect from / to the lobby.
+func (s *Site) Handler() http.Handler { return s.handler }
+
+// Serve serves Handler on l until ctx is done, then stops cleanly: waiting
+// requests (DelayNext, StallNext) are ended, the HTTP server shuts down
+// gracefully and the database is closed. It returns nil after a clean stop.
+func (s *Site) Serve(ctx context.Context, l net.Listener) error {
+	err := sandboxweb.Serve(ctx, l, s.handler, s.c.Close)
+	return errors.Join(err, s.Close())
+}
+
+// Close ends waiting requests and closes the database; the Site must not
+// be used after. It is safe to call more than once.
+func (s *Site) Close() error {
+	s.c.Close()
+	if s.journal == nil {
+		return nil
+	}
+	j := s.journal
+	s.journal = nil
+	return j.Close()
+}
+
+// Registration returns the body of the platform's POST /admin/v1/operators
+// that registers this casino's aggregator, whose wallet is served at
+// baseURL (the wallet_url: the base of /v2/provider_agg.…): integration
+// aggregator, the casino id, the signing secret, the currency with its
+// decimals and default margin, limits and odds tolerance the admin may
+// edit. The body holds the secret.
+func (s *Site) Registration(baseURL string) []byte {
+	cur := s.cfg.Currency
+	s.c.mu.Lock()
+	decimals := s.c.currencyDecimals(cur)
+	s.c.mu.Unlock()
+	b, err := json.MarshalIndent(map[string]any{
+		"id":             s.cfg.AggregatorID,
+		"name":           "Sandbox aggregator " + s.cfg.AggregatorID,
+		"integration":    "aggregator",
+		"wallet_url":     strings.TrimRight(baseURL, "/"),
+		"signing_secret": s.c.SigningSecret(),
+		"casino_ids":     []string{s.cfg.CasinoID},
+		"currencies":     []map[string]any{{"code": cur, "decimals": decimals}},
+		"margin":         map[string]string{"method": "odds_ratio", "value": "0.05"},
+		"limits": map[string]any{cur: map[string]string{
+			"min_stake": "1", "max_stake": "100", "max_payout": "1000", "outcome_exposure": "50000",
+		}},
+		"odds_tolerance": "0.05",
+	}, "", "  ")
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

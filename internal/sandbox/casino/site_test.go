@@ -1,0 +1,442 @@
+package casino_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/sandbox/casino"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
+)
+
+// site is a casino Site served on loopback.
+type site struct {
+	t    *testing.T
+	s    *casino.Site
+	srv  *httptest.Server
+	noGo *http.Client // does not follow redirects
+}
+
+func newSite(t *testing.T, platformURL string, mutate ...func(*casino.SiteConfig)) *site {
+	t.Helper()
+	cfg := casino.SiteConfig{
+		AggregatorID: "sandbox-agg",
+		PlatformURL:  platformURL,
+		DatabasePath: filepath.Join(t.TempDir(), "casino.db"),
+	}
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	s, err := casino.OpenSite(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("OpenSite: %v", err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	noGo := &http.Client{
+		Transport:     srv.Client().Transport,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return &site{t: t, s: s, srv: srv, noGo: noGo}
+}
+
+func (s *site) get(path string) (int, string, http.Header) {
+	s.t.Helper()
+	resp, err := s.srv.Client().Get(s.srv.URL + path)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+// form posts a form and returns the status, body and headers.
+func (s *site) form(path string, v url.Values, header ...string) (int, string, http.Header) {
+	s.t.Helper()
+	req, _ := http.NewRequest("POST", s.srv.URL+path, strings.NewReader(v.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := s.noGo.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+func (s *site) control(method, path string, body any, header ...string) (int, map[string]any) {
+	s.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, s.srv.URL+path, rd)
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := s.noGo.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&m)
+	return resp.StatusCode, m
+}
+
+// wallet sends a wallet request signed with the site's secret; status 0
+// means no answer.
+func (s *site) wallet(ctx context.Context, path string, body []byte) (int, []byte) {
+	req, _ := http.NewRequestWithContext(ctx, "POST", s.srv.URL+path, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-REQUEST-SIGN", hmacHex(s.s.Casino().SigningSecret(), body))
+	resp, err := s.srv.Client().Do(req)
+	if err != nil {
+		return 0, nil
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+var gameFrame = regexp.MustCompile(`<iframe id="game"[^>]* src="([^"]+)"[^>]* data-origin="([^"]+)"`)
+
+func TestLobbyLaunchesThroughThePlatform(t *testing.T) {
+	t.Parallel()
+	platform := sandboxtest.StartPlatform(t)
+	s := newSite(t, platform.URL)
+	if status, body := platform.Admin(t, "POST", "/admin/v1/operators", s.s.Registration(s.srv.URL)); status != http.StatusCreated {
+		t.Fatalf("registering the aggregator: %d %s", status, body)
+	}
+	if status, body, _ := s.get("/sandbox/lobby"); status != http.StatusOK || !strings.Contains(body, "prediction-markets") || strings.Contains(body, "<iframe") {
+		t.Fatalf("lobby: %d\n%s", status, body)
+	}
+
+	launch := func(mode string) *url.URL {
+		t.Helper()
+		status, body, h := s.form("/sandbox/lobby", url.Values{"account_id": {"alice"}, "currency": {"USD"}, "locale": {"de"}, "mode": {mode}})
+		m := gameFrame.FindStringSubmatch(body)
+		if status != http.StatusOK || m == nil {
+			t.Fatalf("%s launch: %d\n%s", mode, status, body)
+		}
+		if m[2] != platform.URL || !strings.Contains(h.Get("Content-Security-Policy"), "frame-src "+platform.URL+";") {
+			t.Errorf("game origin %q, CSP %q", m[2], h.Get("Content-Security-Policy"))
+		}
+		u, err := url.Parse(html.UnescapeString(m[1]))
+		if err != nil || u.Scheme+"://"+u.Host != platform.URL || u.Path != "/widget/" {
+			t.Fatalf("launch URL %s (%v)", u, err)
+		}
+		return u
+	}
+	real := launch("real").Query()
+	if real.Get("operator") != "sandbox-agg" || real.Get("locale") != "de" || real.Get("integration") != "aggregator" || real.Get("session_request_id") == "" {
+		t.Errorf("real launch URL %v", real)
+	}
+	// The game's frontend exchanges the launch token; the platform reads
+	// the balance from this casino's wallet, which creates the account.
+	req, _ := http.NewRequest("POST", platform.URL+"/api/v1/sessions", strings.NewReader(fmt.Sprintf(`{"session_request_id":%q}`, real.Get("session_request_id"))))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !bytes.Contains(answer, []byte(`"auth_token"`)) {
+		t.Fatalf("session exchange: %d %s", resp.StatusCode, answer)
+	}
+	if got, ok := s.s.Casino().Balance("alice", "USD"); !ok || got != "1000.00" {
+		t.Errorf("alice's balance after the session start: %q %v", got, ok)
+	}
+	if status, body, _ := s.get("/sandbox/lobby/balance?account_id=alice"); status != 200 || !strings.Contains(body, `"balance":"1000.00"`) {
+		t.Errorf("lobby balance: %d %s", status, body)
+	}
+	if demo := launch("demo").Query(); demo.Get("demo") != "true" || demo.Get("operator") != "sandbox-agg" {
+		t.Errorf("demo launch URL %v", demo)
+	}
+
+	// A launch from another site's page is refused.
+	if status, body, _ := s.form("/sandbox/lobby", url.Values{"mode": {"demo"}}, "Origin", "https://evil.example"); status != http.StatusForbidden || strings.Contains(body, "<iframe") {
+		t.Errorf("foreign launch: %d", status)
+	}
+}
+
+func TestLobbyShowsThePlatformsRefusal(t *testing.T) {
+	t.Parallel()
+	platform := sandboxtest.StartPlatform(t)
+	// Not registered: the platform knows no aggregator with this secret.
+	s := newSite(t, platform.URL)
+	status, body, _ := s.form("/sandbox/lobby", url.Values{"account_id": {"alice"}, "mode": {"real"}})
+	if status != http.StatusOK || strings.Contains(body, "<iframe") || !strings.Contains(body, "answered 403") || !strings.Contains(body, "Is aggregator sandbox-agg registered") {
+		t.Errorf("unregistered launch: %d\n%s", status, body)
+	}
+	// No platform at all.
+	gone := newSite(t, "http://127.0.0.1:1")
+	if _, body, _ := gone.form("/sandbox/lobby", url.Values{"mode": {"demo"}}); !strings.Contains(body, "did not answer") {
+		t.Errorf("launch without a platform:\n%s", body)
+	}
+}
+
+func TestCasinoLedgerPage(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, "http://platform.test")
+	ctx := context.Background()
+	for _, c := range []struct {
+		path string
+		body []byte
+	}{
+		{casino.PathBetWin, betBody(t, "alice", "USD", "round-a", "bet-a", "12.5")},
+		{casino.PathBetWin, betBody(t, "alice", "USD", "round-b", "bet-b", "5000")},
+		{casino.PathFinish, finishBody(t, "alice", "USD", "round-a")},
+	} {
+		if status, body := s.wallet(ctx, c.path, c.body); status == 0 {
+			t.Fatalf("%s: no answer %s", c.path, body)
+		}
+	}
+	status, body, _ := s.get("/sandbox/ledger")
+	for _, want := range []string{
+		`<a href="/sandbox/ledger?account_id=alice">alice</a></th><td class="num">987.50</td>`,
+		`<td><code>round-a</code></td><td><code>casino-round-1</code></td><td>alice</td><td>USD</td><td>finished</td>`,
+		`<td>bet</td><td>alice</td><td class="num">-12.50 USD</td><td class="num">987.50</td><td><code>bet-a</code></td>`,
+		`<td>finish</td>`,
+		`<td><code>bet-b</code></td><td>alice</td><td class="num">400</td>`,
+	} {
+		if status != 200 || !strings.Contains(body, want) {
+			t.Errorf("ledger page (%d) lacks %s", status, want)
+		}
+	}
+	if i, j := strings.Index(body, "<td>finish</td>"), strings.Index(body, "<td>bet</td>"); i < 0 || j < 0 || i > j {
+		t.Error("the ledger is not newest first")
+	}
+	for _, page := range []string{"/sandbox/controls", "/sandbox/ledger?account_id=bob", "/sandbox/lobby?account_id=alice"} {
+		if status, body, _ := s.get(page); status != 200 || !strings.Contains(body, `<main id="main">`) {
+			t.Errorf("%s = %d", page, status)
+		}
+	}
+}
+
+func TestCasinoControlAPIAuthentication(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, "http://platform.test", func(c *casino.SiteConfig) { c.AdminToken = "casino-admin" })
+	tests := []struct {
+		name   string
+		header []string
+		want   int
+	}{
+		{"no token", nil, http.StatusUnauthorized},
+		{"wrong token", []string{"Authorization", "Bearer x"}, http.StatusUnauthorized},
+		{"token", []string{"Authorization", "Bearer casino-admin"}, http.StatusOK},
+		{"cookie", []string{"Cookie", "sandbox_admin=casino-admin"}, http.StatusOK},
+		{"another site's page", []string{"Cookie", "sandbox_admin=casino-admin", "Origin", "http://evil.example"}, http.StatusForbidden},
+	}
+	for _, tt := range tests {
+		if status, m := s.control("POST", "/sandbox/api/block", map[string]string{"account_id": "alice"}, tt.header...); status != tt.want {
+			t.Errorf("%s: %d %v, want %d", tt.name, status, m, tt.want)
+		}
+	}
+	status, m := s.control("GET", "/sandbox/api/state", nil, "Authorization", "Bearer casino-admin")
+	if status != 200 || fmt.Sprint(m["blocked"]) != "[alice]" {
+		t.Errorf("state = %d %v", status, m)
+	}
+}
+
+func TestCasinoControlAPIHelpers(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, "http://platform.test")
+	ctx := context.Background()
+	tests := []struct {
+		path   string
+		body   map[string]string
+		status int
+		// then: a bet of amount by the account, and its api_code ("" for a 200)
+		bet, apiCode string
+	}{
+		{"/sandbox/api/balance", map[string]string{"account_id": "alice", "amount": "20"}, 200, "", ""},
+		{"/sandbox/api/credit", map[string]string{"account_id": "alice", "amount": "0.000000000001"}, 200, "", ""},
+		{"/sandbox/api/bet-limit", map[string]string{"account_id": "alice", "limit": "5"}, 200, "5.01", "105"},
+		{"/sandbox/api/bet-limit", map[string]string{"account_id": "alice", "limit": ""}, 200, "5.01", ""},
+		{"/sandbox/api/block", map[string]string{"account_id": "alice"}, 200, "1", "110"},
+		{"/sandbox/api/unblock", map[string]string{"account_id": "alice"}, 200, "1", ""},
+		{"/sandbox/api/balance", map[string]string{"account_id": "alice", "amount": "1", "currency": "EUR"}, 400, "", ""},
+		{"/sandbox/api/bet-limit", map[string]string{"account_id": "alice", "limit": "-1"}, 400, "", ""},
+	}
+	for i, tt := range tests {
+		status, m := s.control("POST", tt.path, tt.body)
+		if status != tt.status {
+			t.Fatalf("%s %v = %d %v", tt.path, tt.body, status, m)
+		}
+		if tt.bet == "" {
+			continue
+		}
+		status, body := s.wallet(ctx, casino.PathBetWin, betBody(t, "alice", "USD", fmt.Sprintf("r%d", i), fmt.Sprintf("b%d", i), tt.bet))
+		if tt.apiCode == "" && status != 200 || tt.apiCode != "" && !strings.Contains(string(body), `"api_code":"`+tt.apiCode+`"`) {
+			t.Errorf("after %s %v, a bet of %s: %d %s", tt.path, tt.body, tt.bet, status, body)
+		}
+	}
+	if got, _ := s.s.Casino().Balance("alice", "USD"); got != "13.990000000001" {
+		t.Errorf("balance %s", got)
+	}
+}
+
+// TestCasinoControlAPIFaults arms each fault through the API, for one
+// account or for every account, and watches the wallet.
+func TestCasinoControlAPIFaults(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		body map[string]string
+		// victim's and bystander's HTTP status (0: no answer) and
+		// api_code ("" for none to check).
+		victim, bystander         int
+		victimCode, bystanderCode string
+		victimNoRoundID           bool
+	}{
+		{"insufficient funds for one account", map[string]string{"account_id": "victim", "kind": "reject", "api_code": "100"}, 400, 200, "100", "", false},
+		{"bet limit for every account", map[string]string{"kind": "reject", "api_code": "105", "count": "2"}, 400, 400, "105", "105", false},
+		{"503 for one account", map[string]string{"account_id": "victim", "kind": "reject", "api_code": "503"}, 500, 200, "503", "", false},
+		{"non-numeric for every account", map[string]string{"kind": "reject", "api_code": "not-a-number", "count": "2"}, 400, 400, "not-a-number", "not-a-number", false},
+		{"5xx without a wallet body", map[string]string{"account_id": "victim", "kind": "fail", "status": "502"}, 502, 200, "", "", false},
+		{"answer lost for one account", map[string]string{"account_id": "victim", "kind": "drop"}, 0, 200, "", "", false},
+		{"missing round_id for one account", map[string]string{"account_id": "victim", "kind": "omit_round_id"}, 200, 200, "", "", true},
+		{"latency for every account", map[string]string{"kind": "delay", "delay": "1ms", "count": "2"}, 200, 200, "", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSite(t, "http://platform.test")
+			body := map[string]string{"endpoint": "betwin"}
+			for k, v := range tt.body {
+				body[k] = v
+			}
+			if status, m := s.control("POST", "/sandbox/api/faults", body); status != 200 {
+				t.Fatalf("arm: %d %v", status, m)
+			}
+			for _, c := range []struct {
+				account string
+				status  int
+				code    string
+				noRound bool
+			}{{"victim", tt.victim, tt.victimCode, tt.victimNoRoundID}, {"bystander", tt.bystander, tt.bystanderCode, false}} {
+				status, answer := s.wallet(context.Background(), casino.PathBetWin, betBody(t, c.account, "USD", "r-"+c.account, "bet-"+c.account, "10"))
+				if status != c.status || (c.code != "" && !strings.Contains(string(answer), `"api_code":"`+c.code+`"`)) ||
+					(status == 200 && c.noRound != !bytes.Contains(answer, []byte(`"round_id"`))) {
+					t.Errorf("%s: %d %s", c.account, status, answer)
+				}
+			}
+			if _, m := s.control("GET", "/sandbox/api/state", nil); len(m["faults"].([]any)) != 0 {
+				t.Errorf("faults left: %v", m["faults"])
+			}
+		})
+	}
+}
+
+func TestCasinoControlAPIStall(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, "http://platform.test")
+	if status, m := s.control("POST", "/sandbox/api/faults", map[string]string{"endpoint": "betwin", "kind": "stall"}); status != 200 {
+		t.Fatalf("arm: %d %v", status, m)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		status, _ := s.wallet(ctx, casino.PathBetWin, betBody(t, "alice", "USD", "r1", "bet-1", "10"))
+		done <- status
+	}()
+	for {
+		if _, m := s.control("GET", "/sandbox/api/state", nil); len(m["faults"].([]any)) == 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if status := <-done; status != 0 {
+		t.Fatalf("the stalled bet got an answer: %d", status)
+	}
+	if _, ok := s.s.Casino().Round("r1"); ok {
+		t.Error("the stalled bet made its round")
+	}
+	if status, body := s.wallet(context.Background(), casino.PathBetWin, betBody(t, "alice", "USD", "r1", "bet-1", "10")); status != 200 {
+		t.Errorf("retry: %d %s", status, body)
+	}
+}
+
+func TestCasinoControlAPIRefusesBadFaults(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, "http://platform.test")
+	for _, body := range []map[string]string{
+		{"endpoint": "withdrawals", "kind": "fail"},
+		{"endpoint": "betwin", "kind": "explode"},
+		{"endpoint": "betwin", "kind": "fail", "status": "100"},
+		{"endpoint": "finish", "kind": "omit_round_id"},
+		{"endpoint": "betwin", "kind": "delay", "delay": "soon"},
+	} {
+		if status, m := s.control("POST", "/sandbox/api/faults", body); status != http.StatusBadRequest || m["error"] != "invalid_request" {
+			t.Errorf("%v = %d %v", body, status, m)
+		}
+	}
+}
+
+func TestCasinoSiteRestartAndRegistration(t *testing.T) {
+	t.Parallel()
+	cfg := casino.SiteConfig{AggregatorID: "agg", PlatformURL: "http://platform.test", DatabasePath: filepath.Join(t.TempDir(), "c.db"), Currency: "EUR", CasinoID: "c-1"}
+	first, err := casino.OpenSite(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Casino().SetBalance("alice", "EUR", "7.5"); err != nil {
+		t.Fatal(err)
+	}
+	secret := first.Casino().SigningSecret()
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	second, err := casino.OpenSite(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	if got, _ := second.Casino().Balance("alice", "EUR"); got != "7.50" || second.Casino().SigningSecret() != secret {
+		t.Errorf("after a restart: balance %s, same secret %v", got, second.Casino().SigningSecret() == secret)
+	}
+	var reg map[string]any
+	if err := json.Unmarshal(second.Registration("http://127.0.0.1:9/"), &reg); err != nil {
+		t.Fatal(err)
+	}
+	if reg["wallet_url"] != "http://127.0.0.1:9" || reg["signing_secret"] != secret || reg["integration"] != "aggregator" ||
+		fmt.Sprint(reg["casino_ids"]) != "[c-1]" || fmt.Sprint(reg["currencies"]) != "[map[code:EUR decimals:2]]" {
+		t.Errorf("registration %v", reg)
+	}
+	for _, bad := range []casino.SiteConfig{
+		{AggregatorID: "Agg", PlatformURL: "http://p"},
+		{AggregatorID: "agg", PlatformURL: "p"},
+		{AggregatorID: "agg", PlatformURL: "http://p", Currency: "eur"},
+		{AggregatorID: "agg", PlatformURL: "http://p", StartingBalance: "x"},
+	} {
+		if s, err := casino.OpenSite(context.Background(), bad); err == nil {
+			s.Close()
+			t.Errorf("OpenSite(%+v) succeeded", bad)
+		}
+	}
+}

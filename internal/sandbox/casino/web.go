@@ -1,0 +1,667 @@
+package casino
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
+)
+
+//go:embed web
+var webFiles embed.FS
+
+var pages = sandboxweb.ParsePages(webFiles, "web/lobby.html", "web/ledger.html", "web/controls.html")
+
+// lobbyLocales are the launcher's languages (aggregator-api.md).
+var lobbyLocales = []string{"en", "es", "nl", "fr", "de", "ru"}
+
+// apiCodes are the api_codes the controls page offers to inject, with
+// what the platform makes of them.
+var apiCodes = [][2]string{
+	{"100", "100 insufficient funds"},
+	{"105", "105 bet limit"},
+	{"106", "106 max bet limit"},
+	{"110", "110 player disabled"},
+	{"404", "404 not found"},
+	{"503", "503 service unavailable (retryable)"},
+	{"500", "500 unknown error (retryable)"},
+	{"not-a-number", "non-numeric (treated as temporary)"},
+}
+
+// Page sizes.
+const (
+	ledgerPageSize   = 50
+	storedPageSize   = 50
+	roundsPageSize   = 50
+	accountsPageSize = 100
+	stateLedgerSize  = 100
+)
+
+func (s *Site) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/", s.c.Handler())
+	toLobby := func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/sandbox/lobby", http.StatusFound)
+	}
+	mux.HandleFunc("GET /{$}", toLobby)
+	mux.HandleFunc("GET /sandbox/{$}", toLobby)
+	mux.Handle("GET /sandbox/static/", sandboxweb.Static())
+	mux.HandleFunc("GET /sandbox/lobby", s.lobbyPage)
+	mux.Handle("POST /sandbox/lobby", sandboxweb.Control(s.launch))
+	mux.HandleFunc("GET /sandbox/lobby/balance", s.lobbyBalance)
+	mux.HandleFunc("GET /sandbox/ledger", s.ledgerPage)
+	mux.HandleFunc("GET /sandbox/controls", s.controlsPage)
+	mux.Handle("POST /sandbox/login", s.guard.Login())
+
+	api := http.NewServeMux()
+	api.HandleFunc("GET /sandbox/api/state", s.apiState)
+	api.Handle("POST /sandbox/api/balance", sandboxweb.Control(s.apiAdjust(false)))
+	api.Handle("POST /sandbox/api/credit", sandboxweb.Control(s.apiAdjust(true)))
+	api.Handle("POST /sandbox/api/block", sandboxweb.Control(s.apiBlock(true)))
+	api.Handle("POST /sandbox/api/unblock", sandboxweb.Control(s.apiBlock(false)))
+	api.Handle("POST /sandbox/api/bet-limit", sandboxweb.Control(s.apiBetLimit))
+	api.Handle("POST /sandbox/api/faults", sandboxweb.Control(s.apiFault))
+	api.Handle("POST /sandbox/api/faults/clear", sandboxweb.Control(s.apiClearFaults))
+	api.HandleFunc("/sandbox/api/", func(w http.ResponseWriter, r *http.Request) {
+		sandboxweb.Fail(w, r, http.StatusNotFound, "not_found", "no control endpoint "+r.Method+" "+r.URL.Path)
+	})
+	mux.Handle("/sandbox/api/", s.guard.Wrap(api))
+	return mux
+}
+
+// page is the layout of one of the Site's pages.
+func (s *Site) page(r *http.Request, title, current string, data any) sandboxweb.Page {
+	nav := []sandboxweb.Link{
+		{Href: "/sandbox/lobby", Label: "Lobby"},
+		{Href: "/sandbox/ledger", Label: "Ledger"},
+		{Href: "/sandbox/controls", Label: "Controls"},
+	}
+	for i := range nav {
+		nav[i].Current = nav[i].Href == current
+	}
+	q := r.URL.Query()
+	return sandboxweb.Page{
+		Title: title, Partner: "Sandbox casino " + s.cfg.CasinoID, Nav: nav,
+		Notice: q.Get("notice"), Error: q.Get("error"), Data: data,
+	}
+}
+
+// option is one choice of a select.
+type option struct {
+	Value, Label string
+	Selected     bool
+}
+
+// lobbyData is the lobby's content.
+type lobbyData struct {
+	Game       string
+	CasinoID   string
+	Account    string
+	Currency   string
+	Locales    []option
+	Demo       bool
+	Balance    string
+	LaunchURL  string
+	GameOrigin string
+	BalanceURL string
+}
+
+func (s *Site) lobbyData(account, currency, locale string, demo bool) *lobbyData {
+	d := &lobbyData{Game: GameID, CasinoID: s.cfg.CasinoID, Account: account, Currency: currency, Demo: demo}
+	if d.Account == "" {
+		d.Account = s.cfg.DemoAccount
+	}
+	if d.Currency == "" {
+		d.Currency = s.cfg.Currency
+	}
+	if !slices.Contains(lobbyLocales, locale) {
+		locale = lobbyLocales[0]
+	}
+	for _, l := range lobbyLocales {
+		d.Locales = append(d.Locales, option{Value: l, Label: l, Selected: l == locale})
+	}
+	d.Balance, _ = s.c.Balance(d.Account, d.Currency)
+	return d
+}
+
+// lobbyPage shows the game and the launch form.
+func (s *Site) lobbyPage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	d := s.lobbyData(q.Get("account_id"), q.Get("currency"), q.Get("locale"), q.Get("mode") == "demo")
+	pages.Render(w, "web/lobby.html", s.page(r, "Lobby", "/sandbox/lobby", d), "")
+}
+
+// launch handles POST /sandbox/lobby (account_id, currency, locale, mode
+// real|demo): it calls the platform's Launcher/Real or Launcher/Demo,
+// signed with the shared secret, and shows the lobby with the game in an
+// iframe, or the platform's refusal.
+func (s *Site) launch(w http.ResponseWriter, r *http.Request, f map[string]string) {
+	d := s.lobbyData(f["account_id"], f["currency"], f["locale"], f["mode"] == "demo")
+	page := s.page(r, "Lobby", "/sandbox/lobby", d)
+	if !sandboxweb.SameOrigin(r) {
+		w.WriteHeader(http.StatusForbidden)
+		page.Error = "The launch comes from a page of another site."
+		pages.Render(w, "web/lobby.html", page, "")
+		return
+	}
+	launchURL, err := s.callLauncher(r, d)
+	if err != nil {
+		page.Error = err.Error()
+		pages.Render(w, "web/lobby.html", page, "")
+		return
+	}
+	d.LaunchURL = launchURL
+	d.GameOrigin, _ = sandboxweb.Origin(launchURL)
+	d.BalanceURL = "/sandbox/lobby/balance?" + url.Values{"account_id": {d.Account}, "currency": {d.Currency}}.Encode()
+	pages.Render(w, "web/lobby.html", page, d.GameOrigin)
+}
+
+// launchRequest is the body of Launcher/Real and Launcher/Demo.
+type launchRequest struct {
+	CasinoID   string            `json:"casino_id"`
+	Game       string            `json:"game"`
+	Locale     string            `json:"locale"`
+	IP         string            `json:"ip"`
+	ClientType string            `json:"client_type"`
+	SessionID  string            `json:"session_id,omitempty"`
+	URLs       map[string]string `json:"urls"`
+	Account    *launchAccount    `json:"account,omitempty"`
+}
+
+type launchAccount struct {
+	ID       string `json:"id"`
+	Currency string `json:"currency"`
+}
+
+// callLauncher asks the platform for a launch URL; errors are for the
+// lobby's reader.
+func (s *Site) callLauncher(r *http.Request, d *lobbyData) (string, error) {
+	locale := lobbyLocales[0]
+	for _, l := range d.Locales {
+		if l.Selected {
+			locale = l.Value
+		}
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	req := launchRequest{
+		CasinoID:   s.cfg.CasinoID,
+		Game:       GameID,
+		Locale:     locale,
+		IP:         clientIP(r),
+		ClientType: "desktop",
+		URLs:       map[string]string{"return_url": scheme + "://" + r.Host + "/sandbox/lobby"},
+	}
+	if strings.Contains(r.UserAgent(), "Mobi") {
+		req.ClientType = "mobile"
+	}
+	path := launcherDemoPath
+	if !d.Demo {
+		if err := checkID("the account id", d.Account); err != nil {
+			return "", err
+		}
+		if !currencyPattern.MatchString(d.Currency) {
+			return "", fmt.Errorf("the currency %q must be 3 to 7 upper-case letters or digits", d.Currency)
+		}
+		path = launcherRealPath
+		req.SessionID = uuid.NewString()
+		req.Account = &launchAccount{ID: d.Account, Currency: d.Currency}
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return "", err
+	}
+	call, err := http.NewRequestWithContext(r.Context(), http.MethodPost, s.platformURL+path, bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	call.Header.Set("Content-Type", "application/json")
+	call.Header.Set(SignatureHeader, Sign([]byte(s.c.SigningSecret()), body))
+	resp, err := s.client.Do(call)
+	if err != nil {
+		return "", fmt.Errorf("the platform's launcher at %s did not answer: %v", s.platformURL, err)
+	}
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode != http.StatusOK {
+		hint := ""
+		if resp.StatusCode == http.StatusForbidden {
+			hint = fmt.Sprintf(" Is aggregator %s registered on the platform with this casino's signing secret and casino id %s?", s.cfg.AggregatorID, s.cfg.CasinoID)
+		}
+		return "", fmt.Errorf("the platform's launcher answered %d %s.%s", resp.StatusCode, strings.TrimSpace(string(answer)), hint)
+	}
+	var got struct {
+		LaunchURL string `json:"launch_url"`
+	}
+	if err := json.Unmarshal(answer, &got); err != nil {
+		return "", fmt.Errorf("the platform's launcher answered 200 without a launch_url: %s", answer)
+	}
+	if _, err := sandboxweb.Origin(got.LaunchURL); err != nil {
+		return "", fmt.Errorf("the platform's launch_url: %v", err)
+	}
+	return got.LaunchURL, nil
+}
+
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// accountView is an account as the pages and the control API show it.
+type accountView struct {
+	ID       string `json:"account_id"`
+	Currency string `json:"currency"`
+	Balance  string `json:"balance"`
+	Blocked  bool   `json:"blocked"`
+	BetLimit string `json:"bet_limit,omitempty"`
+}
+
+func (c *Casino) accountViewLocked(id string) (accountView, bool) {
+	a := c.accounts[id]
+	if a == nil {
+		return accountView{}, false
+	}
+	v := accountView{ID: id, Currency: a.currency, Balance: c.format(a.balance, a.currency), Blocked: c.blocked[id]}
+	if l, ok := c.limits[id]; ok {
+		v.BetLimit = l.String()
+	}
+	return v, true
+}
+
+func (c *Casino) accountView(id string) (accountView, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.accountViewLocked(id)
+}
+
+// lobbyBalance answers GET /sandbox/lobby/balance?account_id=: the
+// account's balance, for the lobby's script.
+func (s *Site) lobbyBalance(w http.ResponseWriter, r *http.Request) {
+	v, ok := s.c.accountView(r.URL.Query().Get("account_id"))
+	if !ok {
+		sandboxweb.WriteJSON(w, http.StatusNotFound, map[string]string{"error": "account_not_found"})
+		return
+	}
+	sandboxweb.WriteJSON(w, http.StatusOK, v)
+}
+
+// roundView is a round as the pages show it.
+type roundView struct {
+	Round
+	Seq int64 `json:"-"`
+}
+
+// storedView is a stored answer as the ledger page shows it.
+type storedView struct {
+	Seq      int64
+	Time     time.Time
+	Endpoint string
+	Key      string // id_provider, or round_id of a Finish
+	Account  string
+	Status   int
+	Body     string
+}
+
+// ledgerData is the ledger page's content.
+type ledgerData struct {
+	Filter       string
+	Accounts     []accountView
+	MoreAccounts int
+	Blocked      []string
+	Rounds       []roundView
+	MoreRounds   int
+	Entries      []Entry
+	Older        string
+	Stored       []storedView
+	MoreStored   int
+	Failed       string
+}
+
+// ledgerPage shows the accounts, rounds, the ledger (newest first, paged
+// with before=<seq>) and the stored answers, all for one account with
+// account_id=.
+func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	d := ledgerData{Filter: q.Get("account_id")}
+	before, _ := strconv.ParseInt(q.Get("before"), 10, 64)
+	c := s.c
+	c.mu.Lock()
+	ids := make([]string, 0, len(c.accounts))
+	for id := range c.accounts {
+		if d.Filter == "" || id == d.Filter {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	if len(ids) > accountsPageSize {
+		d.MoreAccounts = len(ids) - accountsPageSize
+		ids = ids[:accountsPageSize]
+	}
+	for _, id := range ids {
+		v, _ := c.accountViewLocked(id)
+		d.Accounts = append(d.Accounts, v)
+	}
+	for id := range c.blocked {
+		if c.accounts[id] == nil && (d.Filter == "" || id == d.Filter) {
+			d.Blocked = append(d.Blocked, id)
+		}
+	}
+	for id, rd := range c.rounds {
+		if d.Filter == "" || rd.account == d.Filter {
+			d.Rounds = append(d.Rounds, roundView{Seq: rd.seq, Round: Round{RoundID: id, CasinoRoundID: rd.id, Account: rd.account, Currency: rd.currency, Finished: rd.finished}})
+		}
+	}
+	for i := len(c.ledger) - 1; i >= 0; i-- {
+		e := c.ledger[i]
+		if (before > 0 && e.Seq >= before) || (d.Filter != "" && e.Account != d.Filter) {
+			continue
+		}
+		if len(d.Entries) == ledgerPageSize {
+			d.Older = "/sandbox/ledger?" + url.Values{"account_id": {d.Filter}, "before": {strconv.FormatInt(d.Entries[len(d.Entries)-1].Seq, 10)}}.Encode()
+			break
+		}
+		d.Entries = append(d.Entries, e)
+	}
+	for key, rec := range c.txs {
+		if d.Filter == "" || rec.account == d.Filter {
+			d.Stored = append(d.Stored, storedOf(key, rec))
+		}
+	}
+	for key, rec := range c.finishes {
+		if d.Filter == "" || rec.account == d.Filter {
+			d.Stored = append(d.Stored, storedOf(key, rec))
+		}
+	}
+	if c.failed != nil {
+		d.Failed = c.failed.Error()
+	}
+	c.mu.Unlock()
+	sort.Strings(d.Blocked)
+	sort.Slice(d.Rounds, func(i, j int) bool { return d.Rounds[i].Seq > d.Rounds[j].Seq })
+	if len(d.Rounds) > roundsPageSize {
+		d.MoreRounds = len(d.Rounds) - roundsPageSize
+		d.Rounds = d.Rounds[:roundsPageSize]
+	}
+	sort.Slice(d.Stored, func(i, j int) bool { return d.Stored[i].Seq > d.Stored[j].Seq })
+	if len(d.Stored) > storedPageSize {
+		d.MoreStored = len(d.Stored) - storedPageSize
+		d.Stored = d.Stored[:storedPageSize]
+	}
+	pages.Render(w, "web/ledger.html", s.page(r, "Ledger", "/sandbox/ledger", &d), "")
+}
+
+func storedOf(key string, rec *record) storedView {
+	return storedView{
+		Seq: rec.seq, Time: rec.at, Endpoint: rec.endpoint, Key: key, Account: rec.account,
+		Status: rec.resp.status, Body: strings.TrimSpace(string(rec.resp.body)),
+	}
+}
+
+// controlsData is the controls page's content.
+type controlsData struct {
+	LoginRequired bool
+	Account       string
+	Currency      string
+	Faults        []armedFault
+	Endpoints     []string
+	APICodes      []option
+}
+
+func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
+	d := controlsData{
+		LoginRequired: !s.guard.LoggedIn(r),
+		Account:       r.URL.Query().Get("account_id"),
+		Currency:      s.cfg.Currency,
+		Faults:        s.c.armedFaults(),
+		Endpoints:     []string{EndpointBalance, EndpointBetWin, EndpointFinish, EndpointRollback},
+	}
+	if d.Account == "" {
+		d.Account = s.cfg.DemoAccount
+	}
+	for _, c := range apiCodes {
+		d.APICodes = append(d.APICodes, option{Value: c[0], Label: c[1]})
+	}
+	pages.Render(w, "web/controls.html", s.page(r, "Controls", "/sandbox/controls", &d), "")
+}
+
+// apiState answers GET /sandbox/api/state.
+func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
+	c := s.c
+	c.mu.Lock()
+	accounts := make([]accountView, 0, len(c.accounts))
+	for id := range c.accounts {
+		v, _ := c.accountViewLocked(id)
+		accounts = append(accounts, v)
+	}
+	blocked := make([]string, 0, len(c.blocked))
+	for id := range c.blocked {
+		blocked = append(blocked, id)
+	}
+	rounds := make([]roundView, 0, len(c.rounds))
+	for id, rd := range c.rounds {
+		rounds = append(rounds, roundView{Seq: rd.seq, Round: Round{RoundID: id, CasinoRoundID: rd.id, Account: rd.account, Currency: rd.currency, Finished: rd.finished}})
+	}
+	n := min(len(c.ledger), stateLedgerSize)
+	ledger := make([]Entry, 0, n)
+	for i := len(c.ledger) - 1; i >= len(c.ledger)-n; i-- {
+		ledger = append(ledger, c.ledger[i])
+	}
+	c.mu.Unlock()
+	sort.Slice(accounts, func(i, j int) bool { return accounts[i].ID < accounts[j].ID })
+	sort.Strings(blocked)
+	sort.Slice(rounds, func(i, j int) bool { return rounds[i].Seq > rounds[j].Seq })
+	if len(rounds) > stateLedgerSize {
+		rounds = rounds[:stateLedgerSize]
+	}
+	faults := c.armedFaults()
+	if faults == nil {
+		faults = []armedFault{}
+	}
+	sandboxweb.WriteJSON(w, http.StatusOK, map[string]any{
+		"aggregator_id": s.cfg.AggregatorID,
+		"casino_id":     s.cfg.CasinoID,
+		"accounts":      accounts,
+		"blocked":       blocked,
+		"rounds":        rounds,
+		"faults":        faults,
+		"ledger":        ledger,
+	})
+}
+
+// failHelper answers a helper's error: 503 storage_unavailable for the
+// journal, 400 invalid_request otherwise.
+func failHelper(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, ErrJournal) {
+		sandboxweb.Fail(w, r, http.StatusServiceUnavailable, "storage_unavailable", err.Error())
+		return
+	}
+	sandboxweb.Fail(w, r, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), "casino: "))
+}
+
+// apiAdjust handles POST /sandbox/api/balance (set) and
+// /sandbox/api/credit (add): {account_id, amount, currency?}; currency
+// defaults to the account's, else the Site's.
+func (s *Site) apiAdjust(add bool) func(http.ResponseWriter, *http.Request, map[string]string) {
+	return func(w http.ResponseWriter, r *http.Request, f map[string]string) {
+		id, amount, currency := f["account_id"], f["amount"], f["currency"]
+		if currency == "" {
+			currency = s.cfg.Currency
+			if v, ok := s.c.accountView(id); ok {
+				currency = v.Currency
+			}
+		}
+		var err error
+		if add {
+			err = s.c.Credit(id, currency, amount)
+		} else {
+			err = s.c.SetBalance(id, currency, amount)
+		}
+		if err != nil {
+			failHelper(w, r, err)
+			return
+		}
+		v, _ := s.c.accountView(id)
+		verb := "balance set to"
+		if add {
+			verb = "credited " + amount + "; balance"
+		}
+		sandboxweb.Done(w, r, fmt.Sprintf("account %s: %s %s %s", id, verb, v.Balance, v.Currency), map[string]any{"account": v})
+	}
+}
+
+// apiBlock handles POST /sandbox/api/block and /sandbox/api/unblock:
+// {account_id}.
+func (s *Site) apiBlock(block bool) func(http.ResponseWriter, *http.Request, map[string]string) {
+	return func(w http.ResponseWriter, r *http.Request, f map[string]string) {
+		id := f["account_id"]
+		if err := checkID("account_id", id); err != nil {
+			failHelper(w, r, err)
+			return
+		}
+		var err error
+		if block {
+			err = s.c.Block(id)
+		} else {
+			err = s.c.Unblock(id)
+		}
+		if err != nil {
+			failHelper(w, r, err)
+			return
+		}
+		state := "unblocked"
+		if block {
+			state = "blocked: its bets are refused with api_code 110"
+		}
+		sandboxweb.Done(w, r, "account "+id+" "+state, nil)
+	}
+}
+
+// apiBetLimit handles POST /sandbox/api/bet-limit: {account_id, limit};
+// an empty limit removes the account's own.
+func (s *Site) apiBetLimit(w http.ResponseWriter, r *http.Request, f map[string]string) {
+	id, limit := f["account_id"], f["limit"]
+	if err := checkID("account_id", id); err != nil {
+		failHelper(w, r, err)
+		return
+	}
+	if err := s.c.SetBetLimit(id, limit); err != nil {
+		failHelper(w, r, err)
+		return
+	}
+	msg := "account " + id + ": bets above " + limit + " are refused with api_code 105"
+	if limit == "" {
+		msg = "account " + id + ": no bet limit of its own"
+	}
+	sandboxweb.Done(w, r, msg, nil)
+}
+
+// apiFault handles POST /sandbox/api/faults: {account_id?, endpoint, kind,
+// count?, status?, api_code?, delay?}; see the package documentation.
+func (s *Site) apiFault(w http.ResponseWriter, r *http.Request, f map[string]string) {
+	msg, err := s.armFault(f)
+	if err != nil {
+		sandboxweb.Fail(w, r, http.StatusBadRequest, "invalid_request", err.Error())
+		return
+	}
+	faults := s.c.armedFaults()
+	if faults == nil {
+		faults = []armedFault{}
+	}
+	sandboxweb.Done(w, r, msg, map[string]any{"faults": faults})
+}
+
+// armFault arms the fault f describes, or says what is wrong with f.
+func (s *Site) armFault(f map[string]string) (string, error) {
+	account, endpoint, kind := f["account_id"], f["endpoint"], f["kind"]
+	if kind == "omit_round_id" && endpoint == "" {
+		endpoint = EndpointBetWin
+	}
+	switch endpoint {
+	case EndpointBalance, EndpointBetWin, EndpointFinish, EndpointRollback:
+	default:
+		return "", fmt.Errorf("endpoint %q must be balance, betwin, finish or rollback", endpoint)
+	}
+	if account != "" {
+		if err := checkID("account_id", account); err != nil {
+			return "", err
+		}
+	}
+	n, err := sandboxweb.Count(f, "count", 1)
+	if err != nil {
+		return "", err
+	}
+	faults, scope := s.c.everyAccount(), "every account"
+	if account != "" {
+		faults, scope = s.c.ForAccount(account), "account "+account
+	}
+	what := ""
+	switch kind {
+	case "fail":
+		status, err := sandboxweb.Count(f, "status", http.StatusServiceUnavailable)
+		if err != nil || status < 200 || status > 599 {
+			return "", errors.New("status must be an HTTP status from 200 to 599")
+		}
+		faults.FailNext(endpoint, n, status)
+		what = fmt.Sprintf("answer %d injected_failure", status)
+	case "reject":
+		code := f["api_code"]
+		if code == "" {
+			code = "100"
+		}
+		if err := checkID("api_code", code); err != nil {
+			return "", err
+		}
+		faults.RejectNext(endpoint, n, code)
+		what = "answer api_code " + code
+	case "delay":
+		d, err := sandboxweb.Duration(f, "delay", 2*time.Second)
+		if err != nil {
+			return "", err
+		}
+		faults.DelayNext(endpoint, n, d)
+		what = "wait " + d.String() + " before processing"
+	case "stall":
+		faults.StallNext(endpoint, n)
+		what = "hang unprocessed until the client gives up"
+	case "drop":
+		faults.DropResponseNext(endpoint, n)
+		what = "be processed, then get no answer"
+	case "omit_round_id":
+		if endpoint != EndpointBetWin {
+			return "", errors.New("omit_round_id applies to betwin only")
+		}
+		faults.OmitRoundIDNext(n)
+		what = "be answered without round_id when they succeed"
+	default:
+		return "", fmt.Errorf("kind %q must be fail, reject, delay, stall, drop or omit_round_id", kind)
+	}
+	if n == 0 {
+		return fmt.Sprintf("%s faults of %s disarmed for %s", kind, endpoint, scope), nil
+	}
+	return fmt.Sprintf("the next %d %s requests of %s will %s", n, endpoint, scope, what), nil
+}
+
+// apiClearFaults handles POST /sandbox/api/faults/clear.
+func (s *Site) apiClearFaults(w http.ResponseWriter, r *http.Request, _ map[string]string) {
+	s.c.ClearFaults()
+	sandboxweb.Done(w, r, "every fault disarmed", nil)
+}

@@ -1,0 +1,495 @@
+package operator
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
+)
+
+//go:embed web
+var webFiles embed.FS
+
+var pages = sandboxweb.ParsePages(webFiles, "web/host.html", "web/ledger.html", "web/controls.html")
+
+// Widget locales and themes the host page offers.
+var (
+	hostLocales = []string{"en", "es", "pt", "fr", "de", "nl", "ru"}
+	hostThemes  = []string{"light", "dark"}
+)
+
+// Page sizes.
+const (
+	ledgerPageSize  = 50
+	storedPageSize  = 50
+	bettorsPageSize = 100
+	stateLedgerSize = 100
+)
+
+func (s *Site) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/", s.op.Handler())
+	toHost := func(w http.ResponseWriter, r *http.Request) {
+		target := "/sandbox/host"
+		if r.URL.RawQuery != "" {
+			target += "?" + r.URL.RawQuery
+		}
+		http.Redirect(w, r, target, http.StatusFound)
+	}
+	mux.HandleFunc("GET /{$}", toHost)
+	mux.HandleFunc("GET /sandbox/{$}", toHost)
+	mux.Handle("GET /sandbox/static/", sandboxweb.Static())
+	mux.HandleFunc("GET /sandbox/host", s.hostPage)
+	mux.HandleFunc("GET /sandbox/host/balance", s.hostBalance)
+	mux.HandleFunc("GET /sandbox/ledger", s.ledgerPage)
+	mux.HandleFunc("GET /sandbox/controls", s.controlsPage)
+	mux.Handle("POST /sandbox/login", s.guard.Login())
+
+	api := http.NewServeMux()
+	api.HandleFunc("GET /sandbox/api/state", s.apiState)
+	api.Handle("POST /sandbox/api/balance", sandboxweb.Control(s.apiAdjust(false)))
+	api.Handle("POST /sandbox/api/credit", sandboxweb.Control(s.apiAdjust(true)))
+	api.Handle("POST /sandbox/api/block", sandboxweb.Control(s.apiBlock(true)))
+	api.Handle("POST /sandbox/api/unblock", sandboxweb.Control(s.apiBlock(false)))
+	api.Handle("POST /sandbox/api/faults", sandboxweb.Control(s.apiFault))
+	api.Handle("POST /sandbox/api/faults/clear", sandboxweb.Control(s.apiClearFaults))
+	api.Handle("POST /sandbox/api/session-requests", sandboxweb.Control(s.apiSessionRequest))
+	api.HandleFunc("/sandbox/api/", func(w http.ResponseWriter, r *http.Request) {
+		sandboxweb.Fail(w, r, http.StatusNotFound, "not_found", "no control endpoint "+r.Method+" "+r.URL.Path)
+	})
+	mux.Handle("/sandbox/api/", s.guard.Wrap(api))
+	return mux
+}
+
+// page is the layout of one of the Site's pages.
+func (s *Site) page(r *http.Request, title, current string, data any) sandboxweb.Page {
+	nav := []sandboxweb.Link{
+		{Href: "/sandbox/host", Label: "Host page"},
+		{Href: "/sandbox/ledger", Label: "Ledger"},
+		{Href: "/sandbox/controls", Label: "Controls"},
+	}
+	for i := range nav {
+		nav[i].Current = nav[i].Href == current
+	}
+	q := r.URL.Query()
+	return sandboxweb.Page{
+		Title: title, Partner: "Sandbox operator " + s.op.ID(), Nav: nav,
+		Notice: q.Get("notice"), Error: q.Get("error"), Data: data,
+	}
+}
+
+// option is one choice of a select.
+type option struct {
+	Value    string
+	Selected bool
+}
+
+func options(values []string, selected string) []option {
+	out := make([]option, len(values))
+	for i, v := range values {
+		out[i] = option{Value: v, Selected: v == selected}
+	}
+	return out
+}
+
+// hostData is the host page's content.
+type hostData struct {
+	Bettor           string
+	Locales, Themes  []option
+	Balance          string
+	Currency         string
+	SessionRequestID string
+	WidgetURL        string
+	PlatformOrigin   string
+	BalanceURL       string
+}
+
+// hostPage is the operator's page with the widget: it logs in the bettor
+// of the bettor_id parameter (default SiteConfig.DemoBettor), creating it
+// with the starting balance, and embeds the widget with a session request
+// made for this load.
+func (s *Site) hostPage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	d := hostData{Bettor: q.Get("bettor_id")}
+	if d.Bettor == "" {
+		d.Bettor = s.cfg.DemoBettor
+	}
+	locale := q.Get("locale")
+	if !slices.Contains(hostLocales, locale) {
+		locale = hostLocales[0]
+	}
+	theme := q.Get("theme")
+	if !slices.Contains(hostThemes, theme) {
+		theme = hostThemes[0]
+	}
+	d.Locales, d.Themes = options(hostLocales, locale), options(hostThemes, theme)
+	page := s.page(r, "Host page", "/sandbox/host", &d)
+	id, err := s.op.CreateSessionRequest(d.Bettor, "")
+	if err != nil {
+		page.Error = "The bettor cannot be logged in: " + err.Error()
+		pages.Render(w, "web/host.html", page, "")
+		return
+	}
+	d.SessionRequestID = id
+	if v, ok := s.op.bettorView(d.Bettor); ok {
+		d.Balance, d.Currency = v.Balance, v.Currency
+	}
+	d.WidgetURL = s.platformURL + "/widget/?" + url.Values{
+		"session_request_id": {id},
+		"operator":           {s.op.ID()},
+		"locale":             {locale},
+		"theme":              {theme},
+	}.Encode()
+	d.PlatformOrigin = s.platformOrigin
+	d.BalanceURL = "/sandbox/host/balance?" + url.Values{"bettor_id": {d.Bettor}}.Encode()
+	pages.Render(w, "web/host.html", page, s.platformOrigin)
+}
+
+// hostBalance answers GET /sandbox/host/balance?bettor_id=: the bettor's
+// balance, for the host page's script.
+func (s *Site) hostBalance(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("bettor_id")
+	v, ok := s.op.bettorView(id)
+	if !ok {
+		sandboxweb.WriteJSON(w, http.StatusNotFound, map[string]string{"error": "bettor_not_found"})
+		return
+	}
+	sandboxweb.WriteJSON(w, http.StatusOK, v)
+}
+
+// bettorView is a bettor as the pages and the control API show it.
+type bettorView struct {
+	ID       string `json:"bettor_id"`
+	Currency string `json:"currency"`
+	Balance  string `json:"balance"`
+	Blocked  bool   `json:"blocked"`
+}
+
+func (o *Operator) bettorView(id string) (bettorView, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	b := o.bettors[id]
+	if b == nil {
+		return bettorView{}, false
+	}
+	return bettorView{ID: id, Currency: b.currency, Balance: o.format(b.balance, b.currency), Blocked: o.blocked[id]}, true
+}
+
+// storedView is a stored answer as the ledger page shows it.
+type storedView struct {
+	Seq           int64
+	Time          time.Time
+	Endpoint      string
+	TransactionID string
+	Withdrawal    string
+	Bettor        string
+	Status        int
+	Body          string
+}
+
+// ledgerData is the ledger page's content.
+type ledgerData struct {
+	Filter      string
+	Bettors     []bettorView
+	MoreBettors int
+	Blocked     []string
+	Entries     []Entry
+	Older       string
+	Stored      []storedView
+	MoreStored  int
+	Failed      string
+}
+
+// ledgerPage shows the bettors, the ledger (newest first, paged with
+// before=<seq>) and the stored answers, all for one bettor with
+// bettor_id=.
+func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	d := ledgerData{Filter: q.Get("bettor_id")}
+	before, _ := strconv.ParseInt(q.Get("before"), 10, 64)
+	o := s.op
+	o.mu.Lock()
+	ids := make([]string, 0, len(o.bettors))
+	for id := range o.bettors {
+		if d.Filter == "" || id == d.Filter {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	if len(ids) > bettorsPageSize {
+		d.MoreBettors = len(ids) - bettorsPageSize
+		ids = ids[:bettorsPageSize]
+	}
+	for _, id := range ids {
+		b := o.bettors[id]
+		d.Bettors = append(d.Bettors, bettorView{ID: id, Currency: b.currency, Balance: o.format(b.balance, b.currency), Blocked: o.blocked[id]})
+	}
+	for id := range o.blocked {
+		if o.bettors[id] == nil && (d.Filter == "" || id == d.Filter) {
+			d.Blocked = append(d.Blocked, id)
+		}
+	}
+	sort.Strings(d.Blocked)
+	for i := len(o.ledger) - 1; i >= 0; i-- {
+		e := o.ledger[i]
+		if (before > 0 && e.Seq >= before) || (d.Filter != "" && e.BettorID != d.Filter) {
+			continue
+		}
+		if len(d.Entries) == ledgerPageSize {
+			d.Older = "/sandbox/ledger?" + url.Values{"bettor_id": {d.Filter}, "before": {strconv.FormatInt(d.Entries[len(d.Entries)-1].Seq, 10)}}.Encode()
+			break
+		}
+		d.Entries = append(d.Entries, e)
+	}
+	for txID, rec := range o.txs {
+		if d.Filter != "" && rec.bettorID != d.Filter {
+			continue
+		}
+		d.Stored = append(d.Stored, storedView{
+			Seq: rec.seq, Time: rec.at, Endpoint: rec.kind, TransactionID: txID, Withdrawal: rec.pathID,
+			Bettor: rec.bettorID, Status: rec.status, Body: strings.TrimSpace(string(rec.body)),
+		})
+	}
+	if o.failed != nil {
+		d.Failed = o.failed.Error()
+	}
+	o.mu.Unlock()
+	sort.Slice(d.Stored, func(i, j int) bool { return d.Stored[i].Seq > d.Stored[j].Seq })
+	if len(d.Stored) > storedPageSize {
+		d.MoreStored = len(d.Stored) - storedPageSize
+		d.Stored = d.Stored[:storedPageSize]
+	}
+	pages.Render(w, "web/ledger.html", s.page(r, "Ledger", "/sandbox/ledger", &d), "")
+}
+
+// controlsData is the controls page's content.
+type controlsData struct {
+	LoginRequired bool
+	Bettor        string
+	Currency      string
+	Faults        []armedFault
+	Endpoints     []string
+	WalletCodes   []string
+}
+
+func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
+	s.op.mu.Lock()
+	currency := s.op.currency
+	s.op.mu.Unlock()
+	d := controlsData{
+		LoginRequired: !s.guard.LoggedIn(r),
+		Bettor:        r.URL.Query().Get("bettor_id"),
+		Currency:      currency,
+		Faults:        s.op.armedFaults(),
+		Endpoints:     []string{endpointWithdrawals, endpointDeposits, endpointRollbacks, endpointSession},
+		WalletCodes:   []string{"insufficient_funds", "bettor_blocked", "bettor_not_found", "bet_limit_reached"},
+	}
+	if d.Bettor == "" {
+		d.Bettor = s.cfg.DemoBettor
+	}
+	pages.Render(w, "web/controls.html", s.page(r, "Controls", "/sandbox/controls", &d), "")
+}
+
+// apiState answers GET /sandbox/api/state.
+func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
+	o := s.op
+	o.mu.Lock()
+	bettors := make([]bettorView, 0, len(o.bettors))
+	for id, b := range o.bettors {
+		bettors = append(bettors, bettorView{ID: id, Currency: b.currency, Balance: o.format(b.balance, b.currency), Blocked: o.blocked[id]})
+	}
+	blocked := make([]string, 0, len(o.blocked))
+	for id := range o.blocked {
+		blocked = append(blocked, id)
+	}
+	n := min(len(o.ledger), stateLedgerSize)
+	ledger := make([]Entry, 0, n)
+	for i := len(o.ledger) - 1; i >= len(o.ledger)-n; i-- {
+		ledger = append(ledger, o.ledger[i])
+	}
+	currency := o.currency
+	o.mu.Unlock()
+	sort.Slice(bettors, func(i, j int) bool { return bettors[i].ID < bettors[j].ID })
+	sort.Strings(blocked)
+	sandboxweb.WriteJSON(w, http.StatusOK, map[string]any{
+		"operator_id": o.ID(),
+		"currency":    currency,
+		"bettors":     bettors,
+		"blocked":     blocked,
+		"faults":      nonNil(o.armedFaults()),
+		"ledger":      ledger,
+	})
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// failHelper answers a helper's error: 503 storage_unavailable for the
+// journal, 400 invalid_request otherwise.
+func failHelper(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, ErrJournal) {
+		sandboxweb.Fail(w, r, http.StatusServiceUnavailable, "storage_unavailable", err.Error())
+		return
+	}
+	sandboxweb.Fail(w, r, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), "operator: "))
+}
+
+// apiAdjust handles POST /sandbox/api/balance (set) and
+// /sandbox/api/credit (add): {bettor_id, amount, currency?}.
+func (s *Site) apiAdjust(add bool) func(http.ResponseWriter, *http.Request, map[string]string) {
+	return func(w http.ResponseWriter, r *http.Request, f map[string]string) {
+		id, amount := f["bettor_id"], f["amount"]
+		var err error
+		if add {
+			err = s.op.Credit(id, f["currency"], amount)
+		} else {
+			err = s.op.SetBalance(id, f["currency"], amount)
+		}
+		if err != nil {
+			failHelper(w, r, err)
+			return
+		}
+		v, _ := s.op.bettorView(id)
+		verb := "balance set to"
+		if add {
+			verb = "credited " + amount + "; balance"
+		}
+		sandboxweb.Done(w, r, fmt.Sprintf("bettor %s: %s %s %s", id, verb, v.Balance, v.Currency), map[string]any{"bettor": v})
+	}
+}
+
+// apiBlock handles POST /sandbox/api/block and /sandbox/api/unblock:
+// {bettor_id}.
+func (s *Site) apiBlock(block bool) func(http.ResponseWriter, *http.Request, map[string]string) {
+	return func(w http.ResponseWriter, r *http.Request, f map[string]string) {
+		id := f["bettor_id"]
+		if err := checkID("bettor_id", id); err != nil {
+			failHelper(w, r, err)
+			return
+		}
+		var err error
+		if block {
+			err = s.op.Block(id)
+		} else {
+			err = s.op.Unblock(id)
+		}
+		if err != nil {
+			failHelper(w, r, err)
+			return
+		}
+		state := "unblocked"
+		if block {
+			state = "blocked: its withdrawals are refused 403 bettor_blocked"
+		}
+		sandboxweb.Done(w, r, "bettor "+id+" "+state, nil)
+	}
+}
+
+// apiFault handles POST /sandbox/api/faults: {bettor_id?, endpoint, kind,
+// count?, status?, code?, delay?}; see the package documentation.
+func (s *Site) apiFault(w http.ResponseWriter, r *http.Request, f map[string]string) {
+	msg, err := s.armFault(f)
+	if err != nil {
+		sandboxweb.Fail(w, r, http.StatusBadRequest, "invalid_request", err.Error())
+		return
+	}
+	sandboxweb.Done(w, r, msg, map[string]any{"faults": nonNil(s.op.armedFaults())})
+}
+
+// armFault arms the fault f describes, or says what is wrong with f.
+func (s *Site) armFault(f map[string]string) (string, error) {
+	bettor, endpoint, kind := f["bettor_id"], f["endpoint"], f["kind"]
+	switch endpoint {
+	case endpointWithdrawals, endpointDeposits, endpointRollbacks, endpointSession:
+	default:
+		return "", fmt.Errorf("endpoint %q must be withdrawals, deposits, rollbacks or session", endpoint)
+	}
+	if bettor != "" {
+		if err := checkID("bettor_id", bettor); err != nil {
+			return "", err
+		}
+	}
+	n, err := sandboxweb.Count(f, "count", 1)
+	if err != nil {
+		return "", err
+	}
+	faults := s.op.everyBettor()
+	scope := "every bettor"
+	if bettor != "" {
+		faults, scope = s.op.ForBettor(bettor), "bettor "+bettor
+	}
+	what := ""
+	switch kind {
+	case "fail":
+		status, err := sandboxweb.Count(f, "status", http.StatusServiceUnavailable)
+		if err != nil || status < 100 || status > 599 {
+			return "", errors.New("status must be an HTTP status from 100 to 599")
+		}
+		faults.FailNext(endpoint, n, status)
+		what = fmt.Sprintf("answer %d injected_failure", status)
+	case "reject":
+		code := f["code"]
+		if code == "" {
+			code = "insufficient_funds"
+		}
+		if endpoint == endpointSession {
+			return "", errors.New("the session endpoint has no refusals to inject: use kind fail")
+		}
+		if err := checkID("code", code); err != nil {
+			return "", err
+		}
+		faults.RejectNext(endpoint, n, code)
+		what = fmt.Sprintf("answer %d %s", rejection(code).status, code)
+	case "delay":
+		d, err := sandboxweb.Duration(f, "delay", 2*time.Second)
+		if err != nil {
+			return "", err
+		}
+		faults.DelayNext(endpoint, n, d)
+		what = "wait " + d.String() + " before processing"
+	case "stall":
+		faults.StallNext(endpoint, n)
+		what = "hang unprocessed until the client gives up"
+	case "drop":
+		faults.DropResponseNext(endpoint, n)
+		what = "be processed, then get no answer"
+	default:
+		return "", fmt.Errorf("kind %q must be fail, reject, delay, stall or drop", kind)
+	}
+	if n == 0 {
+		return fmt.Sprintf("%s faults of %s disarmed for %s", kind, endpoint, scope), nil
+	}
+	return fmt.Sprintf("the next %d %s requests of %s will %s", n, endpoint, scope, what), nil
+}
+
+// apiClearFaults handles POST /sandbox/api/faults/clear.
+func (s *Site) apiClearFaults(w http.ResponseWriter, r *http.Request, _ map[string]string) {
+	s.op.ClearFaults()
+	sandboxweb.Done(w, r, "every fault disarmed", nil)
+}
+
+// apiSessionRequest handles POST /sandbox/api/session-requests:
+// {bettor_id, currency?} → {session_request_id, widget_url}.
+func (s *Site) apiSessionRequest(w http.ResponseWriter, r *http.Request, f map[string]string) {
+	id, err := s.op.CreateSessionRequest(f["bettor_id"], f["currency"])
+	if err != nil {
+		failHelper(w, r, err)
+		return
+	}
+	widget := s.platformURL + "/widget/?" + url.Values{"session_request_id": {id}, "operator": {s.op.ID()}}.Encode()
+	sandboxweb.Done(w, r, "session request "+id+" for bettor "+f["bettor_id"], map[string]any{
+		"session_request_id": id, "widget_url": widget,
+	})
+}

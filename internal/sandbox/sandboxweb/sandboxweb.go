@@ -1,0 +1,454 @@
+// Package sandboxweb is the web side the sandbox partners (the sandbox
+// operator and the sandbox casino) share: the page layout and static files
+// served under /sandbox/, the guard and the request and answer shapes of
+// their control API, and serving a partner with a clean stop.
+//
+// # Control API conventions
+//
+// Every control endpoint is a POST (or the GET of the state) under
+// /sandbox/api/. A request body is a JSON object of strings, numbers and
+// booleans (Content-Type application/json) or an HTML form
+// (application/x-www-form-urlencoded), with the same field names. A JSON
+// request is answered with JSON: 200 {"ok": true, …} or an error
+// {"error": code, "message": text} (400 invalid_request, 401 unauthorized,
+// 403 forbidden, 503 storage_unavailable). A form is answered 303 See Other
+// back to the page named by its "return" field (a path under /sandbox/),
+// with the outcome in the notice or error query parameter, which the page
+// shows.
+//
+// # Who may call it
+//
+// Guard decides. With an admin token, a request must carry it, as
+// "Authorization: Bearer <token>" or in the cookie the login form
+// (POST /sandbox/login) sets (HttpOnly, SameSite=Strict), from any address.
+// Without a token, only loopback clients are served: the demo's default,
+// where whoever can reach 127.0.0.1 owns the machine anyway. Either way a
+// request whose Origin header names another host than the one it was sent
+// to is refused, so a web page elsewhere cannot drive the API through a
+// browser (cross-site request forgery).
+package sandboxweb
+
+import (
+	"context"
+	"crypto/subtle"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Prefix is the path under which a sandbox partner serves its pages, its
+// static files and its control API; the wallet protocols never use it.
+const Prefix = "/sandbox/"
+
+// CookieName is the cookie that carries the admin token of a browser that
+// logged in.
+const CookieName = "sandbox_admin"
+
+// maxControlBody bounds a control request body.
+const maxControlBody = 64 << 10
+
+//go:embed static layout
+var files embed.FS
+
+// Static serves the pages' style sheet and script, to be mounted at
+// /sandbox/static/ (the prefix is stripped here).
+func Static() http.Handler {
+	sub, err := fs.Sub(files, "static")
+	if err != nil {
+		panic(err)
+	}
+	fileServer := http.StripPrefix(Prefix+"static/", http.FileServer(http.FS(sub)))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		fileServer.ServeHTTP(w, r)
+	})
+}
+
+// Link is one entry of a page's navigation.
+type Link struct {
+	Href, Label string
+	Current     bool
+}
+
+// Page is what the layout shows around a page's content; Data is the
+// page's own.
+type Page struct {
+	Title   string
+	Partner string
+	Nav     []Link
+	Notice  string
+	Error   string
+	Data    any
+}
+
+// Pages are parsed page templates, each combined with the layout.
+type Pages map[string]*template.Template
+
+// ParsePages parses each named file of fsys with the layout; a page file
+// defines "content" and may define "head". It panics on a template error
+// (the templates are embedded: an error is a bug).
+func ParsePages(fsys fs.FS, names ...string) Pages {
+	base := template.Must(template.ParseFS(files, "layout/base.html"))
+	pages := Pages{}
+	for _, name := range names {
+		t := template.Must(base.Clone())
+		pages[name] = template.Must(t.ParseFS(fsys, name))
+	}
+	return pages
+}
+
+// Render writes page with the named template as HTML, with the headers of
+// every sandbox page. frameOrigin, when not empty, is the one origin the
+// page may embed in an iframe (the platform's).
+func (p Pages) Render(w http.ResponseWriter, name string, page Page, frameOrigin string) {
+	t := p[name]
+	if t == nil {
+		panic(fmt.Sprintf("sandboxweb: no page %q", name))
+	}
+	var buf strings.Builder
+	if err := t.ExecuteTemplate(&buf, "base", page); err != nil {
+		http.Error(w, "the page could not be rendered: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	frames := "'none'"
+	if frameOrigin != "" {
+		frames = frameOrigin
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+	h.Set("Content-Security-Policy", "default-src 'self'; frame-src "+frames+
+		"; base-uri 'none'; form-action 'self'; frame-ancestors 'self'; object-src 'none'")
+	_, _ = io.WriteString(w, buf.String())
+}
+
+// Origin returns the origin (scheme://host[:port], default port left out)
+// of an absolute http(s) URL, and an error for anything else.
+func Origin(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("%q is not an absolute http(s) URL", raw)
+	}
+	host := u.Host
+	if p := u.Port(); (u.Scheme == "http" && p == "80") || (u.Scheme == "https" && p == "443") {
+		host = strings.TrimSuffix(host, ":"+p)
+	}
+	return u.Scheme + "://" + strings.ToLower(host), nil
+}
+
+// Guard admits control requests; see the package documentation.
+type Guard struct {
+	// Token is the admin token; empty admits loopback clients only.
+	Token string
+}
+
+// Wrap serves next to the requests Guard admits and refuses the others:
+// 403 forbidden for a foreign Origin or, without a token, a client that is
+// not on loopback; 401 unauthorized for a missing or wrong token. A form
+// request is refused with a redirect, as Fail does.
+func (g Guard) Wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !SameOrigin(r) {
+			Fail(w, r, http.StatusForbidden, "forbidden", "the request comes from a page of another site")
+			return
+		}
+		if g.Token == "" {
+			if !loopback(r.RemoteAddr) {
+				Fail(w, r, http.StatusForbidden, "forbidden", "without an admin token the control API answers loopback clients only")
+				return
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
+		if !g.admits(r) {
+			Fail(w, r, http.StatusUnauthorized, "unauthorized", "log in with the sandbox admin token (Authorization: Bearer …)")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// admits reports whether r carries the token.
+func (g Guard) admits(r *http.Request) bool {
+	got := ""
+	if auth := r.Header.Get("Authorization"); strings.HasPrefix(auth, "Bearer ") {
+		got = strings.TrimPrefix(auth, "Bearer ")
+	} else if c, err := r.Cookie(CookieName); err == nil {
+		got = c.Value
+	}
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(g.Token)) == 1
+}
+
+// LoggedIn reports whether r may use the control API: true without a token
+// (for a loopback client), or when it carries the token.
+func (g Guard) LoggedIn(r *http.Request) bool {
+	if g.Token == "" {
+		return loopback(r.RemoteAddr)
+	}
+	return g.admits(r)
+}
+
+// Login is the handler of POST /sandbox/login, a form with admin_token and
+// return: the right token sets the cookie; either way the answer is a
+// redirect to return with a notice or an error.
+func (g Guard) Login() http.Handler {
+	return Control(func(w http.ResponseWriter, r *http.Request, f map[string]string) {
+		if !SameOrigin(r) {
+			Fail(w, r, http.StatusForbidden, "forbidden", "the request comes from a page of another site")
+			return
+		}
+		if g.Token == "" || subtle.ConstantTimeCompare([]byte(f["admin_token"]), []byte(g.Token)) != 1 {
+			Fail(w, r, http.StatusUnauthorized, "unauthorized", "that is not the sandbox admin token")
+			return
+		}
+		http.SetCookie(w, &http.Cookie{
+			Name: CookieName, Value: g.Token, Path: Prefix,
+			HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+		})
+		Done(w, r, "logged in", nil)
+	})
+}
+
+// SameOrigin reports whether r has no Origin header or one naming the host
+// r was sent to.
+func SameOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host)
+}
+
+func loopback(remoteAddr string) bool {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// isForm reports whether r's body is an HTML form.
+func isForm(r *http.Request) bool {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return mt == "application/x-www-form-urlencoded"
+}
+
+// Fields reads a control request's body: a form, or a JSON object whose
+// values are strings, numbers or booleans (written as in JSON: 2, true);
+// null is the same as a missing field. An empty body is no fields. Query
+// parameters are not read.
+func Fields(r *http.Request) (map[string]string, error) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxControlBody+1))
+	if err != nil {
+		return nil, errors.New("the body could not be read")
+	}
+	if len(body) > maxControlBody {
+		return nil, fmt.Errorf("the body exceeds %d bytes", maxControlBody)
+	}
+	out := map[string]string{}
+	if isForm(r) {
+		v, err := url.ParseQuery(string(body))
+		if err != nil {
+			return nil, errors.New("the form cannot be read")
+		}
+		for k := range v {
+			out[k] = v.Get(k)
+		}
+		return out, nil
+	}
+	if strings.TrimSpace(string(body)) == "" {
+		return out, nil
+	}
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mt != "application/json" {
+		return nil, errors.New("the body must be JSON (Content-Type: application/json) or a form")
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return nil, errors.New("the body must be a JSON object")
+	}
+	for k, v := range raw {
+		if string(v) == "null" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			out[k] = s
+			continue
+		}
+		var scalar any
+		if err := json.Unmarshal(v, &scalar); err != nil {
+			return nil, fmt.Errorf("%s cannot be read", k)
+		}
+		switch scalar.(type) {
+		case float64, bool:
+			out[k] = strings.TrimSpace(string(v))
+		default:
+			return nil, fmt.Errorf("%s must be a string, a number or a boolean", k)
+		}
+	}
+	return out, nil
+}
+
+// Count reads a non-negative count field: empty means def.
+func Count(f map[string]string, name string, def int) (int, error) {
+	s := f[name]
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 1_000_000 {
+		return 0, fmt.Errorf("%s must be a whole number from 0 to 1000000", name)
+	}
+	return n, nil
+}
+
+// Duration reads a duration field such as "2s" or "1500ms" (a bare
+// number is milliseconds): empty means def.
+func Duration(f map[string]string, name string, def time.Duration) (time.Duration, error) {
+	s := f[name]
+	if s == "" {
+		return def, nil
+	}
+	if ms, err := strconv.Atoi(s); err == nil {
+		s = strconv.Itoa(ms) + "ms"
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 || d > 24*time.Hour {
+		return 0, fmt.Errorf("%s must be a duration such as 2s or 1500ms, up to 24h", name)
+	}
+	return d, nil
+}
+
+// returnPath is the page a form goes back to: its return field when that
+// is a path under Prefix, else the page it was posted from, else Prefix.
+func returnPath(r *http.Request, f map[string]string) string {
+	for _, p := range []string{f["return"], refererPath(r)} {
+		if strings.HasPrefix(p, Prefix) && !strings.ContainsAny(p, "\\\r\n") {
+			return p
+		}
+	}
+	return Prefix
+}
+
+func refererPath(r *http.Request) string {
+	u, err := url.Parse(r.Header.Get("Referer"))
+	if err != nil || !strings.EqualFold(u.Host, r.Host) {
+		return ""
+	}
+	return u.RequestURI()
+}
+
+// fieldsCtxKey carries a form's fields from Control to Done and Fail.
+type fieldsCtxKey struct{}
+
+// Control adapts a control endpoint: it reads the request's fields (400
+// invalid_request when they cannot be read) and calls fn with them; Done
+// and Fail then find the form's return page.
+func Control(fn func(w http.ResponseWriter, r *http.Request, f map[string]string)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f, err := Fields(r)
+		r = r.WithContext(context.WithValue(r.Context(), fieldsCtxKey{}, f))
+		if err != nil {
+			Fail(w, r, http.StatusBadRequest, "invalid_request", err.Error())
+			return
+		}
+		fn(w, r, f)
+	})
+}
+
+func fieldsOf(r *http.Request) map[string]string {
+	f, _ := r.Context().Value(fieldsCtxKey{}).(map[string]string)
+	return f
+}
+
+// Done answers a control request that succeeded: JSON {"ok": true,
+// "message": message} plus extra, or for a form a redirect to its return
+// page with message as the notice.
+func Done(w http.ResponseWriter, r *http.Request, message string, extra map[string]any) {
+	if isForm(r) {
+		redirect(w, r, "notice", message)
+		return
+	}
+	v := map[string]any{"ok": true, "message": message}
+	for k, x := range extra {
+		v[k] = x
+	}
+	WriteJSON(w, http.StatusOK, v)
+}
+
+// Fail answers a control request that failed: JSON {"error": code,
+// "message": message} with status, or for a form a redirect to its return
+// page with message as the error.
+func Fail(w http.ResponseWriter, r *http.Request, status int, code, message string) {
+	if isForm(r) {
+		redirect(w, r, "error", message)
+		return
+	}
+	WriteJSON(w, status, map[string]string{"error": code, "message": message})
+}
+
+func redirect(w http.ResponseWriter, r *http.Request, param, message string) {
+	target, _ := url.Parse(returnPath(r, fieldsOf(r)))
+	q := target.Query()
+	q.Del("notice")
+	q.Del("error")
+	q.Set(param, message)
+	target.RawQuery = q.Encode()
+	http.Redirect(w, r, target.String(), http.StatusSeeOther)
+}
+
+// WriteJSON writes v as JSON with status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"error":"internal_error"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// Serve serves handler on l until ctx is done, then calls stop (which must
+// end whatever could keep a handler waiting), shuts the server down
+// gracefully (at most 5 seconds for requests under way) and returns. It
+// returns nil after a clean stop, and the server's error otherwise.
+func Serve(ctx context.Context, l net.Listener, handler http.Handler, stop func()) error {
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	select {
+	case err := <-served:
+		stop()
+		return err
+	case <-ctx.Done():
+	}
+	stop()
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := srv.Shutdown(shutdown)
+	if err != nil {
+		err = errors.Join(err, srv.Close())
+	}
+	if served := <-served; !errors.Is(served, http.ErrServerClosed) {
+		err = errors.Join(err, served)
+	}
+	return err
+}

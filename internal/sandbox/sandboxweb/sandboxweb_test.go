@@ -1,0 +1,191 @@
+package sandboxweb_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
+)
+
+func TestOrigin(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"http://127.0.0.1:8080/", "http://127.0.0.1:8080", true},
+		{"https://Platform.Example:443/base", "https://platform.example", true},
+		{"http://platform.example:80", "http://platform.example", true},
+		{"http://platform.example:8443", "http://platform.example:8443", true},
+		{"ftp://platform.example", "", false},
+		{"platform.example", "", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		got, err := sandboxweb.Origin(tt.in)
+		if got != tt.want || (err == nil) != tt.ok {
+			t.Errorf("Origin(%q) = %q, %v; want %q ok %v", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestFields(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, contentType, body string
+		want                    map[string]string
+		wantErr                 bool
+	}{
+		{"json", "application/json", `{"bettor_id":"a","count":2,"on":true,"none":null}`, map[string]string{"bettor_id": "a", "count": "2", "on": "true"}, false},
+		{"json with charset", "application/json; charset=utf-8", `{"a":"b"}`, map[string]string{"a": "b"}, false},
+		{"form", "application/x-www-form-urlencoded", "bettor_id=a+b&amount=1.50", map[string]string{"bettor_id": "a b", "amount": "1.50"}, false},
+		{"empty", "", "", map[string]string{}, false},
+		{"nested", "application/json", `{"a":{"b":1}}`, nil, true},
+		{"array", "application/json", `[1]`, nil, true},
+		{"text", "text/plain", `a=b`, nil, true},
+		{"too large", "application/json", `{"a":"` + strings.Repeat("x", 70<<10) + `"}`, nil, true},
+	}
+	for _, tt := range tests {
+		var got map[string]string
+		var gotErr error
+		h := sandboxweb.Control(func(w http.ResponseWriter, r *http.Request, f map[string]string) { got = f })
+		r := httptest.NewRequest("POST", "/sandbox/api/x", strings.NewReader(tt.body))
+		r.Header.Set("Content-Type", tt.contentType)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		if rec.Code == http.StatusBadRequest {
+			gotErr = io.EOF
+		}
+		if (gotErr != nil) != tt.wantErr || (!tt.wantErr && !reflect.DeepEqual(got, tt.want)) {
+			t.Errorf("%s: fields %v, status %d; want %v (error %v)", tt.name, got, rec.Code, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestCountAndDuration(t *testing.T) {
+	t.Parallel()
+	f := map[string]string{"n": "3", "neg": "-1", "word": "many", "d": "1500ms", "ms": "250", "bad": "soon", "long": "48h"}
+	counts := []struct {
+		name string
+		want int
+		ok   bool
+	}{{"n", 3, true}, {"missing", 7, true}, {"neg", 0, false}, {"word", 0, false}}
+	for _, c := range counts {
+		got, err := sandboxweb.Count(f, c.name, 7)
+		if got != c.want || (err == nil) != c.ok {
+			t.Errorf("Count(%s) = %d, %v", c.name, got, err)
+		}
+	}
+	durations := []struct {
+		name string
+		want time.Duration
+		ok   bool
+	}{{"d", 1500 * time.Millisecond, true}, {"ms", 250 * time.Millisecond, true}, {"missing", time.Second, true}, {"bad", 0, false}, {"long", 0, false}}
+	for _, c := range durations {
+		got, err := sandboxweb.Duration(f, c.name, time.Second)
+		if got != c.want || (err == nil) != c.ok {
+			t.Errorf("Duration(%s) = %v, %v", c.name, got, err)
+		}
+	}
+}
+
+func TestFormAnswersRedirectToTheirPage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, body, referer string
+		fail                bool
+		want                string
+	}{
+		{"return page", "return=%2Fsandbox%2Fcontrols%3Fbettor_id%3Da", "", false, "/sandbox/controls?bettor_id=a&notice=done"},
+		{"error", "return=%2Fsandbox%2Fcontrols", "", true, "/sandbox/controls?error=broken"},
+		{"foreign return", "return=https%3A%2F%2Fevil.example%2F", "", false, "/sandbox/?notice=done"},
+		{"referer", "", "http://example.com/sandbox/ledger?x=1", false, "/sandbox/ledger?notice=done&x=1"},
+		{"foreign referer", "", "http://evil.example/sandbox/ledger", false, "/sandbox/?notice=done"},
+	}
+	for _, tt := range tests {
+		h := sandboxweb.Control(func(w http.ResponseWriter, r *http.Request, f map[string]string) {
+			if tt.fail {
+				sandboxweb.Fail(w, r, http.StatusBadRequest, "invalid_request", "broken")
+				return
+			}
+			sandboxweb.Done(w, r, "done", nil)
+		})
+		r := httptest.NewRequest("POST", "http://example.com/sandbox/api/x", strings.NewReader(tt.body))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if tt.referer != "" {
+			r.Header.Set("Referer", tt.referer)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != tt.want {
+			t.Errorf("%s: %d to %q, want %q", tt.name, rec.Code, rec.Header().Get("Location"), tt.want)
+		}
+	}
+}
+
+func TestStaticFiles(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(sandboxweb.Static())
+	defer srv.Close()
+	for name, contentType := range map[string]string{"sandbox.css": "text/css", "frame.js": "text/javascript", "missing.js": "text/plain"} {
+		resp, err := http.Get(srv.URL + "/sandbox/static/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want := http.StatusOK
+		if name == "missing.js" {
+			want = http.StatusNotFound
+		}
+		if resp.StatusCode != want || len(body) == 0 || !strings.HasPrefix(resp.Header.Get("Content-Type"), contentType) {
+			t.Errorf("%s = %d %s", name, resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+	}
+}
+
+// TestServeStopsCleanly cancels the context while a request waits on
+// something only stop releases: Serve must call stop, let the request
+// finish and return nil.
+func TestServeStopsCleanly(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(entered)
+		<-release
+		io.WriteString(w, "released")
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- sandboxweb.Serve(ctx, l, handler, func() { close(release) }) }()
+	answered := make(chan string, 1)
+	go func() {
+		resp, err := http.Get("http://" + l.Addr().String() + "/")
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		answered <- string(b)
+	}()
+	<-entered
+	cancel()
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	if got := <-answered; got != "released" {
+		t.Errorf("the waiting request got %q", got)
+	}
+}
