@@ -14,6 +14,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/feed"
 	"github.com/foresight-dev/foresight/internal/feed/polymarket"
+	"github.com/foresight-dev/foresight/internal/feed/simulator"
 	"github.com/foresight-dev/foresight/internal/server"
 )
 
@@ -140,6 +141,8 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*server.Config, 
 	e.Int(&cfg.Polymarket.MaxEvents, "polymarket-max-events", "FORESIGHT_POLYMARKET_MAX_EVENTS", polymarket.DefaultMaxEvents, "open Polymarket events offered at most (polymarket feed)")
 	e.String(&cfg.Polymarket.TagID, "polymarket-tag-id", "FORESIGHT_POLYMARKET_TAG_ID", "", "only events of this Gamma tag id (polymarket feed)")
 	e.String(&cfg.Polymarket.DefaultCategory, "polymarket-default-category", "FORESIGHT_POLYMARKET_DEFAULT_CATEGORY", "", "category of events no tag rule matches; empty skips them (polymarket feed)")
+	e.Int64(&cfg.Simulator.Seed, "simulator-seed", "FORESIGHT_SIMULATOR_SEED", 1, "seed of the simulated catalog (simulator feed)")
+	e.Duration(&cfg.Simulator.Period, "simulator-period", "FORESIGHT_SIMULATOR_PERIOD", simulator.DefaultPeriod, "time between two waves of simulated events; lifetimes scale with it (simulator feed)")
 	e.Duration(&cfg.CatalogCacheTTL, "catalog-cache-ttl", "FORESIGHT_CATALOG_CACHE_TTL", betting.DefaultCacheTTL, "how long a node trusts a cached operator or event without a change notification")
 	e.Int(&cfg.RateBurst, "tickets-rate-burst", "FORESIGHT_TICKETS_RATE_BURST", cfg.RateBurst, "burst of requests per API key")
 	e.Int(&cfg.Queue.Workers, "tickets-workers", "FORESIGHT_TICKETS_WORKERS", cfg.Queue.Workers, "generations run at once per process")

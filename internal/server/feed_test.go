@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -174,5 +175,50 @@ func TestPolymarketFeed(t *testing.T) {
 			t.Fatal("no Polymarket event reached the catalog")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSimulatorFeed checks that the simulator named in the configuration
+// fills the catalog in every category, with images the server itself
+// serves.
+func TestSimulatorFeed(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "sqlite:"+filepath.Join(t.TempDir(), "sim.db"), worldOptions{config: func(c *server.Config) {
+		c.MarketFeed, c.FeedInterval, c.DevAllowInsecure = "simulator", time.Hour, true
+		c.Simulator.Seed = 7
+	}})
+	deadline := time.Now().Add(30 * time.Second)
+	var events []betting.Event
+	for len(events) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no simulated event reached the catalog")
+		}
+		time.Sleep(20 * time.Millisecond)
+		var err error
+		if events, err = w.srv.Betting().ListEvents(context.Background(), betting.EventFilter{Limit: 200}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	categories := map[string]bool{}
+	for _, e := range events {
+		categories[e.Category] = true
+		if e.Source != "simulator" || len(e.Title) < 7 {
+			t.Fatalf("event %s: source %q, title in %d locales", e.ID, e.Source, len(e.Title))
+		}
+	}
+	if len(categories) != len(betting.Categories) {
+		t.Errorf("categories %v, want all of %v", categories, betting.Categories)
+	}
+	img := events[0].ImageURL
+	if !strings.HasPrefix(img, w.url+"/feed/simulator/images/") {
+		t.Fatalf("image URL %q is not served by the platform at %s", img, w.url)
+	}
+	resp, err := http.Get(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/svg+xml" {
+		t.Fatalf("GET %s = %d %s", img, resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 }

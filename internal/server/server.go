@@ -30,6 +30,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting/wallet"
 	"github.com/foresight-dev/foresight/internal/feed"
 	"github.com/foresight-dev/foresight/internal/feed/polymarket"
+	"github.com/foresight-dev/foresight/internal/feed/simulator"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/postgres"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
@@ -92,6 +93,10 @@ type Config struct {
 	FeedInterval time.Duration
 	// Polymarket configures the polymarket feed.
 	Polymarket polymarket.Config
+	// Simulator configures the simulator feed; its ImageBaseURL defaults
+	// to PublicURL + simulator.ImagesPath, where the server serves the
+	// images.
+	Simulator simulator.Config
 	// Feed, when set, replaces the feed MarketFeed names.
 	Feed feed.Source
 	// CatalogCacheTTL is how long a node trusts a cached operator or event
@@ -159,6 +164,12 @@ func NewFeed(cfg Config) (feed.Source, error) {
 		return nil, nil
 	case cfg.MarketFeed == "polymarket":
 		return polymarket.New(cfg.Polymarket)
+	case cfg.MarketFeed == "simulator":
+		sc := cfg.Simulator
+		if sc.ImageBaseURL == "" {
+			sc.ImageBaseURL = strings.TrimRight(cfg.PublicURL, "/") + strings.TrimSuffix(simulator.ImagesPath, "/")
+		}
+		return simulator.New(sc)
 	}
 	return nil, fmt.Errorf("market feed %q: want manual, simulator or polymarket", cfg.MarketFeed)
 }
@@ -294,6 +305,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /.well-known/jwks.json", metrics.wrap("aggregator", aggregatorAPI))
 	mux.Handle("/widget/", metrics.wrap("widget", widget.Handler(s.betting.CachedOperator)))
 	mux.Handle("/admin/v1/", metrics.wrap("admin", admin.New(s.cfg.AdminToken, s.tickets, s.betting, s.placement, s.log)))
+	mux.Handle("GET "+simulator.ImagesPath, simulator.Images())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"status":"ok"}` + "\n"))

@@ -49,11 +49,12 @@ type Config struct {
 	// Step is how often probabilities move. The zero value means DefaultStep
 	// (30 s); it must be 1 s to Period.
 	Step time.Duration
-	// ImageBaseURL is the https URL the images of Images are served under
+	// ImageBaseURL is the URL the images of Images are served under
 	// (with or without a trailing slash), e.g.
 	// "https://demo.example/feed/simulator/images". Events get ImageURL =
 	// ImageBaseURL + "/" + name + ".svg". Empty means events without images.
-	// The catalog accepts https image URLs only, so an http base is refused.
+	// An http base is accepted for local use: the catalog takes http image
+	// URLs only when insecure partner URLs are allowed (the demo).
 	ImageBaseURL string
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
@@ -95,8 +96,8 @@ func New(cfg Config) (*Source, error) {
 	}
 	if cfg.ImageBaseURL != "" {
 		u, err := url.Parse(cfg.ImageBaseURL)
-		if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-			return nil, errors.New("simulator: ImageBaseURL must be an https URL without credentials, query or fragment")
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			return nil, errors.New("simulator: ImageBaseURL must be an http(s) URL without credentials, query or fragment")
 		}
 		s.imageBase = strings.TrimRight(cfg.ImageBaseURL, "/")
 	}
