@@ -47,6 +47,7 @@ Usage:
   foresight loadtest aggregator measure the launcher, round details and aggregator bets against the sandbox casino
   foresight tickets lint|bench score ticket results; run an engine over a set of specs
   foresight conformance <kind> check a partner's wallet (operator-wallet, aggregator-wallet) against the protocol
+  foresight sandbox operator|casino  run a reference partner: wallet, pages, control API, SQLite data
 
 Run "foresight <command> -h" for the flags of a command.
 `
@@ -81,6 +82,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runAdmin(ctx, args[1:], getenv, stdout, stderr)
 	case "conformance":
 		return runConformance(ctx, args[1:], getenv, stdout, stderr)
+	case "sandbox":
+		return runSandbox(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -189,22 +189,56 @@ func (s *Site) Registration(baseURL string) []byte {
 	s.c.mu.Lock()
 	decimals := s.c.currencyDecimals(cur)
 	s.c.mu.Unlock()
-	b, err := json.MarshalIndent(map[string]any{
-		"id":             s.cfg.AggregatorID,
-		"name":           "Sandbox aggregator " + s.cfg.AggregatorID,
-		"integration":    "aggregator",
-		"wallet_url":     strings.TrimRight(baseURL, "/"),
-		"signing_secret": s.c.SigningSecret(),
-		"casino_ids":     []string{s.cfg.CasinoID},
-		"currencies":     []map[string]any{{"code": cur, "decimals": decimals}},
-		"margin":         map[string]string{"method": "odds_ratio", "value": "0.05"},
-		"limits": map[string]any{cur: map[string]string{
-			"min_stake": "1", "max_stake": "100", "max_payout": "1000", "outcome_exposure": "50000",
-		}},
-		"odds_tolerance": "0.05",
+	b, err := json.MarshalIndent(registration{
+		ID:            s.cfg.AggregatorID,
+		Name:          "Sandbox aggregator " + s.cfg.AggregatorID,
+		Integration:   "aggregator",
+		WalletURL:     strings.TrimRight(baseURL, "/"),
+		SigningSecret: s.c.SigningSecret(),
+		CasinoIDs:     []string{s.cfg.CasinoID},
+		Currencies:    []registrationCurrency{{Code: cur, Decimals: decimals}},
+		Margin:        registrationMargin{Method: "odds_ratio", Value: "0.05"},
+		Limits:        map[string]registrationLimits{cur: defaultLimits},
+		OddsTolerance: "0.05",
 	}, "", "  ")
 	if err != nil {
 		panic(err)
 	}
 	return b
 }
+
+// registration is the body of the platform's POST /admin/v1/operators, in
+// the order of the integration guide.
+type registration struct {
+	ID            string                        `json:"id"`
+	Name          string                        `json:"name"`
+	Integration   string                        `json:"integration"`
+	WalletURL     string                        `json:"wallet_url"`
+	SigningSecret string                        `json:"signing_secret"`
+	CasinoIDs     []string                      `json:"casino_ids"`
+	Currencies    []registrationCurrency        `json:"currencies"`
+	Margin        registrationMargin            `json:"margin"`
+	Limits        map[string]registrationLimits `json:"limits"`
+	OddsTolerance string                        `json:"odds_tolerance"`
+}
+
+type registrationCurrency struct {
+	Code     string `json:"code"`
+	Decimals int32  `json:"decimals"`
+}
+
+type registrationMargin struct {
+	Method string `json:"method"`
+	Value  string `json:"value"`
+}
+
+type registrationLimits struct {
+	MinStake        string `json:"min_stake"`
+	MaxStake        string `json:"max_stake"`
+	MaxPayout       string `json:"max_payout"`
+	OutcomeExposure string `json:"outcome_exposure"`
+}
+
+// defaultLimits are the limits a registration proposes; the platform's
+// admin edits them.
+var defaultLimits = registrationLimits{MinStake: "1", MaxStake: "100", MaxPayout: "1000", OutcomeExposure: "50000"}

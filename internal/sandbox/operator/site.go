@@ -160,22 +160,56 @@ func (s *Site) Registration(baseURL string) []byte {
 	currency := s.op.currency
 	s.op.mu.Unlock()
 	decimals, _ := s.op.currencyDecimals(currency)
-	b, err := json.MarshalIndent(map[string]any{
-		"id":             s.op.ID(),
-		"name":           "Sandbox operator " + s.op.ID(),
-		"integration":    "standalone",
-		"wallet_url":     base,
-		"jwks_url":       base + "/.well-known/jwks.json",
-		"signing_secret": s.op.SigningSecret(),
-		"currencies":     []map[string]any{{"code": currency, "decimals": decimals}},
-		"margin":         map[string]string{"method": "odds_ratio", "value": "0.05"},
-		"limits": map[string]any{currency: map[string]string{
-			"min_stake": "1", "max_stake": "100", "max_payout": "1000", "outcome_exposure": "50000",
-		}},
-		"odds_tolerance": "0.05",
+	b, err := json.MarshalIndent(registration{
+		ID:            s.op.ID(),
+		Name:          "Sandbox operator " + s.op.ID(),
+		Integration:   "standalone",
+		WalletURL:     base,
+		SigningSecret: s.op.SigningSecret(),
+		JWKSURL:       base + "/.well-known/jwks.json",
+		Currencies:    []registrationCurrency{{Code: currency, Decimals: decimals}},
+		Margin:        registrationMargin{Method: "odds_ratio", Value: "0.05"},
+		Limits:        map[string]registrationLimits{currency: defaultLimits},
+		OddsTolerance: "0.05",
 	}, "", "  ")
 	if err != nil {
 		panic(err)
 	}
 	return b
 }
+
+// registration is the body of the platform's POST /admin/v1/operators, in
+// the order of the integration guide.
+type registration struct {
+	ID            string                        `json:"id"`
+	Name          string                        `json:"name"`
+	Integration   string                        `json:"integration"`
+	WalletURL     string                        `json:"wallet_url"`
+	SigningSecret string                        `json:"signing_secret"`
+	JWKSURL       string                        `json:"jwks_url"`
+	Currencies    []registrationCurrency        `json:"currencies"`
+	Margin        registrationMargin            `json:"margin"`
+	Limits        map[string]registrationLimits `json:"limits"`
+	OddsTolerance string                        `json:"odds_tolerance"`
+}
+
+type registrationCurrency struct {
+	Code     string `json:"code"`
+	Decimals int32  `json:"decimals"`
+}
+
+type registrationMargin struct {
+	Method string `json:"method"`
+	Value  string `json:"value"`
+}
+
+type registrationLimits struct {
+	MinStake        string `json:"min_stake"`
+	MaxStake        string `json:"max_stake"`
+	MaxPayout       string `json:"max_payout"`
+	OutcomeExposure string `json:"outcome_exposure"`
+}
+
+// defaultLimits are the limits a registration proposes; the platform's
+// admin edits them.
+var defaultLimits = registrationLimits{MinStake: "1", MaxStake: "100", MaxPayout: "1000", OutcomeExposure: "50000"}
