@@ -287,6 +287,7 @@ async function main() {
       // every reconnection.
       if (connected) loadEvents();
       connected = true;
+      document.body.dataset.stream = "connected";
     },
     onOdds,
   });

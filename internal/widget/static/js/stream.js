@@ -15,6 +15,8 @@ export function sseParser(onEvent) {
     buf += chunk;
     let nl;
     while ((nl = buf.search(/\r\n|\r|\n/)) >= 0) {
+      // A "\r" at the end may be the first half of a "\r\n": wait.
+      if (buf[nl] === "\r" && nl === buf.length - 1) break;
       const line = buf.slice(0, nl);
       buf = buf.slice(nl + (buf.startsWith("\r\n", nl) ? 2 : 1));
       if (line === "") {

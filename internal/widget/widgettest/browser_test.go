@@ -1,0 +1,253 @@
+// Package widgettest holds the widget's end-to-end tests: a real
+// Foresight server on loopback with the sandbox operator (and casino),
+// the widget driven in headless Chromium through chromedp.
+//
+// Without a Chromium binary the tests are skipped, except under CI=true,
+// where they fail. FORESIGHT_SCREENSHOTS=1 saves the main screens to
+// docs/screenshots/.
+package widgettest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// browser is the context of the one browser all tests share (each test
+// opens its own tab); nil when no browser was found.
+var (
+	browser     context.Context
+	browserNote string
+)
+
+// chromiumPaths are the binaries looked for, in order.
+var chromiumPaths = []string{"chromium", "chromium-browser", "google-chrome", "headless_shell", "chromium-headless-shell"}
+
+func findChromium() string {
+	if p := os.Getenv("FORESIGHT_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range chromiumPaths {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	path := findChromium()
+	if path == "" {
+		browserNote = "no Chromium found (looked for " + strings.Join(chromiumPaths, ", ") + "; install Debian's chromium)"
+		return m.Run()
+	}
+	// The machine's network is closed: Chromium must not try to reach
+	// anything but the loopback servers of the tests.
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+	)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(alloc)
+	defer cancel()
+	// The first run starts the browser; its context has no time limit
+	// (a limit there would kill the browser with it).
+	if err := chromedp.Do(ctx); err != nil {
+		browserNote = fmt.Sprintf("Chromium at %s did not start: %v", path, err)
+		return m.Run()
+	}
+	browser = ctx
+	return m.Run()
+}
+
+// needBrowser skips the test when there is no browser, or fails it under
+// CI=true.
+func needBrowser(t *testing.T) {
+	t.Helper()
+	if browser != nil {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("browser tests need Chromium under CI=true: %s", browserNote)
+	}
+	t.Skip(browserNote)
+}
+
+// tab is one browser tab. frame, when set, is the iframe of the widget
+// inside a host page: queries and waits run in it.
+type tab struct {
+	t     *testing.T
+	ctx   context.Context
+	frame *chromedp.Node
+}
+
+// clockScale is the test clock's speed: one virtual second is 20 ms (the
+// 60 s poll ceiling takes 1.2 s).
+const clockScale = 0.02
+
+// newTab opens a tab whose pages (and frames) get the widget's test clock
+// (js/clock.js) before any script of theirs runs.
+func newTab(t *testing.T) *tab {
+	t.Helper()
+	needBrowser(t)
+	ctx, cancel := chromedp.NewContext(browser)
+	t.Cleanup(cancel)
+	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+			Source: fmt.Sprintf("window.__foresightTestClock = {scale: %g};", clockScale)})
+		return err
+	}))
+	if err != nil {
+		t.Fatalf("opening a tab: %v", err)
+	}
+	ctx, cancelTime := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(cancelTime)
+	return &tab{t: t, ctx: ctx}
+}
+
+func (tb *tab) do(steps ...chromedp.Action[chromedp.Void]) {
+	tb.t.Helper()
+	if err := chromedp.Do(tb.ctx, steps...); err != nil {
+		tb.t.Fatalf("browser: %v", err)
+	}
+}
+
+// navigate loads url in the tab.
+func (tb *tab) navigate(url string) {
+	tb.t.Helper()
+	tb.do(chromedp.Navigate(url))
+}
+
+// viewport sets the size of the page (phone width: 360).
+func (tb *tab) viewport(w, h int64) {
+	tb.t.Helper()
+	tb.do(chromedp.EmulateViewport(w, h))
+}
+
+func (tb *tab) query() []chromedp.QueryOption {
+	if tb.frame != nil {
+		return []chromedp.QueryOption{chromedp.FromNode(tb.frame)}
+	}
+	return nil
+}
+
+func (tb *tab) poll() []chromedp.PollOption {
+	opts := []chromedp.PollOption{chromedp.WithPollingInterval(20 * time.Millisecond), chromedp.WithPollingTimeout(30 * time.Second)}
+	if tb.frame != nil {
+		opts = append(opts, chromedp.WithPollingInFrame(tb.frame))
+	}
+	return opts
+}
+
+// waitFor waits until the JavaScript condition is true in the widget's
+// document; what explains the condition in a failure.
+func (tb *tab) waitFor(what, cond string) {
+	tb.t.Helper()
+	if _, err := chromedp.Run(tb.ctx, chromedp.Poll[bool]("!!("+cond+")", tb.poll()...)); err != nil {
+		tb.t.Fatalf("waiting for %s (%s): %v\nslip status: %q\nnotice: %q", what, cond, err, tb.peek("#slip-status"), tb.peek("#notice"))
+	}
+}
+
+// peek reads an element's text without failing the test (diagnostics).
+func (tb *tab) peek(sel string) string {
+	opts := append(tb.poll()[:0:0], chromedp.WithPollingTimeout(time.Second))
+	if tb.frame != nil {
+		opts = append(opts, chromedp.WithPollingInFrame(tb.frame))
+	}
+	s, _ := chromedp.Run(tb.ctx, chromedp.Poll[string](fmt.Sprintf("JSON.stringify(document.querySelector(%q)?.textContent ?? null)", sel), opts...))
+	return s
+}
+
+// eval evaluates a JavaScript expression in the widget's document and
+// decodes its value into out. At the top level the expression may use
+// await; in a frame it may not.
+func (tb *tab) eval(expr string, out any) {
+	tb.t.Helper()
+	var s string
+	var err error
+	if tb.frame == nil {
+		s, err = chromedp.Run(tb.ctx, chromedp.Evaluate[string]("(async () => JSON.stringify([await ("+expr+")]))()", chromedp.EvalAwaitPromise))
+	} else {
+		s, err = chromedp.Run(tb.ctx, chromedp.Poll[string]("JSON.stringify([("+expr+")])", tb.poll()...))
+	}
+	if err != nil {
+		tb.t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	var one []json.RawMessage
+	if err := json.Unmarshal([]byte(s), &one); err != nil || len(one) != 1 {
+		tb.t.Fatalf("evaluating %s: %s", expr, s)
+	}
+	if err := json.Unmarshal(one[0], out); err != nil {
+		tb.t.Fatalf("evaluating %s: %s: %v", expr, one[0], err)
+	}
+}
+
+// text is the trimmed text of the first element sel matches.
+func (tb *tab) text(sel string) string {
+	tb.t.Helper()
+	var s string
+	tb.eval(fmt.Sprintf("(document.querySelector(%q)?.textContent ?? '').trim()", sel), &s)
+	return s
+}
+
+// waitText waits until the element's text contains want.
+func (tb *tab) waitText(sel, want string) {
+	tb.t.Helper()
+	tb.waitFor(fmt.Sprintf("%q in %s", want, sel), fmt.Sprintf("(document.querySelector(%q)?.textContent ?? '').includes(%q)", sel, want))
+}
+
+func (tb *tab) click(sel string) {
+	tb.t.Helper()
+	tb.do(chromedp.Click(chromedp.CSS(sel), append(tb.query(), chromedp.NodeVisible)...))
+}
+
+// typeIn replaces the value of an input by typing text into it.
+func (tb *tab) typeIn(sel, text string) {
+	tb.t.Helper()
+	tb.do(chromedp.Clear(chromedp.CSS(sel), tb.query()...), chromedp.SendKeys(chromedp.CSS(sel), text, tb.query()...))
+}
+
+// ready waits until the widget has started (session, texts, first reads).
+func (tb *tab) ready() {
+	tb.t.Helper()
+	tb.waitFor("the widget to start", "document.body?.dataset.ready === 'true'")
+}
+
+// screenshot saves the page as docs/screenshots/name.png when
+// FORESIGHT_SCREENSHOTS is set.
+func (tb *tab) screenshot(name string) {
+	tb.t.Helper()
+	if os.Getenv("FORESIGHT_SCREENSHOTS") == "" {
+		return
+	}
+	png, err := chromedp.Run(tb.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		tb.t.Fatalf("screenshot: %v", err)
+	}
+	dir := filepath.Join("..", "..", "..", "docs", "screenshots")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		tb.t.Fatal(err)
+	}
+}

@@ -1,0 +1,175 @@
+package widgettest
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// outcomeButton is the selector of an outcome's button.
+func outcomeButton(id string) string { return `button.outcome[data-outcome-id="` + id + `"]` }
+
+// bet picks an outcome, types the stake and places the bet.
+func (tb *tab) bet(outcome, stake string) {
+	tb.t.Helper()
+	tb.click(outcomeButton(outcome))
+	tb.waitFor("the slip", "!document.getElementById('slip-form').hidden")
+	tb.typeIn("#stake", stake)
+	tb.waitFor("the place button", "!document.getElementById('place').disabled")
+	tb.click("#place")
+}
+
+// waits returns the test clock's recorded waits of a label.
+func (tb *tab) waits(label string) []int {
+	tb.t.Helper()
+	var ws []int
+	tb.eval(fmt.Sprintf("window.__foresightTestClock.waits.filter((w) => w.label === %q).map((w) => w.ms)", label), &ws)
+	return ws
+}
+
+var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+// TestPlacementProtocol follows one bet through the API as the widget
+// drives it: the history is read on load (obligation 11); the event is
+// read again right before the POST (3); the POST carries a fresh UUID v4
+// Idempotency-Key (4); a 202 shows "received", not "placed", while the
+// wallet has not answered (5); the bet is read on the 1, 2, 3… s schedule
+// until confirmed (6); opening the history reads it again (11).
+func TestPlacementProtocol(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, worldOptions{})
+	tb := newTab(t)
+	ic := tb.intercept(nil)
+	tb.navigate(w.bettor("alice", "100.00"))
+	tb.ready()
+	if got := ic.requests("GET", "/api/v1/bettor/bets?"); len(got) != 1 {
+		t.Errorf("history reads on load = %v, want 1", got)
+	}
+
+	wallet := w.gate.holdNext("/v1/withdrawals")
+	tb.bet(w.outcome[0], "10")
+	w.waitArrived(wallet)
+	tb.waitText("#slip-status", "Bet received. Waiting for confirmation")
+	if s := tb.text("#slip-status"); strings.Contains(s, "placed") {
+		t.Errorf("while the wallet has not answered the slip says %q", s)
+	}
+	w.gate.release("/v1/withdrawals")
+	tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.4214. Potential payout 44.21 USD.")
+
+	all := ic.all()
+	post := -1
+	for i, s := range all {
+		if s.Method == "POST" && s.Stage == "request" {
+			post = i
+			break
+		}
+	}
+	if post < 1 || all[post-1].Method != "GET" || all[post-1].path() != "/api/v1/events/"+w.event+"?locale=en" {
+		t.Errorf("the request before the POST is %v, want the event read GET /api/v1/events/%s", all[max(post-1, 0)], w.event)
+	}
+	if key := all[post].Key; !uuidV4.MatchString(key) {
+		t.Errorf("Idempotency-Key %q is not a lowercase UUID v4", key)
+	}
+	polls := ic.requests("GET", "/api/v1/bettor/bets/")
+	if len(polls) == 0 {
+		t.Fatal("the bet was never read")
+	}
+	waits := tb.waits("poll")
+	schedule := []int{1000, 2000, 3000, 3000, 3000, 5000}
+	for i, ms := range waits {
+		if i < len(schedule) && ms != schedule[i] {
+			t.Errorf("poll waits %v do not follow %v", waits, schedule)
+			break
+		}
+	}
+	if len(waits) != len(polls) {
+		t.Errorf("%d waits for %d reads of the bet", len(waits), len(polls))
+	}
+
+	before := len(ic.requests("GET", "/api/v1/bettor/bets?"))
+	tb.click("#tab-history")
+	tb.waitFor("the bet in the history", "document.querySelectorAll('#history li.bet').length === 1")
+	if after := len(ic.requests("GET", "/api/v1/bettor/bets?")); after != before+1 {
+		t.Errorf("opening the history read the bets %d times, want once", after-before)
+	}
+	tb.waitText("#history li.bet .bet-status", "Confirmed")
+}
+
+// TestEventReadBeforeSubmit: obligation 3 and validation_failed's "drop
+// the selection if closed; if price moved show the new price and ask to
+// confirm again". The odds stream is cut, so only the read before the POST
+// can see the change.
+func TestEventReadBeforeSubmit(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, worldOptions{})
+
+	t.Run("closed market", func(t *testing.T) {
+		tb := newTab(t)
+		ic := tb.intercept(cutStream)
+		tb.navigate(w.bettor("bob", "100.00"))
+		tb.ready()
+		tb.click(outcomeButton(w.outcome[0]))
+		tb.typeIn("#stake", "10")
+		w.suspend()
+		tb.click("#place")
+		tb.waitText("#slip-status", "This market no longer takes bets. The selection was removed.")
+		tb.waitFor("the slip to empty", "document.getElementById('slip-form').hidden")
+		tb.waitFor("the outcome to be disabled", fmt.Sprintf("document.querySelector(%q).disabled", outcomeButton(w.outcome[0])))
+		if posts := ic.requests("POST", ""); len(posts) != 0 {
+			t.Errorf("a closed market was bet on: %v", posts)
+		}
+		w.reopen()
+	})
+
+	t.Run("moved price", func(t *testing.T) {
+		tb := newTab(t)
+		ic := tb.intercept(cutStream)
+		tb.navigate(w.bettor("carol", "100.00"))
+		tb.ready()
+		tb.click(outcomeButton(w.outcome[0]))
+		tb.typeIn("#stake", "10")
+		tb.waitText("#slip-payout", "44.20 USD")
+		w.price("0.25", "0.75")
+		tb.click("#place")
+		tb.waitText("#slip-status", "The odds changed from 4.42 to 3.62.")
+		tb.waitText("#slip-odds", "3.62")
+		tb.waitText("#slip-payout", "36.20 USD")
+		if posts := ic.requests("POST", ""); len(posts) != 0 {
+			t.Errorf("a bet was sent at a price the bettor did not see: %v", posts)
+		}
+		tb.click("#place")
+		tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 3.6")
+		w.price("0.2", "0.8")
+	})
+}
+
+// cutStream fails the odds stream's requests.
+func cutStream(s seen) verdict {
+	return verdict{fail: strings.HasPrefix(s.path(), "/api/v1/odds/stream")}
+}
+
+// TestLiveOdds: the real-time channel moves the odds on the page and the
+// slip's preview with them.
+func TestLiveOdds(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, worldOptions{})
+	tb := newTab(t)
+	tb.navigate(w.bettor("dave", "100.00"))
+	tb.ready()
+	tb.click(outcomeButton(w.outcome[0]))
+	tb.typeIn("#stake", "10")
+	tb.waitText("#slip-payout", "44.20 USD")
+	// The stream connects after the first reads; a change before that
+	// would not be sent, so wait until it is connected.
+	tb.waitFor("the stream", "document.body.dataset.stream === 'connected'")
+	w.price("0.25", "0.75")
+	tb.waitText(outcomeButton(w.outcome[0])+" .odds", "3.62")
+	tb.waitText("#slip-odds", "3.62")
+	tb.waitText("#slip-payout", "36.20 USD")
+	var moved string
+	tb.eval(fmt.Sprintf("document.querySelector(%q).dataset.moved", outcomeButton(w.outcome[0])), &moved)
+	if moved != "down" {
+		t.Errorf("data-moved = %q, want down", moved)
+	}
+}

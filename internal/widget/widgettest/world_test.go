@@ -1,0 +1,290 @@
+package widgettest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/sandbox/operator"
+	"github.com/foresight-dev/foresight/internal/server"
+)
+
+const (
+	adminToken    = "widget-test-admin-token"
+	signingSecret = "sandbox-signing-secret-0123"
+)
+
+// world is a running Foresight server (SQLite) with the sandbox operator
+// "sandbox" (USD) configured through the admin API, and two events.
+type world struct {
+	t     *testing.T
+	url   string // the platform's base URL
+	op    *operator.Operator
+	gate  *gate
+	event string // the sports event "Final"
+	// market and outcome: "Who wins?" with Home (4.42) and Away (1.21).
+	market  string
+	outcome [2]string
+}
+
+type worldOptions struct {
+	// limits overrides the operator's USD limits (JSON object).
+	limits string
+}
+
+// startServer runs a Foresight server on loopback until the test ends and
+// returns its base URL.
+func startServer(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := server.DefaultConfig()
+	cfg.DatabaseURL = "sqlite:" + filepath.Join(t.TempDir(), "foresight.db")
+	cfg.AdminToken = adminToken
+	cfg.PublicURL = "http://" + l.Addr().String()
+	cfg.RateLimit = 0
+	cfg.LauncherRateLimit = 0
+	cfg.DevAllowInsecure = true
+	cfg.Queue.PollInterval = 50 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := server.New(ctx, cfg, nil)
+	if err != nil {
+		cancel()
+		t.Fatalf("server.New: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx, l) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("server.Run: %v", err)
+		}
+		srv.Close()
+	})
+	return cfg.PublicURL
+}
+
+func newWorld(t *testing.T, opts worldOptions) *world {
+	t.Helper()
+	needBrowser(t)
+	op, err := operator.New(operator.Config{ID: "sandbox", SigningSecret: signingSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gate{next: op.Handler()}
+	partner := httptest.NewServer(g)
+	t.Cleanup(partner.Close)
+	t.Cleanup(g.releaseAll)
+	w := &world{t: t, url: startServer(t), op: op, gate: g}
+	limits := opts.limits
+	if limits == "" {
+		limits = `{"min_stake":"1","max_stake":"100","max_payout":"1000","outcome_exposure":"150"}`
+	}
+	w.admin("POST", "/admin/v1/operators", 201, fmt.Sprintf(`{"id":"sandbox","name":"Sandbox Bets","integration":"standalone",
+		"wallet_url":%q,"signing_secret":%q,"jwks_url":%q,
+		"currencies":[{"code":"USD","decimals":2}],"margin":{"method":"odds_ratio","value":"0.05"},
+		"limits":{"USD":%s},"odds_tolerance":"0.05"}`, partner.URL, signingSecret, partner.URL+"/.well-known/jwks.json", limits))
+	w.admin("POST", "/admin/v1/events", 201, `{"category":"elections","title":{"en":"Mayor of Springfield","de":"Bürgermeister von Springfield"},
+		"markets":[{"question":{"en":"Who will win the election?","de":"Wer gewinnt die Wahl?"},
+		"outcomes":[{"name":{"en":"Quimby"},"probability":"0.55"},{"name":{"en":"Skinner"},"probability":"0.45"}]}]}`)
+	ev := w.admin("POST", "/admin/v1/events", 201, `{"category":"sports","title":{"en":"Final","de":"Finale"},
+		"description":{"en":"The cup final."},
+		"markets":[{"question":{"en":"Who wins?","de":"Wer gewinnt?"},"outcomes":[{"name":{"en":"Home","de":"Heim"},"probability":"0.2"},
+		{"name":{"en":"Away","de":"Auswärts"},"probability":"0.8"}]}]}`)
+	w.event = ev["id"].(string)
+	m := ev["markets"].([]any)[0].(map[string]any)
+	w.market = m["id"].(string)
+	for i, o := range m["outcomes"].([]any) {
+		w.outcome[i] = o.(map[string]any)["id"].(string)
+	}
+	return w
+}
+
+// admin calls the admin API and fails the test unless the answer has
+// status want.
+func (w *world) admin(method, path string, want int, body string) map[string]any {
+	w.t.Helper()
+	return adminCall(w.t, w.url, method, path, want, body)
+}
+
+func adminCall(t *testing.T, base, method, path string, want int, body string) map[string]any {
+	t.Helper()
+	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		t.Fatalf("%s %s = %d %s, want %d", method, path, resp.StatusCode, data, want)
+	}
+	var m map[string]any
+	json.Unmarshal(data, &m)
+	return m
+}
+
+// bettor gives a bettor a balance and returns the widget's URL for a new
+// session of theirs (a fresh session_request_id, as the operator's page
+// makes for every page load).
+func (w *world) bettor(id, balance string, params ...string) string {
+	w.t.Helper()
+	if err := w.op.SetBalance(id, "USD", balance); err != nil {
+		w.t.Fatal(err)
+	}
+	q := url.Values{"operator": {"sandbox"}, "locale": {"en"}, "theme": {"light"},
+		"session_request_id": {w.op.NewSessionRequest(id, "USD")}}
+	for i := 0; i+1 < len(params); i += 2 {
+		q.Set(params[i], params[i+1])
+	}
+	return w.url + "/widget/?" + q.Encode()
+}
+
+// price sets new source probabilities of the "Who wins?" market.
+func (w *world) price(home, away string) {
+	w.t.Helper()
+	w.admin("POST", "/admin/v1/markets/"+w.market+"/prices", 200, fmt.Sprintf(`{"outcomes":[{"id":%q,"probability":%q},{"id":%q,"probability":%q}]}`,
+		w.outcome[0], home, w.outcome[1], away))
+}
+
+func (w *world) suspend() {
+	w.t.Helper()
+	w.admin("POST", "/admin/v1/markets/"+w.market+"/suspend", 200, "")
+}
+func (w *world) reopen() {
+	w.t.Helper()
+	w.admin("POST", "/admin/v1/markets/"+w.market+"/open", 200, "")
+}
+
+// bets lists a bettor's bets through the admin API, newest first.
+func (w *world) bets(bettor string) []map[string]any {
+	w.t.Helper()
+	m := w.admin("GET", "/admin/v1/bets?operator_id=sandbox&bettor_id="+url.QueryEscape(bettor), 200, "")
+	var out []map[string]any
+	for _, b := range m["items"].([]any) {
+		out = append(out, b.(map[string]any))
+	}
+	return out
+}
+
+// betsOf counts a bettor's bets.
+func (w *world) betsOf(bettor string) int {
+	w.t.Helper()
+	return len(w.bets(bettor))
+}
+
+// waitBet waits until the bettor's newest bet has status.
+func (w *world) waitBet(bettor, status string) {
+	w.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		bets := w.bets(bettor)
+		if len(bets) > 0 && bets[0]["status"] == status {
+			return
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("%s's bets %v; waited for the newest to be %s", bettor, bets, status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// gate wraps the sandbox operator's handler: a held endpoint's requests
+// wait until the test releases them (the wallet stalls), and arrivals are
+// signalled, so that a test acts while the platform waits on the wallet.
+type gate struct {
+	next http.Handler
+	mu   sync.Mutex
+	held map[string]*hold // by path prefix: "/v1/withdrawals", "/v1/rollbacks/"
+}
+
+type hold struct {
+	arrived chan struct{} // closed at the first held request
+	release chan struct{} // closed by release
+	once    sync.Once
+}
+
+// holdNext holds every request to paths starting with prefix until release.
+func (g *gate) holdNext(prefix string) *hold {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.held == nil {
+		g.held = map[string]*hold{}
+	}
+	h := &hold{arrived: make(chan struct{}), release: make(chan struct{})}
+	g.held[prefix] = h
+	return h
+}
+
+// release lets the held requests through and stops holding.
+func (g *gate) release(prefix string) {
+	g.mu.Lock()
+	h := g.held[prefix]
+	delete(g.held, prefix)
+	g.mu.Unlock()
+	if h != nil {
+		close(h.release)
+	}
+}
+
+func (g *gate) releaseAll() {
+	g.mu.Lock()
+	var prefixes []string
+	for p := range g.held {
+		prefixes = append(prefixes, p)
+	}
+	g.mu.Unlock()
+	for _, p := range prefixes {
+		g.release(p)
+	}
+}
+
+func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	g.mu.Lock()
+	var h *hold
+	for p, x := range g.held {
+		if strings.HasPrefix(r.URL.Path, p) {
+			h = x
+		}
+	}
+	g.mu.Unlock()
+	if h != nil {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.once.Do(func() { close(h.arrived) })
+		select {
+		case <-h.release:
+		case <-r.Context().Done():
+			return
+		}
+	}
+	g.next.ServeHTTP(w, r)
+}
+
+// waitArrived waits until a held request arrived.
+func (w *world) waitArrived(h *hold) {
+	w.t.Helper()
+	select {
+	case <-h.arrived:
+	case <-time.After(30 * time.Second):
+		w.t.Fatal("the held wallet request never arrived")
+	}
+}
