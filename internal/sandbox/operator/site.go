@@ -158,8 +158,8 @@ func (s *Site) Registration(baseURL string) []byte {
 	base := strings.TrimRight(baseURL, "/")
 	s.op.mu.Lock()
 	currency := s.op.currency
-	s.op.mu.Unlock()
 	decimals, _ := s.op.currencyDecimals(currency)
+	s.op.mu.Unlock()
 	b, err := json.MarshalIndent(registration{
 		ID:            s.op.ID(),
 		Name:          "Sandbox operator " + s.op.ID(),
