@@ -223,7 +223,9 @@ func (tb *tab) click(sel string) {
 // typeIn replaces the value of an input by typing text into it.
 func (tb *tab) typeIn(sel, text string) {
 	tb.t.Helper()
-	tb.do(chromedp.Clear(chromedp.CSS(sel), tb.query()...), chromedp.SendKeys(chromedp.CSS(sel), text, tb.query()...))
+	var cleared bool
+	tb.eval(fmt.Sprintf("(() => { const e = document.querySelector(%q); e.value = ''; e.dispatchEvent(new Event('input')); return true; })()", sel), &cleared)
+	tb.do(chromedp.SendKeys(chromedp.CSS(sel), text, tb.query()...))
 }
 
 // ready waits until the widget has started (session, texts, first reads).

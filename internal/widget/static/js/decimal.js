@@ -58,6 +58,15 @@ export function compare(a, b) {
   return xu < yu ? -1 : xu > yu ? 1 : 0;
 }
 
+// add returns a + b exactly; either may be negative (a balance).
+export function add(a, b) {
+  const x = signed(a);
+  const y = signed(b);
+  if (!x || !y) return null;
+  const scale = Math.max(x.scale, y.scale);
+  return toString({ units: x.units * 10n ** BigInt(scale - x.scale) + y.units * 10n ** BigInt(scale - y.scale), scale });
+}
+
 function signed(s) {
   const str = String(s ?? "").trim();
   const neg = str.startsWith("-");

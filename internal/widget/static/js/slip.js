@@ -14,7 +14,7 @@
 //   balance re-read before a new attempt where required.
 
 import { clock } from "./clock.js";
-import { payout, stakeError, compare } from "./decimal.js";
+import { add, compare, payout, stakeError } from "./decimal.js";
 import { amount, t } from "./i18n.js";
 import { isPlaced, newIdempotencyKey, pollWaits, rejection, statusIs } from "./rules.js";
 import { el, figure, isOpen } from "./views.js";
@@ -158,13 +158,14 @@ export class Slip {
   }
 
   // stillOpen applies a fresh event read to the selection: false (and the
-  // selection dropped) when the market no longer takes bets.
-  stillOpen(fresh) {
+  // selection dropped, said after before) when the market no longer takes
+  // bets.
+  stillOpen(fresh, before = "") {
     if (!fresh.ok || !fresh.data) {
       if (fresh.status === 404) {
-        this.drop();
+        this.drop(before);
       } else {
-        this.say(t("bet.check_failed"));
+        this.say(`${before} ${t("bet.check_failed")}`.trim());
       }
       return false;
     }
@@ -173,18 +174,18 @@ export class Slip {
     const market = ev.markets.find((m) => m.id === this.sel.market.id);
     const outcome = market?.outcomes.find((o) => o.id === this.sel.outcome.id);
     if (!market || !isOpen(ev, market, outcome)) {
-      this.drop();
+      this.drop(before);
       return false;
     }
     Object.assign(this.sel, { event: ev, market, outcome });
     return true;
   }
 
-  drop() {
+  drop(before = "") {
     this.sel = null;
     this.pending = null;
     this.d.onSelection(null);
-    this.say(t("bet.closed"));
+    this.say(`${before} ${t("bet.closed")}`.trim());
     this.render();
   }
 
@@ -309,7 +310,7 @@ export class Slip {
     if (r.refetchEvent && this.sel) {
       const before = this.sel.odds;
       const fresh = await this.d.api.event(this.sel.event.id);
-      if (!this.stillOpen(fresh)) return;
+      if (!this.stillOpen(fresh, message)) return;
       const now = this.sel.outcome.display_odds;
       if (now !== before) {
         this.sel.odds = now;
@@ -349,14 +350,18 @@ export class Slip {
     }
   }
 
-  // awaitStakeBack reads the balance until it shows the stake back (the
-  // balance before the attempt, or more); only then may the bettor try
-  // again.
+  // awaitStakeBack reads the balance until it shows the stake back: the
+  // balance before the attempt, or, when that was unknown, the first
+  // balance read after the rejection plus the stake. Only then may the
+  // bettor try again; after STAKE_BACK_READS reads the bettor re-checks
+  // with a button.
   async awaitStakeBack(attempt, got, message) {
     this.locks.add("stake-back");
+    let target = attempt.balanceBefore;
     for (let i = 0; ; i++) {
       const bal = got.ok ? got.balance : null;
-      if (got.ok && (attempt.balanceBefore === null || bal === null || compare(bal, attempt.balanceBefore) >= 0)) break;
+      if (bal !== null && target === null) target = add(bal, attempt.stake);
+      if (bal !== null && compare(bal, target) >= 0) break;
       if (i >= STAKE_BACK_READS) {
         this.actions(this.button("balance.refresh", () => this.recheck(message), "slip-refresh"));
         return false;

@@ -1,0 +1,297 @@
+package widgettest
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/google/uuid"
+
+	"github.com/foresight-dev/foresight/internal/sandbox/casino"
+)
+
+// hostTemplate is an operator's (or a casino lobby's) page: it embeds the
+// widget, sizes the iframe from the widget's height messages and records
+// every message from the widget's origin in window.messages.
+var hostTemplate = template.Must(template.New("host").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body{margin:0;font:15px system-ui,sans-serif;background:#e9ecf1}header{padding:10px 16px;background:#222;color:#fff}
+iframe{display:block;width:100%;border:0;height:400px}</style></head>
+<body><header>{{.Title}}</header>
+<iframe id="widget" title="Prediction markets" src="{{.Src}}"></iframe>
+<script>
+window.messages = [];
+addEventListener("message", (e) => {
+  if (e.origin !== {{.WidgetOrigin}}) return;
+  window.messages.push(e.data);
+  if (e.data && e.data.type === "foresight:height") document.getElementById("widget").style.height = e.data.height + "px";
+});
+</script></body></html>`))
+
+// hostPage serves a page that embeds the widget at the URL src returns,
+// which is called for every page load (a fresh session_request_id each).
+func hostPage(t *testing.T, title, widgetOrigin string, src func() string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		hostTemplate.Execute(w, map[string]any{"Title": title, "Src": template.URL(src()), "WidgetOrigin": widgetOrigin})
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// openHost loads a host page and points the tab's queries at the widget's
+// iframe.
+func (tb *tab) openHost(url string) {
+	tb.t.Helper()
+	tb.frame = nil
+	tb.navigate(url)
+	nodes, err := chromedp.Run(tb.ctx, chromedp.Nodes(chromedp.CSS("iframe#widget")))
+	if err != nil || len(nodes) != 1 {
+		tb.t.Fatalf("the host page has no widget iframe: %v", err)
+	}
+	tb.frame = nodes[0]
+	tb.ready()
+}
+
+// hostMessages returns the messages the host page received.
+func (tb *tab) hostMessages() []map[string]any {
+	tb.t.Helper()
+	s, err := chromedp.Run(tb.ctx, chromedp.Evaluate[string]("JSON.stringify(window.messages)"))
+	if err != nil {
+		tb.t.Fatalf("reading the host's messages: %v", err)
+	}
+	var out []map[string]any
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		tb.t.Fatalf("host messages %s: %v", s, err)
+	}
+	return out
+}
+
+// waitMessage waits until the host received a message for which match is
+// true, and returns it.
+func (tb *tab) waitMessage(what string, match func(m map[string]any) bool) map[string]any {
+	tb.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		msgs := tb.hostMessages()
+		for _, m := range msgs {
+			if match(m) {
+				return m
+			}
+		}
+		if time.Now().After(deadline) {
+			tb.t.Fatalf("the host never received %s; it received %v", what, msgs)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// messageTypes are the messages the widget may post.
+var messageTypes = map[string]bool{"foresight:height": true, "foresight:balance": true, "foresight:deposit": true, "foresight:session_expired": true}
+
+// checkMessages: only the documented messages, and never the token.
+func checkMessages(t *testing.T, msgs []map[string]any) {
+	t.Helper()
+	raw, _ := json.Marshal(msgs)
+	if strings.Contains(string(raw), "eyJ") {
+		t.Errorf("a message holds a JWT: %s", raw)
+	}
+	for _, m := range msgs {
+		if typ, _ := m["type"].(string); !messageTypes[typ] {
+			t.Errorf("undocumented message %v", m)
+		}
+	}
+}
+
+// TestHostPage is the operator's path end to end: the operator's page
+// (another origin) makes a session_request_id and embeds the widget; the
+// widget exchanges it at the operator's POST /v1/session; the bettor is
+// short of funds and asks to deposit (a message to the page), then places
+// a bet and sees it confirmed, the balance follows (a message), the market
+// resolves and the payout shows in the history. The iframe's height
+// follows the widget's messages.
+func TestHostPage(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, worldOptions{})
+	if err := w.op.SetBalance("hana", "USD", "5.00"); err != nil {
+		t.Fatal(err)
+	}
+	host := hostPage(t, "Sandbox Bets — operator site", w.url, func() string {
+		q := url.Values{"operator": {"sandbox"}, "locale": {"en"}, "theme": {"light"}, "session_request_id": {w.op.NewSessionRequest("hana", "USD")}}
+		return w.url + "/widget/?" + q.Encode()
+	})
+	tb := newTab(t)
+	tb.viewport(1000, 800)
+	tb.openHost(host)
+	tb.screenshot("events")
+
+	h := tb.waitMessage("a height", func(m map[string]any) bool { return m["type"] == "foresight:height" })
+	if height, _ := h["height"].(float64); height < 100 {
+		t.Errorf("height message %v", h)
+	}
+
+	tb.bet(w.outcome[0], "10")
+	tb.waitText("#slip-status", "your balance does not cover a stake of 10.00 USD")
+	tb.click("#slip-deposit")
+	dep := tb.waitMessage("a deposit request", func(m map[string]any) bool { return m["type"] == "foresight:deposit" })
+	if dep["currency"] != "USD" || dep["amount"] != "10.00" {
+		t.Errorf("deposit message %v, want USD 10.00", dep)
+	}
+	if err := w.op.SetBalance("hana", "USD", "100.00"); err != nil { // the bettor deposits at the operator
+		t.Fatal(err)
+	}
+
+	tb.waitFor("placing allowed", "!document.getElementById('place').disabled")
+	tb.waitText("#slip-payout", "44.20 USD")
+	tb.screenshot("bet-slip")
+	tb.click("#place")
+	tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.4214. Potential payout 44.21 USD.")
+	tb.waitText("#balance", "90.00 USD")
+	tb.screenshot("bet-confirmed")
+	bal := tb.waitMessage("the new balance", func(m map[string]any) bool {
+		b, _ := m["balance"].(string)
+		return m["type"] == "foresight:balance" && (b == "90" || b == "90.00")
+	})
+	if bal["currency"] != "USD" {
+		t.Errorf("balance message %v", bal)
+	}
+
+	w.admin("POST", "/admin/v1/markets/"+w.market+"/resolve", 200, fmt.Sprintf(`{"winning_outcome_id":%q}`, w.outcome[0]))
+	w.waitBet("hana", "settled")
+	tb.click("#tab-history")
+	tb.waitText("#history li.bet .bet-status", "Settled")
+	tb.waitText("#history li.bet .payout", "Paid44.21 USD")
+	if odds := tb.text("#history li.bet .entry-odds dd"); odds != "4.4214" {
+		t.Errorf("history odds %q, want the entry odds 4.4214", odds)
+	}
+	tb.screenshot("history")
+
+	var iframeHeight string
+	tb.frame, iframeHeight = nil, ""
+	tb.eval("document.getElementById('widget').style.height", &iframeHeight)
+	msgs := tb.hostMessages()
+	var last float64
+	for _, m := range msgs {
+		if m["type"] == "foresight:height" {
+			last = m["height"].(float64)
+		}
+	}
+	if iframeHeight != fmt.Sprintf("%gpx", last) {
+		t.Errorf("iframe height %q, last height message %g", iframeHeight, last)
+	}
+	checkMessages(t, msgs)
+}
+
+const casinoSecret = "casino-signing-secret-0123"
+
+// aggregatorWorld adds the sandbox casino and the aggregator operator
+// "agg" (EUR) to a world.
+func aggregatorWorld(t *testing.T) *world {
+	t.Helper()
+	w := newWorld(t, worldOptions{})
+	c, err := casino.New(casino.Config{SigningSecret: casinoSecret, StartingBalance: "100.00"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wallet := httptest.NewServer(c.Handler())
+	t.Cleanup(wallet.Close)
+	w.admin("POST", "/admin/v1/operators", 201, fmt.Sprintf(`{"id":"agg","name":"Casino Royale","integration":"aggregator",
+		"wallet_url":%q,"signing_secret":%q,"casino_ids":["casino-1"],
+		"currencies":[{"code":"EUR","decimals":2}],"margin":{"method":"odds_ratio","value":"0.05"},
+		"limits":{"EUR":{"min_stake":"1","max_stake":"100","max_payout":"1000","outcome_exposure":"5000"}},"odds_tolerance":"0.05"}`,
+		wallet.URL, casinoSecret))
+	return w
+}
+
+// launch asks the platform's launcher for a launch URL, as a casino lobby
+// does: Launcher/Real with an account, Launcher/Demo without.
+func (w *world) launch(path, body string) string {
+	w.t.Helper()
+	req, _ := http.NewRequest("POST", w.url+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-REQUEST-SIGN", casino.Sign([]byte(casinoSecret), []byte(body)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	var out struct {
+		LaunchURL string `json:"launch_url"`
+	}
+	if resp.StatusCode != 200 || json.Unmarshal(data, &out) != nil || out.LaunchURL == "" {
+		w.t.Fatalf("%s = %d %s", path, resp.StatusCode, data)
+	}
+	return out.LaunchURL
+}
+
+// TestAggregatorLobby: a casino lobby launches the game with
+// Launcher/Real (locale de_AT) and embeds the launch URL; the widget
+// exchanges the launch token at the platform's POST /api/v1/sessions,
+// speaks German, shows the casino wallet's balance, places a bet and
+// follows the balance.
+func TestAggregatorLobby(t *testing.T) {
+	t.Parallel()
+	w := aggregatorWorld(t)
+	lobby := hostPage(t, "Casino lobby", w.url, func() string {
+		return w.launch("/v2/agg_provider.Launcher/Real", fmt.Sprintf(`{"casino_id":"casino-1","game":"prediction-markets","locale":"de_AT",
+			"ip":"203.0.113.7","client_type":"desktop","session_id":%q,"urls":{"return_url":"https://casino.example/lobby"},
+			"account":{"id":"player-1","currency":"EUR"}}`, uuid.NewString()))
+	})
+	tb := newTab(t)
+	tb.viewport(1000, 800)
+	tb.openHost(lobby)
+	tb.waitText("#brand", "Casino Royale")
+	tb.waitText("#tab-markets", "Märkte")
+	tb.waitText("#events", "Finale")
+	tb.waitText("#balance", "100,00 EUR")
+	tb.bet(w.outcome[0], "10")
+	tb.waitText("#slip-status", "Wette platziert: 10,00 EUR auf Heim zur Quote 4.4214. Möglicher Gewinn 44,21 EUR.")
+	tb.waitText("#balance", "90,00 EUR")
+	tb.waitMessage("the new balance", func(m map[string]any) bool { return m["type"] == "foresight:balance" && m["currency"] == "EUR" })
+	checkMessages(t, tb.hostMessages())
+}
+
+// TestDemo: Launcher/Demo opens a demo session: a clear demo label, the
+// markets and odds, and nothing that places a bet (no slip form, no
+// outcome buttons, no history).
+func TestDemo(t *testing.T) {
+	t.Parallel()
+	w := aggregatorWorld(t)
+	lobby := hostPage(t, "Casino lobby", w.url, func() string {
+		return w.launch("/v2/agg_provider.Launcher/Demo", `{"casino_id":"casino-1","game":"prediction-markets","locale":"en",
+			"ip":"203.0.113.7","client_type":"desktop","urls":{"return_url":"https://casino.example/lobby"}}`)
+	})
+	tb := newTab(t)
+	tb.viewport(1000, 700)
+	tb.openHost(lobby)
+	tb.waitText("#demo-badge", "Demo")
+	tb.waitText("#demo-note", "No real bets can be placed.")
+	tb.waitText("#slip", "Demo mode: placing bets is not available.")
+	tb.waitText("#events", "Final")
+	var offers struct {
+		Form, Buttons, History, Balance bool
+		Odds                            int
+	}
+	tb.eval(`({Form: !!document.getElementById('slip-form'), Buttons: document.querySelectorAll('button.outcome').length > 0,
+		History: !document.getElementById('tab-history').hidden, Balance: !document.getElementById('balance-box').hidden,
+		Odds: document.querySelectorAll('.outcome .odds').length})`, &offers)
+	if offers.Form || offers.Buttons || offers.History || offers.Balance || offers.Odds != 4 {
+		t.Errorf("demo offers %+v; want odds only", offers)
+	}
+	tb.screenshot("demo")
+}
