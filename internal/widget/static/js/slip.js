@@ -109,9 +109,11 @@ export class Slip {
     this.$("place").textContent = t("slip.place");
   }
 
-  // say shows a message in the slip's live region (announced politely).
-  say(text) {
+  // say shows a message in the slip's live region (announced politely);
+  // tone (ok, warn, error) only styles it: the words carry the meaning.
+  say(text, tone = "") {
     this.$("slip-status").textContent = text;
+    this.$("slip-status").dataset.tone = tone;
   }
 
   // actions replaces the buttons under the message.
@@ -143,7 +145,7 @@ export class Slip {
       if (outcome.display_odds !== s.odds) {
         const old = s.odds;
         s.odds = outcome.display_odds;
-        this.say(t("bet.price_changed", { old, new: s.odds }));
+        this.say(t("bet.price_changed", { old, new: s.odds }), "warn");
         return;
       }
       // Obligation 4: one fresh key for this intended bet, kept for the
@@ -165,7 +167,7 @@ export class Slip {
       if (fresh.status === 404) {
         this.drop(before);
       } else {
-        this.say(`${before} ${t("bet.check_failed")}`.trim());
+        this.say(`${before} ${t("bet.check_failed")}`.trim(), "warn");
       }
       return false;
     }
@@ -185,7 +187,7 @@ export class Slip {
     this.sel = null;
     this.pending = null;
     this.d.onSelection(null);
-    this.say(`${before} ${t("bet.closed")}`.trim());
+    this.say(`${before} ${t("bet.closed")}`.trim(), "warn");
     this.render();
   }
 
@@ -222,7 +224,7 @@ export class Slip {
   // key (never a new one) or check their bets.
   uncertain(attempt) {
     this.pending = attempt;
-    this.say(t("bet.uncertain"));
+    this.say(t("bet.uncertain"), "warn");
     this.actions(
       this.button("bet.replay", () => this.replay(), "slip-replay"),
       this.button("bet.open_history", () => this.d.openHistory(), "slip-history"));
@@ -250,7 +252,7 @@ export class Slip {
       return;
     }
     const key = { 400: "bet.refused_invalid", 401: "session.expired", 403: "bet.refused_demo", 409: "bet.refused_unpriced" }[status] ?? "bet.refused";
-    this.say(t(key));
+    this.say(t(key), "error");
   }
 
   // poll reads the bet on the schedule until it is confirmed or rejected,
@@ -271,7 +273,7 @@ export class Slip {
     this.say(t("bet.confirmed", {
       stake: figure(bet.stake, decimals), currency, outcome: this.sel?.outcome.name ?? "", odds: bet.entry_odds,
       payout: figure(bet.potential_payout ?? accepted.potential_payout, decimals),
-    }));
+    }), "ok");
     this.sel = null;
     this.$("stake").value = "";
     this.d.onSelection(null);
@@ -284,7 +286,7 @@ export class Slip {
   stillProcessing() {
     this.sel = null;
     this.d.onSelection(null);
-    this.say(t("bet.still_processing"));
+    this.say(t("bet.still_processing"), "warn");
     this.actions(this.button("bet.open_history", () => this.d.openHistory(), "slip-history"));
     this.d.onPlaced(null);
   }
@@ -295,7 +297,7 @@ export class Slip {
     const r = rejection(bet.rejection_code);
     const { currency, decimals } = this.d;
     const message = t(r.key, { stake: figure(attempt.stake, decimals), currency });
-    this.say(message);
+    this.say(message, "error");
     if (r.terminal) {
       this.locks.add("terminal");
       return;
@@ -314,19 +316,19 @@ export class Slip {
       const now = this.sel.outcome.display_odds;
       if (now !== before) {
         this.sel.odds = now;
-        this.say(`${message} ${t("bet.price_changed", { old: before, new: now })}`);
+        this.say(`${message} ${t("bet.price_changed", { old: before, new: now })}`, "error");
       }
       return;
     }
     if (r.refreshBalance) {
       this.locks.add("balance");
       this.render();
-      this.say(`${message} ${t("balance.refreshing")}`);
+      this.say(`${message} ${t("balance.refreshing")}`, "error");
       const got = await this.d.refreshBalance();
       if (r.awaitStakeBack) {
         if (!(await this.awaitStakeBack(attempt, got, message))) return;
       } else {
-        this.say(got.ok ? message : `${message} ${t("balance.refresh_failed")}`);
+        this.say(got.ok ? message : `${message} ${t("balance.refresh_failed")}`, "error");
         if (!got.ok) {
           this.actions(this.button("balance.refresh", () => this.recheck(message), "slip-refresh"));
           return;
@@ -345,7 +347,7 @@ export class Slip {
       this.locks.delete("balance");
       this.locks.delete("stake-back");
       this.actions();
-      this.say(message);
+      this.say(message, "error");
       this.render();
     }
   }
@@ -370,7 +372,7 @@ export class Slip {
       got = await this.d.refreshBalance();
     }
     this.locks.delete("stake-back");
-    this.say(`${message} ${t("bet.stake_returned")}`);
+    this.say(`${message} ${t("bet.stake_returned")}`, "ok");
     return true;
   }
 }
