@@ -2,9 +2,10 @@
 // Foresight server on loopback with the sandbox operator (and casino),
 // the widget driven in headless Chromium through chromedp.
 //
-// Without a Chromium binary the tests are skipped, except under CI=true,
-// where they fail. FORESIGHT_SCREENSHOTS=1 saves the main screens to
-// docs/screenshots/.
+// Chromium is looked up on PATH (chromium, chromium-browser,
+// google-chrome, …) unless FORESIGHT_CHROMIUM names the binary. Without
+// one the tests are skipped, except under CI=true, where they fail.
+// FORESIGHT_SCREENSHOTS=1 saves the main screens to docs/screenshots/.
 package widgettest
 
 import (
