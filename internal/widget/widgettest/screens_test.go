@@ -253,3 +253,48 @@ func TestSessionStart(t *testing.T) {
 		t.Error("the session_request_id stays in the widget's address")
 	}
 }
+
+// TestCategories: the category filter asks the API for one category's
+// events.
+func TestCategories(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, worldOptions{})
+	tb := newTab(t)
+	ic := tb.intercept(nil)
+	tb.navigate(w.bettor("cat", "100.00"))
+	tb.ready()
+	tb.waitFor("both events", "document.querySelectorAll('#events .event').length === 2")
+	tb.do(chromedp.SetValue(chromedp.CSS("#category"), "elections"))
+	var ok bool
+	tb.eval("document.getElementById('category').dispatchEvent(new Event('change'))", &ok)
+	tb.waitFor("the elections only", "document.querySelectorAll('#events .event').length === 1 && document.querySelector('#events .event .category').textContent === 'Elections'")
+	reqs := ic.requests("GET", "/api/v1/events?")
+	if last := reqs[len(reqs)-1].path(); !strings.Contains(last, "category=elections") || !strings.Contains(last, "locale=en") {
+		t.Errorf("the filter read %s, want category=elections in the locale", last)
+	}
+}
+
+// TestSessionExpiry: a 401 from the bettor API (the token expired) stops
+// betting and tells the bettor to reload.
+func TestSessionExpiry(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, worldOptions{})
+	tb := newTab(t)
+	tb.intercept(func(s seen) verdict {
+		if s.Method == "POST" && s.Stage == "request" {
+			return verdict{status: 401}
+		}
+		return verdict{}
+	})
+	tb.navigate(w.bettor("exp", "100.00"))
+	tb.ready()
+	tb.bet(w.outcome[0], "10")
+	tb.waitText("#notice", "Your session has expired. Reload the page to continue.")
+	tb.waitText("#slip-status", "Your session has expired.")
+	if !tb.placeDisabled() {
+		t.Error("placing is still offered with an expired session")
+	}
+	if n := w.betsOf("exp"); n != 0 {
+		t.Errorf("%d bets", n)
+	}
+}
