@@ -1,77 +1,323 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
+	"github.com/google/uuid"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/sandbox/casino"
+	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/server"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
-// runDemo serves a local world on SQLite: a generated admin token and a
-// ticket client with a key of every scope, printed with a curl example.
+// Ids of the demo's partners on the platform.
+const (
+	demoOperatorID   = "demo-operator"
+	demoAggregatorID = "demo-casino"
+)
+
+// demoBettors get a few bets when the demo starts on a new database.
+var demoBettors = []string{"alice", "bob", "carol"}
+
+// runDemo serves a local world in one process: the platform on SQLite with
+// the simulator feed, a sandbox operator (standalone path) and a sandbox
+// casino (aggregator path) on their own loopback listeners, registered
+// through the admin API, a ticket client with a key of every scope, and,
+// on a new database, a few bets already placed. It prints every URL and
+// credential and runs until ctx ends.
 func runDemo(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg, logFormat, e := serverFlags(fs, getenv)
-	var dir string
-	e.String(&dir, "dir", "FORESIGHT_DEMO_DIR", ".", "directory of the demo database (foresight-demo.db)")
+	var dir, operatorAddr, casinoAddr string
+	e.String(&dir, "dir", "FORESIGHT_DEMO_DIR", ".", "directory of the demo's databases (foresight-demo.db, sandbox-operator.db, sandbox-casino.db)")
+	e.String(&operatorAddr, "operator-addr", "FORESIGHT_DEMO_OPERATOR_ADDR", "127.0.0.1:8081", "listen address of the sandbox operator")
+	e.String(&casinoAddr, "casino-addr", "FORESIGHT_DEMO_CASINO_ADDR", "127.0.0.1:8082", "listen address of the sandbox casino")
 	if err := e.parse(args); err != nil {
 		return err
 	}
-	if getenv("FORESIGHT_DATABASE_URL") == "" && !flagSet(fs, "database-url") {
+	explicit := func(flagName, envName string) bool { return flagSet(fs, flagName) || getenv(envName) != "" }
+	if !explicit("database-url", "FORESIGHT_DATABASE_URL") {
 		cfg.DatabaseURL = "sqlite:" + filepath.Join(dir, "foresight-demo.db")
 	}
+	if !explicit("market-feed", "FORESIGHT_MARKET_FEED") {
+		cfg.MarketFeed = "simulator"
+	}
+	if !explicit("feed-interval", "FORESIGHT_FEED_INTERVAL") {
+		cfg.FeedInterval = 5 * time.Second
+	}
+	if !explicit("simulator-period", "FORESIGHT_SIMULATOR_PERIOD") {
+		cfg.Simulator.Period = time.Minute // markets close and settle within minutes
+	}
+	cfg.DevAllowInsecure = true // the sandboxes and images are on http://127.0.0.1
 	if cfg.AdminToken == "" {
 		cfg.AdminToken = randomToken()
 	}
-	l, err := net.Listen("tcp", cfg.Addr)
+	fresh := !strings.HasPrefix(cfg.DatabaseURL, "sqlite:") || !fileExists(strings.TrimPrefix(cfg.DatabaseURL, "sqlite:"))
+
+	var listeners []net.Listener
+	defer func() {
+		for _, l := range listeners {
+			l.Close()
+		}
+	}()
+	listen := func(addr string) (net.Listener, error) {
+		l, err := net.Listen("tcp", addr)
+		if err == nil {
+			listeners = append(listeners, l)
+		}
+		return l, err
+	}
+	platformL, err := listen(cfg.Addr)
+	if err != nil {
+		return err
+	}
+	operatorL, err := listen(operatorAddr)
+	if err != nil {
+		return err
+	}
+	casinoL, err := listen(casinoAddr)
 	if err != nil {
 		return err
 	}
 	if cfg.PublicURL == "" {
-		cfg.PublicURL = "http://" + l.Addr().String()
+		cfg.PublicURL = "http://" + platformL.Addr().String()
 	}
+	operatorURL, casinoURL := "http://"+operatorL.Addr().String(), "http://"+casinoL.Addr().String()
+
+	opSite, err := operator.OpenSite(ctx, operator.SiteConfig{ID: demoOperatorID, PlatformURL: cfg.PublicURL,
+		DatabasePath: filepath.Join(dir, "sandbox-operator.db")})
+	if err != nil {
+		return err
+	}
+	defer opSite.Close()
+	casinoSite, err := casino.OpenSite(ctx, casino.SiteConfig{AggregatorID: demoAggregatorID, PlatformURL: cfg.PublicURL,
+		DatabasePath: filepath.Join(dir, "sandbox-casino.db")})
+	if err != nil {
+		return err
+	}
+	defer casinoSite.Close()
 	srv, err := server.New(ctx, *cfg, newLogger(*logFormat, stderr))
 	if err != nil {
-		l.Close()
 		return err
 	}
 	defer srv.Close()
-	svc := srv.Tickets()
-	client, err := svc.CreateClient(ctx, "demo team")
-	if err != nil {
-		return err
+
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(chan error, 3)
+	go func() { done <- srv.Run(runCtx, platformL) }()
+	go func() { done <- opSite.Serve(runCtx, operatorL) }()
+	go func() { done <- casinoSite.Serve(runCtx, casinoL) }()
+	listeners = nil // the servers own them now
+	running := 3
+	// wait stops the three servers and returns their errors with first.
+	wait := func(first error) error {
+		stop()
+		errs := []error{first}
+		for ; running > 0; running-- {
+			errs = append(errs, <-done)
+		}
+		return errors.Join(errs...)
 	}
-	_, key, err := svc.CreateKey(ctx, client.ID, []tickets.Scope{tickets.ScopeSubmit, tickets.ScopeRead, tickets.ScopeCancel}, nil)
-	if err != nil {
-		return err
+
+	d := &demoWorld{platform: cfg.PublicURL, adminToken: cfg.AdminToken, client: &http.Client{Timeout: 10 * time.Second}}
+	setupErr := d.setUp(runCtx, srv, opSite, casinoSite, operatorURL, casinoURL, fresh)
+	if setupErr != nil {
+		return wait(fmt.Errorf("demo set-up: %w", setupErr))
 	}
 	fmt.Fprintf(stdout, `Foresight demo is running.
 
-  API base URL     %[1]s
-  Database         %[2]s
-  Admin token      %[3]s   (Authorization: Bearer … on %[1]s/admin/v1)
-  Ticket client    %[4]s   webhook secret %[5]s
-  Ticket API key   %[6]s   (scopes tickets:submit tickets:read tickets:cancel)
-  OpenAPI          %[1]s/openapi/tickets.yaml  %[1]s/openapi/admin.yaml
-  Health, metrics  %[1]s/healthz  %[1]s/metrics
+  Operator host page  %[7]s/sandbox/host     (a bettor in the widget, standalone path)
+  Casino lobby        %[8]s/sandbox/lobby    (the game through an aggregator)
+  Sandbox ledgers     %[7]s/sandbox/ledger  %[8]s/sandbox/ledger
+  Widget              %[1]s/widget/
+  API base URL        %[1]s
+  API documents       %[1]s/openapi/bettor.yaml  %[1]s/openapi/admin.yaml  %[1]s/openapi/aggregator.yaml  %[1]s/openapi/tickets.yaml
+  Admin token         %[3]s   (Authorization: Bearer … on %[1]s/admin/v1)
+  Ticket client       %[4]s   webhook secret %[5]s
+  Ticket API key      %[6]s   (scopes tickets:submit tickets:read tickets:cancel)
+  Database            %[2]s
+  Health, metrics     %[1]s/healthz  %[1]s/metrics
 
-Try it:
+The catalog comes from the simulator: new events every minute, markets that resolve and pay out
+on their own. Conformance check of the sandbox operator's wallet:
+
+  foresight conformance operator-wallet --url %[7]s --secret %[9]s --bettor conformance-bettor
+
+Submit a spec to the ticket service:
 
   curl -s -X POST %[1]s/tickets/v1/jobs \
     -H 'Authorization: Bearer %[6]s' -H 'Content-Type: application/json' \
     -d '{"schema_version":"tickets.input.v1","idempotency_key":"demo-1","title":"Login","spec":"# Login\n- Users must sign in with email and password.\n- Lock the account after 5 failed attempts?"}'
 
 Press Ctrl-C to stop.
-`, cfg.PublicURL, cfg.DatabaseURL, cfg.AdminToken, client.ID, client.WebhookSecret, key)
-	return srv.Run(ctx, l)
+`, cfg.PublicURL, cfg.DatabaseURL, cfg.AdminToken, d.ticketClient.ID, d.ticketClient.WebhookSecret, d.ticketKey,
+		operatorURL, casinoURL, opSite.Operator().SigningSecret())
+	select {
+	case <-ctx.Done():
+		return wait(nil)
+	case err := <-done:
+		running--
+		return wait(err)
+	}
+}
+
+// demoWorld sets up the demo through the platform's own APIs.
+type demoWorld struct {
+	platform, adminToken string
+	client               *http.Client
+	ticketClient         tickets.Client
+	ticketKey            string
+}
+
+func (d *demoWorld) setUp(ctx context.Context, srv *server.Server, opSite *operator.Site, casinoSite *casino.Site, operatorURL, casinoURL string, fresh bool) error {
+	if err := waitFor(ctx, 10*time.Second, func() bool { return d.call(ctx, "GET", "/healthz", "", nil, nil) == nil }); err != nil {
+		return errors.New("the platform did not become healthy")
+	}
+	if err := d.register(ctx, demoOperatorID, opSite.Registration(operatorURL)); err != nil {
+		return err
+	}
+	if err := d.register(ctx, demoAggregatorID, casinoSite.Registration(casinoURL)); err != nil {
+		return err
+	}
+	svc := srv.Tickets()
+	var err error
+	if d.ticketClient, err = svc.CreateClient(ctx, "demo team"); err != nil {
+		return err
+	}
+	if _, d.ticketKey, err = svc.CreateKey(ctx, d.ticketClient.ID, []tickets.Scope{tickets.ScopeSubmit, tickets.ScopeRead, tickets.ScopeCancel}, nil); err != nil {
+		return err
+	}
+	if !fresh {
+		return nil
+	}
+	return d.placeBets(ctx, srv.Betting(), opSite.Operator())
+}
+
+// register creates the partner on the platform, or, when it exists from an
+// earlier run, updates it to this run's URLs and secret.
+func (d *demoWorld) register(ctx context.Context, id string, body []byte) error {
+	var conflict *httpStatusError
+	err := d.call(ctx, "POST", "/admin/v1/operators", "application/json", body, nil)
+	if errors.As(err, &conflict) && conflict.status == http.StatusConflict {
+		err = d.call(ctx, "PATCH", "/admin/v1/operators/"+id, "application/json", body, nil)
+	}
+	if err != nil {
+		return fmt.Errorf("register %s: %w", id, err)
+	}
+	return nil
+}
+
+// placeBets waits for the simulator's first events and places one bet per
+// demo bettor through the bettor API, as the widget would.
+func (d *demoWorld) placeBets(ctx context.Context, catalog *betting.Service, op *operator.Operator) error {
+	var open []betting.Event
+	err := waitFor(ctx, 30*time.Second, func() bool {
+		events, err := catalog.ListEvents(ctx, betting.EventFilter{Status: betting.StatusOpen, Limit: 50})
+		open = nil
+		for _, e := range events {
+			if err == nil && len(e.Markets) > 0 && e.Markets[0].Status == betting.StatusOpen {
+				open = append(open, e)
+			}
+		}
+		return len(open) > 0
+	})
+	if err != nil {
+		return errors.New("the simulator fed no open market within 30 s")
+	}
+	for i, bettor := range demoBettors {
+		token, err := op.MintToken(bettor, "USD")
+		if err != nil {
+			return err
+		}
+		m := open[i%len(open)].Markets[0]
+		o := m.Outcomes[i%len(m.Outcomes)]
+		body, _ := json.Marshal(map[string]string{"market_id": m.ID, "outcome_id": o.ID, "stake": fmt.Sprintf("%d.00", 5*(i+1))})
+		req, _ := http.NewRequestWithContext(ctx, "POST", d.platform+"/api/v1/bettor/bets", bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Idempotency-Key", uuid.NewString())
+		resp, err := d.client.Do(req)
+		if err != nil {
+			return fmt.Errorf("place a bet for %s: %w", bettor, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			return fmt.Errorf("place a bet for %s: %s", bettor, resp.Status)
+		}
+	}
+	return nil
+}
+
+type httpStatusError struct {
+	status int
+	body   string
+}
+
+func (e *httpStatusError) Error() string { return fmt.Sprintf("%d %s", e.status, e.body) }
+
+// call sends an admin API request; a status of 300 or more is an
+// *httpStatusError.
+func (d *demoWorld) call(ctx context.Context, method, path, contentType string, body []byte, out any) error {
+	req, err := http.NewRequestWithContext(ctx, method, d.platform+path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+d.adminToken)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode >= 300 {
+		return &httpStatusError{status: resp.StatusCode, body: strings.TrimSpace(string(data))}
+	}
+	if out != nil {
+		return json.Unmarshal(data, out)
+	}
+	return nil
+}
+
+// waitFor calls ok every 50 ms until it is true, ctx ends or limit passes.
+func waitFor(ctx context.Context, limit time.Duration, ok func() bool) error {
+	deadline := time.Now().Add(limit)
+	for !ok() {
+		if time.Now().After(deadline) {
+			return errors.New("timed out")
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func flagSet(fs *flag.FlagSet, name string) bool {

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDemo runs `foresight demo` as a new user would: it starts, prints
+// its URLs and credentials, the pages answer, the demo bettors' bets are
+// placed and confirmed, the sandbox operator's wallet passes the
+// conformance check printed in the banner, a restart on the same
+// directory works, and Ctrl-C stops it cleanly.
+func TestDemo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	addrs := []string{freeAddr(t), freeAddr(t), freeAddr(t)}
+	start := func() (string, func()) {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		out, errOut := newOutputWatch(), &bytes.Buffer{}
+		done := make(chan error, 1)
+		go func() {
+			done <- run(ctx, []string{"demo", "--dir", dir, "--addr", addrs[0], "--operator-addr", addrs[1], "--casino-addr", addrs[2]},
+				envOf(nil), out, errOut)
+		}()
+		select {
+		case <-out.ready:
+		case err := <-done:
+			cancel()
+			t.Fatalf("demo ended at start: %v\n%s", err, errOut.String())
+		case <-time.After(60 * time.Second):
+			cancel()
+			t.Fatalf("demo printed no banner: %s", out.String())
+		}
+		return out.String(), func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("demo stopped with %v", err)
+			}
+		}
+	}
+
+	banner, stop := start()
+	platform, operatorURL, casinoURL := "http://"+addrs[0], "http://"+addrs[1], "http://"+addrs[2]
+	for _, page := range []string{operatorURL + "/sandbox/host", casinoURL + "/sandbox/lobby", operatorURL + "/sandbox/ledger", platform + "/openapi/bettor.yaml"} {
+		if !strings.Contains(banner, page) {
+			t.Errorf("the banner does not show %s:\n%s", page, banner)
+		}
+		resp, err := http.Get(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("GET %s = %d", page, resp.StatusCode)
+		}
+	}
+	adminToken := regexp.MustCompile(`adm_[0-9a-f]+`).FindString(banner)
+	bets := 0
+	confirmed := func() map[string]string {
+		req, _ := http.NewRequest("GET", platform+"/admin/v1/bets?operator_id=demo-operator&limit=50", nil)
+		req.Header.Set("Authorization", "Bearer "+adminToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var page struct {
+			Items []struct {
+				BettorID string `json:"bettor_id"`
+				Status   string `json:"status"`
+			} `json:"items"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		bets = len(page.Items)
+		for _, b := range page.Items {
+			got[b.BettorID] = b.Status
+		}
+		return got
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for got := confirmed(); got["alice"] == "pending" || got["bob"] == "pending" || got["carol"] == "pending" || len(got) < 3; got = confirmed() {
+		if time.Now().After(deadline) {
+			t.Fatalf("demo bets %v, want three bets out of pending", got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := confirmed(); got["alice"] == "rejected" {
+		t.Fatalf("demo bets %v: alice's bet was rejected", got)
+	}
+
+	check := regexp.MustCompile(`foresight (conformance operator-wallet [^\n]+)`).FindStringSubmatch(banner)
+	if check == nil {
+		t.Fatalf("the banner shows no conformance command:\n%s", banner)
+	}
+	var report bytes.Buffer
+	if err := run(context.Background(), strings.Fields(check[1]), envOf(nil), &report, io.Discard); err != nil {
+		t.Fatalf("%s: %v\n%s", check[1], err, report.String())
+	}
+	stop()
+
+	// A second start on the same directory finds its partners registered
+	// and does not place the demo bets again.
+	banner, stop = start()
+	adminToken = regexp.MustCompile(`adm_[0-9a-f]+`).FindString(banner)
+	if got := confirmed(); bets != 3 {
+		t.Errorf("%d bets after a restart (%v), want the first run's three", bets, got)
+	}
+	stop()
+}
