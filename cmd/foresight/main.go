@@ -1,7 +1,7 @@
 // Command foresight runs the Foresight services and their tools.
 //
 //	foresight serve     every HTTP API on one listener, with the workers
-//	foresight demo      serve a local demo world on SQLite and print its credentials
+//	foresight demo      a local world: platform, sandbox partners, simulated markets
 //	foresight migrate   apply the database migrations and exit
 //	foresight admin …   a CLI over the admin API
 //
@@ -38,7 +38,7 @@ const usage = `foresight — ticket generation and prediction-markets services
 
 Usage:
   foresight serve [flags]      serve every API (tickets, admin, health, metrics)
-  foresight demo [flags]       serve a local demo on SQLite with a ticket key, printed at start
+  foresight demo [flags]       a local world: the platform, a sandbox operator and casino, simulated markets
   foresight migrate [flags]    apply database migrations and exit
   foresight admin <command>    manage ticket clients and keys through the admin API
   foresight loadtest [flags]   measure job submission over HTTP beside a bare handler
