@@ -194,6 +194,14 @@ func TestHostPage(t *testing.T) {
 		t.Errorf("iframe height %q, last height message %g", iframeHeight, last)
 	}
 	checkMessages(t, msgs)
+
+	// A new page load (a new session_request_id): the resolved market
+	// takes no bets, and the history still names the bet.
+	tb.openHost(host)
+	tb.waitText(`[data-market-id="`+w.market+`"] .market-status`, "Resolved")
+	tb.waitFor("the resolved market's outcomes disabled", fmt.Sprintf("document.querySelector(%q).disabled", outcomeButton(w.outcome[0])))
+	tb.click("#tab-history")
+	tb.waitText("#history li.bet .bet-title", "HomeWho wins?")
 }
 
 const casinoSecret = "casino-signing-secret-0123"

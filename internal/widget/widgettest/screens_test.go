@@ -188,6 +188,8 @@ func TestThemesAndPhone(t *testing.T) {
 			t.Errorf("phone layout %+v: want no sideways scrolling at 360 px and the slip first", layout)
 		}
 		tb.screenshot("phone")
+		tb.typeIn("#stake", "10,5") // a phone keyboard's decimal comma
+		tb.waitText("#slip-payout", "46.41 USD")
 	})
 }
 

@@ -70,9 +70,10 @@ export class Api {
     return a;
   }
 
-  events({ category = "", cursor = "", limit = 50 } = {}) {
+  events({ category = "", status = "", cursor = "", limit = 50 } = {}) {
     const q = new URLSearchParams({ locale: this.locale, limit: String(limit) });
     if (category) q.set("category", category);
+    if (status) q.set("status", status);
     if (cursor) q.set("cursor", cursor);
     return this.call("GET", `/api/v1/events?${q}`);
   }

@@ -24,6 +24,7 @@ const state = {
   eventsCursor: null,
   historyCursor: null,
   expired: false,
+  learned: false, // events of every status were read for the history's names
 };
 
 // decimalsOf is a currency's number of decimals: the operator's setting,
@@ -88,8 +89,9 @@ function renderEvents() {
   $("events-more").hidden = !state.eventsCursor;
 }
 
+// loadEvents reads the open events (of the chosen category).
 async function loadEvents({ more = false } = {}) {
-  const r = await state.api.events({ category: state.category, cursor: more ? state.eventsCursor : "" });
+  const r = await state.api.events({ category: state.category, status: "open", cursor: more ? state.eventsCursor : "" });
   if (!r.ok || !r.data) {
     if (r.status !== 401) notice(t("events.failed"));
     return;
@@ -136,6 +138,18 @@ function names(bet) {
   return { outcome: o?.name ?? t("history.outcome", { index: bet.outcome_index + 1 }), question: entry.market.question };
 }
 
+// learnMarkets reads events of every status once when bets name markets
+// the page has not seen (closed or settled ones), for their names.
+async function learnMarkets(bets) {
+  if (state.learned || bets.every((b) => state.markets.has(b.market_id))) return;
+  state.learned = true;
+  const r = await state.api.events({ limit: 100 });
+  if (!r.ok || !r.data) return;
+  for (const ev of r.data.items) {
+    for (const m of ev.markets) if (!state.markets.has(m.id)) state.markets.set(m.id, { event: ev, market: m });
+  }
+}
+
 // loadHistory refetches the bets (obligation 11: on load and whenever the
 // history opens; nothing waits in a loop for settlement).
 async function loadHistory({ more = false } = {}) {
@@ -145,6 +159,7 @@ async function loadHistory({ more = false } = {}) {
     $("history-status").textContent = r.status === 401 ? "" : t("history.failed");
     return;
   }
+  await learnMarkets(r.data.items);
   const items = r.data.items.map((b) => betItem(b, { currencyDecimals: (c) => decimalsOf(state.config, c), names }));
   if (more) $("history").append(...items);
   else $("history").replaceChildren(...items);

@@ -81,8 +81,11 @@ export class Slip {
     this.render();
   }
 
+  // stake is the typed stake; a decimal comma ("10,50") is read as a
+  // point.
   stake() {
-    return this.$("stake").value.trim();
+    const v = this.$("stake").value.trim();
+    return /^\d+,\d+$/.test(v) ? v.replace(",", ".") : v;
   }
 
   render() {
