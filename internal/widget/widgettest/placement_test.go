@@ -173,3 +173,43 @@ func TestLiveOdds(t *testing.T) {
 		t.Errorf("data-moved = %q, want down", moved)
 	}
 }
+
+// TestCurrencyDecimals: obligations 1 and 2 on the page. The preview is
+// stake × display_odds rounded to the bettor's currency (JPY 0 decimals,
+// KWD 3), the stake takes no more decimals than the currency has, and the
+// confirmed payout is potential_payout rounded the same way.
+func TestCurrencyDecimals(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, worldOptions{
+		currencies: `[{"code":"USD","decimals":2},{"code":"JPY","decimals":0},{"code":"KWD","decimals":3}]`,
+		limits: `{"USD":{"min_stake":"1","max_stake":"100","max_payout":"1000","outcome_exposure":"150"},
+			"JPY":{"min_stake":"100","max_stake":"100000","max_payout":"1000000","outcome_exposure":"5000000"},
+			"KWD":{"min_stake":"0.5","max_stake":"100","max_payout":"1000","outcome_exposure":"5000"}}`,
+	})
+	tests := []struct {
+		currency, balance, stake, tooPrecise, preview, placed string
+	}{
+		// 333 × 4.42 = 1471.86; entry odds 4.4214: 1472.3262
+		{"JPY", "100000", "333", "333.5", "1,472 JPY", "Bet placed: 333 JPY on Home at odds 4.4214. Potential payout 1,472 JPY."},
+		// 1.234 × 4.42 = 5.45428; entry odds 4.4214: 5.4560076
+		{"KWD", "100.000", "1.234", "1.2345", "5.454 KWD", "Bet placed: 1.234 KWD on Home at odds 4.4214. Potential payout 5.456 KWD."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.currency, func(t *testing.T) {
+			tb := newTab(t)
+			tb.navigate(w.bettorIn("cur-"+tc.currency, tc.currency, tc.balance))
+			tb.ready()
+			tb.click(outcomeButton(w.outcome[0]))
+			tb.waitText("#stake-label", "Stake ("+tc.currency+")")
+			tb.typeIn("#stake", tc.tooPrecise)
+			tb.waitText("#stake-error", "amounts have at most")
+			if !tb.placeDisabled() {
+				t.Errorf("a %s stake of %s can be placed", tc.currency, tc.tooPrecise)
+			}
+			tb.typeIn("#stake", tc.stake)
+			tb.waitText("#slip-payout", tc.preview)
+			tb.click("#place")
+			tb.waitText("#slip-status", tc.placed)
+		})
+	}
+}

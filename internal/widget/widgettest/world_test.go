@@ -39,8 +39,9 @@ type world struct {
 }
 
 type worldOptions struct {
-	// limits overrides the operator's USD limits (JSON object).
-	limits string
+	// currencies and limits replace the operator's (JSON: the admin API's
+	// currencies array and limits object).
+	currencies, limits string
 }
 
 // startServer runs a Foresight server on loopback until the test ends and
@@ -89,14 +90,17 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 	t.Cleanup(partner.Close)
 	t.Cleanup(g.releaseAll)
 	w := &world{t: t, url: startServer(t), op: op, gate: g}
-	limits := opts.limits
+	currencies, limits := opts.currencies, opts.limits
+	if currencies == "" {
+		currencies = `[{"code":"USD","decimals":2}]`
+	}
 	if limits == "" {
-		limits = `{"min_stake":"1","max_stake":"100","max_payout":"1000","outcome_exposure":"150"}`
+		limits = `{"USD":{"min_stake":"1","max_stake":"100","max_payout":"1000","outcome_exposure":"150"}}`
 	}
 	w.admin("POST", "/admin/v1/operators", 201, fmt.Sprintf(`{"id":"sandbox","name":"Sandbox Bets","integration":"standalone",
 		"wallet_url":%q,"signing_secret":%q,"jwks_url":%q,
-		"currencies":[{"code":"USD","decimals":2}],"margin":{"method":"odds_ratio","value":"0.05"},
-		"limits":{"USD":%s},"odds_tolerance":"0.05"}`, partner.URL, signingSecret, partner.URL+"/.well-known/jwks.json", limits))
+		"currencies":%s,"margin":{"method":"odds_ratio","value":"0.05"},
+		"limits":%s,"odds_tolerance":"0.05"}`, partner.URL, signingSecret, partner.URL+"/.well-known/jwks.json", currencies, limits))
 	w.admin("POST", "/admin/v1/events", 201, `{"category":"elections","title":{"en":"Mayor of Springfield","de":"Bürgermeister von Springfield"},
 		"markets":[{"question":{"en":"Who will win the election?","de":"Wer gewinnt die Wahl?"},
 		"outcomes":[{"name":{"en":"Quimby"},"probability":"0.55"},{"name":{"en":"Skinner"},"probability":"0.45"}]}]}`)
@@ -142,16 +146,22 @@ func adminCall(t *testing.T, base, method, path string, want int, body string) m
 	return m
 }
 
-// bettor gives a bettor a balance and returns the widget's URL for a new
-// session of theirs (a fresh session_request_id, as the operator's page
-// makes for every page load).
+// bettor gives a bettor a balance in USD and returns the widget's URL for
+// a new session of theirs (a fresh session_request_id, as the operator's
+// page makes for every page load).
 func (w *world) bettor(id, balance string, params ...string) string {
 	w.t.Helper()
-	if err := w.op.SetBalance(id, "USD", balance); err != nil {
+	return w.bettorIn(id, "USD", balance, params...)
+}
+
+// bettorIn is bettor in another currency.
+func (w *world) bettorIn(id, currency, balance string, params ...string) string {
+	w.t.Helper()
+	if err := w.op.SetBalance(id, currency, balance); err != nil {
 		w.t.Fatal(err)
 	}
 	q := url.Values{"operator": {"sandbox"}, "locale": {"en"}, "theme": {"light"},
-		"session_request_id": {w.op.NewSessionRequest(id, "USD")}}
+		"session_request_id": {w.op.NewSessionRequest(id, currency)}}
 	for i := 0; i+1 < len(params); i += 2 {
 		q.Set(params[i], params[i+1])
 	}
