@@ -24,6 +24,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/aggregator"
 	"github.com/foresight-dev/foresight/internal/aggregator/aggregatorhttp"
 	aggwallet "github.com/foresight-dev/foresight/internal/aggregator/wallet"
+	"github.com/foresight-dev/foresight/internal/backoffice"
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/betting/bettorauth"
 	"github.com/foresight-dev/foresight/internal/betting/bettorhttp"
@@ -304,6 +305,7 @@ func (s *Server) routes() http.Handler {
 	}
 	mux.Handle("GET /.well-known/jwks.json", metrics.wrap("aggregator", aggregatorAPI))
 	mux.Handle("/widget/", metrics.wrap("widget", widget.Handler(s.betting.CachedOperator)))
+	mux.Handle("/backoffice/", metrics.wrap("backoffice", backoffice.Handler()))
 	mux.Handle("/admin/v1/", metrics.wrap("admin", admin.New(s.cfg.AdminToken, s.tickets, s.betting, s.placement, s.log)))
 	mux.Handle("GET "+simulator.ImagesPath, simulator.Images())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,93 @@
+// Building the page from data without ever parsing it as HTML: every text
+// goes in through text nodes and attributes, never as markup.
+
+const PROPERTIES = new Set(["value", "checked", "disabled", "hidden", "selected", "required", "readOnly", "open", "indeterminate"]);
+
+// h creates an element: props sets attributes ("class", "for", aria-*,
+// data-*), DOM properties (value, checked, disabled, …) and listeners
+// ("onclick": fn); children are nodes, strings (as text), arrays of them,
+// or null and undefined (skipped).
+export function h(tag, props = {}, ...children) {
+  return fill(document.createElement(tag), props, children);
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+// s creates an SVG element, like h.
+export function s(tag, props = {}, ...children) {
+  return fill(document.createElementNS(SVG_NS, tag), props, children);
+}
+
+function fill(el, props, children) {
+  for (const [k, v] of Object.entries(props ?? {})) {
+    if (v === undefined || v === null || v === false && !PROPERTIES.has(k)) continue;
+    if (k.startsWith("on") && typeof v === "function") {
+      el.addEventListener(k.slice(2), v);
+    } else if (PROPERTIES.has(k)) {
+      el[k] = v;
+    } else {
+      el.setAttribute(k, v === true ? "" : String(v));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(el, c);
+    else el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+// replace empties el and appends children.
+export function replace(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+// ids makes unique element ids for labels and descriptions.
+let counter = 0;
+export function uid(prefix) {
+  counter += 1;
+  return `${prefix}-${counter}`;
+}
+
+// field is a labelled input (or select, textarea: the control given) with
+// an optional hint; it sets the control's id and aria-describedby.
+export function field(label, control, hint) {
+  control.id ||= uid("f");
+  const parts = [h("label", { for: control.id }, label), control];
+  if (hint) {
+    const hintID = uid("hint");
+    control.setAttribute("aria-describedby", [control.getAttribute("aria-describedby"), hintID].filter(Boolean).join(" "));
+    parts.push(h("p", { class: "hint", id: hintID }, hint));
+  }
+  return h("div", { class: "field" }, parts);
+}
+
+// select builds a select of [value, label] options with value selected.
+export function select(options, value, props = {}) {
+  return h("select", props, options.map(([v, label]) => h("option", { value: v, selected: v === value }, label)));
+}
+
+// text picks a text of a {locale: text} object: English, else the first.
+export function text(texts) {
+  if (!texts || typeof texts !== "object") return "";
+  return texts.en ?? Object.values(texts)[0] ?? "";
+}
+
+// when writes an RFC 3339 time as "2026-05-01 14:03 UTC"; "—" for none.
+export function when(t) {
+  if (!t) return "—";
+  const d = new Date(t);
+  if (Number.isNaN(d.getTime())) return String(t);
+  return d.toISOString().slice(0, 16).replace("T", " ") + " UTC";
+}
+
+// badge is a status label.
+export function badge(status) {
+  return h("span", { class: `badge badge-${String(status).replace(/[^a-z_]/g, "")}` }, String(status));
+}
