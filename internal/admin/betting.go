@@ -2,6 +2,7 @@ package admin
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,7 @@ func (h *handler) bettingRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /admin/v1/operators/{op}", h.getOperator)
 	mux.HandleFunc("PATCH /admin/v1/operators/{op}", h.updateOperator)
 	mux.HandleFunc("POST /admin/v1/events", h.createEvent)
+	mux.HandleFunc("GET /admin/v1/events", h.listEvents)
 	mux.HandleFunc("GET /admin/v1/events/{id}", h.ids(h.getEvent))
 	mux.HandleFunc("PATCH /admin/v1/events/{id}", h.ids(h.updateEvent))
 	mux.HandleFunc("POST /admin/v1/markets/{id}/prices", h.ids(h.setPrices))
@@ -201,6 +203,52 @@ func (h *handler) createEvent(w http.ResponseWriter, r *http.Request) {
 	}
 	e, err := h.betting.CreateEvent(r.Context(), e)
 	h.reply(w, r, http.StatusCreated, e, err)
+}
+
+// eventStatuses are the values of the status filter of GET /admin/v1/events.
+var eventStatuses = []string{betting.StatusOpen, betting.StatusSuspended, betting.StatusResolved, betting.StatusCancelled}
+
+// listEvents is the catalog, newest first, cursor paged, optionally of one
+// category or status (matched case-insensitively).
+func (h *handler) listEvents(w http.ResponseWriter, r *http.Request) {
+	limit, err := pageLimit(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	f := betting.EventFilter{Category: strings.ToLower(q.Get("category")), Status: strings.ToLower(q.Get("status")), Limit: limit + 1}
+	if f.Category != "" && !slices.Contains(betting.Categories, f.Category) {
+		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "category must be one of "+strings.Join(betting.Categories, ", ")+"."))
+		return
+	}
+	if f.Status != "" && !slices.Contains(eventStatuses, f.Status) {
+		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "status must be one of "+strings.Join(eventStatuses, ", ")+"."))
+		return
+	}
+	if c := q.Get("cursor"); c != "" {
+		at, id, ok := cursor.Decode(c)
+		if !ok {
+			h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "cursor is not valid."))
+			return
+		}
+		f.BeforeCreatedAt, f.BeforeID = at, id
+	}
+	events, err := h.betting.ListEvents(r.Context(), f)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	out := list[betting.Event]{Items: []betting.Event{}}
+	for i, e := range events {
+		if i == limit {
+			next := cursor.Encode(events[limit-1].CreatedAt, events[limit-1].ID)
+			out.NextCursor = &next
+			break
+		}
+		out.Items = append(out.Items, e)
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (h *handler) getEvent(w http.ResponseWriter, r *http.Request) {

@@ -93,5 +93,56 @@ func TestAdminOperatorsAndCatalog(t *testing.T) {
 		if st, _ := call("POST", "/admin/v1/events", `{"category":"poker","title":{"en":"x"},"markets":[]}`); st != 400 {
 			t.Errorf("bad event = %d", st)
 		}
+
+		// The catalog lists newest first, filtered and paged.
+		st, sports := call("POST", "/admin/v1/events", `{"category":"sports","title":{"en":"Final"},"markets":[{"question":{"en":"Who wins?"},
+			"outcomes":[{"name":{"en":"Home"},"probability":"0.5"},{"name":{"en":"Away"},"probability":"0.5"}]}]}`)
+		if st != 201 {
+			t.Fatalf("create event = %d %v", st, sports)
+		}
+		listed := func(query string) []string {
+			t.Helper()
+			var ids []string
+			cursor := ""
+			for range 5 {
+				path := "/admin/v1/events?" + query
+				if cursor != "" {
+					path += "&cursor=" + cursor
+				}
+				st, page := call("GET", path, "")
+				if st != 200 {
+					t.Fatalf("GET %s = %d %v", path, st, page)
+				}
+				for _, e := range page["items"].([]any) {
+					ids = append(ids, e.(map[string]any)["id"].(string))
+				}
+				next, _ := page["next_cursor"].(string)
+				if next == "" {
+					return ids
+				}
+				cursor = next
+			}
+			t.Fatalf("GET /admin/v1/events?%s pages on and on: %v", query, ids)
+			return nil
+		}
+		tests := []struct {
+			query string
+			want  []string
+		}{
+			{"limit=1", []string{sports["id"].(string), ev["id"].(string)}},
+			{"category=Elections", []string{ev["id"].(string)}},
+			{"status=open&category=sports", []string{sports["id"].(string)}},
+			{"status=resolved", nil},
+		}
+		for _, tc := range tests {
+			if got := listed(tc.query); strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("events?%s = %v, want %v", tc.query, got, tc.want)
+			}
+		}
+		for _, bad := range []string{"category=poker", "status=closed", "limit=0", "cursor=nonsense"} {
+			if st, p := call("GET", "/admin/v1/events?"+bad, ""); st != 400 || p["code"] != "invalid_request" {
+				t.Errorf("events?%s = %d %v, want 400", bad, st, p)
+			}
+		}
 	})
 }
