@@ -147,7 +147,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
   Operator host page  %[7]s/sandbox/host     (a bettor in the widget, standalone path)
   Casino lobby        %[8]s/sandbox/lobby    (the game through an aggregator)
   Sandbox ledgers     %[7]s/sandbox/ledger  %[8]s/sandbox/ledger
-  Widget              %[1]s/widget/
+  Backoffice          %[1]s/backoffice/   (sign in with the admin token)
   API base URL        %[1]s
   API documents       %[1]s/openapi/bettor.yaml  %[1]s/openapi/admin.yaml  %[1]s/openapi/aggregator.yaml  %[1]s/openapi/tickets.yaml
   Admin token         %[3]s   (Authorization: Bearer … on %[1]s/admin/v1)
@@ -157,9 +157,10 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
   Health, metrics     %[1]s/healthz  %[1]s/metrics
 
 The catalog comes from the simulator: new events every minute, markets that resolve and pay out
-on their own. Conformance check of the sandbox operator's wallet:
+on their own. Conformance checks of the sandbox partners' wallets:
 
   foresight conformance operator-wallet --url %[7]s --secret %[9]s --bettor conformance-bettor
+  foresight conformance aggregator-wallet --url %[8]s --secret %[10]s --account conformance-account
 
 Submit a spec to the ticket service:
 
@@ -169,7 +170,7 @@ Submit a spec to the ticket service:
 
 Press Ctrl-C to stop.
 `, cfg.PublicURL, cfg.DatabaseURL, cfg.AdminToken, d.ticketClient.ID, d.ticketClient.WebhookSecret, d.ticketKey,
-		operatorURL, casinoURL, opSite.Operator().SigningSecret())
+		operatorURL, casinoURL, opSite.Operator().SigningSecret(), casinoSite.Casino().SigningSecret())
 	select {
 	case <-ctx.Done():
 		return wait(nil)

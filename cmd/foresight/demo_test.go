@@ -49,7 +49,7 @@ func TestDemo(t *testing.T) {
 
 	banner, stop := start()
 	platform, operatorURL, casinoURL := "http://"+addrs[0], "http://"+addrs[1], "http://"+addrs[2]
-	for _, page := range []string{operatorURL + "/sandbox/host", casinoURL + "/sandbox/lobby", operatorURL + "/sandbox/ledger", platform + "/openapi/bettor.yaml"} {
+	for _, page := range []string{operatorURL + "/sandbox/host", casinoURL + "/sandbox/lobby", operatorURL + "/sandbox/ledger", platform + "/openapi/bettor.yaml", platform + "/backoffice/"} {
 		if !strings.Contains(banner, page) {
 			t.Errorf("the banner does not show %s:\n%s", page, banner)
 		}
@@ -99,13 +99,15 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("demo bets %v: alice's bet was rejected", got)
 	}
 
-	check := regexp.MustCompile(`foresight (conformance operator-wallet [^\n]+)`).FindStringSubmatch(banner)
-	if check == nil {
-		t.Fatalf("the banner shows no conformance command:\n%s", banner)
+	checks := regexp.MustCompile(`foresight (conformance (operator|aggregator)-wallet [^\n]+)`).FindAllStringSubmatch(banner, -1)
+	if len(checks) != 2 {
+		t.Fatalf("the banner shows %d conformance commands, want 2:\n%s", len(checks), banner)
 	}
-	var report bytes.Buffer
-	if err := run(context.Background(), strings.Fields(check[1]), envOf(nil), &report, io.Discard); err != nil {
-		t.Fatalf("%s: %v\n%s", check[1], err, report.String())
+	for _, check := range checks {
+		var report bytes.Buffer
+		if err := run(context.Background(), strings.Fields(check[1]), envOf(nil), &report, io.Discard); err != nil {
+			t.Fatalf("%s: %v\n%s", check[1], err, report.String())
+		}
 	}
 	stop()
 
