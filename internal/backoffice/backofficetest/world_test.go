@@ -2,11 +2,19 @@ package backofficetest
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/admin"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
@@ -86,4 +94,114 @@ func (w *world) signIn() *tab {
 	tb.click("#signin-submit")
 	tb.waitFor("the signed-in page", "document.body.dataset.signedIn === 'true'")
 	return tb
+}
+
+// registerSandbox registers the sandbox operator "sandbox" (USD, 2
+// decimals, outcome exposure limit 150) through the admin API.
+func (w *world) registerSandbox() {
+	w.t.Helper()
+	w.call("POST", "/admin/v1/operators", map[string]any{
+		"id": "sandbox", "name": "Sandbox Bets", "integration": "standalone",
+		"wallet_url": w.partner, "signing_secret": signingSecret, "jwks_url": w.partner + "/.well-known/jwks.json",
+		"currencies": []any{map[string]any{"code": "USD", "decimals": 2}},
+		"margin":     map[string]any{"method": "odds_ratio", "value": "0.05"},
+		"limits":     map[string]any{"USD": map[string]any{"min_stake": "1", "max_stake": "100", "max_payout": "1000", "outcome_exposure": "150"}},
+	}, nil)
+}
+
+// event is an event as the admin API answers it.
+type event struct {
+	ID      string `json:"id"`
+	Status  string `json:"status"`
+	Markets []struct {
+		ID               string `json:"id"`
+		Status           string `json:"status"`
+		Version          int    `json:"version"`
+		WinningOutcomeID string `json:"winning_outcome_id"`
+		Outcomes         []struct {
+			ID          string `json:"id"`
+			Probability string `json:"probability"`
+		} `json:"outcomes"`
+	} `json:"markets"`
+}
+
+// createEvent creates an event with markets of two outcomes each: the
+// questions given, outcomes "Home" (0.2) and "Away" (0.8).
+func (w *world) createEvent(category, title string, questions ...string) event {
+	w.t.Helper()
+	var markets []any
+	for _, q := range questions {
+		markets = append(markets, map[string]any{"question": map[string]string{"en": q},
+			"outcomes": []any{map[string]any{"name": map[string]string{"en": "Home", "de": "Heim"}, "probability": "0.2"},
+				map[string]any{"name": map[string]string{"en": "Away"}, "probability": "0.8"}}})
+	}
+	var e event
+	w.call("POST", "/admin/v1/events", map[string]any{"category": category, "title": map[string]string{"en": title}, "markets": markets}, &e)
+	return e
+}
+
+func (w *world) event(id string) event {
+	w.t.Helper()
+	var e event
+	w.call("GET", "/admin/v1/events/"+id, nil, &e)
+	return e
+}
+
+// placeBet gives the bettor 100.00 USD in the sandbox wallet, places a bet
+// through the bettor API with a token the sandbox operator signs, and
+// returns the bet's id once its stake is debited (confirmed).
+func (w *world) placeBet(bettor, market, outcome, stake string) string {
+	w.t.Helper()
+	if err := w.op.SetBalance(bettor, "USD", "100.00"); err != nil {
+		w.t.Fatal(err)
+	}
+	token, err := w.op.MintToken(bettor, "USD")
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	body := fmt.Sprintf(`{"market_id":%q,"outcome_id":%q,"stake":%q}`, market, outcome, stake)
+	req, _ := http.NewRequest("POST", w.url+"/api/v1/bettor/bets", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", uuid.NewString())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	var bet struct{ ID string }
+	if resp.StatusCode/100 != 2 || json.Unmarshal(data, &bet) != nil || bet.ID == "" {
+		w.t.Fatalf("placing a bet = %d %s", resp.StatusCode, data)
+	}
+	w.waitBet(bettor, bet.ID, "confirmed")
+	return bet.ID
+}
+
+// bet is a bet as the admin API lists it.
+type bet struct {
+	ID           string `json:"id"`
+	Status       string `json:"status"`
+	Stake        string `json:"stake"`
+	PayoutAmount string `json:"payout_amount"`
+	Potential    string `json:"potential_payout"`
+}
+
+// waitBet waits until the bettor's bet id has status, and returns it.
+func (w *world) waitBet(bettor, id, status string) bet {
+	w.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var page struct{ Items []bet }
+		w.call("GET", "/admin/v1/bets?operator_id=sandbox&bettor_id="+url.QueryEscape(bettor), nil, &page)
+		for _, b := range page.Items {
+			if b.ID == id && b.Status == status {
+				return b
+			}
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("%s's bets %+v; waited for %s to be %s", bettor, page.Items, id, status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -2,12 +2,9 @@
 // first segment of the URL's fragment; under marks a section reached from
 // another one's page (its navigation link stays current).
 
-import { h } from "./dom.js";
-
-function home(ctx, view) {
-  view.append(h("h1", {}, "Backoffice"), h("p", {}, "Choose a section above."));
-}
+import * as markets from "./markets.js";
 
 export const sections = [
-  { path: "home", title: "Backoffice", render: home },
+  { path: "markets", nav: "Markets", title: "Markets", render: markets.list },
+  { path: "events", under: "markets", title: "Event", render: markets.event },
 ];
