@@ -3,8 +3,10 @@
 // another one's page (its navigation link stays current).
 
 import * as markets from "./markets.js";
+import * as operators from "./operators.js";
 
 export const sections = [
   { path: "markets", nav: "Markets", title: "Markets", render: markets.list },
   { path: "events", under: "markets", title: "Event", render: markets.event },
+  { path: "operators", nav: "Operators", title: "Operators", render: operators.render },
 ];

@@ -1,0 +1,105 @@
+package backofficetest
+
+import (
+	"fmt"
+	"testing"
+)
+
+// operatorJSON is an operator as the admin API answers it.
+type operatorJSON struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Integration string `json:"integration"`
+	WalletURL   string `json:"wallet_url"`
+	JWKSURL     string `json:"jwks_url"`
+	Currencies  []struct {
+		Code     string `json:"code"`
+		Decimals int    `json:"decimals"`
+	} `json:"currencies"`
+	Margin struct {
+		Method, Value string
+	} `json:"margin"`
+	Limits        map[string]map[string]string `json:"limits"`
+	OddsTolerance string                       `json:"odds_tolerance"`
+}
+
+// TestOperators creates the sandbox operator in the backoffice, checks
+// what the API stored (and that the secret typed signs the wallet calls:
+// a bet goes through), refuses a short secret and a duplicate id with the
+// API's problem, then edits the margin and the currencies with the secret
+// field left empty: the stored secret still works.
+func TestOperators(t *testing.T) {
+	w := newWorld(t)
+	ev := w.createEvent("sports", "Cup final", "Who wins?")
+	tb := w.signIn()
+	tb.viewport(1200, 900)
+	tb.navigate(w.url + "/backoffice/#/operators")
+	tb.waitText("#view [role=status]", "0 operators.")
+	tb.click("[data-new-operator]")
+	tb.waitFor("the new operator form", "document.querySelector('form[data-operator-form=new]')")
+
+	fill := func(secret string) {
+		tb.typeIn("input[name=id]", "sandbox")
+		tb.typeIn("input[name=name]", "Sandbox Bets")
+		tb.typeIn("input[name=wallet_url]", w.partner)
+		tb.typeIn("input[name=jwks_url]", w.partner+"/.well-known/jwks.json")
+		tb.typeIn("input[name=signing_secret]", secret)
+		tb.typeIn("input[name=margin_value]", "0.05")
+		for col, v := range map[string]string{"code": "USD", "decimals": "2", "min_stake": "1", "max_stake": "100", "max_payout": "1000", "outcome_exposure": "150"} {
+			tb.typeIn(fmt.Sprintf("tr[data-currency-row] [data-col=%s]", col), v)
+		}
+	}
+	fill("too-short")
+	tb.click("form[data-operator-form] button[type=submit]")
+	tb.waitText("[data-form-error]", "at least 16 characters")
+	var page struct{ Items []operatorJSON }
+	w.call("GET", "/admin/v1/operators", nil, &page)
+	if len(page.Items) != 0 {
+		t.Fatalf("a refused form created %+v", page.Items)
+	}
+	tb.typeIn("input[name=signing_secret]", signingSecret)
+	tb.screenshot("operator")
+	tb.click("form[data-operator-form] button[type=submit]")
+	tb.waitText("[data-form-status]", "Operator sandbox created.")
+
+	var op operatorJSON
+	w.call("GET", "/admin/v1/operators/sandbox", nil, &op)
+	if op.Name != "Sandbox Bets" || op.Integration != "standalone" || op.WalletURL != w.partner || op.JWKSURL != w.partner+"/.well-known/jwks.json" ||
+		len(op.Currencies) != 1 || op.Currencies[0].Code != "USD" || op.Currencies[0].Decimals != 2 ||
+		op.Margin.Method != "odds_ratio" || op.Margin.Value != "0.05" || op.Limits["USD"]["outcome_exposure"] != "150" || op.Limits["USD"]["max_payout"] != "1000" {
+		t.Fatalf("stored operator %+v", op)
+	}
+	w.placeBet("alice", ev.Markets[0].ID, ev.Markets[0].Outcomes[0].ID, "5.00")
+
+	// The same id again: the API's conflict is shown.
+	tb.navigate(w.url + "/backoffice/#/operators/new")
+	tb.waitFor("the new operator form", "document.querySelector('form[data-operator-form=new]')")
+	fill(signingSecret)
+	tb.click("form[data-operator-form] button[type=submit]")
+	tb.waitText("[data-form-error]", "(conflict, HTTP 409)")
+
+	// Edit with the secret left empty.
+	tb.navigate(w.url + "/backoffice/#/operators")
+	tb.waitFor("the operator listed", "document.querySelector('tr[data-operator=sandbox] a')")
+	tb.click("tr[data-operator=sandbox] a")
+	tb.waitFor("the operator's form", "document.querySelector('form[data-operator-form=sandbox]')")
+	var secret string
+	tb.eval("document.querySelector('input[name=signing_secret]').value", &secret)
+	if secret != "" {
+		t.Fatalf("the edit form shows a secret %q", secret)
+	}
+	tb.choose("select[name=margin_method]", "shin")
+	tb.typeIn("input[name=margin_value]", "0.04")
+	tb.click("[data-add-currency]")
+	for col, v := range map[string]string{"code": "EUR", "decimals": "2", "min_stake": "1", "max_stake": "50", "max_payout": "500", "outcome_exposure": "100"} {
+		tb.typeIn(fmt.Sprintf("tr[data-currency-row]:last-child [data-col=%s]", col), v)
+	}
+	tb.click("form[data-operator-form] button[type=submit]")
+	tb.waitText("[data-form-status]", "Changes saved.")
+	w.call("GET", "/admin/v1/operators/sandbox", nil, &op)
+	if op.Margin.Method != "shin" || op.Margin.Value != "0.04" || len(op.Currencies) != 2 || op.Currencies[1].Code != "EUR" ||
+		op.Limits["EUR"]["max_stake"] != "50" || op.Limits["USD"]["max_stake"] != "100" {
+		t.Fatalf("edited operator %+v", op)
+	}
+	w.placeBet("bob", ev.Markets[0].ID, ev.Markets[0].Outcomes[1].ID, "5.00")
+}
