@@ -4,9 +4,11 @@
 
 import * as markets from "./markets.js";
 import * as operators from "./operators.js";
+import * as tickets from "./tickets.js";
 
 export const sections = [
   { path: "markets", nav: "Markets", title: "Markets", render: markets.list },
   { path: "events", under: "markets", title: "Event", render: markets.event },
   { path: "operators", nav: "Operators", title: "Operators", render: operators.render },
+  { path: "tickets", nav: "Ticket service", title: "Ticket service", render: tickets.render },
 ];
