@@ -87,8 +87,8 @@ func TestTicketClients(t *testing.T) {
 
 	for _, step := range []struct {
 		action, want, confirm string
-		status              int
-		code                string
+		status                int
+		code                  string
 	}{
 		{"suspend", "Client suspended.", "yes", 403, "client_suspended"},
 		{"resume", "Client resumed.", "", 200, ""},
