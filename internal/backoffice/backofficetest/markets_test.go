@@ -123,4 +123,19 @@ func TestMarkets(t *testing.T) {
 	if actions != 0 {
 		t.Errorf("a resolved market still offers %d actions", actions)
 	}
+
+	// The payout in the bettor's history, the bet no longer an open
+	// position.
+	tb.navigate(w.url + "/backoffice/#/bettors/sandbox/alice")
+	tb.waitFor("alice's history", fmt.Sprintf("document.querySelector('[data-history] tbody[data-bet=%q]')", betID))
+	if paid, st := tb.text(fmt.Sprintf("[data-history] tbody[data-bet=%q] [data-paid]", betID)), tb.text(fmt.Sprintf("[data-history] tbody[data-bet=%q] .badge", betID)); paid != "44.21" || st != "settled" {
+		t.Errorf("history shows the bet %s, paid %q; want settled, 44.21", st, paid)
+	}
+	if n := tb.text("[data-positions]"); n != "None." {
+		t.Errorf("open positions after the settlement: %q", n)
+	}
+	if sel := tb.text(fmt.Sprintf("[data-history] tbody[data-bet=%q] td:nth-child(2)", betID)); sel != "Cup final — Who wins?: Home" {
+		t.Errorf("the bet's selection reads %q", sel)
+	}
+	tb.screenshot("bettor")
 }

@@ -147,13 +147,15 @@ func (w *world) event(id string) event {
 	return e
 }
 
-// placeBet gives the bettor 100.00 USD in the sandbox wallet, places a bet
-// through the bettor API with a token the sandbox operator signs, and
-// returns the bet's id once its stake is debited (confirmed).
+// placeBet places a bet through the bettor API with a token the sandbox
+// operator signs (a new bettor gets 100.00 USD in the sandbox wallet
+// first), and returns the bet's id once its stake is debited (confirmed).
 func (w *world) placeBet(bettor, market, outcome, stake string) string {
 	w.t.Helper()
-	if err := w.op.SetBalance(bettor, "USD", "100.00"); err != nil {
-		w.t.Fatal(err)
+	if _, ok := w.op.Balance(bettor); !ok {
+		if err := w.op.SetBalance(bettor, "USD", "100.00"); err != nil {
+			w.t.Fatal(err)
+		}
 	}
 	token, err := w.op.MintToken(bettor, "USD")
 	if err != nil {

@@ -54,11 +54,15 @@ export function columns(buckets, title, unit = "") {
   buckets.forEach((b, i) => {
     const hgt = plotH * fraction(b.value, top);
     const x = left + i * step;
-    const w = Math.max(step * 0.7, 1);
-    svg.append(s("rect", { class: "bar", x: (x + step * 0.15).toFixed(1), y: (H - bottom - hgt).toFixed(1), width: w.toFixed(1), height: hgt.toFixed(1) },
+    const w = Math.min(Math.max(step * 0.7, 1), 56);
+    const mid = x + step / 2;
+    svg.append(s("rect", { class: "bar", x: (mid - w / 2).toFixed(1), y: (H - bottom - hgt).toFixed(1), width: w.toFixed(1), height: hgt.toFixed(1) },
       s("title", {}, `${b.label}: ${b.value}${unit ? ` ${unit}` : ""}`)));
+    if (buckets.length <= 24) {
+      svg.append(s("text", { x: mid.toFixed(1), y: (H - bottom - hgt - 4).toFixed(1), "text-anchor": "middle" }, clip(b.value, 12)));
+    }
     if (i % labelEvery === 0) {
-      svg.append(s("text", { x: (x + step / 2).toFixed(1), y: H - bottom + 16, "text-anchor": "middle" }, clip(b.label, 10)));
+      svg.append(s("text", { x: mid.toFixed(1), y: H - bottom + 16, "text-anchor": "middle" }, clip(b.label, 10)));
     }
   });
   svg.append(s("text", { x: left, y: 14 }, `max ${top}${unit ? ` ${unit}` : ""}`));

@@ -2,6 +2,7 @@
 // first segment of the URL's fragment; under marks a section reached from
 // another one's page (its navigation link stays current).
 
+import * as bets from "./bets.js";
 import * as markets from "./markets.js";
 import * as operators from "./operators.js";
 import * as tickets from "./tickets.js";
@@ -9,6 +10,8 @@ import * as tickets from "./tickets.js";
 export const sections = [
   { path: "markets", nav: "Markets", title: "Markets", render: markets.list },
   { path: "events", under: "markets", title: "Event", render: markets.event },
+  { path: "bets", nav: "Bets", title: "Bets", render: bets.renderBets },
+  { path: "bettors", nav: "Bettors", title: "Bettors", render: bets.renderBettors },
   { path: "operators", nav: "Operators", title: "Operators", render: operators.render },
   { path: "tickets", nav: "Ticket service", title: "Ticket service", render: tickets.render },
 ];

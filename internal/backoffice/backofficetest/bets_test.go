@@ -1,0 +1,109 @@
+package backofficetest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBets: the bets of an operator with the API's filters (status,
+// bettor, market), a bet's details with its deposit's confirmation, the
+// plots over time, the bettors with their balances and a bettor's open
+// positions.
+func TestBets(t *testing.T) {
+	w := newWorld(t)
+	w.registerSandbox()
+	ev := w.createEvent("sports", "Cup final", "Who wins?", "Over 2.5 goals?")
+	a, b := ev.Markets[0], ev.Markets[1]
+	aliceA := w.placeBet("alice", a.ID, a.Outcomes[0].ID, "10.00")
+	bobA := w.placeBet("bob", a.ID, a.Outcomes[1].ID, "20.00")
+	aliceB := w.placeBet("alice", b.ID, b.Outcomes[1].ID, "5.00")
+	w.call("POST", "/admin/v1/markets/"+b.ID+"/cancel", nil, nil)
+	w.waitBet("alice", aliceB, "voided")
+	// The deposit of the void is confirmed by the wallet soon after.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var page struct {
+			Items []struct {
+				DepositConfirmedAt *time.Time `json:"deposit_confirmed_at"`
+			}
+		}
+		w.call("GET", "/admin/v1/bets?operator_id=sandbox&status=voided", nil, &page)
+		if len(page.Items) == 1 && page.Items[0].DepositConfirmedAt != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the void's deposit was never confirmed: %+v", page.Items)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	tb := w.signIn()
+	tb.viewport(1200, 900)
+	tb.navigate(w.url + "/backoffice/#/bets")
+	tb.waitText("#view [role=status]", "3 bets.")
+	var charts int
+	tb.eval("document.querySelectorAll('svg.chart').length", &charts)
+	if charts != 2 {
+		t.Errorf("%d plots of bets over time, want 2 (bets and stakes)", charts)
+	}
+	tb.screenshot("bets")
+
+	rows := func() string {
+		var ids []string
+		tb.eval("Array.from(document.querySelectorAll('tbody[data-bet]'), e => e.dataset.bet)", &ids)
+		return strings.Join(ids, ",")
+	}
+	tests := []struct {
+		name, bettor, market, status string
+		want                         []string
+	}{
+		{"voided", "", "", "voided", []string{aliceB}},
+		{"bob's", "bob", "", "", []string{bobA}},
+		{"alice's on the first market", "alice", a.ID, "", []string{aliceA}},
+		{"confirmed on the first market", "", a.ID, "confirmed", []string{bobA, aliceA}},
+		{"nobody's", "carol", "", "", nil},
+	}
+	for _, tc := range tests {
+		tb.typeIn("[data-filter=bettor]", tc.bettor)
+		tb.typeIn("[data-filter=market]", tc.market)
+		tb.choose("[data-filter=status]", tc.status)
+		tb.click("form[data-bet-filters] button[type=submit]")
+		want := strings.Join(tc.want, ",")
+		tb.waitFor(tc.name+" bets", fmt.Sprintf("Array.from(document.querySelectorAll('tbody[data-bet]'), e => e.dataset.bet).join(',') === %q && document.querySelector('#view [role=status]').textContent.startsWith('%d bet')", want, len(tc.want)))
+		if got := rows(); got != want {
+			t.Errorf("%s: rows %s, want %s", tc.name, got, want)
+		}
+	}
+
+	// The void's details: its stake back, the deposit confirmed.
+	tb.typeIn("[data-filter=bettor]", "")
+	tb.typeIn("[data-filter=market]", "")
+	tb.choose("[data-filter=status]", "voided")
+	tb.waitFor("the voided bet", fmt.Sprintf("document.querySelector('tbody[data-bet=%q]') && document.querySelectorAll('tbody[data-bet]').length === 1", aliceB))
+	tb.click(fmt.Sprintf("[data-details=%q]", aliceB))
+	tb.waitFor("the details", fmt.Sprintf("!document.getElementById('bet-%s').hidden", aliceB))
+	detail := tb.text(fmt.Sprintf("[data-bet-detail=%q]", aliceB))
+	for _, want := range []string{"Paid5 USD", "Deposit confirmed20", "Stake5 USD", "Over 2.5 goals?: Away"} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("details %q lack %q", detail, want)
+		}
+	}
+
+	// Bettors with the balances their wallet reported, and a bettor's
+	// open positions.
+	tb.navigate(w.url + "/backoffice/#/bettors")
+	tb.waitText("#view [role=status]", "2 bettors.")
+	if got := tb.text("tr[data-bettor=alice] td:nth-child(3)"); got != "90" {
+		t.Errorf("alice's balance %q, want 90 (100 − 10 − 5, the void's 5 back), as the API writes it", got)
+	}
+	tb.click("tr[data-bettor=alice] a")
+	tb.waitFor("alice's page", "document.querySelector('[data-positions]')")
+	var open, closed []string
+	tb.eval("Array.from(document.querySelectorAll('[data-positions] tbody[data-bet]'), e => e.dataset.bet)", &open)
+	tb.eval("Array.from(document.querySelectorAll('[data-history] tbody[data-bet]'), e => e.dataset.bet)", &closed)
+	if strings.Join(open, ",") != aliceA || strings.Join(closed, ",") != aliceB {
+		t.Errorf("alice's positions %v and history %v, want [%s] and [%s]", open, closed, aliceA, aliceB)
+	}
+}
