@@ -57,6 +57,9 @@ func TestMarkets(t *testing.T) {
 		t.Errorf("%d bars in the exposure chart, want one per outcome", bars)
 	}
 	tb.screenshot("event")
+	tb.viewport(360, 740)
+	tb.screenshot("phone")
+	tb.viewport(1200, 900)
 
 	// Prices: a sum other than 1 never leaves the page.
 	tb.typeIn(inMarket(winner.ID, fmt.Sprintf("[data-price=%q]", home)), "0.3")
