@@ -63,6 +63,8 @@ func TestPage(t *testing.T) {
 	// Phone width: nothing but tables scrolls sideways.
 	tb.viewport(360, 740)
 	for _, screen := range []string{"markets", "events/" + ev.ID, "bets", "bettors", "operators", "operators/sandbox", "tickets"} {
+		var done bool
+		tb.eval("(document.body.dataset.view = '', true)", &done)
 		tb.navigate(w.url + "/backoffice/#/" + screen)
 		tb.waitFor(screen, fmt.Sprintf("document.body.dataset.view === %q", strings.Split(screen, "/")[0]))
 		if screen == "events/"+ev.ID {

@@ -148,12 +148,14 @@ export async function renderBets(ctx, view, parts) {
   const more = h("button", { type: "button", class: "secondary", hidden: true }, "Load more");
   let bets = [];
   let next = null;
+  let seq = 0; // only the latest search draws
   const load = async (reset) => {
     if (!operator) return;
+    const mine = ++seq;
     more.disabled = true;
     const a = await ctx.api.get("/bets", { operator_id: operator, bettor_id: bettor.value.trim(), market_id: market.value.trim(), status: state.value, limit: 100, cursor: reset ? "" : next });
     more.disabled = false;
-    if (!ctx.alive()) return;
+    if (!ctx.alive() || mine !== seq) return;
     if (!a.ok) {
       status.textContent = `Bets could not be loaded: ${describe(a)}`;
       return;
@@ -161,7 +163,7 @@ export async function renderBets(ctx, view, parts) {
     bets = reset ? a.data.items : bets.concat(a.data.items);
     next = a.data.next_cursor;
     await names(ctx, bets);
-    if (!ctx.alive()) return;
+    if (!ctx.alive() || mine !== seq) return;
     replace(results, bets.length ? [betsTable(bets), overTime(bets)] : h("p", { class: "muted" }, "No bets match."));
     more.hidden = !next;
     status.textContent = `${bets.length} bet${bets.length === 1 ? "" : "s"}${next ? " loaded (more to load)" : ""}.`;
@@ -193,10 +195,12 @@ export async function renderBettors(ctx, view, parts) {
   const more = h("button", { type: "button", class: "secondary", hidden: true }, "Load more");
   let next = null;
   let count = 0;
+  let seq = 0; // only the latest load draws
   const load = async (reset) => {
     if (!operator) return;
+    const mine = ++seq;
     const a = await ctx.api.get("/bettors", { operator_id: operator, limit: 100, cursor: reset ? "" : next });
-    if (!ctx.alive()) return;
+    if (!ctx.alive() || mine !== seq) return;
     if (!a.ok) {
       status.textContent = `Bettors could not be loaded: ${describe(a)}`;
       return;

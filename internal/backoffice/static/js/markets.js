@@ -44,11 +44,13 @@ export async function list(ctx, view) {
     status.textContent = q ? `${shown.length} of ${loaded} match “${search.value.trim()}”.` : `${loaded}.`;
   };
 
+  let seq = 0; // only the latest load draws
   const load = async (reset) => {
+    const mine = ++seq;
     more.disabled = true;
     const a = await ctx.api.get("/events", { category: category.value, status: state.value, limit: 50, cursor: reset ? "" : next });
     more.disabled = false;
-    if (!ctx.alive()) return;
+    if (!ctx.alive() || mine !== seq) return;
     if (!a.ok) {
       ctx.notify(`Events could not be loaded: ${describe(a)}`);
       return;
@@ -106,6 +108,7 @@ class EventPage {
     this.operators = operators;
     this.operator = operators[0]?.id ?? "";
     this.exposures = new Map(); // market id → element to fill
+    this.exposureSeq = 0; // only the latest read draws
     this.timer = null;
   }
 
@@ -119,6 +122,7 @@ class EventPage {
   render(flash) {
     const ev = this.ev;
     this.exposures.clear();
+    this.exposureSeq += 1;
     replace(this.view,
       h("p", {}, h("a", { href: "#/markets" }, "← Markets")),
       h("h1", {}, text(ev.title)),
@@ -311,9 +315,9 @@ class EventPage {
 
   async refreshExposure() {
     if (!this.operator) return;
-    const operator = this.operator;
-    const answers = await Promise.all(this.ev.markets.map((m) => this.ctx.api.get("/exposure", { operator_id: operator, market_id: m.id })));
-    if (!this.ctx.alive() || operator !== this.operator) return;
+    const mine = ++this.exposureSeq;
+    const answers = await Promise.all(this.ev.markets.map((m) => this.ctx.api.get("/exposure", { operator_id: this.operator, market_id: m.id })));
+    if (!this.ctx.alive() || mine !== this.exposureSeq) return;
     this.ev.markets.forEach((m, i) => {
       const el = this.exposures.get(m.id);
       if (el) drawExposure(el, m, answers[i]);

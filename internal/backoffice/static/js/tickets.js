@@ -44,9 +44,11 @@ async function clients(ctx, view) {
   const created = h("div", {});
   let next = null;
   let count = 0;
+  let seq = 0; // only the latest load draws
   const load = async (reset) => {
+    const mine = ++seq;
     const a = await ctx.api.get("/ticket-clients", { limit: 50, cursor: reset ? "" : next });
-    if (!ctx.alive()) return;
+    if (!ctx.alive() || mine !== seq) return;
     if (!a.ok) {
       ctx.notify(`Ticket clients could not be loaded: ${describe(a)}`);
       return;
