@@ -5,17 +5,18 @@ import (
 	"testing"
 )
 
-// sel is a CSS selector inside a market's card.
+// inMarket is a CSS selector of sel inside a market's card.
 func inMarket(market, sel string) string {
 	return fmt.Sprintf("[data-market=%q] %s", market, sel)
 }
 
 // TestMarkets drives the markets screens against a real server with the
-// sandbox operator and a confirmed bet: the list's filters and search, new
-// prices (refused in the page unless they sum to 1), suspend and open,
-// cancel (after going back once), a conflict's problem shown, the
-// exposure of the bet against its limit, and the resolution: the market
-// shows its winner and the bet is settled with its payout.
+// sandbox operator and a confirmed bet: the list's filters and search, the
+// exposure of the bet against its limit, new prices (refused in the page
+// unless they sum to 1), suspend and open, cancel (after going back once),
+// a conflict's problem shown (and the market as it now is), and the
+// resolution: the market shows its winner, the bet is settled and its
+// payout is in the bettor's history.
 func TestMarkets(t *testing.T) {
 	w := newWorld(t)
 	w.registerSandbox()
@@ -104,6 +105,7 @@ func TestMarkets(t *testing.T) {
 	tb.click(inMarket(corners.ID, "[data-action=suspend]"))
 	tb.click("dialog[open] [data-confirm]")
 	tb.waitText(inMarket(corners.ID, ".market-status.error"), "(conflict, HTTP 409)")
+	tb.waitFor("the page showing the market as it is", fmt.Sprintf("document.querySelector('[data-market=%q]')?.dataset.status === 'cancelled'", corners.ID))
 
 	// Resolve: the dialog insists on a winner.
 	tb.click(inMarket(winner.ID, "[data-action=resolve]"))

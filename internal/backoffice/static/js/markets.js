@@ -142,7 +142,7 @@ class EventPage {
     this.timer = setInterval(() => {
       if (document.visibilityState === "visible") this.refreshExposure();
     }, EXPOSURE_EVERY_MS);
-    if (flash) this.flash(flash.marketID, flash.message, false);
+    if (flash) this.flash(flash.marketID, flash.message, flash.error ?? false);
   }
 
   operatorPicker() {
@@ -294,7 +294,16 @@ class EventPage {
     const a = await this.ctx.api.post(`/markets/${seg(m.id)}/${action}`, body);
     if (!this.ctx.alive()) return;
     if (!a.ok) {
-      this.flash(m.id, `${actionName(action)} failed: ${describe(a)}`, true);
+      const message = `${actionName(action)} failed: ${describe(a)}`;
+      // A conflict means the market changed meanwhile: show it as it is.
+      const fresh = a.status === 409 ? await this.ctx.api.get(`/events/${seg(this.ev.id)}`) : null;
+      if (!this.ctx.alive()) return;
+      if (fresh?.ok) {
+        this.ev = fresh.data;
+        this.render({ marketID: m.id, message, error: true });
+      } else {
+        this.flash(m.id, message, true);
+      }
       return;
     }
     this.ev = a.data;
