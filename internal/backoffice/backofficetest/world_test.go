@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/admin"
+	"github.com/foresight-dev/foresight/internal/browsertest"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/server"
 )
@@ -39,7 +40,7 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	needBrowser(t)
+	browsertest.Browser(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

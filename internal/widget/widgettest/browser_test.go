@@ -2,9 +2,8 @@
 // Foresight server on loopback with the sandbox operator (and casino),
 // the widget driven in headless Chromium through chromedp.
 //
-// Chromium is looked up on PATH (chromium, chromium-browser,
-// google-chrome, …) unless FORESIGHT_CHROMIUM names the binary. Without
-// one the tests are skipped, except under CI=true, where they fail.
+// The browser is internal/browsertest's shared Chromium: without one the
+// tests are skipped, except under CI=true, where they fail.
 // FORESIGHT_SCREENSHOTS=1 saves the main screens to docs/screenshots/.
 package widgettest
 
@@ -13,85 +12,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/foresight-dev/foresight/internal/browsertest"
 )
 
-// browser is the context of the one browser all tests share (each test
-// opens its own tab); nil when no browser was found.
-var (
-	browser     context.Context
-	browserNote string
-)
-
-// chromiumPaths are the binaries looked for, in order.
-var chromiumPaths = []string{"chromium", "chromium-browser", "google-chrome", "headless_shell", "chromium-headless-shell"}
-
-func findChromium() string {
-	if p := os.Getenv("FORESIGHT_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range chromiumPaths {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
-func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	path := findChromium()
-	if path == "" {
-		browserNote = "no Chromium found (looked for " + strings.Join(chromiumPaths, ", ") + "; install Debian's chromium)"
-		return m.Run()
-	}
-	// The machine's network is closed: Chromium must not try to reach
-	// anything but the loopback servers of the tests.
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-	)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(alloc)
-	defer cancel()
-	// The first run starts the browser; its context has no time limit
-	// (a limit there would kill the browser with it).
-	if err := chromedp.Do(ctx); err != nil {
-		browserNote = fmt.Sprintf("Chromium at %s did not start: %v", path, err)
-		return m.Run()
-	}
-	browser = ctx
-	return m.Run()
-}
-
-// needBrowser skips the test when there is no browser, or fails it under
-// CI=true.
-func needBrowser(t *testing.T) {
-	t.Helper()
-	if browser != nil {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("browser tests need Chromium under CI=true: %s", browserNote)
-	}
-	t.Skip(browserNote)
-}
+func TestMain(m *testing.M) { os.Exit(browsertest.Run(m)) }
 
 // tab is one browser tab. frame, when set, is the iframe of the widget
 // inside a host page: queries and waits run in it.
@@ -109,8 +40,7 @@ const clockScale = 0.02
 // (js/clock.js) before any script of theirs runs.
 func newTab(t *testing.T) *tab {
 	t.Helper()
-	needBrowser(t)
-	ctx, cancel := chromedp.NewContext(browser)
+	ctx, cancel := chromedp.NewContext(browsertest.Browser(t))
 	t.Cleanup(cancel)
 	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
 		_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{

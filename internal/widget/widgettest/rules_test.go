@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/foresight-dev/foresight/internal/browsertest"
 	"github.com/foresight-dev/foresight/internal/widget"
 )
 
@@ -13,7 +14,7 @@ import (
 // it cannot start) so that its modules can be imported and called.
 func moduleTab(t *testing.T) *tab {
 	t.Helper()
-	needBrowser(t)
+	browsertest.Browser(t)
 	srv := httptest.NewServer(widget.Handler(nil))
 	t.Cleanup(srv.Close)
 	tb := newTab(t)

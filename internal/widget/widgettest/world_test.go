@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foresight-dev/foresight/internal/browsertest"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/server"
 )
@@ -80,7 +81,7 @@ func startServer(t *testing.T) string {
 
 func newWorld(t *testing.T, opts worldOptions) *world {
 	t.Helper()
-	needBrowser(t)
+	browsertest.Browser(t)
 	op, err := operator.New(operator.Config{ID: "sandbox", SigningSecret: signingSecret})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,89 @@
+// Package browsertest starts the one headless Chromium that a package's
+// end-to-end tests share (each test opens its own tab), for the widget's
+// and the backoffice's browser tests.
+//
+// Chromium is FORESIGHT_CHROMIUM when set, else the first of
+// ChromiumNames found on PATH. Without one, Browser skips the test, except
+// under CI=true, where it fails it: CI never passes by skipping.
+package browsertest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// ChromiumNames are the binaries looked for on PATH, in order.
+var ChromiumNames = []string{"chromium", "chromium-browser", "google-chrome", "headless_shell", "chromium-headless-shell"}
+
+var (
+	browser context.Context // nil when no browser started
+	note    string          // why there is none
+)
+
+// Run starts the shared browser, runs the package's tests and returns
+// their exit code; call it from TestMain: os.Exit(browsertest.Run(m)).
+// A browser that cannot be found or started is not an error here: each
+// test that needs it is skipped (or failed under CI=true) with the reason.
+func Run(m *testing.M) int {
+	path := findChromium()
+	if path == "" {
+		note = "no Chromium found (looked for " + strings.Join(ChromiumNames, ", ") + "; install Debian's chromium)"
+		return m.Run()
+	}
+	// The machine's network is closed: Chromium must not try to reach
+	// anything but the loopback servers of the tests.
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+	)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(alloc)
+	defer cancel()
+	// The first run starts the browser; its context has no time limit
+	// (a limit there would kill the browser with it).
+	if err := chromedp.Do(ctx); err != nil {
+		note = fmt.Sprintf("Chromium at %s did not start: %v", path, err)
+		return m.Run()
+	}
+	browser = ctx
+	return m.Run()
+}
+
+// Browser returns the shared browser's context, from which a test opens
+// its tab with chromedp.NewContext. Without a browser it skips t, or fails
+// it under CI=true.
+func Browser(t testing.TB) context.Context {
+	t.Helper()
+	if browser != nil {
+		return browser
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("browser tests need Chromium under CI=true: %s", note)
+	}
+	t.Skip(note)
+	return nil
+}
+
+func findChromium() string {
+	if p := os.Getenv("FORESIGHT_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range ChromiumNames {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
