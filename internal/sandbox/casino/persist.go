@@ -83,7 +83,7 @@ func (c *Casino) Close() {
 func (c *Casino) clock() time.Time {
 	t := c.now()
 	if c.journal != nil {
-		t = t.UTC().Truncate(time.Microsecond)
+		t = journal.Stamp(t)
 	}
 	return t
 }
@@ -107,20 +107,11 @@ func (c *Casino) commitLocked(x *walletOp, kind string, v any) error {
 	if c.journal == nil || x.replay {
 		return nil
 	}
-	if err := c.appendRecord(x.at, kind, v); err != nil {
+	if _, err := c.journal.AppendValue(context.Background(), x.at, kind, v); err != nil {
 		c.rebuildLocked(err)
 		return fmt.Errorf("%w: %w", ErrJournal, err)
 	}
 	return nil
-}
-
-func (c *Casino) appendRecord(at time.Time, kind string, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("casino: encode a %s record: %w", kind, err)
-	}
-	_, err = c.journal.Append(context.Background(), at, kind, data)
-	return err
 }
 
 // rebuildLocked replaces the journalled state with a replay of the
@@ -154,7 +145,7 @@ func (c *Casino) open() error {
 	}
 	at := c.clock()
 	if cur := configOf(c.cfg); c.lastConfig == nil || !c.lastConfig.equal(cur) {
-		if err := c.appendRecord(at, kindConfig, cur); err != nil {
+		if _, err := c.journal.AppendValue(context.Background(), at, kindConfig, cur); err != nil {
 			return err
 		}
 		if err := c.applyConfig(cur); err != nil {
@@ -164,7 +155,7 @@ func (c *Casino) open() error {
 	}
 	if len(c.secret) == 0 {
 		secret := randomSecret()
-		if err := c.appendRecord(at, kindSecret, secretRecord{Secret: secret}); err != nil {
+		if _, err := c.journal.AppendValue(context.Background(), at, kindSecret, secretRecord{Secret: secret}); err != nil {
 			return err
 		}
 		c.secret = []byte(secret)

@@ -69,12 +69,26 @@ func (j *Journal) Append(ctx context.Context, at time.Time, kind string, data []
 		return 0, fmt.Errorf("journal: %s record is not valid JSON", kind)
 	}
 	res, err := j.db.ExecContext(ctx, `INSERT INTO journal (at, kind, data) VALUES (?, ?, ?)`,
-		at.UTC().UnixMicro(), kind, string(data))
+		Stamp(at).UnixMicro(), kind, string(data))
 	if err != nil {
 		return 0, fmt.Errorf("journal: append %s: %w", kind, err)
 	}
 	return res.LastInsertId()
 }
+
+// AppendValue is Append with v encoded as JSON.
+func (j *Journal) AppendValue(ctx context.Context, at time.Time, kind string, v any) (int64, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return 0, fmt.Errorf("journal: encode a %s record: %w", kind, err)
+	}
+	return j.Append(ctx, at, kind, data)
+}
+
+// Stamp returns t as a record keeps it: UTC, in whole microseconds. A
+// sandbox times its live operations with it, so that replaying a record
+// at its Time gives exactly the times the live operation gave.
+func Stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
 // Replay calls apply for every record, oldest first, and stops at the first
 // error, which it returns wrapped with the record's Seq.

@@ -56,3 +56,32 @@ func TestAppendReplayAcrossReopen(t *testing.T) {
 		t.Fatalf("Replay after an apply error: err %v after %d calls", err, n)
 	}
 }
+
+func TestAppendValueKeepsStampedTime(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	j, err := Open(ctx, filepath.Join(t.TempDir(), "sandbox.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	at := time.Date(2026, 11, 21, 10, 0, 0, 123456789, time.FixedZone("CET", 3600))
+	if _, err := j.AppendValue(ctx, at, "credit", struct {
+		Amount string `json:"amount"`
+	}{"10.50"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.AppendValue(ctx, at, "bad", func() {}); err == nil {
+		t.Fatal("AppendValue accepted a value JSON cannot encode")
+	}
+	var got []Record
+	if err := j.Replay(ctx, func(r Record) error { got = append(got, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || string(got[0].Data) != `{"amount":"10.50"}` {
+		t.Fatalf("records %+v", got)
+	}
+	if want := Stamp(at); !got[0].Time.Equal(want) || got[0].Time.Location() != time.UTC || want.Nanosecond() != 123456000 {
+		t.Fatalf("replayed time %v, want %v (UTC, whole microseconds)", got[0].Time, want)
+	}
+}

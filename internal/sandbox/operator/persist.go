@@ -104,7 +104,7 @@ func (o *Operator) Close() {
 func (o *Operator) clock() time.Time {
 	t := o.now()
 	if o.journal != nil {
-		t = t.UTC().Truncate(time.Microsecond)
+		t = journal.Stamp(t)
 	}
 	return t
 }
@@ -128,20 +128,11 @@ func (o *Operator) commitLocked(x *walletOp, kind string, v any) error {
 	if o.journal == nil || x.replay {
 		return nil
 	}
-	if err := o.appendRecord(x.at, kind, v); err != nil {
+	if _, err := o.journal.AppendValue(context.Background(), x.at, kind, v); err != nil {
 		o.rebuildLocked(err)
 		return fmt.Errorf("%w: %w", ErrJournal, err)
 	}
 	return nil
-}
-
-func (o *Operator) appendRecord(at time.Time, kind string, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("operator: encode a %s record: %w", kind, err)
-	}
-	_, err = o.journal.Append(context.Background(), at, kind, data)
-	return err
 }
 
 // rebuildLocked replaces the journalled state with a replay of the
@@ -176,7 +167,7 @@ func (o *Operator) open() error {
 	}
 	at := o.clock()
 	if cur := configOf(o.cfg); o.lastConfig == nil || !o.lastConfig.equal(cur) {
-		if err := o.appendRecord(at, kindConfig, cur); err != nil {
+		if _, err := o.journal.AppendValue(context.Background(), at, kindConfig, cur); err != nil {
 			return err
 		}
 		if err := o.applyConfig(cur); err != nil {
@@ -189,14 +180,14 @@ func (o *Operator) open() error {
 		if err != nil {
 			return err
 		}
-		if err := o.appendRecord(at, kindKey, keyRecordOf(key)); err != nil {
+		if _, err := o.journal.AppendValue(context.Background(), at, kindKey, keyRecordOf(key)); err != nil {
 			return err
 		}
 		o.keys = []*signingKey{key}
 	}
 	if len(o.secret) == 0 {
 		secret := randomSecret()
-		if err := o.appendRecord(at, kindSecret, secretRecord{Secret: secret}); err != nil {
+		if _, err := o.journal.AppendValue(context.Background(), at, kindSecret, secretRecord{Secret: secret}); err != nil {
 			return err
 		}
 		o.secret = []byte(secret)
