@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/admin"
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
@@ -137,7 +138,8 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 		return errors.Join(errs...)
 	}
 
-	d := &demoWorld{platform: cfg.PublicURL, adminToken: cfg.AdminToken, client: &http.Client{Timeout: 10 * time.Second}}
+	client := &http.Client{Timeout: 10 * time.Second}
+	d := &demoWorld{platform: cfg.PublicURL, client: client, admin: &admin.Client{BaseURL: cfg.PublicURL, Token: cfg.AdminToken, HTTP: client}}
 	setupErr := d.setUp(runCtx, srv, opSite, casinoSite, operatorURL, casinoURL, fresh)
 	if setupErr != nil {
 		return wait(fmt.Errorf("demo set-up: %w", setupErr))
@@ -182,14 +184,15 @@ Press Ctrl-C to stop.
 
 // demoWorld sets up the demo through the platform's own APIs.
 type demoWorld struct {
-	platform, adminToken string
-	client               *http.Client
-	ticketClient         tickets.Client
-	ticketKey            string
+	platform     string
+	client       *http.Client
+	admin        *admin.Client
+	ticketClient tickets.Client
+	ticketKey    string
 }
 
 func (d *demoWorld) setUp(ctx context.Context, srv *server.Server, opSite *operator.Site, casinoSite *casino.Site, operatorURL, casinoURL string, fresh bool) error {
-	if err := waitFor(ctx, 10*time.Second, func() bool { return d.call(ctx, "GET", "/healthz", "", nil, nil) == nil }); err != nil {
+	if err := waitFor(ctx, 10*time.Second, func() bool { return d.admin.Do(ctx, "GET", "/healthz", nil, nil) == nil }); err != nil {
 		return errors.New("the platform did not become healthy")
 	}
 	if err := d.register(ctx, demoOperatorID, opSite.Registration(operatorURL)); err != nil {
@@ -215,10 +218,10 @@ func (d *demoWorld) setUp(ctx context.Context, srv *server.Server, opSite *opera
 // register creates the partner on the platform, or, when it exists from an
 // earlier run, updates it to this run's URLs and secret.
 func (d *demoWorld) register(ctx context.Context, id string, body []byte) error {
-	var conflict *httpStatusError
-	err := d.call(ctx, "POST", "/admin/v1/operators", "application/json", body, nil)
-	if errors.As(err, &conflict) && conflict.status == http.StatusConflict {
-		err = d.call(ctx, "PATCH", "/admin/v1/operators/"+id, "application/json", body, nil)
+	var conflict *admin.Problem
+	err := d.admin.Do(ctx, "POST", "/admin/v1/operators", json.RawMessage(body), nil)
+	if errors.As(err, &conflict) && conflict.Code == admin.CodeConflict {
+		err = d.admin.Do(ctx, "PATCH", "/admin/v1/operators/"+id, json.RawMessage(body), nil)
 	}
 	if err != nil {
 		return fmt.Errorf("register %s: %w", id, err)
@@ -263,39 +266,6 @@ func (d *demoWorld) placeBets(ctx context.Context, catalog *betting.Service, op 
 		if resp.StatusCode != http.StatusAccepted {
 			return fmt.Errorf("place a bet for %s: %s", bettor, resp.Status)
 		}
-	}
-	return nil
-}
-
-type httpStatusError struct {
-	status int
-	body   string
-}
-
-func (e *httpStatusError) Error() string { return fmt.Sprintf("%d %s", e.status, e.body) }
-
-// call sends an admin API request; a status of 300 or more is an
-// *httpStatusError.
-func (d *demoWorld) call(ctx context.Context, method, path, contentType string, body []byte, out any) error {
-	req, err := http.NewRequestWithContext(ctx, method, d.platform+path, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+d.adminToken)
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	resp, err := d.client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode >= 300 {
-		return &httpStatusError{status: resp.StatusCode, body: strings.TrimSpace(string(data))}
-	}
-	if out != nil {
-		return json.Unmarshal(data, out)
 	}
 	return nil
 }
