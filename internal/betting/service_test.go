@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -36,6 +37,8 @@ func TestOperatorValidation(t *testing.T) {
 		{"valid", func(o *betting.Operator) {}, ""},
 		{"bad id", func(o *betting.Operator) { o.ID = "Op 1" }, "id must"},
 		{"http wallet", func(o *betting.Operator) { o.WalletURL = "http://wallet.example.com" }, "wallet_url must use https"},
+		{"http session url", func(o *betting.Operator) { o.SessionURL = "http://op.example.com/v1/session" }, "session_url must use https"},
+		{"https session url", func(o *betting.Operator) { o.SessionURL = "https://login.example.com/v1/session" }, ""},
 		{"no jwks", func(o *betting.Operator) { o.JWKSURL = "" }, "jwks_url"},
 		{"aggregator without casinos", func(o *betting.Operator) { o.Integration = "aggregator" }, "casino_ids"},
 		{"unknown integration", func(o *betting.Operator) { o.Integration = "bundled" }, "integration"},
@@ -134,6 +137,38 @@ func TestEventsAndPrices(t *testing.T) {
 		bad(&in)
 		if _, err := s.CreateEvent(ctx, in); err == nil {
 			t.Errorf("CreateEvent accepted %+v", in)
+		}
+	}
+}
+
+// TestImageURLs: event images must be https, except on a service that
+// allows insecure partner URLs (the demo serves its images over http on
+// loopback).
+func TestImageURLs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name     string
+		insecure bool
+		url      string
+		ok       bool
+	}{
+		{"https", false, "https://img.example.com/a.svg", true},
+		{"http refused", false, "http://127.0.0.1:8080/a.svg", false},
+		{"http when insecure", true, "http://127.0.0.1:8080/a.svg", true},
+		{"ftp even when insecure", true, "ftp://img.example.com/a.svg", false},
+	} {
+		db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), tt.name+".db"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := betting.NewService(db.BettingStore(), tt.insecure)
+		e := bettingtest.NewEvent(time.Now())
+		e.ImageURL = tt.url
+		_, err = s.CreateEvent(ctx, e)
+		db.Close()
+		if (err == nil) != tt.ok {
+			t.Errorf("%s: CreateEvent with image %s: err %v, want accepted %v", tt.name, tt.url, err, tt.ok)
 		}
 	}
 }

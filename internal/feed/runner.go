@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"time"
 
@@ -75,12 +76,7 @@ func (r *Runner) Step(ctx context.Context) (Changes, error) {
 		}
 		r.tracked = tracked
 	}
-	keys := make([]string, 0, len(r.tracked))
-	for k := range r.tracked {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	events, err := r.source.Poll(ctx, keys)
+	events, err := r.source.Poll(ctx, r.Tracked())
 	if err != nil {
 		return total, fmt.Errorf("feed: poll %s: %w", r.source.Name(), err)
 	}
@@ -104,12 +100,7 @@ func (r *Runner) Step(ctx context.Context) (Changes, error) {
 
 // Tracked returns the keys of the tracked events, sorted.
 func (r *Runner) Tracked() []string {
-	keys := make([]string, 0, len(r.tracked))
-	for k := range r.tracked {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
+	return slices.Sorted(maps.Keys(r.tracked))
 }
 
 // load reads the catalog's live events of the source.

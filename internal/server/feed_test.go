@@ -134,6 +134,17 @@ func TestWidgetConfig(t *testing.T) {
 	if c := bw.api("GET", "/api/v1/widget/operators/sandbox", "", "").json(t); c["session_url"] != "http://127.0.0.1:1/session" {
 		t.Fatalf("session_url after PATCH = %v", c["session_url"])
 	}
+	// An aggregator's bettors exchange their launch token with the
+	// platform itself.
+	if st, p := bw.admin("POST", "/admin/v1/operators", `{"id":"agg","name":"Agg","integration":"aggregator",
+		"wallet_url":"http://127.0.0.1:1/wallet","signing_secret":"aggregator-secret-0123","casino_ids":["c1"],
+		"currencies":[{"code":"EUR","decimals":2}],"margin":{"method":"odds_ratio","value":"0.05"},
+		"limits":{"EUR":{"min_stake":"1","max_stake":"50","max_payout":"500","outcome_exposure":"1000"}},"odds_tolerance":"0.05"}`); st != 201 {
+		t.Fatalf("create aggregator = %d %v", st, p)
+	}
+	if c := bw.api("GET", "/api/v1/widget/operators/agg", "", "").json(t); c["session_url"] != bw.url+"/api/v1/sessions" || c["integration"] != "aggregator" {
+		t.Fatalf("aggregator widget config %v, want session_url %s", c, bw.url+"/api/v1/sessions")
+	}
 }
 
 // TestPolymarketFeed serves recorded Gamma answers and checks that the
