@@ -19,6 +19,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/conformance"
 	"github.com/foresight-dev/foresight/internal/conformance/aggregatorwallet"
+	"github.com/foresight-dev/foresight/internal/conformance/conformancetest"
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 )
 
@@ -96,52 +97,6 @@ func TestSandboxCasinoUnderAPrefix(t *testing.T) {
 	}
 }
 
-type answer struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-// broken is a sandbox casino behind a wrapper that breaks one rule: before
-// may rewrite a request (or answer it itself), after may rewrite the
-// sandbox's answer.
-type broken struct {
-	inner  http.Handler
-	before func(r *http.Request, body []byte) ([]byte, *answer)
-	after  func(r *http.Request, body []byte, a *answer)
-}
-
-func (b broken) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	if b.before != nil {
-		var own *answer
-		if body, own = b.before(r, body); own != nil {
-			write(w, own)
-			return
-		}
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	rec := httptest.NewRecorder()
-	b.inner.ServeHTTP(rec, r)
-	a := &answer{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
-	if b.after != nil {
-		b.after(r, body, a)
-	}
-	write(w, a)
-}
-
-func write(w http.ResponseWriter, a *answer) {
-	for k, v := range a.header {
-		w.Header()[k] = v
-	}
-	if w.Header().Get("Content-Type") == "" {
-		w.Header().Set("Content-Type", "application/json")
-	}
-	w.WriteHeader(a.status)
-	_, _ = w.Write(a.body)
-}
-
 func signed(r *http.Request, body []byte) bool {
 	return r.Header.Get("X-REQUEST-SIGN") == casino.Sign([]byte(secret), body)
 }
@@ -188,7 +143,7 @@ func TestBrokenCasinoWallets(t *testing.T) {
 		{
 			name: "accepts bad signatures",
 			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
-				return broken{inner: inner, before: func(r *http.Request, body []byte) ([]byte, *answer) {
+				return conformancetest.BrokenWallet{Inner: inner, Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
 					r.Header.Set("X-REQUEST-SIGN", casino.Sign([]byte(secret), body))
 					return body, nil
 				}}
@@ -201,12 +156,12 @@ func TestBrokenCasinoWallets(t *testing.T) {
 		{
 			name: "answers 403 to a wrong signature after processing it",
 			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
-				return broken{inner: inner, before: func(r *http.Request, body []byte) ([]byte, *answer) {
+				return conformancetest.BrokenWallet{Inner: inner, Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
 					if sig := r.Header.Get("X-REQUEST-SIGN"); sig != "" && !signed(r, body) {
 						r.Header.Set("X-REQUEST-SIGN", casino.Sign([]byte(secret), body))
 						r.Body = io.NopCloser(bytes.NewReader(body))
 						inner.ServeHTTP(httptest.NewRecorder(), r)
-						return body, &answer{status: http.StatusForbidden, body: []byte(`{"code":"permission_denied","msg":"bad sign","meta":{"api_code":"403","api_message":"Forbidden"}}`)}
+						return body, &conformancetest.Answer{Status: http.StatusForbidden, Body: []byte(`{"code":"permission_denied","msg":"bad sign","meta":{"api_code":"403","api_message":"Forbidden"}}`)}
 					}
 					return body, nil
 				}}
@@ -222,8 +177,8 @@ func TestBrokenCasinoWallets(t *testing.T) {
 				var mu sync.Mutex
 				seen := map[string]int{}
 				renamed := map[string]string{}
-				return broken{inner: inner,
-					before: func(r *http.Request, body []byte) ([]byte, *answer) {
+				return conformancetest.BrokenWallet{Inner: inner,
+					Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
 						if !strings.HasSuffix(r.URL.Path, "Round/BetWin") || !signed(r, body) {
 							return body, nil
 						}
@@ -238,12 +193,12 @@ func TestBrokenCasinoWallets(t *testing.T) {
 						}
 						return body, nil
 					},
-					after: func(_ *http.Request, body []byte, a *answer) {
+					After: func(_ *http.Request, body []byte, a *conformancetest.Answer) {
 						mu.Lock()
 						defer mu.Unlock()
 						id := parse(body).Transactions[0].IDProvider
 						if original, ok := renamed[id]; ok {
-							a.body = bytes.ReplaceAll(a.body, []byte(`"`+id+`"`), []byte(`"`+original+`"`))
+							a.Body = bytes.ReplaceAll(a.Body, []byte(`"`+id+`"`), []byte(`"`+original+`"`))
 						}
 					}}
 			},
@@ -255,10 +210,10 @@ func TestBrokenCasinoWallets(t *testing.T) {
 		{
 			name: "answers a rollback of an unknown bet with an error",
 			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
-				return broken{inner: inner, after: func(r *http.Request, _ []byte, a *answer) {
-					if strings.HasSuffix(r.URL.Path, "Round/Rollback") && bytes.Contains(a.body, []byte(`"id":""`)) {
-						a.status = http.StatusBadRequest
-						a.body = []byte(`{"code":"invalid_argument","msg":"original transaction not found","meta":{"api_code":"404","api_message":"Not found"}}`)
+				return conformancetest.BrokenWallet{Inner: inner, After: func(r *http.Request, _ []byte, a *conformancetest.Answer) {
+					if strings.HasSuffix(r.URL.Path, "Round/Rollback") && bytes.Contains(a.Body, []byte(`"id":""`)) {
+						a.Status = http.StatusBadRequest
+						a.Body = []byte(`{"code":"invalid_argument","msg":"original transaction not found","meta":{"api_code":"404","api_message":"Not found"}}`)
 					}
 				}}
 			},
@@ -272,22 +227,22 @@ func TestBrokenCasinoWallets(t *testing.T) {
 			wrap: func(c *casino.Casino, inner http.Handler) http.Handler {
 				var mu sync.Mutex
 				processed := map[string]bool{}
-				return broken{inner: inner,
-					before: func(r *http.Request, body []byte) ([]byte, *answer) {
+				return conformancetest.BrokenWallet{Inner: inner,
+					Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
 						mu.Lock()
 						defer mu.Unlock()
 						req := parse(body)
 						if strings.HasSuffix(r.URL.Path, "Round/Rollback") && !processed[req.Transactions[0].OriginalIDProvider] {
 							bal, _ := c.Balance(account, "USD")
-							return body, &answer{status: http.StatusOK, body: fmt.Appendf(nil,
+							return body, &conformancetest.Answer{Status: http.StatusOK, Body: fmt.Appendf(nil,
 								`{"balance":%q,"round_id":"forgetful","transactions":[{"id_provider":%q,"id":""}]}`, bal, req.Transactions[0].IDProvider)}
 						}
 						return body, nil
 					},
-					after: func(r *http.Request, body []byte, a *answer) {
+					After: func(r *http.Request, body []byte, a *conformancetest.Answer) {
 						mu.Lock()
 						defer mu.Unlock()
-						if strings.HasSuffix(r.URL.Path, "Round/BetWin") && a.status == http.StatusOK {
+						if strings.HasSuffix(r.URL.Path, "Round/BetWin") && a.Status == http.StatusOK {
 							processed[parse(body).Transactions[0].IDProvider] = true
 						}
 					}}
@@ -302,7 +257,7 @@ func TestBrokenCasinoWallets(t *testing.T) {
 			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
 				var mu sync.Mutex
 				finished := map[string]bool{}
-				return broken{inner: inner, before: func(r *http.Request, body []byte) ([]byte, *answer) {
+				return conformancetest.BrokenWallet{Inner: inner, Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
 					mu.Lock()
 					defer mu.Unlock()
 					req := parse(body)
@@ -310,8 +265,8 @@ func TestBrokenCasinoWallets(t *testing.T) {
 					case strings.HasSuffix(r.URL.Path, "Round/Finish"):
 						finished[req.RoundID] = true
 					case strings.HasSuffix(r.URL.Path, "Round/BetWin") && finished[req.RoundID]:
-						return body, &answer{status: http.StatusBadRequest,
-							body: []byte(`{"code":"invalid_argument","msg":"round is closed","meta":{"api_code":"400","api_message":"Bad request"}}`)}
+						return body, &conformancetest.Answer{Status: http.StatusBadRequest,
+							Body: []byte(`{"code":"invalid_argument","msg":"round is closed","meta":{"api_code":"400","api_message":"Bad request"}}`)}
 					}
 					return body, nil
 				}}
@@ -324,8 +279,8 @@ func TestBrokenCasinoWallets(t *testing.T) {
 		{
 			name: "answers insufficient funds with another api_code",
 			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
-				return broken{inner: inner, after: func(_ *http.Request, _ []byte, a *answer) {
-					a.body = bytes.ReplaceAll(a.body, []byte(`"api_code":"100"`), []byte(`"api_code":"101"`))
+				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+					a.Body = bytes.ReplaceAll(a.Body, []byte(`"api_code":"100"`), []byte(`"api_code":"101"`))
 				}}
 			},
 			fail:    []string{"insufficient-funds"},
@@ -336,9 +291,9 @@ func TestBrokenCasinoWallets(t *testing.T) {
 		{
 			name: "answers insufficient funds without an api_code",
 			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
-				return broken{inner: inner, after: func(_ *http.Request, _ []byte, a *answer) {
-					if bytes.Contains(a.body, []byte(`"api_code":"100"`)) {
-						a.body = []byte(`{"error":"insufficient funds"}`)
+				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+					if bytes.Contains(a.Body, []byte(`"api_code":"100"`)) {
+						a.Body = []byte(`{"error":"insufficient funds"}`)
 					}
 				}}
 			},
@@ -350,8 +305,8 @@ func TestBrokenCasinoWallets(t *testing.T) {
 		{
 			name: "writes api_codes as JSON numbers",
 			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
-				return broken{inner: inner, after: func(_ *http.Request, _ []byte, a *answer) {
-					a.body = apiCodeString.ReplaceAll(a.body, []byte(`"api_code":$1`))
+				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+					a.Body = apiCodeString.ReplaceAll(a.Body, []byte(`"api_code":$1`))
 				}}
 			},
 			fail:    []string{"api-codes"},
@@ -362,8 +317,8 @@ func TestBrokenCasinoWallets(t *testing.T) {
 		{
 			name: "writes balances as JSON numbers",
 			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
-				return broken{inner: inner, after: func(_ *http.Request, _ []byte, a *answer) {
-					a.body = balanceString.ReplaceAll(a.body, []byte(`"balance":$1`))
+				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+					a.Body = balanceString.ReplaceAll(a.Body, []byte(`"balance":$1`))
 				}}
 			},
 			fail:    []string{"decimal-format"},
@@ -374,8 +329,8 @@ func TestBrokenCasinoWallets(t *testing.T) {
 		{
 			name: "writes balances with 13 decimals",
 			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
-				return broken{inner: inner, after: func(_ *http.Request, _ []byte, a *answer) {
-					a.body = balanceString.ReplaceAll(a.body, []byte(`"balance":"${1}00000000000"`))
+				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+					a.Body = balanceString.ReplaceAll(a.Body, []byte(`"balance":"${1}00000000000"`))
 				}}
 			},
 			fail:    []string{"decimal-format"},
@@ -388,15 +343,15 @@ func TestBrokenCasinoWallets(t *testing.T) {
 			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
 				var mu sync.Mutex
 				rounds := map[string][]json.RawMessage{}
-				return broken{inner: inner, after: func(r *http.Request, body []byte, a *answer) {
-					if !strings.HasSuffix(r.URL.Path, "Round/BetWin") || a.status != http.StatusOK {
+				return conformancetest.BrokenWallet{Inner: inner, After: func(r *http.Request, body []byte, a *conformancetest.Answer) {
+					if !strings.HasSuffix(r.URL.Path, "Round/BetWin") || a.Status != http.StatusOK {
 						return
 					}
 					mu.Lock()
 					defer mu.Unlock()
 					var ans map[string]json.RawMessage
 					var items []json.RawMessage
-					if json.Unmarshal(a.body, &ans) != nil || json.Unmarshal(ans["transactions"], &items) != nil || len(items) != 1 {
+					if json.Unmarshal(a.Body, &ans) != nil || json.Unmarshal(ans["transactions"], &items) != nil || len(items) != 1 {
 						return
 					}
 					round := parse(body).RoundID
@@ -404,7 +359,7 @@ func TestBrokenCasinoWallets(t *testing.T) {
 						rounds[round] = append([]json.RawMessage{items[0]}, rounds[round]...)
 					}
 					ans["transactions"], _ = json.Marshal(rounds[round])
-					a.body, _ = json.Marshal(ans)
+					a.Body, _ = json.Marshal(ans)
 				}}
 			},
 			fail:    []string{"transaction-items"},
@@ -415,8 +370,8 @@ func TestBrokenCasinoWallets(t *testing.T) {
 		{
 			name: "answers text/plain",
 			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
-				return broken{inner: inner, after: func(_ *http.Request, _ []byte, a *answer) {
-					a.header.Set("Content-Type", "text/plain")
+				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+					a.Header.Set("Content-Type", "text/plain")
 				}}
 			},
 			warn:    []string{"content-type"},
@@ -430,52 +385,9 @@ func TestBrokenCasinoWallets(t *testing.T) {
 			t.Parallel()
 			c := newCasino(t)
 			rep := run(t, tt.wrap(c, c.Handler()))
-			text := rep.String()
-			var fails, warns []string
-			for _, res := range rep.Results {
-				switch res.Status {
-				case conformance.Fail:
-					fails = append(fails, res.Name)
-				case conformance.Warn:
-					warns = append(warns, res.Name)
-				case conformance.Skip:
-					t.Errorf("%s was skipped: %s", res.Name, res.Reason())
-				}
-			}
-			if !slices.Equal(fails, tt.fail) || !slices.Equal(warns, tt.warn) {
-				t.Errorf("failed %v and warned %v; want %v and %v\n%s", fails, warns, tt.fail, tt.warn, text)
-			}
-			if got := rep.Passed(); got != (len(tt.fail) == 0) {
-				t.Errorf("Passed() = %v with failures %v", got, fails)
-			}
-			res, _ := rep.Result(tt.check)
-			if !strings.Contains(res.Reason(), tt.message) {
-				t.Errorf("%s: reason %q, want it to contain %q", tt.check, res.Reason(), tt.message)
-			}
-			section := checkSection(text, tt.check)
-			for _, s := range append(tt.shown, "request #", "answer:") {
-				if !strings.Contains(section, s) {
-					t.Errorf("the report's section of %s lacks %q:\n%s", tt.check, s, section)
-				}
-			}
+			conformancetest.CheckReport(t, rep, conformancetest.Want{Fail: tt.fail, Warn: tt.warn, Check: tt.check, Message: tt.message, Shown: tt.shown})
 		})
 	}
-}
-
-// checkSection returns the lines of the report from the check's status
-// line to the next check's.
-func checkSection(text, check string) string {
-	var out []string
-	in := false
-	for _, l := range strings.Split(text, "\n") {
-		if len(l) > 6 && l[0] != ' ' && l[4:6] == "  " && strings.ToUpper(l[:4]) == l[:4] {
-			in = strings.HasPrefix(strings.TrimSpace(l[6:]), check+" ")
-		}
-		if in {
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, "\n")
 }
 
 func TestUnreachableCasinoWallet(t *testing.T) {

@@ -13,7 +13,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/betting/wallet"
 	"github.com/foresight-dev/foresight/internal/conformance"
+	"github.com/foresight-dev/foresight/internal/conformance/conformancetest"
 	"github.com/foresight-dev/foresight/internal/conformance/operatorwallet"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 )
@@ -94,53 +94,6 @@ func TestSandboxOperatorPasses(t *testing.T) {
 	}
 }
 
-// answer is an HTTP answer a broken wallet writes.
-type answer struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-// broken is a sandbox operator behind a wrapper that breaks one rule:
-// before may rewrite a request (or answer it itself), after may rewrite the
-// sandbox's answer.
-type broken struct {
-	inner  http.Handler
-	before func(r *http.Request, body []byte) ([]byte, *answer)
-	after  func(r *http.Request, body []byte, a *answer)
-}
-
-func (b broken) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	if b.before != nil {
-		var own *answer
-		if body, own = b.before(r, body); own != nil {
-			write(w, own)
-			return
-		}
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	rec := httptest.NewRecorder()
-	b.inner.ServeHTTP(rec, r)
-	a := &answer{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
-	if b.after != nil {
-		b.after(r, body, a)
-	}
-	write(w, a)
-}
-
-func write(w http.ResponseWriter, a *answer) {
-	for k, v := range a.header {
-		w.Header()[k] = v
-	}
-	if w.Header().Get("Content-Type") == "" {
-		w.Header().Set("Content-Type", "application/json")
-	}
-	w.WriteHeader(a.status)
-	_, _ = w.Write(a.body)
-}
-
 // resign signs the request as the platform would: correct signature, a
 // fresh timestamp and nonce.
 func resign(r *http.Request, body []byte) {
@@ -187,7 +140,7 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		{
 			name: "accepts bad signatures",
 			wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return broken{inner: inner, before: func(r *http.Request, body []byte) ([]byte, *answer) {
+				return conformancetest.BrokenWallet{Inner: inner, Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
 					if r.Header.Get(wallet.HeaderSignature) != wallet.Sign(secret, body) {
 						r.Header.Set(wallet.HeaderSignature, wallet.Sign(secret, body))
 					}
@@ -202,14 +155,14 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		{
 			name: "answers 401 to a wrong signature after processing it",
 			wrap: func(op *operator.Operator, inner http.Handler) http.Handler {
-				return broken{inner: inner,
-					before: func(r *http.Request, body []byte) ([]byte, *answer) {
+				return conformancetest.BrokenWallet{Inner: inner,
+					Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
 						if sig := r.Header.Get(wallet.HeaderSignature); sig != "" && sig != wallet.Sign(secret, body) {
 							rec := httptest.NewRecorder()
 							resign(r, body)
 							r.Body = io.NopCloser(bytes.NewReader(body))
 							inner.ServeHTTP(rec, r)
-							return body, &answer{status: http.StatusUnauthorized, body: []byte(`{"error":"invalid_signature"}`)}
+							return body, &conformancetest.Answer{Status: http.StatusUnauthorized, Body: []byte(`{"error":"invalid_signature"}`)}
 						}
 						return body, nil
 					}}
@@ -222,7 +175,7 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		{
 			name: "accepts stale timestamps",
 			wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return broken{inner: inner, before: func(r *http.Request, body []byte) ([]byte, *answer) {
+				return conformancetest.BrokenWallet{Inner: inner, Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
 					if r.Header.Get(wallet.HeaderTimestamp) != "" {
 						r.Header.Set(wallet.HeaderTimestamp, time.Now().UTC().Format(time.RFC3339))
 					}
@@ -237,7 +190,7 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		{
 			name: "does not de-duplicate nonces",
 			wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return broken{inner: inner, before: func(r *http.Request, body []byte) ([]byte, *answer) {
+				return conformancetest.BrokenWallet{Inner: inner, Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
 					if _, err := uuid.Parse(r.Header.Get(wallet.HeaderNonce)); err == nil {
 						r.Header.Set(wallet.HeaderNonce, uuid.NewString())
 					}
@@ -252,7 +205,7 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		{
 			name: "accepts any X-Nonce",
 			wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return broken{inner: inner, before: func(r *http.Request, body []byte) ([]byte, *answer) {
+				return conformancetest.BrokenWallet{Inner: inner, Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
 					if n := r.Header.Get(wallet.HeaderNonce); n != "" {
 						if _, err := uuid.Parse(n); err != nil {
 							r.Header.Set(wallet.HeaderNonce, uuid.NewString())
@@ -271,7 +224,7 @@ func TestBrokenOperatorWallets(t *testing.T) {
 			wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
 				var mu sync.Mutex
 				seen := map[string]int{}
-				return broken{inner: inner, before: func(r *http.Request, body []byte) ([]byte, *answer) {
+				return conformancetest.BrokenWallet{Inner: inner, Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
 					if r.URL.Path != "/v1/withdrawals" || r.Header.Get(wallet.HeaderSignature) != wallet.Sign(secret, body) {
 						return body, nil
 					}
@@ -293,9 +246,9 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		{
 			name: "answers a rollback of an unknown withdrawal with an error",
 			wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return broken{inner: inner, after: func(r *http.Request, _ []byte, a *answer) {
-					if r.Method == http.MethodDelete && bytes.Contains(a.body, []byte(`"result":"not_found"`)) {
-						a.status, a.body = http.StatusNotFound, []byte(`{"error":"withdrawal_not_found"}`)
+				return conformancetest.BrokenWallet{Inner: inner, After: func(r *http.Request, _ []byte, a *conformancetest.Answer) {
+					if r.Method == http.MethodDelete && bytes.Contains(a.Body, []byte(`"result":"not_found"`)) {
+						a.Status, a.Body = http.StatusNotFound, []byte(`{"error":"withdrawal_not_found"}`)
 					}
 				}}
 			},
@@ -309,20 +262,20 @@ func TestBrokenOperatorWallets(t *testing.T) {
 			wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
 				var mu sync.Mutex
 				debited := map[string]bool{}
-				return broken{inner: inner,
-					before: func(r *http.Request, body []byte) ([]byte, *answer) {
+				return conformancetest.BrokenWallet{Inner: inner,
+					Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
 						mu.Lock()
 						defer mu.Unlock()
 						id := strings.TrimPrefix(r.URL.Path, "/v1/rollbacks/")
 						if r.Method == http.MethodDelete && !debited[id] {
-							return body, &answer{status: http.StatusOK, body: []byte(`{"transaction_id":"forgetful-1","result":"not_found"}`)}
+							return body, &conformancetest.Answer{Status: http.StatusOK, Body: []byte(`{"transaction_id":"forgetful-1","result":"not_found"}`)}
 						}
 						return body, nil
 					},
-					after: func(r *http.Request, body []byte, a *answer) {
+					After: func(r *http.Request, body []byte, a *conformancetest.Answer) {
 						mu.Lock()
 						defer mu.Unlock()
-						if r.URL.Path == "/v1/withdrawals" && a.status == http.StatusOK {
+						if r.URL.Path == "/v1/withdrawals" && a.Status == http.StatusOK {
 							debited[field(body, "transaction_id")] = true
 						}
 					}}
@@ -335,9 +288,9 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		{
 			name: "refuses zero-amount deposits",
 			wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return broken{inner: inner, before: func(r *http.Request, body []byte) ([]byte, *answer) {
+				return conformancetest.BrokenWallet{Inner: inner, Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
 					if r.URL.Path == "/v1/deposits" && field(body, "amount") == "0.00" {
-						return body, &answer{status: http.StatusBadRequest, body: []byte(`{"error":"invalid_amount","message":"amount must be positive"}`)}
+						return body, &conformancetest.Answer{Status: http.StatusBadRequest, Body: []byte(`{"error":"invalid_amount","message":"amount must be positive"}`)}
 					}
 					return body, nil
 				}}
@@ -350,9 +303,9 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		{
 			name: "answers insufficient funds with another error",
 			wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return broken{inner: inner, after: func(_ *http.Request, _ []byte, a *answer) {
-					if bytes.Contains(a.body, []byte("insufficient_funds")) {
-						a.status, a.body = http.StatusBadRequest, []byte(`{"error":"not_enough_money"}`)
+				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+					if bytes.Contains(a.Body, []byte("insufficient_funds")) {
+						a.Status, a.Body = http.StatusBadRequest, []byte(`{"error":"not_enough_money"}`)
 					}
 				}}
 			},
@@ -364,9 +317,9 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		{
 			name: "answers insufficient funds with a 500",
 			wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return broken{inner: inner, after: func(_ *http.Request, _ []byte, a *answer) {
-					if bytes.Contains(a.body, []byte("insufficient_funds")) {
-						a.status = http.StatusInternalServerError
+				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+					if bytes.Contains(a.Body, []byte("insufficient_funds")) {
+						a.Status = http.StatusInternalServerError
 					}
 				}}
 			},
@@ -378,8 +331,8 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		{
 			name: "writes balances as JSON numbers",
 			wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return broken{inner: inner, after: func(_ *http.Request, _ []byte, a *answer) {
-					a.body = balanceString.ReplaceAll(a.body, []byte(`"balance":$1`))
+				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+					a.Body = balanceString.ReplaceAll(a.Body, []byte(`"balance":$1`))
 				}}
 			},
 			fail:    []string{"balance-format"},
@@ -390,8 +343,8 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		{
 			name: "writes balances with fewer decimals than the currency",
 			wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return broken{inner: inner, after: func(_ *http.Request, _ []byte, a *answer) {
-					a.body = oneDecimal.ReplaceAll(a.body, []byte(`"balance":"$1"`))
+				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+					a.Body = oneDecimal.ReplaceAll(a.Body, []byte(`"balance":"$1"`))
 				}}
 			},
 			warn:    []string{"balance-format"},
@@ -402,8 +355,8 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		{
 			name: "answers text/plain",
 			wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return broken{inner: inner, after: func(_ *http.Request, _ []byte, a *answer) {
-					a.header.Set("Content-Type", "text/plain; charset=utf-8")
+				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+					a.Header.Set("Content-Type", "text/plain; charset=utf-8")
 				}}
 			},
 			warn:    []string{"content-type"},
@@ -417,56 +370,9 @@ func TestBrokenOperatorWallets(t *testing.T) {
 			t.Parallel()
 			op := newOperator(t)
 			rep := run(t, tt.wrap(op, op.Handler()))
-			text := rep.String()
-			var fails, warns []string
-			for _, res := range rep.Results {
-				switch res.Status {
-				case conformance.Fail:
-					fails = append(fails, res.Name)
-				case conformance.Warn:
-					warns = append(warns, res.Name)
-				case conformance.Skip:
-					t.Errorf("%s was skipped: %s", res.Name, res.Reason())
-				}
-			}
-			if !slices.Equal(fails, tt.fail) || !slices.Equal(warns, tt.warn) {
-				t.Errorf("failed %v and warned %v; want %v and %v\n%s", fails, warns, tt.fail, tt.warn, text)
-			}
-			if got := rep.Passed(); got != (len(tt.fail) == 0) {
-				t.Errorf("Passed() = %v with failures %v", got, fails)
-			}
-			res, _ := rep.Result(tt.check)
-			if !strings.Contains(res.Reason(), tt.message) {
-				t.Errorf("%s: reason %q, want it to contain %q", tt.check, res.Reason(), tt.message)
-			}
-			section := checkSection(text, tt.check)
-			for _, s := range append(tt.shown, "request #", "answer:") {
-				if !strings.Contains(section, s) {
-					t.Errorf("the report's section of %s lacks %q:\n%s", tt.check, s, section)
-				}
-			}
-			if len(tt.fail) > 0 && !strings.Contains(text, "the wallet does not conform") {
-				t.Errorf("the summary does not say the wallet fails:\n%s", text)
-			}
+			conformancetest.CheckReport(t, rep, conformancetest.Want{Fail: tt.fail, Warn: tt.warn, Check: tt.check, Message: tt.message, Shown: tt.shown})
 		})
 	}
-}
-
-// checkSection returns the lines of the report from the check's status
-// line to the next check's.
-func checkSection(text, check string) string {
-	lines := strings.Split(text, "\n")
-	var out []string
-	in := false
-	for _, l := range lines {
-		if len(l) > 6 && l[4:6] == "  " && strings.ToUpper(l[:4]) == l[:4] && l[0] != ' ' {
-			in = strings.HasPrefix(strings.TrimSpace(l[6:]), check+" ")
-		}
-		if in {
-			out = append(out, l)
-		}
-	}
-	return strings.Join(out, "\n")
 }
 
 func TestUnreachableOperatorWallet(t *testing.T) {
