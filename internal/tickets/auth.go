@@ -2,17 +2,12 @@ package tickets
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"errors"
-	"fmt"
 	"slices"
-	"strings"
 	"time"
 
-	"github.com/google/uuid"
+	"github.com/foresight-dev/foresight/internal/bearerkey"
 )
 
 // Scope is a permission of an API key.
@@ -43,35 +38,7 @@ type Principal struct {
 // NewKeySecret returns a new key for the key id: "fsk_<id>_<secret>", and
 // the hash to store. The key is shown once; only the hash is kept.
 func NewKeySecret(keyID string) (key string, hash []byte) {
-	secret := make([]byte, 32)
-	if _, err := rand.Read(secret); err != nil {
-		panic(fmt.Sprintf("crypto/rand: %v", err)) // never fails on supported platforms
-	}
-	key = apiKeyPrefix + strings.ReplaceAll(keyID, "-", "") + "_" + base64.RawURLEncoding.EncodeToString(secret)
-	return key, hashKey(key)
-}
-
-func hashKey(key string) []byte {
-	sum := sha256.Sum256([]byte(key))
-	return sum[:]
-}
-
-// parseKeyID returns the key id embedded in a bearer key, or false when the
-// key is not of our format.
-func parseKeyID(key string) (string, bool) {
-	rest, ok := strings.CutPrefix(key, apiKeyPrefix)
-	if !ok {
-		return "", false
-	}
-	id, secret, ok := strings.Cut(rest, "_")
-	if !ok || len(id) != 32 || secret == "" {
-		return "", false
-	}
-	u, err := uuid.Parse(id)
-	if err != nil {
-		return "", false
-	}
-	return u.String(), true
+	return bearerkey.New(apiKeyPrefix, keyID)
 }
 
 // Authenticate checks a bearer key and returns its principal.
@@ -83,7 +50,7 @@ func Authenticate(ctx context.Context, store Store, key string, now time.Time) (
 	if key == "" {
 		return Principal{}, Errorf(CodeUnauthorized, "A bearer API key is required.")
 	}
-	id, ok := parseKeyID(key)
+	id, ok := bearerkey.ParseID(apiKeyPrefix, key)
 	if !ok {
 		return Principal{}, Errorf(CodeUnauthorized, "The bearer API key is malformed.")
 	}
@@ -94,7 +61,7 @@ func Authenticate(ctx context.Context, store Store, key string, now time.Time) (
 	if err != nil {
 		return Principal{}, storageError(err)
 	}
-	if subtle.ConstantTimeCompare(k.SecretHash, hashKey(key)) != 1 {
+	if subtle.ConstantTimeCompare(k.SecretHash, bearerkey.Hash(key)) != 1 {
 		return Principal{}, Errorf(CodeUnauthorized, "The bearer API key is not valid.")
 	}
 	if k.RevokedAt != nil {

@@ -1,0 +1,73 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+)
+
+// CredentialStore returns the database as a betting.CredentialStore.
+func (d *DB) CredentialStore() betting.CredentialStore { return credentialStore{d} }
+
+type credentialStore struct{ d *DB }
+
+var _ betting.CredentialStore = credentialStore{}
+
+func (s credentialStore) CreateCredential(ctx context.Context, c betting.Credential) error {
+	_, err := s.d.pool.Exec(ctx, `INSERT INTO operator_credentials (id, operator_id, name, key_hash, created_at, expires_at, revoked_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		c.ID, c.OperatorID, c.Name, c.KeyHash, c.CreatedAt, c.ExpiresAt, c.RevokedAt)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23505" {
+		return &betting.Error{Code: betting.ErrConflict, Message: "credential " + c.ID + " exists"}
+	}
+	return err
+}
+
+const credentialColumns = `id::text, operator_id, name, key_hash, created_at, expires_at, revoked_at`
+
+func scanCredential(row pgx.Row) (betting.Credential, error) {
+	var c betting.Credential
+	err := row.Scan(&c.ID, &c.OperatorID, &c.Name, &c.KeyHash, &c.CreatedAt, &c.ExpiresAt, &c.RevokedAt)
+	c.CreatedAt = c.CreatedAt.UTC()
+	for _, t := range []*time.Time{c.ExpiresAt, c.RevokedAt} {
+		if t != nil {
+			*t = t.UTC()
+		}
+	}
+	return c, err
+}
+
+func (s credentialStore) CredentialByHash(ctx context.Context, hash []byte) (betting.Credential, error) {
+	c, err := scanCredential(s.d.pool.QueryRow(ctx, `SELECT `+credentialColumns+` FROM operator_credentials WHERE key_hash = $1`, hash))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return betting.Credential{}, missing("credential", "with that key")
+	}
+	return c, err
+}
+
+func (s credentialStore) ListCredentials(ctx context.Context, operatorID string) ([]betting.Credential, error) {
+	rows, err := s.d.pool.Query(ctx, `SELECT `+credentialColumns+` FROM operator_credentials WHERE operator_id = $1 ORDER BY created_at, id`, operatorID)
+	if err != nil {
+		return nil, err
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.Credential, error) { return scanCredential(r) })
+	if out == nil {
+		out = []betting.Credential{}
+	}
+	return out, err
+}
+
+func (s credentialStore) RevokeCredential(ctx context.Context, operatorID, id string, at time.Time) error {
+	tag, err := s.d.pool.Exec(ctx, `UPDATE operator_credentials SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2 AND operator_id = $3`,
+		at, id, operatorID)
+	if badID(err) || err == nil && tag.RowsAffected() == 0 {
+		return missing("credential", id)
+	}
+	return err
+}

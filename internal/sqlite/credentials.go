@@ -1,0 +1,75 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+)
+
+// CredentialStore returns the database as a betting.CredentialStore.
+func (d *DB) CredentialStore() betting.CredentialStore { return credentialStore{d} }
+
+type credentialStore struct{ d *DB }
+
+var _ betting.CredentialStore = credentialStore{}
+
+func (s credentialStore) CreateCredential(ctx context.Context, c betting.Credential) error {
+	_, err := s.d.writer.exec(ctx, `INSERT INTO operator_credentials (id, operator_id, name, key_hash, created_at, expires_at, revoked_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.OperatorID, c.Name, c.KeyHash, micros(c.CreatedAt), nullMicros(c.ExpiresAt), nullMicros(c.RevokedAt))
+	if isUniqueViolation(err) {
+		return &betting.Error{Code: betting.ErrConflict, Message: "credential " + c.ID + " exists"}
+	}
+	return err
+}
+
+const credentialColumns = `id, operator_id, name, key_hash, created_at, expires_at, revoked_at`
+
+func scanCredential(row interface{ Scan(...any) error }) (betting.Credential, error) {
+	var c betting.Credential
+	var created int64
+	var expires, revoked sql.NullInt64
+	err := row.Scan(&c.ID, &c.OperatorID, &c.Name, &c.KeyHash, &created, &expires, &revoked)
+	c.CreatedAt, c.ExpiresAt, c.RevokedAt = fromMicros(created), timePtr(expires), timePtr(revoked)
+	return c, err
+}
+
+func (s credentialStore) CredentialByHash(ctx context.Context, hash []byte) (betting.Credential, error) {
+	c, err := scanCredential(s.d.reader.queryRow(ctx, `SELECT `+credentialColumns+` FROM operator_credentials WHERE key_hash = ?`, hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return betting.Credential{}, notFound("credential", "with that key")
+	}
+	return c, err
+}
+
+func (s credentialStore) ListCredentials(ctx context.Context, operatorID string) ([]betting.Credential, error) {
+	rows, err := s.d.reader.query(ctx, `SELECT `+credentialColumns+` FROM operator_credentials WHERE operator_id = ? ORDER BY created_at, id`, operatorID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []betting.Credential{}
+	for rows.Next() {
+		c, err := scanCredential(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+func (s credentialStore) RevokeCredential(ctx context.Context, operatorID, id string, at time.Time) error {
+	res, err := s.d.writer.exec(ctx, `UPDATE operator_credentials SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? AND operator_id = ?`,
+		micros(at), id, operatorID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return notFound("credential", id)
+	}
+	return nil
+}
