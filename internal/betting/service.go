@@ -28,6 +28,8 @@ type Store interface {
 	// prev; ErrConflict when another update came first.
 	UpdateOperator(ctx context.Context, o, prev Operator) error
 
+	// CreateEvent stores e and, in the same transaction, the first price
+	// point of each of its markets (at e.CreatedAt).
 	CreateEvent(ctx context.Context, e Event) error
 	GetEvent(ctx context.Context, id string) (Event, error)
 	// EventOfMarket returns the event a market belongs to.
@@ -40,6 +42,13 @@ type Store interface {
 	// SettleMarket is UpdateEvent that also enqueues, in the same
 	// transaction, the settlement of the market's bets.
 	SettleMarket(ctx context.Context, e Event, prev time.Time, marketID string) error
+	// RepriceMarket is UpdateEvent that also records, in the same
+	// transaction, the market's probabilities in e as its price point at
+	// e.UpdatedAt.
+	RepriceMarket(ctx context.Context, e Event, prev time.Time, marketID string) error
+	// PriceHistory returns the market's price points in the window of f,
+	// oldest first, at most f.Limit; ErrNotFound when no market has the id.
+	PriceHistory(ctx context.Context, f PriceHistoryFilter) ([]PricePoint, error)
 }
 
 // EventFilter selects events.
@@ -299,7 +308,7 @@ func (s *Service) ListEvents(ctx context.Context, f EventFilter) ([]Event, error
 // UpdateEventTexts replaces the texts given (nil keeps them): the event's
 // title and description, and per market its question and outcome names.
 func (s *Service) UpdateEventTexts(ctx context.Context, id string, title, description Texts, markets map[string]Texts, outcomes map[string]Texts) (Event, error) {
-	return s.updateEvent(ctx, id, func(e *Event) error {
+	return s.updateEvent(ctx, id, s.store.UpdateEvent, func(e *Event) error {
 		if title != nil {
 			if err := checkTexts("title", title, true); err != nil {
 				return err
@@ -343,9 +352,14 @@ func (s *Service) UpdateEventTexts(ctx context.Context, id string, title, descri
 }
 
 // SetPrices sets new source probabilities of a market's outcomes; every
-// outcome must be given.
+// outcome must be given. The change and the market's new price point are
+// stored in one transaction. Probabilities equal to the current ones
+// change nothing: no new version, no price point, the event as stored.
 func (s *Service) SetPrices(ctx context.Context, marketID string, probs map[string]decimal.Decimal) (Event, error) {
-	return s.updateMarket(ctx, marketID, func(m *Market) error {
+	reprice := func(ctx context.Context, e Event, prev time.Time) error {
+		return s.store.RepriceMarket(ctx, e, prev, marketID)
+	}
+	return s.updateMarket(ctx, marketID, reprice, func(m *Market) error {
 		if m.Status == StatusResolved || m.Status == StatusCancelled {
 			return &Error{Code: ErrConflict, Message: "the market is " + m.Status}
 		}
@@ -363,6 +377,9 @@ func (s *Service) SetPrices(ctx context.Context, marketID string, probs map[stri
 		if err := checkProbabilities(list); err != nil {
 			return invalidf("%v", err)
 		}
+		if slices.EqualFunc(m.Outcomes, list, func(o Outcome, p decimal.Decimal) bool { return o.Probability.Equal(p) }) {
+			return errUnchanged
+		}
 		for i := range m.Outcomes {
 			m.Outcomes[i].Probability = list[i]
 		}
@@ -374,7 +391,7 @@ func (s *Service) SetPrices(ctx context.Context, marketID string, probs map[stri
 // SetMarketStatus suspends (suspended) or reopens (open) a market.
 // Resolution and cancellation settle bets and have their own operations.
 func (s *Service) SetMarketStatus(ctx context.Context, marketID, status string) (Event, error) {
-	return s.updateMarket(ctx, marketID, func(m *Market) error {
+	return s.updateMarket(ctx, marketID, s.store.UpdateEvent, func(m *Market) error {
 		if m.Status == StatusResolved || m.Status == StatusCancelled {
 			return &Error{Code: ErrConflict, Message: "the market is " + m.Status}
 		}
@@ -383,12 +400,12 @@ func (s *Service) SetMarketStatus(ctx context.Context, marketID, status string) 
 	})
 }
 
-func (s *Service) updateMarket(ctx context.Context, marketID string, f func(m *Market) error) (Event, error) {
+func (s *Service) updateMarket(ctx context.Context, marketID string, save saveEvent, f func(m *Market) error) (Event, error) {
 	e, err := s.store.EventOfMarket(ctx, marketID)
 	if err != nil {
 		return Event{}, err
 	}
-	return s.updateEvent(ctx, e.ID, func(e *Event) error {
+	return s.updateEvent(ctx, e.ID, save, func(e *Event) error {
 		m, ok := e.Market(marketID)
 		if !ok {
 			return &Error{Code: ErrNotFound, Message: "no market " + marketID}
@@ -397,20 +414,31 @@ func (s *Service) updateMarket(ctx context.Context, marketID string, f func(m *M
 	})
 }
 
-// updateEvent applies f to the stored event and saves it, retrying when a
-// concurrent update won.
-func (s *Service) updateEvent(ctx context.Context, id string, f func(e *Event) error) (Event, error) {
+// saveEvent stores e if its stored UpdatedAt is still prev (Store's
+// UpdateEvent, or one that also writes what goes with the change).
+type saveEvent func(ctx context.Context, e Event, prev time.Time) error
+
+// errUnchanged is what a change returns, before changing anything, when
+// the event would stay as it is: nothing is saved.
+var errUnchanged = errors.New("the event is unchanged")
+
+// updateEvent applies f to the stored event and saves it with save,
+// retrying when a concurrent update won. When f returns errUnchanged, the
+// stored event is returned and nothing is saved.
+func (s *Service) updateEvent(ctx context.Context, id string, save saveEvent, f func(e *Event) error) (Event, error) {
 	for attempt := 0; ; attempt++ {
 		e, err := s.store.GetEvent(ctx, id)
 		if err != nil {
 			return Event{}, err
 		}
 		prev := e.UpdatedAt
-		if err := f(&e); err != nil {
+		if err := f(&e); errors.Is(err, errUnchanged) {
+			return e, nil
+		} else if err != nil {
 			return Event{}, err
 		}
 		e.UpdatedAt = later(s.Now(), prev)
-		err = s.store.UpdateEvent(ctx, e, prev)
+		err = save(ctx, e, prev)
 		var be *Error
 		if errors.As(err, &be) && be.Code == ErrConflict && attempt < 5 {
 			continue

@@ -118,6 +118,9 @@ func (s bettingStore) CreateEvent(ctx context.Context, e betting.Event) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO betting_markets (id, event_id) VALUES (?, ?)`, m.ID, e.ID); err != nil {
 			return err
 		}
+		if err := insertPricePoint(ctx, tx, betting.PricePointOf(m, e.CreatedAt)); err != nil {
+			return err
+		}
 	}
 	return tx.Commit()
 }

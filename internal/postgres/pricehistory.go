@@ -1,0 +1,86 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+)
+
+// insertPricePoint records p in tx.
+func insertPricePoint(ctx context.Context, tx pgx.Tx, p betting.PricePoint) error {
+	outcomes, err := json.Marshal(p.Outcomes)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO betting_price_points (market_id, at, outcomes) VALUES ($1, $2, $3)`, p.MarketID, p.At, outcomes)
+	return err
+}
+
+func (s bettingStore) RepriceMarket(ctx context.Context, e betting.Event, prev time.Time, marketID string) error {
+	m, ok := e.Market(marketID)
+	if !ok {
+		return missing("market", marketID)
+	}
+	point := betting.PricePointOf(*m, e.UpdatedAt)
+	return s.updateEvent(ctx, e, prev, func(tx pgx.Tx) error { return insertPricePoint(ctx, tx, point) })
+}
+
+// PriceHistory reads the window's first point, the one in force at f.From,
+// as the market's last point at or before it; the primary key (market_id,
+// at) serves both that lookup and the range after it.
+func (s bettingStore) PriceHistory(ctx context.Context, f betting.PriceHistoryFilter) ([]betting.PricePoint, error) {
+	q := `SELECT at, outcomes FROM betting_price_points WHERE market_id = $1`
+	args := []any{f.MarketID}
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	if !f.From.IsZero() {
+		from := arg(f.From)
+		q += ` AND at >= COALESCE((SELECT max(at) FROM betting_price_points WHERE market_id = $1 AND at <= ` + from + `), ` + from + `)`
+	}
+	if !f.After.IsZero() {
+		q += ` AND at > ` + arg(f.After)
+	}
+	if !f.To.IsZero() {
+		q += ` AND at < ` + arg(f.To)
+	}
+	q += ` ORDER BY at LIMIT ` + arg(f.Limit)
+	rows, err := s.d.pool.Query(ctx, q, args...)
+	if err != nil {
+		if badID(err) {
+			return nil, missing("market", f.MarketID)
+		}
+		return nil, err
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.PricePoint, error) {
+		p := betting.PricePoint{MarketID: f.MarketID}
+		var outcomes []byte
+		if err := r.Scan(&p.At, &outcomes); err != nil {
+			return p, err
+		}
+		p.At = p.At.UTC()
+		return p, json.Unmarshal(outcomes, &p.Outcomes)
+	})
+	if badID(err) {
+		return nil, missing("market", f.MarketID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		var exists bool
+		if err := s.d.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM betting_markets WHERE id = $1)`, f.MarketID).Scan(&exists); err != nil {
+			return nil, err
+		}
+		if !exists {
+			return nil, missing("market", f.MarketID)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,37 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
+	"github.com/foresight-dev/foresight/internal/postgres"
+	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
+)
+
+func TestPriceHistoryMigration(t *testing.T) {
+	t.Parallel()
+	url := pgtest.NewDatabase(t)
+	bettingtest.RunPriceHistoryMigration(t, func(t *testing.T) (betting.Store, func()) {
+		db, err := postgres.Open(context.Background(), url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db.BettingStore(), func() { db.Close() }
+	}, func(t *testing.T) {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		for _, q := range []string{`DROP TABLE betting_price_points`, `DELETE FROM foresight_migrations WHERE name = 'migration/0007_price_history.sql'`} {
+			if _, err := conn.Exec(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+	})
+}

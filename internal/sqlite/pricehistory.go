@@ -1,0 +1,111 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+)
+
+// insertPricePoint records p in tx.
+func insertPricePoint(ctx context.Context, tx *sql.Tx, p betting.PricePoint) error {
+	outcomes, err := json.Marshal(p.Outcomes)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO betting_price_points (market_id, at, outcomes) VALUES (?, ?, ?)`,
+		p.MarketID, micros(p.At), string(outcomes))
+	return err
+}
+
+func (s bettingStore) RepriceMarket(ctx context.Context, e betting.Event, prev time.Time, marketID string) error {
+	m, ok := e.Market(marketID)
+	if !ok {
+		return notFound("market", marketID)
+	}
+	doc, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	tx, err := s.d.writer.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `UPDATE betting_events SET status = ?, doc = ?, updated_at = ? WHERE id = ? AND updated_at = ?`,
+		e.Status, string(doc), micros(e.UpdatedAt), e.ID, micros(prev))
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		var exists bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM betting_events WHERE id = ?)`, e.ID).Scan(&exists); err != nil {
+			return err
+		}
+		if !exists {
+			return notFound("event", e.ID)
+		}
+		return &betting.Error{Code: betting.ErrConflict, Message: "event " + e.ID + " changed meanwhile"}
+	}
+	if err := insertPricePoint(ctx, tx, betting.PricePointOf(*m, e.UpdatedAt)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// PriceHistory reads the window's first point, the one in force at f.From,
+// as the market's last point at or before it; the primary key (market_id,
+// at) serves both that lookup and the range after it.
+func (s bettingStore) PriceHistory(ctx context.Context, f betting.PriceHistoryFilter) ([]betting.PricePoint, error) {
+	q := `SELECT at, outcomes FROM betting_price_points WHERE market_id = ?`
+	args := []any{f.MarketID}
+	if !f.From.IsZero() {
+		q += ` AND at >= COALESCE((SELECT MAX(at) FROM betting_price_points WHERE market_id = ? AND at <= ?), ?)`
+		args = append(args, f.MarketID, micros(f.From), micros(f.From))
+	}
+	if !f.After.IsZero() {
+		q += ` AND at > ?`
+		args = append(args, micros(f.After))
+	}
+	if !f.To.IsZero() {
+		q += ` AND at < ?`
+		args = append(args, micros(f.To))
+	}
+	q += ` ORDER BY at LIMIT ?`
+	args = append(args, f.Limit)
+	rows, err := s.d.reader.query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []betting.PricePoint{}
+	for rows.Next() {
+		var at int64
+		var outcomes string
+		if err := rows.Scan(&at, &outcomes); err != nil {
+			return nil, err
+		}
+		p := betting.PricePoint{MarketID: f.MarketID, At: fromMicros(at)}
+		if err := json.Unmarshal([]byte(outcomes), &p.Outcomes); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		var id string
+		err := s.d.reader.queryRow(ctx, `SELECT id FROM betting_markets WHERE id = ?`, f.MarketID).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, notFound("market", f.MarketID)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
