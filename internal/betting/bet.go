@@ -116,7 +116,10 @@ type BetUpdate struct {
 	Rollback bool
 	// Balance, when set, records the bettor's balance the wallet reported.
 	Balance *money.Amount
-	At      time.Time
+	// Attempts are the wallet attempts that led to the update, recorded
+	// with it when it applies.
+	Attempts []WalletAttempt
+	At       time.Time
 }
 
 // BetStore keeps bettors, bets and exposure. Errors as Store's; ErrLimit
@@ -157,10 +160,19 @@ type BetStore interface {
 	// BetsByID returns the bets with the ids that exist, in any order.
 	BetsByID(ctx context.Context, ids []string) ([]Bet, error)
 	// ConfirmCredits records, in one transaction, each confirmed deposit
-	// or rollback on its bet (the first confirmation's time is kept) and
-	// the balance it reported on the bettor; of several balances of one
-	// bettor, the last in credits is kept.
-	ConfirmCredits(ctx context.Context, credits []CreditConfirmation) error
+	// or rollback on its bet (the first confirmation's time is kept), the
+	// balance it reported on the bettor (of several balances of one
+	// bettor, the last in credits is kept) and attempts, the wallet
+	// attempts of these credits and of any others sent with them.
+	ConfirmCredits(ctx context.Context, credits []CreditConfirmation, attempts []WalletAttempt) error
+	// AppendWalletAttempts records, in one transaction, wallet attempts
+	// that no other write carries (a credit the operator has not
+	// confirmed yet, a placement that stopped).
+	AppendWalletAttempts(ctx context.Context, attempts []WalletAttempt) error
+	// WalletAttempts returns a bet's recorded wallet attempts, oldest
+	// first (by start, then in the order they were recorded); none for an
+	// unknown bet.
+	WalletAttempts(ctx context.Context, betID string) ([]WalletAttempt, error)
 }
 
 // Settlement is how one confirmed bet of a closed market settles.

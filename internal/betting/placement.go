@@ -40,6 +40,9 @@ type WalletAnswer struct {
 	Balance      *money.Amount
 	// Detail is an internal diagnostic, stored as rejection_reason.
 	Detail string
+	// Attempts are the requests sent, in order; also with an error when
+	// requests were sent before it.
+	Attempts []WalletAttempt
 }
 
 // WalletCredit is the operator's answer to a deposit or a rollback.
@@ -49,11 +52,15 @@ type WalletCredit struct {
 	// Balance is the bettor's balance the answer reported; nil when it
 	// reported none (the spec does not require one).
 	Balance *money.Amount
+	// Attempts are the requests sent, in order.
+	Attempts []WalletAttempt
 }
 
 // Wallet moves money in an operator's wallet. Withdraw debits a bet's
 // stake, retrying unknown outcomes a few times with the same bytes;
-// Rollback reverses a bet's withdrawal, one attempt.
+// Rollback reverses a bet's withdrawal, one attempt. Each answer lists
+// the requests sent (Attempts), which the placement records with the
+// outcome they led to.
 type Wallet interface {
 	Withdraw(ctx context.Context, op Operator, b Bet) (WalletAnswer, error)
 	Rollback(ctx context.Context, op Operator, b Bet) (WalletCredit, error)
@@ -223,12 +230,13 @@ func (p *Placement) process(ctx context.Context, b Bet) error {
 	ans, err := p.wallet.Withdraw(ctx, op, b)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return err // stopping: the next run resends the same withdrawal
+		// Stopping: the next run resends the same withdrawal.
+		return errors.Join(err, p.record(ctx, ans.Attempts))
 	case err != nil:
 		// Nothing was sent (an unusable wallet URL or address): a refusal.
 		code := RejectOther
 		return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: &code, RejectionReason: "the operator's wallet cannot be called",
-			Release: true})
+			Release: true, Attempts: ans.Attempts})
 	}
 	switch ans.Status {
 	case WalletDone:
@@ -237,20 +245,20 @@ func (p *Placement) process(ctx context.Context, b Bet) error {
 		if reason := p.check(ctx, p.catalog.GetEvent, op, b, false); reason != "" {
 			code := RejectWalletRolledBack
 			return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: &code, RejectionReason: reason + " while the stake was debited",
-				OperatorTxID: ans.OperatorTxID, Balance: ans.Balance, Release: true, Rollback: true})
+				OperatorTxID: ans.OperatorTxID, Balance: ans.Balance, Release: true, Rollback: true, Attempts: ans.Attempts})
 		}
-		return p.finish(ctx, b, BetUpdate{Status: BetConfirmed, OperatorTxID: ans.OperatorTxID, Balance: ans.Balance})
+		return p.finish(ctx, b, BetUpdate{Status: BetConfirmed, OperatorTxID: ans.OperatorTxID, Balance: ans.Balance, Attempts: ans.Attempts})
 	case WalletRefused:
 		code := ans.Code
 		return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: &code, RejectionReason: "the wallet refused the debit: " + code,
-			Release: true, Rollback: code == RejectOther, Balance: ans.Balance})
+			Release: true, Rollback: code == RejectOther, Balance: ans.Balance, Attempts: ans.Attempts})
 	}
 	var code *string
 	if ans.Code != "" {
 		code = &ans.Code
 	}
 	return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: code, RejectionReason: "the wallet gave no definite answer",
-		Release: true, Rollback: true})
+		Release: true, Rollback: true, Attempts: ans.Attempts})
 }
 
 // IntegrationWallets is a Wallet that sends each call to the wallet of
@@ -291,14 +299,15 @@ func (w IntegrationWallets) Deposit(ctx context.Context, op Operator, b Bet) (Wa
 	return wallet.Deposit(ctx, op, b)
 }
 
-// finish applies u to a pending bet; a bet decided meanwhile is left
-// alone.
+// finish applies u to a pending bet, with the wallet attempts that led to
+// it; a bet decided meanwhile is left alone, and then only the attempts
+// are recorded.
 func (p *Placement) finish(ctx context.Context, b Bet, u BetUpdate) error {
 	u.From, u.At = BetPending, p.Now()
 	err := p.bets.UpdateBet(ctx, b.ID, u)
 	var be *Error
 	if errors.As(err, &be) && be.Code == ErrConflict {
-		return nil
+		return p.record(ctx, u.Attempts)
 	}
 	return err
 }
@@ -358,22 +367,23 @@ func (p *Placement) Rollback(ctx context.Context, betID string) error {
 		return err
 	}
 	credit, err := p.wallet.Rollback(ctx, op, b)
-	if err != nil {
-		return err
+	if err != nil || !credit.Done {
+		if err == nil {
+			err = fmt.Errorf("rollback of bet %s not confirmed by the operator yet", b.ID)
+		}
+		return errors.Join(err, p.record(ctx, credit.Attempts))
 	}
-	if !credit.Done {
-		return fmt.Errorf("rollback of bet %s not confirmed by the operator yet", b.ID)
-	}
-	return p.confirm(ctx, []CreditConfirmation{{BetID: b.ID, Kind: CreditRollback, Balance: credit.Balance, At: p.Now()}})
+	return p.confirm(ctx, []CreditConfirmation{{BetID: b.ID, Kind: CreditRollback, Balance: credit.Balance, At: p.Now()}}, credit.Attempts)
 }
 
-// confirm records confirmed credits, even while ctx is being cancelled:
-// the operator has applied them. Failing to record them fails the job,
-// which then asks the operator again: credits are idempotent.
-func (p *Placement) confirm(ctx context.Context, credits []CreditConfirmation) error {
+// confirm records confirmed credits with the wallet attempts sent with
+// them, even while ctx is being cancelled: the operator has applied them.
+// Failing to record them fails the job, which then asks the operator
+// again: credits are idempotent.
+func (p *Placement) confirm(ctx context.Context, credits []CreditConfirmation, attempts []WalletAttempt) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	return p.bets.ConfirmCredits(ctx, credits)
+	return p.bets.ConfirmCredits(ctx, credits, attempts)
 }
 
 // Bet returns a bettor's bet; another bettor's bet is ErrNotFound.
@@ -424,7 +434,9 @@ const depositConcurrency = 16
 
 // Deposit credits settled or voided bets through their operators'
 // wallets, up to depositConcurrency calls at once, and records the
-// confirmed credits on their bets in one transaction. A bet whose deposit
+// confirmed credits on their bets in one transaction, with the wallet
+// attempts of every deposit sent (without a confirmed one, the attempts
+// alone). A bet whose deposit
 // is already confirmed is skipped, so a retry sends only the others. It
 // returns an error while any deposit is unconfirmed, so that the caller
 // retries (for days); a deposit's transaction id and bytes are the same on
@@ -453,6 +465,7 @@ func (p *Placement) Deposit(ctx context.Context, betIDs []string) error {
 	var (
 		mu        sync.Mutex
 		confirmed []CreditConfirmation
+		attempts  []WalletAttempt
 		failed    int
 		firstErr  error
 		wg        sync.WaitGroup
@@ -468,6 +481,7 @@ func (p *Placement) Deposit(ctx context.Context, betIDs []string) error {
 			}
 			mu.Lock()
 			defer mu.Unlock()
+			attempts = append(attempts, credit.Attempts...)
 			if err != nil {
 				failed++
 				firstErr = cmp.Or(firstErr, err)
@@ -478,9 +492,11 @@ func (p *Placement) Deposit(ctx context.Context, betIDs []string) error {
 	}
 	wg.Wait()
 	if len(confirmed) > 0 {
-		if err := p.confirm(ctx, confirmed); err != nil {
+		if err := p.confirm(ctx, confirmed, attempts); err != nil {
 			return fmt.Errorf("record %d confirmed deposits: %w", len(confirmed), err)
 		}
+	} else if err := p.record(ctx, attempts); err != nil {
+		return fmt.Errorf("record the attempts of %d deposits: %w", len(todo), err)
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d deposits not confirmed: %w", failed, len(todo), firstErr)

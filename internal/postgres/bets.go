@@ -197,7 +197,15 @@ func (s betStore) Exposure(ctx context.Context, operatorID, outcomeID, currency 
 // and when its status is the expected one gives back its reservation (with
 // release), records the bettor's balance (when given) and updates the bet.
 // It returns the status the bet had, and no row for a missing bet.
-const updateBetSQL = `WITH old AS (
+// updateBetRecordingSQL also records the update's wallet attempts, from
+// array parameters $10 to $20.
+var (
+	updateBetSQL          = updateBetCTEs + ` SELECT was FROM old`
+	updateBetRecordingSQL = updateBetCTEs + `, attempts AS (` + walletAttemptsFrom(10, `(SELECT was FROM old) = $3`) + `) SELECT was FROM old`
+)
+
+// updateBetCTEs are the steps of updateBetSQL before its answer.
+const updateBetCTEs = `WITH old AS (
 		SELECT id AS bet_id, operator_id AS op, bettor_id AS bettor, outcome_id AS outcome, currency AS cur,
 			potential_payout AS payout, exposure_reserved AS held, status AS was
 		FROM betting_bets WHERE id = $1 FOR UPDATE
@@ -212,8 +220,7 @@ const updateBetSQL = `WITH old AS (
 			operator_tx_id = CASE WHEN $7 = '' THEN b.operator_tx_id ELSE $7 END,
 			exposure_reserved = b.exposure_reserved AND NOT $2, updated_at = $8
 		FROM old WHERE b.id = old.bet_id AND old.was = $3
-	)
-	SELECT was FROM old`
+	)`
 
 func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate) error {
 	var balance *string
@@ -225,8 +232,12 @@ func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate)
 		QueryRow(context.Context, string, ...any) pgx.Row
 	}) error {
 		var was string
-		err := q.QueryRow(ctx, updateBetSQL, id, u.Release, u.From, u.Status, u.RejectionCode, u.RejectionReason, u.OperatorTxID,
-			u.At.UTC().Truncate(time.Microsecond), balance).Scan(&was)
+		query, args := updateBetSQL, []any{id, u.Release, u.From, u.Status, u.RejectionCode, u.RejectionReason, u.OperatorTxID,
+			u.At.UTC().Truncate(time.Microsecond), balance}
+		if len(u.Attempts) > 0 {
+			query, args = updateBetRecordingSQL, append(args, walletAttemptArrays(u.Attempts).args()...)
+		}
+		err := q.QueryRow(ctx, query, args...).Scan(&was)
 		switch {
 		case errors.Is(err, pgx.ErrNoRows) || badID(err):
 			return missing("bet", id)
@@ -314,7 +325,7 @@ func (s betStore) BetsByID(ctx context.Context, ids []string) ([]betting.Bet, er
 	return out, err
 }
 
-func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditConfirmation) error {
+func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditConfirmation, attempts []betting.WalletAttempt) error {
 	var deposits, rollbacks, balanceBets, balances []string
 	var depositTimes, rollbackTimes []time.Time
 	for _, c := range credits {
@@ -354,6 +365,11 @@ func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditCo
 				FROM unnest($1::uuid[], $2::numeric[]) WITH ORDINALITY AS c(id, balance, n) JOIN betting_bets b ON b.id = c.id
 				ORDER BY b.operator_id, b.bettor_id, c.n DESC) n
 			WHERE r.operator_id = n.operator_id AND r.id = n.bettor_id`, balanceBets, balances); err != nil {
+			return err
+		}
+	}
+	if len(attempts) > 0 {
+		if _, err := tx.Exec(ctx, insertWalletAttemptsSQL, walletAttemptArrays(attempts).args()...); err != nil {
 			return err
 		}
 	}

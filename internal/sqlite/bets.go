@@ -131,7 +131,7 @@ const (
 
 // betWriteStatements are prepared when the database opens.
 var betWriteStatements = []string{insertBetSQL, betByKeySQL, betByIDSQL, exposureSQL, reserveSQL, markReservedSQL, updateBetSQL,
-	bettorBalanceSQL, settleBetSQL, confirmDepositSQL, confirmRollbackSQL, betBettorBalanceSQL}
+	bettorBalanceSQL, settleBetSQL, confirmDepositSQL, confirmRollbackSQL, betBettorBalanceSQL, insertWalletAttemptSQL}
 
 func (s betStore) CreateBet(ctx context.Context, b betting.Bet) (betting.Bet, bool, error) {
 	var got betting.Bet
@@ -279,6 +279,9 @@ func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate)
 				return nil, err
 			}
 		}
+		if err := tx.appendWalletAttempts(ctx, u.Attempts); err != nil {
+			return nil, err
+		}
 		if u.Rollback {
 			tx.enqueue(jobqueue.BetRollbackArgs{BetID: id})
 		}
@@ -369,7 +372,7 @@ func (s betStore) BetsByID(ctx context.Context, ids []string) ([]betting.Bet, er
 	return out, rows.Err()
 }
 
-func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditConfirmation) error {
+func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditConfirmation, attempts []betting.WalletAttempt) error {
 	return s.d.write(ctx, func(ctx context.Context, tx *writeTx) (error, error) {
 		for _, c := range credits {
 			query := confirmDepositSQL
@@ -385,7 +388,7 @@ func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditCo
 				}
 			}
 		}
-		return nil, nil
+		return nil, tx.appendWalletAttempts(ctx, attempts)
 	})
 }
 

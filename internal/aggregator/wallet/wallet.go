@@ -181,10 +181,14 @@ const (
 
 // answer is what one call established.
 type answer struct {
-	kind   kind
-	code   string // the rejection code of a final answer
-	detail string // for logs: status and api_code
-	body   struct {
+	kind    kind
+	code    string // the rejection code of a final answer
+	detail  string // for logs: status and api_code
+	status  int    // the HTTP status; 0 without an answer
+	failure string // a betting.Failure* value for an answer missing or unreadable
+	started time.Time
+	took    time.Duration
+	body    struct {
 		RoundID      *string `json:"round_id"`
 		Balance      *string `json:"balance"`
 		Transactions []struct {
@@ -238,6 +242,13 @@ func classify(status int, raw []byte) answer {
 
 // call sends body once.
 func (c *Client) call(ctx context.Context, op betting.Operator, path string, body []byte) (answer, error) {
+	start := time.Now()
+	a, err := c.exchange(ctx, op, path, body)
+	a.started, a.took = start.UTC(), time.Since(start)
+	return a, err
+}
+
+func (c *Client) exchange(ctx context.Context, op betting.Operator, path string, body []byte) (answer, error) {
 	u, err := url.Parse(strings.TrimRight(op.WalletURL, "/") + path)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && !(c.insecure && u.Scheme == "http")) {
 		return answer{}, fmt.Errorf("%w: operator %s's wallet URL must be an absolute https URL", ErrConfig, op.ID)
@@ -258,14 +269,33 @@ func (c *Client) call(ctx context.Context, op betting.Operator, path string, bod
 		if errors.Is(err, netguard.ErrForbiddenAddress) {
 			return answer{}, err
 		}
-		return answer{kind: temporary, detail: "no answer"}, nil
+		return answer{kind: temporary, detail: "no answer", failure: betting.TransportFailure(err)}, nil
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 	if err != nil {
-		return answer{kind: temporary, detail: "answer cut short"}, nil
+		return answer{kind: temporary, detail: "answer cut short", status: resp.StatusCode, failure: betting.FailureUnreadableAnswer}, nil
 	}
-	return classify(resp.StatusCode, raw), nil
+	a := classify(resp.StatusCode, raw)
+	a.status = resp.StatusCode
+	if a.kind == temporary && resp.StatusCode == http.StatusOK && a.code == "" && !json.Valid(raw) {
+		a.failure = betting.FailureUnreadableAnswer
+	}
+	return a, nil
+}
+
+// attempt describes one call for the record of the bet's transaction of
+// kind with id and amount.
+func (a answer) attempt(b betting.Bet, kind, id string, amount money.Amount) betting.WalletAttempt {
+	w := betting.WalletAttempt{BetID: b.ID, Kind: kind, TransactionID: id, Amount: amount, Currency: b.Currency, StartedAt: a.started,
+		Duration: a.took, Result: betting.AttemptUnknown, HTTPStatus: a.status, Error: a.failure}
+	switch a.kind {
+	case done:
+		w.Result = betting.AttemptDone
+	case final:
+		w.Result, w.Code = betting.AttemptRefused, a.code
+	}
+	return w
 }
 
 // Withdraw debits the bet's stake: a Player/Balance first (its answer does
@@ -284,40 +314,44 @@ func (c *Client) Withdraw(ctx context.Context, op betting.Operator, b betting.Be
 	}
 	backoff := FirstBackoff
 	var last answer
+	var attempts []betting.WalletAttempt
 	for attempt := 1; ; attempt++ {
 		last, err = c.call(ctx, op, PathBetWin, body)
 		if err != nil {
-			return betting.WalletAnswer{}, err
+			return betting.WalletAnswer{Attempts: attempts}, err
 		}
+		attempts = append(attempts, last.attempt(b, betting.TxWithdrawal, b.WithdrawalTxID, b.Stake))
 		if last.kind != temporary || attempt == BetAttempts {
 			break
 		}
 		select {
 		case <-ctx.Done():
-			return betting.WalletAnswer{}, ctx.Err()
+			return betting.WalletAnswer{Attempts: attempts}, ctx.Err()
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, MaxBackoff)
 	}
 	switch last.kind {
 	case final:
-		return betting.WalletAnswer{Status: betting.WalletRefused, Code: last.code, Detail: last.detail}, nil
+		return betting.WalletAnswer{Status: betting.WalletRefused, Code: last.code, Detail: last.detail, Attempts: attempts}, nil
 	case done:
 		balance, ok := amount(last.body.Balance)
 		if !ok || last.body.RoundID == nil || *last.body.RoundID == "" {
+			// Not the answer the protocol requires: the debit is reversed.
+			attempts[len(attempts)-1].Result, attempts[len(attempts)-1].Error = betting.AttemptUnknown, betting.FailureUnreadableAnswer
 			return betting.WalletAnswer{Status: betting.WalletUnknown, Code: betting.RejectWalletRolledBack,
-				Detail: "Round/BetWin answered 200 without round_id or balance"}, nil
+				Detail: "Round/BetWin answered 200 without round_id or balance", Attempts: attempts}, nil
 		}
 		var txID string
 		if len(last.body.Transactions) > 0 {
 			txID = last.body.Transactions[0].ID
 		}
-		return betting.WalletAnswer{Status: betting.WalletDone, OperatorTxID: txID, Balance: &balance}, nil
+		return betting.WalletAnswer{Status: betting.WalletDone, OperatorTxID: txID, Balance: &balance, Attempts: attempts}, nil
 	}
 	if ctx.Err() != nil {
-		return betting.WalletAnswer{}, ctx.Err()
+		return betting.WalletAnswer{Attempts: attempts}, ctx.Err()
 	}
-	return betting.WalletAnswer{Status: betting.WalletUnknown, Code: RejectWalletUnavailable, Detail: last.detail}, nil
+	return betting.WalletAnswer{Status: betting.WalletUnknown, Code: RejectWalletUnavailable, Detail: last.detail, Attempts: attempts}, nil
 }
 
 // RejectWalletUnavailable is the rejection code of a bet whose debit got
@@ -340,7 +374,7 @@ func (c *Client) Rollback(ctx context.Context, op betting.Operator, b betting.Be
 	if err != nil {
 		return betting.WalletCredit{}, err
 	}
-	return c.credit(ctx, op, PathRollback, body)
+	return c.credit(ctx, op, PathRollback, body, b, betting.TxRollback, rollbackID(b), b.Stake)
 }
 
 // Deposit closes a settled or voided bet's round, one attempt: a win
@@ -353,11 +387,12 @@ func (c *Client) Deposit(ctx context.Context, op betting.Operator, b betting.Bet
 	var path string
 	var body []byte
 	var err error
+	paid := *b.PayoutAmount
 	switch {
 	case b.Status == betting.BetVoided || b.PayoutAmount.IsPositive():
 		pay := b.PayoutAmount.StringTrimmed()
 		if b.Status == betting.BetVoided {
-			pay = b.Stake.String()
+			pay, paid = b.Stake.String(), b.Stake
 		}
 		path = PathBetWin
 		body, err = json.Marshal(betWinRequest{AccountID: b.BettorID, Currency: b.Currency, GameID: aggregator.GameID, RoundID: b.ID,
@@ -369,15 +404,22 @@ func (c *Client) Deposit(ctx context.Context, op betting.Operator, b betting.Bet
 	if err != nil {
 		return betting.WalletCredit{}, err
 	}
-	return c.credit(ctx, op, path, body)
+	return c.credit(ctx, op, path, body, b, betting.TxDeposit, creditID(b), paid)
 }
 
-func (c *Client) credit(ctx context.Context, op betting.Operator, path string, body []byte) (betting.WalletCredit, error) {
+// credit sends a deposit's or a rollback's body once; the attempt is
+// recorded as the bet's transaction of kind with id and amount sum.
+func (c *Client) credit(ctx context.Context, op betting.Operator, path string, body []byte, b betting.Bet, kind, id string,
+	sum money.Amount) (betting.WalletCredit, error) {
 	a, err := c.call(ctx, op, path, body)
-	if err != nil || a.kind != done {
+	if err != nil {
 		return betting.WalletCredit{}, err
 	}
-	out := betting.WalletCredit{Done: true}
+	attempts := []betting.WalletAttempt{a.attempt(b, kind, id, sum)}
+	if a.kind != done {
+		return betting.WalletCredit{Attempts: attempts}, nil
+	}
+	out := betting.WalletCredit{Done: true, Attempts: attempts}
 	if balance, ok := amount(a.body.Balance); ok {
 		out.Balance = &balance
 	}

@@ -22,6 +22,7 @@ func RunBets(t *testing.T, newStore func(t *testing.T) betting.BetStore) {
 	t.Run("Bets", func(t *testing.T) { t.Parallel(); testBets(t, newStore(t)) })
 	t.Run("Exposure", func(t *testing.T) { t.Parallel(); testExposure(t, newStore(t)) })
 	t.Run("Settlement", func(t *testing.T) { t.Parallel(); testSettlement(t, newStore(t)) })
+	t.Run("WalletAttempts", func(t *testing.T) { t.Parallel(); testWalletAttempts(t, newStore(t)) })
 }
 
 func newBet(bettor, key, outcome string, at time.Time) betting.Bet {
@@ -244,11 +245,11 @@ func testSettlement(t *testing.T, s betting.BetStore) {
 		{BetID: won.ID, Kind: betting.CreditDeposit, Balance: &first, At: at.Add(time.Second)},
 		{BetID: lost.ID, Kind: betting.CreditDeposit, Balance: &second, At: at.Add(2 * time.Second)},
 		{BetID: pending.ID, Kind: betting.CreditRollback, At: at.Add(3 * time.Second)},
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ConfirmCredits(ctx, []betting.CreditConfirmation{{BetID: won.ID, Kind: betting.CreditDeposit, At: at.Add(time.Hour)}}); err != nil {
+	if err := s.ConfirmCredits(ctx, []betting.CreditConfirmation{{BetID: won.ID, Kind: betting.CreditDeposit, At: at.Add(time.Hour)}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := s.GetBet(ctx, "", "", won.ID); b.DepositConfirmedAt == nil || !b.DepositConfirmedAt.Equal(at.Add(time.Second)) || b.RollbackConfirmedAt != nil {

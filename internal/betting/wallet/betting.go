@@ -5,12 +5,43 @@ import (
 	"fmt"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/money"
 )
 
 // ForBetting adapts c to betting.Wallet: bodies are built from the bet
 // with the operator's currency decimals, so that every retry of a bet's
-// withdrawal or rollback sends the same bytes.
+// withdrawal or rollback sends the same bytes. Each answer lists the
+// requests sent as betting.WalletAttempts.
 func ForBetting(c *Client) betting.Wallet { return bettingWallet{c} }
+
+// transaction names one of a bet's transactions, for its attempts.
+type transaction struct {
+	bet    betting.Bet
+	kind   string
+	id     string
+	amount money.Amount
+}
+
+// attempts describes the requests sent for tx.
+func (tx transaction) attempts(log ...Attempt) []betting.WalletAttempt {
+	out := make([]betting.WalletAttempt, 0, len(log))
+	for _, a := range log {
+		w := betting.WalletAttempt{BetID: tx.bet.ID, Kind: tx.kind, TransactionID: tx.id, Amount: tx.amount, Currency: tx.bet.Currency,
+			StartedAt: a.StartedAt, Duration: a.Duration, Result: betting.AttemptUnknown, HTTPStatus: a.HTTPStatus}
+		switch {
+		case a.Status == StatusSuccess:
+			w.Result = betting.AttemptDone
+		case a.Status == StatusRejected:
+			w.Result, w.Code = betting.AttemptRefused, a.Code
+		case a.Unreadable || a.HTTPStatus != 0 && a.Err != nil:
+			w.Error = betting.FailureUnreadableAnswer
+		case a.HTTPStatus == 0:
+			w.Error = betting.TransportFailure(a.Err)
+		}
+		out = append(out, w)
+	}
+	return out
+}
 
 type bettingWallet struct{ c *Client }
 
@@ -36,17 +67,19 @@ func (w bettingWallet) Withdraw(ctx context.Context, op betting.Operator, b bett
 	if err != nil {
 		return betting.WalletAnswer{}, err
 	}
+	attempts := transaction{b, betting.TxWithdrawal, b.WithdrawalTxID, b.Stake}.attempts(res.Log...)
 	switch res.Status {
 	case StatusSuccess:
 		balance := res.Balance
-		return betting.WalletAnswer{Status: betting.WalletDone, OperatorTxID: res.OperatorTransactionID, Balance: &balance}, nil
+		return betting.WalletAnswer{Status: betting.WalletDone, OperatorTxID: res.OperatorTransactionID, Balance: &balance, Attempts: attempts}, nil
 	case StatusRejected:
-		return betting.WalletAnswer{Status: betting.WalletRefused, Code: string(res.Code), Detail: res.Detail}, nil
+		return betting.WalletAnswer{Status: betting.WalletRefused, Code: string(res.Code), Detail: res.Detail, Attempts: attempts}, nil
 	}
 	if ctx.Err() != nil {
-		return betting.WalletAnswer{}, ctx.Err() // stopping: the placement runs again with the same bytes
+		// Stopping: the placement runs again with the same bytes.
+		return betting.WalletAnswer{Attempts: attempts}, ctx.Err()
 	}
-	return betting.WalletAnswer{Status: betting.WalletUnknown, Detail: res.Detail}, nil
+	return betting.WalletAnswer{Status: betting.WalletUnknown, Detail: res.Detail, Attempts: attempts}, nil
 }
 
 func (w bettingWallet) Rollback(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
@@ -54,7 +87,8 @@ func (w bettingWallet) Rollback(ctx context.Context, op betting.Operator, b bett
 	if err != nil {
 		return betting.WalletCredit{}, err
 	}
-	body, err := RollbackBody(Rollback{TransactionID: "rb-" + b.ID, BettorID: b.BettorID, Amount: b.Stake, Currency: b.Currency, Decimals: d})
+	tx := transaction{b, betting.TxRollback, "rb-" + b.ID, b.Stake}
+	body, err := RollbackBody(Rollback{TransactionID: tx.id, BettorID: b.BettorID, Amount: b.Stake, Currency: b.Currency, Decimals: d})
 	if err != nil {
 		return betting.WalletCredit{}, err
 	}
@@ -62,7 +96,7 @@ func (w bettingWallet) Rollback(ctx context.Context, op betting.Operator, b bett
 	if err != nil {
 		return betting.WalletCredit{}, err
 	}
-	return betting.WalletCredit{Done: out.Done, Balance: out.Balance}, nil
+	return betting.WalletCredit{Done: out.Done, Balance: out.Balance, Attempts: tx.attempts(out.Attempt)}, nil
 }
 
 func (w bettingWallet) Deposit(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
@@ -80,7 +114,8 @@ func (w bettingWallet) Deposit(ctx context.Context, op betting.Operator, b betti
 	case b.PayoutAmount.IsPositive():
 		result = ResultWon
 	}
-	body, err := DepositBody(Deposit{TransactionID: "dp-" + b.ID, BettorID: b.BettorID, Amount: *b.PayoutAmount, Currency: b.Currency,
+	tx := transaction{b, betting.TxDeposit, "dp-" + b.ID, *b.PayoutAmount}
+	body, err := DepositBody(Deposit{TransactionID: tx.id, BettorID: b.BettorID, Amount: *b.PayoutAmount, Currency: b.Currency,
 		Decimals: d, MarketID: b.MarketID, BetID: b.ID, WithdrawalTransactionID: b.WithdrawalTxID, Result: result})
 	if err != nil {
 		return betting.WalletCredit{}, err
@@ -89,5 +124,5 @@ func (w bettingWallet) Deposit(ctx context.Context, op betting.Operator, b betti
 	if err != nil {
 		return betting.WalletCredit{}, err
 	}
-	return betting.WalletCredit{Done: out.Done, Balance: out.Balance}, nil
+	return betting.WalletCredit{Done: out.Done, Balance: out.Balance, Attempts: tx.attempts(out.Attempt)}, nil
 }

@@ -196,6 +196,33 @@ type WithdrawalResult struct {
 	// Detail describes the last attempt for logs and the backoffice; never
 	// show it to bettors.
 	Detail string
+	// Log holds every request sent, in order.
+	Log []Attempt
+}
+
+// Attempt is what one request established, for the record of a bet's
+// wallet transactions: never a body, a signature or the secret.
+type Attempt struct {
+	StartedAt time.Time
+	Duration  time.Duration
+	// Status is this request's outcome: for a withdrawal as
+	// WithdrawalResult.Status; for a deposit or a rollback StatusSuccess
+	// for a 2xx, StatusRejected for another 4xx, StatusUnknown otherwise.
+	Status Status
+	// Code is the rejection code of a refused withdrawal, or the "error"
+	// value of a refused deposit's or rollback's body when it looks like a
+	// code (1 to 64 ASCII letters, digits, '_', '.' or '-'); empty
+	// otherwise.
+	Code string
+	// HTTPStatus is the answer's status; 0 when none arrived.
+	HTTPStatus int
+	// Err is why no answer arrived, or why its body could not be read;
+	// nil otherwise. Its text may hold the URL: classify it, do not show
+	// it.
+	Err error
+	// Unreadable is true for a 2xx withdrawal answer without a
+	// transaction_id and a balance, or with a body that could not be read.
+	Unreadable bool
 }
 
 // Outcome is what a single deposit or rollback attempt learnt.
@@ -212,6 +239,8 @@ type Outcome struct {
 	HTTPStatus int
 	// Detail describes the attempt for logs; never show it to bettors.
 	Detail string
+	// Attempt is the request sent.
+	Attempt Attempt
 }
 
 // Withdraw debits a stake: POST {walletURL}/v1/withdrawals with body (from
@@ -248,9 +277,12 @@ func (c *Client) Withdraw(ctx context.Context, walletURL, secret string, body []
 		if attempt == 1 && errors.Is(a.err, ErrForbiddenAddress) {
 			return WithdrawalResult{}, fmt.Errorf("%w: %s", ErrForbiddenAddress, endpoint)
 		}
+		log := res.Log
 		res = classifyWithdrawal(a)
 		res.Attempts = attempt
 		res.Detail = fmt.Sprintf("attempt %d: %s", attempt, res.Detail)
+		res.Log = append(log, Attempt{StartedAt: a.started, Duration: a.took, Status: res.Status, Code: string(res.Code),
+			HTTPStatus: a.status, Err: a.err, Unreadable: a.status >= 200 && a.status < 300 && res.Status == StatusUnknown})
 		if res.Status != StatusUnknown {
 			return res, nil
 		}
@@ -295,6 +327,13 @@ func (c *Client) once(ctx context.Context, method, endpoint, secret string, body
 		return Outcome{}, fmt.Errorf("%w: %s", ErrForbiddenAddress, endpoint)
 	}
 	o := Outcome{HTTPStatus: a.status, Done: a.status >= 200 && a.status < 300}
+	o.Attempt = Attempt{StartedAt: a.started, Duration: a.took, HTTPStatus: a.status, Err: a.err}
+	switch {
+	case o.Done:
+		o.Attempt.Status = StatusSuccess
+	case a.status >= 400 && a.status < 500:
+		o.Attempt.Status, o.Attempt.Code = StatusRejected, walletError(a)
+	}
 	switch {
 	case a.status == 0:
 		o.Detail = "no answer: " + a.err.Error()
@@ -339,10 +378,36 @@ type answer struct {
 	body     []byte // at most MaxResponseBody bytes
 	tooLarge bool   // the body was longer than MaxResponseBody
 	err      error  // transport error (status 0) or body read error
+	started  time.Time
+	took     time.Duration // until the body was read or the attempt failed
 }
 
 // send makes one signed request, bounded by the per-attempt timeout.
 func (c *Client) send(ctx context.Context, method, endpoint, secret string, body []byte) answer {
+	start := time.Now()
+	a := c.exchange(ctx, method, endpoint, secret, body)
+	a.started, a.took = start.UTC(), time.Since(start)
+	return a
+}
+
+// walletError is the "error" value of a 4xx answer's JSON body when it
+// looks like a code (see Attempt.Code); empty otherwise.
+func walletError(a answer) string {
+	var e struct {
+		Error string `json:"error"`
+	}
+	if a.err != nil || a.tooLarge || json.Unmarshal(a.body, &e) != nil || len(e.Error) > 64 {
+		return ""
+	}
+	for _, ch := range e.Error {
+		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '_' || ch == '.' || ch == '-') {
+			return ""
+		}
+	}
+	return e.Error
+}
+
+func (c *Client) exchange(ctx context.Context, method, endpoint, secret string, body []byte) answer {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, endpoint, bytes.NewReader(body))

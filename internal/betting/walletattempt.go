@@ -1,0 +1,180 @@
+package betting
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/money"
+)
+
+// Kinds of a bet's transactions in its operator's wallet.
+const (
+	TxWithdrawal = "withdrawal"
+	TxDeposit    = "deposit"
+	TxRollback   = "rollback"
+)
+
+// Results of one wallet attempt (WalletAttempt.Result).
+const (
+	// AttemptDone: the operator answered that the money moved (or had
+	// already moved).
+	AttemptDone = "done"
+	// AttemptRefused: the operator definitely refused this request; Code
+	// says why.
+	AttemptRefused = "refused"
+	// AttemptUnknown: no definite answer (a 5xx, an unreadable answer, no
+	// answer at all).
+	AttemptUnknown = "unknown"
+)
+
+// Failures of an attempt that got no usable answer (WalletAttempt.Error).
+const (
+	FailureTimeout           = "timeout"
+	FailureConnectionRefused = "connection_refused"
+	FailureConnectionReset   = "connection_reset"
+	// FailureConnectionClosed: the connection closed before an answer.
+	FailureConnectionClosed = "connection_closed"
+	FailureDNS              = "dns_failure"
+	FailureTLS              = "tls_failure"
+	// FailureCancelled: the platform stopped waiting (it was shutting
+	// down).
+	FailureCancelled = "cancelled"
+	// FailureTransport: any other failure to get an answer.
+	FailureTransport = "transport_error"
+	// FailureUnreadableAnswer: an answer arrived but its body could not be
+	// read or lacked what the protocol requires.
+	FailureUnreadableAnswer = "unreadable_answer"
+)
+
+// WalletAttempt is one request sent to an operator's wallet for one of a
+// bet's transactions: what support staff see of it. It never holds the
+// signing secret, a signature, a token or a body.
+type WalletAttempt struct {
+	BetID string
+	// Kind is TxWithdrawal, TxDeposit or TxRollback.
+	Kind string
+	// TransactionID is the platform's id of the transaction, the same on
+	// every attempt ("wd-", "dp-" or "rb-" and the bet id).
+	TransactionID string
+	Amount        money.Amount
+	Currency      string
+	StartedAt     time.Time
+	Duration      time.Duration
+	// Result is AttemptDone, AttemptRefused or AttemptUnknown.
+	Result string
+	// Code says why a refused attempt was refused: the bet's rejection
+	// code for a withdrawal, the wallet's own error code for a credit
+	// when it sent one. Empty otherwise.
+	Code string
+	// HTTPStatus is the answer's status; 0 when none arrived.
+	HTTPStatus int
+	// Error is a Failure* value for an attempt without a usable answer;
+	// empty otherwise.
+	Error string
+}
+
+// TransportFailure names the failure of a request that got no answer, for
+// WalletAttempt.Error: FailureTimeout, FailureConnectionRefused, and so on;
+// "" for a nil err. It never returns the error's text, which may hold
+// addresses.
+func TransportFailure(err error) string {
+	var netErr net.Error
+	var dnsErr *net.DNSError
+	var alert tls.AlertError
+	var record tls.RecordHeaderError
+	var verify *tls.CertificateVerificationError
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, context.Canceled):
+		return FailureCancelled
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return FailureTimeout
+	case errors.As(err, &dnsErr):
+		return FailureDNS
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return FailureConnectionRefused
+	case errors.Is(err, syscall.ECONNRESET):
+		return FailureConnectionReset
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return FailureConnectionClosed
+	case errors.As(err, &alert), errors.As(err, &record), errors.As(err, &verify):
+		return FailureTLS
+	}
+	return FailureTransport
+}
+
+// WalletTransaction is one of a bet's transactions in its operator's
+// wallet with every attempt recorded for it, oldest first.
+type WalletTransaction struct {
+	TransactionID string
+	// Kind is TxWithdrawal, TxDeposit or TxRollback.
+	Kind     string
+	Amount   money.Amount
+	Currency string
+	// ConfirmedAt is when the operator confirmed the transaction: the
+	// bet's recorded confirmation of a deposit or rollback, the end of a
+	// withdrawal's done attempt; nil until then.
+	ConfirmedAt *time.Time
+	Attempts    []WalletAttempt
+}
+
+// WalletTransactions returns a bet's transactions in its operator's wallet
+// with their recorded attempts, in the order of their first attempts. A
+// transaction appears once an attempt of it is recorded: the attempts of
+// a call are recorded with the outcome they led to, so a crash between the
+// call and that write loses them (the call is sent again, with the same
+// bytes, and recorded then). ErrNotFound for an unknown bet.
+func (p *Placement) WalletTransactions(ctx context.Context, betID string) ([]WalletTransaction, error) {
+	b, err := p.bets.GetBet(ctx, "", "", betID)
+	if err != nil {
+		return nil, err
+	}
+	attempts, err := p.bets.WalletAttempts(ctx, b.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := []WalletTransaction{}
+	index := map[[2]string]int{}
+	for _, a := range attempts {
+		k := [2]string{a.Kind, a.TransactionID}
+		i, ok := index[k]
+		if !ok {
+			i = len(out)
+			index[k] = i
+			out = append(out, WalletTransaction{TransactionID: a.TransactionID, Kind: a.Kind, Amount: a.Amount, Currency: a.Currency})
+		}
+		tx := &out[i]
+		tx.Attempts = append(tx.Attempts, a)
+		if a.Kind == TxWithdrawal && a.Result == AttemptDone && tx.ConfirmedAt == nil {
+			end := a.StartedAt.Add(a.Duration)
+			tx.ConfirmedAt = &end
+		}
+	}
+	for i := range out {
+		switch out[i].Kind {
+		case TxDeposit:
+			out[i].ConfirmedAt = b.DepositConfirmedAt
+		case TxRollback:
+			out[i].ConfirmedAt = b.RollbackConfirmedAt
+		}
+	}
+	return out, nil
+}
+
+// record stores attempts that no outcome write carries, even while ctx
+// is being cancelled: the requests were sent.
+func (p *Placement) record(ctx context.Context, attempts []WalletAttempt) error {
+	if len(attempts) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	return p.bets.AppendWalletAttempts(ctx, attempts)
+}

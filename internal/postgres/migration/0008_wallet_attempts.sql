@@ -1,0 +1,15 @@
+CREATE TABLE betting_wallet_attempts (
+    id             BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    bet_id         UUID NOT NULL,
+    kind           TEXT NOT NULL,
+    transaction_id TEXT NOT NULL,
+    amount         NUMERIC(30, 12) NOT NULL,
+    currency       TEXT NOT NULL,
+    started_at     TIMESTAMPTZ NOT NULL,
+    duration_us    BIGINT NOT NULL,
+    result         TEXT NOT NULL,
+    code           TEXT NOT NULL DEFAULT '',
+    http_status    INTEGER NOT NULL DEFAULT 0,
+    error          TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX betting_wallet_attempts_bet ON betting_wallet_attempts (bet_id, started_at, id);

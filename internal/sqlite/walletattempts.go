@@ -1,0 +1,60 @@
+package sqlite
+
+import (
+	"context"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+)
+
+// insertWalletAttemptSQL records one wallet attempt; it is one of the
+// prepared bet write statements, run in the write that records the
+// attempt's outcome.
+const insertWalletAttemptSQL = `INSERT INTO betting_wallet_attempts (bet_id, kind, transaction_id, amount, currency, started_at, duration_us,
+	result, code, http_status, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// appendWalletAttempts records attempts in the batch's transaction, in
+// order.
+func (t *writeTx) appendWalletAttempts(ctx context.Context, attempts []betting.WalletAttempt) error {
+	for _, a := range attempts {
+		if _, err := t.exec(ctx, insertWalletAttemptSQL, a.BetID, a.Kind, a.TransactionID, a.Amount.String(), a.Currency,
+			micros(a.StartedAt), a.Duration.Microseconds(), a.Result, a.Code, a.HTTPStatus, a.Error); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s betStore) AppendWalletAttempts(ctx context.Context, attempts []betting.WalletAttempt) error {
+	if len(attempts) == 0 {
+		return nil
+	}
+	return s.d.write(ctx, func(ctx context.Context, tx *writeTx) (error, error) {
+		return nil, tx.appendWalletAttempts(ctx, attempts)
+	})
+}
+
+func (s betStore) WalletAttempts(ctx context.Context, betID string) ([]betting.WalletAttempt, error) {
+	rows, err := s.d.reader.query(ctx, `SELECT bet_id, kind, transaction_id, amount, currency, started_at, duration_us, result, code, http_status, error
+		FROM betting_wallet_attempts WHERE bet_id = ? ORDER BY started_at, id`, betID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []betting.WalletAttempt{}
+	for rows.Next() {
+		var a betting.WalletAttempt
+		var amount string
+		var started, duration int64
+		if err := rows.Scan(&a.BetID, &a.Kind, &a.TransactionID, &amount, &a.Currency, &started, &duration, &a.Result, &a.Code,
+			&a.HTTPStatus, &a.Error); err != nil {
+			return nil, err
+		}
+		if a.Amount, err = parseStored(amount); err != nil {
+			return nil, err
+		}
+		a.StartedAt, a.Duration = fromMicros(started), time.Duration(duration)*time.Microsecond
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
