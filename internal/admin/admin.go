@@ -69,6 +69,8 @@ func New(token string, ticketService *tickets.Service, bettingService *betting.S
 	mux.HandleFunc("POST /admin/v1/ticket-clients/{id}/keys", h.ids(h.createKey))
 	mux.HandleFunc("GET /admin/v1/ticket-clients/{id}/keys", h.ids(h.listKeys))
 	mux.HandleFunc("DELETE /admin/v1/ticket-clients/{id}/keys/{key_id}", h.ids(h.revokeKey))
+	mux.HandleFunc("GET /admin/v1/ticket-jobs", h.listTicketJobs)
+	mux.HandleFunc("GET /admin/v1/ticket-jobs/{id}", h.ids(h.getTicketJob))
 	h.bettingRoutes(mux)
 	mux.HandleFunc("/admin/v1/", func(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, problem(http.StatusNotFound, CodeNotFound, "There is no endpoint "+r.Method+" "+r.URL.Path+"."))

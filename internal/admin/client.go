@@ -164,3 +164,42 @@ func (c *Client) ListTicketKeys(ctx context.Context, clientID string) ([]TicketK
 func (c *Client) RevokeTicketKey(ctx context.Context, clientID, keyID string) error {
 	return c.Do(ctx, http.MethodDelete, "/admin/v1/ticket-clients/"+url.PathEscape(clientID)+"/keys/"+url.PathEscape(keyID), nil, nil)
 }
+
+// ListTicketJobs returns one page of ticket jobs, newest first, and the
+// cursor of the next page ("" after the last). A *Problem with
+// invalid_request for a client id that is not a UUID, an unknown status, a
+// bad limit or cursor.
+func (c *Client) ListTicketJobs(ctx context.Context, q TicketJobQuery) ([]TicketJob, string, error) {
+	v := url.Values{}
+	for name, value := range map[string]string{"client_id": q.ClientID, "status": q.Status, "cursor": q.Cursor} {
+		if value != "" {
+			v.Set(name, value)
+		}
+	}
+	if q.Limit != 0 {
+		v.Set("limit", fmt.Sprint(q.Limit))
+	}
+	path := "/admin/v1/ticket-jobs"
+	if len(v) > 0 {
+		path += "?" + v.Encode()
+	}
+	var page struct {
+		Items      []TicketJob `json:"items"`
+		NextCursor *string     `json:"next_cursor"`
+	}
+	if err := c.Do(ctx, http.MethodGet, path, nil, &page); err != nil {
+		return nil, "", err
+	}
+	if page.NextCursor == nil {
+		return page.Items, "", nil
+	}
+	return page.Items, *page.NextCursor, nil
+}
+
+// GetTicketJob returns a ticket job; a *Problem with not_found when there
+// is none.
+func (c *Client) GetTicketJob(ctx context.Context, id string) (TicketJob, error) {
+	var out TicketJob
+	err := c.Do(ctx, http.MethodGet, "/admin/v1/ticket-jobs/"+url.PathEscape(id), nil, &out)
+	return out, err
+}

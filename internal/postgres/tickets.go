@@ -280,6 +280,60 @@ func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]ticke
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (tickets.Job, error) { return scanJob(r) })
 }
 
+// summaryColumns are the columns of a tickets.JobSummary, read with
+// scanSummary: neither the spec nor the result is read. The ids' text
+// forms are renamed so that ORDER BY id sorts by the indexed uuid column.
+const summaryColumns = `id::text AS job_id, client_id::text AS job_client_id, (SELECT name FROM ticket_clients c WHERE c.id = ticket_jobs.client_id),
+	coalesce(request->>'title', ''), status, stage, error_code, error_message, engine, attempts, ticket_count,
+	coalesce(request->>'callback_url', '') <> '', callback_failed, callback_delivered_at,
+	created_at, updated_at, expires_at, started_at, finished_at`
+
+func scanSummary(row pgx.Row) (tickets.JobSummary, error) {
+	var j tickets.JobSummary
+	var clientName *string
+	err := row.Scan(&j.ID, &j.ClientID, &clientName, &j.Title, &j.Status, &j.Stage, &j.ErrorCode, &j.ErrorMessage, &j.Engine,
+		&j.Attempts, &j.TicketCount, &j.HasCallback, &j.CallbackFailed, &j.CallbackDeliveredAt,
+		&j.CreatedAt, &j.UpdatedAt, &j.ExpiresAt, &j.StartedAt, &j.FinishedAt)
+	if err != nil {
+		return j, notFound(err)
+	}
+	if clientName != nil {
+		j.ClientName = *clientName
+	}
+	j.CreatedAt, j.UpdatedAt, j.ExpiresAt = j.CreatedAt.UTC(), j.UpdatedAt.UTC(), j.ExpiresAt.UTC()
+	for _, t := range []*time.Time{j.CallbackDeliveredAt, j.StartedAt, j.FinishedAt} {
+		if t != nil {
+			*t = t.UTC()
+		}
+	}
+	return j, nil
+}
+
+func (s ticketStore) ListJobSummaries(ctx context.Context, f tickets.JobFilter) ([]tickets.JobSummary, error) {
+	q := `SELECT ` + summaryColumns + ` FROM ticket_jobs WHERE true`
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	if f.ClientID != "" {
+		q += ` AND client_id = ` + arg(f.ClientID) + `::uuid`
+	}
+	if f.Status != "" {
+		q += ` AND status = ` + arg(f.Status)
+	}
+	q += newestFirst(arg, f.BeforeCreatedAt, f.BeforeID, f.Limit)
+	rows, err := s.d.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (tickets.JobSummary, error) { return scanSummary(r) })
+}
+
+func (s ticketStore) GetJobSummary(ctx context.Context, id string) (tickets.JobSummary, error) {
+	return scanSummary(s.d.pool.QueryRow(ctx, `SELECT `+summaryColumns+` FROM ticket_jobs WHERE id = $1`, id))
+}
+
 func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpdate) (tickets.Job, error) {
 	tx, err := s.d.pool.Begin(ctx)
 	if err != nil {
@@ -290,10 +344,24 @@ func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpda
 	for i, st := range u.From {
 		from[i] = string(st)
 	}
+	var ticketCount *int
+	var started, finished *time.Time // nil keeps the stored value
+	attempts := 0
+	if u.Result != nil {
+		ticketCount = &u.TicketCount
+	}
+	if u.Attempt {
+		attempts, started = 1, &u.At
+	}
+	if u.Status.Terminal() {
+		finished = &u.At
+	}
 	j, err := scanJob(tx.QueryRow(ctx, `UPDATE ticket_jobs SET status = $1, stage = coalesce(nullif($2, ''), stage),
-		error_code = $3, error_message = $4, result = coalesce($5, result), updated_at = $6
+		error_code = $3, error_message = $4, result = coalesce($5, result), ticket_count = coalesce($9, ticket_count), updated_at = $6,
+		attempts = attempts + $10, started_at = coalesce(started_at, $11), engine = coalesce(nullif($12, ''), engine),
+		finished_at = coalesce(finished_at, $13)
 		WHERE id = $7 AND status = ANY($8) RETURNING `+jobColumns,
-		u.Status, u.Stage, u.ErrorCode, u.ErrorMessage, u.Result, u.At, id, from))
+		u.Status, u.Stage, u.ErrorCode, u.ErrorMessage, u.Result, u.At, id, from, ticketCount, attempts, started, u.Engine, finished))
 	if errors.Is(err, tickets.ErrNotFound) {
 		var n int
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM ticket_jobs WHERE id = $1`, id).Scan(&n); err != nil {
@@ -323,6 +391,11 @@ func (s ticketStore) MarkCallbackFailed(ctx context.Context, id, message string,
 	return err
 }
 
+func (s ticketStore) MarkCallbackDelivered(ctx context.Context, id string, at time.Time) error {
+	_, err := s.d.pool.Exec(ctx, `UPDATE ticket_jobs SET callback_delivered_at = $1 WHERE id = $2`, at, id)
+	return err
+}
+
 func (s ticketStore) ExpireJobs(ctx context.Context, now time.Time) (int, error) {
 	tx, err := s.d.pool.Begin(ctx)
 	if err != nil {
@@ -334,7 +407,7 @@ func (s ticketStore) ExpireJobs(ctx context.Context, now time.Time) (int, error)
 	rows, err := tx.Query(ctx, `WITH due AS (
 			SELECT id, status AS old_status FROM ticket_jobs
 			WHERE expires_at <= $1 AND status <> 'expired' FOR UPDATE SKIP LOCKED)
-		UPDATE ticket_jobs j SET status = 'expired', result = NULL, updated_at = $1
+		UPDATE ticket_jobs j SET status = 'expired', result = NULL, updated_at = $1, finished_at = coalesce(j.finished_at, $1)
 		FROM due WHERE j.id = due.id
 		RETURNING j.id::text, due.old_status, coalesce(j.request->>'callback_url', '')`, now)
 	if err != nil {
@@ -368,7 +441,7 @@ func (s ticketStore) CancelStaleJobs(ctx context.Context, before, now time.Time)
 	}
 	defer tx.Rollback(ctx)
 	rows, err := tx.Query(ctx, `UPDATE ticket_jobs SET status = 'cancelled', error_code = 'job_cancelled',
-		error_message = 'The job was cancelled.', updated_at = $1
+		error_message = 'The job was cancelled.', updated_at = $1, finished_at = coalesce(finished_at, $1)
 		WHERE status = 'cancel_requested' AND updated_at < $2
 		RETURNING id::text, coalesce(request->>'callback_url', '')`, now, before)
 	if err != nil {

@@ -787,6 +787,11 @@ func TestStopInTheMiddleOfAGeneration(t *testing.T) {
 		if n := counting.calls.Load(); n != 1 {
 			t.Errorf("the resumed job was generated %d times", n)
 		}
+		// The admin API counts the claim and the resumption, and names the
+		// engine that finished the job.
+		if j, err := w.admin.GetTicketJob(context.Background(), id); err != nil || j.Attempts != 2 || j.Engine == nil || *j.Engine != "heuristic" {
+			t.Errorf("the resumed job in the admin API = %+v, %v; want 2 attempts by heuristic", j, err)
+		}
 	})
 }
 

@@ -309,6 +309,50 @@ func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]ticke
 	return queryNewestFirst(ctx, s.d.reader, q, args, f.BeforeCreatedAt, f.BeforeID, f.Limit, scanJob)
 }
 
+// summaryColumns are the columns of a tickets.JobSummary, read with
+// scanSummary: neither the spec nor the result is read.
+const summaryColumns = `id, client_id, (SELECT name FROM ticket_clients c WHERE c.id = ticket_jobs.client_id),
+	coalesce(json_extract(request, '$.title'), ''), status, stage, error_code, error_message, engine, attempts, ticket_count,
+	coalesce(json_extract(request, '$.callback_url'), '') <> '', callback_failed, callback_delivered_at,
+	created_at, updated_at, expires_at, started_at, finished_at`
+
+func scanSummary(row interface{ Scan(...any) error }) (tickets.JobSummary, error) {
+	var j tickets.JobSummary
+	var clientName sql.NullString
+	var created, updated, expires int64
+	var delivered, started, finished sql.NullInt64
+	err := row.Scan(&j.ID, &j.ClientID, &clientName, &j.Title, &j.Status, &j.Stage, &j.ErrorCode, &j.ErrorMessage, &j.Engine,
+		&j.Attempts, &j.TicketCount, &j.HasCallback, &j.CallbackFailed, &delivered, &created, &updated, &expires, &started, &finished)
+	if errors.Is(err, sql.ErrNoRows) {
+		return j, tickets.ErrNotFound
+	}
+	if err != nil {
+		return j, err
+	}
+	j.ClientName = clientName.String
+	j.CreatedAt, j.UpdatedAt, j.ExpiresAt = fromMicros(created), fromMicros(updated), fromMicros(expires)
+	j.CallbackDeliveredAt, j.StartedAt, j.FinishedAt = timePtr(delivered), timePtr(started), timePtr(finished)
+	return j, nil
+}
+
+func (s ticketStore) ListJobSummaries(ctx context.Context, f tickets.JobFilter) ([]tickets.JobSummary, error) {
+	q := `SELECT ` + summaryColumns + ` FROM ticket_jobs WHERE true`
+	var args []any
+	if f.ClientID != "" {
+		q += ` AND client_id = ?`
+		args = append(args, f.ClientID)
+	}
+	if f.Status != "" {
+		q += ` AND status = ?`
+		args = append(args, f.Status)
+	}
+	return queryNewestFirst(ctx, s.d.reader, q, args, f.BeforeCreatedAt, f.BeforeID, f.Limit, scanSummary)
+}
+
+func (s ticketStore) GetJobSummary(ctx context.Context, id string) (tickets.JobSummary, error) {
+	return scanSummary(s.d.reader.queryRow(ctx, `SELECT `+summaryColumns+` FROM ticket_jobs WHERE id = ?`, id))
+}
+
 func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpdate) (tickets.Job, error) {
 	tx, err := s.d.writer.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -316,13 +360,27 @@ func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpda
 	}
 	defer tx.Rollback()
 	from := make([]string, len(u.From))
-	args := []any{u.Status, u.Stage, u.ErrorCode, u.ErrorMessage, u.Result, micros(u.At), id}
+	var ticketCount, started, finished any // NULL keeps the stored value
+	attempts := 0
+	if u.Result != nil {
+		ticketCount = u.TicketCount
+	}
+	if u.Attempt {
+		attempts, started = 1, micros(u.At)
+	}
+	if u.Status.Terminal() {
+		finished = micros(u.At)
+	}
+	args := []any{u.Status, u.Stage, u.ErrorCode, u.ErrorMessage, u.Result, ticketCount, micros(u.At),
+		attempts, started, u.Engine, finished, id}
 	for i, st := range u.From {
 		from[i] = "?"
 		args = append(args, st)
 	}
 	j, err := scanJob(tx.QueryRowContext(ctx, `UPDATE ticket_jobs SET status = ?, stage = coalesce(nullif(?, ''), stage),
-		error_code = ?, error_message = ?, result = coalesce(?, result), updated_at = ?
+		error_code = ?, error_message = ?, result = coalesce(?, result), ticket_count = coalesce(?, ticket_count), updated_at = ?,
+		attempts = attempts + ?, started_at = coalesce(started_at, ?), engine = coalesce(nullif(?, ''), engine),
+		finished_at = coalesce(finished_at, ?)
 		WHERE id = ? AND status IN (`+strings.Join(from, ", ")+`) RETURNING `+jobColumns, args...))
 	if errors.Is(err, tickets.ErrNotFound) {
 		var n int
@@ -350,6 +408,11 @@ func (s ticketStore) MarkCallbackFailed(ctx context.Context, id, message string,
 		error_code = CASE WHEN status = 'completed' THEN 'callback_failed' ELSE error_code END,
 		error_message = CASE WHEN status = 'completed' THEN ? ELSE error_message END,
 		updated_at = ? WHERE id = ?`, message, micros(at), id)
+	return err
+}
+
+func (s ticketStore) MarkCallbackDelivered(ctx context.Context, id string, at time.Time) error {
+	_, err := s.d.writer.exec(ctx, `UPDATE ticket_jobs SET callback_delivered_at = ? WHERE id = ?`, micros(at), id)
 	return err
 }
 
@@ -387,7 +450,8 @@ func (s ticketStore) ExpireJobs(ctx context.Context, now time.Time) (int, error)
 		return 0, err
 	}
 	for _, d := range dues {
-		if _, err := tx.ExecContext(ctx, `UPDATE ticket_jobs SET status = 'expired', result = NULL, updated_at = ? WHERE id = ?`, micros(now), d.id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE ticket_jobs SET status = 'expired', result = NULL, updated_at = ?,
+			finished_at = coalesce(finished_at, ?) WHERE id = ?`, micros(now), micros(now), d.id); err != nil {
 			return 0, err
 		}
 		if d.callback {
@@ -406,8 +470,8 @@ func (s ticketStore) CancelStaleJobs(ctx context.Context, before, now time.Time)
 	}
 	defer tx.Rollback()
 	rows, err := tx.QueryContext(ctx, `UPDATE ticket_jobs SET status = 'cancelled', error_code = 'job_cancelled',
-		error_message = 'The job was cancelled.', updated_at = ?
-		WHERE status = 'cancel_requested' AND updated_at < ? RETURNING id, json_extract(request, '$.callback_url')`, micros(now), micros(before))
+		error_message = 'The job was cancelled.', updated_at = ?1, finished_at = coalesce(finished_at, ?1)
+		WHERE status = 'cancel_requested' AND updated_at < ?2 RETURNING id, json_extract(request, '$.callback_url')`, micros(now), micros(before))
 	if err != nil {
 		return 0, err
 	}

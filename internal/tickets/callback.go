@@ -23,7 +23,8 @@ func CallbackMessageID(jobID string, status Status) string {
 }
 
 // DeliverCallback sends the callback of the job's terminal status to its
-// callback_url, signed with the client's webhook secret. It returns an error
+// callback_url, signed with the client's webhook secret, and records the
+// delivery on the job. It returns an error
 // when the attempt failed and should be retried. On the last attempt, or on
 // a permanent failure, it records callback_failed on the job and returns nil.
 func (s *Service) DeliverCallback(ctx context.Context, id string, status Status, lastAttempt bool) error {
@@ -49,6 +50,11 @@ func (s *Service) DeliverCallback(ctx context.Context, id string, status Status,
 	}
 	err = s.callback.Send(ctx, j.Request.CallbackURL, c.WebhookSecret, CallbackMessageID(id, status), body)
 	if err == nil {
+		// Sending again only to record the delivery would be worse than a
+		// delivery the admin API does not show: log it and go on.
+		if err := s.store.MarkCallbackDelivered(ctx, id, s.Now()); err != nil {
+			s.log.WarnContext(ctx, "recording a callback delivery failed", "job_id", id, "err", err)
+		}
 		return nil
 	}
 	reason, permanent := "the delivery failed", false

@@ -92,8 +92,16 @@ type JobUpdate struct {
 	Stage        Stage
 	ErrorCode    Code
 	ErrorMessage string
-	// Result, when non-nil, is stored as the job's result.
-	Result []byte
+	// Result, when non-nil, is stored as the job's result, and TicketCount
+	// as the number of its tickets.
+	Result      []byte
+	TicketCount int
+	// Attempt records that a worker takes the job up (its claim, or a
+	// resumption after a worker stopped or crashed): the job's attempts grow
+	// by one, its engine becomes Engine, and its start time becomes At
+	// unless it has one.
+	Attempt bool
+	Engine  string
 	// Callback asks the store to enqueue delivery of the job's callback in
 	// the same transaction, when the job has a callback URL.
 	Callback bool
@@ -102,6 +110,8 @@ type JobUpdate struct {
 
 // JobFilter selects a client's jobs for listing, newest first.
 type JobFilter struct {
+	// ClientID is the client whose jobs are listed (Store.ListJobSummaries:
+	// every client's when empty).
 	ClientID string
 	Status   Status
 	// Before, when set, continues a listing after the job with this

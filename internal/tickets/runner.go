@@ -18,7 +18,8 @@ const finishTimeout = 10 * time.Second
 // (processing, preparing_prompt), generates (generating_tickets), validates
 // (validating_output) and stores the result (completed), or records the
 // failure (failed with the engine's code). A job already processing, left
-// behind by a crashed or stopped worker, is resumed; a terminal job is left
+// behind by a crashed or stopped worker, is resumed; the claim and each
+// resumption count an attempt and record the engine. A terminal job is left
 // alone; a cancel_requested job becomes cancelled. The result is stored in
 // one conditional update, so a job is never completed twice.
 //
@@ -45,7 +46,7 @@ func (s *Service) run(ctx context.Context, id string) error {
 	switch j.Status {
 	case StatusQueued:
 		j, err = s.store.UpdateJob(ctx, id, JobUpdate{From: []Status{StatusQueued},
-			Status: StatusProcessing, Stage: StagePreparingPrompt, At: s.Now()})
+			Status: StatusProcessing, Stage: StagePreparingPrompt, Attempt: true, Engine: s.engine.Name(), At: s.Now()})
 		if errors.Is(err, ErrConflict) {
 			return s.run(ctx, id) // cancelled or claimed meanwhile
 		}
@@ -54,6 +55,14 @@ func (s *Service) run(ctx context.Context, id string) error {
 		}
 	case StatusProcessing:
 		s.log.InfoContext(ctx, "resuming job", "job_id", id, "stage", j.Stage)
+		j, err = s.store.UpdateJob(ctx, id, JobUpdate{From: []Status{StatusProcessing},
+			Status: StatusProcessing, Attempt: true, Engine: s.engine.Name(), At: s.Now()})
+		if errors.Is(err, ErrConflict) {
+			return s.run(ctx, id) // cancelled or expired meanwhile
+		}
+		if err != nil {
+			return fmt.Errorf("resume job %s: %w", id, err)
+		}
 	case StatusCancelRequested:
 		return s.finishCancelled(id)
 	default:
@@ -71,7 +80,7 @@ func (s *Service) run(ctx context.Context, id string) error {
 		s.watchCancel(genCtx, id, cancel)
 	}()
 
-	res, err := s.generate(genCtx, j, cancel)
+	res, ticketCount, err := s.generate(genCtx, j, cancel)
 	cancel(nil) // stops the watcher
 	switch {
 	case errors.Is(context.Cause(genCtx), errCancelRequested):
@@ -87,7 +96,7 @@ func (s *Service) run(ctx context.Context, id string) error {
 	fctx, fcancel := s.finishContext()
 	defer fcancel()
 	_, err = s.store.UpdateJob(fctx, id, JobUpdate{From: []Status{StatusProcessing},
-		Status: StatusCompleted, Stage: StageCompleted, Result: res, Callback: true, At: s.Now()})
+		Status: StatusCompleted, Stage: StageCompleted, Result: res, TicketCount: ticketCount, Callback: true, At: s.Now()})
 	if errors.Is(err, ErrConflict) {
 		return s.settle(id) // cancelled while the result was being stored
 	}
@@ -119,9 +128,9 @@ type runningJob struct{ cancel context.CancelCauseFunc }
 
 // generate runs the engine, which reports generating_tickets and
 // validating_output as it reaches them, and returns the validated result
-// document. A stage change that finds the job no longer processing
+// document and the number of its tickets. A stage change that finds the job no longer processing
 // (cancelled meanwhile) aborts the generation.
-func (s *Service) generate(ctx context.Context, j Job, abort context.CancelCauseFunc) ([]byte, error) {
+func (s *Service) generate(ctx context.Context, j Job, abort context.CancelCauseFunc) ([]byte, int, error) {
 	reported := StagePreparingPrompt
 	progress := func(st Stage) {
 		if st == reported || ctx.Err() != nil {
@@ -140,11 +149,11 @@ func (s *Service) generate(ctx context.Context, j Job, abort context.CancelCause
 	res, err := s.engine.Generate(ctx, GenerationRequest{JobID: j.ID, Title: j.Request.Title, Spec: j.Request.Spec,
 		Options: j.Request.Options, Progress: progress})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if reported != StageValidatingOutput {
 		if err := s.setStage(ctx, j.ID, StageValidatingOutput); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	if res.Generation.DurationMS == 0 {
@@ -152,13 +161,13 @@ func (s *Service) generate(ctx context.Context, j Job, abort context.CancelCause
 	}
 	raw, err := json.Marshal(res)
 	if err != nil {
-		return nil, &Error{Code: CodeModelOutputInvalid, Message: "The engine's result cannot be encoded.", Err: err}
+		return nil, 0, &Error{Code: CodeModelOutputInvalid, Message: "The engine's result cannot be encoded.", Err: err}
 	}
 	if problems := ValidateResult(raw, j.ID, j.Request.Options); len(problems) > 0 {
-		return nil, &Error{Code: CodeModelOutputInvalid,
+		return nil, 0, &Error{Code: CodeModelOutputInvalid,
 			Message: "The generated result is not valid tickets.result.v1: " + strings.Join(problems, "; ")}
 	}
-	return raw, nil
+	return raw, len(res.Tickets), nil
 }
 
 func (s *Service) setStage(ctx context.Context, id string, stage Stage) error {

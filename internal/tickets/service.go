@@ -156,33 +156,50 @@ func (s *Service) Get(ctx context.Context, p Principal, id string) (Job, error) 
 // List returns a page of the principal's jobs, newest first, and the cursor
 // of the next page ("" at the end). status filters when not empty.
 //
-// Errors: invalid_request for a bad cursor or limit.
+// Errors: invalid_request for a bad status, cursor or limit.
 func (s *Service) List(ctx context.Context, p Principal, status Status, limit int, cursor string) ([]Job, string, error) {
-	if limit < 1 || limit > 100 {
-		return nil, "", Errorf(CodeInvalidRequest, "limit must be between 1 and 100.")
-	}
-	if status != "" && !status.Valid() {
-		return nil, "", Errorf(CodeInvalidRequest, "status %q is not a job status.", status)
-	}
-	f := JobFilter{ClientID: p.ClientID, Status: status, Limit: limit + 1}
-	if cursor != "" {
-		at, id, ok := cursorpkg.Decode(cursor)
-		if !ok {
-			return nil, "", Errorf(CodeInvalidRequest, "cursor is not valid.")
-		}
-		f.BeforeCreatedAt, f.BeforeID = at, id
+	f, err := pageFilter(p.ClientID, status, limit, cursor)
+	if err != nil {
+		return nil, "", err
 	}
 	jobs, err := s.store.ListJobs(ctx, f)
 	if err != nil {
 		return nil, "", storageError(err)
 	}
-	next := ""
-	if len(jobs) > limit {
-		jobs = jobs[:limit]
-		last := jobs[limit-1]
-		next = cursorpkg.Encode(last.CreatedAt, last.ID)
-	}
+	jobs, next := trimPage(jobs, limit, func(j Job) (time.Time, string) { return j.CreatedAt, j.ID })
 	return jobs, next, nil
+}
+
+// pageFilter is the filter of a page of limit jobs (and one more, which
+// tells whether a next page exists) of a client in status after cursor.
+//
+// Errors: invalid_request for a bad status, cursor or limit.
+func pageFilter(clientID string, status Status, limit int, cursor string) (JobFilter, error) {
+	if limit < 1 || limit > 100 {
+		return JobFilter{}, Errorf(CodeInvalidRequest, "limit must be between 1 and 100.")
+	}
+	if status != "" && !status.Valid() {
+		return JobFilter{}, Errorf(CodeInvalidRequest, "status %q is not one of queued, processing, completed, failed, cancel_requested, cancelled, expired.", status)
+	}
+	f := JobFilter{ClientID: clientID, Status: status, Limit: limit + 1}
+	if cursor != "" {
+		at, id, ok := cursorpkg.Decode(cursor)
+		if !ok {
+			return JobFilter{}, Errorf(CodeInvalidRequest, "cursor is not valid.")
+		}
+		f.BeforeCreatedAt, f.BeforeID = at, id
+	}
+	return f, nil
+}
+
+// trimPage cuts the extra row pageFilter asks for and returns the cursor
+// after the page's last row, or "" when rows was the last page.
+func trimPage[T any](rows []T, limit int, position func(T) (time.Time, string)) ([]T, string) {
+	if len(rows) <= limit {
+		return rows, ""
+	}
+	rows = rows[:limit]
+	return rows, cursorpkg.Encode(position(rows[limit-1]))
 }
 
 // Cancel cancels the principal's job: a queued job becomes cancelled at

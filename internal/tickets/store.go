@@ -71,23 +71,35 @@ type Store interface {
 	JobStatus(ctx context.Context, id string) (Status, error)
 	// ListJobs returns jobs matching f, newest first.
 	ListJobs(ctx context.Context, f JobFilter) ([]Job, error)
+	// ListJobSummaries returns the summaries of the jobs matching f, newest
+	// first; an empty f.ClientID matches every client. It reads neither
+	// specs nor results, and an index serves each combination of filters.
+	ListJobSummaries(ctx context.Context, f JobFilter) ([]JobSummary, error)
+	// GetJobSummary returns the summary of any client's job, or ErrNotFound.
+	GetJobSummary(ctx context.Context, id string) (JobSummary, error)
 	// UpdateJob applies u to the job when its status is one of u.From and
 	// returns the updated job; ErrConflict when the status is another one,
-	// ErrNotFound when there is no such job.
+	// ErrNotFound when there is no such job. A terminal u.Status sets the
+	// job's finish time to u.At unless it has one.
 	UpdateJob(ctx context.Context, id string, u JobUpdate) (Job, error)
 	// MarkCallbackFailed records that the job's callback finally failed:
 	// callback_failed is set, and a completed job's error becomes
 	// callback_failed with message.
 	MarkCallbackFailed(ctx context.Context, id, message string, at time.Time) error
+	// MarkCallbackDelivered records that the receiver accepted a callback
+	// of the job at at. An unknown job is not an error (it was purged).
+	MarkCallbackDelivered(ctx context.Context, id string, at time.Time) error
 	// CancelStaleJobs turns every cancel_requested job last updated before
-	// before into a cancelled job with error job_cancelled, enqueueing
-	// callbacks as UpdateJob does, and returns how many changed.
+	// before into a cancelled job with error job_cancelled, finished at
+	// now, enqueueing callbacks as UpdateJob does, and returns how many
+	// changed.
 	CancelStaleJobs(ctx context.Context, before, now time.Time) (int, error)
 	// PurgeExpiredJobs deletes the expired jobs whose expires_at is before
 	// before, and returns how many it deleted.
 	PurgeExpiredJobs(ctx context.Context, before time.Time) (int, error)
 	// ExpireJobs turns every job whose expires_at is at or before now and
-	// that is not expired yet into an expired job without result,
+	// that is not expired yet into an expired job without result (its
+	// ticket count stays; a job that had not finished is finished at now),
 	// enqueueing callbacks as UpdateJob does, and returns how many changed.
 	ExpireJobs(ctx context.Context, now time.Time) (int, error)
 }

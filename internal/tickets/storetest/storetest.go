@@ -8,6 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +31,8 @@ func Run(t *testing.T, newStore func(t *testing.T) tickets.Store) {
 	t.Run("CallbackFailed", func(t *testing.T) { t.Parallel(); testCallbackFailed(t, newStore(t)) })
 	t.Run("CancelStaleJobs", func(t *testing.T) { t.Parallel(); testCancelStaleJobs(t, newStore(t)) })
 	t.Run("ExpireJobs", func(t *testing.T) { t.Parallel(); testExpireJobs(t, newStore(t)) })
+	t.Run("JobSummaries", func(t *testing.T) { t.Parallel(); testJobSummaries(t, newStore(t)) })
+	t.Run("JobSummaryLifecycle", func(t *testing.T) { t.Parallel(); testJobSummaryLifecycle(t, newStore(t)) })
 }
 
 var t0 = time.Date(2026, 11, 21, 10, 0, 0, 123456000, time.UTC)
@@ -432,5 +437,200 @@ func testCancelStaleJobs(t *testing.T, s tickets.Store) {
 		if st, _ := s.JobStatus(ctx, id); st != want {
 			t.Errorf("job %s is %s, want %s", id, st, want)
 		}
+	}
+}
+
+func summary(t *testing.T, s tickets.Store, id string) tickets.JobSummary {
+	t.Helper()
+	j, err := s.GetJobSummary(context.Background(), id)
+	if err != nil {
+		t.Fatalf("GetJobSummary(%s): %v", id, err)
+	}
+	return j
+}
+
+func summaryIDs(js []tickets.JobSummary) []string {
+	ids := make([]string, len(js))
+	for i, j := range js {
+		ids[i] = j.ID
+	}
+	return ids
+}
+
+// testJobSummaries: every client's jobs newest first (the id breaks ties),
+// by client, by status, by both, paged; each item is what GetJobSummary
+// answers.
+func testJobSummaries(t *testing.T, s tickets.Store) {
+	ctx := context.Background()
+	a, b := newClient(t, s, "alpha"), newClient(t, s, "beta")
+	var all []tickets.Job // in creation order
+	for i, c := range []tickets.Client{a, b, a, b, a} {
+		all = append(all, mustCreateJob(t, s, newJob(c.ID, fmt.Sprint("k", i), t0.Add(time.Duration(i/2)*time.Second))))
+	}
+	if _, err := s.UpdateJob(ctx, all[1].ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusFailed,
+		Stage: tickets.StageFailed, ErrorCode: tickets.CodeEngineUnavailable, ErrorMessage: "down", At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateJob(ctx, all[2].ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusFailed,
+		Stage: tickets.StageFailed, ErrorCode: tickets.CodeModelTimeout, ErrorMessage: "slow", At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	newestFirst := slices.Clone(all)
+	slices.SortFunc(newestFirst, func(x, y tickets.Job) int {
+		if c := y.CreatedAt.Compare(x.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(y.ID, x.ID)
+	})
+	want := func(keep func(tickets.Job) bool) []string {
+		var ids []string
+		for _, j := range newestFirst {
+			if keep(j) {
+				ids = append(ids, j.ID)
+			}
+		}
+		return ids
+	}
+	failed := map[string]bool{all[1].ID: true, all[2].ID: true}
+	tests := []struct {
+		name string
+		f    tickets.JobFilter
+		want []string
+	}{
+		{"every client", tickets.JobFilter{}, want(func(tickets.Job) bool { return true })},
+		{"one client", tickets.JobFilter{ClientID: a.ID}, want(func(j tickets.Job) bool { return j.ClientID == a.ID })},
+		{"one status", tickets.JobFilter{Status: tickets.StatusFailed}, want(func(j tickets.Job) bool { return failed[j.ID] })},
+		{"client and status", tickets.JobFilter{ClientID: b.ID, Status: tickets.StatusFailed}, []string{all[1].ID}},
+		{"client without jobs", tickets.JobFilter{ClientID: uuid.NewString()}, nil},
+		{"status without jobs", tickets.JobFilter{Status: tickets.StatusProcessing}, nil},
+	}
+	for _, tc := range tests {
+		for _, limit := range []int{100, 2} {
+			f := tc.f
+			f.Limit = limit
+			var got []string
+			for range 10 {
+				page, err := s.ListJobSummaries(ctx, f)
+				if err != nil {
+					t.Fatalf("%s: ListJobSummaries: %v", tc.name, err)
+				}
+				if len(page) > limit {
+					t.Fatalf("%s: a page of %d with limit %d", tc.name, len(page), limit)
+				}
+				for _, j := range page {
+					if g := summary(t, s, j.ID); !reflect.DeepEqual(g, j) {
+						t.Errorf("%s: listed %+v, GetJobSummary %+v", tc.name, j, g)
+					}
+				}
+				got = append(got, summaryIDs(page)...)
+				if len(page) < limit {
+					break
+				}
+				f.BeforeCreatedAt, f.BeforeID = page[len(page)-1].CreatedAt, page[len(page)-1].ID
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%s, %d a page: %v, want %v", tc.name, limit, got, tc.want)
+			}
+		}
+	}
+
+	j := summary(t, s, all[1].ID)
+	if j.ClientID != b.ID || j.ClientName != "beta" || j.Title != "T k1" || j.Status != tickets.StatusFailed || j.Stage != tickets.StageFailed ||
+		j.ErrorCode != tickets.CodeEngineUnavailable || j.ErrorMessage != "down" || !j.HasCallback || !j.CreatedAt.Equal(all[1].CreatedAt) ||
+		!j.ExpiresAt.Equal(all[1].ExpiresAt) || !j.UpdatedAt.Equal(t0) {
+		t.Errorf("summary of a failed job = %+v", j)
+	}
+	if _, err := s.GetJobSummary(ctx, uuid.NewString()); !errors.Is(err, tickets.ErrNotFound) {
+		t.Errorf("GetJobSummary(missing) err = %v, want ErrNotFound", err)
+	}
+}
+
+// testJobSummaryLifecycle: the start time, engine and attempts a worker
+// records, the finish time of each terminal status, the ticket count of a
+// result (kept when it expires) and the callback's delivery.
+func testJobSummaryLifecycle(t *testing.T, s tickets.Store) {
+	ctx := context.Background()
+	c := newClient(t, s, "life")
+	j := mustCreateJob(t, s, newJob(c.ID, "done", t0))
+	got := summary(t, s, j.ID)
+	if got.Attempts != 0 || got.Engine != "" || got.StartedAt != nil || got.FinishedAt != nil || got.TicketCount != 0 ||
+		got.Callback() != tickets.CallbackPending || got.CallbackDeliveredAt != nil {
+		t.Fatalf("a queued job's summary = %+v", got)
+	}
+	claim, resume, done := t0.Add(time.Second), t0.Add(time.Minute), t0.Add(2*time.Minute)
+	steps := []tickets.JobUpdate{
+		{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusProcessing, Stage: tickets.StagePreparingPrompt, Attempt: true, Engine: "heuristic", At: claim},
+		{From: []tickets.Status{tickets.StatusProcessing}, Status: tickets.StatusProcessing, Stage: tickets.StageGeneratingTickets, At: claim.Add(time.Second)},
+		{From: []tickets.Status{tickets.StatusProcessing}, Status: tickets.StatusProcessing, Attempt: true, Engine: "openai", At: resume},
+	}
+	for _, u := range steps {
+		if _, err := s.UpdateJob(ctx, j.ID, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got = summary(t, s, j.ID)
+	if got.Attempts != 2 || got.Engine != "openai" || got.StartedAt == nil || !got.StartedAt.Equal(claim) || got.FinishedAt != nil ||
+		got.Stage != tickets.StageGeneratingTickets {
+		t.Fatalf("a resumed job's summary = %+v; want 2 attempts, engine openai, started at the claim %v", got, claim)
+	}
+	if _, err := s.UpdateJob(ctx, j.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusProcessing}, Status: tickets.StatusCompleted,
+		Stage: tickets.StageCompleted, Result: []byte(`{"tickets":[{},{},{}]}`), TicketCount: 3, At: done}); err != nil {
+		t.Fatal(err)
+	}
+	got = summary(t, s, j.ID)
+	if got.TicketCount != 3 || got.FinishedAt == nil || !got.FinishedAt.Equal(done) || got.Attempts != 2 || got.ErrorCode != "" {
+		t.Fatalf("a completed job's summary = %+v; want 3 tickets, finished at %v", got, done)
+	}
+	delivered := done.Add(time.Second)
+	if err := s.MarkCallbackDelivered(ctx, j.ID, delivered); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MarkCallbackDelivered(ctx, uuid.NewString(), delivered); err != nil {
+		t.Errorf("MarkCallbackDelivered(missing) = %v, want nil", err)
+	}
+	got = summary(t, s, j.ID)
+	if got.Callback() != tickets.CallbackDelivered || got.CallbackDeliveredAt == nil || !got.CallbackDeliveredAt.Equal(delivered) {
+		t.Errorf("after delivery: callback %s at %v", got.Callback(), got.CallbackDeliveredAt)
+	}
+
+	quiet := newJob(c.ID, "quiet", t0)
+	quiet.Request.CallbackURL = ""
+	mustCreateJob(t, s, quiet)
+	if got := summary(t, s, quiet.ID); got.HasCallback || got.Callback() != tickets.CallbackNone {
+		t.Errorf("a job without callback_url: callback %s", got.Callback())
+	}
+	failing := mustCreateJob(t, s, newJob(c.ID, "failing", t0))
+	s.UpdateJob(ctx, failing.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusCancelled,
+		ErrorCode: tickets.CodeJobCancelled, ErrorMessage: "cancelled", At: claim})
+	if err := s.MarkCallbackFailed(ctx, failing.ID, "no answer", done); err != nil {
+		t.Fatal(err)
+	}
+	got = summary(t, s, failing.ID)
+	if got.Callback() != tickets.CallbackFailed || got.FinishedAt == nil || !got.FinishedAt.Equal(claim) || got.StartedAt != nil || got.Attempts != 0 {
+		t.Errorf("a job cancelled while queued, callback failed = %+v", got)
+	}
+
+	stale := mustCreateJob(t, s, newJob(c.ID, "stale", t0))
+	s.UpdateJob(ctx, stale.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusProcessing, Attempt: true, Engine: "heuristic", At: claim})
+	s.UpdateJob(ctx, stale.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusProcessing}, Status: tickets.StatusCancelRequested, At: claim})
+	if _, err := s.CancelStaleJobs(ctx, resume, resume); err != nil {
+		t.Fatal(err)
+	}
+	if got := summary(t, s, stale.ID); got.Status != tickets.StatusCancelled || got.FinishedAt == nil || !got.FinishedAt.Equal(resume) {
+		t.Errorf("a stale cancel's summary = %+v; want cancelled, finished at %v", got, resume)
+	}
+
+	// Expiry: the completed job keeps its finish time and ticket count;
+	// the queued one finishes at the expiry.
+	expiry := t0.Add(7 * 24 * time.Hour)
+	if _, err := s.ExpireJobs(ctx, expiry); err != nil {
+		t.Fatal(err)
+	}
+	got = summary(t, s, j.ID)
+	if got.Status != tickets.StatusExpired || got.TicketCount != 3 || !got.FinishedAt.Equal(done) {
+		t.Errorf("an expired completed job = %+v; want 3 tickets, finished at %v", got, done)
+	}
+	if got := summary(t, s, quiet.ID); got.Status != tickets.StatusExpired || got.FinishedAt == nil || !got.FinishedAt.Equal(expiry) {
+		t.Errorf("an expired queued job = %+v; want finished at %v", got, expiry)
 	}
 }
