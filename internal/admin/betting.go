@@ -43,6 +43,7 @@ func (h *handler) bettingRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /admin/v1/markets/{id}/open", h.ids(h.marketStatus(betting.StatusOpen)))
 	mux.HandleFunc("POST /admin/v1/markets/{id}/resolve", h.ids(h.resolveMarket))
 	mux.HandleFunc("POST /admin/v1/markets/{id}/cancel", h.ids(h.cancelMarket))
+	mux.HandleFunc("GET /admin/v1/markets/{id}/price-history", h.ids(h.priceHistory))
 	mux.HandleFunc("GET /admin/v1/exposure", h.exposure)
 	mux.HandleFunc("GET /admin/v1/bettors", h.bettors)
 	mux.HandleFunc("GET /admin/v1/bets", h.bets)

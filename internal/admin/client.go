@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -202,4 +203,42 @@ func (c *Client) GetTicketJob(ctx context.Context, id string) (TicketJob, error)
 	var out TicketJob
 	err := c.Do(ctx, http.MethodGet, "/admin/v1/ticket-jobs/"+url.PathEscape(id), nil, &out)
 	return out, err
+}
+
+// PriceHistory returns one page of a market's odds history, oldest first,
+// and the cursor of the next page ("" after the last). A *Problem with
+// not_found for an unknown market or operator, invalid_request for a bad
+// window, limit or cursor.
+func (c *Client) PriceHistory(ctx context.Context, marketID string, q PriceHistoryQuery) ([]PricePoint, string, error) {
+	v := url.Values{}
+	if q.OperatorID != "" {
+		v.Set("operator_id", q.OperatorID)
+	}
+	if !q.From.IsZero() {
+		v.Set("from", q.From.UTC().Format(time.RFC3339Nano))
+	}
+	if !q.To.IsZero() {
+		v.Set("to", q.To.UTC().Format(time.RFC3339Nano))
+	}
+	if q.Limit != 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	if q.Cursor != "" {
+		v.Set("cursor", q.Cursor)
+	}
+	path := "/admin/v1/markets/" + url.PathEscape(marketID) + "/price-history"
+	if len(v) > 0 {
+		path += "?" + v.Encode()
+	}
+	var page struct {
+		Items      []PricePoint `json:"items"`
+		NextCursor *string      `json:"next_cursor"`
+	}
+	if err := c.Do(ctx, http.MethodGet, path, nil, &page); err != nil {
+		return nil, "", err
+	}
+	if page.NextCursor == nil {
+		return page.Items, "", nil
+	}
+	return page.Items, *page.NextCursor, nil
 }
