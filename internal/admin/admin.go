@@ -1,21 +1,20 @@
 // Package admin serves the admin API (/admin/v1) that operators of
 // Foresight, the backoffice, the `foresight admin` CLI and tests use to set
 // up the world, and provides the Go client the CLI is built on. Requests
-// carry the admin token as a bearer token; errors are RFC 9457 problem
-// details with a code member.
+// carry the admin token, or an operator credential on the routes open to
+// it (routeAccess), as a bearer token; errors are RFC 9457 problem details
+// with a code member.
 package admin
 
 import (
 	"bytes"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -48,19 +47,22 @@ const (
 )
 
 type handler struct {
-	tickets   *tickets.Service
-	betting   *betting.Service
-	placement *betting.Placement
-	tokenHash [32]byte
-	log       *slog.Logger
+	tickets     *tickets.Service
+	betting     *betting.Service
+	placement   *betting.Placement
+	credentials *betting.Credentials
+	tokenHash   [32]byte
+	log         *slog.Logger
 }
 
-// New returns the /admin/v1 handler. token is the admin bearer token.
-func New(token string, ticketService *tickets.Service, bettingService *betting.Service, placement *betting.Placement, log *slog.Logger) http.Handler {
+// New returns the /admin/v1 handler. token is the admin bearer token;
+// credentials are the operator credentials it also accepts, each on the
+// routes routeAccess opens to it.
+func New(token string, ticketService *tickets.Service, bettingService *betting.Service, placement *betting.Placement, credentials *betting.Credentials, log *slog.Logger) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &handler{tickets: ticketService, betting: bettingService, placement: placement, tokenHash: sha256.Sum256([]byte(token)), log: log}
+	h := &handler{tickets: ticketService, betting: bettingService, placement: placement, credentials: credentials, tokenHash: sha256.Sum256([]byte(token)), log: log}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /admin/v1/ticket-clients", h.createClient)
 	mux.HandleFunc("GET /admin/v1/ticket-clients", h.listClients)
@@ -72,10 +74,11 @@ func New(token string, ticketService *tickets.Service, bettingService *betting.S
 	mux.HandleFunc("GET /admin/v1/ticket-jobs", h.listTicketJobs)
 	mux.HandleFunc("GET /admin/v1/ticket-jobs/{id}", h.ids(h.getTicketJob))
 	h.bettingRoutes(mux)
+	h.credentialRoutes(mux)
 	mux.HandleFunc("/admin/v1/", func(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, problem(http.StatusNotFound, CodeNotFound, "There is no endpoint "+r.Method+" "+r.URL.Path+"."))
 	})
-	return h.authenticate(mux)
+	return h.authenticate(h.authorize(mux))
 }
 
 // ids answers 404 for path ids that are not UUIDs (no resource has one),
@@ -90,21 +93,6 @@ func (h *handler) ids(next http.HandlerFunc) http.HandlerFunc {
 		}
 		next(w, r)
 	}
-}
-
-// authenticate compares the bearer token with the admin token in constant
-// time (over hashes, so the length does not leak either).
-func (h *handler) authenticate(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-		sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
-		if !ok || !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(sum[:], h.tokenHash[:]) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="foresight-admin"`)
-			h.writeError(w, r, problem(http.StatusUnauthorized, CodeUnauthorized, "The admin token is missing or wrong."))
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
 }
 
 func toClientJSON(c tickets.Client) TicketClient {

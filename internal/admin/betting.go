@@ -126,6 +126,9 @@ func (h *handler) listOperators(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
+	if p := principalOf(r); !p.admin() {
+		ops = slices.DeleteFunc(ops, func(o betting.Operator) bool { return o.ID != p.operatorID })
+	}
 	out := list[betting.Operator]{Items: make([]betting.Operator, len(ops))}
 	for i, o := range ops {
 		out.Items[i] = publicOperator(o)
@@ -151,6 +154,12 @@ func (h *handler) updateOperator(w http.ResponseWriter, r *http.Request) {
 	if req.ID != nil && *req.ID != r.PathValue("op") {
 		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "id cannot change."))
 		return
+	}
+	if p := principalOf(r); !p.admin() {
+		if err := req.commercialOnly(); err != nil {
+			h.writeError(w, r, err)
+			return
+		}
 	}
 	o, err := h.betting.UpdateOperator(r.Context(), r.PathValue("op"), func(o *betting.Operator) error {
 		req.apply(o)

@@ -139,6 +139,7 @@ type database interface {
 	BettingStore() betting.Store
 	BetStore() betting.BetStore
 	AggregatorStore() aggregator.Store
+	CredentialStore() betting.CredentialStore
 	StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (stop func(context.Context) error, err error)
 	Close() error
 }
@@ -205,6 +206,7 @@ type Server struct {
 	tickets   *tickets.Service
 	betting   *betting.Service
 	placement *betting.Placement
+	creds     *betting.Credentials
 	agg       *aggregator.Service
 	aggWallet *aggwallet.Client
 	tokens    *bettorauth.Validator
@@ -257,6 +259,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		betting.IntegrationAggregator: aggregatorWallets,
 	})
 	s := &Server{cfg: cfg, db: db, tickets: svc, betting: catalog, placement: placement, feed: source,
+		creds:     betting.NewCredentials(db.CredentialStore(), catalog),
 		agg:       aggregator.New(db.AggregatorStore(), catalog, placement, db.BetStore(), aggregatorWallets, keys, cfg.PublicURL),
 		aggWallet: aggregatorWallets,
 		tokens:    bettorauth.New(bettorauth.Options{AllowInsecure: cfg.DevAllowInsecure, RefreshUnknownKIDRateLimit: cfg.JWKSRefreshLimit, Logger: log}),
@@ -270,6 +273,9 @@ func (s *Server) Tickets() *tickets.Service { return s.tickets }
 
 // Betting returns the betting service.
 func (s *Server) Betting() *betting.Service { return s.betting }
+
+// Credentials returns the operator credentials the admin API accepts.
+func (s *Server) Credentials() *betting.Credentials { return s.creds }
 
 // Handler returns the HTTP handler of every API.
 func (s *Server) Handler() http.Handler { return s.handler }
@@ -306,7 +312,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /.well-known/jwks.json", metrics.wrap("aggregator", aggregatorAPI))
 	mux.Handle("/widget/", metrics.wrap("widget", widget.Handler(s.betting.CachedOperator)))
 	mux.Handle("/backoffice/", metrics.wrap("backoffice", backoffice.Handler()))
-	mux.Handle("/admin/v1/", metrics.wrap("admin", admin.New(s.cfg.AdminToken, s.tickets, s.betting, s.placement, s.log)))
+	mux.Handle("/admin/v1/", metrics.wrap("admin", admin.New(s.cfg.AdminToken, s.tickets, s.betting, s.placement, s.creds, s.log)))
 	mux.Handle("GET "+simulator.ImagesPath, simulator.Images())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")

@@ -1,0 +1,138 @@
+package admin
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+)
+
+// Whoami is the answer of GET /admin/v1/whoami: Kind "admin" for the admin
+// token, "operator" for an operator credential, with its operator.
+type Whoami struct {
+	Kind         string     `json:"kind"`
+	OperatorID   string     `json:"operator_id,omitempty"`
+	Name         string     `json:"name"`
+	CredentialID string     `json:"credential_id,omitempty"`
+	ExpiresAt    *time.Time `json:"expires_at,omitempty"`
+}
+
+// OperatorCredential is an operator credential as the admin API shows it;
+// Key is set only in the answer that issued it.
+type OperatorCredential struct {
+	ID         string     `json:"id"`
+	OperatorID string     `json:"operator_id"`
+	Name       string     `json:"name"`
+	Key        string     `json:"key,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	ExpiresAt  *time.Time `json:"expires_at"`
+	RevokedAt  *time.Time `json:"revoked_at"`
+}
+
+func toCredentialJSON(c betting.Credential) OperatorCredential {
+	return OperatorCredential{ID: c.ID, OperatorID: c.OperatorID, Name: c.Name, CreatedAt: c.CreatedAt.UTC(), ExpiresAt: c.ExpiresAt, RevokedAt: c.RevokedAt}
+}
+
+func (h *handler) credentialRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /admin/v1/whoami", h.whoami)
+	mux.HandleFunc("POST /admin/v1/operators/{op}/credentials", h.issueCredential)
+	mux.HandleFunc("GET /admin/v1/operators/{op}/credentials", h.listCredentials)
+	mux.HandleFunc("DELETE /admin/v1/operators/{op}/credentials/{id}", h.ids(h.revokeCredential))
+}
+
+func (h *handler) issueCredential(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Name      *string    `json:"name"`
+		ExpiresAt *time.Time `json:"expires_at"`
+	}
+	if err := decode(r, &req); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if req.Name == nil {
+		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "name is required."))
+		return
+	}
+	c, key, err := h.credentials.Issue(r.Context(), r.PathValue("op"), *req.Name, req.ExpiresAt)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	out := toCredentialJSON(c)
+	out.Key = key
+	writeJSON(w, http.StatusCreated, out)
+}
+
+func (h *handler) listCredentials(w http.ResponseWriter, r *http.Request) {
+	limit, err := pageLimit(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	cs, err := h.credentials.List(r.Context(), r.PathValue("op"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	cursor := r.URL.Query().Get("cursor")
+	out := list[OperatorCredential]{Items: []OperatorCredential{}}
+	for _, c := range cs {
+		if cursor != "" {
+			if c.ID == cursor {
+				cursor = ""
+			}
+			continue
+		}
+		if len(out.Items) == limit {
+			next := out.Items[limit-1].ID
+			out.NextCursor = &next
+			break
+		}
+		out.Items = append(out.Items, toCredentialJSON(c))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (h *handler) revokeCredential(w http.ResponseWriter, r *http.Request) {
+	if err := h.credentials.Revoke(r.Context(), r.PathValue("op"), r.PathValue("id")); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// Whoami returns who the client's token is.
+func (c *Client) Whoami(ctx context.Context) (Whoami, error) {
+	var out Whoami
+	err := c.Do(ctx, http.MethodGet, "/admin/v1/whoami", nil, &out)
+	return out, err
+}
+
+// IssueOperatorCredential issues a credential named name for an operator,
+// valid until expiresAt (never when nil); the returned Key is shown once.
+func (c *Client) IssueOperatorCredential(ctx context.Context, operatorID, name string, expiresAt *time.Time) (OperatorCredential, error) {
+	body := map[string]any{"name": name}
+	if expiresAt != nil {
+		body["expires_at"] = expiresAt.UTC().Format(time.RFC3339)
+	}
+	var out OperatorCredential
+	err := c.Do(ctx, http.MethodPost, "/admin/v1/operators/"+url.PathEscape(operatorID)+"/credentials", body, &out)
+	return out, err
+}
+
+// ListOperatorCredentials returns an operator's credentials (without
+// keys), oldest first, revoked and expired ones included.
+func (c *Client) ListOperatorCredentials(ctx context.Context, operatorID string) ([]OperatorCredential, error) {
+	var page struct {
+		Items []OperatorCredential `json:"items"`
+	}
+	err := c.Do(ctx, http.MethodGet, "/admin/v1/operators/"+url.PathEscape(operatorID)+"/credentials?limit=100", nil, &page)
+	return page.Items, err
+}
+
+// RevokeOperatorCredential revokes an operator's credential at once.
+func (c *Client) RevokeOperatorCredential(ctx context.Context, operatorID, id string) error {
+	return c.Do(ctx, http.MethodDelete, "/admin/v1/operators/"+url.PathEscape(operatorID)+"/credentials/"+url.PathEscape(id), nil, nil)
+}
