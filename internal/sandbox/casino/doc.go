@@ -269,8 +269,10 @@
 //
 // The lobby's script reads the game's messages (postMessage) only from the
 // launch URL's origin and the game's frame: foresight:height resizes the
-// iframe, foresight:balance reads the balance again, foresight:session_expired
-// reloads the page. Pages send a Content-Security-Policy that allows framing
+// iframe, foresight:balance reads the balance again. foresight:session_expired
+// changes nothing: the aggregator protocol gives the lobby no way to renew a
+// game's session (a new Launcher/Real is a new game session), so the game
+// itself tells the player to relaunch it, which "Launch the game" does. Pages send a Content-Security-Policy that allows framing
 // the game's origin only and no inline script.
 //
 // The control API (sandboxweb states the body, answer and admission rules:

@@ -139,8 +139,11 @@
 // single-use session_request_id valid for 2 minutes. POST /v1/session
 // {"session_request_id"} exchanges it for {"auth_token", "expires_at"}: an
 // RS256 JWT with header kid and claims sub (bettor id), currency, iss
-// (Config.ID), iat and exp (iat + Config.TokenLifetime, whole seconds), and
-// expires_at = exp in RFC 3339 UTC. An unknown id is 401
+// (Config.ID), iat and exp (iat + the token lifetime, whole seconds), and
+// expires_at = exp in RFC 3339 UTC. The lifetime is Config.TokenLifetime
+// (default an hour) unless SetTokenLifetime overrides it for the tokens
+// minted after it (tests make tokens short-lived to see the widget renew
+// its session). An unknown id is 401
 // session_request_not_found, an expired one 401 session_request_expired, one
 // already exchanged 401 session_request_used (the first exchange consumed it
 // even if its answer was lost). The session endpoint is not HMAC-signed (the
@@ -189,8 +192,8 @@
 // before it is answered, under the operator's mutex, so records are in the
 // order the operations applied: wallet requests that stored an answer
 // (their endpoint, path id and exact body), bettors created by a session
-// request or MintToken, SetBalance, Credit, Block, Unblock (when they change
-// something), keys created, rotated (the private key, PKCS #8) and removed,
+// request or MintToken, SetBalance, Credit, Block, Unblock and
+// SetTokenLifetime (when they change something), keys created, rotated (the private key, PKCS #8) and removed,
 // a generated signing secret, and the configuration that decides how the
 // others apply (Currency, Decimals, StartingBalance), recorded again when
 // it changes. Requests that store nothing (400, 401, 409
@@ -233,6 +236,9 @@
 //	                                <PlatformURL>/widget/?session_request_id=…&operator=<ID>
 //	                                &locale=<en|es|pt|fr|de|nl|ru>&theme=<light|dark>
 //	GET  /sandbox/host/balance      {bettor_id, currency, balance, blocked} of ?bettor_id=
+//	POST /sandbox/host/session      a new session_request_id for ?bettor_id=, made as a
+//	                                load of the host page makes it: {session_request_id};
+//	                                the page's own origin only (403 otherwise)
 //	GET  /sandbox/ledger            bettors, the ledger (newest first, 50 a page,
 //	                                ?before=<seq>), stored answers; ?bettor_id= for one bettor
 //	GET  /sandbox/controls          forms over the control API, armed faults, the API's
@@ -244,7 +250,11 @@
 // from the platform's origin and the widget's frame: {type:
 // "foresight:height", height} resizes the iframe, {type:
 // "foresight:balance", …} reads the balance again from /sandbox/host/balance,
-// {type: "foresight:session_expired"} reloads the page (a new session).
+// {type: "foresight:session_expired"} asks POST /sandbox/host/session for a
+// new session_request_id and posts {type: "foresight:session",
+// session_request_id} to the widget, at the platform's origin only: the
+// widget exchanges it and carries on (its bet slip, a bet being sent or
+// polled, the odds stream).
 // Pages send a Content-Security-Policy that allows framing the platform's
 // origin only and no inline script.
 //
@@ -252,8 +262,9 @@
 // JSON or form bodies, the admin token as a bearer token or cookie, loopback
 // clients only without a token, no foreign Origin):
 //
-//	GET  /sandbox/api/state             {operator_id, currency, bettors, blocked, faults,
-//	                                    ledger (the last 100, newest first)}
+//	GET  /sandbox/api/state             {operator_id, currency, token_lifetime_seconds,
+//	                                    bettors, blocked, faults, ledger (the last 100,
+//	                                    newest first)}
 //	POST /sandbox/api/balance           {bettor_id, amount, currency?}: SetBalance
 //	POST /sandbox/api/credit            {bettor_id, amount, currency?}: Credit
 //	POST /sandbox/api/block             {bettor_id}: Block
@@ -267,6 +278,8 @@
 //	POST /sandbox/api/faults/clear      ClearFaults
 //	POST /sandbox/api/session-requests  {bettor_id, currency?} → {session_request_id,
 //	                                    widget_url}
+//	POST /sandbox/api/token-lifetime    {seconds}: SetTokenLifetime (0: the configured
+//	                                    lifetime) → {token_lifetime_seconds}
 //
 // Site.Registration is the body of the platform's POST /admin/v1/operators
 // for this operator; Site.Serve serves until its context ends, then stops

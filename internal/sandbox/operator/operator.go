@@ -81,7 +81,8 @@ type Config struct {
 	// KeyID is the kid of PrivateKey. Default: its RFC 7638 thumbprint.
 	KeyID string
 	// TokenLifetime is the lifetime of session JWTs. Default
-	// DefaultTokenLifetime (1 hour).
+	// DefaultTokenLifetime (1 hour). SetTokenLifetime overrides it at run
+	// time.
 	TokenLifetime time.Duration
 	// AllowedOrigins are the browser origins ("https://widget.example")
 	// allowed to call POST /v1/session cross-origin. Empty allows any
@@ -101,7 +102,7 @@ type Config struct {
 // Handler. Its methods are safe for concurrent use.
 type Operator struct {
 	id       string
-	lifetime time.Duration
+	lifetime time.Duration // Config.TokenLifetime or its default
 	origins  map[string]bool
 	now      func() time.Time
 	cfg      Config
@@ -117,6 +118,7 @@ type Operator struct {
 	starting    *money.Amount
 	lastConfig  *configRecord // the configuration recorded last in the journal
 	keys        []*signingKey // oldest first; the last one signs
+	lifetimeSet time.Duration // SetTokenLifetime's override of lifetime; 0 when none
 	bettors     map[string]*bettor
 	blocked     map[string]bool
 	txs         map[string]*txRecord

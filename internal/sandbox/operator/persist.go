@@ -27,6 +27,7 @@ const (
 	kindCredit     = "credit"
 	kindBlock      = "block"
 	kindUnblock    = "unblock"
+	kindLifetime   = "token_lifetime"
 )
 
 // ErrJournal is the error of an operation that could not be appended to
@@ -79,6 +80,12 @@ func keyRecordOf(k *signingKey) keyRecord {
 		panic(fmt.Sprintf("operator: marshal key %s: %v", k.kid, err))
 	}
 	return keyRecord{KeyID: k.kid, PKCS8: der}
+}
+
+// lifetimeRecord is a SetTokenLifetime: whole seconds, 0 for
+// Config.TokenLifetime again.
+type lifetimeRecord struct {
+	Seconds int64 `json:"seconds"`
 }
 
 type secretRecord struct {
@@ -154,7 +161,7 @@ func (o *Operator) rebuildLocked(cause error) {
 	// The secret never changes after New: it is not copied (authentication
 	// reads it without the lock).
 	o.currency, o.decimals, o.starting, o.lastConfig = t.currency, t.decimals, t.starting, t.lastConfig
-	o.keys, o.bettors, o.blocked, o.txs = t.keys, t.bettors, t.blocked, t.txs
+	o.keys, o.bettors, o.blocked, o.txs, o.lifetimeSet = t.keys, t.bettors, t.blocked, t.txs, t.lifetimeSet
 	o.withdrawals, o.tombstones, o.ledger = t.withdrawals, t.tombstones, t.ledger
 	o.opSeq, o.txSeq = t.opSeq, t.txSeq
 }
@@ -240,6 +247,12 @@ func (o *Operator) applyRecord(r journal.Record) error {
 			return err
 		}
 		return o.addKey(x, key)
+	case kindLifetime:
+		var l lifetimeRecord
+		if err := json.Unmarshal(r.Data, &l); err != nil {
+			return err
+		}
+		return o.setTokenLifetime(x, time.Duration(l.Seconds)*time.Second)
 	case endpointWithdrawals, endpointDeposits, endpointRollbacks:
 		var w walletRecord
 		if err := json.Unmarshal(r.Data, &w); err != nil {

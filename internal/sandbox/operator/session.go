@@ -161,13 +161,56 @@ func (o *Operator) MintToken(bettorID, currency string) (string, error) {
 	return token, err
 }
 
+// TokenLifetime returns the lifetime of the session JWTs minted now:
+// SetTokenLifetime's, else Config.TokenLifetime, else
+// DefaultTokenLifetime.
+func (o *Operator) TokenLifetime() time.Duration {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.tokenLifetimeLocked()
+}
+
+func (o *Operator) tokenLifetimeLocked() time.Duration {
+	if o.lifetimeSet > 0 {
+		return o.lifetimeSet
+	}
+	return o.lifetime
+}
+
+// SetTokenLifetime sets the lifetime of the session JWTs minted from now
+// on (by POST /v1/session and MintToken); tokens already issued keep their
+// exp. d is whole seconds, at least one; 0 goes back to
+// Config.TokenLifetime. Tests make tokens short-lived with it to see a
+// client renew its session. With a journal the setting is recorded in it
+// and outlives a restart; an error appending changes nothing.
+func (o *Operator) SetTokenLifetime(d time.Duration) error {
+	return o.setTokenLifetime(&walletOp{}, d)
+}
+
+func (o *Operator) setTokenLifetime(x *walletOp, d time.Duration) error {
+	if d < 0 || (d > 0 && d < time.Second) || d%time.Second != 0 {
+		return fmt.Errorf("operator: a token lifetime is whole seconds, at least one (0 for the configured %v), not %v", o.lifetime, d)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err := o.beginLocked(x); err != nil {
+		return err
+	}
+	if o.lifetimeSet == d {
+		return nil
+	}
+	o.lifetimeSet = d
+	return o.commitLocked(x, kindLifetime, lifetimeRecord{Seconds: int64(d / time.Second)})
+}
+
 // mint signs a token with the current key.
 func (o *Operator) mint(bettorID, currency string) (string, time.Time, error) {
 	o.mu.Lock()
 	key := o.keys[len(o.keys)-1]
+	lifetime := o.tokenLifetimeLocked()
 	o.mu.Unlock()
 	iat := o.now().Truncate(time.Second)
-	exp := iat.Add(o.lifetime).Truncate(time.Second)
+	exp := iat.Add(lifetime).Truncate(time.Second)
 	t := jwt.NewWithClaims(jwt.SigningMethodRS256, sessionClaims{
 		Currency: currency,
 		RegisteredClaims: jwt.RegisteredClaims{

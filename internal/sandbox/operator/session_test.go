@@ -318,3 +318,43 @@ func TestGeneratedKeyAndThumbprint(t *testing.T) {
 		t.Error("expired token verified")
 	}
 }
+
+// TestSetTokenLifetime: the lifetime applies to the tokens minted after
+// it, only whole seconds from one second are taken, and 0 goes back to
+// Config.TokenLifetime.
+func TestSetTokenLifetime(t *testing.T) {
+	e := newEnv(t, func(c *operator.Config) { c.TokenLifetime = 15 * time.Minute })
+	before, err := e.op.MintToken("b1", "USD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		set  time.Duration
+		ok   bool
+		want time.Duration
+	}{
+		{2 * time.Second, true, 2 * time.Second},
+		{1500 * time.Millisecond, false, 2 * time.Second},
+		{500 * time.Millisecond, false, 2 * time.Second},
+		{-time.Second, false, 2 * time.Second},
+		{time.Hour, true, time.Hour},
+		{0, true, 15 * time.Minute},
+	}
+	for _, tt := range tests {
+		err := e.op.SetTokenLifetime(tt.set)
+		if (err == nil) != tt.ok {
+			t.Errorf("SetTokenLifetime(%v) = %v, want ok %v", tt.set, err, tt.ok)
+		}
+		token, err := e.op.MintToken("b1", "USD")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := e.verify(token)
+		if got := c.ExpiresAt.Sub(c.IssuedAt.Time); got != tt.want || e.op.TokenLifetime() != tt.want {
+			t.Errorf("after SetTokenLifetime(%v) tokens live %v (TokenLifetime %v), want %v", tt.set, got, e.op.TokenLifetime(), tt.want)
+		}
+	}
+	if c, _ := e.verify(before); c.ExpiresAt.Sub(c.IssuedAt.Time) != 15*time.Minute {
+		t.Errorf("a token minted before changed its exp: %+v", c)
+	}
+}

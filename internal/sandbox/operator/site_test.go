@@ -618,3 +618,106 @@ func TestPlatformAcceptsTheSite(t *testing.T) {
 		t.Errorf("GET /api/v1/auth/me = %d %v (%v)", resp.StatusCode, me, err)
 	}
 }
+
+// TestHostPageRenewsTheSession: the host page's script gets a new
+// session_request_id for its bettor from POST /sandbox/host/session (the
+// iframe names the endpoint); the id exchanges for a token of the same
+// bettor. Another origin, a GET and a bettor id the operator refuses get
+// none.
+func TestHostPageRenewsTheSession(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	_, body, _ := s.get("/sandbox/host?bettor_id=alice")
+	if !strings.Contains(body, `data-session-url="/sandbox/host/session?bettor_id=alice"`) {
+		t.Fatalf("the host page does not name its session endpoint:\n%s", body)
+	}
+	status, m := s.control("POST", "/sandbox/host/session?bettor_id=alice", nil, "Origin", s.srv.URL)
+	id, _ := m["session_request_id"].(string)
+	if status != http.StatusOK || !strings.HasPrefix(id, "sr_") {
+		t.Fatalf("POST /sandbox/host/session = %d %v", status, m)
+	}
+	status, m = s.exchange(id)
+	claims := jwt.MapClaims{}
+	if status != http.StatusOK {
+		t.Fatalf("exchange = %d %v", status, m)
+	}
+	if _, _, err := jwt.NewParser().ParseUnverified(m["auth_token"].(string), claims); err != nil || claims["sub"] != "alice" {
+		t.Errorf("renewed token claims %v (%v)", claims, err)
+	}
+	tests := []struct {
+		name, method, query string
+		header              []string
+		status              int
+	}{
+		{"another origin", "POST", "bettor_id=alice", []string{"Origin", "https://evil.example"}, http.StatusForbidden},
+		{"a GET", "GET", "bettor_id=alice", nil, http.StatusNotFound},
+		{"no bettor", "POST", "", nil, http.StatusBadRequest},
+		{"a bad bettor id", "POST", "bettor_id=" + url.QueryEscape("a\x01b"), nil, http.StatusBadRequest},
+	}
+	for _, tt := range tests {
+		if status, m := s.control(tt.method, "/sandbox/host/session?"+tt.query, nil, tt.header...); status != tt.status || m["session_request_id"] != nil {
+			t.Errorf("%s: %d %v, want %d without an id", tt.name, status, m, tt.status)
+		}
+	}
+}
+
+// TestControlAPITokenLifetime: POST /sandbox/api/token-lifetime sets the
+// lifetime of the tokens minted after it (exp − iat), the state shows it,
+// 0 goes back to the configured hour, bad values change nothing, and the
+// setting outlives a restart (it is journalled).
+func TestControlAPITokenLifetime(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "operator.db")
+	s := newSite(t, func(c *operator.SiteConfig) { c.DatabasePath = path })
+	lifetime := func(op *operator.Operator) float64 {
+		t.Helper()
+		status, m := s.exchange(op.NewSessionRequest("alice", ""))
+		if status != http.StatusOK {
+			t.Fatalf("exchange = %d %v", status, m)
+		}
+		claims := jwt.MapClaims{}
+		if _, _, err := jwt.NewParser().ParseUnverified(m["auth_token"].(string), claims); err != nil {
+			t.Fatal(err)
+		}
+		return claims["exp"].(float64) - claims["iat"].(float64)
+	}
+	tests := []struct {
+		body   map[string]any
+		status int
+		want   float64 // the lifetime after, seconds
+	}{
+		{map[string]any{"seconds": 5}, 200, 5},
+		{map[string]any{"seconds": "2"}, 200, 2},
+		{map[string]any{"seconds": -1}, 400, 2},
+		{map[string]any{"seconds": 1.5}, 400, 2},
+		{map[string]any{}, 400, 2},
+		{map[string]any{"seconds": 0}, 200, 3600},
+		{map[string]any{"seconds": 3}, 200, 3},
+	}
+	for _, tt := range tests {
+		status, m := s.control("POST", "/sandbox/api/token-lifetime", tt.body)
+		if status != tt.status {
+			t.Errorf("%v = %d %v, want %d", tt.body, status, m, tt.status)
+		}
+		if got := lifetime(s.s.Operator()); got != tt.want {
+			t.Errorf("after %v tokens live %gs, want %gs", tt.body, got, tt.want)
+		}
+	}
+	if status, m := s.control("GET", "/sandbox/api/state", nil); status != 200 || m["token_lifetime_seconds"] != 3.0 {
+		t.Errorf("state = %d %v, want token_lifetime_seconds 3", status, m)
+	}
+	if _, body, _ := s.get("/sandbox/controls"); !strings.Contains(body, `name="seconds" type="number" min="0" required value="3"`) {
+		t.Errorf("the controls page does not show the lifetime:\n%s", body)
+	}
+	if err := s.s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := operator.OpenSite(context.Background(), operator.SiteConfig{ID: "sandbox-op", PlatformURL: platformURL, DatabasePath: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if got := again.Operator().TokenLifetime(); got != 3*time.Second {
+		t.Errorf("after a restart the lifetime is %v, want 3s", got)
+	}
+}

@@ -49,6 +49,7 @@ func (s *Site) routes() http.Handler {
 	mux.Handle("GET /sandbox/static/", sandboxweb.Static())
 	mux.HandleFunc("GET /sandbox/host", s.hostPage)
 	mux.HandleFunc("GET /sandbox/host/balance", s.hostBalance)
+	mux.HandleFunc("POST /sandbox/host/session", s.hostSession)
 	mux.HandleFunc("GET /sandbox/ledger", s.ledgerPage)
 	mux.HandleFunc("GET /sandbox/controls", s.controlsPage)
 	mux.Handle("POST /sandbox/login", s.guard.Login())
@@ -62,6 +63,7 @@ func (s *Site) routes() http.Handler {
 	api.Handle("POST /sandbox/api/faults", sandboxweb.Control(s.apiFault))
 	api.Handle("POST /sandbox/api/faults/clear", sandboxweb.Control(s.apiClearFaults))
 	api.Handle("POST /sandbox/api/session-requests", sandboxweb.Control(s.apiSessionRequest))
+	api.Handle("POST /sandbox/api/token-lifetime", sandboxweb.Control(s.apiTokenLifetime))
 	api.HandleFunc("/sandbox/api/", func(w http.ResponseWriter, r *http.Request) {
 		sandboxweb.Fail(w, r, http.StatusNotFound, "not_found", "no control endpoint "+r.Method+" "+r.URL.Path)
 	})
@@ -110,6 +112,7 @@ type hostData struct {
 	WidgetURL        string
 	PlatformOrigin   string
 	BalanceURL       string
+	SessionURL       string
 }
 
 // hostPage is the operator's page with the widget: it logs in the bettor
@@ -150,6 +153,7 @@ func (s *Site) hostPage(w http.ResponseWriter, r *http.Request) {
 	}.Encode()
 	d.PlatformOrigin = s.platformOrigin
 	d.BalanceURL = "/sandbox/host/balance?" + url.Values{"bettor_id": {d.Bettor}}.Encode()
+	d.SessionURL = "/sandbox/host/session?" + url.Values{"bettor_id": {d.Bettor}}.Encode()
 	pages.Render(w, "web/host.html", page, s.platformOrigin)
 }
 
@@ -163,6 +167,30 @@ func (s *Site) hostBalance(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sandboxweb.WriteJSON(w, http.StatusOK, v)
+}
+
+// hostSession answers POST /sandbox/host/session?bettor_id=: a new
+// session_request_id for the bettor, made as a load of the host page makes
+// it, {session_request_id}. The host page's script asks for it when the
+// widget says its session expired (foresight:session_expired) and posts it
+// to the widget (foresight:session). Only the page's own origin may ask
+// (403 otherwise); an id the operator refuses is 400.
+func (s *Site) hostSession(w http.ResponseWriter, r *http.Request) {
+	if !sandboxweb.SameOrigin(r) {
+		sandboxweb.WriteJSON(w, http.StatusForbidden, map[string]string{"error": "forbidden"})
+		return
+	}
+	id, err := s.op.CreateSessionRequest(r.URL.Query().Get("bettor_id"), "")
+	if err != nil {
+		code, status := "invalid_request", http.StatusBadRequest
+		if errors.Is(err, ErrJournal) {
+			code, status = "storage_unavailable", http.StatusServiceUnavailable
+		}
+		sandboxweb.WriteJSON(w, status, map[string]string{"error": code})
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	sandboxweb.WriteJSON(w, http.StatusOK, map[string]string{"session_request_id": id})
 }
 
 // bettorView is a bettor as the pages and the control API show it.
@@ -278,6 +306,7 @@ type controlsData struct {
 	Faults        []armedFault
 	Endpoints     []string
 	WalletCodes   []string
+	TokenLifetime int64 // seconds
 }
 
 func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
@@ -291,6 +320,7 @@ func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 		Faults:        s.op.armedFaults(),
 		Endpoints:     []string{endpointWithdrawals, endpointDeposits, endpointRollbacks, endpointSession},
 		WalletCodes:   []string{"insufficient_funds", "bettor_blocked", "bettor_not_found", "bet_limit_reached"},
+		TokenLifetime: int64(s.op.TokenLifetime() / time.Second),
 	}
 	if d.Bettor == "" {
 		d.Bettor = s.cfg.DemoBettor
@@ -316,16 +346,18 @@ func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 		ledger = append(ledger, o.ledger[i])
 	}
 	currency := o.currency
+	lifetime := o.tokenLifetimeLocked()
 	o.mu.Unlock()
 	sort.Slice(bettors, func(i, j int) bool { return bettors[i].ID < bettors[j].ID })
 	sort.Strings(blocked)
 	sandboxweb.WriteJSON(w, http.StatusOK, map[string]any{
-		"operator_id": o.ID(),
-		"currency":    currency,
-		"bettors":     bettors,
-		"blocked":     blocked,
-		"faults":      nonNil(o.armedFaults()),
-		"ledger":      ledger,
+		"operator_id":            o.ID(),
+		"currency":               currency,
+		"token_lifetime_seconds": int64(lifetime / time.Second),
+		"bettors":                bettors,
+		"blocked":                blocked,
+		"faults":                 nonNil(o.armedFaults()),
+		"ledger":                 ledger,
 	})
 }
 
@@ -491,5 +523,28 @@ func (s *Site) apiSessionRequest(w http.ResponseWriter, r *http.Request, f map[s
 	widget := s.platformURL + "/widget/?" + url.Values{"session_request_id": {id}, "operator": {s.op.ID()}}.Encode()
 	sandboxweb.Done(w, r, "session request "+id+" for bettor "+f["bettor_id"], map[string]any{
 		"session_request_id": id, "widget_url": widget,
+	})
+}
+
+// apiTokenLifetime handles POST /sandbox/api/token-lifetime: {seconds}, the
+// lifetime of the session tokens minted from now on; 0 goes back to the
+// configured one (SetTokenLifetime).
+func (s *Site) apiTokenLifetime(w http.ResponseWriter, r *http.Request, f map[string]string) {
+	if f["seconds"] == "" {
+		sandboxweb.Fail(w, r, http.StatusBadRequest, "invalid_request", "seconds is required: whole seconds, 0 for the configured lifetime")
+		return
+	}
+	n, err := sandboxweb.Count(f, "seconds", 0)
+	if err != nil {
+		sandboxweb.Fail(w, r, http.StatusBadRequest, "invalid_request", err.Error())
+		return
+	}
+	if err := s.op.SetTokenLifetime(time.Duration(n) * time.Second); err != nil {
+		failHelper(w, r, err)
+		return
+	}
+	d := s.op.TokenLifetime()
+	sandboxweb.Done(w, r, fmt.Sprintf("session tokens minted from now on live %v", d), map[string]any{
+		"token_lifetime_seconds": int64(d / time.Second),
 	})
 }
