@@ -54,12 +54,12 @@ func hostPage(t *testing.T, title, widgetOrigin string, src func() string) strin
 }
 
 // openHost loads a host page and points the tab's queries at the widget's
-// iframe.
+// iframe (#widget in the tests' pages, #game in the sandbox's).
 func (tb *tab) openHost(url string) {
 	tb.t.Helper()
 	tb.frame = nil
 	tb.navigate(url)
-	nodes, err := chromedp.Run(tb.ctx, chromedp.Nodes(chromedp.CSS("iframe#widget")))
+	nodes, err := chromedp.Run(tb.ctx, chromedp.Nodes(chromedp.CSS("iframe#widget, iframe#game")))
 	if err != nil || len(nodes) != 1 {
 		tb.t.Fatalf("the host page has no widget iframe: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 // seen is a request of the page as the interceptor saw it.
 type seen struct {
 	Method, URL, Key string // Key: the Idempotency-Key header
+	Token            string // the bearer token of the Authorization header
 	Stage            string // "request" or "response"
 	Status           int64  // at the response stage
 }
@@ -73,6 +74,9 @@ func (tb *tab) intercept(decide func(s seen) verdict) *interceptor {
 			for k, v := range ev.Request.Headers {
 				if strings.EqualFold(k, "Idempotency-Key") {
 					s.Key = fmt.Sprint(v)
+				}
+				if strings.EqualFold(k, "Authorization") {
+					s.Token = strings.TrimPrefix(fmt.Sprint(v), "Bearer ")
 				}
 			}
 			ic.mu.Lock()

@@ -276,7 +276,8 @@ func TestCategories(t *testing.T) {
 	}
 }
 
-// TestSessionExpiry: a 401 from the bettor API (the token expired) stops
+// TestSessionExpiry: a 401 from the bettor API (the token expired) in a
+// widget that no page frames (so none can renew its session) stops
 // betting and tells the bettor to reload.
 func TestSessionExpiry(t *testing.T) {
 	t.Parallel()
@@ -291,8 +292,9 @@ func TestSessionExpiry(t *testing.T) {
 	tb.navigate(w.bettor("exp", "100.00"))
 	tb.ready()
 	tb.bet(w.outcome[0], "10")
-	tb.waitText("#notice", "Your session has expired. Reload the page to continue.")
+	tb.waitText("#session-text", "Your session has expired. Reload the page to continue.")
 	tb.waitText("#slip-status", "Your session has expired.")
+	tb.waitFor("no Reconnect", "document.getElementById('session-reconnect').hidden")
 	if !tb.placeDisabled() {
 		t.Error("placing is still offered with an expired session")
 	}

@@ -29,11 +29,12 @@ const (
 // world is a running Foresight server (SQLite) with the sandbox operator
 // "sandbox" (USD) configured through the admin API, and two events.
 type world struct {
-	t     *testing.T
-	url   string // the platform's base URL
-	op    *operator.Operator
-	gate  *gate
-	event string // the sports event "Final"
+	t       *testing.T
+	url     string // the platform's base URL
+	partner string // the sandbox operator's base URL
+	op      *operator.Operator
+	gate    *gate
+	event   string // the sports event "Final"
 	// market and outcome: "Who wins?" with Home (4.42) and Away (1.21).
 	market  string
 	outcome [2]string
@@ -43,6 +44,10 @@ type worldOptions struct {
 	// currencies and limits replace the operator's (JSON: the admin API's
 	// currencies array and limits object).
 	currencies, limits string
+	// site serves the sandbox operator with its pages (operator.Site): its
+	// host page at partner + "/sandbox/host" embeds the widget and answers
+	// foresight:session_expired.
+	site bool
 }
 
 // startServer runs a Foresight server on loopback until the test ends and
@@ -82,15 +87,27 @@ func startServer(t *testing.T) string {
 func newWorld(t *testing.T, opts worldOptions) *world {
 	t.Helper()
 	browsertest.Browser(t)
-	op, err := operator.New(operator.Config{ID: "sandbox", SigningSecret: signingSecret})
-	if err != nil {
-		t.Fatal(err)
+	w := &world{t: t, url: startServer(t)}
+	var handler http.Handler
+	if opts.site {
+		site, err := operator.OpenSite(context.Background(), operator.SiteConfig{ID: "sandbox", SigningSecret: signingSecret, PlatformURL: w.url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { site.Close() })
+		w.op, handler = site.Operator(), site.Handler()
+	} else {
+		op, err := operator.New(operator.Config{ID: "sandbox", SigningSecret: signingSecret})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.op, handler = op, op.Handler()
 	}
-	g := &gate{next: op.Handler()}
-	partner := httptest.NewServer(g)
+	w.gate = &gate{next: handler}
+	partner := httptest.NewServer(w.gate)
 	t.Cleanup(partner.Close)
-	t.Cleanup(g.releaseAll)
-	w := &world{t: t, url: startServer(t), op: op, gate: g}
+	t.Cleanup(w.gate.releaseAll)
+	w.partner = partner.URL
 	currencies, limits := opts.currencies, opts.limits
 	if currencies == "" {
 		currencies = `[{"code":"USD","decimals":2}]`
@@ -101,7 +118,7 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 	w.admin("POST", "/admin/v1/operators", 201, fmt.Sprintf(`{"id":"sandbox","name":"Sandbox Bets","integration":"standalone",
 		"wallet_url":%q,"signing_secret":%q,"jwks_url":%q,
 		"currencies":%s,"margin":{"method":"odds_ratio","value":"0.05"},
-		"limits":%s,"odds_tolerance":"0.05"}`, partner.URL, signingSecret, partner.URL+"/.well-known/jwks.json", currencies, limits))
+		"limits":%s,"odds_tolerance":"0.05"}`, w.partner, signingSecret, w.partner+"/.well-known/jwks.json", currencies, limits))
 	w.admin("POST", "/admin/v1/events", 201, `{"category":"elections","title":{"en":"Mayor of Springfield","de":"Bürgermeister von Springfield"},
 		"markets":[{"question":{"en":"Who will win the election?","de":"Wer gewinnt die Wahl?"},
 		"outcomes":[{"name":{"en":"Quimby"},"probability":"0.55"},{"name":{"en":"Skinner"},"probability":"0.45"}]}]}`)
@@ -222,9 +239,17 @@ func (w *world) waitBet(bettor, status string) {
 // wait until the test releases them (the wallet stalls), and arrivals are
 // signalled, so that a test acts while the platform waits on the wallet.
 type gate struct {
-	next http.Handler
-	mu   sync.Mutex
-	held map[string]*hold // by path prefix: "/v1/withdrawals", "/v1/rollbacks/"
+	next   http.Handler
+	mu     sync.Mutex
+	held   map[string]*hold // by path prefix: "/v1/withdrawals", "/v1/rollbacks/"
+	served map[string]int   // requests by "METHOD /path"
+}
+
+// count is the number of requests the gate let through to method and path.
+func (g *gate) count(method, path string) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.served[method+" "+path]
 }
 
 type hold struct {
@@ -270,6 +295,10 @@ func (g *gate) releaseAll() {
 
 func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.mu.Lock()
+	if g.served == nil {
+		g.served = map[string]int{}
+	}
+	g.served[r.Method+" "+r.URL.Path]++
 	var h *hold
 	for p, x := range g.held {
 		if strings.HasPrefix(r.URL.Path, p) {

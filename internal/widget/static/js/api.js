@@ -50,24 +50,31 @@ export function exchangeSession(url, sessionRequestID) {
   }, READ_TIMEOUT_MS);
 }
 
-// Api calls the bettor API with the session's token. onUnauthorized runs
-// on every 401 (the token expired or was refused).
+// Api calls the bettor API with the token of session (session.js). A call
+// made while the session is expired, or answered 401, waits for the
+// session's renewal and is then sent again exactly as it was: the same
+// body and headers, so a bet keeps its Idempotency-Key across the
+// renewal. Once the session has ended a call answers status 401 without
+// being sent.
 export class Api {
-  constructor(token, { locale = "en", onUnauthorized = () => {} } = {}) {
-    this.token = token;
+  constructor(session, { locale = "en" } = {}) {
+    this.session = session;
     this.locale = locale;
-    this.onUnauthorized = onUnauthorized;
   }
 
   async call(method, path, { body, headers = {}, timeout = READ_TIMEOUT_MS } = {}) {
-    const init = { method, headers: { Authorization: `Bearer ${this.token}`, ...headers } };
+    const init = { method, headers: { ...headers } };
     if (body !== undefined) {
       init.headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(body);
     }
-    const a = await exchange(path, init, timeout);
-    if (a.status === 401) this.onUnauthorized();
-    return a;
+    for (;;) {
+      const grant = await this.session.usable();
+      if (grant === null) return { status: 401, ok: false };
+      const a = await exchange(path, { ...init, headers: { ...init.headers, Authorization: `Bearer ${grant.token}` } }, timeout);
+      this.session.answered(grant, a.status);
+      if (a.status !== 401) return a;
+    }
   }
 
   events({ category = "", status = "", cursor = "", limit = 50 } = {}) {

@@ -5,7 +5,7 @@ import { Api } from "./api.js";
 import { round } from "./decimal.js";
 import * as host from "./host.js";
 import { load, t, translate } from "./i18n.js";
-import { SessionError, params, start } from "./session.js";
+import { Session, SessionError, configure, params } from "./session.js";
 import { Slip } from "./slip.js";
 import { streamOdds } from "./stream.js";
 import { betItem, eventCard, figure, money, setOdds } from "./views.js";
@@ -23,7 +23,7 @@ const state = {
   selected: null, // outcome id on the slip
   eventsCursor: null,
   historyCursor: null,
-  expired: false,
+  aggregator: false, // the aggregator's path: an ended session is relaunched from the casino
   learned: false, // events of every status were read for the history's names
 };
 
@@ -45,15 +45,27 @@ function notice(text) {
   n.hidden = !text;
 }
 
-function sessionExpired() {
-  if (state.expired) return;
-  state.expired = true;
-  notice(t("session.expired"));
-  slip?.lockSession();
-  host.post({ type: "foresight:session_expired" });
+let slip = null;
+
+// endedKey is the text of an ended session: reload the operator's page,
+// or relaunch the game from the casino's lobby.
+function endedKey() {
+  return state.aggregator ? "session.relaunch" : "session.expired";
 }
 
-let slip = null;
+// showSession shows the session's state (session.js): nothing while it
+// is active; while it waits for the host page, that it expired, with
+// "Reconnect" (ask the host page again), and to reload the page once no
+// answer came; once it ended, what to do, and the slip locks.
+function showSession(s) {
+  const box = $("session-box");
+  box.hidden = s === "active";
+  if (s === "active") return;
+  const ended = s === "ended";
+  $("session-text").textContent = t(ended ? endedKey() : s === "unanswered" ? "session.unanswered" : "session.waiting");
+  $("session-reconnect").hidden = ended;
+  if (ended) slip?.lockSession();
+}
 
 // ---- balance
 
@@ -96,7 +108,7 @@ async function loadEvents({ more = false } = {}) {
     if (r.status !== 401) notice(t("events.failed"));
     return;
   }
-  notice(state.expired ? t("session.expired") : "");
+  notice("");
   if (!more) {
     state.events.clear();
   }
@@ -221,23 +233,33 @@ async function main() {
   shown.delete("session_request_id");
   history.replaceState(null, "", `${location.pathname}?${shown}`);
 
-  let s;
+  // A session renews through the host page on the standalone path only:
+  // the aggregator's protocol gives the casino's page no part after the
+  // launch, and a demo has no bettor to log in again.
+  let config;
+  let session;
   try {
-    s = await start(p);
+    config = await configure(p);
+    state.aggregator = config.integration === "aggregator" || p.integration === "aggregator";
+    session = new Session({ sessionURL: config.session_url, renewable: !state.aggregator && !p.demo && host.canAsk(), onState: showSession });
+    $("session-reconnect").addEventListener("click", () => session.ask());
+    await session.open(p.sessionRequestID);
   } catch (err) {
     const kind = err instanceof SessionError ? err.kind : "failed";
     $("loading").hidden = true;
+    $("session-box").hidden = true;
     notice(t(`start.${kind}`));
     $("app").setAttribute("aria-busy", "false");
-    if (kind === "expired") host.post({ type: "foresight:session_expired" });
     return;
   }
-  state.config = s.config;
-  state.currency = s.claims.currency ?? s.config.currencies?.[0]?.code ?? "";
-  state.decimals = decimalsOf(s.config, state.currency);
-  state.demo = s.demo;
-  state.api = new Api(s.token, { locale: p.locale, onUnauthorized: sessionExpired });
-  $("brand").textContent = s.config.name || "Foresight";
+  const claims = session.claims;
+  state.config = config;
+  state.currency = claims.currency ?? config.currencies?.[0]?.code ?? "";
+  state.decimals = decimalsOf(config, state.currency);
+  state.demo = claims.demo === true || p.demo;
+  if (state.demo) session.renewable = false;
+  state.api = new Api(session, { locale: p.locale });
+  $("brand").textContent = config.name || "Foresight";
 
   if (state.demo) {
     // A demo session browses markets and odds and places nothing: no slip
@@ -251,7 +273,7 @@ async function main() {
     $("tab-portfolio").hidden = true;
   } else {
     $("balance-box").hidden = false;
-    const limits = s.config.limits?.[state.currency];
+    const limits = config.limits?.[state.currency];
     $("stake-label").textContent = t("slip.stake", { currency: state.currency });
     $("stake").placeholder = state.decimals > 0 ? `10.${"0".repeat(state.decimals)}` : "10";
     $("stake-hint").textContent = limits
@@ -273,6 +295,7 @@ async function main() {
       },
       openHistory: () => openTab("history"),
       deposit: (amount) => host.post({ type: "foresight:deposit", currency: state.currency, amount: round(amount, state.decimals) }),
+      endedKey,
     });
   }
   wireTabs();

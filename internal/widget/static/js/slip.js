@@ -9,7 +9,9 @@
 //        schedule until confirmed or rejected (status case-insensitive)
 //   7    at the 60 s ceiling: "still processing, check your bets", no retry
 //   8–9  a 5xx, network error or unreadable answer is replayed with the
-//        same key; never resubmitted with a new one
+//        same key; never resubmitted with a new one; a call that meets an
+//        expired session waits for its renewal and goes again as it was
+//        (api.js), key included
 //   and the rejection table: messages from rejection_code only, the
 //   balance re-read before a new attempt where required.
 
@@ -75,7 +77,8 @@ export class Slip {
     }
   }
 
-  // lock stops placing for the rest of the session (token expired).
+  // lockSession stops placing for good: the session ended (a session
+  // being renewed locks nothing: its calls wait for the new token).
   lockSession() {
     this.locks.add("session");
     this.render();
@@ -254,7 +257,7 @@ export class Slip {
       this.drop();
       return;
     }
-    const key = { 400: "bet.refused_invalid", 401: "session.expired", 403: "bet.refused_demo", 409: "bet.refused_unpriced" }[status] ?? "bet.refused";
+    const key = { 400: "bet.refused_invalid", 401: this.d.endedKey(), 403: "bet.refused_demo", 409: "bet.refused_unpriced" }[status] ?? "bet.refused";
     this.say(t(key), "error");
   }
 

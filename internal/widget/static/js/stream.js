@@ -40,24 +40,31 @@ const RECONNECT_WAITS_MS = [1000, 2000, 5000, 10000];
 
 // streamOdds keeps the stream open until signal aborts: onConnect runs on
 // every connection (read the events then), onOdds for every odds change.
-// A dropped stream reconnects after 1, 2, 5, then 10 s; a 401 ends it.
+// A dropped stream reconnects after 1, 2, 5, then 10 s. A 401 expires the
+// session (api.session): the stream reconnects once it is renewed, and
+// stops if it ends. A renewed session reconnects the stream at once with
+// the new token.
 export async function streamOdds(api, { onConnect, onOdds, signal }) {
+  let connection = null;
+  api.session.onRenewed(() => connection?.abort());
   for (let failures = 0; !signal.aborted; ) {
+    const grant = await api.session.usable();
+    if (grant === null || signal.aborted) return;
+    connection = new AbortController();
+    const renewed = connection.signal;
     let resp = null;
     try {
       resp = await fetch(`/api/v1/odds/stream?locale=${encodeURIComponent(api.locale)}`, {
-        headers: { Authorization: `Bearer ${api.token}`, Accept: "text/event-stream" },
-        signal,
+        headers: { Authorization: `Bearer ${grant.token}`, Accept: "text/event-stream" },
+        signal: AbortSignal.any([signal, renewed]),
         credentials: "omit",
         cache: "no-store",
       });
     } catch {
       resp = null;
     }
-    if (resp && resp.status === 401) {
-      api.onUnauthorized();
-      return;
-    }
+    api.session.answered(grant, resp ? resp.status : 0);
+    if (resp && resp.status === 401) continue;
     if (resp && resp.ok && resp.body) {
       failures = 0;
       onConnect();
@@ -81,6 +88,10 @@ export async function streamOdds(api, { onConnect, onOdds, signal }) {
       }
     }
     if (signal.aborted) return;
+    if (renewed.aborted) {
+      failures = 0;
+      continue;
+    }
     await clock.sleep(RECONNECT_WAITS_MS[Math.min(failures, RECONNECT_WAITS_MS.length - 1)], "stream");
     failures++;
   }
