@@ -47,6 +47,7 @@ func (h *handler) bettingRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /admin/v1/exposure", h.exposure)
 	mux.HandleFunc("GET /admin/v1/bettors", h.bettors)
 	mux.HandleFunc("GET /admin/v1/bets", h.bets)
+	mux.HandleFunc("GET /admin/v1/bets/{id}/wallet-transactions", h.ids(h.walletTransactions))
 }
 
 // publicOperator hides the signing secret.

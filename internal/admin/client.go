@@ -242,3 +242,15 @@ func (c *Client) PriceHistory(ctx context.Context, marketID string, q PriceHisto
 	}
 	return page.Items, *page.NextCursor, nil
 }
+
+// BetWalletTransactions returns a bet's transactions in its operator's
+// wallet (withdrawal, deposit, rollback) with every recorded attempt, in
+// the order of their first attempts. An unknown bet is a *Problem with
+// code not_found.
+func (c *Client) BetWalletTransactions(ctx context.Context, betID string) ([]WalletTransaction, error) {
+	var page struct {
+		Items []WalletTransaction `json:"items"`
+	}
+	err := c.Do(ctx, http.MethodGet, "/admin/v1/bets/"+url.PathEscape(betID)+"/wallet-transactions", nil, &page)
+	return page.Items, err
+}
