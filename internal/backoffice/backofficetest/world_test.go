@@ -38,7 +38,9 @@ type world struct {
 	partner string // the sandbox operator's base URL
 }
 
-func newWorld(t *testing.T) *world {
+// newWorld starts the world; configure, when given, changes the server's
+// configuration first.
+func newWorld(t *testing.T, configure ...func(*server.Config)) *world {
 	t.Helper()
 	browsertest.Browser(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -52,6 +54,9 @@ func newWorld(t *testing.T) *world {
 	cfg.RateLimit = 0
 	cfg.DevAllowInsecure = true
 	cfg.Queue.PollInterval = 50 * time.Millisecond
+	for _, f := range configure {
+		f(&cfg)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := server.New(ctx, cfg, nil)
 	if err != nil {

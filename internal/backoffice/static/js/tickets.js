@@ -1,12 +1,14 @@
 // Ticket service: the client teams (create; suspend and resume; disable and
 // enable their tickets) and their API keys (issue with scopes and an
-// optional expiry, shown once with a copy button; revoke). Secrets the API
-// shows once (a client's webhook secret, a key) are shown once here too,
-// and kept nowhere.
+// optional expiry, shown once with a copy button; revoke), and the jobs
+// the clients submitted (ticketjobs.js). Secrets the API shows once (a
+// client's webhook secret, a key) are shown once here too, and kept
+// nowhere.
 
 import { describe, seg } from "./api.js";
 import { confirm } from "./dialog.js";
 import { badge, field, h, replace, when } from "./dom.js";
+import * as jobs from "./ticketjobs.js";
 
 const SCOPES = [
   ["tickets:submit", "submit jobs"],
@@ -14,9 +16,18 @@ const SCOPES = [
   ["tickets:cancel", "cancel jobs"],
 ];
 
-// render renders #/tickets and #/tickets/{client id}.
+// render renders #/tickets, #/tickets/{client id} and the jobs' screens
+// under #/tickets/jobs.
 export function render(ctx, view, parts) {
+  if (parts[0] === "jobs") return jobs.render(ctx, view, parts.slice(1), serviceNav("jobs"));
   return parts[0] ? client(ctx, view, parts[0]) : clients(ctx, view);
+}
+
+// serviceNav links the Ticket service's two lists; current is "clients"
+// or "jobs".
+function serviceNav(current) {
+  const link = (path, name, label) => h("a", { href: `#/${path}`, "aria-current": current === name ? "page" : null, "data-service-nav": name }, label);
+  return h("nav", { class: "subnav", "aria-label": "Ticket service" }, link("tickets", "clients", "Clients"), link("tickets/jobs", "jobs", "Jobs"));
 }
 
 // secretBox shows a secret once, with a button that copies it.
@@ -98,6 +109,7 @@ async function clients(ctx, view) {
   });
 
   view.append(
+    serviceNav("clients"),
     h("h1", {}, "Ticket service"),
     h("h2", {}, "Clients"),
     form, error, created,
@@ -124,6 +136,7 @@ async function client(ctx, view, id) {
     replace(view,
       h("p", {}, h("a", { href: "#/tickets" }, "← Ticket service")),
       h("h1", {}, c.name),
+      h("p", {}, h("a", { href: `#/tickets/jobs/client/${seg(c.id)}`, "data-client-jobs": true }, "This client's jobs")),
       h("dl", { class: "facts" },
         h("dt", {}, "Id"), h("dd", {}, c.id),
         h("dt", {}, "Access"), h("dd", { "data-suspended": String(c.suspended) }, badge(c.suspended ? "suspended" : "open")),

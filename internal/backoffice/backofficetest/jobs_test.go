@@ -1,0 +1,239 @@
+package backofficetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/admin"
+	"github.com/foresight-dev/foresight/internal/server"
+	"github.com/foresight-dev/foresight/internal/tickets"
+	"github.com/foresight-dev/foresight/internal/tickets/heuristic"
+)
+
+// heldEngine is the heuristic engine, except that the spec titled
+// heldTitle waits until release is closed, and the one titled
+// unavailableTitle fails as an engine whose model server refuses the
+// connection.
+type heldEngine struct {
+	tickets.Engine
+	release chan struct{}
+}
+
+const (
+	heldTitle        = "Team calendar"
+	unavailableTitle = "Billing export"
+)
+
+func (e heldEngine) Generate(ctx context.Context, req tickets.GenerationRequest) (*tickets.Result, error) {
+	switch req.Title {
+	case heldTitle:
+		select {
+		case <-e.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	case unavailableTitle:
+		return nil, &tickets.Error{Code: tickets.CodeEngineUnavailable, Message: "The model server refused the connection."}
+	}
+	return e.Engine.Generate(ctx, req)
+}
+
+// submitJob submits a spec titled title through the ticket API with key
+// and returns the job's id.
+func (w *world) submitJob(key, title string) string {
+	w.t.Helper()
+	body, _ := json.Marshal(map[string]string{"schema_version": "tickets.input.v1", "idempotency_key": title,
+		"title": title, "spec": "- Users must log in with their e-mail address.\n- Admins can export the monthly report."})
+	req, _ := http.NewRequest("POST", w.url+"/tickets/v1/jobs", strings.NewReader(string(body)))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	var job struct {
+		JobID string `json:"job_id"`
+	}
+	if resp.StatusCode != http.StatusAccepted || json.Unmarshal(data, &job) != nil || job.JobID == "" {
+		w.t.Fatalf("submitting %q = %d %s", title, resp.StatusCode, data)
+	}
+	return job.JobID
+}
+
+// waitJob waits until the admin API shows the job with status, and
+// returns it.
+func (w *world) waitJob(id, status string) admin.TicketJob {
+	w.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		j, err := w.admin.GetTicketJob(context.Background(), id)
+		if err != nil {
+			w.t.Fatalf("job %s: %v", id, err)
+		}
+		if j.Status == status {
+			return j
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("job %s is %s; waited for %s", id, j.Status, status)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// newTicketClient creates a ticket client with a key that submits and
+// reads.
+func (w *world) newTicketClient(name string) (admin.TicketClient, string) {
+	w.t.Helper()
+	ctx := context.Background()
+	c, err := w.admin.CreateTicketClient(ctx, name)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	k, err := w.admin.CreateTicketKey(ctx, c.ID, []string{"tickets:submit", "tickets:read"}, nil)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return c, k.Key
+}
+
+// TestTicketJobs submits jobs of two clients through the ticket API with
+// their keys and follows them in the backoffice: each with its status,
+// one seen moving from processing to completed without a reload, the
+// filters by status and client, a job's details with a link to its
+// client, the client's own list, paging, and phone width.
+func TestTicketJobs(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	releaseHeld := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(releaseHeld)
+	w := newWorld(t, func(c *server.Config) { c.Engine = heldEngine{heuristic.New(), release} })
+	growth, growthKey := w.newTicketClient("Growth")
+	search, searchKey := w.newTicketClient("Search")
+	held := w.submitJob(growthKey, heldTitle)
+	failed := w.submitJob(growthKey, unavailableTitle)
+	done := w.submitJob(searchKey, "Search onboarding")
+	w.waitJob(held, "processing")
+	w.waitJob(failed, "failed")
+	w.waitJob(done, "completed")
+	name := map[string]string{held: "held", failed: "failed", done: "done"}
+
+	tb := w.signIn()
+	tb.viewport(1200, 900)
+	tb.navigate(w.url + "/backoffice/#/tickets")
+	tb.waitFor("the clients", "document.body.dataset.view === 'tickets' && document.querySelector('[data-service-nav=jobs]')")
+	tb.click("[data-service-nav=jobs]")
+	tb.waitFor("the three jobs", "document.querySelectorAll('tr[data-job]').length === 3")
+	shown := func() string {
+		t.Helper()
+		var rows [][2]string
+		tb.eval("Array.from(document.querySelectorAll('tr[data-job]'), e => [e.dataset.job, e.dataset.status])", &rows)
+		var out []string
+		for _, r := range rows {
+			out = append(out, name[r[0]]+":"+r[1])
+		}
+		return strings.Join(out, " ")
+	}
+	if got, want := shown(), "done:completed failed:failed held:processing"; got != want {
+		t.Errorf("jobs shown %q, want newest first %q", got, want)
+	}
+	row := func(id string) string { return fmt.Sprintf("tr[data-job=%q]", id) }
+	if got := tb.text(row(failed) + " .badge"); got != "failed" {
+		t.Errorf("the failed job's badge says %q", got)
+	}
+	if got := tb.text(row(failed) + " td:last-child"); got != "engine_unavailable" {
+		t.Errorf("the failed job's error column says %q", got)
+	}
+	if got := tb.text(row(done) + " td:nth-child(3)"); got != "Search" {
+		t.Errorf("the completed job's client column says %q", got)
+	}
+	var labelled bool
+	tb.eval("Array.from(document.querySelectorAll('#view select, #view input')).every(e => e.labels.length > 0)", &labelled)
+	if !labelled {
+		t.Error("a control of the jobs screen has no label")
+	}
+	tb.waitFor("the refresh announced", "document.querySelector('[data-jobs-status]').dataset.refreshing === 'true'")
+	tb.screenshot("ticket-jobs")
+
+	// The held job finishes; the page shows it without being reloaded.
+	var marked bool
+	tb.eval("(window.__sameDocument = true)", &marked)
+	releaseHeld()
+	heldJob := w.waitJob(held, "completed")
+	tb.waitFor("the held job completed on screen", fmt.Sprintf("document.querySelector('%s[data-status=completed]')", row(held)))
+	tb.waitText("[data-jobs-status]", "“"+heldTitle+"” is now completed.")
+	var same bool
+	tb.eval("window.__sameDocument === true && location.hash === '#/tickets/jobs'", &same)
+	if !same {
+		t.Error("the page was reloaded or left to show the completed job")
+	}
+	tb.waitFor("the refresh stopped", "document.querySelector('[data-jobs-status]').dataset.refreshing === 'false'")
+	if got := tb.text(row(held) + " td:nth-child(6)"); heldJob.TicketCount == nil || got != fmt.Sprint(*heldJob.TicketCount) {
+		t.Errorf("the held job shows %q tickets; the admin API says %v", got, heldJob.TicketCount)
+	}
+
+	for _, tc := range []struct {
+		name, client, status string
+		want                 []string
+	}{
+		{"failed", "", "failed", []string{failed}},
+		{"Search's", search.ID, "", []string{done}},
+		{"Growth's completed", growth.ID, "completed", []string{held}},
+		{"Search's failed", search.ID, "failed", nil},
+		{"every", "", "", []string{done, failed, held}},
+	} {
+		tb.choose("[data-filter=client]", tc.client)
+		tb.choose("[data-filter=status]", tc.status)
+		tb.waitFor(tc.name+" jobs", fmt.Sprintf("Array.from(document.querySelectorAll('tr[data-job]'), e => e.dataset.job).join(',') === %q && document.querySelector('[data-jobs-status]').textContent.startsWith('%d job')",
+			strings.Join(tc.want, ","), len(tc.want)))
+	}
+
+	// A job's details, and its client.
+	tb.click(row(failed) + " td:nth-child(2) a")
+	tb.waitFor("the job's page", fmt.Sprintf("document.querySelector('[data-job-detail=%q]')", failed))
+	detail := tb.text("[data-job-detail]")
+	for _, want := range []string{"engine_unavailable: The model server refused the connection.", "Engineheuristic", "Attempts1", "Growth (" + growth.ID + ")", "none (the job did not complete)"} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("the failed job's details %q lack %q", detail, want)
+		}
+	}
+	tb.click("[data-client-link]")
+	tb.waitFor("the client's page", "document.querySelector('[data-client-jobs]')")
+	if got := tb.text("#view h1"); got != "Growth" {
+		t.Errorf("the job's client link led to %q", got)
+	}
+	tb.click("[data-client-jobs]")
+	tb.waitFor("the client's two jobs", fmt.Sprintf("document.querySelector('[data-filter=client]')?.value === %q && Array.from(document.querySelectorAll('tr[data-job]'), e => e.dataset.job).join(',') === %q",
+		growth.ID, failed+","+held))
+
+	// A page is 50 jobs; the rest come with "Load more".
+	for i := range 50 {
+		w.submitJob(searchKey, fmt.Sprint("bulk ", i))
+	}
+	tb.choose("[data-filter=client]", "")
+	tb.waitFor("the first page", "document.querySelectorAll('tr[data-job]').length === 50 && document.querySelector('[data-jobs-status]').textContent.includes('more to load')")
+	tb.click("[data-load-more]")
+	tb.waitFor("every job", "document.querySelectorAll('tr[data-job]').length === 53")
+
+	// Phone width: nothing but the table scrolls sideways.
+	tb.viewport(360, 740)
+	for _, screen := range []string{"tickets/jobs", "tickets/jobs/" + failed} {
+		var reset bool
+		tb.eval("(document.body.dataset.view = '', true)", &reset)
+		tb.navigate(w.url + "/backoffice/#/" + screen)
+		tb.waitFor(screen, "document.body.dataset.view === 'tickets' && document.querySelector('[data-job-detail], tr[data-job]')")
+		var wide int
+		tb.eval("document.documentElement.scrollWidth", &wide)
+		if wide > 360 {
+			t.Errorf("#/%s is %d px wide at a phone's 360", screen, wide)
+		}
+	}
+}
