@@ -23,6 +23,8 @@ Commands:
   ticket-keys create --client ID --scopes tickets:submit,tickets:read,tickets:cancel [--expires-at RFC3339]
   ticket-keys list --client ID
   ticket-keys revoke --client ID --key KEY_ID
+  ticket-jobs list [--client ID] [--status STATUS] [--limit N] [--cursor CURSOR]
+  ticket-jobs get --job ID
 
 The server is $FORESIGHT_ADMIN_URL, else $FORESIGHT_PUBLIC_URL, else http://$FORESIGHT_ADDR
 (default http://127.0.0.1:8080); the token is $FORESIGHT_ADMIN_TOKEN. Answers print as JSON.
@@ -61,6 +63,8 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 	sub.SetOutput(stderr)
 	var (
 		name, clientID, keyID, scopes, expiresAt, suspended, ticketsEnabled string
+		jobID, status, cursor                                               string
+		limit                                                               int
 	)
 	sub.StringVar(&name, "name", "", "client name")
 	sub.StringVar(&clientID, "client", "", "client id")
@@ -69,6 +73,10 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 	sub.StringVar(&expiresAt, "expires-at", "", "key expiry, RFC 3339")
 	sub.StringVar(&suspended, "suspended", "", "true or false")
 	sub.StringVar(&ticketsEnabled, "tickets-enabled", "", "true or false")
+	sub.StringVar(&jobID, "job", "", "ticket job id")
+	sub.StringVar(&status, "status", "", "job status (queued, processing, completed, failed, cancel_requested, cancelled, expired)")
+	sub.StringVar(&cursor, "cursor", "", "next_cursor of the previous page")
+	sub.IntVar(&limit, "limit", 0, "page size, 1 to 100 (default 20)")
 	if err := sub.Parse(rest[2:]); err != nil {
 		return err
 	}
@@ -134,6 +142,19 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 		}
 		if err = c.RevokeTicketKey(ctx, clientID, keyID); err == nil {
 			out = map[string]string{"revoked": keyID}
+		}
+	case "ticket-jobs list":
+		var items []admin.TicketJob
+		var next string
+		items, next, err = c.ListTicketJobs(ctx, admin.TicketJobQuery{ClientID: clientID, Status: status, Limit: limit, Cursor: cursor})
+		page := map[string]any{"items": items, "next_cursor": nil}
+		if next != "" {
+			page["next_cursor"] = next
+		}
+		out = page
+	case "ticket-jobs get":
+		if err = require(jobID, "job"); err == nil {
+			out, err = c.GetTicketJob(ctx, jobID)
 		}
 	default:
 		fs.Usage()

@@ -80,6 +80,15 @@ func TestOperatorIssuesKeyFromTerminal(t *testing.T) {
 	if resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("submit with the issued key = %d", resp.StatusCode)
 	}
+	jobs := admin("ticket-jobs", "list", "--client", client["id"].(string), "--limit", "5")
+	items, _ := jobs["items"].([]any)
+	if len(items) != 1 || jobs["next_cursor"] != nil {
+		t.Fatalf("ticket-jobs list = %v; want the one job", jobs)
+	}
+	jobID := items[0].(map[string]any)["id"].(string)
+	if job := admin("ticket-jobs", "get", "--job", jobID); job["client_name"] != "Payments team" || job["title"] != "T" {
+		t.Errorf("ticket-jobs get = %v", job)
+	}
 
 	admin("ticket-keys", "revoke", "--client", client["id"].(string), "--key", key["id"].(string))
 	req, _ = http.NewRequest("GET", "http://"+addr+"/tickets/v1/jobs", nil)
