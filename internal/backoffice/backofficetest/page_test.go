@@ -33,7 +33,7 @@ func TestPage(t *testing.T) {
 	}
 
 	// Texts and translations.
-	tb.click("details > summary")
+	tb.click("details:has(form[data-texts]) > summary")
 	tb.click("form[data-texts] fieldset:first-of-type > button")
 	tb.typeIn("form[data-texts] fieldset:first-of-type .text-row:last-child [data-locale]", "de")
 	tb.typeIn("form[data-texts] fieldset:first-of-type .text-row:last-child [data-text]", "Finale")

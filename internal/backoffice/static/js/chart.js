@@ -1,9 +1,10 @@
 // Plots as inline SVG built node by node: bars of exposure against limits,
-// and counts and sums over time. Lengths come from exact decimal ratios
-// (decimal.js); the numbers shown are the API's own strings.
+// counts and sums over time, and values (prices) over time as lines.
+// Lengths come from exact decimal ratios (decimal.js); the numbers shown
+// are the API's own strings (axis ticks are round labels the plot makes).
 
 import { s } from "./dom.js";
-import { compare, fraction, max } from "./decimal.js";
+import { compare, difference, fraction, max } from "./decimal.js";
 
 function clip(text, n) {
   const str = String(text);
@@ -67,4 +68,118 @@ export function columns(buckets, title, unit = "") {
   });
   svg.append(s("text", { x: left, y: 14 }, `max ${top}${unit ? ` ${unit}` : ""}`));
   return svg;
+}
+
+// SERIES_STYLES is how many series look different (colour and dash, see
+// .series-N in the CSS); later series reuse the styles.
+export const SERIES_STYLES = 8;
+
+// steps of the time axis, in seconds.
+const TIME_STEPS = [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 10800, 21600, 43200, 86400, 172800, 604800, 2592000];
+
+// timeTicks returns about five round times (ms) between from and to, with
+// their labels in UTC: seconds for spans under a few minutes, dates past
+// two days.
+function timeTicks(from, to) {
+  const span = (to - from) / 1000;
+  const step = (TIME_STEPS.find((st) => span / st <= 5) ?? TIME_STEPS[TIME_STEPS.length - 1]) * 1000;
+  const label = (t) => {
+    const iso = new Date(t).toISOString();
+    if (span > 2 * 86400) return iso.slice(5, 10);
+    return step < 60000 ? iso.slice(11, 19) : iso.slice(11, 16);
+  };
+  const ticks = [];
+  for (let t = Math.ceil(from / step) * step; t <= to; t += step) ticks.push({ at: t, label: label(t) });
+  return ticks;
+}
+
+// valueRange returns a y range {lo, hi, ticks} of round decimal strings
+// around values (decimal strings, not all empty), never below floor: the
+// axis of display odds (floor "1").
+export function valueRange(values, floor) {
+  const nums = values.map(Number).filter((v) => Number.isFinite(v));
+  let min = Math.min(...nums);
+  let max = Math.max(...nums);
+  if (!(max > min)) {
+    min -= 0.1;
+    max += 0.1;
+  }
+  const raw = (max - min) / 4;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((st) => st >= raw);
+  const lo = Math.max(Number(floor), Math.floor(min / step) * step);
+  const hi = Math.ceil(max / step) * step;
+  const ticks = [];
+  for (let i = 0; lo + i * step <= hi + step / 1000; i += 1) ticks.push(round(lo + i * step));
+  return { lo: round(lo), hi: round(hi), ticks };
+}
+
+// round writes a tick value without float noise ("2.5", not "2.4999…").
+function round(v) {
+  return String(Number(v.toFixed(6)));
+}
+
+// lines draws one stepped line per series over time: a value holds from
+// its point until the next one, the last one until the end of the time
+// range (a price stays until it changes), with a dot at each point inside
+// the range. Each series is a <g data-series=key data-points=n>.
+// spec: {title, from, to (ms), lo, hi (decimal strings: the y range),
+// ticks (decimal strings), tickLabel(v), series: [{key, label, points:
+// [{at (ms), value (decimal string), text}]}]}.
+export function lines(spec) {
+  const W = 720;
+  const H = 260;
+  const left = 52;
+  const right = 12;
+  const top = 12;
+  const bottom = 28;
+  const plotW = W - left - right;
+  const plotH = H - top - bottom;
+  const span = Math.max(spec.to - spec.from, 1);
+  const x = (at) => left + plotW * Math.min(Math.max((at - spec.from) / span, 0), 1);
+  const range = difference(spec.hi, spec.lo);
+  const y = (v) => top + plotH * (1 - fraction(difference(v, spec.lo), range));
+  const svg = s("svg", { class: "chart lines", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": spec.title }, s("title", {}, spec.title));
+  for (const t of spec.ticks) {
+    const ty = y(t).toFixed(1);
+    svg.append(
+      s("line", { class: "grid", x1: left, x2: W - right, y1: ty, y2: ty }),
+      s("text", { x: left - 6, y: (Number(ty) + 4).toFixed(1), "text-anchor": "end" }, spec.tickLabel(t)));
+  }
+  for (const t of timeTicks(spec.from, spec.to)) {
+    const tx = x(t.at).toFixed(1);
+    svg.append(
+      s("line", { class: "axis", x1: tx, x2: tx, y1: H - bottom, y2: H - bottom + 4 }),
+      s("text", { x: tx, y: H - bottom + 18, "text-anchor": "middle" }, t.label));
+  }
+  svg.append(
+    s("line", { class: "axis", x1: left, x2: left, y1: top, y2: H - bottom }),
+    s("line", { class: "axis", x1: left, x2: W - right, y1: H - bottom, y2: H - bottom }));
+  spec.series.forEach((sr, i) => {
+    const g = s("g", { class: `series series-${i % SERIES_STYLES}`, "data-series": sr.key, "data-points": sr.points.length });
+    if (sr.points.length > 0) {
+      let d = "";
+      sr.points.forEach((p, k) => {
+        const px = x(p.at).toFixed(1);
+        const py = y(p.value).toFixed(1);
+        d += k === 0 ? `M${px} ${py}` : `H${px}V${py}`;
+      });
+      d += `H${x(spec.to).toFixed(1)}`;
+      g.append(s("path", { class: "line", d }, s("title", {}, sr.label)));
+      if (sr.points.length <= 200) {
+        for (const p of sr.points) {
+          if (p.at < spec.from) continue;
+          g.append(s("circle", { class: "dot", cx: x(p.at).toFixed(1), cy: y(p.value).toFixed(1), r: 3.5 }, s("title", {}, `${sr.label}: ${p.text}`)));
+        }
+      }
+    }
+    svg.append(g);
+  });
+  return svg;
+}
+
+// swatch is a short sample of series i's line, for a legend.
+export function swatch(i) {
+  return s("svg", { class: `swatch series-${i % SERIES_STYLES}`, viewBox: "0 0 28 10", "aria-hidden": "true" },
+    s("line", { class: "line", x1: 1, x2: 27, y1: 5, y2: 5 }));
 }

@@ -68,6 +68,14 @@ export function fraction(a, b) {
   return Number((xu * 10000n) / yu) / 10000;
 }
 
+// difference is a - b as a decimal string, exactly; null when either is
+// not a decimal.
+export function difference(a, b) {
+  const y = parse(b);
+  if (!y) return null;
+  return sum([a, format({ units: -y.units, scale: y.scale })]);
+}
+
 // max returns the larger of two decimal strings (a when either is not a
 // decimal).
 export function max(a, b) {

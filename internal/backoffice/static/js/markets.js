@@ -1,11 +1,12 @@
 // Markets: the catalog's events (filters, a title search over the loaded
 // pages, paging by cursor) and an event's page: texts and translations,
 // each market's outcomes with their source probabilities, new prices,
-// suspend and open, resolve and cancel after a confirmation, and the live
-// exposure of an operator per outcome against its limit.
+// suspend and open, resolve and cancel after a confirmation, the live
+// exposure of an operator per outcome against its limit, and the odds
+// history of each market as a line chart.
 
 import { describe, seg } from "./api.js";
-import { limitBars } from "./chart.js";
+import { limitBars, lines, swatch, valueRange } from "./chart.js";
 import { confirm } from "./dialog.js";
 import { isProbability, percent, sum } from "./decimal.js";
 import { badge, field, h, replace, select, text, uid, when } from "./dom.js";
@@ -13,6 +14,11 @@ import { badge, field, h, replace, select, text, uid, when } from "./dom.js";
 export const CATEGORIES = ["elections", "sports", "crypto", "economy", "climate", "technology"];
 const STATUSES = ["open", "suspended", "resolved", "cancelled"];
 const EXPOSURE_EVERY_MS = 5000;
+// The odds history's windows: seconds back from now ("" is everything).
+const HISTORY_WINDOWS = [["3600", "Last hour"], ["86400", "Last 24 hours"], ["604800", "Last 7 days"], ["", "Everything"]];
+// HISTORY_PAGES is how many pages of 100 points one read of a market's
+// history follows; a longer history is caught up by the next reads.
+const HISTORY_PAGES = 20;
 
 // filters survive leaving the list and coming back.
 const filters = { category: "", status: "", search: "" };
@@ -110,6 +116,11 @@ class EventPage {
     this.exposures = new Map(); // market id → element to fill
     this.exposureSeq = 0; // only the latest read draws
     this.timer = null;
+    this.historyWindow = HISTORY_WINDOWS[0][0];
+    this.plot = this.operator ? "odds" : "probability";
+    this.histories = new Map(); // market id → {points, busy, error, drawn}
+    this.historyViews = new Map(); // market id → the history's elements
+    this.historyGen = 0; // a new operator or window starts a new generation
   }
 
   stop() {
@@ -134,27 +145,49 @@ class EventPage {
         h("dt", {}, "Starts"), h("dd", {}, when(ev.starts_at)),
         h("dt", {}, "Updated"), h("dd", {}, when(ev.updated_at))),
       ev.source ? h("p", { class: "hint" }, `This event follows the ${ev.source} feed: its prices and states come from there, and a market resolved or cancelled here is left alone by it.`) : null,
-      this.operatorPicker(),
+      this.controls(),
       ev.markets.map((m) => this.market(m)),
       this.textsEditor());
     this.refreshExposure();
+    for (const m of ev.markets) this.drawHistory(m.id);
+    this.refreshHistory();
     this.stop();
     this.timer = setInterval(() => {
-      if (document.visibilityState === "visible") this.refreshExposure();
+      if (document.visibilityState !== "visible") return;
+      this.refreshExposure();
+      this.refreshHistory();
     }, EXPOSURE_EVERY_MS);
     if (flash) this.flash(flash.marketID, flash.message, flash.error ?? false);
   }
 
-  operatorPicker() {
+  // controls are the page's choices: the operator whose exposure and
+  // display odds show, and the odds history's window and plotted value.
+  controls() {
+    const every = `Live: refreshed every ${EXPOSURE_EVERY_MS / 1000} s.`;
+    const win = select(HISTORY_WINDOWS, this.historyWindow, { "data-history-window": true });
+    win.addEventListener("change", () => {
+      this.historyWindow = win.value;
+      this.restartHistory();
+    });
     if (this.operators.length === 0) {
-      return h("p", { class: "hint" }, "No operator yet: exposure shows once an operator exists.");
+      return [h("p", { class: "hint" }, "No operator yet: exposure and display odds show once an operator exists."),
+        h("div", { class: "toolbar" }, field("Odds history", win, every))];
     }
     const pick = select(this.operators.map((o) => [o.id, `${o.name} (${o.id})`]), this.operator, { "data-operator-picker": true });
     pick.addEventListener("change", () => {
       this.operator = pick.value;
       this.refreshExposure();
+      this.restartHistory();
     });
-    return h("div", { class: "toolbar" }, field("Exposure of operator", pick, `Live: refreshed every ${EXPOSURE_EVERY_MS / 1000} s.`));
+    const plot = select([["odds", "Display odds of the operator"], ["probability", "Source probability"]], this.plot, { "data-history-plot": true });
+    plot.addEventListener("change", () => {
+      this.plot = plot.value;
+      for (const m of this.ev.markets) this.drawHistory(m.id, true);
+    });
+    return h("div", { class: "toolbar" },
+      field("Operator", pick, `Its exposure, and its display odds in the odds history. ${every}`),
+      field("Odds history", win, "Display odds use the operator's current margin."),
+      field("Plot", plot));
   }
 
   market(m) {
@@ -182,7 +215,169 @@ class EventPage {
       closed ? null : this.actions(m),
       h("h3", {}, "Exposure"),
       exposure,
+      h("h3", {}, "Odds history"),
+      this.historyView(m),
       h("p", {}, h("a", { href: `#/bets/market/${seg(m.id)}` }, "Bets on this market")));
+  }
+
+  // historyView makes the elements of a market's odds history, drawn and
+  // redrawn by drawHistory.
+  historyView(m) {
+    const table = h("div", { class: "table-wrap" });
+    const count = h("span");
+    const v = {
+      chart: h("div", { class: "history-chart" }),
+      legend: h("ul", { class: "legend" }),
+      count,
+      table,
+      details: h("details", {}, h("summary", {}, "The points as a table (", count, ")"), table),
+      status: h("p", { class: "hint", role: "status" }),
+      changed: h("div", { class: "history-changed" }),
+    };
+    this.historyViews.set(m.id, v);
+    return h("div", { class: "history", "data-history": m.id }, v.chart, v.legend, v.changed, v.details, v.status);
+  }
+
+  // restartHistory forgets the histories read (another operator or
+  // window) and reads them again.
+  restartHistory() {
+    this.historyGen += 1;
+    this.histories.clear();
+    for (const m of this.ev.markets) this.drawHistory(m.id);
+    this.refreshHistory();
+  }
+
+  refreshHistory() {
+    for (const m of this.ev.markets) this.readHistory(m.id);
+  }
+
+  // readHistory reads what is new in a market's history: the points from
+  // the last one it has (the API starts a window with the point in force at
+  // its start, that same point) or from the window's start, up to
+  // HISTORY_PAGES pages; then it drops the points that ended before the
+  // window's start and draws.
+  async readHistory(marketID) {
+    const gen = this.historyGen;
+    let st = this.histories.get(marketID);
+    if (!st) {
+      st = { points: [], busy: false, error: "", drawn: "" };
+      this.histories.set(marketID, st);
+    }
+    if (st.busy) return;
+    st.busy = true;
+    const start = this.historyWindow ? Date.now() - Number(this.historyWindow) * 1000 : null;
+    const last = () => st.points[st.points.length - 1];
+    let cursor = "";
+    for (let page = 0; page < HISTORY_PAGES; page += 1) {
+      const from = last()?.at ?? (start === null ? "" : new Date(start).toISOString());
+      const a = await this.ctx.api.get(`/markets/${seg(marketID)}/price-history`, { operator_id: this.operator, from, limit: 100, cursor });
+      if (!this.ctx.alive() || gen !== this.historyGen) return;
+      if (!a.ok) {
+        st.error = `The odds history could not be read: ${describe(a)}`;
+        break;
+      }
+      st.error = "";
+      for (const p of a.data.items) {
+        if (p.at !== last()?.at) st.points.push(p);
+      }
+      cursor = a.data.next_cursor;
+      if (!cursor) break;
+    }
+    if (start !== null) {
+      while (st.points.length > 1 && atMillis(st.points[1].at) <= start) st.points.shift();
+    }
+    st.busy = false;
+    this.drawHistory(marketID);
+  }
+
+  // drawHistory draws a market's history from what was read; only when it
+  // changed since the last drawing, unless forced (another plotted value).
+  drawHistory(marketID, force = false) {
+    const v = this.historyViews.get(marketID);
+    const m = this.ev.markets.find((x) => x.id === marketID);
+    if (!v || !m) return;
+    const st = this.histories.get(marketID);
+    const points = st?.points ?? [];
+    const odds = this.plot === "odds" && this.operator !== "" && points.some((p) => p.outcomes.some((o) => o.display_odds));
+    const key = `${this.historyGen}|${odds}|${points.length}|${points[points.length - 1]?.at ?? ""}|${st?.error ?? ""}`;
+    if (!force && st && st.drawn === key && v.chart.firstChild) return;
+    if (st) st.drawn = key;
+    v.status.classList.toggle("error", Boolean(st?.error));
+    if (points.length === 0) {
+      replace(v.chart, h("p", { class: "hint" }, st?.error ? "" : st ? "No price in this window." : "Reading the odds history…"));
+      replace(v.legend);
+      replace(v.changed);
+      replace(v.table);
+      v.count.textContent = "none";
+      v.status.textContent = st?.error ?? "";
+      return;
+    }
+    const opName = this.operators.find((o) => o.id === this.operator)?.name ?? this.operator;
+    const windowName = HISTORY_WINDOWS.find(([w]) => w === this.historyWindow)?.[1] ?? "";
+    const value = (o) => (odds ? o?.display_odds : o?.probability);
+    const shown = (o) => (odds ? `${o.display_odds} (${o.display_probability}%)` : `${o.probability} (${percent(o.probability)})`);
+    // The time axis: the window, or from the market's first price when it
+    // came later (nothing was priced before), ten seconds at least.
+    const now = Date.now();
+    const windowStart = this.historyWindow ? now - Number(this.historyWindow) * 1000 : -Infinity;
+    const from = Math.min(Math.max(windowStart, atMillis(points[0].at)), now - 10000);
+    const series = m.outcomes.map((outcome) => {
+      const pts = [];
+      for (const p of points) {
+        const o = p.outcomes.find((x) => x.id === outcome.id);
+        if (value(o)) pts.push({ at: atMillis(p.at), value: value(o), text: `${shown(o)} from ${stamp(p.at)}` });
+      }
+      return { key: outcome.id, label: text(outcome.name) || outcome.id, points: pts, latest: pts[pts.length - 1] };
+    });
+    const range = odds
+      ? valueRange(series.flatMap((sr) => sr.points.map((p) => p.value)), "1")
+      : { lo: "0", hi: "1", ticks: ["0", "0.25", "0.5", "0.75", "1"] };
+    const what = odds ? `Display odds of ${opName}` : "Source probability";
+    const summary = series.map((sr) => `${sr.label} ${sr.points[0]?.value ?? "—"} to ${sr.latest?.value ?? "—"}`).join("; ");
+    replace(v.chart, lines({
+      title: `${what} of each outcome, ${windowName.toLowerCase()}, ${points.length} price${points.length === 1 ? "" : "s"}: ${summary}.`,
+      from, to: now, lo: range.lo, hi: range.hi, ticks: range.ticks,
+      tickLabel: odds ? (t) => t : (t) => percent(t),
+      series,
+    }));
+    replace(v.legend, series.map((sr, i) => h("li", { "data-legend": sr.key }, swatch(i), h("span", {}, sr.label),
+      h("span", { class: "muted" }, sr.latest ? ` ${sr.latest.text.replace(/ from .*/, "")}` : " —"))));
+    replace(v.table, h("table", { class: "compact", "data-history-table": marketID },
+      h("caption", { class: "muted" }, `${what}; each price holds until the next.`),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Set at (UTC)"), m.outcomes.map((o) => h("th", { scope: "col", class: "num" }, text(o.name) || o.id)))),
+      h("tbody", {}, points.map((p) => h("tr", {},
+        h("th", { scope: "row" }, stamp(p.at)),
+        m.outcomes.map((outcome) => {
+          const o = p.outcomes.find((x) => x.id === outcome.id);
+          return h("td", { class: "num" }, o ? shown(o) : "—");
+        }))))));
+    v.count.textContent = `${points.length} price${points.length === 1 ? "" : "s"}`;
+    v.status.textContent = st.error || `${what}${odds ? " (its current margin)" : ""}. Read ${new Date(now).toISOString().slice(11, 19)} UTC.`;
+    this.noteChangedPrices(m, points[points.length - 1], v.changed);
+  }
+
+  // noteChangedPrices offers to redraw the page when the history's latest
+  // prices are not the ones the page shows (a feed or another user set
+  // them).
+  noteChangedPrices(m, latest, el) {
+    const same = m.outcomes.every((o) => latest.outcomes.find((x) => x.id === o.id)?.probability === o.probability);
+    if (same) {
+      replace(el);
+      return;
+    }
+    replace(el, h("p", { class: "hint", "data-prices-changed": true }, "The prices changed since this page was drawn. ",
+      h("button", { type: "button", class: "link", onclick: () => this.reload() }, "Show the market as it is now")));
+  }
+
+  async reload() {
+    const a = await this.ctx.api.get(`/events/${seg(this.ev.id)}`);
+    if (!this.ctx.alive()) return;
+    if (!a.ok) {
+      this.ctx.notify(`The event could not be loaded: ${describe(a)}`);
+      return;
+    }
+    this.ev = a.data;
+    this.render();
   }
 
   actions(m) {
@@ -376,6 +571,19 @@ class EventPage {
     });
     return h("details", { class: "card" }, h("summary", {}, h("strong", {}, "Texts and translations")), form);
   }
+}
+
+// atMillis reads an RFC 3339 time of the API (microseconds) as
+// milliseconds since the epoch.
+function atMillis(at) {
+  return Date.parse(String(at).replace(/(\.\d{3})\d+/, "$1"));
+}
+
+// stamp writes an RFC 3339 time to the millisecond (prices can change
+// within a second): "2026-05-01 14:03:27.125 UTC".
+function stamp(at) {
+  const t = atMillis(at);
+  return Number.isNaN(t) ? String(at) : `${new Date(t).toISOString().slice(0, 23).replace("T", " ")} UTC`;
 }
 
 function actionName(action) {
