@@ -141,7 +141,10 @@ func (s ticketStore) RevokeKey(ctx context.Context, clientID, keyID string, at t
 	return nil
 }
 
-const jobColumns = `id::text, client_id::text, idempotency_key, request_hash, request, status, stage, error_code, error_message,
+// jobColumns are the columns of a tickets.Job, read with scanJob. The
+// ids' text forms are renamed so that ORDER BY id sorts by the indexed
+// uuid column.
+const jobColumns = `id::text AS job_id, client_id::text AS job_client_id, idempotency_key, request_hash, request, status, stage, error_code, error_message,
 	callback_failed, result, created_at, updated_at, expires_at`
 
 func scanJob(row pgx.Row) (tickets.Job, error) {
