@@ -1,13 +1,13 @@
 // Bettors and bets of an operator: the bets with the admin API's filters
 // (bettor, market, status), a bet's details (amounts, odds, rejection,
-// settlement and the wallet's confirmations), bets and stakes over time,
-// the bettors with their last known balance, and a bettor's open
-// positions and history.
+// settlement, the wallet's confirmations and each wallet transaction with
+// its attempts), bets and stakes over time, the bettors with their last
+// known balance, and a bettor's open positions and history.
 
 import { describe, seg } from "./api.js";
 import { columns } from "./chart.js";
 import { sum } from "./decimal.js";
-import { badge, field, h, replace, select, text, when } from "./dom.js";
+import { badge, field, h, replace, select, text, uid, when } from "./dom.js";
 
 const STATUSES = ["pending", "confirmed", "rejected", "settled", "voided"];
 const OPEN = new Set(["pending", "confirmed"]);
@@ -56,19 +56,22 @@ function label(b) {
   return `${text(ev.title)} — ${text(m.question)}: ${text(o.name)}`;
 }
 
-// betsTable lists bets with a details row each, opened by its button.
-function betsTable(bets, { bettorColumn = true } = {}) {
+// betsTable lists bets with a details row each, opened by its button;
+// opening it loads the bet's wallet transactions.
+function betsTable(ctx, bets, { bettorColumn = true } = {}) {
   const head = ["Placed", ...(bettorColumn ? ["Bettor"] : []), "Selection", "Stake", "Entry odds", "Potential payout", "Status", "Paid", ""];
   return h("div", { class: "table-wrap" }, h("table", { class: "bets" },
     h("thead", {}, h("tr", {}, head.map((c) => h("th", { scope: "col", class: ["Stake", "Entry odds", "Potential payout", "Paid"].includes(c) ? "num" : null }, c)))),
     bets.map((b) => {
       const detailID = `bet-${b.id}`;
-      const detail = h("tr", { class: "detail", id: detailID, hidden: true }, h("td", { colspan: String(head.length) }, betDetail(b)));
+      const wallet = h("section", { class: "wallet", "data-wallet": b.id });
+      const detail = h("tr", { class: "detail", id: detailID, hidden: true }, h("td", { colspan: String(head.length) }, betDetail(b), wallet));
       const toggle = h("button", { type: "button", class: "secondary", "aria-expanded": "false", "aria-controls": detailID, "data-details": b.id }, "Details");
       toggle.addEventListener("click", () => {
         const open = toggle.getAttribute("aria-expanded") !== "true";
         toggle.setAttribute("aria-expanded", String(open));
         detail.hidden = !open;
+        if (open) walletTransactions(ctx, b, wallet);
       });
       return h("tbody", { "data-bet": b.id, "data-status": b.status },
         h("tr", {},
@@ -106,6 +109,67 @@ function betDetail(b) {
     row("Deposit confirmed", b.settled_at ? (b.deposit_confirmed_at ? when(b.deposit_confirmed_at) : "not yet: the deposit is being retried") : null),
     row("Placed", when(b.created_at)),
     row("Updated", when(b.updated_at)));
+}
+
+const KINDS = { withdrawal: "Withdrawal (stake)", deposit: "Deposit (payout)", rollback: "Rollback (stake back)" };
+const RESULTS = { done: "done", refused: "refused", unknown: "unknown" };
+const FAILURES = {
+  timeout: "time-out", connection_refused: "connection refused", connection_reset: "connection reset",
+  connection_closed: "connection closed without an answer", dns_failure: "name not found", tls_failure: "TLS failure",
+  cancelled: "stopped by the platform", transport_error: "no answer", unreadable_answer: "unreadable answer",
+};
+
+// instant writes an RFC 3339 time to the millisecond: "2026-05-01 14:03:07.123 UTC".
+function instant(t) {
+  const d = new Date(t);
+  if (Number.isNaN(d.getTime())) return String(t);
+  return d.toISOString().replace("T", " ").replace("Z", " UTC");
+}
+
+// outcome says what one attempt established, in words.
+function outcome(a) {
+  const parts = [];
+  if (a.http_status) parts.push(`HTTP ${a.http_status}`);
+  if (a.code) parts.push(a.code);
+  if (a.error) parts.push(FAILURES[a.error] ?? a.error);
+  return parts.join(" · ") || "—";
+}
+
+// loads counts the loads of each wallet section: only the latest draws.
+const loads = new WeakMap();
+
+// walletTransactions loads a bet's wallet transactions into section: per
+// transaction a table of its attempts, oldest first.
+async function walletTransactions(ctx, b, section) {
+  const mine = (loads.get(section) ?? 0) + 1;
+  loads.set(section, mine);
+  const headingID = uid("wallet");
+  const status = h("p", { class: "status", role: "status", "aria-live": "polite" }, "Loading the wallet transactions…");
+  section.setAttribute("aria-labelledby", headingID);
+  replace(section, h("h3", { id: headingID }, "Wallet transactions"), status);
+  const a = await ctx.api.get(`/bets/${seg(b.id)}/wallet-transactions`);
+  if (!ctx.alive() || loads.get(section) !== mine) return;
+  if (!a.ok) {
+    replace(status, `The wallet transactions could not be loaded: ${describe(a)}`);
+    status.setAttribute("role", "alert");
+    return;
+  }
+  const txs = a.data.items;
+  const count = txs.reduce((n, tx) => n + tx.attempts.length, 0);
+  status.textContent = txs.length
+    ? `${txs.length} transaction${txs.length === 1 ? "" : "s"}, ${count} attempt${count === 1 ? "" : "s"}.`
+    : "None recorded: the wallet was not called for this bet, or before attempts were recorded.";
+  section.append(...txs.map((tx) => h("div", { class: "table-wrap" }, h("table", { class: "attempts", "data-tx": tx.transaction_id, "data-kind": tx.kind },
+    h("caption", {},
+      h("strong", {}, KINDS[tx.kind] ?? tx.kind), ` ${tx.amount} ${tx.currency} · `, h("code", {}, tx.transaction_id), " · ",
+      tx.confirmed_at ? `confirmed ${instant(tx.confirmed_at)}` : "not confirmed"),
+    h("thead", {}, h("tr", {}, ["Attempt", "Started", "Took", "Result", "Answer"].map((c) => h("th", { scope: "col", class: c === "Took" ? "num" : null }, c)))),
+    h("tbody", {}, tx.attempts.map((x) => h("tr", { "data-attempt": String(x.attempt), "data-result": x.result },
+      h("td", {}, `#${x.attempt}`),
+      h("td", {}, instant(x.started_at)),
+      h("td", { class: "num" }, `${x.duration_ms} ms`),
+      h("td", {}, badge(RESULTS[x.result] ?? x.result)),
+      h("td", {}, outcome(x)))))))));
 }
 
 // overTime plots the number of bets and the stakes of the most used
@@ -164,7 +228,7 @@ export async function renderBets(ctx, view, parts) {
     next = a.data.next_cursor;
     await names(ctx, bets);
     if (!ctx.alive() || mine !== seq) return;
-    replace(results, bets.length ? [betsTable(bets), overTime(bets)] : h("p", { class: "muted" }, "No bets match."));
+    replace(results, bets.length ? [betsTable(ctx, bets), overTime(bets)] : h("p", { class: "muted" }, "No bets match."));
     more.hidden = !next;
     status.textContent = `${bets.length} bet${bets.length === 1 ? "" : "s"}${next ? " loaded (more to load)" : ""}.`;
   };
@@ -257,9 +321,9 @@ async function bettorPage(ctx, view, op, id) {
     failed ? h("p", { class: "error", role: "alert" }, `Bets could not be loaded: ${describe(failed)}`) : null,
     h("h2", {}, `Open positions (${open.length})`),
     h("p", { class: "hint" }, "Pending and confirmed bets: stakes at risk until their markets resolve."),
-    h("div", { "data-positions": true }, open.length ? betsTable(open, { bettorColumn: false }) : h("p", { class: "muted" }, "None.")),
+    h("div", { "data-positions": true }, open.length ? betsTable(ctx, open, { bettorColumn: false }) : h("p", { class: "muted" }, "None.")),
     h("h2", {}, `History (${history.length})`),
     h("p", { class: "hint" }, "Settled, voided and rejected bets, newest first."),
-    h("div", { "data-history": true }, history.length ? betsTable(history, { bettorColumn: false }) : h("p", { class: "muted" }, "None.")),
+    h("div", { "data-history": true }, history.length ? betsTable(ctx, history, { bettorColumn: false }) : h("p", { class: "muted" }, "None.")),
     overTime(bets));
 }
