@@ -15,11 +15,11 @@ func TestSignIn(t *testing.T) {
 	tb.screenshot("sign-in")
 
 	tb.click("#signin-submit")
-	tb.waitText("#signin-status", "Enter the admin token.")
+	tb.waitText("#signin-status", "Enter the admin token or your operator key.")
 
 	tb.typeIn("#token", "not-the-token")
 	tb.click("#signin-submit")
-	tb.waitText("#signin-status", "That is not the admin token.")
+	tb.waitText("#signin-status", "That is neither the admin token nor a valid operator key.")
 	var stored struct{ Session, Local int }
 	var signedIn string
 	tb.eval("({Session: sessionStorage.length, Local: localStorage.length})", &stored)

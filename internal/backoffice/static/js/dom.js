@@ -91,3 +91,22 @@ export function when(t) {
 export function badge(status) {
   return h("span", { class: `badge badge-${String(status).replace(/[^a-z_]/g, "")}` }, String(status));
 }
+
+// secretBox shows a secret once (a key, a webhook secret), with a button
+// that copies it; label names it.
+export function secretBox(label, secret, note) {
+  const code = h("code", { "data-secret": true }, secret);
+  const said = h("span", { role: "status", "aria-live": "polite" });
+  const copy = h("button", { type: "button", class: "secondary" }, "Copy");
+  copy.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(secret);
+      said.textContent = "Copied.";
+    } catch {
+      getSelection().selectAllChildren(code);
+      said.textContent = "Selected: press Ctrl+C (⌘C) to copy.";
+    }
+  });
+  return h("div", { class: "key", role: "group", "aria-label": label, tabindex: "-1" },
+    h("strong", {}, `${label}:`), code, copy, said, h("p", { class: "hint" }, note));
+}

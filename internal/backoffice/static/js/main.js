@@ -1,7 +1,10 @@
-// The backoffice: sign-in with the admin token, then sections routed by the
-// URL's fragment (#/markets, #/events/ID, #/operators, …). Each section
-// module renders into the view and may return a function that stops what
-// it started (polling) when the user leaves.
+// The backoffice: sign-in with the admin token (platform staff) or an
+// operator's key (that operator's staff), then sections routed by the URL's
+// fragment (#/markets, #/events/ID, #/operators, …). Each section module
+// renders into the view and may return a function that stops what it
+// started (polling) when the user leaves. Who signed in (GET /whoami)
+// decides the sections and controls shown; the API decides what is
+// allowed.
 
 import { Api, describe, forgetToken, storedToken, storeToken } from "./api.js";
 import { h, replace } from "./dom.js";
@@ -10,6 +13,8 @@ import { sections } from "./sections.js";
 const $ = (id) => document.getElementById(id);
 
 let api = null;
+// who is the signed-in token's GET /whoami: {kind: "admin"|"operator", operator_id, name}.
+let who = null;
 let leave = null;
 let generation = 0;
 
@@ -20,10 +25,24 @@ function notify(message) {
   n.hidden = !message;
 }
 
+// refused is the sign-in screen's message after the server refused token.
+function refused(token) {
+  return token.startsWith("fso_") ? "Your operator key was refused (revoked or expired): sign in again."
+    : "The admin token was refused: sign in again.";
+}
+
+// visible reports whether the signed-in user sees section s.
+function visible(s) {
+  return who?.kind === "admin" || !s.staff;
+}
+
 function showSignIn(message) {
   api = null;
+  who = null;
   stopView();
   document.body.dataset.signedIn = "false";
+  delete document.body.dataset.kind;
+  $("who").hidden = true;
   $("nav").hidden = true;
   $("sign-out").hidden = true;
   $("view").hidden = true;
@@ -36,25 +55,31 @@ function showSignIn(message) {
   token.focus();
 }
 
-function showApp(token) {
+function showApp(token, me) {
+  who = me;
   api = new Api(token, () => {
     forgetToken();
-    showSignIn("The admin token was refused: sign in again.");
+    showSignIn(refused(token));
   });
   document.body.dataset.signedIn = "true";
+  document.body.dataset.kind = who.kind;
   $("signin").hidden = true;
   $("signin-status").textContent = "";
+  const badge = $("who");
+  badge.textContent = who.kind === "admin" ? "Platform staff" : `${who.name} · ${who.operator_id}`;
+  badge.hidden = false;
   const nav = $("nav");
-  replace(nav, sections.filter((s) => s.nav).map((s) => h("a", { href: `#/${s.path}`, "data-section": s.path }, s.nav)));
+  replace(nav, sections.filter((s) => s.nav && visible(s))
+    .map((s) => h("a", { href: `#/${s.path}`, "data-section": s.path }, who.kind === "admin" ? s.nav : s.operatorNav ?? s.nav)));
   nav.hidden = false;
   $("sign-out").hidden = false;
   $("view").hidden = false;
   route();
 }
 
-// check verifies a token with the cheapest admin call: one ticket client.
+// check asks the server who token is.
 function check(token) {
-  return new Api(token).get("/ticket-clients", { limit: 1 });
+  return new Api(token).get("/whoami");
 }
 
 async function signIn(event) {
@@ -63,7 +88,7 @@ async function signIn(event) {
   const status = $("signin-status");
   const token = input.value.trim();
   if (!token) {
-    status.textContent = "Enter the admin token.";
+    status.textContent = "Enter the admin token or your operator key.";
     input.focus();
     return;
   }
@@ -76,10 +101,10 @@ async function signIn(event) {
     storeToken(token);
     input.value = "";
     if (!location.hash || location.hash === "#") history.replaceState(null, "", "#/markets");
-    showApp(token);
+    showApp(token, a.data);
     return;
   }
-  status.textContent = a.status === 401 ? "That is not the admin token." : describe(a);
+  status.textContent = a.status === 401 ? "That is neither the admin token nor a valid operator key." : describe(a);
   input.select();
   input.focus();
 }
@@ -108,7 +133,7 @@ async function route() {
   const mine = generation;
   notify("");
   const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
-  const section = sections.find((s) => s.path === parts[0]) ?? sections[0];
+  const section = sections.find((s) => s.path === parts[0] && visible(s)) ?? sections[0];
   for (const a of $("nav").querySelectorAll("a")) {
     if (a.dataset.section === section.path || section.under === a.dataset.section) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -118,6 +143,10 @@ async function route() {
   document.body.dataset.view = "";
   const ctx = {
     api,
+    who,
+    // staff is true for platform staff (the admin token): they see every
+    // operator and every control.
+    staff: who.kind === "admin",
     notify,
     describe,
     // alive is false once the user left the section (a late answer must
@@ -154,13 +183,14 @@ async function start() {
     showSignIn("");
   } else {
     const a = await check(token);
-    if (a.ok) showApp(token);
+    if (a.ok) showApp(token, a.data);
     else if (a.status === 401) {
       forgetToken();
-      showSignIn("The admin token was refused: sign in again.");
+      showSignIn(refused(token));
     } else {
-      showApp(token);
-      notify(describe(a));
+      // Who the token is stays unknown: sign in again once the server
+      // answers (the token is kept, so a reload may do).
+      showSignIn(describe(a));
     }
   }
   document.body.dataset.ready = "true";

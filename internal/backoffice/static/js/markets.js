@@ -147,7 +147,7 @@ class EventPage {
       ev.source ? h("p", { class: "hint" }, `This event follows the ${ev.source} feed: its prices and states come from there, and a market resolved or cancelled here is left alone by it.`) : null,
       this.controls(),
       ev.markets.map((m) => this.market(m)),
-      this.textsEditor());
+      this.ctx.staff ? this.textsEditor() : null);
     this.refreshExposure();
     for (const m of ev.markets) this.drawHistory(m.id);
     this.refreshHistory();
@@ -212,7 +212,7 @@ class EventPage {
           h("td", { class: "num" }, o.probability),
           h("td", { class: "num" }, percent(o.probability))))))),
       h("p", { class: "market-status status", role: "status", "aria-live": "polite" }),
-      closed ? null : this.actions(m),
+      closed || !this.ctx.staff ? null : this.actions(m),
       h("h3", {}, "Exposure"),
       exposure,
       h("h3", {}, "Odds history"),

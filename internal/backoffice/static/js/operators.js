@@ -1,9 +1,12 @@
 // Operators: the list, and one form to create an operator or edit one
-// (integration, partner URLs, margin, currencies with their limits). The
-// signing secret is write-only: the API never shows it, and an empty field
-// on an edit keeps the stored one.
+// (integration, partner URLs, margin, currencies with their limits), with
+// its credentials. The signing secret is write-only: the API never shows
+// it, and an empty field on an edit keeps the stored one. An operator's
+// own staff (signed in with one of its credentials) see their operator
+// only, and change its margin, odds tolerance and limits only.
 
 import { describe, seg } from "./api.js";
+import { panel as credentialsPanel } from "./credentials.js";
 import { badge, field, h, replace, select, when } from "./dom.js";
 
 const MARGIN_METHODS = ["odds_ratio", "multiplicative", "additive", "power", "shin"];
@@ -38,8 +41,10 @@ async function list(ctx, view) {
         h("td", {}, when(o.created_at))))))));
 }
 
-// render renders #/operators, #/operators/new and #/operators/{id}.
+// render renders #/operators, #/operators/new and #/operators/{id}; an
+// operator's staff get their operator's page at each of them.
 export function render(ctx, view, parts) {
+  if (!ctx.staff) return edit(ctx, view, [ctx.who.operator_id]);
   return parts[0] ? edit(ctx, view, parts) : list(ctx, view);
 }
 
@@ -56,7 +61,8 @@ async function edit(ctx, view, [id]) {
     }
     op = a.data;
   }
-  drawForm(ctx, view, op);
+  if (ctx.staff) drawForm(ctx, view, op);
+  else drawCommercial(ctx, view, op);
 }
 
 function drawForm(ctx, view, op) {
@@ -173,7 +179,8 @@ function drawForm(ctx, view, op) {
     h("p", {}, h("a", { href: "#/operators" }, "← Operators")),
     h("h1", {}, creating ? "New operator" : `${o.name} (${o.id})`),
     creating ? null : h("p", {}, badge(o.integration), " created ", when(o.created_at)),
-    form);
+    form,
+    creating ? null : credentialsPanel(ctx, o));
   if (flash) {
     status.textContent = flash;
     flash = "";
@@ -210,8 +217,18 @@ function build(f, rows, creating) {
   body.margin = { method: f.method.value, value: v(f.margin) };
   if (!DECIMAL.test(v(f.tolerance))) return { error: "The odds tolerance must be a decimal like 0.05.", focus: f.tolerance };
   body.odds_tolerance = v(f.tolerance);
-  body.currencies = [];
-  body.limits = {};
+  const read = readCurrencies(rows);
+  if (read.error) return read;
+  body.currencies = read.currencies;
+  body.limits = read.limits;
+  return { body };
+}
+
+// readCurrencies reads the currency rows: the currencies and their limits,
+// or an error with the control to fix.
+function readCurrencies(rows) {
+  const v = (el) => el.value.trim();
+  const body = { currencies: [], limits: {} };
   for (const tr of rows.children) {
     const cell = (k) => tr.querySelector(`[data-col="${k}"]`);
     const code = v(cell("code")).toUpperCase();
@@ -229,5 +246,77 @@ function build(f, rows, creating) {
     body.limits[code] = limits;
   }
   if (body.currencies.length === 0) return { error: "Add at least one currency.", focus: null };
-  return { body };
+  return body;
+}
+
+// drawCommercial is an operator's page for its own staff: what platform
+// staff keep (identity, integration, wallet and token URLs, currencies) as
+// text, and a form of what the operator may change itself: margin, odds
+// tolerance and the limits of each of its currencies.
+function drawCommercial(ctx, view, o) {
+  const input = (name, value, props = {}) => h("input", { name, value: value ?? "", autocomplete: "off", spellcheck: "false", ...props });
+  const method = select(MARGIN_METHODS.map((m) => [m, m]), o.margin.method, { name: "margin_method" });
+  const margin = input("margin_value", o.margin.value, { inputmode: "decimal" });
+  const tolerance = input("odds_tolerance", o.odds_tolerance, { inputmode: "decimal" });
+  const rows = h("tbody", {}, o.currencies.map((c) => h("tr", { "data-currency-row": true },
+    h("th", { scope: "row" }, h("input", { type: "hidden", value: c.code, "data-col": "code" }), c.code),
+    h("td", {}, h("input", { type: "hidden", value: String(c.decimals), "data-col": "decimals" }), String(c.decimals)),
+    LIMITS.map(([k, label]) => h("td", {}, h("input", { value: o.limits?.[c.code]?.[k] ?? "", inputmode: "decimal", autocomplete: "off",
+      "aria-label": `${c.code} ${label.toLowerCase()}`, "data-col": k }))))));
+  const fact = (k, v) => (v ? [h("dt", {}, k), h("dd", {}, v)] : null);
+  const status = h("p", { class: "status", role: "status", "aria-live": "polite", tabindex: "-1", "data-form-status": true });
+  const error = h("p", { class: "error", role: "alert", tabindex: "-1", "data-form-error": true });
+  const form = h("form", { novalidate: true, "data-operator-form": o.id, "data-commercial": true },
+    h("fieldset", {}, h("legend", {}, "Odds"),
+      h("div", { class: "grid" },
+        field("Margin method", method),
+        field("Margin", margin, "At least 0 and below 0.5, e.g. 0.05."),
+        field("Odds tolerance", tolerance, "Accepted relative move of the odds between quote and bet, 0 to 1."))),
+    h("fieldset", {}, h("legend", {}, "Limits per currency"),
+      h("div", { class: "table-wrap" }, h("table", { class: "currencies" },
+        h("thead", {}, h("tr", {}, ["Currency", "Decimals", ...LIMITS.map(([, l]) => l)].map((c) => h("th", { scope: "col" }, c)))),
+        rows))),
+    error,
+    status,
+    h("div", { class: "buttons" }, h("button", { type: "submit", class: "primary" }, "Save changes")));
+  form.addEventListener("input", () => {
+    error.textContent = "";
+  });
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    error.textContent = "";
+    status.textContent = "";
+    const fail = (message, focus) => {
+      error.textContent = message;
+      (focus ?? error).focus();
+    };
+    if (!DECIMAL.test(margin.value.trim())) return fail("The margin must be a decimal like 0.05.", margin);
+    if (!DECIMAL.test(tolerance.value.trim())) return fail("The odds tolerance must be a decimal like 0.05.", tolerance);
+    const read = readCurrencies(rows);
+    if (read.error) return fail(read.error, read.focus);
+    status.textContent = "Saving…";
+    const a = await ctx.api.patch(`/operators/${seg(o.id)}`, { margin: { method: method.value, value: margin.value.trim() },
+      odds_tolerance: tolerance.value.trim(), limits: read.limits });
+    if (!ctx.alive()) return;
+    status.textContent = "";
+    if (!a.ok) return fail(`Saving failed: ${describe(a)}`);
+    drawCommercial(ctx, view, a.data);
+    const s = view.querySelector("[data-form-status]");
+    s.textContent = "Changes saved.";
+    s.focus();
+  });
+  replace(view,
+    h("h1", {}, `${o.name} (${o.id})`),
+    h("p", { class: "hint" }, "Your operator's configuration. Platform staff keep its name, integration, wallet and token URLs, signing secret and currencies; ",
+      "ask them to change those."),
+    h("dl", { class: "facts", "data-operator-facts": o.id },
+      fact("Id", o.id),
+      fact("Integration", o.integration),
+      fact("Wallet URL", o.wallet_url),
+      fact("JWKS URL", o.jwks_url),
+      fact("Session URL", o.session_url),
+      fact("Casino ids", (o.casino_ids ?? []).join(", ")),
+      fact("Currencies", o.currencies.map((c) => `${c.code} (${c.decimals} decimals)`).join(", ")),
+      fact("Created", when(o.created_at))),
+    form);
 }

@@ -1,6 +1,8 @@
 // The backoffice's sections, in the order of the navigation. path is the
 // first segment of the URL's fragment; under marks a section reached from
-// another one's page (its navigation link stays current).
+// another one's page (its navigation link stays current); staff marks a
+// section for platform staff only; operatorNav is the link's name for an
+// operator's staff.
 
 import * as bets from "./bets.js";
 import * as markets from "./markets.js";
@@ -12,6 +14,6 @@ export const sections = [
   { path: "events", under: "markets", title: "Event", render: markets.event },
   { path: "bets", nav: "Bets", title: "Bets", render: bets.renderBets },
   { path: "bettors", nav: "Bettors", title: "Bettors", render: bets.renderBettors },
-  { path: "operators", nav: "Operators", title: "Operators", render: operators.render },
-  { path: "tickets", nav: "Ticket service", title: "Ticket service", render: tickets.render },
+  { path: "operators", nav: "Operators", operatorNav: "Operator", title: "Operators", render: operators.render },
+  { path: "tickets", nav: "Ticket service", title: "Ticket service", staff: true, render: tickets.render },
 ];

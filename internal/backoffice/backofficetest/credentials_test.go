@@ -1,0 +1,156 @@
+package backofficetest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestOperatorCredential: platform staff issue a credential of the
+// sandbox operator in the backoffice (the key shown once, with a copy
+// button); signed out, the key signs in as that operator's staff, who see
+// its bets and exposure and no control they cannot use (no ticket service,
+// no price, status, resolve, cancel or text controls, no other operator),
+// and change its odds tolerance; once staff revoke the credential in
+// another tab, the operator's next action leads back to the sign-in.
+func TestOperatorCredential(t *testing.T) {
+	w := newWorld(t)
+	w.registerSandbox()
+	w.call("POST", "/admin/v1/operators", map[string]any{
+		"id": "rival", "name": "Rival Bets", "integration": "standalone",
+		"wallet_url": "https://wallet.rival.example", "signing_secret": "rival-signing-secret-0123", "jwks_url": "https://wallet.rival.example/jwks.json",
+		"currencies": []any{map[string]any{"code": "EUR", "decimals": 2}},
+		"limits":     map[string]any{"EUR": map[string]any{"min_stake": "1", "max_stake": "50", "max_payout": "500", "outcome_exposure": "5000"}},
+	}, nil)
+	ev := w.createEvent("sports", "Cup final", "Who wins?")
+	m := ev.Markets[0]
+	bet := w.placeBet("alice", m.ID, m.Outcomes[0].ID, "10.00")
+
+	// Platform staff issue the credential.
+	tb := w.signIn()
+	tb.viewport(1200, 900)
+	tb.navigate(w.url + "/backoffice/#/operators/sandbox")
+	tb.waitFor("the credentials panel", "document.querySelector('[data-credentials=sandbox] [data-issue-credential]')")
+	tb.waitText("[data-credentials]", "No credentials yet")
+	tb.click("[data-issue-credential] button[type=submit]")
+	tb.waitText("[data-issue-credential] [role=alert]", "Name the credential.")
+	tb.typeIn("input[name=credential_name]", "Ana (trading desk)")
+	tb.click("[data-issue-credential] button[type=submit]")
+	tb.waitFor("the key shown once", "document.querySelector('[data-credentials] [data-secret]')")
+	key := tb.text("[data-credentials] [data-secret]")
+	if !strings.HasPrefix(key, "fso_") {
+		t.Fatalf("the key shown is %q", key)
+	}
+	tb.waitFor("the credential listed", "document.querySelector('tr[data-credential][data-state=live]')")
+	var copyButton bool
+	tb.eval("Array.from(document.querySelectorAll('[data-credentials] .key button')).some(b => b.textContent === 'Copy')", &copyButton)
+	if !copyButton {
+		t.Error("no copy button beside the key")
+	}
+	tb.screenshot("credentials")
+	creds, err := w.admin.ListOperatorCredentials(context.Background(), "sandbox")
+	if err != nil || len(creds) != 1 || creds[0].Name != "Ana (trading desk)" || creds[0].Key != "" {
+		t.Fatalf("credentials of sandbox: %+v, %v", creds, err)
+	}
+	tb.do(chromedp.Reload())
+	tb.waitFor("the credentials listed again", "document.querySelector('tr[data-credential]')")
+	if n := tb.text("[data-credentials] [data-secret]"); n != "" {
+		t.Errorf("the key is shown again after a reload: %q", n)
+	}
+
+	// The operator's staff sign in with it.
+	tb.click("#sign-out")
+	tb.waitText("#signin-status", "Signed out.")
+	tb.typeIn("#token", key)
+	tb.click("#signin-submit")
+	tb.waitFor("signed in as the operator", "document.body.dataset.signedIn === 'true' && document.body.dataset.kind === 'operator'")
+	tb.navigate(w.url + "/backoffice/#/markets")
+	tb.waitFor("the markets", fmt.Sprintf("document.querySelector('tr[data-event=%q]')", ev.ID))
+	if who := tb.text("#who"); who != "Ana (trading desk) · sandbox" {
+		t.Errorf("the top bar says %q", who)
+	}
+	var nav []string
+	tb.eval("Array.from(document.querySelectorAll('#nav a'), a => a.textContent)", &nav)
+	if strings.Join(nav, ",") != "Markets,Bets,Bettors,Operator" {
+		t.Errorf("navigation %v, want Markets, Bets, Bettors, Operator", nav)
+	}
+	tb.screenshot("operator-signin")
+
+	tb.navigate(w.url + "/backoffice/#/bets")
+	tb.waitText("#view [role=status]", "1 bet.")
+	var operators []string
+	tb.eval("Array.from(document.querySelectorAll('[data-filter=operator] option'), o => o.value)", &operators)
+	if strings.Join(operators, ",") != "sandbox" {
+		t.Errorf("the operator filter offers %v, want sandbox only", operators)
+	}
+	tb.waitFor("the bet", fmt.Sprintf("document.querySelector('tbody[data-bet=%q]')", bet))
+	tb.screenshot("operator-bets")
+
+	tb.navigate(w.url + "/backoffice/#/events/" + ev.ID)
+	tb.waitFor("the exposure", fmt.Sprintf("document.querySelector('[data-exposure=%q] tr[data-outcome]')", m.ID))
+	var controls int
+	tb.eval("document.querySelectorAll('[data-prices], [data-action], form[data-texts], #view button.danger').length", &controls)
+	if controls != 0 {
+		t.Errorf("%d market controls shown to an operator's staff", controls)
+	}
+	tb.screenshot("operator-event")
+
+	tb.navigate(w.url + "/backoffice/#/tickets")
+	tb.waitFor("the markets instead of the ticket service", "document.body.dataset.view === 'markets'")
+
+	tb.navigate(w.url + "/backoffice/#/operators/rival")
+	tb.waitFor("its own operator's page", "document.querySelector('form[data-commercial]')")
+	if h := tb.text("#view h1"); h != "Sandbox Bets (sandbox)" {
+		t.Errorf("the operator page is %q", h)
+	}
+	var fields []string
+	tb.eval("Array.from(document.querySelectorAll('form[data-commercial] input:not([type=hidden]), form[data-commercial] select'), e => e.name || e.dataset.col)", &fields)
+	if strings.Join(fields, ",") != "margin_method,margin_value,odds_tolerance,min_stake,max_stake,max_payout,outcome_exposure" {
+		t.Errorf("the operator's staff may edit %v", fields)
+	}
+	tb.typeIn("input[name=odds_tolerance]", "0.08")
+	tb.typeIn("[data-col=max_stake]", "90")
+	tb.click("form[data-commercial] button[type=submit]")
+	tb.waitText("[data-form-status]", "Changes saved.")
+	var op operatorJSON
+	w.call("GET", "/admin/v1/operators/sandbox", nil, &op)
+	if op.OddsTolerance != "0.08" || op.Limits["USD"]["max_stake"] != "90" || op.WalletURL != w.partner {
+		t.Errorf("after the operator's change: %+v", op)
+	}
+
+	// Every screen of the operator's staff fits a phone.
+	tb.viewport(360, 740)
+	for _, screen := range []string{"markets", "events/" + ev.ID, "bets", "bettors", "operators"} {
+		var done bool
+		tb.eval("(document.body.dataset.view = '', true)", &done)
+		tb.navigate(w.url + "/backoffice/#/" + screen)
+		tb.waitFor(screen, fmt.Sprintf("document.body.dataset.view === %q", strings.Split(screen, "/")[0]))
+		var wide int
+		tb.eval("document.documentElement.scrollWidth", &wide)
+		if wide > 360 {
+			t.Errorf("#/%s is %d px wide at a phone's 360", screen, wide)
+		}
+	}
+
+	// Staff revoke the credential in their own tab; the operator's next
+	// action shows the sign-in.
+	staff := w.signIn()
+	staff.navigate(w.url + "/backoffice/#/operators/sandbox")
+	staff.waitFor("the live credential", "document.querySelector('tr[data-credential][data-state=live] [data-revoke-credential]')")
+	staff.click("[data-revoke-credential]")
+	staff.waitFor("the confirmation", "document.querySelector('dialog[open]')")
+	staff.click("dialog [data-confirm]")
+	staff.waitText("[data-credentials-status]", "The credential of Ana (trading desk) is revoked.")
+	staff.waitFor("the credential revoked", "document.querySelector('tr[data-credential][data-state=revoked]')")
+
+	tb.click("#nav a[data-section=bets]")
+	tb.waitText("#signin-status", "Your operator key was refused (revoked or expired): sign in again.")
+	var stored int
+	tb.eval("sessionStorage.length", &stored)
+	if stored != 0 {
+		t.Error("the revoked key is still stored")
+	}
+}
