@@ -17,7 +17,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/betting"
-	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/loadtest"
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
@@ -121,31 +120,20 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 	return nil
 }
 
-// queueControl pauses and resumes a job queue on every node.
-type queueControl interface {
-	PauseQueue(ctx context.Context, queue string) error
-	ResumeQueue(ctx context.Context, queue string) error
-	BetStore() betting.BetStore
-}
-
 // placeBacklog measures placement alone, without POSTs competing for the
-// CPU: it pauses the placement queue, sends bets for one phase, resumes
-// the queue and times until no bet is pending.
+// CPU: it pauses placement, sends bets for one phase, resumes placement
+// and times until no bet is pending.
 func placeBacklog(ctx context.Context, stdout io.Writer, w *betLoad, operatorID string, send loadtest.Options) error {
 	db, err := server.OpenDatabase(ctx, w.cfg.DatabaseURL, nil)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	q, ok := db.(queueControl)
-	if !ok {
-		return errors.New("the database cannot pause queues")
-	}
-	if err := q.PauseQueue(ctx, jobqueue.QueueBets); err != nil {
+	if err := w.srv.PausePlacement(ctx); err != nil {
 		return err
 	}
-	// River on SQLite reads queue settings every 2 s; on PostgreSQL it is
-	// told at once.
+	// River reads queue settings every 2 s on SQLite (for jobs enqueued
+	// before bets were placed in-process); on PostgreSQL it is told at once.
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
@@ -153,12 +141,12 @@ func placeBacklog(ctx context.Context, stdout io.Writer, w *betLoad, operatorID 
 	}
 	r := loadtest.Run(ctx, w.client, send)
 	fmt.Fprintf(stdout, "%-40s %s\n", "POST /api/v1/bettor/bets, max, paused", r)
-	pending, err := q.BetStore().MarketBets(ctx, w.market.ID, betting.BetPending, 10*r.Succeeded)
+	pending, err := db.BetStore().MarketBets(ctx, w.market.ID, betting.BetPending, 10*r.Succeeded)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	if err := q.ResumeQueue(ctx, jobqueue.QueueBets); err != nil {
+	if err := w.srv.ResumePlacement(ctx); err != nil {
 		return err
 	}
 	if err := waitConfirmed(ctx, w.admin, operatorID, 5*time.Minute); err != nil {
@@ -212,6 +200,7 @@ type betLoad struct {
 	// "casino-load", currency EUR).
 	casino *casino.Casino
 	cfg    server.Config
+	srv    *server.Server
 	client *http.Client
 	// admin calls the admin API and decodes the answer into out.
 	admin  func(method, path, body string, out any) error
@@ -302,6 +291,7 @@ func startBetLoad(ctx context.Context, dbURL string, conns int) (_ *betLoad, err
 		return nil, err
 	}
 	undo = append(undo, func() { srv.Close() })
+	w.srv = srv
 	runCtx, stopRun := context.WithCancel(ctx)
 	ran := make(chan error, 1)
 	go func() { ran <- srv.Run(runCtx, l) }()

@@ -132,9 +132,15 @@ type BetStore interface {
 	// afterID.
 	ListBettors(ctx context.Context, operatorID, afterID string, limit int) ([]Bettor, error)
 	// CreateBet inserts b and, in the same transaction, enqueues its
-	// placement. When the bettor already used b.IdempotencyKey it inserts
-	// nothing and returns that bet with created false.
+	// placement when the store has a placement queue (PostgreSQL); a
+	// store without one (SQLite) leaves the bet to a Dispatcher. When the
+	// bettor already used b.IdempotencyKey it inserts nothing and returns
+	// that bet with created false.
 	CreateBet(ctx context.Context, b Bet) (bet Bet, created bool, err error)
+	// PendingBets returns up to limit pending bets after the bet after
+	// names, in the order of their creation (the zero BetRef starts with
+	// the oldest).
+	PendingBets(ctx context.Context, after BetRef, limit int) ([]BetRef, error)
 	// GetBetByKey returns the bettor's bet with an idempotency key.
 	GetBetByKey(ctx context.Context, operatorID, bettorID, key string) (Bet, error)
 	// GetBet returns a bet; empty operatorID and bettorID match any.
@@ -173,6 +179,12 @@ type BetStore interface {
 	// first (by start, then in the order they were recorded); none for an
 	// unknown bet.
 	WalletAttempts(ctx context.Context, betID string) ([]WalletAttempt, error)
+}
+
+// BetRef names a bet and orders it by creation.
+type BetRef struct {
+	ID        string
+	CreatedAt time.Time
 }
 
 // Settlement is how one confirmed bet of a closed market settles.

@@ -74,6 +74,9 @@ type Placement struct {
 	catalog *Service
 	bets    BetStore
 	wallet  Wallet
+	// dispatcher places the bets Place creates, when the store queues no
+	// placement of its own (see NewDispatcher).
+	dispatcher *Dispatcher
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
 }
@@ -161,7 +164,10 @@ func (p *Placement) Place(ctx context.Context, bettor Bettor, op Operator, key s
 	if err != nil {
 		return Bet{}, err
 	}
-	got, _, err := p.bets.CreateBet(ctx, b)
+	got, created, err := p.bets.CreateBet(ctx, b)
+	if err == nil && created && p.dispatcher != nil {
+		p.dispatcher.Dispatch(got.ID)
+	}
 	return got, err
 }
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
@@ -132,6 +133,23 @@ func (s betStore) CreateBet(ctx context.Context, b betting.Bet) (betting.Bet, bo
 		return betting.Bet{}, false, fmt.Errorf("enqueue placement: %w", err)
 	}
 	return b, true, tx.Commit(ctx)
+}
+
+func (s betStore) PendingBets(ctx context.Context, after betting.BetRef, limit int) ([]betting.BetRef, error) {
+	if after.ID == "" {
+		after.CreatedAt, after.ID = time.Unix(0, 0), uuid.Nil.String()
+	}
+	rows, err := s.d.pool.Query(ctx, `SELECT id, created_at FROM betting_bets WHERE status = 'pending'
+		AND (created_at, id) > ($1, $2) ORDER BY created_at, id LIMIT $3`, after.CreatedAt, after.ID, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (betting.BetRef, error) {
+		var r betting.BetRef
+		err := row.Scan(&r.ID, &r.CreatedAt)
+		r.CreatedAt = r.CreatedAt.UTC()
+		return r, err
+	})
 }
 
 func (s betStore) GetBetByKey(ctx context.Context, operatorID, bettorID, key string) (betting.Bet, error) {

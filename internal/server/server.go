@@ -213,6 +213,10 @@ type Server struct {
 	feed      feed.Source // nil for the manual feed
 	handler   http.Handler
 	log       *slog.Logger
+
+	// dispatcher places bets in this process when the database has no
+	// placement queue (SQLite); nil otherwise.
+	dispatcher *betting.Dispatcher
 }
 
 // New opens the database and assembles the services.
@@ -264,8 +268,51 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		aggWallet: aggregatorWallets,
 		tokens:    bettorauth.New(bettorauth.Options{AllowInsecure: cfg.DevAllowInsecure, RefreshUnknownKIDRateLimit: cfg.JWKSRefreshLimit, Logger: log}),
 		log:       log}
+	if d, ok := db.(inProcessPlacement); ok && d.PlacesBetsInProcess() {
+		s.dispatcher = betting.NewDispatcher(placement, betting.DispatchConfig{Workers: cfg.Queue.BetWorkers, Log: log})
+	}
 	s.handler = s.routes()
 	return s, nil
+}
+
+// inProcessPlacement is a database whose bet store enqueues no placement
+// (SQLite): a betting.Dispatcher in this process places its bets.
+type inProcessPlacement interface {
+	PlacesBetsInProcess() bool
+}
+
+// PausePlacement stops placing bets, on every node, until
+// ResumePlacement; bets keep being accepted and stay pending. Load tests
+// use it to time placement alone.
+func (s *Server) PausePlacement(ctx context.Context) error {
+	if s.dispatcher != nil {
+		s.dispatcher.Pause()
+		return nil
+	}
+	q, ok := s.db.(queuePauser)
+	if !ok {
+		return errors.New("the database cannot pause its placement queue")
+	}
+	return q.PauseQueue(ctx, jobqueue.QueueBets)
+}
+
+// ResumePlacement undoes PausePlacement.
+func (s *Server) ResumePlacement(ctx context.Context) error {
+	if s.dispatcher != nil {
+		s.dispatcher.Resume()
+		return nil
+	}
+	q, ok := s.db.(queuePauser)
+	if !ok {
+		return errors.New("the database cannot resume its placement queue")
+	}
+	return q.ResumeQueue(ctx, jobqueue.QueueBets)
+}
+
+// queuePauser is a database whose job queues can be paused on every node.
+type queuePauser interface {
+	PauseQueue(ctx context.Context, queue string) error
+	ResumeQueue(ctx context.Context, queue string) error
 }
 
 // Tickets returns the ticket service.
@@ -345,6 +392,13 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 		defer close(sweepDone)
 		s.maintain(sweepCtx)
 	}()
+	dispatchDone := make(chan struct{})
+	go func() {
+		defer close(dispatchDone)
+		if s.dispatcher != nil {
+			s.dispatcher.Run(sweepCtx)
+		}
+	}()
 	feedDone := make(chan struct{})
 	go func() {
 		defer close(feedDone)
@@ -377,6 +431,7 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 	srv.Shutdown(httpCtx)
 	stopSweep()
 	<-sweepDone
+	<-dispatchDone
 	<-feedDone
 	<-listenDone
 	// Workers get their own time: running jobs are cancelled and handed

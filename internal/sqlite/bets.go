@@ -149,11 +149,32 @@ func (s betStore) CreateBet(ctx context.Context, b betting.Bet) (betting.Bet, bo
 			got, err = scanBet(tx.queryRow(ctx, betByKeySQL, b.OperatorID, b.BettorID, b.IdempotencyKey), b.ID)
 			return nil, err
 		}
-		tx.enqueue(jobqueue.BetPlaceArgs{BetID: b.ID})
 		got, created = b, true
 		return nil, nil
 	})
 	return got, created, err
+}
+
+// PendingBets reads the partial index of pending bets: SQLite enqueues
+// no placements (CreateBet), and a betting.Dispatcher sweeps this list.
+func (s betStore) PendingBets(ctx context.Context, after betting.BetRef, limit int) ([]betting.BetRef, error) {
+	rows, err := s.d.reader.query(ctx, `SELECT id, created_at FROM betting_bets WHERE status = 'pending'
+		AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?`, micros(after.CreatedAt), after.ID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var refs []betting.BetRef
+	for rows.Next() {
+		var r betting.BetRef
+		var created int64
+		if err := rows.Scan(&r.ID, &created); err != nil {
+			return nil, err
+		}
+		r.CreatedAt = fromMicros(created)
+		refs = append(refs, r)
+	}
+	return refs, rows.Err()
 }
 
 func (s betStore) GetBetByKey(ctx context.Context, operatorID, bettorID, key string) (betting.Bet, error) {

@@ -170,6 +170,13 @@ func (d *DB) Close() error {
 	return rerr
 }
 
+// PlacesBetsInProcess reports true: CreateBet enqueues no placement job,
+// and the server runs a betting.Dispatcher over PendingBets instead. The
+// database has one process and one writer, which River's per-job
+// statements (insert, fetch, completion, each parsed anew) would otherwise
+// keep busy for most of a bet's writes (docs/performance.md).
+func (d *DB) PlacesBetsInProcess() bool { return true }
+
 // StartWorkers starts a River client that works the queues with workers
 // until ctx ends or the returned stop function is called. stop cancels
 // running jobs (they resume on the next start) and waits for them.

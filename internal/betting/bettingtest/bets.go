@@ -1,8 +1,11 @@
 package bettingtest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,6 +26,48 @@ func RunBets(t *testing.T, newStore func(t *testing.T) betting.BetStore) {
 	t.Run("Exposure", func(t *testing.T) { t.Parallel(); testExposure(t, newStore(t)) })
 	t.Run("Settlement", func(t *testing.T) { t.Parallel(); testSettlement(t, newStore(t)) })
 	t.Run("WalletAttempts", func(t *testing.T) { t.Parallel(); testWalletAttempts(t, newStore(t)) })
+	t.Run("PendingBets", func(t *testing.T) { t.Parallel(); testPendingBets(t, newStore(t)) })
+}
+
+// testPendingBets: the pending bets in the order of their creation, ties
+// broken by id, paged by the last one read; decided bets leave the list.
+func testPendingBets(t *testing.T, s betting.BetStore) {
+	ctx := context.Background()
+	s.EnsureBettor(ctx, betting.Bettor{OperatorID: "acme", ID: "b1", Currency: "USD", CreatedAt: t0})
+	outcome := uuid.NewString()
+	var want []betting.BetRef
+	for i, at := range []time.Time{t0.Add(2 * time.Second), t0, t0.Add(time.Second), t0.Add(time.Second), t0.Add(3 * time.Second)} {
+		b := newBet("b1", fmt.Sprintf("k%d", i), outcome, at)
+		if _, _, err := s.CreateBet(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if i == 4 {
+			if err := s.UpdateBet(ctx, b.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, At: at}); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want = append(want, betting.BetRef{ID: b.ID, CreatedAt: at})
+	}
+	slices.SortFunc(want, func(a, b betting.BetRef) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+	})
+	var got []betting.BetRef
+	var after betting.BetRef
+	for range 10 {
+		page, err := s.PendingBets(ctx, after, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, page...)
+		if len(page) < 3 {
+			break
+		}
+		after = page[len(page)-1]
+	}
+	if !slices.EqualFunc(got, want, func(a, b betting.BetRef) bool { return a.ID == b.ID && a.CreatedAt.Equal(b.CreatedAt) }) {
+		t.Errorf("PendingBets = %v, want %v", got, want)
+	}
 }
 
 func newBet(bettor, key, outcome string, at time.Time) betting.Bet {
