@@ -124,6 +124,9 @@ func TestOperatorCredentialAccess(t *testing.T) {
 			{"GET", "/admin/v1/bets?operator_id=sandbox", "", 200, 200, 404},
 			{"GET", "/admin/v1/bets?operator_id=nobody", "", 200, 404, 404},
 			{"GET", "/admin/v1/bets", "", 400, 200, 200},
+			{"GET", "/admin/v1/bets/" + cw.bet + "/wallet-transactions", "", 200, 200, 404},
+			{"GET", "/admin/v1/bets/" + unknown + "/wallet-transactions", "", 404, 404, 404},
+			{"GET", "/admin/v1/bets/not-a-uuid/wallet-transactions", "", 404, 404, 404},
 
 			{"POST", "/admin/v1/events", `{}`, 400, 403, 403},
 			{"PATCH", "/admin/v1/events/" + event, `{"title":{"en":"Final"}}`, 200, 403, 403},
@@ -257,6 +260,16 @@ func TestOperatorCredentials(t *testing.T) {
 		_, nobody = cw.call(t, "GET", "/admin/v1/bets?operator_id=nobody", cw.own, "", 404)
 		if strings.ReplaceAll(fmt.Sprint(rival), "rival", "X") != strings.ReplaceAll(fmt.Sprint(nobody), "nobody", "X") {
 			t.Errorf("another operator's bets %v differ from an unknown one's %v", rival, nobody)
+		}
+
+		if _, txs := cw.call(t, "GET", "/admin/v1/bets/"+cw.bet+"/wallet-transactions", cw.own, "", 200); len(txs["items"].([]any)) == 0 {
+			t.Errorf("wallet transactions of sandbox's bet for its credential: %v", txs)
+		}
+		unknownBet := uuid.NewString()
+		_, rival = cw.call(t, "GET", "/admin/v1/bets/"+cw.bet+"/wallet-transactions", cw.other, "", 404)
+		_, nobody = cw.call(t, "GET", "/admin/v1/bets/"+unknownBet+"/wallet-transactions", cw.other, "", 404)
+		if strings.ReplaceAll(fmt.Sprint(rival), cw.bet, "X") != strings.ReplaceAll(fmt.Sprint(nobody), unknownBet, "X") {
+			t.Errorf("another operator's bet %v differs from an unknown one %v", rival, nobody)
 		}
 
 		// Its commercial settings, and nothing else.
