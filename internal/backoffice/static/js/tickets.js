@@ -7,7 +7,7 @@
 
 import { describe, seg } from "./api.js";
 import { confirm } from "./dialog.js";
-import { badge, field, h, replace, when } from "./dom.js";
+import { badge, field, h, replace, secretBox, when } from "./dom.js";
 import * as jobs from "./ticketjobs.js";
 
 const SCOPES = [
@@ -28,24 +28,6 @@ export function render(ctx, view, parts) {
 function serviceNav(current) {
   const link = (path, name, label) => h("a", { href: `#/${path}`, "aria-current": current === name ? "page" : null, "data-service-nav": name }, label);
   return h("nav", { class: "subnav", "aria-label": "Ticket service" }, link("tickets", "clients", "Clients"), link("tickets/jobs", "jobs", "Jobs"));
-}
-
-// secretBox shows a secret once, with a button that copies it.
-function secretBox(label, secret, note) {
-  const code = h("code", { "data-secret": true }, secret);
-  const said = h("span", { role: "status", "aria-live": "polite" });
-  const copy = h("button", { type: "button", class: "secondary" }, "Copy");
-  copy.addEventListener("click", async () => {
-    try {
-      await navigator.clipboard.writeText(secret);
-      said.textContent = "Copied.";
-    } catch {
-      getSelection().selectAllChildren(code);
-      said.textContent = "Selected: press Ctrl+C (⌘C) to copy.";
-    }
-  });
-  return h("div", { class: "key", role: "group", "aria-label": label, tabindex: "-1" },
-    h("strong", {}, `${label}:`), code, copy, said, h("p", { class: "hint" }, note));
 }
 
 async function clients(ctx, view) {
