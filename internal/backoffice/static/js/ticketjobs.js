@@ -47,6 +47,12 @@ const CALLBACKS = {
   failed: "failed for good (callback_failed)",
 };
 
+// say sets the text of a live region unless it already says it (setting
+// the same text again makes some screen readers repeat it).
+function say(region, text) {
+  if (region.textContent !== text) region.textContent = text;
+}
+
 // refresher runs load every REFRESH_MS while active() says so and the tab
 // is visible; stop ends it for good.
 function refresher(load, active) {
@@ -133,13 +139,18 @@ async function list(ctx, view, nav) {
   let jobs = [];
   let next = null;
   let seq = 0; // only the latest load draws
+  let loading = 0; // loads under way: a refresh waits for a page the user asked for
+  let news = ""; // the last changes of status, said until the next ones
   const rows = new Map(); // job id → its row, kept while it is unchanged
 
   // draw shows jobs in order, replacing only the rows that changed, and
-  // says which jobs changed status since the last draw.
+  // says which jobs changed status since the last draw. The status line
+  // is rewritten only when its text changes, so that screen readers do not
+  // repeat it at every refresh.
   const draw = (items) => {
     const before = new Map(jobs.map((j) => [j.id, j.status]));
     const changed = items.filter((j) => before.has(j.id) && before.get(j.id) !== j.status);
+    if (changed.length > 0) news = changed.map((j) => `“${j.title || j.id}” is now ${j.status}.`).join(" ");
     jobs = items;
     let prev = null;
     const seen = new Set();
@@ -173,11 +184,11 @@ async function list(ctx, view, nav) {
     more.hidden = !next;
     const refreshing = auto.checked && jobs.some((j) => ACTIVE.has(j.status));
     status.dataset.refreshing = String(refreshing);
-    status.textContent = [
+    say(status, [
       `${jobs.length} job${jobs.length === 1 ? "" : "s"}${next ? " loaded (more to load)" : ""}.`,
       refreshing ? "Refreshing every 2 s while a job shown is queued or running." : "",
-      changed.map((j) => `“${j.title || j.id}” is now ${j.status}.`).join(" "),
-    ].filter(Boolean).join(" ");
+      news,
+    ].filter(Boolean).join(" "));
   };
 
   // fetchJobs reads n jobs from the top of the list, or n after cursor.
@@ -197,20 +208,27 @@ async function list(ctx, view, nav) {
   // as many jobs as are shown ("refresh": new jobs come in at the top).
   const load = async (mode) => {
     const mine = ++seq;
+    loading += 1;
     more.disabled = true;
     const got = mode === "more" ? await fetchJobs(PAGE, next) : await fetchJobs(mode === "refresh" ? Math.max(jobs.length, PAGE) : PAGE, "");
-    more.disabled = false;
+    loading -= 1;
+    more.disabled = loading > 0;
     if (!ctx.alive() || mine !== seq) return;
     if (got.failed) {
-      status.textContent = `Jobs could not be loaded: ${describe(got.failed)}`;
+      say(status, `Jobs could not be loaded: ${describe(got.failed)}`);
       return;
     }
     next = got.next;
-    if (mode === "reset") jobs = [];
+    if (mode === "reset") {
+      jobs = [];
+      news = "";
+    }
     draw(mode === "more" ? jobs.concat(got.items) : got.items);
     refresh.schedule();
   };
-  const refresh = refresher(() => load("refresh"), () => auto.checked && jobs.some((j) => ACTIVE.has(j.status)));
+  const refresh = refresher(async () => {
+    if (loading === 0) await load("refresh");
+  }, () => auto.checked && jobs.some((j) => ACTIVE.has(j.status)));
 
   clientPick.addEventListener("change", () => {
     filters.client = clientPick.value;
@@ -244,20 +262,19 @@ async function job(ctx, view, id, nav) {
   const facts = h("div", {});
   view.append(nav, h("p", {}, h("a", { href: "#/tickets/jobs" }, "← Jobs")), heading, status, facts);
   let current = null;
+  let news = ""; // the last change of status, said until the next one
   const load = async () => {
     const a = await ctx.api.get(`/ticket-jobs/${seg(id)}`);
     if (!ctx.alive()) return;
     if (!a.ok) {
-      if (current) status.textContent = `The job could not be refreshed: ${describe(a)}`;
+      if (current) say(status, `The job could not be refreshed: ${describe(a)}`);
       else ctx.notify(`The job could not be loaded: ${describe(a)}`);
       return;
     }
     const j = a.data;
     const refreshing = ACTIVE.has(j.status);
-    status.textContent = [
-      current && current.status !== j.status ? `The job is now ${j.status}.` : "",
-      refreshing ? "Refreshing every 2 s while the job is queued or running." : "",
-    ].filter(Boolean).join(" ");
+    if (current && current.status !== j.status) news = `The job is now ${j.status}.`;
+    say(status, [news, refreshing ? "Refreshing every 2 s while the job is queued or running." : ""].filter(Boolean).join(" "));
     current = j;
     heading.textContent = j.title || `Job ${j.id}`;
     const row = (k, v) => [h("dt", {}, k), h("dd", {}, v)];
