@@ -25,6 +25,9 @@ Commands:
   ticket-keys revoke --client ID --key KEY_ID
   ticket-jobs list [--client ID] [--status STATUS] [--limit N] [--cursor CURSOR]
   ticket-jobs get --job ID
+  operator-credentials issue --operator ID --name NAME [--expires-at RFC3339]
+  operator-credentials list --operator ID
+  operator-credentials revoke --operator ID --credential ID
 
 The server is $FORESIGHT_ADMIN_URL, else $FORESIGHT_PUBLIC_URL, else http://$FORESIGHT_ADDR
 (default http://127.0.0.1:8080); the token is $FORESIGHT_ADMIN_TOKEN. Answers print as JSON.
@@ -63,14 +66,16 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 	sub.SetOutput(stderr)
 	var (
 		name, clientID, keyID, scopes, expiresAt, suspended, ticketsEnabled string
-		jobID, status, cursor                                               string
+		jobID, status, cursor, operatorID, credentialID                     string
 		limit                                                               int
 	)
-	sub.StringVar(&name, "name", "", "client name")
+	sub.StringVar(&name, "name", "", "client or credential name")
 	sub.StringVar(&clientID, "client", "", "client id")
 	sub.StringVar(&keyID, "key", "", "key id")
 	sub.StringVar(&scopes, "scopes", "", "comma-separated scopes")
-	sub.StringVar(&expiresAt, "expires-at", "", "key expiry, RFC 3339")
+	sub.StringVar(&expiresAt, "expires-at", "", "key or credential expiry, RFC 3339")
+	sub.StringVar(&operatorID, "operator", "", "operator id")
+	sub.StringVar(&credentialID, "credential", "", "operator credential id")
 	sub.StringVar(&suspended, "suspended", "", "true or false")
 	sub.StringVar(&ticketsEnabled, "tickets-enabled", "", "true or false")
 	sub.StringVar(&jobID, "job", "", "ticket job id")
@@ -120,13 +125,8 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 			break
 		}
 		var exp *time.Time
-		if expiresAt != "" {
-			t, perr := time.Parse(time.RFC3339, expiresAt)
-			if perr != nil {
-				err = fmt.Errorf("--expires-at %q is not RFC 3339 (2026-12-31T00:00:00Z)", expiresAt)
-				break
-			}
-			exp = &t
+		if exp, err = optionalTime(expiresAt, "expires-at"); err != nil {
+			break
 		}
 		out, err = c.CreateTicketKey(ctx, clientID, strings.Split(scopes, ","), exp)
 	case "ticket-keys list":
@@ -156,6 +156,32 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 		if err = require(jobID, "job"); err == nil {
 			out, err = c.GetTicketJob(ctx, jobID)
 		}
+	case "operator-credentials issue":
+		if err = require(operatorID, "operator"); err != nil {
+			break
+		}
+		if err = require(name, "name"); err != nil {
+			break
+		}
+		var exp *time.Time
+		if exp, err = optionalTime(expiresAt, "expires-at"); err != nil {
+			break
+		}
+		out, err = c.IssueOperatorCredential(ctx, operatorID, name, exp)
+	case "operator-credentials list":
+		if err = require(operatorID, "operator"); err == nil {
+			out, err = c.ListOperatorCredentials(ctx, operatorID)
+		}
+	case "operator-credentials revoke":
+		if err = require(operatorID, "operator"); err != nil {
+			break
+		}
+		if err = require(credentialID, "credential"); err != nil {
+			break
+		}
+		if err = c.RevokeOperatorCredential(ctx, operatorID, credentialID); err == nil {
+			out = map[string]string{"revoked": credentialID}
+		}
 	default:
 		fs.Usage()
 		return fmt.Errorf("unknown admin command %q", rest[0]+" "+rest[1])
@@ -166,6 +192,17 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+func optionalTime(v, name string) (*time.Time, error) {
+	if v == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return nil, fmt.Errorf("--%s %q is not RFC 3339 (2026-12-31T00:00:00Z)", name, v)
+	}
+	return &t, nil
 }
 
 func optionalBool(v, name string) (*bool, error) {

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/foresight-dev/foresight/internal/admin"
+)
+
+// TestStaffIssueOperatorCredentialFromTerminal issues, lists and revokes
+// an operator's credential with `foresight admin operator-credentials`,
+// and uses the key in between.
+func TestStaffIssueOperatorCredentialFromTerminal(t *testing.T) {
+	t.Parallel()
+	addr := freeAddr(t)
+	env := envOf(map[string]string{
+		"FORESIGHT_ADDR":         addr,
+		"FORESIGHT_DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "f.db"),
+		"FORESIGHT_ADMIN_TOKEN":  "staff-secret",
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- run(ctx, []string{"serve"}, env, &bytes.Buffer{}, &bytes.Buffer{}) }()
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	waitHealthy(t, "http://"+addr)
+	staff := &admin.Client{BaseURL: "http://" + addr, Token: "staff-secret"}
+	if err := staff.Do(ctx, "POST", "/admin/v1/operators", map[string]any{
+		"id": "acme", "name": "Acme Bets", "integration": "standalone", "wallet_url": "https://wallet.acme.example",
+		"signing_secret": "acme-signing-secret-0123", "jwks_url": "https://wallet.acme.example/jwks.json",
+		"currencies": []any{map[string]any{"code": "USD", "decimals": 2}},
+		"limits":     map[string]any{"USD": map[string]any{"min_stake": "1", "max_stake": "100", "max_payout": "1000", "outcome_exposure": "5000"}},
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	cli := func(out any, args ...string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if err := run(ctx, append([]string{"admin", "operator-credentials"}, args...), env, &stdout, &stderr); err != nil {
+			t.Fatalf("foresight admin operator-credentials %v: %v %s", args, err, stderr.String())
+		}
+		if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
+			t.Fatalf("foresight admin operator-credentials %v printed %q", args, stdout.String())
+		}
+	}
+	whoami := func(key string) int {
+		t.Helper()
+		req, _ := http.NewRequest("GET", "http://"+addr+"/admin/v1/whoami", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+
+	var issued admin.OperatorCredential
+	cli(&issued, "issue", "--operator", "acme", "--name", "Ana", "--expires-at", "2099-01-01T00:00:00Z")
+	if !strings.HasPrefix(issued.Key, "fso_") || issued.OperatorID != "acme" || issued.ExpiresAt == nil {
+		t.Fatalf("issued %+v", issued)
+	}
+	if st := whoami(issued.Key); st != http.StatusOK {
+		t.Errorf("whoami with the issued key = %d", st)
+	}
+	var listed []admin.OperatorCredential
+	cli(&listed, "list", "--operator", "acme")
+	if len(listed) != 1 || listed[0].ID != issued.ID || listed[0].Key != "" {
+		t.Errorf("list = %+v", listed)
+	}
+	var revoked map[string]string
+	cli(&revoked, "revoke", "--operator", "acme", "--credential", issued.ID)
+	if st := whoami(issued.Key); st != http.StatusUnauthorized {
+		t.Errorf("whoami with the revoked key = %d, want 401", st)
+	}
+
+	var stderr bytes.Buffer
+	for _, args := range [][]string{{"issue", "--operator", "acme"}, {"issue", "--operator", "acme", "--name", "x", "--expires-at", "soon"}, {"revoke", "--operator", "acme"}} {
+		if err := run(ctx, append([]string{"admin", "operator-credentials"}, args...), env, &bytes.Buffer{}, &stderr); err == nil {
+			t.Errorf("foresight admin operator-credentials %v succeeded", args)
+		}
+	}
+}
