@@ -33,6 +33,10 @@ const (
 	demoAggregatorID = "demo-casino"
 )
 
+// demoStaffName names the operator credential each start of the demo
+// issues for the demo operator's staff (and revokes the previous one's).
+const demoStaffName = "demo operator staff"
+
 // demoBettors get a few bets when the demo starts on a new database.
 var demoBettors = []string{"alice", "bob", "carol"}
 
@@ -149,10 +153,11 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
   Operator host page  %[7]s/sandbox/host     (a bettor in the widget, standalone path)
   Casino lobby        %[8]s/sandbox/lobby    (the game through an aggregator)
   Sandbox ledgers     %[7]s/sandbox/ledger  %[8]s/sandbox/ledger
-  Backoffice          %[1]s/backoffice/   (sign in with the admin token)
+  Backoffice          %[1]s/backoffice/   (sign in with the admin token, or the operator key)
   API base URL        %[1]s
   API documents       %[1]s/openapi/bettor.yaml  %[1]s/openapi/admin.yaml  %[1]s/openapi/aggregator.yaml  %[1]s/openapi/tickets.yaml
   Admin token         %[3]s   (Authorization: Bearer … on %[1]s/admin/v1)
+  Operator key        %[11]s   (the demo operator's staff: its bets, exposure and settings only)
   Ticket client       %[4]s   webhook secret %[5]s
   Ticket API key      %[6]s   (scopes tickets:submit tickets:read tickets:cancel)
   Database            %[2]s
@@ -172,7 +177,7 @@ Submit a spec to the ticket service:
 
 Press Ctrl-C to stop.
 `, cfg.PublicURL, cfg.DatabaseURL, cfg.AdminToken, d.ticketClient.ID, d.ticketClient.WebhookSecret, d.ticketKey,
-		operatorURL, casinoURL, opSite.Operator().SigningSecret(), casinoSite.Casino().SigningSecret())
+		operatorURL, casinoURL, opSite.Operator().SigningSecret(), casinoSite.Casino().SigningSecret(), d.operatorKey)
 	select {
 	case <-ctx.Done():
 		return wait(nil)
@@ -189,6 +194,7 @@ type demoWorld struct {
 	admin        *admin.Client
 	ticketClient tickets.Client
 	ticketKey    string
+	operatorKey  string
 }
 
 func (d *demoWorld) setUp(ctx context.Context, srv *server.Server, opSite *operator.Site, casinoSite *casino.Site, operatorURL, casinoURL string, fresh bool) error {
@@ -199,6 +205,9 @@ func (d *demoWorld) setUp(ctx context.Context, srv *server.Server, opSite *opera
 		return err
 	}
 	if err := d.register(ctx, demoAggregatorID, casinoSite.Registration(casinoURL)); err != nil {
+		return err
+	}
+	if err := d.issueOperatorKey(ctx); err != nil {
 		return err
 	}
 	svc := srv.Tickets()
@@ -226,6 +235,28 @@ func (d *demoWorld) register(ctx context.Context, id string, body []byte) error 
 	if err != nil {
 		return fmt.Errorf("register %s: %w", id, err)
 	}
+	return nil
+}
+
+// issueOperatorKey revokes the demo operator's staff key of an earlier run
+// (only its hash was kept: it cannot be shown again) and issues this run's.
+func (d *demoWorld) issueOperatorKey(ctx context.Context) error {
+	creds, err := d.admin.ListOperatorCredentials(ctx, demoOperatorID)
+	if err != nil {
+		return fmt.Errorf("operator credentials: %w", err)
+	}
+	for _, c := range creds {
+		if c.Name == demoStaffName && c.RevokedAt == nil {
+			if err := d.admin.RevokeOperatorCredential(ctx, demoOperatorID, c.ID); err != nil {
+				return fmt.Errorf("revoke the earlier operator key: %w", err)
+			}
+		}
+	}
+	c, err := d.admin.IssueOperatorCredential(ctx, demoOperatorID, demoStaffName, nil)
+	if err != nil {
+		return fmt.Errorf("issue the operator key: %w", err)
+	}
+	d.operatorKey = c.Key
 	return nil
 }
 

@@ -63,6 +63,10 @@ func TestDemo(t *testing.T) {
 		}
 	}
 	adminToken := regexp.MustCompile(`adm_[0-9a-f]+`).FindString(banner)
+	operatorKey := regexp.MustCompile(`fso_[0-9a-f]{32}_[A-Za-z0-9_-]+`).FindString(banner)
+	if who := whoami(t, platform, operatorKey); who != 200 {
+		t.Errorf("the banner's operator key %q: whoami = %d", operatorKey, who)
+	}
 	bets := 0
 	confirmed := func() map[string]string {
 		req, _ := http.NewRequest("GET", platform+"/admin/v1/bets?operator_id=demo-operator&limit=50", nil)
@@ -115,8 +119,27 @@ func TestDemo(t *testing.T) {
 	// and does not place the demo bets again.
 	banner, stop = start()
 	adminToken = regexp.MustCompile(`adm_[0-9a-f]+`).FindString(banner)
+	if who := whoami(t, platform, operatorKey); who != 401 {
+		t.Errorf("the first run's operator key after a restart: whoami = %d, want 401", who)
+	}
+	if who := whoami(t, platform, regexp.MustCompile(`fso_[0-9a-f]{32}_[A-Za-z0-9_-]+`).FindString(banner)); who != 200 {
+		t.Errorf("the second run's operator key: whoami = %d", who)
+	}
 	if got := confirmed(); bets != 3 {
 		t.Errorf("%d bets after a restart (%v), want the first run's three", bets, got)
 	}
 	stop()
+}
+
+// whoami returns the status of GET /admin/v1/whoami with key.
+func whoami(t *testing.T, platform, key string) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", platform+"/admin/v1/whoami", nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
