@@ -276,6 +276,9 @@ func TestWithdrawGivesUpAfterThreeRequests(t *testing.T) {
 	}
 }
 
+// TestWithdrawTimeoutPerAttempt: an attempt that gets no answer within
+// the per-attempt limit is abandoned and retried. The limit is a second so
+// that an answering attempt never reaches it, even on a loaded machine.
 func TestWithdrawTimeoutPerAttempt(t *testing.T) {
 	t.Parallel()
 	t.Run("a hung attempt is retried", func(t *testing.T) {
@@ -286,7 +289,7 @@ func TestWithdrawTimeoutPerAttempt(t *testing.T) {
 			}
 			return 200, `{"transaction_id":"op-2","balance":"5"}`
 		})
-		res, err := f.client(100*time.Millisecond).Withdraw(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
+		res, err := f.client(time.Second).Withdraw(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -297,7 +300,7 @@ func TestWithdrawTimeoutPerAttempt(t *testing.T) {
 	t.Run("every attempt hangs", func(t *testing.T) {
 		t.Parallel()
 		f := newFakeWallet(t, true, always(hang, ""))
-		res, err := f.client(100*time.Millisecond).Withdraw(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
+		res, err := f.client(time.Second).Withdraw(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
 		if err != nil {
 			t.Fatal(err)
 		}
