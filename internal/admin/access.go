@@ -86,38 +86,47 @@ var routeAccess = map[string]access{
 	"/admin/v1/":                                  shared, // the 404 of an unknown path
 }
 
-// authenticate accepts the admin token (compared in constant time, over
-// hashes so that the length does not leak either) or a live operator
-// credential, and puts the principal in the request's context. Anything
-// else, a revoked or expired credential included, is the same 401.
+// authenticate puts the caller in the request's context (see caller); a
+// request without a valid token gets 401, the same answer for a missing,
+// wrong, revoked or expired one.
 func (h *handler) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-		token = strings.TrimSpace(token)
-		ok = ok && strings.EqualFold(scheme, "Bearer")
-		sum := sha256.Sum256([]byte(token))
-		var p principal
-		switch {
-		case ok && subtle.ConstantTimeCompare(sum[:], h.tokenHash[:]) == 1:
-			p = principal{name: "platform staff"}
-		case ok && strings.HasPrefix(token, betting.CredentialKeyPrefix):
-			c, err := h.credentials.Authenticate(r.Context(), token)
-			if err != nil && !errors.Is(err, betting.ErrCredentialRefused) {
-				h.writeError(w, r, err)
-				return
-			}
-			if err == nil {
-				p = principal{operatorID: c.OperatorID, name: c.Name, credentialID: c.ID, expiresAt: c.ExpiresAt}
-				break
-			}
-			fallthrough
-		default:
+		p, ok, err := h.caller(r)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="foresight-admin"`)
 			h.writeError(w, r, problem(http.StatusUnauthorized, CodeUnauthorized, "The admin token or operator key is missing, wrong, revoked or expired."))
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 	})
+}
+
+// caller returns who the request's bearer token is: the admin token
+// (compared in constant time, over hashes so that the length does not leak
+// either) or a live operator credential. ok is false for any other token;
+// err is a storage failure.
+func (h *handler) caller(r *http.Request) (p principal, ok bool, err error) {
+	scheme, token, found := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !found || !strings.EqualFold(scheme, "Bearer") {
+		return principal{}, false, nil
+	}
+	token = strings.TrimSpace(token)
+	sum := sha256.Sum256([]byte(token))
+	if subtle.ConstantTimeCompare(sum[:], h.tokenHash[:]) == 1 {
+		return principal{name: "platform staff"}, true, nil
+	}
+	c, err := h.credentials.Authenticate(r.Context(), token)
+	if errors.Is(err, betting.ErrCredentialRefused) {
+		return principal{}, false, nil
+	}
+	if err != nil {
+		return principal{}, false, err
+	}
+	return principal{operatorID: c.OperatorID, name: c.Name, credentialID: c.ID, expiresAt: c.ExpiresAt}, true, nil
 }
 
 // authorize applies routeAccess to operator credentials before mux serves
