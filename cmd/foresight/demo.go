@@ -57,6 +57,9 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	if err := e.parse(args); err != nil {
 		return err
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("demo directory: %w", err)
+	}
 	explicit := func(flagName, envName string) bool { return flagSet(fs, flagName) || getenv(envName) != "" }
 	if !explicit("database-url", "FORESIGHT_DATABASE_URL") {
 		cfg.DatabaseURL = "sqlite:" + filepath.Join(dir, "foresight-demo.db")

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,7 +20,7 @@ import (
 // directory works, and Ctrl-C stops it cleanly.
 func TestDemo(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "demo") // a directory the demo creates
 	addrs := []string{freeAddr(t), freeAddr(t), freeAddr(t)}
 	start := func() (string, func()) {
 		t.Helper()
