@@ -118,11 +118,30 @@ type accepted struct {
 // offer, an outcome of another market; ErrNotFound for an unknown market;
 // ErrConflict for a market that cannot be priced.
 func (p *Placement) Place(ctx context.Context, bettor Bettor, op Operator, key string, req PlaceRequest) (Bet, error) {
-	if b, err := p.bets.GetBetByKey(ctx, op.ID, bettor.ID, key); err == nil {
-		return b, nil
-	} else if !IsNotFound(err) {
+	b, err := p.newBet(ctx, bettor, op, key, req)
+	if err != nil {
+		// A request the key already placed gets that bet, whatever is
+		// wrong with this one; the key is read only on this path, so that
+		// a new bet costs no read before its insert.
+		if first, kerr := p.bets.GetBetByKey(ctx, op.ID, bettor.ID, key); kerr == nil {
+			return first, nil
+		} else if !IsNotFound(kerr) {
+			return Bet{}, kerr
+		}
 		return Bet{}, err
 	}
+	// The insert of a key already used inserts nothing and returns the
+	// first bet.
+	got, created, err := p.bets.CreateBet(ctx, b)
+	if err == nil && created && p.dispatcher != nil {
+		p.dispatcher.Dispatch(got.ID)
+	}
+	return got, err
+}
+
+// newBet checks a placement request and prices the outcome: the bet Place
+// inserts, PENDING, with its 202 answer.
+func (p *Placement) newBet(ctx context.Context, bettor Bettor, op Operator, key string, req PlaceRequest) (Bet, error) {
 	cur, ok := op.Currency(bettor.Currency)
 	if !ok {
 		return Bet{}, invalidf("the operator does not offer %s", bettor.Currency)
@@ -161,14 +180,7 @@ func (p *Placement) Place(ctx context.Context, bettor Bettor, op Operator, key s
 	b.WithdrawalTxID = "wd-" + b.ID
 	b.Accepted, err = json.Marshal(accepted{ID: b.ID, Status: "PENDING", Message: "The bet is accepted for processing; poll it until CONFIRMED or REJECTED.",
 		EntryOdds: b.EntryOdds, PotentialPayout: b.PotentialPayout.String(), DisplayProbability: b.DisplayProbability.StringFixed(2), OutcomeIndex: idx})
-	if err != nil {
-		return Bet{}, err
-	}
-	got, created, err := p.bets.CreateBet(ctx, b)
-	if err == nil && created && p.dispatcher != nil {
-		p.dispatcher.Dispatch(got.ID)
-	}
-	return got, err
+	return b, err
 }
 
 // Process decides a pending bet: the market, its event and the outcome
