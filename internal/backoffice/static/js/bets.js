@@ -193,7 +193,7 @@ function overTime(bets) {
   const span = days.size > 1 ? "day" : `hour (UTC) of ${[...days][0]}`;
   return h("div", { class: "charts" },
     h("h2", {}, "Over time"),
-    h("p", { class: "hint" }, `The ${bets.length} bets loaded, per ${span}.`),
+    h("p", { class: "hint" }, bets.length === 1 ? `The one bet loaded, per ${span}.` : `The ${bets.length} bets loaded, per ${span}.`),
     h("h3", {}, "Bets"),
     columns(list.map(([k, e]) => ({ label: k, value: String(e.count) })), `Bets per ${span}`),
     h("h3", {}, `Stakes (${currency})`),
