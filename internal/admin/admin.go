@@ -118,6 +118,29 @@ type list[T any] struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
+// pageAfter pages a list read whole: the items after the one whose id is
+// cursor (from the first when cursor is empty), at most limit of them,
+// with the id of the last one as the next cursor when more follow.
+func pageAfter[T, J any](items []T, id func(T) string, cursor string, limit int, toJSON func(T) J) list[J] {
+	out := list[J]{Items: []J{}}
+	var last string
+	for _, it := range items {
+		if cursor != "" {
+			if id(it) == cursor {
+				cursor = ""
+			}
+			continue
+		}
+		if len(out.Items) == limit {
+			out.NextCursor = &last
+			break
+		}
+		out.Items = append(out.Items, toJSON(it))
+		last = id(it)
+	}
+	return out
+}
+
 func (h *handler) createClient(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Name *string `json:"name"`
@@ -219,23 +242,10 @@ func (h *handler) listKeys(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	cursor := r.URL.Query().Get("cursor")
-	out := list[keyListItem]{Items: []keyListItem{}}
-	for _, k := range ks {
-		if cursor != "" {
-			if k.ID == cursor {
-				cursor = ""
-			}
-			continue
-		}
-		if len(out.Items) == limit {
-			next := out.Items[limit-1].ID
-			out.NextCursor = &next
-			break
-		}
-		out.Items = append(out.Items, keyListItem{TicketKey: toKeyJSON(k), RevokedAt: k.RevokedAt})
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, pageAfter(ks, func(k tickets.APIKey) string { return k.ID }, r.URL.Query().Get("cursor"), limit,
+		func(k tickets.APIKey) keyListItem {
+			return keyListItem{TicketKey: toKeyJSON(k), RevokedAt: k.RevokedAt}
+		}))
 }
 
 func (h *handler) revokeKey(w http.ResponseWriter, r *http.Request) {

@@ -76,23 +76,7 @@ func (h *handler) listCredentials(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	cursor := r.URL.Query().Get("cursor")
-	out := list[OperatorCredential]{Items: []OperatorCredential{}}
-	for _, c := range cs {
-		if cursor != "" {
-			if c.ID == cursor {
-				cursor = ""
-			}
-			continue
-		}
-		if len(out.Items) == limit {
-			next := out.Items[limit-1].ID
-			out.NextCursor = &next
-			break
-		}
-		out.Items = append(out.Items, toCredentialJSON(c))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, pageAfter(cs, func(c betting.Credential) string { return c.ID }, r.URL.Query().Get("cursor"), limit, toCredentialJSON))
 }
 
 func (h *handler) revokeCredential(w http.ResponseWriter, r *http.Request) {

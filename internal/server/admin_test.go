@@ -138,6 +138,32 @@ func testAdminAPI(t *testing.T, db string) {
 		t.Error("revoked key lists without revoked_at")
 	}
 
+	// Paging a client's keys: three, one per page, each once.
+	for range 2 {
+		do("POST", keys, map[string]any{"scopes": []string{"tickets:read"}})
+	}
+	pagedKeys, keyCursor := map[string]bool{}, ""
+	for range 5 {
+		path := keys + "?limit=1"
+		if keyCursor != "" {
+			path += "&cursor=" + keyCursor
+		}
+		_, page := do("GET", path, nil)
+		items := page["items"].([]any)
+		if len(items) != 1 {
+			t.Fatalf("a page of limit 1 has %d keys", len(items))
+		}
+		pagedKeys[items[0].(map[string]any)["id"].(string)] = true
+		next, _ := page["next_cursor"].(string)
+		if next == "" {
+			break
+		}
+		keyCursor = next
+	}
+	if len(pagedKeys) != 3 {
+		t.Errorf("paged through %d keys, want 3", len(pagedKeys))
+	}
+
 	// Paging: three clients (the world's own, Growth, one more), one per page.
 	do("POST", "/admin/v1/ticket-clients", map[string]any{"name": "Third"})
 	seen, cursor := 0, ""
