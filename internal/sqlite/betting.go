@@ -153,22 +153,39 @@ func (s bettingStore) EventOfMarket(ctx context.Context, marketID string) (betti
 }
 
 func (s bettingStore) UpdateEvent(ctx context.Context, e betting.Event, prev time.Time) error {
+	return replaceEvent(ctx, s.d.writer.db, e, prev)
+}
+
+// eventWriter is a transaction or the writer pool.
+type eventWriter interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// replaceEvent writes e over the stored event when the stored one is still
+// the version of prev (optimistic concurrency): ErrNotFound when there is
+// no such event, ErrConflict when it changed meanwhile.
+func replaceEvent(ctx context.Context, w eventWriter, e betting.Event, prev time.Time) error {
 	doc, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
-	res, err := s.d.writer.exec(ctx, `UPDATE betting_events SET status = ?, doc = ?, updated_at = ? WHERE id = ? AND updated_at = ?`,
+	res, err := w.ExecContext(ctx, `UPDATE betting_events SET status = ?, doc = ?, updated_at = ? WHERE id = ? AND updated_at = ?`,
 		e.Status, string(doc), micros(e.UpdatedAt), e.ID, micros(prev))
 	if err != nil {
 		return err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		if _, err := s.GetEvent(ctx, e.ID); err != nil {
-			return err
-		}
-		return &betting.Error{Code: betting.ErrConflict, Message: "event " + e.ID + " changed meanwhile"}
+	if n, _ := res.RowsAffected(); n > 0 {
+		return nil
 	}
-	return nil
+	var exists bool
+	if err := w.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM betting_events WHERE id = ?)`, e.ID).Scan(&exists); err != nil {
+		return err
+	}
+	if !exists {
+		return notFound("event", e.ID)
+	}
+	return &betting.Error{Code: betting.ErrConflict, Message: "event " + e.ID + " changed meanwhile"}
 }
 
 func (s bettingStore) ListEvents(ctx context.Context, f betting.EventFilter) ([]betting.Event, error) {
@@ -187,22 +204,13 @@ func (s bettingStore) ListEvents(ctx context.Context, f betting.EventFilter) ([]
 }
 
 func (s bettingStore) SettleMarket(ctx context.Context, e betting.Event, prev time.Time, marketID string) error {
-	doc, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
 	tx, err := s.d.writer.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `UPDATE betting_events SET status = ?, doc = ?, updated_at = ? WHERE id = ? AND updated_at = ?`,
-		e.Status, string(doc), micros(e.UpdatedAt), e.ID, micros(prev))
-	if err != nil {
+	if err := replaceEvent(ctx, tx, e, prev); err != nil {
 		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return &betting.Error{Code: betting.ErrConflict, Message: "event " + e.ID + " changed meanwhile"}
 	}
 	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.SettleMarketArgs{MarketID: marketID}, nil); err != nil {
 		return fmt.Errorf("enqueue settlement: %w", err)

@@ -26,29 +26,13 @@ func (s bettingStore) RepriceMarket(ctx context.Context, e betting.Event, prev t
 	if !ok {
 		return notFound("market", marketID)
 	}
-	doc, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
 	tx, err := s.d.writer.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `UPDATE betting_events SET status = ?, doc = ?, updated_at = ? WHERE id = ? AND updated_at = ?`,
-		e.Status, string(doc), micros(e.UpdatedAt), e.ID, micros(prev))
-	if err != nil {
+	if err := replaceEvent(ctx, tx, e, prev); err != nil {
 		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		var exists bool
-		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM betting_events WHERE id = ?)`, e.ID).Scan(&exists); err != nil {
-			return err
-		}
-		if !exists {
-			return notFound("event", e.ID)
-		}
-		return &betting.Error{Code: betting.ErrConflict, Message: "event " + e.ID + " changed meanwhile"}
 	}
 	if err := insertPricePoint(ctx, tx, betting.PricePointOf(*m, e.UpdatedAt)); err != nil {
 		return err
