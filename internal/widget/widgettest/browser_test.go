@@ -36,15 +36,27 @@ type tab struct {
 // 60 s poll ceiling takes 1.2 s).
 const clockScale = 0.02
 
+// heldClockScale is the test clock's speed for a test that holds a wallet
+// call while the widget polls and expects the answer, not the 60 s ceiling:
+// one virtual second is 200 ms, so the ceiling is 12 s away, far more than
+// a hold takes on a loaded machine under the race detector.
+const heldClockScale = 0.2
+
 // newTab opens a tab whose pages (and frames) get the widget's test clock
-// (js/clock.js) before any script of theirs runs.
+// (js/clock.js), at clockScale, before any script of theirs runs.
 func newTab(t *testing.T) *tab {
+	t.Helper()
+	return newTabAt(t, clockScale)
+}
+
+// newTabAt is newTab with the test clock at scale.
+func newTabAt(t *testing.T, scale float64) *tab {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browsertest.Browser(t))
 	t.Cleanup(cancel)
 	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
 		_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
-			Source: fmt.Sprintf("window.__foresightTestClock = {scale: %g};", clockScale)})
+			Source: fmt.Sprintf("window.__foresightTestClock = {scale: %g};", scale)})
 		return err
 	}))
 	if err != nil {

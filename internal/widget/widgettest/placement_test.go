@@ -39,7 +39,7 @@ var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-
 func TestPlacementProtocol(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
-	tb := newTab(t)
+	tb := newTabAt(t, heldClockScale)
 	ic := tb.intercept(nil)
 	tb.navigate(w.bettor("alice", "100.00"))
 	tb.ready()

@@ -201,7 +201,7 @@ func TestBalanceReadBeforeNextAttempt(t *testing.T) {
 func TestWalletRolledBack(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
-	tb := newTab(t)
+	tb := newTabAt(t, heldClockScale)
 	tb.intercept(cutStream)
 	tb.navigate(w.bettor("uma", "100.00"))
 	tb.ready()
