@@ -191,9 +191,15 @@ func TestBetPlacement(t *testing.T) {
 		if r.status != 202 || acc["status"] != "PENDING" || acc["entry_odds"] != "4.4214" || acc["potential_payout"] != "44.214" || acc["outcome_index"] != 0.0 {
 			t.Fatalf("place = %d %s", r.status, r.body)
 		}
-		again := bw.place(alice, key, bw.outcome[1], "99.00")
-		if again.status != 202 || string(again.body) != string(r.body) {
-			t.Errorf("repeated key = %d %s; want the original 202 byte for byte", again.status, again.body)
+		// A repeated key gets the original 202 whatever the repeat says,
+		// even what would be refused as a new bet.
+		for _, repeat := range []struct{ outcome, stake string }{
+			{bw.outcome[1], "99.00"}, {bw.outcome[0], "10.001"}, {uuid.NewString(), "10.00"},
+		} {
+			again := bw.place(alice, key, repeat.outcome, repeat.stake)
+			if again.status != 202 || string(again.body) != string(r.body) {
+				t.Errorf("repeated key with %v = %d %s; want the original 202 byte for byte", repeat, again.status, again.body)
+			}
 		}
 		bet := bw.settled(alice, acc["id"].(string))
 		if bet["status"] != "confirmed" || bet["rejection_code"] != nil || bet["stake"] != "10" && bet["stake"] != "10.00" ||
