@@ -206,7 +206,7 @@ func (d *Dispatcher) sweepOnce(ctx context.Context) error {
 		}
 		now := d.p.Now()
 		for _, b := range page {
-			if !d.due(b.ID, now) || !d.hold(b.ID) {
+			if !d.holdDue(b.ID, now) {
 				continue
 			}
 			select {
@@ -224,12 +224,16 @@ func (d *Dispatcher) sweepOnce(ctx context.Context) error {
 	}
 }
 
-// due reports whether a bet's back-off, if any, is over.
-func (d *Dispatcher) due(id string, now time.Time) bool {
+// holdDue marks a bet as handed off when no worker holds it and its
+// back-off, if any, is over; false otherwise.
+func (d *Dispatcher) holdDue(id string, now time.Time) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	f, failed := d.failures[id]
-	return !failed || !now.Before(f.next)
+	if f, failed := d.failures[id]; d.held[id] || failed && now.Before(f.next) {
+		return false
+	}
+	d.held[id] = true
+	return true
 }
 
 // hold marks a bet as handed off; false when it already is.
