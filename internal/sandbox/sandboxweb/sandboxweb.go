@@ -44,6 +44,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -426,12 +427,43 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(append(b, '\n'))
 }
 
+// connsWithoutRequest tracks a server's connections that have not sent a
+// request yet (http.StateNew).
+type connsWithoutRequest struct {
+	mu    sync.Mutex
+	conns map[net.Conn]bool
+}
+
+// track is an http.Server's ConnState hook.
+func (s *connsWithoutRequest) track(c net.Conn, state http.ConnState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if state != http.StateNew {
+		delete(s.conns, c)
+		return
+	}
+	if s.conns == nil {
+		s.conns = map[net.Conn]bool{}
+	}
+	s.conns[c] = true
+}
+
+// close closes the connections that have sent no request.
+func (s *connsWithoutRequest) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		c.Close()
+	}
+}
+
 // Serve serves handler on l until ctx is done, then calls stop (which must
 // end whatever could keep a handler waiting), shuts the server down
 // gracefully (at most 5 seconds for requests under way) and returns. It
 // returns nil after a clean stop, and the server's error otherwise.
 func Serve(ctx context.Context, l net.Listener, handler http.Handler, stop func()) error {
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	var silent connsWithoutRequest
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ConnState: silent.track}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	select {
@@ -443,6 +475,10 @@ func Serve(ctx context.Context, l net.Listener, handler http.Handler, stop func(
 	stop()
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	// Shutdown closes idle connections at once but waits 5 s for one that
+	// has sent no request yet (a client's dial that outlived its request):
+	// those are closed here, as idle ones.
+	silent.close()
 	err := srv.Shutdown(shutdown)
 	if err != nil {
 		err = errors.Join(err, srv.Close())

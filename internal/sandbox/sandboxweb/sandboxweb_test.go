@@ -189,3 +189,33 @@ func TestServeStopsCleanly(t *testing.T) {
 		t.Errorf("the waiting request got %q", got)
 	}
 }
+
+// TestServeStopsWithASilentConnection: a client that connected but sent
+// nothing yet (a dial finished after its request was cancelled, a
+// preconnect) must not hold the stop: net/http's Shutdown waits 5 s for
+// such a connection, as long as Serve allows for requests under way.
+func TestServeStopsWithASilentConnection(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- sandboxweb.Serve(ctx, l, http.NotFoundHandler(), func() {}) }()
+	silent, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	// The server has accepted the connection once it answers another one.
+	if resp, err := http.Get("http://" + l.Addr().String() + "/"); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+}
