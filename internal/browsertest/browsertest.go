@@ -3,8 +3,8 @@
 // and the backoffice's browser tests.
 //
 // Chromium is FORESIGHT_CHROMIUM when set, else the first of
-// ChromiumNames found on PATH. Without one, Browser skips the test, except
-// under CI=true, where it fails it: CI never passes by skipping.
+// ChromiumNames found on PATH. Without one, Browser fails the test, or
+// skips it when FORESIGHT_TEST_SKIP_MISSING=1 (see package testprereq).
 package browsertest
 
 import (
@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/foresight-dev/foresight/internal/testprereq"
 )
 
 // ChromiumNames are the binaries looked for on PATH, in order.
@@ -29,7 +31,7 @@ var (
 // Run starts the shared browser, runs the package's tests and returns
 // their exit code; call it from TestMain: os.Exit(browsertest.Run(m)).
 // A browser that cannot be found or started is not an error here: each
-// test that needs it is skipped (or failed under CI=true) with the reason.
+// test that needs it is failed (or skipped, see package testprereq) with the reason.
 func Run(m *testing.M) int {
 	path := findChromium()
 	if path == "" {
@@ -62,17 +64,14 @@ func Run(m *testing.M) int {
 }
 
 // Browser returns the shared browser's context, from which a test opens
-// its tab with chromedp.NewContext. Without a browser it skips t, or fails
-// it under CI=true.
+// its tab with chromedp.NewContext. Without a browser it fails t, or skips
+// it when FORESIGHT_TEST_SKIP_MISSING=1.
 func Browser(t testing.TB) context.Context {
 	t.Helper()
 	if browser != nil {
 		return browser
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("browser tests need Chromium under CI=true: %s", note)
-	}
-	t.Skip(note)
+	testprereq.Missing(t, "Chromium (for the browser tests)", note)
 	return nil
 }
 

@@ -3,8 +3,8 @@
 // with the local PostgreSQL binaries (initdb, pg_ctl) in a temporary
 // directory, as the unprivileged user "nobody" when running as root.
 //
-// Without PostgreSQL the tests that need it are skipped, except under
-// CI=true, where a missing PostgreSQL fails the run.
+// Without PostgreSQL the tests that need it fail with the reason, or are
+// skipped when FORESIGHT_TEST_SKIP_MISSING=1 (see package testprereq).
 package pgtest
 
 import (
@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/foresight-dev/foresight/internal/testprereq"
 )
 
 var (
@@ -48,10 +50,7 @@ func NewDatabase(t testing.TB) string {
 	t.Helper()
 	once.Do(func() { baseURL, setupErr = setup() })
 	if setupErr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PostgreSQL is required under CI=true: %v", setupErr)
-		}
-		t.Skipf("PostgreSQL not available: %v", setupErr)
+		testprereq.Missing(t, "PostgreSQL", setupErr.Error())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
