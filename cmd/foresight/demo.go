@@ -54,6 +54,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	e.String(&dir, "dir", "FORESIGHT_DEMO_DIR", ".", "directory of the demo's databases (foresight-demo.db, sandbox-operator.db, sandbox-casino.db)")
 	e.String(&operatorAddr, "operator-addr", "FORESIGHT_DEMO_OPERATOR_ADDR", "127.0.0.1:8081", "listen address of the sandbox operator")
 	e.String(&casinoAddr, "casino-addr", "FORESIGHT_DEMO_CASINO_ADDR", "127.0.0.1:8082", "listen address of the sandbox casino")
+	demoFlagDefaults(fs)
 	if err := e.parse(args); err != nil {
 		return err
 	}
@@ -74,8 +75,15 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 		cfg.Simulator.Period = time.Minute // markets close and settle within minutes
 	}
 	cfg.DevAllowInsecure = true // the sandboxes and images are on http://127.0.0.1
+	creds, err := loadDemoCredentials(dir)
+	if err != nil {
+		return err
+	}
 	if cfg.AdminToken == "" {
-		cfg.AdminToken = randomToken()
+		if creds.AdminToken == "" {
+			creds.AdminToken = randomToken()
+		}
+		cfg.AdminToken = creds.AdminToken
 	}
 	fresh := !strings.HasPrefix(cfg.DatabaseURL, "sqlite:") || !fileExists(strings.TrimPrefix(cfg.DatabaseURL, "sqlite:"))
 
@@ -92,6 +100,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 		}
 		return l, err
 	}
+	fmt.Fprintf(stdout, "Starting the platform on %s, the sandbox operator on %s and the sandbox casino on %s …\n", cfg.Addr, operatorAddr, casinoAddr)
 	platformL, err := listen(cfg.Addr)
 	if err != nil {
 		return err
@@ -146,11 +155,16 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	}
 
 	client := &http.Client{Timeout: 10 * time.Second}
-	d := &demoWorld{platform: cfg.PublicURL, client: client, admin: &admin.Client{BaseURL: cfg.PublicURL, Token: cfg.AdminToken, HTTP: client}}
+	d := &demoWorld{platform: cfg.PublicURL, client: client, admin: &admin.Client{BaseURL: cfg.PublicURL, Token: cfg.AdminToken, HTTP: client},
+		creds: creds, progress: stdout}
 	setupErr := d.setUp(runCtx, srv, opSite, casinoSite, operatorURL, casinoURL, fresh)
+	if setupErr == nil {
+		setupErr = saveDemoCredentials(dir, d.creds)
+	}
 	if setupErr != nil {
 		return wait(fmt.Errorf("demo set-up: %w", setupErr))
 	}
+	self := selfCommand()
 	fmt.Fprintf(stdout, `Foresight demo is running.
 
   Operator host page  %[7]s/sandbox/host     (a bettor in the widget, standalone path)
@@ -169,8 +183,8 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 The catalog comes from the simulator: new events every minute, markets that resolve and pay out
 on their own. Conformance checks of the sandbox partners' wallets:
 
-  foresight conformance operator-wallet --url %[7]s --secret %[9]s --bettor conformance-bettor
-  foresight conformance aggregator-wallet --url %[8]s --secret %[10]s --account conformance-account
+  %[12]s conformance operator-wallet --url %[7]s --secret %[9]s --bettor conformance-bettor
+  %[12]s conformance aggregator-wallet --url %[8]s --secret %[10]s --account conformance-account
 
 Submit a spec to the ticket service:
 
@@ -178,9 +192,13 @@ Submit a spec to the ticket service:
     -H 'Authorization: Bearer %[6]s' -H 'Content-Type: application/json' \
     -d '{"schema_version":"tickets.input.v1","idempotency_key":"demo-1","title":"Login","spec":"# Login\n- Users must sign in with email and password.\n- Lock the account after 5 failed attempts?"}'
 
+The credentials are kept in %[13]s and stay the same when the demo starts again in
+this directory; delete that file to have new ones.
+
 Press Ctrl-C to stop.
-`, cfg.PublicURL, cfg.DatabaseURL, cfg.AdminToken, d.ticketClient.ID, d.ticketClient.WebhookSecret, d.ticketKey,
-		operatorURL, casinoURL, opSite.Operator().SigningSecret(), casinoSite.Casino().SigningSecret(), d.operatorKey)
+`, cfg.PublicURL, cfg.DatabaseURL, cfg.AdminToken, d.creds.TicketClientID, d.creds.TicketWebhookSecret, d.creds.TicketKey,
+		operatorURL, casinoURL, opSite.Operator().SigningSecret(), casinoSite.Casino().SigningSecret(), d.creds.OperatorKey,
+		self, filepath.Join(dir, demoCredentialsFile))
 	select {
 	case <-ctx.Done():
 		return wait(nil)
@@ -192,39 +210,56 @@ Press Ctrl-C to stop.
 
 // demoWorld sets up the demo through the platform's own APIs.
 type demoWorld struct {
-	platform     string
-	client       *http.Client
-	admin        *admin.Client
-	ticketClient tickets.Client
-	ticketKey    string
-	operatorKey  string
+	platform string
+	client   *http.Client
+	admin    *admin.Client
+	creds    demoCredentials // read at start, completed by setUp
+	progress io.Writer       // where setUp says what it is doing
 }
 
 func (d *demoWorld) setUp(ctx context.Context, srv *server.Server, opSite *operator.Site, casinoSite *casino.Site, operatorURL, casinoURL string, fresh bool) error {
 	if err := waitFor(ctx, 10*time.Second, func() bool { return d.admin.Do(ctx, "GET", "/healthz", nil, nil) == nil }); err != nil {
 		return errors.New("the platform did not become healthy")
 	}
+	fmt.Fprintln(d.progress, "Registering the sandbox operator and the sandbox casino, and the demo's credentials …")
 	if err := d.register(ctx, demoOperatorID, opSite.Registration(operatorURL)); err != nil {
 		return err
 	}
 	if err := d.register(ctx, demoAggregatorID, casinoSite.Registration(casinoURL)); err != nil {
 		return err
 	}
-	if err := d.issueOperatorKey(ctx); err != nil {
+	if err := d.operatorKey(ctx); err != nil {
 		return err
 	}
-	svc := srv.Tickets()
-	var err error
-	if d.ticketClient, err = svc.CreateClient(ctx, "demo team"); err != nil {
-		return err
-	}
-	if _, d.ticketKey, err = svc.CreateKey(ctx, d.ticketClient.ID, []tickets.Scope{tickets.ScopeSubmit, tickets.ScopeRead, tickets.ScopeCancel}, nil); err != nil {
+	if err := d.ticketCredentials(ctx, srv.Tickets()); err != nil {
 		return err
 	}
 	if !fresh {
 		return nil
 	}
+	fmt.Fprintln(d.progress, "Waiting for the simulator's first markets, then placing a bet for alice, bob and carol …")
 	return d.placeBets(ctx, srv.Betting(), opSite.Operator())
+}
+
+// ticketCredentials keeps the earlier run's ticket client and key when the
+// key still authenticates, and creates a client and a key of every scope
+// otherwise (a new database, or a revoked key).
+func (d *demoWorld) ticketCredentials(ctx context.Context, svc *tickets.Service) error {
+	if d.creds.TicketKey != "" {
+		if p, err := svc.Authenticate(ctx, d.creds.TicketKey); err == nil && p.ClientID == d.creds.TicketClientID {
+			return nil
+		}
+	}
+	c, err := svc.CreateClient(ctx, "demo team")
+	if err != nil {
+		return err
+	}
+	_, key, err := svc.CreateKey(ctx, c.ID, []tickets.Scope{tickets.ScopeSubmit, tickets.ScopeRead, tickets.ScopeCancel}, nil)
+	if err != nil {
+		return err
+	}
+	d.creds.TicketClientID, d.creds.TicketWebhookSecret, d.creds.TicketKey = c.ID, c.WebhookSecret, key
+	return nil
 }
 
 // register creates the partner on the platform, or, when it exists from an
@@ -241,9 +276,17 @@ func (d *demoWorld) register(ctx context.Context, id string, body []byte) error 
 	return nil
 }
 
-// issueOperatorKey revokes the demo operator's staff key of an earlier run
-// (only its hash was kept: it cannot be shown again) and issues this run's.
-func (d *demoWorld) issueOperatorKey(ctx context.Context) error {
+// operatorKey keeps the earlier run's key for the demo operator's staff
+// when it still signs in; otherwise it revokes any earlier demo staff key
+// (only its hash is on the platform: it cannot be shown again) and issues
+// a new one.
+func (d *demoWorld) operatorKey(ctx context.Context) error {
+	if d.creds.OperatorKey != "" {
+		staff := &admin.Client{BaseURL: d.admin.BaseURL, Token: d.creds.OperatorKey, HTTP: d.admin.HTTP}
+		if staff.Do(ctx, "GET", "/admin/v1/whoami", nil, nil) == nil {
+			return nil
+		}
+	}
 	creds, err := d.admin.ListOperatorCredentials(ctx, demoOperatorID)
 	if err != nil {
 		return fmt.Errorf("operator credentials: %w", err)
@@ -259,7 +302,7 @@ func (d *demoWorld) issueOperatorKey(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("issue the operator key: %w", err)
 	}
-	d.operatorKey = c.Key
+	d.creds.OperatorKey = c.Key
 	return nil
 }
 

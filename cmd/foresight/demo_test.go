@@ -116,15 +116,22 @@ func TestDemo(t *testing.T) {
 	}
 	stop()
 
-	// A second start on the same directory finds its partners registered
-	// and does not place the demo bets again.
+	// A second start on the same directory finds its partners registered,
+	// prints the same credentials, which still work, and does not place the
+	// demo bets again.
+	ticketKey := regexp.MustCompile(`Ticket API key +(\S+)`).FindStringSubmatch(banner)
 	banner, stop = start()
-	adminToken = regexp.MustCompile(`adm_[0-9a-f]+`).FindString(banner)
-	if who := whoami(t, platform, operatorKey); who != 401 {
-		t.Errorf("the first run's operator key after a restart: whoami = %d, want 401", who)
+	if got := regexp.MustCompile(`adm_[0-9a-f]+`).FindString(banner); got != adminToken {
+		t.Errorf("admin token after a restart %q, want the first run's %q", got, adminToken)
 	}
-	if who := whoami(t, platform, regexp.MustCompile(`fso_[0-9a-f]{32}_[A-Za-z0-9_-]+`).FindString(banner)); who != 200 {
-		t.Errorf("the second run's operator key: whoami = %d", who)
+	if got := regexp.MustCompile(`fso_[0-9a-f]{32}_[A-Za-z0-9_-]+`).FindString(banner); got != operatorKey {
+		t.Errorf("operator key after a restart %q, want the first run's %q", got, operatorKey)
+	}
+	if who := whoami(t, platform, operatorKey); who != 200 {
+		t.Errorf("the first run's operator key after a restart: whoami = %d, want 200", who)
+	}
+	if got := regexp.MustCompile(`Ticket API key +(\S+)`).FindStringSubmatch(banner); len(got) < 2 || len(ticketKey) < 2 || got[1] != ticketKey[1] {
+		t.Errorf("ticket key after a restart %q, want the first run's %q", got, ticketKey)
 	}
 	if got := confirmed(); bets != 3 {
 		t.Errorf("%d bets after a restart (%v), want the first run's three", bets, got)
