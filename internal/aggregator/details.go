@@ -53,9 +53,12 @@ type Named struct {
 	Name     map[string]string `json:"name,omitempty"`
 }
 
-// Details returns a round (a bet) of the aggregator op in locale. Texts
-// are read from the catalog now, so later edits show. Errors:
-// ErrRoundNotFound (unknown id, or a bet of another operator); any other
+// Details returns a round (a bet) of the aggregator op in locale, in the
+// state the aggregator has confirmed (see roundState): while a wallet call
+// of the round waits for its 200, the round reads as before it. Texts are
+// read from the catalog now, so later edits show. Errors: ErrRoundNotFound
+// (unknown id, a bet of another operator, or a round the aggregator has
+// not opened yet: its stake's Round/BetWin not answered 200); any other
 // error means the round could not be read.
 func (s *Service) Details(ctx context.Context, op betting.Operator, roundID, locale string) (RoundDetails, error) {
 	b, err := s.bets.GetBet(ctx, op.ID, "", roundID)
@@ -65,12 +68,24 @@ func (s *Service) Details(ctx context.Context, op betting.Operator, roundID, loc
 	if err != nil {
 		return RoundDetails{}, err
 	}
+	var calls walletCalls
+	if needsWalletCalls(b) {
+		attempts, err := s.bets.WalletAttempts(ctx, b.ID)
+		if err != nil {
+			return RoundDetails{}, err
+		}
+		calls = walletCallsOf(attempts)
+	}
+	status := roundState(b, calls)
+	if status == "" {
+		return RoundDetails{}, ErrRoundNotFound
+	}
 	e, err := s.catalog.CachedEvent(ctx, b.EventID)
 	if err != nil {
 		return RoundDetails{}, err
 	}
 	sum := RoundSummary{
-		AccountID: b.BettorID, BetType: "single", Status: roundStatus(b),
+		AccountID: b.BettorID, BetType: "single", Status: status,
 		Event:  Named{ID: e.ID, Title: map[string]string{locale: e.Title.Resolve(locale)}},
 		Market: Named{ID: b.MarketID}, Selection: Named{ID: b.OutcomeID},
 		Stake: b.Stake.String(), Currency: b.Currency, Odds: b.EntryOdds.Display().Decimal().StringFixed(2), PlacedAt: b.CreatedAt,
@@ -104,19 +119,96 @@ func (s *Service) Details(ctx context.Context, op betting.Operator, roundID, loc
 	return RoundDetails{RoundID: b.ID, Details: sum}, nil
 }
 
-// roundStatus is the round state of a bet: pending while it is being
-// placed or open, then rejected, won, lost or voided.
-func roundStatus(b betting.Bet) string {
+// walletCalls is what a rejected bet's recorded wallet attempts say of its
+// stake's Round/BetWin.
+type walletCalls struct {
+	// stakeSent: a Round/BetWin of the stake was sent.
+	stakeSent bool
+	// stakeAnswered: the aggregator answered it 200 (the round opened).
+	stakeAnswered bool
+}
+
+func walletCallsOf(attempts []betting.WalletAttempt) walletCalls {
+	var c walletCalls
+	for _, a := range attempts {
+		if a.Kind == betting.TxWithdrawal {
+			c.stakeSent = true
+			c.stakeAnswered = c.stakeAnswered || a.Result == betting.AttemptDone
+		}
+	}
+	return c
+}
+
+// needsWalletCalls: roundState needs the bet's wallet calls, those of a
+// rejected bet whose stake's reversal is not confirmed.
+func needsWalletCalls(b betting.Bet) bool {
+	return b.Status == betting.BetRejected && b.RollbackConfirmedAt == nil
+}
+
+// rolledBack says whether placement sends a Round/Rollback for the
+// rejected bet b: the debit's outcome was unknown (no code,
+// wallet_provider_unavailable), it stood but the bet could not
+// (wallet_rolled_back), or the aggregator refused it with a final code of
+// no meaning of its own (bet_rejected_other, once a Round/BetWin was sent).
+// A refusal that names its reason (insufficient_funds, bet_limit_reached,
+// bettor_blocked) and a check before the debit send none.
+func rolledBack(b betting.Bet, calls walletCalls) bool {
+	if b.RejectionCode == nil {
+		return true
+	}
+	switch *b.RejectionCode {
+	case betting.RejectWalletRolledBack, rejectWalletUnavailable:
+		return true
+	case betting.RejectOther:
+		return calls.stakeSent
+	}
+	return false
+}
+
+// rejectWalletUnavailable is the rejection code of a bet whose debit got
+// no definite answer on the aggregator path (wallet.RejectWalletUnavailable;
+// that package imports this one).
+const rejectWalletUnavailable = "wallet_provider_unavailable"
+
+// roundState is the state of b's round as the aggregator has confirmed it
+// (aggregator-api.md, "States and transitions": a state changes only once
+// the aggregator has answered 200 the call that makes it; until that 200
+// is recorded the round reads as before the call):
+//
+//   - no round ("") until the stake's Round/BetWin is answered 200: a bet
+//     being placed, or rejected with a Round/Rollback to come while its
+//     debit was never answered 200;
+//   - pending once it is: a confirmed bet, a settled or voided bet whose
+//     credit (Round/BetWin win, Round/Finish) is not confirmed yet, a
+//     rejected bet whose debit stood and whose Round/Rollback is not
+//     confirmed yet;
+//   - won, lost or voided once the credit is confirmed;
+//   - rejected once the Round/Rollback is confirmed, or at once for a bet
+//     refused without one (a check before the debit, a refusal of the
+//     debit that names its reason).
+//
+// calls matters only for a rejected bet whose rollback is not confirmed.
+func roundState(b betting.Bet, calls walletCalls) string {
 	switch b.Status {
-	case betting.BetRejected:
-		return RoundRejected
-	case betting.BetVoided:
-		return RoundVoided
-	case betting.BetSettled:
-		if b.PayoutAmount != nil && b.PayoutAmount.IsPositive() {
+	case betting.BetConfirmed:
+		return RoundPending
+	case betting.BetSettled, betting.BetVoided:
+		switch {
+		case b.DepositConfirmedAt == nil:
+			return RoundPending
+		case b.Status == betting.BetVoided:
+			return RoundVoided
+		case b.PayoutAmount != nil && b.PayoutAmount.IsPositive():
 			return RoundWon
 		}
 		return RoundLost
+	case betting.BetRejected:
+		if b.RollbackConfirmedAt != nil || !rolledBack(b, calls) {
+			return RoundRejected
+		}
+		if calls.stakeAnswered {
+			return RoundPending
+		}
 	}
-	return RoundPending
+	return ""
 }

@@ -1,0 +1,113 @@
+package aggregator
+
+import (
+	"testing"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/money"
+)
+
+// TestRoundState walks every transition of the round table
+// (aggregator-api.md, "States and transitions"): before the aggregator's
+// 200 to a call is recorded the round reads as before the call, after it
+// in its new state.
+func TestRoundState(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	win, zero := money.MustParse("44.214"), money.MustParse("0")
+	code := func(c string) *string { return &c }
+	bet := func(status string, change func(*betting.Bet)) betting.Bet {
+		b := betting.Bet{Status: status, Stake: money.MustParse("10")}
+		if change != nil {
+			change(&b)
+		}
+		return b
+	}
+	settled := func(payout money.Amount, confirmed bool) func(*betting.Bet) {
+		return func(b *betting.Bet) {
+			b.PayoutAmount, b.SettledAt = &payout, &at
+			if confirmed {
+				b.DepositConfirmedAt = &at
+			}
+		}
+	}
+	rejected := func(c *string, rollbackConfirmed bool) func(*betting.Bet) {
+		return func(b *betting.Bet) {
+			b.RejectionCode = c
+			if rollbackConfirmed {
+				b.RollbackConfirmedAt = &at
+			}
+		}
+	}
+	sent := walletCalls{stakeSent: true}
+	answered := walletCalls{stakeSent: true, stakeAnswered: true}
+	cases := []struct {
+		name  string
+		bet   betting.Bet
+		calls walletCalls
+		want  string
+	}{
+		// (none) → pending: Round/BetWin bet.
+		{"stake's BetWin not answered yet", bet(betting.BetPending, nil), walletCalls{}, ""},
+		{"stake's BetWin being resent", bet(betting.BetPending, nil), sent, ""},
+		{"stake's BetWin answered 200", bet(betting.BetConfirmed, nil), answered, RoundPending},
+		// pending → won: Round/BetWin win.
+		{"win's BetWin not answered yet", bet(betting.BetSettled, settled(win, false)), answered, RoundPending},
+		{"win's BetWin answered 200", bet(betting.BetSettled, settled(win, true)), answered, RoundWon},
+		// pending → lost: Round/Finish.
+		{"Round/Finish not answered yet", bet(betting.BetSettled, settled(zero, false)), answered, RoundPending},
+		{"Round/Finish answered 200", bet(betting.BetSettled, settled(zero, true)), answered, RoundLost},
+		// pending → voided: a win of the stake.
+		{"void's BetWin not answered yet", bet(betting.BetVoided, settled(money.MustParse("10"), false)), answered, RoundPending},
+		{"void's BetWin answered 200", bet(betting.BetVoided, settled(money.MustParse("10"), true)), answered, RoundVoided},
+		// any → rejected: Round/Rollback. The earlier state is pending when
+		// the stake's BetWin was answered 200, no round otherwise.
+		{"debit stood, market closed, Rollback not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectWalletRolledBack), false)), answered, RoundPending},
+		{"debit stood, market closed, Rollback answered 200", bet(betting.BetRejected, rejected(code(betting.RejectWalletRolledBack), true)), answered, RoundRejected},
+		{"200 without round_id, Rollback not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectWalletRolledBack), false)), sent, ""},
+		{"200 without round_id, Rollback answered 200", bet(betting.BetRejected, rejected(code(betting.RejectWalletRolledBack), true)), sent, RoundRejected},
+		{"no definite answer, Rollback not answered yet", bet(betting.BetRejected, rejected(code(rejectWalletUnavailable), false)), sent, ""},
+		{"no definite answer, Rollback answered 200", bet(betting.BetRejected, rejected(code(rejectWalletUnavailable), true)), sent, RoundRejected},
+		{"final other code, Rollback not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectOther), false)), sent, ""},
+		{"final other code, Rollback answered 200", bet(betting.BetRejected, rejected(code(betting.RejectOther), true)), sent, RoundRejected},
+		{"placement gave up, Rollback not answered yet", bet(betting.BetRejected, rejected(nil, false)), walletCalls{}, ""},
+		{"placement gave up, Rollback answered 200", bet(betting.BetRejected, rejected(nil, true)), walletCalls{}, RoundRejected},
+		// Rejections with no Round/Rollback: rejected at once.
+		{"insufficient funds", bet(betting.BetRejected, rejected(code(betting.RejectInsufficientFund), false)), sent, RoundRejected},
+		{"bet limit in the aggregator's system", bet(betting.BetRejected, rejected(code(betting.RejectBetLimitReached), false)), sent, RoundRejected},
+		{"player disabled", bet(betting.BetRejected, rejected(code(betting.RejectBettorBlocked), false)), sent, RoundRejected},
+		{"check before the debit", bet(betting.BetRejected, rejected(code(betting.RejectValidationFailed), false)), walletCalls{}, RoundRejected},
+		{"limit before the debit", bet(betting.BetRejected, rejected(code(betting.RejectBetLimitReached), false)), walletCalls{}, RoundRejected},
+		{"wallet that cannot be called", bet(betting.BetRejected, rejected(code(betting.RejectOther), false)), walletCalls{}, RoundRejected},
+	}
+	for _, c := range cases {
+		if got := roundState(c.bet, c.calls); got != c.want {
+			t.Errorf("%s: state %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestWalletCallsOf reads the stake's Round/BetWin from the recorded
+// attempts: only a done withdrawal attempt opened the round.
+func TestWalletCallsOf(t *testing.T) {
+	t.Parallel()
+	attempt := func(kind, result string) betting.WalletAttempt { return betting.WalletAttempt{Kind: kind, Result: result} }
+	cases := []struct {
+		name     string
+		attempts []betting.WalletAttempt
+		want     walletCalls
+	}{
+		{"none", nil, walletCalls{}},
+		{"unanswered", []betting.WalletAttempt{attempt(betting.TxWithdrawal, betting.AttemptUnknown)}, walletCalls{stakeSent: true}},
+		{"refused", []betting.WalletAttempt{attempt(betting.TxWithdrawal, betting.AttemptRefused)}, walletCalls{stakeSent: true}},
+		{"answered on the second attempt", []betting.WalletAttempt{attempt(betting.TxWithdrawal, betting.AttemptUnknown),
+			attempt(betting.TxWithdrawal, betting.AttemptDone)}, walletCalls{stakeSent: true, stakeAnswered: true}},
+		{"only the rollback answered", []betting.WalletAttempt{attempt(betting.TxRollback, betting.AttemptDone)}, walletCalls{}},
+	}
+	for _, c := range cases {
+		if got := walletCallsOf(c.attempts); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}
