@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -68,6 +69,11 @@ type Service struct {
 	allowInsecure bool
 	hub           *Hub
 	cache         *catalogCache
+	// OwnOrigin is the platform's own origin (scheme://host[:port] of its
+	// public URL). An image URL on it is accepted over http too: the widget
+	// that shows it is served from that same origin, and the simulator feed
+	// serves its images there.
+	OwnOrigin string
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
 }
@@ -281,15 +287,19 @@ func checkTexts(field string, t Texts, required bool) error {
 	return nil
 }
 
-// checkImage accepts an https URL, or an http one when the service allows
-// insecure partner URLs (local development: the demo serves its images
-// over http on loopback).
+// checkImage accepts an https URL; an http one on the platform's own
+// origin (images the platform serves itself); or any http one when the
+// service allows insecure partner URLs (local development).
 func (s *Service) checkImage(field, raw string) error {
 	if raw == "" {
 		return nil
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && !(s.allowInsecure && u.Scheme == "http")) {
+	if err != nil || u.Host == "" {
+		return invalidf("%s must be an https URL", field)
+	}
+	own := s.OwnOrigin != "" && u.Scheme+"://"+u.Host == strings.TrimRight(s.OwnOrigin, "/")
+	if u.Scheme != "https" && !(u.Scheme == "http" && (s.allowInsecure || own)) {
 		return invalidf("%s must be an https URL", field)
 	}
 	return nil

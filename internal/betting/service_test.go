@@ -141,28 +141,36 @@ func TestEventsAndPrices(t *testing.T) {
 	}
 }
 
-// TestImageURLs: event images must be https, except on a service that
-// allows insecure partner URLs (the demo serves its images over http on
-// loopback).
+// TestImageURLs: event images must be https, except on the platform's own
+// origin (the simulator's images) and on a service that allows insecure
+// partner URLs.
 func TestImageURLs(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	for _, tt := range []struct {
 		name     string
 		insecure bool
+		own      string
 		url      string
 		ok       bool
 	}{
-		{"https", false, "https://img.example.com/a.svg", true},
-		{"http refused", false, "http://127.0.0.1:8080/a.svg", false},
-		{"http when insecure", true, "http://127.0.0.1:8080/a.svg", true},
-		{"ftp even when insecure", true, "ftp://img.example.com/a.svg", false},
+		{"https", false, "", "https://img.example.com/a.svg", true},
+		{"http refused", false, "", "http://127.0.0.1:8080/a.svg", false},
+		{"http when insecure", true, "", "http://127.0.0.1:8080/a.svg", true},
+		{"ftp even when insecure", true, "", "ftp://img.example.com/a.svg", false},
+		{"http on the own origin", false, "http://127.0.0.1:8080", "http://127.0.0.1:8080/feed/simulator/images/a.svg", true},
+		{"http on the own origin with a slash", false, "http://127.0.0.1:8080/", "http://127.0.0.1:8080/a.svg", true},
+		{"http on another port", false, "http://127.0.0.1:8080", "http://127.0.0.1:8081/a.svg", false},
+		{"http on another host", false, "http://127.0.0.1:8080", "http://127.0.0.2:8080/a.svg", false},
+		{"http with the own host as user", false, "http://127.0.0.1:8080", "http://127.0.0.1:8080@evil.example/a.svg", false},
+		{"ftp on the own origin", false, "ftp://127.0.0.1:8080", "ftp://127.0.0.1:8080/a.svg", false},
 	} {
 		db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), tt.name+".db"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		s := betting.NewService(db.BettingStore(), tt.insecure)
+		s.OwnOrigin = tt.own
 		e := bettingtest.NewEvent(time.Now())
 		e.ImageURL = tt.url
 		_, err = s.CreateEvent(ctx, e)

@@ -195,7 +195,9 @@ func TestPolymarketFeed(t *testing.T) {
 func TestSimulatorFeed(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, "sqlite:"+filepath.Join(t.TempDir(), "sim.db"), worldOptions{config: func(c *server.Config) {
-		c.MarketFeed, c.FeedInterval, c.DevAllowInsecure = "simulator", time.Hour, true
+		// Plain http and no --dev-allow-insecure, as `foresight serve`
+		// runs for a first try: the simulator's images are the platform's own.
+		c.MarketFeed, c.FeedInterval, c.DevAllowInsecure = "simulator", time.Hour, false
 		c.Simulator.Seed = 7
 	}})
 	// The first round imports event after event: wait until every

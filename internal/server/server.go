@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -248,6 +249,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	sender := webhook.NewSender(webhook.SenderOptions{AllowInsecure: cfg.DevAllowInsecure, Transport: cfg.CallbackTransport})
 	svc := tickets.NewService(db.TicketStore(), engine, sender, cfg.Tickets, log)
 	catalog := betting.NewService(db.BettingStore(), cfg.DevAllowInsecure)
+	if u, err := url.Parse(cfg.PublicURL); err == nil && u.Host != "" {
+		catalog.OwnOrigin = u.Scheme + "://" + u.Host
+	}
 	if cfg.CatalogCacheTTL > 0 {
 		catalog.SetCacheTTL(cfg.CatalogCacheTTL)
 	}
