@@ -5,6 +5,7 @@ package server
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -365,6 +366,11 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("/backoffice/", metrics.wrap("backoffice", backoffice.Handler()))
 	mux.Handle("/admin/v1/", metrics.wrap("admin", admin.New(s.cfg.AdminToken, s.tickets, s.betting, s.placement, s.creds, s.log)))
 	mux.Handle("GET "+simulator.ImagesPath, simulator.Images())
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/x-icon")
+		w.Header().Set("Cache-Control", "public, max-age=86400")
+		w.Write(favicon)
+	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"status":"ok"}` + "\n"))
@@ -381,6 +387,12 @@ func (s *Server) routes() http.Handler {
 	})
 	return mux
 }
+
+// favicon is the icon browsers ask for at /favicon.ico (the backoffice,
+// the API documents and the sandboxes' pages are top-level pages).
+//
+//go:embed favicon.ico
+var favicon []byte
 
 // Run serves on l and runs the workers and the expiry sweeper until ctx
 // ends, then shuts down gracefully: the listener closes, requests in flight
@@ -428,8 +440,12 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 
 	select {
 	case <-ctx.Done():
+		s.log.Info("foresight stopping: finishing requests in progress, then handing running jobs back")
 	case err = <-serveErr:
+		s.log.Error("foresight stopping: the listener failed", "error", err)
 	}
+	stopping := time.Now()
+	defer func() { s.log.Info("foresight stopped", "took", time.Since(stopping).Round(time.Millisecond).String()) }()
 	httpCtx, cancelHTTP := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancelHTTP()
 	srv.Shutdown(httpCtx)
