@@ -92,7 +92,9 @@ func TestRoundState(t *testing.T) {
 // attempts: only a done withdrawal attempt opened the round.
 func TestWalletCallsOf(t *testing.T) {
 	t.Parallel()
-	attempt := func(kind, result string) betting.WalletAttempt { return betting.WalletAttempt{Kind: kind, Result: result} }
+	attempt := func(kind, result string) betting.WalletAttempt {
+		return betting.WalletAttempt{Kind: kind, Result: result}
+	}
 	cases := []struct {
 		name     string
 		attempts []betting.WalletAttempt
