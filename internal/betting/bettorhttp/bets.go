@@ -198,16 +198,22 @@ func (h *handler) portfolio(w http.ResponseWriter, r *http.Request, b Bettor) {
 	writeJSON(w, http.StatusOK, map[string]any{"total_stakes": stakes.String(), "total_positions": count, "currency": b.Currency})
 }
 
+// me answers the profile. On the aggregator path (ReadBalance set) the
+// balance is the one Player/Balance answers now, and a failing read hides
+// it (null), whatever an earlier wallet answer reported (aggregator-api.md,
+// Player/Balance on a profile read). Elsewhere it is the balance the
+// operator's wallet last reported.
 func (h *handler) me(w http.ResponseWriter, r *http.Request, b Bettor) {
-	var balance *string
+	shown := b.Balance
 	if b.ReadBalance != nil {
-		// An error hides the balance (aggregator-api.md, Player/Balance).
+		shown = nil
 		if a, err := b.ReadBalance(r.Context()); err == nil {
-			b.Balance = &a
+			shown = &a
 		}
 	}
-	if b.Balance != nil {
-		s := b.Balance.String()
+	var balance *string
+	if shown != nil {
+		s := shown.String()
 		balance = &s
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"bettor_id": b.ID, "operator_id": b.OperatorID, "currency": b.Currency, "balance": balance})
