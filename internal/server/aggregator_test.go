@@ -234,6 +234,13 @@ func TestAggregatorRounds(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+		// Round/Details shows the new states once the casino's 200s are
+		// recorded, a moment after the casino applied the credits.
+		for _, id := range ids {
+			waitFor(t, "the credits' confirmations", func() bool {
+				return !bytes.Contains(aw.details(id, "").body, []byte(`"status":"pending"`))
+			})
+		}
 		decodeDetails(aw.details(ids[0], "es"))
 		if got.Details.Status != "won" || got.Details.Payout == nil || *got.Details.Payout != "44.214" || got.Details.SettledAt == nil ||
 			got.Details.Event.Title["es"] == "" {
@@ -575,6 +582,9 @@ func TestAggregatorVoid(t *testing.T) {
 	if r, ok := aw.casino.Round(id); !ok || !r.Finished {
 		t.Errorf("round %s = %+v, want finished", id, r)
 	}
+	waitFor(t, "the refund's confirmation", func() bool {
+		return !bytes.Contains(aw.details(id, "").body, []byte(`"status":"pending"`))
+	})
 	d := aw.details(id, "").json(t)["round_details"].(map[string]any)
 	if d["status"] != "voided" || d["payout"] != "2.5" || d["settled_at"] == nil {
 		t.Errorf("voided round = %v", d)
