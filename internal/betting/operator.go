@@ -5,6 +5,7 @@
 package betting
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -70,6 +71,24 @@ func (o Operator) clone() Operator {
 type Currency struct {
 	Code     string `json:"code"`
 	Decimals int32  `json:"decimals"`
+}
+
+// decimalsUnset marks a currency read from JSON without decimals; Validate
+// replaces it with the code's ISO 4217 minor units.
+const decimalsUnset = -1
+
+// UnmarshalJSON reads a currency; decimals left out are unset, and
+// Operator.Validate fills them from ISO 4217 (or refuses a code that has
+// none, such as a crypto currency), instead of defaulting to 0, which
+// silently allowed whole-number stakes only.
+func (c *Currency) UnmarshalJSON(b []byte) error {
+	type plain Currency
+	p := plain{Decimals: decimalsUnset}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*c = Currency(p)
+	return nil
 }
 
 // Margin is how an operator's odds are made from source probabilities.
@@ -144,6 +163,13 @@ func (o *Operator) Validate(allowInsecure bool) error {
 			return invalidf("currency %s is listed twice", c.Code)
 		}
 		seen[c.Code] = true
+		if c.Decimals == decimalsUnset {
+			d, ok := money.CurrencyDecimals(c.Code)
+			if !ok {
+				return invalidf("currencies[%d].decimals is required: %s is not an ISO 4217 currency with a minor unit", i, c.Code)
+			}
+			o.Currencies[i].Decimals, c.Decimals = d, d
+		}
 		if c.Decimals < 0 || c.Decimals > 12 {
 			return invalidf("currencies[%d].decimals must be 0 to 12", i)
 		}
