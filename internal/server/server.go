@@ -271,8 +271,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		creds:     betting.NewCredentials(db.CredentialStore(), catalog),
 		agg:       aggregator.New(db.AggregatorStore(), catalog, placement, db.BetStore(), aggregatorWallets, keys, cfg.PublicURL),
 		aggWallet: aggregatorWallets,
-		tokens:    bettorauth.New(bettorauth.Options{AllowInsecure: cfg.DevAllowInsecure, RefreshUnknownKIDRateLimit: cfg.JWKSRefreshLimit, Logger: log}),
-		log:       log}
+		tokens: bettorauth.New(bettorauth.Options{AllowInsecure: cfg.DevAllowInsecure, RefreshUnknownKIDRateLimit: cfg.JWKSRefreshLimit, Logger: log,
+			Audience: cfg.PublicURL}),
+		log: log}
 	if d, ok := db.(inProcessPlacement); ok && d.PlacesBetsInProcess() {
 		s.dispatcher = betting.NewDispatcher(placement, betting.DispatchConfig{Workers: cfg.Queue.BetWorkers, Log: log})
 	}

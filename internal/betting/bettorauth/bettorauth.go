@@ -3,6 +3,12 @@
 // "Session JWT claims"): RS256 only, signed with a key from the operator's
 // own JWKS endpoint, issued by that operator, not expired.
 //
+// Beyond what github.com/golang-jwt/jwt/v5 checks, the raw header and
+// payload are read once more: a duplicated member (two alg, two exp), a
+// crit header, a time claim that is not a JSON number, a missing iat and an
+// aud that does not name the platform are refused, since another parser
+// could read such a token differently or it was meant for someone else.
+//
 // A Validator keeps one key set per operator, fetched lazily on the first
 // token of the operator and refreshed in the background (hourly, and at
 // once, rate-limited, when a token names a key id the set does not hold, so
@@ -11,8 +17,11 @@
 package bettorauth
 
 import (
+	"bytes"
 	"context"
 	"crypto/rsa"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +30,8 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,8 +66,10 @@ const (
 // ErrInvalidToken is wrapped by every error of Validate about the token: it
 // is malformed, too long, not RS256, has no kid, is signed by a key the
 // operator does not publish (or could not be checked because the JWKS was
-// unreachable), was issued by someone else, has expired or has no exp, or
-// lacks a subject or a currency. The HTTP layer answers 401 with no body;
+// unreachable), was issued by someone else or for another audience, has
+// expired or has no exp or no iat, lacks a subject or a currency, repeats
+// a member of its header or payload, lists crit extensions, or has a time
+// claim that is not a number. The HTTP layer answers 401 with no body;
 // the wrapped detail is for logs only.
 var ErrInvalidToken = errors.New("bettorauth: invalid token")
 
@@ -77,6 +90,11 @@ type Options struct {
 	AllowInsecure bool
 	// Logger receives JWKS refresh failures; nil means slog.Default().
 	Logger *slog.Logger
+	// Audience is the platform's own name in an aud claim (its public
+	// URL): a token with an aud must list it. Empty refuses every token
+	// that has an aud. A token without aud is accepted (the contract's
+	// claims have none).
+	Audience string
 }
 
 // Operator names whose token is being validated.
@@ -117,6 +135,7 @@ type Validator struct {
 	limit         time.Duration
 	allowInsecure bool
 	log           *slog.Logger
+	audience      string
 
 	ctx    context.Context // parent of every operator's key set
 	cancel context.CancelFunc
@@ -141,6 +160,7 @@ func New(opts Options) *Validator {
 		limit:         opts.RefreshUnknownKIDRateLimit,
 		allowInsecure: opts.AllowInsecure,
 		log:           opts.Logger,
+		audience:      strings.TrimRight(opts.Audience, "/"),
 		sets:          map[string]*keySet{},
 	}
 	if v.limit <= 0 {
@@ -176,10 +196,14 @@ type sessionClaims struct {
 
 // Validate checks token as a session JWT of op and returns its claims.
 // Rules: at most MaxTokenLength bytes; alg RS256 only; a kid in the
-// header naming an RSA key of at least MinRSABits in op's JWKS; iss equal
-// to op.ID; exp present and not passed, nbf and iat not in the future
-// (each with Leeway); sub non-empty; currency 3 to 7 upper-case letters or
-// digits. With op.Keys the key comes from it instead of a JWKS.
+// header naming an RSA key of at least MinRSABits in op's JWKS; no crit
+// header (no extension is understood: RFC 7515 §4.1.11); no member of the
+// header or the payload twice, nor a registered claim's name in another
+// case; iss equal to op.ID; exp and iat present, exp not passed, nbf and
+// iat not in the future (each with Leeway), all three JSON numbers; aud,
+// when present, listing Options.Audience; sub non-empty; currency 3 to 7
+// upper-case letters or digits. With op.Keys the key comes from it instead
+// of a JWKS.
 //
 // Every failure about the token wraps ErrInvalidToken (also an unknown kid
 // when the operator's JWKS cannot be fetched, and ctx ending while the keys
@@ -192,6 +216,10 @@ func (v *Validator) Validate(ctx context.Context, op Operator, token string) (Cl
 	}
 	if len(token) > MaxTokenLength {
 		return Claims{}, fmt.Errorf("%w: longer than %d bytes", ErrInvalidToken, MaxTokenLength)
+	}
+	payload, err := checkRaw(token)
+	if err != nil {
+		return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 	}
 	var kf keyfunc.Keyfunc
 	if op.Keys == nil {
@@ -208,7 +236,7 @@ func (v *Validator) Validate(ctx context.Context, op Operator, token string) (Cl
 		jwt.WithIssuedAt(),
 		jwt.WithLeeway(Leeway),
 	)
-	_, err := parser.ParseWithClaims(token, &c, func(t *jwt.Token) (any, error) {
+	_, err = parser.ParseWithClaims(token, &c, func(t *jwt.Token) (any, error) {
 		kid, _ := t.Header["kid"].(string)
 		if kid == "" {
 			// keyfunc would try every key of the set.
@@ -222,17 +250,105 @@ func (v *Validator) Validate(ctx context.Context, op Operator, token string) (Cl
 	if err != nil {
 		return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 	}
+	_, hasAud := payload["aud"]
 	switch {
+	case c.IssuedAt == nil:
+		return Claims{}, fmt.Errorf("%w: no iat", ErrInvalidToken)
+	case hasAud && (v.audience == "" || !slices.Contains(c.Audience, v.audience)):
+		return Claims{}, fmt.Errorf("%w: aud does not name the platform", ErrInvalidToken)
 	case c.Subject == "":
 		return Claims{}, fmt.Errorf("%w: no sub", ErrInvalidToken)
 	case !currencyCode.MatchString(c.Currency):
 		return Claims{}, fmt.Errorf("%w: currency must be 3 to 7 upper-case letters or digits", ErrInvalidToken)
 	}
-	out := Claims{BettorID: c.Subject, Currency: c.Currency, SessionID: c.SessionID, Demo: c.Demo, Issuer: c.Issuer, ExpiresAt: c.ExpiresAt.Time}
-	if c.IssuedAt != nil {
-		out.IssuedAt = c.IssuedAt.Time
+	return Claims{BettorID: c.Subject, Currency: c.Currency, SessionID: c.SessionID, Demo: c.Demo, Issuer: c.Issuer,
+		IssuedAt: c.IssuedAt.Time, ExpiresAt: c.ExpiresAt.Time}, nil
+}
+
+// payloadNames are the payload members the platform reads. Claims are
+// decoded into a struct, whose names encoding/json matches in any case, so
+// "EXP" next to "exp" would be a second exp: a member whose name differs
+// from one of these only in case is refused.
+var payloadNames = []string{"iss", "sub", "aud", "exp", "nbf", "iat", "jti", "currency", "sid", "demo"}
+
+// timeClaims must be JSON numbers (RFC 7519 NumericDate); the library also
+// takes a string holding a number.
+var timeClaims = []string{"exp", "nbf", "iat"}
+
+// checkRaw reads the token's header and payload as the library does not:
+// each a JSON object without a repeated member; no crit header; no payload
+// member named like a claim in another case; time claims that are JSON
+// numbers. It returns the payload's members.
+func checkRaw(token string) (map[string]json.RawMessage, error) {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return nil, errors.New("not three segments")
+	}
+	header, err := members(parts[0])
+	if err != nil {
+		return nil, fmt.Errorf("header: %w", err)
+	}
+	if _, ok := header["crit"]; ok {
+		return nil, errors.New("crit header: no extension is understood")
+	}
+	payload, err := members(parts[1])
+	if err != nil {
+		return nil, fmt.Errorf("payload: %w", err)
+	}
+	for name := range payload {
+		for _, known := range payloadNames {
+			if name != known && strings.EqualFold(name, known) {
+				return nil, fmt.Errorf("payload: %q is %s in another case", name, known)
+			}
+		}
+	}
+	for _, name := range timeClaims {
+		if raw, ok := payload[name]; ok && !isNumber(raw) {
+			return nil, fmt.Errorf("%s is not a number", name)
+		}
+	}
+	return payload, nil
+}
+
+// members decodes a base64url segment holding a JSON object and returns
+// its members; a member present twice is an error.
+func members(segment string) (map[string]json.RawMessage, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(segment)
+	if err != nil {
+		return nil, errors.New("not base64url")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	out := map[string]json.RawMessage{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, errors.New("not a JSON object")
+		}
+		name, _ := t.(string)
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, errors.New("not a JSON object")
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("%q is present twice", name)
+		}
+		out[name] = value
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, errors.New("not a JSON object")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("data after the JSON object")
 	}
 	return out, nil
+}
+
+// isNumber says whether raw is a JSON number.
+func isNumber(raw json.RawMessage) bool {
+	return len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9')
 }
 
 // checkKey accepts the key a token's kid named when it is an RSA public

@@ -142,10 +142,10 @@ func TestValidTokenAccepted(t *testing.T) {
 		!got.IssuedAt.Equal(want.IssuedAt) || !got.ExpiresAt.Equal(want.ExpiresAt) {
 		t.Errorf("Claims = %+v, want %+v", got, want)
 	}
-	// Within the leeway an expired token still passes; iat is optional.
-	c = with(claims("op-a"), func(c jwt.MapClaims) { c["exp"] = time.Now().Add(-10 * time.Second).Unix(); delete(c, "iat") })
-	if got, err := v.Validate(context.Background(), op, sign(t, jwt.SigningMethodRS256, k[0], "k1", c)); err != nil || !got.IssuedAt.IsZero() {
-		t.Errorf("token expired 10 s ago without iat: %+v, %v; want accepted", got, err)
+	// Within the leeway an expired token still passes.
+	c = with(claims("op-a"), func(c jwt.MapClaims) { c["exp"] = time.Now().Add(-10 * time.Second).Unix() })
+	if _, err := v.Validate(context.Background(), op, sign(t, jwt.SigningMethodRS256, k[0], "k1", c)); err != nil {
+		t.Errorf("token expired 10 s ago: %v; want accepted", err)
 	}
 }
 
