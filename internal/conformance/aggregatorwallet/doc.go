@@ -25,7 +25,9 @@
 // In the order they run:
 //
 //	balance             Player/Balance: HTTP 200, a JSON object with a readable balance
-//	                    and no meta.api_code (the platform reads api_code in every answer)
+//	                    and no meta.api_code (the platform reads api_code in every answer);
+//	                    a 404 where the lower-case path answers fails as "deviation
+//	                    paths-lower-case"
 //	bet                 a bet (finished false): success with a non-empty round_id string and
 //	                    balance = before − stake, confirmed by Player/Balance (Behaviour rule 2:
 //	                    without round_id or balance the platform rolls the bet back)
@@ -34,7 +36,9 @@
 //	                    back once (a processed original answered with id "" is a warning)
 //	wrong-signature     a bet whose X-REQUEST-SIGN is keyed with another secret: HTTP 403,
 //	                    moves nothing, and the same bet correctly signed afterwards is
-//	                    processed (the refusal did not use up the id_provider)
+//	                    processed (the refusal did not use up the id_provider); HTTP 400
+//	                    with api_code 403 (an SDK's convention) is the warning "deviation
+//	                    signature-400"
 //	missing-signature   the same without X-REQUEST-SIGN
 //	replay              the same bet (same bytes) again returns the first answer (same JSON
 //	                    value) and debits once (Behaviour rule 4)
