@@ -21,7 +21,7 @@ func TestStaffIssueOperatorCredentialFromTerminal(t *testing.T) {
 	env := envOf(map[string]string{
 		"FORESIGHT_ADDR":         addr,
 		"FORESIGHT_DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "f.db"),
-		"FORESIGHT_ADMIN_TOKEN":  "staff-secret",
+		"FORESIGHT_ADMIN_TOKEN":  "staff-secret-0123456789abcdef0123456789",
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
@@ -33,7 +33,7 @@ func TestStaffIssueOperatorCredentialFromTerminal(t *testing.T) {
 		}
 	}()
 	waitHealthy(t, "http://"+addr)
-	staff := &admin.Client{BaseURL: "http://" + addr, Token: "staff-secret"}
+	staff := &admin.Client{BaseURL: "http://" + addr, Token: "staff-secret-0123456789abcdef0123456789"}
 	if err := staff.Do(ctx, "POST", "/admin/v1/operators", map[string]any{
 		"id": "acme", "name": "Acme Bets", "integration": "standalone", "wallet_url": "https://wallet.acme.example",
 		"signing_secret": "acme-signing-secret-0123", "jwks_url": "https://wallet.acme.example/jwks.json",

@@ -85,6 +85,9 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 		}
 		cfg.AdminToken = creds.AdminToken
 	}
+	if err := cfg.CheckTokens(); err != nil {
+		return err
+	}
 	fresh := !strings.HasPrefix(cfg.DatabaseURL, "sqlite:") || !fileExists(strings.TrimPrefix(cfg.DatabaseURL, "sqlite:"))
 
 	var listeners []net.Listener
@@ -178,7 +181,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
   Ticket client       %[4]s   webhook secret %[5]s
   Ticket API key      %[6]s   (scopes tickets:submit tickets:read tickets:cancel)
   Database            %[2]s
-  Health, metrics     %[1]s/healthz  %[1]s/metrics
+  Health, metrics     %[1]s/healthz  %[1]s/metrics   (metrics: Authorization: Bearer <admin token>)
 
 The catalog comes from the simulator: new events every minute, markets that resolve and pay out
 on their own. Conformance checks of the sandbox partners' wallets:

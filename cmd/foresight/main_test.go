@@ -33,7 +33,7 @@ func TestOperatorIssuesKeyFromTerminal(t *testing.T) {
 	env := envOf(map[string]string{
 		"FORESIGHT_ADDR":         addr,
 		"FORESIGHT_DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "f.db"),
-		"FORESIGHT_ADMIN_TOKEN":  "operator-secret",
+		"FORESIGHT_ADMIN_TOKEN":  "operator-secret-0123456789abcdef01234",
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
@@ -109,6 +109,9 @@ func TestOperatorIssuesKeyFromTerminal(t *testing.T) {
 	}
 }
 
+// longToken is long enough for an admin or metrics token.
+const longToken = "0123456789abcdef0123456789abcdef"
+
 func TestMigrateAndConfigErrors(t *testing.T) {
 	t.Parallel()
 	db := "sqlite:" + filepath.Join(t.TempDir(), "m.db")
@@ -125,9 +128,13 @@ func TestMigrateAndConfigErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"serve"}, map[string]string{"FORESIGHT_DATABASE_URL": db}, "admin token"},
-		{[]string{"serve"}, map[string]string{"FORESIGHT_ADMIN_TOKEN": "x", "FORESIGHT_DATABASE_URL": "mysql://x"}, "want sqlite:PATH or postgres"},
-		{[]string{"serve"}, map[string]string{"FORESIGHT_ADMIN_TOKEN": "x", "FORESIGHT_TICKETS_RATE_LIMIT": "fast"}, "FORESIGHT_TICKETS_RATE_LIMIT"},
-		{[]string{"serve", "--tickets-engine", "magic", "--admin-token", "x", "--database-url", db}, nil, "tickets engine"},
+		{[]string{"serve"}, map[string]string{"FORESIGHT_ADMIN_TOKEN": longToken, "FORESIGHT_DATABASE_URL": "mysql://x"}, "want sqlite:PATH or postgres"},
+		{[]string{"serve"}, map[string]string{"FORESIGHT_ADMIN_TOKEN": longToken, "FORESIGHT_TICKETS_RATE_LIMIT": "fast"}, "FORESIGHT_TICKETS_RATE_LIMIT"},
+		{[]string{"serve", "--tickets-engine", "magic", "--admin-token", longToken, "--database-url", db}, nil, "tickets engine"},
+		{[]string{"serve"}, map[string]string{"FORESIGHT_ADMIN_TOKEN": "x", "FORESIGHT_DATABASE_URL": db}, "FORESIGHT_ADMIN_TOKEN) has 1 characters; it needs at least 32"},
+		{[]string{"serve", "--admin-token", longToken[:31], "--database-url", db}, nil, "FORESIGHT_ADMIN_TOKEN) has 31 characters"},
+		{[]string{"serve", "--admin-token", longToken, "--metrics-token", "short", "--database-url", db}, nil, "FORESIGHT_METRICS_TOKEN) has 5 characters"},
+		{[]string{"demo", "--admin-token", "short", "--dir", t.TempDir()}, nil, "FORESIGHT_ADMIN_TOKEN) has 5 characters"},
 		{[]string{"bogus"}, nil, "unknown command"},
 	}
 	for _, tt := range tests {

@@ -117,7 +117,10 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*server.Config, 
 	e.String(&cfg.Addr, "addr", "FORESIGHT_ADDR", cfg.Addr, "listen address")
 	e.String(&cfg.DatabaseURL, "database-url", "FORESIGHT_DATABASE_URL", cfg.DatabaseURL, "sqlite:PATH or postgres://…")
 	e.String(&cfg.PublicURL, "public-url", "FORESIGHT_PUBLIC_URL", "", "base URL clients see (default http:// + listen address)")
-	e.String(&cfg.AdminToken, "admin-token", "FORESIGHT_ADMIN_TOKEN", "", "bearer token of /admin/v1 (required)")
+	e.String(&cfg.AdminToken, "admin-token", "FORESIGHT_ADMIN_TOKEN", "", "bearer token of /admin/v1 and /metrics (required, at least 32 characters)")
+	e.String(&cfg.MetricsToken, "metrics-token", "FORESIGHT_METRICS_TOKEN", "", "bearer token that may read /metrics only (at least 32 characters; the admin token reads it too)")
+	e.Float(&cfg.AuthFailuresPerMinute, "auth-failures-per-minute", "FORESIGHT_AUTH_FAILURES_PER_MINUTE", cfg.AuthFailuresPerMinute, "wrong admin, operator and metrics tokens per client address a minute, after the burst (0: unlimited)")
+	e.Int(&cfg.AuthFailureBurst, "auth-failure-burst", "FORESIGHT_AUTH_FAILURE_BURST", cfg.AuthFailureBurst, "wrong tokens per client address in a row before 429")
 	e.String(&cfg.TicketsEngine, "tickets-engine", "FORESIGHT_TICKETS_ENGINE", cfg.TicketsEngine, "ticket engine: heuristic, openai or anthropic")
 	e.String(&cfg.OpenAI.BaseURL, "openai-base-url", "FORESIGHT_OPENAI_BASE_URL", "", "OpenAI-compatible API base URL (default OpenAI's; Ollama: http://127.0.0.1:11434/v1)")
 	e.String(&cfg.OpenAI.APIKey, "openai-api-key", "FORESIGHT_OPENAI_API_KEY", "", "API key of the OpenAI-compatible server")
@@ -169,6 +172,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	fs.SetOutput(stderr)
 	cfg, logFormat, e := serverFlags(fs, getenv)
 	if err := e.parse(args); err != nil {
+		return err
+	}
+	if err := cfg.CheckTokens(); err != nil {
 		return err
 	}
 	log := newLogger(*logFormat, stderr)

@@ -20,6 +20,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/ratelimit"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
@@ -43,6 +44,7 @@ const (
 	CodeInvalidRequest = "invalid_request"
 	CodeUnauthorized   = "unauthorized"
 	CodeNotFound       = "not_found"
+	CodeRateLimited    = "rate_limited"
 	CodeInternal       = "internal_error"
 )
 
@@ -52,17 +54,31 @@ type handler struct {
 	placement   *betting.Placement
 	credentials *betting.Credentials
 	tokenHash   [32]byte
+	failures    *ratelimit.FailureGuard
 	log         *slog.Logger
+}
+
+// Options configure the admin handler.
+type Options struct {
+	// Log receives internal errors; nil discards them.
+	Log *slog.Logger
+	// FailedSignIns counts wrong tokens per client address: an address
+	// that used up its budget is answered 429 rate_limited with
+	// Retry-After, whatever its token, until the budget refills. Nil
+	// never refuses.
+	FailedSignIns *ratelimit.FailureGuard
 }
 
 // New returns the /admin/v1 handler. token is the admin bearer token;
 // credentials are the operator credentials it also accepts, each on the
 // routes routeAccess opens to it.
-func New(token string, ticketService *tickets.Service, bettingService *betting.Service, placement *betting.Placement, credentials *betting.Credentials, log *slog.Logger) http.Handler {
+func New(token string, ticketService *tickets.Service, bettingService *betting.Service, placement *betting.Placement, credentials *betting.Credentials, opts Options) http.Handler {
+	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &handler{tickets: ticketService, betting: bettingService, placement: placement, credentials: credentials, tokenHash: sha256.Sum256([]byte(token)), log: log}
+	h := &handler{tickets: ticketService, betting: bettingService, placement: placement, credentials: credentials,
+		tokenHash: sha256.Sum256([]byte(token)), failures: opts.FailedSignIns, log: log}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /admin/v1/ticket-clients", h.createClient)
 	mux.HandleFunc("GET /admin/v1/ticket-clients", h.listClients)

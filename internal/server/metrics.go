@@ -1,11 +1,17 @@
 package server
 
 import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/foresight-dev/foresight/internal/ratelimit"
 )
 
 // httpMetrics counts requests and their durations per API and status.
@@ -55,6 +61,57 @@ func (m *httpMetrics) wrap(api string, next http.Handler) http.Handler {
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		m.duration.WithLabelValues(api).Observe(time.Since(start).Seconds())
-		m.requests.WithLabelValues(api, r.Method, strconv.Itoa(rec.status)).Inc()
+		status := rec.status
+		if status == 0 { // nothing written: net/http answers 200
+			status = http.StatusOK
+		}
+		m.requests.WithLabelValues(api, methodLabel(r.Method), strconv.Itoa(status)).Inc()
+	})
+}
+
+// methodLabel is the method label of a request: one of the methods of
+// RFC 9110 and PATCH as is, "other" for any other. The method is chosen by
+// the client, so taking it as is would let anyone add series without end.
+// (The status is bounded already: net/http accepts codes 100 to 999 only.)
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return method
+	}
+	return "other"
+}
+
+// metricsAccess serves next to requests whose bearer token is one of
+// tokens (compared over SHA-256 hashes in constant time, every one of them,
+// so that neither which token nor its length leaks); any other request is
+// 401. Wrong or missing tokens count against the client address's budget
+// in failures, and an address that used it up is 429 with Retry-After.
+func metricsAccess(tokens []string, failures *ratelimit.FailureGuard, next http.Handler) http.Handler {
+	hashes := make([][32]byte, 0, len(tokens))
+	for _, t := range tokens {
+		if t != "" {
+			hashes = append(hashes, sha256.Sum256([]byte(t)))
+		}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if refused, wait := failures.Refused(r); refused {
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+			http.Error(w, "Too many wrong tokens from this address; retry after the time in Retry-After.", http.StatusTooManyRequests)
+			return
+		}
+		scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
+		match := 0
+		for _, h := range hashes {
+			match |= subtle.ConstantTimeCompare(sum[:], h[:])
+		}
+		if match != 1 || !strings.EqualFold(scheme, "Bearer") {
+			failures.Failed(r)
+			w.Header().Set("WWW-Authenticate", `Bearer realm="foresight-metrics"`)
+			http.Error(w, "The metrics token (or the admin token) is required: Authorization: Bearer <token>.", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
 	})
 }

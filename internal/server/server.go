@@ -55,6 +55,14 @@ type Config struct {
 	// PublicURL is the base URL clients see; default http:// + Addr.
 	PublicURL  string
 	AdminToken string
+	// MetricsToken is a bearer token that may read /metrics and nothing
+	// else; the admin token may read it too. See CheckTokens.
+	MetricsToken string
+	// AuthFailuresPerMinute and AuthFailureBurst are the budget of wrong
+	// admin, operator and metrics tokens per client address (burst in a
+	// row, then so many a minute); 0 per minute disables it.
+	AuthFailuresPerMinute float64
+	AuthFailureBurst      int
 	// TicketsEngine names the ticket engine: heuristic (more come with the
 	// LLM engines).
 	TicketsEngine string
@@ -132,6 +140,9 @@ func DefaultConfig() Config {
 		LauncherRateLimit:  5,
 		MaxBodyBytes:       1 << 20,
 		ExpiryInterval:     time.Minute,
+
+		AuthFailuresPerMinute: 10,
+		AuthFailureBurst:      10,
 	}
 }
 
@@ -365,7 +376,11 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /.well-known/jwks.json", metrics.wrap("aggregator", aggregatorAPI))
 	mux.Handle("/widget/", metrics.wrap("widget", widget.Handler(s.betting.CachedOperator)))
 	mux.Handle("/backoffice/", metrics.wrap("backoffice", backoffice.Handler()))
-	mux.Handle("/admin/v1/", metrics.wrap("admin", admin.New(s.cfg.AdminToken, s.tickets, s.betting, s.placement, s.creds, s.log)))
+	// Wrong admin, operator and metrics tokens share one failure budget
+	// per client address.
+	failedSignIns := ratelimit.NewFailureGuard(s.cfg.AuthFailuresPerMinute, s.cfg.AuthFailureBurst)
+	mux.Handle("/admin/v1/", metrics.wrap("admin", admin.New(s.cfg.AdminToken, s.tickets, s.betting, s.placement, s.creds,
+		admin.Options{Log: s.log, FailedSignIns: failedSignIns})))
 	mux.Handle("GET "+simulator.ImagesPath, simulator.Images())
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "image/x-icon")
@@ -376,7 +391,7 @@ func (s *Server) routes() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"status":"ok"}` + "\n"))
 	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("GET /metrics", metricsAccess([]string{s.cfg.MetricsToken, s.cfg.AdminToken}, failedSignIns, promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
 	mux.HandleFunc("GET /openapi/{name}", func(w http.ResponseWriter, r *http.Request) {
 		b, err := api.Documents.ReadFile(r.PathValue("name"))
 		if err != nil {

@@ -24,7 +24,7 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-const adminToken = "test-admin-token"
+const adminToken = "test-admin-token-0123456789abcdef0123"
 
 // forEachDatabase runs f on SQLite and on PostgreSQL, each with its own
 // empty database.
@@ -66,6 +66,7 @@ func testConfig(databaseURL string) server.Config {
 	cfg.DatabaseURL = databaseURL
 	cfg.AdminToken = adminToken
 	cfg.RateLimit = 0
+	cfg.AuthFailuresPerMinute = 0
 	cfg.Queue.PollInterval = 50 * time.Millisecond
 	cfg.Tickets.CancelPollInterval = 50 * time.Millisecond
 	return cfg

@@ -1,0 +1,50 @@
+package ratelimit
+
+import (
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+func TestFailureGuard(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	g := NewFailureGuard(60, 3)
+	g.failures.now = func() time.Time { return now }
+	a := httptest.NewRequest("GET", "/", nil)
+	a.RemoteAddr = "198.51.100.7:40000"
+	b := httptest.NewRequest("GET", "/", nil)
+	b.RemoteAddr = "198.51.100.8:40000"
+
+	for i := range 3 {
+		if refused, _ := g.Refused(a); refused {
+			t.Fatalf("refused before failure %d of a burst of 3", i+1)
+		}
+		g.Failed(a)
+	}
+	refused, wait := g.Refused(a)
+	if !refused || wait <= 0 || wait > time.Second {
+		t.Fatalf("after 3 failures: refused %v, wait %v; want refused for up to 1s", refused, wait)
+	}
+	a.RemoteAddr = "198.51.100.7:40001" // another connection of the same address
+	if refused, _ := g.Refused(a); !refused {
+		t.Fatal("a new connection of the same address starts afresh")
+	}
+	if refused, _ := g.Refused(b); refused {
+		t.Fatal("another address is refused")
+	}
+	now = now.Add(wait)
+	if refused, _ := g.Refused(a); refused {
+		t.Fatal("still refused after the advertised wait")
+	}
+}
+
+func TestNilFailureGuard(t *testing.T) {
+	t.Parallel()
+	var g *FailureGuard
+	r := httptest.NewRequest("GET", "/", nil)
+	g.Failed(r)
+	if refused, _ := g.Refused(r); refused {
+		t.Fatal("a nil guard refused")
+	}
+}
