@@ -19,9 +19,18 @@ var ErrForbiddenAddress = errors.New("destination address is not public")
 
 // PublicAddr reports whether addr is a publicly routable unicast address:
 // not loopback, private, link-local (which holds cloud metadata
-// addresses), unspecified, multicast or shared address space.
+// addresses), unspecified, multicast or shared address space, nor an IPv6
+// form that carries such an IPv4 address or reaches inside a network:
+// IPv4-mapped and IPv4-compatible (::/96) addresses, NAT64 prefixes,
+// 6to4 (2002::/16) of a non-public IPv4 address, Teredo, and the
+// deprecated site-local fec0::/10.
 func PublicAddr(addr netip.Addr) bool {
 	addr = addr.Unmap()
+	if addr.Is6() {
+		if b := addr.As16(); sixToFour.Contains(addr) && !PublicAddr(netip.AddrFrom4([4]byte(b[2:6]))) {
+			return false
+		}
+	}
 	if addr.IsLoopback() || addr.IsPrivate() || addr.IsLinkLocalUnicast() || addr.IsLinkLocalMulticast() ||
 		addr.IsUnspecified() || addr.IsMulticast() || addr.IsInterfaceLocalMulticast() {
 		return false
@@ -40,9 +49,18 @@ var nonPublicPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("192.0.0.0/24"),
 	netip.MustParsePrefix("198.18.0.0/15"),
 	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b::/96"),
-	netip.MustParsePrefix("2001:db8::/32"),
+	netip.MustParsePrefix("::/96"),          // IPv4-compatible (deprecated), with :: and ::1
+	netip.MustParsePrefix("64:ff9b::/96"),   // NAT64
+	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64
+	netip.MustParsePrefix("100::/64"),       // discard only
+	netip.MustParsePrefix("2001::/32"),      // Teredo
+	netip.MustParsePrefix("2001:db8::/32"),  // documentation
+	netip.MustParsePrefix("fec0::/10"),      // site-local (deprecated)
 }
+
+// sixToFour is 2002::/16, whose addresses carry an IPv4 address in their
+// bits 16 to 47.
+var sixToFour = netip.MustParsePrefix("2002::/16")
 
 // Control is a net.Dialer Control function that refuses non-public
 // addresses with ErrForbiddenAddress.

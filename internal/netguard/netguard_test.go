@@ -1,8 +1,12 @@
 package netguard
 
 import (
+	"context"
 	"errors"
+	"net"
 	"net/netip"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -16,6 +20,16 @@ func TestPublicAddr(t *testing.T) {
 		{"127.0.0.1", false}, {"10.0.0.1", false}, {"172.16.5.4", false}, {"192.168.1.1", false},
 		{"169.254.169.254", false}, {"100.64.0.1", false}, {"0.0.0.0", false}, {"::1", false},
 		{"fe80::1", false}, {"fd00:ec2::254", false}, {"::ffff:127.0.0.1", false}, {"224.0.0.1", false},
+		// IPv6 forms that carry a non-public IPv4 address or reach inside
+		// a network.
+		{"::127.0.0.1", false}, {"::10.0.0.1", false}, {"::8.8.8.8", false}, // IPv4-compatible
+		{"fec0::1", false}, // site-local
+		{"2002:7f00:1::", false}, {"2002:a00:1::1", false}, {"2002:c0a8:101::", false}, {"2002:a9fe:a9fe::", false},
+		{"2002:5db8:d822::1", true},                                                        // 6to4 of 93.184.216.34
+		{"64:ff9b::7f00:1", false}, {"64:ff9b::a00:1", false}, {"64:ff9b:1::a00:1", false}, // NAT64
+		{"::ffff:10.0.0.1", false}, {"::ffff:169.254.169.254", false}, // IPv4-mapped
+		{"2001:0:4136:e378:8000:63bf:3fff:fdd2", false}, // Teredo
+		{"100::1", false},
 	} {
 		if got := PublicAddr(netip.MustParseAddr(tt.addr)); got != tt.public {
 			t.Errorf("PublicAddr(%s) = %v, want %v", tt.addr, got, tt.public)
@@ -30,5 +44,68 @@ func TestControl(t *testing.T) {
 	}
 	if err := Control("tcp", "93.184.216.34:443", nil); err != nil {
 		t.Errorf("public: %v", err)
+	}
+}
+
+func TestCanonicalHost(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{"example.com", "example.com"},
+		{"Example.COM.", "example.com"},
+		{"ｌｏｃａｌｈｏｓｔ", "localhost"},
+		{"locａlhost", "localhost"},
+		{"LOCALHOST", "localhost"},
+		{"localhost\u3002", "localhost"}, // ideographic full stop
+		{"１２７.０.０.１", "127.0.0.1"},
+		{"bücher.example", "xn--bcher-kva.example"},
+		{"_acme.example.com", "_acme.example.com"},
+	} {
+		in, _ := strconv.Unquote(`"` + tt.in + `"`)
+		got, err := CanonicalHost(in)
+		if err != nil || got != tt.want {
+			t.Errorf("CanonicalHost(%q) = %q, %v; want %q", in, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"localhost..", "a..example.com", ".example.com", "", ".", "ex ample.com", "-a.example.com",
+		strings.Repeat("a", 64) + ".example.com", strings.Repeat("a.", 127) + "com"} {
+		if got, err := CanonicalHost(bad); !errors.Is(err, ErrInvalidHost) {
+			t.Errorf("CanonicalHost(%q) = %q, %v; want ErrInvalidHost", bad, got, err)
+		}
+	}
+}
+
+// fakeResolver answers every name from a table.
+type fakeResolver map[string][]string
+
+func (f fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	addrs, ok := f[host]
+	if !ok {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	var out []netip.Addr
+	for _, a := range addrs {
+		out = append(out, netip.MustParseAddr(a))
+	}
+	return out, nil
+}
+
+func TestCheckResolved(t *testing.T) {
+	t.Parallel()
+	r := fakeResolver{
+		"public.example":   {"93.184.216.34", "2606:4700::1111"},
+		"loopback.example": {"127.0.0.1"},
+		"mixed.example":    {"93.184.216.34", "10.0.0.7"},
+		"v6.example":       {"::1"},
+	}
+	ctx := context.Background()
+	for _, host := range []string{"loopback.example", "mixed.example", "v6.example"} {
+		if err := CheckResolved(ctx, r, host); !errors.Is(err, ErrForbiddenAddress) {
+			t.Errorf("%s: %v; want ErrForbiddenAddress", host, err)
+		}
+	}
+	for _, host := range []string{"public.example", "unknown.example"} {
+		if err := CheckResolved(ctx, r, host); err != nil {
+			t.Errorf("%s: %v; want nil", host, err)
+		}
 	}
 }

@@ -175,6 +175,12 @@ func TestSubmitValidation(t *testing.T) {
 		{"callback metadata IP", set("callback_url", "https://169.254.169.254/latest"), nil, "invalid_request"},
 		{"callback not a URL", set("callback_url", "not a url"), nil, "invalid_request"},
 		{"callback with credentials", set("callback_url", "https://u:p@example.com/cb"), nil, "invalid_request"},
+		{"callback full-width localhost", set("callback_url", "https://ｌｏｃａｌｈｏｓｔ/cb"), nil, "invalid_request"},
+		{"callback localhost with two dots", set("callback_url", "https://localhost../cb"), nil, "invalid_request"},
+		{"callback IPv4-compatible loopback", set("callback_url", "https://[::127.0.0.1]/cb"), nil, "invalid_request"},
+		{"callback 6to4 of loopback", set("callback_url", "https://[2002:7f00:1::]/cb"), nil, "invalid_request"},
+		{"lone surrogate", []byte(`{"schema_version":"tickets.input.v1","idempotency_key":"k","title":"t","spec":"\ud800"}`), nil, "invalid_request"},
+		{"invalid UTF-8", []byte("{\"schema_version\":\"tickets.input.v1\",\"idempotency_key\":\"k\",\"title\":\"t\",\"spec\":\"\xff\"}"), nil, "invalid_request"},
 		{"too large", set("spec", strings.Repeat("x", 1<<20)), nil, "request_too_large"},
 	}
 	for _, tt := range tests {

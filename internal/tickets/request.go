@@ -1,6 +1,7 @@
 package tickets
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -8,6 +9,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/foresight-dev/foresight/internal/netguard"
 )
@@ -42,12 +45,20 @@ type Submission struct {
 // ParseSubmission validates a raw tickets.input.v1 body and applies the
 // option defaults of GUIDE §2.
 //
-// Errors (as *Error, code invalid_request): a body that is not JSON, that
+// Errors (as *Error, code invalid_request): a body that is not UTF-8, that
+// escapes a lone UTF-16 surrogate (\ud800), that is not JSON, that
 // breaks the input schema (unknown properties at any level, wrong types,
 // bounds, schema_version), a ticket_count above max_ticket_count, or a
-// callback_url that is not HTTPS or points at localhost or a private
-// address.
+// callback_url that is not HTTPS, has no valid host name, or points at
+// localhost or a non-public address (see checkCallbackURL).
 func ParseSubmission(raw []byte) (Submission, error) {
+	if !utf8.Valid(raw) {
+		return Submission{}, Errorf(CodeInvalidRequest, "The request body is not valid UTF-8.")
+	}
+	if loneSurrogateEscape(raw) {
+		// encoding/json would silently read it as U+FFFD.
+		return Submission{}, Errorf(CodeInvalidRequest, "The request body has a \\u escape of a lone UTF-16 surrogate (\\ud800 to \\udfff without its pair), which is no character.")
+	}
 	problems, err := validateJSON(inputSchema, raw, 5)
 	if err != nil {
 		return Submission{}, Errorf(CodeInvalidRequest, "The request body is not valid JSON.")
@@ -106,6 +117,44 @@ func ParseSubmission(raw []byte) (Submission, error) {
 	return Submission{IdempotencyKey: b.IdempotencyKey, Request: req, Hash: req.fingerprint()}, nil
 }
 
+// loneSurrogateEscape reports whether the JSON text raw has a \u escape
+// of a UTF-16 surrogate that is not half of a pair: a high one
+// (\ud800-\udbff) not followed at once by a low one (\udc00-\udfff), or a
+// low one on its own. A backslash appears only inside strings in JSON, so
+// no string tracking is needed; an escaped backslash ("\\ud800") is skipped
+// whole.
+func loneSurrogateEscape(raw []byte) bool {
+	surrogate := func(i int) (r rune, ok bool) { // the escape at raw[i:i+6]
+		if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(string(raw[i+2:i+6]), 16, 16)
+		if err != nil || !utf16.IsSurrogate(rune(v)) {
+			return 0, false
+		}
+		return rune(v), true
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		r, ok := surrogate(i)
+		if !ok {
+			i++ // the escaped character, a backslash among them
+			continue
+		}
+		if r >= 0xdc00 { // a low surrogate first
+			return true
+		}
+		low, ok := surrogate(i + 6)
+		if !ok || low < 0xdc00 {
+			return true
+		}
+		i += 11
+	}
+	return false
+}
+
 // wholeNumber converts a JSON number the schema already checked is an
 // integer between 1 and 50 (2 or 2.0).
 func wholeNumber(n json.Number) int {
@@ -122,9 +171,15 @@ func (r Request) fingerprint() string {
 }
 
 // checkCallbackURL enforces the spec's callback rule: HTTPS only, no
-// localhost. Literal loopback, private, link-local and unspecified addresses
-// are refused here too; host names are checked again when delivering.
+// localhost. The host is read as a browser or Go's HTTP client reads it
+// (IDNA mapping: "ｌｏｃａｌｈｏｓｔ" is localhost, "１２７.０.０.１" is 127.0.0.1),
+// and literal loopback, private, link-local and other non-public addresses
+// are refused, in any IPv6 form; host names are looked up by
+// CheckCallbackHost and checked again when delivering.
 func checkCallbackURL(raw string) error {
+	if strings.ContainsRune(raw, 0) {
+		return Errorf(CodeInvalidRequest, "callback_url must not contain the NUL character.")
+	}
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || u.Host == "" {
 		return Errorf(CodeInvalidRequest, "callback_url must be an absolute https:// URL.")
@@ -135,21 +190,57 @@ func checkCallbackURL(raw string) error {
 	if u.User != nil {
 		return Errorf(CodeInvalidRequest, "callback_url must not carry credentials.")
 	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return Errorf(CodeInvalidRequest, "callback_url must not point at localhost.")
+	if strings.HasPrefix(u.Host, "[") { // an IPv6 literal
+		if addr, err := netip.ParseAddr(u.Hostname()); err != nil || !netguard.PublicAddr(addr) {
+			return errNonPublicCallback()
+		}
+		return nil
 	}
-	if strings.ContainsRune(raw, 0) {
-		return Errorf(CodeInvalidRequest, "callback_url must not contain the NUL character.")
+	host, err := netguard.CanonicalHost(u.Hostname())
+	if err != nil {
+		return Errorf(CodeInvalidRequest, "callback_url must name a valid host: no empty label (as in \"localhost..\"), labels of letters, digits and hyphens.")
+	}
+	if netguard.LocalName(host) {
+		return Errorf(CodeInvalidRequest, "callback_url must not point at localhost.")
 	}
 	addr, err := netip.ParseAddr(host)
 	switch {
 	case err == nil && !netguard.PublicAddr(addr):
-		return Errorf(CodeInvalidRequest, "callback_url must not point at a loopback, private or link-local address.")
+		return errNonPublicCallback()
 	case err != nil && numericHost(host):
 		// 127.1, 0177.0.0.1, 2130706433, 0x7f.0.0.1: resolvers read these
 		// as addresses; only the canonical dotted form is accepted.
 		return Errorf(CodeInvalidRequest, "callback_url must name a host, or an IPv4 address in dotted-decimal form.")
+	}
+	return nil
+}
+
+func errNonPublicCallback() error {
+	return Errorf(CodeInvalidRequest, "callback_url must not point at a loopback, private, link-local or other non-public address.")
+}
+
+// CheckCallbackHost looks up the host name of sub's callback_url with r,
+// for at most netguard.LookupTimeout, and refuses it (invalid_request)
+// when it resolves to a loopback, private or other non-public address. A
+// name that does not resolve, or not in time, passes: delivery checks the
+// address of every connection it makes.
+func CheckCallbackHost(ctx context.Context, r netguard.Resolver, sub Submission) error {
+	if sub.Request.CallbackURL == "" {
+		return nil
+	}
+	u, err := url.Parse(sub.Request.CallbackURL)
+	if err != nil || strings.HasPrefix(u.Host, "[") {
+		return nil
+	}
+	host, err := netguard.CanonicalHost(u.Hostname())
+	if err != nil {
+		return nil
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return nil // an address, checked by ParseSubmission
+	}
+	if err := netguard.CheckResolved(ctx, r, host); err != nil {
+		return Errorf(CodeInvalidRequest, "callback_url's host resolves to a loopback, private or other non-public address.")
 	}
 	return nil
 }

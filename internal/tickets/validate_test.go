@@ -1,7 +1,10 @@
 package tickets
 
 import (
+	"context"
 	"encoding/json"
+	"net"
+	"net/netip"
 	"strings"
 	"testing"
 )
@@ -164,14 +167,89 @@ func TestParseSubmissionRejects(t *testing.T) {
 		{"decimal IPv4", `{` + base + `,"callback_url":"https://2130706433/cb"}`},
 		{"hex IPv4", `{` + base + `,"callback_url":"https://0x7f.0.0.1/cb"}`},
 		{"zero", `{` + base + `,"callback_url":"https://0/cb"}`},
+		// Hosts a browser or Go's HTTP client reads as localhost or a
+		// non-public address.
+		{"localhost with two dots", `{` + base + `,"callback_url":"https://localhost../cb"}`},
+		{"empty label", `{` + base + `,"callback_url":"https://hooks..example.com/cb"}`},
+		{"full-width localhost", `{` + base + `,"callback_url":"https://ｌｏｃａｌｈｏｓｔ/cb"}`},
+		{"half full-width localhost", `{` + base + `,"callback_url":"https://locａlhost:8443/cb"}`},
+		{"escaped full-width localhost", `{` + base + `,"callback_url":"https://\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54/cb"}`},
+		{"ideographic full stop", `{` + base + `,"callback_url":"https://api.localhost。/cb"}`},
+		{"full-width loopback digits", `{` + base + `,"callback_url":"https://１２７.０.０.１/cb"}`},
+		{"IPv4-compatible loopback", `{` + base + `,"callback_url":"https://[::127.0.0.1]/cb"}`},
+		{"IPv4-compatible private", `{` + base + `,"callback_url":"https://[::10.0.0.1]/cb"}`},
+		{"site-local", `{` + base + `,"callback_url":"https://[fec0::1]/cb"}`},
+		{"6to4 of loopback", `{` + base + `,"callback_url":"https://[2002:7f00:1::]/cb"}`},
+		{"6to4 of private", `{` + base + `,"callback_url":"https://[2002:c0a8:101::1]/cb"}`},
+		{"NAT64 of private", `{` + base + `,"callback_url":"https://[64:ff9b::a00:1]/cb"}`},
+		{"IPv4-mapped metadata", `{` + base + `,"callback_url":"https://[::ffff:169.254.169.254]/cb"}`},
+		{"IPv4-mapped hex", `{` + base + `,"callback_url":"https://[::ffff:7f00:1]/cb"}`},
+		{"link-local with zone", `{` + base + `,"callback_url":"https://[fe80::1%25eth0]/cb"}`},
+		// Text that is no text.
+		{"invalid UTF-8 in spec", `{` + base[:len(base)-2] + "\xff\xfe" + `"}`},
+		{"lone high surrogate", `{"schema_version":"tickets.input.v1","idempotency_key":"k","title":"t","spec":"a\ud800b"}`},
+		{"lone low surrogate", `{"schema_version":"tickets.input.v1","idempotency_key":"k","title":"\udc00","spec":"s"}`},
+		{"high surrogate at the end", `{"schema_version":"tickets.input.v1","idempotency_key":"k\uDBFF","title":"t","spec":"s"}`},
+		{"reversed pair", `{"schema_version":"tickets.input.v1","idempotency_key":"k","title":"t","spec":"\ude00\ud83d"}`},
+		{"high surrogate then a letter escape", `{"schema_version":"tickets.input.v1","idempotency_key":"k","title":"t","spec":"\ud83d\u0041"}`},
 	} {
 		if _, err := ParseSubmission([]byte(tt.body)); ErrorCode(err) != CodeInvalidRequest {
 			t.Errorf("%s: err = %v, want invalid_request", tt.name, err)
 		}
 	}
-	for _, ok := range []string{"https://hooks.example.com/cb", "https://93.184.216.34/cb", "https://api.v2.example.io:8443/x"} {
+	for _, body := range []string{
+		`{"schema_version":"tickets.input.v1","idempotency_key":"k","title":"t","spec":"a surrogate pair \ud83d\ude00 is one character"}`,
+		`{"schema_version":"tickets.input.v1","idempotency_key":"k","title":"t","spec":"an escaped backslash \\ud800 is no escape"}`,
+		`{"schema_version":"tickets.input.v1","idempotency_key":"k","title":"ünïcödé 😀","spec":"\\\ud83d\ude00"}`,
+	} {
+		if _, err := ParseSubmission([]byte(body)); err != nil {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
+	for _, ok := range []string{"https://hooks.example.com/cb", "https://93.184.216.34/cb", "https://api.v2.example.io:8443/x",
+		"https://Hooks.Example.COM./cb", "https://bücher.example/cb", "https://[2606:4700::1111]/cb", "https://[2002:5db8:d822::1]/cb"} {
 		if _, err := ParseSubmission([]byte(`{` + base + `,"callback_url":"` + ok + `"}`)); err != nil {
 			t.Errorf("callback_url %s: %v", ok, err)
+		}
+	}
+}
+
+// resolverOf answers every name from a table; other names do not resolve.
+type resolverOf map[string]string
+
+func (r resolverOf) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	a, ok := r[host]
+	if !ok {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	return []netip.Addr{netip.MustParseAddr(a)}, nil
+}
+
+func TestCheckCallbackHost(t *testing.T) {
+	t.Parallel()
+	r := resolverOf{"loop.example.com": "127.0.0.1", "internal.example.com": "10.1.2.3", "v6loop.example.com": "::1",
+		"public.example.com": "93.184.216.34"}
+	base := `{"schema_version":"tickets.input.v1","idempotency_key":"k","title":"t","spec":"s","callback_url":"`
+	for url, refused := range map[string]bool{
+		"https://loop.example.com/cb":     true,
+		"https://LOOP.example.com./cb":    true,
+		"https://ｌｏｏｐ.example.com/cb":     true,
+		"https://internal.example.com/cb": true,
+		"https://v6loop.example.com/cb":   true,
+		"https://public.example.com/cb":   false,
+		"https://unknown.example.com/cb":  false, // delivery checks it when it connects
+		"https://93.184.216.34/cb":        false,
+	} {
+		sub, err := ParseSubmission([]byte(base + url + `"}`))
+		if err != nil {
+			t.Fatalf("%s: %v", url, err)
+		}
+		err = CheckCallbackHost(context.Background(), r, sub)
+		if refused && ErrorCode(err) != CodeInvalidRequest {
+			t.Errorf("%s: %v; want invalid_request", url, err)
+		}
+		if !refused && err != nil {
+			t.Errorf("%s: %v; want nil", url, err)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"math"
 	"mime"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/netguard"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
@@ -31,7 +33,10 @@ type Config struct {
 	MaxBodyBytes int64
 	// Limiter limits requests per API key.
 	Limiter *ratelimit.Limiter
-	Log     *slog.Logger
+	// Resolver looks up callback_url host names at submission; nil is
+	// net.DefaultResolver.
+	Resolver netguard.Resolver
+	Log      *slog.Logger
 }
 
 type handler struct {
@@ -47,6 +52,9 @@ func New(svc *tickets.Service, cfg Config) http.Handler {
 	}
 	if cfg.Limiter == nil {
 		cfg.Limiter = ratelimit.New(0, 0)
+	}
+	if cfg.Resolver == nil {
+		cfg.Resolver = net.DefaultResolver
 	}
 	cfg.PublicURL = strings.TrimSuffix(cfg.PublicURL, "/")
 	mux := http.NewServeMux()
@@ -120,6 +128,10 @@ func (h *handler) submit(w http.ResponseWriter, r *http.Request, p tickets.Princ
 	}
 	sub, err := tickets.ParseSubmission(body)
 	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if err := tickets.CheckCallbackHost(r.Context(), h.cfg.Resolver, sub); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
