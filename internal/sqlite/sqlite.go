@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"net/url"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -208,14 +207,16 @@ func (d *DB) migrate(ctx context.Context) error {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		if err := d.migrateFile(ctx, name); err != nil {
+		if err := d.migrateFile(ctx, migrations, name); err != nil {
 			return fmt.Errorf("migration %s: %w", name, err)
 		}
 	}
 	return nil
 }
 
-func (d *DB) migrateFile(ctx context.Context, name string) error {
+// migrateFile applies the migration file name of fsys in one transaction,
+// unless foresight_migrations records it as applied.
+func (d *DB) migrateFile(ctx context.Context, fsys fs.FS, name string) error {
 	tx, err := d.writer.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -228,17 +229,15 @@ func (d *DB) migrateFile(ctx context.Context, name string) error {
 	if n > 0 {
 		return nil
 	}
-	body, err := fs.ReadFile(migrations, name)
+	body, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return err
 	}
-	for stmt := range strings.SplitSeq(string(body), ";\n") {
-		if strings.TrimSpace(stmt) == "" {
-			continue
-		}
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return err
-		}
+	// The driver runs every statement of the file in turn (SQLite's
+	// prepare reports where each ends), so a trigger's body with its own
+	// semicolons is one statement, as the file means it.
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO foresight_migrations (name) VALUES (?)`, name); err != nil {
 		return err
