@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/betting"
@@ -25,9 +24,6 @@ func notFound(what, id string) error {
 	return &betting.Error{Code: betting.ErrNotFound, Message: "no " + what + " " + id}
 }
 
-func isUniqueViolation(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
-}
 
 func (s bettingStore) CreateOperator(ctx context.Context, o betting.Operator) error {
 	doc, err := json.Marshal(o)

@@ -94,7 +94,7 @@ func (s ticketStore) CreateKey(ctx context.Context, k tickets.APIKey) error {
 	_, err := s.d.writer.exec(ctx,
 		`INSERT INTO ticket_api_keys (id, client_id, secret_hash, scopes, expires_at, revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		k.ID, k.ClientID, k.SecretHash, joinScopes(k.Scopes), nullMicros(k.ExpiresAt), nullMicros(k.RevokedAt), micros(k.CreatedAt))
-	if err != nil && strings.Contains(err.Error(), "FOREIGN KEY") {
+	if isForeignKeyViolation(err) {
 		return tickets.ErrNotFound
 	}
 	return err
