@@ -24,7 +24,6 @@ func notFound(what, id string) error {
 	return &betting.Error{Code: betting.ErrNotFound, Message: "no " + what + " " + id}
 }
 
-
 func (s bettingStore) CreateOperator(ctx context.Context, o betting.Operator) error {
 	doc, err := json.Marshal(o)
 	if err != nil {
