@@ -3,8 +3,10 @@ package netguard
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,5 +109,41 @@ func TestCheckResolved(t *testing.T) {
 		if err := CheckResolved(ctx, r, host); err != nil {
 			t.Errorf("%s: %v; want nil", host, err)
 		}
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"https://hooks.example.com/cb/s3cret?token=t0ken#frag": "https://hooks.example.com/…",
+		"https://user:pa55@hooks.example.com:8443/x":           "https://hooks.example.com:8443/…",
+		"https://hooks.example.com?token=t0ken":                "https://hooks.example.com/…",
+		"https://hooks.example.com/":                           "https://hooks.example.com",
+		"https://hooks.example.com":                            "https://hooks.example.com",
+		"https://[2606:4700::1111]:443/jwks.json":              "https://[2606:4700::1111]:443/…",
+		"http://wallet.test/v1?key=abc":                        "http://wallet.test/…",
+		"not a url":                                            "(unparsable URL)",
+		"https://bad host/x?token=t0ken":                       "(unparsable URL)",
+		"/relative?token=t0ken":                                "(unparsable URL)",
+	} {
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestRedactErrorURL(t *testing.T) {
+	t.Parallel()
+	cause := errors.New("connection refused")
+	err := RedactErrorURL(&url.Error{Op: "Post", URL: "https://hooks.example.com/cb?token=t0ken",
+		Err: &url.Error{Op: "parse", URL: "https://x.example/?token=t0ken", Err: cause}})
+	if msg := fmt.Sprintf("deliver: %v", err); strings.Contains(msg, "t0ken") || !strings.Contains(msg, "https://hooks.example.com/…") {
+		t.Errorf("redacted error = %q", msg)
+	}
+	if !errors.Is(err, cause) {
+		t.Error("the error chain changed")
+	}
+	if RedactErrorURL(nil) != nil {
+		t.Error("RedactErrorURL(nil) is not nil")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -50,6 +51,8 @@ type world struct {
 	key    string
 	api    *openapitest.Validator
 	stop   func()
+	// log receives the server's logs; nil discards them.
+	log *slog.Logger
 }
 
 type worldOptions struct {
@@ -59,6 +62,8 @@ type worldOptions struct {
 	// noContractCheck skips the OpenAPI validation of exchanges
 	// (benchmarks).
 	noContractCheck bool
+	// log receives the server's logs; nil discards them.
+	log *slog.Logger
 }
 
 func testConfig(databaseURL string) server.Config {
@@ -78,7 +83,7 @@ func newWorld(t testing.TB, databaseURL string, opts worldOptions) *world {
 	if opts.config != nil {
 		opts.config(&cfg)
 	}
-	w := &world{t: t}
+	w := &world{t: t, log: opts.log}
 	if !opts.noContractCheck {
 		w.api = openapitest.Load(t, "tickets.yaml")
 	}
@@ -98,7 +103,7 @@ func (w *world) start(cfg server.Config, noWorkers bool) {
 	}
 	cfg.PublicURL = "http://" + l.Addr().String()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := server.New(ctx, cfg, nil)
+	srv, err := server.New(ctx, cfg, w.log)
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
 	}

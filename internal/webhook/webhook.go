@@ -144,7 +144,9 @@ var ErrForbiddenAddress = netguard.ErrForbiddenAddress
 // Send posts body to url with Standard Webhooks headers signed with secret.
 // Any answer but 2xx is a *tickets.CallbackError whose Reason names the
 // failure without addresses or internal detail; 410 Gone, a forbidden
-// address and a bad secret are permanent.
+// address and a bad secret are permanent. Its Err shows the URL only as
+// netguard.RedactURL does: the path and query may hold the receiver's
+// token.
 func (s *Sender) Send(ctx context.Context, url, secret, messageID string, body []byte) error {
 	ts := s.now()
 	sig, err := Sign(secret, messageID, ts, body)
@@ -153,7 +155,7 @@ func (s *Sender) Send(ctx context.Context, url, secret, messageID string, body [
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return &tickets.CallbackError{Reason: "the callback URL is unusable", Permanent: true, Err: err}
+		return &tickets.CallbackError{Reason: "the callback URL is unusable", Permanent: true, Err: netguard.RedactErrorURL(err)}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "Foresight-Webhooks/1")
@@ -162,7 +164,9 @@ func (s *Sender) Send(ctx context.Context, url, secret, messageID string, body [
 	req.Header.Set(HeaderSignature, sig)
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return transportError(err)
+		// The error names the URL, which may carry the receiver's token;
+		// it is logged and kept with the job's attempts.
+		return transportError(netguard.RedactErrorURL(err))
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()

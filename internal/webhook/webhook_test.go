@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -117,5 +118,35 @@ func TestSenderRefusesLoopback(t *testing.T) {
 	}
 	if hit {
 		t.Error("the loopback server was reached")
+	}
+}
+
+// TestSenderErrorsHideTheURL: the errors Send returns are logged and kept
+// with the job; a token in the callback URL's path or query must not be in
+// them.
+func TestSenderErrorsHideTheURL(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	guarded := webhook.NewSender(webhook.SenderOptions{})
+	refusing := webhook.NewSender(webhook.SenderOptions{Transport: &http.Transport{
+		DialContext: func(context.Context, string, string) (net.Conn, error) { return nil, errors.New("connection refused") },
+	}})
+	for _, tt := range []struct {
+		name   string
+		sender *webhook.Sender
+		url    string
+	}{
+		{"forbidden address", guarded, srv.URL + "/hook/path-s3cret?token=query-s3cret"},
+		{"connection refused", refusing, "https://hooks.example.com/hook/path-s3cret?token=query-s3cret"},
+		{"unusable URL", guarded, "https://hooks.example.com/%zz/path-s3cret?token=query-s3cret"},
+	} {
+		err := tt.sender.Send(context.Background(), tt.url, tickets.NewWebhookSecret(), "msg", []byte(`{}`))
+		if err == nil {
+			t.Fatalf("%s: Send succeeded", tt.name)
+		}
+		if msg := err.Error(); strings.Contains(msg, "s3cret") {
+			t.Errorf("%s: the error shows the URL's token: %s", tt.name, msg)
+		}
 	}
 }
