@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -79,6 +80,9 @@ type Placement struct {
 	dispatcher *Dispatcher
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
+	// observer and log: see ObserveWalletAttempts and SetLog.
+	observer func(WalletAttempt)
+	log      *slog.Logger
 }
 
 // NewPlacement returns a Placement.
@@ -194,6 +198,10 @@ func (p *Placement) newBet(ctx context.Context, bettor Bettor, op Operator, key 
 // market that closed while the wallet answered rejects wallet_rolled_back
 // with a rollback. Each outcome and its rollback commit together.
 //
+// Whenever an earlier attempt's outcome is unknown (OutcomeUnknown, or an
+// earlier run's withdrawal), a refusal also sends a rollback, with the
+// refusal's code.
+//
 // Process may run again after a crash or a stop: a bet whose exposure is
 // reserved may already have been debited, so it skips the checks and
 // resends the withdrawal with the same transaction id and bytes, which the
@@ -246,15 +254,22 @@ func (p *Placement) process(ctx context.Context, b Bet) error {
 		}
 	}
 	ans, err := p.wallet.Withdraw(ctx, op, b)
+	p.observe(ans.Attempts)
+	// A bet reserved before this run had its withdrawal sent by an
+	// earlier run whose outcome nobody recorded (a crash, a stop, a run
+	// cut short): like an attempt of this run without a definite answer,
+	// it may have debited the stake, whatever the wallet answers now.
+	doubt := b.Reserved || OutcomeUnknown(ans.Attempts)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		// Stopping: the next run resends the same withdrawal.
 		return errors.Join(err, p.record(ctx, ans.Attempts))
 	case err != nil:
-		// Nothing was sent (an unusable wallet URL or address): a refusal.
+		// Nothing was sent (an unusable wallet URL or address): a refusal,
+		// with a rollback when an earlier run may have debited.
 		code := RejectOther
 		return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: &code, RejectionReason: "the operator's wallet cannot be called",
-			Release: true, Attempts: ans.Attempts})
+			Release: true, Rollback: doubt, Attempts: ans.Attempts})
 	}
 	switch ans.Status {
 	case WalletDone:
@@ -267,9 +282,19 @@ func (p *Placement) process(ctx context.Context, b Bet) error {
 		}
 		return p.finish(ctx, b, BetUpdate{Status: BetConfirmed, OperatorTxID: ans.OperatorTxID, Balance: ans.Balance, Attempts: ans.Attempts})
 	case WalletRefused:
+		// A conforming wallet answers a resent withdrawal with its first
+		// answer, so a refusal after an unknown outcome means nothing was
+		// debited; but a wallet that checks funds before its
+		// de-duplication refuses a retry of a debit it made. The refusal's
+		// code stands, and the rollback (answered not_found, harmlessly,
+		// when nothing was debited) makes sure.
 		code := ans.Code
-		return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: &code, RejectionReason: "the wallet refused the debit: " + code,
-			Release: true, Rollback: code == RejectOther, Balance: ans.Balance, Attempts: ans.Attempts})
+		reason := "the wallet refused the debit: " + code
+		if doubt {
+			reason += ", after an attempt whose outcome is unknown: the debit is rolled back in case it was made"
+		}
+		return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: &code, RejectionReason: reason,
+			Release: true, Rollback: code == RejectOther || doubt, Balance: ans.Balance, Attempts: ans.Attempts})
 	}
 	var code *string
 	if ans.Code != "" {
@@ -385,6 +410,7 @@ func (p *Placement) Rollback(ctx context.Context, betID string) error {
 		return err
 	}
 	credit, err := p.wallet.Rollback(ctx, op, b)
+	p.observe(credit.Attempts)
 	if err != nil || !credit.Done {
 		if err == nil {
 			err = fmt.Errorf("rollback of bet %s not confirmed by the operator yet", b.ID)
@@ -494,6 +520,7 @@ func (p *Placement) Deposit(ctx context.Context, betIDs []string) error {
 		wg.Go(func() {
 			defer func() { <-slots }()
 			credit, err := p.wallet.Deposit(ctx, ops[b.OperatorID], b)
+			p.observe(credit.Attempts)
 			if err == nil && !credit.Done {
 				err = fmt.Errorf("deposit of bet %s not confirmed by the operator yet", b.ID)
 			}

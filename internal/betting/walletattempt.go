@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"syscall"
@@ -77,6 +78,55 @@ type WalletAttempt struct {
 	// Error is a Failure* value for an attempt without a usable answer;
 	// empty otherwise.
 	Error string
+}
+
+// OutcomeUnknown reports whether any of attempts got no definite answer
+// although its request may have reached the wallet, and so may have moved
+// money: a time-out, a connection reset or closed after the request was
+// written, a cancelled wait, a 5xx, a redirect, an answer that could not be
+// read or is not the protocol's (a 2xx included). A connection refused or
+// a name that did not resolve sent nothing and does not count; a TLS
+// failure does, as the handshake's end cannot always be told apart.
+func OutcomeUnknown(attempts []WalletAttempt) bool {
+	for _, a := range attempts {
+		if a.Result == AttemptUnknown && a.Error != FailureConnectionRefused && a.Error != FailureDNS {
+			return true
+		}
+	}
+	return false
+}
+
+// MalformedSuccess reports whether an attempt got a 2xx whose body is not
+// the protocol's answer (FailureUnreadableAnswer): something answered
+// "done" without saying what was done, perhaps without the wallet acting.
+// Such an attempt counts as unknown: a withdrawal is resent, a deposit or a
+// rollback retried with the same transaction id.
+func (a WalletAttempt) MalformedSuccess() bool {
+	return a.HTTPStatus >= 200 && a.HTTPStatus < 300 && a.Result == AttemptUnknown && a.Error == FailureUnreadableAnswer
+}
+
+// ObserveWalletAttempts has f called with every wallet attempt sent, as
+// the wallet's answer arrives (before it is recorded), for metrics. Call it
+// before bets are placed; f must be safe for concurrent use.
+func (p *Placement) ObserveWalletAttempts(f func(WalletAttempt)) { p.observer = f }
+
+// SetLog sets where the placement logs wallet answers that need an
+// operator's attention (a 2xx that is not the protocol's answer, at
+// ERROR); nil discards them. Call it before bets are placed.
+func (p *Placement) SetLog(log *slog.Logger) { p.log = log }
+
+// observe hands attempts to the observer and logs the malformed 2xx
+// answers among them, with ids only: never a body, a URL or a secret.
+func (p *Placement) observe(attempts []WalletAttempt) {
+	for _, a := range attempts {
+		if p.observer != nil {
+			p.observer(a)
+		}
+		if a.MalformedSuccess() && p.log != nil {
+			p.log.Error("the operator's wallet answered 2xx with a body that is not the protocol's answer; the transaction is treated as unknown and sent again",
+				"bet_id", a.BetID, "kind", a.Kind, "transaction_id", a.TransactionID, "http_status", a.HTTPStatus)
+		}
+	}
 }
 
 // TransportFailure names the failure of a request that got no answer, for

@@ -232,6 +232,9 @@ func classify(status int, raw []byte) answer {
 	switch {
 	case status == http.StatusOK && parsed:
 		a.kind = done
+	case status == http.StatusOK:
+		// Not JSON, or JSON of other types than the protocol's.
+		a.kind, a.failure = temporary, betting.FailureUnreadableAnswer
 	case status == http.StatusForbidden:
 		a.kind, a.code = final, betting.RejectOther
 	default:
@@ -278,9 +281,6 @@ func (c *Client) exchange(ctx context.Context, op betting.Operator, path string,
 	}
 	a := classify(resp.StatusCode, raw)
 	a.status = resp.StatusCode
-	if a.kind == temporary && resp.StatusCode == http.StatusOK && a.code == "" && !json.Valid(raw) {
-		a.failure = betting.FailureUnreadableAnswer
-	}
 	return a, nil
 }
 
@@ -367,7 +367,8 @@ func amount(s *string) (money.Amount, bool) {
 }
 
 // Rollback reverses the bet's stake (Round/Rollback naming the stake's
-// id_provider), one attempt; Done only on a 200 without an api_code.
+// id_provider), one attempt; Done only on a 200 without an api_code and
+// with a decimal-string balance (anything else is sent again).
 func (c *Client) Rollback(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
 	body, err := json.Marshal(rollbackRequest{AccountID: b.BettorID, Currency: b.Currency, GameID: aggregator.GameID, RoundIDProvider: b.ID,
 		SessionID: b.SessionID, Transactions: []transaction{{IDProvider: rollbackID(b), Type: "rollback", OriginalIDProvider: b.WithdrawalTxID}}})
@@ -380,6 +381,9 @@ func (c *Client) Rollback(ctx context.Context, op betting.Operator, b betting.Be
 // Deposit closes a settled or voided bet's round, one attempt: a win
 // (payout rounded to 12 decimals, trailing zeros removed) or a void (the
 // stake) is a Round/BetWin win with finished true; a loss is Round/Finish.
+// Done only on a 200 without an api_code and with a decimal-string
+// balance: a 200 without one is not the protocol's answer, and is sent
+// again.
 func (c *Client) Deposit(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
 	if b.PayoutAmount == nil {
 		return betting.WalletCredit{}, fmt.Errorf("bet %s has no payout", b.ID)
@@ -415,15 +419,18 @@ func (c *Client) credit(ctx context.Context, op betting.Operator, path string, b
 	if err != nil {
 		return betting.WalletCredit{}, err
 	}
+	balance, ok := amount(a.body.Balance)
+	if a.kind == done && !ok {
+		// A 200 without the balance every answer of the protocol carries
+		// is not the aggregator's answer (a proxy's, a stub's): the credit
+		// may not have been applied, so it is sent again, idempotently.
+		a.kind, a.failure = temporary, betting.FailureUnreadableAnswer
+	}
 	attempts := []betting.WalletAttempt{a.attempt(b, kind, id, sum)}
 	if a.kind != done {
 		return betting.WalletCredit{Attempts: attempts}, nil
 	}
-	out := betting.WalletCredit{Done: true, Attempts: attempts}
-	if balance, ok := amount(a.body.Balance); ok {
-		out.Balance = &balance
-	}
-	return out, nil
+	return betting.WalletCredit{Done: true, Balance: &balance, Attempts: attempts}, nil
 }
 
 // Balance reads a player's balance (Player/Balance), one attempt.

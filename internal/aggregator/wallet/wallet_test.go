@@ -161,6 +161,25 @@ func TestCreditsAndURLs(t *testing.T) {
 	if want := []string{wallet.PathBetWin, wallet.PathRollback, wallet.PathFinish}; strings.Join(f.paths, " ") != strings.Join(want, " ") {
 		t.Errorf("paths = %v, want %v", f.paths, want)
 	}
+
+	// A 200 that is not the protocol's answer (no balance: empty, foreign
+	// JSON, HTML, JSON cut short) is not done: the credit is sent again.
+	for _, body := range []string{``, `{}`, `{"status":"ok"}`, `<html>OK</html>`, `{"balance":"12`, `{"balance":12.5}`} {
+		f := &fakeWallet{answers: []canned{{200, body}}}
+		srv := httptest.NewServer(f)
+		op := betting.Operator{ID: "agg", WalletURL: srv.URL, SigningSecret: secret}
+		for name, call := range map[string]func() (betting.WalletCredit, error){
+			"win":      func() (betting.WalletCredit, error) { return cl.Deposit(context.Background(), op, won) },
+			"finish":   func() (betting.WalletCredit, error) { return cl.Deposit(context.Background(), op, lost) },
+			"rollback": func() (betting.WalletCredit, error) { return cl.Rollback(context.Background(), op, won) },
+		} {
+			c, err := call()
+			if err != nil || c.Done || len(c.Attempts) != 1 || !c.Attempts[0].MalformedSuccess() {
+				t.Errorf("%s answered 200 %s = %+v, %v; want not done, a malformed 200", name, body, c, err)
+			}
+		}
+		srv.Close()
+	}
 	insecure := wallet.New(wallet.Options{})
 	if _, err := insecure.Withdraw(context.Background(), op, won); err == nil {
 		t.Error("an http:// wallet URL was called without AllowInsecure")

@@ -221,14 +221,17 @@ type Attempt struct {
 	// it.
 	Err error
 	// Unreadable is true for a 2xx withdrawal answer without a
-	// transaction_id and a balance, or with a body that could not be read.
+	// transaction_id and a balance, a 2xx deposit or rollback answer whose
+	// body is neither empty nor JSON, or a 2xx body that could not be
+	// read.
 	Unreadable bool
 }
 
 // Outcome is what a single deposit or rollback attempt learnt.
 type Outcome struct {
-	// Done is true for a 2xx answer: the operator has applied (or had
-	// already applied) the transaction. Otherwise the caller tries again
+	// Done is true for a 2xx answer whose body is empty or JSON: the
+	// operator has applied (or had already applied) the transaction.
+	// Otherwise (a 2xx with another body included) the caller tries again
 	// later with the same bytes.
 	Done bool
 	// Balance is the bettor's balance a 2xx answer reported as a JSON
@@ -291,7 +294,8 @@ func (c *Client) Withdraw(ctx context.Context, walletURL, secret string, body []
 }
 
 // Deposit credits a settled bet: POST {walletURL}/v1/deposits with body
-// (from DepositBody), one attempt. Outcome.Done is true for a 2xx answer;
+// (from DepositBody), one attempt. Outcome.Done is true for a 2xx answer
+// with an empty or JSON body;
 // anything else means "not yet": the caller retries later with the same
 // bytes. The error is non-nil only when no request could be sent.
 func (c *Client) Deposit(ctx context.Context, walletURL, secret string, body []byte) (Outcome, error) {
@@ -307,7 +311,7 @@ func (c *Client) Deposit(ctx context.Context, walletURL, secret string, body []b
 // carrying the rollback's own transaction_id), one attempt.
 // withdrawalTxID is the transaction_id the platform sent in the withdrawal
 // (not the operator's id, which may never have arrived). Outcome.Done is
-// true for a 2xx answer; anything else means "not yet": the caller retries
+// true for a 2xx answer with an empty or JSON body; anything else means "not yet": the caller retries
 // until it gets one. The error is non-nil only when no request could be
 // sent.
 func (c *Client) Rollback(ctx context.Context, walletURL, secret, withdrawalTxID string, body []byte) (Outcome, error) {
@@ -326,8 +330,9 @@ func (c *Client) once(ctx context.Context, method, endpoint, secret string, body
 	if errors.Is(a.err, ErrForbiddenAddress) {
 		return Outcome{}, fmt.Errorf("%w: %s", ErrForbiddenAddress, endpoint)
 	}
-	o := Outcome{HTTPStatus: a.status, Done: a.status >= 200 && a.status < 300}
-	o.Attempt = Attempt{StartedAt: a.started, Duration: a.took, HTTPStatus: a.status, Err: a.err}
+	success := a.status >= 200 && a.status < 300
+	o := Outcome{HTTPStatus: a.status, Done: success && creditAnswer(a)}
+	o.Attempt = Attempt{StartedAt: a.started, Duration: a.took, HTTPStatus: a.status, Err: a.err, Unreadable: success && !o.Done}
 	switch {
 	case o.Done:
 		o.Attempt.Status = StatusSuccess
@@ -337,6 +342,8 @@ func (c *Client) once(ctx context.Context, method, endpoint, secret string, body
 	switch {
 	case a.status == 0:
 		o.Detail = "no answer: " + a.err.Error()
+	case success && !o.Done:
+		o.Detail = fmt.Sprintf("HTTP %d with a body that is not JSON%s", a.status, snippet(a.body))
 	case o.Done:
 		o.Detail = fmt.Sprintf("HTTP %d", a.status)
 		var ok struct {
@@ -349,6 +356,20 @@ func (c *Client) once(ctx context.Context, method, endpoint, secret string, body
 		o.Detail = fmt.Sprintf("HTTP %d%s", a.status, snippet(a.body))
 	}
 	return o, nil
+}
+
+// creditAnswer reports whether a 2xx answer to a deposit or a rollback is
+// the protocol's: an empty body (the spec's bare 200) or a whole JSON
+// value read within MaxResponseBody. Anything else (an HTML page, garbage,
+// JSON cut short) came from something that is not the wallet, or was
+// damaged on its way: the credit may not have been applied, and is sent
+// again (it is idempotent by transaction_id).
+func creditAnswer(a answer) bool {
+	if a.err != nil || a.tooLarge {
+		return false
+	}
+	b := bytes.TrimSpace(a.body)
+	return len(b) == 0 || json.Valid(b)
 }
 
 // prepare checks a call's inputs and returns the endpoint URL: the wallet

@@ -448,7 +448,7 @@ func TestDeposit(t *testing.T) {
 		`{"transaction_id":"op-7","balance":"134.21"}`: "134.21",
 		`{"balance":134.21}`:                           "",
 		`{"balance":"lots"}`:                           "",
-		`not json`:                                     "",
+		`"ok"`:                                         "",
 		``:                                             "",
 	} {
 		f := newFakeWallet(t, true, always(200, answer))
@@ -459,6 +459,16 @@ func TestDeposit(t *testing.T) {
 		}
 		if err != nil || !o.Done || got != want {
 			t.Errorf("answer %s: Deposit = %+v (balance %q), %v; want done with balance %q", answer, o, got, err, want)
+		}
+	}
+
+	// A 2xx whose body is neither empty nor JSON is not the wallet's
+	// answer: not done, an unreadable attempt, sent again later.
+	for _, answer := range []string{`not json`, `<html><body>502 Bad Gateway</body></html>`, `{"transaction_id":"op-7","bal`, "\x00\xff\xfe"} {
+		f := newFakeWallet(t, true, always(200, answer))
+		o, err := f.client(0).Deposit(context.Background(), f.srv.URL, testSecret, depositBody(t))
+		if err != nil || o.Done || o.HTTPStatus != 200 || !o.Attempt.Unreadable || o.Attempt.Status != wallet.StatusUnknown {
+			t.Errorf("answer %q: Deposit = %+v, %v; want not done, an unreadable 200", answer, o, err)
 		}
 	}
 

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sort"
 	"time"
+
+	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 )
 
 // faultKey scopes armed faults: one endpoint, for every bettor (bettor "")
@@ -25,15 +27,24 @@ type faultState struct {
 	delay      time.Duration
 	stallN     int
 	dropN      int
+	// refuseRetryN and refuseRetryCode: the non-conforming refusal of
+	// retries (RefuseRetryNext).
+	refuseRetryN    int
+	refuseRetryCode string
+	malformedN      int
+	malformedShape  string
 }
 
 // fault is what to do to one request.
 type fault struct {
-	fail   int    // status to answer at once; 0 for none
-	reject string // refusal code to answer after authentication; "" for none
-	delay  time.Duration
-	stall  bool
-	drop   bool
+	fail int // status to answer at once; 0 for none
+	// reject is the refusal code to answer after authentication ("" for
+	// none): an injected RejectNext or RefuseRetryNext.
+	reject    string
+	malformed string // the shape of a malformed 200; "" for none
+	delay     time.Duration
+	stall     bool
+	drop      bool
 }
 
 // Faults arms failure injection for one bettor. Get it with ForBettor; the
@@ -69,6 +80,19 @@ func (o *Operator) FailNext(endpoint string, n int, status int) {
 // bettor, answer the refusal code; see Faults.RejectNext.
 func (o *Operator) RejectNext(endpoint string, n int, code string) {
 	o.everyBettor().RejectNext(endpoint, n, code)
+}
+
+// RefuseRetryNext makes the next n retried requests to a wallet endpoint,
+// of every bettor, answer the refusal code afresh; see
+// Faults.RefuseRetryNext.
+func (o *Operator) RefuseRetryNext(endpoint string, n int, code string) {
+	o.everyBettor().RefuseRetryNext(endpoint, n, code)
+}
+
+// MalformedNext makes the next n requests to endpoint, of every bettor,
+// get a 200 of shape without being processed; see Faults.MalformedNext.
+func (o *Operator) MalformedNext(endpoint string, n int, shape string) {
+	o.everyBettor().MalformedNext(endpoint, n, shape)
 }
 
 // DelayNext makes the next n requests to endpoint, of every bettor, wait d
@@ -113,28 +137,73 @@ func (f *Faults) FailNext(endpoint string, n int, status int) {
 	s.failN, s.failStatus = max(n, 0), status
 }
 
-// RejectNext makes the next n requests to a wallet endpoint ("withdrawals",
-// "deposits" or "rollbacks") that pass authentication answer the refusal
-// {"error": code} without being processed: nothing changes and the
-// transaction_id stays unused (the same request is processed once the
-// rejections are used up). The status is the one the operator uses for
-// that code: 409 insufficient_funds, 403 bettor_blocked, 404
-// bettor_not_found, 409 for any other code (bet_limit_reached, or a code
-// the platform maps to bet_rejected_other). It replaces an earlier
-// RejectNext of the scope and endpoint; n ≤ 0 disarms it. It panics on
-// another endpoint or an empty code.
+// RejectNext makes the next n new requests to a wallet endpoint
+// ("withdrawals", "deposits" or "rollbacks") that pass authentication
+// answer the refusal {"error": code} without being processed: nothing
+// changes and the transaction_id stays unused (the same request is
+// processed once the rejections are used up). It keeps idempotency, as a
+// conforming wallet does: a request whose transaction_id already has an
+// answer gets that answer and does not use a rejection up. The status is
+// the one the operator uses for that code: 409 insufficient_funds, 403
+// bettor_blocked, 404 bettor_not_found, 409 for any other code
+// (bet_limit_reached, or a code the platform maps to bet_rejected_other).
+// It replaces an earlier RejectNext of the scope and endpoint; n ≤ 0
+// disarms it. It panics on another endpoint or an empty code.
 func (f *Faults) RejectNext(endpoint string, n int, code string) {
-	checkEndpoint(endpoint)
-	if endpoint == endpointSession {
-		panic("operator: RejectNext: the session endpoint has no refusals to inject (use FailNext)")
-	}
-	if code == "" {
-		panic("operator: RejectNext: empty code")
-	}
+	checkRefusal("RejectNext", endpoint, code)
 	f.o.mu.Lock()
 	defer f.o.mu.Unlock()
 	s := f.o.faultLocked(f.bettor, endpoint)
 	s.rejectN, s.rejectCode = max(n, 0), code
+}
+
+// RefuseRetryNext is the non-conforming wallet: it makes the next n
+// retried requests to a wallet endpoint (requests whose transaction_id
+// already has an answer) that pass authentication answer the refusal
+// {"error": code} afresh instead of their stored answer, as a wallet that
+// checks funds or limits before its de-duplication does. A withdrawal that
+// debited and whose answer was lost (DropResponseNext) is then refused on
+// its retry while the debit stands; the platform must roll it back. New
+// requests do not use it up. Statuses as RejectNext's. It replaces an
+// earlier RefuseRetryNext of the scope and endpoint; n ≤ 0 disarms it. It
+// panics on another endpoint or an empty code.
+func (f *Faults) RefuseRetryNext(endpoint string, n int, code string) {
+	checkRefusal("RefuseRetryNext", endpoint, code)
+	f.o.mu.Lock()
+	defer f.o.mu.Unlock()
+	s := f.o.faultLocked(f.bettor, endpoint)
+	s.refuseRetryN, s.refuseRetryCode = max(n, 0), code
+}
+
+func checkRefusal(method, endpoint, code string) {
+	checkEndpoint(endpoint)
+	if endpoint == endpointSession {
+		panic("operator: " + method + ": the session endpoint has no refusals to inject (use FailNext)")
+	}
+	if code == "" {
+		panic("operator: " + method + ": empty code")
+	}
+}
+
+// MalformedNext makes the next n requests to endpoint get, before any
+// verification or processing, a 200 whose body is not the protocol's
+// answer, of shape (malformed.Garbage, HTML, Truncated, Empty or Foreign):
+// what a proxy, a gateway or a stub in front of a wallet answers. Nothing
+// changes and the transaction_id stays unused. On a withdrawal the
+// platform resends; on a deposit or a rollback it sends again a 200 that
+// is not JSON, but takes an empty or foreign JSON 200 as done (the
+// protocol names no body for them): the credit is then lost, which the
+// ledger shows. It replaces an earlier MalformedNext of the scope and
+// endpoint; n ≤ 0 disarms it. It panics on an unknown endpoint or shape.
+func (f *Faults) MalformedNext(endpoint string, n int, shape string) {
+	checkEndpoint(endpoint)
+	if err := malformed.Check(shape); err != nil {
+		panic("operator: MalformedNext: " + err.Error())
+	}
+	f.o.mu.Lock()
+	defer f.o.mu.Unlock()
+	s := f.o.faultLocked(f.bettor, endpoint)
+	s.malformedN, s.malformedShape = max(n, 0), shape
 }
 
 // DelayNext makes the next n requests to endpoint wait d after their body
@@ -195,49 +264,41 @@ func (o *Operator) faultLocked(bettorID, endpoint string) *faultState {
 }
 
 // faultSubject is the bettor a request names, read leniently: the body's
-// bettor_id, or for a session exchange the bettor of the session request.
-// It is "" when the body does not say.
-func (o *Operator) faultSubject(endpoint string, body []byte) string {
+// bettor_id, or for a session exchange the bettor of the session request;
+// "" when the body does not say. retry is true for a wallet request whose
+// transaction_id already has an answer.
+func (o *Operator) faultSubject(endpoint string, body []byte) (subject string, retry bool) {
 	var v struct {
 		BettorID         string `json:"bettor_id"`
+		TransactionID    string `json:"transaction_id"`
 		SessionRequestID string `json:"session_request_id"`
 	}
 	if json.Unmarshal(body, &v) != nil {
-		return ""
-	}
-	if endpoint != endpointSession {
-		return v.BettorID
+		return "", false
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if s := o.sessions[v.SessionRequestID]; s != nil {
-		return s.bettorID
+	if endpoint != endpointSession {
+		return v.BettorID, v.TransactionID != "" && o.txs[v.TransactionID] != nil
 	}
-	return ""
+	if s := o.sessions[v.SessionRequestID]; s != nil {
+		return s.bettorID, false
+	}
+	return "", false
 }
 
 // faultFor consumes the armed faults for one request to endpoint. The body
-// is read for its bettor only when a fault is armed for some bettor, so an
-// operator without faults does no extra work.
+// is read only when a fault is armed, so an operator without faults does
+// no extra work.
 func (o *Operator) faultFor(endpoint string, body []byte) fault {
 	o.mu.Lock()
-	perBettor := false
-	for k := range o.faults {
-		if k.bettor != "" {
-			perBettor = true
-			break
-		}
-	}
 	none := len(o.faults) == 0
 	o.mu.Unlock()
 	if none {
 		return fault{}
 	}
-	subject := ""
-	if perBettor {
-		subject = o.faultSubject(endpoint, body)
-	}
-	return o.takeFault(endpoint, subject)
+	subject, retry := o.faultSubject(endpoint, body)
+	return o.takeFault(endpoint, subject, retry)
 }
 
 // takeCounter decrements the first armed counter of scopes and returns its
@@ -253,8 +314,10 @@ func takeCounter(scopes []*faultState, counter func(*faultState) *int) *faultSta
 }
 
 // takeFault consumes the armed faults for one request of bettorID to
-// endpoint. An injected failure, rejection or stall consumes nothing else.
-func (o *Operator) takeFault(endpoint, bettorID string) fault {
+// endpoint; retry is true when its transaction_id already has an answer.
+// An injected failure, malformed answer, refusal or stall consumes nothing
+// else.
+func (o *Operator) takeFault(endpoint, bettorID string, retry bool) fault {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var scopes []*faultState
@@ -269,8 +332,15 @@ func (o *Operator) takeFault(endpoint, bettorID string) fault {
 	if s := takeCounter(scopes, func(s *faultState) *int { return &s.failN }); s != nil {
 		return fault{fail: s.failStatus}
 	}
-	if s := takeCounter(scopes, func(s *faultState) *int { return &s.rejectN }); s != nil {
-		return fault{reject: s.rejectCode}
+	if s := takeCounter(scopes, func(s *faultState) *int { return &s.malformedN }); s != nil {
+		return fault{malformed: s.malformedShape}
+	}
+	if !retry {
+		if s := takeCounter(scopes, func(s *faultState) *int { return &s.rejectN }); s != nil {
+			return fault{reject: s.rejectCode}
+		}
+	} else if s := takeCounter(scopes, func(s *faultState) *int { return &s.refuseRetryN }); s != nil {
+		return fault{reject: s.refuseRetryCode}
 	}
 	if takeCounter(scopes, func(s *faultState) *int { return &s.stallN }) != nil {
 		return fault{stall: true}
@@ -306,11 +376,13 @@ type armedFault struct {
 	// Bettor is the scope: a bettor id, or "" for every bettor.
 	Bettor   string `json:"bettor_id"`
 	Endpoint string `json:"endpoint"`
-	// Kind is fail, reject, delay, stall or drop.
+	// Kind is fail, reject, refuse_retry, malformed, delay, stall or
+	// drop.
 	Kind      string `json:"kind"`
 	Remaining int    `json:"remaining"`
 	Status    int    `json:"status,omitempty"`
 	Code      string `json:"code,omitempty"`
+	Shape     string `json:"shape,omitempty"`
 	Delay     string `json:"delay,omitempty"`
 }
 
@@ -329,6 +401,8 @@ func (o *Operator) armedFaults() []armedFault {
 		}
 		add("fail", s.failN, armedFault{Status: s.failStatus})
 		add("reject", s.rejectN, armedFault{Code: s.rejectCode})
+		add("refuse_retry", s.refuseRetryN, armedFault{Code: s.refuseRetryCode})
+		add("malformed", s.malformedN, armedFault{Shape: s.malformedShape})
 		add("delay", s.delayN, armedFault{Delay: s.delay.String()})
 		add("stall", s.stallN, armedFault{})
 		add("drop", s.dropN, armedFault{})

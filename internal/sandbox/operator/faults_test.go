@@ -2,12 +2,14 @@ package operator_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"testing"
 	"time"
 
+	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 )
 
@@ -160,4 +162,63 @@ func TestDelayNext(t *testing.T) {
 	status, resp := e.withdraw(withdrawalBody(t, "tx-2", "b1", "10.00", "USD"))
 	wantStatus(t, "after the delay", status, resp, http.StatusOK, "")
 	e.wantBalance("b1", "80.00")
+}
+
+// TestRejectKeepsIdempotency: an injected refusal is for new transactions;
+// a retry of an answered one gets its first answer and leaves the refusal
+// armed. RefuseRetryNext is the non-conforming wallet: it refuses exactly
+// those retries afresh.
+func TestRejectKeepsIdempotency(t *testing.T) {
+	e := newEnv(t)
+	e.setBalance("b1", "USD", "100.00")
+	first := withdrawalBody(t, "tx-1", "b1", "10.00", "USD")
+	status, debit := e.withdraw(first)
+	wantStatus(t, "debit", status, debit, http.StatusOK, "")
+
+	e.op.RejectNext("withdrawals", 1, "insufficient_funds")
+	status, resp := e.withdraw(first)
+	if status != http.StatusOK || !bytes.Equal(resp, debit) {
+		t.Errorf("retry during a reject = %d %s, want the first answer %s", status, resp, debit)
+	}
+	status, resp = e.withdraw(withdrawalBody(t, "tx-2", "b1", "10.00", "USD"))
+	wantStatus(t, "new transaction", status, resp, http.StatusConflict, "insufficient_funds")
+	e.wantBalance("b1", "90.00")
+
+	// The non-conforming wallet: a new transaction is processed, a retry
+	// refused although it debited.
+	e.op.RefuseRetryNext("withdrawals", 1, "insufficient_funds")
+	status, resp = e.withdraw(withdrawalBody(t, "tx-3", "b1", "5.00", "USD"))
+	wantStatus(t, "new transaction during refuse_retry", status, resp, http.StatusOK, "")
+	status, resp = e.withdraw(first)
+	wantStatus(t, "retry during refuse_retry", status, resp, http.StatusConflict, "insufficient_funds")
+	e.wantBalance("b1", "85.00")
+	status, resp = e.withdraw(first)
+	if status != http.StatusOK || !bytes.Equal(resp, debit) {
+		t.Errorf("retry once refuse_retry is used up = %d %s, want the first answer", status, resp)
+	}
+}
+
+// TestMalformedNext: a 200 whose body is not the wallet's answer, before
+// any processing: nothing changes, and the same request is processed next.
+func TestMalformedNext(t *testing.T) {
+	e := newEnv(t)
+	e.setBalance("b1", "USD", "100.00")
+	for _, shape := range malformed.Shapes {
+		body := withdrawalBody(t, "tx-"+shape, "b1", "1.00", "USD")
+		e.op.MalformedNext("withdrawals", 1, shape)
+		status, resp, h := e.do(e.signedRequest(http.MethodPost, "/v1/withdrawals", body, nil))
+		if status != http.StatusOK || json.Valid(resp) && answer(t, resp)["transaction_id"] != "" {
+			t.Errorf("%s: %d %s (%s), want a 200 without the protocol's answer", shape, status, resp, h.Get("Content-Type"))
+		}
+		e.wantBalance("b1", "100.00")
+		status, resp = e.withdraw(body)
+		wantStatus(t, shape+": the same request next", status, resp, http.StatusOK, "")
+		e.setBalance("b1", "USD", "100.00")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("an unknown shape was armed")
+		}
+	}()
+	e.op.MalformedNext("deposits", 1, "json")
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 )
 
 // Endpoint names, for failure injection.
@@ -69,6 +71,10 @@ func (o *Operator) endpoint(name string, signed bool, process processFunc) http.
 		fault := o.faultFor(name, body)
 		if fault.fail != 0 {
 			writeResponse(w, response{status: fault.fail, body: errorBody("injected_failure", "")})
+			return
+		}
+		if fault.malformed != "" {
+			malformed.Write(w, fault.malformed)
 			return
 		}
 		if fault.stall {

@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"cmp"
 	"embed"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
 
@@ -306,7 +308,10 @@ type controlsData struct {
 	Faults        []armedFault
 	Endpoints     []string
 	WalletCodes   []string
-	TokenLifetime int64 // seconds
+	// MalformedShapes are the bodies of a malformed fault, the default
+	// first.
+	MalformedShapes []string
+	TokenLifetime   int64 // seconds
 }
 
 func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
@@ -314,13 +319,14 @@ func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 	currency := s.op.currency
 	s.op.mu.Unlock()
 	d := controlsData{
-		LoginRequired: !s.guard.LoggedIn(r),
-		Bettor:        r.URL.Query().Get("bettor_id"),
-		Currency:      currency,
-		Faults:        s.op.armedFaults(),
-		Endpoints:     []string{endpointWithdrawals, endpointDeposits, endpointRollbacks, endpointSession},
-		WalletCodes:   []string{"insufficient_funds", "bettor_blocked", "bettor_not_found", "bet_limit_reached"},
-		TokenLifetime: int64(s.op.TokenLifetime() / time.Second),
+		LoginRequired:   !s.guard.LoggedIn(r),
+		Bettor:          r.URL.Query().Get("bettor_id"),
+		Currency:        currency,
+		Faults:          s.op.armedFaults(),
+		Endpoints:       []string{endpointWithdrawals, endpointDeposits, endpointRollbacks, endpointSession},
+		WalletCodes:     []string{"insufficient_funds", "bettor_blocked", "bettor_not_found", "bet_limit_reached"},
+		MalformedShapes: []string{malformed.HTML, malformed.Garbage, malformed.Truncated, malformed.Empty, malformed.Foreign},
+		TokenLifetime:   int64(s.op.TokenLifetime() / time.Second),
 	}
 	if d.Bettor == "" {
 		d.Bettor = s.cfg.DemoBettor
@@ -430,7 +436,7 @@ func (s *Site) apiBlock(block bool) func(http.ResponseWriter, *http.Request, map
 }
 
 // apiFault handles POST /sandbox/api/faults: {bettor_id?, endpoint, kind,
-// count?, status?, code?, delay?}; see the package documentation.
+// count?, status?, code?, shape?, delay?}; see the package documentation.
 func (s *Site) apiFault(w http.ResponseWriter, r *http.Request, f map[string]string) {
 	msg, err := s.armFault(f)
 	if err != nil {
@@ -471,7 +477,7 @@ func (s *Site) armFault(f map[string]string) (string, error) {
 		}
 		faults.FailNext(endpoint, n, status)
 		what = fmt.Sprintf("answer %d injected_failure", status)
-	case "reject":
+	case "reject", "refuse_retry":
 		code := f["code"]
 		if code == "" {
 			code = "insufficient_funds"
@@ -482,8 +488,21 @@ func (s *Site) armFault(f map[string]string) (string, error) {
 		if err := checkID("code", code); err != nil {
 			return "", err
 		}
-		faults.RejectNext(endpoint, n, code)
-		what = fmt.Sprintf("answer %d %s", rejection(code).status, code)
+		if kind == "reject" {
+			faults.RejectNext(endpoint, n, code)
+			what = fmt.Sprintf("answer %d %s (a retry of a transaction already answered gets its first answer)", rejection(code).status, code)
+		} else {
+			faults.RefuseRetryNext(endpoint, n, code)
+			what = fmt.Sprintf("answer %d %s to a retry of a transaction already answered, instead of its first answer (a non-conforming wallet)",
+				rejection(code).status, code)
+		}
+	case "malformed":
+		shape := cmp.Or(f["shape"], malformed.HTML)
+		if err := malformed.Check(shape); err != nil {
+			return "", err
+		}
+		faults.MalformedNext(endpoint, n, shape)
+		what = "get a 200 with a " + shape + " body, unprocessed"
 	case "delay":
 		d, err := sandboxweb.Duration(f, "delay", 2*time.Second)
 		if err != nil {
@@ -498,7 +517,7 @@ func (s *Site) armFault(f map[string]string) (string, error) {
 		faults.DropResponseNext(endpoint, n)
 		what = "be processed, then get no answer"
 	default:
-		return "", fmt.Errorf("kind %q must be fail, reject, delay, stall or drop", kind)
+		return "", fmt.Errorf("kind %q must be fail, reject, refuse_retry, malformed, delay, stall or drop", kind)
 	}
 	if n == 0 {
 		return fmt.Sprintf("%s faults of %s disarmed for %s", kind, endpoint, scope), nil
