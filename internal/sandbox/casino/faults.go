@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 )
 
 // faultKey scopes armed faults: one endpoint, for every account (account
@@ -24,15 +26,24 @@ type faultState struct {
 	stallN     int
 	dropN      int
 	omitN      int // BetWin only
+	// refuseRetryN and refuseRetryCode: the non-conforming refusal of
+	// retries (RefuseRetryNext).
+	refuseRetryN    int
+	refuseRetryCode string
+	malformedN      int
+	malformedShape  string
 }
 
 // fault is what to do to one request.
 type fault struct {
-	fail   int    // status to answer at once; 0 for none
-	reject string // api_code to answer at once; "" for none
-	delay  time.Duration
-	stall  bool
-	drop   bool
+	fail int // status to answer at once; 0 for none
+	// reject is the api_code to answer at once ("" for none): an injected
+	// RejectNext or RefuseRetryNext.
+	reject    string
+	malformed string // the shape of a malformed 200; "" for none
+	delay     time.Duration
+	stall     bool
+	drop      bool
 }
 
 // Faults arms failure injection for one account. Get it with ForAccount;
@@ -66,6 +77,19 @@ func (c *Casino) FailNext(endpoint string, n, status int) {
 // answer a wallet error carrying apiCode; see Faults.RejectNext.
 func (c *Casino) RejectNext(endpoint string, n int, apiCode string) {
 	c.everyAccount().RejectNext(endpoint, n, apiCode)
+}
+
+// RefuseRetryNext makes the next n retried requests to endpoint, from
+// every account, answer a wallet error carrying apiCode afresh; see
+// Faults.RefuseRetryNext.
+func (c *Casino) RefuseRetryNext(endpoint string, n int, apiCode string) {
+	c.everyAccount().RefuseRetryNext(endpoint, n, apiCode)
+}
+
+// MalformedNext makes the next n requests to endpoint, from every account,
+// get a 200 of shape without being processed; see Faults.MalformedNext.
+func (c *Casino) MalformedNext(endpoint string, n int, shape string) {
+	c.everyAccount().MalformedNext(endpoint, n, shape)
 }
 
 // DelayNext makes the next n requests to endpoint, from every account,
@@ -118,10 +142,13 @@ func (f *Faults) FailNext(endpoint string, n, status int) {
 	s.failN, s.failStatus = max(n, 0), status
 }
 
-// RejectNext makes the next n requests to endpoint answer the wallet error
-// body with meta.api_code apiCode, before they are processed: nothing
-// changes and the id_provider stays unused (the same request is processed
-// once the rejections are used up). The status and code are those the
+// RejectNext makes the next n new requests to endpoint answer the wallet
+// error body with meta.api_code apiCode, before they are processed:
+// nothing changes and the id_provider stays unused (the same request is
+// processed once the rejections are used up). It keeps idempotency, as a
+// conforming wallet does: a request whose id_provider (a Round/Finish: its
+// round) already has an answer gets that answer and does not use a
+// rejection up. The status and code are those the
 // casino uses for that api_code: 403 permission_denied for "403", 500
 // internal for "500" to "599" (503: the retryable "service unavailable"),
 // 400 invalid_argument for anything else, including a non-numeric apiCode
@@ -139,6 +166,46 @@ func (f *Faults) RejectNext(endpoint string, n int, apiCode string) {
 	defer f.c.mu.Unlock()
 	s := f.c.faultLocked(f.account, endpoint)
 	s.rejectN, s.rejectCode = max(n, 0), apiCode
+}
+
+// RefuseRetryNext is the non-conforming wallet: it makes the next n
+// retried requests to endpoint (whose id_provider, or a Round/Finish's
+// round, already has an answer) answer the wallet error with apiCode
+// afresh instead of their stored answer, as a wallet that checks the
+// balance or limits before its de-duplication does. A bet that debited and
+// whose answer was lost (DropResponseNext) is then refused on its retry
+// while the debit stands; the platform must roll it back. New requests do
+// not use it up. Statuses as RejectNext's. It replaces an earlier
+// RefuseRetryNext of the scope and endpoint; n ≤ 0 disarms it. It panics
+// on an unknown endpoint or an empty apiCode.
+func (f *Faults) RefuseRetryNext(endpoint string, n int, apiCode string) {
+	checkEndpoint(endpoint)
+	if apiCode == "" {
+		panic("casino: RefuseRetryNext: empty api_code")
+	}
+	f.c.mu.Lock()
+	defer f.c.mu.Unlock()
+	s := f.c.faultLocked(f.account, endpoint)
+	s.refuseRetryN, s.refuseRetryCode = max(n, 0), apiCode
+}
+
+// MalformedNext makes the next n requests to endpoint get, after
+// authentication and before processing, a 200 whose body is not the
+// protocol's answer, of shape (malformed.Garbage, HTML, Truncated, Empty or
+// Foreign): what a proxy, a gateway or a stub in front of a wallet
+// answers. Nothing changes and the id_provider stays unused; the platform
+// sends the same request again. It replaces an earlier MalformedNext of
+// the scope and endpoint; n ≤ 0 disarms it. It panics on an unknown
+// endpoint or shape.
+func (f *Faults) MalformedNext(endpoint string, n int, shape string) {
+	checkEndpoint(endpoint)
+	if err := malformed.Check(shape); err != nil {
+		panic("casino: MalformedNext: " + err.Error())
+	}
+	f.c.mu.Lock()
+	defer f.c.mu.Unlock()
+	s := f.c.faultLocked(f.account, endpoint)
+	s.malformedN, s.malformedShape = max(n, 0), shape
 }
 
 // DelayNext makes the next n requests to endpoint wait d after they are
@@ -237,20 +304,30 @@ func takeCounter(scopes []*faultState, counter func(*faultState) *int) *faultSta
 	return nil
 }
 
-// takeFault consumes the armed faults for one request. An injected
-// failure, rejection or stall consumes nothing else.
-func (c *Casino) takeFault(endpoint, accountID string) fault {
+// takeFault consumes the armed faults for one request, whose body is
+// peeked at: whether its id_provider (a Round/Finish: its round) already
+// has an answer decides between RejectNext and RefuseRetryNext. An
+// injected failure, malformed answer, refusal or stall consumes nothing
+// else.
+func (c *Casino) takeFault(endpoint string, w who) fault {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	scopes := c.scopesLocked(accountID, endpoint)
+	scopes := c.scopesLocked(w.AccountID, endpoint)
 	if len(scopes) == 0 {
 		return fault{}
 	}
 	if s := takeCounter(scopes, func(s *faultState) *int { return &s.failN }); s != nil {
 		return fault{fail: s.failStatus}
 	}
-	if s := takeCounter(scopes, func(s *faultState) *int { return &s.rejectN }); s != nil {
-		return fault{reject: s.rejectCode}
+	if s := takeCounter(scopes, func(s *faultState) *int { return &s.malformedN }); s != nil {
+		return fault{malformed: s.malformedShape}
+	}
+	if !c.answeredLocked(endpoint, w) {
+		if s := takeCounter(scopes, func(s *faultState) *int { return &s.rejectN }); s != nil {
+			return fault{reject: s.rejectCode}
+		}
+	} else if s := takeCounter(scopes, func(s *faultState) *int { return &s.refuseRetryN }); s != nil {
+		return fault{reject: s.refuseRetryCode}
 	}
 	if takeCounter(scopes, func(s *faultState) *int { return &s.stallN }) != nil {
 		return fault{stall: true}
@@ -263,6 +340,18 @@ func (c *Casino) takeFault(endpoint, accountID string) fault {
 		out.drop = true
 	}
 	return out
+}
+
+// answeredLocked says whether the request w peeked at is a retry: its
+// id_provider (a Round/Finish: its round) already has a stored answer.
+func (c *Casino) answeredLocked(endpoint string, w who) bool {
+	switch endpoint {
+	case EndpointFinish:
+		return w.RoundID != "" && c.finishes[w.RoundID] != nil
+	case EndpointBetWin, EndpointRollback:
+		return len(w.Transactions) == 1 && w.Transactions[0].IDProvider != "" && c.txs[w.Transactions[0].IDProvider] != nil
+	}
+	return false
 }
 
 // omitRoundIDLocked says whether the 200 of a BetWin of accountID leaves
@@ -296,11 +385,13 @@ type armedFault struct {
 	// Account is the scope: an account id, or "" for every account.
 	Account  string `json:"account_id"`
 	Endpoint string `json:"endpoint"`
-	// Kind is fail, reject, delay, stall, drop or omit_round_id.
+	// Kind is fail, reject, refuse_retry, malformed, delay, stall, drop or
+	// omit_round_id.
 	Kind      string `json:"kind"`
 	Remaining int    `json:"remaining"`
 	Status    int    `json:"status,omitempty"`
 	APICode   string `json:"api_code,omitempty"`
+	Shape     string `json:"shape,omitempty"`
 	Delay     string `json:"delay,omitempty"`
 }
 
@@ -319,6 +410,8 @@ func (c *Casino) armedFaults() []armedFault {
 		}
 		add("fail", s.failN, armedFault{Status: s.failStatus})
 		add("reject", s.rejectN, armedFault{APICode: s.rejectCode})
+		add("refuse_retry", s.refuseRetryN, armedFault{APICode: s.refuseRetryCode})
+		add("malformed", s.malformedN, armedFault{Shape: s.malformedShape})
 		add("delay", s.delayN, armedFault{Delay: s.delay.String()})
 		add("stall", s.stallN, armedFault{})
 		add("drop", s.dropN, armedFault{})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
+	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 )
 
 func TestFailNext(t *testing.T) {
@@ -346,4 +347,72 @@ func TestFaultsForAccount(t *testing.T) {
 	if time.Since(start) < 200*time.Millisecond {
 		t.Error("a2 was not delayed")
 	}
+}
+
+// TestRejectKeepsIdempotency: an injected rejection is for new
+// transactions; a retry of an answered one gets its first answer and
+// leaves the rejection armed. RefuseRetryNext is the non-conforming wallet:
+// it refuses exactly those retries afresh.
+func TestRejectKeepsIdempotency(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.setBalance("a1", "USD", "100.00")
+	bet := betBody(t, "a1", "USD", "r1", "bet-1", "10.00")
+	status, debit := e.post(casino.PathBetWin, bet)
+	wantOK(t, "debit", status, debit)
+
+	e.c.RejectNext(casino.EndpointBetWin, 1, "100")
+	status, resp := e.post(casino.PathBetWin, bet)
+	if status != http.StatusOK || !bytes.Equal(resp, debit) {
+		t.Errorf("retry during a reject = %d %s, want the first answer %s", status, resp, debit)
+	}
+	status, resp = e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r2", "bet-2", "10.00"))
+	wantErr(t, "new transaction", status, resp, http.StatusBadRequest, "100", "90.00")
+	e.wantBalance("a1", "USD", "90.00")
+
+	// The non-conforming wallet: a new bet is processed, a retry refused
+	// although it debited.
+	e.c.RefuseRetryNext(casino.EndpointBetWin, 1, "100")
+	status, resp = e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r3", "bet-3", "5.00"))
+	wantOK(t, "new transaction during refuse_retry", status, resp)
+	status, resp = e.post(casino.PathBetWin, bet)
+	wantErr(t, "retry during refuse_retry", status, resp, http.StatusBadRequest, "100", "85.00")
+	status, resp = e.post(casino.PathBetWin, bet)
+	if status != http.StatusOK || !bytes.Equal(resp, debit) {
+		t.Errorf("retry once refuse_retry is used up = %d %s, want the first answer", status, resp)
+	}
+
+	// A Round/Finish retry is known by its round.
+	status, fin := e.post(casino.PathFinish, finishBody(t, "a1", "USD", "r1"))
+	wantOK(t, "finish", status, fin)
+	e.c.RejectNext(casino.EndpointFinish, 1, "503")
+	if status, resp = e.post(casino.PathFinish, finishBody(t, "a1", "USD", "r1")); status != http.StatusOK || !bytes.Equal(resp, fin) {
+		t.Errorf("finish retry during a reject = %d %s, want the first answer", status, resp)
+	}
+}
+
+// TestMalformedNext: a 200 whose body is not the wallet's answer, before
+// any processing: nothing changes, and the same request is processed next.
+func TestMalformedNext(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.setBalance("a1", "USD", "100.00")
+	for _, shape := range malformed.Shapes {
+		body := betBody(t, "a1", "USD", "r-"+shape, "bet-"+shape, "1.00")
+		e.c.MalformedNext(casino.EndpointBetWin, 1, shape)
+		status, resp := e.post(casino.PathBetWin, body)
+		if status != http.StatusOK || bytes.Contains(resp, []byte(`"round_id"`)) {
+			t.Errorf("%s: %d %s, want a 200 without the protocol's answer", shape, status, resp)
+		}
+		e.wantBalance("a1", "USD", "100.00")
+		status, resp = e.post(casino.PathBetWin, body)
+		wantOK(t, shape+": the same request next", status, resp)
+		e.setBalance("a1", "USD", "100.00")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("an unknown shape was armed")
+		}
+	}()
+	e.c.MalformedNext(casino.EndpointFinish, 1, "json")
 }

@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 )
 
 // response is an answer computed before it is written (or dropped).
@@ -91,10 +93,13 @@ func (c *Casino) endpoint(name string, process processFunc) http.Handler {
 			return
 		}
 		who := peek(body)
-		f := c.takeFault(name, who.AccountID)
+		f := c.takeFault(name, who)
 		switch {
 		case f.fail != 0:
 			writeResponse(w, response{status: f.fail, body: injectedFailureBody})
+			return
+		case f.malformed != "":
+			malformed.Write(w, f.malformed)
 			return
 		case f.reject != "":
 			writeResponse(w, c.injectedRejection(f.reject, who))
@@ -336,11 +341,16 @@ func canonical(body []byte) string {
 	return string(b)
 }
 
-// who is the account a request names, read leniently for fault injection
-// and injected rejections; empty when the body does not say.
+// who is the account a request names, and its transaction or round, read
+// leniently for fault injection and injected rejections; empty when the
+// body does not say.
 type who struct {
-	AccountID string `json:"account_id"`
-	Currency  string `json:"currency"`
+	AccountID    string `json:"account_id"`
+	Currency     string `json:"currency"`
+	RoundID      string `json:"round_id"`
+	Transactions []struct {
+		IDProvider string `json:"id_provider"`
+	} `json:"transactions"`
 }
 
 func peek(body []byte) who {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
 
@@ -424,15 +425,19 @@ type controlsData struct {
 	Faults        []armedFault
 	Endpoints     []string
 	APICodes      []option
+	// MalformedShapes are the bodies of a malformed fault, the default
+	// first.
+	MalformedShapes []string
 }
 
 func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 	d := controlsData{
-		LoginRequired: !s.guard.LoggedIn(r),
-		Account:       r.URL.Query().Get("account_id"),
-		Currency:      s.cfg.Currency,
-		Faults:        s.c.armedFaults(),
-		Endpoints:     []string{EndpointBalance, EndpointBetWin, EndpointFinish, EndpointRollback},
+		LoginRequired:   !s.guard.LoggedIn(r),
+		Account:         r.URL.Query().Get("account_id"),
+		Currency:        s.cfg.Currency,
+		Faults:          s.c.armedFaults(),
+		Endpoints:       []string{EndpointBalance, EndpointBetWin, EndpointFinish, EndpointRollback},
+		MalformedShapes: []string{malformed.HTML, malformed.Garbage, malformed.Truncated, malformed.Empty, malformed.Foreign},
 	}
 	if d.Account == "" {
 		d.Account = s.cfg.DemoAccount
@@ -575,7 +580,8 @@ func (s *Site) apiBetLimit(w http.ResponseWriter, r *http.Request, f map[string]
 }
 
 // apiFault handles POST /sandbox/api/faults: {account_id?, endpoint, kind,
-// count?, status?, api_code?, delay?}; see the package documentation.
+// count?, status?, api_code?, shape?, delay?}; see the package
+// documentation.
 func (s *Site) apiFault(w http.ResponseWriter, r *http.Request, f map[string]string) {
 	msg, err := s.armFault(f)
 	if err != nil {
@@ -622,7 +628,7 @@ func (s *Site) armFault(f map[string]string) (string, error) {
 		}
 		faults.FailNext(endpoint, n, status)
 		what = fmt.Sprintf("answer %d injected_failure", status)
-	case "reject":
+	case "reject", "refuse_retry":
 		code := f["api_code"]
 		if code == "" {
 			code = "100"
@@ -630,8 +636,23 @@ func (s *Site) armFault(f map[string]string) (string, error) {
 		if err := checkID("api_code", code); err != nil {
 			return "", err
 		}
-		faults.RejectNext(endpoint, n, code)
-		what = "answer api_code " + code
+		if kind == "reject" {
+			faults.RejectNext(endpoint, n, code)
+			what = "answer api_code " + code + " (a retry of a transaction already answered gets its first answer)"
+		} else {
+			faults.RefuseRetryNext(endpoint, n, code)
+			what = "answer api_code " + code + " to a retry of a transaction already answered, instead of its first answer (a non-conforming wallet)"
+		}
+	case "malformed":
+		shape := f["shape"]
+		if shape == "" {
+			shape = malformed.HTML
+		}
+		if err := malformed.Check(shape); err != nil {
+			return "", err
+		}
+		faults.MalformedNext(endpoint, n, shape)
+		what = "get a 200 with a " + shape + " body, unprocessed"
 	case "delay":
 		d, err := sandboxweb.Duration(f, "delay", 2*time.Second)
 		if err != nil {
@@ -652,7 +673,7 @@ func (s *Site) armFault(f map[string]string) (string, error) {
 		faults.OmitRoundIDNext(n)
 		what = "be answered without round_id when they succeed"
 	default:
-		return "", fmt.Errorf("kind %q must be fail, reject, delay, stall, drop or omit_round_id", kind)
+		return "", fmt.Errorf("kind %q must be fail, reject, refuse_retry, malformed, delay, stall, drop or omit_round_id", kind)
 	}
 	if n == 0 {
 		return fmt.Sprintf("%s faults of %s disarmed for %s", kind, endpoint, scope), nil
