@@ -77,6 +77,13 @@ func newPlacementWorld(t *testing.T, answers ...*betting.WalletAnswer) *placemen
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
+	return newPlacementWorldOn(t, db, answers...)
+}
+
+// newPlacementWorldOn is newPlacementWorld on an open database.
+func newPlacementWorldOn(t *testing.T, db *sqlite.DB, answers ...*betting.WalletAnswer) *placementWorld {
+	t.Helper()
+	var err error
 	w := &placementWorld{svc: betting.NewService(db.BettingStore(), false), bets: db.BetStore(), wallet: &scriptedWallet{answers: answers}}
 	w.place = betting.NewPlacement(w.svc, w.bets, w.wallet)
 	ctx := context.Background()

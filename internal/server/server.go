@@ -278,6 +278,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		betting.IntegrationStandalone: wallet.ForBetting(operatorWallets),
 		betting.IntegrationAggregator: aggregatorWallets,
 	})
+	placement.SetLog(log)
 	s := &Server{cfg: cfg, db: db, tickets: svc, betting: catalog, placement: placement, feed: source,
 		creds:     betting.NewCredentials(db.CredentialStore(), catalog),
 		agg:       aggregator.New(db.AggregatorStore(), catalog, placement, db.BetStore(), aggregatorWallets, keys, cfg.PublicURL),
@@ -354,6 +355,7 @@ func (s *Server) routes() http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := newHTTPMetrics(reg)
+	s.placement.ObserveWalletAttempts(newWalletMetrics(reg))
 
 	mux := http.NewServeMux()
 	ticketAPI := tickethttp.New(s.tickets, tickethttp.Config{

@@ -1,0 +1,94 @@
+package betting_test
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/jobqueue"
+	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/sqlite"
+)
+
+// rollbacksQueued counts the rollback jobs queued in the SQLite database
+// at path.
+func rollbacksQueued(t *testing.T, path string) int {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM river_job WHERE kind = ?`, jobqueue.BetRollbackArgs{}.Kind()).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func refused(code string, attempts ...betting.WalletAttempt) *betting.WalletAnswer {
+	return &betting.WalletAnswer{Status: betting.WalletRefused, Code: code, Attempts: attempts}
+}
+
+// TestRefusalAfterAnUnknownOutcomeIsRolledBack: a refusal rejects the bet
+// with its code; when an earlier attempt of the same withdrawal got no
+// definite answer (in this run, or an earlier run that was cut short, as
+// after a crash), the rejection also queues a rollback, in the same
+// transaction: the earlier attempt may have debited.
+func TestRefusalAfterAnUnknownOutcomeIsRolledBack(t *testing.T) {
+	t.Parallel()
+	attempt := func(result, failure string, status int) betting.WalletAttempt {
+		return betting.WalletAttempt{Kind: betting.TxWithdrawal, Result: result, Error: failure, HTTPStatus: status, Amount: money.MustParse("10")}
+	}
+	refusal := attempt(betting.AttemptRefused, "", 409)
+	cases := []struct {
+		name     string
+		answers  []*betting.WalletAnswer
+		rollback bool
+	}{
+		{"refused at once", []*betting.WalletAnswer{refused(betting.RejectInsufficientFund, refusal)}, false},
+		{"refused after a time-out", []*betting.WalletAnswer{refused(betting.RejectInsufficientFund,
+			attempt(betting.AttemptUnknown, betting.FailureTimeout, 0), refusal)}, true},
+		{"refused after a reset", []*betting.WalletAnswer{refused(betting.RejectBettorBlocked,
+			attempt(betting.AttemptUnknown, betting.FailureConnectionReset, 0), refusal)}, true},
+		{"refused after a 5xx", []*betting.WalletAnswer{refused(betting.RejectBetLimitReached,
+			attempt(betting.AttemptUnknown, "", 502), refusal)}, true},
+		{"refused after a malformed 2xx", []*betting.WalletAnswer{refused(betting.RejectInsufficientFund,
+			attempt(betting.AttemptUnknown, betting.FailureUnreadableAnswer, 200), refusal)}, true},
+		{"refused after a connection refused (nothing sent)", []*betting.WalletAnswer{refused(betting.RejectInsufficientFund,
+			attempt(betting.AttemptUnknown, betting.FailureConnectionRefused, 0), refusal)}, false},
+		// The first run is cut short after the withdrawal was sent (a
+		// crash or a stop: its attempts may never be recorded); the next
+		// run's refusal cannot tell whether that one debited.
+		{"refused after an earlier run", []*betting.WalletAnswer{nil, refused(betting.RejectInsufficientFund, refusal)}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "p.db")
+			db, err := sqlite.Open(context.Background(), path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			w := newPlacementWorldOn(t, db, c.answers...)
+			b := w.bet(t)
+			for range len(c.answers) {
+				ctx, cancel := context.WithCancel(context.Background())
+				w.wallet.stop = cancel
+				w.place.Process(ctx, b.ID, false)
+				cancel()
+			}
+			got, _ := w.bets.GetBet(context.Background(), "", "", b.ID)
+			want := c.answers[len(c.answers)-1].Code
+			if got.Status != betting.BetRejected || got.RejectionCode == nil || *got.RejectionCode != want {
+				t.Fatalf("bet = %s %v, want rejected %s", got.Status, got.RejectionCode, want)
+			}
+			if n := rollbacksQueued(t, path); (n == 1) != c.rollback {
+				t.Errorf("%d rollbacks queued, want a rollback: %v", n, c.rollback)
+			}
+		})
+	}
+}
