@@ -15,8 +15,10 @@
 // 100 is insufficient_funds, 105 and 106 bet_limit_reached, 110 (player
 // disabled) bettor_blocked, any other 1xx or 4xx a final bet_rejected_other;
 // 503 and every other number or a non-numeric code are temporary, as are
-// 5xx answers, time-outs and unreadable bodies. An HTTP 403 without an
-// api_code (a refused signature) is final.
+// 5xx answers, time-outs, unreadable bodies and a 200 to a credit (a win, a
+// Round/Finish, a Round/Rollback) without a decimal-string balance, which
+// is not the protocol's answer. An HTTP 403 without an api_code (a refused
+// signature) is final.
 package wallet
 
 import (

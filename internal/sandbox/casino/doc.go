@@ -186,11 +186,21 @@
 //   - FailNext(endpoint, n, status): answer status with {"error":
 //     "injected_failure"} (not a wallet error body) at once; nothing is
 //     processed and the delay and drop counters are left alone;
-//   - RejectNext(endpoint, n, apiCode): answer the wallet error body with that
-//     api_code at once (HTTP 403 for "403", 500 "internal" for 500 to 599,
-//     400 "invalid_argument" otherwise, non-numeric codes included;
-//     meta.balance for 100, 105 and 106 when the account exists); nothing is
-//     processed and the id_provider stays unused;
+//   - MalformedNext(endpoint, n, shape): answer 200 with a body that is not
+//     the protocol's answer (malformed.Garbage, HTML, Truncated, Empty,
+//     Foreign) at once, as a proxy in front of the wallet would; nothing is
+//     processed;
+//   - RejectNext(endpoint, n, apiCode), for a new transaction: answer the
+//     wallet error body with that api_code at once (HTTP 403 for "403", 500
+//     "internal" for 500 to 599, 400 "invalid_argument" otherwise,
+//     non-numeric codes included; meta.balance for 100, 105 and 106 when
+//     the account exists); nothing is processed and the id_provider stays
+//     unused. A retry of an id_provider (a Round/Finish: a round) already
+//     answered gets its stored answer and uses nothing up (idempotency
+//     holds);
+//   - RefuseRetryNext(endpoint, n, apiCode), for a retry of an id_provider
+//     (a round) already answered: the non-conforming wallet, which refuses
+//     it afresh as RejectNext would instead of answering its stored answer;
 //   - StallNext(endpoint, n): hold the request, unprocessed, until the client
 //     gives up; it is never answered (the time-out with no effect);
 //   - DelayNext(endpoint, n, d): sleep d, then process the request even if the
@@ -289,8 +299,9 @@
 //	POST /sandbox/api/unblock       {account_id}: Unblock
 //	POST /sandbox/api/bet-limit     {account_id, limit}: SetBetLimit ("" removes it)
 //	POST /sandbox/api/faults        {account_id?, endpoint, kind, count?, status?, api_code?,
-//	                                delay?}: kind reject (api_code, default 100: also 105,
-//	                                503, a non-numeric code…), fail (status, default 503),
+//	                                shape?, delay?}: kind reject or refuse_retry (api_code,
+//	                                default 100: also 105, 503, a non-numeric code…),
+//	                                malformed (shape, default html), fail (status, default 503),
 //	                                delay (delay, default 2s), stall, drop or omit_round_id
 //	                                (betwin), for the next count (default 1) requests of
 //	                                account_id or, without it, of every account; count 0

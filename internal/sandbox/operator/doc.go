@@ -166,10 +166,21 @@
 //   - FailNext(endpoint, n, status): answer status with {"error":
 //     "injected_failure"} at once, before anything is verified; nothing is
 //     processed and the other counters are left alone;
-//   - RejectNext(endpoint, n, code), wallet endpoints only: once the request
-//     is authenticated, answer the refusal {"error": code} (403
-//     bettor_blocked, 404 bettor_not_found, 409 insufficient_funds and any
-//     other code); nothing is processed and the transaction_id stays unused;
+//   - MalformedNext(endpoint, n, shape): answer 200 with a body that is not
+//     the protocol's answer (malformed.Garbage, HTML, Truncated, Empty,
+//     Foreign) at once, as a proxy in front of the wallet would; nothing is
+//     processed;
+//   - RejectNext(endpoint, n, code), wallet endpoints only, for a new
+//     transaction: once the request is authenticated, answer the refusal
+//     {"error": code} (403 bettor_blocked, 404 bettor_not_found, 409
+//     insufficient_funds and any other code); nothing is processed and the
+//     transaction_id stays unused. A retry of a transaction already
+//     answered gets its stored answer and uses nothing up (idempotency
+//     holds);
+//   - RefuseRetryNext(endpoint, n, code), wallet endpoints only, for a retry
+//     of a transaction already answered: the non-conforming wallet, which
+//     refuses it afresh as RejectNext would instead of answering its stored
+//     answer;
 //   - StallNext(endpoint, n): hold the request, unverified and unprocessed,
 //     until the client gives up; it is never answered (the time-out with no
 //     effect);
@@ -270,9 +281,11 @@
 //	POST /sandbox/api/block             {bettor_id}: Block
 //	POST /sandbox/api/unblock           {bettor_id}: Unblock
 //	POST /sandbox/api/faults            {bettor_id?, endpoint, kind, count?, status?, code?,
-//	                                    delay?}: kind fail (status, default 503), reject (code,
-//	                                    default insufficient_funds), delay (delay, default 2s),
-//	                                    stall or drop, for the next count (default 1)
+//	                                    shape?, delay?}: kind fail (status, default 503),
+//	                                    reject or refuse_retry (code, default
+//	                                    insufficient_funds), malformed (shape, default html),
+//	                                    delay (delay, default 2s), stall or drop, for the
+//	                                    next count (default 1)
 //	                                    requests of bettor_id or, without it, of every bettor;
 //	                                    count 0 disarms
 //	POST /sandbox/api/faults/clear      ClearFaults
