@@ -17,7 +17,9 @@ import (
 // metric returns the /metrics line that starts with prefix, or "".
 func metric(t *testing.T, w *world, prefix string) string {
 	t.Helper()
-	resp, err := http.Get(w.url + "/metrics")
+	req, _ := http.NewRequest("GET", w.url+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
