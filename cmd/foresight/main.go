@@ -45,7 +45,7 @@ Usage:
   foresight loadtest bets      measure bet placement against the sandbox operator's wallet
   foresight loadtest stream    measure how fast a price change reaches many odds streams
   foresight loadtest aggregator measure the launcher, round details and aggregator bets against the sandbox casino
-  foresight tickets lint|bench score ticket results; run an engine over a set of specs
+  foresight tickets lint|bench|measure score results; run an engine over specs or the reference set
   foresight conformance <kind> check a partner's wallet (operator-wallet, aggregator-wallet) against the protocol
   foresight sandbox operator|casino  run a reference partner: wallet, pages, control API, SQLite data
 

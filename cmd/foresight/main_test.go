@@ -212,3 +212,19 @@ func TestTicketsLintAndBench(t *testing.T) {
 		t.Errorf("bench printed %s", out.String())
 	}
 }
+
+func TestTicketsMeasure(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"tickets", "measure", "--ref", "../../testdata/reference", "--baselines", "-v"}, envOf(nil), &out, &bytes.Buffer{}); err != nil {
+		t.Fatalf("measure: %v\n%s", err, out.String())
+	}
+	for _, want := range []string{"| one-line.txt | heuristic | 1 |", "| **all 16 specs** | heuristic |", "| **all 5 specs** | good |", "| **all 16 specs** | headings |", "fleet-platform-prd.md (heuristic):"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("measure printed no %q:\n%s", want, out.String())
+		}
+	}
+	if err := run(context.Background(), []string{"tickets", "measure", "--ref", t.TempDir()}, envOf(nil), &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
+		t.Error("measure of a directory without references succeeded")
+	}
+}

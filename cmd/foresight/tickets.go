@@ -16,11 +16,14 @@ import (
 	"github.com/foresight-dev/foresight/internal/server"
 	"github.com/foresight-dev/foresight/internal/tickets"
 	"github.com/foresight-dev/foresight/internal/tickets/quality"
+	"github.com/foresight-dev/foresight/internal/tickets/quality/reference"
 )
 
 const ticketsUsage = `Usage:
   foresight tickets lint [--spec SPEC] RESULT.json   score a tickets.result.v1 document; exit 1 if it is invalid
   foresight tickets bench [--dir DIR] [--engine E]  run an engine over every spec in DIR and print the quality table
+  foresight tickets measure [--ref DIR] [--results DIR] [--baselines] [-v]
+                                                    run an engine over the reference set and measure it against the references
 `
 
 func runTickets(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -33,6 +36,8 @@ func runTickets(ctx context.Context, args []string, getenv func(string) string, 
 		return runTicketsLint(args[1:], stdout, stderr)
 	case "bench":
 		return runTicketsBench(ctx, args[1:], getenv, stdout, stderr)
+	case "measure":
+		return runTicketsMeasure(ctx, args[1:], getenv, stdout, stderr)
 	}
 	fmt.Fprint(stderr, ticketsUsage)
 	return fmt.Errorf("unknown tickets command %q", args[0])
@@ -136,5 +141,59 @@ func runTicketsBench(ctx context.Context, args []string, getenv func(string) str
 		total += rep.Score
 	}
 	fmt.Fprintf(stdout, "\nMean score of %s over %d specs: %.3f\n", engine.Name(), len(files), total/float64(len(files)))
+	return nil
+}
+
+func runTicketsMeasure(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("tickets measure", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg, _, e := serverFlags(fs, getenv)
+	refDir := fs.String("ref", "testdata/reference", "directory of specs and their NAME.ref.json references")
+	resultsDir := fs.String("results", "", "directory of stored results NAME.LABEL.json to measure too (default REF/results when it exists)")
+	baselines := fs.Bool("baselines", false, "also measure the deliberately poor baseline results")
+	verbose := fs.Bool("v", false, "explain, per ticket of the engine's results, what it matched and why")
+	if err := e.parse(args); err != nil {
+		return err
+	}
+	engine, err := server.NewEngine(*cfg)
+	if err != nil {
+		return err
+	}
+	cases, err := reference.Load(*refDir)
+	if err != nil {
+		return err
+	}
+	rows, err := reference.RunEngine(ctx, engine, cases)
+	if err != nil {
+		return err
+	}
+	if *resultsDir == "" {
+		if st, err := os.Stat(filepath.Join(*refDir, "results")); err == nil && st.IsDir() {
+			*resultsDir = filepath.Join(*refDir, "results")
+		}
+	}
+	if *resultsDir != "" {
+		stored, err := reference.LoadResults(*resultsDir, cases)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, stored...)
+	}
+	if *baselines {
+		rows = append(rows, reference.BaselineRows(cases)...)
+	}
+	slices.SortStableFunc(rows, func(a, b reference.Row) int { return strings.Compare(a.Case.Name, b.Case.Name) })
+	reference.WriteTable(stdout, rows)
+	if *verbose {
+		for _, r := range rows {
+			if r.Label != engine.Name() {
+				continue
+			}
+			fmt.Fprintf(stdout, "\n%s (%s):\n", r.Case.File, r.Label)
+			for _, l := range r.M.Explain() {
+				fmt.Fprintln(stdout, "  "+l)
+			}
+		}
+	}
 	return nil
 }
