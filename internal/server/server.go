@@ -35,6 +35,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/feed/polymarket"
 	"github.com/foresight-dev/foresight/internal/feed/simulator"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
+	"github.com/foresight-dev/foresight/internal/netguard"
 	"github.com/foresight-dev/foresight/internal/postgres"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
 	"github.com/foresight-dev/foresight/internal/sqlite"
@@ -120,6 +121,10 @@ type Config struct {
 	// the guarded default transport (tests route a test host name to a
 	// local TLS server with it).
 	CallbackTransport *http.Transport
+	// CallbackResolver, when set, looks up callback_url host names at
+	// submission instead of net.DefaultResolver (tests make a name resolve
+	// to loopback with it).
+	CallbackResolver netguard.Resolver
 }
 
 // DefaultConfig returns the documented defaults.
@@ -362,6 +367,7 @@ func (s *Server) routes() http.Handler {
 		PublicURL:    s.cfg.PublicURL,
 		MaxBodyBytes: s.cfg.MaxBodyBytes,
 		Limiter:      ratelimit.New(s.cfg.RateLimit, s.cfg.RateBurst),
+		Resolver:     s.cfg.CallbackResolver,
 		Log:          s.log,
 	})
 	mux.Handle("/tickets/v1/", metrics.wrap("tickets", ticketAPI))
