@@ -1,9 +1,12 @@
 package betting_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"log/slog"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/betting"
@@ -90,5 +93,45 @@ func TestRefusalAfterAnUnknownOutcomeIsRolledBack(t *testing.T) {
 				t.Errorf("%d rollbacks queued, want a rollback: %v", n, c.rollback)
 			}
 		})
+	}
+}
+
+// malformedRollbackWallet answers every rollback with a 200 whose body is
+// not the protocol's answer.
+type malformedRollbackWallet struct{ attemptingWallet }
+
+func (w *malformedRollbackWallet) Rollback(_ context.Context, _ betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
+	return betting.WalletCredit{Attempts: []betting.WalletAttempt{
+		w.attempt(b, betting.TxRollback, "rb-", b.Stake, betting.AttemptUnknown, 200, betting.FailureUnreadableAnswer)}}, nil
+}
+
+// TestMalformedSuccessIsLoggedAndObserved: a 2xx that is not the
+// protocol's answer leaves the credit unconfirmed (the caller retries), is
+// logged at ERROR with the bet's ids and handed to the observer.
+func TestMalformedSuccessIsLoggedAndObserved(t *testing.T) {
+	t.Parallel()
+	w := newPlacementWorld(t, refused(betting.RejectOther))
+	b := w.bet(t)
+	if err := w.place.Process(context.Background(), b.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	p := betting.NewPlacement(w.svc, w.bets, &malformedRollbackWallet{})
+	var logs bytes.Buffer
+	p.SetLog(slog.New(slog.NewTextHandler(&logs, nil)))
+	var observed []betting.WalletAttempt
+	p.ObserveWalletAttempts(func(a betting.WalletAttempt) { observed = append(observed, a) })
+	if err := p.Rollback(context.Background(), b.ID); err == nil {
+		t.Fatal("a malformed 2xx confirmed the rollback")
+	}
+	if got, _ := w.bets.GetBet(context.Background(), "", "", b.ID); got.RollbackConfirmedAt != nil {
+		t.Error("the rollback is recorded as confirmed")
+	}
+	if len(observed) != 1 || !observed[0].MalformedSuccess() {
+		t.Errorf("observed %+v, want the malformed 200", observed)
+	}
+	line := logs.String()
+	if !strings.Contains(line, "level=ERROR") || !strings.Contains(line, "bet_id="+b.ID) || !strings.Contains(line, "transaction_id=rb-"+b.ID) ||
+		!strings.Contains(line, "http_status=200") || strings.Contains(line, w.op.SigningSecret) {
+		t.Errorf("log %q, want an ERROR with the bet and transaction ids and no secret", line)
 	}
 }
