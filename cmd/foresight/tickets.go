@@ -108,7 +108,7 @@ func runTicketsBench(ctx context.Context, args []string, getenv func(string) str
 	if len(files) == 0 {
 		return fmt.Errorf("no specs in %s", *dir)
 	}
-	names := []string{"valid", "well_formed", "atomic", "minimal", "testable_criteria", "estimable", "unique", "coverage", "open_questions"}
+	names := quality.CheckNames
 	fmt.Fprintf(stdout, "| spec | tickets | questions | %s | score |\n|---|---|---|%s---|\n", strings.Join(names, " | "), strings.Repeat("---|", len(names)))
 	total := 0.0
 	for _, f := range files {

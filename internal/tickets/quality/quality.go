@@ -1,18 +1,21 @@
-// Package quality scores a tickets.result.v1 document on concrete,
-// deterministic checks drawn from the QUS framework (well-formed, atomic,
-// minimal, unique), INVEST (estimable, testable) and requirement smells
-// (vague words), plus how well the result covers the spec it came from.
+// Package quality scores a tickets.result.v1 document without a reference
+// written by judgment, on the signals the reference measure
+// (quality/reference) showed to agree with a lead's reading: tickets that
+// come from parts of the spec that are not work, tickets the spec's text
+// does not support, coverage of the spec's work sections, bug-report
+// sections ticketed as bugs, informative titles, specific acceptance
+// criteria, duplicates, dependencies, estimates, and the schema's rules.
 // Scores are between 0 and 1; every finding names the ticket and the rule.
 package quality
 
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/foresight-dev/foresight/internal/tickets"
+	"github.com/foresight-dev/foresight/internal/tickets/quality/reference"
 )
 
 // Check is the outcome of one rule over a result.
@@ -28,14 +31,34 @@ type Report struct {
 	// Score is the mean of the checks' scores.
 	Score  float64 `json:"score"`
 	Checks []Check `json:"checks"`
-	// Tickets scores each ticket on the checks that apply to one ticket;
-	// it is what metadata.confidence reports.
+	// Tickets scores each ticket on the checks that apply to one ticket
+	// (title, criteria, estimate and, with a spec, support and not-work);
+	// it is what the LLM engines report as metadata.confidence.
 	Tickets map[string]float64 `json:"tickets"`
 }
 
+// CheckNames are the names of the checks Score runs, in order; the last
+// four need the spec.
+var CheckNames = []string{"valid", "titles", "criteria", "unique", "estimable", "dependencies", "not_work", "supported", "coverage", "types"}
+
 // Score scores raw (a tickets.result.v1 document); spec, when not empty, is
-// the spec it was generated from, for the coverage and open-question
-// checks.
+// the spec it was generated from, for the checks that read it:
+//   - valid: the schema and the service's rules;
+//   - titles: informative titles (reference.TitleProblem);
+//   - criteria: at least one specific criterion per non-epic ticket
+//     (reference.CriteriaProblem);
+//   - unique: no title repeats another, exactly or nearly;
+//   - estimable: stories, tasks, bugs and spikes have 1, 2, 3, 5, 8 or 13
+//     points, epics none;
+//   - dependencies: a result of three or more non-epic tickets, not all
+//     bugs, has at least one dependency;
+//   - not_work: tickets that do not come from parts of the spec that are
+//     not work (reference.Auto);
+//   - supported: tickets whose words a sentence of the spec's work parts
+//     supports;
+//   - coverage: work sections of the spec (its sentences when it has fewer
+//     than two headings) with at least one ticket;
+//   - types: tickets from a bug report's section that are bugs.
 func Score(raw []byte, spec string) (Report, error) {
 	var r tickets.Result
 	if err := json.Unmarshal(raw, &r); err != nil {
@@ -47,31 +70,82 @@ func Score(raw []byte, spec string) (Report, error) {
 	if len(problems) > 0 {
 		valid.Score = 0
 	}
-	checks := []Check{valid}
 	per := map[string][]float64{}
-	for _, rule := range ticketRules {
-		c := Check{Name: rule.name}
-		n, pass := 0, 0
-		for _, t := range r.Tickets {
-			applies, ok, finding := rule.check(t)
-			if !applies {
-				continue
+	mark := func(id string, ok bool) {
+		per[id] = append(per[id], map[bool]float64{true: 1, false: 0}[ok])
+	}
+	auto := reference.Auto(spec)
+	m := auto.Measure(&r)
+	titles := Check{Name: "titles", Score: m.Titles()}
+	criteria := Check{Name: "criteria", Score: m.Criteria()}
+	for _, f := range m.Findings {
+		if strings.Contains(f, "acceptance criteri") {
+			criteria.Findings = append(criteria.Findings, f)
+		} else {
+			titles.Findings = append(titles.Findings, f)
+		}
+	}
+	for _, t := range r.Tickets {
+		mark(t.ExternalID, !slices.ContainsFunc(titles.Findings, func(f string) bool { return strings.HasPrefix(f, t.ExternalID+": ") }))
+		if t.TicketType != tickets.TypeEpic {
+			mark(t.ExternalID, !slices.ContainsFunc(criteria.Findings, func(f string) bool { return strings.HasPrefix(f, t.ExternalID+": ") }))
+		}
+	}
+	estimable := Check{Name: "estimable"}
+	pass := 0
+	for _, t := range r.Tickets {
+		ok, finding := estimate(t)
+		if ok {
+			pass++
+		} else {
+			estimable.Findings = append(estimable.Findings, t.ExternalID+": "+finding)
+		}
+		mark(t.ExternalID, ok)
+	}
+	estimable.Score = ratio(pass, len(r.Tickets))
+	checks := []Check{valid, titles, criteria, uniqueness(r.Tickets), estimable, dependencies(r.Tickets)}
+	if strings.TrimSpace(spec) != "" {
+		notWork := Check{Name: "not_work", Score: 1 - float64(m.NotWork)/float64(max(1, m.Tickets))}
+		supported := Check{Name: "supported", Score: ratio(m.WorkTickets, m.Tickets)}
+		types := Check{Name: "types", Score: ratio(m.RightType, m.WorkTickets)}
+		covered := map[string]bool{}
+		for _, mt := range m.Matches {
+			switch {
+			case mt.NotWork:
+				notWork.Findings = append(notWork.Findings, fmt.Sprintf("%s %q comes from a part that is not work (%s)", mt.Ticket, mt.Title, mt.Why))
+			case mt.Item == "":
+				supported.Findings = append(supported.Findings, fmt.Sprintf("%s %q: no sentence of the spec's work parts supports it", mt.Ticket, mt.Title))
+			default:
+				it := auto.Item(mt.Item)
+				covered[it.Label] = true
+				for _, id := range mt.Also {
+					covered[auto.Item(id).Label] = true
+				}
+				if !it.Accepts(mt.Type) {
+					types.Findings = append(types.Findings, fmt.Sprintf("%s %q is a %s from the bug report %q", mt.Ticket, mt.Title, mt.Type, it.Label))
+				}
 			}
-			n++
-			if ok {
-				pass++
-				per[t.ExternalID] = append(per[t.ExternalID], 1)
-			} else {
-				per[t.ExternalID] = append(per[t.ExternalID], 0)
-				c.Findings = append(c.Findings, t.ExternalID+": "+finding)
+			mark(mt.Ticket, !mt.NotWork)
+			mark(mt.Ticket, mt.Item != "")
+		}
+		coverage := Check{Name: "coverage"}
+		var sections []string
+		for _, it := range auto.Ref.Items {
+			if !slices.Contains(sections, it.Label) {
+				sections = append(sections, it.Label)
 			}
 		}
-		c.Score = ratio(pass, n)
-		checks = append(checks, c)
-	}
-	checks = append(checks, uniqueness(r.Tickets))
-	if strings.TrimSpace(spec) != "" {
-		checks = append(checks, coverage(r.Tickets, spec), unresolved(r, spec))
+		for _, s := range sections {
+			if !covered[s] {
+				name := s
+				if name == "" {
+					name = "the text before the first heading"
+				}
+				coverage.Findings = append(coverage.Findings, fmt.Sprintf("no ticket comes from %q", shorten(name, 80)))
+			}
+		}
+		coverage.Score = ratio(len(sections)-len(coverage.Findings), len(sections))
+		checks = append(checks, notWork, supported, coverage, types)
 	}
 	rep := Report{Checks: checks, Tickets: map[string]float64{}}
 	for _, c := range checks {
@@ -88,108 +162,47 @@ func Score(raw []byte, spec string) (Report, error) {
 	return rep, nil
 }
 
+// dependencies fails a result of three or more non-epic tickets, not all
+// of them bugs, in which no ticket depends on another: work has an order
+// (a list of bugs need not).
+func dependencies(ts []tickets.Ticket) Check {
+	c := Check{Name: "dependencies", Score: 1}
+	n, bugs := 0, 0
+	for _, t := range ts {
+		if len(t.Dependencies) > 0 {
+			return c
+		}
+		if t.TicketType != tickets.TypeEpic {
+			n++
+		}
+		if t.TicketType == tickets.TypeBug {
+			bugs++
+		}
+	}
+	if n >= 3 && bugs < n {
+		c.Score = 0
+		c.Findings = append(c.Findings, fmt.Sprintf("no ticket of %d depends on another", n))
+	}
+	return c
+}
+
+func estimate(t tickets.Ticket) (bool, string) {
+	if t.TicketType == tickets.TypeEpic {
+		return t.StoryPoints == nil, "an epic carries no points of its own"
+	}
+	if t.StoryPoints == nil {
+		return false, "no story points"
+	}
+	return slices.Contains([]int{1, 2, 3, 5, 8, 13}, *t.StoryPoints),
+		fmt.Sprintf("%d points: split it or use 1, 2, 3, 5, 8 or 13", *t.StoryPoints)
+}
+
 func ratio(pass, n int) float64 {
 	if n == 0 {
 		return 1
 	}
 	return float64(pass) / float64(n)
 }
-
-type ticketRule struct {
-	name  string
-	check func(t tickets.Ticket) (applies, ok bool, finding string)
-}
-
-var ticketRules = []ticketRule{
-	{"well_formed", func(t tickets.Ticket) (bool, bool, string) {
-		switch t.TicketType {
-		case tickets.TypeEpic:
-			return false, true, ""
-		case tickets.TypeStory:
-			ok := storyForm.MatchString(t.Description) || storyForm.MatchString(t.Title)
-			return true, ok, "a story should say who wants what (\"As a …, I want …\")"
-		}
-		first := strings.ToLower(strings.Fields(t.Title + " x")[0])
-		return true, slices.Contains(imperativeVerbs, first), fmt.Sprintf("title should start with a verb, not %q", first)
-	}},
-	{"atomic", func(t tickets.Ticket) (bool, bool, string) {
-		if t.TicketType == tickets.TypeEpic {
-			return false, true, ""
-		}
-		words := prose(t.Title)
-		for _, c := range []string{" and ", " & ", " + ", " or "} {
-			if strings.Contains(" "+words+" ", c) {
-				return true, false, fmt.Sprintf("title joins two things with %q", strings.TrimSpace(c))
-			}
-		}
-		return true, true, ""
-	}},
-	{"minimal", func(t tickets.Ticket) (bool, bool, string) {
-		words := prose(t.Title)
-		if strings.ContainsAny(words, "()[];") || strings.Contains(words, ": ") || strings.Contains(words, " - ") {
-			return true, false, "title carries a second clause or brackets"
-		}
-		return true, true, ""
-	}},
-	{"testable_criteria", func(t tickets.Ticket) (bool, bool, string) {
-		for _, ac := range t.AcceptanceCriteria {
-			if w := vagueWord(ac); w != "" {
-				return true, false, fmt.Sprintf("criterion %q uses the vague %q", shorten(ac, 60), w)
-			}
-		}
-		return true, len(t.AcceptanceCriteria) > 0, "no acceptance criteria"
-	}},
-	{"estimable", func(t tickets.Ticket) (bool, bool, string) {
-		if t.TicketType == tickets.TypeEpic {
-			return true, t.StoryPoints == nil, "an epic carries no points of its own"
-		}
-		if t.StoryPoints == nil {
-			return true, false, "no story points"
-		}
-		return true, slices.Contains([]int{1, 2, 3, 5, 8, 13}, *t.StoryPoints),
-			fmt.Sprintf("%d points: split it or use 1, 2, 3, 5, 8 or 13", *t.StoryPoints)
-	}},
-}
-
-var storyForm = regexp.MustCompile(`(?i)\bas an? [^,.]{1,60}?,? i (want|need|can|would like)\b`)
-
-var imperativeVerbs = strings.Fields(`add allow build call capture change check clean compute configure
-	connect create decide define delete deliver deploy design detect document emit enable enforce ensure
-	evaluate expose extend fix generate handle implement import improve instrument integrate introduce
-	investigate keep limit load log make map migrate model monitor move notify parse persist prepare
-	prevent provide publish read record reduce refactor reject remove rename replace report resolve
-	retry return roll run schedule send serve set show sign split store support sync test track
-	translate update upgrade validate verify write`)
-
-var vagueWords = []string{"fast", "quick", "quickly", "user-friendly", "user friendly", "easy", "easily",
-	"appropriate", "appropriately", "etc", "and so on", "tbd", "as needed", "simple", "efficient", "robust",
-	"flexible", "intuitive", "seamless", "reasonable", "properly", "correctly", "good", "nice"}
-
-// vagueWord returns the first vague word of s, matched as a whole word.
-func vagueWord(s string) string {
-	words := " " + strings.ToLower(prose(s)) + " "
-	for _, w := range vagueWords {
-		if strings.Contains(words, " "+w+" ") || strings.Contains(words, " "+w+".") || strings.Contains(words, " "+w+",") {
-			return w
-		}
-	}
-	return ""
-}
-
-// prose removes code, paths and identifiers from s, so that a slash in
-// "/v1/jobs" or braces in "{job_id}" are not read as punctuation.
-func prose(s string) string {
-	s = codeSpan.ReplaceAllString(s, "x")
-	fields := strings.Fields(s)
-	for i, f := range fields {
-		if strings.ContainsAny(f, "/{}_") || strings.Contains(f, "()") {
-			fields[i] = "x"
-		}
-	}
-	return strings.Join(fields, " ")
-}
-
-var codeSpan = regexp.MustCompile("`[^`]*`")
 
 func shorten(s string, n int) string {
 	if r := []rune(s); len(r) > n {

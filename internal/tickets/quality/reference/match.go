@@ -231,10 +231,14 @@ func (c *Case) match(t tickets.Ticket) Match {
 	title := setOf(t.Title)
 	titleWords := titleTokens(t.Title)
 	var sentences []tokenSet
+	all := tokenSet{} // every token of the ticket, to skip phrases no sentence can match
 	for _, part := range append([]string{t.Title, t.Description}, t.AcceptanceCriteria...) {
 		for _, s := range sentenceBreak.Split(part, -1) {
 			if set := setOf(s); len(set) > 0 {
 				sentences = append(sentences, set)
+				for tok := range set {
+					all[tok] = true
+				}
 			}
 		}
 	}
@@ -270,6 +274,9 @@ func (c *Case) match(t tickets.Ticket) Match {
 				s.tie = cov
 			}
 			if p.titleOnly {
+				continue
+			}
+			if _, found := p.cover(all); found == 0 {
 				continue
 			}
 			for _, set := range sentences {

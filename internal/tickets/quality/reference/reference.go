@@ -242,6 +242,12 @@ func (c *Case) Check() error {
 	return nil
 }
 
+// Item returns the item of the reference with that id, or the zero Item.
+func (c *Case) Item(id string) Item {
+	it, _ := c.item(id)
+	return it
+}
+
 func (c *Case) item(id string) (Item, bool) {
 	for _, it := range c.Ref.Items {
 		if it.ID == id {
