@@ -321,6 +321,8 @@ func TestCasinoControlAPIFaults(t *testing.T) {
 		{"answer lost for one account", map[string]string{"account_id": "victim", "kind": "drop"}, 0, 200, "", "", false},
 		{"missing round_id for one account", map[string]string{"account_id": "victim", "kind": "omit_round_id"}, 200, 200, "", "", true},
 		{"latency for every account", map[string]string{"kind": "delay", "delay": "1ms", "count": "2"}, 200, 200, "", "", false},
+		{"a proxy's page for one account", map[string]string{"account_id": "victim", "kind": "malformed"}, 200, 200, "", "", true},
+		{"foreign JSON for one account", map[string]string{"account_id": "victim", "kind": "malformed", "shape": "foreign"}, 200, 200, "", "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -349,6 +351,28 @@ func TestCasinoControlAPIFaults(t *testing.T) {
 				t.Errorf("faults left: %v", m["faults"])
 			}
 		})
+	}
+}
+
+// TestCasinoControlAPIRefuseRetry arms the non-conforming wallet through
+// the API: the bet's answer is lost, its retry refused afresh with
+// api_code 100, the next retry gets the stored answer.
+func TestCasinoControlAPIRefuseRetry(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, "http://platform.test")
+	for _, body := range []map[string]string{
+		{"account_id": "victim", "endpoint": "betwin", "kind": "drop"},
+		{"account_id": "victim", "endpoint": "betwin", "kind": "refuse_retry", "api_code": "100"},
+	} {
+		if status, m := s.control("POST", "/sandbox/api/faults", body); status != 200 {
+			t.Fatalf("arm %v: %d %v", body, status, m)
+		}
+	}
+	bet := betBody(t, "victim", "USD", "r1", "bet-1", "10")
+	for _, want := range []int{0, http.StatusBadRequest, http.StatusOK} {
+		if status, answer := s.wallet(context.Background(), casino.PathBetWin, bet); status != want {
+			t.Errorf("bet: %d %s, want %d", status, answer, want)
+		}
 	}
 }
 
@@ -391,6 +415,7 @@ func TestCasinoControlAPIRefusesBadFaults(t *testing.T) {
 		{"endpoint": "betwin", "kind": "fail", "status": "100"},
 		{"endpoint": "finish", "kind": "omit_round_id"},
 		{"endpoint": "betwin", "kind": "delay", "delay": "soon"},
+		{"endpoint": "betwin", "kind": "malformed", "shape": "xml"},
 	} {
 		if status, m := s.control("POST", "/sandbox/api/faults", body); status != http.StatusBadRequest || m["error"] != "invalid_request" {
 			t.Errorf("%v = %d %v", body, status, m)

@@ -448,6 +448,8 @@ func TestControlAPIFaults(t *testing.T) {
 		{"answer lost for one bettor", map[string]string{"bettor_id": "victim", "kind": "drop"}, 0, 200, "", ""},
 		{"answer lost for every bettor", map[string]string{"kind": "drop", "count": "2"}, 0, 0, "", ""},
 		{"latency for one bettor", map[string]string{"bettor_id": "victim", "kind": "delay", "delay": "1ms"}, 200, 200, "", ""},
+		{"a proxy's page for one bettor", map[string]string{"bettor_id": "victim", "kind": "malformed"}, 200, 200, "", ""},
+		{"JSON cut short for every bettor", map[string]string{"kind": "malformed", "shape": "truncated", "count": "2"}, 200, 200, "", ""},
 		{"disarmed", map[string]string{"bettor_id": "victim", "kind": "fail", "count": "0"}, 200, 200, "", ""},
 	}
 	for _, tt := range tests {
@@ -482,6 +484,30 @@ func TestControlAPIFaults(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestControlAPIRefuseRetry arms the non-conforming wallet through the
+// API: the debit's answer is lost, its retry refused afresh, the next
+// retry gets the stored answer.
+func TestControlAPIRefuseRetry(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	for _, body := range []map[string]string{
+		{"bettor_id": "victim", "endpoint": "withdrawals", "kind": "drop"},
+		{"bettor_id": "victim", "endpoint": "withdrawals", "kind": "refuse_retry", "code": "insufficient_funds"},
+	} {
+		if status, m := s.control("POST", "/sandbox/api/faults", body); status != 200 {
+			t.Fatalf("arm %v: %d %v", body, status, m)
+		}
+	}
+	for _, want := range []int{0, http.StatusConflict, http.StatusOK} {
+		if status, answer := s.withdraw("wd-1", "victim", "10.00"); status != want {
+			t.Errorf("withdrawal: %d %s, want %d", status, answer, want)
+		}
+	}
+	if err := wantBalance(s, "victim", "990.00"); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -529,6 +555,8 @@ func TestControlAPIRefusesBadFaults(t *testing.T) {
 		{"endpoint": "withdrawals", "kind": "explode"},
 		{"endpoint": "withdrawals", "kind": "fail", "status": "42"},
 		{"endpoint": "session", "kind": "reject"},
+		{"endpoint": "session", "kind": "refuse_retry"},
+		{"endpoint": "withdrawals", "kind": "malformed", "shape": "json"},
 		{"endpoint": "withdrawals", "kind": "delay", "delay": "forever"},
 		{"endpoint": "withdrawals", "kind": "drop", "count": "-1"},
 	} {
