@@ -22,7 +22,7 @@ import (
 const ticketsUsage = `Usage:
   foresight tickets lint [--spec SPEC] RESULT.json   score a tickets.result.v1 document; exit 1 if it is invalid
   foresight tickets bench [--dir DIR] [--engine E]  run an engine over every spec in DIR and print the quality table
-  foresight tickets measure [--ref DIR] [--results DIR] [--baselines] [-v]
+  foresight tickets measure [--ref DIR] [--results DIR] [--baselines] [--save DIR] [-v]
                                                     run an engine over the reference set and measure it against the references
 `
 
@@ -152,6 +152,7 @@ func runTicketsMeasure(ctx context.Context, args []string, getenv func(string) s
 	resultsDir := fs.String("results", "", "directory of stored results NAME.LABEL.json to measure too (default REF/results when it exists)")
 	baselines := fs.Bool("baselines", false, "also measure the deliberately poor baseline results")
 	verbose := fs.Bool("v", false, "explain, per ticket of the engine's results, what it matched and why")
+	save := fs.String("save", "", "write the engine's results (main runs) to DIR as NAME.ENGINE.json, for --results later")
 	if err := e.parse(args); err != nil {
 		return err
 	}
@@ -166,6 +167,17 @@ func runTicketsMeasure(ctx context.Context, args []string, getenv func(string) s
 	rows, err := reference.RunEngine(ctx, engine, cases)
 	if err != nil {
 		return err
+	}
+	if *save != "" {
+		for _, r := range rows {
+			raw, err := json.MarshalIndent(r.Result, "", "  ")
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(*save, r.Case.Name+"."+r.Label+".json"), append(raw, '\n'), 0o644); err != nil {
+				return err
+			}
+		}
 	}
 	if *resultsDir == "" {
 		if st, err := os.Stat(filepath.Join(*refDir, "results")); err == nil && st.IsDir() {
