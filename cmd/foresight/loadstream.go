@@ -51,7 +51,9 @@ func runLoadtestStream(ctx context.Context, args []string, stdout, stderr io.Wri
 	defer w.close()
 	fmt.Fprintf(stdout, "database %s, %d streams, %d price changes %v apart\n", redactURL(dbURL), streams, changes, interval)
 
-	tokens := make([]string, 100)
+	// One token per stream: a token holds at most
+	// bettorhttp.MaxStreamsPerToken streams.
+	tokens := make([]string, streams)
 	for i := range tokens {
 		if tokens[i], err = w.op.MintToken(fmt.Sprint("bettor-", i), "USD"); err != nil {
 			return err
@@ -75,7 +77,7 @@ func runLoadtestStream(ctx context.Context, args []string, stdout, stderr io.Wri
 	for i := range streams {
 		readers.Go(func() {
 			req, _ := http.NewRequestWithContext(streamCtx, "GET", w.cfg.PublicURL+"/api/v1/odds/stream?locale=en", nil)
-			req.Header.Set("Authorization", "Bearer "+tokens[i%len(tokens)])
+			req.Header.Set("Authorization", "Bearer "+tokens[i])
 			resp, err := client.Do(req)
 			if err != nil {
 				connected <- err

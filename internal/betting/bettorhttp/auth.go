@@ -63,7 +63,7 @@ func TokenAuthenticator(svc *betting.Service, placement *betting.Placement, v *b
 		}
 		aggregated := op.Integration == betting.IntegrationAggregator
 		if claims.Demo && aggregated {
-			return Bettor{Operator: op, Bettor: betting.Bettor{OperatorID: op.ID, Currency: claims.Currency}, Demo: true}, nil
+			return Bettor{Operator: op, Bettor: betting.Bettor{OperatorID: op.ID, Currency: claims.Currency}, Demo: true, ExpiresAt: claims.ExpiresAt}, nil
 		}
 		b, err := placement.Bettor(ctx, op.ID, claims.BettorID, claims.Currency)
 		if err != nil {
@@ -72,7 +72,7 @@ func TokenAuthenticator(svc *betting.Service, placement *betting.Placement, v *b
 		if b.Currency != claims.Currency {
 			return Bettor{}, errBadToken // a bettor plays in the currency they were first seen with
 		}
-		out := Bettor{Operator: op, Bettor: b}
+		out := Bettor{Operator: op, Bettor: b, ExpiresAt: claims.ExpiresAt}
 		if aggregated {
 			out.SessionID = claims.SessionID
 			if platform.Balance != nil {

@@ -35,6 +35,10 @@ type Bettor struct {
 	// profile read (the aggregator path); nil shows the balance the
 	// wallet's last answer reported.
 	ReadBalance func(ctx context.Context) (money.Amount, error)
+	// ExpiresAt is the token's exp; the zero time is a token without one.
+	ExpiresAt time.Time
+	// token is the bearer token the request authenticated with.
+	token string
 }
 
 // Authenticator checks a bearer token and returns its bettor; any error
@@ -45,11 +49,12 @@ type handler struct {
 	svc       *betting.Service
 	placement *betting.Placement
 	auth      Authenticator
+	streams   *streamSlots
 }
 
 // New returns the /api/v1 handler.
 func New(svc *betting.Service, placement *betting.Placement, auth Authenticator) http.Handler {
-	h := &handler{svc: svc, placement: placement, auth: auth}
+	h := &handler{svc: svc, placement: placement, auth: auth, streams: newStreamSlots(MaxStreamsPerToken)}
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/v1/events", h.authed(h.listEvents))
 	mux.Handle("GET /api/v1/events/{id}", h.authed(h.getEvent))
@@ -83,6 +88,7 @@ func (h *handler) authed(next authedFunc) http.Handler {
 			WriteProblem(w, http.StatusInternalServerError, "The bettor could not be authenticated now; try again.")
 			return
 		}
+		b.token = strings.TrimSpace(token)
 		next(w, r, b)
 	})
 }

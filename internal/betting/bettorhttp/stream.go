@@ -1,12 +1,15 @@
 package bettorhttp
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/betting/bettorauth"
 	"github.com/foresight-dev/foresight/internal/odds"
 )
 
@@ -25,12 +28,70 @@ type oddsChange struct {
 // keepAlive is how often an idle stream sends a comment line.
 const keepAlive = 15 * time.Second
 
+// MaxStreamsPerToken is how many odds streams one bearer token may hold
+// open at once in one process; one more is answered 429. A widget holds
+// one; the rest allows for connections the client dropped that the
+// server has not noticed yet.
+const MaxStreamsPerToken = 4
+
+// streamSlots counts the open streams of each token (by its SHA-256).
+type streamSlots struct {
+	max  int
+	mu   sync.Mutex
+	open map[[sha256.Size]byte]int
+}
+
+func newStreamSlots(max int) *streamSlots {
+	return &streamSlots{max: max, open: map[[sha256.Size]byte]int{}}
+}
+
+// take holds one of token's slots; ok is false when all are held. release
+// gives it back.
+func (s *streamSlots) take(token string) (release func(), ok bool) {
+	key := sha256.Sum256([]byte(token))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.open[key] >= s.max {
+		return nil, false
+	}
+	s.open[key]++
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.open[key]--; s.open[key] <= 0 {
+			delete(s.open, key)
+		}
+	}, true
+}
+
+// streamEnd is the data of the stream's last event, token_expired.
+type streamEnd struct {
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
 // stream serves GET /api/v1/odds/stream: server-sent events, one "odds"
 // event per outcome of every market that changed, priced with the
 // bettor's operator's margin, each with a sequence number (also the SSE
 // id). The stream carries odds, not availability (read the event before
 // betting). A client that falls behind is disconnected and reconnects.
+//
+// A stream lasts as long as its token is accepted: at the token's exp
+// plus bettorauth.Leeway it sends a "token_expired" event and ends, and
+// the client reconnects with a new token. A token holds at most
+// MaxStreamsPerToken streams at once; one more is 429 problem+json.
 func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
+	release, ok := h.streams.take(b.token)
+	if !ok {
+		WriteProblem(w, http.StatusTooManyRequests, fmt.Sprintf("This session already has %d odds streams open; close one first.", MaxStreamsPerToken))
+		return
+	}
+	defer release()
+	var expired <-chan time.Time
+	if !b.ExpiresAt.IsZero() {
+		end := time.NewTimer(time.Until(b.ExpiresAt.Add(bettorauth.Leeway)))
+		defer end.Stop()
+		expired = end.C
+	}
 	rc := http.NewResponseController(w)
 	rc.SetWriteDeadline(time.Time{}) // the server's write timeout does not apply to a stream
 	changes, stop := h.svc.Hub().Subscribe()
@@ -48,6 +109,11 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
 	for {
 		select {
 		case <-r.Context().Done():
+			return
+		case <-expired:
+			data, _ := json.Marshal(streamEnd{ExpiresAt: b.ExpiresAt.UTC()})
+			fmt.Fprintf(w, "event: token_expired\ndata: %s\n\n", data)
+			rc.Flush()
 			return
 		case <-ticker.C:
 			fmt.Fprint(w, ": keep-alive\n\n")

@@ -1,0 +1,154 @@
+package server_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/sandbox/operator"
+)
+
+// rawStream is an open odds stream read line by line.
+type rawStream struct {
+	resp  *http.Response
+	lines chan string // closed when the server ends the stream
+}
+
+// dialStream opens the odds stream with token and returns the answer; a
+// 200 is read in the background.
+func dialStream(t *testing.T, url, token string) (*http.Response, *rawStream) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url+"/api/v1/odds/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != 200 {
+		return resp, nil
+	}
+	s := &rawStream{resp: resp, lines: make(chan string, 100)}
+	go func() {
+		defer close(s.lines)
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			s.lines <- sc.Text()
+		}
+	}()
+	return resp, s
+}
+
+// TestOddsStreamEndsWithItsToken: a stream lasts as long as its token is
+// accepted (exp plus the 30 s leeway); then it sends token_expired and
+// ends, and the same token no longer opens one.
+func TestOddsStreamEndsWithItsToken(t *testing.T) {
+	t.Parallel()
+	bw := newBettingWorld(t, "sqlite:"+t.TempDir()+"/f.db")
+	// An operator whose clock is 25 s behind mints tokens of 1 s: each
+	// expired 24 s ago and is accepted for about 6 s more.
+	late, err := operator.New(operator.Config{ID: "late", SigningSecret: "late-signing-secret-0123", TokenLifetime: time.Second,
+		Now: func() time.Time { return time.Now().Add(-25 * time.Second) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	partner := httptest.NewServer(late.Handler())
+	t.Cleanup(partner.Close)
+	if st, p := bw.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":"late","name":"Late","integration":"standalone",
+		"wallet_url":%q,"signing_secret":"late-signing-secret-0123","jwks_url":%q,
+		"currencies":[{"code":"USD","decimals":2}],"margin":{"method":"odds_ratio","value":"0.05"},
+		"limits":{"USD":{"min_stake":"1","max_stake":"100","max_payout":"1000","outcome_exposure":"150"}},"odds_tolerance":"0.05"}`,
+		partner.URL, partner.URL+"/.well-known/jwks.json")); st != 201 {
+		t.Fatalf("create operator = %d %v", st, p)
+	}
+	token, err := late.MintToken("bob", "USD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, s := dialStream(t, bw.url, token)
+	if s == nil {
+		t.Fatalf("stream with a token inside the leeway = %d", resp.StatusCode)
+	}
+	var got []string
+	timeout := time.After(30 * time.Second)
+	for open := true; open; {
+		select {
+		case line, ok := <-s.lines:
+			if !ok {
+				open = false
+				break
+			}
+			got = append(got, line)
+		case <-timeout:
+			t.Fatalf("the stream outlived its token: %q", got)
+		}
+	}
+	var end struct {
+		ExpiresAt time.Time `json:"expires_at"`
+	}
+	n := len(got)
+	if n < 3 || got[n-3] != "event: token_expired" || !strings.HasPrefix(got[n-2], "data: ") || got[n-1] != "" ||
+		json.Unmarshal([]byte(strings.TrimPrefix(got[n-2], "data: ")), &end) != nil || end.ExpiresAt.IsZero() {
+		t.Fatalf("the stream ended with %q, want a token_expired event with expires_at", got)
+	}
+	if resp, _ := dialStream(t, bw.url, token); resp.StatusCode != 401 {
+		t.Errorf("a stream with the expired token = %d, want 401", resp.StatusCode)
+	}
+}
+
+// TestOddsStreamsPerToken: one token holds at most 4 streams at once; a
+// fifth is 429 in the bettor API's problem shape, a stream closed frees
+// its slot, and another token of the same bettor has slots of its own.
+func TestOddsStreamsPerToken(t *testing.T) {
+	t.Parallel()
+	bw := newBettingWorld(t, "sqlite:"+t.TempDir()+"/f.db")
+	alice := bw.bettor("alice", "100.00")
+	var open []*rawStream
+	for i := range 4 {
+		resp, s := dialStream(t, bw.url, alice)
+		if s == nil {
+			t.Fatalf("stream %d = %d, want 200", i+1, resp.StatusCode)
+		}
+		open = append(open, s)
+	}
+	refused, _ := dialStream(t, bw.url, alice)
+	if refused.StatusCode != 429 {
+		t.Fatalf("a fifth stream = %d, want 429", refused.StatusCode)
+	}
+	body, _ := io.ReadAll(refused.Body)
+	bw.spec.Check(t, refused.Request, nil, refused.StatusCode, refused.Header, body)
+	var p struct {
+		Type, Title, Detail string
+		Status              int
+	}
+	if refused.Header.Get("Content-Type") != "application/problem+json" || json.Unmarshal(body, &p) != nil || p.Status != 429 ||
+		p.Title != "Too Many Requests" || p.Detail == "" {
+		t.Fatalf("a fifth stream = %q %s, want problem+json", refused.Header.Get("Content-Type"), body)
+	}
+	// Another lifetime, another exp: another token (one minted in the same
+	// second with the same claims would be the same token).
+	if err := bw.op.SetTokenLifetime(2 * time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	other, err := bw.op.MintToken("alice", "USD")
+	if err != nil || other == alice {
+		t.Fatalf("another token: %v (the same: %t)", err, other == alice)
+	}
+	if resp, s := dialStream(t, bw.url, other); s == nil {
+		t.Errorf("a stream with another token of the bettor = %d, want 200", resp.StatusCode)
+	}
+	open[0].resp.Body.Close()
+	waitFor(t, "a slot freed by a closed stream", func() bool {
+		resp, s := dialStream(t, bw.url, alice)
+		if s != nil {
+			s.resp.Body.Close()
+		}
+		return resp.StatusCode == 200
+	})
+}
