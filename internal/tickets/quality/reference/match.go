@@ -71,7 +71,8 @@ func (p phrase) cover(set tokenSet) (float64, int) {
 // buildTargets makes the case's targets: one per item, one per not-work
 // entry. A not-work section contributes its headings (title only) and each
 // sentence of its lines, except lines that repeat a heading of a section
-// that is work (a table of contents lists the work sections too).
+// that is work (a table of contents lists the work sections too) and
+// sentences mostly made of such a heading's words.
 func (c *Case) buildTargets() []*target {
 	var out []*target
 	for i := range c.Ref.Items {
@@ -92,10 +93,23 @@ func (c *Case) buildTargets() []*target {
 		}
 	}
 	workHeadings := map[string]bool{}
+	var workHeadingTokens []tokenSet
 	for _, h := range c.doc.headings {
 		if !inNotWork[h.line] {
 			workHeadings[headingKey(h.text)] = true
+			workHeadingTokens = append(workHeadingTokens, setOf(h.text))
 		}
+	}
+	// restatesWorkHeading: a not-work line that is mostly a work section's
+	// heading ("(R) Test plan is in place" of a release checklist) says
+	// nothing a ticket of that section should be blamed for.
+	restatesWorkHeading := func(p phrase) bool {
+		for _, set := range workHeadingTokens {
+			if cov, found := p.cover(set); cov >= Threshold && found >= min(2, len(p.tokens)) {
+				return true
+			}
+		}
+		return false
 	}
 	for i := range c.Ref.NotWork {
 		nw := &c.Ref.NotWork[i]
@@ -121,8 +135,8 @@ func (c *Case) buildTargets() []*target {
 					continue
 				}
 				for _, sentence := range sentenceBreak.Split(p, -1) {
-					if len(Tokens(sentence)) > 0 {
-						t.phrases = append(t.phrases, c.newPhrase(sentence, len(Tokens(sentence)) < 3))
+					if ph := c.newPhrase(sentence, len(Tokens(sentence)) < 3); len(ph.tokens) > 0 && !restatesWorkHeading(ph) {
+						t.phrases = append(t.phrases, ph)
 					}
 				}
 			}
