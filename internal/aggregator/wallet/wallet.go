@@ -271,6 +271,9 @@ func (c *Client) exchange(ctx context.Context, op betting.Operator, path string,
 	req.Header.Set("X-REQUEST-SIGN", Sign([]byte(op.SigningSecret), body))
 	resp, err := c.hc.Do(req)
 	if err != nil {
+		// The error names the URL, which may hold a token: it goes into
+		// attempt records and logs without its path and query.
+		err = netguard.RedactErrorURL(err)
 		if errors.Is(err, netguard.ErrForbiddenAddress) {
 			return answer{}, err
 		}

@@ -217,8 +217,8 @@ type Attempt struct {
 	// HTTPStatus is the answer's status; 0 when none arrived.
 	HTTPStatus int
 	// Err is why no answer arrived, or why its body could not be read;
-	// nil otherwise. Its text may hold the URL: classify it, do not show
-	// it.
+	// nil otherwise. A URL in its text is shortened to scheme://host
+	// (netguard.RedactURL); classify it, do not show it to bettors.
 	Err error
 	// Unreadable is true for a 2xx withdrawal answer without a
 	// transaction_id and a balance, a 2xx deposit or rollback answer whose
@@ -443,7 +443,9 @@ func (c *Client) exchange(ctx context.Context, method, endpoint, secret string, 
 	req.Header.Set(HeaderNonce, uuid.NewString())
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return answer{err: err}
+		// The error names the URL, which may hold a token: it goes into
+		// attempt records and logs without its path and query.
+		return answer{err: netguard.RedactErrorURL(err)}
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBody+1))
