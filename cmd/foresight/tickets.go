@@ -22,7 +22,7 @@ import (
 const ticketsUsage = `Usage:
   foresight tickets lint [--spec SPEC] RESULT.json   score a tickets.result.v1 document; exit 1 if it is invalid
   foresight tickets bench [--dir DIR] [--engine E]  run an engine over every spec in DIR and print the quality table
-  foresight tickets measure [--ref DIR] [--results DIR] [--baselines] [--save DIR] [-v]
+  foresight tickets measure [--ref DIR] [--spec NAMES] [--results DIR] [--baselines] [--save DIR] [-v]
                                                     run an engine over the reference set and measure it against the references
 `
 
@@ -152,6 +152,7 @@ func runTicketsMeasure(ctx context.Context, args []string, getenv func(string) s
 	resultsDir := fs.String("results", "", "directory of stored results NAME.LABEL.json to measure too (default REF/results when it exists)")
 	baselines := fs.Bool("baselines", false, "also measure the deliberately poor baseline results")
 	verbose := fs.Bool("v", false, "explain, per ticket of the engine's results, what it matched and why")
+	only := fs.String("spec", "", "measure only these specs (names without extension, comma-separated)")
 	save := fs.String("save", "", "write the engine's results (main runs) to DIR as NAME.ENGINE.json, for --results later")
 	if err := e.parse(args); err != nil {
 		return err
@@ -163,6 +164,13 @@ func runTicketsMeasure(ctx context.Context, args []string, getenv func(string) s
 	cases, err := reference.Load(*refDir)
 	if err != nil {
 		return err
+	}
+	if *only != "" {
+		names := strings.Split(*only, ",")
+		cases = slices.DeleteFunc(cases, func(c *reference.Case) bool { return !slices.Contains(names, c.Name) })
+		if len(cases) == 0 {
+			return fmt.Errorf("no spec %s in %s", *only, *refDir)
+		}
 	}
 	rows, err := reference.RunEngine(ctx, engine, cases)
 	if err != nil {

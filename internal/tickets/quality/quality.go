@@ -72,7 +72,11 @@ func Score(raw []byte, spec string) (Report, error) {
 	}
 	per := map[string][]float64{}
 	mark := func(id string, ok bool) {
-		per[id] = append(per[id], map[bool]float64{true: 1, false: 0}[ok])
+		v := 0.0
+		if ok {
+			v = 1
+		}
+		per[id] = append(per[id], v)
 	}
 	auto := reference.Auto(spec)
 	m := auto.Measure(&r)
