@@ -147,3 +147,22 @@ func TestRedactErrorURL(t *testing.T) {
 		t.Error("RedactErrorURL(nil) is not nil")
 	}
 }
+
+func TestHideURL(t *testing.T) {
+	t.Parallel()
+	raw := "https://wallet.example.com/t0ken/jwks.json"
+	base := errors.New("boom")
+	err := HideURL(fmt.Errorf("fetch %s: %w", raw, base), raw)
+	if strings.Contains(err.Error(), "t0ken") || !strings.Contains(err.Error(), "https://wallet.example.com/…") {
+		t.Errorf("HideURL = %q", err)
+	}
+	if !errors.Is(err, base) {
+		t.Errorf("HideURL lost the wrapped error")
+	}
+	if plain := errors.New("no url here"); HideURL(plain, raw) != plain {
+		t.Errorf("HideURL changed an error without the URL")
+	}
+	if HideURL(nil, raw) != nil {
+		t.Errorf("HideURL(nil) is not nil")
+	}
+}

@@ -3,6 +3,7 @@ package netguard
 import (
 	"errors"
 	"net/url"
+	"strings"
 )
 
 // RedactURL returns the form of a partner URL (a callback, wallet or JWKS
@@ -38,3 +39,22 @@ func RedactErrorURL(err error) error {
 	}
 	return err
 }
+
+// HideURL returns err with every occurrence of raw in its message
+// shortened to RedactURL(raw), for errors built by code that formatted the
+// URL into its text (a library's); errors.Is and errors.As still see err.
+// It returns err itself when the message does not hold raw.
+func HideURL(err error, raw string) error {
+	if err == nil || raw == "" || !strings.Contains(err.Error(), raw) {
+		return err
+	}
+	return urlHidden{text: strings.ReplaceAll(err.Error(), raw, RedactURL(raw)), err: err}
+}
+
+type urlHidden struct {
+	text string
+	err  error
+}
+
+func (e urlHidden) Error() string { return e.text }
+func (e urlHidden) Unwrap() error { return e.err }

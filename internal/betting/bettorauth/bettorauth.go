@@ -428,13 +428,15 @@ func (v *Validator) newKeySet(op Operator) *keySet {
 				if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 					return // the validator is closing
 				}
-				log.WarnContext(ctx, "bettorauth: fetching an operator's JWKS failed", "operator_id", id, "jwks_url", u, "error", err)
+				log.WarnContext(ctx, "bettorauth: fetching an operator's JWKS failed", "operator_id", id,
+					"jwks_url", netguard.RedactURL(u), "error", netguard.HideURL(err, u))
 			}
 		},
 	}
 	go func() {
 		defer close(ks.ready)
 		ks.kf, ks.err = keyfunc.NewDefaultOverrideCtx(ctx, []string{op.JWKSURL}, override)
+		ks.err = netguard.HideURL(ks.err, op.JWKSURL) // it reaches logs; the URL may hold a token
 	}()
 	return ks
 }
