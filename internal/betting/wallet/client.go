@@ -311,12 +311,12 @@ func (c *Client) Deposit(ctx context.Context, walletURL, secret string, body []b
 // carrying the rollback's own transaction_id), one attempt.
 // withdrawalTxID is the transaction_id the platform sent in the withdrawal
 // (not the operator's id, which may never have arrived). Outcome.Done is
-// true for a 2xx answer with an empty or JSON body; anything else means "not yet": the caller retries
-// until it gets one. The error is non-nil only when no request could be
+// true for a 2xx answer with an empty or JSON body; anything else means
+// "not yet": the caller retries until it gets one. The error is non-nil only when no request could be
 // sent.
 func (c *Client) Rollback(ctx context.Context, walletURL, secret, withdrawalTxID string, body []byte) (Outcome, error) {
 	if err := checkID("withdrawal transaction id", withdrawalTxID); err != nil || withdrawalTxID == "." || withdrawalTxID == ".." {
-		return Outcome{}, fmt.Errorf("%w: the withdrawal transaction id must be 1 to %d bytes of UTF-8 without control characters, and not . or ..", ErrConfig, maxIDLength)
+		return Outcome{}, fmt.Errorf("%w: the withdrawal transaction id must be 1 to %d bytes of UTF-8 without control characters, and neither %q nor %q", ErrConfig, maxIDLength, ".", "..")
 	}
 	endpoint, err := c.prepare(walletURL, secret, body, "/v1/rollbacks/"+url.PathEscape(withdrawalTxID))
 	if err != nil {
