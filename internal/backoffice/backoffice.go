@@ -22,6 +22,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/foresight-dev/foresight/internal/display"
 )
 
 //go:embed static
@@ -55,14 +57,13 @@ func Handler() http.Handler {
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(body)
-		h.files[strings.TrimPrefix(p, "static/")] = file{body: body, contentType: contentType(p),
-			etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
+		h.files[strings.TrimPrefix(p, "static/")] = newFile(p, body)
 		return nil
 	})
 	if err != nil {
 		panic("backoffice: reading the embedded files: " + err.Error()) // the files are compiled in: this cannot happen
 	}
+	h.files[display.ModulePath] = newFile(display.ModulePath, display.Module)
 	return h
 }
 
@@ -74,6 +75,12 @@ var contentTypes = map[string]string{
 	".js":   "text/javascript; charset=utf-8",
 	".css":  "text/css; charset=utf-8",
 	".svg":  "image/svg+xml",
+}
+
+// newFile is the file at path p (its extension gives its type) with body.
+func newFile(p string, body []byte) file {
+	sum := sha256.Sum256(body)
+	return file{body: body, contentType: contentType(p), etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
 }
 
 func contentType(p string) string {

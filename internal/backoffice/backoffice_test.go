@@ -1,6 +1,7 @@
 package backoffice_test
 
 import (
+	"bytes"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/backoffice"
+	"github.com/foresight-dev/foresight/internal/display"
 )
 
 func TestFiles(t *testing.T) {
@@ -112,5 +114,18 @@ func TestNoHTMLFromData(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSharedDisplayRule: js/format.js is the display rule the widget
+// serves too (internal/display), byte for byte, as a JavaScript module.
+func TestSharedDisplayRule(t *testing.T) {
+	rec := httptest.NewRecorder()
+	backoffice.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/backoffice/js/format.js", nil))
+	if rec.Code != 200 || rec.Header().Get("Content-Type") != "text/javascript; charset=utf-8" || !bytes.Equal(rec.Body.Bytes(), display.Module) {
+		t.Errorf("GET /backoffice/js/format.js = %d %q, %d bytes; want internal/display's module", rec.Code, rec.Header().Get("Content-Type"), rec.Body.Len())
+	}
+	if _, err := os.Stat("static/js/format.js"); err == nil {
+		t.Error("static/js/format.js would be a second copy of the display rule")
 	}
 }

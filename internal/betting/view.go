@@ -31,7 +31,7 @@ type MarketView struct {
 	Outcomes []OutcomeView `json:"outcomes"`
 }
 
-// OutcomeView is an outcome with its prices. Both prices are nil, null on
+// OutcomeView is an outcome with its prices. The prices are nil, null on
 // the wire, when the margin cannot price the market.
 type OutcomeView struct {
 	ID          string     `json:"id"`
@@ -40,6 +40,10 @@ type OutcomeView struct {
 	DisplayOdds *odds.Odds `json:"display_odds"`
 	// DisplayProbability is 100 / DisplayOdds with exactly 2 decimals.
 	DisplayProbability *string `json:"display_probability"`
+	// EntryOdds is the price a bet placed now gets (4 decimals, at least
+	// DisplayOdds): the bet pays stake × EntryOdds, so a payout preview
+	// computed from it is the payout promised (docs/decisions.md).
+	EntryOdds *odds.Odds `json:"entry_odds"`
 }
 
 // Quotes prices a market's outcomes with the operator's margin.
@@ -67,7 +71,7 @@ func View(op Operator, e Event, locale string) EventView {
 			ov := OutcomeView{ID: o.ID, Index: j, Name: o.Name.Resolve(locale)}
 			if err == nil {
 				prob := quotes[j].DisplayProbability.StringFixed(2)
-				ov.DisplayOdds, ov.DisplayProbability = &quotes[j].DisplayOdds, &prob
+				ov.DisplayOdds, ov.DisplayProbability, ov.EntryOdds = &quotes[j].DisplayOdds, &prob, &quotes[j].Odds
 			}
 			mv.Outcomes[j] = ov
 		}

@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/display"
 )
 
 //go:embed static
@@ -74,14 +75,13 @@ func Handler(operators Operators) http.Handler {
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(body)
-		h.files[strings.TrimPrefix(p, "static/")] = file{body: body, contentType: contentType(p),
-			etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
+		h.files[strings.TrimPrefix(p, "static/")] = newFile(p, body)
 		return nil
 	})
 	if err != nil {
 		panic("widget: reading the embedded files: " + err.Error()) // the files are compiled in: this cannot happen
 	}
+	h.files[display.ModulePath] = newFile(display.ModulePath, display.Module)
 	return h
 }
 
@@ -95,6 +95,12 @@ var contentTypes = map[string]string{
 	".json": "application/json",
 	".svg":  "image/svg+xml",
 	".png":  "image/png",
+}
+
+// newFile is the file at path p (its extension gives its type) with body.
+func newFile(p string, body []byte) file {
+	sum := sha256.Sum256(body)
+	return file{body: body, contentType: contentType(p), etag: `"` + hex.EncodeToString(sum[:12]) + `"`}
 }
 
 func contentType(p string) string {

@@ -1,6 +1,7 @@
 package widget_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/display"
 	"github.com/foresight-dev/foresight/internal/widget"
 )
 
@@ -175,4 +177,17 @@ func placeholders(s string) string {
 	}
 	slices.Sort(out)
 	return strings.Join(out, ",")
+}
+
+// TestSharedDisplayRule: js/format.js is the display rule the backoffice
+// serves too (internal/display), byte for byte, as a JavaScript module.
+func TestSharedDisplayRule(t *testing.T) {
+	rec := httptest.NewRecorder()
+	widget.Handler(operators).ServeHTTP(rec, httptest.NewRequest("GET", "/widget/js/format.js", nil))
+	if rec.Code != 200 || rec.Header().Get("Content-Type") != "text/javascript; charset=utf-8" || !bytes.Equal(rec.Body.Bytes(), display.Module) {
+		t.Errorf("GET /widget/js/format.js = %d %q, %d bytes; want internal/display's module", rec.Code, rec.Header().Get("Content-Type"), rec.Body.Len())
+	}
+	if _, err := os.Stat(filepath.Join("static", "js", "format.js")); err == nil {
+		t.Error("static/js/format.js would be a second copy of the display rule")
+	}
 }

@@ -85,7 +85,7 @@ func TestBets(t *testing.T) {
 	tb.click(fmt.Sprintf("[data-details=%q]", aliceB))
 	tb.waitFor("the details", fmt.Sprintf("!document.getElementById('bet-%s').hidden", aliceB))
 	detail := tb.text(fmt.Sprintf("[data-bet-detail=%q]", aliceB))
-	for _, want := range []string{"Paid5 USD", "Deposit confirmed20", "Stake5 USD", "Over 2.5 goals?: Away"} {
+	for _, want := range []string{"Paid5.00 USD", "Deposit confirmed20", "Stake5.00 USD", "Over 2.5 goals?: Away"} {
 		if !strings.Contains(detail, want) {
 			t.Errorf("details %q lack %q", detail, want)
 		}
@@ -95,8 +95,8 @@ func TestBets(t *testing.T) {
 	// open positions.
 	tb.navigate(w.url + "/backoffice/#/bettors")
 	tb.waitText("#view [role=status]", "2 bettors.")
-	if got := tb.text("tr[data-bettor=alice] td:nth-child(3)"); got != "90" {
-		t.Errorf("alice's balance %q, want 90 (100 − 10 − 5, the void's 5 back), as the API writes it", got)
+	if got := tb.text("tr[data-bettor=alice] td:nth-child(3)"); got != "90.00" {
+		t.Errorf("alice's balance %q, want 90.00 (100 − 10 − 5, the void's 5 back) in USD's minor units", got)
 	}
 	tb.click("tr[data-bettor=alice] a")
 	tb.waitFor("alice's page", "document.querySelector('[data-positions]')")
@@ -105,5 +105,61 @@ func TestBets(t *testing.T) {
 	tb.eval("Array.from(document.querySelectorAll('[data-history] tbody[data-bet]'), e => e.dataset.bet)", &closed)
 	if strings.Join(open, ",") != aliceA || strings.Join(closed, ",") != aliceB {
 		t.Errorf("alice's positions %v and history %v, want [%s] and [%s]", open, closed, aliceA, aliceB)
+	}
+}
+
+// TestAmountsDisplayRule: amounts follow the display rule the widget uses
+// (internal/display): the currency's minor units with grouping, the exact
+// amount in the title and the details. Before it the page wrote the API's
+// strings as they came: "12.5 USD", "55.2675", Paid "0", a balance "1087.5".
+func TestAmountsDisplayRule(t *testing.T) {
+	w := newWorld(t)
+	w.registerSandbox()
+	ev := w.createEvent("sports", "Cup final", "Who wins?")
+	m := ev.Markets[0]
+	if err := w.op.SetBalance("dora", "USD", "1100.00"); err != nil {
+		t.Fatal(err)
+	}
+	won := w.placeBet("dora", m.ID, m.Outcomes[0].ID, "12.5") // 12.5 × 4.4214 = 55.2675
+	lost := w.placeBet("eve", m.ID, m.Outcomes[1].ID, "20")
+	w.call("POST", "/admin/v1/markets/"+m.ID+"/resolve", map[string]any{"winning_outcome_id": m.Outcomes[0].ID}, nil)
+	w.waitBet("dora", won, "settled")
+	w.waitBet("eve", lost, "settled")
+
+	tb := w.signIn()
+	tb.viewport(1200, 900)
+	tb.navigate(w.url + "/backoffice/#/bets")
+	tb.waitText("#view [role=status]", "2 bets.")
+	cell := func(bet string, n int) (text, title string) {
+		var c struct{ Text, Title string }
+		tb.eval(fmt.Sprintf("(() => { const td = document.querySelectorAll('tbody[data-bet=%q] tr:first-child td')[%d]; return {Text: td.textContent, Title: td.title}; })()", bet, n), &c)
+		return c.Text, c.Title
+	}
+	tests := []struct {
+		name, bet   string
+		column      int
+		text, title string
+	}{
+		{"stake", won, 3, "12.50 USD", "Exact: 12.5 USD"},
+		{"potential payout", won, 5, "55.27 USD", "Exact: 55.2675 USD"},
+		{"paid", won, 7, "55.27 USD", "Exact: 55.27 USD"},
+		{"lost: paid nothing", lost, 7, "0.00 USD", "Exact: 0 USD"},
+	}
+	for _, tc := range tests {
+		text, title := cell(tc.bet, tc.column)
+		if text != tc.text || title != tc.title {
+			t.Errorf("%s: %q (title %q), want %q (title %q)", tc.name, text, title, tc.text, tc.title)
+		}
+	}
+	tb.click(fmt.Sprintf("[data-details=%q]", won))
+	tb.waitFor("the details", fmt.Sprintf("!document.getElementById('bet-%s').hidden", won))
+	if detail := tb.text(fmt.Sprintf("[data-bet-detail=%q]", won)); !strings.Contains(detail, "Potential payout55.27 USD (exact 55.2675)") {
+		t.Errorf("details %q lack the rounded and exact potential payout", detail)
+	}
+
+	tb.navigate(w.url + "/backoffice/#/bettors")
+	tb.waitText("#view [role=status]", "2 bettors.")
+	if got := tb.text("tr[data-bettor=dora] td:nth-child(3)"); got != "1,142.77" {
+		t.Errorf("dora's balance %q, want 1,142.77 (1100 − 12.50 + 55.27)", got)
 	}
 }

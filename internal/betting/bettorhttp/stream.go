@@ -23,6 +23,7 @@ type oddsChange struct {
 	OutcomeID          string     `json:"outcome_id"`
 	DisplayOdds        *odds.Odds `json:"display_odds"`
 	DisplayProbability *string    `json:"display_probability"`
+	EntryOdds          *odds.Odds `json:"entry_odds"`
 }
 
 // keepAlive is how often an idle stream sends a comment line.
@@ -126,7 +127,8 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
 				for _, o := range m.Outcomes {
 					seq++
 					data, _ := json.Marshal(oddsChange{Sequence: seq, EventID: e.ID, MarketID: m.ID, MarketStatus: m.Status,
-						MarketVersion: e.Markets[i].Version, OutcomeID: o.ID, DisplayOdds: o.DisplayOdds, DisplayProbability: o.DisplayProbability})
+						MarketVersion: e.Markets[i].Version, OutcomeID: o.ID, DisplayOdds: o.DisplayOdds, DisplayProbability: o.DisplayProbability,
+						EntryOdds: o.EntryOdds})
 					fmt.Fprintf(w, "id: %d\nevent: odds\ndata: %s\n\n", seq, data)
 				}
 			}

@@ -137,7 +137,9 @@
 //
 // CreateSessionRequest (and NewSessionRequest) issue an opaque, random,
 // single-use session_request_id valid for 2 minutes. POST /v1/session
-// {"session_request_id"} exchanges it for {"auth_token", "expires_at"}: an
+// {"session_request_id"} exchanges it for {"auth_token", "expires_at",
+// "balance"} (balance: the bettor's, with the currency's decimals, for the
+// widget to show before any wallet call; absent for an unknown bettor): an
 // RS256 JWT with header kid and claims sub (bettor id), currency, iss
 // (Config.ID), iat and exp (iat + the token lifetime, whole seconds), and
 // expires_at = exp in RFC 3339 UTC. The lifetime is Config.TokenLifetime

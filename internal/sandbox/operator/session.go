@@ -351,10 +351,14 @@ func (o *Operator) exchangeSession(_ *walletOp, _ string, body []byte) response 
 	if err != nil {
 		return errorResponse(http.StatusInternalServerError, "internal_error", "")
 	}
+	// The bettor's balance now, so that the widget shows it before the
+	// platform's first wallet call reports one (docs/operator-integration.md).
+	balance, _ := o.Balance(s.bettorID)
 	return response{status: http.StatusOK, body: mustJSON(struct {
 		AuthToken string `json:"auth_token"`
 		ExpiresAt string `json:"expires_at"`
-	}{token, exp.Format(time.RFC3339)})}
+		Balance   string `json:"balance,omitempty"`
+	}{token, exp.Format(time.RFC3339), balance})}
 }
 
 // setCORS answers the CORS headers of POST /v1/session.

@@ -156,10 +156,10 @@ func TestHostPage(t *testing.T) {
 	}
 
 	tb.waitFor("placing allowed", "!document.getElementById('place').disabled")
-	tb.waitText("#slip-payout", "44.20 USD")
+	tb.waitText("#slip-payout", "44.21 USD")
 	tb.screenshot("bet-slip")
 	tb.click("#place")
-	tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.4214. Potential payout 44.21 USD.")
+	tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.42. Potential payout 44.21 USD.")
 	tb.waitText("#balance", "90.00 USD")
 	tb.screenshot("bet-confirmed")
 	bal := tb.waitMessage("the new balance", func(m map[string]any) bool {
@@ -173,10 +173,10 @@ func TestHostPage(t *testing.T) {
 	w.admin("POST", "/admin/v1/markets/"+w.market+"/resolve", 200, fmt.Sprintf(`{"winning_outcome_id":%q}`, w.outcome[0]))
 	w.waitBet("hana", "settled")
 	tb.click("#tab-history")
-	tb.waitText("#history li.bet .bet-status", "Settled")
+	tb.waitText("#history li.bet .bet-status", "Won")
 	tb.waitText("#history li.bet .payout", "Paid44.21 USD")
-	if odds := tb.text("#history li.bet .entry-odds dd"); odds != "4.4214" {
-		t.Errorf("history odds %q, want the entry odds 4.4214", odds)
+	if odds := tb.text("#history li.bet .entry-odds dd"); odds != "4.42" {
+		t.Errorf("history odds %q, want the entry odds 4.4214 at 2 decimals", odds)
 	}
 	tb.screenshot("history")
 
@@ -199,9 +199,10 @@ func TestHostPage(t *testing.T) {
 	// takes no bets, and the history still names the bet.
 	tb.openHost(host)
 	tb.waitText(`[data-market-id="`+w.market+`"] .market-status`, "Resolved")
-	tb.waitFor("the resolved market's outcomes disabled", fmt.Sprintf("document.querySelector(%q).disabled", outcomeButton(w.outcome[0])))
+	tb.waitFor("the resolved market's outcomes shown, not offered", fmt.Sprintf("!document.querySelector(%q) && document.querySelector(%q)",
+		outcomeButton(w.outcome[0]), `.outcome.readonly[data-outcome-id="`+w.outcome[0]+`"]`))
 	tb.click("#tab-history")
-	tb.waitText("#history li.bet .bet-title", "HomeWho wins?")
+	tb.waitText("#history li.bet .bet-title", "HomeWho wins?Final")
 }
 
 const casinoSecret = "casino-signing-secret-0123"
@@ -268,7 +269,7 @@ func TestAggregatorLobby(t *testing.T) {
 	tb.waitText("#events", "Finale")
 	tb.waitText("#balance", "100,00 EUR")
 	tb.bet(w.outcome[0], "10")
-	tb.waitText("#slip-status", "Wette platziert: 10,00 EUR auf Heim zur Quote 4.4214. Möglicher Gewinn 44,21 EUR.")
+	tb.waitText("#slip-status", "Wette platziert: 10,00 EUR auf Heim zur Quote 4,42. Möglicher Gewinn 44,21 EUR.")
 	tb.waitText("#balance", "90,00 EUR")
 	tb.waitMessage("the new balance", func(m map[string]any) bool { return m["type"] == "foresight:balance" && m["currency"] == "EUR" })
 	checkMessages(t, tb.hostMessages())

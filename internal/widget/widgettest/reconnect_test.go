@@ -160,13 +160,13 @@ func TestSessionRenewal(t *testing.T) {
 		exp := time.Unix(int64(tokenClaims(t, first)["exp"].(float64)), 0)
 		tb.click(outcomeButton(w.outcome[0]))
 		tb.typeIn("#stake", "10")
-		tb.waitText("#slip-payout", "44.20 USD")
+		tb.waitText("#slip-payout", "44.21 USD")
 		// The widget counts the token's life from its receipt, and iat is
 		// whole seconds: it holds the token expired within a second of
 		// exp. The platform would still take it (it allows 30 s of skew).
 		time.Sleep(time.Until(exp.Add(2 * time.Second)))
 		tb.click("#place")
-		tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.4214.")
+		tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.42.")
 		if n := tb.expiredMessages(); n != 1 {
 			t.Errorf("the host page was told %d times that the session expired, want 1", n)
 		}
@@ -224,7 +224,7 @@ func TestSessionRenewal(t *testing.T) {
 			tb.openHost(w.hostOf(tc.bettor))
 			tb.recordMessages()
 			tb.bet(w.outcome[0], "10")
-			tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.4214.")
+			tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.42.")
 			if n := tb.expiredMessages(); n != 1 {
 				t.Errorf("the host page was told %d times that the session expired, want 1", n)
 			}
@@ -293,7 +293,7 @@ func TestSessionUnanswered(t *testing.T) {
 		tb.waitText("#session-text", "reload the page")
 
 		tb.postSession(w.op.NewSessionRequest("nia", "USD"), w.url)
-		tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.4214.")
+		tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.42.")
 		tb.waitFor("the session notice gone", "document.getElementById('session-box').hidden")
 		posts := placeRequests(ic)
 		if len(posts) != 2 || posts[0].Key != posts[1].Key {

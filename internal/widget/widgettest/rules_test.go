@@ -57,7 +57,7 @@ func TestPayoutPreview(t *testing.T) {
 	}
 	for _, tc := range tests {
 		var got string
-		tb.call("decimal.js", fmt.Sprintf("m.payout(%q, %q, %d)", tc.stake, tc.odds, tc.decimals), &got)
+		tb.call("format.js", fmt.Sprintf("m.payout(%q, %q, %d)", tc.stake, tc.odds, tc.decimals), &got)
 		if got != tc.want {
 			t.Errorf("payout(%s × %s, %d decimals) = %s, want %s", tc.stake, tc.odds, tc.decimals, got, tc.want)
 		}

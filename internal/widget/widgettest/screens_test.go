@@ -26,7 +26,7 @@ func TestHistory(t *testing.T) {
 	tb.ready()
 	tb.bet(w.outcome[0], "10")
 	tb.waitText("#slip-status", "Bet placed")
-	tb.bet(w.outcome[1], "200")
+	tb.bet(w.outcome[0], "30") // 30 × 4.4214 + 44.21 is above the outcome exposure of 150
 	tb.waitText("#slip-status", "above a betting limit")
 	tb.waitFor("the stream", "document.body.dataset.stream === 'connected'")
 	w.price("0.25", "0.75")
@@ -41,7 +41,7 @@ func TestHistory(t *testing.T) {
 		Odds: li.querySelector('.entry-odds dd')?.textContent ?? '', Payout: li.querySelector('.payout dd')?.textContent ?? '',
 		Reason: li.querySelector('.bet-reason')?.textContent ?? ''}))`, &rows)
 	if len(rows) != 2 || rows[0].Status != "rejected" || rows[0].Payout != "" || rows[0].Reason != "Above a betting limit" ||
-		fmt.Sprint(rows[1]) != "{confirmed 4.4214 44.21 USD }" {
+		fmt.Sprint(rows[1]) != "{confirmed 4.42 44.21 USD }" {
 		t.Errorf("history rows %+v; want the rejected bet with its code's message and no payout, then the confirmed one at its entry odds", rows)
 	}
 	if h := tb.text("#history"); strings.Contains(h, "3.62") {
@@ -94,7 +94,7 @@ func TestKeyboard(t *testing.T) {
 	tb.do(chromedp.KeyEvent(kb.Enter))
 	tb.waitFor("the stake field to get the focus", "document.activeElement?.id === 'stake'")
 	tb.do(chromedp.KeyEvent("25"))
-	tb.waitText("#slip-payout", "110.50 USD")
+	tb.waitText("#slip-payout", "110.54 USD")
 	tb.do(chromedp.KeyEvent(kb.Enter))
 	tb.waitText("#slip-status", "Bet placed: 25.00 USD on Home")
 
@@ -165,7 +165,7 @@ func TestThemesAndPhone(t *testing.T) {
 			if theme == "dark" {
 				tb.click(outcomeButton(w.outcome[0]))
 				tb.typeIn("#stake", "10")
-				tb.waitText("#slip-payout", "44.20 USD")
+				tb.waitText("#slip-payout", "44.21 USD")
 				tb.screenshot("dark-theme")
 			}
 		})
@@ -177,7 +177,7 @@ func TestThemesAndPhone(t *testing.T) {
 		tb.ready()
 		tb.click(outcomeButton(w.outcome[0]))
 		tb.typeIn("#stake", "10")
-		tb.waitText("#slip-payout", "44.20 USD")
+		tb.waitText("#slip-payout", "44.21 USD")
 		var layout struct {
 			ScrollWidth, ClientWidth int
 			SlipAbove                bool
@@ -189,7 +189,7 @@ func TestThemesAndPhone(t *testing.T) {
 		}
 		tb.screenshot("phone")
 		tb.typeIn("#stake", "10,5") // a phone keyboard's decimal comma
-		tb.waitText("#slip-payout", "46.41 USD")
+		tb.waitText("#slip-payout", "46.42 USD")
 	})
 }
 

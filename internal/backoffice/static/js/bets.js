@@ -8,6 +8,7 @@ import { describe, seg } from "./api.js";
 import { columns } from "./chart.js";
 import { sum } from "./decimal.js";
 import { badge, field, h, replace, select, text, uid, when } from "./dom.js";
+import { cash, cashCell, exactly, figure, learnCurrencies } from "./money.js";
 
 const STATUSES = ["pending", "confirmed", "rejected", "settled", "voided"];
 const OPEN = new Set(["pending", "confirmed"]);
@@ -25,6 +26,7 @@ async function operators(ctx) {
     return [];
   }
   const items = a.data.items;
+  learnCurrencies(items);
   if (!items.some((o) => o.id === operator)) operator = items[0]?.id ?? "";
   return items;
 }
@@ -78,11 +80,11 @@ function betsTable(ctx, bets, { bettorColumn = true } = {}) {
           h("td", {}, when(b.created_at)),
           bettorColumn ? h("td", {}, h("a", { href: `#/bettors/${seg(b.operator_id)}/${seg(b.bettor_id)}` }, b.bettor_id)) : null,
           h("td", {}, h("a", { href: `#/events/${seg(b.event_id)}` }, label(b))),
-          h("td", { class: "num" }, `${b.stake} ${b.currency}`),
+          cashCell(b.stake, b.currency),
           h("td", { class: "num" }, b.entry_odds),
-          h("td", { class: "num" }, b.potential_payout),
+          cashCell(b.potential_payout, b.currency),
           h("td", {}, badge(b.status)),
-          h("td", { class: "num", "data-paid": true }, b.payout_amount ?? "—"),
+          cashCell(b.payout_amount, b.currency, { "data-paid": true }),
           h("td", {}, toggle)),
         detail);
     })));
@@ -97,14 +99,14 @@ function betDetail(b) {
     row("Selection", label(b)),
     row("Market id", b.market_id),
     row("Outcome id", b.outcome_id),
-    row("Stake", `${b.stake} ${b.currency}`),
+    row("Stake", cash(b.stake, b.currency)),
     row("Entry odds", b.entry_odds),
     row("Shown probability", `${b.display_probability}%`),
-    row("Potential payout", `${b.potential_payout} ${b.currency} (exact, before rounding)`),
+    row("Potential payout", exactly(b.potential_payout, b.currency)),
     row("Status", b.status),
     row("Rejection", b.status === "rejected" ? `${b.rejection_code ?? "unknown wallet answer"}${b.rejection_reason ? `: ${b.rejection_reason}` : ""}` : null),
     row("Rollback confirmed", b.rollback_confirmed_at ? when(b.rollback_confirmed_at) : b.status === "rejected" ? "not (yet) confirmed, or none needed" : null),
-    row("Paid", b.payout_amount !== undefined ? `${b.payout_amount} ${b.currency}` : null),
+    row("Paid", b.payout_amount !== undefined ? exactly(b.payout_amount, b.currency) : null),
     row("Settled", b.settled_at ? when(b.settled_at) : null),
     row("Deposit confirmed", b.settled_at ? (b.deposit_confirmed_at ? when(b.deposit_confirmed_at) : "not yet: the deposit is being retried") : null),
     row("Placed", when(b.created_at)),
@@ -161,7 +163,7 @@ async function walletTransactions(ctx, b, section) {
     : "None recorded: the wallet was not called for this bet, or before attempts were recorded.";
   section.append(...txs.map((tx) => h("div", { class: "table-wrap" }, h("table", { class: "attempts", "data-tx": tx.transaction_id, "data-kind": tx.kind },
     h("caption", {},
-      h("strong", {}, KINDS[tx.kind] ?? tx.kind), ` ${tx.amount} ${tx.currency} · `, h("code", {}, tx.transaction_id), " · ",
+      h("strong", {}, KINDS[tx.kind] ?? tx.kind), ` ${exactly(tx.amount, tx.currency)} · `, h("code", {}, tx.transaction_id), " · ",
       tx.confirmed_at ? `confirmed ${instant(tx.confirmed_at)}` : "not confirmed"),
     h("thead", {}, h("tr", {}, ["Attempt", "Started", "Took", "Result", "Answer"].map((c) => h("th", { scope: "col", class: c === "Took" ? "num" : null }, c)))),
     h("tbody", {}, tx.attempts.map((x) => h("tr", { "data-attempt": String(x.attempt), "data-result": x.result },
@@ -197,7 +199,7 @@ function overTime(bets) {
     h("h3", {}, "Bets"),
     columns(list.map(([k, e]) => ({ label: k, value: String(e.count) })), `Bets per ${span}`),
     h("h3", {}, `Stakes (${currency})`),
-    columns(list.map(([k, e]) => ({ label: k, value: sum(e.stakes) ?? "0" })), `Stakes in ${currency} per ${span}`, currency));
+    columns(list.map(([k, e]) => ({ label: k, value: sum(e.stakes) ?? "0" })), `Stakes in ${currency} per ${span}`, currency, (v) => figure(v, currency)));
 }
 
 // renderBets renders #/bets and #/bets/market/{id}.
@@ -277,7 +279,7 @@ export async function renderBettors(ctx, view, parts) {
     body.append(...a.data.items.map((b) => h("tr", { "data-bettor": b.id },
       h("td", {}, h("a", { href: `#/bettors/${seg(b.operator_id)}/${seg(b.id)}` }, b.id)),
       h("td", {}, b.currency),
-      h("td", { class: "num" }, b.balance ?? "—"),
+      cashCell(b.balance, b.currency, {}, { code: false }),
       h("td", {}, when(b.created_at)))));
     next = a.data.next_cursor;
     more.hidden = !next;

@@ -13,7 +13,8 @@ function clip(text, n) {
 
 // limitBars draws one bar per row: value (a potential payout) against its
 // limit, the track as long as the limit and a dashed mark where the limit
-// is; a bar past its limit is red. rows: [{label, value, limit, unit}].
+// is; a bar past its limit is red. rows: [{label, value, limit, unit,
+// shown}] (shown: the text beside the bar, else "value of limit unit").
 export function limitBars(rows, title) {
   const W = 720;
   const labelW = 190;
@@ -33,7 +34,7 @@ export function limitBars(rows, title) {
       s("rect", { class: "track", x: labelW, y: y + 6, width: track.toFixed(1), height: 20 }),
       s("rect", { class: over ? "bar over" : "bar", x: labelW, y: y + 6, width: (bar > 0 ? Math.max(bar, 2) : 0).toFixed(1), height: 20 }),
       s("line", { class: "limit", x1: (labelW + track).toFixed(1), x2: (labelW + track).toFixed(1), y1: y + 2, y2: y + 30 }),
-      s("text", { x: labelW + barW + 10, y: y + 21 }, clip(`${r.value} of ${r.limit} ${r.unit ?? ""}`.trim(), 36)),
+      s("text", { x: labelW + barW + 10, y: y + 21 }, clip(r.shown ?? `${r.value} of ${r.limit} ${r.unit ?? ""}`.trim(), 36)),
     );
   });
   return svg;
@@ -41,7 +42,9 @@ export function limitBars(rows, title) {
 
 // columns draws a bar per bucket (e.g. a day): buckets [{label, value}]
 // with value a decimal string; the tallest bar is the largest value.
-export function columns(buckets, title, unit = "") {
+// show(value) writes a value (an amount in its minor units); by default
+// as it is.
+export function columns(buckets, title, unit = "", show = (v) => v) {
   const W = 720;
   const H = 200;
   const left = 10;
@@ -58,15 +61,15 @@ export function columns(buckets, title, unit = "") {
     const w = Math.min(Math.max(step * 0.7, 1), 56);
     const mid = x + step / 2;
     svg.append(s("rect", { class: "bar", x: (mid - w / 2).toFixed(1), y: (H - bottom - hgt).toFixed(1), width: w.toFixed(1), height: hgt.toFixed(1) },
-      s("title", {}, `${b.label}: ${b.value}${unit ? ` ${unit}` : ""}`)));
+      s("title", {}, `${b.label}: ${show(b.value)}${unit ? ` ${unit}` : ""}`)));
     if (buckets.length <= 24) {
-      svg.append(s("text", { x: mid.toFixed(1), y: (H - bottom - hgt - 4).toFixed(1), "text-anchor": "middle" }, clip(b.value, 12)));
+      svg.append(s("text", { x: mid.toFixed(1), y: (H - bottom - hgt - 4).toFixed(1), "text-anchor": "middle" }, clip(show(b.value), 12)));
     }
     if (i % labelEvery === 0) {
       svg.append(s("text", { x: mid.toFixed(1), y: H - bottom + 16, "text-anchor": "middle" }, clip(b.label, 10)));
     }
   });
-  svg.append(s("text", { x: left, y: 14 }, `max ${top}${unit ? ` ${unit}` : ""}`));
+  svg.append(s("text", { x: left, y: 14 }, `max ${show(top)}${unit ? ` ${unit}` : ""}`));
   return svg;
 }
 

@@ -10,6 +10,7 @@ import { limitBars, lines, swatch, valueRange } from "./chart.js";
 import { confirm } from "./dialog.js";
 import { isProbability, percent, sum } from "./decimal.js";
 import { badge, field, h, replace, select, text, uid, when } from "./dom.js";
+import { cash, cashCell, figure, learnCurrencies } from "./money.js";
 
 export const CATEGORIES = ["elections", "sports", "crypto", "economy", "climate", "technology"];
 const STATUSES = ["open", "suspended", "resolved", "cancelled"];
@@ -101,6 +102,7 @@ export async function event(ctx, view, [id]) {
     return undefined;
   }
   const operators = oa.ok ? oa.data.items : [];
+  learnCurrencies(operators);
   const page = new EventPage(ctx, view, ea.data, operators);
   page.render();
   return () => page.stop();
@@ -639,16 +641,17 @@ function drawExposure(el, m, a) {
   const name = (oid) => text(m.outcomes.find((o) => o.id === oid)?.name) || oid;
   const multi = new Set(items.map((i) => i.currency)).size > 1;
   replace(el,
-    limitBars(items.map((i) => ({ label: multi ? `${name(i.outcome_id)} (${i.currency})` : name(i.outcome_id), value: i.potential_payout, limit: i.limit, unit: i.currency })),
-      `Potential payout per outcome against the limit: ${items.map((i) => `${name(i.outcome_id)} ${i.potential_payout} of ${i.limit} ${i.currency}`).join("; ")}`),
+    limitBars(items.map((i) => ({ label: multi ? `${name(i.outcome_id)} (${i.currency})` : name(i.outcome_id), value: i.potential_payout, limit: i.limit,
+      unit: i.currency, shown: `${figure(i.potential_payout, i.currency)} of ${cash(i.limit, i.currency)}` })),
+      `Potential payout per outcome against the limit: ${items.map((i) => `${name(i.outcome_id)} ${figure(i.potential_payout, i.currency)} of ${cash(i.limit, i.currency)}`).join("; ")}`),
     h("div", { class: "table-wrap" }, h("table", { "data-exposure": m.id },
       h("thead", {}, h("tr", {}, ["Outcome", "Currency", "Open stake", "Potential payout", "Limit", "Headroom"].map((c, k) => h("th", { scope: "col", class: k > 1 ? "num" : null }, c)))),
       h("tbody", {}, items.map((i) => h("tr", { "data-outcome": i.outcome_id },
         h("th", { scope: "row" }, name(i.outcome_id)),
         h("td", {}, i.currency),
-        h("td", { class: "num" }, i.open_stake),
-        h("td", { class: "num" }, i.potential_payout),
-        h("td", { class: "num" }, i.limit),
-        h("td", { class: "num" }, i.headroom)))))),
+        cashCell(i.open_stake, i.currency, {}, { code: false }),
+        cashCell(i.potential_payout, i.currency, {}, { code: false }),
+        cashCell(i.limit, i.currency, {}, { code: false }),
+        cashCell(i.headroom, i.currency, {}, { code: false })))))),
     h("p", { class: "hint" }, `Read ${new Date().toISOString().slice(11, 19)} UTC.`));
 }

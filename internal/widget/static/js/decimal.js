@@ -20,31 +20,9 @@ export function multiply(a, b) {
   return toString({ units: x.units * y.units, scale: x.scale + y.scale });
 }
 
-// round rounds s to places decimal places, half to even (the rounding of
-// settlement, so a shown payout is the amount paid), and writes exactly
-// places decimals: round("44.214", 2) = "44.21", round("2.625", 2) =
-// "2.62", round("516.15", 0) = "516", round("2.8999", 3) = "2.900".
-export function round(s, places) {
-  const x = parse(s);
-  if (!x || !Number.isInteger(places) || places < 0) return null;
-  let units;
-  if (x.scale <= places) {
-    units = x.units * 10n ** BigInt(places - x.scale);
-  } else {
-    const div = 10n ** BigInt(x.scale - places);
-    units = x.units / div;
-    const twice = (x.units % div) * 2n;
-    if (twice > div || (twice === div && units % 2n === 1n)) units += 1n;
-  }
-  return toString({ units, scale: places });
-}
-
-// payout is the gross payout (the stake included) of stake at odds,
-// rounded to the currency's decimals: stake × odds.
-export function payout(stake, odds, decimals) {
-  const p = multiply(stake, odds);
-  return p === null ? null : round(p, decimals);
-}
+// round and payout are the shared display rule's (format.js): half to
+// even, the rounding of settlement, so a shown payout is the amount paid.
+export { roundHalfEven as round, payout } from "./format.js";
 
 // compare returns -1, 0 or 1 as a is below, equal to or above b; null
 // when either is not a plain decimal. A leading "-" is allowed (balances).

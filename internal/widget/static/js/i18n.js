@@ -34,14 +34,3 @@ export function translate(root) {
   for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
   for (const el of root.querySelectorAll("[data-i18n-label]")) el.setAttribute("aria-label", t(el.dataset.i18nLabel));
 }
-
-// amount formats a decimal string with exactly decimals places in the
-// interface's locale ("1,234.50", "1.234,50"). Intl.NumberFormat takes the
-// string as an exact decimal; the value is already rounded by the caller.
-export function amount(s, decimals) {
-  try {
-    return new Intl.NumberFormat(current, { minimumFractionDigits: decimals, maximumFractionDigits: decimals, roundingMode: "halfEven" }).format(s);
-  } catch {
-    return String(s);
-  }
-}

@@ -2,13 +2,15 @@
 // (markets with the bet slip, my bets, portfolio) and the odds stream.
 
 import { Api } from "./api.js";
+import { PriceLog } from "./chart.js";
 import { round } from "./decimal.js";
+import { minorUnits } from "./format.js";
 import * as host from "./host.js";
 import { load, t, translate } from "./i18n.js";
 import { Session, SessionError, configure, params } from "./session.js";
 import { Slip } from "./slip.js";
 import { streamOdds } from "./stream.js";
-import { betItem, eventCard, figure, money, setOdds } from "./views.js";
+import { betItem, eventCard, figure, money, setOdds, tickCountdowns } from "./views.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -25,18 +27,14 @@ const state = {
   historyCursor: null,
   aggregator: false, // the aggregator's path: an ended session is relaunched from the casino
   learned: false, // events of every status were read for the history's names
+  prices: new PriceLog(), // the prices seen of each outcome, for the slip's chart
+  session: null,
 };
 
 // decimalsOf is a currency's number of decimals: the operator's setting,
 // else the ISO 4217 minor units the browser knows, else 2.
 function decimalsOf(config, code) {
-  const c = config.currencies?.find((x) => x.code === code);
-  if (c && Number.isInteger(c.decimals)) return c.decimals;
-  try {
-    return new Intl.NumberFormat("en", { style: "currency", currency: code }).resolvedOptions().maximumFractionDigits;
-  } catch {
-    return 2;
-  }
+  return minorUnits(code, config.currencies?.find((x) => x.code === code)?.decimals);
 }
 
 function notice(text) {
@@ -69,18 +67,29 @@ function showSession(s) {
 
 // ---- balance
 
+// refreshBalance reads the profile. The platform's balance is the one its
+// operator's wallet last reported; before the wallet's first answer for
+// this bettor it has none, and the balance the session endpoint answered
+// with stands in (the operator's wallet then, as the host page shows it).
+// A failed read hides the balance.
 async function refreshBalance() {
   const r = await state.api.me();
-  if (!r.ok || !r.data) return { ok: false };
-  setBalance(r.data.balance ?? null);
+  if (!r.ok || !r.data) {
+    setBalance(null);
+    return { ok: false };
+  }
+  setBalance(r.data.balance ?? state.session?.balance ?? null);
   return { ok: true, balance: state.balance };
 }
 
+// setBalance shows a balance, or hides it when it is unknown (never a
+// stale or made-up figure).
 function setBalance(balance) {
   const changed = balance !== state.balance;
   state.balance = balance;
   const shown = balance === null ? "—" : money(balance, state.currency, state.decimals);
   $("balance").textContent = shown;
+  $("balance-box").hidden = state.demo || balance === null;
   $("pf-balance").textContent = shown;
   if (changed) host.post({ type: "foresight:balance", balance, currency: state.currency });
 }
@@ -89,7 +98,10 @@ function setBalance(balance) {
 
 function index(ev) {
   state.events.set(ev.id, ev);
-  for (const m of ev.markets) state.markets.set(m.id, { event: ev, market: m });
+  for (const m of ev.markets) {
+    state.markets.set(m.id, { event: ev, market: m });
+    for (const o of m.outcomes) state.prices.seen(o.id, o.display_odds, o.display_probability);
+  }
 }
 
 function renderEvents() {
@@ -135,19 +147,22 @@ function onOdds(change) {
     if (o) {
       o.display_odds = change.display_odds;
       o.display_probability = change.display_probability;
+      o.entry_odds = change.entry_odds ?? change.display_odds;
     }
   }
+  state.prices.seen(change.outcome_id, change.display_odds, change.display_probability);
   setOdds($("events"), change);
   slip?.odds(change);
 }
 
 // ---- history
 
+// names names a bet's outcome, market and event from the events read.
 function names(bet) {
   const entry = state.markets.get(bet.market_id);
-  if (!entry) return { outcome: t("history.outcome", { index: bet.outcome_index + 1 }), question: t("history.unknown_market") };
+  if (!entry) return { outcome: t("history.outcome", { index: bet.outcome_index + 1 }), question: t("history.unknown_market"), event: "" };
   const o = entry.market.outcomes.find((x) => x.id === bet.outcome_id);
-  return { outcome: o?.name ?? t("history.outcome", { index: bet.outcome_index + 1 }), question: entry.market.question };
+  return { outcome: o?.name ?? t("history.outcome", { index: bet.outcome_index + 1 }), question: entry.market.question, event: entry.event.title };
 }
 
 // learnMarkets reads events of every status once when bets name markets
@@ -252,6 +267,7 @@ async function main() {
     $("app").setAttribute("aria-busy", "false");
     return;
   }
+  state.session = session;
   const claims = session.claims;
   state.config = config;
   state.currency = claims.currency ?? config.currencies?.[0]?.code ?? "";
@@ -272,8 +288,7 @@ async function main() {
     $("tab-history").hidden = true;
     $("tab-portfolio").hidden = true;
   } else {
-    $("balance-box").hidden = false;
-    const limits = config.limits?.[state.currency];
+    const limits = config.limits?.[state.currency] ?? null;
     $("stake-label").textContent = t("slip.stake", { currency: state.currency });
     $("stake").placeholder = state.decimals > 0 ? `10.${"0".repeat(state.decimals)}` : "10";
     $("stake-hint").textContent = limits
@@ -283,6 +298,8 @@ async function main() {
       api: state.api,
       currency: state.currency,
       decimals: state.decimals,
+      limits,
+      history: (id) => state.prices.points(id),
       balance: () => state.balance,
       refreshBalance,
       freshEvent,
@@ -314,6 +331,8 @@ async function main() {
   $("main").hidden = false;
   $("app").setAttribute("aria-busy", "false");
   document.body.dataset.ready = "true";
+  // The markets' countdowns run on the wall clock: they show real time.
+  setInterval(() => tickCountdowns($("events")), 1000);
 
   let connected = false;
   const stop = new AbortController();

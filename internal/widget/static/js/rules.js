@@ -2,6 +2,8 @@
 // obligations for betting", the rejection table and the Limits table) as
 // pure functions, so that the browser tests check them on their own.
 
+import { compare, multiply } from "./decimal.js";
+
 // POLL_CEILING_MS is when polling a pending bet stops (Limits: 60 s); a
 // pending bet then is a normal outcome.
 export const POLL_CEILING_MS = 60_000;
@@ -33,6 +35,20 @@ export function statusIs(status, want) {
 // isPlaced: the bet stands (confirmed, or already settled or voided).
 export function isPlaced(status) {
   return ["confirmed", "settled", "voided"].some((s) => statusIs(status, s));
+}
+
+// limitError checks a well-formed stake against the operator's limits in
+// the bettor's currency ({min_stake, max_stake, max_payout}, as the
+// widget configuration gives them; null for none) before it is sent, as
+// placement would: "min" below min_stake, "max" above max_stake, "payout"
+// when stake × entry odds is above max_payout; else null.
+export function limitError(stake, entryOdds, limits) {
+  if (!limits) return null;
+  if (limits.min_stake && compare(stake, limits.min_stake) === -1) return "min";
+  if (limits.max_stake && compare(stake, limits.max_stake) === 1) return "max";
+  const p = entryOdds ? multiply(stake, entryOdds) : null;
+  if (limits.max_payout && p !== null && compare(p, limits.max_payout) === 1) return "payout";
+  return null;
 }
 
 // Rejections maps each rejection_code to the message shown (an i18n key;

@@ -125,20 +125,24 @@ export class Session {
     if ((await this.usable()) === null) throw new SessionError("expired");
   }
 
-  // exchange posts a session_request_id: {token, claims}, {refused: true}
-  // for a 400 or 401, or {} for any other failure.
+  // exchange posts a session_request_id: {token, claims, balance},
+  // {refused: true} for a 400 or 401, or {} for any other failure. balance
+  // is the bettor's balance when the session endpoint's answer carries one
+  // (a decimal string), else null.
   async exchange(sessionRequestID) {
     const s = await exchangeSession(this.sessionURL, sessionRequestID);
     if (s.status === 401 || s.status === 400) return { refused: true };
     const token = s.ok ? s.data?.auth_token : undefined;
     const c = typeof token === "string" ? claims(token) : null;
-    return c ? { token, claims: c } : {};
+    const balance = typeof s.data?.balance === "string" && /^-?\d+(\.\d+)?$/.test(s.data.balance) ? s.data.balance : null;
+    return c ? { token, claims: c, balance } : {};
   }
 
-  adopt({ token, claims: c }) {
+  adopt({ token, claims: c, balance = null }) {
     const renewed = this.grant !== null;
     this.grant = { token };
     this.claims = c;
+    this.balance = balance; // the session answer's balance (the bettor's when the session began), or null
     this.expiresAt = performance.now() + lifeOf(c);
     this.proven = false;
     this.state = "active";

@@ -1,8 +1,12 @@
 // The bet slip: one selection, a stake, the payout preview and the whole
 // life of a placement attempt, as bettor-and-operator-api.md's client
 // obligations require:
-//   1–2  the preview is stake × the outcome's display_odds, rounded to the
-//        currency's decimals; after placement, potential_payout rounded
+//   1–2  the preview is stake × the outcome's entry_odds (the price a bet
+//        placed now gets, of which display_odds is the 2-decimal form),
+//        rounded to the currency's decimals: the payout the bet is then
+//        promised, so the number never changes after placement
+//        (docs/decisions.md); after placement, potential_payout rounded;
+//        a stake outside the operator's limits is refused before sending
 //   3    the event is read again immediately before submitting
 //   4    one fresh Idempotency-Key per intended bet, kept across replays
 //   5–6  a 202 is "accepted", not placed: the bet is read on the poll
@@ -16,10 +20,12 @@
 //   balance re-read before a new attempt where required.
 
 import { clock } from "./clock.js";
-import { add, compare, payout, stakeError } from "./decimal.js";
-import { amount, t } from "./i18n.js";
-import { isPlaced, newIdempotencyKey, pollWaits, rejection, statusIs } from "./rules.js";
-import { el, figure, isOpen } from "./views.js";
+import { priceChart } from "./chart.js";
+import { add, compare, stakeError } from "./decimal.js";
+import * as fmt from "./format.js";
+import { t } from "./i18n.js";
+import { isPlaced, limitError, newIdempotencyKey, pollWaits, rejection, statusIs } from "./rules.js";
+import { el, exactly, figure, isOpen, money, oddsText } from "./views.js";
 
 // REPLAY_WAITS_MS are the waits before replaying a place-bet call whose
 // answer was lost (same Idempotency-Key): 3 calls in all.
@@ -30,6 +36,18 @@ const REPLAY_WAITS_MS = [1000, 2000];
 // STAKE_BACK_READS reads the bettor re-checks with a button.
 const STAKE_BACK_WAIT_MS = 2000;
 const STAKE_BACK_READS = 30;
+
+// entryOf is the price a bet on an outcome (or an odds change) gets:
+// entry_odds, else display_odds (a server that sends no entry_odds).
+function entryOf(o) {
+  return o.entry_odds ?? o.display_odds;
+}
+
+// exactPayout is stake × odds before rounding, for the title of the
+// preview.
+function exactPayout(stake, odds) {
+  return fmt.payout(stake, odds, 16)?.replace(/\.?0+$/, "") ?? "";
+}
 
 export class Slip {
   constructor(root, deps) {
@@ -52,7 +70,7 @@ export class Slip {
   // select puts an outcome on the slip (a new intended bet).
   select(event, market, outcome) {
     if (this.busy || this.pending) return;
-    this.sel = { event, market, outcome, odds: outcome.display_odds };
+    this.sel = { event, market, outcome, odds: outcome.display_odds, entry: entryOf(outcome) };
     this.say("");
     this.actions();
     this.render();
@@ -73,6 +91,7 @@ export class Slip {
   odds(change) {
     if (this.sel && this.sel.outcome.id === change.outcome_id && change.display_odds) {
       this.sel.odds = change.display_odds;
+      this.sel.entry = entryOf(change);
       this.render();
     }
   }
@@ -100,13 +119,15 @@ export class Slip {
     this.$("slip-event").textContent = s.event.title;
     this.$("slip-market").textContent = s.market.question;
     this.$("slip-outcome").textContent = s.outcome.name;
-    this.$("slip-odds").textContent = s.odds;
+    exactly(this.$("slip-odds"), fmt.exactOdds(s.entry)).textContent = oddsText(s.odds);
     const stake = this.stake();
-    const err = stake === "" ? null : stakeError(stake, decimals);
-    this.$("stake-error").textContent = err === "format" ? t("stake.format") : err === "decimals" ? t("stake.decimals", { currency, decimals }) : "";
+    const err = stake === "" ? null : stakeError(stake, decimals) ?? limitError(stake, s.entry, this.d.limits);
+    this.$("stake-error").textContent = err ? this.stakeMessage(err) : "";
     this.$("stake").setAttribute("aria-invalid", err ? "true" : "false");
-    const p = stake !== "" && !err ? payout(stake, s.odds, decimals) : null;
-    this.$("slip-payout").textContent = p === null ? "—" : `${amount(p, decimals)} ${currency}`;
+    const p = stake !== "" && !err ? fmt.payout(stake, s.entry, decimals) : null;
+    exactly(this.$("slip-payout"), p === null ? "" : fmt.exactMoney(exactPayout(stake, s.entry), currency)).textContent =
+      p === null ? "—" : money(p, currency, decimals);
+    this.$("slip-chart").replaceChildren(...priceChart(this.d.history?.(s.outcome.id) ?? []));
     const blocked = this.blockedStake !== null && compare(stake, this.blockedStake) === 0;
     const locked = this.busy || !!this.pending || this.locks.size > 0;
     this.$("stake").disabled = this.busy || !!this.pending || this.locks.has("terminal") || this.locks.has("session");
@@ -115,10 +136,25 @@ export class Slip {
     this.$("place").textContent = t("slip.place");
   }
 
+  // stakeMessage is the text of a stake error (stakeError, limitError).
+  stakeMessage(err) {
+    const { currency, decimals } = this.d;
+    const l = this.d.limits ?? {};
+    switch (err) {
+      case "format": return t("stake.format");
+      case "decimals": return t("stake.decimals", { currency, decimals });
+      case "min": return t("stake.min", { min: figure(l.min_stake, decimals), currency });
+      case "max": return t("stake.max", { max: figure(l.max_stake, decimals), currency });
+      case "payout": return t("stake.max_payout", { max: figure(l.max_payout, decimals), currency });
+    }
+    return "";
+  }
+
   // say shows a message in the slip's live region (announced politely);
   // tone (ok, warn, error) only styles it: the words carry the meaning.
   say(text, tone = "") {
     this.$("slip-status").textContent = text;
+    this.$("slip-status").removeAttribute("title");
     this.$("slip-status").dataset.tone = tone;
   }
 
@@ -135,7 +171,7 @@ export class Slip {
   async place() {
     const s = this.sel;
     const stake = this.stake();
-    if (!s || this.busy || this.pending || this.locks.size > 0 || stakeError(stake, this.d.decimals)) return;
+    if (!s || this.busy || this.pending || this.locks.size > 0 || stakeError(stake, this.d.decimals) || limitError(stake, s.entry, this.d.limits)) return;
     if (this.blockedStake !== null && compare(stake, this.blockedStake) === 0) return;
     this.busy = true;
     this.actions();
@@ -148,12 +184,7 @@ export class Slip {
       const fresh = await this.d.api.event(s.event.id);
       if (!this.stillOpen(fresh)) return;
       const outcome = this.sel.outcome;
-      if (outcome.display_odds !== s.odds) {
-        const old = s.odds;
-        s.odds = outcome.display_odds;
-        this.say(t("bet.price_changed", { old, new: s.odds }), "warn");
-        return;
-      }
+      if (this.repriced(outcome)) return;
       // Obligation 4: one fresh key for this intended bet, kept for the
       // whole attempt.
       const attempt = { key: newIdempotencyKey(), stake, bet: { market_id: s.market.id, outcome_id: outcome.id, stake },
@@ -163,6 +194,25 @@ export class Slip {
       this.busy = false;
       this.render();
     }
+  }
+
+  // repriced takes a fresh read of the selected outcome: true (and the new
+  // price shown, to be confirmed by placing again) when its price is no
+  // longer the one the preview used; the message is said after before.
+  repriced(outcome, before = "", tone = "warn") {
+    const s = this.sel;
+    const entry = entryOf(outcome);
+    if (compare(entry, s.entry) === 0 && outcome.display_odds === s.odds) return false;
+    const [oldEntry, oldOdds] = [s.entry, s.odds];
+    s.odds = outcome.display_odds;
+    s.entry = entry;
+    // Two prices that show alike at 2 decimals are told apart exactly.
+    const alike = oddsText(oldOdds) === oddsText(s.odds);
+    const old = alike ? fmt.exactOdds(oldEntry) : oddsText(oldOdds);
+    const now = alike ? fmt.exactOdds(entry) : oddsText(s.odds);
+    this.say(`${before} ${t("bet.price_changed", { old, new: now })}`.trim(), tone);
+    this.render();
+    return true;
   }
 
   // stillOpen applies a fresh event read to the selection: false (and the
@@ -277,9 +327,10 @@ export class Slip {
   placed(attempt, accepted, bet) {
     const { currency, decimals } = this.d;
     this.say(t("bet.confirmed", {
-      stake: figure(bet.stake, decimals), currency, outcome: this.sel?.outcome.name ?? "", odds: bet.entry_odds,
+      stake: figure(bet.stake, decimals), currency, outcome: this.sel?.outcome.name ?? "", odds: oddsText(bet.entry_odds),
       payout: figure(bet.potential_payout ?? accepted.potential_payout, decimals),
     }), "ok");
+    this.$("slip-status").title = t("exact", { value: `${fmt.exactOdds(bet.entry_odds)} · ${fmt.exactMoney(bet.potential_payout ?? accepted.potential_payout, currency)}` });
     this.sel = null;
     this.$("stake").value = "";
     this.d.onSelection(null);
@@ -316,14 +367,9 @@ export class Slip {
       this.actions(this.button("bet.deposit", () => this.d.deposit(attempt.stake), "slip-deposit"));
     }
     if (r.refetchEvent && this.sel) {
-      const before = this.sel.odds;
       const fresh = await this.d.api.event(this.sel.event.id);
       if (!this.stillOpen(fresh, message)) return;
-      const now = this.sel.outcome.display_odds;
-      if (now !== before) {
-        this.sel.odds = now;
-        this.say(`${message} ${t("bet.price_changed", { old: before, new: now })}`, "error");
-      }
+      this.repriced(this.sel.outcome, message, "error");
       return;
     }
     if (r.refreshBalance) {
