@@ -3,7 +3,8 @@
 // the admin API (/admin/v1) from the browser with the admin token as a
 // bearer token. The page asks for the token, checks it with a cheap admin
 // call and keeps it in the tab's sessionStorage only; signing out forgets
-// it.
+// it. Its js/format.js, the display rule of amounts, is internal/display's,
+// shared with the widget.
 //
 // Every answer carries a strict Content-Security-Policy: scripts, styles,
 // images and network calls only from the backoffice's own origin, no

@@ -516,9 +516,10 @@ func TestOddsStream(t *testing.T) {
 	if st, _ := bw.admin("POST", "/admin/v1/markets/"+bw.market+"/prices", prices); st != 200 {
 		t.Fatalf("prices = %d", st)
 	}
-	// 0.5/0.5 with odds-ratio 5 %: 1.9047 → display 1.90, 52.63 %.
+	// 0.5/0.5 with odds-ratio 5 %: entry odds 1.9047 → display 1.90, 52.63 %.
 	for i, m := range nextChanges(t, changes, 2) {
 		if m["market_id"] != bw.market || m["outcome_id"] != bw.outcome[i] || m["display_odds"] != "1.90" || m["display_probability"] != "52.63" ||
+			m["entry_odds"] != "1.9047" ||
 			m["sequence"] != float64(i+1) || m["market_version"] != 2.0 {
 			t.Errorf("change %d = %v", i, m)
 		}

@@ -12,7 +12,8 @@
 // API with the token it gets. The betting rules the page keeps (payout
 // rounding, the poll schedule, the messages of rejection codes, …) live in
 // its own modules under static/js, which the browser tests in
-// internal/widget/widgettest exercise.
+// internal/widget/widgettest exercise; js/format.js, the display rule of
+// odds and amounts, is internal/display's, shared with the backoffice.
 //
 // Every answer carries a Content-Security-Policy: scripts, styles and
 // fonts only from the widget's own origin, no inline code, and network

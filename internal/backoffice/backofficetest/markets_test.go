@@ -49,8 +49,8 @@ func TestMarkets(t *testing.T) {
 	tb.waitFor("the exposure of the bet", fmt.Sprintf("document.querySelector('[data-exposure=%q] tr[data-outcome=%q]')", winner.ID, home))
 	var exposure string
 	tb.eval(fmt.Sprintf("Array.from(document.querySelectorAll('[data-exposure=%q] tr[data-outcome=%q] > *'), c => c.textContent).join('|')", winner.ID, home), &exposure)
-	if exposure != "Home|USD|10|44.214|150|105.786" {
-		t.Errorf("exposure row of Home = %q, want stake 10, payout 44.214 (10 × 4.4214), limit 150, headroom 105.786", exposure)
+	if exposure != "Home|USD|10.00|44.21|150.00|105.79" {
+		t.Errorf("exposure row of Home = %q, want stake 10.00, payout 44.21 (10 × 4.4214 = 44.214), limit 150.00, headroom 105.79 in USD's minor units", exposure)
 	}
 	var bars int
 	tb.eval(fmt.Sprintf("document.querySelectorAll('[data-market=%q] svg.chart rect.bar').length", winner.ID), &bars)
@@ -133,7 +133,7 @@ func TestMarkets(t *testing.T) {
 	// position.
 	tb.navigate(w.url + "/backoffice/#/bettors/sandbox/alice")
 	tb.waitFor("alice's history", fmt.Sprintf("document.querySelector('[data-history] tbody[data-bet=%q]')", betID))
-	if paid, st := tb.text(fmt.Sprintf("[data-history] tbody[data-bet=%q] [data-paid]", betID)), tb.text(fmt.Sprintf("[data-history] tbody[data-bet=%q] .badge", betID)); paid != "44.21" || st != "settled" {
+	if paid, st := tb.text(fmt.Sprintf("[data-history] tbody[data-bet=%q] [data-paid]", betID)), tb.text(fmt.Sprintf("[data-history] tbody[data-bet=%q] .badge", betID)); paid != "44.21 USD" || st != "settled" {
 		t.Errorf("history shows the bet %s, paid %q; want settled, 44.21", st, paid)
 	}
 	if n := tb.text("[data-positions]"); n != "None." {

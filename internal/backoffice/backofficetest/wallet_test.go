@@ -40,7 +40,7 @@ func TestBetWalletTransactions(t *testing.T) {
 		}
 	}
 	caption := tb.text(withdrawal + " caption")
-	for _, want := range []string{"Withdrawal", "10 USD", "wd-" + id, "confirmed"} {
+	for _, want := range []string{"Withdrawal", "10.00 USD", "wd-" + id, "confirmed"} {
 		if !strings.Contains(caption, want) {
 			t.Errorf("the withdrawal's caption %q lacks %q", caption, want)
 		}
