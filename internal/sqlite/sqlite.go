@@ -148,7 +148,7 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 	if err != nil {
 		return fail(err)
 	}
-	for _, q := range append([]string{insertJobSQL, jobByKeySQL, countActiveSQL}, betWriteStatements...) {
+	for _, q := range slices.Concat([]string{insertJobSQL, jobByKeySQL, countActiveSQL}, betWriteStatements, ledgerWriteStatements) {
 		if _, err := d.writer.prepared(ctx, q); err != nil {
 			return fail(fmt.Errorf("prepare: %w", err))
 		}

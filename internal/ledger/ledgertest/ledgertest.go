@@ -1,0 +1,497 @@
+// Package ledgertest is the conformance suite every ledger.Store passes:
+// transfers, two-phase transfers, idempotency, the non-negative rule under
+// 200 concurrent debits, Verify over a sound ledger and over rows changed
+// behind the ledger's back.
+package ledgertest
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/ledger"
+	"github.com/foresight-dev/foresight/internal/money"
+)
+
+// Database is a store for one test and a way to run SQL on its database
+// behind the ledger's back (Exec runs one statement without parameters).
+type Database struct {
+	Store ledger.Store
+	Exec  func(query string) error
+}
+
+// Run runs the suite; newDatabase returns an empty database for one test.
+func Run(t *testing.T, newDatabase func(t *testing.T) Database) {
+	t.Run("Transfers", func(t *testing.T) { t.Parallel(); testTransfers(t, newDatabase(t)) })
+	t.Run("TwoPhase", func(t *testing.T) { t.Parallel(); testTwoPhase(t, newDatabase(t)) })
+	t.Run("ConcurrentDebits", func(t *testing.T) { t.Parallel(); testConcurrentDebits(t, newDatabase(t)) })
+	t.Run("ConcurrentResolutions", func(t *testing.T) { t.Parallel(); testConcurrentResolutions(t, newDatabase(t)) })
+	t.Run("ConcurrentReplays", func(t *testing.T) { t.Parallel(); testConcurrentReplays(t, newDatabase(t)) })
+	t.Run("VerifyFindsTampering", func(t *testing.T) { t.Parallel(); testTampering(t, newDatabase(t)) })
+}
+
+const op = "alpha"
+
+var t0 = time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+
+func newLedger(s ledger.Store) *ledger.Ledger {
+	return ledger.New(s, ledger.Options{Now: func() time.Time { return t0 }})
+}
+
+func amt(s string) money.Amount { return money.MustParse(s) }
+
+func deposit(key, bettor, amount string) ledger.TransferRequest {
+	return ledger.TransferRequest{OperatorID: op, Currency: "USD", Key: key, Debit: ledger.Funding(), Credit: ledger.Bettor(bettor),
+		Amount: amt(amount), Code: "deposit"}
+}
+
+func withdrawal(key, bettor, amount string) ledger.TransferRequest {
+	return ledger.TransferRequest{OperatorID: op, Currency: "USD", Key: key, Debit: ledger.Bettor(bettor), Credit: ledger.Funding(),
+		Amount: amt(amount), Code: "withdrawal"}
+}
+
+func stake(key, bettor, amount string) ledger.TransferRequest {
+	return ledger.TransferRequest{OperatorID: op, Currency: "USD", Key: key, Debit: ledger.Bettor(bettor), Credit: ledger.House(),
+		Amount: amt(amount), Code: "stake", Reference: "bet-" + key}
+}
+
+// account returns the account of ref, failing the test when it is missing.
+func account(t *testing.T, s ledger.Store, ref ledger.AccountRef) ledger.Account {
+	t.Helper()
+	a, err := s.Account(context.Background(), ledger.AccountID(op, "USD", ref))
+	if err != nil {
+		t.Fatalf("account %+v: %v", ref, err)
+	}
+	return a
+}
+
+// balances fails the test unless ref's account has balance and held.
+func balances(t *testing.T, s ledger.Store, ref ledger.AccountRef, balance, held string) {
+	t.Helper()
+	a := account(t, s, ref)
+	if !a.Balance.Equal(amt(balance)) || !a.DebitsPending.Equal(amt(held)) {
+		t.Errorf("%s %s: balance %s held %s, want %s held %s", ref.Kind, ref.BettorID, a.Balance, a.DebitsPending, balance, held)
+	}
+}
+
+// verified fails the test unless Verify finds the ledger sound.
+func verified(t *testing.T, s ledger.Store) ledger.Report {
+	t.Helper()
+	r, err := ledger.Verify(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.OK {
+		t.Errorf("Verify found %d discrepancies, the first: %+v", len(r.Discrepancies), r.Discrepancies[:min(3, len(r.Discrepancies))])
+	}
+	return r
+}
+
+func wantCode(t *testing.T, what string, err error, code ledger.ErrorCode) {
+	t.Helper()
+	if ledger.CodeOf(err) != code {
+		t.Errorf("%s: %v, want %s", what, err, code)
+	}
+}
+
+func testTransfers(t *testing.T, db Database) {
+	ctx := context.Background()
+	l := newLedger(db.Store)
+	first, replayed, err := l.Transfer(ctx, deposit("d1", "ann", "100.50"))
+	if err != nil || replayed || first.Kind != ledger.Posted {
+		t.Fatalf("deposit = %+v %v %v", first, replayed, err)
+	}
+	balances(t, db.Store, ledger.Bettor("ann"), "100.5", "0")
+	balances(t, db.Store, ledger.Funding(), "-100.5", "0")
+	if a := account(t, db.Store, ledger.Bettor("ann")); !a.MustNotGoNegative || a.Kind != ledger.KindBettor || a.BettorID != "ann" {
+		t.Errorf("bettor account = %+v", a)
+	}
+	if a := account(t, db.Store, ledger.Funding()); a.MustNotGoNegative {
+		t.Errorf("funding account must be allowed below zero: %+v", a)
+	}
+
+	// A replay returns the first transfer and moves nothing.
+	again, replayed, err := l.Transfer(ctx, deposit("d1", "ann", "100.50"))
+	if err != nil || !replayed || again.ID != first.ID {
+		t.Errorf("replay = %+v %v %v, want %s", again, replayed, err, first.ID)
+	}
+	balances(t, db.Store, ledger.Bettor("ann"), "100.5", "0")
+	// The same key with other content is a conflict, and moves nothing.
+	_, _, err = l.Transfer(ctx, deposit("d1", "ann", "100.51"))
+	wantCode(t, "same key, other amount", err, ledger.ErrConflict)
+	_, _, err = l.Transfer(ctx, deposit("d1", "bob", "100.50"))
+	wantCode(t, "same key, other bettor", err, ledger.ErrConflict)
+	_, _, err = l.Hold(ctx, deposit("d1", "ann", "100.50"))
+	wantCode(t, "same key, pending", err, ledger.ErrConflict)
+	balances(t, db.Store, ledger.Bettor("ann"), "100.5", "0")
+
+	// A debit beyond the balance is refused; the house may go below zero.
+	_, _, err = l.Transfer(ctx, withdrawal("w1", "ann", "100.51"))
+	wantCode(t, "overdraw", err, ledger.ErrInsufficientFunds)
+	if _, _, err := l.Transfer(ctx, withdrawal("w1", "ann", "0.50")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := l.Transfer(ctx, stake("s1", "ann", "100")); err != nil {
+		t.Fatal(err)
+	}
+	payout := ledger.TransferRequest{OperatorID: op, Currency: "USD", Key: "p1", Debit: ledger.House(), Credit: ledger.Bettor("ann"),
+		Amount: amt("250"), Code: "payout"}
+	if _, _, err := l.Transfer(ctx, payout); err != nil {
+		t.Fatal(err)
+	}
+	balances(t, db.Store, ledger.Bettor("ann"), "250", "0")
+	balances(t, db.Store, ledger.House(), "-150", "0")
+	// A bettor with no account cannot be debited.
+	_, _, err = l.Transfer(ctx, withdrawal("w2", "nobody", "1"))
+	wantCode(t, "debit of an empty account", err, ledger.ErrInsufficientFunds)
+
+	for name, req := range map[string]ledger.TransferRequest{
+		"zero":           deposit("x1", "ann", "0"),
+		"negative":       deposit("x2", "ann", "-1"),
+		"too precise":    deposit("x3", "ann", "1.001"),
+		"same account":   {OperatorID: op, Currency: "USD", Key: "x4", Debit: ledger.House(), Credit: ledger.House(), Amount: amt("1"), Code: "c"},
+		"no key":         deposit("", "ann", "1"),
+		"no bettor":      deposit("x5", "", "1"),
+		"house bettor":   {OperatorID: op, Currency: "USD", Key: "x6", Debit: ledger.AccountRef{Kind: ledger.KindHouse, BettorID: "b"}, Credit: ledger.Funding(), Amount: amt("1"), Code: "c"},
+		"unknown kind":   {OperatorID: op, Currency: "USD", Key: "x7", Debit: ledger.AccountRef{Kind: "cash"}, Credit: ledger.Funding(), Amount: amt("1"), Code: "c"},
+		"no code":        {OperatorID: op, Currency: "USD", Key: "x8", Debit: ledger.House(), Credit: ledger.Funding(), Amount: amt("1")},
+		"unknown cur":    {OperatorID: op, Currency: "XYZ", Key: "x9", Debit: ledger.House(), Credit: ledger.Funding(), Amount: amt("1"), Code: "c"},
+		"no operator id": {Currency: "USD", Key: "x10", Debit: ledger.House(), Credit: ledger.Funding(), Amount: amt("1"), Code: "c"},
+	} {
+		if _, _, err := l.Transfer(ctx, req); ledger.CodeOf(err) != ledger.ErrInvalid {
+			t.Errorf("%s: %v, want invalid_request", name, err)
+		}
+	}
+	// JPY has no decimals.
+	jpy := ledger.TransferRequest{OperatorID: op, Currency: "JPY", Key: "j1", Debit: ledger.Funding(), Credit: ledger.Bettor("ann"), Amount: amt("1.5"), Code: "deposit"}
+	_, _, err = l.Transfer(ctx, jpy)
+	wantCode(t, "JPY with decimals", err, ledger.ErrInvalid)
+
+	// The statement: every entry with the balance after it.
+	entries, err := db.Store.Statement(ctx, ledger.AccountID(op, "USD", ledger.Bettor("ann")), 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ amount, after, code string }{{"100.5", "100.5", "deposit"}, {"-0.5", "100", "withdrawal"}, {"-100", "0", "stake"}, {"250", "250", "payout"}}
+	if len(entries) != len(want) {
+		t.Fatalf("statement has %d entries: %+v", len(entries), entries)
+	}
+	for i, w := range want {
+		e := entries[i]
+		if !e.Amount.Equal(amt(w.amount)) || !e.BalanceAfter.Equal(amt(w.after)) || e.Code != w.code || !e.CreatedAt.Equal(t0) {
+			t.Errorf("entry %d = %+v, want %+v", i, e, w)
+		}
+	}
+	if page, err := db.Store.Statement(ctx, entries[0].AccountID, entries[1].Seq, 1); err != nil || len(page) != 1 || page[0].Seq != entries[2].Seq {
+		t.Errorf("statement page after %d = %+v %v", entries[1].Seq, page, err)
+	}
+	if got, err := db.Store.TransferByKey(ctx, op, "s1"); err != nil || got.Reference != "bet-s1" || got.Code != "stake" || !got.Amount.Equal(amt("100")) {
+		t.Errorf("TransferByKey = %+v %v", got, err)
+	}
+	if _, err := db.Store.TransferByKey(ctx, op, "nope"); ledger.CodeOf(err) != ledger.ErrNotFound {
+		t.Errorf("missing transfer: %v", err)
+	}
+	if _, err := db.Store.Account(ctx, ledger.AccountID(op, "USD", ledger.Bettor("nobody"))); ledger.CodeOf(err) != ledger.ErrNotFound {
+		t.Errorf("missing account: %v", err)
+	}
+	r := verified(t, db.Store)
+	if r.Transfers != 4 || r.Entries != 8 || len(r.Currencies) != 1 || !r.Currencies[0].EntriesSum.IsZero() ||
+		!r.Currencies[0].BettorBalances.Equal(amt("250")) {
+		t.Errorf("report = %+v", r)
+	}
+}
+
+func testTwoPhase(t *testing.T, db Database) {
+	ctx := context.Background()
+	l := newLedger(db.Store)
+	if _, _, err := l.Transfer(ctx, deposit("d1", "ann", "100")); err != nil {
+		t.Fatal(err)
+	}
+	hold, replayed, err := l.Hold(ctx, stake("h1", "ann", "60"))
+	if err != nil || replayed || hold.Kind != ledger.Pending {
+		t.Fatalf("hold = %+v %v %v", hold, replayed, err)
+	}
+	// The hold counts against the available balance and moves nothing.
+	balances(t, db.Store, ledger.Bettor("ann"), "100", "60")
+	if h := account(t, db.Store, ledger.House()); !h.Balance.IsZero() || !h.CreditsPending.Equal(amt("60")) {
+		t.Errorf("house = %+v", h)
+	}
+	_, _, err = l.Hold(ctx, stake("h2", "ann", "40.01"))
+	wantCode(t, "hold beyond available", err, ledger.ErrInsufficientFunds)
+	_, _, err = l.Transfer(ctx, withdrawal("w1", "ann", "40.01"))
+	wantCode(t, "withdrawal beyond available", err, ledger.ErrInsufficientFunds)
+	if again, replayed, err := l.Hold(ctx, stake("h1", "ann", "60")); err != nil || !replayed || again.ID != hold.ID {
+		t.Errorf("hold replay = %+v %v %v", again, replayed, err)
+	}
+	balances(t, db.Store, ledger.Bettor("ann"), "100", "60")
+
+	// Post all of it.
+	post, replayed, err := l.Post(ctx, ledger.ResolveRequest{OperatorID: op, Key: "h1/post", PendingKey: "h1"})
+	if err != nil || replayed || post.Kind != ledger.PostPending || post.PendingID != hold.ID || !post.Amount.Equal(amt("60")) ||
+		post.Code != "stake" || post.Reference != "bet-h1" {
+		t.Fatalf("post = %+v %v %v", post, replayed, err)
+	}
+	balances(t, db.Store, ledger.Bettor("ann"), "40", "0")
+	balances(t, db.Store, ledger.House(), "60", "0")
+	if again, replayed, err := l.Post(ctx, ledger.ResolveRequest{OperatorID: op, Key: "h1/post", PendingKey: "h1"}); err != nil || !replayed || again.ID != post.ID {
+		t.Errorf("post replay = %+v %v %v", again, replayed, err)
+	}
+	_, _, err = l.Post(ctx, ledger.ResolveRequest{OperatorID: op, Key: "h1/post", PendingKey: "h1", Amount: amt("1")})
+	wantCode(t, "post replay with another amount", err, ledger.ErrConflict)
+	_, _, err = l.Void(ctx, ledger.ResolveRequest{OperatorID: op, Key: "h1/void", PendingKey: "h1"})
+	wantCode(t, "void after post", err, ledger.ErrAlreadyResolved)
+	_, _, err = l.Post(ctx, ledger.ResolveRequest{OperatorID: op, Key: "h1/post2", PendingKey: "h1"})
+	wantCode(t, "second post", err, ledger.ErrAlreadyResolved)
+	balances(t, db.Store, ledger.Bettor("ann"), "40", "0")
+
+	// Void releases the hold.
+	if _, _, err := l.Hold(ctx, stake("h3", "ann", "30")); err != nil {
+		t.Fatal(err)
+	}
+	balances(t, db.Store, ledger.Bettor("ann"), "40", "30")
+	void, _, err := l.Void(ctx, ledger.ResolveRequest{OperatorID: op, Key: "h3/void", PendingKey: "h3"})
+	if err != nil || void.Kind != ledger.VoidPending || !void.Amount.Equal(amt("30")) {
+		t.Fatalf("void = %+v %v", void, err)
+	}
+	balances(t, db.Store, ledger.Bettor("ann"), "40", "0")
+	if again, replayed, err := l.Void(ctx, ledger.ResolveRequest{OperatorID: op, Key: "h3/void", PendingKey: "h3"}); err != nil || !replayed || again.ID != void.ID {
+		t.Errorf("void replay = %+v %v %v", again, replayed, err)
+	}
+	_, _, err = l.Post(ctx, ledger.ResolveRequest{OperatorID: op, Key: "h3/post", PendingKey: "h3"})
+	wantCode(t, "post after void", err, ledger.ErrAlreadyResolved)
+	balances(t, db.Store, ledger.Bettor("ann"), "40", "0")
+
+	// A partial post moves what it names and releases the rest.
+	if _, _, err := l.Hold(ctx, stake("h4", "ann", "20")); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = l.Post(ctx, ledger.ResolveRequest{OperatorID: op, Key: "h4/post", PendingKey: "h4", Amount: amt("20.01")})
+	wantCode(t, "post beyond the pending amount", err, ledger.ErrInvalid)
+	_, _, err = l.Post(ctx, ledger.ResolveRequest{OperatorID: op, Key: "h4/post", PendingKey: "h4", Amount: amt("0.001")})
+	wantCode(t, "post with too many decimals", err, ledger.ErrInvalid)
+	if _, _, err := l.Post(ctx, ledger.ResolveRequest{OperatorID: op, Key: "h4/post", PendingKey: "h4", Amount: amt("12.5")}); err != nil {
+		t.Fatal(err)
+	}
+	balances(t, db.Store, ledger.Bettor("ann"), "27.5", "0")
+	balances(t, db.Store, ledger.House(), "72.5", "0")
+
+	_, _, err = l.Post(ctx, ledger.ResolveRequest{OperatorID: op, Key: "x/post", PendingKey: "missing"})
+	wantCode(t, "post of an unknown transfer", err, ledger.ErrNotFound)
+	_, _, err = l.Void(ctx, ledger.ResolveRequest{OperatorID: op, Key: "d1/void", PendingKey: "d1"})
+	wantCode(t, "void of a posted transfer", err, ledger.ErrInvalid)
+	_, _, err = l.Void(ctx, ledger.ResolveRequest{OperatorID: op, Key: "h5/void", PendingKey: "h4", Amount: amt("1")})
+	wantCode(t, "void with an amount", err, ledger.ErrInvalid)
+
+	// An open hold at the end is reported as held.
+	if _, _, err := l.Hold(ctx, stake("h6", "ann", "7.5")); err != nil {
+		t.Fatal(err)
+	}
+	r := verified(t, db.Store)
+	if len(r.Currencies) != 1 || !r.Currencies[0].Held.Equal(amt("7.5")) {
+		t.Errorf("report currencies = %+v", r.Currencies)
+	}
+}
+
+// testConcurrentDebits sends 200 debits of 1 at once (100 holds, 100
+// withdrawals) against a bettor with 50: exactly 50 pass.
+func testConcurrentDebits(t *testing.T, db Database) {
+	ctx := context.Background()
+	l := newLedger(db.Store)
+	if _, _, err := l.Transfer(ctx, deposit("d1", "ann", "50")); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var passed, refused int
+	var failures []error
+	start := make(chan struct{})
+	for i := range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			var err error
+			if i%2 == 0 {
+				_, _, err = l.Hold(ctx, stake(fmt.Sprintf("h%d", i), "ann", "1"))
+			} else {
+				_, _, err = l.Transfer(ctx, withdrawal(fmt.Sprintf("w%d", i), "ann", "1"))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				passed++
+			case ledger.CodeOf(err) == ledger.ErrInsufficientFunds:
+				refused++
+			default:
+				failures = append(failures, err)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if len(failures) > 0 {
+		t.Fatalf("%d debits failed: %v", len(failures), failures[0])
+	}
+	if passed != 50 || refused != 150 {
+		t.Errorf("%d debits passed and %d were refused, want 50 and 150", passed, refused)
+	}
+	a := account(t, db.Store, ledger.Bettor("ann"))
+	if !a.Available().IsZero() || a.Balance.IsNegative() {
+		t.Errorf("after the debits: %+v", a)
+	}
+	verified(t, db.Store)
+}
+
+// testConcurrentResolutions races two posts, a void and a replay on each
+// of 25 pending transfers: each is resolved exactly once.
+func testConcurrentResolutions(t *testing.T, db Database) {
+	ctx := context.Background()
+	l := newLedger(db.Store)
+	if _, _, err := l.Transfer(ctx, deposit("d1", "ann", "25")); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 25 {
+		if _, _, err := l.Hold(ctx, stake(fmt.Sprintf("h%d", i), "ann", "1")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type result struct {
+		pending string
+		t       ledger.Transfer
+		err     error
+	}
+	results := make(chan result, 25*4)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range 25 {
+		p := fmt.Sprintf("h%d", i)
+		for _, call := range []func() (ledger.Transfer, bool, error){
+			func() (ledger.Transfer, bool, error) {
+				return l.Post(ctx, ledger.ResolveRequest{OperatorID: op, Key: p + "/a", PendingKey: p})
+			},
+			func() (ledger.Transfer, bool, error) {
+				return l.Post(ctx, ledger.ResolveRequest{OperatorID: op, Key: p + "/b", PendingKey: p})
+			},
+			func() (ledger.Transfer, bool, error) {
+				return l.Void(ctx, ledger.ResolveRequest{OperatorID: op, Key: p + "/c", PendingKey: p})
+			},
+			func() (ledger.Transfer, bool, error) {
+				return l.Post(ctx, ledger.ResolveRequest{OperatorID: op, Key: p + "/a", PendingKey: p})
+			},
+		} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				tr, _, err := call()
+				results <- result{p, tr, err}
+			}()
+		}
+	}
+	close(start)
+	wg.Wait()
+	close(results)
+	winners := map[string]map[string]bool{}
+	for r := range results {
+		switch {
+		case r.err == nil:
+			if winners[r.pending] == nil {
+				winners[r.pending] = map[string]bool{}
+			}
+			winners[r.pending][r.t.ID] = true
+		case ledger.CodeOf(r.err) != ledger.ErrAlreadyResolved:
+			t.Errorf("%s: %v", r.pending, r.err)
+		}
+	}
+	for i := range 25 {
+		p := fmt.Sprintf("h%d", i)
+		if len(winners[p]) != 1 {
+			t.Errorf("%s was resolved by %d transfers", p, len(winners[p]))
+		}
+	}
+	if a := account(t, db.Store, ledger.Bettor("ann")); !a.DebitsPending.IsZero() {
+		t.Errorf("holds left after every pending transfer was resolved: %+v", a)
+	}
+	verified(t, db.Store)
+}
+
+// testConcurrentReplays sends one request 50 times at once: one transfer.
+func testConcurrentReplays(t *testing.T, db Database) {
+	ctx := context.Background()
+	l := newLedger(db.Store)
+	ids := make(chan string, 50)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			tr, _, err := l.Transfer(ctx, deposit("once", "ann", "10"))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			ids <- tr.ID
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(ids)
+	seen := map[string]bool{}
+	for id := range ids {
+		seen[id] = true
+	}
+	if len(seen) != 1 {
+		t.Errorf("50 replays made %d transfers", len(seen))
+	}
+	balances(t, db.Store, ledger.Bettor("ann"), "10", "0")
+	verified(t, db.Store)
+}
+
+// testTampering changes rows behind the ledger's back and checks that
+// Verify reports each change, and that entries and transfers refuse
+// updates and deletes.
+func testTampering(t *testing.T, db Database) {
+	ctx := context.Background()
+	l := newLedger(db.Store)
+	if _, _, err := l.Transfer(ctx, deposit("d1", "ann", "100")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := l.Hold(ctx, stake("h1", "ann", "10")); err != nil {
+		t.Fatal(err)
+	}
+	verified(t, db.Store)
+	ann := ledger.AccountID(op, "USD", ledger.Bettor("ann"))
+	house := ledger.AccountID(op, "USD", ledger.House())
+	for _, q := range []string{
+		"UPDATE ledger_entries SET amount = 1000",
+		"DELETE FROM ledger_entries",
+		"UPDATE ledger_transfers SET amount = 1000",
+		"DELETE FROM ledger_transfers",
+	} {
+		if err := db.Exec(q); err == nil {
+			t.Errorf("%s: accepted; entries and transfers are append-only", q)
+		}
+	}
+	if err := db.Exec("UPDATE ledger_accounts SET balance = '1000' WHERE id = '" + ann + "'"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Exec("UPDATE ledger_accounts SET credits_pending = '0' WHERE id = '" + house + "'"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ledger.Verify(ctx, db.Store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]string{}
+	for _, d := range r.Discrepancies {
+		found[d.Check] = d.AccountID
+	}
+	if r.OK || found["balance"] != ann || found["pending"] != house || len(r.Discrepancies) != 2 {
+		t.Errorf("Verify after tampering = %+v", r)
+	}
+}

@@ -1,0 +1,65 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+)
+
+// Store is what the ledger needs of a database. The rules live in this
+// package and run inside Write; a store only reads, locks and appends.
+type Store interface {
+	// Write runs fn in one write transaction: fn's writes commit together
+	// when it returns nil, and none of them does when it returns an error
+	// (an *Error included), which Write returns. When two writers raced
+	// for an idempotency key or a pending transfer's resolution, Write
+	// returns ErrRaced, and the ledger runs fn again.
+	Write(ctx context.Context, fn func(Tx) error) error
+	// Snapshot runs fn over one consistent view of the whole ledger.
+	Snapshot(ctx context.Context, fn func(Snapshot) error) error
+	// Account returns the account id; ErrNotFound (an *Error) when it
+	// was never opened.
+	Account(ctx context.Context, id string) (Account, error)
+	// TransferByKey returns the transfer of the operator's key;
+	// ErrNotFound when there is none.
+	TransferByKey(ctx context.Context, operatorID, key string) (Transfer, error)
+	// Statement returns the account's entries after seq afterSeq, oldest
+	// first, at most limit of them, with their transfer's code,
+	// reference and key.
+	Statement(ctx context.Context, accountID string, afterSeq int64, limit int) ([]Entry, error)
+}
+
+// Tx is a write transaction of a Store.
+type Tx interface {
+	// TransferByKey returns the transfer of the operator's key, if any.
+	TransferByKey(ctx context.Context, operatorID, key string) (Transfer, bool, error)
+	// TransferByID returns the transfer id, if any.
+	TransferByID(ctx context.Context, id string) (Transfer, bool, error)
+	// Resolution returns the post or void of the pending transfer
+	// pendingID, if any.
+	Resolution(ctx context.Context, pendingID string) (Transfer, bool, error)
+	// LockAccounts opens the accounts that do not exist yet (as given)
+	// and returns every one as stored, locked against other writers until
+	// the transaction ends, in the order given. Callers give them in
+	// ascending id order.
+	LockAccounts(ctx context.Context, accounts []Account) ([]Account, error)
+	// InsertTransfer appends a transfer; ErrRaced when its key or its
+	// pending transfer's resolution is taken.
+	InsertTransfer(ctx context.Context, t Transfer) error
+	// InsertEntry appends an entry; the store assigns Seq.
+	InsertEntry(ctx context.Context, e Entry) error
+	// UpdateBalances writes an account's Balance, DebitsPending and
+	// CreditsPending.
+	UpdateBalances(ctx context.Context, a Account) error
+}
+
+// Snapshot reads the whole ledger as of one moment, each kind in
+// ascending order (accounts by id, transfers by time, entries by Seq).
+type Snapshot interface {
+	Accounts(ctx context.Context, fn func(Account) error) error
+	Transfers(ctx context.Context, fn func(Transfer) error) error
+	Entries(ctx context.Context, fn func(Entry) error) error
+}
+
+// ErrRaced is a store's answer when a concurrent writer took the same
+// idempotency key, or resolved the same pending transfer, first.
+var ErrRaced = errors.New("ledger: a concurrent writer took the key first")

@@ -1,0 +1,282 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/foresight-dev/foresight/internal/ledger"
+)
+
+// LedgerStore returns the ledger's store. A write is one READ COMMITTED
+// transaction that locks its two accounts' rows (SELECT … FOR UPDATE, in
+// id order) before it checks and changes their balances, so concurrent
+// writers on any number of nodes queue on an account instead of
+// overdrawing it (docs/decisions.md, "The ledger").
+func (d *DB) LedgerStore() ledger.Store { return ledgerStore{d} }
+
+type ledgerStore struct{ d *DB }
+
+const (
+	pgLedgerAccountColumns = `id::text, operator_id, currency, kind, bettor_id, must_not_go_negative, balance::text, debits_pending::text,
+		credits_pending::text, created_at`
+	pgLedgerTransferColumns = `id::text, operator_id, idempotency_key, currency, kind, debit_account_id::text, credit_account_id::text,
+		amount::text, coalesce(pending_id::text, ''), code, reference, created_at`
+	pgLedgerEntryColumns = `seq, account_id::text, transfer_id::text, amount::text, balance_after::text, created_at`
+)
+
+func (s ledgerStore) Write(ctx context.Context, fn func(ledger.Tx) error) error {
+	return pgx.BeginFunc(ctx, s.d.pool, func(tx pgx.Tx) error { return fn(pgLedgerTx{tx}) })
+}
+
+type pgLedgerTx struct{ tx pgx.Tx }
+
+func (x pgLedgerTx) transfer(ctx context.Context, where string, args ...any) (ledger.Transfer, bool, error) {
+	t, err := scanPgLedgerTransfer(x.tx.QueryRow(ctx, `SELECT `+pgLedgerTransferColumns+` FROM ledger_transfers WHERE `+where, args...))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ledger.Transfer{}, false, nil
+	}
+	return t, err == nil, err
+}
+
+func (x pgLedgerTx) TransferByKey(ctx context.Context, operatorID, key string) (ledger.Transfer, bool, error) {
+	return x.transfer(ctx, `operator_id = $1 AND idempotency_key = $2`, operatorID, key)
+}
+
+func (x pgLedgerTx) TransferByID(ctx context.Context, id string) (ledger.Transfer, bool, error) {
+	return x.transfer(ctx, `id = $1`, id)
+}
+
+func (x pgLedgerTx) Resolution(ctx context.Context, pendingID string) (ledger.Transfer, bool, error) {
+	return x.transfer(ctx, `pending_id = $1`, pendingID)
+}
+
+// LockAccounts locks the accounts that exist, opens the missing ones and
+// locks those too. ORDER BY id makes PostgreSQL lock them in id order.
+func (x pgLedgerTx) LockAccounts(ctx context.Context, accounts []ledger.Account) ([]ledger.Account, error) {
+	ids := make([]string, len(accounts))
+	for i, a := range accounts {
+		ids[i] = a.ID
+	}
+	lock := func() (map[string]ledger.Account, error) {
+		rows, err := x.tx.Query(ctx, `SELECT `+pgLedgerAccountColumns+` FROM ledger_accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, ids)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		got := map[string]ledger.Account{}
+		for rows.Next() {
+			a, err := scanPgLedgerAccount(rows)
+			if err != nil {
+				return nil, err
+			}
+			got[a.ID] = a
+		}
+		return got, rows.Err()
+	}
+	got, err := lock()
+	if err != nil {
+		return nil, err
+	}
+	if len(got) < len(accounts) {
+		opened := false
+		for _, a := range accounts {
+			if _, ok := got[a.ID]; ok || a.OperatorID == "" {
+				continue
+			}
+			if _, err := x.tx.Exec(ctx, `INSERT INTO ledger_accounts (id, operator_id, currency, kind, bettor_id, must_not_go_negative, created_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING`,
+				a.ID, a.OperatorID, a.Currency, string(a.Kind), a.BettorID, a.MustNotGoNegative, a.CreatedAt); err != nil {
+				return nil, fmt.Errorf("open account: %w", err)
+			}
+			opened = true
+		}
+		if opened {
+			if got, err = lock(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out := make([]ledger.Account, len(accounts))
+	for i, a := range accounts {
+		var ok bool
+		if out[i], ok = got[a.ID]; !ok {
+			return nil, fmt.Errorf("account %s does not exist", a.ID)
+		}
+	}
+	return out, nil
+}
+
+func (x pgLedgerTx) InsertTransfer(ctx context.Context, t ledger.Transfer) error {
+	var pending *string
+	if t.PendingID != "" {
+		pending = &t.PendingID
+	}
+	_, err := x.tx.Exec(ctx, `INSERT INTO ledger_transfers (id, operator_id, idempotency_key, currency, kind, debit_account_id, credit_account_id,
+		amount, pending_id, code, reference, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8::numeric, $9, $10, $11, $12)`,
+		t.ID, t.OperatorID, t.Key, t.Currency, string(t.Kind), t.DebitAccountID, t.CreditAccountID, t.Amount.String(), pending,
+		t.Code, t.Reference, t.CreatedAt)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23505" {
+		return ledger.ErrRaced
+	}
+	return err
+}
+
+func (x pgLedgerTx) InsertEntry(ctx context.Context, e ledger.Entry) error {
+	_, err := x.tx.Exec(ctx, `INSERT INTO ledger_entries (account_id, transfer_id, amount, balance_after, created_at)
+		VALUES ($1, $2, $3::numeric, $4::numeric, $5)`, e.AccountID, e.TransferID, e.Amount.String(), e.BalanceAfter.String(), e.CreatedAt)
+	return err
+}
+
+func (x pgLedgerTx) UpdateBalances(ctx context.Context, a ledger.Account) error {
+	_, err := x.tx.Exec(ctx, `UPDATE ledger_accounts SET balance = $2::numeric, debits_pending = $3::numeric, credits_pending = $4::numeric
+		WHERE id = $1`, a.ID, a.Balance.String(), a.DebitsPending.String(), a.CreditsPending.String())
+	return err
+}
+
+func scanPgLedgerAccount(r pgx.Row) (ledger.Account, error) {
+	var a ledger.Account
+	var kind, balance, debits, credits string
+	if err := r.Scan(&a.ID, &a.OperatorID, &a.Currency, &kind, &a.BettorID, &a.MustNotGoNegative, &balance, &debits, &credits, &a.CreatedAt); err != nil {
+		return ledger.Account{}, err
+	}
+	a.Kind, a.CreatedAt = ledger.AccountKind(kind), a.CreatedAt.UTC()
+	var err error
+	if a.Balance, err = storedAmount(balance); err != nil {
+		return ledger.Account{}, err
+	}
+	if a.DebitsPending, err = storedAmount(debits); err != nil {
+		return ledger.Account{}, err
+	}
+	if a.CreditsPending, err = storedAmount(credits); err != nil {
+		return ledger.Account{}, err
+	}
+	return a, nil
+}
+
+func scanPgLedgerTransfer(r pgx.Row) (ledger.Transfer, error) {
+	var t ledger.Transfer
+	var kind, amount string
+	if err := r.Scan(&t.ID, &t.OperatorID, &t.Key, &t.Currency, &kind, &t.DebitAccountID, &t.CreditAccountID, &amount, &t.PendingID,
+		&t.Code, &t.Reference, &t.CreatedAt); err != nil {
+		return ledger.Transfer{}, err
+	}
+	t.Kind, t.CreatedAt = ledger.TransferKind(kind), t.CreatedAt.UTC()
+	var err error
+	t.Amount, err = storedAmount(amount)
+	return t, err
+}
+
+func scanPgLedgerEntry(r pgx.Row, extra ...any) (ledger.Entry, error) {
+	var e ledger.Entry
+	var amount, after string
+	var created time.Time
+	if err := r.Scan(append([]any{&e.Seq, &e.AccountID, &e.TransferID, &amount, &after, &created}, extra...)...); err != nil {
+		return ledger.Entry{}, err
+	}
+	e.CreatedAt = created.UTC()
+	var err error
+	if e.Amount, err = storedAmount(amount); err != nil {
+		return ledger.Entry{}, err
+	}
+	e.BalanceAfter, err = storedAmount(after)
+	return e, err
+}
+
+func (s ledgerStore) Account(ctx context.Context, id string) (ledger.Account, error) {
+	a, err := scanPgLedgerAccount(s.d.pool.QueryRow(ctx, `SELECT `+pgLedgerAccountColumns+` FROM ledger_accounts WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ledger.Account{}, &ledger.Error{Code: ledger.ErrNotFound, Message: "no account " + id}
+	}
+	return a, err
+}
+
+func (s ledgerStore) TransferByKey(ctx context.Context, operatorID, key string) (ledger.Transfer, error) {
+	t, err := scanPgLedgerTransfer(s.d.pool.QueryRow(ctx, `SELECT `+pgLedgerTransferColumns+` FROM ledger_transfers
+		WHERE operator_id = $1 AND idempotency_key = $2`, operatorID, key))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ledger.Transfer{}, &ledger.Error{Code: ledger.ErrNotFound, Message: "no transfer " + key}
+	}
+	return t, err
+}
+
+func (s ledgerStore) Statement(ctx context.Context, accountID string, afterSeq int64, limit int) ([]ledger.Entry, error) {
+	rows, err := s.d.pool.Query(ctx, `SELECT e.seq, e.account_id::text, e.transfer_id::text, e.amount::text, e.balance_after::text, e.created_at,
+			t.code, t.reference, t.idempotency_key
+		FROM ledger_entries e JOIN ledger_transfers t ON t.id = e.transfer_id
+		WHERE e.account_id = $1 AND e.seq > $2 ORDER BY e.seq LIMIT $3`, accountID, afterSeq, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []ledger.Entry{}
+	for rows.Next() {
+		var code, ref, key string
+		e, err := scanPgLedgerEntry(rows, &code, &ref, &key)
+		if err != nil {
+			return nil, err
+		}
+		e.Code, e.Reference, e.Key = code, ref, key
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Snapshot reads in one REPEATABLE READ, read-only transaction: every
+// query sees the ledger as of its first one.
+func (s ledgerStore) Snapshot(ctx context.Context, fn func(ledger.Snapshot) error) error {
+	return pgx.BeginTxFunc(ctx, s.d.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		return fn(pgLedgerSnapshot{tx})
+	})
+}
+
+type pgLedgerSnapshot struct{ tx pgx.Tx }
+
+func (s pgLedgerSnapshot) each(ctx context.Context, query string, row func(pgx.Rows) error) error {
+	rows, err := s.tx.Query(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := row(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func (s pgLedgerSnapshot) Accounts(ctx context.Context, fn func(ledger.Account) error) error {
+	return s.each(ctx, `SELECT `+pgLedgerAccountColumns+` FROM ledger_accounts ORDER BY id`, func(r pgx.Rows) error {
+		a, err := scanPgLedgerAccount(r)
+		if err != nil {
+			return err
+		}
+		return fn(a)
+	})
+}
+
+func (s pgLedgerSnapshot) Transfers(ctx context.Context, fn func(ledger.Transfer) error) error {
+	return s.each(ctx, `SELECT `+pgLedgerTransferColumns+` FROM ledger_transfers ORDER BY created_at, id`, func(r pgx.Rows) error {
+		t, err := scanPgLedgerTransfer(r)
+		if err != nil {
+			return err
+		}
+		return fn(t)
+	})
+}
+
+func (s pgLedgerSnapshot) Entries(ctx context.Context, fn func(ledger.Entry) error) error {
+	return s.each(ctx, `SELECT `+pgLedgerEntryColumns+` FROM ledger_entries ORDER BY seq`, func(r pgx.Rows) error {
+		e, err := scanPgLedgerEntry(r)
+		if err != nil {
+			return err
+		}
+		return fn(e)
+	})
+}

@@ -1,0 +1,33 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/foresight-dev/foresight/internal/ledger/ledgertest"
+	"github.com/foresight-dev/foresight/internal/postgres"
+	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
+)
+
+func TestLedgerStore(t *testing.T) {
+	t.Parallel()
+	ledgertest.Run(t, func(t *testing.T) ledgertest.Database {
+		url := pgtest.NewDatabase(t)
+		db, err := postgres.Open(context.Background(), url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return ledgertest.Database{Store: db.LedgerStore(), Exec: func(q string) error {
+			conn, err := pgx.Connect(context.Background(), url)
+			if err != nil {
+				return err
+			}
+			defer conn.Close(context.Background())
+			_, err = conn.Exec(context.Background(), q)
+			return err
+		}}
+	})
+}

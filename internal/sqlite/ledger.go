@@ -1,0 +1,264 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/foresight-dev/foresight/internal/ledger"
+)
+
+// LedgerStore returns the ledger's store. Its writes join the one
+// writer's batches (group commit), each in a savepoint of its own, so a
+// refused transfer leaves the batch's other writes alone; the one writer
+// orders every transfer, so no lock is needed for the non-negative check.
+func (d *DB) LedgerStore() ledger.Store { return ledgerStore{d} }
+
+type ledgerStore struct{ d *DB }
+
+const (
+	ledgerAccountColumns  = `id, operator_id, currency, kind, bettor_id, must_not_go_negative, balance, debits_pending, credits_pending, created_at`
+	ledgerTransferColumns = `id, operator_id, idempotency_key, currency, kind, debit_account_id, credit_account_id, amount, pending_id, code, reference, created_at`
+
+	ledgerTransferByKeySQL = `SELECT ` + ledgerTransferColumns + ` FROM ledger_transfers WHERE operator_id = ? AND idempotency_key = ?`
+	ledgerTransferByIDSQL  = `SELECT ` + ledgerTransferColumns + ` FROM ledger_transfers WHERE id = ?`
+	ledgerResolutionSQL    = `SELECT ` + ledgerTransferColumns + ` FROM ledger_transfers WHERE pending_id = ?`
+	ledgerAccountSQL       = `SELECT ` + ledgerAccountColumns + ` FROM ledger_accounts WHERE id = ?`
+	ledgerOpenAccountSQL   = `INSERT INTO ledger_accounts (id, operator_id, currency, kind, bettor_id, must_not_go_negative, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`
+	ledgerInsertTransferSQL = `INSERT INTO ledger_transfers (` + ledgerTransferColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	ledgerInsertEntrySQL    = `INSERT INTO ledger_entries (account_id, transfer_id, amount, balance_after, created_at) VALUES (?, ?, ?, ?, ?)`
+	ledgerUpdateBalancesSQL = `UPDATE ledger_accounts SET balance = ?, debits_pending = ?, credits_pending = ? WHERE id = ?`
+)
+
+// ledgerWriteStatements are prepared when the database opens.
+var ledgerWriteStatements = []string{ledgerTransferByKeySQL, ledgerTransferByIDSQL, ledgerResolutionSQL, ledgerAccountSQL,
+	ledgerOpenAccountSQL, ledgerInsertTransferSQL, ledgerInsertEntrySQL, ledgerUpdateBalancesSQL}
+
+func (s ledgerStore) Write(ctx context.Context, fn func(ledger.Tx) error) error {
+	return s.d.write(ctx, func(ctx context.Context, tx *writeTx) (error, error) {
+		if _, err := tx.tx.ExecContext(ctx, `SAVEPOINT ledger_write`); err != nil {
+			return nil, err
+		}
+		ferr := fn(ledgerTx{tx})
+		if ferr != nil {
+			if _, err := tx.tx.ExecContext(ctx, `ROLLBACK TO ledger_write`); err != nil {
+				return nil, fmt.Errorf("roll back a refused ledger write: %w", err)
+			}
+		}
+		if _, err := tx.tx.ExecContext(ctx, `RELEASE ledger_write`); err != nil {
+			return nil, err
+		}
+		return ferr, nil
+	})
+}
+
+type ledgerTx struct{ t *writeTx }
+
+func (x ledgerTx) transfer(ctx context.Context, query string, args ...any) (ledger.Transfer, bool, error) {
+	t, err := scanLedgerTransfer(x.t.queryRow(ctx, query, args...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return ledger.Transfer{}, false, nil
+	}
+	return t, err == nil, err
+}
+
+func (x ledgerTx) TransferByKey(ctx context.Context, operatorID, key string) (ledger.Transfer, bool, error) {
+	return x.transfer(ctx, ledgerTransferByKeySQL, operatorID, key)
+}
+
+func (x ledgerTx) TransferByID(ctx context.Context, id string) (ledger.Transfer, bool, error) {
+	return x.transfer(ctx, ledgerTransferByIDSQL, id)
+}
+
+func (x ledgerTx) Resolution(ctx context.Context, pendingID string) (ledger.Transfer, bool, error) {
+	return x.transfer(ctx, ledgerResolutionSQL, pendingID)
+}
+
+// LockAccounts opens the missing accounts; the one writer is the lock.
+func (x ledgerTx) LockAccounts(ctx context.Context, accounts []ledger.Account) ([]ledger.Account, error) {
+	out := make([]ledger.Account, len(accounts))
+	for i, a := range accounts {
+		got, err := scanLedgerAccount(x.t.queryRow(ctx, ledgerAccountSQL, a.ID))
+		if errors.Is(err, sql.ErrNoRows) && a.OperatorID != "" {
+			if _, err := x.t.exec(ctx, ledgerOpenAccountSQL, a.ID, a.OperatorID, a.Currency, string(a.Kind), a.BettorID,
+				a.MustNotGoNegative, micros(a.CreatedAt)); err != nil {
+				return nil, fmt.Errorf("open account: %w", err)
+			}
+			got, err = scanLedgerAccount(x.t.queryRow(ctx, ledgerAccountSQL, a.ID))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("account %s: %w", a.ID, err)
+		}
+		out[i] = got
+	}
+	return out, nil
+}
+
+func (x ledgerTx) InsertTransfer(ctx context.Context, t ledger.Transfer) error {
+	_, err := x.t.exec(ctx, ledgerInsertTransferSQL, t.ID, t.OperatorID, t.Key, t.Currency, string(t.Kind), t.DebitAccountID,
+		t.CreditAccountID, t.Amount.String(), sql.NullString{String: t.PendingID, Valid: t.PendingID != ""}, t.Code, t.Reference, micros(t.CreatedAt))
+	if isUniqueViolation(err) {
+		return ledger.ErrRaced
+	}
+	return err
+}
+
+func (x ledgerTx) InsertEntry(ctx context.Context, e ledger.Entry) error {
+	_, err := x.t.exec(ctx, ledgerInsertEntrySQL, e.AccountID, e.TransferID, e.Amount.String(), e.BalanceAfter.String(), micros(e.CreatedAt))
+	return err
+}
+
+func (x ledgerTx) UpdateBalances(ctx context.Context, a ledger.Account) error {
+	_, err := x.t.exec(ctx, ledgerUpdateBalancesSQL, a.Balance.String(), a.DebitsPending.String(), a.CreditsPending.String(), a.ID)
+	return err
+}
+
+type rowScanner interface{ Scan(dest ...any) error }
+
+func scanLedgerAccount(r rowScanner) (ledger.Account, error) {
+	var a ledger.Account
+	var kind, balance, debits, credits string
+	var created int64
+	if err := r.Scan(&a.ID, &a.OperatorID, &a.Currency, &kind, &a.BettorID, &a.MustNotGoNegative, &balance, &debits, &credits, &created); err != nil {
+		return ledger.Account{}, err
+	}
+	a.Kind, a.CreatedAt = ledger.AccountKind(kind), fromMicros(created)
+	var err error
+	if a.Balance, err = parseStored(balance); err != nil {
+		return ledger.Account{}, err
+	}
+	if a.DebitsPending, err = parseStored(debits); err != nil {
+		return ledger.Account{}, err
+	}
+	if a.CreditsPending, err = parseStored(credits); err != nil {
+		return ledger.Account{}, err
+	}
+	return a, nil
+}
+
+func scanLedgerTransfer(r rowScanner) (ledger.Transfer, error) {
+	var t ledger.Transfer
+	var kind, amount string
+	var pending sql.NullString
+	var created int64
+	if err := r.Scan(&t.ID, &t.OperatorID, &t.Key, &t.Currency, &kind, &t.DebitAccountID, &t.CreditAccountID, &amount, &pending,
+		&t.Code, &t.Reference, &created); err != nil {
+		return ledger.Transfer{}, err
+	}
+	t.Kind, t.PendingID, t.CreatedAt = ledger.TransferKind(kind), pending.String, fromMicros(created)
+	var err error
+	t.Amount, err = parseStored(amount)
+	return t, err
+}
+
+func scanLedgerEntry(r rowScanner, extra ...any) (ledger.Entry, error) {
+	var e ledger.Entry
+	var amount, after string
+	var created int64
+	if err := r.Scan(append([]any{&e.Seq, &e.AccountID, &e.TransferID, &amount, &after, &created}, extra...)...); err != nil {
+		return ledger.Entry{}, err
+	}
+	e.CreatedAt = fromMicros(created)
+	var err error
+	if e.Amount, err = parseStored(amount); err != nil {
+		return ledger.Entry{}, err
+	}
+	e.BalanceAfter, err = parseStored(after)
+	return e, err
+}
+
+func (s ledgerStore) Account(ctx context.Context, id string) (ledger.Account, error) {
+	a, err := scanLedgerAccount(s.d.reader.queryRow(ctx, ledgerAccountSQL, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return ledger.Account{}, &ledger.Error{Code: ledger.ErrNotFound, Message: "no account " + id}
+	}
+	return a, err
+}
+
+func (s ledgerStore) TransferByKey(ctx context.Context, operatorID, key string) (ledger.Transfer, error) {
+	t, err := scanLedgerTransfer(s.d.reader.queryRow(ctx, ledgerTransferByKeySQL, operatorID, key))
+	if errors.Is(err, sql.ErrNoRows) {
+		return ledger.Transfer{}, &ledger.Error{Code: ledger.ErrNotFound, Message: "no transfer " + key}
+	}
+	return t, err
+}
+
+func (s ledgerStore) Statement(ctx context.Context, accountID string, afterSeq int64, limit int) ([]ledger.Entry, error) {
+	rows, err := s.d.reader.query(ctx, `SELECT e.seq, e.account_id, e.transfer_id, e.amount, e.balance_after, e.created_at, t.code, t.reference, t.idempotency_key
+		FROM ledger_entries e JOIN ledger_transfers t ON t.id = e.transfer_id
+		WHERE e.account_id = ? AND e.seq > ? ORDER BY e.seq LIMIT ?`, accountID, afterSeq, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []ledger.Entry{}
+	for rows.Next() {
+		var code, ref, key string
+		e, err := scanLedgerEntry(rows, &code, &ref, &key)
+		if err != nil {
+			return nil, err
+		}
+		e.Code, e.Reference, e.Key = code, ref, key
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Snapshot reads in one read transaction of a reader connection: in WAL
+// mode it sees the database as of its first read, whatever commits later.
+func (s ledgerStore) Snapshot(ctx context.Context, fn func(ledger.Snapshot) error) error {
+	tx, err := s.d.reader.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return fn(ledgerSnapshot{tx})
+}
+
+type ledgerSnapshot struct{ tx *sql.Tx }
+
+func (s ledgerSnapshot) each(ctx context.Context, query string, row func(*sql.Rows) error) error {
+	rows, err := s.tx.QueryContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := row(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+func (s ledgerSnapshot) Accounts(ctx context.Context, fn func(ledger.Account) error) error {
+	return s.each(ctx, `SELECT `+ledgerAccountColumns+` FROM ledger_accounts ORDER BY id`, func(r *sql.Rows) error {
+		a, err := scanLedgerAccount(r)
+		if err != nil {
+			return err
+		}
+		return fn(a)
+	})
+}
+
+func (s ledgerSnapshot) Transfers(ctx context.Context, fn func(ledger.Transfer) error) error {
+	return s.each(ctx, `SELECT `+ledgerTransferColumns+` FROM ledger_transfers ORDER BY rowid`, func(r *sql.Rows) error {
+		t, err := scanLedgerTransfer(r)
+		if err != nil {
+			return err
+		}
+		return fn(t)
+	})
+}
+
+func (s ledgerSnapshot) Entries(ctx context.Context, fn func(ledger.Entry) error) error {
+	return s.each(ctx, `SELECT seq, account_id, transfer_id, amount, balance_after, created_at FROM ledger_entries ORDER BY seq`, func(r *sql.Rows) error {
+		e, err := scanLedgerEntry(r)
+		if err != nil {
+			return err
+		}
+		return fn(e)
+	})
+}
