@@ -22,6 +22,9 @@ type Store interface {
 	// TransferByKey returns the transfer of the operator's key;
 	// ErrNotFound when there is none.
 	TransferByKey(ctx context.Context, operatorID, key string) (Transfer, error)
+	// OpenAccounts creates the accounts that do not exist yet, each as
+	// given, in a transaction of its own.
+	OpenAccounts(ctx context.Context, accounts []Account) error
 	// Statement returns the account's entries after seq afterSeq, oldest
 	// first, at most limit of them, with their transfer's code,
 	// reference and key.
@@ -37,10 +40,13 @@ type Tx interface {
 	// Resolution returns the post or void of the pending transfer
 	// pendingID, if any.
 	Resolution(ctx context.Context, pendingID string) (Transfer, bool, error)
-	// LockAccounts opens the accounts that do not exist yet (as given)
-	// and returns every one as stored, locked against other writers until
-	// the transaction ends, in the order given. Callers give them in
-	// ascending id order.
+	// LockAccounts returns the accounts as stored, locked against other
+	// writers until the transaction ends, in the order given; callers give
+	// them in ascending id order. For an account that does not exist yet
+	// it either opens it (as given) or returns ErrAccountsMissing, after
+	// which the ledger opens them with Store.OpenAccounts, outside any
+	// write, and runs the write again: opening a row while holding
+	// another's lock would take locks out of id order.
 	LockAccounts(ctx context.Context, accounts []Account) ([]Account, error)
 	// InsertTransfer appends a transfer; ErrRaced when its key or its
 	// pending transfer's resolution is taken.
@@ -63,3 +69,7 @@ type Snapshot interface {
 // ErrRaced is a store's answer when a concurrent writer took the same
 // idempotency key, or resolved the same pending transfer, first.
 var ErrRaced = errors.New("ledger: a concurrent writer took the key first")
+
+// ErrAccountsMissing is a Tx's answer when an account it was asked to lock
+// does not exist yet.
+var ErrAccountsMissing = errors.New("ledger: accounts to open first")

@@ -184,7 +184,13 @@ func (l *Ledger) open(ctx context.Context, kind TransferKind, req TransferReques
 	debit, credit := newAccount(req.OperatorID, req.Currency, req.Debit, now), newAccount(req.OperatorID, req.Currency, req.Credit, now)
 	want := Transfer{ID: uuid.NewString(), OperatorID: req.OperatorID, Currency: req.Currency, Key: req.Key, Kind: kind,
 		DebitAccountID: debit.ID, CreditAccountID: credit.ID, Amount: req.Amount, Code: req.Code, Reference: req.Reference, CreatedAt: now}
-	return l.write(ctx, func(tx Tx) (Transfer, bool, error) {
+	// A missing bettor account holds nothing: it is not opened to be
+	// debited (the debit is refused below), only to be credited.
+	toOpen := []Account{credit}
+	if !debit.MustNotGoNegative {
+		toOpen = append(toOpen, debit)
+	}
+	t, replayed, err := l.write(ctx, toOpen, func(tx Tx) (Transfer, bool, error) {
 		if prev, ok, err := tx.TransferByKey(ctx, req.OperatorID, req.Key); err != nil || ok {
 			return replay(prev, want, err)
 		}
@@ -210,6 +216,10 @@ func (l *Ledger) open(ctx context.Context, kind TransferKind, req TransferReques
 		}
 		return want, false, nil
 	})
+	if errors.Is(err, ErrAccountsMissing) {
+		return Transfer{}, false, errorf(ErrInsufficientFunds, "the available balance 0 is less than %s", req.Amount)
+	}
+	return t, replayed, err
 }
 
 func (l *Ledger) resolve(ctx context.Context, kind TransferKind, req ResolveRequest) (Transfer, bool, error) {
@@ -241,7 +251,7 @@ func (l *Ledger) resolve(ctx context.Context, kind TransferKind, req ResolveRequ
 		}
 	}
 	now := l.now().UTC().Truncate(time.Microsecond)
-	return l.write(ctx, func(tx Tx) (Transfer, bool, error) {
+	return l.write(ctx, nil, func(tx Tx) (Transfer, bool, error) {
 		pending, ok, err := tx.TransferByKey(ctx, req.OperatorID, req.PendingKey)
 		if err != nil {
 			return Transfer{}, false, err
@@ -299,8 +309,10 @@ func (l *Ledger) resolve(ctx context.Context, kind TransferKind, req ResolveRequ
 }
 
 // write runs fn in a store transaction, again when it raced another
-// writer for a key (the rerun finds the winner's transfer).
-func (l *Ledger) write(ctx context.Context, fn func(Tx) (Transfer, bool, error)) (Transfer, bool, error) {
+// writer for a key (the rerun finds the winner's transfer) or when the
+// store asks for accounts to be opened first.
+func (l *Ledger) write(ctx context.Context, accounts []Account, fn func(Tx) (Transfer, bool, error)) (Transfer, bool, error) {
+	opened := false
 	for attempt := 1; ; attempt++ {
 		var out Transfer
 		var replayed bool
@@ -309,6 +321,17 @@ func (l *Ledger) write(ctx context.Context, fn func(Tx) (Transfer, bool, error))
 			out, replayed, err = fn(tx)
 			return err
 		})
+		if errors.Is(err, ErrAccountsMissing) && !opened && len(accounts) > 0 {
+			if err := l.store.OpenAccounts(ctx, accounts); err != nil {
+				return Transfer{}, false, fmt.Errorf("open accounts: %w", err)
+			}
+			opened = true
+			continue
+		}
+		if errors.Is(err, ErrAccountsMissing) {
+			// The accounts left unopened on purpose (see open).
+			return Transfer{}, false, err
+		}
 		if errors.Is(err, ErrRaced) && attempt < maxAttempts {
 			continue
 		}

@@ -17,7 +17,8 @@ type rows struct {
 	entries   []Entry
 }
 
-func (r rows) Write(context.Context, func(Tx) error) error { panic("not used") }
+func (r rows) Write(context.Context, func(Tx) error) error   { panic("not used") }
+func (r rows) OpenAccounts(context.Context, []Account) error { panic("not used") }
 func (r rows) Account(context.Context, string) (Account, error) {
 	panic("not used")
 }

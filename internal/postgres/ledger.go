@@ -55,56 +55,37 @@ func (x pgLedgerTx) Resolution(ctx context.Context, pendingID string) (ledger.Tr
 	return x.transfer(ctx, `pending_id = $1`, pendingID)
 }
 
-// LockAccounts locks the accounts that exist, opens the missing ones and
-// locks those too. ORDER BY id makes PostgreSQL lock them in id order.
+// LockAccounts locks the accounts; ORDER BY id makes PostgreSQL lock
+// them in id order. A missing account is ErrAccountsMissing: opening it
+// here, with another account's lock held, would take locks out of order.
 func (x pgLedgerTx) LockAccounts(ctx context.Context, accounts []ledger.Account) ([]ledger.Account, error) {
 	ids := make([]string, len(accounts))
 	for i, a := range accounts {
 		ids[i] = a.ID
 	}
-	lock := func() (map[string]ledger.Account, error) {
-		rows, err := x.tx.Query(ctx, `SELECT `+pgLedgerAccountColumns+` FROM ledger_accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, ids)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		got := map[string]ledger.Account{}
-		for rows.Next() {
-			a, err := scanPgLedgerAccount(rows)
-			if err != nil {
-				return nil, err
-			}
-			got[a.ID] = a
-		}
-		return got, rows.Err()
-	}
-	got, err := lock()
+	rows, err := x.tx.Query(ctx, `SELECT `+pgLedgerAccountColumns+` FROM ledger_accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, ids)
 	if err != nil {
 		return nil, err
 	}
-	if len(got) < len(accounts) {
-		opened := false
-		for _, a := range accounts {
-			if _, ok := got[a.ID]; ok || a.OperatorID == "" {
-				continue
-			}
-			if _, err := x.tx.Exec(ctx, `INSERT INTO ledger_accounts (id, operator_id, currency, kind, bettor_id, must_not_go_negative, created_at)
-				VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING`,
-				a.ID, a.OperatorID, a.Currency, string(a.Kind), a.BettorID, a.MustNotGoNegative, a.CreatedAt); err != nil {
-				return nil, fmt.Errorf("open account: %w", err)
-			}
-			opened = true
+	defer rows.Close()
+	got := map[string]ledger.Account{}
+	for rows.Next() {
+		a, err := scanPgLedgerAccount(rows)
+		if err != nil {
+			return nil, err
 		}
-		if opened {
-			if got, err = lock(); err != nil {
-				return nil, err
-			}
-		}
+		got[a.ID] = a
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
 	out := make([]ledger.Account, len(accounts))
 	for i, a := range accounts {
 		var ok bool
 		if out[i], ok = got[a.ID]; !ok {
+			if a.OperatorID != "" {
+				return nil, ledger.ErrAccountsMissing
+			}
 			return nil, fmt.Errorf("account %s does not exist", a.ID)
 		}
 	}
@@ -203,6 +184,22 @@ func (s ledgerStore) TransferByKey(ctx context.Context, operatorID, key string) 
 		return ledger.Transfer{}, &ledger.Error{Code: ledger.ErrNotFound, Message: "no transfer " + key}
 	}
 	return t, err
+}
+
+// OpenAccounts inserts the missing accounts in one statement of its own.
+func (s ledgerStore) OpenAccounts(ctx context.Context, accounts []ledger.Account) error {
+	var ids, operators, currencies, kinds, bettors []string
+	var flags []bool
+	var created []time.Time
+	for _, a := range accounts {
+		ids, operators, currencies = append(ids, a.ID), append(operators, a.OperatorID), append(currencies, a.Currency)
+		kinds, bettors = append(kinds, string(a.Kind)), append(bettors, a.BettorID)
+		flags, created = append(flags, a.MustNotGoNegative), append(created, a.CreatedAt)
+	}
+	_, err := s.d.pool.Exec(ctx, `INSERT INTO ledger_accounts (id, operator_id, currency, kind, bettor_id, must_not_go_negative, created_at)
+		SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::timestamptz[]) AS a(id)
+		ORDER BY id ON CONFLICT (id) DO NOTHING`, ids, operators, currencies, kinds, bettors, flags, created)
+	return err
 }
 
 func (s ledgerStore) Statement(ctx context.Context, accountID string, afterSeq int64, limit int) ([]ledger.Entry, error) {

@@ -185,6 +185,19 @@ func (s ledgerStore) TransferByKey(ctx context.Context, operatorID, key string) 
 	return t, err
 }
 
+// OpenAccounts opens the missing accounts in a write of its own.
+func (s ledgerStore) OpenAccounts(ctx context.Context, accounts []ledger.Account) error {
+	return s.d.write(ctx, func(ctx context.Context, tx *writeTx) (error, error) {
+		for _, a := range accounts {
+			if _, err := tx.exec(ctx, ledgerOpenAccountSQL, a.ID, a.OperatorID, a.Currency, string(a.Kind), a.BettorID,
+				a.MustNotGoNegative, micros(a.CreatedAt)); err != nil {
+				return nil, fmt.Errorf("open account: %w", err)
+			}
+		}
+		return nil, nil
+	})
+}
+
 func (s ledgerStore) Statement(ctx context.Context, accountID string, afterSeq int64, limit int) ([]ledger.Entry, error) {
 	rows, err := s.d.reader.query(ctx, `SELECT e.seq, e.account_id, e.transfer_id, e.amount, e.balance_after, e.created_at, t.code, t.reference, t.idempotency_key
 		FROM ledger_entries e JOIN ledger_transfers t ON t.id = e.transfer_id
