@@ -16,6 +16,7 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/tickets"
@@ -108,6 +109,15 @@ type Config struct {
 	// PollInterval is how often idle workers look for new jobs when no
 	// notification arrives.
 	PollInterval time.Duration
+	// BeatInterval is how often a node records that it is alive and
+	// looks for the jobs of dead nodes (DefaultBeatInterval when zero).
+	BeatInterval time.Duration
+	// FenceAfter is how long a node works without recording a beat
+	// before it cancels its jobs (DefaultFenceAfter when zero).
+	FenceAfter time.Duration
+	// DeadAfter is the age of a node's last beat from which its jobs are
+	// rescued (DefaultDeadAfter when zero); at least twice FenceAfter.
+	DeadAfter time.Duration
 }
 
 // DefaultCallbackRetries is the Standard Webhooks schedule: 5 s, 5 min,
@@ -235,18 +245,31 @@ func (w *rollbackWorker) Work(ctx context.Context, job *river.Job[BetRollbackArg
 	return w.bets.Rollback(ctx, job.Args.BetID)
 }
 
-// NewClient returns a River client on driver. With workers nil it only
-// inserts; otherwise it works both queues once started.
-func NewClient[TTx any](driver riverdriver.Driver[TTx], workers *river.Workers, cfg Config, log *slog.Logger) (*river.Client[TTx], error) {
+// NewClient returns a River client on driver that only inserts jobs;
+// Start works them.
+func NewClient[TTx any](driver riverdriver.Driver[TTx], cfg Config, log *slog.Logger) (*river.Client[TTx], error) {
+	return newClient(driver, nil, cfg, log, "", nil)
+}
+
+// newClient returns a River client on driver. With workers nil it only
+// inserts; otherwise it works every queue, as node id (River's default id
+// when empty), every job through fence, once started.
+func newClient[TTx any](driver riverdriver.Driver[TTx], workers *river.Workers, cfg Config, log *slog.Logger, id string, fence *fence) (*river.Client[TTx], error) {
 	rc := &river.Config{
+		ID: id,
 		// River reports every retry and its periodic counts at info;
 		// Foresight logs what matters itself.
-		Logger:               slog.New(warnOnly{log.Handler()}),
-		JobTimeout:           cfg.JobTimeout,
+		Logger:     slog.New(warnOnly{log.Handler()}),
+		JobTimeout: cfg.JobTimeout,
+		// River's own rescue is the last resort, for the jobs of a node
+		// that never recorded a beat (Recovery rescues the others).
 		RescueStuckJobsAfter: cfg.JobTimeout + time.Minute,
 		FetchCooldown:        min(20*time.Millisecond, cfg.PollInterval),
 		FetchPollInterval:    cfg.PollInterval,
 		SoftStopTimeout:      0,
+	}
+	if fence != nil {
+		rc.Middleware = []rivertype.Middleware{fence}
 	}
 	if workers != nil {
 		rc.Workers = workers

@@ -29,7 +29,10 @@ var migrations embed.FS
 
 // DB is an open PostgreSQL database with Foresight's schema.
 type DB struct {
-	pool    *pgxpool.Pool
+	pool *pgxpool.Pool
+	// beats is a pool of its own for the job queue's beats, so that a busy
+	// main pool never delays them (see Beat).
+	beats   *pgxpool.Pool
 	queue   *river.Client[pgx.Tx]
 	creates *groupcommit.Batcher[newJob, createResult]
 	// reservers batch exposure reservations; see reserve.go.
@@ -60,15 +63,25 @@ func Open(ctx context.Context, url string, log *slog.Logger) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("connect postgres: %w", err)
 	}
-	d := &DB{pool: pool, log: log}
-	if err := d.migrate(ctx); err != nil {
+	beatsCfg := cfg.Copy()
+	beatsCfg.MaxConns, beatsCfg.MinConns = 2, 0
+	beats, err := pgxpool.NewWithConfig(ctx, beatsCfg)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect postgres: %w", err)
+	}
+	d := &DB{pool: pool, beats: beats, log: log}
+	fail := func(err error) (*DB, error) {
+		beats.Close()
 		pool.Close()
 		return nil, err
 	}
-	d.queue, err = jobqueue.NewClient(riverpgxv5.New(pool), nil, jobqueue.DefaultConfig(), log)
+	if err := d.migrate(ctx); err != nil {
+		return fail(err)
+	}
+	d.queue, err = jobqueue.NewClient(riverpgxv5.New(pool), jobqueue.DefaultConfig(), log)
 	if err != nil {
-		pool.Close()
-		return nil, err
+		return fail(err)
 	}
 	d.creates = groupcommit.New(d.createJobs, 256, 30*time.Second)
 	d.reservers = newReservers(d)
@@ -81,22 +94,48 @@ func (d *DB) Close() error {
 	for _, r := range d.reservers {
 		r.Close()
 	}
+	d.beats.Close()
 	d.pool.Close()
 	return nil
 }
 
 // StartWorkers starts a River client that works the queues with workers
-// until ctx ends or the returned stop function is called. stop cancels
-// running jobs (they resume on the next start) and waits for them.
+// until the returned stop function is called; the node beats and rescues
+// the jobs of nodes that stopped beating (see RescueJobs). stop cancels
+// running jobs (they are handed back to the queue) and waits for them.
 func (d *DB) StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (stop func(context.Context) error, err error) {
-	c, err := jobqueue.NewClient(riverpgxv5.New(d.pool), workers, cfg, d.log)
+	return jobqueue.Start(ctx, riverpgxv5.New(d.pool), workers, cfg, d, d.log)
+}
+
+// Beat records, on the database's clock, that node is alive, through a
+// pool of its own.
+func (d *DB) Beat(ctx context.Context, node string) error {
+	_, err := d.beats.Exec(ctx, `INSERT INTO queue_nodes (id, beat_at) VALUES ($1, now())
+		ON CONFLICT (id) DO UPDATE SET beat_at = now()`, node)
+	return err
+}
+
+// RescueJobs forgets the nodes other than self whose last beat is older
+// than deadAfter, drops their queue leadership, makes their running jobs
+// available again (noting the rescue in the job's errors, as River's
+// rescuer does), and returns how many jobs it made available. Nodes
+// running it at once wait for each other on the nodes' rows; one of them
+// rescues. The jobs of a node that has no row (one that never beat) are
+// left to River's rescuer.
+func (d *DB) RescueJobs(ctx context.Context, self string, deadAfter time.Duration) (int, error) {
+	tag, err := d.beats.Exec(ctx, `WITH dead AS (
+			DELETE FROM queue_nodes WHERE id <> $1 AND beat_at < now() - make_interval(secs => $2) RETURNING id
+		), leadership AS (
+			DELETE FROM river_leader WHERE leader_id IN (SELECT id FROM dead)
+		)
+		UPDATE river_job SET state = 'available', errors = array_append(errors, jsonb_build_object(
+			'at', now(), 'attempt', attempt, 'error', 'its node stopped beating: rescued', 'trace', ''))
+		WHERE state = 'running' AND attempted_by[cardinality(attempted_by)] IN (SELECT id FROM dead)`,
+		self, deadAfter.Seconds())
 	if err != nil {
-		return nil, err
+		return 0, fmt.Errorf("rescue the jobs of dead nodes: %w", err)
 	}
-	if err := c.Start(ctx); err != nil {
-		return nil, fmt.Errorf("start river: %w", err)
-	}
-	return c.StopAndCancel, nil
+	return int(tag.RowsAffected()), nil
 }
 
 // migrationLockID is the advisory lock that serialises migrations of

@@ -5,10 +5,15 @@ import (
 	"os"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
 	"github.com/foresight-dev/foresight/internal/aggregator"
 	"github.com/foresight-dev/foresight/internal/aggregator/aggregatortest"
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
+	"github.com/foresight-dev/foresight/internal/jobqueue/jobqueuetest"
 	"github.com/foresight-dev/foresight/internal/postgres"
 	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
 	"github.com/foresight-dev/foresight/internal/tickets"
@@ -82,5 +87,23 @@ func TestAggregatorStore(t *testing.T) {
 		}
 		t.Cleanup(func() { db.Close() })
 		return db.AggregatorStore()
+	})
+}
+
+func TestJobRecovery(t *testing.T) {
+	t.Parallel()
+	jobqueuetest.Run(t, func(t *testing.T) jobqueuetest.Database[pgx.Tx] {
+		url := pgtest.NewDatabase(t)
+		db, err := postgres.Open(context.Background(), url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		pool, err := pgxpool.New(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+		return jobqueuetest.Database[pgx.Tx]{Recovery: db, Driver: riverpgxv5.New(pool), Shared: true}
 	})
 }

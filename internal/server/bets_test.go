@@ -44,7 +44,11 @@ func newBettingWorldWith(t testing.TB, db string, opts worldOptions) *bettingWor
 	if err != nil {
 		t.Fatal(err)
 	}
-	partner := httptest.NewServer(op.Handler())
+	var h http.Handler = op.Handler()
+	if opts.partner != nil {
+		h = opts.partner(h)
+	}
+	partner := httptest.NewServer(h)
 	t.Cleanup(partner.Close)
 	also := opts.config
 	opts.config = func(c *server.Config) {

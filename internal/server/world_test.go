@@ -23,7 +23,12 @@ import (
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	if db := os.Getenv(childServeEnv); db != "" {
+		os.Exit(serveAsChild(db))
+	}
+	os.Exit(pgtest.Main(m))
+}
 
 const adminToken = "test-admin-token-0123456789abcdef0123"
 
@@ -64,6 +69,9 @@ type worldOptions struct {
 	noContractCheck bool
 	// log receives the server's logs; nil discards them.
 	log *slog.Logger
+	// partner, when set, wraps the sandbox operator's handler (betting
+	// worlds): tests count the wallet requests with it.
+	partner func(http.Handler) http.Handler
 }
 
 func testConfig(databaseURL string) server.Config {

@@ -144,7 +144,7 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 	rdb.SetMaxIdleConns(4)
 	rdb.SetConnMaxIdleTime(0)
 	d.reader = &pool{db: rdb}
-	d.queue, err = jobqueue.NewClient(riversqlite.New(wdb), nil, jobqueue.DefaultConfig(), log)
+	d.queue, err = jobqueue.NewClient(riversqlite.New(wdb), jobqueue.DefaultConfig(), log)
 	if err != nil {
 		return fail(err)
 	}
@@ -177,17 +177,42 @@ func (d *DB) Close() error {
 func (d *DB) PlacesBetsInProcess() bool { return true }
 
 // StartWorkers starts a River client that works the queues with workers
-// until ctx ends or the returned stop function is called. stop cancels
-// running jobs (they resume on the next start) and waits for them.
+// until the returned stop function is called. It first makes available
+// again the jobs the previous process left running (see RescueJobs). stop
+// cancels running jobs (they resume on the next start) and waits for them.
 func (d *DB) StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (stop func(context.Context) error, err error) {
-	c, err := jobqueue.NewClient(riversqlite.New(d.writer.db), workers, cfg, d.log)
+	return jobqueue.Start(ctx, riversqlite.New(d.writer.db), workers, cfg, d, d.log)
+}
+
+// Beat records nothing: one process owns the database, so no other
+// process needs to know that it is alive (see jobqueue.Recovery).
+func (d *DB) Beat(context.Context, string) error { return nil }
+
+// RescueJobs makes every running job not held by self available again and
+// drops the queue leadership of any other node, and returns how many jobs
+// it made available. One process owns the database: a job another node
+// holds is a dead process's, whose beats do not matter (deadAfter is
+// unused). Called before the workers start, it resumes at once whatever a
+// killed or crashed process was running.
+func (d *DB) RescueJobs(ctx context.Context, self string, _ time.Duration) (int, error) {
+	tx, err := d.writer.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	if err := c.Start(ctx); err != nil {
-		return nil, fmt.Errorf("start river: %w", err)
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `UPDATE river_job SET state = 'available'
+		WHERE state = 'running' AND coalesce(attempted_by ->> '$[#-1]', '') <> ?`, self)
+	if err != nil {
+		return 0, fmt.Errorf("rescue running jobs: %w", err)
 	}
-	return c.StopAndCancel, nil
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM river_leader WHERE leader_id <> ?`, self); err != nil {
+		return 0, fmt.Errorf("drop a stopped process's queue leadership: %w", err)
+	}
+	return int(n), tx.Commit()
 }
 
 func (d *DB) migrate(ctx context.Context) error {

@@ -2,13 +2,17 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
+
+	"github.com/riverqueue/river/riverdriver/riversqlite"
 
 	"github.com/foresight-dev/foresight/internal/aggregator"
 	"github.com/foresight-dev/foresight/internal/aggregator/aggregatortest"
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
+	"github.com/foresight-dev/foresight/internal/jobqueue/jobqueuetest"
 	"github.com/foresight-dev/foresight/internal/sqlite"
 	"github.com/foresight-dev/foresight/internal/tickets"
 	"github.com/foresight-dev/foresight/internal/tickets/storetest"
@@ -81,5 +85,24 @@ func TestAggregatorStore(t *testing.T) {
 		}
 		t.Cleanup(func() { db.Close() })
 		return db.AggregatorStore()
+	})
+}
+
+func TestJobRecovery(t *testing.T) {
+	t.Parallel()
+	jobqueuetest.Run(t, func(t *testing.T) jobqueuetest.Database[*sql.Tx] {
+		path := filepath.Join(t.TempDir(), "test.db")
+		db, err := sqlite.Open(context.Background(), path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw.SetMaxOpenConns(1)
+		t.Cleanup(func() { raw.Close() })
+		return jobqueuetest.Database[*sql.Tx]{Recovery: db, Driver: riversqlite.New(raw)}
 	})
 }

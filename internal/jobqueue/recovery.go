@@ -1,0 +1,255 @@
+package jobqueue
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// Recovery is what a store provides so that the jobs of a process that
+// stopped without handing them back (killed, crashed, powered off) run
+// again within seconds, instead of after River's rescue of stuck jobs
+// (the job's time-out plus a minute).
+//
+// Every working process is a node with an id (its River client id, the
+// last entry of a running job's attempted_by). A node beats every
+// Config.BeatInterval; one that could not beat for Config.FenceAfter
+// cancels its running jobs and starts none until it beats again, so that
+// a node whose last beat is Config.DeadAfter old cannot be running a job
+// any more, dead or alive.
+type Recovery interface {
+	// Beat records, on the database's clock, that node is alive. A store
+	// one process owns may record nothing.
+	Beat(ctx context.Context, node string) error
+	// RescueJobs makes the running jobs of the nodes that cannot be
+	// running them any more available again, at once and without a new
+	// attempt counted against them, gives up those nodes' leadership of
+	// the queue (so that another node takes River's maintenance at once),
+	// and returns how many jobs it made available. It never touches the
+	// jobs of self, nor a job that is not running. Which nodes cannot be
+	// running their jobs is the store's to say: on a database one process
+	// owns (SQLite), every node but self; on a shared one (PostgreSQL),
+	// those whose last beat is older than deadAfter, whose records it
+	// then forgets (a node that beats again is recorded anew). Jobs of a
+	// node that never beat are left to River's rescuer.
+	RescueJobs(ctx context.Context, self string, deadAfter time.Duration) (int, error)
+}
+
+// Recovery timings: see Config.BeatInterval, FenceAfter and DeadAfter.
+const (
+	DefaultBeatInterval = time.Second
+	DefaultFenceAfter   = 5 * time.Second
+	DefaultDeadAfter    = 10 * time.Second
+)
+
+// errFenced is the cause of a job's cancellation by its node's fence.
+var errFenced = errors.New("this node could not record that it is alive: its jobs are left to the other nodes")
+
+// Start starts a River client that works the queues with workers until
+// the returned stop function is called, on a store that rescues the jobs
+// of stopped nodes with rec. Before the client starts, it records this
+// node's first beat and rescues what stopped nodes left running (on
+// SQLite: everything the previous process was running); then it beats and
+// rescues in the background (see Recovery). stop cancels the running jobs
+// (they are handed back and resume at the next start, or on another node)
+// and waits for them.
+func Start[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], workers *river.Workers, cfg Config, rec Recovery, log *slog.Logger) (stop func(context.Context) error, err error) {
+	cfg = cfg.withRecoveryDefaults()
+	if cfg.DeadAfter < 2*cfg.FenceAfter || cfg.FenceAfter < 2*cfg.BeatInterval {
+		return nil, fmt.Errorf("job recovery: want DeadAfter ≥ 2 × FenceAfter ≥ 4 × BeatInterval, got %s, %s, %s", cfg.DeadAfter, cfg.FenceAfter, cfg.BeatInterval)
+	}
+	node := newNodeID()
+	if err := rec.Beat(ctx, node); err != nil {
+		return nil, fmt.Errorf("record this node's first beat: %w", err)
+	}
+	n, err := rec.RescueJobs(ctx, node, cfg.DeadAfter)
+	if err != nil {
+		return nil, fmt.Errorf("rescue the jobs of stopped nodes: %w", err)
+	}
+	if n > 0 {
+		log.Warn("resumed the jobs a stopped process left running", "count", n)
+	}
+	f := newFence()
+	c, err := newClient(driver, workers, cfg, log, node, f)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Start(ctx); err != nil {
+		return nil, fmt.Errorf("start river: %w", err)
+	}
+	keeper := &keeper{rec: rec, node: node, cfg: cfg, fence: f, log: log}
+	keepCtx, stopKeeping := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Go(func() { keeper.beat(keepCtx) })
+	wg.Go(func() { keeper.rescue(keepCtx) })
+	return func(ctx context.Context) error {
+		err := c.StopAndCancel(ctx)
+		stopKeeping()
+		wg.Wait()
+		return err
+	}, nil
+}
+
+func (c Config) withRecoveryDefaults() Config {
+	if c.BeatInterval <= 0 {
+		c.BeatInterval = DefaultBeatInterval
+	}
+	if c.FenceAfter <= 0 {
+		c.FenceAfter = DefaultFenceAfter
+	}
+	if c.DeadAfter <= 0 {
+		c.DeadAfter = DefaultDeadAfter
+	}
+	return c
+}
+
+// newNodeID returns a River client id unique to this process: the host
+// name and random bits.
+func newNodeID() string {
+	host, _ := os.Hostname()
+	if len(host) > 60 {
+		host = host[:60]
+	}
+	b := make([]byte, 8)
+	rand.Read(b)
+	return host + "_" + hex.EncodeToString(b)
+}
+
+// keeper beats for its node, fences the node's jobs when it cannot, and
+// rescues the jobs of dead nodes.
+type keeper struct {
+	rec   Recovery
+	node  string
+	cfg   Config
+	fence *fence
+	log   *slog.Logger
+}
+
+// beat records the node's beats until ctx ends. The fence closes
+// FenceAfter after the sending of the last beat recorded, whether the
+// beats since failed or still wait for an answer.
+func (k *keeper) beat(ctx context.Context) {
+	timer := time.AfterFunc(k.cfg.FenceAfter, func() {
+		if k.fence.close() {
+			k.log.Error("the job queue's node could not record that it is alive; its running jobs are cancelled and left to other nodes until it can", "node", k.node)
+		}
+	})
+	defer timer.Stop()
+	tick := time.NewTicker(k.cfg.BeatInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		sent := time.Now()
+		bctx, cancel := context.WithTimeout(ctx, k.cfg.FenceAfter)
+		err := k.rec.Beat(bctx, k.node)
+		cancel()
+		switch {
+		case err == nil:
+			timer.Reset(k.cfg.FenceAfter - time.Since(sent))
+			if k.fence.open() {
+				k.log.Warn("the job queue's node records that it is alive again; it takes jobs again", "node", k.node)
+			}
+		case ctx.Err() == nil:
+			k.log.Warn("job queue beat failed", "node", k.node, "error", err)
+		}
+	}
+}
+
+// rescue makes the jobs of dead nodes available again every BeatInterval
+// until ctx ends.
+func (k *keeper) rescue(ctx context.Context) {
+	tick := time.NewTicker(k.cfg.BeatInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		n, err := k.rec.RescueJobs(ctx, k.node, k.cfg.DeadAfter)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			k.log.Warn("rescue of the jobs of stopped nodes failed", "error", err)
+		case n > 0:
+			k.log.Warn("resumed the jobs of a node that stopped", "count", n)
+		}
+	}
+}
+
+// fence cancels the jobs of a node that cannot record it is alive, and
+// hands back the jobs it is given meanwhile. It is the River middleware
+// every job runs through.
+type fence struct {
+	river.MiddlewareDefaults
+
+	mu     sync.Mutex
+	ctx    context.Context // done while closed
+	cancel context.CancelCauseFunc
+}
+
+func newFence() *fence {
+	f := &fence{}
+	f.ctx, f.cancel = context.WithCancelCause(context.Background())
+	return f
+}
+
+// close cancels the running jobs; false when it already was closed.
+func (f *fence) close() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ctx.Err() != nil {
+		return false
+	}
+	f.cancel(errFenced)
+	return true
+}
+
+// open lets jobs run again; false when it was not closed.
+func (f *fence) open() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ctx.Err() == nil {
+		return false
+	}
+	f.ctx, f.cancel = context.WithCancelCause(context.Background())
+	return true
+}
+
+func (f *fence) current() context.Context {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ctx
+}
+
+// Work runs a job with a context the fence's closing cancels. A job
+// fenced before or while it runs is handed back at once (a snooze, which
+// counts no attempt): another node, or this one once it beats again,
+// runs it.
+func (f *fence) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
+	fctx := f.current()
+	if fctx.Err() != nil {
+		return river.JobSnooze(0)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer context.AfterFunc(fctx, func() { cancel(errFenced) })()
+	err := doInner(ctx)
+	if err != nil && errors.Is(context.Cause(ctx), errFenced) {
+		return river.JobSnooze(0)
+	}
+	return err
+}
