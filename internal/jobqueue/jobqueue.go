@@ -246,8 +246,11 @@ func (w *rollbackWorker) Work(ctx context.Context, job *river.Job[BetRollbackArg
 }
 
 // NewClient returns a River client on driver that only inserts jobs;
-// Start works them.
+// Start works them. log may be nil.
 func NewClient[TTx any](driver riverdriver.Driver[TTx], cfg Config, log *slog.Logger) (*river.Client[TTx], error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	return newClient(driver, nil, cfg, log, "", nil)
 }
 

@@ -62,8 +62,11 @@ var errFenced = errors.New("this node could not record that it is alive: its job
 // SQLite: everything the previous process was running); then it beats and
 // rescues in the background (see Recovery). stop cancels the running jobs
 // (they are handed back and resume at the next start, or on another node)
-// and waits for them.
+// and waits for them. log may be nil.
 func Start[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], workers *river.Workers, cfg Config, rec Recovery, log *slog.Logger) (stop func(context.Context) error, err error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	cfg = cfg.withRecoveryDefaults()
 	if cfg.DeadAfter < 2*cfg.FenceAfter || cfg.FenceAfter < 2*cfg.BeatInterval {
 		return nil, fmt.Errorf("job recovery: want DeadAfter ≥ 2 × FenceAfter ≥ 4 × BeatInterval, got %s, %s, %s", cfg.DeadAfter, cfg.FenceAfter, cfg.BeatInterval)
@@ -235,14 +238,14 @@ func (f *fence) current() context.Context {
 	return f.ctx
 }
 
-// Work runs a job with a context the fence's closing cancels. A job
-// fenced before or while it runs is handed back at once (a snooze, which
-// counts no attempt): another node, or this one once it beats again,
-// runs it.
+// Work runs a job with a context the fence's closing cancels. A job the
+// fence cuts short is handed back at once, and one that arrives while the
+// fence is closed a second later (snoozes, which count no attempt):
+// another node, or this one once it beats again, runs it.
 func (f *fence) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
 	fctx := f.current()
 	if fctx.Err() != nil {
-		return river.JobSnooze(0)
+		return river.JobSnooze(time.Second)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

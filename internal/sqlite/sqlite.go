@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -112,12 +113,23 @@ func (p *pool) close() error {
 
 // Open opens (creating if needed) the SQLite database at path and applies
 // every migration, River's included. log may be nil.
+//
+// path may end with "?synchronous=full" (the default) or
+// "?synchronous=normal": SQLite's synchronous setting in WAL mode. FULL
+// syncs the log at every commit, so a commit that returned survives a
+// power loss; NORMAL syncs it only at checkpoints, so the last commits
+// before a power loss (not a process crash) may be lost, among them bets
+// whose withdrawal the operator already applied (docs/operations.md).
 func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	path, synchronous, err := synchronousOf(path)
+	if err != nil {
+		return nil, err
+	}
 	file := "file:" + url.PathEscape(path) + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
-		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)"
+		"&_pragma=synchronous(" + synchronous + ")&_pragma=foreign_keys(1)"
 	wdb, err := sql.Open("sqlite", file+"&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
@@ -156,6 +168,30 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 	d.creates = groupcommit.New(d.createJobs, 256, 30*time.Second)
 	d.writes = groupcommit.New(d.flushWrites, 256, 30*time.Second)
 	return d, nil
+}
+
+// synchronousOf splits path's "?synchronous=…" off and returns SQLite's
+// name of the setting.
+func synchronousOf(path string) (string, string, error) {
+	file, query, found := strings.Cut(path, "?")
+	if !found {
+		return path, "FULL", nil
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return "", "", fmt.Errorf("sqlite database %q: %w", path, err)
+	}
+	for k := range q {
+		if k != "synchronous" {
+			return "", "", fmt.Errorf("sqlite database %q: unknown parameter %q (want synchronous)", path, k)
+		}
+	}
+	switch v := strings.ToLower(q.Get("synchronous")); v {
+	case "full", "normal":
+		return file, strings.ToUpper(v), nil
+	default:
+		return "", "", fmt.Errorf("sqlite database %q: synchronous=%q, want full or normal", path, v)
+	}
 }
 
 // Close stops the batchers and closes the database.

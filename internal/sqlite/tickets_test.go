@@ -106,3 +106,37 @@ func TestJobRecovery(t *testing.T) {
 		return jobqueuetest.Database[*sql.Tx]{Recovery: db, Driver: riversqlite.New(raw)}
 	})
 }
+
+// TestSynchronous: FULL unless the path asks for NORMAL; anything else is
+// refused.
+func TestSynchronous(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		suffix string
+		want   int // PRAGMA synchronous; 0: Open fails
+	}{
+		{"", 2},
+		{"?synchronous=full", 2},
+		{"?synchronous=NORMAL", 1},
+		{"?synchronous=off", 0},
+		{"?journal_mode=delete", 0},
+	} {
+		t.Run(tc.suffix, func(t *testing.T) {
+			db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "test.db")+tc.suffix, nil)
+			if tc.want == 0 {
+				if err == nil {
+					db.Close()
+					t.Fatal("Open succeeded, want an error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if got, err := db.Synchronous(context.Background()); err != nil || got != tc.want {
+				t.Errorf("PRAGMA synchronous = %d, %v; want %d", got, err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,126 @@
+package jobqueue_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/foresight-dev/foresight/internal/jobqueue"
+	"github.com/foresight-dev/foresight/internal/sqlite"
+)
+
+type holdArgs struct{}
+
+func (holdArgs) Kind() string { return "jobqueue_test.hold" }
+
+func (holdArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: jobqueue.QueueTickets} }
+
+// holdWorker holds its first run until its context ends; later runs
+// finish at once.
+type holdWorker struct {
+	river.WorkerDefaults[holdArgs]
+	runs      atomic.Int32
+	started   chan struct{}
+	cancelled chan struct{}
+}
+
+func (w *holdWorker) Work(ctx context.Context, job *river.Job[holdArgs]) error {
+	if w.runs.Add(1) > 1 {
+		return nil
+	}
+	close(w.started)
+	<-ctx.Done()
+	close(w.cancelled)
+	return ctx.Err()
+}
+
+// flakyBeats is a store whose beats fail while failing is set.
+type flakyBeats struct {
+	jobqueue.Recovery
+	failing atomic.Bool
+}
+
+func (f *flakyBeats) Beat(ctx context.Context, node string) error {
+	if f.failing.Load() {
+		return errors.New("the database does not answer")
+	}
+	return f.Recovery.Beat(ctx, node)
+}
+
+// TestFence: a node that cannot record its beats for FenceAfter cancels
+// the job it runs and hands it back; once it beats again the job runs
+// again and completes.
+func TestFence(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "test.db")
+	db, err := sqlite.Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.SetMaxOpenConns(1)
+	defer raw.Close()
+
+	w := &holdWorker{started: make(chan struct{}), cancelled: make(chan struct{})}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, w)
+	rec := &flakyBeats{Recovery: db}
+	cfg := jobqueue.DefaultConfig()
+	cfg.PollInterval, cfg.BeatInterval, cfg.FenceAfter, cfg.DeadAfter = 50*time.Millisecond, 20*time.Millisecond, 100*time.Millisecond, 200*time.Millisecond
+	driver := riversqlite.New(raw)
+	stop, err := jobqueue.Start(ctx, driver, workers, cfg, rec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop(ctx)
+	inserter, err := jobqueue.NewClient(driver, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := inserter.Insert(ctx, holdArgs{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := func(what string, ch <-chan struct{}) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("waited 30 s for %s", what)
+		}
+	}
+	wait("the job to start", w.started)
+	rec.failing.Store(true)
+	wait("the fence to cancel the job", w.cancelled)
+	rec.failing.Store(false)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		j, err := inserter.JobGet(ctx, res.Job.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.State == rivertype.JobStateCompleted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s 30 s after the beats came back, want completed", j.State)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := w.runs.Load(); n != 2 {
+		t.Errorf("the worker ran %d times, want 2 (cut by the fence, then again)", n)
+	}
+}
