@@ -34,6 +34,7 @@ var migrations embed.FS
 // WAL mode readers do not wait for the writer, so reads on the request path
 // never queue behind a write transaction.
 type DB struct {
+	path    string // the database file
 	writer  *pool
 	reader  *pool
 	queue   *river.Client[*sql.Tx]
@@ -137,7 +138,7 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 	// One writer connection: SQLite has one writer, and River's driver asks for it.
 	wdb.SetMaxOpenConns(1)
 	wdb.SetConnMaxIdleTime(0)
-	d := &DB{writer: &pool{db: wdb}, log: log}
+	d := &DB{path: path, writer: &pool{db: wdb}, log: log}
 	fail := func(err error) (*DB, error) {
 		wdb.Close()
 		if d.reader != nil {
@@ -213,11 +214,26 @@ func (d *DB) Close() error {
 func (d *DB) PlacesBetsInProcess() bool { return true }
 
 // StartWorkers starts a River client that works the queues with workers
-// until the returned stop function is called. It first makes available
-// again the jobs the previous process left running (see RescueJobs). stop
-// cancels running jobs (they resume on the next start) and waits for them.
+// until the returned stop function is called. It fails when another
+// process works the database's queues (a lock file beside it, PATH-workers,
+// which the system releases when that process dies). It then makes
+// available again the jobs the previous process left running (see
+// RescueJobs). stop cancels running jobs (they resume on the next start),
+// waits for them and releases the lock.
 func (d *DB) StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (stop func(context.Context) error, err error) {
-	return jobqueue.Start(ctx, riversqlite.New(d.writer.db), workers, cfg, d, d.log)
+	release, err := lockWorkers(d.path)
+	if err != nil {
+		return nil, err
+	}
+	stopQueue, err := jobqueue.Start(ctx, riversqlite.New(d.writer.db), workers, cfg, d, d.log)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return func(ctx context.Context) error {
+		defer release()
+		return stopQueue(ctx)
+	}, nil
 }
 
 // Beat records nothing: one process owns the database, so no other

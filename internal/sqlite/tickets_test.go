@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/riverqueue/river/riverdriver/riversqlite"
@@ -12,6 +13,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/aggregator/aggregatortest"
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
+	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/jobqueue/jobqueuetest"
 	"github.com/foresight-dev/foresight/internal/sqlite"
 	"github.com/foresight-dev/foresight/internal/tickets"
@@ -139,4 +141,41 @@ func TestSynchronous(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOneProcessWorksTheQueues: a second StartWorkers on a database whose
+// queues are worked fails (its RescueJobs would take the first one's
+// jobs); once the first stops, it succeeds.
+func TestOneProcessWorksTheQueues(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "test.db")
+	first, err := sqlite.Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	second, err := sqlite.Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	stop, err := first.StartWorkers(ctx, jobqueue.NewWorkers(nil, nil, jobqueue.DefaultConfig()), jobqueue.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stop2, err := second.StartWorkers(ctx, jobqueue.NewWorkers(nil, nil, jobqueue.DefaultConfig()), jobqueue.DefaultConfig()); err == nil {
+		stop2(ctx)
+		t.Fatal("a second process started working the queues")
+	} else if !strings.Contains(err.Error(), "another process") {
+		t.Errorf("error = %v, want another process named", err)
+	}
+	if err := stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stop2, err := second.StartWorkers(ctx, jobqueue.NewWorkers(nil, nil, jobqueue.DefaultConfig()), jobqueue.DefaultConfig())
+	if err != nil {
+		t.Fatalf("after the first stopped: %v", err)
+	}
+	stop2(ctx)
 }
