@@ -3,6 +3,7 @@ package heuristic
 import (
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -209,6 +210,7 @@ func sanitize(c string) string {
 // cleanCriteria drops vague criteria and fixes their form.
 func cleanCriteria(list []string) []string {
 	var out []string
+	sets := newListSets(len(list))
 	for _, c := range list {
 		generated := false
 		for _, p := range generatedPrefixes {
@@ -230,7 +232,7 @@ func cleanCriteria(list []string) []string {
 		if c == "" || countLower(low, vagueHints...) > 0 && vague.MatchString(c) {
 			continue
 		}
-		out = appendUnique(out, sentenceCase(c))
+		sets.add(&out, sentenceCase(c))
 	}
 	return out
 }
@@ -823,18 +825,30 @@ func (b *builder) liveQuestions() []*question {
 func (b *builder) renderQuestions(ref func(*draft) string) []tickets.OpenQuestion {
 	out := []tickets.OpenQuestion{}
 	live := b.live()
+	// The first related tickets of each section: those of its drafts, in
+	// draft order, without repeats; five, as one may be a question's spike.
+	sectionRefs := map[*section][]string{}
+	for _, d := range b.drafts {
+		b.m.tick(1)
+		refs := sectionRefs[d.sec]
+		if len(refs) >= 5 || d.origin == originSpike || resolve(d) == nil {
+			continue
+		}
+		if r := ref(d); r != "" && !slices.Contains(refs, r) {
+			sectionRefs[d.sec] = append(refs, r)
+		}
+	}
 	for i, q := range b.liveQuestions() {
+		b.m.tick(1)
 		var related []string
 		if id := ref(q.spike); id != "" {
 			related = append(related, id)
 		}
-		for _, d := range b.drafts {
+		for _, r := range sectionRefs[q.sec] {
 			if len(related) >= 4 {
 				break
 			}
-			if d.sec == q.sec && d.origin != originSpike && resolve(d) != nil {
-				related = appendUnique(related, ref(d))
-			}
+			related = appendUnique(related, r)
 		}
 		if len(related) == 0 {
 			best, bestN := (*draft)(nil), 1

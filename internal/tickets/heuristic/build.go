@@ -166,27 +166,29 @@ type sectionInfo struct {
 
 // builder holds one generation.
 type builder struct {
-	req          tickets.GenerationRequest
-	opts         tickets.Options
-	doc          *document
-	docTitle     string
-	shape        string
-	info         []*sectionInfo // by section index
-	top          map[*section]bool
-	drafts       []*draft
-	groups       []*group
-	questions    []*question
-	units        []*unit
-	endpoints    []*endpoint
-	details      []detailRow
-	seq          int
-	order        int
-	docRole      string
-	lastText     string // the previous sentence, for pronouns in questions
-	covered      wordSet
-	coveredN     int
-	headingWords wordSet
-	lowerSpec    string // the spec in lower case
+	m              *meter
+	req            tickets.GenerationRequest
+	opts           tickets.Options
+	doc            *document
+	docTitle       string
+	shape          string
+	info           []*sectionInfo // by section index
+	top            map[*section]bool
+	drafts         []*draft
+	groups         []*group
+	questions      []*question
+	questionByText map[string]*question // b.questions by foldKey of their text
+	units          []*unit
+	endpoints      []*endpoint
+	details        []detailRow
+	seq            int
+	order          int
+	docRole        string
+	lastText       string // the previous sentence, for pronouns in questions
+	covered        wordSet
+	coveredN       int
+	headingWords   wordSet
+	lowerSpec      string // the spec in lower case
 }
 
 // Spec shapes.
@@ -198,8 +200,8 @@ const (
 	shapeEmpty      = "empty"
 )
 
-func newBuilder(req tickets.GenerationRequest, opts tickets.Options, doc *document) *builder {
-	b := &builder{req: req, opts: opts, doc: doc, top: map[*section]bool{}, lowerSpec: strings.ToLower(req.Spec)}
+func newBuilder(m *meter, req tickets.GenerationRequest, opts tickets.Options, doc *document) *builder {
+	b := &builder{m: m, req: req, opts: opts, doc: doc, top: map[*section]bool{}, questionByText: map[string]*question{}, lowerSpec: strings.ToLower(req.Spec)}
 	b.info = make([]*sectionInfo, len(doc.sections))
 	for i := range b.info {
 		b.info[i] = &sectionInfo{}
@@ -672,10 +674,11 @@ func (b *builder) live() []*draft {
 // repeats itself.
 func (b *builder) dedupeTitles() {
 	seen := map[string]*draft{}
+	sets := listSets{} // the loop changes the drafts' lists only through mergeWith
 	for _, d := range b.live() {
 		key := strings.ToLower(d.title)
 		if first, ok := seen[key]; ok {
-			b.absorb(first, d)
+			b.mergeWith(sets, first, d, true)
 			continue
 		}
 		seen[key] = d

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/foresight-dev/foresight/internal/tickets"
@@ -14,44 +15,51 @@ import (
 // absorb merges from into into, combining titles of the same form
 // ("Implement A endpoint" and "Implement B endpoint").
 func (b *builder) absorb(into, from *draft) {
-	b.merge(into, from, true)
+	b.mergeWith(nil, into, from, true)
 }
 
 // merge merges from into into; retitle says whether titles of the same form
 // are combined.
 func (b *builder) merge(into, from *draft, retitle bool) {
+	b.mergeWith(nil, into, from, retitle)
+}
+
+// mergeWith is merge keeping into's lists unique through sets, which makes
+// many merges into one draft linear (nil sets: appendUnique).
+func (b *builder) mergeWith(sets listSets, into, from *draft, retitle bool) {
 	if from == into || !from.alive {
 		return
 	}
+	b.m.tick(1 + len(from.crit) + len(from.also) + len(from.general) + len(from.compact) + len(from.words))
 	if retitle && into.verb != "" && into.verb == from.verb && into.noun == from.noun && len(from.subjects) > 0 && len(into.subjects) > 0 {
 		subjects := append(append([]string{}, into.subjects...), from.subjects...)
 		if title := renderTitle(into.verb, subjects, into.noun); runeLen(title) <= 110 {
 			into.subjects = subjects
 			into.title = title
 		} else {
-			into.also = appendUnique(into.also, from.title)
+			sets.add(&into.also, from.title)
 		}
 	} else if t := combinedTitle(into, from); retitle && t != "" {
 		into.title = t
 		into.verb, into.subjects = "", nil
 	} else {
-		into.also = appendUnique(into.also, from.title)
+		sets.add(&into.also, from.title)
 	}
-	into.also = appendUnique(into.also, from.also...)
+	sets.add(&into.also, from.also...)
 	if from.origin == originResource && into.origin != originResource && len(from.compact) > 0 {
-		into.crit = appendUnique(into.crit, from.compact...)
+		sets.add(&into.crit, from.compact...)
 	} else {
-		into.crit = appendUnique(into.crit, from.crit...)
-		into.compact = appendUnique(into.compact, from.compact...)
+		sets.add(&into.crit, from.crit...)
+		sets.add(&into.compact, from.compact...)
 	}
-	into.general = appendUnique(into.general, from.general...)
-	into.context = appendUnique(into.context, from.context...)
-	into.notes = appendUnique(into.notes, from.notes...)
+	sets.add(&into.general, from.general...)
+	sets.add(&into.context, from.context...)
+	sets.add(&into.notes, from.notes...)
 	into.deps = append(into.deps, from.deps...)
 	into.qs = append(into.qs, from.qs...)
 	into.covers = append(into.covers, from.covers...)
 	into.parts = append(into.parts, from)
-	into.labels = appendUnique(into.labels, from.labels...)
+	sets.add(&into.labels, from.labels...)
 	into.weight += max(1, len(from.crit)/2) + from.weight
 	into.value = min(1, max(into.value, from.value)+0.05)
 	into.phase = min(into.phase, from.phase)
@@ -167,23 +175,40 @@ func (b *builder) rowsMention(phrase string) bool {
 }
 
 // naturalMerge folds drafts too small to stand alone (one criterion) into
-// the sibling that shares most words with them.
+// the sibling that shares most words with them. The siblings looked at are
+// the naturalWindow nearest ones on each side, in spec order, among the
+// drafts under the same parent section: all of them in a spec of ordinary
+// size, and a bounded number in a list of thousands of items.
 func (b *builder) naturalMerge() {
 	live := b.live()
+	byParent := map[*section][]*draft{}
+	at := make(map[*draft]int, len(live))
+	for _, d := range live {
+		b.m.tick(1)
+		if d.sec == nil {
+			continue
+		}
+		at[d] = len(byParent[d.sec.parent])
+		byParent[d.sec.parent] = append(byParent[d.sec.parent], d)
+	}
 	for _, d := range live {
 		if !d.alive {
 			continue
 		}
-		if len(d.crit) > 1 || d.origin == originEndpoint || d.origin == originSpike || d.origin == originRequest || d.origin == originBug || d.origin == originCommand || len(d.users) > 0 {
+		if len(d.crit) > 1 || d.origin == originEndpoint || d.origin == originSpike || d.origin == originRequest || d.origin == originBug || d.origin == originCommand || len(d.users) > 0 || d.sec == nil {
 			continue
 		}
+		words := keywords(d.title + " " + strings.Join(d.crit, " "))
+		siblings := byParent[d.sec.parent]
+		i := at[d]
 		var best *draft
 		bestN := 0
-		for _, p := range live {
-			if !p.alive || p == d || p.origin == originSpike || p.sec == nil || d.sec == nil || p.sec.parent != d.sec.parent && p.sec != d.sec || b.major(p.sec) != b.major(d.sec) {
+		for _, p := range siblings[max(0, i-naturalWindow):min(len(siblings), i+naturalWindow+1)] {
+			b.m.tick(1)
+			if !p.alive || p == d || p.origin == originSpike || b.major(p.sec) != b.major(d.sec) {
 				continue
 			}
-			n := p.words.overlap(keywords(d.title + " " + strings.Join(d.crit, " ")))
+			n := p.words.overlap(words)
 			if n > bestN {
 				best, bestN = p, n
 			}
@@ -193,6 +218,9 @@ func (b *builder) naturalMerge() {
 		}
 	}
 }
+
+// naturalWindow bounds the siblings naturalMerge compares a draft with.
+const naturalWindow = 64
 
 // references reports whether a field table of s uses the object name: as a
 // field's type ("array of ticket", "object (options)") or as a whole cell.
@@ -305,14 +333,16 @@ func (r *reduction) group() *group {
 	return nil
 }
 
-func (b *builder) apply(r *reduction) {
+// apply carries out r; sets keeps the lists of the drafts merged into
+// unique (see listSets).
+func (b *builder) apply(r *reduction, sets listSets) {
 	switch {
 	case r.suppress != nil:
 		r.suppress.suppressed = true
 	case r.drop != nil:
 		r.drop.alive = false
 	default:
-		b.absorb(r.into, r.from)
+		b.mergeWith(sets, r.into, r.from, true)
 	}
 }
 
@@ -359,6 +389,7 @@ func (b *builder) bestReduction() *reduction {
 				}
 			}
 		}
+		b.m.tick(len(partners))
 		for _, p := range partners {
 			if p == d || p.origin == originSpike || p.origin == originTest || p.origin == originDocs || p.origin == originFollowUp {
 				continue
@@ -447,6 +478,8 @@ func (b *builder) fit() {
 		b.rollUp()
 		return
 	}
+	b.coarsen(greedyLimit)
+	sets := listSets{} // the loop changes the drafts' lists only through apply
 	for guard := 0; b.total() > target && guard < 2000; guard++ {
 		r := b.bestReduction()
 		if r == nil {
@@ -460,7 +493,7 @@ func (b *builder) fit() {
 				continue
 			}
 		}
-		b.apply(r)
+		b.apply(r, sets)
 	}
 	for guard := 0; exact && b.total() < target && guard < 2000; guard++ {
 		if !b.expand() {
@@ -470,6 +503,108 @@ func (b *builder) fit() {
 			b.suppressOne()
 		}
 	}
+}
+
+// greedyLimit bounds the drafts the greedy of fit works on: each of its
+// steps compares every pair of drafts of a group, so its work grows with
+// the cube of their number. The specs of a project give a few dozen drafts;
+// a spec with more (hundreds of distinct bullets, a table of thousands of
+// endpoints) is first coarsened to this many.
+const greedyLimit = 128
+
+// coarsen brings the live drafts down to at most limit in linear passes,
+// for the greedy of fit to finish: it merges runs of neighbouring drafts of
+// one section (and, when that is not enough, of one group) into the most
+// valuable draft of each run, the way the greedy folds lower-value drafts
+// into higher ones, then drops the least valuable drafts that are left
+// over. Specs with at most limit drafts are left alone.
+func (b *builder) coarsen(limit int) {
+	live := b.live()
+	if len(live) <= limit {
+		return
+	}
+	bySection := func(d *draft) any { return [2]any{d.grp, d.sec} }
+	byGroup := func(d *draft) any { return d.grp }
+	for _, key := range []func(*draft) any{bySection, byGroup} {
+		live = b.mergeRuns(live, limit, key)
+		if len(live) <= limit {
+			return
+		}
+	}
+	droppable := make([]*draft, len(live))
+	copy(droppable, live)
+	sort.SliceStable(droppable, func(i, j int) bool { return dropLoss(droppable[i]) < dropLoss(droppable[j]) })
+	for _, d := range droppable[:len(live)-limit] {
+		d.alive = false
+	}
+}
+
+// mergeRuns splits the mergeable live drafts into buckets by key and merges
+// runs of n neighbours of each bucket, with the smallest n (a power of two)
+// that brings the live drafts down to limit, or with runs of whole buckets
+// when none does. It returns the live drafts after the merges.
+func (b *builder) mergeRuns(live []*draft, limit int, key func(*draft) any) []*draft {
+	var order []any
+	buckets := map[any][]*draft{}
+	fixed := 0
+	for _, d := range live {
+		b.m.tick(1)
+		if !mergeable(d) {
+			fixed++
+			continue
+		}
+		k := key(d)
+		if _, ok := buckets[k]; !ok {
+			order = append(order, k)
+		}
+		buckets[k] = append(buckets[k], d)
+	}
+	after := func(n int) int {
+		total := fixed
+		for _, k := range order {
+			total += (len(buckets[k]) + n - 1) / n
+		}
+		return total
+	}
+	n := 2
+	for after(n) > limit && n < len(live) {
+		n *= 2
+	}
+	for _, k := range order {
+		bucket := buckets[k]
+		for start := 0; start < len(bucket); start += n {
+			run := bucket[start:min(start+n, len(bucket))]
+			into := run[0]
+			for _, d := range run[1:] {
+				if d.value > into.value {
+					into = d
+				}
+			}
+			sets := listSets{}
+			for _, d := range run {
+				b.mergeWith(sets, into, d, true)
+			}
+		}
+	}
+	return b.live()
+}
+
+// mergeable reports whether the greedy of fit may fold d into another draft.
+func mergeable(d *draft) bool {
+	switch d.origin {
+	case originSpike, originTest, originDocs, originFollowUp:
+		return false
+	}
+	return true
+}
+
+// dropLoss is what the greedy of fit loses by dropping d.
+func dropLoss(d *draft) float64 {
+	switch d.origin {
+	case originSpike, originOverview, originTest, originDocs, originFollowUp:
+		return d.value
+	}
+	return d.value + 0.3
 }
 
 // rollUp replaces every draft with one ticket for the whole spec, used

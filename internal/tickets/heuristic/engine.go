@@ -26,35 +26,47 @@ func New() *Engine { return &Engine{} }
 func (e *Engine) Name() string { return "heuristic" }
 
 // Generate turns req.Spec into a tickets.result.v1 result. It checks ctx
-// between phases and returns ctx.Err() once ctx is done. The result honours
-// req.Options: exactly TicketCount tickets when it is set, otherwise as many
-// as the spec needs up to MaxTicketCount.
+// inside its loops, every few thousand steps of work, and returns ctx.Err()
+// once ctx is done. The result honours req.Options: exactly TicketCount
+// tickets when it is set, otherwise as many as the spec needs up to
+// MaxTicketCount. Its work grows about linearly with the size of the spec.
 func (e *Engine) Generate(ctx context.Context, req tickets.GenerationRequest) (*tickets.Result, error) {
+	res, _, err := generate(ctx, req)
+	return res, err
+}
+
+// generate is Generate that also returns the steps of work it counted.
+func generate(ctx context.Context, req tickets.GenerationRequest) (res *tickets.Result, steps int64, err error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if req.Progress != nil {
 		req.Progress(tickets.StageGeneratingTickets) // no prompt: generation starts at once
 	}
+	m := newMeter(ctx)
+	defer func() {
+		steps = m.steps
+		if r := recover(); r != nil {
+			a, ok := r.(aborted)
+			if !ok {
+				panic(r)
+			}
+			res, err = nil, a.err
+		}
+	}()
 	opts := normalizeOptions(req.Options)
-	doc := parseDocument(req.Spec)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	b := newBuilder(req, opts, doc)
+	doc := parseDocument(m, req.Spec)
+	m.tick(checkEvery) // a look at ctx between phases
+	b := newBuilder(m, req, opts, doc)
 	b.build()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+	m.tick(checkEvery)
 	b.fit()
+	m.tick(checkEvery)
+	res = b.assemble()
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, m.steps, err
 	}
-	res := b.assemble()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return res, m.steps, nil
 }
 
 // normalizeOptions fills defaults and clamps options into their ranges.

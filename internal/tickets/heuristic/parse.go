@@ -31,6 +31,7 @@ type block struct {
 // listItem is a bullet or numbered item with its nested items.
 type listItem struct {
 	text     string
+	more     []string // continuation lines, joined to text when the parse ends
 	ordered  bool
 	indent   int
 	children []*listItem
@@ -85,7 +86,7 @@ type parser struct {
 }
 
 // parseDocument reads spec text into a document.
-func parseDocument(text string) *document {
+func parseDocument(m *meter, text string) *document {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = strings.ReplaceAll(text, "\r", "\n")
 	text = strings.ReplaceAll(text, "\t", "    ")
@@ -94,6 +95,7 @@ func parseDocument(text string) *document {
 	p := &parser{doc: &document{root: root, sections: []*section{root}}, current: root}
 	lines := strings.Split(text, "\n")
 	for i := 0; i < len(lines); i++ {
+		m.tick(1)
 		line := lines[i]
 		trimmed := strings.TrimSpace(line)
 
@@ -160,7 +162,7 @@ func parseDocument(text string) *document {
 		indent := len(line) - len(strings.TrimLeft(line, " "))
 		if p.list != nil && len(p.stack) > 0 && (!p.blank || indent >= 2) {
 			last := p.stack[len(p.stack)-1]
-			last.text = strings.TrimSpace(last.text + " " + trimmed)
+			last.more = append(last.more, trimmed)
 			p.blank = false
 			continue
 		}
@@ -280,6 +282,10 @@ func cleanBlock(b *block) {
 		var walk func(items []*listItem)
 		walk = func(items []*listItem) {
 			for _, it := range items {
+				if len(it.more) > 0 {
+					it.text = strings.TrimSpace(it.text + " " + strings.Join(it.more, " "))
+					it.more = nil
+				}
 				it.text = cleanInline(it.text)
 				walk(it.children)
 			}

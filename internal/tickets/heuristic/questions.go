@@ -136,14 +136,14 @@ func markerWords(text string) bool {
 }
 
 func (b *builder) addQuestion(s *section, text, subject string, block int) *question {
-	for _, q := range b.questions {
-		if strings.EqualFold(q.text, text) {
-			return q
-		}
+	key := foldKey(text)
+	if q, ok := b.questionByText[key]; ok {
+		return q
 	}
 	b.order++
 	q := &question{text: text, subject: strings.TrimSpace(subject), sec: s, order: b.order, block: block, words: keywords(text)}
 	b.questions = append(b.questions, q)
+	b.questionByText[key] = q
 	return q
 }
 

@@ -41,11 +41,12 @@ func (b *builder) buildSection(s *section) {
 		b.attachToEndpoints(s, in.endpoints, units)
 		for _, ep := range in.endpoints {
 			d := b.endpointDraft(ep)
+			sets := newListSets(len(ep.pending) + len(ep.general))
 			for _, p := range ep.pending {
-				d.crit = appendUnique(d.crit, sentenceCase(p))
+				sets.add(&d.crit, sentenceCase(p))
 			}
 			for _, g := range ep.general {
-				d.general = appendUnique(d.general, sentenceCase(g))
+				sets.add(&d.general, sentenceCase(g))
 			}
 		}
 		units = nil
@@ -85,22 +86,6 @@ func (b *builder) buildSection(s *section) {
 	default:
 		b.sectionDrafts(s, units)
 	}
-}
-
-func appendUnique(list []string, items ...string) []string {
-	for _, it := range items {
-		dup := false
-		for _, l := range list {
-			if strings.EqualFold(l, it) {
-				dup = true
-				break
-			}
-		}
-		if !dup && strings.TrimSpace(it) != "" {
-			list = append(list, it)
-		}
-	}
-	return list
 }
 
 var (
@@ -197,13 +182,18 @@ func (b *builder) resourceDraft(s *section, units []*unit) {
 		d.lead = "Define the " + name + " shape (types, required fields and rules) as the spec's field table lists it, and serialise it exactly so."
 		d.labels = []string{"schema"}
 	}
+	n := len(units)
+	for _, t := range in.fields {
+		n += len(t.rows)
+	}
+	sets := newListSets(n)
 	for _, t := range in.fields {
 		for _, row := range t.rows {
-			d.crit = appendUnique(d.crit, fieldCriterion(t.header, row))
+			sets.add(&d.crit, fieldCriterion(t.header, row))
 		}
 	}
 	for _, u := range units {
-		d.crit = appendUnique(d.crit, sentenceCase(u.text))
+		sets.add(&d.crit, sentenceCase(u.text))
 		u.claimed = true
 	}
 	if len(d.crit) == 0 {
@@ -404,14 +394,19 @@ func (b *builder) stateDraft(s *section, units []*unit) {
 	}
 	d.lead = "Model " + what + " and allow only the transitions of the spec's state table; every other transition is refused."
 	in := b.info[s.index]
+	n := len(units)
+	for _, t := range in.states {
+		n += len(t.rows)
+	}
+	sets := newListSets(n)
 	for _, t := range in.states {
 		for _, row := range t.rows {
-			d.crit = appendUnique(d.crit, transitionCriterion(t.header, row))
+			sets.add(&d.crit, transitionCriterion(t.header, row))
 		}
 		d.weight += len(t.rows) / 2
 	}
 	for _, u := range units {
-		d.crit = appendUnique(d.crit, sentenceCase(u.text))
+		sets.add(&d.crit, sentenceCase(u.text))
 		u.claimed = true
 	}
 	d.labels = []string{"state-machine"}
@@ -559,12 +554,19 @@ func (b *builder) sectionDrafts(s *section, units []*unit) {
 	}
 }
 
+// joinUnits joins the texts of units, each after a space.
+func joinUnits(units []*unit) string {
+	var sb strings.Builder
+	for _, u := range units {
+		sb.WriteString(" ")
+		sb.WriteString(u.text)
+	}
+	return sb.String()
+}
+
 // partTitle names a captioned table or labelled item.
 func (b *builder) partTitle(topic, label string, units []*unit) string {
-	text := ""
-	for _, u := range units {
-		text += " " + u.text
-	}
+	text := joinUnits(units)
 	clean := cleanHeading(label)
 	if i := strings.Index(clean, ","); i > 0 {
 		clean = clean[:i]
@@ -618,10 +620,7 @@ var callbackToken = regexp.MustCompile("`([a-z_]*(?:callback|webhook)[a-z_]*)`")
 
 // topicTitle names a whole section by its topic.
 func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
-	text := ""
-	for _, u := range units {
-		text += " " + u.text
-	}
+	text := joinUnits(units)
 	switch topic {
 	case "auth":
 		algo := signingAlgorithm(text)
@@ -709,8 +708,9 @@ func (b *builder) sectionDraft(s *section, topic string, units []*unit, title st
 	d := b.newDraft(kind, originSection, title, s)
 	d.topic = topic
 	d.conf, d.value = 0.75, 0.6
+	sets := newListSets(len(texts))
 	for _, t := range texts {
-		d.crit = appendUnique(d.crit, sentenceCase(t))
+		sets.add(&d.crit, sentenceCase(t))
 	}
 	switch topic {
 	case "auth":
@@ -865,9 +865,8 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 	}
 	title = shorten(title, 12, 90)
 	kind := tickets.TypeTask
-	joined := ""
+	joined := joinUnits(units)
 	for _, u := range units {
-		joined += " " + u.text
 		u.claimed = true
 	}
 	if role == "" {
@@ -890,11 +889,12 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 		d.means = strings.TrimSpace(m[2])
 		d.ends = strings.TrimSpace(m[3])
 	}
+	sets := newListSets(len(units))
 	for i, u := range units {
 		if i == 0 && len(units) > 1 && d.means != "" {
 			continue
 		}
-		d.crit = appendUnique(d.crit, outcome(u.text))
+		sets.add(&d.crit, outcome(u.text))
 	}
 	if len(units) == 1 {
 		d.crit = append(d.crit, "An automated test checks this behaviour end to end.")
@@ -1015,9 +1015,10 @@ func (b *builder) requestDraft(s *section, units []*unit) *draft {
 		first = 1
 		d.context = append(d.context, texts[0])
 	}
+	sets := newListSets(len(texts))
 	for _, t := range texts[first:] {
 		for _, c := range splitClauses(t) {
-			d.crit = appendUnique(d.crit, outcome(c))
+			sets.add(&d.crit, outcome(c))
 		}
 	}
 	if len(d.crit) == 0 {

@@ -114,6 +114,26 @@ var wordSplit = regexp.MustCompile(`[^\p{L}\p{N}_]+`)
 // appearance, without duplicates. Snake_case words count whole and by part.
 func keywords(s string) []string {
 	out := make([]string, 0, 8)
+	var seen map[string]bool // the words of out, once it is long
+	addKeyword := func(out *[]string, w string) {
+		if len(*out) < 16 {
+			addKeyword(out, w)
+			return
+		}
+		if seen == nil {
+			seen = make(map[string]bool, 2*len(*out))
+			for _, o := range *out {
+				seen[o] = true
+			}
+		}
+		if len(w) < 2 || stopWords[w] || isNumber(w) {
+			return
+		}
+		if w = stem(w); !seen[w] {
+			seen[w] = true
+			*out = append(*out, w)
+		}
+	}
 	s = strings.ToLower(s)
 	start := -1
 	flush := func(end int) {

@@ -1,0 +1,142 @@
+package heuristic
+
+import (
+	"fmt"
+	"strings"
+)
+
+// adversarialShape builds a spec of about size bytes whose shape has made
+// (or could make) the engine do more than linear work.
+type adversarialShape struct {
+	name  string
+	build func(size int) string
+}
+
+// repeatTo repeats line(i) for i = 0, 1, ... until the text reaches size bytes.
+func repeatTo(size int, head string, line func(i int) string) string {
+	var sb strings.Builder
+	sb.WriteString(head)
+	for i := 0; sb.Len() < size; i++ {
+		sb.WriteString(line(i))
+	}
+	return sb.String()
+}
+
+var adversarialShapes = []adversarialShape{
+	{"distinct-bullets", func(n int) string {
+		return repeatTo(n, "", func(i int) string { return fmt.Sprintf("- Feature %d must work\n", i) })
+	}},
+	{"requirement-bullets", func(n int) string {
+		return repeatTo(n, "# Product\n\n## Requirements\n\n", func(i int) string {
+			return fmt.Sprintf("- Users can export report%d as CSV with column%d and filter%d.\n", i, i, i)
+		})
+	}},
+	{"labelled-items", func(n int) string {
+		return repeatTo(n, "## Features\n\n", func(i int) string {
+			return fmt.Sprintf("- **Widget%d**: the system must render widget%d within budget%d.\n", i, i, i)
+		})
+	}},
+	{"many-headings", func(n int) string {
+		return repeatTo(n, "# Spec\n\n", func(i int) string {
+			return fmt.Sprintf("## Area%d\n\nThe service must handle area%d requests.\n\n", i, i)
+		})
+	}},
+	{"deep-headings", func(n int) string {
+		return repeatTo(n, "", func(i int) string {
+			return fmt.Sprintf("%s Level%d\n\nThe thing%d must work.\n\n", strings.Repeat("#", 1+i%6), i, i)
+		})
+	}},
+	{"deep-list", func(n int) string {
+		return repeatTo(n, "## Requirements\n\n", func(i int) string {
+			return fmt.Sprintf("%s- Step%d must finish.\n", strings.Repeat(" ", 2*(i%200)), i)
+		})
+	}},
+	{"list-continuation", func(n int) string {
+		return repeatTo(n, "- The first item must\n", func(i int) string { return fmt.Sprintf("  continue%d\n", i) })
+	}},
+	{"field-table", func(n int) string {
+		return repeatTo(n, "## Resource\n\n| Field | Type | Description |\n|---|---|---|\n", func(i int) string {
+			return fmt.Sprintf("| field%d | string | must be set%d |\n", i, i)
+		})
+	}},
+	{"endpoint-table", func(n int) string {
+		return repeatTo(n, "## Endpoints\n\n| Method | Path | Purpose |\n|---|---|---|\n", func(i int) string {
+			return fmt.Sprintf("| POST | /v1/things%d/{id} | creates thing%d |\n", i, i)
+		})
+	}},
+	{"rule-table", func(n int) string {
+		return repeatTo(n, "## Rules\n\n| Case | Outcome |\n|---|---|\n", func(i int) string {
+			return fmt.Sprintf("| case%d happens | the system must reject it%d |\n", i, i)
+		})
+	}},
+	{"state-table", func(n int) string {
+		return repeatTo(n, "## States\n\n| State | Trigger | Next state |\n|---|---|---|\n", func(i int) string {
+			return fmt.Sprintf("| s%d | event%d | s%d |\n", i, i, i+1)
+		})
+	}},
+	{"endpoints-in-text", func(n int) string {
+		return repeatTo(n, "## API\n\n", func(i int) string {
+			return fmt.Sprintf("The client calls POST /v1/item%d/run and GET /v1/item%d.\n", i, i)
+		})
+	}},
+	{"one-huge-line", func(n int) string {
+		return repeatTo(n, "", func(i int) string { return fmt.Sprintf("word%d ", i) })
+	}},
+	{"one-huge-sentence-line", func(n int) string {
+		return repeatTo(n, "", func(i int) string { return fmt.Sprintf("The system must do thing%d. ", i) })
+	}},
+	{"code-blocks", func(n int) string {
+		return repeatTo(n, "## Code\n\n", func(i int) string { return fmt.Sprintf("```\nx%d := %d\n```\n", i, i) })
+	}},
+	{"unclosed-fence", func(n int) string {
+		return repeatTo(n, "```\n", func(i int) string { return fmt.Sprintf("line %d\n", i) })
+	}},
+	{"repeated-words", func(n int) string {
+		return repeatTo(n, "", func(int) string { return "must must must must must must must must\n" })
+	}},
+	{"repeated-bullet", func(n int) string {
+		return repeatTo(n, "", func(int) string { return "- The feature must work\n" })
+	}},
+	{"questions", func(n int) string {
+		return repeatTo(n, "## Open questions\n\n", func(i int) string {
+			return fmt.Sprintf("- Should option%d be enabled by default?\n- The limit%d is TBD.\n", i, i)
+		})
+	}},
+	{"brackets", func(n int) string {
+		return repeatTo(n, "", func(i int) string { return "((([[[{{{ must " })
+	}},
+	{"backticks", func(n int) string {
+		return repeatTo(n, "", func(i int) string { return "`a` b. " })
+	}},
+	{"pipes", func(n int) string {
+		return repeatTo(n, "| a | b |\n|---|---|\n", func(i int) string { return "|||||||||||||||||||\n" })
+	}},
+	{"punctuation", func(n int) string {
+		return repeatTo(n, "", func(i int) string { return "*_~>#.!?:;-—–…\"'`|" })
+	}},
+	{"unicode", func(n int) string {
+		return repeatTo(n, "", func(i int) string { return fmt.Sprintf("Ünïcödé%d mùst wörk ẞ́̈ 日本語%d. ", i, i) })
+	}},
+	{"links-html", func(n int) string {
+		return repeatTo(n, "", func(i int) string { return fmt.Sprintf("[link%d](http://x/%d) <br> <!-- c%d ", i, i, i) })
+	}},
+	{"setext", func(n int) string {
+		return repeatTo(n, "", func(i int) string { return fmt.Sprintf("Title %d must\n===\n\n", i) })
+	}},
+	{"commands", func(n int) string {
+		return repeatTo(n, "## Commands\n\n", func(i int) string { return fmt.Sprintf("- `tool cmd%d` — runs step%d.\n", i, i) })
+	}},
+	{"stories", func(n int) string {
+		return repeatTo(n, "", func(i int) string {
+			return fmt.Sprintf("As a user%d, I want report%d so that I can plan%d.\n\n", i, i, i)
+		})
+	}},
+	{"bug-report", func(n int) string {
+		return repeatTo(n, "The app crashes.\n\nSteps to reproduce:\n", func(i int) string { return fmt.Sprintf("%d. Tap button%d\n", i+1, i) })
+	}},
+	{"cross-cutting", func(n int) string {
+		return repeatTo(n, "", func(i int) string {
+			return fmt.Sprintf("## Errors %d\n\nThe service must return error%d.\n\n## Limits %d\n\nThe service must limit rate%d.\n\n", i, i, i, i)
+		})
+	}},
+}
