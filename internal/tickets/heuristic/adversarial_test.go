@@ -1,8 +1,14 @@
 package heuristic
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
 // adversarialShape builds a spec of about size bytes whose shape has made
@@ -139,4 +145,83 @@ var adversarialShapes = []adversarialShape{
 			return fmt.Sprintf("## Errors %d\n\nThe service must return error%d.\n\n## Limits %d\n\nThe service must limit rate%d.\n\n", i, i, i, i)
 		})
 	}},
+}
+
+func adversarialRequest(spec string) tickets.GenerationRequest {
+	return tickets.GenerationRequest{JobID: "00000000-0000-4000-8000-000000000000", Title: "Adversarial", Spec: spec,
+		Options: tickets.Options{MaxTicketCount: tickets.DefaultMaxTicketCount, IncludeEpics: true,
+			DependencyMode: tickets.DependencyExplicit, OutputDetail: tickets.DetailStandard}}
+}
+
+// TestWorkGrowsLinearly generates every adversarial shape at two sizes and
+// compares the steps of work the engine counted: eight times the spec may
+// cost about eight times the steps (a little more for n log n), never the
+// sixty-four times of a quadratic pass.
+func TestWorkGrowsLinearly(t *testing.T) {
+	const small, large = 16 << 10, 128 << 10
+	for _, sh := range adversarialShapes {
+		t.Run(sh.name, func(t *testing.T) {
+			var steps [2]int64
+			for i, size := range []int{small, large} {
+				res, n, err := generate(context.Background(), adversarialRequest(sh.build(size)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(res.Tickets) == 0 || len(res.Tickets) > tickets.DefaultMaxTicketCount {
+					t.Errorf("%d KB: %d tickets", size>>10, len(res.Tickets))
+				}
+				steps[i] = n
+			}
+			if steps[1] > 12*steps[0] {
+				t.Errorf("%d steps at %d KB, %d steps at %d KB: the work grows faster than the spec", steps[0], small>>10, steps[1], large>>10)
+			}
+		})
+	}
+}
+
+// countdownContext is a context that reports itself cancelled from its
+// n-th look on; it counts the looks.
+type countdownContext struct {
+	context.Context
+	cancelAt int64
+	looks    atomic.Int64
+}
+
+func (c *countdownContext) Err() error {
+	if c.looks.Add(1) >= c.cancelAt {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestCancelStopsAGenerationInItsLoops cancels a generation of a spec of
+// distinct bullets in the middle of its work: the engine must return
+// context.Canceled at its next look at the context, not after the phase
+// (the greedy of fit on this spec ran for minutes).
+func TestCancelStopsAGenerationInItsLoops(t *testing.T) {
+	ctx := &countdownContext{Context: context.Background(), cancelAt: 20}
+	res, _, err := generate(ctx, adversarialRequest(adversarialShapes[0].build(64<<10)))
+	if !errors.Is(err, context.Canceled) || res != nil {
+		t.Fatalf("generate = %v, %v; want context.Canceled", res, err)
+	}
+	if n := ctx.looks.Load(); n != ctx.cancelAt {
+		t.Errorf("the engine looked at the context %d times, want %d: it went on after the cancellation", n, ctx.cancelAt)
+	}
+}
+
+// BenchmarkAdversarial generates each adversarial shape at the 1 MiB
+// request body limit. CI runs it once per shape (-benchtime 1x) to bound
+// the time of the worst specs.
+func BenchmarkAdversarial(b *testing.B) {
+	for _, sh := range adversarialShapes {
+		req := adversarialRequest(sh.build(1 << 20))
+		b.Run(sh.name, func(b *testing.B) {
+			b.SetBytes(int64(len(req.Spec)))
+			for b.Loop() {
+				if _, err := New().Generate(context.Background(), req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
