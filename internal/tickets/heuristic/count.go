@@ -957,9 +957,7 @@ func (b *builder) expandFollowUp() bool {
 			d.value, d.conf, d.phase = a.value, 0.55, 3
 			d.lead = "Follow-up of \"" + base.title + "\"."
 			for _, c := range a.crit {
-				if strings.Contains(c, "%q") {
-					c = strings.Replace(c, "%q", "\""+base.title+"\"", 1)
-				}
+				c = strings.Replace(c, "%q", "\""+base.title+"\"", 1)
 				d.crit = append(d.crit, strings.ReplaceAll(c, "%s", subject))
 			}
 			d.labels = []string{a.label}

@@ -394,7 +394,7 @@ func check(res *tickets.Result, req tickets.GenerationRequest) []string {
 		if strings.TrimSpace(tk.Description) == "" {
 			bad("%s: empty description", where)
 		}
-		if tk.AcceptanceCriteria == nil || len(tk.AcceptanceCriteria) < 1 || len(tk.AcceptanceCriteria) > 8 {
+		if len(tk.AcceptanceCriteria) < 1 || len(tk.AcceptanceCriteria) > 8 {
 			bad("%s: %d acceptance criteria", where, len(tk.AcceptanceCriteria))
 		}
 		if opts.OutputDetail == tickets.DetailCompact && len(tk.AcceptanceCriteria) > 3 {
