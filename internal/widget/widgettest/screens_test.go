@@ -132,7 +132,8 @@ const contrastJS = `(() => {
 	const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
 	const v = (name) => { const d = document.createElement('div'); d.style.color = 'var(' + name + ')'; document.body.append(d); const c = getComputedStyle(d).color; d.remove(); return c; };
 	const pairs = [['--text', '--bg'], ['--text', '--surface'], ['--muted', '--bg'], ['--muted', '--surface'], ['--accent-text', '--accent'],
-		['--error', '--bg'], ['--error', '--surface'], ['--ok', '--surface'], ['--demo-text', '--demo-bg'], ['--text', '--selected'], ['--accent', '--bg']];
+		['--error', '--bg'], ['--error', '--surface'], ['--ok', '--surface'], ['--demo-text', '--demo-bg'], ['--text', '--selected'], ['--accent', '--bg'],
+		['--accent', '--surface'], ['--accent-text', '--ok-strong'], ['--up', '--bg'], ['--down', '--bg'], ['--up', '--selected'], ['--down', '--selected']];
 	const out = {};
 	for (const [f, b] of pairs) out[f + ' on ' + b] = Math.round(ratio(v(f), v(b)) * 100) / 100;
 	return out;

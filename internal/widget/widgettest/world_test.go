@@ -35,7 +35,8 @@ type world struct {
 	op      *operator.Operator
 	gate    *gate
 	event   string // the sports event "Final"
-	// market and outcome: "Who wins?" with Home (4.42) and Away (1.21).
+	// market and outcome: "Who wins?" with Home (4.42) and Away (1.21),
+	// closing in 50 hours.
 	market  string
 	outcome [2]string
 }
@@ -122,10 +123,12 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 	w.admin("POST", "/admin/v1/events", 201, `{"category":"elections","title":{"en":"Mayor of Springfield","de":"Bürgermeister von Springfield"},
 		"markets":[{"question":{"en":"Who will win the election?","de":"Wer gewinnt die Wahl?"},
 		"outcomes":[{"name":{"en":"Quimby"},"probability":"0.55"},{"name":{"en":"Skinner"},"probability":"0.45"}]}]}`)
-	ev := w.admin("POST", "/admin/v1/events", 201, `{"category":"sports","title":{"en":"Final","de":"Finale"},
-		"description":{"en":"The cup final."},
-		"markets":[{"question":{"en":"Who wins?","de":"Wer gewinnt?"},"outcomes":[{"name":{"en":"Home","de":"Heim"},"probability":"0.2"},
-		{"name":{"en":"Away","de":"Auswärts"},"probability":"0.8"}]}]}`)
+	// The final has a picture (the platform's own icon: an image on its
+	// origin is accepted over http) and closes in two days.
+	ev := w.admin("POST", "/admin/v1/events", 201, fmt.Sprintf(`{"category":"sports","title":{"en":"Final","de":"Finale"},
+		"description":{"en":"The cup final."},"image_url":%q,
+		"markets":[{"question":{"en":"Who wins?","de":"Wer gewinnt?"},"closes_at":%q,"outcomes":[{"name":{"en":"Home","de":"Heim"},"probability":"0.2"},
+		{"name":{"en":"Away","de":"Auswärts"},"probability":"0.8"}]}]}`, w.url+"/favicon.ico", time.Now().Add(50*time.Hour).UTC().Format(time.RFC3339)))
 	w.event = ev["id"].(string)
 	m := ev["markets"].([]any)[0].(map[string]any)
 	w.market = m["id"].(string)

@@ -3,7 +3,6 @@
 // and every change of the odds stream). The bettor API has no history
 // endpoint: see docs/decisions.md.
 
-import { clock } from "./clock.js";
 import * as fmt from "./format.js";
 import { locale, t } from "./i18n.js";
 
@@ -14,8 +13,8 @@ const H = 56;
 // MAX_POINTS is how many prices of an outcome are kept (the oldest go).
 const MAX_POINTS = 200;
 
-// PriceLog records the prices seen of each outcome: {at, odds,
-// probability}, with at on the widget's clock (js/clock.js).
+// PriceLog records the prices seen of each outcome, oldest first: {odds,
+// probability}.
 export class PriceLog {
   constructor() {
     this.byOutcome = new Map();
@@ -27,7 +26,7 @@ export class PriceLog {
     const list = this.byOutcome.get(outcomeID) ?? [];
     const last = list[list.length - 1];
     if (last && last.odds === odds && last.probability === probability) return;
-    list.push({ at: clock.now(), odds, probability });
+    list.push({ odds, probability });
     if (list.length > MAX_POINTS) list.shift();
     this.byOutcome.set(outcomeID, list);
   }
@@ -44,7 +43,7 @@ function svg(tag, attrs) {
 }
 
 // priceChart makes the chart's nodes for points (oldest first): a stepped
-// line of the chance (the scale fits the prices seen, at least 10 points
+// line of the chance, one step per price seen (the scale fits the prices seen, at least 10 points
 // of percentage high), with a caption saying what it shows in words, for
 // screen readers too. One price is a flat line.
 export function priceChart(points) {
@@ -60,21 +59,19 @@ export function priceChart(points) {
     hi = Math.min(100, lo + 10);
     lo = hi - 10;
   }
-  const t0 = first.at;
-  const span = Math.max(1, last.at - t0);
-  const x = (at) => (points.length === 1 ? 0 : ((at - t0) / span) * W);
+  // Each price seen is one step, evenly spaced: the chart reads as "how
+  // the chance went", and a burst of changes is as legible as a slow day.
+  const step = W / points.length;
   const y = (p) => H - 4 - ((p - lo) / (hi - lo)) * (H - 8);
   const coords = [];
-  points.forEach((p, i) => {
-    const py = y(probs[i]);
-    if (i > 0) coords.push(`${x(p.at).toFixed(1)},${coords[coords.length - 1].split(",")[1]}`);
-    coords.push(`${x(p.at).toFixed(1)},${py.toFixed(1)}`);
+  probs.forEach((p, i) => {
+    coords.push(`${(i * step).toFixed(1)},${y(p).toFixed(1)}`, `${((i + 1) * step).toFixed(1)},${y(p).toFixed(1)}`);
   });
-  coords.push(`${W},${y(probs[probs.length - 1]).toFixed(1)}`);
   const moved = Number(last.probability) - Number(first.probability);
   const trend = moved > 0 ? "up" : moved < 0 ? "down" : "flat";
   const chart = svg("svg", { class: "price-chart", viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none", "aria-hidden": "true", "data-trend": trend, "data-points": points.length });
-  chart.append(svg("line", { class: "axis", x1: 0, y1: H - 1, x2: W, y2: H - 1 }), svg("polyline", { points: coords.join(" "), fill: "none" }));
+  chart.append(svg("polygon", { class: "area", points: `0,${H} ${coords.join(" ")} ${W},${H}` }),
+    svg("line", { class: "axis", x1: 0, y1: H - 1, x2: W, y2: H - 1 }), svg("polyline", { points: coords.join(" "), fill: "none" }));
   const caption = document.createElement("figcaption");
   caption.textContent = points.length === 1
     ? t("chart.one", { chance: fmt.percent(last.probability, locale()), odds: fmt.odds(last.odds, locale()) })
