@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -178,4 +179,25 @@ func TestOneProcessWorksTheQueues(t *testing.T) {
 		t.Fatalf("after the first stopped: %v", err)
 	}
 	stop2(ctx)
+}
+
+// BenchmarkCommit times one write transaction of the store (a ticket
+// client's creation) with each synchronous setting: FULL adds a sync of
+// the log to every commit (docs/performance.md).
+func BenchmarkCommit(b *testing.B) {
+	for _, sync := range []string{"normal", "full"} {
+		b.Run(sync, func(b *testing.B) {
+			db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "test.db")+"?synchronous="+sync, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			for i := 0; b.Loop(); i++ {
+				c := tickets.Client{ID: fmt.Sprint("c", i), Name: "n", WebhookSecret: "s", TicketsEnabled: true}
+				if err := db.TicketStore().CreateClient(context.Background(), c); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
