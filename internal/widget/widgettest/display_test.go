@@ -84,6 +84,12 @@ func TestOneNumberEverywhere(t *testing.T) {
 	if row != (struct{ Odds, OddsTitle, Payout, PayoutTitle string }{"4.42", "Exact: 4.4214", "55.27 USD", "Exact: 55.2675 USD"}) {
 		t.Errorf("history %+v", row)
 	}
+	// A phone has no hover: the exact figures are in the bet's details.
+	tb.click("#history li.bet .bet-exact summary")
+	tb.waitFor("the exact figures", "document.querySelector('#history li.bet .bet-exact').open")
+	if exact := tb.text("#history li.bet .bet-exact dl"); exact != "Stake12.5 USDOdds4.4214Potential payout55.2675 USD" {
+		t.Errorf("exact figures %q", exact)
+	}
 }
 
 // TestBalanceAtFirstLoad: before the operator's wallet has answered for a

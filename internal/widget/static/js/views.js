@@ -219,6 +219,17 @@ export function betResult(bet) {
   return status;
 }
 
+// exactFigures lists a bet's figures unrounded (the entry odds with their
+// 4 decimals, the exact payout) in a disclosure: the title of each figure
+// says the same on hover, which a phone has not.
+function exactFigures(rows) {
+  const exact = rows.filter((r) => r[3]);
+  if (exact.length === 0) return null;
+  return el("details", { class: "bet-exact" },
+    el("summary", { text: t("history.exact") }),
+    el("dl", {}, exact.map(([label, cls, , value]) => el("div", { class: `fact ${cls}` }, el("dt", { text: t(label) }), el("dd", { text: value })))));
+}
+
 // betItem renders a bet of the history: the outcome, the market and its
 // event, a badge of what it came to (won, lost, void: each its own colour
 // and word), and its figures. It shows entry_odds, the price the bettor
@@ -254,5 +265,6 @@ export function betItem(bet, { currencyDecimals, names }) {
     el("dl", { class: "bet-facts" }, rows.map(([label, cls, value, exact]) =>
       el("div", { class: `fact ${cls}` }, el("dt", { text: t(label) }), exactly(el("dd", { text: value }), exact)))),
     status === "rejected" ? el("p", { class: "bet-reason", text: t(`code.${rejection(bet.rejection_code).key.slice("reject.".length)}`) }) : null,
+    exactFigures(rows),
     el("p", { class: "bet-time" }, el("time", { datetime: bet.created_at, text: new Date(bet.created_at).toLocaleString(locale()) })));
 }
