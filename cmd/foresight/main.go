@@ -45,6 +45,7 @@ Usage:
   foresight loadtest bets      measure bet placement against the sandbox operator's wallet
   foresight loadtest stream    measure how fast a price change reaches many odds streams
   foresight loadtest aggregator measure the launcher, round details and aggregator bets against the sandbox casino
+  foresight loadtest chaos     kill -9 the platform's nodes under bet load and wallet faults, then reconcile every bet
   foresight tickets lint|bench|measure score results; run an engine over specs or the reference set
   foresight conformance <kind> check a partner's wallet (operator-wallet, aggregator-wallet) against the protocol
   foresight sandbox operator|casino  run a reference partner: wallet, pages, control API, SQLite data
@@ -74,6 +75,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		if len(args) > 1 && args[1] == "aggregator" {
 			return runLoadtestAggregator(ctx, args[2:], stdout, stderr)
+		}
+		if len(args) > 1 && args[1] == "chaos" {
+			return runLoadtestChaos(ctx, args[2:], stdout, stderr)
 		}
 		return runLoadtest(ctx, args[1:], getenv, stdout, stderr)
 	case "migrate":

@@ -1,0 +1,138 @@
+package chaos
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+)
+
+// FaultCount is how many faults of one kind were injected.
+type FaultCount struct {
+	Kind  string
+	Count int
+}
+
+// Report is the outcome of a run.
+type Report struct {
+	// Database describes the platform's storage and nodes.
+	Database string
+	Path     string
+	Rate     float64
+	Duration time.Duration
+	// Sent is the bets sent; Accepted those answered 202; Retried those
+	// sent again after a node died under them; Refused counts the others'
+	// 4xx answers by status; Abandoned those never answered within the
+	// retry limit.
+	Sent, Accepted, Retried, Abandoned int
+	Refused                            map[int]int
+	// Statuses counts the platform's bets by final status.
+	Statuses map[string]int
+	// PlacementKills and SettlementKills count the kill -9 of a node.
+	PlacementKills, SettlementKills int
+	Faults                          int
+	FaultKinds                      []FaultCount
+	Discrepancies                   []Discrepancy
+	// PendingAfterRestart lists the bets still pending after a restart,
+	// longest first; PendingLimit is the most allowed.
+	PendingAfterRestart []PendingAfterRestart
+	PendingLimit        time.Duration
+	// Payouts is the payouts the wallets received after the resolution;
+	// ResolveToLastPayout the time from the resolution to the last.
+	Payouts             int
+	ResolveToLastPayout time.Duration
+	// Dir holds the run's files (node logs, sandbox journals, SQLite).
+	Dir string
+}
+
+// MaxPendingAfterRestart is the longest a bet stayed pending after a
+// restart.
+func (r *Report) MaxPendingAfterRestart() time.Duration {
+	if len(r.PendingAfterRestart) == 0 {
+		return 0
+	}
+	return r.PendingAfterRestart[0].For
+}
+
+// Failures lists why the run failed: discrepancies, and bets pending
+// longer than the limit after a restart. None means it passed.
+func (r *Report) Failures() []string {
+	var out []string
+	if n := len(r.Discrepancies); n > 0 {
+		out = append(out, fmt.Sprintf("%d discrepancies", n))
+	}
+	over := 0
+	for _, p := range r.PendingAfterRestart {
+		if p.For > r.PendingLimit {
+			over++
+		}
+	}
+	if over > 0 {
+		out = append(out, fmt.Sprintf("%d bets pending longer than %v after a restart (longest %v)", over, r.PendingLimit, r.MaxPendingAfterRestart().Round(time.Millisecond)))
+	}
+	return out
+}
+
+// Write prints the report as a table, then each discrepancy and the bets
+// pending longest after a restart.
+func (r *Report) Write(w io.Writer) {
+	row := func(name, format string, args ...any) {
+		fmt.Fprintf(w, "%-34s %s\n", name, fmt.Sprintf(format, args...))
+	}
+	row("database", "%s", r.Database)
+	row("path", "%s", r.Path)
+	row("load", "%.0f bets/s for %v", r.Rate, r.Duration)
+	row("bets sent", "%d (%d sent again after their node died, %d abandoned, refused %s)", r.Sent, r.Retried, r.Abandoned, counts(r.Refused))
+	row("bets accepted", "%d", r.Accepted)
+	row("bets by final status", "%s", counts(r.Statuses))
+	row("kills", "%d (placement %d, settlement %d)", r.PlacementKills+r.SettlementKills, r.PlacementKills, r.SettlementKills)
+	var kinds []string
+	for _, k := range r.FaultKinds {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k.Kind, k.Count))
+	}
+	row("wallet faults injected", "%d (%s)", r.Faults, strings.Join(kinds, ", "))
+	row("discrepancies", "%d", len(r.Discrepancies))
+	row("max PENDING after a restart", "%v (limit %v, %d bets pending across a restart)", r.MaxPendingAfterRestart().Round(time.Millisecond), r.PendingLimit, len(r.PendingAfterRestart))
+	row("resolve → last payout", "%v (%d payouts)", r.ResolveToLastPayout.Round(time.Millisecond), r.Payouts)
+	for _, d := range r.Discrepancies {
+		fmt.Fprintln(w, "discrepancy:", d)
+	}
+	for i, p := range r.PendingAfterRestart {
+		if i == 5 || p.For <= r.PendingLimit && i > 0 {
+			break
+		}
+		fmt.Fprintf(w, "pending after restart: bet %s %v after node %d's restart\n", p.BetID, p.For.Round(time.Millisecond), p.Node)
+	}
+	if f := r.Failures(); len(f) > 0 {
+		fmt.Fprintf(w, "FAILED: %s; the run's files are in %s\n", strings.Join(f, "; "), r.Dir)
+	} else {
+		fmt.Fprintln(w, "PASSED")
+	}
+}
+
+// counts writes a count map as "k n, k n" in key order.
+func counts[K int | string](m map[K]int) string {
+	var keys []K
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%v %d", k, m[k]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortPending(p []PendingAfterRestart) {
+	sort.Slice(p, func(i, j int) bool {
+		if p[i].For != p[j].For {
+			return p[i].For > p[j].For
+		}
+		return p[i].BetID < p[j].BetID
+	})
+}
