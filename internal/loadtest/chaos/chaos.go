@@ -108,7 +108,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		r.Database = fmt.Sprintf("PostgreSQL, %d nodes", cfg.Nodes)
 	}
 
-	fi := &faultInjector{ratio: cfg.FaultRatio, counts: map[string]int{}}
+	fi := &faultInjector{ratio: cfg.FaultRatio, counts: map[string]int{}, seen: map[string]bool{}}
 	pt, err := startPartners(ctx, cfg.Dir, cfg.Path != PathStandalone, fi)
 	if err != nil {
 		return nil, err

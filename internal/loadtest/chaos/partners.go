@@ -19,6 +19,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
+	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 )
 
@@ -38,17 +39,19 @@ const walletTimeoutFault = 6 * time.Second
 type faultKind struct {
 	name string
 	// on reports whether the kind applies to a request of endpoint
-	// (withdrawal, deposit, rollback, finish).
-	on func(endpoint string) bool
+	// (withdrawal, deposit, rollback, finish), sent again when retry.
+	on func(endpoint string, retry bool) bool
 	// operator and casino arm the fault for the bettor's next request to
 	// the endpoint; nil when the wallet has no such fault.
 	operator func(f *operator.Faults, endpoint string)
 	casino   func(f *casino.Faults, endpoint string)
 }
 
-func anyEndpoint(string) bool { return true }
+func anyRequest(string, bool) bool { return true }
 
-func onlyWithdrawals(endpoint string) bool { return endpoint == "withdrawal" }
+func newWithdrawal(endpoint string, retry bool) bool { return endpoint == "withdrawal" && !retry }
+
+func retriedWithdrawal(endpoint string, retry bool) bool { return endpoint == "withdrawal" && retry }
 
 // operatorEndpoint and casinoEndpoint name an endpoint in each sandbox's
 // fault controls.
@@ -66,29 +69,46 @@ func casinoEndpoint(endpoint string) string {
 	return casino.EndpointRollback
 }
 
-// faultKinds are the faults a run injects: the sandboxes' fault controls
-// that a conforming wallet or the network in front of it produces.
+func oneOf(s ...string) string { return s[mrand.IntN(len(s))] }
+
+// faultKinds are the faults a run injects, with the sandboxes' fault
+// controls: what a wallet, conforming or not, and the network in front of
+// it do. Left out: a malformed answer to a standalone deposit or rollback
+// that is empty or foreign JSON, which the platform takes as done (the
+// protocol names no body for them), so the credit is lost as documented.
 var faultKinds = []faultKind{
-	{name: "timeout", on: anyEndpoint,
+	{name: "timeout", on: anyRequest,
 		operator: func(f *operator.Faults, e string) { f.StallNext(operatorEndpoint(e), 1) },
 		casino:   func(f *casino.Faults, e string) { f.StallNext(casinoEndpoint(e), 1) }},
-	{name: "slow (applied after the time-out)", on: anyEndpoint,
+	{name: "slow (applied after the time-out)", on: anyRequest,
 		operator: func(f *operator.Faults, e string) { f.DelayNext(operatorEndpoint(e), 1, walletTimeoutFault) },
 		casino:   func(f *casino.Faults, e string) { f.DelayNext(casinoEndpoint(e), 1, walletTimeoutFault) }},
-	{name: "5xx", on: anyEndpoint,
+	{name: "5xx", on: anyRequest,
 		operator: func(f *operator.Faults, e string) { f.FailNext(operatorEndpoint(e), 1, http.StatusServiceUnavailable) },
 		casino:   func(f *casino.Faults, e string) { f.FailNext(casinoEndpoint(e), 1, http.StatusInternalServerError) }},
-	{name: "lost answer", on: anyEndpoint,
+	{name: "lost answer", on: anyRequest,
 		operator: func(f *operator.Faults, e string) { f.DropResponseNext(operatorEndpoint(e), 1) },
 		casino:   func(f *casino.Faults, e string) { f.DropResponseNext(casinoEndpoint(e), 1) }},
-	{name: "rejection", on: onlyWithdrawals,
+	{name: "malformed answer", on: anyRequest,
 		operator: func(f *operator.Faults, e string) {
-			f.RejectNext(operatorEndpoint(e), 1, []string{"insufficient_funds", "bettor_blocked", "bet_limit_reached"}[mrand.IntN(3)])
+			shape := oneOf(malformed.Shapes...)
+			if e != "withdrawal" {
+				shape = oneOf(malformed.Garbage, malformed.HTML, malformed.Truncated)
+			}
+			f.MalformedNext(operatorEndpoint(e), 1, shape)
 		},
-		casino: func(f *casino.Faults, e string) {
-			f.RejectNext(casinoEndpoint(e), 1, []string{"100", "105", "110"}[mrand.IntN(3)])
-		}},
-	{name: "no round_id", on: onlyWithdrawals,
+		casino: func(f *casino.Faults, e string) { f.MalformedNext(casinoEndpoint(e), 1, oneOf(malformed.Shapes...)) }},
+	{name: "rejection", on: newWithdrawal,
+		operator: func(f *operator.Faults, e string) {
+			f.RejectNext(operatorEndpoint(e), 1, oneOf("insufficient_funds", "bettor_blocked", "bet_limit_reached"))
+		},
+		casino: func(f *casino.Faults, e string) { f.RejectNext(casinoEndpoint(e), 1, oneOf("100", "105", "110")) }},
+	{name: "retry refused afresh (non-conforming)", on: retriedWithdrawal,
+		operator: func(f *operator.Faults, e string) {
+			f.RefuseRetryNext(operatorEndpoint(e), 1, oneOf("insufficient_funds", "bettor_blocked", "bet_limit_reached"))
+		},
+		casino: func(f *casino.Faults, e string) { f.RefuseRetryNext(casinoEndpoint(e), 1, oneOf("100", "105", "110")) }},
+	{name: "no round_id", on: newWithdrawal,
 		casino: func(f *casino.Faults, _ string) { f.OmitRoundIDNext(1) }},
 }
 
@@ -99,17 +119,23 @@ type faultInjector struct {
 
 	mu     sync.Mutex
 	counts map[string]int
+	seen   map[string]bool // transaction ids sent before
 }
 
-// pick decides whether a request of endpoint gets a fault, and which.
-func (fi *faultInjector) pick(endpoint string, casinoWallet bool) *faultKind {
+// pick decides whether a request of endpoint for transaction txID gets a
+// fault, and which.
+func (fi *faultInjector) pick(endpoint, txID string, casinoWallet bool) *faultKind {
+	fi.mu.Lock()
+	retry := fi.seen[endpoint+" "+txID]
+	fi.seen[endpoint+" "+txID] = true
+	fi.mu.Unlock()
 	if !fi.on.Load() || mrand.Float64() >= fi.ratio {
 		return nil
 	}
 	var kinds []*faultKind
 	for i := range faultKinds {
 		k := &faultKinds[i]
-		if k.on(endpoint) && (casinoWallet && k.casino != nil || !casinoWallet && k.operator != nil) {
+		if k.on(endpoint, retry) && (casinoWallet && k.casino != nil || !casinoWallet && k.operator != nil) {
 			kinds = append(kinds, k)
 		}
 	}
@@ -156,10 +182,11 @@ func (fi *faultInjector) operatorFaults(op *operator.Operator, next http.Handler
 		}
 		if endpoint != "" {
 			var v struct {
-				BettorID string `json:"bettor_id"`
+				BettorID      string `json:"bettor_id"`
+				TransactionID string `json:"transaction_id"`
 			}
 			if json.Unmarshal(readBody(r), &v) == nil && v.BettorID != "" {
-				if k := fi.pick(endpoint, false); k != nil {
+				if k := fi.pick(endpoint, v.TransactionID, false); k != nil {
 					k.operator(op.ForBettor(v.BettorID), endpoint)
 				}
 			}
@@ -174,8 +201,10 @@ func (fi *faultInjector) casinoFaults(c *casino.Casino, next http.Handler) http.
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var v struct {
 			AccountID    string `json:"account_id"`
+			RoundID      string `json:"round_id"`
 			Transactions []struct {
-				Type string `json:"type"`
+				IDProvider string `json:"id_provider"`
+				Type       string `json:"type"`
 			} `json:"transactions"`
 		}
 		endpoint := ""
@@ -192,7 +221,11 @@ func (fi *faultInjector) casinoFaults(c *casino.Casino, next http.Handler) http.
 			}
 		}
 		if endpoint != "" {
-			if k := fi.pick(endpoint, true); k != nil {
+			txID := v.RoundID // a Finish is idempotent by round
+			if len(v.Transactions) == 1 {
+				txID = v.Transactions[0].IDProvider
+			}
+			if k := fi.pick(endpoint, txID, true); k != nil {
 				k.casino(c.ForAccount(v.AccountID), endpoint)
 			}
 		}
