@@ -530,11 +530,10 @@ func (b *builder) labels(d *draft) []string {
 	for _, l := range d.labels {
 		out = appendUnique(out, kebab(l))
 	}
-	text := d.lower()
-	if moneySignal(text) > 1 {
+	if moneySignal(d) > 1 {
 		out = appendUnique(out, "payments")
 	}
-	if securitySignal(text) > 1 {
+	if securitySignal(d) > 1 {
 		out = appendUnique(out, "security")
 	}
 	var clean []string
@@ -563,12 +562,11 @@ func (b *builder) storyPoints(d *draft) int {
 		}
 		return 5
 	}
-	text := d.lower()
 	size := len(d.crit) + len(d.general)/3 + d.weight
-	if moneySignal(text) > 1 {
+	if moneySignal(d) > 1 {
 		size += 2
 	}
-	if securitySignal(text) > 1 {
+	if securitySignal(d) > 1 {
 		size++
 	}
 	if d.ep != nil && !d.ep.inbound {
@@ -657,7 +655,7 @@ func (b *builder) computePriority(d *draft) string {
 	case mayWords.MatchString(text) && !shouldWords.MatchString(text) && musts == 0 && d.origin == originItem:
 		level = min(level, 1)
 	}
-	money, security := moneySignal(text), securitySignal(text)
+	money, security := moneySignal(d), securitySignal(d)
 	if money > 1 || security > 1 || containsAny(text, "critical") {
 		level++
 	}
@@ -690,8 +688,8 @@ var (
 	securityTerms = []string{"signature", "hmac", "secret", "token", "jwt", "bearer", "api key", "authenticat", "authoris", "authoriz", "private key", "ssrf", "localhost", "https only", "password", "credential", "encrypt", "jwks"}
 )
 
-func moneySignal(lower string) int    { return countLower(lower, moneyTerms...) }
-func securitySignal(lower string) int { return countLower(lower, securityTerms...) }
+func moneySignal(d *draft) int    { return d.lowerIndex().count(moneyTerms...) }
+func securitySignal(d *draft) int { return d.lowerIndex().count(securityTerms...) }
 
 // renderEpic renders the epic of a group.
 func (b *builder) renderEpic(g *group, slots []slot, idOf map[*draft]string) tickets.Ticket {

@@ -69,10 +69,11 @@ type draft struct {
 	words    wordSet
 	order    int
 	alive    bool
-	tkTitle  string   // title titleKeys was computed for
-	tkWords  []string // keywords of the title
-	lowText  string   // see lower
-	prio     string   // priority, computed once when rendering
+	tkTitle  string       // title titleKeys was computed for
+	tkWords  []string     // keywords of the title
+	lowText  string       // see lower
+	lowIndex *phraseIndex // see lowerIndex
+	prio     string       // priority, computed once when rendering
 }
 
 // lower returns the title and criteria in lower case without code spans,
@@ -82,6 +83,14 @@ func (d *draft) lower() string {
 		d.lowText = strings.ToLower(prose(d.title + " " + strings.Join(d.crit, " ")))
 	}
 	return d.lowText
+}
+
+// lowerIndex is the phraseIndex of lower(), computed once.
+func (d *draft) lowerIndex() *phraseIndex {
+	if d.lowIndex == nil {
+		d.lowIndex = newPhraseIndex(d.lower())
+	}
+	return d.lowIndex
 }
 
 // titleKeys returns the keywords of the draft's title, cached.

@@ -348,17 +348,18 @@ func (b *builder) apply(r *reduction, sets listSets) {
 
 // bestReduction finds the cheapest way to lose one ticket.
 func (b *builder) bestReduction() *reduction {
-	var best *reduction
-	consider := func(r *reduction) {
-		if best == nil || r.loss < best.loss-1e-9 {
-			best = r
+	var best reduction
+	found := false
+	consider := func(r reduction) {
+		if !found || r.loss < best.loss-1e-9 {
+			best, found = r, true
 		}
 	}
 	live := b.live()
 	if b.opts.IncludeEpics {
 		counts := b.groupCounts()
 		for _, g := range b.epicGroups() {
-			consider(&reduction{loss: 0.5 + 0.05*float64(counts[g]), suppress: g})
+			consider(reduction{loss: 0.5 + 0.05*float64(counts[g]), suppress: g})
 		}
 	}
 	byGroup := map[*group][]*draft{}
@@ -368,15 +369,15 @@ func (b *builder) bestReduction() *reduction {
 	for _, d := range live {
 		switch d.origin {
 		case originSpike:
-			consider(&reduction{loss: d.value, drop: d})
+			consider(reduction{loss: d.value, drop: d})
 			continue
 		case originOverview:
-			consider(&reduction{loss: d.value, drop: d})
+			consider(reduction{loss: d.value, drop: d})
 		case originTest, originDocs, originFollowUp:
-			consider(&reduction{loss: d.value, drop: d})
+			consider(reduction{loss: d.value, drop: d})
 			continue
 		default:
-			consider(&reduction{loss: d.value + 0.3, drop: d})
+			consider(reduction{loss: d.value + 0.3, drop: d})
 		}
 		partners := byGroup[d.grp]
 		if len(d.users) == 1 && resolve(d.users[0]) != nil && resolve(d.users[0]).grp != d.grp {
@@ -398,10 +399,13 @@ func (b *builder) bestReduction() *reduction {
 			if !affinity && (p.value < d.value || p.value == d.value && p.order > d.order) {
 				continue // merge the lower-value draft into the higher one
 			}
-			consider(&reduction{loss: mergeLoss(d, p), from: d, into: p})
+			consider(reduction{loss: mergeLoss(d, p), from: d, into: p})
 		}
 	}
-	return best
+	if !found {
+		return nil
+	}
+	return &best
 }
 
 // crossCutting topics may be folded together across sections when the

@@ -48,21 +48,22 @@ func (b *builder) risks(ts []tickets.Ticket, slots []slot) []tickets.Risk {
 		rank int
 	}
 	var all []found
-	lower := make([]string, len(b.units))
+	lower := make([]*phraseIndex, len(b.units))
 	for i, u := range b.units {
-		lower[i] = strings.ToLower(prose(u.text))
+		b.m.tick(1)
+		lower[i] = newPhraseIndex(strings.ToLower(prose(u.text)))
 	}
 	for rank, cat := range riskCategories {
 		var f found
 		f.cat, f.rank = cat, rank
 		for i, u := range b.units {
 			text := lower[i]
-			n := countLower(text, cat.terms...)
-			if n < cat.min || cat.name == "money" && countLower(text, moneyMovement...) == 0 {
+			n := text.count(cat.terms...)
+			if n < cat.min || cat.name == "money" && text.count(moneyMovement...) == 0 {
 				continue
 			}
 			f.hits++
-			score := 2*min(n, 3) + 3*countLower(text, cat.bonus...)
+			score := 2*min(n, 3) + 3*text.count(cat.bonus...)
 			if u.table != nil {
 				score--
 			}
@@ -191,7 +192,7 @@ func (b *builder) riskTickets(cat riskCategory, evidence *unit, ts []tickets.Tic
 		if sl.d == nil {
 			continue
 		}
-		score := countLower(sl.d.lower(), cat.terms...)
+		score := sl.d.lowerIndex().count(cat.terms...)
 		if sl.d.sec == evidence.sec {
 			score += 3
 		}

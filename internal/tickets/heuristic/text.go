@@ -115,25 +115,6 @@ var wordSplit = regexp.MustCompile(`[^\p{L}\p{N}_]+`)
 func keywords(s string) []string {
 	out := make([]string, 0, 8)
 	var seen map[string]bool // the words of out, once it is long
-	addKeyword := func(out *[]string, w string) {
-		if len(*out) < 16 {
-			addKeyword(out, w)
-			return
-		}
-		if seen == nil {
-			seen = make(map[string]bool, 2*len(*out))
-			for _, o := range *out {
-				seen[o] = true
-			}
-		}
-		if len(w) < 2 || stopWords[w] || isNumber(w) {
-			return
-		}
-		if w = stem(w); !seen[w] {
-			seen[w] = true
-			*out = append(*out, w)
-		}
-	}
 	s = strings.ToLower(s)
 	start := -1
 	flush := func(end int) {
@@ -144,10 +125,10 @@ func keywords(s string) []string {
 		start = -1
 		if strings.IndexByte(w, '_') >= 0 {
 			for _, part := range strings.Split(w, "_") {
-				addKeyword(&out, part)
+				addKeywordSeen(&out, &seen, part)
 			}
 		}
-		addKeyword(&out, w)
+		addKeywordSeen(&out, &seen, w)
 	}
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -193,6 +174,28 @@ func hasContentWord(s string) bool {
 		start = -1
 	}
 	return start >= 0 && len(keywords(s[start:])) > 0
+}
+
+// addKeywordSeen is addKeyword that, once out is long, finds repeats in
+// the set *seen instead of comparing with every word of out.
+func addKeywordSeen(out *[]string, seen *map[string]bool, w string) {
+	if len(*out) < 16 {
+		addKeyword(out, w)
+		return
+	}
+	if *seen == nil {
+		*seen = make(map[string]bool, 2*len(*out))
+		for _, o := range *out {
+			(*seen)[o] = true
+		}
+	}
+	if len(w) < 2 || stopWords[w] || isNumber(w) {
+		return
+	}
+	if w = stem(w); !(*seen)[w] {
+		(*seen)[w] = true
+		*out = append(*out, w)
+	}
 }
 
 func addKeyword(out *[]string, w string) {

@@ -51,6 +51,10 @@ func (s listSets) add(list *[]string, items ...string) {
 		return
 	}
 	set, ok := s[list]
+	if !ok && len(*list)*len(items) <= 256 {
+		*list = appendUnique(*list, items...) // short lists: no set yet
+		return
+	}
 	if !ok {
 		set = make(map[string]bool, len(*list)+len(items))
 		for _, l := range *list {
