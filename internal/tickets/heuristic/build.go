@@ -69,6 +69,7 @@ type draft struct {
 	words    wordSet
 	order    int
 	alive    bool
+	epoch    int          // how many drafts this one absorbed
 	tkTitle  string       // title titleKeys was computed for
 	tkWords  []string     // keywords of the title
 	lowText  string       // see lower

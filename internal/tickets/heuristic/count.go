@@ -73,6 +73,7 @@ func (b *builder) mergeWith(sets listSets, into, from *draft, retitle bool) {
 	if into.kind == tickets.TypeTask && from.kind == tickets.TypeBug {
 		into.kind = tickets.TypeBug
 	}
+	into.epoch++
 	from.alive = false
 	from.into = into
 }
@@ -346,8 +347,46 @@ func (b *builder) apply(r *reduction, sets listSets) {
 	}
 }
 
-// bestReduction finds the cheapest way to lose one ticket.
-func (b *builder) bestReduction() *reduction {
+// alive returns the live drafts of ds, in their order.
+func alive(ds []*draft) []*draft {
+	out := make([]*draft, 0, len(ds))
+	for _, d := range ds {
+		if d.alive {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// lossCache holds the mergeLoss of pairs of drafts, valid while neither
+// draft absorbed another (its epoch) and the draft using the first one is
+// the same.
+type lossCache map[[2]*draft]cachedLoss
+
+type cachedLoss struct {
+	loss                 float64
+	fromEpoch, intoEpoch int
+	user                 *draft
+}
+
+// mergeLoss is the package's mergeLoss, remembered.
+func (c lossCache) mergeLoss(d, p *draft) float64 {
+	var user *draft
+	if len(d.users) == 1 {
+		user = resolve(d.users[0])
+	}
+	key := [2]*draft{d, p}
+	if e, ok := c[key]; ok && e.fromEpoch == d.epoch && e.intoEpoch == p.epoch && e.user == user {
+		return e.loss
+	}
+	loss := mergeLoss(d, p)
+	c[key] = cachedLoss{loss: loss, fromEpoch: d.epoch, intoEpoch: p.epoch, user: user}
+	return loss
+}
+
+// bestReduction finds the cheapest way to lose one ticket; live are the
+// live drafts in order.
+func (b *builder) bestReduction(live []*draft, losses lossCache) *reduction {
 	var best reduction
 	found := false
 	consider := func(r reduction) {
@@ -355,7 +394,6 @@ func (b *builder) bestReduction() *reduction {
 			best, found = r, true
 		}
 	}
-	live := b.live()
 	if b.opts.IncludeEpics {
 		counts := b.groupCounts()
 		for _, g := range b.epicGroups() {
@@ -399,7 +437,7 @@ func (b *builder) bestReduction() *reduction {
 			if !affinity && (p.value < d.value || p.value == d.value && p.order > d.order) {
 				continue // merge the lower-value draft into the higher one
 			}
-			consider(reduction{loss: mergeLoss(d, p), from: d, into: p})
+			consider(reduction{loss: losses.mergeLoss(d, p), from: d, into: p})
 		}
 	}
 	if !found {
@@ -483,9 +521,12 @@ func (b *builder) fit() {
 		return
 	}
 	b.coarsen(greedyLimit)
-	sets := listSets{} // the loop changes the drafts' lists only through apply
+	// The loop changes drafts only through apply, and creates none.
+	sets := listSets{}
+	all := b.live()
+	losses := lossCache{}
 	for guard := 0; b.total() > target && guard < 2000; guard++ {
-		r := b.bestReduction()
+		r := b.bestReduction(alive(all), losses)
 		if r == nil {
 			if !b.suppressOne() {
 				break

@@ -99,7 +99,13 @@ func parseDocument(m *meter, text string) *document {
 		line := lines[i]
 		trimmed := strings.TrimSpace(line)
 
-		if m := fenceOpen.FindStringSubmatch(line); m != nil {
+		// The first byte of the trimmed line rules out most patterns
+		// before their regular expressions run.
+		var first byte
+		if trimmed != "" {
+			first = trimmed[0]
+		}
+		if m := matchIf(first == '`' || first == '~', fenceOpen, line); m != nil {
 			p.flush()
 			fence := m[1][:3]
 			var code []string
@@ -117,26 +123,26 @@ func parseDocument(m *meter, text string) *document {
 			p.blank = true
 			continue
 		}
-		if m := atxHeading.FindStringSubmatch(line); m != nil {
+		if m := matchIf(first == '#', atxHeading, line); m != nil {
 			p.flush()
 			p.startSection(len(m[1]), atxClosing.ReplaceAllString(m[2], ""))
 			continue
 		}
-		if len(p.para) > 0 && setextH1.MatchString(line) {
+		if len(p.para) > 0 && first == '=' && setextH1.MatchString(line) {
 			heading := strings.Join(p.para, " ")
 			p.para = nil
 			p.flush()
 			p.startSection(1, heading)
 			continue
 		}
-		if len(p.para) > 0 && setextH2.MatchString(line) {
+		if len(p.para) > 0 && first == '-' && setextH2.MatchString(line) {
 			heading := strings.Join(p.para, " ")
 			p.para = nil
 			p.flush()
 			p.startSection(2, heading)
 			continue
 		}
-		if thematicBreak.MatchString(line) {
+		if (first == '-' || first == '*' || first == '_') && thematicBreak.MatchString(line) {
 			p.flush()
 			continue
 		}
@@ -154,7 +160,7 @@ func parseDocument(m *meter, text string) *document {
 			p.current.blocks = append(p.current.blocks, &block{kind: tableBlock, table: t})
 			continue
 		}
-		if m := listMarker.FindStringSubmatch(line); m != nil {
+		if m := matchIf(first == '-' || first == '*' || first == '+' || '0' <= first && first <= '9', listMarker, line); m != nil {
 			p.flushParagraph()
 			p.addListItem(len(m[1]), !strings.ContainsAny(m[2], "-*+"), m[3])
 			continue
@@ -180,6 +186,14 @@ func parseDocument(m *meter, text string) *document {
 		s.heading = cleanInline(s.heading)
 	}
 	return p.doc
+}
+
+// matchIf is re.FindStringSubmatch(s) when possible is true, else nil.
+func matchIf(possible bool, re *regexp.Regexp, s string) []string {
+	if !possible {
+		return nil
+	}
+	return re.FindStringSubmatch(s)
 }
 
 func (p *parser) startSection(level int, heading string) {
