@@ -680,12 +680,32 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 	}
 	if len(strings.Fields(h)) <= 2 && len(units) > 0 {
 		// "The widget is an iframe loaded from …" names what to build.
-		re := regexp.MustCompile(`(?i)^(?:the |a |an )?` + regexp.QuoteMeta(h) + `s? (?:is|are) (?:a |an |the )?([\w-]+)`)
-		if m := re.FindStringSubmatch(stripCode(units[0].text)); m != nil && !stopWords[strings.ToLower(m[1])] {
-			return "Implement the " + lowerFirst(h) + " " + m[1]
+		text := stripCode(units[0].text)
+		if mayNameWhat(text, h) {
+			re := regexp.MustCompile(`(?i)^(?:the |a |an )?` + regexp.QuoteMeta(h) + `s? (?:is|are) (?:a |an |the )?([\w-]+)`)
+			if m := re.FindStringSubmatch(text); m != nil && !stopWords[strings.ToLower(m[1])] {
+				return "Implement the " + lowerFirst(h) + " " + m[1]
+			}
 		}
 	}
 	return shorten(verbFirst(h), 12, 100)
+}
+
+// mayNameWhat is a necessary condition for text to start "The <heading>
+// is a …", checked before a regular expression is compiled for it: the
+// text starts with the heading (after an article) and holds " is " or
+// " are ", compared as (?i) does, by case-folding orbit.
+func mayNameWhat(text, heading string) bool {
+	t, h := foldKey(text), foldKey(heading)
+	if !strings.Contains(t, " IS ") && !strings.Contains(t, " ARE ") {
+		return false
+	}
+	for _, article := range []string{"", "THE ", "A ", "AN "} {
+		if strings.HasPrefix(t, article+h) {
+			return true
+		}
+	}
+	return false
 }
 
 var storyTopics = map[string]bool{"": true, "auth": true, "events": true, "overview": true, "requirements": true, "endpoints": true}
