@@ -165,12 +165,12 @@ func TestOddsMovement(t *testing.T) {
 			Arrow: b.querySelector('.move').textContent, Chance: b.querySelector('.prob-text').textContent, Label: b.getAttribute('aria-label')}; })()`, outcomeButton(id)), &m)
 		return m
 	}
-	home, away := read(w.outcome[0]), read(w.outcome[1])
+	home := read(w.outcome[0])
 	if home.Moved != "down flash" || home.Arrow != "▼" || home.Chance != "28%" || !regexp.MustCompile(`Odds down`).MatchString(home.Label) {
 		t.Errorf("Home after its odds fell 4.42 → 3.62: %+v", home)
 	}
 	tb.waitText(outcomeButton(w.outcome[1])+" .odds", "1.29")
-	away = read(w.outcome[1])
+	away := read(w.outcome[1])
 	if away.Moved != "up flash" || away.Arrow != "▲" || away.Chance != "78%" {
 		t.Errorf("Away after its odds rose 1.21 → 1.29: %+v", away)
 	}
@@ -221,11 +221,8 @@ func TestSandboxPagesAtPhoneWidth(t *testing.T) {
 			tb.navigate(lobby.URL + "/sandbox/lobby")
 			tb.click("form[action='/sandbox/lobby'] button[type=submit]")
 			tb.do(chromedp.WaitReady(chromedp.CSS("iframe#game"))) // across the form's navigation
-			var game struct {
-				Top, Height float64
-				ScrollY     float64
-			}
-			tb.eval("(() => { const r = document.getElementById('game').getBoundingClientRect(); return {Top: r.top, Height: innerHeight, ScrollY: scrollY}; })()", &game)
+			var game struct{ Top, Height float64 }
+			tb.eval("(() => { const r = document.getElementById('game').getBoundingClientRect(); return {Top: r.top, Height: innerHeight}; })()", &game)
 			if game.Top > game.Height/2 {
 				t.Errorf("at %d px the game starts %.0f px down a %.0f px window: below the fold", size.w, game.Top, game.Height)
 			}
