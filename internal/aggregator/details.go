@@ -29,19 +29,19 @@ type RoundDetails struct {
 
 // RoundSummary is round_details.
 type RoundSummary struct {
-	AccountID     string     `json:"account_id"`
-	BetType       string     `json:"bet_type"`
-	Status        string     `json:"status"`
-	Event         Named      `json:"event"`
-	Market        Named      `json:"market"`
-	Selection     Named      `json:"selection"`
-	Stake         string     `json:"stake"`
-	Currency      string     `json:"currency"`
-	Odds          string     `json:"odds"`
-	PlacedAt      time.Time  `json:"placed_at"`
-	Payout        *string    `json:"payout"`
-	SettledAt     *time.Time `json:"settled_at"`
-	RejectionCode *string    `json:"rejection_code"`
+	AccountID     string                 `json:"account_id"`
+	BetType       string                 `json:"bet_type"`
+	Status        string                 `json:"status"`
+	Event         Named                  `json:"event"`
+	Market        Named                  `json:"market"`
+	Selection     Named                  `json:"selection"`
+	Stake         string                 `json:"stake"`
+	Currency      string                 `json:"currency"`
+	Odds          string                 `json:"odds"`
+	PlacedAt      time.Time              `json:"placed_at"`
+	Payout        *string                `json:"payout"`
+	SettledAt     *time.Time             `json:"settled_at"`
+	RejectionCode *betting.RejectionCode `json:"rejection_code"`
 }
 
 // Named is an event, market or selection: its id and its text in the
@@ -157,18 +157,13 @@ func rolledBack(b betting.Bet, calls walletCalls) bool {
 		return true
 	}
 	switch *b.RejectionCode {
-	case betting.RejectWalletRolledBack, rejectWalletUnavailable:
+	case betting.RejectWalletRolledBack, betting.RejectWalletUnavailable:
 		return true
 	case betting.RejectOther:
 		return calls.stakeSent
 	}
 	return false
 }
-
-// rejectWalletUnavailable is the rejection code of a bet whose debit got
-// no definite answer on the aggregator path (wallet.RejectWalletUnavailable;
-// that package imports this one).
-const rejectWalletUnavailable = "wallet_provider_unavailable"
 
 // roundState is the state of b's round as the aggregator has confirmed it
 // (aggregator-api.md, "States and transitions": a state changes only once

@@ -16,7 +16,7 @@ func TestRoundState(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	win, zero := money.MustParse("44.214"), money.MustParse("0")
-	code := func(c string) *string { return &c }
+	code := func(c betting.RejectionCode) *betting.RejectionCode { return &c }
 	bet := func(status string, change func(*betting.Bet)) betting.Bet {
 		b := betting.Bet{Status: status, Stake: money.MustParse("10")}
 		if change != nil {
@@ -32,7 +32,7 @@ func TestRoundState(t *testing.T) {
 			}
 		}
 	}
-	rejected := func(c *string, rollbackConfirmed bool) func(*betting.Bet) {
+	rejected := func(c *betting.RejectionCode, rollbackConfirmed bool) func(*betting.Bet) {
 		return func(b *betting.Bet) {
 			b.RejectionCode = c
 			if rollbackConfirmed {
@@ -67,8 +67,8 @@ func TestRoundState(t *testing.T) {
 		{"debit stood, market closed, Rollback answered 200", bet(betting.BetRejected, rejected(code(betting.RejectWalletRolledBack), true)), answered, RoundRejected},
 		{"200 without round_id, Rollback not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectWalletRolledBack), false)), sent, ""},
 		{"200 without round_id, Rollback answered 200", bet(betting.BetRejected, rejected(code(betting.RejectWalletRolledBack), true)), sent, RoundRejected},
-		{"no definite answer, Rollback not answered yet", bet(betting.BetRejected, rejected(code(rejectWalletUnavailable), false)), sent, ""},
-		{"no definite answer, Rollback answered 200", bet(betting.BetRejected, rejected(code(rejectWalletUnavailable), true)), sent, RoundRejected},
+		{"no definite answer, Rollback not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectWalletUnavailable), false)), sent, ""},
+		{"no definite answer, Rollback answered 200", bet(betting.BetRejected, rejected(code(betting.RejectWalletUnavailable), true)), sent, RoundRejected},
 		{"final other code, Rollback not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectOther), false)), sent, ""},
 		{"final other code, Rollback answered 200", bet(betting.BetRejected, rejected(code(betting.RejectOther), true)), sent, RoundRejected},
 		{"placement gave up, Rollback not answered yet", bet(betting.BetRejected, rejected(nil, false)), walletCalls{}, ""},

@@ -2,6 +2,7 @@ package betting
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -19,16 +20,45 @@ const (
 	BetVoided    = "voided"
 )
 
-// Rejection codes of the spec; a rejection whose debit outcome is unknown
-// has no code (null).
+// RejectionCode is the rejection_code of a rejected bet
+// (bettor-and-operator-api.md and aggregator-api.md, "Errors"). A rejection
+// whose debit outcome is unknown on the standalone path has none (null).
+type RejectionCode string
+
+// The rejection codes, all of them: the platform's checks, the wallets'
+// refusals and the outcomes of a debit that could not stand.
 const (
-	RejectValidationFailed = "validation_failed"
-	RejectBettorBlocked    = "bettor_blocked"
-	RejectInsufficientFund = "insufficient_funds"
-	RejectBetLimitReached  = "bet_limit_reached"
-	RejectOther            = "bet_rejected_other"
-	RejectWalletRolledBack = "wallet_rolled_back"
+	// RejectValidationFailed: the bet breaks a rule of the market or the
+	// operator (closed market, odds moved beyond the tolerance, unknown
+	// outcome, wrong currency).
+	RejectValidationFailed RejectionCode = "validation_failed"
+	// RejectBettorBlocked: the wallet refused a blocked or unknown bettor.
+	RejectBettorBlocked RejectionCode = "bettor_blocked"
+	// RejectInsufficientFund: the wallet refused for want of funds.
+	RejectInsufficientFund RejectionCode = "insufficient_funds"
+	// RejectBetLimitReached: a stake, payout or exposure limit (the
+	// operator's here, or the wallet's).
+	RejectBetLimitReached RejectionCode = "bet_limit_reached"
+	// RejectOther: the wallet refused for a reason of no code of its own.
+	RejectOther RejectionCode = "bet_rejected_other"
+	// RejectWalletRolledBack: the debit stood but the bet could not; the
+	// stake is given back.
+	RejectWalletRolledBack RejectionCode = "wallet_rolled_back"
+	// RejectWalletUnavailable: on the aggregator path, the debit got no
+	// definite answer; a Round/Rollback follows.
+	RejectWalletUnavailable RejectionCode = "wallet_provider_unavailable"
 )
+
+// RejectionCodes returns every rejection code, in the order above.
+func RejectionCodes() []RejectionCode {
+	return []RejectionCode{RejectValidationFailed, RejectBettorBlocked, RejectInsufficientFund, RejectBetLimitReached,
+		RejectOther, RejectWalletRolledBack, RejectWalletUnavailable}
+}
+
+// Valid reports whether c is one of RejectionCodes.
+func (c RejectionCode) Valid() bool {
+	return slices.Contains(RejectionCodes(), c)
+}
 
 // Bettor is a bettor of an operator, created the first time a valid token
 // names them.
@@ -58,8 +88,8 @@ type Bet struct {
 	DisplayProbability decimal.Decimal `json:"display_probability"`
 	Status             string          `json:"status"`
 	// RejectionCode is nil for a rejection whose debit outcome is unknown.
-	RejectionCode   *string `json:"rejection_code"`
-	RejectionReason string  `json:"rejection_reason"`
+	RejectionCode   *RejectionCode `json:"rejection_code"`
+	RejectionReason string         `json:"rejection_reason"`
 	// WithdrawalTxID is our transaction id of the stake's debit; the
 	// operator's own id of it is OperatorTxID.
 	WithdrawalTxID string `json:"-"`
@@ -106,7 +136,7 @@ type BetFilter struct {
 type BetUpdate struct {
 	From            string
 	Status          string
-	RejectionCode   *string
+	RejectionCode   *RejectionCode
 	RejectionReason string
 	OperatorTxID    string
 	// Release gives back the bet's exposure reservation, if it holds one.
@@ -211,6 +241,3 @@ type CreditConfirmation struct {
 	Balance *money.Amount
 	At      time.Time
 }
-
-// ErrLimit is the code of a reservation beyond a limit.
-const ErrLimit ErrorCode = "limit"

@@ -6,8 +6,6 @@ package betting
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"maps"
 	"net/url"
 	"regexp"
@@ -230,32 +228,4 @@ func checkPartnerURL(field, raw string, allowInsecure bool) error {
 		return invalidf("%s must use https", field)
 	}
 	return nil
-}
-
-// Error is a betting-domain error with a client-safe message.
-type Error struct {
-	Code    ErrorCode
-	Message string
-}
-
-// ErrorCode classifies domain errors; the HTTP edges map them.
-type ErrorCode string
-
-// Domain error codes.
-const (
-	ErrInvalid  ErrorCode = "invalid"
-	ErrNotFound ErrorCode = "not_found"
-	ErrConflict ErrorCode = "conflict"
-)
-
-func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
-
-func invalidf(format string, args ...any) *Error {
-	return &Error{Code: ErrInvalid, Message: fmt.Sprintf(format, args...)}
-}
-
-// IsNotFound reports whether err is an *Error with ErrNotFound.
-func IsNotFound(err error) bool {
-	var be *Error
-	return errors.As(err, &be) && be.Code == ErrNotFound
 }

@@ -36,7 +36,7 @@ type WalletAnswer struct {
 	// RejectBettorBlocked, RejectBetLimitReached, RejectOther); for an
 	// unknown outcome, the code the bet is rejected with ("" for none: the
 	// standalone rule) while its debit is reversed.
-	Code         string
+	Code         RejectionCode
 	OperatorTxID string
 	Balance      *money.Amount
 	// Detail is an internal diagnostic, stored as rejection_reason.
@@ -289,14 +289,14 @@ func (p *Placement) process(ctx context.Context, b Bet) error {
 		// code stands, and the rollback (answered not_found, harmlessly,
 		// when nothing was debited) makes sure.
 		code := ans.Code
-		reason := "the wallet refused the debit: " + code
+		reason := "the wallet refused the debit: " + string(code)
 		if doubt {
 			reason += ", after an attempt whose outcome is unknown: the debit is rolled back in case it was made"
 		}
 		return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: &code, RejectionReason: reason,
 			Release: true, Rollback: code == RejectOther || doubt, Balance: ans.Balance, Attempts: ans.Attempts})
 	}
-	var code *string
+	var code *RejectionCode
 	if ans.Code != "" {
 		code = &ans.Code
 	}
@@ -390,7 +390,7 @@ func (p *Placement) check(ctx context.Context, getEvent func(context.Context, st
 
 // reject rejects a pending bet that was not debited with code, giving back
 // its exposure.
-func (p *Placement) reject(ctx context.Context, b Bet, code, reason string) error {
+func (p *Placement) reject(ctx context.Context, b Bet, code RejectionCode, reason string) error {
 	return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: &code, RejectionReason: reason, Release: true})
 }
 

@@ -200,7 +200,7 @@ func TestPlacementChecks(t *testing.T) {
 		name   string
 		stake  string
 		before func(t *testing.T, w *placementWorld)
-		code   string
+		code   betting.RejectionCode
 	}{
 		{"price moved beyond the tolerance", "10.00", func(t *testing.T, w *placementWorld) {
 			m := w.event.Markets[0]

@@ -31,7 +31,7 @@ func rollbacksQueued(t *testing.T, path string) int {
 	return n
 }
 
-func refused(code string, attempts ...betting.WalletAttempt) *betting.WalletAnswer {
+func refused(code betting.RejectionCode, attempts ...betting.WalletAttempt) *betting.WalletAnswer {
 	return &betting.WalletAnswer{Status: betting.WalletRefused, Code: code, Attempts: attempts}
 }
 

@@ -85,7 +85,8 @@ func scanBet(row interface{ Scan(...any) error }, id string) (betting.Bet, error
 	b.DisplayProbability, e = decimal.NewFromString(prob)
 	errs = append(errs, e)
 	if code.Valid {
-		b.RejectionCode = &code.String
+		rc := betting.RejectionCode(code.String)
+		b.RejectionCode = &rc
 	}
 	if payoutAmount.Valid {
 		a, e := money.ParseAmount(payoutAmount.String)

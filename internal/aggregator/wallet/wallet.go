@@ -184,10 +184,10 @@ const (
 // answer is what one call established.
 type answer struct {
 	kind    kind
-	code    string // the rejection code of a final answer
-	detail  string // for logs: status and api_code
-	status  int    // the HTTP status; 0 without an answer
-	failure string // a betting.Failure* value for an answer missing or unreadable
+	code    betting.RejectionCode // the rejection code of a final answer
+	detail  string                // for logs: status and api_code
+	status  int                   // the HTTP status; 0 without an answer
+	failure string                // a betting.Failure* value for an answer missing or unreadable
 	started time.Time
 	took    time.Duration
 	body    struct {
@@ -298,7 +298,7 @@ func (a answer) attempt(b betting.Bet, kind, id string, amount money.Amount) bet
 	case done:
 		w.Result = betting.AttemptDone
 	case final:
-		w.Result, w.Code = betting.AttemptRefused, a.code
+		w.Result, w.Code = betting.AttemptRefused, string(a.code)
 	}
 	return w
 }
@@ -356,12 +356,8 @@ func (c *Client) Withdraw(ctx context.Context, op betting.Operator, b betting.Be
 	if ctx.Err() != nil {
 		return betting.WalletAnswer{Attempts: attempts}, ctx.Err()
 	}
-	return betting.WalletAnswer{Status: betting.WalletUnknown, Code: RejectWalletUnavailable, Detail: last.detail, Attempts: attempts}, nil
+	return betting.WalletAnswer{Status: betting.WalletUnknown, Code: betting.RejectWalletUnavailable, Detail: last.detail, Attempts: attempts}, nil
 }
-
-// RejectWalletUnavailable is the rejection code of a bet whose debit got
-// no definite answer on the aggregator path.
-const RejectWalletUnavailable = "wallet_provider_unavailable"
 
 func amount(s *string) (money.Amount, bool) {
 	if s == nil {

@@ -65,7 +65,7 @@ func TestWithdrawAnswers(t *testing.T) {
 		name     string
 		answers  []canned
 		status   betting.WalletStatus
-		code     string
+		code     betting.RejectionCode
 		requests int
 	}{
 		{"200", []canned{ok}, betting.WalletDone, "", 1},
@@ -80,7 +80,7 @@ func TestWithdrawAnswers(t *testing.T) {
 		{"503 then 200", []canned{{500, `{"code":"internal","meta":{"api_code":"503"}}`}, ok}, betting.WalletDone, "", 2},
 		{"non-numeric then 200", []canned{reject("oops"), ok}, betting.WalletDone, "", 2},
 		{"500 then 200", []canned{reject("500"), ok}, betting.WalletDone, "", 2},
-		{"HTML 502 always", []canned{{502, `<html>bad gateway</html>`}}, betting.WalletUnknown, wallet.RejectWalletUnavailable, wallet.BetAttempts},
+		{"HTML 502 always", []canned{{502, `<html>bad gateway</html>`}}, betting.WalletUnknown, betting.RejectWalletUnavailable, wallet.BetAttempts},
 		{"200 without round_id", []canned{{200, `{"balance":"9.00","transactions":[]}`}}, betting.WalletUnknown, betting.RejectWalletRolledBack, 1},
 		{"200 without balance", []canned{{200, `{"round_id":"c-1"}`}}, betting.WalletUnknown, betting.RejectWalletRolledBack, 1},
 		{"403 without api_code", []canned{{403, `forbidden`}}, betting.WalletRefused, betting.RejectOther, 1},

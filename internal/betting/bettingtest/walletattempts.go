@@ -76,7 +76,7 @@ func testWalletAttempts(t *testing.T, s betting.BetStore) {
 	// The other bet is refused and rolled back: its attempts travel with
 	// the update that enqueues the rollback.
 	refused := attempt(other, betting.TxWithdrawal, betting.AttemptRefused, 0)
-	refused.Code, refused.HTTPStatus = betting.RejectOther, 400
+	refused.Code, refused.HTTPStatus = string(betting.RejectOther), 400
 	rejectCode := betting.RejectOther
 	if err := s.UpdateBet(ctx, other.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, RejectionCode: &rejectCode,
 		Rollback: true, Release: true, Attempts: []betting.WalletAttempt{refused}, At: t0}); err != nil {

@@ -81,23 +81,23 @@ func (h *handler) placeBet(w http.ResponseWriter, r *http.Request, b Bettor) {
 
 // betView is a bet as the bettor reads it.
 type betView struct {
-	ID                 string        `json:"id"`
-	Status             string        `json:"status"`
-	MarketID           string        `json:"market_id"`
-	OutcomeID          string        `json:"outcome_id"`
-	OutcomeIndex       int           `json:"outcome_index"`
-	Stake              string        `json:"stake"`
-	Currency           string        `json:"currency"`
-	EntryOdds          odds.Odds     `json:"entry_odds"`
-	PotentialPayout    string        `json:"potential_payout"`
-	DisplayProbability string        `json:"display_probability"`
-	RejectionCode      *string       `json:"rejection_code"`
-	RejectionReason    *string       `json:"rejection_reason"`
-	PayoutAmount       *money.Amount `json:"payout_amount,omitempty"`
-	SettledAt          *time.Time    `json:"settled_at,omitempty"`
-	MarketImageURL     string        `json:"market_image_url,omitempty"`
-	EventImageURL      string        `json:"event_image_url,omitempty"`
-	CreatedAt          time.Time     `json:"created_at"`
+	ID                 string                 `json:"id"`
+	Status             string                 `json:"status"`
+	MarketID           string                 `json:"market_id"`
+	OutcomeID          string                 `json:"outcome_id"`
+	OutcomeIndex       int                    `json:"outcome_index"`
+	Stake              string                 `json:"stake"`
+	Currency           string                 `json:"currency"`
+	EntryOdds          odds.Odds              `json:"entry_odds"`
+	PotentialPayout    string                 `json:"potential_payout"`
+	DisplayProbability string                 `json:"display_probability"`
+	RejectionCode      *betting.RejectionCode `json:"rejection_code"`
+	RejectionReason    *string                `json:"rejection_reason"`
+	PayoutAmount       *money.Amount          `json:"payout_amount,omitempty"`
+	SettledAt          *time.Time             `json:"settled_at,omitempty"`
+	MarketImageURL     string                 `json:"market_image_url,omitempty"`
+	EventImageURL      string                 `json:"event_image_url,omitempty"`
+	CreatedAt          time.Time              `json:"created_at"`
 }
 
 func (h *handler) view(ctx context.Context, b betting.Bet) betView {
