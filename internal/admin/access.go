@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/httpjson"
 )
 
 // CodeForbidden is the problem code of a request the caller's credential
@@ -245,5 +246,5 @@ func (h *handler) whoami(w http.ResponseWriter, r *http.Request) {
 	if !p.admin() {
 		out = Whoami{Kind: "operator", OperatorID: p.operatorID, Name: p.name, CredentialID: p.credentialID, ExpiresAt: p.expiresAt}
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 }

@@ -20,7 +20,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
+	"github.com/foresight-dev/foresight/internal/requestid"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
@@ -176,7 +178,7 @@ func (h *handler) createClient(w http.ResponseWriter, r *http.Request) {
 	}
 	out := toClientJSON(c)
 	out.WebhookSecret = c.WebhookSecret
-	writeJSON(w, http.StatusCreated, out)
+	httpjson.Write(w, http.StatusCreated, out)
 }
 
 func (h *handler) listClients(w http.ResponseWriter, r *http.Request) {
@@ -199,7 +201,7 @@ func (h *handler) listClients(w http.ResponseWriter, r *http.Request) {
 		}
 		out.Items = append(out.Items, toClientJSON(c))
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 func (h *handler) getClient(w http.ResponseWriter, r *http.Request) {
@@ -208,7 +210,7 @@ func (h *handler) getClient(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toClientJSON(c))
+	httpjson.Write(w, http.StatusOK, toClientJSON(c))
 }
 
 func (h *handler) updateClient(w http.ResponseWriter, r *http.Request) {
@@ -225,7 +227,7 @@ func (h *handler) updateClient(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toClientJSON(c))
+	httpjson.Write(w, http.StatusOK, toClientJSON(c))
 }
 
 func (h *handler) createKey(w http.ResponseWriter, r *http.Request) {
@@ -244,7 +246,7 @@ func (h *handler) createKey(w http.ResponseWriter, r *http.Request) {
 	}
 	out := toKeyJSON(k)
 	out.Key = key
-	writeJSON(w, http.StatusCreated, out)
+	httpjson.Write(w, http.StatusCreated, out)
 }
 
 func (h *handler) listKeys(w http.ResponseWriter, r *http.Request) {
@@ -258,7 +260,7 @@ func (h *handler) listKeys(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, pageAfter(ks, func(k tickets.APIKey) string { return k.ID }, r.URL.Query().Get("cursor"), limit,
+	httpjson.Write(w, http.StatusOK, pageAfter(ks, func(k tickets.APIKey) string { return k.ID }, r.URL.Query().Get("cursor"), limit,
 		func(k tickets.APIKey) keyListItem {
 			return keyListItem{TicketKey: toKeyJSON(k), RevokedAt: k.RevokedAt}
 		}))
@@ -302,6 +304,10 @@ func decode(r *http.Request, v any) error {
 	return nil
 }
 
+// writeError answers err as a Problem: a *Problem as it is; the ticket
+// service's not-found and invalid_request; the platform's codes through
+// bettingStatuses; anything else 500 internal_error, logged with its cause
+// and the request id.
 func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var p *Problem
 	var te *tickets.Error
@@ -312,16 +318,17 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		p = problem(http.StatusNotFound, CodeNotFound, "No such resource: "+r.URL.Path+".")
 	case errors.As(err, &te) && te.Code == tickets.CodeInvalidRequest:
 		p = problem(http.StatusBadRequest, CodeInvalidRequest, te.Message)
-	case errors.As(err, &be):
-		status, code := bettingStatus(be.Code)
-		p = problem(status, code, be.Message)
+	case errors.As(err, &be) && bettingStatuses[be.Code].code != "":
+		s := bettingStatuses[be.Code]
+		p = problem(s.status, s.code, be.Message)
 	default:
-		h.log.ErrorContext(r.Context(), "admin API error", "method", r.Method, "path", r.URL.Path, "err", err)
 		p = problem(http.StatusInternalServerError, CodeInternal, "Internal error.")
 	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(p.Status)
-	json.NewEncoder(w).Encode(p)
+	if p.Status >= http.StatusInternalServerError {
+		ctx := r.Context()
+		h.log.ErrorContext(ctx, "admin API error", "method", r.Method, "path", r.URL.Path, "status", p.Status, requestid.Attr(ctx), "err", err)
+	}
+	httpjson.WriteProblemBody(w, p.Status, p)
 }
 
 // reply writes v with status, or the problem of err when err is not nil.
@@ -330,12 +337,5 @@ func (h *handler) reply(w http.ResponseWriter, r *http.Request, status int, v an
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, status, v)
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	httpjson.Write(w, status, v)
 }

@@ -12,21 +12,21 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/cursor"
+	"github.com/foresight-dev/foresight/internal/httpjson"
 )
 
 // CodeConflict is the problem code of a state conflict (409).
 const CodeConflict = "conflict"
 
-func bettingStatus(c betting.ErrorCode) (int, string) {
-	switch c {
-	case betting.ErrInvalid:
-		return http.StatusBadRequest, CodeInvalidRequest
-	case betting.ErrNotFound:
-		return http.StatusNotFound, CodeNotFound
-	case betting.ErrConflict:
-		return http.StatusConflict, CodeConflict
-	}
-	return http.StatusInternalServerError, CodeInternal
+// bettingStatuses maps the platform's error codes to the admin API's
+// statuses and problem codes; any other code is 500 internal_error.
+var bettingStatuses = map[betting.ErrorCode]struct {
+	status int
+	code   string
+}{
+	betting.ErrInvalid:  {http.StatusBadRequest, CodeInvalidRequest},
+	betting.ErrNotFound: {http.StatusNotFound, CodeNotFound},
+	betting.ErrConflict: {http.StatusConflict, CodeConflict},
 }
 
 func (h *handler) bettingRoutes(mux *http.ServeMux) {
@@ -118,7 +118,7 @@ func (h *handler) createOperator(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, publicOperator(o))
+	httpjson.Write(w, http.StatusCreated, publicOperator(o))
 }
 
 func (h *handler) listOperators(w http.ResponseWriter, r *http.Request) {
@@ -134,7 +134,7 @@ func (h *handler) listOperators(w http.ResponseWriter, r *http.Request) {
 	for i, o := range ops {
 		out.Items[i] = publicOperator(o)
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 func (h *handler) getOperator(w http.ResponseWriter, r *http.Request) {
@@ -143,7 +143,7 @@ func (h *handler) getOperator(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, publicOperator(o))
+	httpjson.Write(w, http.StatusOK, publicOperator(o))
 }
 
 func (h *handler) updateOperator(w http.ResponseWriter, r *http.Request) {
@@ -170,7 +170,7 @@ func (h *handler) updateOperator(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, publicOperator(o))
+	httpjson.Write(w, http.StatusOK, publicOperator(o))
 }
 
 type outcomeRequest struct {
@@ -259,7 +259,7 @@ func (h *handler) listEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		out.Items = append(out.Items, e)
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 func (h *handler) getEvent(w http.ResponseWriter, r *http.Request) {
@@ -308,7 +308,7 @@ func (h *handler) marketStatus(status string) http.HandlerFunc {
 			h.writeError(w, r, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, e)
+		httpjson.Write(w, http.StatusOK, e)
 	}
 }
 
@@ -353,7 +353,7 @@ func (h *handler) exposure(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, list[betting.OutcomeExposure]{Items: items})
+	httpjson.Write(w, http.StatusOK, list[betting.OutcomeExposure]{Items: items})
 }
 
 func (h *handler) bettors(w http.ResponseWriter, r *http.Request) {
@@ -380,7 +380,7 @@ func (h *handler) bettors(w http.ResponseWriter, r *http.Request) {
 		}
 		out.Items = append(out.Items, b)
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 func (h *handler) bets(w http.ResponseWriter, r *http.Request) {
@@ -424,5 +424,5 @@ func (h *handler) bets(w http.ResponseWriter, r *http.Request) {
 		}
 		out.Items = append(out.Items, b)
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 }

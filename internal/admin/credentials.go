@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/httpjson"
 )
 
 // Whoami is the answer of GET /admin/v1/whoami: Kind "admin" for the admin
@@ -62,7 +63,7 @@ func (h *handler) issueCredential(w http.ResponseWriter, r *http.Request) {
 	}
 	out := toCredentialJSON(c)
 	out.Key = key
-	writeJSON(w, http.StatusCreated, out)
+	httpjson.Write(w, http.StatusCreated, out)
 }
 
 func (h *handler) listCredentials(w http.ResponseWriter, r *http.Request) {
@@ -76,7 +77,7 @@ func (h *handler) listCredentials(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, pageAfter(cs, func(c betting.Credential) string { return c.ID }, r.URL.Query().Get("cursor"), limit, toCredentialJSON))
+	httpjson.Write(w, http.StatusOK, pageAfter(cs, func(c betting.Credential) string { return c.ID }, r.URL.Query().Get("cursor"), limit, toCredentialJSON))
 }
 
 func (h *handler) revokeCredential(w http.ResponseWriter, r *http.Request) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/cursor"
+	"github.com/foresight-dev/foresight/internal/httpjson"
 )
 
 // PricePoint is a point of a market's odds history as the admin API shows
@@ -92,7 +93,7 @@ func (h *handler) priceHistory(w http.ResponseWriter, r *http.Request) {
 		}
 		out.Items = append(out.Items, pricedPoint(p, op))
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 // pricedPoint is p as the admin API shows it, priced with op's margin when

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
@@ -101,7 +102,7 @@ func (h *handler) listTicketJobs(w http.ResponseWriter, r *http.Request) {
 	if next != "" {
 		out.NextCursor = &next
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 // getTicketJob answers GET /admin/v1/ticket-jobs/{id}.
@@ -111,5 +112,5 @@ func (h *handler) getTicketJob(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, toTicketJobJSON(j))
+	httpjson.Write(w, http.StatusOK, toTicketJobJSON(j))
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/money"
 )
 
@@ -68,5 +69,5 @@ func (h *handler) walletTransactions(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, list[WalletTransaction]{Items: toWalletTransactions(txs)})
+	httpjson.Write(w, http.StatusOK, list[WalletTransaction]{Items: toWalletTransactions(txs)})
 }

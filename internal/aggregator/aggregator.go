@@ -14,8 +14,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
-	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -79,22 +77,14 @@ type Store interface {
 	AddPlatformKey(ctx context.Context, k StoredKey) error
 }
 
-// Errors of the launcher and the session exchange.
-var (
-	// ErrLaunchInvalid: the launch token is unknown, used or expired.
-	ErrLaunchInvalid = errors.New("the launch token is unknown, used or expired")
-	// ErrForbidden: the casino is not one of the aggregator's.
-	ErrForbidden = errors.New("the casino is not configured for this aggregator")
-)
-
-// InvalidError is a request that breaks a field rule; the message is
-// client-safe.
-type InvalidError struct{ Message string }
-
-func (e *InvalidError) Error() string { return e.Message }
+// ErrLaunchInvalid is the error of an unknown, used or expired launch
+// token (code betting.ErrUnauthorized). The package's errors are
+// *betting.Error, the platform's one error shape (docs/architecture.md,
+// "Errors"); aggregatorhttp maps their codes.
+var ErrLaunchInvalid = betting.Errorf(betting.ErrUnauthorized, "the launch token is unknown, used or expired")
 
 func invalidf(format string, args ...any) error {
-	return &InvalidError{Message: fmt.Sprintf(format, args...)}
+	return betting.Errorf(betting.ErrInvalid, format, args...)
 }
 
 // BalanceReader reads a player's balance from the aggregator's wallet
@@ -148,11 +138,11 @@ type Account struct {
 // aggregator must offer), the launch is stored, and the absolute launch URL
 // holding the single-use token is returned.
 //
-// Errors: *InvalidError for a field rule (session_id missing, blank or not
+// Errors: betting.ErrInvalid for a field rule (session_id missing, blank or not
 // a UUID; urls or account missing; account id or currency missing; a
 // currency not of 3 to 7 upper-case letters or digits, or not offered; a
 // game other than GameID; a player first seen in another currency);
-// ErrForbidden for a casino the aggregator does not list.
+// betting.ErrForbidden for a casino the aggregator does not list.
 func (s *Service) Real(ctx context.Context, op betting.Operator, r LaunchRequest) (string, error) {
 	if err := checkCommon(op, r); err != nil {
 		return "", err
@@ -201,7 +191,7 @@ func checkCommon(op betting.Operator, r LaunchRequest) error {
 	case r.Game != GameID:
 		return invalidf("game must be %q", GameID)
 	case !slices.Contains(op.CasinoIDs, r.CasinoID):
-		return ErrForbidden
+		return betting.Errorf(betting.ErrForbidden, "the casino is not configured for this aggregator")
 	}
 	return nil
 }
@@ -246,15 +236,12 @@ type Session struct {
 	ExpiresAt time.Time `json:"expires_at"`
 }
 
-// ErrSessionWallet: the session could not start because the aggregator's
-// Player/Balance failed (aggregator-api.md: "an error at session start
-// fails the session").
-var ErrSessionWallet = errors.New("the aggregator's wallet did not give the balance")
-
 // StartSession exchanges a launch token (POST /api/v1/sessions): the
 // launch is used up, a real session reads the player's balance once
 // (Player/Balance), and a session token is minted. Errors:
-// ErrLaunchInvalid, ErrSessionWallet.
+// ErrLaunchInvalid; betting.ErrUnavailable, with the wallet's error as the
+// cause, when Player/Balance fails (aggregator-api.md: "an error at
+// session start fails the session"); anything else is internal.
 func (s *Service) StartSession(ctx context.Context, token string) (Session, error) {
 	if token == "" || len(token) > 256 {
 		return Session{}, ErrLaunchInvalid
@@ -271,7 +258,7 @@ func (s *Service) StartSession(ctx context.Context, token string) (Session, erro
 	sub := "demo"
 	if !l.Demo {
 		if _, err := s.wallet.Balance(ctx, op, l.AccountID, l.Currency, l.SessionID); err != nil {
-			return Session{}, fmt.Errorf("%w: %w", ErrSessionWallet, err)
+			return Session{}, &betting.Error{Code: betting.ErrUnavailable, Message: "the aggregator's wallet did not give the balance", Err: err}
 		}
 		sub = l.AccountID
 	}

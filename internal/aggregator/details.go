@@ -2,7 +2,6 @@ package aggregator
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/betting"
@@ -17,8 +16,8 @@ const (
 	RoundVoided   = "voided"
 )
 
-// ErrRoundNotFound: no round of this aggregator has that id.
-var ErrRoundNotFound = errors.New("no such round")
+// errRoundNotFound: no round of this aggregator has that id.
+var errRoundNotFound = betting.Errorf(betting.ErrNotFound, "no such round")
 
 // RoundDetails is the answer of Round/Details. Every field is present;
 // Payout, SettledAt and RejectionCode can be null.
@@ -56,14 +55,14 @@ type Named struct {
 // Details returns a round (a bet) of the aggregator op in locale, in the
 // state the aggregator has confirmed (see roundState): while a wallet call
 // of the round waits for its 200, the round reads as before it. Texts are
-// read from the catalog now, so later edits show. Errors: ErrRoundNotFound
+// read from the catalog now, so later edits show. Errors: betting.ErrNotFound
 // (unknown id, a bet of another operator, or a round the aggregator has
 // not opened yet: its stake's Round/BetWin not answered 200); any other
 // error means the round could not be read.
 func (s *Service) Details(ctx context.Context, op betting.Operator, roundID, locale string) (RoundDetails, error) {
 	b, err := s.bets.GetBet(ctx, op.ID, "", roundID)
 	if betting.IsNotFound(err) {
-		return RoundDetails{}, ErrRoundNotFound
+		return RoundDetails{}, errRoundNotFound
 	}
 	if err != nil {
 		return RoundDetails{}, err
@@ -78,7 +77,7 @@ func (s *Service) Details(ctx context.Context, op betting.Operator, roundID, loc
 	}
 	status := roundState(b, calls)
 	if status == "" {
-		return RoundDetails{}, ErrRoundNotFound
+		return RoundDetails{}, errRoundNotFound
 	}
 	e, err := s.catalog.CachedEvent(ctx, b.EventID)
 	if err != nil {

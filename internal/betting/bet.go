@@ -28,9 +28,9 @@ type RejectionCode string
 // The rejection codes, all of them: the platform's checks, the wallets'
 // refusals and the outcomes of a debit that could not stand.
 const (
-	// RejectValidationFailed: the bet breaks a rule of the market or the
-	// operator (closed market, odds moved beyond the tolerance, unknown
-	// outcome, wrong currency).
+	// RejectValidationFailed: the market no longer takes the bet (gone,
+	// not open, not priceable) or its price moved beyond the operator's
+	// tolerance.
 	RejectValidationFailed RejectionCode = "validation_failed"
 	// RejectBettorBlocked: the wallet refused a blocked or unknown bettor.
 	RejectBettorBlocked RejectionCode = "bettor_blocked"

@@ -33,13 +33,19 @@ type aggWorld struct {
 
 func newAggWorld(t testing.TB, db string, config func(*server.Config)) *aggWorld {
 	t.Helper()
+	return newAggWorldWith(t, db, worldOptions{config: config})
+}
+
+// newAggWorldWith is newAggWorld with opts.
+func newAggWorldWith(t testing.TB, db string, opts worldOptions) *aggWorld {
+	t.Helper()
 	c, err := casino.New(casino.Config{SigningSecret: casinoSecret, StartingBalance: "100.00"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	wallet := httptest.NewServer(c.Handler())
 	t.Cleanup(wallet.Close)
-	bw := newBettingWorldWith(t, db, worldOptions{config: config})
+	bw := newBettingWorldWith(t, db, opts)
 	st, p := bw.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":"agg","name":"Aggregator","integration":"aggregator",
 		"wallet_url":%q,"signing_secret":%q,"casino_ids":["casino-1","casino-2"],
 		"currencies":[{"code":"EUR","decimals":2},{"code":"USDT","decimals":6}],"margin":{"method":"odds_ratio","value":"0.05"},

@@ -38,6 +38,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/netguard"
 	"github.com/foresight-dev/foresight/internal/postgres"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
+	"github.com/foresight-dev/foresight/internal/requestid"
 	"github.com/foresight-dev/foresight/internal/sqlite"
 	"github.com/foresight-dev/foresight/internal/tickets"
 	"github.com/foresight-dev/foresight/internal/tickets/anthropic"
@@ -373,9 +374,9 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("/tickets/v1/", metrics.wrap("tickets", ticketAPI))
 	mux.Handle("/v1/task-generation/", metrics.wrap("tickets", ticketAPI))
 	bettorAPI := bettorhttp.New(s.betting, s.placement, bettorhttp.TokenAuthenticator(s.betting, s.placement, s.tokens,
-		bettorhttp.Platform{Keys: s.agg.Keys().PublicKey, Balance: s.aggWallet.Balance}))
+		bettorhttp.Platform{Keys: s.agg.Keys().PublicKey, Balance: s.aggWallet.Balance}), s.log)
 	mux.Handle("/api/v1/", metrics.wrap("bettor", bettorAPI))
-	mux.Handle("GET /api/v1/widget/operators/{id}", metrics.wrap("bettor", bettorhttp.WidgetConfig(s.betting, s.cfg.PublicURL)))
+	mux.Handle("GET /api/v1/widget/operators/{id}", metrics.wrap("bettor", bettorhttp.WidgetConfig(s.betting, s.cfg.PublicURL, s.log)))
 	aggregatorAPI := http.NewServeMux()
 	aggregatorhttp.Register(aggregatorAPI, s.agg, s.betting, aggregatorhttp.Options{LauncherRate: s.cfg.LauncherRateLimit, Log: s.log})
 	for _, p := range []string{aggregatorhttp.PathLauncherReal, aggregatorhttp.PathLauncherDemo, aggregatorhttp.PathRoundDetails, "/api/v1/sessions"} {
@@ -409,7 +410,8 @@ func (s *Server) routes() http.Handler {
 		w.Header().Set("Content-Type", "application/yaml")
 		w.Write(b)
 	})
-	return mux
+	// Every answer carries X-Request-Id; the log line of a failure names it.
+	return requestid.Middleware(mux)
 }
 
 // favicon is the icon browsers ask for at /favicon.ico (the backoffice,

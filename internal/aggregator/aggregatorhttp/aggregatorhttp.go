@@ -8,6 +8,12 @@
 // X-REQUEST-SIGN, the lowercase hex HMAC-SHA256 of the raw body: the
 // aggregator is the operator whose signing secret produced it (compared in
 // constant time against each aggregator's).
+//
+// Each call keeps the error body the spec gives it (the launcher's
+// {"error": code}, Round/Details' wallet-style body, the session
+// exchange's problem details); the platform's error codes map to them in
+// one table per call, and every answer of status 500 or above is logged
+// with its cause and the request id.
 package aggregatorhttp
 
 import (
@@ -27,8 +33,9 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/aggregator"
 	"github.com/foresight-dev/foresight/internal/betting"
-	"github.com/foresight-dev/foresight/internal/betting/bettorhttp"
+	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
+	"github.com/foresight-dev/foresight/internal/requestid"
 )
 
 // MaxBody is the largest launcher or details request read (64 KiB).
@@ -79,7 +86,7 @@ func (h *handler) limited(next http.Handler) http.Handler {
 		}
 		if ok, wait := h.limit.Allow(ip); !ok {
 			w.Header().Set("Retry-After", strconv.Itoa(max(1, int(wait.Round(time.Second)/time.Second))))
-			writeJSON(w, http.StatusTooManyRequests, map[string]string{"message": "Too many requests"})
+			httpjson.Write(w, http.StatusTooManyRequests, map[string]string{"message": "Too many requests"})
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -100,7 +107,7 @@ func (h *handler) signed(r *http.Request) (body []byte, op betting.Operator, too
 	}
 	ops, err := h.catalog.ListOperators(r.Context())
 	if err != nil {
-		h.log.Error("aggregator: listing operators", "err", err)
+		h.log.ErrorContext(r.Context(), "aggregator: listing operators", requestid.Attr(r.Context()), "err", err)
 		return body, op, false, false
 	}
 	for _, o := range ops {
@@ -147,9 +154,48 @@ func decodeStrict(body []byte, v any) error {
 	return nil
 }
 
+// answer is a status and an error body of one of the API's shapes.
+type answer struct {
+	status int
+	// code is the launcher's error; apiCode and message are Round/Details'.
+	code, apiCode, message string
+}
+
+// launcherAnswers maps the platform's error codes to the launcher's
+// answers; any other error is 500 internal_error.
+var launcherAnswers = map[betting.ErrorCode]answer{
+	betting.ErrInvalid:   {status: http.StatusBadRequest, code: "invalid_request"},
+	betting.ErrForbidden: {status: http.StatusForbidden, code: "forbidden"},
+}
+
+// detailsAnswers maps the platform's error codes to Round/Details'
+// answers; any other error is 500 internal / 503.
+var detailsAnswers = map[betting.ErrorCode]answer{
+	betting.ErrNotFound: {status: http.StatusBadRequest, code: "invalid_argument", apiCode: "404", message: "Not found."},
+}
+
+// answerOf returns the answer of err in table, or internal when its code
+// is not there. An internal answer is logged with the cause and the
+// request id.
+func (h *handler) answerOf(r *http.Request, table map[betting.ErrorCode]answer, internal answer, err error, attrs ...any) answer {
+	if a, ok := table[betting.ErrorCodeOf(err)]; ok {
+		return a
+	}
+	h.logFailure(r, slog.LevelError, internal.status, err, attrs...)
+	return internal
+}
+
+// logFailure writes the one log line of an answer of status 500 or above:
+// the call, the status, the cause and the request id.
+func (h *handler) logFailure(r *http.Request, level slog.Level, status int, err error, attrs ...any) {
+	ctx := r.Context()
+	h.log.Log(ctx, level, "aggregator API error", append([]any{"method", r.Method, "path", r.URL.Path, "status", status,
+		requestid.Attr(ctx), "err", err}, attrs...)...)
+}
+
 // launcherError writes the launcher error body, {"error": code}.
 func launcherError(w http.ResponseWriter, status int, code string) {
-	writeJSON(w, status, map[string]string{"error": code})
+	httpjson.Write(w, status, map[string]string{"error": code})
 }
 
 func (h *handler) launcherReal(w http.ResponseWriter, r *http.Request) { h.launch(w, r, false) }
@@ -181,23 +227,17 @@ func (h *handler) launch(w http.ResponseWriter, r *http.Request, demo bool) {
 	} else {
 		launchURL, err = h.svc.Real(r.Context(), op, lr)
 	}
-	var invalid *aggregator.InvalidError
-	switch {
-	case errors.As(err, &invalid):
-		launcherError(w, http.StatusBadRequest, "invalid_request")
-	case errors.Is(err, aggregator.ErrForbidden):
-		launcherError(w, http.StatusForbidden, "forbidden")
-	case err != nil:
-		h.log.Error("aggregator: launch", "operator_id", op.ID, "err", err)
-		launcherError(w, http.StatusInternalServerError, "internal_error")
-	default:
-		writeJSON(w, http.StatusOK, map[string]string{"launch_url": launchURL})
+	if err != nil {
+		a := h.answerOf(r, launcherAnswers, answer{status: http.StatusInternalServerError, code: "internal_error"}, err, "operator_id", op.ID)
+		launcherError(w, a.status, a.code)
+		return
 	}
+	httpjson.Write(w, http.StatusOK, map[string]string{"launch_url": launchURL})
 }
 
 // twirpError writes the wallet-style error body of Round/Details.
 func twirpError(w http.ResponseWriter, status int, code, apiCode, message string) {
-	writeJSON(w, status, map[string]any{"code": code, "msg": message, "meta": map[string]string{"api_code": apiCode, "api_message": message}})
+	httpjson.Write(w, status, map[string]any{"code": code, "msg": message, "meta": map[string]string{"api_code": apiCode, "api_message": message}})
 }
 
 func (h *handler) roundDetails(w http.ResponseWriter, r *http.Request) {
@@ -220,15 +260,13 @@ func (h *handler) roundDetails(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d, err := h.svc.Details(r.Context(), op, *req.RoundID, aggregator.DetailsLocale(req.Locale, r.Header.Get("Accept-Language")))
-	switch {
-	case errors.Is(err, aggregator.ErrRoundNotFound):
-		twirpError(w, http.StatusBadRequest, "invalid_argument", "404", "Not found.")
-	case err != nil:
-		h.log.Error("aggregator: round details", "operator_id", op.ID, "round_id", *req.RoundID, "err", err)
-		twirpError(w, http.StatusInternalServerError, "internal", "503", "Service is unavailable.")
-	default:
-		writeJSON(w, http.StatusOK, d)
+	if err != nil {
+		a := h.answerOf(r, detailsAnswers, answer{status: http.StatusInternalServerError, code: "internal", apiCode: "503", message: "Service is unavailable."},
+			err, "operator_id", op.ID, "round_id", *req.RoundID)
+		twirpError(w, a.status, a.code, a.apiCode, a.message)
+		return
 	}
+	httpjson.Write(w, http.StatusOK, d)
 }
 
 // startSession exchanges a launch token for a session token: 200
@@ -241,24 +279,27 @@ func (h *handler) startSession(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
 	if err != nil || len(body) > MaxBody || decodeStrict(body, &req) != nil || req.SessionRequestID == "" {
-		bettorhttp.WriteProblem(w, http.StatusBadRequest, "The body must be {\"session_request_id\": \"…\"}.")
+		httpjson.WriteProblem(w, http.StatusBadRequest, "The body must be {\"session_request_id\": \"…\"}.")
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 	defer cancel()
 	s, err := h.svc.StartSession(ctx, req.SessionRequestID)
-	switch {
-	case errors.Is(err, aggregator.ErrLaunchInvalid):
+	if err == nil {
+		httpjson.Write(w, http.StatusOK, s)
+		return
+	}
+	// The session exchange's table: its own statuses and bodies.
+	switch betting.ErrorCodeOf(err) {
+	case betting.ErrUnauthorized:
 		w.WriteHeader(http.StatusUnauthorized)
-	case errors.Is(err, aggregator.ErrSessionWallet):
-		h.log.Warn("aggregator: session start", "err", err)
-		bettorhttp.WriteProblem(w, http.StatusBadGateway, "The casino's wallet did not give the player's balance; the game cannot start. Launch it again.")
-	case err != nil:
-		h.log.Error("aggregator: session start", "err", err)
-		bettorhttp.WriteProblem(w, http.StatusInternalServerError, "The session could not start.")
+	case betting.ErrUnavailable:
+		// The casino's wallet failed, not Foresight: a warning.
+		h.logFailure(r, slog.LevelWarn, http.StatusBadGateway, err)
+		httpjson.WriteProblem(w, http.StatusBadGateway, "The casino's wallet did not give the player's balance; the game cannot start. Launch it again.")
 	default:
-		w.Header().Set("Cache-Control", "no-store")
-		writeJSON(w, http.StatusOK, s)
+		h.logFailure(r, slog.LevelError, http.StatusInternalServerError, err)
+		httpjson.WriteProblem(w, http.StatusInternalServerError, "The session could not start.")
 	}
 }
 
@@ -266,21 +307,4 @@ func (h *handler) jwks(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "public, max-age=300")
 	_, _ = w.Write(h.svc.Keys().JWKS())
-}
-
-// writeJSON writes v as JSON without HTML escaping: a launch URL's '&'
-// stays '&', not "\u0026".
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	body := []byte(`{"error":"internal_error"}` + "\n")
-	if err := enc.Encode(v); err != nil {
-		status = http.StatusInternalServerError
-	} else {
-		body = buf.Bytes()
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
 }

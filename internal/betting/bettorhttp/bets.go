@@ -16,6 +16,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/cursor"
+	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/odds"
 )
@@ -25,7 +26,7 @@ const placeTimeLimit = 3 * time.Second
 
 func (h *handler) placeBet(w http.ResponseWriter, r *http.Request, b Bettor) {
 	if b.Demo {
-		WriteProblem(w, http.StatusForbidden, "A demo session cannot place bets.")
+		httpjson.WriteProblem(w, http.StatusForbidden, "A demo session cannot place bets.")
 		return
 	}
 	key := r.Header.Get("Idempotency-Key")
@@ -35,12 +36,12 @@ func (h *handler) placeBet(w http.ResponseWriter, r *http.Request, b Bettor) {
 		return
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		WriteProblem(w, http.StatusUnsupportedMediaType, "The body must be JSON (Content-Type: application/json).")
+		httpjson.WriteProblem(w, http.StatusUnsupportedMediaType, "The body must be JSON (Content-Type: application/json).")
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<10+1))
 	if err != nil || len(body) > 64<<10 {
-		WriteProblem(w, http.StatusBadRequest, "The body is unreadable or larger than 64 KiB.")
+		httpjson.WriteProblem(w, http.StatusBadRequest, "The body is unreadable or larger than 64 KiB.")
 		return
 	}
 	var req struct {
@@ -51,27 +52,27 @@ func (h *handler) placeBet(w http.ResponseWriter, r *http.Request, b Bettor) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil || dec.More() {
-		WriteProblem(w, http.StatusBadRequest, "The body must be a JSON object with market_id, outcome_id and stake.")
+		httpjson.WriteProblem(w, http.StatusBadRequest, "The body must be a JSON object with market_id, outcome_id and stake.")
 		return
 	}
 	if req.MarketID == nil || req.OutcomeID == nil || req.Stake == nil {
-		WriteProblem(w, http.StatusBadRequest, "market_id, outcome_id and stake are required.")
+		httpjson.WriteProblem(w, http.StatusBadRequest, "market_id, outcome_id and stake are required.")
 		return
 	}
 	var stake string
 	if err := json.Unmarshal(*req.Stake, &stake); err != nil {
-		WriteProblem(w, http.StatusBadRequest, "stake must be a decimal string such as \"10.00\", not a JSON number.")
+		httpjson.WriteProblem(w, http.StatusBadRequest, "stake must be a decimal string such as \"10.00\", not a JSON number.")
 		return
 	}
 	ctx := r.Context() // bounded by withDeadline from the start of the request
 	bet, err := h.placement.Place(ctx, b.Bettor, b.Operator, strings.ToLower(key),
 		betting.PlaceRequest{MarketID: strings.ToLower(*req.MarketID), OutcomeID: strings.ToLower(*req.OutcomeID), Stake: stake, SessionID: b.SessionID})
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		WriteProblem(w, http.StatusInternalServerError, "The placement took longer than 3 seconds; the bet may still exist: replay the same Idempotency-Key.")
+		h.errors.internal(w, r, errors.Join(ctx.Err(), err), "The placement took longer than 3 seconds; the bet may still exist: replay the same Idempotency-Key.")
 		return
 	}
 	if err != nil {
-		writeError(w, err)
+		h.errors.write(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -124,10 +125,10 @@ func (h *handler) getBet(w http.ResponseWriter, r *http.Request, b Bettor) {
 	}
 	bet, err := h.placement.Bet(r.Context(), b.Bettor, id)
 	if err != nil {
-		writeError(w, err)
+		h.errors.write(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, h.view(r.Context(), bet))
+	httpjson.Write(w, http.StatusOK, h.view(r.Context(), bet))
 }
 
 // statusFilters maps the history filter (case-insensitive) to stored
@@ -149,7 +150,7 @@ func (h *handler) listBets(w http.ResponseWriter, r *http.Request, b Bettor) {
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 100 {
-			WriteProblem(w, http.StatusBadRequest, "limit must be an integer between 1 and 100.")
+			httpjson.WriteProblem(w, http.StatusBadRequest, "limit must be an integer between 1 and 100.")
 			return
 		}
 		f.Limit = n
@@ -157,7 +158,7 @@ func (h *handler) listBets(w http.ResponseWriter, r *http.Request, b Bettor) {
 	if v := q.Get("status"); v != "" {
 		statuses, ok := statusFilters[strings.ToLower(v)]
 		if !ok {
-			WriteProblem(w, http.StatusBadRequest, "status must be pending, confirmed, rejected, settled, voided, open or cancelled.")
+			httpjson.WriteProblem(w, http.StatusBadRequest, "status must be pending, confirmed, rejected, settled, voided, open or cancelled.")
 			return
 		}
 		f.Statuses = statuses
@@ -165,7 +166,7 @@ func (h *handler) listBets(w http.ResponseWriter, r *http.Request, b Bettor) {
 	if c := q.Get("cursor"); c != "" {
 		at, id, ok := cursor.Decode(c)
 		if !ok {
-			WriteProblem(w, http.StatusBadRequest, "cursor is not valid.")
+			httpjson.WriteProblem(w, http.StatusBadRequest, "cursor is not valid.")
 			return
 		}
 		f.BeforeCreatedAt, f.BeforeID = at, id
@@ -174,7 +175,7 @@ func (h *handler) listBets(w http.ResponseWriter, r *http.Request, b Bettor) {
 	f.Limit++
 	bets, err := h.placement.Bets(r.Context(), f)
 	if err != nil {
-		writeError(w, err)
+		h.errors.write(w, r, err)
 		return
 	}
 	out := betList{Items: []betView{}}
@@ -186,16 +187,16 @@ func (h *handler) listBets(w http.ResponseWriter, r *http.Request, b Bettor) {
 		}
 		out.Items = append(out.Items, h.view(r.Context(), bet))
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 func (h *handler) portfolio(w http.ResponseWriter, r *http.Request, b Bettor) {
 	stakes, count, err := h.placement.Portfolio(r.Context(), b.Bettor)
 	if err != nil {
-		writeError(w, err)
+		h.errors.write(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"total_stakes": stakes.String(), "total_positions": count, "currency": b.Currency})
+	httpjson.Write(w, http.StatusOK, map[string]any{"total_stakes": stakes.String(), "total_positions": count, "currency": b.Currency})
 }
 
 // me answers the profile. On the aggregator path (ReadBalance set) the
@@ -216,5 +217,5 @@ func (h *handler) me(w http.ResponseWriter, r *http.Request, b Bettor) {
 		s := shown.String()
 		balance = &s
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"bettor_id": b.ID, "operator_id": b.OperatorID, "currency": b.Currency, "balance": balance})
+	httpjson.Write(w, http.StatusOK, map[string]any{"bettor_id": b.ID, "operator_id": b.OperatorID, "currency": b.Currency, "balance": balance})
 }

@@ -2,13 +2,15 @@
 // bettor-and-operator-api.md: every request carries an operator-minted
 // RS256 JWT; a failed authentication answers 401 with no body. Errors are
 // problem+json (type, title, status, detail), except where the spec asks
-// for text/plain.
+// for text/plain; the platform's error codes map to statuses in one table
+// (statuses), and every answer of status 500 or above is logged with its
+// cause and the request id, never shown to the bettor.
 package bettorhttp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
@@ -19,7 +21,9 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/cursor"
+	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/requestid"
 )
 
 // Bettor is the authenticated bettor of a request.
@@ -50,11 +54,13 @@ type handler struct {
 	placement *betting.Placement
 	auth      Authenticator
 	streams   *streamSlots
+	errors    errorWriter
 }
 
-// New returns the /api/v1 handler.
-func New(svc *betting.Service, placement *betting.Placement, auth Authenticator) http.Handler {
-	h := &handler{svc: svc, placement: placement, auth: auth, streams: newStreamSlots(MaxStreamsPerToken)}
+// New returns the /api/v1 handler. log receives the failures answered
+// with a status of 500 or above; nil discards them.
+func New(svc *betting.Service, placement *betting.Placement, auth Authenticator, log *slog.Logger) http.Handler {
+	h := &handler{svc: svc, placement: placement, auth: auth, streams: newStreamSlots(MaxStreamsPerToken), errors: newErrorWriter(log)}
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/v1/events", h.authed(h.listEvents))
 	mux.Handle("GET /api/v1/events/{id}", h.authed(h.getEvent))
@@ -65,7 +71,7 @@ func New(svc *betting.Service, placement *betting.Placement, auth Authenticator)
 	mux.Handle("GET /api/v1/auth/me", h.authed(h.me))
 	mux.Handle("GET /api/v1/odds/stream", h.authed(h.stream))
 	mux.HandleFunc("/api/v1/", func(w http.ResponseWriter, r *http.Request) {
-		WriteProblem(w, http.StatusNotFound, "There is no endpoint "+r.Method+" "+r.URL.Path+".")
+		httpjson.WriteProblem(w, http.StatusNotFound, "There is no endpoint "+r.Method+" "+r.URL.Path+".")
 	})
 	return mux
 }
@@ -85,7 +91,7 @@ func (h *handler) authed(next authedFunc) http.Handler {
 			return
 		}
 		if err != nil {
-			WriteProblem(w, http.StatusInternalServerError, "The bettor could not be authenticated now; try again.")
+			h.errors.internal(w, r, err, "The bettor could not be authenticated now; try again.")
 			return
 		}
 		b.token = strings.TrimSpace(token)
@@ -107,31 +113,31 @@ func (h *handler) listEvents(w http.ResponseWriter, r *http.Request, b Bettor) {
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 100 {
-			WriteProblem(w, http.StatusBadRequest, "limit must be an integer between 1 and 100.")
+			httpjson.WriteProblem(w, http.StatusBadRequest, "limit must be an integer between 1 and 100.")
 			return
 		}
 		limit = n
 	}
 	f := betting.EventFilter{Category: strings.ToLower(q.Get("category")), Status: strings.ToLower(q.Get("status")), Limit: limit + 1}
 	if f.Category != "" && !slices.Contains(betting.Categories, f.Category) {
-		WriteProblem(w, http.StatusBadRequest, "category must be one of "+strings.Join(betting.Categories, ", ")+".")
+		httpjson.WriteProblem(w, http.StatusBadRequest, "category must be one of "+strings.Join(betting.Categories, ", ")+".")
 		return
 	}
 	if f.Status != "" && !slices.Contains(eventStatuses, f.Status) {
-		WriteProblem(w, http.StatusBadRequest, "status must be one of "+strings.Join(eventStatuses, ", ")+".")
+		httpjson.WriteProblem(w, http.StatusBadRequest, "status must be one of "+strings.Join(eventStatuses, ", ")+".")
 		return
 	}
 	if c := q.Get("cursor"); c != "" {
 		at, id, ok := cursor.Decode(c)
 		if !ok {
-			WriteProblem(w, http.StatusBadRequest, "cursor is not valid.")
+			httpjson.WriteProblem(w, http.StatusBadRequest, "cursor is not valid.")
 			return
 		}
 		f.BeforeCreatedAt, f.BeforeID = at, id
 	}
 	events, err := h.svc.ListEvents(r.Context(), f)
 	if err != nil {
-		writeError(w, err)
+		h.errors.write(w, r, err)
 		return
 	}
 	out := eventList{Items: []betting.EventView{}}
@@ -143,7 +149,7 @@ func (h *handler) listEvents(w http.ResponseWriter, r *http.Request, b Bettor) {
 		}
 		out.Items = append(out.Items, betting.View(b.Operator, e, q.Get("locale")))
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 func (h *handler) getEvent(w http.ResponseWriter, r *http.Request, b Bettor) {
@@ -153,10 +159,10 @@ func (h *handler) getEvent(w http.ResponseWriter, r *http.Request, b Bettor) {
 	}
 	e, err := h.svc.CachedEvent(r.Context(), id)
 	if err != nil {
-		writeError(w, err)
+		h.errors.write(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, betting.View(b.Operator, e, r.URL.Query().Get("locale")))
+	httpjson.Write(w, http.StatusOK, betting.View(b.Operator, e, r.URL.Query().Get("locale")))
 }
 
 // withDeadline bounds the whole request, authentication included.
@@ -180,48 +186,45 @@ func pathUUID(w http.ResponseWriter, r *http.Request) (string, bool) {
 	return u.String(), true
 }
 
-type problem struct {
-	Type   string `json:"type"`
-	Title  string `json:"title"`
-	Status int    `json:"status"`
-	Detail string `json:"detail"`
-}
-
-// WriteProblem writes the bettor API's error body: RFC 9457 problem
-// details with exactly type (about:blank), title, status and detail.
-func WriteProblem(w http.ResponseWriter, status int, detail string) {
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail})
-}
-
 func writeText(w http.ResponseWriter, status int, text string) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
 	w.Write([]byte(text + "\n"))
 }
 
-func writeError(w http.ResponseWriter, err error) {
-	var be *betting.Error
-	if errors.As(err, &be) {
-		switch be.Code {
-		case betting.ErrNotFound:
-			WriteProblem(w, http.StatusNotFound, be.Message)
-			return
-		case betting.ErrInvalid:
-			WriteProblem(w, http.StatusBadRequest, be.Message)
-			return
-		case betting.ErrConflict:
-			WriteProblem(w, http.StatusConflict, be.Message)
-			return
-		}
-	}
-	WriteProblem(w, http.StatusInternalServerError, "Internal error.")
+// statuses maps the platform's error codes to the bettor API's statuses;
+// any other error is 500.
+var statuses = map[betting.ErrorCode]int{
+	betting.ErrInvalid:  http.StatusBadRequest,
+	betting.ErrNotFound: http.StatusNotFound,
+	betting.ErrConflict: http.StatusConflict,
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+// errorWriter answers errors in the bettor API's problem body.
+type errorWriter struct{ log *slog.Logger }
+
+func newErrorWriter(log *slog.Logger) errorWriter {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return errorWriter{log: log}
+}
+
+// write answers err: the status of its code with its client-safe message,
+// or 500 "Internal error." (logged) for a code the table lacks.
+func (e errorWriter) write(w http.ResponseWriter, r *http.Request, err error) {
+	if status, ok := statuses[betting.ErrorCodeOf(err)]; ok {
+		httpjson.WriteProblem(w, status, betting.ErrorMessage(err))
+		return
+	}
+	e.internal(w, r, err, "Internal error.")
+}
+
+// internal answers 500 with detail (client-safe) and logs err, its
+// cause, with the request id.
+func (e errorWriter) internal(w http.ResponseWriter, r *http.Request, err error, detail string) {
+	ctx := r.Context()
+	e.log.ErrorContext(ctx, "bettor API error", "method", r.Method, "path", r.URL.Path, "status", http.StatusInternalServerError,
+		requestid.Attr(ctx), "err", err)
+	httpjson.WriteProblem(w, http.StatusInternalServerError, detail)
 }

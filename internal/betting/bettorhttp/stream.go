@@ -10,6 +10,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/betting/bettorauth"
+	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/odds"
 )
 
@@ -83,7 +84,7 @@ type streamEnd struct {
 func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
 	release, ok := h.streams.take(b.token)
 	if !ok {
-		WriteProblem(w, http.StatusTooManyRequests, fmt.Sprintf("This session already has %d odds streams open; close one first.", MaxStreamsPerToken))
+		httpjson.WriteProblem(w, http.StatusTooManyRequests, fmt.Sprintf("This session already has %d odds streams open; close one first.", MaxStreamsPerToken))
 		return
 	}
 	defer release()

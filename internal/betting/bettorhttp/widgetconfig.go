@@ -2,6 +2,7 @@ package bettorhttp
 
 import (
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -32,13 +33,15 @@ type widgetLimits struct {
 // session_request_id (the operator's POST /v1/session for standalone
 // operators, publicURL + "/api/v1/sessions" for aggregators). Secrets, the
 // wallet URL, the margin and exposure limits are never shown. An unknown
-// operator is 404 problem+json.
-func WidgetConfig(svc *betting.Service, publicURL string) http.Handler {
+// operator is 404 problem+json; log receives failures answered 500 (nil
+// discards them).
+func WidgetConfig(svc *betting.Service, publicURL string, log *slog.Logger) http.Handler {
+	errs := newErrorWriter(log)
 	sessions := strings.TrimRight(publicURL, "/") + "/api/v1/sessions"
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		o, err := svc.CachedOperator(r.Context(), r.PathValue("id"))
 		if err != nil {
-			writeError(w, err)
+			errs.write(w, r, err)
 			return
 		}
 		c := widgetConfig{ID: o.ID, Name: o.Name, Integration: o.Integration, SessionURL: o.SessionEndpoint(),

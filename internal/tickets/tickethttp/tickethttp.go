@@ -6,7 +6,6 @@
 package tickethttp
 
 import (
-	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -20,8 +19,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/netguard"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
+	"github.com/foresight-dev/foresight/internal/requestid"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
@@ -142,7 +143,7 @@ func (h *handler) submit(w http.ResponseWriter, r *http.Request, p tickets.Princ
 	}
 	statusURL := h.cfg.PublicURL + "/tickets/v1/jobs/" + j.ID
 	w.Header().Set("Location", statusURL)
-	writeJSON(w, http.StatusAccepted, jobAccepted{
+	httpjson.Write(w, http.StatusAccepted, jobAccepted{
 		SchemaVersion: tickets.JobSchemaVersion,
 		JobID:         j.ID,
 		Status:        j.Status,
@@ -201,7 +202,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request, p tickets.Princip
 	if next != "" {
 		out.NextCursor = &next
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 // jobID returns the canonical form of the {job_id} path value.
@@ -228,7 +229,7 @@ func (h *handler) get(w http.ResponseWriter, r *http.Request, p tickets.Principa
 	if !j.Status.Terminal() {
 		w.Header().Set("Retry-After", "1")
 	}
-	writeJSON(w, http.StatusOK, j.Record())
+	httpjson.Write(w, http.StatusOK, j.Record())
 }
 
 func (h *handler) cancel(w http.ResponseWriter, r *http.Request, p tickets.Principal) {
@@ -242,7 +243,7 @@ func (h *handler) cancel(w http.ResponseWriter, r *http.Request, p tickets.Princ
 		h.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, j.Record())
+	httpjson.Write(w, http.StatusOK, j.Record())
 }
 
 func (h *handler) result(w http.ResponseWriter, r *http.Request, p tickets.Principal) {
@@ -260,10 +261,10 @@ func (h *handler) result(w http.ResponseWriter, r *http.Request, p tickets.Princ
 		w.WriteHeader(http.StatusOK)
 		w.Write(result)
 	case j.Status.Terminal():
-		writeJSON(w, http.StatusOK, j.Record())
+		httpjson.Write(w, http.StatusOK, j.Record())
 	default:
 		w.Header().Set("Retry-After", "1")
-		writeJSON(w, http.StatusAccepted, errorBody{Error: tickets.ErrorObject{Code: tickets.CodeInvalidRequest,
+		httpjson.Write(w, http.StatusAccepted, errorBody{Error: tickets.ErrorObject{Code: tickets.CodeInvalidRequest,
 			Message: "The result is not ready: the job is " + string(j.Status) + " (stage " + string(j.Stage) + "). Poll status_url."}})
 	}
 }
@@ -275,7 +276,7 @@ type schemaResponse struct {
 }
 
 func (h *handler) schema(w http.ResponseWriter, r *http.Request, _ tickets.Principal) {
-	writeJSON(w, http.StatusOK, schemaResponse{
+	httpjson.Write(w, http.StatusOK, schemaResponse{
 		InputSchemaVersion:  tickets.InputSchemaVersion,
 		ResultSchemaVersion: tickets.ResultSchemaVersion,
 		SchemaJSON:          tickets.ResultSchemaJSON(),
@@ -339,8 +340,9 @@ var wireCodes = map[tickets.Code]tickets.Code{
 	codeWrongMethod:            tickets.CodeInvalidRequest,
 }
 
-// writeError writes err in the spec's error body. Internal details are
-// logged, never sent.
+// writeError writes err in the spec's error body. An answer of status 500
+// or above is logged with its cause and the request id; internal details
+// are never sent.
 func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	code := tickets.ErrorCode(err)
 	status, known := statuses[code]
@@ -348,7 +350,8 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		code, status = tickets.CodeInternalError, http.StatusInternalServerError
 	}
 	if status >= 500 {
-		h.cfg.Log.ErrorContext(r.Context(), "ticket API error", "method", r.Method, "path", r.URL.Path, "err", err)
+		h.cfg.Log.ErrorContext(r.Context(), "ticket API error", "method", r.Method, "path", r.URL.Path, "status", status,
+			requestid.Attr(r.Context()), "err", err)
 	}
 	var e *tickets.Error
 	if errors.As(err, &e) && e.RetryAfter > 0 {
@@ -364,14 +367,5 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	if wire, ok := wireCodes[code]; ok {
 		code = wire
 	}
-	writeJSON(w, status, errorBody{Error: tickets.ErrorObject{Code: code, Message: msg}})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
+	httpjson.Write(w, status, errorBody{Error: tickets.ErrorObject{Code: code, Message: msg}})
 }

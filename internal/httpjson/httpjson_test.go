@@ -1,0 +1,44 @@
+package httpjson_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/foresight-dev/foresight/internal/httpjson"
+)
+
+func TestWriters(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name        string
+		write       func(w http.ResponseWriter)
+		status      int
+		contentType string
+		body        string
+	}{
+		{"JSON, HTML characters kept", func(w http.ResponseWriter) {
+			httpjson.Write(w, http.StatusOK, map[string]string{"launch_url": "https://x.example/?a=1&b=<2>"})
+		}, 200, "application/json", `{"launch_url":"https://x.example/?a=1&b=<2>"}` + "\n"},
+		{"problem", func(w http.ResponseWriter) {
+			httpjson.WriteProblem(w, http.StatusConflict, "The market is closed.")
+		}, 409, "application/problem+json", `{"type":"about:blank","title":"Conflict","status":409,"detail":"The market is closed."}` + "\n"},
+		{"problem of the API's own shape", func(w http.ResponseWriter) {
+			httpjson.WriteProblemBody(w, http.StatusNotFound, map[string]any{"status": 404, "code": "not_found"})
+		}, 404, "application/problem+json", `{"code":"not_found","status":404}` + "\n"},
+		{"a value that cannot be encoded", func(w http.ResponseWriter) {
+			httpjson.Write(w, http.StatusOK, map[string]any{"c": make(chan int)})
+		}, 500, "application/json", `{"error":"internal_error"}` + "\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			c.write(rec)
+			if rec.Code != c.status || rec.Header().Get("Content-Type") != c.contentType || rec.Body.String() != c.body ||
+				rec.Header().Get("Cache-Control") != "no-store" {
+				t.Errorf("answer = %d %q %q (Cache-Control %q), want %d %q %q (no-store)", rec.Code, rec.Header().Get("Content-Type"), rec.Body,
+					rec.Header().Get("Cache-Control"), c.status, c.contentType, c.body)
+			}
+		})
+	}
+}
