@@ -73,7 +73,7 @@ func (w bettingWallet) Withdraw(ctx context.Context, op betting.Operator, b bett
 		balance := res.Balance
 		return betting.WalletAnswer{Status: betting.WalletDone, OperatorTxID: res.OperatorTransactionID, Balance: &balance, Attempts: attempts}, nil
 	case StatusRejected:
-		return betting.WalletAnswer{Status: betting.WalletRefused, Code: betting.RejectionCode(res.Code), Detail: res.Detail, Attempts: attempts}, nil
+		return betting.WalletAnswer{Status: betting.WalletRefused, Code: res.Code, Detail: res.Detail, Attempts: attempts}, nil
 	}
 	if ctx.Err() != nil {
 		// Stopping: the placement runs again with the same bytes.

@@ -32,6 +32,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/netguard"
 )
@@ -153,22 +154,24 @@ func (s Status) String() string {
 }
 
 // RejectionCode is the bet's rejection_code for a refused withdrawal
-// (bettor-and-operator-api.md, "Errors").
-type RejectionCode string
+// (bettor-and-operator-api.md, "Errors"): one of betting's rejection
+// codes, the platform's one set.
+type RejectionCode = betting.RejectionCode
 
-// The rejection codes a withdrawal can produce.
+// The rejection codes a withdrawal can produce, named for the answers
+// that produce them.
 const (
 	// CodeInsufficientFunds: {"error":"insufficient_funds"}, or 409 with no
 	// body.
-	CodeInsufficientFunds RejectionCode = "insufficient_funds"
+	CodeInsufficientFunds = betting.RejectInsufficientFund
 	// CodeBettorBlocked: {"error":"bettor_blocked"} or
 	// {"error":"bettor_not_found"} (the spec's rejection code covers a
 	// bettor who is blocked or unknown).
-	CodeBettorBlocked RejectionCode = "bettor_blocked"
+	CodeBettorBlocked = betting.RejectBettorBlocked
 	// CodeBetLimitReached: {"error":"bet_limit_reached"}.
-	CodeBetLimitReached RejectionCode = "bet_limit_reached"
+	CodeBetLimitReached = betting.RejectBetLimitReached
 	// CodeBetRejectedOther: any other 4xx.
-	CodeBetRejectedOther RejectionCode = "bet_rejected_other"
+	CodeBetRejectedOther = betting.RejectOther
 )
 
 // WithdrawalResult is what Withdraw learnt.
