@@ -210,17 +210,22 @@ func TestCancelStopsAGenerationInItsLoops(t *testing.T) {
 }
 
 // BenchmarkAdversarial generates each adversarial shape at the 1 MiB
-// request body limit. CI runs it once per shape (-benchtime 1x) to bound
-// the time of the worst specs.
+// request body limit, reporting the CPU time per generation besides the
+// wall clock. CI runs it once per shape (-benchtime 1x) to bound the time
+// of the worst specs.
 func BenchmarkAdversarial(b *testing.B) {
 	for _, sh := range adversarialShapes {
 		req := adversarialRequest(sh.build(1 << 20))
 		b.Run(sh.name, func(b *testing.B) {
 			b.SetBytes(int64(len(req.Spec)))
+			cpu := processCPU()
 			for b.Loop() {
 				if _, err := New().Generate(context.Background(), req); err != nil {
 					b.Fatal(err)
 				}
+			}
+			if used := processCPU() - cpu; used > 0 {
+				b.ReportMetric(float64(used.Nanoseconds())/float64(b.N), "cpu-ns/op")
 			}
 		})
 	}

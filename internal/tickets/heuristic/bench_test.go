@@ -28,13 +28,13 @@ func BenchmarkGenerate50KB(b *testing.B) {
 	e := heuristic.New()
 	b.SetBytes(int64(len(spec)))
 	b.ReportAllocs()
-	cpu := processCPU()
+	cpu := heuristic.ProcessCPU()
 	for b.Loop() {
 		if _, err := e.Generate(context.Background(), req); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if used := processCPU() - cpu; used > 0 {
+	if used := heuristic.ProcessCPU() - cpu; used > 0 {
 		b.ReportMetric(float64(used.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }

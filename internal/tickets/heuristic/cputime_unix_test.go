@@ -1,6 +1,6 @@
 //go:build unix
 
-package heuristic_test
+package heuristic
 
 import (
 	"syscall"

@@ -931,8 +931,20 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 
 var bugWords = regexp.MustCompile(`(?i)\b(bug|crash(es|ed|ing)?|regression|broken|fails?|failing|exception|stack ?trace|error message|500 error|doesn't work|does not work|not working)\b`)
 
+// bugHints are words of which every match of bugWords holds one, in
+// foldKey form: a text without any of them is not run through bugWords.
+var bugHints = []string{"BUG", "CRASH", "REGRESSION", "BROKEN", "FAIL", "EXCEPTION", "STACK", "ERROR MESSAGE", "500 ERROR", "WORK"}
+
 func isBugText(s string) bool {
-	return bugWords.MatchString(s) && !strings.Contains(strings.ToLower(s), "error code")
+	folded := foldKey(s)
+	hinted := false
+	for _, h := range bugHints {
+		if strings.Contains(folded, h) {
+			hinted = true
+			break
+		}
+	}
+	return hinted && bugWords.MatchString(s) && !strings.Contains(strings.ToLower(s), "error code")
 }
 
 // buildPlain handles text without headings: list items become their own

@@ -51,7 +51,7 @@ func (s listSets) add(list *[]string, items ...string) {
 		return
 	}
 	set, ok := s[list]
-	if !ok && len(*list)*len(items) <= 256 {
+	if !ok && len(*list)*len(items) <= 64 {
 		*list = appendUnique(*list, items...) // short lists: no set yet
 		return
 	}
