@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,43 +15,142 @@ import (
 	"github.com/foresight-dev/foresight/internal/admin"
 )
 
-const adminUsage = `Usage: foresight admin [--url URL] [--token TOKEN] <command> [flags]
+// adminFlags describes every flag an admin command may take.
+var adminFlags = map[string]string{
+	"name":            "client or credential name",
+	"client":          "ticket client id",
+	"key":             "key id",
+	"scopes":          "comma-separated scopes (tickets:submit,tickets:read,tickets:cancel)",
+	"expires-at":      "expiry, RFC 3339 (2026-12-31T00:00:00Z)",
+	"operator":        "operator id",
+	"credential":      "operator credential id",
+	"suspended":       "true or false",
+	"tickets-enabled": "true or false",
+	"job":             "ticket job id",
+	"status":          "job status (queued, processing, completed, failed, cancel_requested, cancelled, expired)",
+	"cursor":          "next_cursor of the previous page",
+	"limit":           "page size, 1 to 100 (default 20)",
+}
 
-Commands:
-  ticket-clients create --name NAME
-  ticket-clients list
-  ticket-clients get --client ID
-  ticket-clients update --client ID [--suspended true|false] [--tickets-enabled true|false]
-  ticket-keys create --client ID --scopes tickets:submit,tickets:read,tickets:cancel [--expires-at RFC3339]
-  ticket-keys list --client ID
-  ticket-keys revoke --client ID --key KEY_ID
-  ticket-jobs list [--client ID] [--status STATUS] [--limit N] [--cursor CURSOR]
-  ticket-jobs get --job ID
-  operator-credentials issue --operator ID --name NAME [--expires-at RFC3339]
-  operator-credentials list --operator ID
-  operator-credentials revoke --operator ID --credential ID
+// adminCommand is one `foresight admin <group> <verb>`: the flags it
+// requires and those it accepts besides, and what it does with their
+// values. A flag it does not name is refused.
+type adminCommand struct {
+	name     string
+	required []string
+	optional []string
+	run      func(ctx context.Context, c *admin.Client, v adminValues) (any, error)
+}
 
+// adminValues are a command's flag values by name; a flag not given is "".
+type adminValues map[string]string
+
+var adminCommands = []adminCommand{
+	{name: "ticket-clients create", required: []string{"name"},
+		run: func(ctx context.Context, c *admin.Client, v adminValues) (any, error) {
+			return c.CreateTicketClient(ctx, v["name"])
+		}},
+	{name: "ticket-clients list",
+		run: func(ctx context.Context, c *admin.Client, _ adminValues) (any, error) {
+			return c.ListTicketClients(ctx)
+		}},
+	{name: "ticket-clients get", required: []string{"client"},
+		run: func(ctx context.Context, c *admin.Client, v adminValues) (any, error) {
+			return c.GetTicketClient(ctx, v["client"])
+		}},
+	{name: "ticket-clients update", required: []string{"client"}, optional: []string{"suspended", "tickets-enabled"},
+		run: func(ctx context.Context, c *admin.Client, v adminValues) (any, error) {
+			suspended, err := optionalBool(v["suspended"], "suspended")
+			if err != nil {
+				return nil, err
+			}
+			enabled, err := optionalBool(v["tickets-enabled"], "tickets-enabled")
+			if err != nil {
+				return nil, err
+			}
+			return c.UpdateTicketClient(ctx, v["client"], suspended, enabled)
+		}},
+	{name: "ticket-keys create", required: []string{"client", "scopes"}, optional: []string{"expires-at"},
+		run: func(ctx context.Context, c *admin.Client, v adminValues) (any, error) {
+			exp, err := optionalTime(v["expires-at"], "expires-at")
+			if err != nil {
+				return nil, err
+			}
+			return c.CreateTicketKey(ctx, v["client"], strings.Split(v["scopes"], ","), exp)
+		}},
+	{name: "ticket-keys list", required: []string{"client"},
+		run: func(ctx context.Context, c *admin.Client, v adminValues) (any, error) {
+			return c.ListTicketKeys(ctx, v["client"])
+		}},
+	{name: "ticket-keys revoke", required: []string{"client", "key"},
+		run: func(ctx context.Context, c *admin.Client, v adminValues) (any, error) {
+			return map[string]string{"revoked": v["key"]}, c.RevokeTicketKey(ctx, v["client"], v["key"])
+		}},
+	{name: "ticket-jobs list", optional: []string{"client", "status", "limit", "cursor"},
+		run: func(ctx context.Context, c *admin.Client, v adminValues) (any, error) {
+			limit, err := optionalInt(v["limit"], "limit")
+			if err != nil {
+				return nil, err
+			}
+			items, next, err := c.ListTicketJobs(ctx, admin.TicketJobQuery{ClientID: v["client"], Status: v["status"], Limit: limit, Cursor: v["cursor"]})
+			page := map[string]any{"items": items, "next_cursor": nil}
+			if next != "" {
+				page["next_cursor"] = next
+			}
+			return page, err
+		}},
+	{name: "ticket-jobs get", required: []string{"job"},
+		run: func(ctx context.Context, c *admin.Client, v adminValues) (any, error) {
+			return c.GetTicketJob(ctx, v["job"])
+		}},
+	{name: "operator-credentials issue", required: []string{"operator", "name"}, optional: []string{"expires-at"},
+		run: func(ctx context.Context, c *admin.Client, v adminValues) (any, error) {
+			exp, err := optionalTime(v["expires-at"], "expires-at")
+			if err != nil {
+				return nil, err
+			}
+			return c.IssueOperatorCredential(ctx, v["operator"], v["name"], exp)
+		}},
+	{name: "operator-credentials list", required: []string{"operator"},
+		run: func(ctx context.Context, c *admin.Client, v adminValues) (any, error) {
+			return c.ListOperatorCredentials(ctx, v["operator"])
+		}},
+	{name: "operator-credentials revoke", required: []string{"operator", "credential"},
+		run: func(ctx context.Context, c *admin.Client, v adminValues) (any, error) {
+			return map[string]string{"revoked": v["credential"]}, c.RevokeOperatorCredential(ctx, v["operator"], v["credential"])
+		}},
+}
+
+// adminUsage lists the commands with their flags, from adminCommands.
+func adminUsage() string {
+	var b strings.Builder
+	b.WriteString("Usage: foresight admin [--url URL] [--token TOKEN] <command> [flags]\n\nCommands:\n")
+	for _, cmd := range adminCommands {
+		b.WriteString("  " + cmd.name)
+		for _, f := range cmd.required {
+			b.WriteString(" --" + f + " " + strings.ToUpper(strings.ReplaceAll(f, "-", "_")))
+		}
+		for _, f := range cmd.optional {
+			b.WriteString(" [--" + f + " " + strings.ToUpper(strings.ReplaceAll(f, "-", "_")) + "]")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(`
 The server is $FORESIGHT_ADMIN_URL, else $FORESIGHT_PUBLIC_URL, else http://$FORESIGHT_ADDR
 (default http://127.0.0.1:8080); the token is $FORESIGHT_ADMIN_TOKEN. Answers print as JSON.
-`
+Run "foresight admin <command> -h" for a command's flags.
+`)
+	return b.String()
+}
 
+// runAdmin runs one admin command through the admin API and prints its
+// answer as JSON.
 func runAdmin(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("admin", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, adminUsage) }
-	defaultURL := getenv("FORESIGHT_ADMIN_URL")
-	if defaultURL == "" {
-		defaultURL = getenv("FORESIGHT_PUBLIC_URL")
-	}
-	if defaultURL == "" {
-		addr := getenv("FORESIGHT_ADDR")
-		if addr == "" {
-			addr = "127.0.0.1:8080"
-		}
-		defaultURL = "http://" + addr
-	}
+	fs.Usage = func() { fmt.Fprint(stderr, adminUsage()) }
 	c := &admin.Client{}
-	fs.StringVar(&c.BaseURL, "url", defaultURL, "server URL")
+	fs.StringVar(&c.BaseURL, "url", adminURL(getenv), "server URL")
 	fs.StringVar(&c.Token, "token", getenv("FORESIGHT_ADMIN_TOKEN"), "admin token ($FORESIGHT_ADMIN_TOKEN)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -57,141 +158,72 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 	rest := fs.Args()
 	if len(rest) < 2 {
 		fs.Usage()
-		return flag.ErrHelp
+		return errUsage
 	}
-	if c.Token == "" {
-		return fmt.Errorf("no admin token: set $FORESIGHT_ADMIN_TOKEN or pass --token")
+	name := rest[0] + " " + rest[1]
+	i := slices.IndexFunc(adminCommands, func(cmd adminCommand) bool { return cmd.name == name })
+	if i < 0 {
+		fs.Usage()
+		return fmt.Errorf("unknown admin command %q", name)
 	}
-	sub := flag.NewFlagSet("admin "+rest[0]+" "+rest[1], flag.ContinueOnError)
-	sub.SetOutput(stderr)
-	var (
-		name, clientID, keyID, scopes, expiresAt, suspended, ticketsEnabled string
-		jobID, status, cursor, operatorID, credentialID                     string
-		limit                                                               int
-	)
-	sub.StringVar(&name, "name", "", "client or credential name")
-	sub.StringVar(&clientID, "client", "", "client id")
-	sub.StringVar(&keyID, "key", "", "key id")
-	sub.StringVar(&scopes, "scopes", "", "comma-separated scopes")
-	sub.StringVar(&expiresAt, "expires-at", "", "key or credential expiry, RFC 3339")
-	sub.StringVar(&operatorID, "operator", "", "operator id")
-	sub.StringVar(&credentialID, "credential", "", "operator credential id")
-	sub.StringVar(&suspended, "suspended", "", "true or false")
-	sub.StringVar(&ticketsEnabled, "tickets-enabled", "", "true or false")
-	sub.StringVar(&jobID, "job", "", "ticket job id")
-	sub.StringVar(&status, "status", "", "job status (queued, processing, completed, failed, cancel_requested, cancelled, expired)")
-	sub.StringVar(&cursor, "cursor", "", "next_cursor of the previous page")
-	sub.IntVar(&limit, "limit", 0, "page size, 1 to 100 (default 20)")
-	if err := sub.Parse(rest[2:]); err != nil {
+	cmd := adminCommands[i]
+	values, err := cmd.parse(rest[2:], stderr)
+	if err != nil {
 		return err
 	}
-	require := func(v, flagName string) error {
-		if v == "" {
-			return fmt.Errorf("%s %s needs --%s", rest[0], rest[1], flagName)
-		}
-		return nil
+	if c.Token == "" {
+		return errors.New("no admin token: set $FORESIGHT_ADMIN_TOKEN or pass --token")
 	}
-
-	var out any
-	var err error
-	switch rest[0] + " " + rest[1] {
-	case "ticket-clients create":
-		if err = require(name, "name"); err == nil {
-			out, err = c.CreateTicketClient(ctx, name)
-		}
-	case "ticket-clients list":
-		out, err = c.ListTicketClients(ctx)
-	case "ticket-clients get":
-		if err = require(clientID, "client"); err == nil {
-			out, err = c.GetTicketClient(ctx, clientID)
-		}
-	case "ticket-clients update":
-		if err = require(clientID, "client"); err != nil {
-			break
-		}
-		var s, t *bool
-		if s, err = optionalBool(suspended, "suspended"); err != nil {
-			break
-		}
-		if t, err = optionalBool(ticketsEnabled, "tickets-enabled"); err != nil {
-			break
-		}
-		out, err = c.UpdateTicketClient(ctx, clientID, s, t)
-	case "ticket-keys create":
-		if err = require(clientID, "client"); err != nil {
-			break
-		}
-		if err = require(scopes, "scopes"); err != nil {
-			break
-		}
-		var exp *time.Time
-		if exp, err = optionalTime(expiresAt, "expires-at"); err != nil {
-			break
-		}
-		out, err = c.CreateTicketKey(ctx, clientID, strings.Split(scopes, ","), exp)
-	case "ticket-keys list":
-		if err = require(clientID, "client"); err == nil {
-			out, err = c.ListTicketKeys(ctx, clientID)
-		}
-	case "ticket-keys revoke":
-		if err = require(clientID, "client"); err != nil {
-			break
-		}
-		if err = require(keyID, "key"); err != nil {
-			break
-		}
-		if err = c.RevokeTicketKey(ctx, clientID, keyID); err == nil {
-			out = map[string]string{"revoked": keyID}
-		}
-	case "ticket-jobs list":
-		var items []admin.TicketJob
-		var next string
-		items, next, err = c.ListTicketJobs(ctx, admin.TicketJobQuery{ClientID: clientID, Status: status, Limit: limit, Cursor: cursor})
-		page := map[string]any{"items": items, "next_cursor": nil}
-		if next != "" {
-			page["next_cursor"] = next
-		}
-		out = page
-	case "ticket-jobs get":
-		if err = require(jobID, "job"); err == nil {
-			out, err = c.GetTicketJob(ctx, jobID)
-		}
-	case "operator-credentials issue":
-		if err = require(operatorID, "operator"); err != nil {
-			break
-		}
-		if err = require(name, "name"); err != nil {
-			break
-		}
-		var exp *time.Time
-		if exp, err = optionalTime(expiresAt, "expires-at"); err != nil {
-			break
-		}
-		out, err = c.IssueOperatorCredential(ctx, operatorID, name, exp)
-	case "operator-credentials list":
-		if err = require(operatorID, "operator"); err == nil {
-			out, err = c.ListOperatorCredentials(ctx, operatorID)
-		}
-	case "operator-credentials revoke":
-		if err = require(operatorID, "operator"); err != nil {
-			break
-		}
-		if err = require(credentialID, "credential"); err != nil {
-			break
-		}
-		if err = c.RevokeOperatorCredential(ctx, operatorID, credentialID); err == nil {
-			out = map[string]string{"revoked": credentialID}
-		}
-	default:
-		fs.Usage()
-		return fmt.Errorf("unknown admin command %q", rest[0]+" "+rest[1])
-	}
+	out, err := cmd.run(ctx, c, values)
 	if err != nil {
 		return err
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// parse reads args with a flag set of the command's own flags only and
+// checks that the required ones are given.
+func (cmd adminCommand) parse(args []string, stderr io.Writer) (adminValues, error) {
+	fs := flag.NewFlagSet("admin "+cmd.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	values := adminValues{}
+	ptrs := map[string]*string{}
+	for _, f := range slices.Concat(cmd.required, cmd.optional) {
+		ptrs[f] = fs.String(f, "", adminFlags[f])
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("%s: unexpected argument %q", cmd.name, fs.Arg(0))
+	}
+	for f, p := range ptrs {
+		values[f] = *p
+	}
+	for _, f := range cmd.required {
+		if values[f] == "" {
+			return nil, fmt.Errorf("%s needs --%s", cmd.name, f)
+		}
+	}
+	return values, nil
+}
+
+// adminURL is the admin API's server: $FORESIGHT_ADMIN_URL, else
+// $FORESIGHT_PUBLIC_URL, else http:// + $FORESIGHT_ADDR or its default.
+func adminURL(getenv func(string) string) string {
+	if u := getenv("FORESIGHT_ADMIN_URL"); u != "" {
+		return u
+	}
+	if u := getenv("FORESIGHT_PUBLIC_URL"); u != "" {
+		return u
+	}
+	addr := getenv("FORESIGHT_ADDR")
+	if addr == "" {
+		addr = "127.0.0.1:8080"
+	}
+	return "http://" + addr
 }
 
 func optionalTime(v, name string) (*time.Time, error) {
@@ -214,4 +246,15 @@ func optionalBool(v, name string) (*bool, error) {
 		return nil, fmt.Errorf("--%s %q: want true or false", name, v)
 	}
 	return &b, nil
+}
+
+func optionalInt(v, name string) (int, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("--%s %q: want a whole number", name, v)
+	}
+	return n, nil
 }

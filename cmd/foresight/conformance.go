@@ -32,7 +32,7 @@ for the flags.
 func runConformance(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, conformanceUsage)
-		return flag.ErrHelp
+		return errUsage
 	}
 	switch args[0] {
 	case "operator-wallet":

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"errors"
-	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -132,7 +131,7 @@ func TestConformanceUsageErrors(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{[]string{"conformance"}, nil, flag.ErrHelp.Error()},
+		{[]string{"conformance"}, nil, errUsage.Error()},
 		{[]string{"conformance", "casino-wallet"}, nil, `unknown conformance command "casino-wallet"`},
 		{[]string{"conformance", "operator-wallet"}, nil, "--url (FORESIGHT_CONFORMANCE_URL) is required"},
 		{[]string{"conformance", "aggregator-wallet", "--url", "http://127.0.0.1:1"}, nil, "--secret (FORESIGHT_CONFORMANCE_SECRET) is required"},
@@ -145,7 +144,7 @@ func TestConformanceUsageErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("foresight %v: %v, want an error containing %q", tt.args, err, tt.want)
 		}
-		if errors.Is(err, flag.ErrHelp) && !strings.Contains(errOut.String(), "foresight conformance operator-wallet --url URL") {
+		if errors.Is(err, errUsage) && !strings.Contains(errOut.String(), "foresight conformance operator-wallet --url URL") {
 			t.Errorf("no usage printed: %q", errOut.String())
 		}
 	}

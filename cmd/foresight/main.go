@@ -25,7 +25,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
-	if errors.Is(err, flag.ErrHelp) {
+	switch {
+	case errors.Is(err, flag.ErrHelp): // -h or --help asked for the usage
+		os.Exit(0)
+	case errors.Is(err, errUsage): // the usage was printed for a wrong call
 		os.Exit(2)
 	}
 	if err != nil {
@@ -53,11 +56,15 @@ Usage:
 Run "foresight <command> -h" for the flags of a command.
 `
 
+// errUsage is returned after printing the usage for a call that named no
+// command; the program exits 2, as for any misuse, but prints nothing more.
+var errUsage = errors.New("usage")
+
 // run is the whole program; main only supplies the process's environment.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return flag.ErrHelp
+		return errUsage
 	}
 	switch args[0] {
 	case "serve":

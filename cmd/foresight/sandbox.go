@@ -41,7 +41,11 @@ func (f *sandboxFlags) define(e *envFlags, defaultAddr, defaultDatabase string) 
 // runSandbox runs `foresight sandbox operator` or `foresight sandbox
 // casino` until ctx is done.
 func runSandbox(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, sandboxUsage)
+		return errUsage
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stderr, sandboxUsage)
 		return flag.ErrHelp
 	}

@@ -217,7 +217,7 @@ func TestSandboxCommandErrors(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{[]string{"sandbox"}, nil, flag.ErrHelp.Error()},
+		{[]string{"sandbox"}, nil, errUsage.Error()},
 		{[]string{"sandbox", "bank"}, nil, "unknown sandbox"},
 		{[]string{"sandbox", "operator", "--addr", "127.0.0.1:0", "--database", "", "--operator-id", "Not An Id"}, nil, "operator id"},
 		{[]string{"sandbox", "casino", "--addr", "127.0.0.1:0", "--database", ""}, map[string]string{"FORESIGHT_SANDBOX_PLATFORM_URL": "platform"}, "platform URL"},

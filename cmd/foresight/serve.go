@@ -121,17 +121,7 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*server.Config, 
 	e.String(&cfg.MetricsToken, "metrics-token", "FORESIGHT_METRICS_TOKEN", "", "bearer token that may read /metrics only (at least 32 characters; the admin token reads it too)")
 	e.Float(&cfg.AuthFailuresPerMinute, "auth-failures-per-minute", "FORESIGHT_AUTH_FAILURES_PER_MINUTE", cfg.AuthFailuresPerMinute, "wrong admin, operator and metrics tokens per client address a minute, after the burst (0: unlimited)")
 	e.Int(&cfg.AuthFailureBurst, "auth-failure-burst", "FORESIGHT_AUTH_FAILURE_BURST", cfg.AuthFailureBurst, "wrong tokens per client address in a row before 429")
-	e.String(&cfg.TicketsEngine, "tickets-engine", "FORESIGHT_TICKETS_ENGINE", cfg.TicketsEngine, "ticket engine: heuristic, openai or anthropic")
-	e.String(&cfg.OpenAI.BaseURL, "openai-base-url", "FORESIGHT_OPENAI_BASE_URL", "", "OpenAI-compatible API base URL (default OpenAI's; Ollama: http://127.0.0.1:11434/v1)")
-	e.String(&cfg.OpenAI.APIKey, "openai-api-key", "FORESIGHT_OPENAI_API_KEY", "", "API key of the OpenAI-compatible server")
-	e.String(&cfg.OpenAI.Model, "openai-model", "FORESIGHT_OPENAI_MODEL", "", "model name, e.g. gpt-4.1 or llama3.1:8b")
-	e.Float(&cfg.OpenAI.Temperature, "openai-temperature", "FORESIGHT_OPENAI_TEMPERATURE", 0, "sampling temperature")
-	e.Int64(&cfg.OpenAI.MaxTokens, "openai-max-tokens", "FORESIGHT_OPENAI_MAX_TOKENS", cfg.OpenAI.MaxTokens, "largest answer, in tokens")
-	e.String(&cfg.Anthropic.BaseURL, "anthropic-base-url", "FORESIGHT_ANTHROPIC_BASE_URL", "", "Anthropic API base URL (default Anthropic's)")
-	e.String(&cfg.Anthropic.APIKey, "anthropic-api-key", "FORESIGHT_ANTHROPIC_API_KEY", "", "Anthropic API key")
-	e.String(&cfg.Anthropic.Model, "anthropic-model", "FORESIGHT_ANTHROPIC_MODEL", "", "model name, e.g. claude-sonnet-4-5")
-	e.Float(&cfg.Anthropic.Temperature, "anthropic-temperature", "FORESIGHT_ANTHROPIC_TEMPERATURE", 0, "sampling temperature")
-	e.Int64(&cfg.Anthropic.MaxTokens, "anthropic-max-tokens", "FORESIGHT_ANTHROPIC_MAX_TOKENS", cfg.Anthropic.MaxTokens, "largest answer, in tokens")
+	engineFlags(e, &cfg)
 	e.Bool(&cfg.DevAllowInsecure, "dev-allow-insecure", "FORESIGHT_DEV_ALLOW_INSECURE", false, "allow http:// and private addresses for callback delivery (development only)")
 	e.Duration(&cfg.Tickets.JobLifetime, "tickets-job-lifetime", "FORESIGHT_TICKETS_JOB_LIFETIME", cfg.Tickets.JobLifetime, "time from job creation to expiry")
 	e.Duration(&cfg.Tickets.JobRetention, "tickets-job-retention", "FORESIGHT_TICKETS_JOB_RETENTION", cfg.Tickets.JobRetention, "time an expired job's record is kept before it is deleted")
@@ -149,8 +139,6 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*server.Config, 
 	e.Duration(&cfg.CatalogCacheTTL, "catalog-cache-ttl", "FORESIGHT_CATALOG_CACHE_TTL", betting.DefaultCacheTTL, "how long a node trusts a cached operator or event without a change notification")
 	e.Int(&cfg.RateBurst, "tickets-rate-burst", "FORESIGHT_TICKETS_RATE_BURST", cfg.RateBurst, "burst of requests per API key")
 	e.Int(&cfg.Queue.Workers, "tickets-workers", "FORESIGHT_TICKETS_WORKERS", cfg.Queue.Workers, "generations run at once per process")
-	e.Duration(&cfg.ModelTimeout, "tickets-model-timeout", "FORESIGHT_TICKETS_MODEL_TIMEOUT", cfg.ModelTimeout, "time limit of one engine call (model_timeout beyond)")
-	e.Int(&cfg.ModelContextTokens, "tickets-model-context-tokens", "FORESIGHT_TICKETS_MODEL_CONTEXT_TOKENS", cfg.ModelContextTokens, "context window of the LLM; longer specs are split at their headings")
 	e.Duration(&cfg.Queue.JobTimeout, "tickets-job-timeout", "FORESIGHT_TICKETS_JOB_TIMEOUT", cfg.Queue.JobTimeout, "time limit of one generation attempt")
 	e.Durations(&cfg.Queue.CallbackRetries, "callback-retries", "FORESIGHT_CALLBACK_RETRIES", cfg.Queue.CallbackRetries, "delays between callback attempts, comma-separated")
 	e.Duration(&cfg.Queue.PollInterval, "queue-poll-interval", "FORESIGHT_QUEUE_POLL_INTERVAL", cfg.Queue.PollInterval, "how often idle workers poll for jobs")
@@ -158,6 +146,25 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*server.Config, 
 	e.Int64(&cfg.MaxBodyBytes, "max-body-bytes", "FORESIGHT_MAX_BODY_BYTES", cfg.MaxBodyBytes, "largest request body accepted")
 	e.String(&logFormat, "log-format", "FORESIGHT_LOG_FORMAT", "text", "log format: text or json")
 	return &cfg, &logFormat, e
+}
+
+// engineFlags defines the ticket engine's settings on e, into cfg: the
+// engine and its model servers, for serve and demo and for the tickets
+// commands that run an engine without a server.
+func engineFlags(e *envFlags, cfg *server.Config) {
+	e.String(&cfg.TicketsEngine, "tickets-engine", "FORESIGHT_TICKETS_ENGINE", cfg.TicketsEngine, "ticket engine: heuristic, openai or anthropic")
+	e.String(&cfg.OpenAI.BaseURL, "openai-base-url", "FORESIGHT_OPENAI_BASE_URL", "", "OpenAI-compatible API base URL (default OpenAI's; Ollama: http://127.0.0.1:11434/v1)")
+	e.String(&cfg.OpenAI.APIKey, "openai-api-key", "FORESIGHT_OPENAI_API_KEY", "", "API key of the OpenAI-compatible server")
+	e.String(&cfg.OpenAI.Model, "openai-model", "FORESIGHT_OPENAI_MODEL", "", "model name, e.g. gpt-4.1 or llama3.1:8b")
+	e.Float(&cfg.OpenAI.Temperature, "openai-temperature", "FORESIGHT_OPENAI_TEMPERATURE", 0, "sampling temperature")
+	e.Int64(&cfg.OpenAI.MaxTokens, "openai-max-tokens", "FORESIGHT_OPENAI_MAX_TOKENS", cfg.OpenAI.MaxTokens, "largest answer, in tokens")
+	e.String(&cfg.Anthropic.BaseURL, "anthropic-base-url", "FORESIGHT_ANTHROPIC_BASE_URL", "", "Anthropic API base URL (default Anthropic's)")
+	e.String(&cfg.Anthropic.APIKey, "anthropic-api-key", "FORESIGHT_ANTHROPIC_API_KEY", "", "Anthropic API key")
+	e.String(&cfg.Anthropic.Model, "anthropic-model", "FORESIGHT_ANTHROPIC_MODEL", "", "model name, e.g. claude-sonnet-4-5")
+	e.Float(&cfg.Anthropic.Temperature, "anthropic-temperature", "FORESIGHT_ANTHROPIC_TEMPERATURE", 0, "sampling temperature")
+	e.Int64(&cfg.Anthropic.MaxTokens, "anthropic-max-tokens", "FORESIGHT_ANTHROPIC_MAX_TOKENS", cfg.Anthropic.MaxTokens, "largest answer, in tokens")
+	e.Duration(&cfg.ModelTimeout, "tickets-model-timeout", "FORESIGHT_TICKETS_MODEL_TIMEOUT", cfg.ModelTimeout, "time limit of one engine call (model_timeout beyond)")
+	e.Int(&cfg.ModelContextTokens, "tickets-model-context-tokens", "FORESIGHT_TICKETS_MODEL_CONTEXT_TOKENS", cfg.ModelContextTokens, "context window of the LLM; longer specs are split at their headings")
 }
 
 func newLogger(format string, w io.Writer) *slog.Logger {

@@ -29,7 +29,7 @@ const ticketsUsage = `Usage:
 func runTickets(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, ticketsUsage)
-		return flag.ErrHelp
+		return errUsage
 	}
 	switch args[0] {
 	case "lint":
@@ -89,7 +89,7 @@ func runTicketsLint(args []string, stdout, stderr io.Writer) error {
 func runTicketsBench(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("tickets bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg, _, e := serverFlags(fs, getenv)
+	cfg, e := ticketEngineFlags(fs, getenv)
 	dir := fs.String("dir", "testdata/specs", "directory of specs (*.md, *.txt)")
 	if err := e.parse(args); err != nil {
 		return err
@@ -147,7 +147,7 @@ func runTicketsBench(ctx context.Context, args []string, getenv func(string) str
 func runTicketsMeasure(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("tickets measure", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg, _, e := serverFlags(fs, getenv)
+	cfg, e := ticketEngineFlags(fs, getenv)
 	refDir := fs.String("ref", "testdata/reference", "directory of specs and their NAME.ref.json references")
 	resultsDir := fs.String("results", "", "directory of stored results NAME.LABEL.json to measure too (default REF/results when it exists)")
 	baselines := fs.Bool("baselines", false, "also measure the deliberately poor baseline results")
@@ -216,4 +216,14 @@ func runTicketsMeasure(ctx context.Context, args []string, getenv func(string) s
 		}
 	}
 	return nil
+}
+
+// ticketEngineFlags defines on fs only the engine's settings: the tickets
+// commands run an engine without a server, so they take no database,
+// listener or admin token.
+func ticketEngineFlags(fs *flag.FlagSet, getenv func(string) string) (*server.Config, *envFlags) {
+	cfg := server.DefaultConfig()
+	e := &envFlags{fs: fs, getenv: getenv}
+	engineFlags(e, &cfg)
+	return &cfg, e
 }

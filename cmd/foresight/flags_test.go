@@ -1,0 +1,45 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"strings"
+	"testing"
+)
+
+// TestCommandFlags: each command takes only its own flags (a flag of
+// another command is refused, not ignored), -h asks for the usage (exit 0)
+// while a call without a command is a misuse (exit 2).
+func TestCommandFlags(t *testing.T) {
+	t.Parallel()
+	env := envOf(map[string]string{"FORESIGHT_ADMIN_TOKEN": longToken, "FORESIGHT_ADMIN_URL": "http://127.0.0.1:1"})
+	for _, tt := range []struct {
+		args []string
+		want string // in the error; "" for flag.ErrHelp
+		is   error
+	}{
+		{[]string{"admin", "ticket-clients", "list", "--name", "x"}, "flag provided but not defined: -name", nil},
+		{[]string{"admin", "ticket-keys", "revoke", "--client", "c", "--scopes", "s"}, "flag provided but not defined: -scopes", nil},
+		{[]string{"admin", "ticket-keys", "revoke", "--client", "c"}, "ticket-keys revoke needs --key", nil},
+		{[]string{"admin", "ticket-jobs", "list", "--limit", "ten"}, `--limit "ten": want a whole number`, nil},
+		{[]string{"admin", "ticket-clients", "list", "extra"}, `unexpected argument "extra"`, nil},
+		{[]string{"admin", "ticket-clients", "create", "-h"}, "", flag.ErrHelp},
+		{[]string{"admin"}, "", errUsage},
+		{[]string{"tickets", "bench", "--admin-token", longToken}, "flag provided but not defined: -admin-token", nil},
+		{[]string{"tickets", "measure", "--database-url", "sqlite:x.db"}, "flag provided but not defined: -database-url", nil},
+		{[]string{"tickets"}, "", errUsage},
+		{[]string{}, "", errUsage},
+		{[]string{"serve", "-h"}, "", flag.ErrHelp},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), tt.args, env, &stdout, &stderr)
+		switch {
+		case tt.is != nil && !errors.Is(err, tt.is):
+			t.Errorf("foresight %s: %v, want %v", strings.Join(tt.args, " "), err, tt.is)
+		case tt.is == nil && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("foresight %s: %v, want an error with %q", strings.Join(tt.args, " "), err, tt.want)
+		}
+	}
+}
