@@ -177,6 +177,7 @@ func TestHistoryResults(t *testing.T) {
 	otherMarket := om["id"].(string)
 	otherYes := om["outcomes"].([]any)[0].(map[string]any)["id"].(string)
 	tb := newTab(t)
+	tb.viewport(1000, 900)
 	tb.navigate(w.bettor("rosa", "100.00"))
 	tb.ready()
 	tb.bet(w.outcome[0], "10")
@@ -188,6 +189,7 @@ func TestHistoryResults(t *testing.T) {
 	w.admin("POST", "/admin/v1/markets/"+w.market+"/resolve", 200, fmt.Sprintf(`{"winning_outcome_id":%q}`, w.outcome[0]))
 	w.admin("POST", "/admin/v1/markets/"+otherMarket+"/cancel", 200, "")
 	w.waitBet("rosa", "voided")
+	w.waitWallet("rosa", "124.21") // the payout and the stake back have reached the wallet
 	tb.click("#tab-history")
 	tb.waitFor("three results", "[...document.querySelectorAll('#history li.bet')].filter((li) => ['won', 'lost', 'void'].includes(li.dataset.result)).length === 3")
 	var rows []struct{ Result, Badge, Color, Title string }
@@ -208,4 +210,8 @@ func TestHistoryResults(t *testing.T) {
 	if got["won"].Color == got["lost"].Color || got["won"].Color == got["void"].Color || got["lost"].Color == got["void"].Color {
 		t.Errorf("results share a colour: %+v", got)
 	}
+	// Opening the history reads the balance too: 100 − 25 staked, 44.21
+	// paid and 5 returned.
+	tb.waitText("#balance", "124.21 USD")
+	tb.screenshot("history-results")
 }

@@ -238,6 +238,23 @@ func (w *world) waitBet(bettor, status string) {
 	}
 }
 
+// waitWallet waits until the sandbox operator's wallet holds balance for
+// the bettor.
+func (w *world) waitWallet(bettor, balance string) {
+	w.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := w.op.Balance(bettor)
+		if b == balance {
+			return
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("%s's wallet holds %q; waited for %s", bettor, b, balance)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // gate wraps the sandbox operator's handler: a held endpoint's requests
 // wait until the test releases them (the wallet stalls), and arrivals are
 // signalled, so that a test acts while the platform waits on the wallet.

@@ -216,7 +216,11 @@ function openTab(name, { focus = true } = {}) {
     $(`panel-${n}`).hidden = !on;
   }
   if (focus) $(`tab-${name}`).focus();
-  if (name === "history") loadHistory();
+  // Settled bets may have paid out since: the balance is read with them.
+  if (name === "history") {
+    loadHistory();
+    if (!state.demo) refreshBalance();
+  }
   if (name === "portfolio") loadPortfolio();
 }
 
