@@ -234,3 +234,32 @@ func TestSandboxPagesAtPhoneWidth(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryLocaleAndThemeAtPhoneWidth: in each of the 7 locales and both
+// themes, at 360 px, the markets (chances, bars, odds, countdowns) and the
+// slip (chart, limits, an error) fit without sideways scrolling, and no
+// outcome's text runs out of its button.
+func TestEveryLocaleAndThemeAtPhoneWidth(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, worldOptions{})
+	tb := newTab(t)
+	tb.viewport(360, 740)
+	for _, locale := range []string{"en", "es", "pt", "fr", "de", "nl", "ru"} {
+		for _, theme := range []string{"light", "dark"} {
+			tb.navigate(w.bettor("phone-"+locale+"-"+theme, "1000.00", "locale", locale, "theme", theme))
+			tb.ready()
+			tb.click(outcomeButton(w.outcome[0]))
+			tb.typeIn("#stake", "150")
+			tb.waitFor("the stake error", "document.getElementById('stake-error').textContent !== ''")
+			var got struct {
+				ScrollWidth, ClientWidth int
+				Over                     []string
+			}
+			tb.eval(`({ScrollWidth: document.documentElement.scrollWidth, ClientWidth: document.documentElement.clientWidth,
+				Over: [...document.querySelectorAll('.outcome, .slip, .market-head, .countdown, .slip-chart, .balance')].filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.className + ': ' + e.textContent)})`, &got)
+			if got.ScrollWidth > got.ClientWidth || len(got.Over) > 0 {
+				t.Errorf("%s, %s theme at 360 px: page %d wide in %d; overflowing %q", locale, theme, got.ScrollWidth, got.ClientWidth, got.Over)
+			}
+		}
+	}
+}
