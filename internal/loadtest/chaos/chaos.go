@@ -282,6 +282,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	for _, b := range books.Bets {
 		listed[b.ID] = true
 		r.Statuses[b.Status]++
+		if b.DepositConfirmedAt != nil {
+			r.ResolveToLastConfirmed = max(r.ResolveToLastConfirmed, b.DepositConfirmedAt.Sub(resolveAt))
+		}
 		if _, ok := s.accepted[b.ID]; !ok && s.abandoned == 0 {
 			r.Discrepancies = append(r.Discrepancies, Discrepancy{BetID: b.ID, What: "the platform holds it but no answer named it (a bet placed twice?)"})
 		}

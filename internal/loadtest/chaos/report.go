@@ -42,6 +42,10 @@ type Report struct {
 	// ResolveToLastPayout the time from the resolution to the last.
 	Payouts             int
 	ResolveToLastPayout time.Duration
+	// ResolveToLastConfirmed is the time from the resolution to the
+	// platform's last record of a confirmed payout (deposit_confirmed_at):
+	// longer when an answer was lost and the platform had to ask again.
+	ResolveToLastConfirmed time.Duration
 	// Dir holds the run's files (node logs, sandbox journals, SQLite).
 	Dir string
 }
@@ -94,7 +98,8 @@ func (r *Report) Write(w io.Writer) {
 	row("wallet faults injected", "%d (%s)", r.Faults, strings.Join(kinds, ", "))
 	row("discrepancies", "%d", len(r.Discrepancies))
 	row("max PENDING after a restart", "%v (limit %v, %d bets pending across a restart)", r.MaxPendingAfterRestart().Round(time.Millisecond), r.PendingLimit, len(r.PendingAfterRestart))
-	row("resolve → last payout", "%v (%d payouts)", r.ResolveToLastPayout.Round(time.Millisecond), r.Payouts)
+	row("resolve → last payout", "%v (%d payouts); last confirmed by the platform after %v", r.ResolveToLastPayout.Round(time.Millisecond), r.Payouts,
+		r.ResolveToLastConfirmed.Round(time.Millisecond))
 	for _, d := range r.Discrepancies {
 		fmt.Fprintln(w, "discrepancy:", d)
 	}
