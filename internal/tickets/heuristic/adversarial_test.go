@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -154,27 +155,36 @@ func adversarialRequest(spec string) tickets.GenerationRequest {
 }
 
 // TestWorkGrowsLinearly generates every adversarial shape at two sizes and
-// compares the steps of work the engine counted: eight times the spec may
-// cost about eight times the steps (a little more for n log n), never the
-// sixty-four times of a quadratic pass.
+// compares the steps of work the engine counted, and the bytes it
+// allocated (which catch a text built by repeated concatenation): eight
+// times the spec may cost about eight times as much (a little more for
+// n log n), never the sixty-four times of a quadratic pass.
 func TestWorkGrowsLinearly(t *testing.T) {
 	const small, large = 16 << 10, 128 << 10
 	for _, sh := range adversarialShapes {
 		t.Run(sh.name, func(t *testing.T) {
-			var steps [2]int64
+			var steps, bytes [2]uint64
 			for i, size := range []int{small, large} {
-				res, n, err := generate(context.Background(), adversarialRequest(sh.build(size)))
+				spec := sh.build(size)
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				res, n, err := generate(context.Background(), adversarialRequest(spec))
+				runtime.ReadMemStats(&after)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if len(res.Tickets) == 0 || len(res.Tickets) > tickets.DefaultMaxTicketCount {
 					t.Errorf("%d KB: %d tickets", size>>10, len(res.Tickets))
 				}
-				steps[i] = n
+				steps[i], bytes[i] = uint64(n), after.TotalAlloc-before.TotalAlloc
 			}
 			if steps[1] > 12*steps[0] {
 				t.Errorf("%d steps at %d KB, %d steps at %d KB: the work grows faster than the spec", steps[0], small>>10, steps[1], large>>10)
 			}
+			if bytes[1] > 12*bytes[0] {
+				t.Errorf("%d bytes allocated at %d KB, %d at %d KB: the work grows faster than the spec", bytes[0], small>>10, bytes[1], large>>10)
+			}
+			t.Logf("%d KB: %d steps, %d bytes; %d KB: %d steps, %d bytes", small>>10, steps[0], bytes[0], large>>10, steps[1], bytes[1])
 		})
 	}
 }
