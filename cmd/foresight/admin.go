@@ -119,6 +119,7 @@ var adminCommands = []adminCommand{
 		run: func(ctx context.Context, c *admin.Client, v adminValues) (any, error) {
 			return map[string]string{"revoked": v["credential"]}, c.RevokeOperatorCredential(ctx, v["operator"], v["credential"])
 		}},
+	{name: "ledger verify", run: runLedgerVerify},
 }
 
 // adminUsage lists the commands with their flags, from adminCommands.

@@ -88,6 +88,12 @@ var routeAccess = map[string]access{
 	"GET /admin/v1/bets":                          ownQuery,
 	"GET /admin/v1/bets/{id}/wallet-transactions": ownBet,
 	"/admin/v1/":                                  shared, // the 404 of an unknown path
+	// The cashier of a bundled operator: its staff credit, debit and read
+	// their own bettors' balances. The house result and Verify stay with
+	// platform staff.
+	"POST /admin/v1/operators/{op}/bettors/{bettor}/deposits":    ownPath,
+	"POST /admin/v1/operators/{op}/bettors/{bettor}/withdrawals": ownPath,
+	"GET /admin/v1/operators/{op}/bettors/{bettor}/statement":    ownPath,
 }
 
 // authenticate puts the caller in the request's context (see caller); a

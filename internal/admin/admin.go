@@ -21,6 +21,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/httpjson"
+	"github.com/foresight-dev/foresight/internal/ledger"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
 	"github.com/foresight-dev/foresight/internal/requestid"
 	"github.com/foresight-dev/foresight/internal/tickets"
@@ -55,6 +56,7 @@ type handler struct {
 	betting     *betting.Service
 	placement   *betting.Placement
 	credentials *betting.Credentials
+	ledger      *ledger.Ledger
 	tokenHash   [32]byte
 	failures    *ratelimit.FailureGuard
 	log         *slog.Logger
@@ -64,6 +66,9 @@ type handler struct {
 type Options struct {
 	// Log receives internal errors; nil discards them.
 	Log *slog.Logger
+	// Ledger is the ledger of the operators whose balances Foresight
+	// keeps; nil answers its routes 404.
+	Ledger *ledger.Ledger
 	// FailedSignIns counts wrong tokens per client address: an address
 	// that used up its budget is answered 429 rate_limited with
 	// Retry-After, whatever its token, until the budget refills. Nil
@@ -79,7 +84,7 @@ func New(token string, ticketService *tickets.Service, bettingService *betting.S
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &handler{tickets: ticketService, betting: bettingService, placement: placement, credentials: credentials,
+	h := &handler{tickets: ticketService, betting: bettingService, placement: placement, credentials: credentials, ledger: opts.Ledger,
 		tokenHash: sha256.Sum256([]byte(token)), failures: opts.FailedSignIns, log: log}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /admin/v1/ticket-clients", h.createClient)
@@ -93,6 +98,7 @@ func New(token string, ticketService *tickets.Service, bettingService *betting.S
 	mux.HandleFunc("GET /admin/v1/ticket-jobs/{id}", h.ids(h.getTicketJob))
 	h.bettingRoutes(mux)
 	h.credentialRoutes(mux)
+	h.ledgerRoutes(mux)
 	mux.HandleFunc("/admin/v1/", func(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, problem(http.StatusNotFound, CodeNotFound, "There is no endpoint "+r.Method+" "+r.URL.Path+"."))
 	})

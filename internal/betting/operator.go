@@ -23,6 +23,10 @@ import (
 const (
 	IntegrationStandalone = "standalone"
 	IntegrationAggregator = "aggregator"
+	// IntegrationBundled: Foresight keeps the bettors' balances in its
+	// ledger (internal/ledger); the operator has no wallet, key set or
+	// session endpoint of its own.
+	IntegrationBundled = "bundled"
 )
 
 // Operator is a business that offers the game to its bettors.
@@ -30,7 +34,7 @@ type Operator struct {
 	ID          string `json:"id"`
 	Name        string `json:"name"`
 	Integration string `json:"integration"`
-	WalletURL   string `json:"wallet_url"`
+	WalletURL   string `json:"wallet_url,omitempty"`
 	// SigningSecret signs wallet calls; it is never shown after creation.
 	SigningSecret string `json:"signing_secret,omitempty"`
 	JWKSURL       string `json:"jwks_url,omitempty"`
@@ -137,17 +141,23 @@ func (o *Operator) Validate(allowInsecure bool) error {
 		if len(o.CasinoIDs) == 0 {
 			return invalidf("an aggregator operator needs casino_ids")
 		}
+	case IntegrationBundled:
+		// Nothing of the operator's is called: its partner settings
+		// would only mislead.
+		o.WalletURL, o.SigningSecret, o.JWKSURL, o.SessionURL = "", "", "", ""
 	default:
-		return invalidf("integration must be standalone or aggregator")
+		return invalidf("integration must be standalone, aggregator or bundled")
 	}
 	if o.CasinoIDs == nil {
 		o.CasinoIDs = []string{}
 	}
-	if err := checkPartnerURL("wallet_url", o.WalletURL, allowInsecure); err != nil {
-		return err
-	}
-	if len(o.SigningSecret) < 16 {
-		return invalidf("signing_secret must be at least 16 characters")
+	if o.Integration != IntegrationBundled {
+		if err := checkPartnerURL("wallet_url", o.WalletURL, allowInsecure); err != nil {
+			return err
+		}
+		if len(o.SigningSecret) < 16 {
+			return invalidf("signing_secret must be at least 16 characters")
+		}
 	}
 	if len(o.Currencies) == 0 {
 		return invalidf("currencies must name at least one currency")

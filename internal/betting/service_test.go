@@ -41,7 +41,10 @@ func TestOperatorValidation(t *testing.T) {
 		{"https session url", func(o *betting.Operator) { o.SessionURL = "https://login.example.com/v1/session" }, ""},
 		{"no jwks", func(o *betting.Operator) { o.JWKSURL = "" }, "jwks_url"},
 		{"aggregator without casinos", func(o *betting.Operator) { o.Integration = "aggregator" }, "casino_ids"},
-		{"unknown integration", func(o *betting.Operator) { o.Integration = "bundled" }, "integration"},
+		{"unknown integration", func(o *betting.Operator) { o.Integration = "wallet" }, "integration"},
+		{"bundled needs no wallet, secret or key set", func(o *betting.Operator) {
+			o.Integration, o.WalletURL, o.SigningSecret, o.JWKSURL = "bundled", "", "", ""
+		}, ""},
 		{"short secret", func(o *betting.Operator) { o.SigningSecret = "short" }, "signing_secret"},
 		{"no currencies", func(o *betting.Operator) { o.Currencies = nil }, "currencies"},
 		{"bad currency", func(o *betting.Operator) { o.Currencies[0].Code = "usd" }, "not a currency code"},

@@ -127,6 +127,11 @@ func TestOperatorCredentialAccess(t *testing.T) {
 			{"GET", "/admin/v1/bets/" + cw.bet + "/wallet-transactions", "", 200, 200, 404},
 			{"GET", "/admin/v1/bets/" + unknown + "/wallet-transactions", "", 404, 404, 404},
 			{"GET", "/admin/v1/bets/not-a-uuid/wallet-transactions", "", 404, 404, 404},
+			// The cashier answers 400 without an Idempotency-Key, and 409
+			// for a standalone operator such as sandbox.
+			{"POST", "/admin/v1/operators/sandbox/bettors/b1/deposits", `{"currency":"USD","amount":"1"}`, 400, 400, 404},
+			{"POST", "/admin/v1/operators/sandbox/bettors/b1/withdrawals", `{"currency":"USD","amount":"1"}`, 400, 400, 404},
+			{"GET", "/admin/v1/operators/sandbox/bettors/b1/statement?currency=USD", "", 409, 409, 404},
 
 			{"POST", "/admin/v1/events", `{}`, 400, 403, 403},
 			{"PATCH", "/admin/v1/events/" + event, `{"title":{"en":"Final"}}`, 200, 403, 403},
@@ -148,6 +153,8 @@ func TestOperatorCredentialAccess(t *testing.T) {
 			{"DELETE", clients + "/keys/" + unknown, "", 404, 403, 403},
 			{"GET", "/admin/v1/ticket-jobs", "", 200, 403, 403},
 			{"GET", "/admin/v1/ticket-jobs/" + unknown, "", 404, 403, 403},
+			{"GET", "/admin/v1/ledger/house", "", 200, 403, 403},
+			{"GET", "/admin/v1/ledger/verify", "", 200, 403, 403},
 		}
 		// A path with no route is 404 to every valid token (the mux's answer,
 		// outside the API's document).

@@ -35,6 +35,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/feed/polymarket"
 	"github.com/foresight-dev/foresight/internal/feed/simulator"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
+	"github.com/foresight-dev/foresight/internal/ledger"
 	"github.com/foresight-dev/foresight/internal/netguard"
 	"github.com/foresight-dev/foresight/internal/postgres"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
@@ -159,6 +160,7 @@ type database interface {
 	BetStore() betting.BetStore
 	AggregatorStore() aggregator.Store
 	CredentialStore() betting.CredentialStore
+	LedgerStore() ledger.Store
 	StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (stop func(context.Context) error, err error)
 	Close() error
 }
@@ -173,6 +175,27 @@ func OpenDatabase(ctx context.Context, url string, log *slog.Logger) (database, 
 		return postgres.Open(ctx, url, log)
 	}
 	return nil, fmt.Errorf("database URL %q: want sqlite:PATH or postgres://…", url)
+}
+
+// operatorDecimals gives the ledger the decimals of an operator's
+// currencies: a currency the operator does not hold is refused.
+func operatorDecimals(catalog *betting.Service) func(ctx context.Context, operatorID, currency string) (int32, error) {
+	return func(ctx context.Context, operatorID, currency string) (int32, error) {
+		op, err := catalog.CachedOperator(ctx, operatorID)
+		if err != nil {
+			var be *betting.Error
+			if errors.As(err, &be) && be.Code == betting.ErrNotFound {
+				return 0, &ledger.Error{Code: ledger.ErrNotFound, Message: "no operator " + operatorID}
+			}
+			return 0, err
+		}
+		for _, c := range op.Currencies {
+			if c.Code == currency {
+				return c.Decimals, nil
+			}
+		}
+		return 0, &ledger.Error{Code: ledger.ErrInvalid, Message: "operator " + operatorID + " has no currency " + currency}
+	}
 }
 
 // NewFeed builds the market feed the configuration names; nil for the
@@ -226,6 +249,7 @@ type Server struct {
 	betting   *betting.Service
 	placement *betting.Placement
 	creds     *betting.Credentials
+	ledger    *ledger.Ledger
 	agg       *aggregator.Service
 	aggWallet *aggwallet.Client
 	tokens    *bettorauth.Validator
@@ -287,6 +311,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	placement.SetLog(log)
 	s := &Server{cfg: cfg, db: db, tickets: svc, betting: catalog, placement: placement, feed: source,
 		creds:     betting.NewCredentials(db.CredentialStore(), catalog),
+		ledger:    ledger.New(db.LedgerStore(), ledger.Options{Decimals: operatorDecimals(catalog)}),
 		agg:       aggregator.New(db.AggregatorStore(), catalog, placement, db.BetStore(), aggregatorWallets, keys, cfg.PublicURL),
 		aggWallet: aggregatorWallets,
 		tokens: bettorauth.New(bettorauth.Options{AllowInsecure: cfg.DevAllowInsecure, RefreshUnknownKIDRateLimit: cfg.JWKSRefreshLimit, Logger: log,
@@ -389,7 +414,7 @@ func (s *Server) routes() http.Handler {
 	// per client address.
 	failedSignIns := ratelimit.NewFailureGuard(s.cfg.AuthFailuresPerMinute, s.cfg.AuthFailureBurst)
 	mux.Handle("/admin/v1/", metrics.wrap("admin", admin.New(s.cfg.AdminToken, s.tickets, s.betting, s.placement, s.creds,
-		admin.Options{Log: s.log, FailedSignIns: failedSignIns})))
+		admin.Options{Log: s.log, FailedSignIns: failedSignIns, Ledger: s.ledger})))
 	mux.Handle("GET "+simulator.ImagesPath, simulator.Images())
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "image/x-icon")
