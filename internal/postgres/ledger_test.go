@@ -31,3 +31,12 @@ func TestLedgerStore(t *testing.T) {
 		}}
 	})
 }
+
+func BenchmarkLedger(b *testing.B) {
+	db, err := postgres.Open(context.Background(), pgtest.NewDatabase(b), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	ledgertest.Benchmark(b, db.LedgerStore())
+}

@@ -30,3 +30,12 @@ func TestLedgerStore(t *testing.T) {
 		}}
 	})
 }
+
+func BenchmarkLedger(b *testing.B) {
+	db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	ledgertest.Benchmark(b, db.LedgerStore())
+}
