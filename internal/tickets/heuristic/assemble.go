@@ -58,6 +58,7 @@ func (b *builder) assemble() *tickets.Result {
 		if sl.d == nil {
 			t = b.renderEpic(sl.epic, slots, idOf)
 		} else {
+			b.m.tick(1 + len(sl.d.crit) + len(sl.d.general) + len(sl.d.also))
 			t = b.renderDraft(sl.d, qids)
 			if id, ok := epicID[sl.d.grp]; ok {
 				t.ParentExternalID = &id

@@ -258,6 +258,7 @@ func (b *builder) build() {
 		b.attachDetails()
 		b.claimNamedUnits()
 		for i := len(b.doc.sections) - 1; i >= 0; i-- {
+			b.m.tick(1)
 			b.buildSection(b.doc.sections[i])
 		}
 		b.mergeSubResources()
@@ -313,6 +314,7 @@ func (b *builder) walk() {
 		in.topicDone = true
 		caption := ""
 		for _, bl := range s.blocks {
+			b.m.tick(1)
 			switch bl.kind {
 			case paragraphBlock:
 				in.hasContent = true
@@ -388,6 +390,7 @@ func (b *builder) walkItem(s *section, it *listItem, caption string) {
 
 // addUnit records a sentence as a requirement unit or as a question.
 func (b *builder) addUnit(s *section, text, caption string, ig *itemGroup, t *table) *unit {
+	b.m.tick(1)
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return nil

@@ -56,6 +56,7 @@ func (b *builder) risks(ts []tickets.Ticket, slots []slot) []tickets.Risk {
 	for rank, cat := range riskCategories {
 		var f found
 		f.cat, f.rank = cat, rank
+		b.m.tick(len(b.units))
 		for i, u := range b.units {
 			text := lower[i]
 			n := text.count(cat.terms...)
