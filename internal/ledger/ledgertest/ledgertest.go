@@ -29,6 +29,7 @@ func Run(t *testing.T, newDatabase func(t *testing.T) Database) {
 	t.Run("ConcurrentDebits", func(t *testing.T) { t.Parallel(); testConcurrentDebits(t, newDatabase(t)) })
 	t.Run("ConcurrentResolutions", func(t *testing.T) { t.Parallel(); testConcurrentResolutions(t, newDatabase(t)) })
 	t.Run("ConcurrentReplays", func(t *testing.T) { t.Parallel(); testConcurrentReplays(t, newDatabase(t)) })
+	t.Run("BetLifecycle", func(t *testing.T) { t.Parallel(); testBetLifecycle(t, newDatabase(t)) })
 	t.Run("VerifyFindsTampering", func(t *testing.T) { t.Parallel(); testTampering(t, newDatabase(t)) })
 }
 
@@ -494,4 +495,53 @@ func testTampering(t *testing.T, db Database) {
 	if r.OK || found["balance"] != ann || found["pending"] != house || len(r.Discrepancies) != 2 {
 		t.Errorf("Verify after tampering = %+v", r)
 	}
+}
+
+// testBetLifecycle runs bets through their movements, each step twice:
+// a bet confirmed and won, one rejected, one confirmed then voided.
+func testBetLifecycle(t *testing.T, db Database) {
+	ctx := context.Background()
+	l := newLedger(db.Store)
+	if _, _, err := l.Transfer(ctx, deposit("d1", "ann", "100")); err != nil {
+		t.Fatal(err)
+	}
+	bet := func(id string) ledger.BetRef {
+		return ledger.BetRef{OperatorID: op, Currency: "USD", BettorID: "ann", BetID: id}
+	}
+	twice := func(what string, step func() (ledger.Transfer, error)) {
+		t.Helper()
+		first, err := step()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if again, err := step(); err != nil || again.ID != first.ID {
+			t.Errorf("%s again = %+v %v, want the first transfer %s", what, again, err, first.ID)
+		}
+	}
+	won, rejected, voided := bet("b1"), bet("b2"), bet("b3")
+	twice("hold b1", func() (ledger.Transfer, error) { return l.HoldStake(ctx, won, amt("10")) })
+	twice("hold b2", func() (ledger.Transfer, error) { return l.HoldStake(ctx, rejected, amt("20")) })
+	twice("hold b3", func() (ledger.Transfer, error) { return l.HoldStake(ctx, voided, amt("5")) })
+	balances(t, db.Store, ledger.Bettor("ann"), "100", "35")
+	if _, err := l.HoldStake(ctx, bet("b4"), amt("65.01")); ledger.CodeOf(err) != ledger.ErrInsufficientFunds {
+		t.Errorf("a stake beyond the available balance: %v", err)
+	}
+	twice("confirm b1", func() (ledger.Transfer, error) { return l.ConfirmStake(ctx, won) })
+	twice("reject b2", func() (ledger.Transfer, error) { return l.ReleaseStake(ctx, rejected) })
+	twice("confirm b3", func() (ledger.Transfer, error) { return l.ConfirmStake(ctx, voided) })
+	if _, err := l.ConfirmStake(ctx, rejected); ledger.CodeOf(err) != ledger.ErrAlreadyResolved {
+		t.Errorf("confirm after reject: %v", err)
+	}
+	if _, err := l.ReleaseStake(ctx, won); ledger.CodeOf(err) != ledger.ErrAlreadyResolved {
+		t.Errorf("reject after confirm: %v", err)
+	}
+	balances(t, db.Store, ledger.Bettor("ann"), "85", "0")
+	twice("pay b1", func() (ledger.Transfer, error) { return l.PayWin(ctx, won, amt("18.5")) })
+	twice("refund b3", func() (ledger.Transfer, error) { return l.RefundStake(ctx, voided, amt("5")) })
+	if _, err := l.PayWin(ctx, won, amt("19")); ledger.CodeOf(err) != ledger.ErrConflict {
+		t.Errorf("a second payout of another amount: %v", err)
+	}
+	balances(t, db.Store, ledger.Bettor("ann"), "108.5", "0")
+	balances(t, db.Store, ledger.House(), "-8.5", "0")
+	verified(t, db.Store)
 }
