@@ -54,11 +54,12 @@ func TestDisplayRule(t *testing.T) {
 	}
 }
 
-// TestOneNumberEverywhere: the slip's odds, its payout preview, the
-// confirmation and the history say the same: odds 4.42 (the exact 4.4214
-// on hover) and the payout the bet is promised, stake × entry odds
-// rounded (12.50 × 4.4214 = 55.2675: 55.27), never a preview from the
-// display odds (55.25) that changes to 55.27 once placed.
+// TestOneNumberEverywhere: the slip, the confirmation and the history
+// show the odds alike, 4.42 (the exact 4.4214 on hover). Before the bet
+// exists the preview is stake × display odds, as obligation 1 says
+// (12.50 × 4.42 = 55.25, the least the bet will pay); once placed, the
+// confirmation and the history show potential_payout, stake × entry odds
+// rounded (12.50 × 4.4214 = 55.2675: 55.27).
 func TestOneNumberEverywhere(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
@@ -67,11 +68,11 @@ func TestOneNumberEverywhere(t *testing.T) {
 	tb.ready()
 	tb.click(outcomeButton(w.outcome[0]))
 	tb.typeIn("#stake", "12.50")
-	tb.waitText("#slip-payout", "55.27 USD")
+	tb.waitText("#slip-payout", "55.25 USD")
 	var slip struct{ Odds, OddsTitle, Payout, PayoutTitle string }
 	tb.eval(`({Odds: document.getElementById('slip-odds').textContent, OddsTitle: document.getElementById('slip-odds').title,
 		Payout: document.getElementById('slip-payout').textContent, PayoutTitle: document.getElementById('slip-payout').title})`, &slip)
-	if slip != (struct{ Odds, OddsTitle, Payout, PayoutTitle string }{"4.42", "Exact: 4.4214", "55.27 USD", "Exact: 55.2675 USD"}) {
+	if slip != (struct{ Odds, OddsTitle, Payout, PayoutTitle string }{"4.42", "Exact: 4.4214", "55.25 USD", "Exact: 55.25 USD"}) {
 		t.Errorf("slip %+v", slip)
 	}
 	tb.click("#place")
@@ -156,7 +157,7 @@ func TestStakeLimits(t *testing.T) {
 		tb.eval("(document.getElementById('slip-form').requestSubmit(), true)", &submitted)
 	}
 	tb.typeIn("#stake", "100")
-	tb.waitText("#slip-payout", "442.14 USD")
+	tb.waitText("#slip-payout", "442.00 USD")
 	if e := tb.text("#stake-error"); e != "" {
 		t.Errorf("the maximum stake itself is refused: %q", e)
 	}

@@ -156,7 +156,7 @@ func TestHostPage(t *testing.T) {
 	}
 
 	tb.waitFor("placing allowed", "!document.getElementById('place').disabled")
-	tb.waitText("#slip-payout", "44.21 USD")
+	tb.waitText("#slip-payout", "44.20 USD")
 	tb.screenshot("bet-slip")
 	tb.click("#place")
 	tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.42. Potential payout 44.21 USD.")

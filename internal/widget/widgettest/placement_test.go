@@ -130,12 +130,12 @@ func TestEventReadBeforeSubmit(t *testing.T) {
 		tb.ready()
 		tb.click(outcomeButton(w.outcome[0]))
 		tb.typeIn("#stake", "10")
-		tb.waitText("#slip-payout", "44.21 USD")
+		tb.waitText("#slip-payout", "44.20 USD")
 		w.price("0.25", "0.75")
 		tb.click("#place")
 		tb.waitText("#slip-status", "The odds changed from 4.42 to 3.62.")
 		tb.waitText("#slip-odds", "3.62")
-		tb.waitText("#slip-payout", "36.25 USD")
+		tb.waitText("#slip-payout", "36.20 USD")
 		if posts := ic.requests("POST", ""); len(posts) != 0 {
 			t.Errorf("a bet was sent at a price the bettor did not see: %v", posts)
 		}
@@ -160,14 +160,14 @@ func TestLiveOdds(t *testing.T) {
 	tb.ready()
 	tb.click(outcomeButton(w.outcome[0]))
 	tb.typeIn("#stake", "10")
-	tb.waitText("#slip-payout", "44.21 USD")
+	tb.waitText("#slip-payout", "44.20 USD")
 	// The stream connects after the first reads; a change before that
 	// would not be sent, so wait until it is connected.
 	tb.waitFor("the stream", "document.body.dataset.stream === 'connected'")
 	w.price("0.25", "0.75")
 	tb.waitText(outcomeButton(w.outcome[0])+" .odds", "3.62")
 	tb.waitText("#slip-odds", "3.62")
-	tb.waitText("#slip-payout", "36.25 USD")
+	tb.waitText("#slip-payout", "36.20 USD")
 	var moved string
 	tb.eval(fmt.Sprintf("document.querySelector(%q).dataset.moved", outcomeButton(w.outcome[0])), &moved)
 	if moved != "down" {
@@ -176,7 +176,7 @@ func TestLiveOdds(t *testing.T) {
 }
 
 // TestCurrencyDecimals: obligations 1 and 2 on the page. The preview is
-// stake × entry_odds (the price the bet gets) rounded to the bettor's currency (JPY 0 decimals,
+// stake × display_odds rounded to the bettor's currency (JPY 0 decimals,
 // KWD 3), the stake takes no more decimals than the currency has, and the
 // confirmed payout is potential_payout rounded the same way.
 func TestCurrencyDecimals(t *testing.T) {
@@ -190,10 +190,10 @@ func TestCurrencyDecimals(t *testing.T) {
 	tests := []struct {
 		currency, balance, stake, tooPrecise, preview, placed string
 	}{
-		// 333 × entry odds 4.4214 = 1472.3262 (at the display odds 4.42: 1471.86)
+		// preview 333 × display odds 4.42 = 1471.86; placed, 333 × entry odds 4.4214 = 1472.3262
 		{"JPY", "100000", "333", "333.5", "1,472 JPY", "Bet placed: 333 JPY on Home at odds 4.42. Potential payout 1,472 JPY."},
-		// 1.234 × entry odds 4.4214 = 5.4560076 (at the display odds 4.42: 5.45428, which showed 5.454)
-		{"KWD", "100.000", "1.234", "1.2345", "5.456 KWD", "Bet placed: 1.234 KWD on Home at odds 4.42. Potential payout 5.456 KWD."},
+		// preview 1.234 × display odds 4.42 = 5.45428; placed, 1.234 × entry odds 4.4214 = 5.4560076
+		{"KWD", "100.000", "1.234", "1.2345", "5.454 KWD", "Bet placed: 1.234 KWD on Home at odds 4.42. Potential payout 5.456 KWD."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.currency, func(t *testing.T) {

@@ -160,7 +160,7 @@ func TestSessionRenewal(t *testing.T) {
 		exp := time.Unix(int64(tokenClaims(t, first)["exp"].(float64)), 0)
 		tb.click(outcomeButton(w.outcome[0]))
 		tb.typeIn("#stake", "10")
-		tb.waitText("#slip-payout", "44.21 USD")
+		tb.waitText("#slip-payout", "44.20 USD")
 		// The widget counts the token's life from its receipt, and iat is
 		// whole seconds: it holds the token expired within a second of
 		// exp. The platform would still take it (it allows 30 s of skew).

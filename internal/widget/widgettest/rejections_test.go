@@ -283,7 +283,7 @@ func TestValidationFailed(t *testing.T) {
 		w.price("0.25", "0.75")
 		reread.open()
 		tb.waitText("#slip-status", "The bet was not placed: the market changed before it was processed. The odds changed from 4.42 to 3.62.")
-		tb.waitText("#slip-payout", "36.25 USD")
+		tb.waitText("#slip-payout", "36.20 USD")
 		tb.click("#place")
 		tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 3.6")
 		var keys []string

@@ -94,7 +94,7 @@ func TestKeyboard(t *testing.T) {
 	tb.do(chromedp.KeyEvent(kb.Enter))
 	tb.waitFor("the stake field to get the focus", "document.activeElement?.id === 'stake'")
 	tb.do(chromedp.KeyEvent("25"))
-	tb.waitText("#slip-payout", "110.54 USD")
+	tb.waitText("#slip-payout", "110.50 USD")
 	tb.do(chromedp.KeyEvent(kb.Enter))
 	tb.waitText("#slip-status", "Bet placed: 25.00 USD on Home")
 
@@ -166,7 +166,7 @@ func TestThemesAndPhone(t *testing.T) {
 			if theme == "dark" {
 				tb.click(outcomeButton(w.outcome[0]))
 				tb.typeIn("#stake", "10")
-				tb.waitText("#slip-payout", "44.21 USD")
+				tb.waitText("#slip-payout", "44.20 USD")
 				tb.screenshot("dark-theme")
 			}
 		})
@@ -178,7 +178,7 @@ func TestThemesAndPhone(t *testing.T) {
 		tb.ready()
 		tb.click(outcomeButton(w.outcome[0]))
 		tb.typeIn("#stake", "10")
-		tb.waitText("#slip-payout", "44.21 USD")
+		tb.waitText("#slip-payout", "44.20 USD")
 		var layout struct {
 			ScrollWidth, ClientWidth int
 			SlipAbove                bool
@@ -190,7 +190,7 @@ func TestThemesAndPhone(t *testing.T) {
 		}
 		tb.screenshot("phone")
 		tb.typeIn("#stake", "10,5") // a phone keyboard's decimal comma
-		tb.waitText("#slip-payout", "46.42 USD")
+		tb.waitText("#slip-payout", "46.41 USD")
 	})
 }
 

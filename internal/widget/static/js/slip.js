@@ -1,12 +1,12 @@
 // The bet slip: one selection, a stake, the payout preview and the whole
 // life of a placement attempt, as bettor-and-operator-api.md's client
 // obligations require:
-//   1–2  the preview is stake × the outcome's entry_odds (the price a bet
-//        placed now gets, of which display_odds is the 2-decimal form),
-//        rounded to the currency's decimals: the payout the bet is then
-//        promised, so the number never changes after placement
-//        (docs/decisions.md); after placement, potential_payout rounded;
-//        a stake outside the operator's limits is refused before sending
+//   1–2  before a bet exists the preview is stake × the outcome's
+//        display_odds, as obligation 1 says, rounded to the currency's
+//        decimals: the least the bet will pay, since display_odds is its
+//        entry_odds rounded down (docs/decisions.md); after placement,
+//        potential_payout rounded; a stake outside the operator's limits
+//        is refused before sending
 //   3    the event is read again immediately before submitting
 //   4    one fresh Idempotency-Key per intended bet, kept across replays
 //   5–6  a 202 is "accepted", not placed: the bet is read on the poll
@@ -121,11 +121,11 @@ export class Slip {
     this.$("slip-outcome").textContent = s.outcome.name;
     exactly(this.$("slip-odds"), fmt.exactOdds(s.entry)).textContent = oddsText(s.odds);
     const stake = this.stake();
-    const err = stake === "" ? null : stakeError(stake, decimals) ?? limitError(stake, s.entry, this.d.limits);
+    const err = stake === "" ? null : stakeError(stake, decimals) ?? limitError(stake, s.odds, this.d.limits);
     this.$("stake-error").textContent = err ? this.stakeMessage(err) : "";
     this.$("stake").setAttribute("aria-invalid", err ? "true" : "false");
-    const p = stake !== "" && !err ? fmt.payout(stake, s.entry, decimals) : null;
-    exactly(this.$("slip-payout"), p === null ? "" : fmt.exactMoney(exactPayout(stake, s.entry), currency)).textContent =
+    const p = stake !== "" && !err ? fmt.payout(stake, s.odds, decimals) : null;
+    exactly(this.$("slip-payout"), p === null ? "" : fmt.exactMoney(exactPayout(stake, s.odds), currency)).textContent =
       p === null ? "—" : money(p, currency, decimals);
     this.$("slip-chart").replaceChildren(...priceChart(this.d.history?.(s.outcome.id) ?? []));
     const blocked = this.blockedStake !== null && compare(stake, this.blockedStake) === 0;
@@ -171,7 +171,7 @@ export class Slip {
   async place() {
     const s = this.sel;
     const stake = this.stake();
-    if (!s || this.busy || this.pending || this.locks.size > 0 || stakeError(stake, this.d.decimals) || limitError(stake, s.entry, this.d.limits)) return;
+    if (!s || this.busy || this.pending || this.locks.size > 0 || stakeError(stake, this.d.decimals) || limitError(stake, s.odds, this.d.limits)) return;
     if (this.blockedStake !== null && compare(stake, this.blockedStake) === 0) return;
     this.busy = true;
     this.actions();
