@@ -19,46 +19,33 @@
 // Round/Finish, a Round/Rollback) without a decimal-string balance, which
 // is not the protocol's answer. An HTTP 403 without an api_code (a refused
 // signature) is final.
+//
+// The transport (the guarded HTTP client, time-outs, body limit, retry
+// schedule and its cancellation rule, attempt records) is
+// internal/betting/walletcall's, shared with the standalone wallet client;
+// this package holds the protocol.
 package wallet
 
 import (
-	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/foresight-dev/foresight/internal/aggregator"
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/betting/walletcall"
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/netguard"
 )
 
-// Limits and schedule of the calls.
-const (
-	// DefaultTimeout bounds one attempt when Options.Timeout is zero.
-	DefaultTimeout = 5 * time.Second
-	// BetAttempts is how many Round/BetWin requests a stake's debit sends
-	// at most while the answers are temporary.
-	BetAttempts = 3
-	// FirstBackoff is the wait before the second attempt; each further
-	// wait doubles, up to MaxBackoff.
-	FirstBackoff = 200 * time.Millisecond
-	// MaxBackoff caps the wait between two attempts.
-	MaxBackoff = 2 * time.Second
-	// maxAnswer is how much of an answer is read.
-	maxAnswer = 64 << 10
-)
+// BetAttempts is how many Round/BetWin requests a stake's debit sends at
+// most while the answers are temporary (walletcall.DebitRetries).
+const BetAttempts = walletcall.DebitAttempts
 
 // Endpoint paths under the wallet base URL.
 const (
@@ -73,24 +60,17 @@ const (
 // secret is empty. Nothing was sent.
 var ErrConfig = errors.New("aggregator wallet: invalid call")
 
-// Options configure a Client.
-type Options struct {
-	// HTTPClient sends the requests; nil means a client whose dialer refuses
-	// non-public addresses unless AllowInsecure. Redirects are not followed.
-	HTTPClient *http.Client
-	// AllowInsecure permits http:// wallet URLs and non-public addresses.
-	AllowInsecure bool
-	// Timeout bounds each attempt; zero means DefaultTimeout.
-	Timeout time.Duration
-}
+// Options configure a Client: the guarded HTTP client, AllowInsecure
+// (which also permits http:// wallet URLs) and the per-attempt time-out,
+// as walletcall.Options describes them; a zero MaxIdleConnsPerHost means
+// 64, as one aggregator's wallet carries the bets of all its operators.
+type Options = walletcall.Options
 
 // Client calls aggregators' wallets; it is a betting.Wallet for operators
 // of integration "aggregator" and the aggregator.BalanceReader of session
 // starts. It is safe for concurrent use.
 type Client struct {
-	hc       *http.Client
-	insecure bool
-	timeout  time.Duration
+	calls *walletcall.Client
 }
 
 var (
@@ -100,32 +80,16 @@ var (
 
 // New returns a Client.
 func New(opts Options) *Client {
-	var hc http.Client
-	if opts.HTTPClient != nil {
-		hc = *opts.HTTPClient
-	} else {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		if !opts.AllowInsecure {
-			tr.Proxy = nil
-			d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: netguard.Control}
-			tr.DialContext = d.DialContext
-		}
-		tr.MaxIdleConnsPerHost = 64
-		hc.Transport = tr
+	if opts.MaxIdleConnsPerHost == 0 {
+		opts.MaxIdleConnsPerHost = 64
 	}
-	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	c := &Client{hc: &hc, insecure: opts.AllowInsecure, timeout: opts.Timeout}
-	if c.timeout <= 0 {
-		c.timeout = DefaultTimeout
-	}
-	return c
+	return &Client{calls: walletcall.New(opts)}
 }
 
-// Sign returns the X-REQUEST-SIGN of body: lowercase hex HMAC-SHA256.
-func Sign(secret, body []byte) string {
-	m := hmac.New(sha256.New, secret)
-	m.Write(body)
-	return hex.EncodeToString(m.Sum(nil))
+// Sign returns the X-REQUEST-SIGN of body: the lowercase hex HMAC-SHA256
+// of the raw bytes, keyed with secret.
+func Sign(secret string, body []byte) string {
+	return walletcall.Sign(secret, body)
 }
 
 // Request bodies, in the field order of the spec's table.
@@ -183,14 +147,13 @@ const (
 
 // answer is what one call established.
 type answer struct {
-	kind    kind
-	code    betting.RejectionCode // the rejection code of a final answer
-	detail  string                // for logs: status and api_code
-	status  int                   // the HTTP status; 0 without an answer
-	failure string                // a betting.Failure* value for an answer missing or unreadable
-	started time.Time
-	took    time.Duration
-	body    struct {
+	sent   walletcall.Answer
+	kind   kind
+	code   betting.RejectionCode // the rejection code of a final answer
+	detail string                // for logs: status and api_code
+	// malformed: an answer arrived that is not the protocol's.
+	malformed bool
+	body      struct {
 		RoundID      *string `json:"round_id"`
 		Balance      *string `json:"balance"`
 		Transactions []struct {
@@ -236,7 +199,7 @@ func classify(status int, raw []byte) answer {
 		a.kind = done
 	case status == http.StatusOK:
 		// Not JSON, or JSON of other types than the protocol's.
-		a.kind, a.failure = temporary, betting.FailureUnreadableAnswer
+		a.kind, a.malformed = temporary, true
 	case status == http.StatusForbidden:
 		a.kind, a.code = final, betting.RejectOther
 	default:
@@ -247,67 +210,48 @@ func classify(status int, raw []byte) answer {
 
 // call sends body once.
 func (c *Client) call(ctx context.Context, op betting.Operator, path string, body []byte) (answer, error) {
-	start := time.Now()
-	a, err := c.exchange(ctx, op, path, body)
-	a.started, a.took = start.UTC(), time.Since(start)
-	return a, err
-}
-
-func (c *Client) exchange(ctx context.Context, op betting.Operator, path string, body []byte) (answer, error) {
 	u, err := url.Parse(strings.TrimRight(op.WalletURL, "/") + path)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && !(c.insecure && u.Scheme == "http")) {
+	if err != nil || u.Host == "" || (u.Scheme != "https" && !(c.calls.AllowsInsecure() && u.Scheme == "http")) {
 		return answer{}, fmt.Errorf("%w: operator %s's wallet URL must be an absolute https URL", ErrConfig, op.ID)
 	}
 	if op.SigningSecret == "" {
 		return answer{}, fmt.Errorf("%w: operator %s has no signing secret", ErrConfig, op.ID)
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
-	if err != nil {
-		return answer{}, fmt.Errorf("%w: %w", ErrConfig, err)
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("X-REQUEST-SIGN", Sign(op.SigningSecret, body))
+	sent := c.calls.Send(ctx, http.MethodPost, u.String(), body, h)
+	switch {
+	case sent.Status == 0 && errors.Is(sent.Err, netguard.ErrForbiddenAddress):
+		return answer{}, sent.Err
+	case sent.Status == 0:
+		return answer{sent: sent, kind: temporary, detail: "no answer"}, nil
+	case sent.Err != nil:
+		return answer{sent: sent, kind: temporary, detail: "answer cut short", malformed: true}, nil
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-REQUEST-SIGN", Sign([]byte(op.SigningSecret), body))
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		// The error names the URL, which may hold a token: it goes into
-		// attempt records and logs without its path and query.
-		err = netguard.RedactErrorURL(err)
-		if errors.Is(err, netguard.ErrForbiddenAddress) {
-			return answer{}, err
-		}
-		return answer{kind: temporary, detail: "no answer", failure: betting.TransportFailure(err)}, nil
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
-	if err != nil {
-		return answer{kind: temporary, detail: "answer cut short", status: resp.StatusCode, failure: betting.FailureUnreadableAnswer}, nil
-	}
-	a := classify(resp.StatusCode, raw)
-	a.status = resp.StatusCode
+	a := classify(sent.Status, sent.Body)
+	a.sent = sent
 	return a, nil
 }
 
-// attempt describes one call for the record of the bet's transaction of
-// kind with id and amount.
-func (a answer) attempt(b betting.Bet, kind, id string, amount money.Amount) betting.WalletAttempt {
-	w := betting.WalletAttempt{BetID: b.ID, Kind: kind, TransactionID: id, Amount: amount, Currency: b.Currency, StartedAt: a.started,
-		Duration: a.took, Result: betting.AttemptUnknown, HTTPStatus: a.status, Error: a.failure}
+// attempt records the call as an attempt of tx.
+func (a answer) attempt(tx walletcall.Transaction) betting.WalletAttempt {
 	switch a.kind {
 	case done:
-		w.Result = betting.AttemptDone
+		return tx.Attempt(a.sent, betting.AttemptDone, "", false)
 	case final:
-		w.Result, w.Code = betting.AttemptRefused, string(a.code)
+		return tx.Attempt(a.sent, betting.AttemptRefused, string(a.code), false)
 	}
-	return w
+	return tx.Attempt(a.sent, betting.AttemptUnknown, "", a.malformed)
 }
 
 // Withdraw debits the bet's stake: a Player/Balance first (its answer does
 // not stop the bet), then Round/BetWin with the bet, resent while the
 // answers are temporary (BetAttempts, backoff). A 200 without round_id or
 // balance is a failure whose debit is reversed (wallet_rolled_back); no
-// definite answer is wallet_provider_unavailable with a rollback.
+// definite answer is wallet_provider_unavailable with a rollback. When ctx
+// ends before a definite answer, Withdraw stops at once and returns
+// ctx.Err() with the attempts sent (walletcall's cancellation rule).
 func (c *Client) Withdraw(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletAnswer, error) {
 	if _, err := c.Balance(ctx, op, b.BettorID, b.Currency, b.SessionID); errors.Is(err, ErrConfig) {
 		return betting.WalletAnswer{}, err
@@ -317,24 +261,22 @@ func (c *Client) Withdraw(ctx context.Context, op betting.Operator, b betting.Be
 	if err != nil {
 		return betting.WalletAnswer{}, err
 	}
-	backoff := FirstBackoff
+	tx := walletcall.Transaction{Bet: b, Kind: betting.TxWithdrawal, ID: b.WithdrawalTxID, Amount: b.Stake}
 	var last answer
 	var attempts []betting.WalletAttempt
-	for attempt := 1; ; attempt++ {
-		last, err = c.call(ctx, op, PathBetWin, body)
+	err = walletcall.DebitRetries.Retry(ctx, func(int) (bool, error) {
+		a, err := c.call(ctx, op, PathBetWin, body)
 		if err != nil {
-			return betting.WalletAnswer{Attempts: attempts}, err
+			return false, err
 		}
-		attempts = append(attempts, last.attempt(b, betting.TxWithdrawal, b.WithdrawalTxID, b.Stake))
-		if last.kind != temporary || attempt == BetAttempts {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return betting.WalletAnswer{Attempts: attempts}, ctx.Err()
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, MaxBackoff)
+		last = a
+		attempts = append(attempts, a.attempt(tx))
+		return a.kind != temporary, nil
+	})
+	if err != nil {
+		// Nothing sent, or stopped by ctx (walletcall's cancellation rule):
+		// the placement runs again with the same bytes.
+		return betting.WalletAnswer{Attempts: attempts}, err
 	}
 	switch last.kind {
 	case final:
@@ -352,9 +294,6 @@ func (c *Client) Withdraw(ctx context.Context, op betting.Operator, b betting.Be
 			txID = last.body.Transactions[0].ID
 		}
 		return betting.WalletAnswer{Status: betting.WalletDone, OperatorTxID: txID, Balance: &balance, Attempts: attempts}, nil
-	}
-	if ctx.Err() != nil {
-		return betting.WalletAnswer{Attempts: attempts}, ctx.Err()
 	}
 	return betting.WalletAnswer{Status: betting.WalletUnknown, Code: betting.RejectWalletUnavailable, Detail: last.detail, Attempts: attempts}, nil
 }
@@ -376,7 +315,7 @@ func (c *Client) Rollback(ctx context.Context, op betting.Operator, b betting.Be
 	if err != nil {
 		return betting.WalletCredit{}, err
 	}
-	return c.credit(ctx, op, PathRollback, body, b, betting.TxRollback, rollbackID(b), b.Stake)
+	return c.credit(ctx, op, PathRollback, body, walletcall.Transaction{Bet: b, Kind: betting.TxRollback, ID: rollbackID(b), Amount: b.Stake})
 }
 
 // Deposit closes a settled or voided bet's round, one attempt: a win
@@ -409,13 +348,12 @@ func (c *Client) Deposit(ctx context.Context, op betting.Operator, b betting.Bet
 	if err != nil {
 		return betting.WalletCredit{}, err
 	}
-	return c.credit(ctx, op, path, body, b, betting.TxDeposit, creditID(b), paid)
+	return c.credit(ctx, op, path, body, walletcall.Transaction{Bet: b, Kind: betting.TxDeposit, ID: creditID(b), Amount: paid})
 }
 
 // credit sends a deposit's or a rollback's body once; the attempt is
-// recorded as the bet's transaction of kind with id and amount sum.
-func (c *Client) credit(ctx context.Context, op betting.Operator, path string, body []byte, b betting.Bet, kind, id string,
-	sum money.Amount) (betting.WalletCredit, error) {
+// recorded as one of tx.
+func (c *Client) credit(ctx context.Context, op betting.Operator, path string, body []byte, tx walletcall.Transaction) (betting.WalletCredit, error) {
 	a, err := c.call(ctx, op, path, body)
 	if err != nil {
 		return betting.WalletCredit{}, err
@@ -425,9 +363,9 @@ func (c *Client) credit(ctx context.Context, op betting.Operator, path string, b
 		// A 200 without the balance every answer of the protocol carries
 		// is not the aggregator's answer (a proxy's, a stub's): the credit
 		// may not have been applied, so it is sent again, idempotently.
-		a.kind, a.failure = temporary, betting.FailureUnreadableAnswer
+		a.kind, a.malformed = temporary, true
 	}
-	attempts := []betting.WalletAttempt{a.attempt(b, kind, id, sum)}
+	attempts := []betting.WalletAttempt{a.attempt(tx)}
 	if a.kind != done {
 		return betting.WalletCredit{Attempts: attempts}, nil
 	}

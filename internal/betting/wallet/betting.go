@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/foresight-dev/foresight/internal/betting"
-	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/betting/walletcall"
 )
 
 // ForBetting adapts c to betting.Wallet: bodies are built from the bet
@@ -14,31 +14,19 @@ import (
 // requests sent as betting.WalletAttempts.
 func ForBetting(c *Client) betting.Wallet { return bettingWallet{c} }
 
-// transaction names one of a bet's transactions, for its attempts.
-type transaction struct {
-	bet    betting.Bet
-	kind   string
-	id     string
-	amount money.Amount
-}
-
-// attempts describes the requests sent for tx.
-func (tx transaction) attempts(log ...Attempt) []betting.WalletAttempt {
+// attempts records the requests sent for tx.
+func attempts(tx walletcall.Transaction, log ...Attempt) []betting.WalletAttempt {
 	out := make([]betting.WalletAttempt, 0, len(log))
 	for _, a := range log {
-		w := betting.WalletAttempt{BetID: tx.bet.ID, Kind: tx.kind, TransactionID: tx.id, Amount: tx.amount, Currency: tx.bet.Currency,
-			StartedAt: a.StartedAt, Duration: a.Duration, Result: betting.AttemptUnknown, HTTPStatus: a.HTTPStatus}
-		switch {
-		case a.Status == StatusSuccess:
-			w.Result = betting.AttemptDone
-		case a.Status == StatusRejected:
-			w.Result, w.Code = betting.AttemptRefused, a.Code
-		case a.Unreadable || a.HTTPStatus != 0 && a.Err != nil:
-			w.Error = betting.FailureUnreadableAnswer
-		case a.HTTPStatus == 0:
-			w.Error = betting.TransportFailure(a.Err)
+		result := betting.AttemptUnknown
+		switch a.Status {
+		case StatusSuccess:
+			result = betting.AttemptDone
+		case StatusRejected:
+			result = betting.AttemptRefused
 		}
-		out = append(out, w)
+		answer := walletcall.Answer{Status: a.HTTPStatus, Err: a.Err, Started: a.StartedAt, Took: a.Duration}
+		out = append(out, tx.Attempt(answer, result, a.Code, a.Unreadable))
 	}
 	return out
 }
@@ -64,22 +52,20 @@ func (w bettingWallet) Withdraw(ctx context.Context, op betting.Operator, b bett
 		return betting.WalletAnswer{}, err
 	}
 	res, err := w.c.Withdraw(ctx, op.WalletURL, op.SigningSecret, body)
+	sent := attempts(walletcall.Transaction{Bet: b, Kind: betting.TxWithdrawal, ID: b.WithdrawalTxID, Amount: b.Stake}, res.Log...)
 	if err != nil {
-		return betting.WalletAnswer{}, err
+		// Nothing sent, or stopped by ctx (walletcall's cancellation rule):
+		// the placement runs again with the same bytes.
+		return betting.WalletAnswer{Attempts: sent}, err
 	}
-	attempts := transaction{b, betting.TxWithdrawal, b.WithdrawalTxID, b.Stake}.attempts(res.Log...)
 	switch res.Status {
 	case StatusSuccess:
 		balance := res.Balance
-		return betting.WalletAnswer{Status: betting.WalletDone, OperatorTxID: res.OperatorTransactionID, Balance: &balance, Attempts: attempts}, nil
+		return betting.WalletAnswer{Status: betting.WalletDone, OperatorTxID: res.OperatorTransactionID, Balance: &balance, Attempts: sent}, nil
 	case StatusRejected:
-		return betting.WalletAnswer{Status: betting.WalletRefused, Code: res.Code, Detail: res.Detail, Attempts: attempts}, nil
+		return betting.WalletAnswer{Status: betting.WalletRefused, Code: res.Code, Detail: res.Detail, Attempts: sent}, nil
 	}
-	if ctx.Err() != nil {
-		// Stopping: the placement runs again with the same bytes.
-		return betting.WalletAnswer{Attempts: attempts}, ctx.Err()
-	}
-	return betting.WalletAnswer{Status: betting.WalletUnknown, Detail: res.Detail, Attempts: attempts}, nil
+	return betting.WalletAnswer{Status: betting.WalletUnknown, Detail: res.Detail, Attempts: sent}, nil
 }
 
 func (w bettingWallet) Rollback(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
@@ -87,8 +73,8 @@ func (w bettingWallet) Rollback(ctx context.Context, op betting.Operator, b bett
 	if err != nil {
 		return betting.WalletCredit{}, err
 	}
-	tx := transaction{b, betting.TxRollback, "rb-" + b.ID, b.Stake}
-	body, err := RollbackBody(Rollback{TransactionID: tx.id, BettorID: b.BettorID, Amount: b.Stake, Currency: b.Currency, Decimals: d})
+	tx := walletcall.Transaction{Bet: b, Kind: betting.TxRollback, ID: "rb-" + b.ID, Amount: b.Stake}
+	body, err := RollbackBody(Rollback{TransactionID: tx.ID, BettorID: b.BettorID, Amount: b.Stake, Currency: b.Currency, Decimals: d})
 	if err != nil {
 		return betting.WalletCredit{}, err
 	}
@@ -96,7 +82,7 @@ func (w bettingWallet) Rollback(ctx context.Context, op betting.Operator, b bett
 	if err != nil {
 		return betting.WalletCredit{}, err
 	}
-	return betting.WalletCredit{Done: out.Done, Balance: out.Balance, Attempts: tx.attempts(out.Attempt)}, nil
+	return betting.WalletCredit{Done: out.Done, Balance: out.Balance, Attempts: attempts(tx, out.Attempt)}, nil
 }
 
 func (w bettingWallet) Deposit(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
@@ -114,8 +100,8 @@ func (w bettingWallet) Deposit(ctx context.Context, op betting.Operator, b betti
 	case b.PayoutAmount.IsPositive():
 		result = ResultWon
 	}
-	tx := transaction{b, betting.TxDeposit, "dp-" + b.ID, *b.PayoutAmount}
-	body, err := DepositBody(Deposit{TransactionID: tx.id, BettorID: b.BettorID, Amount: *b.PayoutAmount, Currency: b.Currency,
+	tx := walletcall.Transaction{Bet: b, Kind: betting.TxDeposit, ID: "dp-" + b.ID, Amount: *b.PayoutAmount}
+	body, err := DepositBody(Deposit{TransactionID: tx.ID, BettorID: b.BettorID, Amount: *b.PayoutAmount, Currency: b.Currency,
 		Decimals: d, MarketID: b.MarketID, BetID: b.ID, WithdrawalTransactionID: b.WithdrawalTxID, Result: result})
 	if err != nil {
 		return betting.WalletCredit{}, err
@@ -124,5 +110,5 @@ func (w bettingWallet) Deposit(ctx context.Context, op betting.Operator, b betti
 	if err != nil {
 		return betting.WalletCredit{}, err
 	}
-	return betting.WalletCredit{Done: out.Done, Balance: out.Balance, Attempts: tx.attempts(out.Attempt)}, nil
+	return betting.WalletCredit{Done: out.Done, Balance: out.Balance, Attempts: attempts(tx, out.Attempt)}, nil
 }

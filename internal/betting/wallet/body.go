@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/foresight-dev/foresight/internal/money"
@@ -295,4 +297,25 @@ func encode(v any) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidBody, err)
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// prepare checks a call's inputs and returns the endpoint URL: the wallet
+// URL (without a trailing slash) followed by path.
+func (c *Client) prepare(walletURL, secret string, body []byte, path string) (string, error) {
+	u, err := url.Parse(walletURL)
+	switch {
+	case err != nil || u.Host == "" || u.Opaque != "" || (u.Scheme != "https" && u.Scheme != "http"):
+		return "", fmt.Errorf("%w: the wallet URL must be an absolute https URL", ErrConfig)
+	case u.Scheme == "http" && !c.calls.AllowsInsecure():
+		return "", fmt.Errorf("%w: the wallet URL must use https", ErrConfig)
+	case u.User != nil:
+		return "", fmt.Errorf("%w: the wallet URL must not contain credentials", ErrConfig)
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return "", fmt.Errorf("%w: the wallet URL must not have a query or a fragment", ErrConfig)
+	case secret == "":
+		return "", fmt.Errorf("%w: the operator has no signing secret", ErrConfig)
+	case !json.Valid(body):
+		return "", fmt.Errorf("%w: the body is not JSON", ErrConfig)
+	}
+	return strings.TrimRight(u.String(), "/") + path, nil
 }

@@ -13,47 +13,51 @@
 // Outcomes are values (WithdrawalResult, Outcome), not errors: an error from
 // a call means the call could not be made at all (a bad or insecure URL, an
 // empty secret, a body that is not JSON, a wallet host that resolves to a
-// forbidden address) and always wraps ErrConfig or ErrForbiddenAddress.
-// Neither errors nor outcomes ever contain the signing secret.
+// forbidden address) and wraps ErrConfig or ErrForbiddenAddress, or that
+// Withdraw's context ended before a definite answer (ctx.Err(), with the
+// requests sent so far, whose outcome is unknown: walletcall's cancellation
+// rule). Neither errors nor outcomes ever contain the signing secret.
+//
+// The transport (the guarded HTTP client, time-outs, body limit, retry
+// schedule) is internal/betting/walletcall's, shared with the aggregator
+// wallet client; this package holds the protocol: paths, bodies, signature
+// headers and what each answer means.
 package wallet
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/betting/walletcall"
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/netguard"
 )
 
-// Limits and schedule of the calls.
+// Limits and schedule of the calls: walletcall's, the same for every
+// wallet protocol.
 const (
 	// DefaultTimeout bounds one attempt (connect, send, answer and body)
 	// when Options.Timeout is zero.
-	DefaultTimeout = 5 * time.Second
+	DefaultTimeout = walletcall.DefaultTimeout
 	// WithdrawalAttempts is how many requests Withdraw sends at most when
 	// the answers are unknown (5xx, time-outs, connection errors, unreadable
 	// 2xx bodies).
-	WithdrawalAttempts = 3
+	WithdrawalAttempts = walletcall.DebitAttempts
 	// FirstBackoff is the wait before Withdraw's second request; each
 	// further wait doubles, up to MaxBackoff.
-	FirstBackoff = 200 * time.Millisecond
+	FirstBackoff = walletcall.FirstBackoff
 	// MaxBackoff caps the wait between two of Withdraw's requests.
-	MaxBackoff = 2 * time.Second
+	MaxBackoff = walletcall.MaxBackoff
 	// MaxResponseBody is how much of an answer's body is read (64 KiB); a
 	// 2xx withdrawal answer longer than that counts as unreadable.
-	MaxResponseBody = 64 << 10
+	MaxResponseBody = walletcall.MaxAnswer
 )
 
 // ErrConfig is wrapped by the errors of Withdraw, Deposit and Rollback when
@@ -72,49 +76,27 @@ var ErrForbiddenAddress = netguard.ErrForbiddenAddress
 
 // Options configure a Client.
 type Options struct {
-	// HTTPClient sends the requests. Nil means a client of the package's
-	// own whose dialer refuses non-public addresses unless AllowInsecure.
-	// A given client is used as is (its transport, its TLS settings, its
-	// dialer), except that redirects are never followed.
-	HTTPClient *http.Client
-	// AllowInsecure permits http:// wallet URLs and non-public addresses
-	// (local development and tests only).
+	// HTTPClient, AllowInsecure and Timeout are walletcall.Options': the
+	// guarded client of the package's own when nil, non-public addresses
+	// (and here http:// wallet URLs) only with AllowInsecure, and the
+	// per-attempt limit (zero means DefaultTimeout).
+	HTTPClient    *http.Client
 	AllowInsecure bool
-	// Timeout bounds each attempt; zero means DefaultTimeout.
-	Timeout time.Duration
+	Timeout       time.Duration
 	// Now returns the time put in X-Timestamp; nil means time.Now.
 	Now func() time.Time
 }
 
 // Client calls operators' wallets. It is safe for concurrent use.
 type Client struct {
-	hc       *http.Client
-	insecure bool
-	timeout  time.Duration
-	now      func() time.Time
+	calls *walletcall.Client
+	now   func() time.Time
 }
 
 // New returns a Client.
 func New(opts Options) *Client {
-	var hc http.Client
-	if opts.HTTPClient != nil {
-		hc = *opts.HTTPClient
-	} else {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		if !opts.AllowInsecure {
-			tr.Proxy = nil // a proxy would hide the address the guard checks
-			d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: netguard.Control}
-			tr.DialContext = d.DialContext
-		}
-		hc.Transport = tr
-	}
-	// A redirect is an answer like any other non-2xx: the operator did
-	// not process the request at this URL.
-	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	c := &Client{hc: &hc, insecure: opts.AllowInsecure, timeout: opts.Timeout, now: opts.Now}
-	if c.timeout <= 0 {
-		c.timeout = DefaultTimeout
-	}
+	c := &Client{calls: walletcall.New(walletcall.Options{HTTPClient: opts.HTTPClient, AllowInsecure: opts.AllowInsecure, Timeout: opts.Timeout}),
+		now: opts.Now}
 	if c.now == nil {
 		c.now = time.Now
 	}
@@ -253,47 +235,37 @@ type Outcome struct {
 // WithdrawalBody). Unknown answers are retried with the identical body (a
 // fresh nonce and timestamp each time), at most WithdrawalAttempts requests
 // in all, waiting FirstBackoff, then twice as long each time up to
-// MaxBackoff. When ctx ends, Withdraw stops at once and returns
-// StatusUnknown. The error is non-nil only when no request could be sent
-// (ErrConfig, ErrForbiddenAddress).
+// MaxBackoff. When ctx ends before a definite answer, Withdraw stops at
+// once and returns ctx.Err() with a StatusUnknown result listing the
+// requests sent (the walletcall cancellation rule: their outcome is
+// unknown). Otherwise the error is non-nil only when no request could be
+// sent (ErrConfig, ErrForbiddenAddress).
 func (c *Client) Withdraw(ctx context.Context, walletURL, secret string, body []byte) (WithdrawalResult, error) {
 	endpoint, err := c.prepare(walletURL, secret, body, "/v1/withdrawals")
 	if err != nil {
 		return WithdrawalResult{}, err
 	}
 	res := WithdrawalResult{Detail: "not attempted"}
-	wait := FirstBackoff
-	for attempt := 1; attempt <= WithdrawalAttempts; attempt++ {
-		if attempt > 1 {
-			t := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				res.Detail += "; retries stopped: " + context.Cause(ctx).Error()
-				return res, nil
-			case <-t.C:
-			}
-			wait = min(2*wait, MaxBackoff)
-		}
-		if ctx.Err() != nil {
-			res.Detail += "; retries stopped: " + context.Cause(ctx).Error()
-			return res, nil
-		}
+	err = walletcall.DebitRetries.Retry(ctx, func(attempt int) (bool, error) {
 		a := c.send(ctx, http.MethodPost, endpoint, secret, body)
-		if attempt == 1 && errors.Is(a.err, ErrForbiddenAddress) {
-			return WithdrawalResult{}, fmt.Errorf("%w: %s", ErrForbiddenAddress, endpoint)
+		if attempt == 1 && errors.Is(a.Err, ErrForbiddenAddress) {
+			return false, fmt.Errorf("%w: %s", ErrForbiddenAddress, endpoint)
 		}
 		log := res.Log
 		res = classifyWithdrawal(a)
 		res.Attempts = attempt
 		res.Detail = fmt.Sprintf("attempt %d: %s", attempt, res.Detail)
-		res.Log = append(log, Attempt{StartedAt: a.started, Duration: a.took, Status: res.Status, Code: string(res.Code),
-			HTTPStatus: a.status, Err: a.err, Unreadable: a.status >= 200 && a.status < 300 && res.Status == StatusUnknown})
-		if res.Status != StatusUnknown {
-			return res, nil
-		}
+		res.Log = append(log, Attempt{StartedAt: a.Started, Duration: a.Took, Status: res.Status, Code: string(res.Code),
+			HTTPStatus: a.Status, Err: a.Err, Unreadable: a.Success() && res.Status == StatusUnknown})
+		return res.Status != StatusUnknown, nil
+	})
+	switch {
+	case errors.Is(err, ErrForbiddenAddress):
+		return WithdrawalResult{}, err
+	case err != nil:
+		res.Detail += "; retries stopped: " + context.Cause(ctx).Error()
 	}
-	return res, nil
+	return res, err
 }
 
 // Deposit credits a settled bet: POST {walletURL}/v1/deposits with body
@@ -330,209 +302,21 @@ func (c *Client) Rollback(ctx context.Context, walletURL, secret, withdrawalTxID
 
 func (c *Client) once(ctx context.Context, method, endpoint, secret string, body []byte) (Outcome, error) {
 	a := c.send(ctx, method, endpoint, secret, body)
-	if errors.Is(a.err, ErrForbiddenAddress) {
+	if errors.Is(a.Err, ErrForbiddenAddress) {
 		return Outcome{}, fmt.Errorf("%w: %s", ErrForbiddenAddress, endpoint)
 	}
-	success := a.status >= 200 && a.status < 300
-	o := Outcome{HTTPStatus: a.status, Done: success && creditAnswer(a)}
-	o.Attempt = Attempt{StartedAt: a.started, Duration: a.took, HTTPStatus: a.status, Err: a.err, Unreadable: success && !o.Done}
-	switch {
-	case o.Done:
-		o.Attempt.Status = StatusSuccess
-	case a.status >= 400 && a.status < 500:
-		o.Attempt.Status, o.Attempt.Code = StatusRejected, walletError(a)
-	}
-	switch {
-	case a.status == 0:
-		o.Detail = "no answer: " + a.err.Error()
-	case success && !o.Done:
-		o.Detail = fmt.Sprintf("HTTP %d with a body that is not JSON%s", a.status, snippet(a.body))
-	case o.Done:
-		o.Detail = fmt.Sprintf("HTTP %d", a.status)
-		var ok struct {
-			Balance *money.Amount `json:"balance"`
-		}
-		if a.err == nil && !a.tooLarge && json.Unmarshal(a.body, &ok) == nil {
-			o.Balance = ok.Balance
-		}
-	default:
-		o.Detail = fmt.Sprintf("HTTP %d%s", a.status, snippet(a.body))
-	}
-	return o, nil
+	return classifyCredit(a), nil
 }
 
-// creditAnswer reports whether a 2xx answer to a deposit or a rollback is
-// the protocol's: an empty body (the spec's bare 200) or a whole JSON
-// value read within MaxResponseBody. Anything else (an HTML page, garbage,
-// JSON cut short) came from something that is not the wallet, or was
-// damaged on its way: the credit may not have been applied, and is sent
-// again (it is idempotent by transaction_id).
-func creditAnswer(a answer) bool {
-	if a.err != nil || a.tooLarge {
-		return false
-	}
-	b := bytes.TrimSpace(a.body)
-	return len(b) == 0 || json.Valid(b)
-}
-
-// prepare checks a call's inputs and returns the endpoint URL: the wallet
-// URL (without a trailing slash) followed by path.
-func (c *Client) prepare(walletURL, secret string, body []byte, path string) (string, error) {
-	u, err := url.Parse(walletURL)
-	switch {
-	case err != nil || u.Host == "" || u.Opaque != "" || (u.Scheme != "https" && u.Scheme != "http"):
-		return "", fmt.Errorf("%w: the wallet URL must be an absolute https URL", ErrConfig)
-	case u.Scheme == "http" && !c.insecure:
-		return "", fmt.Errorf("%w: the wallet URL must use https", ErrConfig)
-	case u.User != nil:
-		return "", fmt.Errorf("%w: the wallet URL must not contain credentials", ErrConfig)
-	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
-		return "", fmt.Errorf("%w: the wallet URL must not have a query or a fragment", ErrConfig)
-	case secret == "":
-		return "", fmt.Errorf("%w: the operator has no signing secret", ErrConfig)
-	case !json.Valid(body):
-		return "", fmt.Errorf("%w: the body is not JSON", ErrConfig)
-	}
-	return strings.TrimRight(u.String(), "/") + path, nil
-}
-
-// answer is what one attempt got.
-type answer struct {
-	status   int    // 0: no answer
-	body     []byte // at most MaxResponseBody bytes
-	tooLarge bool   // the body was longer than MaxResponseBody
-	err      error  // transport error (status 0) or body read error
-	started  time.Time
-	took     time.Duration // until the body was read or the attempt failed
-}
-
-// send makes one signed request, bounded by the per-attempt timeout.
-func (c *Client) send(ctx context.Context, method, endpoint, secret string, body []byte) answer {
-	start := time.Now()
-	a := c.exchange(ctx, method, endpoint, secret, body)
-	a.started, a.took = start.UTC(), time.Since(start)
-	return a
-}
-
-// walletError is the "error" value of a 4xx answer's JSON body when it
-// looks like a code (see Attempt.Code); empty otherwise.
-func walletError(a answer) string {
-	var e struct {
-		Error string `json:"error"`
-	}
-	if a.err != nil || a.tooLarge || json.Unmarshal(a.body, &e) != nil || len(e.Error) > 64 {
-		return ""
-	}
-	for _, ch := range e.Error {
-		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '_' || ch == '.' || ch == '-') {
-			return ""
-		}
-	}
-	return e.Error
-}
-
-func (c *Client) exchange(ctx context.Context, method, endpoint, secret string, body []byte) answer {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, endpoint, bytes.NewReader(body))
-	if err != nil {
-		return answer{err: err}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", "Foresight-Wallet/1")
-	req.Header.Set(HeaderSignature, Sign(secret, body))
-	req.Header.Set(HeaderTimestamp, timestamp(c.now()))
-	req.Header.Set(HeaderNonce, uuid.NewString())
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		// The error names the URL, which may hold a token: it goes into
-		// attempt records and logs without its path and query.
-		return answer{err: netguard.RedactErrorURL(err)}
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBody+1))
-	a := answer{status: resp.StatusCode, body: b, err: err}
-	if len(b) > MaxResponseBody {
-		a.body, a.tooLarge = b[:MaxResponseBody], true
-	}
-	return a
-}
-
-// classifyWithdrawal maps one answer to an outcome (GUIDE §2, "Standalone
-// wallet answers").
-func classifyWithdrawal(a answer) WithdrawalResult {
-	r := WithdrawalResult{HTTPStatus: a.status}
-	switch {
-	case a.status == 0:
-		r.Detail = "no answer: " + a.err.Error()
-	case a.status >= 200 && a.status < 300:
-		if a.err != nil || a.tooLarge {
-			r.Detail = fmt.Sprintf("HTTP %d with an unreadable or oversized body", a.status)
-			return r
-		}
-		var ok struct {
-			TransactionID string        `json:"transaction_id"`
-			Balance       *money.Amount `json:"balance"`
-		}
-		if err := json.Unmarshal(a.body, &ok); err != nil || ok.TransactionID == "" || ok.Balance == nil {
-			r.Detail = fmt.Sprintf("HTTP %d without a transaction_id and a decimal-string balance%s", a.status, snippet(a.body))
-			return r
-		}
-		r.Status, r.OperatorTransactionID, r.Balance = StatusSuccess, ok.TransactionID, *ok.Balance
-		r.Detail = fmt.Sprintf("HTTP %d", a.status)
-	case a.status >= 400 && a.status < 500:
-		r.Status, r.Code = StatusRejected, CodeBetRejectedOther
-		r.Detail = fmt.Sprintf("HTTP %d%s", a.status, snippet(a.body))
-		var e struct {
-			Error string `json:"error"`
-		}
-		if a.err == nil && !a.tooLarge && json.Unmarshal(a.body, &e) == nil {
-			r.WalletError = truncate(e.Error, 128)
-		}
-		switch e.Error {
-		case "insufficient_funds":
-			r.Code = CodeInsufficientFunds
-		case "bettor_blocked", "bettor_not_found":
-			r.Code = CodeBettorBlocked
-		case "bet_limit_reached":
-			r.Code = CodeBetLimitReached
-		default:
-			if a.status == http.StatusConflict && a.err == nil && len(bytes.TrimSpace(a.body)) == 0 {
-				r.Code = CodeInsufficientFunds
-			}
-		}
-	default: // 5xx, 3xx (redirects are not followed), anything else
-		r.Detail = fmt.Sprintf("HTTP %d%s", a.status, snippet(a.body))
-	}
-	return r
-}
-
-// snippet renders the start of an answer body for a Detail: printable
-// ASCII only, at most 200 bytes.
-func snippet(b []byte) string {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return ""
-	}
-	var sb strings.Builder
-	sb.WriteString(": ")
-	for i, ch := range b {
-		if i == 200 {
-			sb.WriteString("…")
-			break
-		}
-		if ch < 0x20 || ch > 0x7e {
-			ch = '?'
-		}
-		sb.WriteByte(ch)
-	}
-	return sb.String()
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
+// send makes one signed request: the body's signature, a fresh
+// timestamp and a fresh nonce.
+func (c *Client) send(ctx context.Context, method, endpoint, secret string, body []byte) walletcall.Answer {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json")
+	h.Set("User-Agent", "Foresight-Wallet/1")
+	h.Set(HeaderSignature, Sign(secret, body))
+	h.Set(HeaderTimestamp, timestamp(c.now()))
+	h.Set(HeaderNonce, uuid.NewString())
+	return c.calls.Send(ctx, method, endpoint, body, h)
 }

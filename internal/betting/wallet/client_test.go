@@ -316,6 +316,10 @@ func TestWithdrawTimeoutPerAttempt(t *testing.T) {
 	})
 }
 
+// TestWithdrawStopsWhenContextEnds: the walletcall cancellation rule. A
+// withdrawal whose context ends before a definite answer stops at once and
+// returns the context's error with what was sent, whose outcome is
+// unknown.
 func TestWithdrawStopsWhenContextEnds(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -325,10 +329,10 @@ func TestWithdrawStopsWhenContextEnds(t *testing.T) {
 		return 503, ``
 	})
 	res, err := f.client(0).Withdraw(ctx, f.srv.URL, testSecret, withdrawalBody(t))
-	if err != nil {
-		t.Fatal(err)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Withdraw error = %v, want context.Canceled", err)
 	}
-	if res.Status != wallet.StatusUnknown || res.Attempts != 1 {
+	if res.Status != wallet.StatusUnknown || res.Attempts != 1 || len(res.Log) != 1 {
 		t.Errorf("Withdraw = %+v, want unknown after 1 attempt", res)
 	}
 	if n := len(f.requests()); n != 1 {
@@ -337,8 +341,8 @@ func TestWithdrawStopsWhenContextEnds(t *testing.T) {
 
 	// A context that has ended before the call sends nothing.
 	res, err = f.client(0).Withdraw(ctx, f.srv.URL, testSecret, withdrawalBody(t))
-	if err != nil || res.Status != wallet.StatusUnknown || res.Attempts != 0 {
-		t.Errorf("Withdraw with an ended context = %+v, %v; want unknown, 0 attempts", res, err)
+	if !errors.Is(err, context.Canceled) || res.Status != wallet.StatusUnknown || res.Attempts != 0 {
+		t.Errorf("Withdraw with an ended context = %+v, %v; want unknown, 0 attempts, context.Canceled", res, err)
 	}
 	if n := len(f.requests()); n != 1 {
 		t.Errorf("%d requests, want still 1", n)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/foresight-dev/foresight/internal/betting/walletcall"
 )
 
 // Header names of a signed wallet call (bettor-and-operator-api.md,
@@ -37,13 +39,7 @@ var ErrSignature = errors.New("wallet: request signature check failed")
 // Sign returns the X-Payload-Signature value of a request body: the
 // lowercase hex HMAC-SHA256 of the raw body bytes, keyed with secret.
 func Sign(secret string, body []byte) string {
-	return hex.EncodeToString(mac(secret, body))
-}
-
-func mac(secret string, body []byte) []byte {
-	m := hmac.New(sha256.New, []byte(secret))
-	m.Write(body)
-	return m.Sum(nil)
+	return walletcall.Sign(secret, body)
 }
 
 // Verify checks the signature headers of a received wallet call, as an
@@ -75,7 +71,7 @@ func Verify(secret string, header http.Header, body []byte, now time.Time) error
 	if err != nil || len(got) != sha256.Size {
 		return fmt.Errorf("%w: %s is not a hex HMAC-SHA256", ErrSignature, HeaderSignature)
 	}
-	if !hmac.Equal(got, mac(secret, body)) {
+	if !hmac.Equal(got, walletcall.MAC(secret, body)) {
 		return fmt.Errorf("%w: wrong signature", ErrSignature)
 	}
 	sent, err := time.Parse(time.RFC3339, ts)

@@ -205,7 +205,7 @@ func (s *suite) refusals() []refusal {
 	return []refusal{
 		{name: "wrong-signature", step: "bet signed with another secret",
 			rule:  "a bet with a wrong X-REQUEST-SIGN is answered 403, moves nothing and does not use up its id_provider",
-			alter: func(h http.Header, body []byte) { h.Set(signatureHeader, wallet.Sign(wrong, body)) }},
+			alter: func(h http.Header, body []byte) { h.Set(signatureHeader, wallet.Sign(string(wrong), body)) }},
 		{name: "missing-signature", step: "bet without X-REQUEST-SIGN",
 			rule:  "a bet without X-REQUEST-SIGN is answered 403, moves nothing and does not use up its id_provider",
 			alter: func(h http.Header, _ []byte) { h.Del(signatureHeader) }},

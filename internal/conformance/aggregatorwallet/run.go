@@ -246,7 +246,7 @@ func (s *suite) post(ctx context.Context, t *conformance.T, step, path string, b
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	h.Set("User-Agent", userAgent)
-	h.Set(signatureHeader, wallet.Sign(s.secret, body))
+	h.Set(signatureHeader, wallet.Sign(string(s.secret), body))
 	if alter != nil {
 		alter(h, body)
 	}
