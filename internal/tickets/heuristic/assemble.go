@@ -333,6 +333,34 @@ func cleanPath(s *section) []string {
 	return out
 }
 
+// draftSource is metadata.source of a draft: where in the spec it comes
+// from, as the heading path of its section and the 1-based first and last
+// lines of the text it was drafted from (its section's own text, widened to
+// the sections of the drafts merged into it), so a reader can check it
+// against the spec.
+func (b *builder) draftSource(d *draft) map[string]any {
+	s := d.sec
+	if s == nil {
+		s = b.doc.root
+	}
+	first, last := s.first, s.last
+	for _, p := range d.parts {
+		if p.sec != nil && p.sec != s {
+			first, last = min(first, p.sec.first), max(last, p.sec.last)
+		}
+	}
+	return sourceOf(s, first, last)
+}
+
+// sourceOf is a metadata.source value: a heading path and a line span.
+func sourceOf(s *section, first, last int) map[string]any {
+	path := s.path()
+	if path == nil {
+		path = []string{}
+	}
+	return map[string]any{"heading_path": path, "first_line": first, "last_line": max(first, last)}
+}
+
 // component is the metadata.component of a draft: its section.
 func (b *builder) component(d *draft) string {
 	if d.sec == nil || d.sec.parent == nil {
@@ -359,6 +387,7 @@ func (b *builder) renderDraft(d *draft, qids map[*question]string) tickets.Ticke
 			"component":           b.component(d),
 			"confidence":          b.confidence(d),
 			"suggested_milestone": milestones[max(1, min(3, d.phase))],
+			"source":              b.draftSource(d),
 		},
 	}
 	sp := b.storyPoints(d)
@@ -775,8 +804,20 @@ func (b *builder) renderEpic(g *group, slots []slot, idOf map[*draft]string) tic
 			"component":           comp,
 			"confidence":          math.Round(math.Max(0.1, math.Min(0.95, conf))*100) / 100,
 			"suggested_milestone": milestones[max(1, phase)],
+			"source":              b.groupSource(g),
 		},
 	}
+}
+
+// groupSource is metadata.source of an epic: its section with everything
+// under it.
+func (b *builder) groupSource(g *group) map[string]any {
+	s := g.sec
+	if s == nil {
+		s = b.doc.root
+		return sourceOf(s, s.first, s.end)
+	}
+	return sourceOf(s, s.first, s.end)
 }
 
 func (b *builder) groupRef(g *group) string {

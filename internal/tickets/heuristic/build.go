@@ -212,6 +212,7 @@ const (
 
 func newBuilder(m *meter, req tickets.GenerationRequest, opts tickets.Options, doc *document) *builder {
 	b := &builder{m: m, req: req, opts: opts, doc: doc, top: map[*section]bool{}, questionByText: map[string]*question{}, lowerSpec: strings.ToLower(req.Spec)}
+	classifySections(doc)
 	b.info = make([]*sectionInfo, len(doc.sections))
 	for i := range b.info {
 		b.info[i] = &sectionInfo{}
@@ -312,6 +313,9 @@ func (b *builder) walk() {
 		in := b.info[s.index]
 		in.topic = b.topicOf(s)
 		in.topicDone = true
+		if !s.isWork() {
+			continue
+		}
 		caption := ""
 		for _, bl := range s.blocks {
 			b.m.tick(1)

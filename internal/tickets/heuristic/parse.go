@@ -34,6 +34,7 @@ type listItem struct {
 	more     []string // continuation lines, joined to text when the parse ends
 	ordered  bool
 	indent   int
+	done     bool // a ticked checklist item ("- [x]"): work already done
 	children []*listItem
 }
 
@@ -52,6 +53,10 @@ type section struct {
 	children []*section
 	parent   *section
 	index    int // document order, root is 0
+	first    int // 1-based line of the heading (1 for the root)
+	last     int // last line before the next heading of any level
+	end      int // last line before the next heading of the same or a higher level
+	class    sectionClass
 }
 
 // document is a parsed spec.
@@ -73,6 +78,8 @@ var (
 	htmlTag        = regexp.MustCompile(`(?i)</?(br|p|b|i|em|strong|code|span|div|sup|sub|u|small|kbd)\s*/?>`)
 	htmlComment    = regexp.MustCompile(`<!--.*?-->`)
 	spaceRun       = regexp.MustCompile(`\s+`)
+	boldLine       = regexp.MustCompile(`^\*\*[^*]+\*\*:?$`)
+	checkbox       = regexp.MustCompile(`^\[([ xX])\]\s*`)
 )
 
 // parser holds the state of one parse.
@@ -83,6 +90,7 @@ type parser struct {
 	list    *block
 	stack   []*listItem // open list items, outermost first
 	blank   bool        // a blank line was seen since the last list line
+	line    int         // 1-based number of the line being read
 }
 
 // parseDocument reads spec text into a document.
@@ -91,13 +99,26 @@ func parseDocument(m *meter, text string) *document {
 	text = strings.ReplaceAll(text, "\r", "\n")
 	text = strings.ReplaceAll(text, "\t", "    ")
 	text = htmlComment.ReplaceAllString(text, "")
-	root := &section{}
+	root := &section{first: 1}
 	p := &parser{doc: &document{root: root, sections: []*section{root}}, current: root}
 	lines := strings.Split(text, "\n")
 	for i := 0; i < len(lines); i++ {
 		m.tick(1)
+		p.line = i + 1
 		line := lines[i]
 		trimmed := strings.TrimSpace(line)
+		if i == 0 && trimmed == "---" {
+			// YAML front matter (an issue template's name, labels,
+			// assignees) is metadata of the file, not spec text.
+			j := i + 1
+			for j < len(lines) && strings.TrimSpace(lines[j]) != "---" {
+				j++
+			}
+			if j < len(lines) {
+				i = j
+				continue
+			}
+		}
 
 		// The first byte of the trimmed line rules out most patterns
 		// before their regular expressions run.
@@ -126,6 +147,18 @@ func parseDocument(m *meter, text string) *document {
 		if m := matchIf(first == '#', atxHeading, line); m != nil {
 			p.flush()
 			p.startSection(len(m[1]), atxClosing.ReplaceAllString(m[2], ""))
+			continue
+		}
+		if len(p.para) == 0 && first == '*' && boldLine.MatchString(trimmed) {
+			// A line that is all bold ("**Describe the solution you'd
+			// like**") is a heading of the text below it, as issue
+			// templates and many PRDs write them.
+			p.flush()
+			level := 3
+			if p.current.level > 3 {
+				level = p.current.level + 1
+			}
+			p.startSection(level, strings.TrimSuffix(strings.Trim(trimmed, "* "), ":"))
 			continue
 		}
 		if len(p.para) > 0 && first == '=' && setextH1.MatchString(line) {
@@ -179,6 +212,7 @@ func parseDocument(m *meter, text string) *document {
 		}
 	}
 	p.flush()
+	setSpans(p.doc, len(lines))
 	for _, s := range p.doc.sections {
 		for _, b := range s.blocks {
 			cleanBlock(b)
@@ -186,6 +220,28 @@ func parseDocument(m *meter, text string) *document {
 		s.heading = cleanInline(s.heading)
 	}
 	return p.doc
+}
+
+// setSpans sets the last and end lines of every section of doc, whose
+// lines are numbered 1 to n.
+func setSpans(doc *document, n int) {
+	secs := doc.sections
+	for i, s := range secs {
+		s.last, s.end = n, n
+		if i+1 < len(secs) {
+			s.last = secs[i+1].first - 1
+		}
+	}
+	// A section ends where the next section of its level or a higher one
+	// starts; a stack of open sections finds that in one pass.
+	var open []*section
+	for _, s := range secs[1:] {
+		for len(open) > 0 && open[len(open)-1].level >= s.level {
+			open[len(open)-1].end = s.first - 1
+			open = open[:len(open)-1]
+		}
+		open = append(open, s)
+	}
 }
 
 // matchIf is re.FindStringSubmatch(s) when possible is true, else nil.
@@ -201,7 +257,7 @@ func (p *parser) startSection(level int, heading string) {
 	for parent.parent != nil && parent.level >= level {
 		parent = parent.parent
 	}
-	s := &section{level: level, heading: strings.TrimSpace(heading), parent: parent, index: len(p.doc.sections)}
+	s := &section{level: level, heading: strings.TrimSpace(heading), parent: parent, index: len(p.doc.sections), first: p.line}
 	parent.children = append(parent.children, s)
 	p.doc.sections = append(p.doc.sections, s)
 	p.current = s
@@ -209,6 +265,10 @@ func (p *parser) startSection(level int, heading string) {
 
 func (p *parser) addListItem(indent int, ordered bool, text string) {
 	item := &listItem{text: strings.TrimSpace(text), ordered: ordered, indent: indent}
+	if m := checkbox.FindStringSubmatch(item.text); m != nil {
+		item.done = m[1] != " "
+		item.text = strings.TrimSpace(item.text[len(m[0]):])
+	}
 	if p.list == nil {
 		p.list = &block{kind: listBlock}
 		p.current.blocks = append(p.current.blocks, p.list)
@@ -293,9 +353,11 @@ func cleanBlock(b *block) {
 	case paragraphBlock:
 		b.text = cleanInline(b.text)
 	case listBlock:
+		b.items = undone(b.items)
 		var walk func(items []*listItem)
 		walk = func(items []*listItem) {
 			for _, it := range items {
+				it.children = undone(it.children)
 				if len(it.more) > 0 {
 					it.text = strings.TrimSpace(it.text + " " + strings.Join(it.more, " "))
 					it.more = nil
@@ -315,6 +377,18 @@ func cleanBlock(b *block) {
 			}
 		}
 	}
+}
+
+// undone returns items without the ticked checklist items: what a spec
+// marks done is not work to ticket.
+func undone(items []*listItem) []*listItem {
+	out := items[:0:0]
+	for _, it := range items {
+		if !it.done {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // cleanInline removes emphasis, links and simple HTML from inline text and

@@ -1,0 +1,61 @@
+package heuristic
+
+import (
+	"regexp"
+	"strings"
+)
+
+// This file classifies every section before drafting: only work sections
+// become tickets. Context sections (background, motivation, summary)
+// explain the work; not-work sections (non-goals, out of scope, deferred
+// versions, alternatives, history, tables of contents, template prompts,
+// metrics to watch, marketing) name what the team will not build now.
+
+// sectionClass says what a section is to the people doing the work.
+type sectionClass int
+
+const (
+	workSection sectionClass = iota
+	contextSection
+	notWorkSection
+)
+
+var (
+	// headingNumber is a heading's leading number or appendix letter
+	// ("10.", "3.2", "A.1", "Appendix C:").
+	headingNumber  = regexp.MustCompile(`^(?i)(appendix\s+[a-z0-9]+[.:)]?\s*|[a-z]?\d+(\.\d+)*[.):]?\s+|[a-z]\.\d+(\.\d+)*[.):]?\s+)`)
+	notWorkHeading = regexp.MustCompile(`(?i)\b(non[- ]?goals?|out[- ]of[- ]scope|not in scope|won'?t have|won'?t do|deferred|future (work|possibilities|considerations|ideas|versions?|phases?)|later versions?|v\d+\.\d+|roadmap|alternatives?|rejected|drawbacks|prior art|implementation history|revision history|change ?log|document history|table of contents|glossary|appendix|success metrics|metrics to watch|kpis|marketing|launch (plan|announcement)|personas|faq|frequently asked|screenshots?|prerequisites|attendees|spike results|follow[- ]?ups?|signoff checklist|sign-off checklist|additional context|please complete|which plan|aob|any other business)\b`)
+	notWorkWhole   = regexp.MustCompile(`(?i)^(contents|toc|history|references|schedule|timeline|communication|communications)$`)
+	contextHeading = regexp.MustCompile(`(?i)^(summary|executive summary|tl;?dr|overview|introduction|motivation|background.*|context|why|why now|problem|the problem|problem statement|goals|current state|how .* today|what goes wrong|what exists.*|is your feature request related to a problem.*)$`)
+)
+
+// classifyHeading classifies a heading by its words alone.
+func classifyHeading(heading string) sectionClass {
+	raw := strings.ReplaceAll(heading, "`", "")
+	h := strings.TrimSpace(headingNumber.ReplaceAllString(raw, ""))
+	h = strings.TrimSuffix(strings.TrimSuffix(h, ":"), "?")
+	switch {
+	case notWorkHeading.MatchString(raw) || notWorkWhole.MatchString(h):
+		return notWorkSection
+	case h == "":
+		return workSection
+	case contextHeading.MatchString(h):
+		return contextSection
+	}
+	return workSection
+}
+
+// classifySections sets the class of every section of doc: a section is
+// of its heading's class, and what lies under a not-work or context
+// section is of that section's class too.
+func classifySections(doc *document) {
+	for _, s := range doc.sections[1:] {
+		s.class = classifyHeading(s.heading)
+		if p := s.parent; p != nil && p.class > s.class {
+			s.class = p.class
+		}
+	}
+}
+
+// isWork reports whether s is a section whose text becomes tickets.
+func (s *section) isWork() bool { return s.class == workSection }

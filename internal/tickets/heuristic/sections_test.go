@@ -1,0 +1,90 @@
+package heuristic_test
+
+import (
+	"github.com/foresight-dev/foresight/internal/tickets"
+
+	"strings"
+	"testing"
+)
+
+// classifiedSpec has one work section and, around it, the parts a lead
+// never tickets: front matter, template prompts, ticked checklist items,
+// non-goals, alternatives, an appendix and a deferred version.
+const classifiedSpec = `---
+name: Feature request
+labels: enhancement
+---
+
+# Bulk export
+
+### Prerequisites
+
+- [x] I have searched the existing issues for a duplicate
+- [ ] Rotate the signing keys every month
+
+**Is your feature request related to a problem? Please describe.**
+I am always frustrated when the nightly report times out.
+
+## Requirements
+
+- Users can export every invoice of a month as one CSV file.
+- The export must include the invoice number, amount and currency.
+
+## Non-goals
+
+- Exporting receipts as PDF documents.
+
+## Alternatives considered
+
+We looked at emailing spreadsheets every night.
+
+## Deferred to V1.5
+
+- Scheduled exports to the partner bucket.
+
+## Appendix A: Glossary
+
+Reconciliation means matching payments to invoices.
+`
+
+func TestNotWorkSectionsMakeNoTickets(t *testing.T) {
+	res := generate(t, defaultRequest(classifiedSpec, "Bulk export"))
+	lines := strings.Split(classifiedSpec, "\n")
+	for _, tk := range res.Tickets {
+		text := strings.ToLower(tk.Title + " " + tk.Description + " " + strings.Join(tk.AcceptanceCriteria, " "))
+		for _, word := range []string{"duplicate", "pdf", "spreadsheets", "partner bucket", "reconciliation", "frustrated", "labels: enhancement", "non-goals", "glossary"} {
+			if strings.Contains(text, word) {
+				t.Errorf("ticket %q comes from a part that is not work (%q): %s", tk.Title, word, text)
+			}
+		}
+		src, ok := tk.Metadata["source"].(map[string]any)
+		if !ok {
+			t.Fatalf("ticket %q has no metadata.source", tk.Title)
+		}
+		first, _ := src["first_line"].(int)
+		last, _ := src["last_line"].(int)
+		if first < 1 || last < first || last > len(lines) {
+			t.Errorf("ticket %q: source lines %d to %d are not lines of the spec", tk.Title, first, last)
+		}
+		if _, ok := src["heading_path"].([]string); !ok {
+			t.Errorf("ticket %q: source has no heading_path", tk.Title)
+		}
+	}
+	found := false
+	for _, tk := range res.Tickets {
+		if strings.Contains(strings.ToLower(tk.Title+" "+strings.Join(tk.AcceptanceCriteria, " ")), "csv") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the requirements section has no ticket: %v", titles(res.Tickets))
+	}
+}
+
+func titles(ts []tickets.Ticket) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.Title)
+	}
+	return out
+}
