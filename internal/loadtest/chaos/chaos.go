@@ -296,7 +296,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	r.Sent, r.Accepted, r.Retried, r.Abandoned, r.Refused = s.sent, len(s.accepted), s.retries, s.abandoned, s.refused
 	r.Faults, r.FaultKinds = fi.total()
-	r.PendingAfterRestart = watch.afterRestarts(cl.windows())
+	r.PendingAfterRestart = watch.afterRestarts(cl.windows(), cl.allKills())
 	return r, nil
 }
 

@@ -233,6 +233,17 @@ func (c *cluster) windows() []nodeWindow {
 	return out
 }
 
+// allKills returns every node's kill times.
+func (c *cluster) allKills() []time.Time {
+	var out []time.Time
+	for _, n := range c.nodes {
+		n.mu.Lock()
+		out = append(out, n.kills...)
+		n.mu.Unlock()
+	}
+	return out
+}
+
 // tail returns the last lines of a node's log, for an error.
 func tail(path string) string {
 	b, err := os.ReadFile(path)

@@ -435,23 +435,35 @@ func (w *pendingWatch) run(ctx context.Context, interval time.Duration) {
 // restart.
 type PendingAfterRestart struct {
 	BetID string
-	Node  int
-	For   time.Duration
+	// Node and For are the restart the bet stayed pending longest after,
+	// and how long: an upper bound when several nodes run (see
+	// afterRestarts).
+	Node int
+	For  time.Duration
+	// AfterLatest is how long it stayed pending after the latest restart
+	// of any node, until it was final or a node was killed again: a lower
+	// bound.
+	AfterLatest time.Duration
 }
 
-// afterRestarts measures, for every bet seen pending, the longest time it
-// stayed pending after a restart that came while it was pending: from the
+// afterRestarts measures, for every bet seen pending, how long it stayed
+// pending after a restart that came while it was pending: from the
 // restarted node's first healthy answer until the bet was last seen
 // pending or that node was killed again, whichever came first. Which node
-// holds a bet's placement is not visible from outside, so on several nodes
-// every node's restarts count (an upper bound). It returns the bets
+// holds a bet's placement is not visible from outside, so on several
+// nodes every node's restarts count, and the longest is an upper bound:
+// when kills come closer together than a dead node's jobs take to come
+// back, a bet stranded by one node's death is also charged to another
+// node's restart. AfterLatest is the lower bound, from the latest restart
+// of any node. kills are every node's kill times. It returns the bets
 // sorted longest first.
-func (w *pendingWatch) afterRestarts(windows []nodeWindow) []PendingAfterRestart {
+func (w *pendingWatch) afterRestarts(windows []nodeWindow, kills []time.Time) []PendingAfterRestart {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []PendingAfterRestart
 	for id, s := range w.seen {
 		best := PendingAfterRestart{BetID: id, Node: -1}
+		var latest time.Time
 		for _, win := range windows {
 			if win.start.Before(s.created) || !win.start.Before(s.last) {
 				continue
@@ -463,13 +475,29 @@ func (w *pendingWatch) afterRestarts(windows []nodeWindow) []PendingAfterRestart
 			if d := end.Sub(win.start); d > best.For {
 				best.For, best.Node = d, win.node
 			}
+			latest = later(latest, win.start)
 		}
-		if best.Node >= 0 {
-			out = append(out, best)
+		if best.Node < 0 {
+			continue
 		}
+		end := s.last
+		for _, k := range kills {
+			if k.After(latest) && k.Before(end) {
+				end = k
+			}
+		}
+		best.AfterLatest = end.Sub(latest)
+		out = append(out, best)
 	}
 	sortPending(out)
 	return out
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // newHTTPClient is the client of the platform's APIs: many connections to

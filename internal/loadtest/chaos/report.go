@@ -59,6 +59,16 @@ func (r *Report) MaxPendingAfterRestart() time.Duration {
 	return r.PendingAfterRestart[0].For
 }
 
+// maxAfterLatest is the longest a bet stayed pending after the latest
+// restart of any node: the lower bound of MaxPendingAfterRestart.
+func (r *Report) maxAfterLatest() time.Duration {
+	var m time.Duration
+	for _, p := range r.PendingAfterRestart {
+		m = max(m, p.AfterLatest)
+	}
+	return m
+}
+
 // Failures lists why the run failed: discrepancies, and bets pending
 // longer than the limit after a restart. None means it passed.
 func (r *Report) Failures() []string {
@@ -97,7 +107,8 @@ func (r *Report) Write(w io.Writer) {
 	}
 	row("wallet faults injected", "%d (%s)", r.Faults, strings.Join(kinds, ", "))
 	row("discrepancies", "%d", len(r.Discrepancies))
-	row("max PENDING after a restart", "%v (limit %v, %d bets pending across a restart)", r.MaxPendingAfterRestart().Round(time.Millisecond), r.PendingLimit, len(r.PendingAfterRestart))
+	row("max PENDING after a restart", "%v (limit %v, %d bets pending across a restart; after the latest restart of any node: %v)",
+		r.MaxPendingAfterRestart().Round(time.Millisecond), r.PendingLimit, len(r.PendingAfterRestart), r.maxAfterLatest().Round(time.Millisecond))
 	row("resolve → last payout", "%v (%d payouts); last confirmed by the platform after %v", r.ResolveToLastPayout.Round(time.Millisecond), r.Payouts,
 		r.ResolveToLastConfirmed.Round(time.Millisecond))
 	for _, d := range r.Discrepancies {
@@ -107,7 +118,8 @@ func (r *Report) Write(w io.Writer) {
 		if i == 5 || p.For <= r.PendingLimit && i > 0 {
 			break
 		}
-		fmt.Fprintf(w, "pending after restart: bet %s %v after node %d's restart\n", p.BetID, p.For.Round(time.Millisecond), p.Node)
+		fmt.Fprintf(w, "pending after restart: bet %s %v after node %d's restart (%v after the latest restart)\n",
+			p.BetID, p.For.Round(time.Millisecond), p.Node, p.AfterLatest.Round(time.Millisecond))
 	}
 	if f := r.Failures(); len(f) > 0 {
 		fmt.Fprintf(w, "FAILED: %s; the run's files are in %s\n", strings.Join(f, "; "), r.Dir)
