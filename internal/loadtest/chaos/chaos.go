@@ -364,12 +364,11 @@ func killDuring(ctx context.Context, cl *cluster, cfg Config, d time.Duration, n
 			return k, nil
 		case <-time.After(time.Until(at)):
 		}
-		node := cl.pick(nil)
-		delay := restartDelay(cfg)
-		if err := cl.crash(ctx, node, delay); err != nil {
+		what, err := cl.crash(ctx, cl.pick(nil), restartDelay(cfg))
+		if err != nil {
 			return k, err
 		}
-		progress("kill %d: node %d killed, restarted after %v", k+1, node.index, delay.Round(time.Millisecond))
+		progress("kill %d: %s", k+1, what)
 	}
 	return n, nil
 }
@@ -386,12 +385,11 @@ func killWhile(ctx context.Context, cl *cluster, cfg Config, n int, done func() 
 		if ok, err := done(); ok || err != nil {
 			return k, err
 		}
-		node := cl.pick(nil)
-		delay := restartDelay(cfg)
-		if err := cl.crash(ctx, node, delay); err != nil {
+		what, err := cl.crash(ctx, cl.pick(nil), restartDelay(cfg))
+		if err != nil {
 			return k, err
 		}
-		progress("settlement kill %d: node %d killed, restarted after %v", k+1, node.index, delay.Round(time.Millisecond))
+		progress("settlement kill %d: %s", k+1, what)
 	}
 	return n, nil
 }

@@ -133,24 +133,27 @@ func (c *cluster) kill(n *node) time.Time {
 }
 
 // crash kills node n, waits delay and starts it again, recording the
-// kill and the restart (its first healthy answer).
-func (c *cluster) crash(ctx context.Context, n *node, delay time.Duration) error {
+// kill and the restart (its first healthy answer); it returns a line
+// that says so.
+func (c *cluster) crash(ctx context.Context, n *node, delay time.Duration) (string, error) {
 	killed := c.kill(n)
 	n.mu.Lock()
 	n.kills = append(n.kills, killed)
 	n.mu.Unlock()
 	select {
 	case <-ctx.Done():
-		return ctx.Err()
+		return "", ctx.Err()
 	case <-time.After(delay):
 	}
 	if err := c.start(ctx, n); err != nil {
-		return err
+		return "", err
 	}
+	up := time.Now()
 	n.mu.Lock()
-	n.restarts = append(n.restarts, time.Now())
+	n.restarts = append(n.restarts, up)
 	n.mu.Unlock()
-	return nil
+	return fmt.Sprintf("node %d killed at %s, started again %v later, up %v after the kill",
+		n.index, killed.Format("15:04:05.000"), delay.Round(time.Millisecond), up.Sub(killed).Round(time.Millisecond)), nil
 }
 
 // stop ends every node: SIGTERM, then SIGKILL after 10 s.
