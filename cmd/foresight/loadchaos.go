@@ -32,11 +32,11 @@ func runLoadtestChaos(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.Float64Var(&cfg.Rate, "rate", 100, "bets per second")
 	fs.DurationVar(&cfg.Duration, "duration", time.Minute, "length of the placement phase")
 	fs.IntVar(&cfg.Bettors, "bettors", 200, "bettors of each path")
-	fs.Float64Var(&cfg.FaultRatio, "faults", 0.1, "share of wallet requests that get a fault (time-out, slow answer, 5xx, lost answer, rejection)")
+	fs.Float64Var(&cfg.FaultRatio, "faults", 0.1, "share of wallet requests that get a fault (time-out, slow answer, 5xx, lost answer, malformed answer, rejection, retry refused afresh; no round_id on the aggregator path)")
 	fs.IntVar(&cfg.Kills, "kills", 10, "kill -9 of a random node during placement")
 	fs.IntVar(&cfg.SettlementKills, "settlement-kills", 5, "kill -9 of a random node after the resolution, while payouts remain")
 	fs.DurationVar(&cfg.MaxRestartDelay, "max-restart-delay", time.Second, "longest wait between a kill and the restart (at least 100ms)")
-	fs.DurationVar(&cfg.PendingLimit, "pending-limit", 10*time.Second, "longest a bet may stay pending after a restart")
+	fs.DurationVar(&cfg.PendingLimit, "pending-limit", 10*time.Second, "longest a bet may stay pending after a restart (on several nodes, after any node's restart while it was pending: an upper bound)")
 	fs.DurationVar(&cfg.FinalLimit, "final-limit", 10*time.Minute, "longest wait for every bet to be final, and for every payout")
 	fs.StringVar(&keep, "dir", "", "keep the run's files (node logs, sandbox journals, SQLite database) in this directory (default: a temporary one, removed after a passing run)")
 	if err := fs.Parse(args); err != nil {
