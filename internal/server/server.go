@@ -305,7 +305,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	placement := betting.NewPlacement(catalog, db.BetStore(), betting.IntegrationWallets{
-		betting.IntegrationStandalone: wallet.ForBetting(operatorWallets),
+		betting.IntegrationStandalone: operatorWallets,
 		betting.IntegrationAggregator: aggregatorWallets,
 	})
 	placement.SetLog(log)

@@ -99,7 +99,7 @@ func TestBettingWalletAttempts(t *testing.T) {
 				url = scriptedOperator(t, tt.script)
 			}
 			op := betting.Operator{ID: "acme", WalletURL: url, SigningSecret: testSecret, Currencies: []betting.Currency{{Code: "USD", Decimals: 2}}}
-			w := wallet.ForBetting(wallet.New(wallet.Options{AllowInsecure: true, Timeout: 100 * time.Millisecond}))
+			w := wallet.New(wallet.Options{AllowInsecure: true, Timeout: 100 * time.Millisecond})
 			before := time.Now()
 			var attempts []betting.WalletAttempt
 			kind, txID, amount := betting.TxWithdrawal, "wd-bet-1", b.Stake

@@ -8,11 +8,11 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting/walletcall"
 )
 
-// ForBetting adapts c to betting.Wallet: bodies are built from the bet
-// with the operator's currency decimals, so that every retry of a bet's
-// withdrawal or rollback sends the same bytes. Each answer lists the
-// requests sent as betting.WalletAttempts.
-func ForBetting(c *Client) betting.Wallet { return bettingWallet{c} }
+// Client is a betting.Wallet: bodies are built from the bet with the
+// operator's currency decimals, so that every retry of a bet's withdrawal
+// or rollback sends the same bytes. Each answer lists the requests sent as
+// betting.WalletAttempts.
+var _ betting.Wallet = (*Client)(nil)
 
 // attempts records the requests sent for tx.
 func attempts(tx walletcall.Transaction, log ...Attempt) []betting.WalletAttempt {
@@ -31,8 +31,6 @@ func attempts(tx walletcall.Transaction, log ...Attempt) []betting.WalletAttempt
 	return out
 }
 
-type bettingWallet struct{ c *Client }
-
 func decimals(op betting.Operator, code string) (int32, error) {
 	cur, ok := op.Currency(code)
 	if !ok {
@@ -41,7 +39,8 @@ func decimals(op betting.Operator, code string) (int32, error) {
 	return cur.Decimals, nil
 }
 
-func (w bettingWallet) Withdraw(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletAnswer, error) {
+// Withdraw debits the bet's stake (SendWithdrawal).
+func (c *Client) Withdraw(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletAnswer, error) {
 	d, err := decimals(op, b.Currency)
 	if err != nil {
 		return betting.WalletAnswer{}, err
@@ -51,7 +50,7 @@ func (w bettingWallet) Withdraw(ctx context.Context, op betting.Operator, b bett
 	if err != nil {
 		return betting.WalletAnswer{}, err
 	}
-	res, err := w.c.Withdraw(ctx, op.WalletURL, op.SigningSecret, body)
+	res, err := c.SendWithdrawal(ctx, op.WalletURL, op.SigningSecret, body)
 	sent := attempts(walletcall.Transaction{Bet: b, Kind: betting.TxWithdrawal, ID: b.WithdrawalTxID, Amount: b.Stake}, res.Log...)
 	if err != nil {
 		// Nothing sent, or stopped by ctx (walletcall's cancellation rule):
@@ -68,7 +67,8 @@ func (w bettingWallet) Withdraw(ctx context.Context, op betting.Operator, b bett
 	return betting.WalletAnswer{Status: betting.WalletUnknown, Detail: res.Detail, Attempts: sent}, nil
 }
 
-func (w bettingWallet) Rollback(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
+// Rollback reverses the bet's withdrawal (SendRollback), one attempt.
+func (c *Client) Rollback(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
 	d, err := decimals(op, b.Currency)
 	if err != nil {
 		return betting.WalletCredit{}, err
@@ -78,14 +78,15 @@ func (w bettingWallet) Rollback(ctx context.Context, op betting.Operator, b bett
 	if err != nil {
 		return betting.WalletCredit{}, err
 	}
-	out, err := w.c.Rollback(ctx, op.WalletURL, op.SigningSecret, b.WithdrawalTxID, body)
+	out, err := c.SendRollback(ctx, op.WalletURL, op.SigningSecret, b.WithdrawalTxID, body)
 	if err != nil {
 		return betting.WalletCredit{}, err
 	}
 	return betting.WalletCredit{Done: out.Done, Balance: out.Balance, Attempts: attempts(tx, out.Attempt)}, nil
 }
 
-func (w bettingWallet) Deposit(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
+// Deposit credits a settled or voided bet's payout (SendDeposit), one attempt.
+func (c *Client) Deposit(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
 	d, err := decimals(op, b.Currency)
 	if err != nil {
 		return betting.WalletCredit{}, err
@@ -106,7 +107,7 @@ func (w bettingWallet) Deposit(ctx context.Context, op betting.Operator, b betti
 	if err != nil {
 		return betting.WalletCredit{}, err
 	}
-	out, err := w.c.Deposit(ctx, op.WalletURL, op.SigningSecret, body)
+	out, err := c.SendDeposit(ctx, op.WalletURL, op.SigningSecret, body)
 	if err != nil {
 		return betting.WalletCredit{}, err
 	}

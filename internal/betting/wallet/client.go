@@ -6,15 +6,20 @@
 // The caller builds a request's bytes once (WithdrawalBody, DepositBody,
 // RollbackBody), stores them with the bet, and hands the same bytes to every
 // call, so a retry, even after a crash, repeats the request exactly and the
-// operator's idempotency by transaction_id holds. Withdraw retries by
-// itself (GUIDE §2); Deposit and Rollback make one attempt each and leave
-// retrying to the caller's durable outbox.
+// operator's idempotency by transaction_id holds. SendWithdrawal retries
+// by itself (GUIDE §2); SendDeposit and SendRollback make one attempt each
+// and leave retrying to the caller's durable outbox.
+//
+// Client is the platform's betting.Wallet for operators of integration
+// "standalone" (Withdraw, Deposit, Rollback build a bet's bodies with the
+// operator's currency decimals and send them), as the aggregator wallet
+// client is for operators of integration "aggregator".
 //
 // Outcomes are values (WithdrawalResult, Outcome), not errors: an error from
 // a call means the call could not be made at all (a bad or insecure URL, an
 // empty secret, a body that is not JSON, a wallet host that resolves to a
 // forbidden address) and wraps ErrConfig or ErrForbiddenAddress, or that
-// Withdraw's context ended before a definite answer (ctx.Err(), with the
+// SendWithdrawal's context ended before a definite answer (ctx.Err(), with the
 // requests sent so far, whose outcome is unknown: walletcall's cancellation
 // rule). Neither errors nor outcomes ever contain the signing secret.
 //
@@ -46,21 +51,21 @@ const (
 	// DefaultTimeout bounds one attempt (connect, send, answer and body)
 	// when Options.Timeout is zero.
 	DefaultTimeout = walletcall.DefaultTimeout
-	// WithdrawalAttempts is how many requests Withdraw sends at most when
+	// WithdrawalAttempts is how many requests SendWithdrawal sends at most when
 	// the answers are unknown (5xx, time-outs, connection errors, unreadable
 	// 2xx bodies).
 	WithdrawalAttempts = walletcall.DebitAttempts
-	// FirstBackoff is the wait before Withdraw's second request; each
+	// FirstBackoff is the wait before SendWithdrawal's second request; each
 	// further wait doubles, up to MaxBackoff.
 	FirstBackoff = walletcall.FirstBackoff
-	// MaxBackoff caps the wait between two of Withdraw's requests.
+	// MaxBackoff caps the wait between two of SendWithdrawal's requests.
 	MaxBackoff = walletcall.MaxBackoff
 	// MaxResponseBody is how much of an answer's body is read (64 KiB); a
 	// 2xx withdrawal answer longer than that counts as unreadable.
 	MaxResponseBody = walletcall.MaxAnswer
 )
 
-// ErrConfig is wrapped by the errors of Withdraw, Deposit and Rollback when
+// ErrConfig is wrapped by the errors of the calls when
 // a call cannot be made as asked: the wallet URL is not an absolute http(s)
 // URL, uses http:// without Options.AllowInsecure, carries credentials, a
 // query or a fragment; the secret is empty; the body is not JSON; a
@@ -156,7 +161,7 @@ const (
 	CodeBetRejectedOther = betting.RejectOther
 )
 
-// WithdrawalResult is what Withdraw learnt.
+// WithdrawalResult is what SendWithdrawal learnt.
 type WithdrawalResult struct {
 	// Status is success, rejected or unknown.
 	Status Status
@@ -231,16 +236,16 @@ type Outcome struct {
 	Attempt Attempt
 }
 
-// Withdraw debits a stake: POST {walletURL}/v1/withdrawals with body (from
+// SendWithdrawal debits a stake: POST {walletURL}/v1/withdrawals with body (from
 // WithdrawalBody). Unknown answers are retried with the identical body (a
 // fresh nonce and timestamp each time), at most WithdrawalAttempts requests
 // in all, waiting FirstBackoff, then twice as long each time up to
-// MaxBackoff. When ctx ends before a definite answer, Withdraw stops at
+// MaxBackoff. When ctx ends before a definite answer, SendWithdrawal stops at
 // once and returns ctx.Err() with a StatusUnknown result listing the
 // requests sent (the walletcall cancellation rule: their outcome is
 // unknown). Otherwise the error is non-nil only when no request could be
 // sent (ErrConfig, ErrForbiddenAddress).
-func (c *Client) Withdraw(ctx context.Context, walletURL, secret string, body []byte) (WithdrawalResult, error) {
+func (c *Client) SendWithdrawal(ctx context.Context, walletURL, secret string, body []byte) (WithdrawalResult, error) {
 	endpoint, err := c.prepare(walletURL, secret, body, "/v1/withdrawals")
 	if err != nil {
 		return WithdrawalResult{}, err
@@ -268,12 +273,12 @@ func (c *Client) Withdraw(ctx context.Context, walletURL, secret string, body []
 	return res, err
 }
 
-// Deposit credits a settled bet: POST {walletURL}/v1/deposits with body
+// SendDeposit credits a settled bet: POST {walletURL}/v1/deposits with body
 // (from DepositBody), one attempt. Outcome.Done is true for a 2xx answer
 // with an empty or JSON body;
 // anything else means "not yet": the caller retries later with the same
 // bytes. The error is non-nil only when no request could be sent.
-func (c *Client) Deposit(ctx context.Context, walletURL, secret string, body []byte) (Outcome, error) {
+func (c *Client) SendDeposit(ctx context.Context, walletURL, secret string, body []byte) (Outcome, error) {
 	endpoint, err := c.prepare(walletURL, secret, body, "/v1/deposits")
 	if err != nil {
 		return Outcome{}, err
@@ -281,7 +286,7 @@ func (c *Client) Deposit(ctx context.Context, walletURL, secret string, body []b
 	return c.once(ctx, http.MethodPost, endpoint, secret, body)
 }
 
-// Rollback reverses a withdrawal: DELETE
+// SendRollback reverses a withdrawal: DELETE
 // {walletURL}/v1/rollbacks/{withdrawalTxID} with body (from RollbackBody,
 // carrying the rollback's own transaction_id), one attempt.
 // withdrawalTxID is the transaction_id the platform sent in the withdrawal
@@ -289,7 +294,7 @@ func (c *Client) Deposit(ctx context.Context, walletURL, secret string, body []b
 // true for a 2xx answer with an empty or JSON body; anything else means
 // "not yet": the caller retries until it gets one. The error is non-nil only when no request could be
 // sent.
-func (c *Client) Rollback(ctx context.Context, walletURL, secret, withdrawalTxID string, body []byte) (Outcome, error) {
+func (c *Client) SendRollback(ctx context.Context, walletURL, secret, withdrawalTxID string, body []byte) (Outcome, error) {
 	if err := checkID("withdrawal transaction id", withdrawalTxID); err != nil || withdrawalTxID == "." || withdrawalTxID == ".." {
 		return Outcome{}, fmt.Errorf("%w: the withdrawal transaction id must be 1 to %d bytes of UTF-8 without control characters, and neither %q nor %q", ErrConfig, maxIDLength, ".", "..")
 	}

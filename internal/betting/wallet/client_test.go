@@ -153,7 +153,7 @@ func TestWithdrawOutcomes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFakeWallet(t, true, always(tt.status, tt.body))
-			res, err := f.client(0).Withdraw(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
+			res, err := f.client(0).SendWithdrawal(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
 			if err != nil {
 				t.Fatalf("Withdraw: %v", err)
 			}
@@ -189,7 +189,7 @@ func TestWithdrawRequestIsSignedAsSpecified(t *testing.T) {
 	c := wallet.New(wallet.Options{HTTPClient: f.srv.Client(), Now: func() time.Time { return fixed }})
 	body := withdrawalBody(t)
 	// A base URL with a path and a trailing slash.
-	res, err := c.Withdraw(context.Background(), f.srv.URL+"/wallet/", testSecret, body)
+	res, err := c.SendWithdrawal(context.Background(), f.srv.URL+"/wallet/", testSecret, body)
 	if err != nil || res.Status != wallet.StatusSuccess {
 		t.Fatalf("Withdraw = %+v, %v", res, err)
 	}
@@ -231,7 +231,7 @@ func TestWithdrawRetriesSendIdenticalBytes(t *testing.T) {
 	})
 	body := withdrawalBody(t)
 	start := time.Now()
-	res, err := f.client(0).Withdraw(context.Background(), f.srv.URL, testSecret, body)
+	res, err := f.client(0).SendWithdrawal(context.Background(), f.srv.URL, testSecret, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestWithdrawRetriesSendIdenticalBytes(t *testing.T) {
 func TestWithdrawGivesUpAfterThreeRequests(t *testing.T) {
 	t.Parallel()
 	f := newFakeWallet(t, true, always(500, ``))
-	res, err := f.client(0).Withdraw(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
+	res, err := f.client(0).SendWithdrawal(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +289,7 @@ func TestWithdrawTimeoutPerAttempt(t *testing.T) {
 			}
 			return 200, `{"transaction_id":"op-2","balance":"5"}`
 		})
-		res, err := f.client(time.Second).Withdraw(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
+		res, err := f.client(time.Second).SendWithdrawal(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -300,7 +300,7 @@ func TestWithdrawTimeoutPerAttempt(t *testing.T) {
 	t.Run("every attempt hangs", func(t *testing.T) {
 		t.Parallel()
 		f := newFakeWallet(t, true, always(hang, ""))
-		res, err := f.client(time.Second).Withdraw(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
+		res, err := f.client(time.Second).SendWithdrawal(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -328,7 +328,7 @@ func TestWithdrawStopsWhenContextEnds(t *testing.T) {
 		cancel() // the platform shuts down while the first answer is on its way
 		return 503, ``
 	})
-	res, err := f.client(0).Withdraw(ctx, f.srv.URL, testSecret, withdrawalBody(t))
+	res, err := f.client(0).SendWithdrawal(ctx, f.srv.URL, testSecret, withdrawalBody(t))
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Withdraw error = %v, want context.Canceled", err)
 	}
@@ -340,7 +340,7 @@ func TestWithdrawStopsWhenContextEnds(t *testing.T) {
 	}
 
 	// A context that has ended before the call sends nothing.
-	res, err = f.client(0).Withdraw(ctx, f.srv.URL, testSecret, withdrawalBody(t))
+	res, err = f.client(0).SendWithdrawal(ctx, f.srv.URL, testSecret, withdrawalBody(t))
 	if !errors.Is(err, context.Canceled) || res.Status != wallet.StatusUnknown || res.Attempts != 0 {
 		t.Errorf("Withdraw with an ended context = %+v, %v; want unknown, 0 attempts, context.Canceled", res, err)
 	}
@@ -369,16 +369,16 @@ func TestCallsRefuseBadConfiguration(t *testing.T) {
 		{"empty secret", "https://wallet.example.com", "", body},
 		{"body not JSON", "https://wallet.example.com", testSecret, []byte(`{"transaction_id":`)},
 	} {
-		_, err := strict.Withdraw(ctx, tt.url, tt.secret, tt.body)
+		_, err := strict.SendWithdrawal(ctx, tt.url, tt.secret, tt.body)
 		if !errors.Is(err, wallet.ErrConfig) {
 			t.Errorf("Withdraw(%s) = %v, want ErrConfig", tt.name, err)
 			continue
 		}
 		checkNoSecret(t, err.Error())
-		if _, err := strict.Deposit(ctx, tt.url, tt.secret, tt.body); !errors.Is(err, wallet.ErrConfig) {
+		if _, err := strict.SendDeposit(ctx, tt.url, tt.secret, tt.body); !errors.Is(err, wallet.ErrConfig) {
 			t.Errorf("Deposit(%s) = %v, want ErrConfig", tt.name, err)
 		}
-		if _, err := strict.Rollback(ctx, tt.url, tt.secret, "wd-1", tt.body); !errors.Is(err, wallet.ErrConfig) {
+		if _, err := strict.SendRollback(ctx, tt.url, tt.secret, "wd-1", tt.body); !errors.Is(err, wallet.ErrConfig) {
 			t.Errorf("Rollback(%s) = %v, want ErrConfig", tt.name, err)
 		}
 	}
@@ -387,7 +387,7 @@ func TestCallsRefuseBadConfiguration(t *testing.T) {
 	}
 
 	// The same http:// wallet is allowed with AllowInsecure.
-	res, err := wallet.New(wallet.Options{AllowInsecure: true}).Withdraw(ctx, plain.srv.URL, testSecret, body)
+	res, err := wallet.New(wallet.Options{AllowInsecure: true}).SendWithdrawal(ctx, plain.srv.URL, testSecret, body)
 	if err != nil || res.Status != wallet.StatusSuccess {
 		t.Errorf("Withdraw with AllowInsecure = %+v, %v; want success", res, err)
 	}
@@ -398,10 +398,10 @@ func TestDefaultClientRefusesNonPublicAddresses(t *testing.T) {
 	f := newFakeWallet(t, true, always(200, `{"transaction_id":"op-1","balance":"1"}`))
 	c := wallet.New(wallet.Options{}) // https required, loopback refused at connect time
 	ctx := context.Background()
-	if _, err := c.Withdraw(ctx, f.srv.URL, testSecret, withdrawalBody(t)); !errors.Is(err, wallet.ErrForbiddenAddress) {
+	if _, err := c.SendWithdrawal(ctx, f.srv.URL, testSecret, withdrawalBody(t)); !errors.Is(err, wallet.ErrForbiddenAddress) {
 		t.Errorf("Withdraw to loopback = %v, want ErrForbiddenAddress", err)
 	}
-	if _, err := c.Deposit(ctx, f.srv.URL, testSecret, []byte(`{}`)); !errors.Is(err, wallet.ErrForbiddenAddress) {
+	if _, err := c.SendDeposit(ctx, f.srv.URL, testSecret, []byte(`{}`)); !errors.Is(err, wallet.ErrForbiddenAddress) {
 		t.Errorf("Deposit to loopback = %v, want ErrForbiddenAddress", err)
 	}
 	if n := len(f.requests()); n != 0 {
@@ -429,7 +429,7 @@ func TestDeposit(t *testing.T) {
 	}{{200, true}, {204, true}, {400, false}, {401, false}, {409, false}, {500, false}, {503, false}} {
 		f := newFakeWallet(t, true, always(tt.status, ``))
 		body := depositBody(t)
-		o, err := f.client(0).Deposit(context.Background(), f.srv.URL, testSecret, body)
+		o, err := f.client(0).SendDeposit(context.Background(), f.srv.URL, testSecret, body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -456,7 +456,7 @@ func TestDeposit(t *testing.T) {
 		``:                                             "",
 	} {
 		f := newFakeWallet(t, true, always(200, answer))
-		o, err := f.client(0).Deposit(context.Background(), f.srv.URL, testSecret, depositBody(t))
+		o, err := f.client(0).SendDeposit(context.Background(), f.srv.URL, testSecret, depositBody(t))
 		got := ""
 		if o.Balance != nil {
 			got = o.Balance.String()
@@ -470,7 +470,7 @@ func TestDeposit(t *testing.T) {
 	// answer: not done, an unreadable attempt, sent again later.
 	for _, answer := range []string{`not json`, `<html><body>502 Bad Gateway</body></html>`, `{"transaction_id":"op-7","bal`, "\x00\xff\xfe"} {
 		f := newFakeWallet(t, true, always(200, answer))
-		o, err := f.client(0).Deposit(context.Background(), f.srv.URL, testSecret, depositBody(t))
+		o, err := f.client(0).SendDeposit(context.Background(), f.srv.URL, testSecret, depositBody(t))
 		if err != nil || o.Done || o.HTTPStatus != 200 || !o.Attempt.Unreadable || o.Attempt.Status != wallet.StatusUnknown {
 			t.Errorf("answer %q: Deposit = %+v, %v; want not done, an unreadable 200", answer, o, err)
 		}
@@ -478,7 +478,7 @@ func TestDeposit(t *testing.T) {
 
 	// No answer in time: not done, one attempt.
 	f := newFakeWallet(t, true, always(hang, ""))
-	o, err := f.client(100*time.Millisecond).Deposit(context.Background(), f.srv.URL, testSecret, depositBody(t))
+	o, err := f.client(100*time.Millisecond).SendDeposit(context.Background(), f.srv.URL, testSecret, depositBody(t))
 	if err != nil || o.Done || o.HTTPStatus != 0 {
 		t.Errorf("Deposit to a hung wallet = %+v, %v; want not done", o, err)
 	}
@@ -500,7 +500,7 @@ func TestRollback(t *testing.T) {
 		done   bool
 	}{{200, true}, {404, false}, {500, false}} {
 		f := newFakeWallet(t, true, always(tt.status, ``))
-		o, err := f.client(0).Rollback(context.Background(), f.srv.URL+"/", testSecret, "wd-1", body)
+		o, err := f.client(0).SendRollback(context.Background(), f.srv.URL+"/", testSecret, "wd-1", body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -519,14 +519,14 @@ func TestRollback(t *testing.T) {
 
 	// The withdrawal id is one escaped path segment.
 	f := newFakeWallet(t, true, always(200, ``))
-	if _, err := f.client(0).Rollback(context.Background(), f.srv.URL, testSecret, "wd/1 ?#", body); err != nil {
+	if _, err := f.client(0).SendRollback(context.Background(), f.srv.URL, testSecret, "wd/1 ?#", body); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.requests()[0].path; got != "/v1/rollbacks/wd%2F1%20%3F%23" {
 		t.Errorf("path %s, want /v1/rollbacks/wd%%2F1%%20%%3F%%23", got)
 	}
 	for _, id := range []string{"", ".", "..", "wd\n1"} {
-		if _, err := f.client(0).Rollback(context.Background(), f.srv.URL, testSecret, id, body); !errors.Is(err, wallet.ErrConfig) {
+		if _, err := f.client(0).SendRollback(context.Background(), f.srv.URL, testSecret, id, body); !errors.Is(err, wallet.ErrConfig) {
 			t.Errorf("Rollback(%q) = %v, want ErrConfig", id, err)
 		}
 	}

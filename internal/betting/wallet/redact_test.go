@@ -23,7 +23,7 @@ func TestTransportErrorsHideTheURL(t *testing.T) {
 	l.Close() // nothing listens: every request fails to connect
 	endpoint := "http://" + addr + "/path-s3cret/v1/withdraw"
 	c := wallet.New(wallet.Options{AllowInsecure: true, Timeout: 2 * time.Second})
-	res, err := c.Withdraw(context.Background(), endpoint, testSecret, withdrawalBody(t))
+	res, err := c.SendWithdrawal(context.Background(), endpoint, testSecret, withdrawalBody(t))
 	if err != nil {
 		t.Fatal(err)
 	}
