@@ -46,7 +46,7 @@ func (b *builder) bugScore() float64 {
 
 // isBugReport reports whether the spec reads as a bug report.
 func (b *builder) isBugReport() bool {
-	if len(b.endpoints) > 0 || b.doc.headingCount() > 8 {
+	if len(b.endpoints) > 0 || b.doc.headingCount() > 8 || b.bugSections() > 1 {
 		return false
 	}
 	for _, in := range b.info {

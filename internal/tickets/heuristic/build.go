@@ -198,7 +198,8 @@ type builder struct {
 	covered        wordSet
 	coveredN       int
 	headingWords   wordSet
-	lowerSpec      string // the spec in lower case
+	lowerSpec      string   // the spec in lower case
+	lines          []string // the spec's lines, see specLines
 }
 
 // Spec shapes.

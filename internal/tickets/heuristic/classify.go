@@ -29,6 +29,30 @@ var (
 	contextHeading = regexp.MustCompile(`(?i)^(summary|executive summary|tl;?dr|overview|introduction|motivation|background.*|context|why|why now|problem|the problem|problem statement|goals|current state|how .* today|what goes wrong|what exists.*|is your feature request related to a problem.*)$`)
 )
 
+// closedReport matches a report's resolution when it needs no work: fixed,
+// a duplicate, won't fix, an accepted risk.
+var closedReport = regexp.MustCompile(`(?i)(^|[.!?]\s+|:\s*)(fixed (in|on|by)\b|retested:?\s*fixed|duplicate of\b|won'?t fix|wontfix|accepted risk|not a bug|cannot reproduce|can't reproduce|works as intended|resolved in\b)`)
+
+// duplicateHeading is a report whose heading says it repeats another.
+var duplicateHeading = regexp.MustCompile(`(?i)^(\S+\s+)?(same as|duplicate of)\b`)
+
+// isClosedReport reports whether s is a leaf section whose own text says
+// the report it holds is resolved without work.
+func isClosedReport(s *section) bool {
+	if len(s.children) > 0 || s.level < 2 {
+		return false
+	}
+	if duplicateHeading.MatchString(s.heading) {
+		return true
+	}
+	for _, bl := range s.blocks {
+		if bl.kind == paragraphBlock && closedReport.MatchString(bl.text) {
+			return true
+		}
+	}
+	return false
+}
+
 // classifyHeading classifies a heading by its words alone.
 func classifyHeading(heading string) sectionClass {
 	raw := strings.ReplaceAll(heading, "`", "")
@@ -51,6 +75,9 @@ func classifyHeading(heading string) sectionClass {
 func classifySections(doc *document) {
 	for _, s := range doc.sections[1:] {
 		s.class = classifyHeading(s.heading)
+		if s.class == workSection && isClosedReport(s) {
+			s.class = notWorkSection
+		}
 		if p := s.parent; p != nil && p.class > s.class {
 			s.class = p.class
 		}

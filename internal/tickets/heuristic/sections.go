@@ -36,6 +36,9 @@ func (b *builder) subtreeDrafts(s *section) []*draft {
 // bottom-up so that a parent knows its children's drafts.
 func (b *builder) buildSection(s *section) {
 	in := b.info[s.index]
+	if b.sectionBugDraft(s) {
+		return
+	}
 	units := unclaimed(in.units)
 	if len(in.endpoints) > 0 {
 		b.attachToEndpoints(s, in.endpoints, units)

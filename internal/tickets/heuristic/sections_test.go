@@ -88,3 +88,61 @@ func titles(ts []tickets.Ticket) []string {
 	}
 	return out
 }
+
+const bugListSpec = `# Bug bash: checkout
+
+### CK-01 Order total ignores the shipping discount
+
+Severity: S3
+
+Repro:
+1. Add two items over 50 EUR to the cart.
+2. Go to the payment step.
+
+Expected: the total excludes shipping.
+Actual: the total still includes 4.90.
+
+### CK-02 Double charge when pressing Pay twice
+
+Severity: S1
+
+Repro: double-click "Pay".
+Expected: one payment.
+Actual: two payments.
+
+### CK-03 Guest checkout asks for a password
+
+Severity: S2
+
+Repro: choose "Continue as guest".
+Expected: email only.
+Actual: a password field is shown.
+
+Status: fixed in build rc3.
+`
+
+func TestBugListGivesOneBugPerOpenReport(t *testing.T) {
+	res := generate(t, defaultRequest(bugListSpec, "Bug bash"))
+	bugs := map[string]tickets.Ticket{}
+	for _, tk := range res.Tickets {
+		if strings.Contains(tk.Title, "password") {
+			t.Errorf("the fixed report CK-03 became ticket %q", tk.Title)
+		}
+		if tk.TicketType == tickets.TypeBug {
+			bugs[tk.Title] = tk
+		}
+	}
+	for title, prio := range map[string]string{
+		"Fix CK-01: Order total ignores the shipping discount": tickets.PriorityMedium,
+		"Fix CK-02: Double charge when pressing Pay twice":     tickets.PriorityCritical,
+	} {
+		tk, ok := bugs[title]
+		if !ok {
+			t.Errorf("no bug %q in %v", title, titles(res.Tickets))
+			continue
+		}
+		if tk.Priority == nil || *tk.Priority != prio {
+			t.Errorf("bug %q: priority %v, want %s (its severity)", title, tk.Priority, prio)
+		}
+	}
+}

@@ -1,0 +1,163 @@
+package heuristic
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
+)
+
+// This file reads the bug reports of a list of reports: a section whose
+// own text has repro steps, an expected and an actual result (or says what
+// is wrong) is one bug, titled after its symptom, not a story about its
+// heading.
+
+var (
+	bugField     = regexp.MustCompile(`(?i)^(severity|priority|repro|reproduce|steps to reproduce|steps|expected(?: result| behaviou?r)?|actual(?: result| behaviou?r)?|observed|what is wrong|what's wrong|environment)\s*:\s*(.*)$`)
+	reportLabel  = regexp.MustCompile(`^([A-Z][A-Z0-9]*-\d+|#\d+|[A-Z]\d+|\d+)[.:)]?\s+(.+)$`)
+	listPrefix   = regexp.MustCompile(`^\s*(?:[-*+]|\d{1,9}[.)])\s+`)
+	severityRank = []struct {
+		re   *regexp.Regexp
+		prio string
+		val  float64
+	}{
+		{regexp.MustCompile(`(?i)\b(s1|p0|blocker|critical|sev ?1)\b`), tickets.PriorityCritical, 0.99},
+		{regexp.MustCompile(`(?i)\b(s2|p1|high|major|sev ?2)\b`), tickets.PriorityHigh, 0.93},
+		{regexp.MustCompile(`(?i)\b(s3|p2|medium|moderate|sev ?3)\b`), tickets.PriorityMedium, 0.86},
+		{regexp.MustCompile(`(?i)\b(s4|p3|low|minor|trivial|cosmetic|sev ?4)\b`), tickets.PriorityLow, 0.8},
+	}
+)
+
+// sectionBugReport is what the own lines of one section report.
+type sectionBugReport struct {
+	severity string
+	repro    []string
+	expected []string
+	actual   []string
+	wrong    []string
+}
+
+// specLines returns the spec's lines, numbered from 1 at index 0.
+func (b *builder) specLines() []string {
+	if b.lines == nil {
+		text := strings.ReplaceAll(b.req.Spec, "\r\n", "\n")
+		b.lines = strings.Split(strings.ReplaceAll(text, "\r", "\n"), "\n")
+	}
+	return b.lines
+}
+
+// readSectionBug reads the labelled fields of s's own lines; it returns nil
+// unless they make a bug report (an expected result with an actual result
+// or repro steps, or a "what is wrong" line).
+func (b *builder) readSectionBug(s *section) *sectionBugReport {
+	if s.parent == nil || !s.isWork() {
+		return nil
+	}
+	lines := b.specLines()
+	r := &sectionBugReport{}
+	var cur *[]string
+	for n := s.first + 1; n <= s.last && n <= len(lines); n++ {
+		b.m.tick(1)
+		line := strings.TrimSpace(strings.ReplaceAll(lines[n-1], "**", ""))
+		if line == "" || strings.HasPrefix(line, "```") {
+			continue
+		}
+		if m := bugField.FindStringSubmatch(line); m != nil {
+			field, rest := strings.ToLower(m[1]), strings.TrimSpace(m[2])
+			switch {
+			case field == "severity" || field == "priority":
+				r.severity, cur = rest, nil
+				continue
+			case strings.HasPrefix(field, "expected"):
+				cur = &r.expected
+			case strings.HasPrefix(field, "actual") || field == "observed":
+				cur = &r.actual
+			case strings.HasPrefix(field, "what"):
+				cur = &r.wrong
+			case field == "environment":
+				cur = nil
+				continue
+			default:
+				cur = &r.repro
+			}
+			if rest != "" {
+				*cur = append(*cur, rest)
+			}
+			continue
+		}
+		if cur != nil {
+			*cur = append(*cur, listPrefix.ReplaceAllString(line, ""))
+		}
+	}
+	if len(r.expected) > 0 && (len(r.actual) > 0 || len(r.repro) > 0) || len(r.wrong) > 0 {
+		return r
+	}
+	return nil
+}
+
+// sectionBugDraft makes the bug ticket of a section that reports one, and
+// reports whether it did.
+func (b *builder) sectionBugDraft(s *section) bool {
+	r := b.readSectionBug(s)
+	if r == nil {
+		return false
+	}
+	heading := strings.TrimRight(stripCode(s.heading), ".!?: ")
+	title := "Fix " + lowerFirst(heading)
+	label := ""
+	if m := reportLabel.FindStringSubmatch(heading); m != nil {
+		label = m[1]
+		title = "Fix " + label + ": " + m[2]
+	}
+	d := b.newDraft(tickets.TypeBug, originBug, shorten(title, 16, 110), s)
+	d.topic = "bug"
+	d.value, d.conf, d.phase, d.weight = 0.9, 0.8, 1, 0
+	d.labels = []string{"bug"}
+	for _, sv := range severityRank {
+		if r.severity != "" && sv.re.MatchString(r.severity) {
+			d.prio, d.value = sv.prio, sv.val
+			break
+		}
+	}
+	d.lead = "Bug report: " + heading + "."
+	if r.severity != "" {
+		d.notes = append(d.notes, "Severity: "+r.severity)
+	}
+	if len(r.repro) > 0 {
+		d.notes = append(d.notes, "Steps to reproduce: "+strings.Join(r.repro, " "))
+	}
+	if len(r.actual) > 0 {
+		d.notes = append(d.notes, "Actual: "+strings.Join(r.actual, " "))
+	}
+	for _, w := range r.wrong {
+		d.crit = append(d.crit, "No longer happens: "+w)
+	}
+	if len(r.expected) > 0 {
+		d.crit = append(d.crit, "Following the steps to reproduce gives the expected result: "+strings.Join(r.expected, " "))
+	}
+	if len(r.actual) > 0 {
+		d.crit = append(d.crit, "The reported behaviour no longer occurs: "+strings.Join(r.actual, " "))
+	}
+	ref := heading
+	if label != "" {
+		ref = label
+	}
+	d.crit = append(d.crit, "A regression test reproduces "+ref+" and passes with the fix.")
+	d.words = newWordSet(title, strings.Join(r.expected, " "), strings.Join(r.actual, " "), strings.Join(r.wrong, " "))
+	b.info[s.index].drafts = append(b.info[s.index].drafts, d)
+	for _, u := range b.info[s.index].units {
+		u.claimed = true
+	}
+	return true
+}
+
+// bugSections counts the sections that report a bug of their own.
+func (b *builder) bugSections() int {
+	n := 0
+	for _, s := range b.doc.sections {
+		if b.readSectionBug(s) != nil {
+			n++
+		}
+	}
+	return n
+}
