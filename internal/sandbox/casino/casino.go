@@ -1,6 +1,8 @@
 package casino
 
 import (
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
+
 	"errors"
 	"fmt"
 	"regexp"
@@ -8,9 +10,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/sandbox/faults"
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 )
 
@@ -46,9 +48,6 @@ const (
 	EndpointFinish   = "finish"
 	EndpointRollback = "rollback"
 )
-
-// maxIDLength bounds every id in a request.
-const maxIDLength = 255
 
 // Config configures a Casino.
 type Config struct {
@@ -87,11 +86,15 @@ type Config struct {
 // Casino is an in-memory sandbox aggregator wallet. Create it with New;
 // serve Handler. Its methods are safe for concurrent use.
 type Casino struct {
+	// The every-account fault switches: FailNext, RejectNext,
+	// RefuseRetryNext, MalformedNext, DelayNext, StallNext and
+	// DropResponseNext (see Faults).
+	*everyAccount
+
 	now     func() time.Time
 	cfg     Config
 	journal *journal.Journal
-	closing chan struct{}
-	closed  sync.Once
+	keeper  *journal.Keeper
 
 	mu sync.Mutex
 	// State replayed from the journal (see rebuildLocked).
@@ -113,8 +116,7 @@ type Casino struct {
 	roundSeq   int64
 	storeSeq   int64 // stored answers, in order
 	// Live state, never journalled.
-	faults map[faultKey]*faultState // armed fault injection
-	failed error                    // the journal failed and the state could not be rebuilt
+	faults *faults.Table // armed fault injection
 }
 
 // account is one wallet: one balance in one currency.
@@ -234,7 +236,7 @@ func New(cfg Config) (*Casino, error) {
 		}
 		return c, nil
 	}
-	if err := c.open(); err != nil {
+	if err := c.keeper.Open(c.applyRecord, c.lacking); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -247,7 +249,6 @@ func build(cfg Config) (*Casino, error) {
 		now:        cfg.Now,
 		cfg:        cfg,
 		journal:    cfg.Journal,
-		closing:    make(chan struct{}),
 		accounts:   make(map[string]*account),
 		blocked:    make(map[string]bool),
 		limits:     make(map[string]money.Amount),
@@ -256,11 +257,13 @@ func build(cfg Config) (*Casino, error) {
 		tombstones: make(map[string]string),
 		rounds:     make(map[string]*round),
 		finishes:   make(map[string]*record),
-		faults:     make(map[faultKey]*faultState),
+		faults:     faults.NewTable(protocol),
 	}
+	c.everyAccount = c.faults.Every()
 	if c.now == nil {
 		c.now = time.Now
 	}
+	c.keeper = journal.NewKeeper(cfg.Journal, c.now, "casino", ErrJournal, c.reloadLocked)
 	if err := c.applyConfig(configOf(cfg)); err != nil {
 		return nil, fmt.Errorf("casino: %w", err)
 	}
@@ -319,7 +322,7 @@ func (c *Casino) Credit(accountID, currency, amount string) error {
 }
 
 func (c *Casino) adjust(x *walletOp, accountID, currency, amount string, add bool) error {
-	if err := checkID("account id", accountID); err != nil {
+	if err := sandboxweb.CheckID("account id", accountID); err != nil {
 		return fmt.Errorf("casino: %w", err)
 	}
 	if !currencyPattern.MatchString(currency) {
@@ -528,21 +531,4 @@ func (c *Casino) recordLocked(at time.Time, e Entry, acct *account, delta money.
 	e.Amount = c.format(delta, acct.currency)
 	e.BalanceAfter = c.format(acct.balance, acct.currency)
 	c.ledger = append(c.ledger, e)
-}
-
-// checkID accepts 1 to maxIDLength bytes of valid UTF-8 without control
-// characters.
-func checkID(name, v string) error {
-	if v == "" {
-		return fmt.Errorf("%s is required", name)
-	}
-	if len(v) > maxIDLength || !utf8.ValidString(v) {
-		return fmt.Errorf("%s must be 1 to %d bytes of UTF-8", name, maxIDLength)
-	}
-	for _, r := range v {
-		if r < 0x20 || (r >= 0x7f && r < 0xa0) {
-			return fmt.Errorf("%s contains a control character", name)
-		}
-	}
-	return nil
 }

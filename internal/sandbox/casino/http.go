@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/foresight-dev/foresight/internal/sandbox/faults"
 	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 )
 
@@ -95,51 +96,26 @@ func (c *Casino) endpoint(name string, process processFunc) http.Handler {
 		who := peek(body)
 		f := c.takeFault(name, who)
 		switch {
-		case f.fail != 0:
-			writeResponse(w, response{status: f.fail, body: injectedFailureBody})
+		case f.Fail != 0:
+			writeResponse(w, response{status: f.Fail, body: injectedFailureBody})
 			return
-		case f.malformed != "":
-			malformed.Write(w, f.malformed)
+		case f.Malformed != "":
+			malformed.Write(w, f.Malformed)
 			return
-		case f.reject != "":
-			writeResponse(w, c.injectedRejection(f.reject, who))
-			return
-		}
-		if f.stall {
-			// Nothing is processed; the request ends when the client
-			// gives up (or the casino closes), without an answer.
-			select {
-			case <-r.Context().Done():
-			case <-c.closing:
-			}
-			dropConnection(w)
+		case f.Reject != "":
+			writeResponse(w, c.injectedRejection(f.Reject, who))
 			return
 		}
-		if f.delay > 0 && !c.wait(f.delay) {
-			dropConnection(w)
+		if !c.faults.Hold(w, r, f) {
 			return
 		}
 		resp := process(&walletOp{}, body)
-		if f.drop {
-			dropConnection(w)
+		if f.Drop {
+			faults.DropConnection(w)
 			return
 		}
 		writeResponse(w, resp)
 	})
-}
-
-// wait sleeps d, deliberately not cut short by the client's cancellation:
-// a slow wallet finishes its work after the caller gave up. It returns
-// false when Close cut it short.
-func (c *Casino) wait(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-c.closing:
-		return false
-	}
 }
 
 // unavailable is the answer of a request that could not be journalled
@@ -188,17 +164,6 @@ func isLowerHex(s string) bool {
 		}
 	}
 	return true
-}
-
-// dropConnection closes the connection without writing an answer.
-func dropConnection(w http.ResponseWriter) {
-	conn, _, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		// HTTP/2 or a wrapper that cannot hijack: abort the stream, which
-		// the server answers with a reset and no response.
-		panic(http.ErrAbortHandler)
-	}
-	_ = conn.Close()
 }
 
 func writeResponse(w http.ResponseWriter, resp response) {

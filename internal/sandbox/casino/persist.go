@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"time"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 )
@@ -73,61 +72,26 @@ func (c *Casino) SigningSecret() string { return string(c.secret) }
 // later: such a request then ends unprocessed and unanswered. Serving goes
 // on. Call it before shutting the HTTP server down, so that no handler
 // keeps it waiting. It does not close Config.Journal.
-func (c *Casino) Close() {
-	c.closed.Do(func() { close(c.closing) })
-}
+func (c *Casino) Close() { c.faults.Close() }
 
-// clock is the time of a live operation. With a journal it is UTC and
-// whole microseconds, the journal's precision, so that a replay gives the
-// same ledger times.
-func (c *Casino) clock() time.Time {
-	t := c.now()
-	if c.journal != nil {
-		t = journal.Stamp(t)
-	}
-	return t
-}
+// beginLocked starts an operation (journal.Keeper.Begin).
+func (c *Casino) beginLocked(x *walletOp) error { return c.keeper.Begin(&x.at, x.replay) }
 
-// beginLocked starts an operation: it fails once the journal has failed
-// for good, and sets a live operation's time.
-func (c *Casino) beginLocked(x *walletOp) error {
-	if c.failed != nil {
-		return c.failed
-	}
-	if !x.replay {
-		x.at = c.clock()
-	}
-	return nil
-}
-
-// commitLocked appends a live operation that changed the state to the
-// journal. If the append fails, the state is rebuilt from the journal, so
-// the operation is undone, and the error is returned.
+// commitLocked appends a live operation that changed the state
+// (journal.Keeper.Commit).
 func (c *Casino) commitLocked(x *walletOp, kind string, v any) error {
-	if c.journal == nil || x.replay {
-		return nil
-	}
-	if _, err := c.journal.AppendValue(context.Background(), x.at, kind, v); err != nil {
-		c.rebuildLocked(err)
-		return fmt.Errorf("%w: %w", ErrJournal, err)
-	}
-	return nil
+	return c.keeper.Commit(x.at, x.replay, kind, v)
 }
 
-// rebuildLocked replaces the journalled state with a replay of the
-// journal, after a failed append: the state is then exactly what the
-// journal holds (without the failed record, or with it if the append
-// reached the disk after all; either way a retry gets a consistent
-// answer). Armed faults are kept. If the journal cannot be replayed
-// either, the casino fails every later operation until it is restarted.
-func (c *Casino) rebuildLocked(cause error) {
+// reloadLocked replaces the journalled state with a replay of the journal,
+// after a failed append (journal.Keeper.Commit). Armed faults are kept.
+func (c *Casino) reloadLocked() error {
 	t, err := build(c.cfg)
-	if err == nil {
-		err = c.journal.Replay(context.Background(), t.applyRecord)
-	}
 	if err != nil {
-		c.failed = fmt.Errorf("%w (%v), and the state could not be read back from it (%v): restart the casino", ErrJournal, cause, err)
-		return
+		return err
+	}
+	if err := c.journal.Replay(context.Background(), t.applyRecord); err != nil {
+		return err
 	}
 	// The secret never changes after New: it is not copied (verification
 	// reads it without the lock).
@@ -135,32 +99,20 @@ func (c *Casino) rebuildLocked(cause error) {
 	c.accounts, c.blocked, c.limits = t.accounts, t.blocked, t.limits
 	c.txs, c.processed, c.tombstones, c.rounds, c.finishes = t.txs, t.processed, t.tombstones, t.rounds, t.finishes
 	c.ledger, c.txSeq, c.roundSeq, c.storeSeq = t.ledger, t.txSeq, t.roundSeq, t.storeSeq
+	return nil
 }
 
-// open replays the journal, then records what it lacks: the current
-// configuration and a generated signing secret.
-func (c *Casino) open() error {
-	if err := c.journal.Replay(context.Background(), c.applyRecord); err != nil {
-		return fmt.Errorf("casino: %w", err)
-	}
-	at := c.clock()
+// lacking is what the replayed journal lacks: the current configuration
+// and a generated signing secret.
+func (c *Casino) lacking() ([]journal.Lacking, error) {
+	var out []journal.Lacking
 	if cur := configOf(c.cfg); c.lastConfig == nil || !c.lastConfig.equal(cur) {
-		if _, err := c.journal.AppendValue(context.Background(), at, kindConfig, cur); err != nil {
-			return err
-		}
-		if err := c.applyConfig(cur); err != nil {
-			return fmt.Errorf("casino: %w", err)
-		}
-		c.lastConfig = &cur
+		out = append(out, journal.Lacking{Kind: kindConfig, Value: cur})
 	}
 	if len(c.secret) == 0 {
-		secret := randomSecret()
-		if _, err := c.journal.AppendValue(context.Background(), at, kindSecret, secretRecord{Secret: secret}); err != nil {
-			return err
-		}
-		c.secret = []byte(secret)
+		out = append(out, journal.Lacking{Kind: kindSecret, Value: secretRecord{Secret: randomSecret()}})
 	}
-	return nil
+	return out, nil
 }
 
 // applyRecord applies one journal record at its time, through the code

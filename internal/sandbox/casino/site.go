@@ -116,7 +116,7 @@ func OpenSite(ctx context.Context, cfg SiteConfig) (*Site, error) {
 		return nil, fmt.Errorf("casino: the currency %q must be 3 to 7 upper-case letters or digits", cfg.Currency)
 	}
 	for name, v := range map[string]string{"casino id": cfg.CasinoID, "demo account": cfg.DemoAccount} {
-		if err := checkID(name, v); err != nil {
+		if err := sandboxweb.CheckID(name, v); err != nil {
 			return nil, fmt.Errorf("casino: %w", err)
 		}
 	}

@@ -1,6 +1,8 @@
 package casino
 
 import (
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -88,7 +90,7 @@ var amountPattern = regexp.MustCompile(`^\d{1,18}(\.\d{1,12})?$`)
 // checkParty validates the fields every wallet request carries. game_id is
 // checked when present, and must be present when gameRequired.
 func checkParty(accountID, currency string, gameID *string, gameRequired bool, sessionID string) error {
-	if err := checkID("account_id", accountID); err != nil {
+	if err := sandboxweb.CheckID("account_id", accountID); err != nil {
 		return err
 	}
 	if currency == "" {
@@ -103,7 +105,7 @@ func checkParty(accountID, currency string, gameID *string, gameRequired bool, s
 	case gameID != nil && *gameID != GameID:
 		return fmt.Errorf("game_id %q is not a game of this casino (want %q)", *gameID, GameID)
 	}
-	return checkID("session_id", sessionID)
+	return sandboxweb.CheckID("session_id", sessionID)
 }
 
 // oneTransaction returns the single item of transactions.
@@ -112,7 +114,7 @@ func oneTransaction(items []txRequestItem) (txRequestItem, error) {
 		return txRequestItem{}, fmt.Errorf("transactions must hold exactly one item, not %d", len(items))
 	}
 	tx := items[0]
-	if err := checkID("transactions[0].id_provider", tx.IDProvider); err != nil {
+	if err := sandboxweb.CheckID("transactions[0].id_provider", tx.IDProvider); err != nil {
 		return txRequestItem{}, err
 	}
 	return tx, nil
@@ -235,7 +237,7 @@ func (c *Casino) betWin(x *walletOp, body []byte) response {
 	if err := checkParty(req.AccountID, req.Currency, req.GameID, true, req.SessionID); err != nil {
 		return badRequest(err.Error())
 	}
-	if err := checkID("round_id", req.RoundID); err != nil {
+	if err := sandboxweb.CheckID("round_id", req.RoundID); err != nil {
 		return badRequest(err.Error())
 	}
 	if req.Finished == nil {
@@ -345,7 +347,7 @@ func (c *Casino) finish(x *walletOp, body []byte) response {
 	if err := checkParty(req.AccountID, req.Currency, req.GameID, false, req.SessionID); err != nil {
 		return badRequest(err.Error())
 	}
-	if err := checkID("round_id", req.RoundID); err != nil {
+	if err := sandboxweb.CheckID("round_id", req.RoundID); err != nil {
 		return badRequest(err.Error())
 	}
 	fingerprint := canonical(body)
@@ -394,7 +396,7 @@ func (c *Casino) rollback(x *walletOp, body []byte) response {
 	if err := checkParty(req.AccountID, req.Currency, req.GameID, true, req.SessionID); err != nil {
 		return badRequest(err.Error())
 	}
-	if err := checkID("round_id_provider", req.RoundIDProvider); err != nil {
+	if err := sandboxweb.CheckID("round_id_provider", req.RoundIDProvider); err != nil {
 		return badRequest(err.Error())
 	}
 	if req.Finished == nil {
@@ -410,7 +412,7 @@ func (c *Casino) rollback(x *walletOp, body []byte) response {
 	if tx.Type != typeRollback {
 		return badRequest(fmt.Sprintf("transactions[0].type %q must be rollback", tx.Type))
 	}
-	if err := checkID("transactions[0].original_id_provider", tx.OriginalIDProvider); err != nil {
+	if err := sandboxweb.CheckID("transactions[0].original_id_provider", tx.OriginalIDProvider); err != nil {
 		return badRequest(err.Error())
 	}
 	if tx.OriginalIDProvider == tx.IDProvider {

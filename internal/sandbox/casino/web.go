@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/sandbox/faults"
 	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
@@ -75,8 +76,8 @@ func (s *Site) routes() http.Handler {
 	api.Handle("POST /sandbox/api/block", sandboxweb.Control(s.apiBlock(true)))
 	api.Handle("POST /sandbox/api/unblock", sandboxweb.Control(s.apiBlock(false)))
 	api.Handle("POST /sandbox/api/bet-limit", sandboxweb.Control(s.apiBetLimit))
-	api.Handle("POST /sandbox/api/faults", sandboxweb.Control(s.apiFault))
-	api.Handle("POST /sandbox/api/faults/clear", sandboxweb.Control(s.apiClearFaults))
+	api.Handle("POST /sandbox/api/faults", sandboxweb.Control(s.c.faults.Handler))
+	api.Handle("POST /sandbox/api/faults/clear", sandboxweb.Control(s.c.faults.ClearHandler))
 	api.HandleFunc("/sandbox/api/", func(w http.ResponseWriter, r *http.Request) {
 		sandboxweb.Fail(w, r, http.StatusNotFound, "not_found", "no control endpoint "+r.Method+" "+r.URL.Path)
 	})
@@ -214,7 +215,7 @@ func (s *Site) callLauncher(r *http.Request, d *lobbyData) (string, error) {
 	}
 	path := launcherDemoPath
 	if !d.Demo {
-		if err := checkID("the account id", d.Account); err != nil {
+		if err := sandboxweb.CheckID("the account id", d.Account); err != nil {
 			return "", err
 		}
 		if !currencyPattern.MatchString(d.Currency) {
@@ -392,8 +393,8 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 			d.Stored = append(d.Stored, storedOf(key, rec))
 		}
 	}
-	if c.failed != nil {
-		d.Failed = c.failed.Error()
+	if err := c.keeper.Failed(); err != nil {
+		d.Failed = err.Error()
 	}
 	c.mu.Unlock()
 	sort.Strings(d.Blocked)
@@ -422,7 +423,7 @@ type controlsData struct {
 	LoginRequired bool
 	Account       string
 	Currency      string
-	Faults        []armedFault
+	Faults        []faults.Armed
 	Endpoints     []string
 	APICodes      []option
 	// MalformedShapes are the bodies of a malformed fault, the default
@@ -435,7 +436,7 @@ func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 		LoginRequired:   !s.guard.LoggedIn(r),
 		Account:         r.URL.Query().Get("account_id"),
 		Currency:        s.cfg.Currency,
-		Faults:          s.c.armedFaults(),
+		Faults:          s.c.faults.Armed(),
 		Endpoints:       []string{EndpointBalance, EndpointBetWin, EndpointFinish, EndpointRollback},
 		MalformedShapes: []string{malformed.HTML, malformed.Garbage, malformed.Truncated, malformed.Empty, malformed.Foreign},
 	}
@@ -477,17 +478,13 @@ func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 	if len(rounds) > stateLedgerSize {
 		rounds = rounds[:stateLedgerSize]
 	}
-	faults := c.armedFaults()
-	if faults == nil {
-		faults = []armedFault{}
-	}
 	sandboxweb.WriteJSON(w, http.StatusOK, map[string]any{
 		"aggregator_id": s.cfg.AggregatorID,
 		"casino_id":     s.cfg.CasinoID,
 		"accounts":      accounts,
 		"blocked":       blocked,
 		"rounds":        rounds,
-		"faults":        faults,
+		"faults":        c.faults.Armed(),
 		"ledger":        ledger,
 	})
 }
@@ -538,7 +535,7 @@ func (s *Site) apiAdjust(add bool) func(http.ResponseWriter, *http.Request, map[
 func (s *Site) apiBlock(block bool) func(http.ResponseWriter, *http.Request, map[string]string) {
 	return func(w http.ResponseWriter, r *http.Request, f map[string]string) {
 		id := f["account_id"]
-		if err := checkID("account_id", id); err != nil {
+		if err := sandboxweb.CheckID("account_id", id); err != nil {
 			failHelper(w, r, err)
 			return
 		}
@@ -564,7 +561,7 @@ func (s *Site) apiBlock(block bool) func(http.ResponseWriter, *http.Request, map
 // an empty limit removes the account's own.
 func (s *Site) apiBetLimit(w http.ResponseWriter, r *http.Request, f map[string]string) {
 	id, limit := f["account_id"], f["limit"]
-	if err := checkID("account_id", id); err != nil {
+	if err := sandboxweb.CheckID("account_id", id); err != nil {
 		failHelper(w, r, err)
 		return
 	}
@@ -577,112 +574,4 @@ func (s *Site) apiBetLimit(w http.ResponseWriter, r *http.Request, f map[string]
 		msg = "account " + id + ": no bet limit of its own"
 	}
 	sandboxweb.Done(w, r, msg, nil)
-}
-
-// apiFault handles POST /sandbox/api/faults: {account_id?, endpoint, kind,
-// count?, status?, api_code?, shape?, delay?}; see the package
-// documentation.
-func (s *Site) apiFault(w http.ResponseWriter, r *http.Request, f map[string]string) {
-	msg, err := s.armFault(f)
-	if err != nil {
-		sandboxweb.Fail(w, r, http.StatusBadRequest, "invalid_request", err.Error())
-		return
-	}
-	faults := s.c.armedFaults()
-	if faults == nil {
-		faults = []armedFault{}
-	}
-	sandboxweb.Done(w, r, msg, map[string]any{"faults": faults})
-}
-
-// armFault arms the fault f describes, or says what is wrong with f.
-func (s *Site) armFault(f map[string]string) (string, error) {
-	account, endpoint, kind := f["account_id"], f["endpoint"], f["kind"]
-	if kind == "omit_round_id" && endpoint == "" {
-		endpoint = EndpointBetWin
-	}
-	switch endpoint {
-	case EndpointBalance, EndpointBetWin, EndpointFinish, EndpointRollback:
-	default:
-		return "", fmt.Errorf("endpoint %q must be balance, betwin, finish or rollback", endpoint)
-	}
-	if account != "" {
-		if err := checkID("account_id", account); err != nil {
-			return "", err
-		}
-	}
-	n, err := sandboxweb.Count(f, "count", 1)
-	if err != nil {
-		return "", err
-	}
-	faults, scope := s.c.everyAccount(), "every account"
-	if account != "" {
-		faults, scope = s.c.ForAccount(account), "account "+account
-	}
-	what := ""
-	switch kind {
-	case "fail":
-		status, err := sandboxweb.Count(f, "status", http.StatusServiceUnavailable)
-		if err != nil || status < 200 || status > 599 {
-			return "", errors.New("status must be an HTTP status from 200 to 599")
-		}
-		faults.FailNext(endpoint, n, status)
-		what = fmt.Sprintf("answer %d injected_failure", status)
-	case "reject", "refuse_retry":
-		code := f["api_code"]
-		if code == "" {
-			code = "100"
-		}
-		if err := checkID("api_code", code); err != nil {
-			return "", err
-		}
-		if kind == "reject" {
-			faults.RejectNext(endpoint, n, code)
-			what = "answer api_code " + code + " (a retry of a transaction already answered gets its first answer)"
-		} else {
-			faults.RefuseRetryNext(endpoint, n, code)
-			what = "answer api_code " + code + " to a retry of a transaction already answered, instead of its first answer (a non-conforming wallet)"
-		}
-	case "malformed":
-		shape := f["shape"]
-		if shape == "" {
-			shape = malformed.HTML
-		}
-		if err := malformed.Check(shape); err != nil {
-			return "", err
-		}
-		faults.MalformedNext(endpoint, n, shape)
-		what = "get a 200 with a " + shape + " body, unprocessed"
-	case "delay":
-		d, err := sandboxweb.Duration(f, "delay", 2*time.Second)
-		if err != nil {
-			return "", err
-		}
-		faults.DelayNext(endpoint, n, d)
-		what = "wait " + d.String() + " before processing"
-	case "stall":
-		faults.StallNext(endpoint, n)
-		what = "hang unprocessed until the client gives up"
-	case "drop":
-		faults.DropResponseNext(endpoint, n)
-		what = "be processed, then get no answer"
-	case "omit_round_id":
-		if endpoint != EndpointBetWin {
-			return "", errors.New("omit_round_id applies to betwin only")
-		}
-		faults.OmitRoundIDNext(n)
-		what = "be answered without round_id when they succeed"
-	default:
-		return "", fmt.Errorf("kind %q must be fail, reject, refuse_retry, malformed, delay, stall, drop or omit_round_id", kind)
-	}
-	if n == 0 {
-		return fmt.Sprintf("%s faults of %s disarmed for %s", kind, endpoint, scope), nil
-	}
-	return fmt.Sprintf("the next %d %s requests of %s will %s", n, endpoint, scope, what), nil
-}
-
-// apiClearFaults handles POST /sandbox/api/faults/clear.
-func (s *Site) apiClearFaults(w http.ResponseWriter, r *http.Request, _ map[string]string) {
-	s.c.ClearFaults()
-	sandboxweb.Done(w, r, "every fault disarmed", nil)
 }

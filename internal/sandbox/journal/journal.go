@@ -117,3 +117,110 @@ func (j *Journal) Replay(ctx context.Context, apply func(Record) error) error {
 
 // Close closes the journal file.
 func (j *Journal) Close() error { return j.db.Close() }
+
+// Keeper is a sandbox's side of its journal: the time of its live
+// operations, their appending, and what follows a failed append. It is not
+// safe for concurrent use: the sandbox calls it under its own lock. With a
+// nil Journal the sandbox keeps everything in memory: nothing is appended
+// and nothing fails.
+type Keeper struct {
+	journal *Journal
+	now     func() time.Time
+	// errJournal is the sandbox's error for a failed journal, which every
+	// failure wraps; sandbox names the sandbox ("casino").
+	errJournal error
+	sandbox    string
+	// reload replays the journal into a fresh state and installs it.
+	reload func() error
+	failed error
+}
+
+// NewKeeper returns the keeper of j (nil: none) for the sandbox named
+// sandbox, whose clock is now. Every failure wraps errJournal. reload,
+// called after a failed append, must replay the journal into a fresh
+// state and install it (the journal is then the truth), or fail.
+func NewKeeper(j *Journal, now func() time.Time, sandbox string, errJournal error, reload func() error) *Keeper {
+	return &Keeper{journal: j, now: now, sandbox: sandbox, errJournal: errJournal, reload: reload}
+}
+
+// Clock is the time of a live operation. With a journal it is Stamped,
+// the journal's precision, so that a replay gives the same times.
+func (k *Keeper) Clock() time.Time {
+	t := k.now()
+	if k.journal != nil {
+		t = Stamp(t)
+	}
+	return t
+}
+
+// Begin starts an operation: it fails once the journal has failed for
+// good, and sets *at to the Clock for a live operation (replay false).
+func (k *Keeper) Begin(at *time.Time, replay bool) error {
+	if k.failed != nil {
+		return k.failed
+	}
+	if !replay {
+		*at = k.Clock()
+	}
+	return nil
+}
+
+// Commit appends a live operation that changed the state, of kind with
+// input v, made at at (nothing for a replayed one, or without a journal).
+// If the append fails, the state is reloaded from the journal, so the
+// operation is undone (or kept, if the append reached the disk after all;
+// either way a retry gets a consistent answer), and the error is
+// returned. If the journal cannot be replayed either, every later Begin
+// fails until the sandbox is restarted.
+func (k *Keeper) Commit(at time.Time, replay bool, kind string, v any) error {
+	if k.journal == nil || replay {
+		return nil
+	}
+	if _, err := k.journal.AppendValue(context.Background(), at, kind, v); err != nil {
+		if rerr := k.reload(); rerr != nil {
+			k.failed = fmt.Errorf("%w (%v), and the state could not be read back from it (%v): restart the %s", k.errJournal, err, rerr, k.sandbox)
+		}
+		return fmt.Errorf("%w: %w", k.errJournal, err)
+	}
+	return nil
+}
+
+// Failed is the error that fails every operation once the journal failed
+// for good; nil before.
+func (k *Keeper) Failed() error { return k.failed }
+
+// Lacking is a record that opening a journal appends: what the replayed
+// state lacks (its current configuration, a generated secret, …).
+type Lacking struct {
+	Kind  string
+	Value any
+}
+
+// Open replays the journal through apply, then appends each record that
+// lacking (called after the replay) returns and applies it through apply,
+// as a replay would.
+func (k *Keeper) Open(apply func(Record) error, lacking func() ([]Lacking, error)) error {
+	ctx := context.Background()
+	if err := k.journal.Replay(ctx, apply); err != nil {
+		return fmt.Errorf("%s: %w", k.sandbox, err)
+	}
+	more, err := lacking()
+	if err != nil {
+		return err
+	}
+	at := k.Clock()
+	for _, l := range more {
+		data, err := json.Marshal(l.Value)
+		if err != nil {
+			return fmt.Errorf("%s: encode a %s record: %w", k.sandbox, l.Kind, err)
+		}
+		seq, err := k.journal.Append(ctx, at, l.Kind, data)
+		if err != nil {
+			return err
+		}
+		if err := apply(Record{Seq: seq, Time: at, Kind: l.Kind, Data: data}); err != nil {
+			return fmt.Errorf("%s: %w", k.sandbox, err)
+		}
+	}
+	return nil
+}

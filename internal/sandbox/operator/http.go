@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/sandbox/faults"
 	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 )
 
@@ -69,49 +70,24 @@ func (o *Operator) endpoint(name string, signed bool, process processFunc) http.
 			return
 		}
 		fault := o.faultFor(name, body)
-		if fault.fail != 0 {
-			writeResponse(w, response{status: fault.fail, body: errorBody("injected_failure", "")})
+		if fault.Fail != 0 {
+			writeResponse(w, response{status: fault.Fail, body: errorBody("injected_failure", "")})
 			return
 		}
-		if fault.malformed != "" {
-			malformed.Write(w, fault.malformed)
+		if fault.Malformed != "" {
+			malformed.Write(w, fault.Malformed)
 			return
 		}
-		if fault.stall {
-			// Nothing is processed; the request ends when the client
-			// gives up (or the operator closes), without an answer.
-			select {
-			case <-r.Context().Done():
-			case <-o.closing:
-			}
-			dropConnection(w)
+		if !o.faults.Hold(w, r, fault) {
 			return
 		}
-		if fault.delay > 0 && !o.wait(fault.delay) {
-			dropConnection(w)
-			return
-		}
-		resp := o.handle(r, body, signed, fault.reject, process)
-		if fault.drop {
-			dropConnection(w)
+		resp := o.handle(r, body, signed, fault.Reject, process)
+		if fault.Drop {
+			faults.DropConnection(w)
 			return
 		}
 		writeResponse(w, resp)
 	})
-}
-
-// wait sleeps d, deliberately not cut short by the client's cancellation:
-// a slow wallet finishes its work after the caller gave up. It returns
-// false when Close cut it short.
-func (o *Operator) wait(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-o.closing:
-		return false
-	}
 }
 
 func (o *Operator) handle(r *http.Request, body []byte, signed bool, reject string, process processFunc) response {
@@ -134,17 +110,6 @@ func (o *Operator) handle(r *http.Request, body []byte, signed bool, reject stri
 func unavailable() response {
 	return errorResponse(http.StatusServiceUnavailable, "storage_unavailable",
 		"the sandbox operator could not record the request in its journal; nothing changed")
-}
-
-// dropConnection closes the connection without writing an answer.
-func dropConnection(w http.ResponseWriter) {
-	conn, _, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		// HTTP/2 or a wrapper that cannot hijack: abort the stream, which
-		// the server answers with a reset and no response.
-		panic(http.ErrAbortHandler)
-	}
-	_ = conn.Close()
 }
 
 func writeResponse(w http.ResponseWriter, resp response) {

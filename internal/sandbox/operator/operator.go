@@ -1,6 +1,8 @@
 package operator
 
 import (
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
+
 	"crypto/rand"
 	"crypto/rsa"
 	"errors"
@@ -10,11 +12,11 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/sandbox/faults"
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 )
 
@@ -42,9 +44,6 @@ const KeyBits = 2048
 
 // maxBodyBytes bounds a request body.
 const maxBodyBytes = 1 << 20
-
-// maxIDLength bounds every id in a request.
-const maxIDLength = 255
 
 // Config configures an Operator.
 type Config struct {
@@ -101,14 +100,18 @@ type Config struct {
 // Operator is an in-memory sandbox operator. Create it with New; serve
 // Handler. Its methods are safe for concurrent use.
 type Operator struct {
+	// The every-bettor fault switches: FailNext, RejectNext,
+	// RefuseRetryNext, MalformedNext, DelayNext, StallNext and
+	// DropResponseNext (see Faults).
+	*everyBettor
+
 	id       string
 	lifetime time.Duration // Config.TokenLifetime or its default
 	origins  map[string]bool
 	now      func() time.Time
 	cfg      Config
 	journal  *journal.Journal
-	closing  chan struct{}
-	closed   sync.Once
+	keeper   *journal.Keeper
 
 	mu sync.Mutex
 	// State replayed from the journal (see rebuildLocked).
@@ -131,8 +134,7 @@ type Operator struct {
 	nonces     map[uuid.UUID]time.Time
 	nonceSweep time.Time
 	sessions   map[string]*sessionRequest
-	faults     map[faultKey]*faultState
-	failed     error // the journal failed and the state could not be rebuilt
+	faults     *faults.Table
 }
 
 // bettor is one wallet.
@@ -232,7 +234,7 @@ func New(cfg Config) (*Operator, error) {
 		o.keys = []*signingKey{key}
 		return o, nil
 	}
-	if err := o.open(); err != nil {
+	if err := o.keeper.Open(o.applyRecord, o.lacking); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -250,7 +252,6 @@ func build(cfg Config) (*Operator, error) {
 		now:         cfg.Now,
 		cfg:         cfg,
 		journal:     cfg.Journal,
-		closing:     make(chan struct{}),
 		bettors:     make(map[string]*bettor),
 		blocked:     make(map[string]bool),
 		txs:         make(map[string]*txRecord),
@@ -258,11 +259,13 @@ func build(cfg Config) (*Operator, error) {
 		tombstones:  make(map[string]bool),
 		nonces:      make(map[uuid.UUID]time.Time),
 		sessions:    make(map[string]*sessionRequest),
-		faults:      make(map[faultKey]*faultState),
+		faults:      faults.NewTable(protocol),
 	}
+	o.everyBettor = o.faults.Every()
 	if o.now == nil {
 		o.now = time.Now
 	}
+	o.keeper = journal.NewKeeper(cfg.Journal, o.now, "operator", ErrJournal, o.reloadLocked)
 	if err := o.applyConfig(configOf(cfg)); err != nil {
 		return nil, fmt.Errorf("operator: %w", err)
 	}
@@ -364,7 +367,7 @@ func (o *Operator) Credit(bettorID, currency, amount string) error {
 }
 
 func (o *Operator) adjust(x *walletOp, bettorID, currency, amount string, add bool) error {
-	if err := checkID("bettor id", bettorID); err != nil {
+	if err := sandboxweb.CheckID("bettor id", bettorID); err != nil {
 		return fmt.Errorf("operator: %w", err)
 	}
 	o.mu.Lock()
@@ -546,21 +549,4 @@ func parseAmount(s, currency string, decimals int32, positive bool) (money.Amoun
 		}
 	}
 	return a, nil
-}
-
-// checkID accepts 1 to maxIDLength bytes of valid UTF-8 without control
-// characters.
-func checkID(name, v string) error {
-	if v == "" {
-		return fmt.Errorf("%s is required", name)
-	}
-	if len(v) > maxIDLength || !utf8.ValidString(v) {
-		return fmt.Errorf("%s must be 1 to %d bytes of UTF-8", name, maxIDLength)
-	}
-	for _, r := range v {
-		if r < 0x20 || (r >= 0x7f && r < 0xa0) {
-			return fmt.Errorf("%s contains a control character", name)
-		}
-	}
-	return nil
 }

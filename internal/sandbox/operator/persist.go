@@ -101,62 +101,27 @@ func (o *Operator) SigningSecret() string { return string(o.secret) }
 // later: such a request then ends unprocessed and unanswered. Serving goes
 // on. Call it before shutting the HTTP server down, so that no handler
 // keeps it waiting. It does not close Config.Journal.
-func (o *Operator) Close() {
-	o.closed.Do(func() { close(o.closing) })
-}
+func (o *Operator) Close() { o.faults.Close() }
 
-// clock is the time of a live operation. With a journal it is UTC and
-// whole microseconds, the journal's precision, so that a replay gives the
-// same ledger times.
-func (o *Operator) clock() time.Time {
-	t := o.now()
-	if o.journal != nil {
-		t = journal.Stamp(t)
-	}
-	return t
-}
+// beginLocked starts an operation (journal.Keeper.Begin).
+func (o *Operator) beginLocked(x *walletOp) error { return o.keeper.Begin(&x.at, x.replay) }
 
-// beginLocked starts an operation: it fails once the journal has failed
-// for good, and sets a live operation's time.
-func (o *Operator) beginLocked(x *walletOp) error {
-	if o.failed != nil {
-		return o.failed
-	}
-	if !x.replay {
-		x.at = o.clock()
-	}
-	return nil
-}
-
-// commitLocked appends a live operation that changed the state to the
-// journal. If the append fails, the state is rebuilt from the journal, so
-// the operation is undone, and the error is returned.
+// commitLocked appends a live operation that changed the state
+// (journal.Keeper.Commit).
 func (o *Operator) commitLocked(x *walletOp, kind string, v any) error {
-	if o.journal == nil || x.replay {
-		return nil
-	}
-	if _, err := o.journal.AppendValue(context.Background(), x.at, kind, v); err != nil {
-		o.rebuildLocked(err)
-		return fmt.Errorf("%w: %w", ErrJournal, err)
-	}
-	return nil
+	return o.keeper.Commit(x.at, x.replay, kind, v)
 }
 
-// rebuildLocked replaces the journalled state with a replay of the
-// journal, after a failed append: the state is then exactly what the
-// journal holds (without the failed record, or with it if the append
-// reached the disk after all; either way a retry gets a consistent
-// answer). Live state (nonces, session requests, faults) is kept. If the
-// journal cannot be replayed either, the operator fails every later
-// operation until it is restarted.
-func (o *Operator) rebuildLocked(cause error) {
+// reloadLocked replaces the journalled state with a replay of the journal,
+// after a failed append (journal.Keeper.Commit). Live state (nonces,
+// session requests, faults) is kept.
+func (o *Operator) reloadLocked() error {
 	t, err := build(o.cfg)
-	if err == nil {
-		err = o.journal.Replay(context.Background(), t.applyRecord)
-	}
 	if err != nil {
-		o.failed = fmt.Errorf("%w (%v), and the state could not be read back from it (%v): restart the operator", ErrJournal, cause, err)
-		return
+		return err
+	}
+	if err := o.journal.Replay(context.Background(), t.applyRecord); err != nil {
+		return err
 	}
 	// The secret never changes after New: it is not copied (authentication
 	// reads it without the lock).
@@ -164,42 +129,27 @@ func (o *Operator) rebuildLocked(cause error) {
 	o.keys, o.bettors, o.blocked, o.txs, o.lifetimeSet = t.keys, t.bettors, t.blocked, t.txs, t.lifetimeSet
 	o.withdrawals, o.tombstones, o.ledger = t.withdrawals, t.tombstones, t.ledger
 	o.opSeq, o.txSeq = t.opSeq, t.txSeq
+	return nil
 }
 
-// open replays the journal, then records what it lacks: the current
-// configuration, the first key and a generated signing secret.
-func (o *Operator) open() error {
-	if err := o.journal.Replay(context.Background(), o.applyRecord); err != nil {
-		return fmt.Errorf("operator: %w", err)
-	}
-	at := o.clock()
+// lacking is what the replayed journal lacks: the current configuration,
+// the first key and a generated signing secret.
+func (o *Operator) lacking() ([]journal.Lacking, error) {
+	var out []journal.Lacking
 	if cur := configOf(o.cfg); o.lastConfig == nil || !o.lastConfig.equal(cur) {
-		if _, err := o.journal.AppendValue(context.Background(), at, kindConfig, cur); err != nil {
-			return err
-		}
-		if err := o.applyConfig(cur); err != nil {
-			return fmt.Errorf("operator: %w", err)
-		}
-		o.lastConfig = &cur
+		out = append(out, journal.Lacking{Kind: kindConfig, Value: cur})
 	}
 	if len(o.keys) == 0 {
 		key, err := initialKey(o.cfg)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if _, err := o.journal.AppendValue(context.Background(), at, kindKey, keyRecordOf(key)); err != nil {
-			return err
-		}
-		o.keys = []*signingKey{key}
+		out = append(out, journal.Lacking{Kind: kindKey, Value: keyRecordOf(key)})
 	}
 	if len(o.secret) == 0 {
-		secret := randomSecret()
-		if _, err := o.journal.AppendValue(context.Background(), at, kindSecret, secretRecord{Secret: secret}); err != nil {
-			return err
-		}
-		o.secret = []byte(secret)
+		out = append(out, journal.Lacking{Kind: kindSecret, Value: secretRecord{Secret: randomSecret()}})
 	}
-	return nil
+	return out, nil
 }
 
 // applyRecord applies one journal record at its time, through the code

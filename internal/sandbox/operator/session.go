@@ -1,6 +1,8 @@
 package operator
 
 import (
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
+
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
@@ -232,7 +234,7 @@ func (o *Operator) mint(bettorID, currency string) (string, time.Time, error) {
 // its session, creating the bettor when Config.StartingBalance is set (a
 // creation is journalled).
 func (o *Operator) sessionCurrencyLocked(x *walletOp, bettorID, currency string) (string, error) {
-	if err := checkID("bettor id", bettorID); err != nil {
+	if err := sandboxweb.CheckID("bettor id", bettorID); err != nil {
 		return "", fmt.Errorf("operator: %w", err)
 	}
 	if err := o.beginLocked(x); err != nil {

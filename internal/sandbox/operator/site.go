@@ -85,7 +85,7 @@ func OpenSite(ctx context.Context, cfg SiteConfig) (*Site, error) {
 	if cfg.DemoBettor == "" {
 		cfg.DemoBettor = DefaultDemoBettor
 	}
-	if err := checkID("the demo bettor", cfg.DemoBettor); err != nil {
+	if err := sandboxweb.CheckID("the demo bettor", cfg.DemoBettor); err != nil {
 		return nil, fmt.Errorf("operator: %w", err)
 	}
 	s := &Site{

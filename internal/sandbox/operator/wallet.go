@@ -1,6 +1,8 @@
 package operator
 
 import (
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -66,10 +68,10 @@ type movement struct {
 }
 
 func (o *Operator) parseMovement(txID, bettorID string, rawAmount json.RawMessage, currency string, positive bool) (movement, error) {
-	if err := checkID("transaction_id", txID); err != nil {
+	if err := sandboxweb.CheckID("transaction_id", txID); err != nil {
 		return movement{}, err
 	}
-	if err := checkID("bettor_id", bettorID); err != nil {
+	if err := sandboxweb.CheckID("bettor_id", bettorID); err != nil {
 		return movement{}, err
 	}
 	if currency == "" {
@@ -145,7 +147,7 @@ func (o *Operator) withdraw(x *walletOp, _ string, body []byte) response {
 	if req.Metadata == nil {
 		return invalid(errors.New("metadata is required (an object with market_id)"))
 	}
-	if err := checkID("metadata.market_id", req.Metadata.MarketID); err != nil {
+	if err := sandboxweb.CheckID("metadata.market_id", req.Metadata.MarketID); err != nil {
 		return invalid(err)
 	}
 	return o.transact(x, endpointWithdrawals, m.txID, "", m.bettorID, body, canonical(body), func() response {
@@ -197,7 +199,7 @@ func (o *Operator) deposit(x *walletOp, _ string, body []byte) response {
 		{"metadata.bet_id", md.BetID},
 		{"metadata.withdrawal_transaction_id", md.WithdrawalTransactionID},
 	} {
-		if err := checkID(f[0], f[1]); err != nil {
+		if err := sandboxweb.CheckID(f[0], f[1]); err != nil {
 			return invalid(err)
 		}
 	}
@@ -240,7 +242,7 @@ func (o *Operator) deposit(x *walletOp, _ string, body []byte) response {
 
 // rollback handles DELETE /v1/rollbacks/{id}; wdID is {id}.
 func (o *Operator) rollback(x *walletOp, wdID string, body []byte) response {
-	if err := checkID("the withdrawal transaction_id in the path", wdID); err != nil {
+	if err := sandboxweb.CheckID("the withdrawal transaction_id in the path", wdID); err != nil {
 		return invalid(err)
 	}
 	var req rollbackRequest

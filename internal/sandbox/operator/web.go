@@ -1,7 +1,6 @@
 package operator
 
 import (
-	"cmp"
 	"embed"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/foresight-dev/foresight/internal/sandbox/faults"
 	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
@@ -62,8 +62,8 @@ func (s *Site) routes() http.Handler {
 	api.Handle("POST /sandbox/api/credit", sandboxweb.Control(s.apiAdjust(true)))
 	api.Handle("POST /sandbox/api/block", sandboxweb.Control(s.apiBlock(true)))
 	api.Handle("POST /sandbox/api/unblock", sandboxweb.Control(s.apiBlock(false)))
-	api.Handle("POST /sandbox/api/faults", sandboxweb.Control(s.apiFault))
-	api.Handle("POST /sandbox/api/faults/clear", sandboxweb.Control(s.apiClearFaults))
+	api.Handle("POST /sandbox/api/faults", sandboxweb.Control(s.op.faults.Handler))
+	api.Handle("POST /sandbox/api/faults/clear", sandboxweb.Control(s.op.faults.ClearHandler))
 	api.Handle("POST /sandbox/api/session-requests", sandboxweb.Control(s.apiSessionRequest))
 	api.Handle("POST /sandbox/api/token-lifetime", sandboxweb.Control(s.apiTokenLifetime))
 	api.HandleFunc("/sandbox/api/", func(w http.ResponseWriter, r *http.Request) {
@@ -288,8 +288,8 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 			Bettor: rec.bettorID, Status: rec.status, Body: strings.TrimSpace(string(rec.body)),
 		})
 	}
-	if o.failed != nil {
-		d.Failed = o.failed.Error()
+	if err := o.keeper.Failed(); err != nil {
+		d.Failed = err.Error()
 	}
 	o.mu.Unlock()
 	sort.Slice(d.Stored, func(i, j int) bool { return d.Stored[i].Seq > d.Stored[j].Seq })
@@ -305,7 +305,7 @@ type controlsData struct {
 	LoginRequired bool
 	Bettor        string
 	Currency      string
-	Faults        []armedFault
+	Faults        []faults.Armed
 	Endpoints     []string
 	WalletCodes   []string
 	// MalformedShapes are the bodies of a malformed fault, the default
@@ -322,7 +322,7 @@ func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 		LoginRequired:   !s.guard.LoggedIn(r),
 		Bettor:          r.URL.Query().Get("bettor_id"),
 		Currency:        currency,
-		Faults:          s.op.armedFaults(),
+		Faults:          s.op.faults.Armed(),
 		Endpoints:       []string{endpointWithdrawals, endpointDeposits, endpointRollbacks, endpointSession},
 		WalletCodes:     []string{"insufficient_funds", "bettor_blocked", "bettor_not_found", "bet_limit_reached"},
 		MalformedShapes: []string{malformed.HTML, malformed.Garbage, malformed.Truncated, malformed.Empty, malformed.Foreign},
@@ -362,16 +362,9 @@ func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 		"token_lifetime_seconds": int64(lifetime / time.Second),
 		"bettors":                bettors,
 		"blocked":                blocked,
-		"faults":                 nonNil(o.armedFaults()),
+		"faults":                 o.faults.Armed(),
 		"ledger":                 ledger,
 	})
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 // failHelper answers a helper's error: 503 storage_unavailable for the
@@ -413,7 +406,7 @@ func (s *Site) apiAdjust(add bool) func(http.ResponseWriter, *http.Request, map[
 func (s *Site) apiBlock(block bool) func(http.ResponseWriter, *http.Request, map[string]string) {
 	return func(w http.ResponseWriter, r *http.Request, f map[string]string) {
 		id := f["bettor_id"]
-		if err := checkID("bettor_id", id); err != nil {
+		if err := sandboxweb.CheckID("bettor_id", id); err != nil {
 			failHelper(w, r, err)
 			return
 		}
@@ -433,102 +426,6 @@ func (s *Site) apiBlock(block bool) func(http.ResponseWriter, *http.Request, map
 		}
 		sandboxweb.Done(w, r, "bettor "+id+" "+state, nil)
 	}
-}
-
-// apiFault handles POST /sandbox/api/faults: {bettor_id?, endpoint, kind,
-// count?, status?, code?, shape?, delay?}; see the package documentation.
-func (s *Site) apiFault(w http.ResponseWriter, r *http.Request, f map[string]string) {
-	msg, err := s.armFault(f)
-	if err != nil {
-		sandboxweb.Fail(w, r, http.StatusBadRequest, "invalid_request", err.Error())
-		return
-	}
-	sandboxweb.Done(w, r, msg, map[string]any{"faults": nonNil(s.op.armedFaults())})
-}
-
-// armFault arms the fault f describes, or says what is wrong with f.
-func (s *Site) armFault(f map[string]string) (string, error) {
-	bettor, endpoint, kind := f["bettor_id"], f["endpoint"], f["kind"]
-	switch endpoint {
-	case endpointWithdrawals, endpointDeposits, endpointRollbacks, endpointSession:
-	default:
-		return "", fmt.Errorf("endpoint %q must be withdrawals, deposits, rollbacks or session", endpoint)
-	}
-	if bettor != "" {
-		if err := checkID("bettor_id", bettor); err != nil {
-			return "", err
-		}
-	}
-	n, err := sandboxweb.Count(f, "count", 1)
-	if err != nil {
-		return "", err
-	}
-	faults := s.op.everyBettor()
-	scope := "every bettor"
-	if bettor != "" {
-		faults, scope = s.op.ForBettor(bettor), "bettor "+bettor
-	}
-	what := ""
-	switch kind {
-	case "fail":
-		status, err := sandboxweb.Count(f, "status", http.StatusServiceUnavailable)
-		if err != nil || status < 100 || status > 599 {
-			return "", errors.New("status must be an HTTP status from 100 to 599")
-		}
-		faults.FailNext(endpoint, n, status)
-		what = fmt.Sprintf("answer %d injected_failure", status)
-	case "reject", "refuse_retry":
-		code := f["code"]
-		if code == "" {
-			code = "insufficient_funds"
-		}
-		if endpoint == endpointSession {
-			return "", errors.New("the session endpoint has no refusals to inject: use kind fail")
-		}
-		if err := checkID("code", code); err != nil {
-			return "", err
-		}
-		if kind == "reject" {
-			faults.RejectNext(endpoint, n, code)
-			what = fmt.Sprintf("answer %d %s (a retry of a transaction already answered gets its first answer)", rejection(code).status, code)
-		} else {
-			faults.RefuseRetryNext(endpoint, n, code)
-			what = fmt.Sprintf("answer %d %s to a retry of a transaction already answered, instead of its first answer (a non-conforming wallet)",
-				rejection(code).status, code)
-		}
-	case "malformed":
-		shape := cmp.Or(f["shape"], malformed.HTML)
-		if err := malformed.Check(shape); err != nil {
-			return "", err
-		}
-		faults.MalformedNext(endpoint, n, shape)
-		what = "get a 200 with a " + shape + " body, unprocessed"
-	case "delay":
-		d, err := sandboxweb.Duration(f, "delay", 2*time.Second)
-		if err != nil {
-			return "", err
-		}
-		faults.DelayNext(endpoint, n, d)
-		what = "wait " + d.String() + " before processing"
-	case "stall":
-		faults.StallNext(endpoint, n)
-		what = "hang unprocessed until the client gives up"
-	case "drop":
-		faults.DropResponseNext(endpoint, n)
-		what = "be processed, then get no answer"
-	default:
-		return "", fmt.Errorf("kind %q must be fail, reject, refuse_retry, malformed, delay, stall or drop", kind)
-	}
-	if n == 0 {
-		return fmt.Sprintf("%s faults of %s disarmed for %s", kind, endpoint, scope), nil
-	}
-	return fmt.Sprintf("the next %d %s requests of %s will %s", n, endpoint, scope, what), nil
-}
-
-// apiClearFaults handles POST /sandbox/api/faults/clear.
-func (s *Site) apiClearFaults(w http.ResponseWriter, r *http.Request, _ map[string]string) {
-	s.op.ClearFaults()
-	sandboxweb.Done(w, r, "every fault disarmed", nil)
 }
 
 // apiSessionRequest handles POST /sandbox/api/session-requests:

@@ -46,6 +46,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Prefix is the path under which a sandbox partner serves its pages, its
@@ -487,4 +488,24 @@ func Serve(ctx context.Context, l net.Listener, handler http.Handler, stop func(
 		err = errors.Join(err, served)
 	}
 	return err
+}
+
+// MaxIDLength bounds every id a sandbox accepts, in bytes.
+const MaxIDLength = 255
+
+// CheckID accepts 1 to MaxIDLength bytes of valid UTF-8 without control
+// characters; its error names the field name.
+func CheckID(name, v string) error {
+	if v == "" {
+		return fmt.Errorf("%s is required", name)
+	}
+	if len(v) > MaxIDLength || !utf8.ValidString(v) {
+		return fmt.Errorf("%s must be 1 to %d bytes of UTF-8", name, MaxIDLength)
+	}
+	for _, r := range v {
+		if r < 0x20 || (r >= 0x7f && r < 0xa0) {
+			return fmt.Errorf("%s contains a control character", name)
+		}
+	}
+	return nil
 }
