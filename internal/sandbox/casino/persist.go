@@ -2,14 +2,13 @@ package casino
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
 
 // Journal record kinds. A wallet request is journalled under its endpoint
@@ -110,7 +109,7 @@ func (c *Casino) lacking() ([]journal.Lacking, error) {
 		out = append(out, journal.Lacking{Kind: kindConfig, Value: cur})
 	}
 	if len(c.secret) == 0 {
-		out = append(out, journal.Lacking{Kind: kindSecret, Value: secretRecord{Secret: randomSecret()}})
+		out = append(out, journal.Lacking{Kind: kindSecret, Value: secretRecord{Secret: sandboxweb.RandomSecret()}})
 	}
 	return out, nil
 }
@@ -170,11 +169,4 @@ func (c *Casino) applyRecord(r journal.Record) error {
 		return c.setBetLimit(x, a.AccountID, a.Amount)
 	}
 	return fmt.Errorf("unknown record kind %q", r.Kind)
-}
-
-// randomSecret is a new signing secret: 48 hex digits (192 random bits).
-func randomSecret() string {
-	var raw [24]byte
-	_, _ = rand.Read(raw[:]) // never fails (crypto/rand)
-	return hex.EncodeToString(raw[:])
 }

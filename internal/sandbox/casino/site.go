@@ -2,16 +2,12 @@ package casino
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"regexp"
 	"strings"
 	"time"
 
-	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
 
@@ -82,8 +78,9 @@ type SiteConfig struct {
 // Site is a sandbox casino served with its lobby, pages and control API.
 // Open it with OpenSite; serve Handler (or call Serve); Close it.
 type Site struct {
+	*shell // Handler, Serve and Close
+
 	c           *Casino
-	journal     *journal.Journal
 	cfg         SiteConfig
 	guard       sandboxweb.Guard
 	platformURL string
@@ -129,54 +126,27 @@ func OpenSite(ctx context.Context, cfg SiteConfig) (*Site, error) {
 	if s.client == nil {
 		s.client = &http.Client{Timeout: 10 * time.Second}
 	}
-	var err error
-	if cfg.DatabasePath != "" {
-		if s.journal, err = journal.Open(ctx, cfg.DatabasePath); err != nil {
-			return nil, fmt.Errorf("casino: %w", err)
-		}
-	}
-	secret := cfg.SigningSecret
-	if secret == "" && s.journal == nil {
-		secret = randomSecret()
-	}
-	s.c, err = New(Config{SigningSecret: secret, StartingBalance: cfg.StartingBalance, Journal: s.journal})
+	sh, secret, err := sandboxweb.OpenShell(ctx, "casino", cfg.DatabasePath, cfg.SigningSecret)
 	if err != nil {
-		if s.journal != nil {
-			s.journal.Close()
-		}
 		return nil, err
 	}
-	s.handler = s.routes()
+	s.shell = sh
+	s.c, err = New(Config{SigningSecret: secret, StartingBalance: cfg.StartingBalance, Journal: sh.Journal()})
+	if err != nil {
+		sh.Close()
+		return nil, err
+	}
+	sh.Start(s.routes(), s.c.Close)
 	return s, nil
 }
 
-// Casino returns the sandbox casino the Site serves.
-func (s *Site) Casino() *Casino { return s.c }
-
-// Handler returns everything the Site serves: the casino's wallet
+// shell is the Site's web shell: Handler serves the casino's wallet
 // (Casino.Handler) at its protocol paths, the lobby, pages and control API
 // under /sandbox/, and a redirect from / to the lobby.
-func (s *Site) Handler() http.Handler { return s.handler }
+type shell = sandboxweb.Shell
 
-// Serve serves Handler on l until ctx is done, then stops cleanly: waiting
-// requests (DelayNext, StallNext) are ended, the HTTP server shuts down
-// gracefully and the database is closed. It returns nil after a clean stop.
-func (s *Site) Serve(ctx context.Context, l net.Listener) error {
-	err := sandboxweb.Serve(ctx, l, s.handler, s.c.Close)
-	return errors.Join(err, s.Close())
-}
-
-// Close ends waiting requests and closes the database; the Site must not
-// be used after. It is safe to call more than once.
-func (s *Site) Close() error {
-	s.c.Close()
-	if s.journal == nil {
-		return nil
-	}
-	j := s.journal
-	s.journal = nil
-	return j.Close()
-}
+// Casino returns the sandbox casino the Site serves.
+func (s *Site) Casino() *Casino { return s.c }
 
 // Registration returns the body of the platform's POST /admin/v1/operators
 // that registers this casino's aggregator, whose wallet is served at
@@ -189,56 +159,14 @@ func (s *Site) Registration(baseURL string) []byte {
 	s.c.mu.Lock()
 	decimals := s.c.currencyDecimals(cur)
 	s.c.mu.Unlock()
-	b, err := json.MarshalIndent(registration{
+	return sandboxweb.Registration{
 		ID:            s.cfg.AggregatorID,
 		Name:          "Sandbox aggregator " + s.cfg.AggregatorID,
 		Integration:   "aggregator",
 		WalletURL:     strings.TrimRight(baseURL, "/"),
 		SigningSecret: s.c.SigningSecret(),
 		CasinoIDs:     []string{s.cfg.CasinoID},
-		Currencies:    []registrationCurrency{{Code: cur, Decimals: decimals}},
-		Margin:        registrationMargin{Method: "odds_ratio", Value: "0.05"},
-		Limits:        map[string]registrationLimits{cur: defaultLimits},
-		OddsTolerance: "0.05",
-	}, "", "  ")
-	if err != nil {
-		panic(err)
-	}
-	return b
+		Currency:      cur,
+		Decimals:      decimals,
+	}.Body()
 }
-
-// registration is the body of the platform's POST /admin/v1/operators, in
-// the order of the integration guide.
-type registration struct {
-	ID            string                        `json:"id"`
-	Name          string                        `json:"name"`
-	Integration   string                        `json:"integration"`
-	WalletURL     string                        `json:"wallet_url"`
-	SigningSecret string                        `json:"signing_secret"`
-	CasinoIDs     []string                      `json:"casino_ids"`
-	Currencies    []registrationCurrency        `json:"currencies"`
-	Margin        registrationMargin            `json:"margin"`
-	Limits        map[string]registrationLimits `json:"limits"`
-	OddsTolerance string                        `json:"odds_tolerance"`
-}
-
-type registrationCurrency struct {
-	Code     string `json:"code"`
-	Decimals int32  `json:"decimals"`
-}
-
-type registrationMargin struct {
-	Method string `json:"method"`
-	Value  string `json:"value"`
-}
-
-type registrationLimits struct {
-	MinStake        string `json:"min_stake"`
-	MaxStake        string `json:"max_stake"`
-	MaxPayout       string `json:"max_payout"`
-	OutcomeExposure string `json:"outcome_exposure"`
-}
-
-// defaultLimits are the limits a registration proposes; the platform's
-// admin edits them.
-var defaultLimits = registrationLimits{MinStake: "1", MaxStake: "100", MaxPayout: "1000", OutcomeExposure: "50000"}

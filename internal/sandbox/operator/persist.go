@@ -2,10 +2,8 @@ package operator
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
 
 // Journal record kinds. A wallet request is journalled under its endpoint
@@ -147,7 +146,7 @@ func (o *Operator) lacking() ([]journal.Lacking, error) {
 		out = append(out, journal.Lacking{Kind: kindKey, Value: keyRecordOf(key)})
 	}
 	if len(o.secret) == 0 {
-		out = append(out, journal.Lacking{Kind: kindSecret, Value: secretRecord{Secret: randomSecret()}})
+		out = append(out, journal.Lacking{Kind: kindSecret, Value: secretRecord{Secret: sandboxweb.RandomSecret()}})
 	}
 	return out, nil
 }
@@ -231,11 +230,4 @@ func (o *Operator) applyRecord(r journal.Record) error {
 		return o.setBlocked(x, b.BettorID, r.Kind == kindBlock)
 	}
 	return fmt.Errorf("unknown record kind %q", r.Kind)
-}
-
-// randomSecret is a new signing secret: 48 hex digits (192 random bits).
-func randomSecret() string {
-	var raw [24]byte
-	_, _ = rand.Read(raw[:]) // never fails (crypto/rand)
-	return hex.EncodeToString(raw[:])
 }

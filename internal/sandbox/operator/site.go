@@ -2,15 +2,11 @@ package operator
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"regexp"
 	"strings"
 
-	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
 
@@ -60,8 +56,9 @@ type SiteConfig struct {
 // Site is a sandbox operator served with its pages and control API. Open
 // it with OpenSite; serve Handler (or call Serve); Close it.
 type Site struct {
+	*shell // Handler, Serve and Close
+
 	op             *Operator
-	journal        *journal.Journal
 	cfg            SiteConfig
 	guard          sandboxweb.Guard
 	platformURL    string
@@ -94,60 +91,34 @@ func OpenSite(ctx context.Context, cfg SiteConfig) (*Site, error) {
 		platformURL:    strings.TrimRight(cfg.PlatformURL, "/"),
 		platformOrigin: origin,
 	}
-	if cfg.DatabasePath != "" {
-		if s.journal, err = journal.Open(ctx, cfg.DatabasePath); err != nil {
-			return nil, fmt.Errorf("operator: %w", err)
-		}
+	sh, secret, err := sandboxweb.OpenShell(ctx, "operator", cfg.DatabasePath, cfg.SigningSecret)
+	if err != nil {
+		return nil, err
 	}
-	secret := cfg.SigningSecret
-	if secret == "" && s.journal == nil {
-		secret = randomSecret()
-	}
+	s.shell = sh
 	s.op, err = New(Config{
 		ID:              cfg.ID,
 		SigningSecret:   secret,
 		Currency:        cfg.Currency,
 		StartingBalance: cfg.StartingBalance,
-		Journal:         s.journal,
+		Journal:         sh.Journal(),
 	})
 	if err != nil {
-		if s.journal != nil {
-			s.journal.Close()
-		}
+		sh.Close()
 		return nil, err
 	}
-	s.handler = s.routes()
+	sh.Start(s.routes(), s.op.Close)
 	return s, nil
 }
 
-// Operator returns the sandbox operator the Site serves.
-func (s *Site) Operator() *Operator { return s.op }
-
-// Handler returns everything the Site serves: the operator's wallet,
+// shell is the Site's web shell: Handler serves the operator's wallet,
 // session and JWKS endpoints (Operator.Handler) at their protocol paths,
 // the pages and the control API under /sandbox/, and a redirect from / to
 // the host page.
-func (s *Site) Handler() http.Handler { return s.handler }
+type shell = sandboxweb.Shell
 
-// Serve serves Handler on l until ctx is done, then stops cleanly: waiting
-// requests (DelayNext, StallNext) are ended, the HTTP server shuts down
-// gracefully and the database is closed. It returns nil after a clean stop.
-func (s *Site) Serve(ctx context.Context, l net.Listener) error {
-	err := sandboxweb.Serve(ctx, l, s.handler, s.op.Close)
-	return errors.Join(err, s.Close())
-}
-
-// Close ends waiting requests and closes the database; the Site must not
-// be used after. It is safe to call more than once.
-func (s *Site) Close() error {
-	s.op.Close()
-	if s.journal == nil {
-		return nil
-	}
-	j := s.journal
-	s.journal = nil
-	return j.Close()
-}
+// Operator returns the sandbox operator the Site serves.
+func (s *Site) Operator() *Operator { return s.op }
 
 // Registration returns the body of the platform's POST /admin/v1/operators
 // that registers this operator, served at baseURL (the wallet_url: the
@@ -160,56 +131,14 @@ func (s *Site) Registration(baseURL string) []byte {
 	currency := s.op.currency
 	decimals, _ := s.op.currencyDecimals(currency)
 	s.op.mu.Unlock()
-	b, err := json.MarshalIndent(registration{
+	return sandboxweb.Registration{
 		ID:            s.op.ID(),
 		Name:          "Sandbox operator " + s.op.ID(),
 		Integration:   "standalone",
 		WalletURL:     base,
 		SigningSecret: s.op.SigningSecret(),
 		JWKSURL:       base + "/.well-known/jwks.json",
-		Currencies:    []registrationCurrency{{Code: currency, Decimals: decimals}},
-		Margin:        registrationMargin{Method: "odds_ratio", Value: "0.05"},
-		Limits:        map[string]registrationLimits{currency: defaultLimits},
-		OddsTolerance: "0.05",
-	}, "", "  ")
-	if err != nil {
-		panic(err)
-	}
-	return b
+		Currency:      currency,
+		Decimals:      decimals,
+	}.Body()
 }
-
-// registration is the body of the platform's POST /admin/v1/operators, in
-// the order of the integration guide.
-type registration struct {
-	ID            string                        `json:"id"`
-	Name          string                        `json:"name"`
-	Integration   string                        `json:"integration"`
-	WalletURL     string                        `json:"wallet_url"`
-	SigningSecret string                        `json:"signing_secret"`
-	JWKSURL       string                        `json:"jwks_url"`
-	Currencies    []registrationCurrency        `json:"currencies"`
-	Margin        registrationMargin            `json:"margin"`
-	Limits        map[string]registrationLimits `json:"limits"`
-	OddsTolerance string                        `json:"odds_tolerance"`
-}
-
-type registrationCurrency struct {
-	Code     string `json:"code"`
-	Decimals int32  `json:"decimals"`
-}
-
-type registrationMargin struct {
-	Method string `json:"method"`
-	Value  string `json:"value"`
-}
-
-type registrationLimits struct {
-	MinStake        string `json:"min_stake"`
-	MaxStake        string `json:"max_stake"`
-	MaxPayout       string `json:"max_payout"`
-	OutcomeExposure string `json:"outcome_exposure"`
-}
-
-// defaultLimits are the limits a registration proposes; the platform's
-// admin edits them.
-var defaultLimits = registrationLimits{MinStake: "1", MaxStake: "100", MaxPayout: "1000", OutcomeExposure: "50000"}
