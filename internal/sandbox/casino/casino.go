@@ -1,8 +1,6 @@
 package casino
 
 import (
-	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
-
 	"errors"
 	"fmt"
 	"regexp"
@@ -14,6 +12,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/sandbox/faults"
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
 
 // GameID is the only game_id the casino accepts: the platform's game.

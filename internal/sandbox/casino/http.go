@@ -1,7 +1,6 @@
 package casino
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/sandbox/faults"
 	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
+	"github.com/foresight-dev/foresight/internal/sandbox/wire"
 )
 
 // response is an answer computed before it is written (or dropped).
@@ -146,7 +146,7 @@ func (c *Casino) verify(h http.Header, body []byte) bool {
 		return false
 	}
 	sig := values[0]
-	if len(sig) != 2*sha256.Size || !isLowerHex(sig) {
+	if len(sig) != 2*sha256.Size || !wire.IsLowerHex(sig) {
 		return false
 	}
 	got, err := hex.DecodeString(sig)
@@ -156,36 +156,10 @@ func (c *Casino) verify(h http.Header, body []byte) bool {
 	return hmac.Equal(got, mac(c.secret, body))
 }
 
-func isLowerHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}
-
-func writeResponse(w http.ResponseWriter, resp response) {
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(resp.status)
-	_, _ = w.Write(resp.body)
-}
-
-// mustJSON marshals values that cannot fail (structs of strings), ending
-// with a newline.
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("casino: marshal %T: %v", v, err))
-	}
-	return append(b, '\n')
-}
+func writeResponse(w http.ResponseWriter, resp response) { wire.Write(w, resp.status, resp.body) }
 
 func okJSON(v any) response {
-	return response{status: http.StatusOK, body: mustJSON(v)}
+	return response{status: http.StatusOK, body: wire.MustJSON(v)}
 }
 
 // Wallet error body.
@@ -233,7 +207,7 @@ func apiMessage(apiCode string) string {
 }
 
 func errorJSON(code, msg, apiCode, balance string) []byte {
-	return mustJSON(errorBody{Code: code, Msg: msg, Meta: errorMeta{APICode: apiCode, APIMessage: apiMessage(apiCode), Balance: balance}})
+	return wire.MustJSON(errorBody{Code: code, Msg: msg, Meta: errorMeta{APICode: apiCode, APIMessage: apiMessage(apiCode), Balance: balance}})
 }
 
 // walletError is the answer carrying apiCode: 403 permission_denied for
@@ -258,53 +232,6 @@ func forbidden() response {
 // injectedFailureBody is the body of FailNext answers: not a wallet error
 // body (no code, no meta), as a proxy in front of a wallet would answer.
 var injectedFailureBody = []byte(`{"error":"injected_failure"}` + "\n")
-
-// decodeBody decodes a JSON object into v, refusing trailing data.
-func decodeBody(body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(v); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			return fmt.Errorf("%s must be a JSON %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()))
-		}
-		return fmt.Errorf("the body is not a JSON object: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("the body has data after the JSON object")
-	}
-	return nil
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "string"
-	case "bool":
-		return "boolean"
-	case "slice":
-		return "array"
-	case "struct", "map", "ptr":
-		return "object"
-	default:
-		return goKind
-	}
-}
-
-// canonical is the JSON value of a valid body with sorted keys and no white
-// space: the idempotency fingerprint.
-func canonical(body []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return string(body)
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return string(body)
-	}
-	return string(b)
-}
 
 // who is the account a request names, and its transaction or round, read
 // leniently for fault injection and injected rejections; empty when the

@@ -1,8 +1,6 @@
 package casino
 
 import (
-	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
-
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
+	"github.com/foresight-dev/foresight/internal/sandbox/wire"
 )
 
 // Transaction types.
@@ -199,7 +199,7 @@ func replay(rec *record, endpoint, fingerprint, what string) response {
 // creates the account (Config.StartingBalance): that is journalled.
 func (c *Casino) balance(x *walletOp, body []byte) response {
 	var req balanceRequest
-	if err := decodeBody(body, &req); err != nil {
+	if err := wire.Decode(body, &req); err != nil {
 		return badRequest(err.Error())
 	}
 	if err := checkParty(req.AccountID, req.Currency, req.GameID, true, req.SessionID); err != nil {
@@ -231,7 +231,7 @@ func (c *Casino) balance(x *walletOp, body []byte) response {
 // betWin handles Round/BetWin.
 func (c *Casino) betWin(x *walletOp, body []byte) response {
 	var req betWinRequest
-	if err := decodeBody(body, &req); err != nil {
+	if err := wire.Decode(body, &req); err != nil {
 		return badRequest(err.Error())
 	}
 	if err := checkParty(req.AccountID, req.Currency, req.GameID, true, req.SessionID); err != nil {
@@ -254,7 +254,7 @@ func (c *Casino) betWin(x *walletOp, body []byte) response {
 	if err != nil {
 		return badRequest(err.Error())
 	}
-	fingerprint := canonical(body)
+	fingerprint := wire.Canonical(body)
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -341,7 +341,7 @@ func (c *Casino) applyBetWinLocked(x *walletOp, req *betWinRequest, tx txRequest
 // finish handles Round/Finish.
 func (c *Casino) finish(x *walletOp, body []byte) response {
 	var req finishRequest
-	if err := decodeBody(body, &req); err != nil {
+	if err := wire.Decode(body, &req); err != nil {
 		return badRequest(err.Error())
 	}
 	if err := checkParty(req.AccountID, req.Currency, req.GameID, false, req.SessionID); err != nil {
@@ -350,7 +350,7 @@ func (c *Casino) finish(x *walletOp, body []byte) response {
 	if err := sandboxweb.CheckID("round_id", req.RoundID); err != nil {
 		return badRequest(err.Error())
 	}
-	fingerprint := canonical(body)
+	fingerprint := wire.Canonical(body)
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -390,7 +390,7 @@ func (c *Casino) finish(x *walletOp, body []byte) response {
 // rollback handles Round/Rollback.
 func (c *Casino) rollback(x *walletOp, body []byte) response {
 	var req rollbackRequest
-	if err := decodeBody(body, &req); err != nil {
+	if err := wire.Decode(body, &req); err != nil {
 		return badRequest(err.Error())
 	}
 	if err := checkParty(req.AccountID, req.Currency, req.GameID, true, req.SessionID); err != nil {
@@ -418,7 +418,7 @@ func (c *Casino) rollback(x *walletOp, body []byte) response {
 	if tx.OriginalIDProvider == tx.IDProvider {
 		return badRequest("a rollback's id_provider must be its own, not original_id_provider")
 	}
-	fingerprint := canonical(body)
+	fingerprint := wire.Canonical(body)
 
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -1,7 +1,6 @@
 package operator
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/sandbox/faults"
 	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
+	"github.com/foresight-dev/foresight/internal/sandbox/wire"
 )
 
 // Endpoint names, for failure injection.
@@ -112,13 +112,7 @@ func unavailable() response {
 		"the sandbox operator could not record the request in its journal; nothing changed")
 }
 
-func writeResponse(w http.ResponseWriter, resp response) {
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(resp.status)
-	_, _ = w.Write(resp.body)
-}
+func writeResponse(w http.ResponseWriter, resp response) { wire.Write(w, resp.status, resp.body) }
 
 // errorBody is {"error": code} or, with a message, {"error": code,
 // "message": message}.
@@ -127,21 +121,11 @@ func errorBody(code, message string) []byte {
 		Error   string `json:"error"`
 		Message string `json:"message,omitempty"`
 	}{code, message}
-	return mustJSON(v)
+	return wire.MustJSON(v)
 }
 
 func errorResponse(status int, code, message string) response {
 	return response{status: status, body: errorBody(code, message)}
-}
-
-// mustJSON marshals values that cannot fail (structs of strings), ending
-// with a newline.
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("operator: marshal %T: %v", v, err))
-	}
-	return append(b, '\n')
 }
 
 func unauthorized(code, message string) (response, bool) {
@@ -157,7 +141,7 @@ func (o *Operator) authenticate(h http.Header, body []byte) (response, bool) {
 			return unauthorized("missing_header", hv[0]+" is required")
 		}
 	}
-	if !isLowerHex(sig) || len(sig) != 2*sha256.Size {
+	if !wire.IsLowerHex(sig) || len(sig) != 2*sha256.Size {
 		return unauthorized("invalid_signature", "X-Payload-Signature must be 64 lowercase hex digits")
 	}
 	got, _ := hex.DecodeString(sig)
@@ -203,59 +187,6 @@ func (o *Operator) sweepNoncesLocked(now time.Time) {
 			delete(o.nonces, id)
 		}
 	}
-}
-
-func isLowerHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}
-
-// decodeBody decodes a JSON object into v, refusing trailing data.
-func decodeBody(body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(v); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			return fmt.Errorf("%s must be a JSON %s", typeErr.Field, jsonKind(typeErr.Type.Kind().String()))
-		}
-		return fmt.Errorf("the body is not a JSON object: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("the body has data after the JSON object")
-	}
-	return nil
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "string"
-	case "struct", "map", "ptr":
-		return "object"
-	default:
-		return goKind
-	}
-}
-
-// canonical is the JSON value of a valid body with sorted keys and no white
-// space: the idempotency fingerprint.
-func canonical(body []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return string(body)
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return string(body)
-	}
-	return string(b)
 }
 
 // amountString reads an amount field, which must be a JSON string.

@@ -1,8 +1,6 @@
 package operator
 
 import (
-	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
-
 	"crypto/rand"
 	"crypto/rsa"
 	"errors"
@@ -18,6 +16,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/sandbox/faults"
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
 
 // DefaultCurrency is the currency of bettors created without one when

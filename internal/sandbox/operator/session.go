@@ -1,8 +1,6 @@
 package operator
 
 import (
-	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
-
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
@@ -14,6 +12,9 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
+	"github.com/foresight-dev/foresight/internal/sandbox/wire"
 )
 
 // signingKey is one RSA key of the JWK Set.
@@ -137,7 +138,7 @@ func (o *Operator) serveJWKS(w http.ResponseWriter, _ *http.Request) {
 	o.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-cache")
-	_, _ = w.Write(mustJSON(set))
+	_, _ = w.Write(wire.MustJSON(set))
 }
 
 // sessionClaims are the claims of a session JWT.
@@ -326,7 +327,7 @@ func (o *Operator) exchangeSession(_ *walletOp, _ string, body []byte) response 
 	var req struct {
 		SessionRequestID string `json:"session_request_id"`
 	}
-	if err := decodeBody(body, &req); err != nil {
+	if err := wire.Decode(body, &req); err != nil {
 		return invalid(err)
 	}
 	if req.SessionRequestID == "" {
@@ -356,7 +357,7 @@ func (o *Operator) exchangeSession(_ *walletOp, _ string, body []byte) response 
 	// The bettor's balance now, so that the widget shows it before the
 	// platform's first wallet call reports one (docs/operator-integration.md).
 	balance, _ := o.Balance(s.bettorID)
-	return response{status: http.StatusOK, body: mustJSON(struct {
+	return response{status: http.StatusOK, body: wire.MustJSON(struct {
 		AuthToken string `json:"auth_token"`
 		ExpiresAt string `json:"expires_at"`
 		Balance   string `json:"balance,omitempty"`

@@ -1,14 +1,14 @@
 package operator
 
 import (
-	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
-
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 
 	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
+	"github.com/foresight-dev/foresight/internal/sandbox/wire"
 )
 
 // Wallet request bodies. Amounts are raw so that a JSON number can be told
@@ -131,13 +131,13 @@ func (o *Operator) ok(opTxID string, b *bettor, result string) response {
 	if b != nil {
 		a.Balance = o.format(b.balance, b.currency)
 	}
-	return response{status: http.StatusOK, body: mustJSON(a)}
+	return response{status: http.StatusOK, body: wire.MustJSON(a)}
 }
 
 // withdraw handles POST /v1/withdrawals.
 func (o *Operator) withdraw(x *walletOp, _ string, body []byte) response {
 	var req withdrawalRequest
-	if err := decodeBody(body, &req); err != nil {
+	if err := wire.Decode(body, &req); err != nil {
 		return invalid(err)
 	}
 	m, err := o.parseMovement(req.TransactionID, req.BettorID, req.Amount, req.Currency, true)
@@ -150,7 +150,7 @@ func (o *Operator) withdraw(x *walletOp, _ string, body []byte) response {
 	if err := sandboxweb.CheckID("metadata.market_id", req.Metadata.MarketID); err != nil {
 		return invalid(err)
 	}
-	return o.transact(x, endpointWithdrawals, m.txID, "", m.bettorID, body, canonical(body), func() response {
+	return o.transact(x, endpointWithdrawals, m.txID, "", m.bettorID, body, wire.Canonical(body), func() response {
 		if o.tombstones[m.txID] {
 			return refusal(http.StatusConflict, "withdrawal_rolled_back")
 		}
@@ -183,7 +183,7 @@ func (o *Operator) withdraw(x *walletOp, _ string, body []byte) response {
 // deposit handles POST /v1/deposits.
 func (o *Operator) deposit(x *walletOp, _ string, body []byte) response {
 	var req depositRequest
-	if err := decodeBody(body, &req); err != nil {
+	if err := wire.Decode(body, &req); err != nil {
 		return invalid(err)
 	}
 	m, err := o.parseMovement(req.TransactionID, req.BettorID, req.Amount, req.Currency, false)
@@ -216,7 +216,7 @@ func (o *Operator) deposit(x *walletOp, _ string, body []byte) response {
 		return invalid(errors.New("metadata.result must be won, lost or voided"))
 	}
 	wdID := md.WithdrawalTransactionID
-	return o.transact(x, endpointDeposits, m.txID, "", m.bettorID, body, canonical(body), func() response {
+	return o.transact(x, endpointDeposits, m.txID, "", m.bettorID, body, wire.Canonical(body), func() response {
 		w := o.withdrawals[wdID]
 		switch {
 		case w == nil && o.tombstones[wdID]:
@@ -246,7 +246,7 @@ func (o *Operator) rollback(x *walletOp, wdID string, body []byte) response {
 		return invalid(err)
 	}
 	var req rollbackRequest
-	if err := decodeBody(body, &req); err != nil {
+	if err := wire.Decode(body, &req); err != nil {
 		return invalid(err)
 	}
 	m, err := o.parseMovement(req.TransactionID, req.BettorID, req.Amount, req.Currency, true)
@@ -256,7 +256,7 @@ func (o *Operator) rollback(x *walletOp, wdID string, body []byte) response {
 	if m.txID == wdID {
 		return invalid(errors.New("a rollback's transaction_id must be its own, not the withdrawal's"))
 	}
-	fingerprint := wdID + "\n" + canonical(body)
+	fingerprint := wdID + "\n" + wire.Canonical(body)
 	return o.transact(x, endpointRollbacks, m.txID, wdID, m.bettorID, body, fingerprint, func() response {
 		w := o.withdrawals[wdID]
 		if w == nil {
