@@ -6,10 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -129,33 +127,23 @@ var (
 
 func TestBrokenCasinoWallets(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name string
-		wrap func(c *casino.Casino, inner http.Handler) http.Handler
-		// fail and warn are the checks expected to fail and to warn; every
-		// other check passes.
-		fail, warn []string
-		// check and message: the reason of that check contains message.
-		check, message string
-		// shown is text the report must print for the check.
-		shown []string
-	}{
+	tests := []conformancetest.Break[*casino.Casino]{
 		{
-			name: "accepts bad signatures",
-			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
+			Name: "accepts bad signatures",
+			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
 				return conformancetest.BrokenWallet{Inner: inner, Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
 					r.Header.Set("X-REQUEST-SIGN", casino.Sign([]byte(secret), body))
 					return body, nil
 				}}
 			},
-			fail:    []string{"wrong-signature", "missing-signature"},
-			check:   "wrong-signature",
-			message: "the bet signed with another secret was accepted; the spec answers a missing or wrong signature 403",
-			shown:   []string{"POST http://", "/v2/provider_agg.Round/BetWin", "X-Request-Sign: ", "HTTP 200 OK", `"round_id":"casino-round-`},
+			Fail:    []string{"wrong-signature", "missing-signature"},
+			Check:   "wrong-signature",
+			Message: "the bet signed with another secret was accepted; the spec answers a missing or wrong signature 403",
+			Shown:   []string{"POST http://", "/v2/provider_agg.Round/BetWin", "X-Request-Sign: ", "HTTP 200 OK", `"round_id":"casino-round-`},
 		},
 		{
-			name: "answers 403 to a wrong signature after processing it",
-			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
+			Name: "answers 403 to a wrong signature after processing it",
+			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
 				return conformancetest.BrokenWallet{Inner: inner, Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
 					if sig := r.Header.Get("X-REQUEST-SIGN"); sig != "" && !signed(r, body) {
 						r.Header.Set("X-REQUEST-SIGN", casino.Sign([]byte(secret), body))
@@ -166,14 +154,14 @@ func TestBrokenCasinoWallets(t *testing.T) {
 					return body, nil
 				}}
 			},
-			fail:    []string{"wrong-signature"},
-			check:   "wrong-signature",
-			message: "the refused bet moved the balance from 1000 to 999; a refused request must change nothing",
-			shown:   []string{"HTTP 403 Forbidden", `"api_code":"403"`},
+			Fail:    []string{"wrong-signature"},
+			Check:   "wrong-signature",
+			Message: "the refused bet moved the balance from 1000 to 999; a refused request must change nothing",
+			Shown:   []string{"HTTP 403 Forbidden", `"api_code":"403"`},
 		},
 		{
-			name: "moves money again on a replay",
-			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
+			Name: "moves money again on a replay",
+			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
 				var mu sync.Mutex
 				seen := map[string]int{}
 				renamed := map[string]string{}
@@ -202,14 +190,14 @@ func TestBrokenCasinoWallets(t *testing.T) {
 						}
 					}}
 			},
-			fail:    []string{"replay", "replay-other-body", "win"},
-			check:   "replay",
-			message: "Player/Balance says 998 after one bet of 1 from 1000 sent twice, not 999 (1 too low)",
-			shown:   []string{"the same bet again"},
+			Fail:    []string{"replay", "replay-other-body", "win"},
+			Check:   "replay",
+			Message: "Player/Balance says 998 after one bet of 1 from 1000 sent twice, not 999 (1 too low)",
+			Shown:   []string{"the same bet again"},
 		},
 		{
-			name: "answers a rollback of an unknown bet with an error",
-			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
+			Name: "answers a rollback of an unknown bet with an error",
+			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
 				return conformancetest.BrokenWallet{Inner: inner, After: func(r *http.Request, _ []byte, a *conformancetest.Answer) {
 					if strings.HasSuffix(r.URL.Path, "Round/Rollback") && bytes.Contains(a.Body, []byte(`"id":""`)) {
 						a.Status = http.StatusBadRequest
@@ -217,14 +205,14 @@ func TestBrokenCasinoWallets(t *testing.T) {
 					}
 				}}
 			},
-			fail:    []string{"rollback-unknown"},
-			check:   "rollback-unknown",
-			message: `the rollback of a bet the wallet never saw was answered 400 with api_code 404; the spec: process it even if it arrives before the bet`,
-			shown:   []string{"/v2/provider_agg.Round/Rollback", `"original_id_provider":"conformance-bet-`, "HTTP 400 Bad Request"},
+			Fail:    []string{"rollback-unknown"},
+			Check:   "rollback-unknown",
+			Message: `the rollback of a bet the wallet never saw was answered 400 with api_code 404; the spec: process it even if it arrives before the bet`,
+			Shown:   []string{"/v2/provider_agg.Round/Rollback", `"original_id_provider":"conformance-bet-`, "HTTP 400 Bad Request"},
 		},
 		{
-			name: "keeps no tombstone of a rollback that came first",
-			wrap: func(c *casino.Casino, inner http.Handler) http.Handler {
+			Name: "keeps no tombstone of a rollback that came first",
+			Wrap: func(c *casino.Casino, inner http.Handler) http.Handler {
 				var mu sync.Mutex
 				processed := map[string]bool{}
 				return conformancetest.BrokenWallet{Inner: inner,
@@ -247,14 +235,14 @@ func TestBrokenCasinoWallets(t *testing.T) {
 						}
 					}}
 			},
-			fail:    []string{"rollback-unknown"},
-			check:   "rollback-unknown",
-			message: "was processed: the balance went from 1000 to 999; after reversing, the wallet must not process a late copy of the original bet",
-			shown:   []string{"the rolled-back bet arriving late"},
+			Fail:    []string{"rollback-unknown"},
+			Check:   "rollback-unknown",
+			Message: "was processed: the balance went from 1000 to 999; after reversing, the wallet must not process a late copy of the original bet",
+			Shown:   []string{"the rolled-back bet arriving late"},
 		},
 		{
-			name: "rejects a win in a finished round",
-			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
+			Name: "rejects a win in a finished round",
+			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
 				var mu sync.Mutex
 				finished := map[string]bool{}
 				return conformancetest.BrokenWallet{Inner: inner, Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
@@ -271,76 +259,76 @@ func TestBrokenCasinoWallets(t *testing.T) {
 					return body, nil
 				}}
 			},
-			fail:    []string{"closed-round"},
-			check:   "closed-round",
-			message: "a win in a round already finished was answered 400 with api_code 400; the spec: do not reject a transaction because the round is already closed",
-			shown:   []string{"round is closed"},
+			Fail:    []string{"closed-round"},
+			Check:   "closed-round",
+			Message: "a win in a round already finished was answered 400 with api_code 400; the spec: do not reject a transaction because the round is already closed",
+			Shown:   []string{"round is closed"},
 		},
 		{
-			name: "answers insufficient funds with another api_code",
-			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
+			Name: "answers insufficient funds with another api_code",
+			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
 				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
 					a.Body = bytes.ReplaceAll(a.Body, []byte(`"api_code":"100"`), []byte(`"api_code":"101"`))
 				}}
 			},
-			fail:    []string{"insufficient-funds"},
-			check:   "insufficient-funds",
-			message: `a bet above the balance was answered 400 with api_code 101; the spec's code for "player lacks money" is api_code "100"`,
-			shown:   []string{`"api_code":"101"`},
+			Fail:    []string{"insufficient-funds"},
+			Check:   "insufficient-funds",
+			Message: `a bet above the balance was answered 400 with api_code 101; the spec's code for "player lacks money" is api_code "100"`,
+			Shown:   []string{`"api_code":"101"`},
 		},
 		{
-			name: "answers insufficient funds without an api_code",
-			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
+			Name: "answers insufficient funds without an api_code",
+			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
 				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
 					if bytes.Contains(a.Body, []byte(`"api_code":"100"`)) {
 						a.Body = []byte(`{"error":"insufficient funds"}`)
 					}
 				}}
 			},
-			fail:    []string{"insufficient-funds", "api-codes"},
-			check:   "api-codes",
-			message: "an HTTP 400 answer without meta.api_code (1 answers like this); business rejections are signalled through meta.api_code",
-			shown:   []string{`{"error":"insufficient funds"}`, "check insufficient-funds"},
+			Fail:    []string{"insufficient-funds", "api-codes"},
+			Check:   "api-codes",
+			Message: "an HTTP 400 answer without meta.api_code (1 answers like this); business rejections are signalled through meta.api_code",
+			Shown:   []string{`{"error":"insufficient funds"}`, "check insufficient-funds"},
 		},
 		{
-			name: "writes api_codes as JSON numbers",
-			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
+			Name: "writes api_codes as JSON numbers",
+			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
 				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
 					a.Body = apiCodeString.ReplaceAll(a.Body, []byte(`"api_code":$1`))
 				}}
 			},
-			fail:    []string{"api-codes"},
-			check:   "api-codes",
-			message: "meta.api_code is the JSON value 403, not a string",
-			shown:   []string{`"api_code":403`},
+			Fail:    []string{"api-codes"},
+			Check:   "api-codes",
+			Message: "meta.api_code is the JSON value 403, not a string",
+			Shown:   []string{`"api_code":403`},
 		},
 		{
-			name: "writes balances as JSON numbers",
-			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
+			Name: "writes balances as JSON numbers",
+			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
 				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
 					a.Body = balanceString.ReplaceAll(a.Body, []byte(`"balance":$1`))
 				}}
 			},
-			fail:    []string{"decimal-format"},
-			check:   "decimal-format",
-			message: "balance is the JSON number 1000.00, not a string",
-			shown:   []string{`{"balance":1000.00}`},
+			Fail:    []string{"decimal-format"},
+			Check:   "decimal-format",
+			Message: "balance is the JSON number 1000.00, not a string",
+			Shown:   []string{`{"balance":1000.00}`},
 		},
 		{
-			name: "writes balances with 13 decimals",
-			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
+			Name: "writes balances with 13 decimals",
+			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
 				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
 					a.Body = balanceString.ReplaceAll(a.Body, []byte(`"balance":"${1}00000000000"`))
 				}}
 			},
-			fail:    []string{"decimal-format"},
-			check:   "decimal-format",
-			message: `balance is "1000.0000000000000", with more than 18 digits before or 12 after the point`,
-			shown:   []string{`"balance":"1000.0000000000000"`},
+			Fail:    []string{"decimal-format"},
+			Check:   "decimal-format",
+			Message: `balance is "1000.0000000000000", with more than 18 digits before or 12 after the point`,
+			Shown:   []string{`"balance":"1000.0000000000000"`},
 		},
 		{
-			name: "answers a round's items newest first",
-			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
+			Name: "answers a round's items newest first",
+			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
 				var mu sync.Mutex
 				rounds := map[string][]json.RawMessage{}
 				return conformancetest.BrokenWallet{Inner: inner, After: func(r *http.Request, body []byte, a *conformancetest.Answer) {
@@ -362,93 +350,50 @@ func TestBrokenCasinoWallets(t *testing.T) {
 					a.Body, _ = json.Marshal(ans)
 				}}
 			},
-			fail:    []string{"transaction-items"},
-			check:   "transaction-items",
-			message: "the answer has 2 transaction items for the request's 1",
-			shown:   []string{`"type":"win"`},
+			Fail:    []string{"transaction-items"},
+			Check:   "transaction-items",
+			Message: "the answer has 2 transaction items for the request's 1",
+			Shown:   []string{`"type":"win"`},
 		},
 		{
-			name: "answers text/plain",
-			wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
+			Name: "answers text/plain",
+			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
 				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
 					a.Header.Set("Content-Type", "text/plain")
 				}}
 			},
-			warn:    []string{"content-type"},
-			check:   "content-type",
-			message: `the answer's Content-Type is "text/plain"`,
-			shown:   []string{"Content-Type: text/plain"},
+			Warn:    []string{"content-type"},
+			Check:   "content-type",
+			Message: `the answer's Content-Type is "text/plain"`,
+			Shown:   []string{"Content-Type: text/plain"},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			c := newCasino(t)
-			rep := run(t, tt.wrap(c, c.Handler()))
-			conformancetest.CheckReport(t, rep, conformancetest.Want{Fail: tt.fail, Warn: tt.warn, Check: tt.check, Message: tt.message, Shown: tt.shown})
-		})
-	}
+	conformancetest.RunBreaks(t, tests, newCasino, run)
 }
 
 func TestUnreachableCasinoWallet(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := "http://" + l.Addr().String()
-	l.Close()
-	rep, err := aggregatorwallet.Run(context.Background(), aggregatorwallet.Config{URL: url, Secret: secret, AccountID: account, Timeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, _ := rep.Result("balance")
-	if rep.Passed() || res.Status != conformance.Fail || !strings.Contains(res.Reason(), "Player/Balance was answered no answer: ") {
-		t.Errorf("balance: %s %q\n%s", res.Status, res.Reason(), rep)
-	}
-	if rep.Count(conformance.Pass) != 0 {
-		t.Errorf("%d checks passed against no wallet", rep.Count(conformance.Pass))
-	}
+	conformancetest.CheckUnreachable(t, func(url string) (*conformance.Report, error) {
+		return aggregatorwallet.Run(context.Background(), aggregatorwallet.Config{URL: url, Secret: secret, AccountID: account, Timeout: 2 * time.Second})
+	}, "balance", "Player/Balance was answered no answer: ")
 }
 
 func TestCasinoConfigErrors(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name string
-		cfg  aggregatorwallet.Config
-		want string
-	}{
-		{"no URL", aggregatorwallet.Config{Secret: "s", AccountID: "a"}, "URL is required"},
-		{"not http", aggregatorwallet.Config{URL: "ftp://w.example", Secret: "s", AccountID: "a"}, "absolute http or https URL"},
-		{"no secret", aggregatorwallet.Config{URL: "https://w.example", AccountID: "a"}, "secret is required"},
-		{"no account", aggregatorwallet.Config{URL: "https://w.example", Secret: "s"}, "account id is required"},
-		{"lower-case currency", aggregatorwallet.Config{URL: "https://w.example", Secret: "s", AccountID: "a", Currency: "usd"}, "upper-case"},
-		{"stake with 13 decimals", aggregatorwallet.Config{URL: "https://w.example", Secret: "s", AccountID: "a", Stake: "0.0000000000001"}, "stake"},
-		{"negative stake", aggregatorwallet.Config{URL: "https://w.example", Secret: "s", AccountID: "a", Stake: "-1"}, "stake"},
+	tests := []conformancetest.ConfigError[aggregatorwallet.Config]{
+		{Name: "no URL", Cfg: aggregatorwallet.Config{Secret: "s", AccountID: "a"}, Want: "URL is required"},
+		{Name: "not http", Cfg: aggregatorwallet.Config{URL: "ftp://w.example", Secret: "s", AccountID: "a"}, Want: "absolute http or https URL"},
+		{Name: "no secret", Cfg: aggregatorwallet.Config{URL: "https://w.example", AccountID: "a"}, Want: "secret is required"},
+		{Name: "no account", Cfg: aggregatorwallet.Config{URL: "https://w.example", Secret: "s"}, Want: "account id is required"},
+		{Name: "lower-case currency", Cfg: aggregatorwallet.Config{URL: "https://w.example", Secret: "s", AccountID: "a", Currency: "usd"}, Want: "upper-case"},
+		{Name: "stake with 13 decimals", Cfg: aggregatorwallet.Config{URL: "https://w.example", Secret: "s", AccountID: "a", Stake: "0.0000000000001"}, Want: "stake"},
+		{Name: "negative stake", Cfg: aggregatorwallet.Config{URL: "https://w.example", Secret: "s", AccountID: "a", Stake: "-1"}, Want: "stake"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := aggregatorwallet.Run(context.Background(), tt.cfg)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("Run: %v, want an error containing %q", err, tt.want)
-			}
-		})
-	}
+	conformancetest.CheckConfigErrors(t, tests, aggregatorwallet.Run)
 }
 
 // TestDocListsEveryCheck keeps the package documentation's list true.
 func TestDocListsEveryCheck(t *testing.T) {
 	t.Parallel()
-	doc, err := os.ReadFile("doc.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range aggregatorwallet.Checks() {
-		if !regexp.MustCompile(`(?m)^//\t` + regexp.QuoteMeta(c.Name) + ` `).Match(doc) {
-			t.Errorf("doc.go does not list the check %s", c.Name)
-		}
-		if c.Rule == "" || c.Spec == "" {
-			t.Errorf("check %s has no rule or spec reference", c.Name)
-		}
-	}
+	conformancetest.CheckDocListsEveryCheck(t, aggregatorwallet.Checks())
 }

@@ -1,13 +1,19 @@
-// Package conformancetest is the test support of the wallet checkers: a
-// wrapper that breaks one rule of a sandbox wallet, and the assertions on
-// a checker's report that every broken wallet must meet.
+// Package conformancetest is the test harness both wallet checkers share:
+// a wrapper that breaks one rule of a sandbox wallet, the run of a checker
+// against a table of such breaks with the assertions on its report that
+// every broken wallet must meet, and the checks of an unreachable wallet,
+// of configuration errors and of the checker's documentation.
 package conformancetest
 
 import (
 	"bytes"
+	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -126,4 +132,103 @@ func Section(text, check string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// Break is one way of breaking a sandbox wallet W, and what the checker
+// must report about it.
+type Break[W any] struct {
+	Name string
+	// Wrap breaks the sandbox wallet w, whose handler is inner.
+	Wrap func(w W, inner http.Handler) http.Handler
+	// Fail and Warn are the checks expected to fail and to warn; every
+	// other check passes.
+	Fail, Warn []string
+	// Check and Message: the reason of that check contains Message.
+	Check, Message string
+	// Shown is text the report must print for the check: a request header
+	// or an answer line.
+	Shown []string
+}
+
+// Handlered is a sandbox wallet: it serves its wallet endpoints.
+type Handlered interface{ Handler() http.Handler }
+
+// RunBreaks runs the checker (run) against each break of a new sandbox
+// wallet (newWallet), in parallel subtests, and checks each report as
+// CheckReport does.
+func RunBreaks[W Handlered](t *testing.T, breaks []Break[W], newWallet func(*testing.T) W, run func(*testing.T, http.Handler) *conformance.Report) {
+	t.Helper()
+	for _, b := range breaks {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			w := newWallet(t)
+			rep := run(t, b.Wrap(w, w.Handler()))
+			CheckReport(t, rep, Want{Fail: b.Fail, Warn: b.Warn, Check: b.Check, Message: b.Message, Shown: b.Shown})
+		})
+	}
+}
+
+// CheckUnreachable runs the checker (run) against a URL where nothing
+// listens: check must fail with a reason containing reason, and no check
+// may pass.
+func CheckUnreachable(t *testing.T, run func(url string) (*conformance.Report, error), check, reason string) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String()
+	l.Close()
+	rep, err := run(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := rep.Result(check)
+	if rep.Passed() || res.Status != conformance.Fail || !strings.Contains(res.Reason(), reason) {
+		t.Errorf("%s: %s %q\n%s", check, res.Status, res.Reason(), rep)
+	}
+	if rep.Count(conformance.Pass) != 0 {
+		t.Errorf("%d checks passed against no wallet", rep.Count(conformance.Pass))
+	}
+}
+
+// ConfigError is a checker configuration Run must refuse with an error
+// containing Want.
+type ConfigError[C any] struct {
+	Name string
+	Cfg  C
+	Want string
+}
+
+// CheckConfigErrors runs the checker on each configuration and checks
+// its error.
+func CheckConfigErrors[C any](t *testing.T, cases []ConfigError[C], run func(context.Context, C) (*conformance.Report, error)) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			_, err := run(context.Background(), tt.Cfg)
+			if err == nil || !strings.Contains(err.Error(), tt.Want) {
+				t.Errorf("Run: %v, want an error containing %q", err, tt.Want)
+			}
+		})
+	}
+}
+
+// CheckDocListsEveryCheck keeps a checker's package documentation (its
+// doc.go, in the test's directory) true: it lists every check, and every
+// check has a rule and a spec reference.
+func CheckDocListsEveryCheck(t *testing.T, checks []conformance.Check) {
+	t.Helper()
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range checks {
+		if !regexp.MustCompile(`(?m)^//\t` + regexp.QuoteMeta(c.Name) + ` `).Match(doc) {
+			t.Errorf("doc.go does not list the check %s", c.Name)
+		}
+		if c.Rule == "" || c.Spec == "" {
+			t.Errorf("check %s has no rule or spec reference", c.Name)
+		}
+	}
 }
