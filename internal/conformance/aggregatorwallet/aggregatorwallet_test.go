@@ -130,11 +130,9 @@ func TestBrokenCasinoWallets(t *testing.T) {
 	tests := []conformancetest.Break[*casino.Casino]{
 		{
 			Name: "accepts bad signatures",
-			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
-				return conformancetest.BrokenWallet{Inner: inner, Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
-					r.Header.Set("X-REQUEST-SIGN", casino.Sign([]byte(secret), body))
-					return body, nil
-				}}
+			Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
+				r.Header.Set("X-REQUEST-SIGN", casino.Sign([]byte(secret), body))
+				return body, nil
 			},
 			Fail:    []string{"wrong-signature", "missing-signature"},
 			Check:   "wrong-signature",
@@ -197,13 +195,11 @@ func TestBrokenCasinoWallets(t *testing.T) {
 		},
 		{
 			Name: "answers a rollback of an unknown bet with an error",
-			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
-				return conformancetest.BrokenWallet{Inner: inner, After: func(r *http.Request, _ []byte, a *conformancetest.Answer) {
-					if strings.HasSuffix(r.URL.Path, "Round/Rollback") && bytes.Contains(a.Body, []byte(`"id":""`)) {
-						a.Status = http.StatusBadRequest
-						a.Body = []byte(`{"code":"invalid_argument","msg":"original transaction not found","meta":{"api_code":"404","api_message":"Not found"}}`)
-					}
-				}}
+			After: func(r *http.Request, _ []byte, a *conformancetest.Answer) {
+				if strings.HasSuffix(r.URL.Path, "Round/Rollback") && bytes.Contains(a.Body, []byte(`"id":""`)) {
+					a.Status = http.StatusBadRequest
+					a.Body = []byte(`{"code":"invalid_argument","msg":"original transaction not found","meta":{"api_code":"404","api_message":"Not found"}}`)
+				}
 			},
 			Fail:    []string{"rollback-unknown"},
 			Check:   "rollback-unknown",
@@ -266,10 +262,8 @@ func TestBrokenCasinoWallets(t *testing.T) {
 		},
 		{
 			Name: "answers insufficient funds with another api_code",
-			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
-				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
-					a.Body = bytes.ReplaceAll(a.Body, []byte(`"api_code":"100"`), []byte(`"api_code":"101"`))
-				}}
+			After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+				a.Body = bytes.ReplaceAll(a.Body, []byte(`"api_code":"100"`), []byte(`"api_code":"101"`))
 			},
 			Fail:    []string{"insufficient-funds"},
 			Check:   "insufficient-funds",
@@ -278,12 +272,10 @@ func TestBrokenCasinoWallets(t *testing.T) {
 		},
 		{
 			Name: "answers insufficient funds without an api_code",
-			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
-				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
-					if bytes.Contains(a.Body, []byte(`"api_code":"100"`)) {
-						a.Body = []byte(`{"error":"insufficient funds"}`)
-					}
-				}}
+			After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+				if bytes.Contains(a.Body, []byte(`"api_code":"100"`)) {
+					a.Body = []byte(`{"error":"insufficient funds"}`)
+				}
 			},
 			Fail:    []string{"insufficient-funds", "api-codes"},
 			Check:   "api-codes",
@@ -292,10 +284,8 @@ func TestBrokenCasinoWallets(t *testing.T) {
 		},
 		{
 			Name: "writes api_codes as JSON numbers",
-			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
-				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
-					a.Body = apiCodeString.ReplaceAll(a.Body, []byte(`"api_code":$1`))
-				}}
+			After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+				a.Body = apiCodeString.ReplaceAll(a.Body, []byte(`"api_code":$1`))
 			},
 			Fail:    []string{"api-codes"},
 			Check:   "api-codes",
@@ -304,10 +294,8 @@ func TestBrokenCasinoWallets(t *testing.T) {
 		},
 		{
 			Name: "writes balances as JSON numbers",
-			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
-				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
-					a.Body = balanceString.ReplaceAll(a.Body, []byte(`"balance":$1`))
-				}}
+			After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+				a.Body = balanceString.ReplaceAll(a.Body, []byte(`"balance":$1`))
 			},
 			Fail:    []string{"decimal-format"},
 			Check:   "decimal-format",
@@ -316,10 +304,8 @@ func TestBrokenCasinoWallets(t *testing.T) {
 		},
 		{
 			Name: "writes balances with 13 decimals",
-			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
-				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
-					a.Body = balanceString.ReplaceAll(a.Body, []byte(`"balance":"${1}00000000000"`))
-				}}
+			After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+				a.Body = balanceString.ReplaceAll(a.Body, []byte(`"balance":"${1}00000000000"`))
 			},
 			Fail:    []string{"decimal-format"},
 			Check:   "decimal-format",
@@ -357,10 +343,8 @@ func TestBrokenCasinoWallets(t *testing.T) {
 		},
 		{
 			Name: "answers text/plain",
-			Wrap: func(_ *casino.Casino, inner http.Handler) http.Handler {
-				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
-					a.Header.Set("Content-Type", "text/plain")
-				}}
+			After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+				a.Header.Set("Content-Type", "text/plain")
 			},
 			Warn:    []string{"content-type"},
 			Check:   "content-type",

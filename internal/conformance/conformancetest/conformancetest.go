@@ -138,8 +138,12 @@ func Section(text, check string) string {
 // must report about it.
 type Break[W any] struct {
 	Name string
-	// Wrap breaks the sandbox wallet w, whose handler is inner.
-	Wrap func(w W, inner http.Handler) http.Handler
+	// Before and After break the sandbox wallet as a BrokenWallet's do;
+	// Wrap, when set, breaks it instead, knowing the wallet w whose
+	// handler is inner.
+	Before func(r *http.Request, body []byte) ([]byte, *Answer)
+	After  func(r *http.Request, body []byte, a *Answer)
+	Wrap   func(w W, inner http.Handler) http.Handler
 	// Fail and Warn are the checks expected to fail and to warn; every
 	// other check passes.
 	Fail, Warn []string
@@ -162,7 +166,11 @@ func RunBreaks[W Handlered](t *testing.T, breaks []Break[W], newWallet func(*tes
 		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			w := newWallet(t)
-			rep := run(t, b.Wrap(w, w.Handler()))
+			h := http.Handler(BrokenWallet{Inner: w.Handler(), Before: b.Before, After: b.After})
+			if b.Wrap != nil {
+				h = b.Wrap(w, w.Handler())
+			}
+			rep := run(t, h)
 			CheckReport(t, rep, Want{Fail: b.Fail, Warn: b.Warn, Check: b.Check, Message: b.Message, Shown: b.Shown})
 		})
 	}

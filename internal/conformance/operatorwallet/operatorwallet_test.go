@@ -125,13 +125,11 @@ func TestBrokenOperatorWallets(t *testing.T) {
 	tests := []conformancetest.Break[*operator.Operator]{
 		{
 			Name: "accepts bad signatures",
-			Wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return conformancetest.BrokenWallet{Inner: inner, Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
-					if r.Header.Get(wallet.HeaderSignature) != wallet.Sign(secret, body) {
-						r.Header.Set(wallet.HeaderSignature, wallet.Sign(secret, body))
-					}
-					return body, nil
-				}}
+			Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
+				if r.Header.Get(wallet.HeaderSignature) != wallet.Sign(secret, body) {
+					r.Header.Set(wallet.HeaderSignature, wallet.Sign(secret, body))
+				}
+				return body, nil
 			},
 			Fail:    []string{"wrong-signature", "missing-signature"},
 			Check:   "wrong-signature",
@@ -160,13 +158,11 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		},
 		{
 			Name: "accepts stale timestamps",
-			Wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return conformancetest.BrokenWallet{Inner: inner, Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
-					if r.Header.Get(wallet.HeaderTimestamp) != "" {
-						r.Header.Set(wallet.HeaderTimestamp, time.Now().UTC().Format(time.RFC3339))
-					}
-					return body, nil
-				}}
+			Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
+				if r.Header.Get(wallet.HeaderTimestamp) != "" {
+					r.Header.Set(wallet.HeaderTimestamp, time.Now().UTC().Format(time.RFC3339))
+				}
+				return body, nil
 			},
 			Fail:    []string{"stale-timestamp"},
 			Check:   "stale-timestamp",
@@ -175,13 +171,11 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		},
 		{
 			Name: "does not de-duplicate nonces",
-			Wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return conformancetest.BrokenWallet{Inner: inner, Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
-					if _, err := uuid.Parse(r.Header.Get(wallet.HeaderNonce)); err == nil {
-						r.Header.Set(wallet.HeaderNonce, uuid.NewString())
-					}
-					return body, nil
-				}}
+			Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
+				if _, err := uuid.Parse(r.Header.Get(wallet.HeaderNonce)); err == nil {
+					r.Header.Set(wallet.HeaderNonce, uuid.NewString())
+				}
+				return body, nil
 			},
 			Warn:    []string{"replayed-nonce"},
 			Check:   "replayed-nonce",
@@ -190,15 +184,13 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		},
 		{
 			Name: "accepts any X-Nonce",
-			Wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return conformancetest.BrokenWallet{Inner: inner, Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
-					if n := r.Header.Get(wallet.HeaderNonce); n != "" {
-						if _, err := uuid.Parse(n); err != nil {
-							r.Header.Set(wallet.HeaderNonce, uuid.NewString())
-						}
+			Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
+				if n := r.Header.Get(wallet.HeaderNonce); n != "" {
+					if _, err := uuid.Parse(n); err != nil {
+						r.Header.Set(wallet.HeaderNonce, uuid.NewString())
 					}
-					return body, nil
-				}}
+				}
+				return body, nil
 			},
 			Warn:    []string{"malformed-nonce"},
 			Check:   "malformed-nonce",
@@ -231,12 +223,10 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		},
 		{
 			Name: "answers a rollback of an unknown withdrawal with an error",
-			Wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return conformancetest.BrokenWallet{Inner: inner, After: func(r *http.Request, _ []byte, a *conformancetest.Answer) {
-					if r.Method == http.MethodDelete && bytes.Contains(a.Body, []byte(`"result":"not_found"`)) {
-						a.Status, a.Body = http.StatusNotFound, []byte(`{"error":"withdrawal_not_found"}`)
-					}
-				}}
+			After: func(r *http.Request, _ []byte, a *conformancetest.Answer) {
+				if r.Method == http.MethodDelete && bytes.Contains(a.Body, []byte(`"result":"not_found"`)) {
+					a.Status, a.Body = http.StatusNotFound, []byte(`{"error":"withdrawal_not_found"}`)
+				}
 			},
 			Fail:    []string{"rollback-unknown"},
 			Check:   "rollback-unknown",
@@ -273,13 +263,11 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		},
 		{
 			Name: "refuses zero-amount deposits",
-			Wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return conformancetest.BrokenWallet{Inner: inner, Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
-					if r.URL.Path == "/v1/deposits" && field(body, "amount") == "0.00" {
-						return body, &conformancetest.Answer{Status: http.StatusBadRequest, Body: []byte(`{"error":"invalid_amount","message":"amount must be positive"}`)}
-					}
-					return body, nil
-				}}
+			Before: func(r *http.Request, body []byte) ([]byte, *conformancetest.Answer) {
+				if r.URL.Path == "/v1/deposits" && field(body, "amount") == "0.00" {
+					return body, &conformancetest.Answer{Status: http.StatusBadRequest, Body: []byte(`{"error":"invalid_amount","message":"amount must be positive"}`)}
+				}
+				return body, nil
 			},
 			Fail:    []string{"deposit-lost"},
 			Check:   "deposit-lost",
@@ -288,12 +276,10 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		},
 		{
 			Name: "answers insufficient funds with another error",
-			Wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
-					if bytes.Contains(a.Body, []byte("insufficient_funds")) {
-						a.Status, a.Body = http.StatusBadRequest, []byte(`{"error":"not_enough_money"}`)
-					}
-				}}
+			After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+				if bytes.Contains(a.Body, []byte("insufficient_funds")) {
+					a.Status, a.Body = http.StatusBadRequest, []byte(`{"error":"not_enough_money"}`)
+				}
 			},
 			Fail:    []string{"insufficient-funds"},
 			Check:   "insufficient-funds",
@@ -302,12 +288,10 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		},
 		{
 			Name: "answers insufficient funds with a 500",
-			Wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
-					if bytes.Contains(a.Body, []byte("insufficient_funds")) {
-						a.Status = http.StatusInternalServerError
-					}
-				}}
+			After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+				if bytes.Contains(a.Body, []byte("insufficient_funds")) {
+					a.Status = http.StatusInternalServerError
+				}
 			},
 			Fail:    []string{"insufficient-funds"},
 			Check:   "insufficient-funds",
@@ -316,10 +300,8 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		},
 		{
 			Name: "writes balances as JSON numbers",
-			Wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
-					a.Body = balanceString.ReplaceAll(a.Body, []byte(`"balance":$1`))
-				}}
+			After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+				a.Body = balanceString.ReplaceAll(a.Body, []byte(`"balance":$1`))
 			},
 			Fail:    []string{"balance-format"},
 			Check:   "balance-format",
@@ -328,10 +310,8 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		},
 		{
 			Name: "writes balances with fewer decimals than the currency",
-			Wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
-					a.Body = oneDecimal.ReplaceAll(a.Body, []byte(`"balance":"$1"`))
-				}}
+			After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+				a.Body = oneDecimal.ReplaceAll(a.Body, []byte(`"balance":"$1"`))
 			},
 			Warn:    []string{"balance-format"},
 			Check:   "balance-format",
@@ -340,10 +320,8 @@ func TestBrokenOperatorWallets(t *testing.T) {
 		},
 		{
 			Name: "answers text/plain",
-			Wrap: func(_ *operator.Operator, inner http.Handler) http.Handler {
-				return conformancetest.BrokenWallet{Inner: inner, After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
-					a.Header.Set("Content-Type", "text/plain; charset=utf-8")
-				}}
+			After: func(_ *http.Request, _ []byte, a *conformancetest.Answer) {
+				a.Header.Set("Content-Type", "text/plain; charset=utf-8")
 			},
 			Warn:    []string{"content-type"},
 			Check:   "content-type",
