@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -71,17 +70,11 @@ func (s *Site) routes() http.Handler {
 
 	api := http.NewServeMux()
 	api.HandleFunc("GET /sandbox/api/state", s.apiState)
-	api.Handle("POST /sandbox/api/balance", sandboxweb.Control(s.apiAdjust(false)))
-	api.Handle("POST /sandbox/api/credit", sandboxweb.Control(s.apiAdjust(true)))
-	api.Handle("POST /sandbox/api/block", sandboxweb.Control(s.apiBlock(true)))
-	api.Handle("POST /sandbox/api/unblock", sandboxweb.Control(s.apiBlock(false)))
+	s.wallets().Handle(api)
 	api.Handle("POST /sandbox/api/bet-limit", sandboxweb.Control(s.apiBetLimit))
 	api.Handle("POST /sandbox/api/faults", sandboxweb.Control(s.c.faults.Handler))
 	api.Handle("POST /sandbox/api/faults/clear", sandboxweb.Control(s.c.faults.ClearHandler))
-	api.HandleFunc("/sandbox/api/", func(w http.ResponseWriter, r *http.Request) {
-		sandboxweb.Fail(w, r, http.StatusNotFound, "not_found", "no control endpoint "+r.Method+" "+r.URL.Path)
-	})
-	mux.Handle("/sandbox/api/", s.guard.Wrap(api))
+	mux.Handle("/sandbox/api/", sandboxweb.ControlAPI(s.guard, api))
 	return mux
 }
 
@@ -489,71 +482,26 @@ func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 	})
 }
 
-// failHelper answers a helper's error: 503 storage_unavailable for the
-// journal, 400 invalid_request otherwise.
-func failHelper(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, ErrJournal) {
-		sandboxweb.Fail(w, r, http.StatusServiceUnavailable, "storage_unavailable", err.Error())
-		return
-	}
-	sandboxweb.Fail(w, r, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), "casino: "))
-}
-
-// apiAdjust handles POST /sandbox/api/balance (set) and
-// /sandbox/api/credit (add): {account_id, amount, currency?}; currency
-// defaults to the account's, else the Site's.
-func (s *Site) apiAdjust(add bool) func(http.ResponseWriter, *http.Request, map[string]string) {
-	return func(w http.ResponseWriter, r *http.Request, f map[string]string) {
-		id, amount, currency := f["account_id"], f["amount"], f["currency"]
-		if currency == "" {
-			currency = s.cfg.Currency
-			if v, ok := s.c.accountView(id); ok {
-				currency = v.Currency
+// wallets is the control API's side of the casino's accounts. A balance's
+// currency defaults to the account's, else the Site's.
+func (s *Site) wallets() sandboxweb.Wallets {
+	return sandboxweb.Wallets{
+		Sandbox: "casino", Subject: "account", IDField: "account_id", ErrJournal: ErrJournal,
+		Adjust: func(id, currency, amount string, add bool) (any, string, string, error) {
+			if currency == "" {
+				currency = s.cfg.Currency
+				if v, ok := s.c.accountView(id); ok {
+					currency = v.Currency
+				}
 			}
-		}
-		var err error
-		if add {
-			err = s.c.Credit(id, currency, amount)
-		} else {
-			err = s.c.SetBalance(id, currency, amount)
-		}
-		if err != nil {
-			failHelper(w, r, err)
-			return
-		}
-		v, _ := s.c.accountView(id)
-		verb := "balance set to"
-		if add {
-			verb = "credited " + amount + "; balance"
-		}
-		sandboxweb.Done(w, r, fmt.Sprintf("account %s: %s %s %s", id, verb, v.Balance, v.Currency), map[string]any{"account": v})
-	}
-}
-
-// apiBlock handles POST /sandbox/api/block and /sandbox/api/unblock:
-// {account_id}.
-func (s *Site) apiBlock(block bool) func(http.ResponseWriter, *http.Request, map[string]string) {
-	return func(w http.ResponseWriter, r *http.Request, f map[string]string) {
-		id := f["account_id"]
-		if err := sandboxweb.CheckID("account_id", id); err != nil {
-			failHelper(w, r, err)
-			return
-		}
-		var err error
-		if block {
-			err = s.c.Block(id)
-		} else {
-			err = s.c.Unblock(id)
-		}
-		if err != nil {
-			failHelper(w, r, err)
-			return
-		}
-		state := "unblocked"
-		if block {
-			state = "blocked: its bets are refused with api_code 110"
-		}
-		sandboxweb.Done(w, r, "account "+id+" "+state, nil)
+			if err := s.c.adjust(&walletOp{}, id, currency, amount, add); err != nil {
+				return nil, "", "", err
+			}
+			v, _ := s.c.accountView(id)
+			return v, v.Balance, v.Currency, nil
+		},
+		SetBlocked: func(id string, block bool) error { return s.c.setBlocked(&walletOp{}, id, block) },
+		Blocked:    "its bets are refused with api_code 110",
 	}
 }
 
@@ -562,11 +510,11 @@ func (s *Site) apiBlock(block bool) func(http.ResponseWriter, *http.Request, map
 func (s *Site) apiBetLimit(w http.ResponseWriter, r *http.Request, f map[string]string) {
 	id, limit := f["account_id"], f["limit"]
 	if err := sandboxweb.CheckID("account_id", id); err != nil {
-		failHelper(w, r, err)
+		s.wallets().Fail(w, r, err)
 		return
 	}
 	if err := s.c.SetBetLimit(id, limit); err != nil {
-		failHelper(w, r, err)
+		s.wallets().Fail(w, r, err)
 		return
 	}
 	msg := "account " + id + ": bets above " + limit + " are refused with api_code 105"

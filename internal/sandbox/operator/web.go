@@ -58,18 +58,12 @@ func (s *Site) routes() http.Handler {
 
 	api := http.NewServeMux()
 	api.HandleFunc("GET /sandbox/api/state", s.apiState)
-	api.Handle("POST /sandbox/api/balance", sandboxweb.Control(s.apiAdjust(false)))
-	api.Handle("POST /sandbox/api/credit", sandboxweb.Control(s.apiAdjust(true)))
-	api.Handle("POST /sandbox/api/block", sandboxweb.Control(s.apiBlock(true)))
-	api.Handle("POST /sandbox/api/unblock", sandboxweb.Control(s.apiBlock(false)))
+	s.wallets().Handle(api)
 	api.Handle("POST /sandbox/api/faults", sandboxweb.Control(s.op.faults.Handler))
 	api.Handle("POST /sandbox/api/faults/clear", sandboxweb.Control(s.op.faults.ClearHandler))
 	api.Handle("POST /sandbox/api/session-requests", sandboxweb.Control(s.apiSessionRequest))
 	api.Handle("POST /sandbox/api/token-lifetime", sandboxweb.Control(s.apiTokenLifetime))
-	api.HandleFunc("/sandbox/api/", func(w http.ResponseWriter, r *http.Request) {
-		sandboxweb.Fail(w, r, http.StatusNotFound, "not_found", "no control endpoint "+r.Method+" "+r.URL.Path)
-	})
-	mux.Handle("/sandbox/api/", s.guard.Wrap(api))
+	mux.Handle("/sandbox/api/", sandboxweb.ControlAPI(s.guard, api))
 	return mux
 }
 
@@ -367,64 +361,19 @@ func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 	})
 }
 
-// failHelper answers a helper's error: 503 storage_unavailable for the
-// journal, 400 invalid_request otherwise.
-func failHelper(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, ErrJournal) {
-		sandboxweb.Fail(w, r, http.StatusServiceUnavailable, "storage_unavailable", err.Error())
-		return
-	}
-	sandboxweb.Fail(w, r, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), "operator: "))
-}
-
-// apiAdjust handles POST /sandbox/api/balance (set) and
-// /sandbox/api/credit (add): {bettor_id, amount, currency?}.
-func (s *Site) apiAdjust(add bool) func(http.ResponseWriter, *http.Request, map[string]string) {
-	return func(w http.ResponseWriter, r *http.Request, f map[string]string) {
-		id, amount := f["bettor_id"], f["amount"]
-		var err error
-		if add {
-			err = s.op.Credit(id, f["currency"], amount)
-		} else {
-			err = s.op.SetBalance(id, f["currency"], amount)
-		}
-		if err != nil {
-			failHelper(w, r, err)
-			return
-		}
-		v, _ := s.op.bettorView(id)
-		verb := "balance set to"
-		if add {
-			verb = "credited " + amount + "; balance"
-		}
-		sandboxweb.Done(w, r, fmt.Sprintf("bettor %s: %s %s %s", id, verb, v.Balance, v.Currency), map[string]any{"bettor": v})
-	}
-}
-
-// apiBlock handles POST /sandbox/api/block and /sandbox/api/unblock:
-// {bettor_id}.
-func (s *Site) apiBlock(block bool) func(http.ResponseWriter, *http.Request, map[string]string) {
-	return func(w http.ResponseWriter, r *http.Request, f map[string]string) {
-		id := f["bettor_id"]
-		if err := sandboxweb.CheckID("bettor_id", id); err != nil {
-			failHelper(w, r, err)
-			return
-		}
-		var err error
-		if block {
-			err = s.op.Block(id)
-		} else {
-			err = s.op.Unblock(id)
-		}
-		if err != nil {
-			failHelper(w, r, err)
-			return
-		}
-		state := "unblocked"
-		if block {
-			state = "blocked: its withdrawals are refused 403 bettor_blocked"
-		}
-		sandboxweb.Done(w, r, "bettor "+id+" "+state, nil)
+// wallets is the control API's side of the operator's bettors.
+func (s *Site) wallets() sandboxweb.Wallets {
+	return sandboxweb.Wallets{
+		Sandbox: "operator", Subject: "bettor", IDField: "bettor_id", ErrJournal: ErrJournal,
+		Adjust: func(id, currency, amount string, add bool) (any, string, string, error) {
+			if err := s.op.adjust(&walletOp{}, id, currency, amount, add); err != nil {
+				return nil, "", "", err
+			}
+			v, _ := s.op.bettorView(id)
+			return v, v.Balance, v.Currency, nil
+		},
+		SetBlocked: func(id string, block bool) error { return s.op.setBlocked(&walletOp{}, id, block) },
+		Blocked:    "its withdrawals are refused 403 bettor_blocked",
 	}
 }
 
@@ -433,7 +382,7 @@ func (s *Site) apiBlock(block bool) func(http.ResponseWriter, *http.Request, map
 func (s *Site) apiSessionRequest(w http.ResponseWriter, r *http.Request, f map[string]string) {
 	id, err := s.op.CreateSessionRequest(f["bettor_id"], f["currency"])
 	if err != nil {
-		failHelper(w, r, err)
+		s.wallets().Fail(w, r, err)
 		return
 	}
 	widget := s.platformURL + "/widget/?" + url.Values{"session_request_id": {id}, "operator": {s.op.ID()}}.Encode()
@@ -456,7 +405,7 @@ func (s *Site) apiTokenLifetime(w http.ResponseWriter, r *http.Request, f map[st
 		return
 	}
 	if err := s.op.SetTokenLifetime(time.Duration(n) * time.Second); err != nil {
-		failHelper(w, r, err)
+		s.wallets().Fail(w, r, err)
 		return
 	}
 	d := s.op.TokenLifetime()

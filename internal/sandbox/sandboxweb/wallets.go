@@ -1,0 +1,95 @@
+package sandboxweb
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Wallets is a sandbox partner's wallets as the control API's balance and
+// blocking endpoints change them.
+type Wallets struct {
+	// Sandbox names the partner ("operator"); its errors start with it
+	// and a colon, which answers leave out.
+	Sandbox string
+	// Subject is the noun of a wallet's owner ("bettor"); IDField the
+	// control API's field naming one ("bettor_id").
+	Subject, IDField string
+	// ErrJournal is the partner's error for a failed journal, answered
+	// 503 storage_unavailable.
+	ErrJournal error
+	// Adjust sets (add false) or adds to (add true) the balance of id, in
+	// currency ("" for the partner's default), and returns the wallet as
+	// the answer shows it, with its balance and currency.
+	Adjust func(id, currency, amount string, add bool) (view any, balance, cur string, err error)
+	// SetBlocked blocks or unblocks id.
+	SetBlocked func(id string, block bool) error
+	// Blocked says what a blocked wallet's requests get ("its withdrawals
+	// are refused 403 bettor_blocked").
+	Blocked string
+}
+
+// Handle registers on api the endpoints POST /sandbox/api/balance (set)
+// and /sandbox/api/credit (add): {id field, amount, currency?}, and POST
+// /sandbox/api/block and /sandbox/api/unblock: {id field}.
+func (ws Wallets) Handle(api *http.ServeMux) {
+	api.Handle("POST /sandbox/api/balance", Control(ws.adjust(false)))
+	api.Handle("POST /sandbox/api/credit", Control(ws.adjust(true)))
+	api.Handle("POST /sandbox/api/block", Control(ws.block(true)))
+	api.Handle("POST /sandbox/api/unblock", Control(ws.block(false)))
+}
+
+// Fail answers an error of the partner's helpers: 503
+// storage_unavailable for the journal, 400 invalid_request otherwise.
+func (ws Wallets) Fail(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, ws.ErrJournal) {
+		Fail(w, r, http.StatusServiceUnavailable, "storage_unavailable", err.Error())
+		return
+	}
+	Fail(w, r, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), ws.Sandbox+": "))
+}
+
+func (ws Wallets) adjust(add bool) func(http.ResponseWriter, *http.Request, map[string]string) {
+	return func(w http.ResponseWriter, r *http.Request, f map[string]string) {
+		id, amount := f[ws.IDField], f["amount"]
+		view, balance, cur, err := ws.Adjust(id, f["currency"], amount, add)
+		if err != nil {
+			ws.Fail(w, r, err)
+			return
+		}
+		verb := "balance set to"
+		if add {
+			verb = "credited " + amount + "; balance"
+		}
+		Done(w, r, fmt.Sprintf("%s %s: %s %s %s", ws.Subject, id, verb, balance, cur), map[string]any{ws.Subject: view})
+	}
+}
+
+func (ws Wallets) block(block bool) func(http.ResponseWriter, *http.Request, map[string]string) {
+	return func(w http.ResponseWriter, r *http.Request, f map[string]string) {
+		id := f[ws.IDField]
+		if err := CheckID(ws.IDField, id); err != nil {
+			ws.Fail(w, r, err)
+			return
+		}
+		if err := ws.SetBlocked(id, block); err != nil {
+			ws.Fail(w, r, err)
+			return
+		}
+		state := "unblocked"
+		if block {
+			state = "blocked: " + ws.Blocked
+		}
+		Done(w, r, ws.Subject+" "+id+" "+state, nil)
+	}
+}
+
+// ControlAPI is the control API under /sandbox/api/, behind guard: the
+// endpoints api holds, and 404 not_found for any other path.
+func ControlAPI(guard Guard, api *http.ServeMux) http.Handler {
+	api.HandleFunc("/sandbox/api/", func(w http.ResponseWriter, r *http.Request) {
+		Fail(w, r, http.StatusNotFound, "not_found", "no control endpoint "+r.Method+" "+r.URL.Path)
+	})
+	return guard.Wrap(api)
+}
