@@ -340,42 +340,20 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 	before, _ := strconv.ParseInt(q.Get("before"), 10, 64)
 	c := s.c
 	c.mu.Lock()
-	ids := make([]string, 0, len(c.accounts))
-	for id := range c.accounts {
-		if d.Filter == "" || id == d.Filter {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
-	if len(ids) > accountsPageSize {
-		d.MoreAccounts = len(ids) - accountsPageSize
-		ids = ids[:accountsPageSize]
-	}
+	ids, more := sandboxweb.IDsPage(c.accounts, d.Filter, accountsPageSize)
+	d.MoreAccounts = more
 	for _, id := range ids {
 		v, _ := c.accountViewLocked(id)
 		d.Accounts = append(d.Accounts, v)
 	}
-	for id := range c.blocked {
-		if c.accounts[id] == nil && (d.Filter == "" || id == d.Filter) {
-			d.Blocked = append(d.Blocked, id)
-		}
-	}
+	d.Blocked = sandboxweb.BlockedOnly(c.blocked, c.accounts, d.Filter)
 	for id, rd := range c.rounds {
 		if d.Filter == "" || rd.account == d.Filter {
 			d.Rounds = append(d.Rounds, roundView{Seq: rd.seq, Round: Round{RoundID: id, CasinoRoundID: rd.id, Account: rd.account, Currency: rd.currency, Finished: rd.finished}})
 		}
 	}
-	for i := len(c.ledger) - 1; i >= 0; i-- {
-		e := c.ledger[i]
-		if (before > 0 && e.Seq >= before) || (d.Filter != "" && e.Account != d.Filter) {
-			continue
-		}
-		if len(d.Entries) == ledgerPageSize {
-			d.Older = "/sandbox/ledger?" + url.Values{"account_id": {d.Filter}, "before": {strconv.FormatInt(d.Entries[len(d.Entries)-1].Seq, 10)}}.Encode()
-			break
-		}
-		d.Entries = append(d.Entries, e)
-	}
+	d.Entries, d.Older = sandboxweb.LedgerPage(c.ledger, func(e Entry) int64 { return e.Seq }, func(e Entry) string { return e.Account },
+		d.Filter, before, ledgerPageSize, "account_id")
 	for key, rec := range c.txs {
 		if d.Filter == "" || rec.account == d.Filter {
 			d.Stored = append(d.Stored, storedOf(key, rec))
@@ -390,17 +368,8 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 		d.Failed = err.Error()
 	}
 	c.mu.Unlock()
-	sort.Strings(d.Blocked)
-	sort.Slice(d.Rounds, func(i, j int) bool { return d.Rounds[i].Seq > d.Rounds[j].Seq })
-	if len(d.Rounds) > roundsPageSize {
-		d.MoreRounds = len(d.Rounds) - roundsPageSize
-		d.Rounds = d.Rounds[:roundsPageSize]
-	}
-	sort.Slice(d.Stored, func(i, j int) bool { return d.Stored[i].Seq > d.Stored[j].Seq })
-	if len(d.Stored) > storedPageSize {
-		d.MoreStored = len(d.Stored) - storedPageSize
-		d.Stored = d.Stored[:storedPageSize]
-	}
+	d.Rounds, d.MoreRounds = sandboxweb.NewestFirst(d.Rounds, func(v roundView) int64 { return v.Seq }, roundsPageSize)
+	d.Stored, d.MoreStored = sandboxweb.NewestFirst(d.Stored, func(v storedView) int64 { return v.Seq }, storedPageSize)
 	pages.Render(w, "web/ledger.html", s.page(r, "Ledger", "/sandbox/ledger", &d), "")
 }
 

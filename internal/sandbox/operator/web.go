@@ -241,38 +241,15 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 	before, _ := strconv.ParseInt(q.Get("before"), 10, 64)
 	o := s.op
 	o.mu.Lock()
-	ids := make([]string, 0, len(o.bettors))
-	for id := range o.bettors {
-		if d.Filter == "" || id == d.Filter {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
-	if len(ids) > bettorsPageSize {
-		d.MoreBettors = len(ids) - bettorsPageSize
-		ids = ids[:bettorsPageSize]
-	}
+	ids, more := sandboxweb.IDsPage(o.bettors, d.Filter, bettorsPageSize)
+	d.MoreBettors = more
 	for _, id := range ids {
 		b := o.bettors[id]
 		d.Bettors = append(d.Bettors, bettorView{ID: id, Currency: b.currency, Balance: o.format(b.balance, b.currency), Blocked: o.blocked[id]})
 	}
-	for id := range o.blocked {
-		if o.bettors[id] == nil && (d.Filter == "" || id == d.Filter) {
-			d.Blocked = append(d.Blocked, id)
-		}
-	}
-	sort.Strings(d.Blocked)
-	for i := len(o.ledger) - 1; i >= 0; i-- {
-		e := o.ledger[i]
-		if (before > 0 && e.Seq >= before) || (d.Filter != "" && e.BettorID != d.Filter) {
-			continue
-		}
-		if len(d.Entries) == ledgerPageSize {
-			d.Older = "/sandbox/ledger?" + url.Values{"bettor_id": {d.Filter}, "before": {strconv.FormatInt(d.Entries[len(d.Entries)-1].Seq, 10)}}.Encode()
-			break
-		}
-		d.Entries = append(d.Entries, e)
-	}
+	d.Blocked = sandboxweb.BlockedOnly(o.blocked, o.bettors, d.Filter)
+	d.Entries, d.Older = sandboxweb.LedgerPage(o.ledger, func(e Entry) int64 { return e.Seq }, func(e Entry) string { return e.BettorID },
+		d.Filter, before, ledgerPageSize, "bettor_id")
 	for txID, rec := range o.txs {
 		if d.Filter != "" && rec.bettorID != d.Filter {
 			continue
@@ -286,11 +263,7 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 		d.Failed = err.Error()
 	}
 	o.mu.Unlock()
-	sort.Slice(d.Stored, func(i, j int) bool { return d.Stored[i].Seq > d.Stored[j].Seq })
-	if len(d.Stored) > storedPageSize {
-		d.MoreStored = len(d.Stored) - storedPageSize
-		d.Stored = d.Stored[:storedPageSize]
-	}
+	d.Stored, d.MoreStored = sandboxweb.NewestFirst(d.Stored, func(v storedView) int64 { return v.Seq }, storedPageSize)
 	pages.Render(w, "web/ledger.html", s.page(r, "Ledger", "/sandbox/ledger", &d), "")
 }
 

@@ -1,0 +1,64 @@
+package sandboxweb
+
+import (
+	"net/url"
+	"sort"
+	"strconv"
+)
+
+// IDsPage returns the sorted ids of wallets that filter selects (every id
+// when filter is ""), at most size, and how many more there are.
+func IDsPage[V any](wallets map[string]V, filter string, size int) (ids []string, more int) {
+	for id := range wallets {
+		if filter == "" || id == filter {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	if len(ids) > size {
+		return ids[:size], len(ids) - size
+	}
+	return ids, 0
+}
+
+// BlockedOnly returns, sorted, the blocked ids that filter selects and that
+// have no wallet yet.
+func BlockedOnly[V any](blocked map[string]bool, wallets map[string]V, filter string) []string {
+	var out []string
+	for id := range blocked {
+		if _, ok := wallets[id]; !ok && (filter == "" || id == filter) {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// LedgerPage returns the ledger entries (kept oldest first) of the wallet
+// filter (every wallet when ""), newest first, before the sequence number
+// before (0: from the newest), at most size; and the link to the older
+// ones on /sandbox/ledger, whose filter parameter is param, or "" when
+// there are none.
+func LedgerPage[E any](ledger []E, seq func(E) int64, wallet func(E) string, filter string, before int64, size int, param string) (page []E, older string) {
+	for i := len(ledger) - 1; i >= 0; i-- {
+		e := ledger[i]
+		if (before > 0 && seq(e) >= before) || (filter != "" && wallet(e) != filter) {
+			continue
+		}
+		if len(page) == size {
+			return page, "/sandbox/ledger?" + url.Values{param: {filter}, "before": {strconv.FormatInt(seq(page[len(page)-1]), 10)}}.Encode()
+		}
+		page = append(page, e)
+	}
+	return page, ""
+}
+
+// NewestFirst sorts items by descending sequence number and keeps at most
+// size; more is how many it left out.
+func NewestFirst[E any](items []E, seq func(E) int64, size int) (page []E, more int) {
+	sort.Slice(items, func(i, j int) bool { return seq(items[i]) > seq(items[j]) })
+	if len(items) > size {
+		return items[:size], len(items) - size
+	}
+	return items, 0
+}
