@@ -907,6 +907,46 @@ func (b *builder) renderQuestions(ref func(*draft) string) []tickets.OpenQuestio
 		related = sortIDs(related)
 		out = append(out, tickets.OpenQuestion{ID: "Q-" + itoa(i+1), Question: q.text, RelatedTicketIDs: related})
 	}
+	return append(out, b.capQuestions(len(out), ref)...)
+}
+
+// capQuestions names the work that lost a ticket of its own to the ticket
+// count: what was left out, and what was folded into another ticket, with
+// the option value that would give each its own ticket. n is the number of
+// questions before them.
+func (b *builder) capQuestions(n int, ref func(*draft) string) []tickets.OpenQuestion {
+	option, limit := "max_ticket_count", b.opts.MaxTicketCount
+	if b.opts.TicketCount > 0 {
+		option, limit = "ticket_count", b.opts.TicketCount
+	}
+	lost := len(b.dropped) + len(b.folded)
+	var out []tickets.OpenQuestion
+	add := func(lead string, ds []*draft, into bool) {
+		const perQuestion = 12
+		for start := 0; start < len(ds); start += perQuestion {
+			part := ds[start:min(len(ds), start+perQuestion)]
+			var names []string
+			related := []string{}
+			for _, d := range part {
+				b.m.tick(1)
+				name := "\"" + b.finalTitle(d.title) + "\""
+				if d.sec != nil && d.sec.parent != nil {
+					name += " (" + b.sectionName(d.sec) + ", line " + itoa(d.sec.first) + ")"
+				}
+				if into {
+					if id := ref(d); id != "" {
+						name += " in " + id
+						related = appendUnique(related, id)
+					}
+				}
+				names = append(names, name)
+			}
+			text := lead + " " + option + " " + itoa(limit) + ": " + strings.Join(names, "; ") + ". Should they get tickets of their own? A " + option + " of " + itoa(limit+lost) + " would fit them."
+			out = append(out, tickets.OpenQuestion{ID: "Q-" + itoa(n+len(out)+1), Question: text, RelatedTicketIDs: sortIDs(related)})
+		}
+	}
+	add("Left out without a ticket to stay within", b.dropped, false)
+	add("Merged into other tickets to stay within", b.folded, true)
 	return out
 }
 

@@ -200,6 +200,8 @@ type builder struct {
 	headingWords   wordSet
 	lowerSpec      string   // the spec in lower case
 	lines          []string // the spec's lines, see specLines
+	dropped        []*draft // drafts fit left out to honour the ticket count
+	folded         []*draft // drafts fit merged into other tickets
 }
 
 // Spec shapes.

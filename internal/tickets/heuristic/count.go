@@ -510,7 +510,15 @@ func parentPath(p string) string {
 }
 
 // fit brings the drafts to the requested count.
+// fit brings the drafts to the requested number of tickets and records
+// what lost a ticket of its own on the way.
 func (b *builder) fit() {
+	before := b.live()
+	b.fitCount()
+	b.noteLeftOut(before)
+}
+
+func (b *builder) fitCount() {
 	target := b.opts.TicketCount
 	exact := target > 0
 	if !exact {
@@ -546,6 +554,23 @@ func (b *builder) fit() {
 		}
 		if b.total() > target {
 			b.suppressOne()
+		}
+	}
+}
+
+// noteLeftOut records which of the drafts live before fit lost a ticket of
+// their own: dropped, or merged into another ticket. assemble names them
+// in open questions, so that nothing leaves the result in silence.
+func (b *builder) noteLeftOut(before []*draft) {
+	for _, d := range before {
+		b.m.tick(1)
+		switch {
+		case d.alive, d.origin == originSpike && len(d.qs) > 0:
+			// A spike's questions stay in the open questions.
+		case d.into == nil:
+			b.dropped = append(b.dropped, d)
+		default:
+			b.folded = append(b.folded, d)
 		}
 	}
 }

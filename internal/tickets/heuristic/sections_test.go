@@ -146,3 +146,35 @@ func TestBugListGivesOneBugPerOpenReport(t *testing.T) {
 		}
 	}
 }
+
+// TestCapNamesWhatItLeavesOut asks for fewer tickets than the spec has
+// work: every requirement keeps a ticket or is named in an open question
+// with the max_ticket_count that would fit it.
+func TestCapNamesWhatItLeavesOut(t *testing.T) {
+	spec := "# Invoices\n\n## Requirements\n\n" +
+		"- Users can export every invoice of a month as one CSV file.\n" +
+		"- Finance can void an invoice with a written reason.\n" +
+		"- Customers receive a reminder email seven days before the due date.\n" +
+		"- Support can resend an invoice to a second address.\n" +
+		"- Admins can change the numbering prefix per country.\n" +
+		"- Auditors can download the change log of one invoice.\n"
+	req := defaultRequest(spec, "Invoices")
+	req.Options.MaxTicketCount = 2
+	res := generate(t, req)
+	var all strings.Builder
+	for _, tk := range res.Tickets {
+		all.WriteString(tk.Title + " " + tk.Description + " " + strings.Join(tk.AcceptanceCriteria, " ") + "\n")
+	}
+	var questions strings.Builder
+	for _, q := range res.OpenQuestions {
+		questions.WriteString(q.Question + "\n")
+	}
+	for _, word := range []string{"CSV", "void", "reminder", "resend", "prefix", "change log"} {
+		if !strings.Contains(strings.ToLower(all.String()), strings.ToLower(word)) && !strings.Contains(strings.ToLower(questions.String()), strings.ToLower(word)) {
+			t.Errorf("the requirement about %q has no ticket and no open question names it:\n%s\n%s", word, all.String(), questions.String())
+		}
+	}
+	if !strings.Contains(questions.String(), "max_ticket_count") {
+		t.Errorf("no open question says which max_ticket_count would fit the work:\n%s", questions.String())
+	}
+}
