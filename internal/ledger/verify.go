@@ -63,7 +63,7 @@ func Verify(ctx context.Context, store Store) (Report, error) {
 	v := verifier{
 		accounts:    map[string]Account{},
 		transfers:   map[string]Transfer{},
-		entries:     map[string][]Entry{},
+		entries:     map[string]entryTally{},
 		sums:        map[string]money.Amount{},
 		resolutions: map[string][]Transfer{},
 	}
@@ -93,12 +93,21 @@ func Verify(ctx context.Context, store Store) (Report, error) {
 	return v.report(), nil
 }
 
+// entryTally is what Verify keeps of a transfer's entries: how many, and
+// whether the debit and credit it must have are among them. Entries are
+// read after transfers, so each is checked against its transfer as it
+// comes, and none is kept.
+type entryTally struct {
+	n             int
+	debit, credit bool
+}
+
 type verifier struct {
 	accounts      map[string]Account
 	accountOrder  []string
 	transfers     map[string]Transfer
 	transferOrder []string
-	entries       map[string][]Entry // by transfer
+	entries       map[string]entryTally // by transfer
 	sums          map[string]money.Amount
 	resolutions   map[string][]Transfer // by pending id
 	entryCount    int
@@ -110,7 +119,17 @@ func (v *verifier) add(d Discrepancy) { v.found = append(v.found, d) }
 // entry runs the per-account checks on e, read in Seq order.
 func (v *verifier) entry(e Entry) {
 	v.entryCount++
-	v.entries[e.TransferID] = append(v.entries[e.TransferID], e)
+	t, known := v.transfers[e.TransferID]
+	if !known {
+		v.add(Discrepancy{Check: "transfer_entries", AccountID: e.AccountID, TransferID: e.TransferID,
+			Detail: fmt.Sprintf("entry %d is of a transfer that does not exist", e.Seq)})
+	} else {
+		tally := v.entries[t.ID]
+		tally.n++
+		tally.debit = tally.debit || (e.AccountID == t.DebitAccountID && e.Amount.Equal(t.Amount.Neg()))
+		tally.credit = tally.credit || (e.AccountID == t.CreditAccountID && e.Amount.Equal(t.Amount))
+		v.entries[t.ID] = tally
+	}
 	a, ok := v.accounts[e.AccountID]
 	if !ok {
 		v.add(Discrepancy{Check: "transfer_entries", AccountID: e.AccountID, TransferID: e.TransferID,
@@ -222,20 +241,15 @@ func (v *verifier) checkTransfer(t Transfer) {
 			bad("transfer_accounts", "account %s is of %s %s", id, a.OperatorID, a.Currency)
 		}
 	}
-	es := v.entries[t.ID]
+	tally := v.entries[t.ID]
 	switch t.Kind {
 	case Posted, PostPending:
-		var debit, credit bool
-		for _, e := range es {
-			debit = debit || (e.AccountID == t.DebitAccountID && e.Amount.Equal(t.Amount.Neg()))
-			credit = credit || (e.AccountID == t.CreditAccountID && e.Amount.Equal(t.Amount))
-		}
-		if len(es) != 2 || !debit || !credit {
-			bad("transfer_entries", "transfer %q of %s has %d entries, not -%s on its debit and +%s on its credit account", t.Key, t.Amount, len(es), t.Amount, t.Amount)
+		if tally.n != 2 || !tally.debit || !tally.credit {
+			bad("transfer_entries", "transfer %q of %s has %d entries, not -%s on its debit and +%s on its credit account", t.Key, t.Amount, tally.n, t.Amount, t.Amount)
 		}
 	default:
-		if len(es) != 0 {
-			bad("transfer_entries", "%s transfer %q has %d entries; it must have none", t.Kind, t.Key, len(es))
+		if tally.n != 0 {
+			bad("transfer_entries", "%s transfer %q has %d entries; it must have none", t.Kind, t.Key, tally.n)
 		}
 	}
 	if t.Kind != PostPending && t.Kind != VoidPending {

@@ -101,6 +101,9 @@ func TestVerifyRules(t *testing.T) {
 		{"entry on a pending transfer", func(r *rows) {
 			r.entries = append(r.entries, Entry{Seq: 5, AccountID: r.accounts[1].ID, TransferID: "t6", Amount: a("0"), BalanceAfter: a("30")})
 		}, []string{"transfer_entries"}},
+		{"entry of an unknown transfer", func(r *rows) {
+			r.entries = append(r.entries, Entry{Seq: 5, AccountID: r.accounts[1].ID, TransferID: "t9", Amount: a("0"), BalanceAfter: a("30")})
+		}, []string{"transfer_entries"}},
 		{"resolved twice", func(r *rows) {
 			second := r.transfers[4]
 			second.ID, second.Key, second.PendingID, second.Amount = "t7", "stake/void", "t2", a("30")
