@@ -2,6 +2,7 @@ package casino
 
 import (
 	"github.com/foresight-dev/foresight/internal/sandbox/faults"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
 
 // kindOmitRoundID is the casino's own fault: a BetWin 200 without
@@ -23,6 +24,28 @@ var protocol = faults.Protocol{
 		Kind: kindOmitRoundID, Endpoint: EndpointBetWin,
 		Describe: "be answered without round_id when they succeed",
 	}},
+	Kinds: []sandboxweb.Option{
+		{Value: faults.KindReject, Label: "reject: a wallet error with an api_code (a retry gets its first answer)"},
+		{Value: faults.KindRefuseRetry, Label: "refuse_retry: a wallet error to a retry, ignoring its first answer (non-conforming wallet)"},
+		{Value: faults.KindMalformed, Label: "malformed: a 200 that is not the wallet's answer, unprocessed"},
+		{Value: faults.KindFail, Label: "fail: an HTTP status without a wallet body"},
+		{Value: faults.KindDelay, Label: "delay: answer late (latency)"},
+		{Value: faults.KindStall, Label: "stall: never answer, do nothing (time-out)"},
+		{Value: faults.KindDrop, Label: "drop: do it, lose the answer (time-out)"},
+		{Value: kindOmitRoundID, Label: "omit_round_id: a BetWin 200 without round_id"},
+	},
+	CodeLabel: "api_code",
+	Codes: []sandboxweb.Option{
+		{Value: "100", Label: "100 insufficient funds"},
+		{Value: "105", Label: "105 bet limit"},
+		{Value: "106", Label: "106 max bet limit"},
+		{Value: "110", Label: "110 player disabled"},
+		{Value: "404", Label: "404 not found"},
+		{Value: "503", Label: "503 service unavailable (retryable)"},
+		{Value: "500", Label: "500 unknown error (retryable)"},
+		{Value: "not-a-number", Label: "non-numeric (treated as temporary)"},
+	},
+	Endpoint: EndpointBetWin,
 }
 
 // Faults arms failure injection for one account. Get it with ForAccount;

@@ -2,6 +2,7 @@ package casino
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -17,8 +18,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/foresight-dev/foresight/internal/sandbox/faults"
-	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
 
@@ -29,19 +28,6 @@ var pages = sandboxweb.ParsePages(webFiles, "web/lobby.html", "web/ledger.html",
 
 // lobbyLocales are the launcher's languages (aggregator-api.md).
 var lobbyLocales = []string{"en", "es", "nl", "fr", "de", "ru"}
-
-// apiCodes are the api_codes the controls page offers to inject, with
-// what the platform makes of them.
-var apiCodes = [][2]string{
-	{"100", "100 insufficient funds"},
-	{"105", "105 bet limit"},
-	{"106", "106 max bet limit"},
-	{"110", "110 player disabled"},
-	{"404", "404 not found"},
-	{"503", "503 service unavailable (retryable)"},
-	{"500", "500 unknown error (retryable)"},
-	{"not-a-number", "non-numeric (treated as temporary)"},
-}
 
 // Page sizes.
 const (
@@ -385,29 +371,16 @@ type controlsData struct {
 	LoginRequired bool
 	Account       string
 	Currency      string
-	Faults        []faults.Armed
-	Endpoints     []string
-	APICodes      []option
-	// MalformedShapes are the bodies of a malformed fault, the default
-	// first.
-	MalformedShapes []string
+	Faults        sandboxweb.FaultsForm
 }
 
 func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 	d := controlsData{
-		LoginRequired:   !s.guard.LoggedIn(r),
-		Account:         r.URL.Query().Get("account_id"),
-		Currency:        s.cfg.Currency,
-		Faults:          s.c.faults.Armed(),
-		Endpoints:       []string{EndpointBalance, EndpointBetWin, EndpointFinish, EndpointRollback},
-		MalformedShapes: []string{malformed.HTML, malformed.Garbage, malformed.Truncated, malformed.Empty, malformed.Foreign},
+		LoginRequired: !s.guard.LoggedIn(r),
+		Account:       cmp.Or(r.URL.Query().Get("account_id"), s.cfg.DemoAccount),
+		Currency:      s.cfg.Currency,
 	}
-	if d.Account == "" {
-		d.Account = s.cfg.DemoAccount
-	}
-	for _, c := range apiCodes {
-		d.APICodes = append(d.APICodes, option{Value: c[0], Label: c[1]})
-	}
+	d.Faults = s.c.faults.Form(d.Account)
 	pages.Render(w, "web/controls.html", s.page(r, "Controls", "/sandbox/controls", &d), "")
 }
 

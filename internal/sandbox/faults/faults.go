@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
 
 // The kinds of fault every sandbox offers.
@@ -54,6 +55,14 @@ type Protocol struct {
 	// Extras are the sandbox's own kinds of fault, counters the sandbox
 	// takes itself with Table.TakeExtra.
 	Extras []Extra
+
+	// The controls page's form: the kinds of fault it offers with their
+	// labels, in order (every kind, the extras included); the label of a
+	// refusal code and the codes offered; the endpoint selected first.
+	Kinds     []sandboxweb.Option
+	CodeLabel string
+	Codes     []sandboxweb.Option
+	Endpoint  string
 }
 
 // Extra is a sandbox's own kind of fault: a counter armed on one endpoint.
@@ -481,4 +490,20 @@ func (t *Table) Hold(w http.ResponseWriter, r *http.Request, f Fault) bool {
 		}
 	}
 	return true
+}
+
+// Form is the controls page's faults section, starting with the scope
+// subject ("" for every subject).
+func (t *Table) Form(subject string) sandboxweb.FaultsForm {
+	p := t.p
+	return sandboxweb.FaultsForm{
+		Subject: p.Subject, SubjectTitle: strings.ToUpper(p.Subject[:1]) + p.Subject[1:], SubjectField: p.SubjectField,
+		Scope:     subject,
+		Endpoints: p.Endpoints, Endpoint: p.Endpoint,
+		Kinds:     p.Kinds,
+		CodeField: p.CodeField, CodeLabel: p.CodeLabel, Codes: p.Codes,
+		MinStatus: p.MinFailStatus,
+		Shapes:    []string{malformed.HTML, malformed.Garbage, malformed.Truncated, malformed.Empty, malformed.Foreign},
+		Armed:     t.Armed(),
+	}
 }

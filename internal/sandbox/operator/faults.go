@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/faults"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
 
 // protocol is what the operator's faults differ by from the casino's: its
@@ -21,6 +22,22 @@ var protocol = faults.Protocol{
 	MinFailStatus: 100,
 	DescribeRefusal: func(code string) string {
 		return fmt.Sprintf("answer %d %s", rejection(code).status, code)
+	},
+	Kinds: []sandboxweb.Option{
+		{Value: faults.KindFail, Label: "fail: answer an HTTP status (5xx)"},
+		{Value: faults.KindReject, Label: "reject: a refusal such as insufficient_funds (a retry gets its first answer)"},
+		{Value: faults.KindRefuseRetry, Label: "refuse_retry: refuse a retry afresh, ignoring its first answer (non-conforming wallet)"},
+		{Value: faults.KindMalformed, Label: "malformed: a 200 that is not the wallet's answer, unprocessed"},
+		{Value: faults.KindDelay, Label: "delay: answer late (latency)"},
+		{Value: faults.KindStall, Label: "stall: never answer, do nothing (time-out)"},
+		{Value: faults.KindDrop, Label: "drop: do it, lose the answer (time-out)"},
+	},
+	CodeLabel: "Refusal",
+	Codes: []sandboxweb.Option{
+		{Value: "insufficient_funds", Label: "insufficient_funds"},
+		{Value: "bettor_blocked", Label: "bettor_blocked"},
+		{Value: "bettor_not_found", Label: "bettor_not_found"},
+		{Value: "bet_limit_reached", Label: "bet_limit_reached"},
 	},
 }
 

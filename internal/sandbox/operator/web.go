@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"cmp"
 	"embed"
 	"errors"
 	"fmt"
@@ -12,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/foresight-dev/foresight/internal/sandbox/faults"
-	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
 
@@ -272,13 +271,8 @@ type controlsData struct {
 	LoginRequired bool
 	Bettor        string
 	Currency      string
-	Faults        []faults.Armed
-	Endpoints     []string
-	WalletCodes   []string
-	// MalformedShapes are the bodies of a malformed fault, the default
-	// first.
-	MalformedShapes []string
-	TokenLifetime   int64 // seconds
+	Faults        sandboxweb.FaultsForm
+	TokenLifetime int64 // seconds
 }
 
 func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
@@ -286,18 +280,12 @@ func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 	currency := s.op.currency
 	s.op.mu.Unlock()
 	d := controlsData{
-		LoginRequired:   !s.guard.LoggedIn(r),
-		Bettor:          r.URL.Query().Get("bettor_id"),
-		Currency:        currency,
-		Faults:          s.op.faults.Armed(),
-		Endpoints:       []string{endpointWithdrawals, endpointDeposits, endpointRollbacks, endpointSession},
-		WalletCodes:     []string{"insufficient_funds", "bettor_blocked", "bettor_not_found", "bet_limit_reached"},
-		MalformedShapes: []string{malformed.HTML, malformed.Garbage, malformed.Truncated, malformed.Empty, malformed.Foreign},
-		TokenLifetime:   int64(s.op.TokenLifetime() / time.Second),
+		LoginRequired: !s.guard.LoggedIn(r),
+		Bettor:        cmp.Or(r.URL.Query().Get("bettor_id"), s.cfg.DemoBettor),
+		Currency:      currency,
+		TokenLifetime: int64(s.op.TokenLifetime() / time.Second),
 	}
-	if d.Bettor == "" {
-		d.Bettor = s.cfg.DemoBettor
-	}
+	d.Faults = s.op.faults.Form(d.Bettor)
 	pages.Render(w, "web/controls.html", s.page(r, "Controls", "/sandbox/controls", &d), "")
 }
 

@@ -102,7 +102,7 @@ type Pages map[string]*template.Template
 // defines "content" and may define "head". It panics on a template error
 // (the templates are embedded: an error is a bug).
 func ParsePages(fsys fs.FS, names ...string) Pages {
-	base := template.Must(template.ParseFS(files, "layout/base.html"))
+	base := template.Must(template.ParseFS(files, "layout/*.html"))
 	pages := Pages{}
 	for _, name := range names {
 		t := template.Must(base.Clone())

@@ -93,3 +93,32 @@ func ControlAPI(guard Guard, api *http.ServeMux) http.Handler {
 	})
 	return guard.Wrap(api)
 }
+
+// Option is one choice of a select: its value and what it shows.
+type Option struct{ Value, Label string }
+
+// FaultsForm is the controls page's faults section (the layout's "faults"
+// template): the form that arms a fault and the armed faults.
+type FaultsForm struct {
+	// Subject is the noun of a scope ("bettor"), SubjectTitle the same
+	// capitalised, SubjectField the control API's field naming one.
+	Subject, SubjectTitle, SubjectField string
+	// Scope is the subject id the form starts with.
+	Scope string
+	// Endpoints are offered, Endpoint selected.
+	Endpoints []string
+	Endpoint  string
+	// Kinds are the kinds of fault offered, in order.
+	Kinds []Option
+	// CodeField names a refusal code in the control API, CodeLabel on the
+	// form; Codes are offered.
+	CodeField, CodeLabel string
+	Codes                []Option
+	// MinStatus is the lowest status a fail fault takes.
+	MinStatus int
+	// Shapes are the bodies of a malformed fault, the default first.
+	Shapes []string
+	// Armed are the armed faults, each with Scope, Endpoint, Kind,
+	// Remaining, Status, Code, Shape and Delay.
+	Armed any
+}
