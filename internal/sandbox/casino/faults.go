@@ -23,16 +23,13 @@ var protocol = faults.Protocol{
 	Extras: []faults.Extra{{
 		Kind: kindOmitRoundID, Endpoint: EndpointBetWin,
 		Describe: "be answered without round_id when they succeed",
+		Label:    "omit_round_id: a BetWin 200 without round_id",
 	}},
 	Kinds: []sandboxweb.Option{
 		{Value: faults.KindReject, Label: "reject: a wallet error with an api_code (a retry gets its first answer)"},
 		{Value: faults.KindRefuseRetry, Label: "refuse_retry: a wallet error to a retry, ignoring its first answer (non-conforming wallet)"},
-		{Value: faults.KindMalformed, Label: "malformed: a 200 that is not the wallet's answer, unprocessed"},
+		{Value: faults.KindMalformed},
 		{Value: faults.KindFail, Label: "fail: an HTTP status without a wallet body"},
-		{Value: faults.KindDelay, Label: "delay: answer late (latency)"},
-		{Value: faults.KindStall, Label: "stall: never answer, do nothing (time-out)"},
-		{Value: faults.KindDrop, Label: "drop: do it, lose the answer (time-out)"},
-		{Value: kindOmitRoundID, Label: "omit_round_id: a BetWin 200 without round_id"},
 	},
 	CodeLabel: "api_code",
 	Codes: []sandboxweb.Option{

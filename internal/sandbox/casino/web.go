@@ -372,6 +372,7 @@ type controlsData struct {
 	Account       string
 	Currency      string
 	Faults        sandboxweb.FaultsForm
+	Wallets       sandboxweb.WalletsForm
 }
 
 func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
@@ -381,6 +382,7 @@ func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 		Currency:      s.cfg.Currency,
 	}
 	d.Faults = s.c.faults.Form(d.Account)
+	d.Wallets = s.wallets().Form(d.Account, s.cfg.Currency, 7)
 	pages.Render(w, "web/controls.html", s.page(r, "Controls", "/sandbox/controls", &d), "")
 }
 
@@ -442,8 +444,9 @@ func (s *Site) wallets() sandboxweb.Wallets {
 			v, _ := s.c.accountView(id)
 			return v, v.Balance, v.Currency, nil
 		},
-		SetBlocked: func(id string, block bool) error { return s.c.setBlocked(&walletOp{}, id, block) },
-		Blocked:    "its bets are refused with api_code 110",
+		SetBlocked:   func(id string, block bool) error { return s.c.setBlocked(&walletOp{}, id, block) },
+		Blocked:      "its bets are refused with api_code 110",
+		BlockedBrief: "bets are refused with api_code 110",
 	}
 }
 

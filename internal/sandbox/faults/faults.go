@@ -8,6 +8,7 @@
 package faults
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -56,9 +57,10 @@ type Protocol struct {
 	// takes itself with Table.TakeExtra.
 	Extras []Extra
 
-	// The controls page's form: the kinds of fault it offers with their
-	// labels, in order (every kind, the extras included); the label of a
-	// refusal code and the codes offered; the endpoint selected first.
+	// The controls page's form: the kinds of fault it offers first, in
+	// order, with their labels (an empty label: the usual one), before
+	// delay, stall, drop and the extras; the label of a refusal code and
+	// the codes offered; the endpoint selected first.
 	Kinds     []sandboxweb.Option
 	CodeLabel string
 	Codes     []sandboxweb.Option
@@ -72,8 +74,18 @@ type Extra struct {
 	// Endpoint is the only endpoint it applies to.
 	Endpoint string
 	// Describe says what it does to a request, for the control API's
-	// messages ("be answered without round_id when they succeed").
-	Describe string
+	// messages ("be answered without round_id when they succeed"); Label
+	// names it on the controls page.
+	Describe, Label string
+}
+
+// usualLabels are the controls page's labels of the kinds whose effect
+// does not depend on the protocol.
+var usualLabels = map[string]string{
+	KindMalformed: "malformed: a 200 that is not the wallet's answer, unprocessed",
+	KindDelay:     "delay: answer late (latency)",
+	KindStall:     "stall: never answer, do nothing (time-out)",
+	KindDrop:      "drop: do it, lose the answer (time-out)",
 }
 
 // Fault is what to do to one request.
@@ -500,10 +512,25 @@ func (t *Table) Form(subject string) sandboxweb.FaultsForm {
 		Subject: p.Subject, SubjectTitle: strings.ToUpper(p.Subject[:1]) + p.Subject[1:], SubjectField: p.SubjectField,
 		Scope:     subject,
 		Endpoints: p.Endpoints, Endpoint: p.Endpoint,
-		Kinds:     p.Kinds,
+		Kinds:     t.offered(),
 		CodeField: p.CodeField, CodeLabel: p.CodeLabel, Codes: p.Codes,
 		MinStatus: p.MinFailStatus,
 		Shapes:    []string{malformed.HTML, malformed.Garbage, malformed.Truncated, malformed.Empty, malformed.Foreign},
 		Armed:     t.Armed(),
 	}
+}
+
+// offered is the kinds of fault the controls page offers, in order.
+func (t *Table) offered() []sandboxweb.Option {
+	var out []sandboxweb.Option
+	for _, k := range t.p.Kinds {
+		out = append(out, sandboxweb.Option{Value: k.Value, Label: cmp.Or(k.Label, usualLabels[k.Value])})
+	}
+	for _, k := range []string{KindDelay, KindStall, KindDrop} {
+		out = append(out, sandboxweb.Option{Value: k, Label: usualLabels[k]})
+	}
+	for _, e := range t.p.Extras {
+		out = append(out, sandboxweb.Option{Value: e.Kind, Label: e.Label})
+	}
+	return out
 }

@@ -27,10 +27,7 @@ var protocol = faults.Protocol{
 		{Value: faults.KindFail, Label: "fail: answer an HTTP status (5xx)"},
 		{Value: faults.KindReject, Label: "reject: a refusal such as insufficient_funds (a retry gets its first answer)"},
 		{Value: faults.KindRefuseRetry, Label: "refuse_retry: refuse a retry afresh, ignoring its first answer (non-conforming wallet)"},
-		{Value: faults.KindMalformed, Label: "malformed: a 200 that is not the wallet's answer, unprocessed"},
-		{Value: faults.KindDelay, Label: "delay: answer late (latency)"},
-		{Value: faults.KindStall, Label: "stall: never answer, do nothing (time-out)"},
-		{Value: faults.KindDrop, Label: "drop: do it, lose the answer (time-out)"},
+		{Value: faults.KindMalformed},
 	},
 	CodeLabel: "Refusal",
 	Codes: []sandboxweb.Option{

@@ -272,6 +272,7 @@ type controlsData struct {
 	Bettor        string
 	Currency      string
 	Faults        sandboxweb.FaultsForm
+	Wallets       sandboxweb.WalletsForm
 	TokenLifetime int64 // seconds
 }
 
@@ -286,6 +287,7 @@ func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 		TokenLifetime: int64(s.op.TokenLifetime() / time.Second),
 	}
 	d.Faults = s.op.faults.Form(d.Bettor)
+	d.Wallets = s.wallets().Form(d.Bettor, currency, 5)
 	pages.Render(w, "web/controls.html", s.page(r, "Controls", "/sandbox/controls", &d), "")
 }
 
@@ -333,8 +335,9 @@ func (s *Site) wallets() sandboxweb.Wallets {
 			v, _ := s.op.bettorView(id)
 			return v, v.Balance, v.Currency, nil
 		},
-		SetBlocked: func(id string, block bool) error { return s.op.setBlocked(&walletOp{}, id, block) },
-		Blocked:    "its withdrawals are refused 403 bettor_blocked",
+		SetBlocked:   func(id string, block bool) error { return s.op.setBlocked(&walletOp{}, id, block) },
+		Blocked:      "its withdrawals are refused 403 bettor_blocked",
+		BlockedBrief: "withdrawals are refused 403 bettor_blocked",
 	}
 }
 

@@ -26,8 +26,9 @@ type Wallets struct {
 	// SetBlocked blocks or unblocks id.
 	SetBlocked func(id string, block bool) error
 	// Blocked says what a blocked wallet's requests get ("its withdrawals
-	// are refused 403 bettor_blocked").
-	Blocked string
+	// are refused 403 bettor_blocked"), BlockedBrief the same for the
+	// form ("withdrawals are refused 403 bettor_blocked").
+	Blocked, BlockedBrief string
 }
 
 // Handle registers on api the endpoints POST /sandbox/api/balance (set)
@@ -92,6 +93,34 @@ func ControlAPI(guard Guard, api *http.ServeMux) http.Handler {
 		Fail(w, r, http.StatusNotFound, "not_found", "no control endpoint "+r.Method+" "+r.URL.Path)
 	})
 	return guard.Wrap(api)
+}
+
+// WalletsForm is the controls page's forms that set, credit, block and
+// unblock a wallet (the layout's "wallets" template).
+type WalletsForm struct {
+	// Subject is the noun of a wallet's owner ("bettor"), SubjectTitle
+	// the same capitalised, SubjectField the control API's field naming
+	// one; ID the one the forms start with.
+	Subject, SubjectTitle, SubjectField, ID string
+	// Currency is the default currency; CurrencyMax the longest code.
+	Currency    string
+	CurrencyMax int
+	// BlockLegend says what blocking does.
+	BlockLegend string
+}
+
+// Form is the controls page's wallet forms, starting with the wallet id,
+// in currency (codes of at most currencyMax characters) by default.
+func (ws Wallets) Form(id, currency string, currencyMax int) WalletsForm {
+	article := "a "
+	if strings.ContainsRune("aeiou", rune(ws.Subject[0])) {
+		article = "an "
+	}
+	return WalletsForm{
+		Subject: ws.Subject, SubjectTitle: strings.ToUpper(ws.Subject[:1]) + ws.Subject[1:], SubjectField: ws.IDField, ID: id,
+		Currency: currency, CurrencyMax: currencyMax,
+		BlockLegend: "Block " + article + ws.Subject + " (" + ws.BlockedBrief + ")",
+	}
 }
 
 // Option is one choice of a select: its value and what it shows.
