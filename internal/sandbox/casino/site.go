@@ -88,6 +88,11 @@ type Site struct {
 	handler     http.Handler
 }
 
+// shell is the Site's web shell: Handler serves the casino's wallet
+// (Casino.Handler) at its protocol paths, the lobby, pages and control API
+// under /sandbox/, and a redirect from / to the lobby.
+type shell = sandboxweb.Shell
+
 // OpenSite checks cfg, opens the database (creating it if needed) and
 // replays it, and returns the Site. Errors name the field at fault.
 func OpenSite(ctx context.Context, cfg SiteConfig) (*Site, error) {
@@ -132,18 +137,11 @@ func OpenSite(ctx context.Context, cfg SiteConfig) (*Site, error) {
 	}
 	s.shell = sh
 	s.c, err = New(Config{SigningSecret: secret, StartingBalance: cfg.StartingBalance, Journal: sh.Journal()})
-	if err != nil {
-		sh.Close()
+	if err := sh.Start(err, s.routes, s.c.Close); err != nil {
 		return nil, err
 	}
-	sh.Start(s.routes(), s.c.Close)
 	return s, nil
 }
-
-// shell is the Site's web shell: Handler serves the casino's wallet
-// (Casino.Handler) at its protocol paths, the lobby, pages and control API
-// under /sandbox/, and a redirect from / to the lobby.
-type shell = sandboxweb.Shell
 
 // Casino returns the sandbox casino the Site serves.
 func (s *Site) Casino() *Casino { return s.c }

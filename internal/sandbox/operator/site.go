@@ -66,6 +66,12 @@ type Site struct {
 	handler        http.Handler
 }
 
+// shell is the Site's web shell: Handler serves the operator's wallet,
+// session and JWKS endpoints (Operator.Handler) at their protocol paths,
+// the pages and the control API under /sandbox/, and a redirect from / to
+// the host page.
+type shell = sandboxweb.Shell
+
 // OpenSite checks cfg, opens the database (creating it if needed) and
 // replays it, and returns the Site. Errors name the field at fault.
 func OpenSite(ctx context.Context, cfg SiteConfig) (*Site, error) {
@@ -103,19 +109,11 @@ func OpenSite(ctx context.Context, cfg SiteConfig) (*Site, error) {
 		StartingBalance: cfg.StartingBalance,
 		Journal:         sh.Journal(),
 	})
-	if err != nil {
-		sh.Close()
+	if err := sh.Start(err, s.routes, s.op.Close); err != nil {
 		return nil, err
 	}
-	sh.Start(s.routes(), s.op.Close)
 	return s, nil
 }
-
-// shell is the Site's web shell: Handler serves the operator's wallet,
-// session and JWKS endpoints (Operator.Handler) at their protocol paths,
-// the pages and the control API under /sandbox/, and a redirect from / to
-// the host page.
-type shell = sandboxweb.Shell
 
 // Operator returns the sandbox operator the Site serves.
 func (s *Site) Operator() *Operator { return s.op }

@@ -45,10 +45,17 @@ func OpenShell(ctx context.Context, sandbox, path, secret string) (*Shell, strin
 // Journal is the journal the shell owns; nil without one.
 func (s *Shell) Journal() *journal.Journal { return s.journal }
 
-// Start sets what the shell serves and the partner's Close, which ends the
-// requests it holds waiting.
-func (s *Shell) Start(handler http.Handler, stop func()) {
-	s.handler, s.stop = handler, stop
+// Start finishes opening the Site once its partner was created with the
+// shell's journal: when that failed (err is not nil) it closes the journal
+// and returns err; otherwise the shell serves routes() and stops with
+// stop, the partner's Close, which ends the requests it holds waiting.
+func (s *Shell) Start(err error, routes func() http.Handler, stop func()) error {
+	if err != nil {
+		s.Close()
+		return err
+	}
+	s.handler, s.stop = routes(), stop
+	return nil
 }
 
 // Handler returns everything the Site serves: its partner's protocol
