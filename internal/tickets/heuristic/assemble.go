@@ -945,6 +945,9 @@ func (b *builder) capQuestions(n int, ref func(*draft) string) []tickets.OpenQue
 			out = append(out, tickets.OpenQuestion{ID: "Q-" + itoa(n+len(out)+1), Question: text, RelatedTicketIDs: sortIDs(related)})
 		}
 	}
+	for _, q := range b.notTicketed {
+		out = append(out, tickets.OpenQuestion{ID: "Q-" + itoa(n+len(out)+1), Question: q, RelatedTicketIDs: []string{}})
+	}
 	add("Left out without a ticket to stay within", b.dropped, false)
 	add("Merged into other tickets to stay within", b.folded, true)
 	return out

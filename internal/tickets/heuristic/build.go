@@ -202,6 +202,7 @@ type builder struct {
 	lines          []string // the spec's lines, see specLines
 	dropped        []*draft // drafts fit left out to honour the ticket count
 	folded         []*draft // drafts fit merged into other tickets
+	notTicketed    []string // open questions about work the spec ranks too low to ticket
 }
 
 // Spec shapes.
@@ -442,6 +443,8 @@ func (b *builder) walkTable(s *section, t *table, caption string) {
 		in.states = append(in.states, t)
 	case isFieldTable(t):
 		in.fields = append(in.fields, t)
+	case isRequirementTable(t):
+		b.walkRequirementRows(s, t, caption)
 	default:
 		b.order++
 		rt := &ruleTable{caption: caption, t: t, order: b.order}
@@ -451,6 +454,46 @@ func (b *builder) walkTable(s *section, t *table, caption string) {
 			}
 		}
 		in.rules = append(in.rules, rt)
+	}
+}
+
+// isRequirementTable reports whether t lists requirements, one a row: a
+// requirement (story, feature) column beside an id or priority column.
+func isRequirementTable(t *table) bool {
+	text := headerIndex(t.header, "requirement", "user story", "story", "feature", "capability")
+	return text >= 0 && (headerIndex(t.header, "id", "#", "priority", "moscow") >= 0)
+}
+
+// lowPriority matches the priorities a PRD ships last or not in this
+// release: P2 and below, "could", "won't", "later".
+var lowPriority = regexp.MustCompile(`(?i)^\s*(p[2-9]|could( have)?|won'?t( have)?|later|nice to have|low)\s*$`)
+
+// walkRequirementRows reads each row of a requirement table as a list item
+// of its own, so each requirement gets its own ticket; rows of a low
+// priority (P2, could, won't) are named in an open question instead.
+func (b *builder) walkRequirementRows(s *section, t *table, caption string) {
+	text := headerIndex(t.header, "requirement", "user story", "story", "feature", "capability")
+	id := headerIndex(t.header, "id", "#")
+	prio := headerIndex(t.header, "priority", "moscow")
+	var later []string
+	for _, row := range t.rows {
+		b.m.tick(1)
+		req := strings.TrimSpace(row[text])
+		if req == "" {
+			continue
+		}
+		name := req
+		if id >= 0 && id != text && row[id] != "" {
+			name = row[id] + " " + req
+		}
+		if prio >= 0 && prio != text && lowPriority.MatchString(row[prio]) {
+			later = append(later, strings.TrimRight(name, ".")+" ("+row[prio]+")")
+			continue
+		}
+		b.walkItem(s, &listItem{text: req}, caption)
+	}
+	if len(later) > 0 {
+		b.notTicketed = append(b.notTicketed, "Not ticketed, as their priority ships last or not in this release: "+strings.Join(later, "; ")+" (\""+cleanHeading(s.heading)+"\", line "+itoa(s.first)+"). Should any of them get a ticket now?")
 	}
 }
 
@@ -566,6 +609,11 @@ func (b *builder) topicOf(s *section) string {
 		return in.topic
 	}
 	parent := b.topicOf(s.parent)
+	if parent == "resources" && b.isTitleSection(s.parent) {
+		// The spec's title names the product: a word of it makes no
+		// section a resource ("Offline mode for the field inspection app").
+		parent = ""
+	}
 	if parent == "resources" {
 		return parent
 	}
@@ -573,6 +621,12 @@ func (b *builder) topicOf(s *section) string {
 		return t
 	}
 	return parent
+}
+
+// isTitleSection reports whether s is the lone top heading that titles
+// the spec.
+func (b *builder) isTitleSection(s *section) bool {
+	return s != nil && s.parent == b.doc.root && b.docTitle != "" && s.heading == b.docTitle && len(b.doc.root.children) == 1
 }
 
 // topicRules map heading words to topics. A word ending in "*" matches as a

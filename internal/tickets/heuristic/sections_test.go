@@ -178,3 +178,37 @@ func TestCapNamesWhatItLeavesOut(t *testing.T) {
 		t.Errorf("no open question says which max_ticket_count would fit the work:\n%s", questions.String())
 	}
 }
+
+// TestRequirementTableRowsAreTickets gives each row of a requirement
+// table its own ticket; a P2 row is named in an open question instead.
+func TestRequirementTableRowsAreTickets(t *testing.T) {
+	spec := "# PRD: Shared lists\n\n## Requirements\n\n| ID | Requirement | Priority |\n|---|---|---|\n" +
+		"| R1 | A list owner can invite up to 5 members by link or by email. | P0 |\n" +
+		"| R2 | All members see edits within 5 seconds while online. | P0 |\n" +
+		"| R3 | Ticking an item shows who ticked it and when. | P1 |\n" +
+		"| R4 | Per-item comments with photos. | P2 |\n"
+	res := generate(t, defaultRequest(spec, "Shared lists"))
+	for _, word := range []string{"invite", "edits", "ticked"} {
+		n := 0
+		for _, tk := range res.Tickets {
+			if tk.TicketType != tickets.TypeEpic && strings.Contains(strings.ToLower(tk.Title), word) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d tickets have %q in their title, want 1: %v", n, word, titles(res.Tickets))
+		}
+	}
+	named := false
+	for _, q := range res.OpenQuestions {
+		named = named || strings.Contains(q.Question, "Per-item comments")
+	}
+	for _, tk := range res.Tickets {
+		if strings.Contains(strings.ToLower(tk.Title), "comments") {
+			t.Errorf("the P2 row became ticket %q", tk.Title)
+		}
+	}
+	if !named {
+		t.Errorf("no open question names the P2 row: %+v", res.OpenQuestions)
+	}
+}
