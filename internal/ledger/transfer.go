@@ -191,12 +191,16 @@ func (l *Ledger) open(ctx context.Context, kind TransferKind, req TransferReques
 		toOpen = append(toOpen, debit)
 	}
 	t, replayed, err := l.write(ctx, toOpen, func(tx Tx) (Transfer, bool, error) {
-		if prev, ok, err := tx.TransferByKey(ctx, req.OperatorID, req.Key); err != nil || ok {
-			return replay(prev, want, err)
-		}
+		// The key is read under the accounts' locks: a concurrent request
+		// with the same key has committed by then, and this one is its
+		// replay (read before, it would be refused for the funds the
+		// first one took).
 		accounts, err := lockPair(ctx, tx, debit, credit)
 		if err != nil {
 			return Transfer{}, false, err
+		}
+		if prev, ok, err := tx.TransferByKey(ctx, req.OperatorID, req.Key); err != nil || ok {
+			return replay(prev, want, err)
 		}
 		d, c := accounts[0], accounts[1]
 		if d.MustNotGoNegative && d.Available().LessThan(req.Amount) {
@@ -278,12 +282,14 @@ func (l *Ledger) resolve(ctx context.Context, kind TransferKind, req ResolveRequ
 		if want.Reference == "" {
 			want.Reference = pending.Reference
 		}
-		if prev, ok, err := tx.TransferByKey(ctx, req.OperatorID, req.Key); err != nil || ok {
-			return replay(prev, want, err)
-		}
 		accounts, err := lockPair(ctx, tx, Account{ID: pending.DebitAccountID}, Account{ID: pending.CreditAccountID})
 		if err != nil {
 			return Transfer{}, false, err
+		}
+		// Under the locks, as in open: a concurrent request with this key
+		// has committed, and this one is its replay.
+		if prev, ok, err := tx.TransferByKey(ctx, req.OperatorID, req.Key); err != nil || ok {
+			return replay(prev, want, err)
 		}
 		if res, ok, err := tx.Resolution(ctx, pending.ID); err != nil {
 			return Transfer{}, false, err

@@ -360,35 +360,25 @@ func testConcurrentResolutions(t *testing.T, db Database) {
 		}
 	}
 	type result struct {
-		pending string
-		t       ledger.Transfer
-		err     error
+		pending, key string
+		t            ledger.Transfer
+		err          error
 	}
 	results := make(chan result, 25*4)
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for i := range 25 {
 		p := fmt.Sprintf("h%d", i)
-		for _, call := range []func() (ledger.Transfer, bool, error){
-			func() (ledger.Transfer, bool, error) {
-				return l.Post(ctx, ledger.ResolveRequest{OperatorID: op, Key: p + "/a", PendingKey: p})
-			},
-			func() (ledger.Transfer, bool, error) {
-				return l.Post(ctx, ledger.ResolveRequest{OperatorID: op, Key: p + "/b", PendingKey: p})
-			},
-			func() (ledger.Transfer, bool, error) {
-				return l.Void(ctx, ledger.ResolveRequest{OperatorID: op, Key: p + "/c", PendingKey: p})
-			},
-			func() (ledger.Transfer, bool, error) {
-				return l.Post(ctx, ledger.ResolveRequest{OperatorID: op, Key: p + "/a", PendingKey: p})
-			},
-		} {
+		for _, c := range []struct {
+			key  string
+			call func(context.Context, ledger.ResolveRequest) (ledger.Transfer, bool, error)
+		}{{p + "/a", l.Post}, {p + "/b", l.Post}, {p + "/c", l.Void}, {p + "/a", l.Post}} {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				<-start
-				tr, _, err := call()
-				results <- result{p, tr, err}
+				tr, _, err := c.call(ctx, ledger.ResolveRequest{OperatorID: op, Key: c.key, PendingKey: p})
+				results <- result{p, c.key, tr, err}
 			}()
 		}
 	}
@@ -396,7 +386,9 @@ func testConcurrentResolutions(t *testing.T, db Database) {
 	wg.Wait()
 	close(results)
 	winners := map[string]map[string]bool{}
+	byKey := map[string][]result{}
 	for r := range results {
+		byKey[r.key] = append(byKey[r.key], r)
 		switch {
 		case r.err == nil:
 			if winners[r.pending] == nil {
@@ -411,6 +403,12 @@ func testConcurrentResolutions(t *testing.T, db Database) {
 		p := fmt.Sprintf("h%d", i)
 		if len(winners[p]) != 1 {
 			t.Errorf("%s was resolved by %d transfers", p, len(winners[p]))
+		}
+		// The two requests with one key get one answer: both the post,
+		// or both already_resolved.
+		a := byKey[p+"/a"]
+		if len(a) != 2 || ledger.CodeOf(a[0].err) != ledger.CodeOf(a[1].err) || a[0].t.ID != a[1].t.ID {
+			t.Errorf("%s: one key, two answers: %+v", p, a)
 		}
 	}
 	if a := account(t, db.Store, ledger.Bettor("ann")); !a.DebitsPending.IsZero() {
@@ -450,6 +448,35 @@ func testConcurrentReplays(t *testing.T, db Database) {
 		t.Errorf("50 replays made %d transfers", len(seen))
 	}
 	balances(t, db.Store, ledger.Bettor("ann"), "10", "0")
+
+	// 50 copies of a withdrawal of the whole balance: one moves it, the
+	// others are its replays, not refusals for want of funds.
+	ids = make(chan string, 50)
+	start = make(chan struct{})
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			tr, _, err := l.Transfer(ctx, withdrawal("all", "ann", "10"))
+			if err != nil {
+				t.Errorf("replay of a withdrawal: %v", err)
+				return
+			}
+			ids <- tr.ID
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(ids)
+	seen = map[string]bool{}
+	for id := range ids {
+		seen[id] = true
+	}
+	if len(seen) != 1 {
+		t.Errorf("50 replays of a withdrawal made %d transfers", len(seen))
+	}
+	balances(t, db.Store, ledger.Bettor("ann"), "0", "0")
 	verified(t, db.Store)
 }
 
