@@ -221,6 +221,15 @@ func (l *Ledger) open(ctx context.Context, kind TransferKind, req TransferReques
 		return want, false, nil
 	})
 	if errors.Is(err, ErrAccountsMissing) {
+		// The debit is a bettor's account that was never opened: nothing
+		// to debit, unless the key names an earlier transfer (then this
+		// request is a conflict, as on a store that opens accounts in
+		// the write).
+		if prev, err := l.store.TransferByKey(ctx, req.OperatorID, req.Key); err == nil {
+			return replay(prev, want, nil)
+		} else if CodeOf(err) != ErrNotFound {
+			return Transfer{}, false, fmt.Errorf("ledger: %w", err)
+		}
 		return Transfer{}, false, errorf(ErrInsufficientFunds, "the available balance 0 is less than %s", req.Amount)
 	}
 	return t, replayed, err

@@ -126,6 +126,8 @@ func testTransfers(t *testing.T, db Database) {
 	wantCode(t, "same key, other bettor", err, ledger.ErrConflict)
 	_, _, err = l.Hold(ctx, deposit("d1", "ann", "100.50"))
 	wantCode(t, "same key, pending", err, ledger.ErrConflict)
+	_, _, err = l.Transfer(ctx, withdrawal("d1", "nobody", "1"))
+	wantCode(t, "same key, a bettor without an account", err, ledger.ErrConflict)
 	balances(t, db.Store, ledger.Bettor("ann"), "100.5", "0")
 
 	// A debit beyond the balance is refused; the house may go below zero.
