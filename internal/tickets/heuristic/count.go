@@ -280,15 +280,27 @@ func (b *builder) groupCounts() map[*group]int {
 	return counts
 }
 
+// Epics group work only where there is enough of it to need grouping: a
+// spec of fewer than epicMinDrafts tickets is read as a flat list (an epic
+// over two or three tickets repeats their titles and adds nothing a lead
+// would track), and a group of fewer than epicMinChildren tickets gets none.
+const (
+	epicMinDrafts   = 12
+	epicMinChildren = 3
+)
+
 // epicGroups returns the groups that become epics.
 func (b *builder) epicGroups() []*group {
 	if !b.opts.IncludeEpics {
 		return nil
 	}
 	counts := b.groupCounts()
+	if len(counts) > 0 && b.liveCount() < epicMinDrafts {
+		return nil
+	}
 	var out []*group
 	for _, g := range b.groups {
-		if !g.suppressed && counts[g] >= 2 {
+		if !g.suppressed && counts[g] >= epicMinChildren {
 			out = append(out, g)
 		}
 	}

@@ -212,3 +212,16 @@ func TestRequirementTableRowsAreTickets(t *testing.T) {
 		t.Errorf("no open question names the P2 row: %+v", res.OpenQuestions)
 	}
 }
+
+// TestSmallSpecHasNoEpics: an epic over three tickets of a six-ticket spec
+// repeats their titles; a lead reads such a spec as a flat list.
+func TestSmallSpecHasNoEpics(t *testing.T) {
+	spec := "# Invoices\n\n## Requirements\n\n### Must have\n\n- M1. Export every invoice of a month as one CSV file.\n- M2. Exports larger than 10 MB run in the background and email a link.\n- M3. Choose the CSV delimiter per account.\n\n" +
+		"### Should have\n\n- S1. Customers receive a reminder email seven days before the due date.\n- S2. Finance can turn reminders off per customer.\n- S3. A second reminder goes out on the due date.\n"
+	res := generate(t, defaultRequest(spec, "Invoices"))
+	for _, tk := range res.Tickets {
+		if tk.TicketType == tickets.TypeEpic {
+			t.Errorf("epic %q in a spec of %d tickets: %v", tk.Title, len(res.Tickets), titles(res.Tickets))
+		}
+	}
+}
