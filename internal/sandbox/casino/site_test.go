@@ -8,7 +8,6 @@ import (
 	"html"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -22,10 +21,9 @@ import (
 
 // site is a casino Site served on loopback.
 type site struct {
-	t    *testing.T
-	s    *casino.Site
-	srv  *httptest.Server
-	noGo *http.Client // does not follow redirects
+	*sandboxtest.Served
+	t *testing.T
+	s *casino.Site
 }
 
 func newSite(t *testing.T, platformURL string, mutate ...func(*casino.SiteConfig)) *site {
@@ -35,84 +33,17 @@ func newSite(t *testing.T, platformURL string, mutate ...func(*casino.SiteConfig
 		PlatformURL:  platformURL,
 		DatabasePath: filepath.Join(t.TempDir(), "casino.db"),
 	}
-	for _, m := range mutate {
-		m(&cfg)
-	}
-	s, err := casino.OpenSite(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("OpenSite: %v", err)
-	}
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(func() {
-		srv.Close()
-		if err := s.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	noGo := &http.Client{
-		Transport:     srv.Client().Transport,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-	return &site{t: t, s: s, srv: srv, noGo: noGo}
-}
-
-func (s *site) get(path string) (int, string, http.Header) {
-	s.t.Helper()
-	resp, err := s.srv.Client().Get(s.srv.URL + path)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), resp.Header
-}
-
-// form posts a form and returns the status, body and headers.
-func (s *site) form(path string, v url.Values, header ...string) (int, string, http.Header) {
-	s.t.Helper()
-	req, _ := http.NewRequest("POST", s.srv.URL+path, strings.NewReader(v.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := s.noGo.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), resp.Header
-}
-
-func (s *site) control(method, path string, body any, header ...string) (int, map[string]any) {
-	s.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	}
-	req, _ := http.NewRequest(method, s.srv.URL+path, rd)
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := s.noGo.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var m map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&m)
-	return resp.StatusCode, m
+	s, served := sandboxtest.OpenSite(t, casino.OpenSite, &cfg, mutate...)
+	return &site{Served: served, t: t, s: s}
 }
 
 // wallet sends a wallet request signed with the site's secret; status 0
 // means no answer.
 func (s *site) wallet(ctx context.Context, path string, body []byte) (int, []byte) {
-	req, _ := http.NewRequestWithContext(ctx, "POST", s.srv.URL+path, bytes.NewReader(body))
+	req, _ := http.NewRequestWithContext(ctx, "POST", s.Srv.URL+path, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-REQUEST-SIGN", hmacHex(s.s.Casino().SigningSecret(), body))
-	resp, err := s.srv.Client().Do(req)
+	resp, err := s.Srv.Client().Do(req)
 	if err != nil {
 		return 0, nil
 	}
@@ -127,16 +58,16 @@ func TestLobbyLaunchesThroughThePlatform(t *testing.T) {
 	t.Parallel()
 	platform := sandboxtest.StartPlatform(t)
 	s := newSite(t, platform.URL)
-	if status, body := platform.Admin(t, "POST", "/admin/v1/operators", s.s.Registration(s.srv.URL)); status != http.StatusCreated {
+	if status, body := platform.Admin(t, "POST", "/admin/v1/operators", s.s.Registration(s.Srv.URL)); status != http.StatusCreated {
 		t.Fatalf("registering the aggregator: %d %s", status, body)
 	}
-	if status, body, _ := s.get("/sandbox/lobby"); status != http.StatusOK || !strings.Contains(body, "prediction-markets") || strings.Contains(body, "<iframe") {
+	if status, body, _ := s.Get("/sandbox/lobby"); status != http.StatusOK || !strings.Contains(body, "prediction-markets") || strings.Contains(body, "<iframe") {
 		t.Fatalf("lobby: %d\n%s", status, body)
 	}
 
 	launch := func(mode string) *url.URL {
 		t.Helper()
-		status, body, h := s.form("/sandbox/lobby", url.Values{"account_id": {"alice"}, "currency": {"USD"}, "locale": {"de"}, "mode": {mode}})
+		status, body, h := s.Form("/sandbox/lobby", url.Values{"account_id": {"alice"}, "currency": {"USD"}, "locale": {"de"}, "mode": {mode}})
 		m := gameFrame.FindStringSubmatch(body)
 		if status != http.StatusOK || m == nil {
 			t.Fatalf("%s launch: %d\n%s", mode, status, body)
@@ -170,7 +101,7 @@ func TestLobbyLaunchesThroughThePlatform(t *testing.T) {
 	if got, ok := s.s.Casino().Balance("alice", "USD"); !ok || got != "1000.00" {
 		t.Errorf("alice's balance after the session start: %q %v", got, ok)
 	}
-	if status, body, _ := s.get("/sandbox/lobby/balance?account_id=alice"); status != 200 || !strings.Contains(body, `"balance":"1000.00"`) {
+	if status, body, _ := s.Get("/sandbox/lobby/balance?account_id=alice"); status != 200 || !strings.Contains(body, `"balance":"1000.00"`) {
 		t.Errorf("lobby balance: %d %s", status, body)
 	}
 	if demo := launch("demo").Query(); demo.Get("demo") != "true" || demo.Get("operator") != "sandbox-agg" {
@@ -178,7 +109,7 @@ func TestLobbyLaunchesThroughThePlatform(t *testing.T) {
 	}
 
 	// A launch from another site's page is refused.
-	if status, body, _ := s.form("/sandbox/lobby", url.Values{"mode": {"demo"}}, "Origin", "https://evil.example"); status != http.StatusForbidden || strings.Contains(body, "<iframe") {
+	if status, body, _ := s.Form("/sandbox/lobby", url.Values{"mode": {"demo"}}, "Origin", "https://evil.example"); status != http.StatusForbidden || strings.Contains(body, "<iframe") {
 		t.Errorf("foreign launch: %d", status)
 	}
 }
@@ -188,13 +119,13 @@ func TestLobbyShowsThePlatformsRefusal(t *testing.T) {
 	platform := sandboxtest.StartPlatform(t)
 	// Not registered: the platform knows no aggregator with this secret.
 	s := newSite(t, platform.URL)
-	status, body, _ := s.form("/sandbox/lobby", url.Values{"account_id": {"alice"}, "mode": {"real"}})
+	status, body, _ := s.Form("/sandbox/lobby", url.Values{"account_id": {"alice"}, "mode": {"real"}})
 	if status != http.StatusOK || strings.Contains(body, "<iframe") || !strings.Contains(body, "answered 403") || !strings.Contains(body, "Is aggregator sandbox-agg registered") {
 		t.Errorf("unregistered launch: %d\n%s", status, body)
 	}
 	// No platform at all.
 	gone := newSite(t, "http://127.0.0.1:1")
-	if _, body, _ := gone.form("/sandbox/lobby", url.Values{"mode": {"demo"}}); !strings.Contains(body, "did not answer") {
+	if _, body, _ := gone.Form("/sandbox/lobby", url.Values{"mode": {"demo"}}); !strings.Contains(body, "did not answer") {
 		t.Errorf("launch without a platform:\n%s", body)
 	}
 }
@@ -215,7 +146,7 @@ func TestCasinoLedgerPage(t *testing.T) {
 			t.Fatalf("%s: no answer %s", c.path, body)
 		}
 	}
-	status, body, _ := s.get("/sandbox/ledger")
+	status, body, _ := s.Get("/sandbox/ledger")
 	for _, want := range []string{
 		`<a href="/sandbox/ledger?account_id=alice">alice</a></th><td class="num">987.50</td>`,
 		`<td><code>round-a</code></td><td><code>casino-round-1</code></td><td>alice</td><td>USD</td><td>finished</td>`,
@@ -231,7 +162,7 @@ func TestCasinoLedgerPage(t *testing.T) {
 		t.Error("the ledger is not newest first")
 	}
 	for _, page := range []string{"/sandbox/controls", "/sandbox/ledger?account_id=bob", "/sandbox/lobby?account_id=alice"} {
-		if status, body, _ := s.get(page); status != 200 || !strings.Contains(body, `<main id="main">`) {
+		if status, body, _ := s.Get(page); status != 200 || !strings.Contains(body, `<main id="main">`) {
 			t.Errorf("%s = %d", page, status)
 		}
 	}
@@ -252,11 +183,11 @@ func TestCasinoControlAPIAuthentication(t *testing.T) {
 		{"another site's page", []string{"Cookie", "sandbox_admin=casino-admin", "Origin", "http://evil.example"}, http.StatusForbidden},
 	}
 	for _, tt := range tests {
-		if status, m := s.control("POST", "/sandbox/api/block", map[string]string{"account_id": "alice"}, tt.header...); status != tt.want {
+		if status, m := s.Control("POST", "/sandbox/api/block", map[string]string{"account_id": "alice"}, tt.header...); status != tt.want {
 			t.Errorf("%s: %d %v, want %d", tt.name, status, m, tt.want)
 		}
 	}
-	status, m := s.control("GET", "/sandbox/api/state", nil, "Authorization", "Bearer casino-admin")
+	status, m := s.Control("GET", "/sandbox/api/state", nil, "Authorization", "Bearer casino-admin")
 	if status != 200 || fmt.Sprint(m["blocked"]) != "[alice]" {
 		t.Errorf("state = %d %v", status, m)
 	}
@@ -283,7 +214,7 @@ func TestCasinoControlAPIHelpers(t *testing.T) {
 		{"/sandbox/api/bet-limit", map[string]string{"account_id": "alice", "limit": "-1"}, 400, "", ""},
 	}
 	for i, tt := range tests {
-		status, m := s.control("POST", tt.path, tt.body)
+		status, m := s.Control("POST", tt.path, tt.body)
 		if status != tt.status {
 			t.Fatalf("%s %v = %d %v", tt.path, tt.body, status, m)
 		}
@@ -332,7 +263,7 @@ func TestCasinoControlAPIFaults(t *testing.T) {
 			for k, v := range tt.body {
 				body[k] = v
 			}
-			if status, m := s.control("POST", "/sandbox/api/faults", body); status != 200 {
+			if status, m := s.Control("POST", "/sandbox/api/faults", body); status != 200 {
 				t.Fatalf("arm: %d %v", status, m)
 			}
 			for _, c := range []struct {
@@ -347,7 +278,7 @@ func TestCasinoControlAPIFaults(t *testing.T) {
 					t.Errorf("%s: %d %s", c.account, status, answer)
 				}
 			}
-			if _, m := s.control("GET", "/sandbox/api/state", nil); len(m["faults"].([]any)) != 0 {
+			if _, m := s.Control("GET", "/sandbox/api/state", nil); len(m["faults"].([]any)) != 0 {
 				t.Errorf("faults left: %v", m["faults"])
 			}
 		})
@@ -364,7 +295,7 @@ func TestCasinoControlAPIRefuseRetry(t *testing.T) {
 		{"account_id": "victim", "endpoint": "betwin", "kind": "drop"},
 		{"account_id": "victim", "endpoint": "betwin", "kind": "refuse_retry", "api_code": "100"},
 	} {
-		if status, m := s.control("POST", "/sandbox/api/faults", body); status != 200 {
+		if status, m := s.Control("POST", "/sandbox/api/faults", body); status != 200 {
 			t.Fatalf("arm %v: %d %v", body, status, m)
 		}
 	}
@@ -379,7 +310,7 @@ func TestCasinoControlAPIRefuseRetry(t *testing.T) {
 func TestCasinoControlAPIStall(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, "http://platform.test")
-	if status, m := s.control("POST", "/sandbox/api/faults", map[string]string{"endpoint": "betwin", "kind": "stall"}); status != 200 {
+	if status, m := s.Control("POST", "/sandbox/api/faults", map[string]string{"endpoint": "betwin", "kind": "stall"}); status != 200 {
 		t.Fatalf("arm: %d %v", status, m)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -389,7 +320,7 @@ func TestCasinoControlAPIStall(t *testing.T) {
 		done <- status
 	}()
 	for {
-		if _, m := s.control("GET", "/sandbox/api/state", nil); len(m["faults"].([]any)) == 0 {
+		if _, m := s.Control("GET", "/sandbox/api/state", nil); len(m["faults"].([]any)) == 0 {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -417,7 +348,7 @@ func TestCasinoControlAPIRefusesBadFaults(t *testing.T) {
 		{"endpoint": "betwin", "kind": "delay", "delay": "soon"},
 		{"endpoint": "betwin", "kind": "malformed", "shape": "xml"},
 	} {
-		if status, m := s.control("POST", "/sandbox/api/faults", body); status != http.StatusBadRequest || m["error"] != "invalid_request" {
+		if status, m := s.Control("POST", "/sandbox/api/faults", body); status != http.StatusBadRequest || m["error"] != "invalid_request" {
 			t.Errorf("%v = %d %v", body, status, m)
 		}
 	}

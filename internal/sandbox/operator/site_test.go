@@ -26,11 +26,10 @@ const platformURL = "http://platform.test:8080"
 
 // site is a Site served on loopback.
 type site struct {
+	*sandboxtest.Served
 	t        *testing.T
 	platform string // the site's platform URL
 	s        *operator.Site
-	srv      *httptest.Server
-	noGo     *http.Client // a client that does not follow redirects
 }
 
 func newSite(t *testing.T, mutate ...func(*operator.SiteConfig)) *site {
@@ -40,71 +39,18 @@ func newSite(t *testing.T, mutate ...func(*operator.SiteConfig)) *site {
 		PlatformURL:  platformURL,
 		DatabasePath: filepath.Join(t.TempDir(), "operator.db"),
 	}
-	for _, m := range mutate {
-		m(&cfg)
-	}
-	s, err := operator.OpenSite(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("OpenSite: %v", err)
-	}
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(func() {
-		srv.Close()
-		if err := s.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	noGo := &http.Client{
-		Transport:     srv.Client().Transport,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-	return &site{t: t, platform: cfg.PlatformURL, s: s, srv: srv, noGo: noGo}
-}
-
-// get fetches a page and returns its status, body and headers.
-func (s *site) get(path string) (int, string, http.Header) {
-	s.t.Helper()
-	resp, err := s.srv.Client().Get(s.srv.URL + path)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), resp.Header
-}
-
-// control sends a control request with a JSON body and the given headers
-// (name, value pairs) and decodes the JSON answer.
-func (s *site) control(method, path string, body any, header ...string) (int, map[string]any) {
-	s.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = strings.NewReader(string(b))
-	}
-	req, _ := http.NewRequest(method, s.srv.URL+path, rd)
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := s.noGo.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var m map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&m)
-	return resp.StatusCode, m
+	s, served := sandboxtest.OpenSite(t, operator.OpenSite, &cfg, mutate...)
+	return &site{Served: served, t: t, platform: cfg.PlatformURL, s: s}
 }
 
 // wallet sends a wallet request signed with the site's secret.
 func (s *site) wallet(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
-	req, _ := http.NewRequestWithContext(ctx, method, s.srv.URL+path, strings.NewReader(string(body)))
+	req, _ := http.NewRequestWithContext(ctx, method, s.Srv.URL+path, strings.NewReader(string(body)))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Payload-Signature", hmacHex(s.s.Operator().SigningSecret(), body))
 	req.Header.Set("X-Timestamp", time.Now().UTC().Format(time.RFC3339))
 	req.Header.Set("X-Nonce", uuid.NewString())
-	resp, err := s.srv.Client().Do(req)
+	resp, err := s.Srv.Client().Do(req)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -127,7 +73,7 @@ var iframe = regexp.MustCompile(`<iframe id="game"[^>]* src="([^"]+)"[^>]* data-
 // hostPage loads the host page and returns the widget URL it embeds.
 func (s *site) hostPage(query string) *url.URL {
 	s.t.Helper()
-	status, body, h := s.get("/sandbox/host?" + query)
+	status, body, h := s.Get("/sandbox/host?" + query)
 	if status != http.StatusOK || !strings.HasPrefix(h.Get("Content-Type"), "text/html") {
 		s.t.Fatalf("host page: %d %s\n%s", status, h.Get("Content-Type"), body)
 	}
@@ -150,14 +96,14 @@ func (s *site) hostPage(query string) *url.URL {
 
 func (s *site) exchange(id string) (int, map[string]any) {
 	s.t.Helper()
-	return s.control("POST", "/v1/session", map[string]string{"session_request_id": id})
+	return s.Control("POST", "/v1/session", map[string]string{"session_request_id": id})
 }
 
 func TestHostPageEmbedsTheWidgetWithAFreshSession(t *testing.T) {
 	t.Parallel()
 	s := newSite(t)
 	// / leads to the host page, keeping the query.
-	resp, err := s.noGo.Get(s.srv.URL + "/?bettor_id=x")
+	resp, err := s.NoGo.Get(s.Srv.URL + "/?bettor_id=x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,18 +144,18 @@ func TestHostPageEmbedsTheWidgetWithAFreshSession(t *testing.T) {
 	if q := u.Query(); q.Get("locale") != "en" || q.Get("theme") != "light" {
 		t.Errorf("defaults: %s", u)
 	}
-	if _, body, _ := s.get("/sandbox/host"); !strings.Contains(body, `value="demo-bettor"`) || !strings.Contains(body, "1000.00 USD") {
+	if _, body, _ := s.Get("/sandbox/host"); !strings.Contains(body, `value="demo-bettor"`) || !strings.Contains(body, "1000.00 USD") {
 		t.Errorf("host page of the demo bettor:\n%s", body)
 	}
-	status, body, _ := s.get("/sandbox/host/balance?bettor_id=alice")
+	status, body, _ := s.Get("/sandbox/host/balance?bettor_id=alice")
 	if status != http.StatusOK || !strings.Contains(body, `"balance":"1000.00"`) {
 		t.Errorf("balance = %d %s", status, body)
 	}
-	if status, _, _ := s.get("/sandbox/host/balance?bettor_id=nobody"); status != http.StatusNotFound {
+	if status, _, _ := s.Get("/sandbox/host/balance?bettor_id=nobody"); status != http.StatusNotFound {
 		t.Errorf("balance of nobody = %d", status)
 	}
 	// A bettor id the operator refuses: an error, no widget.
-	status, body, _ = s.get("/sandbox/host?bettor_id=" + url.QueryEscape("a\x01b"))
+	status, body, _ = s.Get("/sandbox/host?bettor_id=" + url.QueryEscape("a\x01b"))
 	if status != http.StatusOK || strings.Contains(body, "<iframe") || !strings.Contains(body, `role="alert"`) {
 		t.Errorf("host page of a bad bettor id: %d\n%s", status, body)
 	}
@@ -227,7 +173,7 @@ func TestLedgerPageShowsTheLedger(t *testing.T) {
 	if err := s.s.Operator().Block("mallory"); err != nil {
 		t.Fatal(err)
 	}
-	status, body, _ := s.get("/sandbox/ledger")
+	status, body, _ := s.Get("/sandbox/ledger")
 	for _, want := range []string{
 		`<a href="/sandbox/ledger?bettor_id=alice">alice</a></th><td class="num">987.50</td>`,
 		`<td class="num">-12.50 USD</td><td class="num">987.50</td><td><code>wd-page-1</code></td><td><code>op-tx-1</code></td>`,
@@ -242,12 +188,12 @@ func TestLedgerPageShowsTheLedger(t *testing.T) {
 	if i, j := strings.Index(body, "wd-page-1</code></td><td><code>op-tx-1"), strings.Index(body, "<td>adjustment</td>"); i < 0 || j < 0 || i > j {
 		t.Errorf("ledger not newest first")
 	}
-	_, other, _ := s.get("/sandbox/ledger?bettor_id=bob")
+	_, other, _ := s.Get("/sandbox/ledger?bettor_id=bob")
 	if strings.Contains(other, "wd-page-1") {
 		t.Error("the ledger of bob shows alice's withdrawal")
 	}
 	for _, page := range []string{"/sandbox/controls", "/sandbox/ledger?before=2"} {
-		if status, body, _ := s.get(page); status != http.StatusOK || !strings.Contains(body, "<main id=\"main\">") {
+		if status, body, _ := s.Get(page); status != http.StatusOK || !strings.Contains(body, "<main id=\"main\">") {
 			t.Errorf("%s = %d", page, status)
 		}
 	}
@@ -261,12 +207,12 @@ func TestLedgerPages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, body, _ := s.get("/sandbox/ledger")
+	_, body, _ := s.Get("/sandbox/ledger")
 	older := regexp.MustCompile(`<a href="([^"]+)">Older entries</a>`).FindStringSubmatch(body)
 	if older == nil || strings.Count(body, "<td>adjustment</td>") != 50 {
 		t.Fatalf("first page: %d entries, older link %v", strings.Count(body, "<td>adjustment</td>"), older)
 	}
-	_, body, _ = s.get(html.UnescapeString(older[1]))
+	_, body, _ = s.Get(html.UnescapeString(older[1]))
 	if strings.Count(body, "<td>adjustment</td>") != 10 || strings.Contains(body, "Older entries") {
 		t.Errorf("second page has %d entries", strings.Count(body, "<td>adjustment</td>"))
 	}
@@ -286,14 +232,14 @@ func TestControlAPIAuthentication(t *testing.T) {
 		{"cookie", []string{"Cookie", "sandbox_admin=admin-secret"}, http.StatusOK},
 		{"wrong cookie", []string{"Cookie", "sandbox_admin=admin"}, http.StatusUnauthorized},
 		{"another site's page", []string{"Authorization", "Bearer admin-secret", "Origin", "https://evil.example"}, http.StatusForbidden},
-		{"its own page", []string{"Authorization", "Bearer admin-secret", "Origin", s.srv.URL}, http.StatusOK},
+		{"its own page", []string{"Authorization", "Bearer admin-secret", "Origin", s.Srv.URL}, http.StatusOK},
 	}
 	for _, tt := range tests {
-		status, m := s.control("POST", "/sandbox/api/credit", map[string]string{"bettor_id": "alice", "amount": "1"}, tt.header...)
+		status, m := s.Control("POST", "/sandbox/api/credit", map[string]string{"bettor_id": "alice", "amount": "1"}, tt.header...)
 		if status != tt.want {
 			t.Errorf("%s: %d %v, want %d", tt.name, status, m, tt.want)
 		}
-		if status, _ := s.control("GET", "/sandbox/api/state", nil, tt.header...); status != tt.want {
+		if status, _ := s.Control("GET", "/sandbox/api/state", nil, tt.header...); status != tt.want {
 			t.Errorf("%s: state = %d, want %d", tt.name, status, tt.want)
 		}
 	}
@@ -304,9 +250,9 @@ func TestControlAPIAuthentication(t *testing.T) {
 	// The login form sets the cookie; a wrong token does not.
 	for token, want := range map[string]string{"admin-secret": "notice=logged+in", "guess": "error="} {
 		form := url.Values{"admin_token": {token}, "return": {"/sandbox/controls"}}
-		req, _ := http.NewRequest("POST", s.srv.URL+"/sandbox/login", strings.NewReader(form.Encode()))
+		req, _ := http.NewRequest("POST", s.Srv.URL+"/sandbox/login", strings.NewReader(form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		resp, err := s.noGo.Do(req)
+		resp, err := s.NoGo.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,7 +267,7 @@ func TestControlAPIAuthentication(t *testing.T) {
 		}
 	}
 	// The controls page offers the login form until then.
-	if _, body, _ := s.get("/sandbox/controls"); !strings.Contains(body, `action="/sandbox/login"`) {
+	if _, body, _ := s.Get("/sandbox/controls"); !strings.Contains(body, `action="/sandbox/login"`) {
 		t.Error("the controls page does not offer to log in")
 	}
 }
@@ -344,9 +290,9 @@ func TestControlAPIForms(t *testing.T) {
 	t.Parallel()
 	s := newSite(t)
 	post := func(path string, form url.Values) *http.Response {
-		req, _ := http.NewRequest("POST", s.srv.URL+path, strings.NewReader(form.Encode()))
+		req, _ := http.NewRequest("POST", s.Srv.URL+path, strings.NewReader(form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		resp, err := s.noGo.Do(req)
+		resp, err := s.NoGo.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -365,7 +311,7 @@ func TestControlAPIForms(t *testing.T) {
 		t.Errorf("refused form answer %d %s", resp.StatusCode, loc)
 	}
 	// The page shows the outcome.
-	if _, body, _ := s.get(loc.RequestURI()); !strings.Contains(body, `<p class="error" role="alert">`) {
+	if _, body, _ := s.Get(loc.RequestURI()); !strings.Contains(body, `<p class="error" role="alert">`) {
 		t.Errorf("the page %s does not show the error:\n%s", loc.RequestURI(), body)
 	}
 }
@@ -390,7 +336,7 @@ func TestControlAPIHelpers(t *testing.T) {
 		{"/sandbox/api/nothing", map[string]string{}, 404, nil},
 	}
 	for _, tt := range tests {
-		status, m := s.control("POST", tt.path, tt.body)
+		status, m := s.Control("POST", tt.path, tt.body)
 		if status != tt.status {
 			t.Errorf("%s %v = %d %v, want %d", tt.path, tt.body, status, m, tt.status)
 			continue
@@ -401,14 +347,14 @@ func TestControlAPIHelpers(t *testing.T) {
 			}
 		}
 	}
-	status, m := s.control("POST", "/sandbox/api/session-requests", map[string]string{"bettor_id": "carol"})
+	status, m := s.Control("POST", "/sandbox/api/session-requests", map[string]string{"bettor_id": "carol"})
 	if status != 200 || !strings.HasPrefix(m["widget_url"].(string), platformURL+"/widget/?") {
 		t.Fatalf("session request = %d %v", status, m)
 	}
 	if status, _ := s.exchange(m["session_request_id"].(string)); status != 200 {
 		t.Errorf("exchange of the API's session request = %d", status)
 	}
-	status, m = s.control("GET", "/sandbox/api/state", nil)
+	status, m = s.Control("GET", "/sandbox/api/state", nil)
 	if status != 200 || len(m["bettors"].([]any)) != 3 || len(m["ledger"].([]any)) == 0 {
 		t.Errorf("state = %d %v", status, m)
 	}
@@ -460,7 +406,7 @@ func TestControlAPIFaults(t *testing.T) {
 			for k, v := range tt.body {
 				body[k] = v
 			}
-			if status, m := s.control("POST", "/sandbox/api/faults", body); status != 200 {
+			if status, m := s.Control("POST", "/sandbox/api/faults", body); status != 200 {
 				t.Fatalf("arm: %d %v", status, m)
 			}
 			for _, c := range []struct {
@@ -475,7 +421,7 @@ func TestControlAPIFaults(t *testing.T) {
 			}
 			// Every fault is used up: the state lists none, and the
 			// retries succeed.
-			if _, m := s.control("GET", "/sandbox/api/state", nil); len(m["faults"].([]any)) != 0 {
+			if _, m := s.Control("GET", "/sandbox/api/state", nil); len(m["faults"].([]any)) != 0 {
 				t.Errorf("faults left: %v", m["faults"])
 			}
 			for _, b := range []string{"victim", "bystander"} {
@@ -497,7 +443,7 @@ func TestControlAPIRefuseRetry(t *testing.T) {
 		{"bettor_id": "victim", "endpoint": "withdrawals", "kind": "drop"},
 		{"bettor_id": "victim", "endpoint": "withdrawals", "kind": "refuse_retry", "code": "insufficient_funds"},
 	} {
-		if status, m := s.control("POST", "/sandbox/api/faults", body); status != 200 {
+		if status, m := s.Control("POST", "/sandbox/api/faults", body); status != 200 {
 			t.Fatalf("arm %v: %d %v", body, status, m)
 		}
 	}
@@ -514,7 +460,7 @@ func TestControlAPIRefuseRetry(t *testing.T) {
 func TestControlAPIStall(t *testing.T) {
 	t.Parallel()
 	s := newSite(t)
-	if status, m := s.control("POST", "/sandbox/api/faults", map[string]string{"bettor_id": "victim", "endpoint": "withdrawals", "kind": "stall"}); status != 200 {
+	if status, m := s.Control("POST", "/sandbox/api/faults", map[string]string{"bettor_id": "victim", "endpoint": "withdrawals", "kind": "stall"}); status != 200 {
 		t.Fatalf("arm: %d %v", status, m)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -526,7 +472,7 @@ func TestControlAPIStall(t *testing.T) {
 	// Wait until the operator holds the request (the fault is used up),
 	// then give up as a client with a time-out would.
 	for {
-		_, m := s.control("GET", "/sandbox/api/state", nil)
+		_, m := s.Control("GET", "/sandbox/api/state", nil)
 		if len(m["faults"].([]any)) == 0 {
 			break
 		}
@@ -560,7 +506,7 @@ func TestControlAPIRefusesBadFaults(t *testing.T) {
 		{"endpoint": "withdrawals", "kind": "delay", "delay": "forever"},
 		{"endpoint": "withdrawals", "kind": "drop", "count": "-1"},
 	} {
-		if status, m := s.control("POST", "/sandbox/api/faults", body); status != http.StatusBadRequest || m["error"] != "invalid_request" {
+		if status, m := s.Control("POST", "/sandbox/api/faults", body); status != http.StatusBadRequest || m["error"] != "invalid_request" {
 			t.Errorf("%v = %d %v", body, status, m)
 		}
 	}
@@ -623,7 +569,7 @@ func TestPlatformAcceptsTheSite(t *testing.T) {
 	t.Parallel()
 	platform := sandboxtest.StartPlatform(t)
 	s := newSite(t, func(c *operator.SiteConfig) { c.PlatformURL = platform.URL })
-	if status, body := platform.Admin(t, "POST", "/admin/v1/operators", s.s.Registration(s.srv.URL)); status != http.StatusCreated {
+	if status, body := platform.Admin(t, "POST", "/admin/v1/operators", s.s.Registration(s.Srv.URL)); status != http.StatusCreated {
 		t.Fatalf("registering the operator: %d %s", status, body)
 	}
 	widget := s.hostPage("bettor_id=alice")
@@ -655,11 +601,11 @@ func TestPlatformAcceptsTheSite(t *testing.T) {
 func TestHostPageRenewsTheSession(t *testing.T) {
 	t.Parallel()
 	s := newSite(t)
-	_, body, _ := s.get("/sandbox/host?bettor_id=alice")
+	_, body, _ := s.Get("/sandbox/host?bettor_id=alice")
 	if !strings.Contains(body, `data-session-url="/sandbox/host/session?bettor_id=alice"`) {
 		t.Fatalf("the host page does not name its session endpoint:\n%s", body)
 	}
-	status, m := s.control("POST", "/sandbox/host/session?bettor_id=alice", nil, "Origin", s.srv.URL)
+	status, m := s.Control("POST", "/sandbox/host/session?bettor_id=alice", nil, "Origin", s.Srv.URL)
 	id, _ := m["session_request_id"].(string)
 	if status != http.StatusOK || !strings.HasPrefix(id, "sr_") {
 		t.Fatalf("POST /sandbox/host/session = %d %v", status, m)
@@ -683,7 +629,7 @@ func TestHostPageRenewsTheSession(t *testing.T) {
 		{"a bad bettor id", "POST", "bettor_id=" + url.QueryEscape("a\x01b"), nil, http.StatusBadRequest},
 	}
 	for _, tt := range tests {
-		if status, m := s.control(tt.method, "/sandbox/host/session?"+tt.query, nil, tt.header...); status != tt.status || m["session_request_id"] != nil {
+		if status, m := s.Control(tt.method, "/sandbox/host/session?"+tt.query, nil, tt.header...); status != tt.status || m["session_request_id"] != nil {
 			t.Errorf("%s: %d %v, want %d without an id", tt.name, status, m, tt.status)
 		}
 	}
@@ -723,7 +669,7 @@ func TestControlAPITokenLifetime(t *testing.T) {
 		{map[string]any{"seconds": 3}, 200, 3},
 	}
 	for _, tt := range tests {
-		status, m := s.control("POST", "/sandbox/api/token-lifetime", tt.body)
+		status, m := s.Control("POST", "/sandbox/api/token-lifetime", tt.body)
 		if status != tt.status {
 			t.Errorf("%v = %d %v, want %d", tt.body, status, m, tt.status)
 		}
@@ -731,10 +677,10 @@ func TestControlAPITokenLifetime(t *testing.T) {
 			t.Errorf("after %v tokens live %gs, want %gs", tt.body, got, tt.want)
 		}
 	}
-	if status, m := s.control("GET", "/sandbox/api/state", nil); status != 200 || m["token_lifetime_seconds"] != 3.0 {
+	if status, m := s.Control("GET", "/sandbox/api/state", nil); status != 200 || m["token_lifetime_seconds"] != 3.0 {
 		t.Errorf("state = %d %v, want token_lifetime_seconds 3", status, m)
 	}
-	if _, body, _ := s.get("/sandbox/controls"); !strings.Contains(body, `name="seconds" type="number" min="0" required value="3"`) {
+	if _, body, _ := s.Get("/sandbox/controls"); !strings.Contains(body, `name="seconds" type="number" min="0" required value="3"`) {
 		t.Errorf("the controls page does not show the lifetime:\n%s", body)
 	}
 	if err := s.s.Close(); err != nil {

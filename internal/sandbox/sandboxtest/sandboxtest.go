@@ -8,10 +8,14 @@ package sandboxtest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/server"
@@ -79,4 +83,103 @@ func (p *Platform) Admin(t testing.TB, method, path string, body []byte) (int, [
 		t.Fatal(err)
 	}
 	return resp.StatusCode, b
+}
+
+// Served is a sandbox Site's handler served on loopback for one test, with
+// a client for its pages and its control API.
+type Served struct {
+	T   testing.TB
+	Srv *httptest.Server
+	// NoGo is a client of Srv that does not follow redirects.
+	NoGo *http.Client
+}
+
+// Site is what a sandbox Site is to its tests.
+type Site interface {
+	Handler() http.Handler
+	Close() error
+}
+
+// OpenSite changes *cfg with mutate, opens a Site with open and *cfg, and
+// serves it until the test ends, when it is closed.
+func OpenSite[C any, S Site](t testing.TB, open func(context.Context, C) (S, error), cfg *C, mutate ...func(*C)) (S, *Served) {
+	t.Helper()
+	for _, m := range mutate {
+		m(cfg)
+	}
+	s, err := open(context.Background(), *cfg)
+	if err != nil {
+		t.Fatalf("OpenSite: %v", err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	noGo := &http.Client{
+		Transport:     srv.Client().Transport,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return s, &Served{T: t, Srv: srv, NoGo: noGo}
+}
+
+// Get fetches a page and returns its status, body and headers.
+func (s *Served) Get(path string) (int, string, http.Header) {
+	s.T.Helper()
+	resp, err := s.Srv.Client().Get(s.Srv.URL + path)
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	return read(s.T, resp)
+}
+
+// Form posts a form with the given headers (name, value pairs), without
+// following a redirect, and returns the status, body and headers.
+func (s *Served) Form(path string, v url.Values, header ...string) (int, string, http.Header) {
+	s.T.Helper()
+	req, _ := http.NewRequest("POST", s.Srv.URL+path, strings.NewReader(v.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return read(s.T, s.do(req, header))
+}
+
+// Control sends a control request with a JSON body (none when nil) and
+// the given headers (name, value pairs) and decodes the JSON answer.
+func (s *Served) Control(method, path string, body any, header ...string) (int, map[string]any) {
+	s.T.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, s.Srv.URL+path, rd)
+	req.Header.Set("Content-Type", "application/json")
+	resp := s.do(req, header)
+	defer resp.Body.Close()
+	var m map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&m)
+	return resp.StatusCode, m
+}
+
+func (s *Served) do(req *http.Request, header []string) *http.Response {
+	s.T.Helper()
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := s.NoGo.Do(req)
+	if err != nil {
+		s.T.Fatal(err)
+	}
+	return resp
+}
+
+func read(t testing.TB, resp *http.Response) (int, string, http.Header) {
+	t.Helper()
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b), resp.Header
 }
