@@ -297,12 +297,19 @@ func testTwoPhase(t *testing.T, db Database) {
 	}
 }
 
-// testConcurrentDebits sends 200 debits of 1 at once (100 holds, 100
-// withdrawals) against a bettor with 50: exactly 50 pass.
-func testConcurrentDebits(t *testing.T, db Database) {
+func testConcurrentDebits(t *testing.T, db Database) { ConcurrentDebits(t, db.Store) }
+
+// ConcurrentDebits sends 200 debits of 1 at once (100 holds, 100
+// withdrawals) against a bettor with 50, spread over the stores (one
+// database seen from several processes): exactly 50 pass, and the bettor
+// ends at zero, never below. The stores must share one empty database.
+func ConcurrentDebits(t *testing.T, stores ...ledger.Store) {
 	ctx := context.Background()
-	l := newLedger(db.Store)
-	if _, _, err := l.Transfer(ctx, deposit("d1", "ann", "50")); err != nil {
+	ledgers := make([]*ledger.Ledger, len(stores))
+	for i, s := range stores {
+		ledgers[i] = newLedger(s)
+	}
+	if _, _, err := ledgers[0].Transfer(ctx, deposit("d1", "ann", "50")); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -316,6 +323,7 @@ func testConcurrentDebits(t *testing.T, db Database) {
 			defer wg.Done()
 			<-start
 			var err error
+			l := ledgers[(i/2)%len(ledgers)]
 			if i%2 == 0 {
 				_, _, err = l.Hold(ctx, stake(fmt.Sprintf("h%d", i), "ann", "1"))
 			} else {
@@ -341,11 +349,11 @@ func testConcurrentDebits(t *testing.T, db Database) {
 	if passed != 50 || refused != 150 {
 		t.Errorf("%d debits passed and %d were refused, want 50 and 150", passed, refused)
 	}
-	a := account(t, db.Store, ledger.Bettor("ann"))
+	a := account(t, stores[0], ledger.Bettor("ann"))
 	if !a.Available().IsZero() || a.Balance.IsNegative() {
 		t.Errorf("after the debits: %+v", a)
 	}
-	verified(t, db.Store)
+	verified(t, stores[0])
 }
 
 // testConcurrentResolutions races two posts, a void and a replay on each
