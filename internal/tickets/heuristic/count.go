@@ -196,7 +196,7 @@ func (b *builder) naturalMerge() {
 		if !d.alive {
 			continue
 		}
-		if len(d.crit) > 1 || d.origin == originEndpoint || d.origin == originSpike || d.origin == originRequest || d.origin == originBug || d.origin == originCommand || len(d.users) > 0 || d.sec == nil {
+		if len(d.crit) > 1 || d.origin == originEndpoint || d.origin == originSpike || d.origin == originRequest || d.origin == originBug || d.origin == originCommand || d.origin == originItem || len(d.users) > 0 || d.sec == nil {
 			continue
 		}
 		words := keywords(d.title + " " + strings.Join(d.crit, " "))
@@ -892,9 +892,6 @@ func (b *builder) expandSplit() bool {
 	d := b.newDraft(tickets.TypeTask, originItem, title, pick.sec)
 	d.grp, d.topic, d.labels = pick.grp, pick.topic, append([]string{}, pick.labels...)
 	d.crit = moved
-	if len(d.crit) == 1 {
-		d.crit = append(d.crit, "An automated test checks this behaviour end to end.")
-	}
 	pick.crit = append(append([]string{}, pick.crit[:at]...), pick.crit[end:]...)
 	d.lead = "Split from \"" + pick.title + "\": deliver this part of its requirements on its own."
 	d.order = pick.order + 1

@@ -895,7 +895,7 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 	if role == "" {
 		role = roleIn(joined)
 	}
-	if role != "" {
+	if role != "" || b.userFacing(s, joined) {
 		kind = tickets.TypeStory
 	}
 	if isBugText(joined) {
@@ -919,9 +919,6 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 		}
 		sets.add(&d.crit, outcome(u.text))
 	}
-	if len(units) == 1 {
-		d.crit = append(d.crit, "An automated test checks this behaviour end to end.")
-	}
 	d.order = s.index*10000 + ig.order%10000
 	if s.parent == nil {
 		d.lead = "Deliver this item of the request: " + strings.TrimRight(stripCode(units[0].text), ".") + "."
@@ -930,6 +927,29 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 	}
 	d.words = newWordSet(title)
 	return d
+}
+
+var (
+	// userCue marks a requirement someone sees or does in the product.
+	userCue = regexp.MustCompile(`(?i)\b(i|me|my|user|users|member|members|owner|customer|customers|inspector|admin|admins|they|button|screen|page|menu|badge|shows?|see|sees|warn|notif\w*|email|download|upload|invite|tap|click|select|choose|assign\w*|ticking|ticked)\b`)
+	// systemCue marks a requirement of the system itself: a quality to
+	// hold or a piece of infrastructure.
+	systemCue = regexp.MustCompile(`(?i)\b(encrypt\w*|p9\d|latency|under \d+\s*(ms|s|seconds|milliseconds)|throughput|index|migrat\w*|schema|database|config\w*|feature flag|pipeline|ci|terraform|replica|backup\w*|log(s|ging)?|metric\w*)\b`)
+	nonFunctional = regexp.MustCompile(`(?i)non[- ]functional|quality attributes|performance|security`)
+)
+
+// userFacing reports whether a requirement of a requirements list is one a
+// user sees or does (a story), not a quality of the system (a task).
+func (b *builder) userFacing(s *section, text string) bool {
+	if b.info[s.index].topic != "requirements" {
+		return false
+	}
+	for c := s; c != nil && c.parent != nil; c = c.parent {
+		if nonFunctional.MatchString(c.heading) {
+			return false
+		}
+	}
+	return userCue.MatchString(text) && !systemCue.MatchString(text)
 }
 
 var bugWords = regexp.MustCompile(`(?i)\b(bug|crash(es|ed|ing)?|regression|broken|fails?|failing|exception|stack ?trace|error message|500 error|doesn't work|does not work|not working)\b`)

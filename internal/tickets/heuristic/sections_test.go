@@ -225,3 +225,40 @@ func TestSmallSpecHasNoEpics(t *testing.T) {
 		}
 	}
 }
+
+// TestNoBoilerplateCriteria: every criterion says something of its own
+// ticket; "An automated test checks this behaviour end to end." on most
+// tickets of a result said nothing.
+func TestNoBoilerplateCriteria(t *testing.T) {
+	for _, in := range inputs(t) {
+		res := generate(t, defaultRequest(in.spec, in.title))
+		for _, tk := range res.Tickets {
+			for _, c := range tk.AcceptanceCriteria {
+				if c == "An automated test checks this behaviour end to end." {
+					t.Errorf("%s: ticket %q has the boilerplate criterion %q", in.name, tk.Title, c)
+				}
+			}
+		}
+	}
+}
+
+// TestUserFacingRequirementsAreStories: in a requirements list, what a
+// user sees or does is a story, a quality of the system a task.
+func TestUserFacingRequirementsAreStories(t *testing.T) {
+	spec := "# Field app\n\n## Requirements\n\n- Show a waiting to sync badge with the count of queued changes.\n- Warn before logout when changes are waiting to sync.\n\n" +
+		"## Non-functional requirements\n\n- Offline data is encrypted at rest with a key kept in the platform keystore.\n"
+	res := generate(t, defaultRequest(spec, "Field app"))
+	for _, tk := range res.Tickets {
+		low := strings.ToLower(tk.Title)
+		switch {
+		case strings.Contains(low, "badge") || strings.Contains(low, "logout"):
+			if tk.TicketType != tickets.TypeStory {
+				t.Errorf("%q is a %s, want a story", tk.Title, tk.TicketType)
+			}
+		case strings.Contains(low, "encrypt"):
+			if tk.TicketType != tickets.TypeTask {
+				t.Errorf("%q is a %s, want a task", tk.Title, tk.TicketType)
+			}
+		}
+	}
+}
