@@ -934,7 +934,7 @@ var (
 	userCue = regexp.MustCompile(`(?i)\b(i|me|my|user|users|member|members|owner|customer|customers|inspector|admin|admins|they|button|screen|page|menu|badge|shows?|see|sees|warn|notif\w*|email|download|upload|invite|tap|click|select|choose|assign\w*|ticking|ticked)\b`)
 	// systemCue marks a requirement of the system itself: a quality to
 	// hold or a piece of infrastructure.
-	systemCue = regexp.MustCompile(`(?i)\b(encrypt\w*|p9\d|latency|under \d+\s*(ms|s|seconds|milliseconds)|throughput|index|migrat\w*|schema|database|config\w*|feature flag|pipeline|ci|terraform|replica|backup\w*|log(s|ging)?|metric\w*)\b`)
+	systemCue     = regexp.MustCompile(`(?i)\b(encrypt\w*|p9\d|latency|under \d+\s*(ms|s|seconds|milliseconds)|throughput|index|migrat\w*|schema|database|config\w*|feature flag|pipeline|ci|terraform|replica|backup\w*|log(s|ging)?|metric\w*)\b`)
 	nonFunctional = regexp.MustCompile(`(?i)non[- ]functional|quality attributes|performance|security`)
 )
 
