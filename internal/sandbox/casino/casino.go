@@ -375,14 +375,10 @@ func (c *Casino) Balance(accountID, currency string) (string, bool) {
 // whether or not the account exists yet. Wins, finishes, rollbacks and
 // balance reads still go through. The only error is a failure of the
 // journal, which changes nothing.
-func (c *Casino) Block(accountID string) error {
-	return c.setBlocked(&walletOp{}, accountID, true)
-}
+func (c *Casino) Block(accountID string) error { return c.setBlocked(&walletOp{}, accountID, true) }
 
 // Unblock undoes Block; errors as for Block.
-func (c *Casino) Unblock(accountID string) error {
-	return c.setBlocked(&walletOp{}, accountID, false)
-}
+func (c *Casino) Unblock(accountID string) error { return c.setBlocked(&walletOp{}, accountID, false) }
 
 func (c *Casino) setBlocked(x *walletOp, accountID string, blocked bool) error {
 	c.mu.Lock()
@@ -390,17 +386,10 @@ func (c *Casino) setBlocked(x *walletOp, accountID string, blocked bool) error {
 	if err := c.beginLocked(x); err != nil {
 		return err
 	}
-	if c.blocked[accountID] == blocked {
-		return nil
+	if kind := journal.Block(c.blocked, accountID, blocked); kind != "" {
+		return c.commitLocked(x, kind, accountRecord{AccountID: accountID})
 	}
-	kind := kindUnblock
-	if blocked {
-		c.blocked[accountID] = true
-		kind = kindBlock
-	} else {
-		delete(c.blocked, accountID)
-	}
-	return c.commitLocked(x, kind, accountRecord{AccountID: accountID})
+	return nil
 }
 
 // SetBetLimit sets the largest stake of one bet of accountID (a positive

@@ -18,8 +18,6 @@ const (
 	kindSecret     = "signing_secret"
 	kindSetBalance = "set_balance"
 	kindCredit     = "credit"
-	kindBlock      = "block"
-	kindUnblock    = "unblock"
 	kindBetLimit   = "bet_limit"
 )
 
@@ -163,8 +161,8 @@ func (c *Casino) applyRecord(r journal.Record) error {
 	switch r.Kind {
 	case kindSetBalance, kindCredit:
 		return c.adjust(x, a.AccountID, a.Currency, a.Amount, r.Kind == kindCredit)
-	case kindBlock, kindUnblock:
-		return c.setBlocked(x, a.AccountID, r.Kind == kindBlock)
+	case journal.KindBlock, journal.KindUnblock:
+		return c.setBlocked(x, a.AccountID, r.Kind == journal.KindBlock)
 	case kindBetLimit:
 		return c.setBetLimit(x, a.AccountID, a.Amount)
 	}

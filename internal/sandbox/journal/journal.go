@@ -224,3 +224,25 @@ func (k *Keeper) Open(apply func(Record) error, lacking func() ([]Lacking, error
 	}
 	return nil
 }
+
+// The kinds of the records that block and unblock a wallet, the same in
+// both sandboxes' journals.
+const (
+	KindBlock   = "block"
+	KindUnblock = "unblock"
+)
+
+// Block adds id to blocked (block true) or takes it out, and returns the
+// kind of the record that says so (KindBlock or KindUnblock), or "" when
+// blocked already said so.
+func Block(blocked map[string]bool, id string, block bool) string {
+	if blocked[id] == block {
+		return ""
+	}
+	if block {
+		blocked[id] = true
+		return KindBlock
+	}
+	delete(blocked, id)
+	return KindUnblock
+}

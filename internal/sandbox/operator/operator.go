@@ -412,14 +412,10 @@ func (o *Operator) adjust(x *walletOp, bettorID, currency, amount string, add bo
 // Block makes withdrawals for bettorID fail with 403 bettor_blocked, whether
 // or not the bettor exists yet. Deposits and rollbacks still go through.
 // The only error is a failure of the journal, which changes nothing.
-func (o *Operator) Block(bettorID string) error {
-	return o.setBlocked(&walletOp{}, bettorID, true)
-}
+func (o *Operator) Block(bettorID string) error { return o.setBlocked(&walletOp{}, bettorID, true) }
 
 // Unblock undoes Block; errors as for Block.
-func (o *Operator) Unblock(bettorID string) error {
-	return o.setBlocked(&walletOp{}, bettorID, false)
-}
+func (o *Operator) Unblock(bettorID string) error { return o.setBlocked(&walletOp{}, bettorID, false) }
 
 func (o *Operator) setBlocked(x *walletOp, bettorID string, blocked bool) error {
 	o.mu.Lock()
@@ -427,17 +423,10 @@ func (o *Operator) setBlocked(x *walletOp, bettorID string, blocked bool) error 
 	if err := o.beginLocked(x); err != nil {
 		return err
 	}
-	if o.blocked[bettorID] == blocked {
-		return nil
+	if kind := journal.Block(o.blocked, bettorID, blocked); kind != "" {
+		return o.commitLocked(x, kind, bettorRecord{BettorID: bettorID})
 	}
-	kind := kindUnblock
-	if blocked {
-		o.blocked[bettorID] = true
-		kind = kindBlock
-	} else {
-		delete(o.blocked, bettorID)
-	}
-	return o.commitLocked(x, kind, bettorRecord{BettorID: bettorID})
+	return nil
 }
 
 // Balance returns a bettor's balance written with the currency's decimals

@@ -24,8 +24,6 @@ const (
 	kindBettor     = "bettor"
 	kindSetBalance = "set_balance"
 	kindCredit     = "credit"
-	kindBlock      = "block"
-	kindUnblock    = "unblock"
 	kindLifetime   = "token_lifetime"
 )
 
@@ -226,8 +224,8 @@ func (o *Operator) applyRecord(r journal.Record) error {
 		return o.createBettor(x, b.BettorID, b.Currency)
 	case kindSetBalance, kindCredit:
 		return o.adjust(x, b.BettorID, b.Currency, b.Amount, r.Kind == kindCredit)
-	case kindBlock, kindUnblock:
-		return o.setBlocked(x, b.BettorID, r.Kind == kindBlock)
+	case journal.KindBlock, journal.KindUnblock:
+		return o.setBlocked(x, b.BettorID, r.Kind == journal.KindBlock)
 	}
 	return fmt.Errorf("unknown record kind %q", r.Kind)
 }
