@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
 )
 
 const testSecret = "casino-test-secret-0123456789abcdef"
@@ -106,19 +107,10 @@ func (e *env) wantBalance(account, currency, want string) {
 
 func (e *env) ledgerLen() int { return len(e.c.Ledger()) }
 
-func mustMarshal(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // Request bodies as the platform writes them.
 
 func balanceBody(t *testing.T, account, currency string) []byte {
-	return mustMarshal(t, map[string]any{
+	return sandboxtest.JSON(t, map[string]any{
 		"account_id": account,
 		"currency":   currency,
 		"game_id":    casino.GameID,
@@ -127,7 +119,7 @@ func balanceBody(t *testing.T, account, currency string) []byte {
 }
 
 func betWinBody(t *testing.T, account, currency, round, id, typ, amount string, finished bool) []byte {
-	return mustMarshal(t, map[string]any{
+	return sandboxtest.JSON(t, map[string]any{
 		"account_id": account,
 		"currency":   currency,
 		"game_id":    casino.GameID,
@@ -149,7 +141,7 @@ func winBody(t *testing.T, account, currency, round, id, amount string) []byte {
 }
 
 func finishBody(t *testing.T, account, currency, round string) []byte {
-	return mustMarshal(t, map[string]any{
+	return sandboxtest.JSON(t, map[string]any{
 		"account_id": account,
 		"currency":   currency,
 		"round_id":   round,
@@ -158,7 +150,7 @@ func finishBody(t *testing.T, account, currency, round string) []byte {
 }
 
 func rollbackBody(t *testing.T, account, currency, round, id, original string) []byte {
-	return mustMarshal(t, map[string]any{
+	return sandboxtest.JSON(t, map[string]any{
 		"account_id":        account,
 		"currency":          currency,
 		"game_id":           casino.GameID,

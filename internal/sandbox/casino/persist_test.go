@@ -3,7 +3,6 @@ package casino_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
 )
 
 // journalEnv is a casino over the journal at path, served on loopback,
@@ -166,26 +166,6 @@ func TestRestartReplaysTheJournal(t *testing.T) {
 	wantOK(t, "bet above the old limit", status, body)
 }
 
-// refuseAppends makes every append to the journal at path fail, as a full
-// disk would, until the returned function is called.
-func refuseAppends(t *testing.T, path string) (restore func()) {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Exec(`CREATE TRIGGER refuse BEFORE INSERT ON journal BEGIN SELECT RAISE(ABORT, 'disk full'); END`); err != nil {
-		t.Fatal(err)
-	}
-	return func() {
-		t.Helper()
-		if _, err := db.Exec(`DROP TRIGGER refuse`); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func TestFailedAppendChangesNothing(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "casino.db")
@@ -198,7 +178,7 @@ func TestFailedAppendChangesNothing(t *testing.T) {
 	wantOK(t, "first bet", status, okBefore)
 	ledger := e.c.Ledger()
 
-	restore := refuseAppends(t, path)
+	restore := sandboxtest.RefuseAppends(t, path)
 	for name, do := range map[string]func() error{
 		"SetBalance":  func() error { return e.c.SetBalance("alice", "EUR", "1") },
 		"Credit":      func() error { return e.c.Credit("alice", "EUR", "1") },

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
 )
 
 func TestNew(t *testing.T) {
@@ -486,7 +487,7 @@ func TestValidation(t *testing.T) {
 		} else {
 			m[field] = json.RawMessage(value)
 		}
-		return string(mustMarshal(t, m))
+		return string(sandboxtest.JSON(t, m))
 	}
 	cases := []struct {
 		name, path, body string
@@ -614,18 +615,7 @@ func TestConcurrentBets(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	ok, refused := 0, 0
-	for _, s := range statuses {
-		switch s {
-		case http.StatusOK:
-			ok++
-		case http.StatusBadRequest:
-			refused++
-		}
-	}
-	if ok != 10 || refused != 10 {
-		t.Errorf("%d succeeded and %d were refused, want 10 and 10", ok, refused)
-	}
+	sandboxtest.WantSplit(t, statuses, http.StatusBadRequest, 10, 10)
 	e.wantBalance("a1", "USD", "0.00")
 	e.wantBalance("a2", "USD", "4.00")
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
 )
 
 func TestFailNext(t *testing.T) {
@@ -126,7 +127,7 @@ func TestDropResponseNext(t *testing.T) {
 	// A dropped session answer used the session request up.
 	e.op.DropResponseNext("session", 1)
 	id := e.op.NewSessionRequest("b1", "")
-	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/v1/session", bytes.NewReader(mustMarshal(t, map[string]string{"session_request_id": id})))
+	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/v1/session", bytes.NewReader(sandboxtest.JSON(t, map[string]string{"session_request_id": id})))
 	req.Header.Set("Content-Type", "application/json")
 	if _, err := e.client.Do(req); err == nil {
 		t.Fatal("the session answer was not dropped")

@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
 )
 
 const (
@@ -165,17 +166,8 @@ func (e *env) wantBalance(bettor, want string) {
 
 func (e *env) ledgerLen() int { return len(e.op.Ledger()) }
 
-func mustMarshal(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func withdrawalBody(t *testing.T, tx, bettor, amount, currency string) []byte {
-	return mustMarshal(t, map[string]any{
+	return sandboxtest.JSON(t, map[string]any{
 		"transaction_id": tx,
 		"bettor_id":      bettor,
 		"amount":         amount,
@@ -185,7 +177,7 @@ func withdrawalBody(t *testing.T, tx, bettor, amount, currency string) []byte {
 }
 
 func depositBody(t *testing.T, tx, bettor, amount, currency, withdrawalTx, result string) []byte {
-	return mustMarshal(t, map[string]any{
+	return sandboxtest.JSON(t, map[string]any{
 		"transaction_id": tx,
 		"bettor_id":      bettor,
 		"amount":         amount,
@@ -200,7 +192,7 @@ func depositBody(t *testing.T, tx, bettor, amount, currency, withdrawalTx, resul
 }
 
 func rollbackBody(t *testing.T, tx, bettor, amount, currency string) []byte {
-	return mustMarshal(t, map[string]any{
+	return sandboxtest.JSON(t, map[string]any{
 		"transaction_id": tx,
 		"bettor_id":      bettor,
 		"amount":         amount,

@@ -2,7 +2,6 @@ package operator_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"net/http"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
 )
 
 // journalEnv is an operator over the journal at path, served on loopback,
@@ -172,26 +172,6 @@ func TestRestartReplaysTheJournal(t *testing.T) {
 	wantStatus(t, "session request after a restart", status, body, http.StatusUnauthorized, "session_request_not_found")
 }
 
-// refuseAppends makes every append to the journal at path fail, as a full
-// disk would, until the returned function is called.
-func refuseAppends(t *testing.T, path string) (restore func()) {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Exec(`CREATE TRIGGER refuse BEFORE INSERT ON journal BEGIN SELECT RAISE(ABORT, 'disk full'); END`); err != nil {
-		t.Fatal(err)
-	}
-	return func() {
-		t.Helper()
-		if _, err := db.Exec(`DROP TRIGGER refuse`); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func TestFailedAppendChangesNothing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "operator.db")
 	clock := &fakeClock{t: testStart}
@@ -203,7 +183,7 @@ func TestFailedAppendChangesNothing(t *testing.T) {
 	ledger := e.op.Ledger()
 	kid := e.op.KeyID()
 
-	restore := refuseAppends(t, path)
+	restore := sandboxtest.RefuseAppends(t, path)
 	body := withdrawalBody(t, "wd-1", "alice", "10.00", "USD")
 	calls := []struct {
 		name string

@@ -17,6 +17,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
 )
 
 func rsaKey(bits int) (*rsa.PrivateKey, error) { return rsa.GenerateKey(rand.Reader, bits) }
@@ -25,7 +26,7 @@ func rsaKey(bits int) (*rsa.PrivateKey, error) { return rsa.GenerateKey(rand.Rea
 func (e *env) exchange(id string) (int, []byte) {
 	e.t.Helper()
 	req, err := http.NewRequest(http.MethodPost, e.srv.URL+"/v1/session",
-		bytes.NewReader(mustMarshal(e.t, map[string]string{"session_request_id": id})))
+		bytes.NewReader(sandboxtest.JSON(e.t, map[string]string{"session_request_id": id})))
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
 )
 
 func TestWithdrawal(t *testing.T) {
@@ -217,18 +218,7 @@ func TestConcurrentWithdrawals(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	ok, refused := 0, 0
-	for _, s := range statuses {
-		switch s {
-		case http.StatusOK:
-			ok++
-		case http.StatusConflict:
-			refused++
-		}
-	}
-	if ok != 10 || refused != 10 {
-		t.Errorf("%d succeeded and %d were refused, want 10 and 10", ok, refused)
-	}
+	sandboxtest.WantSplit(t, statuses, http.StatusConflict, 10, 10)
 	e.wantBalance("b1", "0.00")
 	e.wantBalance("b2", "4.00")
 }

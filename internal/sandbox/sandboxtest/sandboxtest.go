@@ -8,6 +8,7 @@ package sandboxtest
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"net"
@@ -182,4 +183,53 @@ func read(t testing.TB, resp *http.Response) (int, string, http.Header) {
 		t.Fatal(err)
 	}
 	return resp.StatusCode, string(b), resp.Header
+}
+
+// JSON encodes v, failing the test if it cannot.
+func JSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// RefuseAppends makes every append to the sandbox journal at path fail, as
+// a full disk would, until the returned function is called.
+func RefuseAppends(t testing.TB, path string) (restore func()) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Exec(`CREATE TRIGGER refuse BEFORE INSERT ON journal BEGIN SELECT RAISE(ABORT, 'disk full'); END`); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		t.Helper()
+		if _, err := db.Exec(`DROP TRIGGER refuse`); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// WantSplit checks that of statuses, succeeded answered 200 and the rest
+// refused (answered status refused): what concurrent requests racing for
+// one balance must give.
+func WantSplit(t testing.TB, statuses []int, refused, succeeded, refusals int) {
+	t.Helper()
+	ok, no := 0, 0
+	for _, s := range statuses {
+		switch s {
+		case http.StatusOK:
+			ok++
+		case refused:
+			no++
+		}
+	}
+	if ok != succeeded || no != refusals {
+		t.Errorf("%d succeeded and %d were refused, want %d and %d", ok, no, succeeded, refusals)
+	}
 }
