@@ -245,13 +245,15 @@ func TestNoBoilerplateCriteria(t *testing.T) {
 // TestUserFacingRequirementsAreStories: in a requirements list, what a
 // user sees or does is a story, a quality of the system a task.
 func TestUserFacingRequirementsAreStories(t *testing.T) {
-	spec := "# Field app\n\n## Requirements\n\n- Show a waiting to sync badge with the count of queued changes.\n- Warn before logout when changes are waiting to sync.\n\n" +
+	spec := "# Field app\n\n## Requirements\n\n- S1. A manual sync badge in the menu with the count of queued changes.\n- S2. Warn before logout when changes are waiting to sync.\n\n" +
 		"## Non-functional requirements\n\n- Offline data is encrypted at rest with a key kept in the platform keystore.\n"
 	res := generate(t, defaultRequest(spec, "Field app"))
+	found := 0
 	for _, tk := range res.Tickets {
 		low := strings.ToLower(tk.Title)
 		switch {
 		case strings.Contains(low, "badge") || strings.Contains(low, "logout"):
+			found++
 			if tk.TicketType != tickets.TypeStory {
 				t.Errorf("%q is a %s, want a story", tk.Title, tk.TicketType)
 			}
@@ -260,5 +262,8 @@ func TestUserFacingRequirementsAreStories(t *testing.T) {
 				t.Errorf("%q is a %s, want a task", tk.Title, tk.TicketType)
 			}
 		}
+	}
+	if found != 2 {
+		t.Errorf("%d tickets for the badge and the logout warning, want 2: %v", found, titles(res.Tickets))
 	}
 }
