@@ -169,6 +169,7 @@ type sectionInfo struct {
 	drafts     []*draft
 	hasContent bool
 	topicDone  bool
+	checklist  bool // the section lists its work as a checklist
 	direction  *directionInfo
 	cells      map[string]bool // lower-cased cells of the field tables
 	types      string          // lower-cased type cells of the field tables
@@ -365,6 +366,12 @@ func (b *builder) walkItem(s *section, it *listItem, caption string) {
 		b.addCommand(s, it, cmd)
 		return
 	}
+	if notWorkLine.MatchString(it.text) {
+		return // "Email templates are out of scope here": a line that is no work
+	}
+	if it.check {
+		in.checklist = true
+	}
 	b.order++
 	ig := &itemGroup{text: itemText(it), children: len(it.children) > 0, sec: s, order: b.order}
 	ig.steps = strings.Contains(it.text, "(1)") || strings.Contains(it.text, " 1) ")
@@ -395,6 +402,9 @@ func (b *builder) walkItem(s *section, it *listItem, caption string) {
 		}
 	}
 }
+
+// notWorkLine is a list item that says it is no work of this spec.
+var notWorkLine = regexp.MustCompile(`(?i)\b(out of scope|not in scope|won'?t (do|have|fix)|deferred to|separate issue|owned by another team)\b`)
 
 // addUnit records a sentence as a requirement unit or as a question.
 func (b *builder) addUnit(s *section, text, caption string, ig *itemGroup, t *table) *unit {

@@ -35,6 +35,7 @@ type listItem struct {
 	ordered  bool
 	indent   int
 	done     bool // a ticked checklist item ("- [x]"): work already done
+	check    bool // a checklist item ("- [ ]" or "- [x]")
 	children []*listItem
 }
 
@@ -266,7 +267,7 @@ func (p *parser) startSection(level int, heading string) {
 func (p *parser) addListItem(indent int, ordered bool, text string) {
 	item := &listItem{text: strings.TrimSpace(text), ordered: ordered, indent: indent}
 	if m := checkbox.FindStringSubmatch(item.text); m != nil {
-		item.done = m[1] != " "
+		item.done, item.check = m[1] != " ", true
 		item.text = strings.TrimSpace(item.text[len(m[0]):])
 	}
 	if p.list == nil {

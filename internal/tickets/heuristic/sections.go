@@ -84,7 +84,7 @@ func (b *builder) buildSection(s *section) {
 	switch {
 	case in.topic == "overview":
 		b.overviewDrafts(s, units)
-	case in.topic == "requirements" || in.topic == "questions" && len(in.items) > 0:
+	case in.topic == "requirements" || in.checklist || in.topic == "questions" && len(in.items) > 0:
 		b.itemDrafts(s, units)
 	default:
 		b.sectionDrafts(s, units)
@@ -887,6 +887,10 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 		title = verbFirst(cleanHeading(ig.label))
 	}
 	title = shorten(title, 12, 90)
+	if ig.label != "" && len(units) == 1 && len(strings.Fields(ig.label)) <= 4 && !strings.Contains(strings.ToLower(title), strings.ToLower(ig.label)) {
+		// "Embedded widget: respect the theme parameter" names where.
+		title += " (" + ig.label + ")"
+	}
 	kind := tickets.TypeTask
 	joined := joinUnits(units)
 	for _, u := range units {

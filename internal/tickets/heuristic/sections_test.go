@@ -267,3 +267,32 @@ func TestUserFacingRequirementsAreStories(t *testing.T) {
 		t.Errorf("%d tickets for the badge and the logout warning, want 2: %v", found, titles(res.Tickets))
 	}
 }
+
+// TestChecklistItemsAreTickets: each open item of a tracking issue's
+// checklist is a ticket; a done item and an item that says it is out of
+// scope are none.
+func TestChecklistItemsAreTickets(t *testing.T) {
+	spec := "## Tracking: dark mode\n\n### Screens\n\n- [x] Login and sign-up (#1201)\n" +
+		"- [ ] Reports: move the chart palette to design tokens\n" +
+		"- [ ] Settings: add the Appearance section with Light, Dark and System\n" +
+		"- [ ] Email templates are out of scope here, see below\n" +
+		"- [ ] Embedded widget: respect the theme query parameter of the host page\n"
+	res := generate(t, defaultRequest(spec, "Dark mode"))
+	for _, word := range []string{"palette", "appearance", "widget"} {
+		n := 0
+		for _, tk := range res.Tickets {
+			if strings.Contains(strings.ToLower(tk.Title), word) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d tickets have %q in their title, want 1: %v", n, word, titles(res.Tickets))
+		}
+	}
+	for _, tk := range res.Tickets {
+		text := strings.ToLower(tk.Title + " " + strings.Join(tk.AcceptanceCriteria, " "))
+		if strings.Contains(text, "email templates") || strings.Contains(text, "sign-up") {
+			t.Errorf("ticket %q holds an item that is no work: %s", tk.Title, text)
+		}
+	}
+}
