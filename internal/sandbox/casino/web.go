@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -304,26 +303,19 @@ type storedView struct {
 
 // ledgerData is the ledger page's content.
 type ledgerData struct {
-	Filter       string
+	sandboxweb.Ledger[Entry, storedView]
 	Accounts     []accountView
 	MoreAccounts int
-	Blocked      []string
 	Rounds       []roundView
 	MoreRounds   int
-	Entries      []Entry
-	Older        string
-	Stored       []storedView
-	MoreStored   int
-	Failed       string
 }
 
 // ledgerPage shows the accounts, rounds, the ledger (newest first, paged
 // with before=<seq>) and the stored answers, all for one account with
 // account_id=.
 func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	d := ledgerData{Filter: q.Get("account_id")}
-	before, _ := strconv.ParseInt(q.Get("before"), 10, 64)
+	var d ledgerData
+	before := d.Read(r, "account_id")
 	c := s.c
 	c.mu.Lock()
 	ids, more := sandboxweb.IDsPage(c.accounts, d.Filter, accountsPageSize)
@@ -350,9 +342,7 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 			d.Stored = append(d.Stored, storedOf(key, rec))
 		}
 	}
-	if err := c.keeper.Failed(); err != nil {
-		d.Failed = err.Error()
-	}
+	d.Fail(c.keeper.Failed())
 	c.mu.Unlock()
 	d.Rounds, d.MoreRounds = sandboxweb.NewestFirst(d.Rounds, func(v roundView) int64 { return v.Seq }, roundsPageSize)
 	d.Stored, d.MoreStored = sandboxweb.NewestFirst(d.Stored, func(v storedView) int64 { return v.Seq }, storedPageSize)

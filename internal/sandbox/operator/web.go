@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -220,24 +219,17 @@ type storedView struct {
 
 // ledgerData is the ledger page's content.
 type ledgerData struct {
-	Filter      string
+	sandboxweb.Ledger[Entry, storedView]
 	Bettors     []bettorView
 	MoreBettors int
-	Blocked     []string
-	Entries     []Entry
-	Older       string
-	Stored      []storedView
-	MoreStored  int
-	Failed      string
 }
 
 // ledgerPage shows the bettors, the ledger (newest first, paged with
 // before=<seq>) and the stored answers, all for one bettor with
 // bettor_id=.
 func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	d := ledgerData{Filter: q.Get("bettor_id")}
-	before, _ := strconv.ParseInt(q.Get("before"), 10, 64)
+	var d ledgerData
+	before := d.Read(r, "bettor_id")
 	o := s.op
 	o.mu.Lock()
 	ids, more := sandboxweb.IDsPage(o.bettors, d.Filter, bettorsPageSize)
@@ -258,9 +250,7 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 			Bettor: rec.bettorID, Status: rec.status, Body: strings.TrimSpace(string(rec.body)),
 		})
 	}
-	if err := o.keeper.Failed(); err != nil {
-		d.Failed = err.Error()
-	}
+	d.Fail(o.keeper.Failed())
 	o.mu.Unlock()
 	d.Stored, d.MoreStored = sandboxweb.NewestFirst(d.Stored, func(v storedView) int64 { return v.Seq }, storedPageSize)
 	pages.Render(w, "web/ledger.html", s.page(r, "Ledger", "/sandbox/ledger", &d), "")

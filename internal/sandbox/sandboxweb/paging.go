@@ -1,6 +1,7 @@
 package sandboxweb
 
 import (
+	"net/http"
 	"net/url"
 	"sort"
 	"strconv"
@@ -61,4 +62,37 @@ func NewestFirst[E any](items []E, seq func(E) int64, size int) (page []E, more 
 		return items[:size], len(items) - size
 	}
 	return items, 0
+}
+
+// Ledger is what both ledger pages show beside their wallets: one page of
+// ledger entries E, the stored answers S and the journal's failure.
+type Ledger[E, S any] struct {
+	// Filter is the wallet id the page shows; "" for every wallet.
+	Filter string
+	// Blocked are the blocked ids without a wallet (BlockedOnly).
+	Blocked []string
+	// Entries and Older: LedgerPage.
+	Entries []E
+	Older   string
+	// Stored and MoreStored: NewestFirst of the stored answers.
+	Stored     []S
+	MoreStored int
+	// Failed says why the journal failed for good; "" when it did not.
+	Failed string
+}
+
+// Read sets Filter from the request's param and returns its before=
+// (0 when absent).
+func (l *Ledger[E, S]) Read(r *http.Request, param string) (before int64) {
+	q := r.URL.Query()
+	l.Filter = q.Get(param)
+	before, _ = strconv.ParseInt(q.Get("before"), 10, 64)
+	return before
+}
+
+// Fail notes the journal's failure, if err is one.
+func (l *Ledger[E, S]) Fail(err error) {
+	if err != nil {
+		l.Failed = err.Error()
+	}
 }
