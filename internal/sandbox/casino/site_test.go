@@ -259,13 +259,7 @@ func TestCasinoControlAPIFaults(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := newSite(t, "http://platform.test")
-			body := map[string]string{"endpoint": "betwin"}
-			for k, v := range tt.body {
-				body[k] = v
-			}
-			if status, m := s.Control("POST", "/sandbox/api/faults", body); status != 200 {
-				t.Fatalf("arm: %d %v", status, m)
-			}
+			s.ArmFault(tt.body, "endpoint", "betwin")
 			for _, c := range []struct {
 				account string
 				status  int

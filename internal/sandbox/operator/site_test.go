@@ -402,13 +402,7 @@ func TestControlAPIFaults(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := newSite(t)
-			body := map[string]string{"endpoint": "withdrawals"}
-			for k, v := range tt.body {
-				body[k] = v
-			}
-			if status, m := s.Control("POST", "/sandbox/api/faults", body); status != 200 {
-				t.Fatalf("arm: %d %v", status, m)
-			}
+			s.ArmFault(tt.body, "endpoint", "withdrawals")
 			for _, c := range []struct {
 				bettor string
 				status int

@@ -233,3 +233,19 @@ func WantSplit(t testing.TB, statuses []int, refused, succeeded, refusals int) {
 		t.Errorf("%d succeeded and %d were refused, want %d and %d", ok, no, succeeded, refusals)
 	}
 }
+
+// ArmFault arms a fault through the control API with fields over defaults
+// (name, value pairs); the test stops unless it is answered 200.
+func (s *Served) ArmFault(fields map[string]string, defaults ...string) {
+	s.T.Helper()
+	body := map[string]string{}
+	for i := 0; i+1 < len(defaults); i += 2 {
+		body[defaults[i]] = defaults[i+1]
+	}
+	for k, v := range fields {
+		body[k] = v
+	}
+	if status, m := s.Control("POST", "/sandbox/api/faults", body); status != http.StatusOK {
+		s.T.Fatalf("arm: %d %v", status, m)
+	}
+}
