@@ -156,6 +156,9 @@ func (b *builder) dependencies(d *draft, at int, ref func(*draft) string, pos ma
 			}
 		}
 	}
+	if prev := b.previousInList(d, at, slots); prev != "" {
+		cands = append(cands, prev)
+	}
 	seen := map[string]bool{}
 	var out []string
 	for _, c := range cands {
@@ -177,6 +180,28 @@ func (b *builder) dependencies(d *draft, at int, ref func(*draft) string, pos ma
 		out = []string{}
 	}
 	return out
+}
+
+// previousInList is the ticket of the item listed just before d in the
+// same list of the spec, which d follows: a plan's steps, a phase's or a
+// requirement list's items are written in the order they build on each
+// other ("Requires step 2", "after step 4"). It is "" for a draft that is
+// no list item and for the first item of a list.
+func (b *builder) previousInList(d *draft, at int, slots []slot) string {
+	if d.origin != originItem || d.sec == nil {
+		return ""
+	}
+	for i := at - 1; i >= 0; i-- {
+		b.m.tick(1)
+		p := slots[i].d
+		if p == nil || p.sec != d.sec {
+			continue
+		}
+		if p.origin == originItem {
+			return slots[i].id
+		}
+	}
+	return ""
 }
 
 // criteriaCap is the number of acceptance criteria per detail level.

@@ -2,6 +2,7 @@ package heuristic_test
 
 import (
 	"github.com/foresight-dev/foresight/internal/tickets"
+	"slices"
 
 	"strings"
 	"testing"
@@ -293,6 +294,30 @@ func TestChecklistItemsAreTickets(t *testing.T) {
 		text := strings.ToLower(tk.Title + " " + strings.Join(tk.AcceptanceCriteria, " "))
 		if strings.Contains(text, "email templates") || strings.Contains(text, "sign-up") {
 			t.Errorf("ticket %q holds an item that is no work: %s", tk.Title, text)
+		}
+	}
+}
+
+// TestStepsDependOnTheStepBefore: the steps of a plan are written in the
+// order they build on each other.
+func TestStepsDependOnTheStepBefore(t *testing.T) {
+	spec := "# Plan: move sessions to Redis\n\n## Steps\n\n" +
+		"1. Upgrade the session library from 4.x to 5.x in the web app.\n" +
+		"2. Add a Redis session backend behind the session_backend setting. Requires step 1.\n" +
+		"3. Implement dual mode: write every session to both stores. Requires step 2.\n"
+	res := generate(t, defaultRequest(spec, "Sessions"))
+	id := map[string]string{}
+	deps := map[string][]string{}
+	for _, tk := range res.Tickets {
+		for _, w := range []string{"library", "backend", "dual"} {
+			if strings.Contains(strings.ToLower(tk.Title), w) {
+				id[w], deps[w] = tk.ExternalID, tk.Dependencies
+			}
+		}
+	}
+	for _, pair := range [][2]string{{"backend", "library"}, {"dual", "backend"}} {
+		if id[pair[0]] == "" || id[pair[1]] == "" || !slices.Contains(deps[pair[0]], id[pair[1]]) {
+			t.Errorf("the %s step does not depend on the %s step: %v %v", pair[0], pair[1], id, deps)
 		}
 	}
 }
