@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -72,16 +71,8 @@ func (e *env) request(path string, body []byte, mod func(*http.Request)) *http.R
 // do sends a request and returns the status and body.
 func (e *env) do(req *http.Request) (int, []byte) {
 	e.t.Helper()
-	resp, err := e.client.Do(req)
-	if err != nil {
-		e.t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return resp.StatusCode, b
+	status, body, _ := sandboxtest.Do(e.t, e.client, req)
+	return status, body
 }
 
 // post sends a signed wallet request.

@@ -8,7 +8,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -115,16 +114,7 @@ func (e *env) signedRequest(method, path string, body []byte, mod func(http.Head
 // do sends a request and returns the status, body and headers.
 func (e *env) do(req *http.Request) (int, []byte, http.Header) {
 	e.t.Helper()
-	resp, err := e.client.Do(req)
-	if err != nil {
-		e.t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return resp.StatusCode, b, resp.Header
+	return sandboxtest.Do(e.t, e.client, req)
 }
 
 // call sends a signed wallet request.

@@ -249,3 +249,19 @@ func (s *Served) ArmFault(fields map[string]string, defaults ...string) {
 		s.T.Fatalf("arm: %d %v", status, m)
 	}
 }
+
+// Do sends req with client and returns the answer's status, body and
+// headers; the test stops if there is no answer.
+func Do(t testing.TB, client *http.Client, req *http.Request) (int, []byte, http.Header) {
+	t.Helper()
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b, resp.Header
+}
