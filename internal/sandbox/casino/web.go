@@ -421,22 +421,22 @@ func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 func (s *Site) wallets() sandboxweb.Wallets {
 	return sandboxweb.Wallets{
 		Sandbox: "casino", Subject: "account", IDField: "account_id", ErrJournal: ErrJournal,
-		Adjust: func(id, currency, amount string, add bool) (any, string, string, error) {
+		SetBlocked:   func(id string, block bool) error { return s.c.setBlocked(&walletOp{}, id, block) },
+		Blocked:      "its bets are refused with api_code 110",
+		BlockedBrief: "bets are refused with api_code 110",
+		Adjust: func(id, currency, amount string, add bool) error {
 			if currency == "" {
 				currency = s.cfg.Currency
 				if v, ok := s.c.accountView(id); ok {
 					currency = v.Currency
 				}
 			}
-			if err := s.c.adjust(&walletOp{}, id, currency, amount, add); err != nil {
-				return nil, "", "", err
-			}
-			v, _ := s.c.accountView(id)
-			return v, v.Balance, v.Currency, nil
+			return s.c.adjust(&walletOp{}, id, currency, amount, add)
 		},
-		SetBlocked:   func(id string, block bool) error { return s.c.setBlocked(&walletOp{}, id, block) },
-		Blocked:      "its bets are refused with api_code 110",
-		BlockedBrief: "bets are refused with api_code 110",
+		View: func(id string) (any, string, string) {
+			v, _ := s.c.accountView(id)
+			return v, v.Balance, v.Currency
+		},
 	}
 }
 

@@ -513,7 +513,7 @@ func (t *Table) Form(subject string) sandboxweb.FaultsForm {
 		Scope:     subject,
 		Endpoints: p.Endpoints, Endpoint: p.Endpoint,
 		Kinds:     t.offered(),
-		CodeField: p.CodeField, CodeLabel: p.CodeLabel, Codes: p.Codes,
+		CodeField: p.CodeField, CodeLabel: p.CodeLabel, Codes: labelled(p.Codes),
 		MinStatus: p.MinFailStatus,
 		Shapes:    []string{malformed.HTML, malformed.Garbage, malformed.Truncated, malformed.Empty, malformed.Foreign},
 		Armed:     t.Armed(),
@@ -531,6 +531,15 @@ func (t *Table) offered() []sandboxweb.Option {
 	}
 	for _, e := range t.p.Extras {
 		out = append(out, sandboxweb.Option{Value: e.Kind, Label: e.Label})
+	}
+	return out
+}
+
+// labelled is codes with each empty label set to its value.
+func labelled(codes []sandboxweb.Option) []sandboxweb.Option {
+	out := make([]sandboxweb.Option, len(codes))
+	for i, c := range codes {
+		out[i] = sandboxweb.Option{Value: c.Value, Label: cmp.Or(c.Label, c.Value)}
 	}
 	return out
 }

@@ -31,10 +31,7 @@ var protocol = faults.Protocol{
 	},
 	CodeLabel: "Refusal",
 	Codes: []sandboxweb.Option{
-		{Value: "insufficient_funds", Label: "insufficient_funds"},
-		{Value: "bettor_blocked", Label: "bettor_blocked"},
-		{Value: "bettor_not_found", Label: "bettor_not_found"},
-		{Value: "bet_limit_reached", Label: "bet_limit_reached"},
+		{Value: "insufficient_funds"}, {Value: "bettor_blocked"}, {Value: "bettor_not_found"}, {Value: "bet_limit_reached"},
 	},
 }
 

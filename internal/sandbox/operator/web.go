@@ -318,12 +318,12 @@ func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 func (s *Site) wallets() sandboxweb.Wallets {
 	return sandboxweb.Wallets{
 		Sandbox: "operator", Subject: "bettor", IDField: "bettor_id", ErrJournal: ErrJournal,
-		Adjust: func(id, currency, amount string, add bool) (any, string, string, error) {
-			if err := s.op.adjust(&walletOp{}, id, currency, amount, add); err != nil {
-				return nil, "", "", err
-			}
+		Adjust: func(id, currency, amount string, add bool) error {
+			return s.op.adjust(&walletOp{}, id, currency, amount, add)
+		},
+		View: func(id string) (any, string, string) {
 			v, _ := s.op.bettorView(id)
-			return v, v.Balance, v.Currency, nil
+			return v, v.Balance, v.Currency
 		},
 		SetBlocked:   func(id string, block bool) error { return s.op.setBlocked(&walletOp{}, id, block) },
 		Blocked:      "its withdrawals are refused 403 bettor_blocked",

@@ -20,9 +20,11 @@ type Wallets struct {
 	// 503 storage_unavailable.
 	ErrJournal error
 	// Adjust sets (add false) or adds to (add true) the balance of id, in
-	// currency ("" for the partner's default), and returns the wallet as
-	// the answer shows it, with its balance and currency.
-	Adjust func(id, currency, amount string, add bool) (view any, balance, cur string, err error)
+	// currency ("" for the partner's default).
+	Adjust func(id, currency, amount string, add bool) error
+	// View is the wallet id as an answer shows it, with its balance and
+	// currency.
+	View func(id string) (view any, balance, cur string)
 	// SetBlocked blocks or unblocks id.
 	SetBlocked func(id string, block bool) error
 	// Blocked says what a blocked wallet's requests get ("its withdrawals
@@ -54,11 +56,11 @@ func (ws Wallets) Fail(w http.ResponseWriter, r *http.Request, err error) {
 func (ws Wallets) adjust(add bool) func(http.ResponseWriter, *http.Request, map[string]string) {
 	return func(w http.ResponseWriter, r *http.Request, f map[string]string) {
 		id, amount := f[ws.IDField], f["amount"]
-		view, balance, cur, err := ws.Adjust(id, f["currency"], amount, add)
-		if err != nil {
+		if err := ws.Adjust(id, f["currency"], amount, add); err != nil {
 			ws.Fail(w, r, err)
 			return
 		}
+		view, balance, cur := ws.View(id)
 		verb := "balance set to"
 		if add {
 			verb = "credited " + amount + "; balance"
