@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+
+	"github.com/shopspring/decimal"
 )
 
 // Status is the verdict of a check, or the weight of a finding.
@@ -234,4 +236,32 @@ func (t *T) runCleanups(ctx context.Context) {
 			}
 		}()
 	}
+}
+
+// Listing returns checks with a Run that does nothing: a checker's list of
+// its checks, for documentation and listings.
+func Listing(checks []Check) []Check {
+	for i := range checks {
+		checks[i].Run = func(context.Context, *T) {}
+	}
+	return checks
+}
+
+// RunAll runs checks with r, in order, into rep, and reads the wallet's
+// balance with read before the first and after the last, outside any
+// check; before and after are nil when the balance could not be read.
+func (r *Runner) RunAll(ctx context.Context, rep *Report, checks []Check, read func(ctx context.Context, t *T, why string) decimal.Decimal) (before, after *decimal.Decimal) {
+	outside := func(when string) *decimal.Decimal {
+		var out *decimal.Decimal
+		r.Run(ctx, Check{Name: when, Run: func(ctx context.Context, t *T) {
+			b := read(ctx, t, "at the "+when+" of the run")
+			out = &b
+		}})
+		return out
+	}
+	before = outside("start")
+	for _, c := range checks {
+		rep.Results = append(rep.Results, r.Run(ctx, c))
+	}
+	return before, outside("end")
 }

@@ -131,28 +131,15 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 				s.account, s.currency, s.stake, s.session, aggregator.GameID),
 		},
 	}
-	before := s.readOutside(ctx, r, "start")
-	for _, c := range s.checks() {
-		rep.Results = append(rep.Results, r.Run(ctx, c))
-	}
-	after := s.readOutside(ctx, r, "end")
+	before, after := r.RunAll(ctx, rep, s.checks(), func(ctx context.Context, t *conformance.T, why string) decimal.Decimal {
+		return s.readBalance(ctx, t, why, false)
+	})
 	rep.Notes = append(rep.Notes, balanceNote(before, after, s.currency))
 	rep.Notes = append(rep.Notes, fmt.Sprintf("Left in the ledger: test rounds (ids conformance-round-…) whose bets are rolled back, "+
 		"one lost round (-%[1]s), one won round paying twice the stake (+%[1]s), one closed round credited its stake (0), "+
 		"one win without a bet and its rollback (0), a refused bet (insufficient-funds) and a rollback of a bet never sent (rollback-unknown); "+
 		"the balance ends where it started when every check passes.", s.stake))
 	return rep, nil
-}
-
-// readOutside reads the balance outside any check (at the start and the
-// end of the run); nil when it cannot be read.
-func (s *suite) readOutside(ctx context.Context, r *conformance.Runner, when string) *decimal.Decimal {
-	var out *decimal.Decimal
-	r.Run(ctx, conformance.Check{Name: when, Run: func(ctx context.Context, t *conformance.T) {
-		b := s.readBalance(ctx, t, "at the "+when+" of the run", false)
-		out = &b
-	}})
-	return out
 }
 
 func balanceNote(before, after *decimal.Decimal, currency string) string {

@@ -147,27 +147,14 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 				s.bettor, s.currency, s.decimals, s.amount(s.stake), s.market),
 		},
 	}
-	before := s.readOutside(ctx, r, "start")
-	for _, c := range s.checks() {
-		rep.Results = append(rep.Results, r.Run(ctx, c))
-	}
-	after := s.readOutside(ctx, r, "end")
+	before, after := r.RunAll(ctx, rep, s.checks(), func(ctx context.Context, t *conformance.T, why string) decimal.Decimal {
+		return s.readBalance(ctx, t, why, false)
+	})
 	rep.Notes = append(rep.Notes, balanceNote(before, after, s.currency, s.decimals))
 	rep.Notes = append(rep.Notes, "Left in the ledger: withdrawals, each undone by a rollback, and two settled test bets "+
 		"(a lost one: -1 stake; a won one paying 2 stakes: +1 stake), so the balance ends where it started when every check passes; "+
 		"also one refused withdrawal (insufficient-funds) and one rollback of a withdrawal never sent (rollback-unknown).")
 	return rep, nil
-}
-
-// readOutside reads the balance outside any check (at the start and the
-// end of the run); nil when it cannot be read.
-func (s *suite) readOutside(ctx context.Context, r *conformance.Runner, when string) *decimal.Decimal {
-	var out *decimal.Decimal
-	r.Run(ctx, conformance.Check{Name: when, Run: func(ctx context.Context, t *conformance.T) {
-		b := s.readBalance(ctx, t, "at the "+when+" of the run", false)
-		out = &b
-	}})
-	return out
 }
 
 func balanceNote(before, after *decimal.Decimal, currency string, decimals int32) string {
