@@ -1020,16 +1020,60 @@ func (b *builder) buildPlain(s *section, units []*unit) {
 		}
 		return
 	}
-	var rest []*unit
+	var rest, asks []*unit
 	for _, u := range units {
 		if !u.claimed {
 			rest = append(rest, u)
+			if askWords.MatchString(u.text) {
+				asks = append(asks, u)
+			}
 		}
+	}
+	if len(asks) >= 3 {
+		// A paragraph that asks for several things: each ask is a ticket,
+		// the sentences around them are its context.
+		for _, u := range asks {
+			for _, text := range splitAsk(u.text) {
+				v := &unit{text: text, sec: s, order: u.order, words: keywords(text)}
+				ig := &itemGroup{text: text, units: []*unit{v}, sec: s, order: u.order}
+				in.drafts = append(in.drafts, b.itemDraft(s, ig, []*unit{v}))
+			}
+			u.claimed = true
+		}
+		return
 	}
 	if len(rest) > 0 {
 		in.drafts = append(in.drafts, b.requestDraft(s, rest))
 	}
 }
+
+// wishPrefix is the way a request opens a wish ("We'd like an audit log
+// page"): the thing wished for is the work.
+var wishPrefix = regexp.MustCompile(`(?i)^(we'?d like|we would like|we want)( to have)?\s+`)
+
+// splitAsk splits an ask that joins two actions under one modal ("Admins
+// should be able to filter it by date, and download it as CSV") into one
+// sentence per action, each with the subject and modal; it drops a
+// leading "We'd like".
+func splitAsk(text string) []string {
+	text = strings.TrimSpace(text)
+	if m := wishPrefix.FindString(text); m != "" {
+		text = "Add " + text[len(m):]
+	}
+	first, second, ok := strings.Cut(text, ", and ")
+	if !ok {
+		return []string{text}
+	}
+	m := matchModal(first)
+	if m == nil || hasVerb(m[1]) || len(strings.Fields(second)) < 3 || baseVerb(strings.Fields(second)[0]) == "" {
+		return []string{text}
+	}
+	lead := strings.TrimSpace(m[1] + " " + m[2] + " " + m[4])
+	return []string{first + ".", lead + " " + second}
+}
+
+// askWords mark a sentence of prose that asks for something to be built.
+var askWords = regexp.MustCompile(`(?i)\b(must|shall|should|needs? to|we'?d like|we would like|we want|has to|have to|(is|are) required to)\b`)
 
 var requirementWords = regexp.MustCompile(`(?i)\b(must|shall|should|need(s)? to|needs?|required?|requires|has to|have to|will|can|may|could|never|always|only|want|allow|support|ensure|reject|return|include|display|show|send|store|export|import)\b`)
 

@@ -43,6 +43,10 @@ We looked at emailing spreadsheets every night.
 
 - Scheduled exports to the partner bucket.
 
+## Risks
+
+Storage costs grow with every exported month.
+
 ## Appendix A: Glossary
 
 Reconciliation means matching payments to invoices.
@@ -53,7 +57,7 @@ func TestNotWorkSectionsMakeNoTickets(t *testing.T) {
 	lines := strings.Split(classifiedSpec, "\n")
 	for _, tk := range res.Tickets {
 		text := strings.ToLower(tk.Title + " " + tk.Description + " " + strings.Join(tk.AcceptanceCriteria, " "))
-		for _, word := range []string{"duplicate", "pdf", "spreadsheets", "partner bucket", "reconciliation", "frustrated", "labels: enhancement", "non-goals", "glossary"} {
+		for _, word := range []string{"duplicate", "pdf", "spreadsheets", "partner bucket", "reconciliation", "frustrated", "labels: enhancement", "non-goals", "glossary", "storage costs"} {
 			if strings.Contains(text, word) {
 				t.Errorf("ticket %q comes from a part that is not work (%q): %s", tk.Title, word, text)
 			}
@@ -318,6 +322,26 @@ func TestStepsDependOnTheStepBefore(t *testing.T) {
 	for _, pair := range [][2]string{{"backend", "library"}, {"dual", "backend"}} {
 		if id[pair[0]] == "" || id[pair[1]] == "" || !slices.Contains(deps[pair[0]], id[pair[1]]) {
 			t.Errorf("the %s step does not depend on the %s step: %v %v", pair[0], pair[1], id, deps)
+		}
+	}
+}
+
+// TestParagraphAsksAreTickets: a one-paragraph request that asks for
+// several things gives a ticket per ask, an ask of two actions two.
+func TestParagraphAsksAreTickets(t *testing.T) {
+	spec := "Our customers keep asking who changed what. We'd like an audit log page in workspace settings that lists setting changes. " +
+		"Admins should be able to filter it by member and by date range, and download it as CSV for their compliance reviews. " +
+		"Entries should be kept for at least a year. We don't need this for the free plan."
+	res := generate(t, defaultRequest(spec, "Audit log"))
+	for _, word := range []string{"audit log page", "filter", "csv", "kept for at least a year"} {
+		n := 0
+		for _, tk := range res.Tickets {
+			if strings.Contains(strings.ToLower(tk.Title), word) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d tickets have %q in their title, want 1: %v", n, word, titles(res.Tickets))
 		}
 	}
 }
