@@ -289,9 +289,7 @@ func TestCasinoControlAPIRefuseRetry(t *testing.T) {
 		{"account_id": "victim", "endpoint": "betwin", "kind": "drop"},
 		{"account_id": "victim", "endpoint": "betwin", "kind": "refuse_retry", "api_code": "100"},
 	} {
-		if status, m := s.Control("POST", "/sandbox/api/faults", body); status != 200 {
-			t.Fatalf("arm %v: %d %v", body, status, m)
-		}
+		s.ArmFault(body)
 	}
 	bet := betBody(t, "victim", "USD", "r1", "bet-1", "10")
 	for _, want := range []int{0, http.StatusBadRequest, http.StatusOK} {
@@ -342,9 +340,7 @@ func TestCasinoControlAPIRefusesBadFaults(t *testing.T) {
 		{"endpoint": "betwin", "kind": "delay", "delay": "soon"},
 		{"endpoint": "betwin", "kind": "malformed", "shape": "xml"},
 	} {
-		if status, m := s.Control("POST", "/sandbox/api/faults", body); status != http.StatusBadRequest || m["error"] != "invalid_request" {
-			t.Errorf("%v = %d %v", body, status, m)
-		}
+		s.WantInvalidFault(body)
 	}
 }
 

@@ -437,9 +437,7 @@ func TestControlAPIRefuseRetry(t *testing.T) {
 		{"bettor_id": "victim", "endpoint": "withdrawals", "kind": "drop"},
 		{"bettor_id": "victim", "endpoint": "withdrawals", "kind": "refuse_retry", "code": "insufficient_funds"},
 	} {
-		if status, m := s.Control("POST", "/sandbox/api/faults", body); status != 200 {
-			t.Fatalf("arm %v: %d %v", body, status, m)
-		}
+		s.ArmFault(body)
 	}
 	for _, want := range []int{0, http.StatusConflict, http.StatusOK} {
 		if status, answer := s.withdraw("wd-1", "victim", "10.00"); status != want {
@@ -500,9 +498,7 @@ func TestControlAPIRefusesBadFaults(t *testing.T) {
 		{"endpoint": "withdrawals", "kind": "delay", "delay": "forever"},
 		{"endpoint": "withdrawals", "kind": "drop", "count": "-1"},
 	} {
-		if status, m := s.Control("POST", "/sandbox/api/faults", body); status != http.StatusBadRequest || m["error"] != "invalid_request" {
-			t.Errorf("%v = %d %v", body, status, m)
-		}
+		s.WantInvalidFault(body)
 	}
 }
 

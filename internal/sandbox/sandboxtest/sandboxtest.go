@@ -265,3 +265,12 @@ func Do(t testing.TB, client *http.Client, req *http.Request) (int, []byte, http
 	}
 	return resp.StatusCode, b, resp.Header
 }
+
+// WantInvalidFault checks that the control API refuses to arm the fault
+// body describes with 400 invalid_request.
+func (s *Served) WantInvalidFault(body map[string]string) {
+	s.T.Helper()
+	if status, m := s.Control("POST", "/sandbox/api/faults", body); status != http.StatusBadRequest || m["error"] != "invalid_request" {
+		s.T.Errorf("%v = %d %v", body, status, m)
+	}
+}
