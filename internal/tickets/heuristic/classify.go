@@ -26,7 +26,7 @@ var (
 	headingNumber  = regexp.MustCompile(`^(?i)(appendix\s+[a-z0-9]+[.:)]?\s*|[a-z]?\d+(\.\d+)*[.):]?\s+|[a-z]\.\d+(\.\d+)*[.):]?\s+)`)
 	notWorkHeading = regexp.MustCompile(`(?i)\b(non[- ]?goals?|out[- ]of[- ]scope|not in scope|won'?t have|won'?t do|deferred|future (work|possibilities|considerations|ideas|versions?|phases?)|later versions?|v\d+\.\d+|roadmap|alternatives?|rejected|drawbacks|prior art|implementation history|revision history|change ?log|document history|table of contents|glossary|appendix|success metrics|metrics to watch|kpis|marketing|launch (plan|announcement)|personas|faq|frequently asked|screenshots?|prerequisites|attendees|spike results|follow[- ]?ups?|signoff checklist|sign-off checklist|additional context|please complete|which plan|aob|any other business)\b`)
 	notWorkWhole   = regexp.MustCompile(`(?i)^(contents|toc|history|references|schedule|timeline|communication|communications|risks|known risks)$`)
-	contextHeading = regexp.MustCompile(`(?i)^(summary|executive summary|tl;?dr|overview|introduction|motivation|background.*|context|why|why now|problem|the problem|problem statement|goals|current state|how .* today|what goes wrong|what exists.*|is your feature request related to a problem.*)$`)
+	contextHeading = regexp.MustCompile(`(?i)^(decisions?|decisions made|dependencies|external dependencies|summary|executive summary|tl;?dr|overview|introduction|motivation|background.*|context|why|why now|problem|the problem|problem statement|goals|current state|how .* today|what goes wrong|what exists.*|is your feature request related to a problem.*)$`)
 )
 
 // closedReport matches a report's resolution when it needs no work: fixed,
