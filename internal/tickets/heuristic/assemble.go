@@ -72,10 +72,36 @@ func (b *builder) assemble() *tickets.Result {
 		res.Tickets = append(res.Tickets, t)
 	}
 	b.uniqueTitles(res.Tickets, slots)
+	res.OpenQuestions = append(res.OpenQuestions, b.vagueQuestions(res.Tickets, len(res.OpenQuestions))...)
 	res.Risks = b.risks(res.Tickets, slots)
 	finish := "stop"
 	res.Generation = tickets.Generation{Model: ModelName, FinishReason: &finish}
 	return res
+}
+
+// vagueQuestions asks what a vague criterion quoted from the spec means
+// ("fast", "user-friendly", "TBD"): the words stay in the ticket, and the
+// question names the ticket. n is the number of questions before them.
+func (b *builder) vagueQuestions(ts []tickets.Ticket, n int) []tickets.OpenQuestion {
+	var out []tickets.OpenQuestion
+	seen := map[string]bool{}
+	for _, t := range ts {
+		for _, c := range t.AcceptanceCriteria {
+			b.m.tick(1)
+			low := strings.ToLower(c)
+			if countLower(low, vagueHints...) == 0 {
+				continue
+			}
+			word := vague.FindString(c)
+			if word == "" || seen[foldKey(c)] {
+				continue
+			}
+			seen[foldKey(c)] = true
+			q := "What does \"" + word + "\" mean, in terms a test can check, in \"" + strings.TrimRight(c, ".") + "\"?"
+			out = append(out, tickets.OpenQuestion{ID: "Q-" + itoa(n+len(out)+1), Question: q, RelatedTicketIDs: []string{t.ExternalID}})
+		}
+	}
+	return out
 }
 
 // uniqueTitles makes every title unique: a repeated title gets the name of
@@ -218,14 +244,14 @@ func (b *builder) criteriaCap() int {
 var vague = regexp.MustCompile(`(?i)\b(tbd|tbc|todo|fixme|user-friendly|user friendly|as appropriate|and so on|not shown)|\b(fast|quickly|easy to use|intuitive)\b`)
 var vagueHints = []string{"tbd", "tbc", "todo", "fixme", "friendly", "appropriate", "so on", "fast", "quickly", "easy", "intuitive", "not shown"}
 
-var etcWord = regexp.MustCompile(`(?i),?\s*\betc\.?`)
+var etcWord = regexp.MustCompile(`(?i),?\s*\betc\b\.?`)
 
 // generatedPrefixes start the criteria the engine writes itself; these are
 // kept and cleaned when they quote a vague word, while vague sentences of
 // the spec are dropped.
 var generatedPrefixes = []string{"A written decision answers", "The scope of", "Delivered:", "Done:", "Nothing in", "Following the steps", "The reported", "An automated", "Automated tests", "The behaviour described", "All "}
 
-var vagueToken = regexp.MustCompile(`(?i)(tbd|tbc|todo|fixme|user-friendly|user friendly|etc\.?|\bfast\b|\bquickly\b)`)
+var vagueToken = regexp.MustCompile(`(?i)\b(tbd|tbc|todo|fixme|user-friendly|user friendly|etc\b\.?|fast|quickly)\b`)
 
 // sanitize removes vague words from a criterion the engine wrote.
 func sanitize(c string) string {
@@ -252,32 +278,14 @@ func cleanCriteria(list []string) []string {
 			c = etcWord.ReplaceAllString(c, "")
 		}
 		c = strings.TrimSpace(c)
-		if (strings.Contains(low, "should") || strings.Contains(low, " may ")) && !strings.Contains(c, "?") {
-			c = firmWording(c)
-		}
-		if c == "" || countLower(low, vagueHints...) > 0 && vague.MatchString(c) {
+		if c == "" {
 			continue
 		}
+		// The spec's own words stay as written ("may not" is no "can
+		// not"); a vague criterion is kept and asked about (vagueQuestions).
 		sets.add(&out, sentenceCase(c))
 	}
 	return out
-}
-
-var (
-	shouldWord = regexp.MustCompile(`\b([Ss])hould\b`)
-	mayWord    = regexp.MustCompile(`\bmay\b`)
-)
-
-// firmWording makes a criterion checkable: "should" becomes "must" and
-// "may" becomes "can", as acceptance criteria state what is verified.
-func firmWording(c string) string {
-	c = shouldWord.ReplaceAllStringFunc(c, func(w string) string {
-		if w[0] == 'S' {
-			return "Must"
-		}
-		return "must"
-	})
-	return mayWord.ReplaceAllString(c, "can")
 }
 
 // pack fits criteria into at most n items, joining neighbours so no

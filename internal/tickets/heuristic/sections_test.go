@@ -345,3 +345,28 @@ func TestParagraphAsksAreTickets(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecWordsKept: criteria quote the spec; no word-level rewriting
+// ("etcd" lost its "etc", "may not" became "can not") and no vague
+// sentence deleted in silence.
+func TestSpecWordsKept(t *testing.T) {
+	spec := "# Config service\n\n## Requirements\n\n- The service stores its configuration in etcd and reloads it on change.\n" +
+		"- Viewers may not see draft configurations.\n- The settings page loads fast for every tenant.\n"
+	res := generate(t, defaultRequest(spec, "Config service"))
+	var all strings.Builder
+	for _, tk := range res.Tickets {
+		all.WriteString(strings.Join(tk.AcceptanceCriteria, "\n") + "\n")
+	}
+	for _, want := range []string{"etcd", "may not see draft", "loads fast"} {
+		if !strings.Contains(all.String(), want) {
+			t.Errorf("no criterion keeps %q:\n%s", want, all.String())
+		}
+	}
+	asked := false
+	for _, q := range res.OpenQuestions {
+		asked = asked || strings.Contains(q.Question, "fast")
+	}
+	if !asked {
+		t.Errorf("no open question asks what \"fast\" means: %+v", res.OpenQuestions)
+	}
+}
