@@ -561,6 +561,12 @@ func ruleRowText(header, row []string) string {
 
 // commandName returns the command of a list item that starts with a code
 // span naming a command ("`tool init` — creates ..."), or "".
+// notCommand matches code spans that name no command: a status code
+// ("403 Forbidden"), an HTTP method and path, a file name or path
+// ("src/App.tsx"), a component ("<InvoiceList>", "InvoiceList"), a field
+// ("invoice.total"). They describe the ticket they belong to.
+var notCommand = regexp.MustCompile(`^(\d{3}(\s|$)|(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s|<|[A-Z][a-z]+[A-Z]\w*$|\S*[./]\S*\.[a-z]{1,5}$|\S+/\S+$|[a-z_]+\.[a-z_.]+$)`)
+
 func commandName(text string) string {
 	if !strings.HasPrefix(text, "`") {
 		return ""
@@ -571,7 +577,7 @@ func commandName(text string) string {
 	}
 	cmd := text[1 : end+1]
 	rest := strings.TrimSpace(text[end+2:])
-	if strings.HasPrefix(cmd, "-") || strings.HasPrefix(cmd, "/") || strings.Contains(cmd, "=") {
+	if strings.HasPrefix(cmd, "-") || strings.HasPrefix(cmd, "/") || strings.Contains(cmd, "=") || notCommand.MatchString(cmd) {
 		return ""
 	}
 	if len(strings.Fields(cmd)) < 2 && !strings.HasPrefix(rest, "—") && !strings.HasPrefix(rest, "-") && !strings.HasPrefix(rest, ":") && !strings.HasPrefix(rest, "–") {
