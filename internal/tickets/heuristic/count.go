@@ -199,6 +199,9 @@ func (b *builder) naturalMerge() {
 		if len(d.crit) > 1 || d.origin == originEndpoint || d.origin == originSpike || d.origin == originRequest || d.origin == originBug || d.origin == originCommand || d.origin == originItem || len(d.users) > 0 || d.sec == nil {
 			continue
 		}
+		if d.sec.parent != nil && len(b.info[d.sec.index].drafts) == 1 && d.origin == originSection {
+			continue // a section of its own, under its own heading, is a piece of work of its own
+		}
 		words := keywords(d.title + " " + strings.Join(d.crit, " "))
 		siblings := byParent[d.sec.parent]
 		i := at[d]

@@ -2,6 +2,8 @@ package heuristic_test
 
 import (
 	"github.com/foresight-dev/foresight/internal/tickets"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"strings"
@@ -368,5 +370,29 @@ func TestSpecWordsKept(t *testing.T) {
 	}
 	if !asked {
 		t.Errorf("no open question asks what \"fast\" means: %+v", res.OpenQuestions)
+	}
+}
+
+// TestHeadedSectionsStayApart: a section under its own heading is a piece
+// of work of its own, not merged into a sibling it shares words with (the
+// RFC of the reference set had its counting, failure mode and admin
+// console in one ticket).
+func TestHeadedSectionsStayApart(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "reference", "rfc-tenant-limits.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := generate(t, defaultRequest(string(raw), "Per-tenant rate limits"))
+	holder := map[string]string{}
+	for _, word := range []string{"sliding window", "fails open", "remove an override"} {
+		for _, tk := range res.Tickets {
+			text := strings.ToLower(tk.Title + " " + strings.Join(tk.AcceptanceCriteria, " "))
+			if tk.TicketType != tickets.TypeEpic && strings.Contains(text, word) {
+				holder[word] += tk.ExternalID + " "
+			}
+		}
+	}
+	if len(holder) != 3 || holder["sliding window"] == holder["fails open"] || holder["fails open"] == holder["remove an override"] {
+		t.Errorf("the counting, failure mode and admin console sections share tickets: %v in %v", holder, titles(res.Tickets))
 	}
 }
