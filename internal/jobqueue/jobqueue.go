@@ -118,6 +118,14 @@ type Config struct {
 	// DeadAfter is the age of a node's last beat from which its jobs are
 	// rescued (DefaultDeadAfter when zero); at least twice FenceAfter.
 	DeadAfter time.Duration
+	// NodeName names this node across its restarts, and must be a name no
+	// other live process can hold: the server uses its host name and the
+	// address it listens on. When set, the node's id is NodeName~random,
+	// and its first rescue takes back at once the running jobs of its
+	// earlier ids (the process that had the name before it has stopped),
+	// instead of waiting DeadAfter for them as for any dead node. Empty:
+	// ids of the host name and random bits.
+	NodeName string
 }
 
 // DefaultCallbackRetries is the Standard Webhooks schedule: 5 s, 5 min,

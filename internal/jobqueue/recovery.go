@@ -3,11 +3,13 @@ package jobqueue
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,8 +42,10 @@ type Recovery interface {
 	// running their jobs is the store's to say: on a database one process
 	// owns (SQLite), every node but self; on a shared one (PostgreSQL),
 	// those whose last beat is older than deadAfter, whose records it
-	// then forgets (a node that beats again is recorded anew). Jobs of a
-	// node that never beat are left to River's rescuer.
+	// then forgets (a node that beats again is recorded anew), and the
+	// earlier ids of self's name (those starting with EarlierIDPrefix(self)),
+	// whatever their last beat. Jobs of a node that never beat are left to
+	// River's rescuer.
 	RescueJobs(ctx context.Context, self string, deadAfter time.Duration) (int, error)
 }
 
@@ -71,7 +75,7 @@ func Start[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], workers
 	if cfg.DeadAfter < 2*cfg.FenceAfter || cfg.FenceAfter < 2*cfg.BeatInterval {
 		return nil, fmt.Errorf("job recovery: want DeadAfter ≥ 2 × FenceAfter ≥ 4 × BeatInterval, got %s, %s, %s", cfg.DeadAfter, cfg.FenceAfter, cfg.BeatInterval)
 	}
-	node := newNodeID()
+	node := newNodeID(cfg.NodeName)
 	if err := rec.Beat(ctx, node); err != nil {
 		return nil, fmt.Errorf("record this node's first beat: %w", err)
 	}
@@ -116,16 +120,40 @@ func (c Config) withRecoveryDefaults() Config {
 	return c
 }
 
-// newNodeID returns a River client id unique to this process: the host
-// name and random bits.
-func newNodeID() string {
-	host, _ := os.Hostname()
-	if len(host) > 60 {
-		host = host[:60]
-	}
+// nodeNameSeparator ends the name part of a node id.
+const nodeNameSeparator = "~"
+
+// newNodeID returns a River client id unique to this process: name (see
+// Config.NodeName) or, without one, the host name, then random bits.
+func newNodeID(name string) string {
 	b := make([]byte, 8)
 	rand.Read(b)
-	return host + "_" + hex.EncodeToString(b)
+	if name == "" {
+		host, _ := os.Hostname()
+		if len(host) > 60 {
+			host = host[:60]
+		}
+		return host + "_" + hex.EncodeToString(b)
+	}
+	// River takes ids of up to 100 characters: a long name is replaced by
+	// its digest, which names the node as well.
+	name = strings.ReplaceAll(name, nodeNameSeparator, "-")
+	if len(name) > 80 {
+		sum := sha256.Sum256([]byte(name))
+		name = hex.EncodeToString(sum[:20])
+	}
+	return name + nodeNameSeparator + hex.EncodeToString(b)
+}
+
+// EarlierIDPrefix is what the ids of node's earlier lives start with: its
+// name and the separator; "" for an id without a name, whose earlier
+// lives cannot be told.
+func EarlierIDPrefix(node string) string {
+	i := strings.LastIndex(node, nodeNameSeparator)
+	if i < 0 {
+		return ""
+	}
+	return node[:i+len(nodeNameSeparator)]
 }
 
 // keeper beats for its node, fences the node's jobs when it cannot, and

@@ -116,7 +116,7 @@ func (d *DB) Beat(ctx context.Context, node string) error {
 }
 
 // RescueJobs forgets the nodes other than self whose last beat is older
-// than deadAfter, drops their queue leadership, makes their running jobs
+// than deadAfter, and the earlier ids of self's name, drops their queue leadership, makes their running jobs
 // available again (noting the rescue in the job's errors, as River's
 // rescuer does), and returns how many jobs it made available. Nodes
 // running it at once wait for each other on the nodes' rows; one of them
@@ -124,14 +124,16 @@ func (d *DB) Beat(ctx context.Context, node string) error {
 // left to River's rescuer.
 func (d *DB) RescueJobs(ctx context.Context, self string, deadAfter time.Duration) (int, error) {
 	tag, err := d.beats.Exec(ctx, `WITH dead AS (
-			DELETE FROM queue_nodes WHERE id <> $1 AND beat_at < now() - make_interval(secs => $2) RETURNING id
+			DELETE FROM queue_nodes WHERE id <> $1
+				AND (beat_at < now() - make_interval(secs => $2) OR ($3 <> '' AND starts_with(id, $3)))
+			RETURNING id
 		), leadership AS (
 			DELETE FROM river_leader WHERE leader_id IN (SELECT id FROM dead)
 		)
 		UPDATE river_job SET state = 'available', errors = array_append(errors, jsonb_build_object(
 			'at', now(), 'attempt', attempt, 'error', 'its node stopped beating: rescued', 'trace', ''))
 		WHERE state = 'running' AND attempted_by[cardinality(attempted_by)] IN (SELECT id FROM dead)`,
-		self, deadAfter.Seconds())
+		self, deadAfter.Seconds(), jobqueue.EarlierIDPrefix(self))
 	if err != nil {
 		return 0, fmt.Errorf("rescue the jobs of dead nodes: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -449,7 +450,15 @@ var favicon []byte
 // ends, then shuts down gracefully: the listener closes, requests in flight
 // finish, running jobs are handed back to the queue.
 func (s *Server) Run(ctx context.Context, l net.Listener) error {
-	stopWorkers, err := s.db.StartWorkers(ctx, jobqueue.NewWorkers(s.tickets, s.placement, s.cfg.Queue), s.cfg.Queue)
+	queue := s.cfg.Queue
+	if queue.NodeName == "" {
+		// No other live process can listen where this one does: a process
+		// with this name before it has stopped, and its jobs come back at
+		// once (see jobqueue.Config.NodeName).
+		host, _ := os.Hostname()
+		queue.NodeName = host + "@" + l.Addr().String()
+	}
+	stopWorkers, err := s.db.StartWorkers(ctx, jobqueue.NewWorkers(s.tickets, s.placement, queue), queue)
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,38 @@ type Database[TTx any] struct {
 func Run[TTx any](t *testing.T, open func(t *testing.T) Database[TTx]) {
 	t.Run("RescuesTheJobsOfDeadNodesOnly", func(t *testing.T) { t.Parallel(); testRescue(t, open(t)) })
 	t.Run("DropsTheLeadershipOfDeadNodes", func(t *testing.T) { t.Parallel(); testLeadership(t, open(t)) })
+	t.Run("RescuesTheEarlierLivesOfItsName", func(t *testing.T) { t.Parallel(); testEarlierLives(t, open(t)) })
+}
+
+// testEarlierLives: a node rescues at once the running jobs of the earlier
+// ids of its name, however recent their last beat, and not those of
+// another name (on a database one process owns, every other node's jobs
+// are rescued anyway).
+func testEarlierLives[TTx any](t *testing.T, db Database[TTx]) {
+	insert(t, db, 2)
+	const self, earlier, neighbour = "host@10.0.0.1:8080~bbbb", "host@10.0.0.1:8080~aaaa", "host@10.0.0.1:8081~cccc"
+	if p := jobqueue.EarlierIDPrefix(self); p != "host@10.0.0.1:8080~" {
+		t.Fatalf("EarlierIDPrefix(%q) = %q", self, p)
+	}
+	beat(t, db, earlier)
+	beat(t, db, neighbour)
+	beat(t, db, self)
+	before, _ := claim(t, db, earlier)
+	other, _ := claim(t, db, neighbour)
+	n := rescue(t, db, self, time.Hour)
+	want := map[int64]rivertype.JobState{before: rivertype.JobStateAvailable, other: rivertype.JobStateRunning}
+	wantN := 1
+	if !db.Shared {
+		want[other], wantN = rivertype.JobStateAvailable, 2
+	}
+	if n != wantN {
+		t.Errorf("RescueJobs = %d, want %d", n, wantN)
+	}
+	for id, st := range want {
+		if j := job(t, db, id); j.State != st {
+			t.Errorf("job %d of %s is %s, want %s", id, j.AttemptedBy, j.State, st)
+		}
+	}
 }
 
 type noopArgs struct{}
