@@ -24,9 +24,14 @@ var (
 	// headingNumber is a heading's leading number or appendix letter
 	// ("10.", "3.2", "A.1", "Appendix C:").
 	headingNumber  = regexp.MustCompile(`^(?i)(appendix\s+[a-z0-9]+[.:)]?\s*|[a-z]?\d+(\.\d+)*[.):]?\s+|[a-z]\.\d+(\.\d+)*[.):]?\s+)`)
-	notWorkHeading = regexp.MustCompile(`(?i)\b(non[- ]?goals?|out[- ]of[- ]scope|not in scope|won'?t have|won'?t do|deferred|future (work|possibilities|considerations|ideas|versions?|phases?)|later versions?|v\d+\.\d+|roadmap|alternatives?|rejected|drawbacks|prior art|implementation history|revision history|change ?log|document history|table of contents|glossary|appendix|success metrics|metrics to watch|kpis|marketing|launch (plan|announcement)|personas|faq|frequently asked|screenshots?|prerequisites|attendees|spike results|follow[- ]?ups?|signoff checklist|sign-off checklist|additional context|please complete|which plan|aob|any other business)\b`)
+	notWorkHeading = regexp.MustCompile(`(?i)\b(non[- ]?goals?|out[- ]of[- ]scope|not in scope|won'?t have|won'?t do|deferred|future (work|possibilities|considerations|ideas|versions?|phases?)|later versions?|v\d+\.\d+|roadmap|alternatives?|rejected|drawbacks|prior art|implementation history|revision history|change ?log|document history|table of contents|glossary|appendix|success metrics|metrics to watch|kpis|marketing|launch (plan|announcement)|personas|faq|frequently asked|screenshots?|prerequisites|attendees|spike results|follow[- ]?ups?|signoff checklist|sign-off checklist|additional context|please complete|which plan|aob|any other business|questionnaire)\b`)
 	notWorkWhole   = regexp.MustCompile(`(?i)^(contents|toc|history|references|schedule|timeline|communication|communications|risks|known risks)$`)
 	contextHeading = regexp.MustCompile(`(?i)^(decisions?|decisions made|dependencies|external dependencies|summary|executive summary|tl;?dr|overview|introduction|motivation|background.*|context|why|why now|problem|the problem|problem statement|goals|current state|how .* today|what goes wrong|what exists.*|is your feature request related to a problem.*)$`)
+)
+
+var (
+	graduation = regexp.MustCompile(`(?i)\bgraduation\b`)
+	laterStage = regexp.MustCompile(`(?i)^(beta|ga|stable|general availability|ga \(stable\))$`)
 )
 
 // closedReport matches a report's resolution when it needs no work: fixed,
@@ -76,6 +81,11 @@ func classifySections(doc *document) {
 	for _, s := range doc.sections[1:] {
 		s.class = classifyHeading(s.heading)
 		if s.class == workSection && isClosedReport(s) {
+			s.class = notWorkSection
+		}
+		if s.class == workSection && s.parent != nil && graduation.MatchString(s.parent.heading) && laterStage.MatchString(strings.TrimSpace(s.heading)) {
+			// The first stage of a graduation (alpha) is this work; beta
+			// and GA are later milestones with their own plans.
 			s.class = notWorkSection
 		}
 		if p := s.parent; p != nil && p.class > s.class {

@@ -29,10 +29,22 @@ func TestClassifyHeading(t *testing.T) {
 		{"1. Executive summary", contextSection},
 		{"Decisions", contextSection},
 		{"Dependencies", contextSection},
+		{"Production Readiness Review Questionnaire", notWorkSection},
 		{"Is your feature request related to a problem? Please describe.", contextSection},
 	} {
 		if got := classifyHeading(c.heading); got != c.want {
 			t.Errorf("classifyHeading(%q) = %d, want %d", c.heading, got, c.want)
+		}
+	}
+}
+
+func TestLaterGraduationStagesAreNotWork(t *testing.T) {
+	doc := parseDocument(newMeter(t.Context()), "# KEP\n\n## Graduation Criteria\n\n### Alpha\n\n- Feature gate off by default.\n\n### Beta\n\n- On by default.\n\n### GA\n\n- No open bugs.\n")
+	classifySections(doc)
+	want := map[string]sectionClass{"Alpha": workSection, "Beta": notWorkSection, "GA": notWorkSection}
+	for _, s := range doc.sections {
+		if w, ok := want[s.heading]; ok && s.class != w {
+			t.Errorf("%q: class %d, want %d", s.heading, s.class, w)
 		}
 	}
 }
