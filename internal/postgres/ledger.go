@@ -198,7 +198,7 @@ func (s ledgerStore) OpenAccounts(ctx context.Context, accounts []ledger.Account
 	}
 	_, err := s.d.pool.Exec(ctx, `INSERT INTO ledger_accounts (id, operator_id, currency, kind, bettor_id, must_not_go_negative, created_at)
 		SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::timestamptz[]) AS a(id)
-		ORDER BY id ON CONFLICT (id) DO NOTHING`, ids, operators, currencies, kinds, bettors, flags, created)
+		ORDER BY id ON CONFLICT DO NOTHING`, ids, operators, currencies, kinds, bettors, flags, created)
 	return err
 }
 
