@@ -23,10 +23,10 @@ const (
 var (
 	// headingNumber is a heading's leading number or appendix letter
 	// ("10.", "3.2", "A.1", "Appendix C:").
-	headingNumber  = regexp.MustCompile(`^(?i)(appendix\s+[a-z0-9]+[.:)]?\s*|[a-z]?\d+(\.\d+)*[.):]?\s+|[a-z]\.\d+(\.\d+)*[.):]?\s+)`)
-	notWorkHeading = regexp.MustCompile(`(?i)\b(non[- ]?goals?|out[- ]of[- ]scope|not in scope|won'?t have|won'?t do|deferred|future (work|possibilities|considerations|ideas|versions?|phases?)|later versions?|v\d+\.\d+|roadmap|alternatives?|rejected|drawbacks|prior art|implementation history|revision history|change ?log|document history|table of contents|glossary|appendix|success metrics|metrics to watch|kpis|marketing|launch (plan|announcement)|personas|faq|frequently asked|screenshots?|prerequisites|attendees|spike results|follow[- ]?ups?|signoff checklist|sign-off checklist|additional context|please complete|which plan|aob|any other business|questionnaire)\b`)
-	notWorkWhole   = regexp.MustCompile(`(?i)^(contents|toc|history|references|schedule|timeline|communication|communications|risks|known risks)$`)
-	contextHeading = regexp.MustCompile(`(?i)^(decisions?|decisions made|dependencies|external dependencies|summary|executive summary|tl;?dr|overview|introduction|motivation|background.*|context|why|why now|problem|the problem|problem statement|goals|current state|how .* today|what goes wrong|what exists.*|is your feature request related to a problem.*)$`)
+	headingNumber  = regexp.MustCompile(`^(appendix\s+[a-z0-9]+[.:)]?\s*|[a-z]?\d+(\.\d+)*[.):]?\s+|[a-z]\.\d+(\.\d+)*[.):]?\s+)`)
+	notWorkHeading = regexp.MustCompile(`\b(non[- ]?goals?|out[- ]of[- ]scope|not in scope|won'?t have|won'?t do|deferred|future (work|possibilities|considerations|ideas|versions?|phases?)|later versions?|v\d+\.\d+|roadmap|alternatives?|rejected|drawbacks|prior art|implementation history|revision history|change ?log|document history|table of contents|glossary|appendix|success metrics|metrics to watch|kpis|marketing|launch (plan|announcement)|personas|faq|frequently asked|screenshots?|prerequisites|attendees|spike results|follow[- ]?ups?|signoff checklist|sign-off checklist|additional context|please complete|which plan|aob|any other business|questionnaire)\b`)
+	notWorkWhole   = regexp.MustCompile(`^(contents|toc|history|references|schedule|timeline|communication|communications|risks|known risks)$`)
+	contextHeading = regexp.MustCompile(`^(decisions?|decisions made|dependencies|external dependencies|summary|executive summary|tl;?dr|overview|introduction|motivation|background.*|context|why|why now|problem|the problem|problem statement|goals|current state|how .* today|what goes wrong|what exists.*|is your feature request related to a problem.*)$`)
 )
 
 var (
@@ -60,7 +60,7 @@ func isClosedReport(s *section) bool {
 
 // classifyHeading classifies a heading by its words alone.
 func classifyHeading(heading string) sectionClass {
-	raw := strings.ReplaceAll(heading, "`", "")
+	raw := strings.ToLower(strings.ReplaceAll(heading, "`", "")) // the patterns above are lower case
 	h := strings.TrimSpace(headingNumber.ReplaceAllString(raw, ""))
 	h = strings.TrimSuffix(strings.TrimSuffix(h, ":"), "?")
 	switch {

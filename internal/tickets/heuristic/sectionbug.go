@@ -62,7 +62,7 @@ func (b *builder) readSectionBug(s *section) *sectionBugReport {
 		if line == "" || strings.HasPrefix(line, "```") {
 			continue
 		}
-		if m := bugField.FindStringSubmatch(line); m != nil {
+		if m := matchIf(strings.IndexByte(line, ':') > 0, bugField, line); m != nil {
 			field, rest := strings.ToLower(m[1]), strings.TrimSpace(m[2])
 			switch {
 			case field == "severity" || field == "priority":
