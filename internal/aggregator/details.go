@@ -125,14 +125,24 @@ type walletCalls struct {
 	stakeSent bool
 	// stakeAnswered: the aggregator answered it 200 (the round opened).
 	stakeAnswered bool
+	// stakeInDoubt: an attempt of it got no definite answer, so placement
+	// sends a Round/Rollback whatever the refusal that followed
+	// (betting.OutcomeUnknown).
+	stakeInDoubt bool
+	// rollbackSent: a Round/Rollback of the stake was sent.
+	rollbackSent bool
 }
 
 func walletCallsOf(attempts []betting.WalletAttempt) walletCalls {
 	var c walletCalls
 	for _, a := range attempts {
-		if a.Kind == betting.TxWithdrawal {
+		switch a.Kind {
+		case betting.TxWithdrawal:
 			c.stakeSent = true
 			c.stakeAnswered = c.stakeAnswered || a.Result == betting.AttemptDone
+			c.stakeInDoubt = c.stakeInDoubt || a.Result == betting.AttemptUnknown
+		case betting.TxRollback:
+			c.rollbackSent = true
 		}
 	}
 	return c
@@ -150,9 +160,12 @@ func needsWalletCalls(b betting.Bet) bool {
 // (wallet_rolled_back), or the aggregator refused it with a final code of
 // no meaning of its own (bet_rejected_other, once a Round/BetWin was sent).
 // A refusal that names its reason (insufficient_funds, bet_limit_reached,
-// bettor_blocked) and a check before the debit send none.
+// bettor_blocked) sends one only when an attempt of the debit got no
+// definite answer, or a Round/Rollback was already sent (a rerun after a
+// crash doubts its earlier run's debit, which may be unrecorded); a check
+// before the debit sends none.
 func rolledBack(b betting.Bet, calls walletCalls) bool {
-	if b.RejectionCode == nil {
+	if b.RejectionCode == nil || calls.stakeInDoubt || calls.rollbackSent {
 		return true
 	}
 	switch *b.RejectionCode {

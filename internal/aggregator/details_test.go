@@ -73,6 +73,14 @@ func TestRoundState(t *testing.T) {
 		{"final other code, Rollback answered 200", bet(betting.BetRejected, rejected(code(betting.RejectOther), true)), sent, RoundRejected},
 		{"placement gave up, Rollback not answered yet", bet(betting.BetRejected, rejected(nil, false)), walletCalls{}, ""},
 		{"placement gave up, Rollback answered 200", bet(betting.BetRejected, rejected(nil, true)), walletCalls{}, RoundRejected},
+		// A refusal after an attempt with no definite answer: placement
+		// rolls the stake back in case it was debited.
+		{"insufficient funds after an unanswered attempt, Rollback not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectInsufficientFund), false)),
+			walletCalls{stakeSent: true, stakeInDoubt: true}, ""},
+		{"insufficient funds after an unanswered attempt, Rollback answered 200", bet(betting.BetRejected, rejected(code(betting.RejectInsufficientFund), true)),
+			walletCalls{stakeSent: true, stakeInDoubt: true}, RoundRejected},
+		{"refusal on a rerun, its Rollback sent, not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectBettorBlocked), false)),
+			walletCalls{stakeSent: true, rollbackSent: true}, ""},
 		// Rejections with no Round/Rollback: rejected at once.
 		{"insufficient funds", bet(betting.BetRejected, rejected(code(betting.RejectInsufficientFund), false)), sent, RoundRejected},
 		{"bet limit in the aggregator's system", bet(betting.BetRejected, rejected(code(betting.RejectBetLimitReached), false)), sent, RoundRejected},
@@ -101,11 +109,11 @@ func TestWalletCallsOf(t *testing.T) {
 		want     walletCalls
 	}{
 		{"none", nil, walletCalls{}},
-		{"unanswered", []betting.WalletAttempt{attempt(betting.TxWithdrawal, betting.AttemptUnknown)}, walletCalls{stakeSent: true}},
+		{"unanswered", []betting.WalletAttempt{attempt(betting.TxWithdrawal, betting.AttemptUnknown)}, walletCalls{stakeSent: true, stakeInDoubt: true}},
 		{"refused", []betting.WalletAttempt{attempt(betting.TxWithdrawal, betting.AttemptRefused)}, walletCalls{stakeSent: true}},
 		{"answered on the second attempt", []betting.WalletAttempt{attempt(betting.TxWithdrawal, betting.AttemptUnknown),
-			attempt(betting.TxWithdrawal, betting.AttemptDone)}, walletCalls{stakeSent: true, stakeAnswered: true}},
-		{"only the rollback answered", []betting.WalletAttempt{attempt(betting.TxRollback, betting.AttemptDone)}, walletCalls{}},
+			attempt(betting.TxWithdrawal, betting.AttemptDone)}, walletCalls{stakeSent: true, stakeAnswered: true, stakeInDoubt: true}},
+		{"only the rollback answered", []betting.WalletAttempt{attempt(betting.TxRollback, betting.AttemptDone)}, walletCalls{rollbackSent: true}},
 	}
 	for _, c := range cases {
 		if got := walletCallsOf(c.attempts); got != c.want {
