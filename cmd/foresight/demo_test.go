@@ -49,6 +49,12 @@ func TestDemo(t *testing.T) {
 	}
 
 	banner, stop := start()
+	// A first run says what it is doing before the banner.
+	for _, step := range []string{"Starting the platform on " + addrs[0], "Registering the sandbox operator", "Waiting for the simulator's first markets"} {
+		if i := strings.Index(banner, step); i < 0 || i > strings.Index(banner, "Foresight demo is running.") {
+			t.Errorf("the demo does not say %q before its banner:\n%s", step, banner)
+		}
+	}
 	platform, operatorURL, casinoURL := "http://"+addrs[0], "http://"+addrs[1], "http://"+addrs[2]
 	for _, page := range []string{operatorURL + "/sandbox/host", casinoURL + "/sandbox/lobby", operatorURL + "/sandbox/ledger", platform + "/openapi/bettor.yaml", platform + "/backoffice/"} {
 		if !strings.Contains(banner, page) {
