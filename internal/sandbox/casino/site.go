@@ -85,7 +85,6 @@ type Site struct {
 	guard       sandboxweb.Guard
 	platformURL string
 	client      *http.Client
-	handler     http.Handler
 }
 
 // shell is the Site's web shell: Handler serves the casino's wallet

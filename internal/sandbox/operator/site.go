@@ -3,7 +3,6 @@ package operator
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strings"
 
@@ -63,7 +62,6 @@ type Site struct {
 	guard          sandboxweb.Guard
 	platformURL    string
 	platformOrigin string
-	handler        http.Handler
 }
 
 // shell is the Site's web shell: Handler serves the operator's wallet,
