@@ -77,7 +77,7 @@ var (
 	fenceOpen      = regexp.MustCompile("^ {0,3}(```+|~~~+)")
 	markdownLink   = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
 	htmlTag        = regexp.MustCompile(`(?i)</?(br|p|b|i|em|strong|code|span|div|sup|sub|u|small|kbd)\s*/?>`)
-	htmlComment    = regexp.MustCompile(`<!--.*?-->`)
+	htmlComment    = regexp.MustCompile(`(?s)<!--.*?-->`)
 	spaceRun       = regexp.MustCompile(`\s+`)
 	boldLine       = regexp.MustCompile(`^\*\*[^*]+\*\*:?$`)
 	checkbox       = regexp.MustCompile(`^\[([ xX])\]\s*`)
@@ -99,7 +99,10 @@ func parseDocument(m *meter, text string) *document {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = strings.ReplaceAll(text, "\r", "\n")
 	text = strings.ReplaceAll(text, "\t", "    ")
-	text = htmlComment.ReplaceAllString(text, "")
+	// A comment may span lines (a KEP template's commented-out sections):
+	// it goes whole, and its line breaks stay, so that source lines keep
+	// their numbers.
+	text = htmlComment.ReplaceAllStringFunc(text, func(c string) string { return strings.Repeat("\n", strings.Count(c, "\n")) })
 	root := &section{first: 1}
 	p := &parser{doc: &document{root: root, sections: []*section{root}}, current: root}
 	lines := strings.Split(text, "\n")
