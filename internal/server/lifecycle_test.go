@@ -2,18 +2,13 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
-
-	"github.com/foresight-dev/foresight/internal/server"
 )
 
 // lockedBuffer is a log destination the server and the test share.
@@ -39,28 +34,8 @@ func (b *lockedBuffer) String() string {
 func TestServeLifecycle(t *testing.T) {
 	t.Parallel()
 	logs := &lockedBuffer{}
-	cfg := testConfig("sqlite:" + filepath.Join(t.TempDir(), "life.db"))
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.PublicURL = "http://" + l.Addr().String()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	srv, err := server.New(ctx, cfg, slog.New(slog.NewTextHandler(logs, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx, l) }()
-
-	var resp *http.Response
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if resp, err = http.Get(cfg.PublicURL + "/favicon.ico"); err == nil || time.Now().After(deadline) {
-			break
-		}
-	}
+	w := newWorld(t, "sqlite:"+filepath.Join(t.TempDir(), "life.db"), worldOptions{log: slog.New(slog.NewTextHandler(logs, nil))})
+	resp, err := http.Get(w.url + "/favicon.ico")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,10 +46,7 @@ func TestServeLifecycle(t *testing.T) {
 			resp.StatusCode, resp.Header.Get("Content-Type"), len(icon), icon[:min(4, len(icon))])
 	}
 
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("Run: %v", err)
-	}
+	w.stop()
 	out := logs.String()
 	stopping, stopped := strings.Index(out, "foresight stopping"), strings.Index(out, "foresight stopped")
 	if stopping < 0 || stopped < stopping {
