@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"database/sql"
 	"encoding/json"
 	"net/http"
@@ -22,16 +21,7 @@ func TestAdminLedgerVerify(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "f.db")
 	token := "operator-secret-0123456789abcdef01234"
 	env := envOf(map[string]string{"FORESIGHT_ADDR": addr, "FORESIGHT_DATABASE_URL": "sqlite:" + dbPath, "FORESIGHT_ADMIN_TOKEN": token})
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- run(ctx, []string{"serve"}, env, &bytes.Buffer{}, &bytes.Buffer{}) }()
-	defer func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	}()
-	waitHealthy(t, "http://"+addr)
+	ctx := serveInBackground(t, env, addr)
 
 	c := &admin.Client{BaseURL: "http://" + addr, Token: token}
 	if err := c.Do(ctx, http.MethodPost, "/admin/v1/operators", json.RawMessage(`{"id":"bundle","name":"Bundle","integration":"bundled",

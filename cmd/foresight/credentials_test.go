@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"path/filepath"
@@ -23,16 +22,7 @@ func TestStaffIssueOperatorCredentialFromTerminal(t *testing.T) {
 		"FORESIGHT_DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "f.db"),
 		"FORESIGHT_ADMIN_TOKEN":  "staff-secret-0123456789abcdef0123456789",
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- run(ctx, []string{"serve"}, env, &bytes.Buffer{}, &bytes.Buffer{}) }()
-	defer func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	}()
-	waitHealthy(t, "http://"+addr)
+	ctx := serveInBackground(t, env, addr)
 	staff := &admin.Client{BaseURL: "http://" + addr, Token: "staff-secret-0123456789abcdef0123456789"}
 	if err := staff.Do(ctx, "POST", "/admin/v1/operators", map[string]any{
 		"id": "acme", "name": "Acme Bets", "integration": "standalone", "wallet_url": "https://wallet.acme.example",

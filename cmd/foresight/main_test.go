@@ -35,16 +35,7 @@ func TestOperatorIssuesKeyFromTerminal(t *testing.T) {
 		"FORESIGHT_DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "f.db"),
 		"FORESIGHT_ADMIN_TOKEN":  "operator-secret-0123456789abcdef01234",
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- run(ctx, []string{"serve"}, env, &bytes.Buffer{}, &bytes.Buffer{}) }()
-	defer func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	}()
-	waitHealthy(t, "http://"+addr)
+	ctx := serveInBackground(t, env, addr)
 
 	admin := func(args ...string) map[string]any {
 		t.Helper()
@@ -170,6 +161,24 @@ func TestRedactURL(t *testing.T) {
 			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// serveInBackground runs `foresight serve` with env, listening on addr,
+// until the test ends, and returns once it answers /healthz; the context
+// it returns ends with the test.
+func serveInBackground(t *testing.T, env func(string) string, addr string) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- run(ctx, []string{"serve"}, env, &bytes.Buffer{}, &bytes.Buffer{}) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	waitHealthy(t, "http://"+addr)
+	return ctx
 }
 
 func waitHealthy(t *testing.T, base string) {
