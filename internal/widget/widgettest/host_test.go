@@ -146,7 +146,13 @@ func TestHostPage(t *testing.T) {
 
 	tb.bet(w.outcome[0], "10")
 	tb.waitText("#slip-status", "your balance does not cover a stake of 10.00 USD")
-	tb.click("#slip-deposit")
+	// The page grows while the refusal and the balance re-read render (the
+	// host's height messages show it): a pointer click computed before the
+	// last shift can land beside the button, so the button is pressed as
+	// an element, once it is there.
+	tb.waitFor("the deposit button", "!!document.getElementById('slip-deposit')")
+	var pressed bool
+	tb.eval("(document.getElementById('slip-deposit').click(), true)", &pressed)
 	dep := tb.waitMessage("a deposit request", func(m map[string]any) bool { return m["type"] == "foresight:deposit" })
 	if dep["currency"] != "USD" || dep["amount"] != "10.00" {
 		t.Errorf("deposit message %v, want USD 10.00", dep)
