@@ -92,7 +92,60 @@ func Sign(secret string, body []byte) string {
 	return walletcall.Sign(secret, body)
 }
 
-// Request bodies, in the field order of the spec's table.
+// Player is the player and game session every wallet request names.
+type Player struct {
+	// AccountID is the player's account.id at the aggregator.
+	AccountID string
+	// Currency is the player's currency code.
+	Currency string
+	// SessionID is the game session's session_id.
+	SessionID string
+}
+
+// The request bodies below are the protocol's wire form, shared by the
+// platform's calls and the conformance checker
+// (internal/conformance/aggregatorwallet), so the two cannot drift: the
+// spec's fields in the order of its table, game_id aggregator.GameID, one
+// transaction, amounts written exactly (money.Amount.String: no rounding,
+// trailing zeros removed). They depend on their arguments alone, so a retry
+// sends the same bytes.
+
+// BalanceBody returns the Player/Balance request of p.
+func BalanceBody(p Player) []byte {
+	return encode(balanceRequest{AccountID: p.AccountID, Currency: p.Currency, GameID: aggregator.GameID, SessionID: p.SessionID})
+}
+
+// BetBody returns the Round/BetWin request that debits amount from p in
+// round roundID under id_provider idProvider: a transaction of type bet,
+// finished false.
+func BetBody(p Player, roundID, idProvider string, amount money.Amount) []byte {
+	return encode(betWinRequest{AccountID: p.AccountID, Currency: p.Currency, GameID: aggregator.GameID, RoundID: roundID,
+		SessionID: p.SessionID, Transactions: []transaction{{IDProvider: idProvider, Type: "bet", Amount: amount.String()}}})
+}
+
+// WinBody returns the Round/BetWin request that credits amount to p in
+// round roundID under id_provider idProvider and closes the round: a
+// transaction of type win, finished true.
+func WinBody(p Player, roundID, idProvider string, amount money.Amount) []byte {
+	return encode(betWinRequest{AccountID: p.AccountID, Currency: p.Currency, GameID: aggregator.GameID, RoundID: roundID,
+		Finished: true, SessionID: p.SessionID, Transactions: []transaction{{IDProvider: idProvider, Type: "win", Amount: amount.String()}}})
+}
+
+// FinishBody returns the Round/Finish request that closes round roundID of
+// p without a win (a lost round).
+func FinishBody(p Player, roundID string) []byte {
+	return encode(finishRequest{AccountID: p.AccountID, Currency: p.Currency, RoundID: roundID, SessionID: p.SessionID})
+}
+
+// RollbackBody returns the Round/Rollback request, under id_provider
+// idProvider, that reverses transaction originalIDProvider of round
+// roundID.
+func RollbackBody(p Player, roundID, idProvider, originalIDProvider string) []byte {
+	return encode(rollbackRequest{AccountID: p.AccountID, Currency: p.Currency, GameID: aggregator.GameID, RoundIDProvider: roundID,
+		SessionID: p.SessionID, Transactions: []transaction{{IDProvider: idProvider, Type: "rollback", OriginalIDProvider: originalIDProvider}}})
+}
+
+// The wire forms, in the field order of the spec's table.
 type (
 	transaction struct {
 		IDProvider         string `json:"id_provider"`
@@ -131,6 +184,21 @@ type (
 		Transactions    []transaction `json:"transactions"`
 	}
 )
+
+// encode marshals a wire form, which holds only strings and booleans and so
+// always marshals.
+func encode(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("aggregator wallet: encoding %T: %v", v, err))
+	}
+	return b
+}
+
+// player is the Player of bet b.
+func player(b betting.Bet) Player {
+	return Player{AccountID: b.BettorID, Currency: b.Currency, SessionID: b.SessionID}
+}
 
 // Transaction ids of a bet.
 func creditID(b betting.Bet) string   { return "dp-" + b.ID }
@@ -256,15 +324,11 @@ func (c *Client) Withdraw(ctx context.Context, op betting.Operator, b betting.Be
 	if _, err := c.Balance(ctx, op, b.BettorID, b.Currency, b.SessionID); errors.Is(err, ErrConfig) {
 		return betting.WalletAnswer{}, err
 	}
-	body, err := json.Marshal(betWinRequest{AccountID: b.BettorID, Currency: b.Currency, GameID: aggregator.GameID, RoundID: b.ID,
-		SessionID: b.SessionID, Transactions: []transaction{{IDProvider: b.WithdrawalTxID, Type: "bet", Amount: b.Stake.String()}}})
-	if err != nil {
-		return betting.WalletAnswer{}, err
-	}
+	body := BetBody(player(b), b.ID, b.WithdrawalTxID, b.Stake)
 	tx := walletcall.Transaction{Bet: b, Kind: betting.TxWithdrawal, ID: b.WithdrawalTxID, Amount: b.Stake}
 	var last answer
 	var attempts []betting.WalletAttempt
-	err = walletcall.DebitRetries.Retry(ctx, func(int) (bool, error) {
+	err := walletcall.DebitRetries.Retry(ctx, func(int) (bool, error) {
 		a, err := c.call(ctx, op, PathBetWin, body)
 		if err != nil {
 			return false, err
@@ -310,11 +374,7 @@ func amount(s *string) (money.Amount, bool) {
 // id_provider), one attempt; Done only on a 200 without an api_code and
 // with a decimal-string balance (anything else is sent again).
 func (c *Client) Rollback(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
-	body, err := json.Marshal(rollbackRequest{AccountID: b.BettorID, Currency: b.Currency, GameID: aggregator.GameID, RoundIDProvider: b.ID,
-		SessionID: b.SessionID, Transactions: []transaction{{IDProvider: rollbackID(b), Type: "rollback", OriginalIDProvider: b.WithdrawalTxID}}})
-	if err != nil {
-		return betting.WalletCredit{}, err
-	}
+	body := RollbackBody(player(b), b.ID, rollbackID(b), b.WithdrawalTxID)
 	return c.credit(ctx, op, PathRollback, body, walletcall.Transaction{Bet: b, Kind: betting.TxRollback, ID: rollbackID(b), Amount: b.Stake})
 }
 
@@ -330,23 +390,16 @@ func (c *Client) Deposit(ctx context.Context, op betting.Operator, b betting.Bet
 	}
 	var path string
 	var body []byte
-	var err error
 	paid := *b.PayoutAmount
 	switch {
 	case b.Status == betting.BetVoided || b.PayoutAmount.IsPositive():
-		pay := b.PayoutAmount.StringTrimmed()
+		pay := b.PayoutAmount.RoundToCurrency(money.AggregatorDecimals)
 		if b.Status == betting.BetVoided {
-			pay, paid = b.Stake.String(), b.Stake
+			pay, paid = b.Stake, b.Stake
 		}
-		path = PathBetWin
-		body, err = json.Marshal(betWinRequest{AccountID: b.BettorID, Currency: b.Currency, GameID: aggregator.GameID, RoundID: b.ID,
-			Finished: true, SessionID: b.SessionID, Transactions: []transaction{{IDProvider: creditID(b), Type: "win", Amount: pay}}})
+		path, body = PathBetWin, WinBody(player(b), b.ID, creditID(b), pay)
 	default:
-		path = PathFinish
-		body, err = json.Marshal(finishRequest{AccountID: b.BettorID, Currency: b.Currency, RoundID: b.ID, SessionID: b.SessionID})
-	}
-	if err != nil {
-		return betting.WalletCredit{}, err
+		path, body = PathFinish, FinishBody(player(b), b.ID)
 	}
 	return c.credit(ctx, op, path, body, walletcall.Transaction{Bet: b, Kind: betting.TxDeposit, ID: creditID(b), Amount: paid})
 }
@@ -374,11 +427,7 @@ func (c *Client) credit(ctx context.Context, op betting.Operator, path string, b
 
 // Balance reads a player's balance (Player/Balance), one attempt.
 func (c *Client) Balance(ctx context.Context, op betting.Operator, accountID, currency, sessionID string) (money.Amount, error) {
-	body, err := json.Marshal(balanceRequest{AccountID: accountID, Currency: currency, GameID: aggregator.GameID, SessionID: sessionID})
-	if err != nil {
-		return money.Amount{}, err
-	}
-	a, err := c.call(ctx, op, PathBalance, body)
+	a, err := c.call(ctx, op, PathBalance, BalanceBody(Player{AccountID: accountID, Currency: currency, SessionID: sessionID}))
 	if err != nil {
 		return money.Amount{}, err
 	}

@@ -127,7 +127,7 @@ func (s *suite) checkPathCase(ctx context.Context, t *conformance.T, ex conforma
 func (s *suite) checkBet(ctx context.Context, t *conformance.T) {
 	before := s.balance(ctx, t, "before")
 	idProvider, roundID := newID("bet"), newID("round")
-	ex := s.post(ctx, t, "bet", wallet.PathBetWin, s.betWinBody("bet", idProvider, roundID, s.stake), nil)
+	ex := s.post(ctx, t, "bet", wallet.PathBetWin, s.betBody(idProvider, roundID, s.stake), nil)
 	if !success(ex) {
 		t.Fatalf(&ex, "a signed bet of %s (balance %s) was answered %s; the spec answers 200 {round_id, balance, transactions}", s.stake, before, describe(ex))
 	}
@@ -211,7 +211,7 @@ func (s *suite) refusals() []refusal {
 func (s *suite) checkRefusal(ctx context.Context, t *conformance.T, r refusal) {
 	before := s.balance(ctx, t, "before")
 	idProvider, roundID := newID("bet"), newID("round")
-	body := s.betWinBody("bet", idProvider, roundID, s.stake)
+	body := s.betBody(idProvider, roundID, s.stake)
 	ex := s.post(ctx, t, r.step, wallet.PathBetWin, body, r.alter)
 	if ex.Answered() && ex.Response.Status == http.StatusBadRequest && answerCode(ex) == "403" {
 		t.Warnf(&ex, "deviation signature-400: the %s was answered HTTP 400 with meta.api_code 403 (the convention of some aggregator SDKs), "+
@@ -245,7 +245,7 @@ func (s *suite) checkRefusal(ctx context.Context, t *conformance.T, r refusal) {
 func (s *suite) checkReplay(ctx context.Context, t *conformance.T) {
 	before := s.balance(ctx, t, "before")
 	idProvider, roundID := newID("bet"), newID("round")
-	body := s.betWinBody("bet", idProvider, roundID, s.stake)
+	body := s.betBody(idProvider, roundID, s.stake)
 	ex := s.post(ctx, t, "bet", wallet.PathBetWin, body, nil)
 	if !success(ex) {
 		t.Skipf("not checked: a bet of %s was answered %s (see the check bet)", s.stake, describe(ex))
@@ -265,13 +265,13 @@ func (s *suite) checkReplay(ctx context.Context, t *conformance.T) {
 func (s *suite) checkReplayOtherBody(ctx context.Context, t *conformance.T) {
 	before := s.balance(ctx, t, "before")
 	idProvider, roundID := newID("bet"), newID("round")
-	ex := s.post(ctx, t, "bet", wallet.PathBetWin, s.betWinBody("bet", idProvider, roundID, s.stake), nil)
+	ex := s.post(ctx, t, "bet", wallet.PathBetWin, s.betBody(idProvider, roundID, s.stake), nil)
 	if !success(ex) {
 		t.Skipf("not checked: a bet of %s was answered %s (see the check bet)", s.stake, describe(ex))
 	}
 	s.undoLater(t, "bet", idProvider, roundID)
 	double := s.stake.Add(s.stake)
-	ex2 := s.post(ctx, t, "the same id_provider with amount "+double.String(), wallet.PathBetWin, s.betWinBody("bet", idProvider, roundID, double), nil)
+	ex2 := s.post(ctx, t, "the same id_provider with amount "+double.String(), wallet.PathBetWin, s.betBody(idProvider, roundID, double), nil)
 	want := before.Sub(s.stake.Decimal())
 	if after := s.balance(ctx, t, "after"); !after.Equal(want) {
 		t.Fatalf(&ex2, "Player/Balance says %s, not %s, after a bet of %s and a second request under its id_provider (%s); a processed id_provider moves no money again",
@@ -311,7 +311,7 @@ func (s *suite) checkRollbackUnknown(ctx context.Context, t *conformance.T) {
 	if mid := s.balance(ctx, t, "after the rollback"); !mid.Equal(before) {
 		t.Fatalf(&ex, "the rollback of a bet never seen moved the balance from %s to %s; there is nothing to reverse", before, mid)
 	}
-	late := s.post(ctx, t, "the rolled-back bet arriving late", wallet.PathBetWin, s.betWinBody("bet", idProvider, roundID, s.stake), nil)
+	late := s.post(ctx, t, "the rolled-back bet arriving late", wallet.PathBetWin, s.betBody(idProvider, roundID, s.stake), nil)
 	after := s.balance(ctx, t, "after the late bet")
 	if !after.Equal(before) {
 		s.undoLater(t, "late bet", idProvider, roundID)
@@ -328,7 +328,7 @@ func (s *suite) checkWin(ctx context.Context, t *conformance.T) {
 	before := s.balance(ctx, t, "before")
 	_, roundID, _, p := s.bet(ctx, t)
 	payout := s.stake.Add(s.stake)
-	body := s.betWinBody("win", newID("win"), roundID, payout)
+	body := s.winBody(newID("win"), roundID, payout)
 	ex := s.post(ctx, t, "win of the round (finished true)", wallet.PathBetWin, body, nil)
 	if !success(ex) {
 		t.Fatalf(&ex, "a win of %s was answered %s; the spec answers 200 {round_id, balance, transactions}, and the platform resends it until a 200", payout, describe(ex))
@@ -385,7 +385,7 @@ func (s *suite) checkClosedRound(ctx context.Context, t *conformance.T) {
 	if !success(fin) {
 		t.Skipf("not checked: Round/Finish was answered %s (see the check finish)", describe(fin))
 	}
-	ex := s.post(ctx, t, "win in the finished round", wallet.PathBetWin, s.betWinBody("win", newID("win"), roundID, s.stake), nil)
+	ex := s.post(ctx, t, "win in the finished round", wallet.PathBetWin, s.winBody(newID("win"), roundID, s.stake), nil)
 	if !success(ex) {
 		t.Fatalf(&ex, "a win in a round already finished was answered %s; the spec: do not reject a transaction because the round is already closed", describe(ex))
 	}
@@ -400,7 +400,7 @@ func (s *suite) checkClosedRound(ctx context.Context, t *conformance.T) {
 func (s *suite) checkWinWithoutBet(ctx context.Context, t *conformance.T) {
 	before := s.balance(ctx, t, "before")
 	idProvider, roundID := newID("win"), newID("round")
-	ex := s.post(ctx, t, "win in a round without a bet", wallet.PathBetWin, s.betWinBody("win", idProvider, roundID, s.stake), nil)
+	ex := s.post(ctx, t, "win in a round without a bet", wallet.PathBetWin, s.winBody(idProvider, roundID, s.stake), nil)
 	if !success(ex) {
 		t.Fatalf(&ex, "a win in a round without a debit was answered %s; the spec: a win for a round without a debit must still be accepted", describe(ex))
 	}
@@ -419,7 +419,7 @@ func (s *suite) checkInsufficientFunds(ctx context.Context, t *conformance.T) {
 		t.Skipf("not checked: the balance %s plus one stake is not an amount the platform can send: %v", before, err)
 	}
 	idProvider, roundID := newID("bet"), newID("round")
-	ex := s.post(ctx, t, "bet above the balance", wallet.PathBetWin, s.betWinBody("bet", idProvider, roundID, amount), nil)
+	ex := s.post(ctx, t, "bet above the balance", wallet.PathBetWin, s.betBody(idProvider, roundID, amount), nil)
 	if success(ex) {
 		s.undoLater(t, "bet", idProvider, roundID)
 		t.Fatalf(&ex, "a bet of %s, above the balance %s, was accepted; it must be refused with api_code \"100\"", amount, before)

@@ -7,9 +7,12 @@
 // as it never would (bad signatures, replays), and returns a
 // conformance.Report.
 //
-// Bodies have the spec's fields in the order of its table, game_id
+// Requests are built with the platform's own encoders (wallet.BalanceBody,
+// BetBody, WinBody, FinishBody, RollbackBody of internal/aggregator/wallet:
+// the spec's fields in the order of its table, game_id
 // "prediction-markets", one transaction each, amounts as exact decimal
-// strings ("1", "2"), and are signed with wallet.Sign over the exact bytes.
+// strings such as "1" and "2"), so they are byte for byte what the platform
+// sends, and are signed with wallet.Sign over the exact bytes.
 // Every run uses fresh id_providers ("conformance-bet-<uuid>",
 // "conformance-win-…", "conformance-rb-…") and round ids
 // ("conformance-round-…"), and by default a session_id the wallet never saw

@@ -2,7 +2,6 @@ package aggregatorwallet
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -159,72 +158,29 @@ func balanceNote(before, after *decimal.Decimal, currency string) string {
 // newID returns a fresh id of kind ("bet", "win", "rb", "round").
 func newID(kind string) string { return "conformance-" + kind + "-" + uuid.NewString() }
 
-// Request bodies, in the field order of the spec's table.
-type (
-	txItem struct {
-		IDProvider         string `json:"id_provider"`
-		Type               string `json:"type"`
-		Amount             string `json:"amount,omitempty"`
-		OriginalIDProvider string `json:"original_id_provider,omitempty"`
-	}
-	balanceRequest struct {
-		AccountID string `json:"account_id"`
-		Currency  string `json:"currency"`
-		GameID    string `json:"game_id"`
-		SessionID string `json:"session_id"`
-	}
-	betWinRequest struct {
-		AccountID    string   `json:"account_id"`
-		Currency     string   `json:"currency"`
-		GameID       string   `json:"game_id"`
-		RoundID      string   `json:"round_id"`
-		Finished     bool     `json:"finished"`
-		SessionID    string   `json:"session_id"`
-		Transactions []txItem `json:"transactions"`
-	}
-	finishRequest struct {
-		AccountID string `json:"account_id"`
-		Currency  string `json:"currency"`
-		RoundID   string `json:"round_id"`
-		SessionID string `json:"session_id"`
-	}
-	rollbackRequest struct {
-		AccountID       string   `json:"account_id"`
-		Currency        string   `json:"currency"`
-		GameID          string   `json:"game_id"`
-		RoundIDProvider string   `json:"round_id_provider"`
-		Finished        bool     `json:"finished"`
-		SessionID       string   `json:"session_id"`
-		Transactions    []txItem `json:"transactions"`
-	}
-)
-
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // structs of strings and booleans
-	}
-	return b
+// player is the test account and session every request names.
+func (s *suite) player() wallet.Player {
+	return wallet.Player{AccountID: s.account, Currency: s.currency, SessionID: s.session}
 }
 
-func (s *suite) balanceBody() []byte {
-	return mustJSON(balanceRequest{AccountID: s.account, Currency: s.currency, GameID: aggregator.GameID, SessionID: s.session})
+func (s *suite) balanceBody() []byte { return wallet.BalanceBody(s.player()) }
+
+// betBody is a Round/BetWin of one bet (finished false), as the platform
+// sends it.
+func (s *suite) betBody(idProvider, roundID string, amount money.Amount) []byte {
+	return wallet.BetBody(s.player(), roundID, idProvider, amount)
 }
 
-// betWinBody is a Round/BetWin of one transaction: a bet (finished false)
-// or a win (finished true), as the platform sends them.
-func (s *suite) betWinBody(kind, idProvider, roundID string, amount money.Amount) []byte {
-	return mustJSON(betWinRequest{AccountID: s.account, Currency: s.currency, GameID: aggregator.GameID, RoundID: roundID,
-		Finished: kind == "win", SessionID: s.session, Transactions: []txItem{{IDProvider: idProvider, Type: kind, Amount: amount.String()}}})
+// winBody is a Round/BetWin of one win (finished true), as the platform
+// sends it.
+func (s *suite) winBody(idProvider, roundID string, amount money.Amount) []byte {
+	return wallet.WinBody(s.player(), roundID, idProvider, amount)
 }
 
-func (s *suite) finishBody(roundID string) []byte {
-	return mustJSON(finishRequest{AccountID: s.account, Currency: s.currency, RoundID: roundID, SessionID: s.session})
-}
+func (s *suite) finishBody(roundID string) []byte { return wallet.FinishBody(s.player(), roundID) }
 
 func (s *suite) rollbackBody(idProvider, roundID, original string) []byte {
-	return mustJSON(rollbackRequest{AccountID: s.account, Currency: s.currency, GameID: aggregator.GameID, RoundIDProvider: roundID,
-		SessionID: s.session, Transactions: []txItem{{IDProvider: idProvider, Type: "rollback", OriginalIDProvider: original}}})
+	return wallet.RollbackBody(s.player(), roundID, idProvider, original)
 }
 
 // post signs body, lets alter change the headers (nil: none), and sends it
@@ -289,7 +245,7 @@ func (s *suite) balance(ctx context.Context, t *conformance.T, why string) decim
 // rollback is registered for the end of the check.
 func (s *suite) bet(ctx context.Context, t *conformance.T) (idProvider, roundID string, ex conformance.Exchange, p *pending) {
 	idProvider, roundID = newID("bet"), newID("round")
-	ex = s.post(ctx, t, "bet", wallet.PathBetWin, s.betWinBody("bet", idProvider, roundID, s.stake), nil)
+	ex = s.post(ctx, t, "bet", wallet.PathBetWin, s.betBody(idProvider, roundID, s.stake), nil)
 	if !success(ex) {
 		t.Skipf("not checked: a bet of %s was answered %s (see the check bet)", s.stake, describe(ex))
 	}
