@@ -144,7 +144,8 @@ type BetUpdate struct {
 	// Rollback enqueues the reversal of the bet's withdrawal in the same
 	// transaction.
 	Rollback bool
-	// Balance, when set, records the bettor's balance the wallet reported.
+	// Balance, when set, records the bettor's balance the wallet reported,
+	// unless a balance reported after At is already recorded.
 	Balance *money.Amount
 	// Attempts are the wallet attempts that led to the update, recorded
 	// with it when it applies.
@@ -237,7 +238,10 @@ type CreditConfirmation struct {
 	BetID string
 	// Kind is CreditDeposit or CreditRollback.
 	Kind string
-	// Balance is the balance the answer reported, if any.
+	// Balance is the balance the answer reported, if any. It is recorded as
+	// the bettor's unless a balance reported after At is already recorded:
+	// credits confirmed out of order leave the latest answer's balance.
 	Balance *money.Amount
-	At      time.Time
+	// At is when the answer came.
+	At time.Time
 }

@@ -231,8 +231,9 @@ const updateBetCTEs = `WITH old AS (
 		UPDATE betting_exposure x SET reserved = x.reserved - old.payout FROM old
 		WHERE $2 AND old.was = $3 AND old.held AND x.operator_id = old.op AND x.outcome_id = old.outcome AND x.currency = old.cur
 	), balance AS (
-		UPDATE betting_bettors r SET balance = $9::numeric FROM old
+		UPDATE betting_bettors r SET balance = $9::numeric, balance_at = $8 FROM old
 		WHERE $9::numeric IS NOT NULL AND old.was = $3 AND r.operator_id = old.op AND r.id = old.bettor
+			AND (r.balance_at IS NULL OR r.balance_at <= $8)
 	), updated AS (
 		UPDATE betting_bets b SET status = $4, rejection_code = $5, rejection_reason = $6,
 			operator_tx_id = CASE WHEN $7 = '' THEN b.operator_tx_id ELSE $7 END,
@@ -345,7 +346,7 @@ func (s betStore) BetsByID(ctx context.Context, ids []string) ([]betting.Bet, er
 
 func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditConfirmation, attempts []betting.WalletAttempt) error {
 	var deposits, rollbacks, balanceBets, balances []string
-	var depositTimes, rollbackTimes []time.Time
+	var depositTimes, rollbackTimes, balanceTimes []time.Time
 	for _, c := range credits {
 		at := c.At.UTC().Truncate(time.Microsecond)
 		if c.Kind == betting.CreditRollback {
@@ -354,7 +355,7 @@ func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditCo
 			deposits, depositTimes = append(deposits, c.BetID), append(depositTimes, at)
 		}
 		if c.Balance != nil {
-			balanceBets, balances = append(balanceBets, c.BetID), append(balances, c.Balance.String())
+			balanceBets, balances, balanceTimes = append(balanceBets, c.BetID), append(balances, c.Balance.String()), append(balanceTimes, at)
 		}
 	}
 	tx, err := s.d.pool.Begin(ctx)
@@ -376,13 +377,15 @@ func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditCo
 		}
 	}
 	if len(balanceBets) > 0 {
-		// One bettor may have several balances in the batch: the last
-		// answer's is kept.
-		if _, err := tx.Exec(ctx, `UPDATE betting_bettors r SET balance = n.balance
-			FROM (SELECT DISTINCT ON (b.operator_id, b.bettor_id) b.operator_id, b.bettor_id, c.balance
-				FROM unnest($1::uuid[], $2::numeric[]) WITH ORDINALITY AS c(id, balance, n) JOIN betting_bets b ON b.id = c.id
-				ORDER BY b.operator_id, b.bettor_id, c.n DESC) n
-			WHERE r.operator_id = n.operator_id AND r.id = n.bettor_id`, balanceBets, balances); err != nil {
+		// One bettor may have several balances in the batch: the most
+		// recent answer's is kept (the later one in the batch among equals),
+		// unless a more recent answer's is already recorded.
+		if _, err := tx.Exec(ctx, `UPDATE betting_bettors r SET balance = n.balance, balance_at = n.at
+			FROM (SELECT DISTINCT ON (b.operator_id, b.bettor_id) b.operator_id, b.bettor_id, c.balance, c.at
+				FROM unnest($1::uuid[], $2::numeric[], $3::timestamptz[]) WITH ORDINALITY AS c(id, balance, at, n) JOIN betting_bets b ON b.id = c.id
+				ORDER BY b.operator_id, b.bettor_id, c.at DESC, c.n DESC) n
+			WHERE r.operator_id = n.operator_id AND r.id = n.bettor_id AND (r.balance_at IS NULL OR r.balance_at <= n.at)`,
+			balanceBets, balances, balanceTimes); err != nil {
 			return err
 		}
 	}

@@ -121,13 +121,16 @@ const (
 	markReservedSQL = `UPDATE betting_bets SET exposure_reserved = 1 WHERE id = ?`
 	updateBetSQL    = `UPDATE betting_bets SET status = ?, rejection_code = ?, rejection_reason = ?, operator_tx_id = ?,
 		exposure_reserved = ?, updated_at = ? WHERE id = ?`
-	bettorBalanceSQL = `UPDATE betting_bettors SET balance = ? WHERE operator_id = ? AND id = ?`
+	// The balance statements record a wallet answer's balance unless a
+	// more recent answer's is already recorded.
+	bettorBalanceSQL = `UPDATE betting_bettors SET balance = ?1, balance_at = ?2
+		WHERE operator_id = ?3 AND id = ?4 AND (balance_at IS NULL OR balance_at <= ?2)`
 	settleBetSQL     = `UPDATE betting_bets SET status = ?, payout_amount = ?, settled_at = ?, exposure_reserved = 0, updated_at = ?
 		WHERE id = ?`
 	confirmDepositSQL   = `UPDATE betting_bets SET deposit_confirmed_at = coalesce(deposit_confirmed_at, ?) WHERE id = ?`
 	confirmRollbackSQL  = `UPDATE betting_bets SET rollback_confirmed_at = coalesce(rollback_confirmed_at, ?) WHERE id = ?`
-	betBettorBalanceSQL = `UPDATE betting_bettors SET balance = ?
-		WHERE (operator_id, id) = (SELECT operator_id, bettor_id FROM betting_bets WHERE id = ?)`
+	betBettorBalanceSQL = `UPDATE betting_bettors SET balance = ?1, balance_at = ?2
+		WHERE (operator_id, id) = (SELECT operator_id, bettor_id FROM betting_bets WHERE id = ?3) AND (balance_at IS NULL OR balance_at <= ?2)`
 )
 
 // betWriteStatements are prepared when the database opens.
@@ -297,7 +300,7 @@ func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate)
 			return nil, err
 		}
 		if u.Balance != nil {
-			if _, err := tx.exec(ctx, bettorBalanceSQL, u.Balance.String(), b.OperatorID, b.BettorID); err != nil {
+			if _, err := tx.exec(ctx, bettorBalanceSQL, u.Balance.String(), micros(b.UpdatedAt), b.OperatorID, b.BettorID); err != nil {
 				return nil, err
 			}
 		}
@@ -405,7 +408,7 @@ func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditCo
 				return nil, err
 			}
 			if c.Balance != nil {
-				if _, err := tx.exec(ctx, betBettorBalanceSQL, c.Balance.String(), c.BetID); err != nil {
+				if _, err := tx.exec(ctx, betBettorBalanceSQL, c.Balance.String(), micros(c.At), c.BetID); err != nil {
 					return nil, err
 				}
 			}

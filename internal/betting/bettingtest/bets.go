@@ -306,4 +306,27 @@ func testSettlement(t *testing.T, s betting.BetStore) {
 	if b, _ := s.GetBettor(ctx, "acme", "b1"); b.Balance == nil || !b.Balance.Equal(second) {
 		t.Errorf("balance = %v, want the last confirmation's %s", b.Balance, second)
 	}
+	// An answer that came before the recorded one, confirmed after it (two
+	// markets settled at once), leaves the later answer's balance.
+	stale, insufficient := money.MustParse("40"), betting.RejectInsufficientFund
+	if err := s.ConfirmCredits(ctx, []betting.CreditConfirmation{{BetID: lost.ID, Kind: betting.CreditRollback, Balance: &stale, At: at.Add(1500 * time.Millisecond)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := s.GetBettor(ctx, "acme", "b1"); b.Balance == nil || !b.Balance.Equal(second) {
+		t.Errorf("balance = %v after an older answer's confirmation, want the later answer's %s", b.Balance, second)
+	}
+	if err := s.UpdateBet(ctx, pending.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, RejectionCode: &insufficient,
+		Release: true, Balance: &stale, At: at.Add(1500 * time.Millisecond)}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := s.GetBettor(ctx, "acme", "b1"); b.Balance == nil || !b.Balance.Equal(second) {
+		t.Errorf("balance = %v after an older answer's update, want the later answer's %s", b.Balance, second)
+	}
+	newer := money.MustParse("70")
+	if err := s.ConfirmCredits(ctx, []betting.CreditConfirmation{{BetID: lost.ID, Kind: betting.CreditRollback, Balance: &newer, At: at.Add(3 * time.Second)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := s.GetBettor(ctx, "acme", "b1"); b.Balance == nil || !b.Balance.Equal(newer) {
+		t.Errorf("balance = %v, want the newer answer's %s", b.Balance, newer)
+	}
 }

@@ -191,6 +191,7 @@ func TestHistoryResults(t *testing.T) {
 	w.admin("POST", "/admin/v1/markets/"+otherMarket+"/cancel", 200, "")
 	w.waitBet("rosa", "voided")
 	w.waitWallet("rosa", "124.21") // the payout and the stake back have reached the wallet
+	w.waitCredited("rosa", 3)      // and the platform has the wallet's answers
 	tb.click("#tab-history")
 	tb.waitFor("three results", "[...document.querySelectorAll('#history li.bet')].filter((li) => ['won', 'lost', 'void'].includes(li.dataset.result)).length === 3")
 	var rows []struct{ Result, Badge, Color, Title string }

@@ -238,6 +238,30 @@ func (w *world) waitBet(bettor, status string) {
 	}
 }
 
+// waitCredited waits until the platform has recorded the wallet's answer
+// to the deposit of each of the bettor's n newest bets (its payout, zero
+// or the stake back), and with it the balance the answer reported.
+func (w *world) waitCredited(bettor string, n int) {
+	w.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		bets := w.bets(bettor)
+		credited := 0
+		for _, b := range bets[:min(n, len(bets))] {
+			if b["deposit_confirmed_at"] != nil {
+				credited++
+			}
+		}
+		if credited == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			w.t.Fatalf("%s's bets %v; waited for the newest %d to be credited", bettor, bets, n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // waitWallet waits until the sandbox operator's wallet holds balance for
 // the bettor.
 func (w *world) waitWallet(bettor, balance string) {

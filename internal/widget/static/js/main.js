@@ -71,9 +71,16 @@ function showSession(s) {
 // operator's wallet last reported; before the wallet's first answer for
 // this bettor it has none, and the balance the session endpoint answered
 // with stands in (the operator's wallet then, as the host page shows it).
-// A failed read hides the balance.
+// A failed read hides the balance. Reads may overlap (a bet placed, then
+// the history opened): an answer to a read started before the one last
+// shown is dropped, so a slow older answer never replaces a newer balance.
+let balanceReads = 0;
+let balanceShown = 0;
 async function refreshBalance() {
+  const n = ++balanceReads;
   const r = await state.api.me();
+  if (n < balanceShown) return { ok: r.ok && !!r.data, balance: state.balance };
+  balanceShown = n;
   if (!r.ok || !r.data) {
     setBalance(null);
     return { ok: false };

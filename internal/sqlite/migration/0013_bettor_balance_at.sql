@@ -1,0 +1,6 @@
+-- When the bettor's recorded balance was reported (microseconds since the
+-- epoch): a wallet answer records its balance only when it is at least as
+-- recent, so two credits confirmed out of order (a payout and a void
+-- refund of two markets) leave the later answer's balance, not the one
+-- whose write happened to commit last.
+ALTER TABLE betting_bettors ADD COLUMN balance_at INTEGER;
