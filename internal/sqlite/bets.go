@@ -125,7 +125,7 @@ const (
 	// more recent answer's is already recorded.
 	bettorBalanceSQL = `UPDATE betting_bettors SET balance = ?1, balance_at = ?2
 		WHERE operator_id = ?3 AND id = ?4 AND (balance_at IS NULL OR balance_at <= ?2)`
-	settleBetSQL     = `UPDATE betting_bets SET status = ?, payout_amount = ?, settled_at = ?, exposure_reserved = 0, updated_at = ?
+	settleBetSQL = `UPDATE betting_bets SET status = ?, payout_amount = ?, settled_at = ?, exposure_reserved = 0, updated_at = ?
 		WHERE id = ?`
 	confirmDepositSQL   = `UPDATE betting_bets SET deposit_confirmed_at = coalesce(deposit_confirmed_at, ?) WHERE id = ?`
 	confirmRollbackSQL  = `UPDATE betting_bets SET rollback_confirmed_at = coalesce(rollback_confirmed_at, ?) WHERE id = ?`
