@@ -3,6 +3,7 @@ package widgettest
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -126,6 +127,40 @@ func TestBalanceAtFirstLoad(t *testing.T) {
 			t.Errorf("a balance %q shows although its read failed", tb.text("#balance"))
 		}
 	})
+}
+
+// TestBalanceReadsOutOfOrder: the balance read after a bet and the one
+// on opening the history overlap; when the older read's answer comes last,
+// the newer balance stays (it was replaced by the older one).
+func TestBalanceReadsOutOfOrder(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, worldOptions{})
+	tb := newTab(t)
+	var armed atomic.Bool
+	release := make(chan struct{})
+	tb.intercept(func(s seen) verdict {
+		if strings.HasPrefix(s.path(), "/api/v1/auth/me") && s.Stage == "request" && armed.CompareAndSwap(true, false) {
+			return verdict{wait: release, status: 200, body: `{"bettor_id":"vera","operator_id":"sandbox","currency":"USD","balance":"1.00"}`}
+		}
+		return verdict{}
+	})
+	tb.navigate(w.bettor("vera", "100.00"))
+	tb.ready()
+	armed.Store(true) // the read after the bet is held, and answers an old balance
+	tb.bet(w.outcome[0], "10")
+	tb.waitText("#slip-status", "Bet placed")
+	tb.click("#tab-history")
+	tb.waitText("#balance", "90.00 USD")
+	reads := "performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/v1/auth/me')).length"
+	var before int
+	tb.eval(reads, &before)
+	close(release)
+	tb.waitFor("the held read's answer", reads+" > "+fmt.Sprint(before))
+	var shown string
+	tb.eval(`new Promise((done) => setTimeout(() => setTimeout(() => done(document.getElementById('balance').textContent))))`, &shown)
+	if shown != "90.00 USD" {
+		t.Errorf("balance %q after an older read's answer came last, want 90.00 USD", shown)
+	}
 }
 
 // TestStakeLimits: a stake outside the operator's limits (1 to 100 USD,
