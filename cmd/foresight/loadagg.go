@@ -39,8 +39,8 @@ func runLoadtestAggregator(ctx context.Context, args []string, stdout, stderr io
 		return err
 	}
 	defer done()
-	dbURL, duration, concurrency, rate := w.cfg.DatabaseURL, f.duration, f.concurrency, f.rate
-	base := w.cfg.PublicURL
+	duration, concurrency, rate := f.duration, f.concurrency, f.rate
+	base := w.base
 	signed := func(path, body string) (*http.Request, error) {
 		req, err := http.NewRequest("POST", base+path, strings.NewReader(body))
 		if err != nil {
@@ -51,12 +51,12 @@ func runLoadtestAggregator(ctx context.Context, args []string, stdout, stderr io
 		return req, nil
 	}
 	launch := func(i int) (*http.Request, error) {
-		return signed("/v2/agg_provider.Launcher/Real", fmt.Sprintf(`{"casino_id":"casino-load","game":"prediction-markets","locale":"en",
+		return signed("/v2/agg_provider.Launcher/Real", fmt.Sprintf(`{"casino_id":%q,"game":"prediction-markets","locale":"en",
 			"ip":"203.0.113.7","client_type":"desktop","session_id":%q,"urls":{},"account":{"id":"player-%d","currency":"EUR"}}`,
-			uuid.NewString(), i%players))
+			w.casinoID, uuid.NewString(), i%players))
 	}
 	ok200 := func(s int) bool { return s == http.StatusOK }
-	fmt.Fprintf(stdout, "database %s, concurrency %d, %v per phase, %d players, sandbox casino wallet on loopback\n", redactURL(dbURL), concurrency, duration, players)
+	fmt.Fprintf(stdout, "%s, concurrency %d, %v per phase, %d players, sandbox casino wallet at %s/casino\n", w.describe(), concurrency, duration, players, w.walletURL)
 
 	// Sessions of every player, outside the measurement.
 	tokens := make([]string, players)
@@ -89,11 +89,11 @@ func runLoadtestAggregator(ctx context.Context, args []string, stdout, stderr io
 		}
 		rounds = append(rounds, id)
 	}
-	if err := waitConfirmed(ctx, w.admin, "loadagg", time.Minute); err != nil {
+	if err := waitConfirmed(ctx, w.admin, w.aggregatorID, time.Minute); err != nil {
 		return err
 	}
 	details := func(i int) (*http.Request, error) {
-		return signed("/v2/agg_provider.Round/Details", fmt.Sprintf(`{"casino_id":"casino-load","round_id":%q,"locale":"en"}`, rounds[i%len(rounds)]))
+		return signed("/v2/agg_provider.Round/Details", fmt.Sprintf(`{"casino_id":%q,"round_id":%q,"locale":"en"}`, w.casinoID, rounds[i%len(rounds)]))
 	}
 	r = loadtest.Run(ctx, w.client, loadtest.Options{Rate: rate, Concurrency: concurrency, Duration: duration, NewRequest: details, OK: ok200})
 	fmt.Fprintf(stdout, "%-40s %s\n", fmt.Sprintf("Round/Details, %.0f/s", rate), r)
@@ -101,13 +101,13 @@ func runLoadtestAggregator(ctx context.Context, args []string, stdout, stderr io
 	start := time.Now()
 	r = loadtest.Run(ctx, w.client, loadtest.Options{Concurrency: concurrency, Duration: duration, NewRequest: newBet, OK: accepted})
 	fmt.Fprintf(stdout, "%-40s %s\n", "aggregator bets, max", r)
-	if err := waitConfirmed(ctx, w.admin, "loadagg", 5*time.Minute); err != nil {
+	if err := waitConfirmed(ctx, w.admin, w.aggregatorID, 5*time.Minute); err != nil {
 		return err
 	}
 	took := time.Since(start)
 	fmt.Fprintf(stdout, "%-40s %d rounds open %v after the first bet was sent: %.0f/s\n", "bets to round pending (BetWin 200)", r.Succeeded,
 		took.Round(time.Millisecond), float64(r.Succeeded)/took.Seconds())
-	return placeBacklog(ctx, stdout, w, "loadagg", loadtest.Options{Concurrency: concurrency, Duration: duration, NewRequest: newBet, OK: accepted})
+	return placeBacklog(ctx, stdout, w, w.aggregatorID, loadtest.Options{Concurrency: concurrency, Duration: duration, NewRequest: newBet, OK: accepted})
 }
 
 // aggregatorSession launches player i and exchanges the launch token for a

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"time"
@@ -48,8 +47,8 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer done()
-	dbURL, duration, concurrency, rate := w.cfg.DatabaseURL, f.duration, f.concurrency, f.rate
-	op, admin, market, client, cfg := w.op, w.admin, w.market, w.client, w.cfg
+	duration, concurrency, rate := f.duration, f.concurrency, f.rate
+	op, admin, market, client := w.op, w.admin, w.market, w.client
 	tokens := make([]string, bettors)
 	for i := range tokens {
 		if tokens[i], err = op.MintToken(fmt.Sprint("bettor-", i), "USD"); err != nil {
@@ -58,7 +57,7 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	newBet := func(i int) (*http.Request, error) {
 		body := fmt.Sprintf(`{"market_id":%q,"outcome_id":%q,"stake":"1.00"}`, market.ID, market.Outcomes[i%2].ID)
-		req, err := http.NewRequest("POST", cfg.PublicURL+"/api/v1/bettor/bets", strings.NewReader(body))
+		req, err := http.NewRequest("POST", w.base+"/api/v1/bettor/bets", strings.NewReader(body))
 		if err != nil {
 			return nil, err
 		}
@@ -68,31 +67,31 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 		return req, nil
 	}
 	accepted := func(s int) bool { return s == http.StatusAccepted }
-	fmt.Fprintf(stdout, "database %s, concurrency %d, %v per phase, %d bettors, sandbox wallet on loopback\n", redactURL(dbURL), concurrency, duration, bettors)
+	fmt.Fprintf(stdout, "%s, concurrency %d, %v per phase, %d bettors, sandbox wallet at %s\n", w.describe(), concurrency, duration, bettors, w.walletURL)
 
 	// Warm every bettor's first sight (JWKS, bettor row) outside the measurement.
 	loadtest.Run(ctx, client, loadtest.Options{Concurrency: concurrency, Duration: time.Duration(bettors) * 5 * time.Millisecond, NewRequest: newBet, OK: accepted})
-	if err := waitConfirmed(ctx, admin, "load", time.Minute); err != nil {
+	if err := waitConfirmed(ctx, admin, w.operatorID, time.Minute); err != nil {
 		return err
 	}
 
 	r := loadtest.Run(ctx, client, loadtest.Options{Rate: rate, Concurrency: concurrency, Duration: duration, NewRequest: newBet, OK: accepted})
 	fmt.Fprintf(stdout, "%-40s %s\n", fmt.Sprintf("POST /api/v1/bettor/bets, %.0f/s", rate), r)
-	if err := waitConfirmed(ctx, admin, "load", time.Minute); err != nil {
+	if err := waitConfirmed(ctx, admin, w.operatorID, time.Minute); err != nil {
 		return err
 	}
 
 	start := time.Now()
 	r = loadtest.Run(ctx, client, loadtest.Options{Concurrency: concurrency, Duration: duration, NewRequest: newBet, OK: accepted})
 	fmt.Fprintf(stdout, "%-40s %s\n", "POST /api/v1/bettor/bets, max", r)
-	if err := waitConfirmed(ctx, admin, "load", 5*time.Minute); err != nil {
+	if err := waitConfirmed(ctx, admin, w.operatorID, 5*time.Minute); err != nil {
 		return err
 	}
 	took := time.Since(start)
 	fmt.Fprintf(stdout, "%-40s %d bets confirmed %v after the first was sent: %.0f/s\n", "placement to CONFIRMED", r.Succeeded,
 		took.Round(time.Millisecond), float64(r.Succeeded)/took.Seconds())
 	if backlog {
-		if err := placeBacklog(ctx, stdout, w, "load", loadtest.Options{Concurrency: concurrency, Duration: duration, NewRequest: newBet, OK: accepted}); err != nil {
+		if err := placeBacklog(ctx, stdout, w, w.operatorID, loadtest.Options{Concurrency: concurrency, Duration: duration, NewRequest: newBet, OK: accepted}); err != nil {
 			return err
 		}
 	}
@@ -122,9 +121,14 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 
 // placeBacklog measures placement alone, without POSTs competing for the
 // CPU: it pauses placement, sends bets for one phase, resumes placement
-// and times until no bet is pending.
+// and times until no bet is pending. It needs the server in this process
+// (to pause it): against a target it says so and does nothing.
 func placeBacklog(ctx context.Context, stdout io.Writer, w *betLoad, operatorID string, send loadtest.Options) error {
-	db, err := server.OpenDatabase(ctx, w.cfg.DatabaseURL, nil)
+	if w.srv == nil {
+		fmt.Fprintf(stdout, "%-40s skipped: it pauses placement, which needs the server in this process (no --target)\n", "placement of a paused backlog")
+		return nil
+	}
+	db, err := server.OpenDatabase(ctx, w.dbURL, nil)
 	if err != nil {
 		return err
 	}
@@ -191,21 +195,42 @@ func waitConfirmed(ctx context.Context, admin func(method, path, body string, ou
 	return errors.New("bets still pending after " + limit.String())
 }
 
-// betLoad is what the betting load commands run against: an in-process
-// server on loopback whose operator "load" has the sandbox operator's
-// wallet (signed requests, same process), and one open two-outcome market.
+// betLoad is what the betting load commands run against: a server (in
+// this process on loopback, or the --target one) with one open
+// two-outcome market, a standalone operator whose wallet is the sandbox
+// operator in this process (signed requests), and an aggregator whose
+// wallet is the sandbox casino in this process.
 type betLoad struct {
 	op *operator.Operator
-	// casino is the wallet of the aggregator "loadagg" (casino id
-	// "casino-load", currency EUR).
+	// casino is the wallet of the aggregator (casino id casinoID, currency
+	// EUR).
 	casino *casino.Casino
-	cfg    server.Config
-	srv    *server.Server
-	client *http.Client
+	// base is the server's URL.
+	base string
+	// srv and dbURL are the server in this process and its database; nil
+	// and "" against a target.
+	srv   *server.Server
+	dbURL string
+	// walletURL is where the sandbox wallets listen, as the server calls
+	// them.
+	walletURL string
+	// operatorID, aggregatorID and casinoID are this run's own, so that
+	// runs against one target do not share bets.
+	operatorID, aggregatorID, casinoID string
+	client                             *http.Client
 	// admin calls the admin API and decodes the answer into out.
 	admin  func(method, path, body string, out any) error
 	market loadMarket
 	close  func()
+}
+
+// describe names what the load runs against, for the first line of a
+// report.
+func (w *betLoad) describe() string {
+	if w.srv == nil {
+		return "target " + w.base
+	}
+	return "database " + redactURL(w.dbURL)
 }
 
 type loadMarket struct {
@@ -219,14 +244,44 @@ type loadMarket struct {
 // betLoadFlags are the flags the betting load commands share.
 type betLoadFlags struct {
 	dbURL, cpuProfile string
+	target            loadTarget
 	duration          time.Duration
 	concurrency       int
 	rate              float64
 }
 
+// loadTarget names a server in another process or node for a load
+// command, instead of one in the command's own process.
+type loadTarget struct {
+	// url is the server's base URL; "" runs a server in this process.
+	url string
+	// adminToken is the server's admin token.
+	adminToken string
+	// walletListen is the address the sandbox wallets listen on; the
+	// server calls them at http://walletListen (or the address the
+	// listener got, for port 0).
+	walletListen string
+}
+
+func (t *loadTarget) register(fs *flag.FlagSet) {
+	fs.StringVar(&t.url, "target", "", "base URL of a running foresight server to load, instead of one in this process "+
+		"(it must accept plain-http wallets: FORESIGHT_DEV_ALLOW_INSECURE=true)")
+	fs.StringVar(&t.adminToken, "admin-token", "", "the target's admin token (with --target)")
+	fs.StringVar(&t.walletListen, "wallet-listen", "127.0.0.1:0", "address the sandbox wallets listen on; the target must reach it")
+}
+
+// check refuses a target without its admin token.
+func (t loadTarget) check() error {
+	if t.url != "" && t.adminToken == "" {
+		return errors.New("--target needs --admin-token")
+	}
+	return nil
+}
+
 // register defines the flags on fs; rate is the default of -rate.
 func (f *betLoadFlags) register(fs *flag.FlagSet, rate float64, rateHelp string) {
-	fs.StringVar(&f.dbURL, "database-url", "", "database (default: a new SQLite file in a temporary directory)")
+	f.target.register(fs)
+	fs.StringVar(&f.dbURL, "database-url", "", "database of the server in this process (default: a new SQLite file in a temporary directory)")
 	fs.DurationVar(&f.duration, "duration", 10*time.Second, "length of each phase")
 	fs.IntVar(&f.concurrency, "concurrency", 32, "requests in flight")
 	fs.Float64Var(&f.rate, "rate", rate, rateHelp)
@@ -236,11 +291,14 @@ func (f *betLoadFlags) register(fs *flag.FlagSet, rate float64, rateHelp string)
 // start starts the profile, the database and the world the flags name;
 // done stops them.
 func (f *betLoadFlags) start(ctx context.Context) (_ *betLoad, done func(), err error) {
+	if err := f.target.check(); err != nil {
+		return nil, nil, err
+	}
 	dbURL, stop, err := loadSetup(f.cpuProfile, f.dbURL)
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := startBetLoad(ctx, dbURL, f.concurrency*2)
+	w, err := startBetLoad(ctx, dbURL, f.target, f.concurrency*2)
 	if err != nil {
 		stop()
 		return nil, nil, err
@@ -248,14 +306,17 @@ func (f *betLoadFlags) start(ctx context.Context) (_ *betLoad, done func(), err 
 	return w, func() { w.close(); stop() }, nil
 }
 
-// loadCasinoSecret is the secret the aggregator "loadagg" shares with the
+// loadCasinoSecret is the secret the load's aggregator shares with the
 // platform.
 const loadCasinoSecret = "load-test-casino-secret"
 
-// startBetLoad starts the server on dbURL and creates the operator and
-// the market; conns bounds the client's connections to the server.
-func startBetLoad(ctx context.Context, dbURL string, conns int) (_ *betLoad, err error) {
-	w := &betLoad{}
+// startBetLoad starts the sandbox wallets and, without a target, the
+// server on dbURL; then it creates this run's operator, aggregator and
+// market through the admin API. conns bounds the client's connections to
+// the server.
+func startBetLoad(ctx context.Context, dbURL string, target loadTarget, conns int) (_ *betLoad, err error) {
+	suffix := randomToken()[:8]
+	w := &betLoad{operatorID: "load-" + suffix, aggregatorID: "loadagg-" + suffix, casinoID: "casino-load-" + suffix}
 	var undo []func()
 	w.close = func() {
 		for _, f := range slices.Backward(undo) {
@@ -267,40 +328,55 @@ func startBetLoad(ctx context.Context, dbURL string, conns int) (_ *betLoad, err
 			w.close()
 		}
 	}()
-	if w.op, err = operator.New(operator.Config{ID: "load", SigningSecret: "load-test-signing-secret", StartingBalance: "1000000000.00"}); err != nil {
+	if w.op, err = operator.New(operator.Config{ID: w.operatorID, SigningSecret: "load-test-signing-secret", StartingBalance: "1000000000.00"}); err != nil {
 		return nil, err
 	}
-	wallet := httptest.NewServer(w.op.Handler())
-	undo = append(undo, wallet.Close)
 	if w.casino, err = casino.New(casino.Config{SigningSecret: loadCasinoSecret, StartingBalance: "1000000000.00"}); err != nil {
 		return nil, err
 	}
-	casinoWallet := httptest.NewServer(w.casino.Handler())
-	undo = append(undo, casinoWallet.Close)
-	w.cfg = server.DefaultConfig()
-	w.cfg.DatabaseURL, w.cfg.AdminToken, w.cfg.DevAllowInsecure = dbURL, randomToken(), true
-	w.cfg.LauncherRateLimit = 0 // the load comes from one address
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	// One listener for both wallets: the operator's under /, the casino's
+	// under /casino/.
+	walletL, err := net.Listen("tcp", target.walletListen)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("wallet listener: %w", err)
 	}
-	w.cfg.PublicURL = "http://" + l.Addr().String()
-	srv, err := server.New(ctx, w.cfg, nil)
-	if err != nil {
-		l.Close()
-		return nil, err
+	wallets := http.NewServeMux()
+	wallets.Handle("/", w.op.Handler())
+	wallets.Handle("/casino/", http.StripPrefix("/casino", w.casino.Handler()))
+	walletSrv := &http.Server{Handler: wallets}
+	go walletSrv.Serve(walletL)
+	undo = append(undo, func() { walletSrv.Close() })
+	w.walletURL = "http://" + walletL.Addr().String()
+
+	adminToken := target.adminToken
+	if target.url == "" {
+		cfg := server.DefaultConfig()
+		cfg.DatabaseURL, cfg.AdminToken, cfg.DevAllowInsecure = dbURL, randomToken(), true
+		cfg.LauncherRateLimit = 0 // the load comes from one address
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		cfg.PublicURL = "http://" + l.Addr().String()
+		srv, err := server.New(ctx, cfg, nil)
+		if err != nil {
+			l.Close()
+			return nil, err
+		}
+		undo = append(undo, func() { srv.Close() })
+		w.srv, w.dbURL, w.base, adminToken = srv, dbURL, cfg.PublicURL, cfg.AdminToken
+		runCtx, stopRun := context.WithCancel(ctx)
+		ran := make(chan error, 1)
+		go func() { ran <- srv.Run(runCtx, l) }()
+		undo = append(undo, func() { stopRun(); <-ran })
+	} else {
+		w.base = strings.TrimSuffix(target.url, "/")
 	}
-	undo = append(undo, func() { srv.Close() })
-	w.srv = srv
-	runCtx, stopRun := context.WithCancel(ctx)
-	ran := make(chan error, 1)
-	go func() { ran <- srv.Run(runCtx, l) }()
-	undo = append(undo, func() { stopRun(); <-ran })
 
 	w.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns}}
 	w.admin = func(method, path, body string, out any) error {
-		req, _ := http.NewRequestWithContext(ctx, method, w.cfg.PublicURL+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+w.cfg.AdminToken)
+		req, _ := http.NewRequestWithContext(ctx, method, w.base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+adminToken)
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := w.client.Do(req)
 		if err != nil {
@@ -316,16 +392,16 @@ func startBetLoad(ctx context.Context, dbURL string, conns int) (_ *betLoad, err
 		}
 		return nil
 	}
-	if err := w.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":"load","name":"Load","integration":"standalone",
+	if err := w.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":%q,"name":"Load","integration":"standalone",
 		"wallet_url":%q,"signing_secret":"load-test-signing-secret","jwks_url":%q,"currencies":[{"code":"USD","decimals":2}],
 		"margin":{"method":"odds_ratio","value":"0.05"},"limits":{"USD":{"min_stake":"1","max_stake":"1000","max_payout":"100000","outcome_exposure":"1000000000"}},
-		"odds_tolerance":"0.05"}`, wallet.URL, wallet.URL+"/.well-known/jwks.json"), nil); err != nil {
-		return nil, err
+		"odds_tolerance":"0.05"}`, w.operatorID, w.walletURL, w.walletURL+"/.well-known/jwks.json"), nil); err != nil {
+		return nil, fmt.Errorf("create the load's operator (a target must run with FORESIGHT_DEV_ALLOW_INSECURE=true): %w", err)
 	}
-	if err := w.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":"loadagg","name":"Load aggregator","integration":"aggregator",
-		"wallet_url":%q,"signing_secret":%q,"casino_ids":["casino-load"],"currencies":[{"code":"EUR","decimals":2}],
+	if err := w.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":%q,"name":"Load aggregator","integration":"aggregator",
+		"wallet_url":%q,"signing_secret":%q,"casino_ids":[%q],"currencies":[{"code":"EUR","decimals":2}],
 		"margin":{"method":"odds_ratio","value":"0.05"},"limits":{"EUR":{"min_stake":"1","max_stake":"1000","max_payout":"100000","outcome_exposure":"1000000000"}},
-		"odds_tolerance":"0.05"}`, casinoWallet.URL, loadCasinoSecret), nil); err != nil {
+		"odds_tolerance":"0.05"}`, w.aggregatorID, w.walletURL+"/casino", loadCasinoSecret, w.casinoID), nil); err != nil {
 		return nil, err
 	}
 	var ev struct {

@@ -17,7 +17,7 @@ import (
 )
 
 // runLoadtestStream measures the odds stream: it connects many bettors to
-// GET /api/v1/odds/stream of an in-process server, changes a market's
+// GET /api/v1/odds/stream of an in-process server (or of --target), changes a market's
 // prices through the admin API at an interval, and reports how long each
 // change took to reach each stream, from the moment the admin request was
 // sent to the moment the stream delivered the change's line.
@@ -26,12 +26,14 @@ func runLoadtestStream(ctx context.Context, args []string, stdout, stderr io.Wri
 	fs.SetOutput(stderr)
 	var (
 		dbURL      string
+		target     loadTarget
 		streams    int
 		changes    int
 		interval   time.Duration
 		cpuProfile string
 	)
-	fs.StringVar(&dbURL, "database-url", "", "database (default: a new SQLite file in a temporary directory)")
+	target.register(fs)
+	fs.StringVar(&dbURL, "database-url", "", "database of the server in this process (default: a new SQLite file in a temporary directory)")
 	fs.IntVar(&streams, "streams", 5000, "connected streams")
 	fs.IntVar(&changes, "changes", 20, "price changes")
 	fs.DurationVar(&interval, "interval", 500*time.Millisecond, "time between price changes")
@@ -39,17 +41,20 @@ func runLoadtestStream(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := target.check(); err != nil {
+		return err
+	}
 	dbURL, done, err := loadSetup(cpuProfile, dbURL)
 	if err != nil {
 		return err
 	}
 	defer done()
-	w, err := startBetLoad(ctx, dbURL, 8)
+	w, err := startBetLoad(ctx, dbURL, target, 8)
 	if err != nil {
 		return err
 	}
 	defer w.close()
-	fmt.Fprintf(stdout, "database %s, %d streams, %d price changes %v apart\n", redactURL(dbURL), streams, changes, interval)
+	fmt.Fprintf(stdout, "%s, %d streams, %d price changes %v apart\n", w.describe(), streams, changes, interval)
 
 	// One token per stream: a token holds at most
 	// bettorhttp.MaxStreamsPerToken streams.
@@ -76,7 +81,7 @@ func runLoadtestStream(ctx context.Context, args []string, stdout, stderr io.Wri
 	start := time.Now()
 	for i := range streams {
 		readers.Go(func() {
-			req, _ := http.NewRequestWithContext(streamCtx, "GET", w.cfg.PublicURL+"/api/v1/odds/stream?locale=en", nil)
+			req, _ := http.NewRequestWithContext(streamCtx, "GET", w.base+"/api/v1/odds/stream?locale=en", nil)
 			req.Header.Set("Authorization", "Bearer "+tokens[i])
 			resp, err := client.Do(req)
 			if err != nil {

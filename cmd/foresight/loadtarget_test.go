@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLoadtestTarget runs the betting load commands against a `foresight
+// serve` apart from them (--target), as a load generator on another core
+// or machine would, with the sandbox wallets in the generator's process.
+// Two runs against one server keep their bets apart.
+func TestLoadtestTarget(t *testing.T) {
+	t.Parallel()
+	addr := freeAddr(t)
+	token := "load-target-admin-token-0123456789abcdef"
+	env := envOf(map[string]string{"FORESIGHT_ADDR": addr, "FORESIGHT_DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "f.db"),
+		"FORESIGHT_ADMIN_TOKEN": token, "FORESIGHT_DEV_ALLOW_INSECURE": "true", "FORESIGHT_PUBLIC_URL": "http://" + addr})
+	serveInBackground(t, env, addr)
+	target := []string{"--target", "http://" + addr, "--admin-token", token}
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{append([]string{"loadtest", "bets", "--duration", "300ms", "--rate", "20", "--concurrency", "4", "--bettors", "5"}, target...),
+			[]string{"target http://" + addr, "placement to CONFIRMED", "placement of a paused backlog", "skipped"}},
+		{append([]string{"loadtest", "bets", "--duration", "300ms", "--rate", "20", "--concurrency", "4", "--bettors", "5", "--backlog=false"}, target...),
+			[]string{"POST /api/v1/bettor/bets, max", "placement to CONFIRMED"}},
+		{append([]string{"loadtest", "stream", "--streams", "5", "--changes", "2", "--interval", "50ms"}, target...),
+			[]string{"5 streams", "price change to every stream"}},
+	}
+	for _, tc := range tests {
+		var out, errOut bytes.Buffer
+		if err := run(context.Background(), tc.args, envOf(nil), &out, &errOut); err != nil {
+			t.Fatalf("%s: %v\n%s%s", strings.Join(tc.args, " "), err, out.String(), errOut.String())
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%s printed\n%s\nwithout %q", strings.Join(tc.args, " "), out.String(), w)
+			}
+		}
+	}
+	var errOut bytes.Buffer
+	if err := run(context.Background(), []string{"loadtest", "stream", "--target", "http://" + addr}, envOf(nil), &bytes.Buffer{}, &errOut); err == nil ||
+		!strings.Contains(err.Error(), "--admin-token") {
+		t.Errorf("a target without its admin token: %v", err)
+	}
+}
