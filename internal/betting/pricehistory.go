@@ -45,6 +45,38 @@ func (p PricePoint) Quotes(op Operator) ([]odds.Quote, error) {
 	return odds.Price(op.Margin.Method, probs, op.Margin.Value)
 }
 
+// PriceHistoryTier is a step of the odds history's retention: of the
+// points recorded more than Age before a market's newest point, the market
+// keeps only the last point of each Bucket (buckets are aligned on the
+// Unix epoch, so hours and days are UTC ones), and its first point.
+type PriceHistoryTier struct {
+	Age    time.Duration
+	Bucket time.Duration
+}
+
+// PriceHistoryRetention bounds each market's odds history
+// (docs/decisions.md): every point of its last hour, the last point of
+// each minute before that, of each hour before its last day, and of each
+// day before its last 30 days; its first point always. A market a feed
+// reprices every 15 s keeps about 2,300 points for its last 30 days and
+// one a day before them. Stores apply it to a market whenever they record
+// a new point of it (RepriceMarket), measuring the ages from that point:
+// a market whose prices stopped changing keeps the points it had then.
+var PriceHistoryRetention = [...]PriceHistoryTier{
+	{Age: time.Hour, Bucket: time.Minute},
+	{Age: 24 * time.Hour, Bucket: time.Hour},
+	{Age: 30 * 24 * time.Hour, Bucket: 24 * time.Hour},
+}
+
+// Window is the range [from, before) of recording times whose points the
+// tier thins when a market's newest point moves from last to now: the
+// points that aged past the tier since the point at last was recorded
+// (earlier ones were thinned then), and one bucket more, whose last point
+// may have changed.
+func (t PriceHistoryTier) Window(last, now time.Time) (from, before time.Time) {
+	return last.Add(-t.Age - t.Bucket), now.Add(-t.Age)
+}
+
 // MaxPriceHistoryLimit is the most points one PriceHistory call returns.
 const MaxPriceHistoryLimit = 1000
 

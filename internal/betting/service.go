@@ -45,7 +45,11 @@ type Store interface {
 	SettleMarket(ctx context.Context, e Event, prev time.Time, marketID string) error
 	// RepriceMarket is UpdateEvent that also records, in the same
 	// transaction, the market's probabilities in e as its price point at
-	// e.UpdatedAt.
+	// e.UpdatedAt, and thins the market's older points by
+	// PriceHistoryRetention: for each tier, of the points recorded in the
+	// tier's Window (from the market's previous newest point to this one)
+	// it deletes every point that is not the market's first and has a
+	// later point of the market in its bucket.
 	RepriceMarket(ctx context.Context, e Event, prev time.Time, marketID string) error
 	// PriceHistory returns the market's price points in the window of f,
 	// oldest first, at most f.Limit; ErrNotFound when no market has the id.

@@ -27,7 +27,39 @@ func (s bettingStore) RepriceMarket(ctx context.Context, e betting.Event, prev t
 		return missing("market", marketID)
 	}
 	point := betting.PricePointOf(*m, e.UpdatedAt)
-	return s.updateEvent(ctx, e, prev, func(tx pgx.Tx) error { return insertPricePoint(ctx, tx, point) })
+	return s.updateEvent(ctx, e, prev, func(tx pgx.Tx) error {
+		var last *time.Time
+		if err := tx.QueryRow(ctx, `SELECT max(at) FROM betting_price_points WHERE market_id = $1`, m.ID).Scan(&last); err != nil {
+			return err
+		}
+		if err := insertPricePoint(ctx, tx, point); err != nil {
+			return err
+		}
+		if last == nil {
+			return nil
+		}
+		return thinPriceHistory(ctx, tx, m.ID, *last, point.At)
+	})
+}
+
+// thinPriceHistory applies betting.PriceHistoryRetention to the market
+// whose newest point moved from last to now. A bucket starts at
+// date_bin(width, at, the Unix epoch); the primary key serves the range
+// and both probes.
+func thinPriceHistory(ctx context.Context, tx pgx.Tx, marketID string, last, now time.Time) error {
+	for _, tier := range betting.PriceHistoryRetention {
+		from, before := tier.Window(last, now)
+		_, err := tx.Exec(ctx, `DELETE FROM betting_price_points p
+			 WHERE p.market_id = $1 AND p.at >= $2 AND p.at < $3
+			   AND EXISTS (SELECT 1 FROM betting_price_points f WHERE f.market_id = $1 AND f.at < p.at)
+			   AND EXISTS (SELECT 1 FROM betting_price_points l WHERE l.market_id = $1 AND l.at > p.at
+			               AND l.at < date_bin($4::bigint * interval '1 microsecond', p.at, TIMESTAMPTZ '1970-01-01 00:00:00+00') + $4::bigint * interval '1 microsecond')`,
+			marketID, from, before, tier.Bucket.Microseconds())
+		if err != nil {
+			return fmt.Errorf("thin the price history: %w", err)
+		}
+	}
+	return nil
 }
 
 // PriceHistory reads the window's first point, the one in force at f.From,

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/betting"
@@ -34,10 +35,38 @@ func (s bettingStore) RepriceMarket(ctx context.Context, e betting.Event, prev t
 	if err := replaceEvent(ctx, tx, e, prev); err != nil {
 		return err
 	}
+	var last sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT MAX(at) FROM betting_price_points WHERE market_id = ?`, m.ID).Scan(&last); err != nil {
+		return err
+	}
 	if err := insertPricePoint(ctx, tx, betting.PricePointOf(*m, e.UpdatedAt)); err != nil {
 		return err
 	}
+	if last.Valid {
+		if err := thinPriceHistory(ctx, tx, m.ID, fromMicros(last.Int64), e.UpdatedAt); err != nil {
+			return err
+		}
+	}
 	return tx.Commit()
+}
+
+// thinPriceHistory applies betting.PriceHistoryRetention to the market
+// whose newest point moved from last to now. Times are microseconds from
+// the Unix epoch, so a bucket is the integer part of at / its width; the
+// primary key serves the range and both probes.
+func thinPriceHistory(ctx context.Context, tx *sql.Tx, marketID string, last, now time.Time) error {
+	for _, tier := range betting.PriceHistoryRetention {
+		from, before := tier.Window(last, now)
+		_, err := tx.ExecContext(ctx, `DELETE FROM betting_price_points AS p
+			 WHERE p.market_id = ?1 AND p.at >= ?2 AND p.at < ?3
+			   AND EXISTS (SELECT 1 FROM betting_price_points f WHERE f.market_id = ?1 AND f.at < p.at)
+			   AND EXISTS (SELECT 1 FROM betting_price_points l WHERE l.market_id = ?1 AND l.at > p.at AND l.at < (p.at / ?4 + 1) * ?4)`,
+			marketID, micros(from), micros(before), tier.Bucket.Microseconds())
+		if err != nil {
+			return fmt.Errorf("thin the price history: %w", err)
+		}
+	}
+	return nil
 }
 
 // PriceHistory reads the window's first point, the one in force at f.From,

@@ -19,6 +19,7 @@ func Run(t *testing.T, newStore func(t *testing.T) betting.Store) {
 	t.Run("Operators", func(t *testing.T) { t.Parallel(); testOperators(t, newStore(t)) })
 	t.Run("Events", func(t *testing.T) { t.Parallel(); testEvents(t, newStore(t)) })
 	t.Run("PriceHistory", func(t *testing.T) { t.Parallel(); testPriceHistory(t, newStore(t)) })
+	t.Run("PriceHistoryRetention", func(t *testing.T) { t.Parallel(); testPriceHistoryRetention(t, newStore(t)) })
 }
 
 var t0 = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)

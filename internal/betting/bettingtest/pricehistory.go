@@ -2,6 +2,7 @@ package bettingtest
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,12 @@ import (
 // the event as stored.
 func reprice(t *testing.T, s betting.Store, e betting.Event, market int, probs ...string) betting.Event {
 	t.Helper()
+	return repriceAt(t, s, e, e.UpdatedAt.Add(time.Minute), market, probs...)
+}
+
+// repriceAt is reprice at the time at.
+func repriceAt(t *testing.T, s betting.Store, e betting.Event, at time.Time, market int, probs ...string) betting.Event {
+	t.Helper()
 	prev := e.UpdatedAt
 	e.Markets = append([]betting.Market(nil), e.Markets...)
 	m := &e.Markets[market]
@@ -24,7 +31,7 @@ func reprice(t *testing.T, s betting.Store, e betting.Event, market int, probs .
 		m.Outcomes[i].Probability = decimal.RequireFromString(p)
 	}
 	m.Version++
-	e.UpdatedAt = prev.Add(time.Minute)
+	e.UpdatedAt = at
 	if err := s.RepriceMarket(context.Background(), e, prev, m.ID); err != nil {
 		t.Fatalf("RepriceMarket: %v", err)
 	}
@@ -141,6 +148,86 @@ func testPriceHistory(t *testing.T, s betting.Store) {
 		if _, err := s.PriceHistory(ctx, betting.PriceHistoryFilter{MarketID: id, Limit: 10}); code(err) != betting.ErrNotFound {
 			t.Errorf("history of market %q: %v, want not found", id, err)
 		}
+	}
+}
+
+// testPriceHistoryRetention: recording a market's point thins its older
+// points by betting.PriceHistoryRetention (the last point of each minute
+// after an hour, of each hour after a day, of each day after 30 days; the
+// first point always), measured from the new point, also after a long
+// pause; other markets' points stay.
+func testPriceHistoryRetention(t *testing.T, s betting.Store) {
+	ctx := context.Background()
+	e := NewEvent(t0)
+	e.Markets = append(e.Markets, NewEvent(t0).Markets[0])
+	if err := s.CreateEvent(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	first, other := e.Markets[0].ID, e.Markets[1].ID
+	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	rest := func(p string) string {
+		return decimal.RequireFromString("1").Sub(decimal.RequireFromString(p)).String()
+	}
+	// The first market changes at 10, 20, 30 and 70 s; the other market
+	// at 40 and 50 s, in one minute.
+	for _, p := range []struct {
+		at     time.Duration
+		market int
+		prob   string
+	}{{10 * time.Second, 0, "0.51"}, {20 * time.Second, 0, "0.52"}, {30 * time.Second, 0, "0.53"},
+		{40 * time.Second, 1, "0.41"}, {50 * time.Second, 1, "0.42"}, {70 * time.Second, 0, "0.54"}} {
+		e = repriceAt(t, s, e, at(p.at), p.market, p.prob, rest(p.prob))
+	}
+	history := func(market string) []string {
+		t.Helper()
+		points, err := s.PriceHistory(ctx, betting.PriceHistoryFilter{MarketID: market, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, p := range points {
+			out = append(out, p.At.Sub(t0).String()+" "+p.Outcomes[0].Probability.String())
+		}
+		return out
+	}
+	steps := []struct {
+		name  string
+		at    time.Duration
+		prob  string
+		first []string
+	}{
+		{"within the hour every point stays", 59 * time.Minute, "0.55",
+			[]string{"0s 0.6", "10s 0.51", "20s 0.52", "30s 0.53", "1m10s 0.54", "59m0s 0.55"}},
+		// Minute 0 is over an hour old: its last point (30 s) stays, and the
+		// first point of all; minute 1 has one point.
+		{"after an hour, the last point of each minute", time.Hour + 2*time.Minute, "0.56",
+			[]string{"0s 0.6", "30s 0.53", "1m10s 0.54", "59m0s 0.55", "1h2m0s 0.56"}},
+		// Hour 0 is over a day old: its last point (59 min) stays.
+		{"after a day, the last point of each hour", 25 * time.Hour, "0.57",
+			[]string{"0s 0.6", "59m0s 0.55", "1h2m0s 0.56", "25h0m0s 0.57"}},
+		// 2026-11-21 (t0 is 10:00 UTC) is over 30 days old: its last point
+		// (11:02) stays; 25 h is the next day.
+		{"after 30 days, the last point of each day", 31 * 24 * time.Hour, "0.58",
+			[]string{"0s 0.6", "1h2m0s 0.56", "25h0m0s 0.57", "744h0m0s 0.58"}},
+	}
+	for _, st := range steps {
+		e = repriceAt(t, s, e, at(st.at), 0, st.prob, rest(st.prob))
+		if got := history(first); strings.Join(got, ", ") != strings.Join(st.first, ", ") {
+			t.Errorf("%s: %v, want %v", st.name, got, st.first)
+		}
+	}
+	if got, want := history(other), []string{"0s 0.6", "40s 0.41", "50s 0.42"}; strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Errorf("the other market's history %v, want %v: thinning one market touched another", got, want)
+	}
+	// The other market's next change, 31 days on, thins its minute 0 to
+	// its first and last points.
+	e = repriceAt(t, s, e, at(31*24*time.Hour+time.Minute), 1, "0.43", "0.57")
+	if got, want := history(other), []string{"0s 0.6", "50s 0.42", "744h1m0s 0.43"}; strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Errorf("the other market after a pause of 31 days: %v, want %v", got, want)
+	}
+	got, err := s.GetEvent(ctx, e.ID)
+	if err != nil || !got.UpdatedAt.Equal(e.UpdatedAt) {
+		t.Errorf("the event after the changes: %v, %v", got.UpdatedAt, err)
 	}
 }
 
