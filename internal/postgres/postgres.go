@@ -204,6 +204,10 @@ func migrateFile(ctx context.Context, conn *pgx.Conn, name string) error {
 	return tx.Commit(ctx)
 }
 
+// PlacesBetsInProcess reports false: CreateBet enqueues the bet's
+// placement job in its transaction, and every node's workers place bets.
+func (d *DB) PlacesBetsInProcess() bool { return false }
+
 // PauseQueue stops every process from starting jobs of queue until
 // ResumeQueue; running jobs finish. Processes notice within milliseconds
 // (River notifies them).

@@ -163,6 +163,18 @@ type database interface {
 	CredentialStore() betting.CredentialStore
 	LedgerStore() ledger.Store
 	StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (stop func(context.Context) error, err error)
+	// PlacesBetsInProcess reports whether CreateBet leaves the bet's
+	// placement to a betting.Dispatcher in this process (SQLite) instead
+	// of enqueuing a job any node works (PostgreSQL).
+	PlacesBetsInProcess() bool
+	// PauseQueue stops every process from starting jobs of queue until
+	// ResumeQueue; running jobs finish.
+	PauseQueue(ctx context.Context, queue string) error
+	ResumeQueue(ctx context.Context, queue string) error
+	// ListenCatalog calls changed with every operator and event another
+	// node changes, until ctx ends, and listening each time it listens;
+	// with one node (SQLite) it calls listening and returns.
+	ListenCatalog(ctx context.Context, changed func(betting.CatalogChange), listening func())
 	Close() error
 }
 
@@ -318,17 +330,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		tokens: bettorauth.New(bettorauth.Options{AllowInsecure: cfg.DevAllowInsecure, RefreshUnknownKIDRateLimit: cfg.JWKSRefreshLimit, Logger: log,
 			Audience: cfg.PublicURL}),
 		log: log}
-	if d, ok := db.(inProcessPlacement); ok && d.PlacesBetsInProcess() {
+	if db.PlacesBetsInProcess() {
 		s.dispatcher = betting.NewDispatcher(placement, betting.DispatchConfig{Workers: cfg.Queue.BetWorkers, Log: log})
 	}
 	s.handler = s.routes()
 	return s, nil
-}
-
-// inProcessPlacement is a database whose bet store enqueues no placement
-// (SQLite): a betting.Dispatcher in this process places its bets.
-type inProcessPlacement interface {
-	PlacesBetsInProcess() bool
 }
 
 // PausePlacement stops placing bets, on every node, until
@@ -339,11 +345,7 @@ func (s *Server) PausePlacement(ctx context.Context) error {
 		s.dispatcher.Pause()
 		return nil
 	}
-	q, ok := s.db.(queuePauser)
-	if !ok {
-		return errors.New("the database cannot pause its placement queue")
-	}
-	return q.PauseQueue(ctx, jobqueue.QueueBets)
+	return s.db.PauseQueue(ctx, jobqueue.QueueBets)
 }
 
 // ResumePlacement undoes PausePlacement.
@@ -352,17 +354,7 @@ func (s *Server) ResumePlacement(ctx context.Context) error {
 		s.dispatcher.Resume()
 		return nil
 	}
-	q, ok := s.db.(queuePauser)
-	if !ok {
-		return errors.New("the database cannot resume its placement queue")
-	}
-	return q.ResumeQueue(ctx, jobqueue.QueueBets)
-}
-
-// queuePauser is a database whose job queues can be paused on every node.
-type queuePauser interface {
-	PauseQueue(ctx context.Context, queue string) error
-	ResumeQueue(ctx context.Context, queue string) error
+	return s.db.ResumeQueue(ctx, jobqueue.QueueBets)
 }
 
 // Tickets returns the ticket service.
@@ -527,12 +519,6 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 	return err
 }
 
-// catalogListener is a database that tells every node of catalog
-// changes (PostgreSQL's LISTEN/NOTIFY); SQLite has one node.
-type catalogListener interface {
-	ListenCatalog(ctx context.Context, changed func(betting.CatalogChange), listening func())
-}
-
 // relayCatalogChanges brings the operators and events other nodes changed
 // into this node's cache and odds streams, until ctx ends; ready is closed once it listens
 // (at once when the database has one node).
@@ -540,11 +526,7 @@ func (s *Server) relayCatalogChanges(ctx context.Context, ready chan<- struct{})
 	var once sync.Once
 	signal := func() { once.Do(func() { close(ready) }) }
 	defer signal()
-	l, ok := s.db.(catalogListener)
-	if !ok {
-		return
-	}
-	l.ListenCatalog(ctx, func(c betting.CatalogChange) {
+	s.db.ListenCatalog(ctx, func(c betting.CatalogChange) {
 		if err := s.betting.Refresh(ctx, c); err != nil {
 			s.log.Warn("reading a changed "+c.Kind, "id", c.ID, "err", err)
 		}
