@@ -204,6 +204,14 @@ type builder struct {
 	dropped        []*draft // drafts fit left out to honour the ticket count
 	folded         []*draft // drafts fit merged into other tickets
 	notTicketed    []string // open questions about work the spec ranks too low to ticket
+	specRisks      []specRisk
+}
+
+// specRisk is a risk the spec names itself, in a risk section or under a
+// "Risks" label, with its mitigation when the spec gives one.
+type specRisk struct {
+	text string
+	sec  *section
 }
 
 // Spec shapes.
@@ -318,6 +326,10 @@ func (b *builder) walk() {
 		in := b.info[s.index]
 		in.topic = b.topicOf(s)
 		in.topicDone = true
+		if s.class == riskSection {
+			b.collectRisks(s)
+			continue
+		}
 		if !s.isWork() {
 			continue
 		}
@@ -369,6 +381,25 @@ func (b *builder) walkItem(s *section, it *listItem, caption string) {
 	if notWorkLine.MatchString(it.text) {
 		return // "Email templates are out of scope here": a line that is no work
 	}
+	if len(it.children) > 0 {
+		// A labelled group ("**Assumptions:**", "**Risks & Mitigations:**")
+		// is of the class its label names, as a heading would be.
+		label := strings.TrimSuffix(strings.TrimSpace(it.text), ":")
+		if l, _, ok := splitLabel(it.text); ok {
+			label = l
+		}
+		if len(strings.Fields(label)) <= 6 {
+			switch classifyHeading(label) {
+			case riskSection:
+				for _, c := range it.children {
+					b.addSpecRisk(s, itemText(c))
+				}
+				return
+			case contextSection, notWorkSection:
+				return
+			}
+		}
+	}
 	if it.check {
 		in.checklist = true
 	}
@@ -401,6 +432,64 @@ func (b *builder) walkItem(s *section, it *listItem, caption string) {
 			}
 		}
 	}
+}
+
+// collectRisks records the risks a risk section names: each list item or
+// table row is one, and a paragraph after an item is its mitigation.
+func (b *builder) collectRisks(s *section) {
+	open := false
+	for _, bl := range s.blocks {
+		b.m.tick(1)
+		switch bl.kind {
+		case listBlock:
+			for _, it := range bl.items {
+				b.addSpecRisk(s, itemText(it))
+			}
+			open = len(bl.items) > 0
+		case paragraphBlock:
+			text := strings.Join(strings.Fields(bl.text), " ")
+			if open && len(b.specRisks) > 0 {
+				r := &b.specRisks[len(b.specRisks)-1]
+				r.text = strings.TrimRight(r.text, ". ") + ". " + text
+				open = false
+				continue
+			}
+			b.addSpecRisk(s, text)
+		case tableBlock:
+			for _, row := range bl.table.rows {
+				b.addSpecRisk(s, strings.Join(row, "; "))
+			}
+			open = false
+		}
+	}
+}
+
+// mitigationLabel is the "Mitigation:" of a risk line; what follows it is
+// work the spec commits to ("Mitigation: Provide manual entry fallback").
+var mitigationLabel = regexp.MustCompile(`(?i)\bmitigations?\s*:\s*(.+)$`)
+
+// addSpecRisk records a risk of the spec; a mitigation the spec labels as
+// such is also work, and gets a task of its own.
+func (b *builder) addSpecRisk(s *section, text string) {
+	text = strings.TrimSpace(text)
+	if len(strings.Fields(text)) < 2 {
+		return
+	}
+	b.specRisks = append(b.specRisks, specRisk{text: text, sec: s})
+	m := mitigationLabel.FindStringSubmatch(text)
+	if m == nil || len(strings.Fields(m[1])) < 3 {
+		return
+	}
+	title, _ := imperative(m[1])
+	d := b.newDraft(tickets.TypeTask, originItem, shorten(title, 12, 90), s)
+	d.topic = "risk"
+	for _, sent := range splitSentences(m[1]) {
+		d.crit = append(d.crit, sentenceCase(sent))
+	}
+	d.lead = "Mitigation of a risk the spec names: " + strings.TrimRight(shorten(text, 40, 300), ".") + "."
+	d.conf, d.value = 0.7, 0.55
+	d.words = newWordSet(d.title + " " + m[1])
+	b.info[s.index].drafts = append(b.info[s.index].drafts, d)
 }
 
 // notWorkLine is a list item that says it is no work of this spec.

@@ -9,7 +9,10 @@ import (
 // become tickets. Context sections (background, motivation, summary)
 // explain the work; not-work sections (non-goals, out of scope, deferred
 // versions, alternatives, history, tables of contents, template prompts,
-// metrics to watch, marketing) name what the team will not build now.
+// metrics to watch, marketing, analytics, reference implementations,
+// generator notes) name what the team will not build now. Risk sections
+// ("Risks and Mitigations") become risks of the result, with their
+// source, never tickets.
 
 // sectionClass says what a section is to the people doing the work.
 type sectionClass int
@@ -18,15 +21,17 @@ const (
 	workSection sectionClass = iota
 	contextSection
 	notWorkSection
+	riskSection
 )
 
 var (
 	// headingNumber is a heading's leading number or appendix letter
 	// ("10.", "3.2", "A.1", "Appendix C:").
 	headingNumber  = regexp.MustCompile(`^(appendix\s+[a-z0-9]+[.:)]?\s*|[a-z]?\d+(\.\d+)*[.):]?\s+|[a-z]\.\d+(\.\d+)*[.):]?\s+)`)
-	notWorkHeading = regexp.MustCompile(`\b(non[- ]?goals?|out[- ]of[- ]scope|not in scope|won'?t have|won'?t do|deferred|future (work|possibilities|considerations|ideas|versions?|phases?)|later versions?|v\d+\.\d+|roadmap|alternatives?|rejected|drawbacks|prior art|implementation history|revision history|change ?log|document history|table of contents|glossary|appendix|success metrics|metrics to watch|kpis|marketing|launch (plan|announcement)|personas|faq|frequently asked|screenshots?|prerequisites|attendees|spike results|follow[- ]?ups?|signoff checklist|sign-off checklist|additional context|please complete|which plan|aob|any other business|questionnaire)\b`)
-	notWorkWhole   = regexp.MustCompile(`^(contents|toc|history|references|schedule|timeline|communication|communications|risks|known risks)$`)
-	contextHeading = regexp.MustCompile(`^(decisions?|decisions made|dependencies|external dependencies|summary|executive summary|tl;?dr|overview|introduction|motivation|background.*|context|why|why now|problem|the problem|problem statement|goals|current state|how .* today|what goes wrong|what exists.*|is your feature request related to a problem.*)$`)
+	notWorkHeading = regexp.MustCompile(`\b(non[- ]?goals?|out[- ]of[- ]scope|not in scope|won'?t have|won'?t do|deferred|future (work|possibilities|considerations|ideas|versions?|phases?)|later versions?|v\d+\.\d+|roadmap|alternatives?|rejected|drawbacks|prior art|implementation history|revision history|change ?log|document history|table of contents|glossary|appendix|success metrics|metrics to watch|kpis|marketing|launch (plan|announcement)|personas|faq|frequently asked|screenshots?|prerequisites|attendees|spike results|follow[- ]?ups?|signoff checklist|sign-off checklist|additional context|please complete|which plan|aob|any other business|questionnaire|reference implementation|history of|analytics|event tracking|copyright|licen[cs]e|notes for (the )?generator|generator notes|template[- ]based|ai[- ]assisted|complexity score)\b`)
+	notWorkWhole   = regexp.MustCompile(`^(contents|toc|history|references|schedule|timeline|communication|communications|communication plan|tracking|stakeholders)$`)
+	contextHeading = regexp.MustCompile(`^(decisions?|decisions made|dependencies|external dependencies|summary|executive summary|abstract|tl;?dr|overview|document overview|introduction|motivation|motivating .*|rationale|background.*|business context|context|why|why now|problem|the problem|problem statement|goals|objectives?|assumptions?|notes|caveats|notes/constraints/caveats.*|how to teach this|current state|how .* today|what goes wrong|what exists.*|is your feature request related to a problem.*)$`)
+	riskHeading    = regexp.MustCompile(`^(risks|known risks|key risks|risks? (and|&) mitigations?|risk assessment|risks? (and|&) (open )?issues)$`)
 )
 
 var (
@@ -64,6 +69,8 @@ func classifyHeading(heading string) sectionClass {
 	h := strings.TrimSpace(headingNumber.ReplaceAllString(raw, ""))
 	h = strings.TrimSuffix(strings.TrimSuffix(h, ":"), "?")
 	switch {
+	case riskHeading.MatchString(h):
+		return riskSection
 	case notWorkHeading.MatchString(raw) || notWorkWhole.MatchString(h):
 		return notWorkSection
 	case h == "":

@@ -47,6 +47,14 @@ func (b *builder) risks(ts []tickets.Ticket, slots []slot) []tickets.Risk {
 		hits int
 		rank int
 	}
+	for _, r := range b.specRisks {
+		out = append(out, tickets.Risk{
+			ID:               "RISK-" + itoa(len(out)+1),
+			Description:      "From the spec (\"" + b.sectionName(r.sec) + "\", lines " + itoa(r.sec.first) + "–" + itoa(max(r.sec.first, r.sec.last)) + "): " + strings.TrimRight(shorten(r.text, 80, 600), ".") + ".",
+			Severity:         specRiskSeverity(r.text),
+			RelatedTicketIDs: b.specRiskTickets(r.text, slots),
+		})
+	}
 	var all []found
 	lower := make([]*phraseIndex, len(b.units))
 	for i, u := range b.units {
@@ -163,6 +171,44 @@ func (b *builder) risks(ts []tickets.Ticket, slots []slot) []tickets.Risk {
 		})
 	}
 	return out
+}
+
+// specRiskSeverity rates a risk the spec names: high when it speaks of
+// security, data loss or crashes, medium otherwise.
+func specRiskSeverity(text string) string {
+	if countLower(strings.ToLower(text), "malicious", "attack", "security", "data loss", "lose data", "loss", "crash", "corrupt", "leak", "breach") > 0 {
+		return tickets.PriorityHigh
+	}
+	return tickets.PriorityMedium
+}
+
+// specRiskTickets relates a risk of the spec to up to three tickets that
+// share the most of its words (at least two).
+func (b *builder) specRiskTickets(text string, slots []slot) []string {
+	words := keywords(text)
+	type scored struct {
+		id    string
+		score int
+	}
+	var cands []scored
+	for _, sl := range slots {
+		if sl.d == nil {
+			continue
+		}
+		b.m.tick(len(words))
+		if n := sl.d.lowerIndex().count(words...); n >= 2 {
+			cands = append(cands, scored{sl.id, n})
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	ids := []string{}
+	for _, c := range cands {
+		if len(ids) == 3 {
+			break
+		}
+		ids = append(ids, c.id)
+	}
+	return sortIDs(ids)
 }
 
 func limitIDs(ids []string, n int) []string {
