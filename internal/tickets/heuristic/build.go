@@ -374,7 +374,7 @@ func (b *builder) walk() {
 
 func (b *builder) walkItem(s *section, it *listItem, caption string) {
 	in := b.info[s.index]
-	if cmd := commandName(it.text); cmd != "" {
+	if cmd := commandName(it.text); cmd != "" && b.cliContext(s) {
 		b.addCommand(s, it, cmd)
 		return
 	}
@@ -656,6 +656,27 @@ func ruleRowText(header, row []string) string {
 // ("invoice.total"). They describe the ticket they belong to.
 var notCommand = regexp.MustCompile(`^(\d{3}(\s|$)|(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS)\s|<|[A-Z][a-z]+[A-Z]\w*$|\S*[./]\S*\.[a-z]{1,5}$|\S+/\S+$|[a-z_]+\.[a-z_.]+$)`)
 
+// cliHeading is a heading that introduces command-line commands.
+var cliHeading = regexp.MustCompile(`(?i)\b(cli|commands?|sub-?commands?|usage|command[- ]line|synopsis)\b`)
+
+// cliContext reports whether list items of s can be commands: s, one of
+// its parents or the spec's title speaks of a command line ("Subcommands",
+// "logship — CLI spec"). Elsewhere a code span opening an item is a field,
+// an error code or a value ("`email`: string", "`NOT_FOUND`: …"), part of
+// the ticket of its section.
+func (b *builder) cliContext(s *section) bool {
+	for c := s; c != nil; c = c.parent {
+		if cliHeading.MatchString(c.heading) {
+			return true
+		}
+	}
+	return cliHeading.MatchString(b.docTitle) || cliHeading.MatchString(b.req.Title)
+}
+
+// commandName returns the command a list item opens with ("`tool run` —
+// …"), or "" when its code span cannot be a command: a status code, a path,
+// a component, a field, an upper-case code ("`NOT_FOUND`") or a type
+// ("`id`: string").
 func commandName(text string) string {
 	if !strings.HasPrefix(text, "`") {
 		return ""
@@ -666,7 +687,7 @@ func commandName(text string) string {
 	}
 	cmd := text[1 : end+1]
 	rest := strings.TrimSpace(text[end+2:])
-	if strings.HasPrefix(cmd, "-") || strings.HasPrefix(cmd, "/") || strings.Contains(cmd, "=") || notCommand.MatchString(cmd) {
+	if strings.HasPrefix(cmd, "-") || strings.HasPrefix(cmd, "/") || strings.Contains(cmd, "=") || notCommand.MatchString(cmd) || upperCode.MatchString(cmd) || fieldType.MatchString(rest) {
 		return ""
 	}
 	if len(strings.Fields(cmd)) < 2 && !strings.HasPrefix(rest, "—") && !strings.HasPrefix(rest, "-") && !strings.HasPrefix(rest, ":") && !strings.HasPrefix(rest, "–") {
@@ -674,6 +695,11 @@ func commandName(text string) string {
 	}
 	return cmd
 }
+
+var (
+	upperCode = regexp.MustCompile(`^([A-Z][A-Z0-9_.-]*|[A-Z][A-Za-z0-9]*(-[A-Za-z0-9]+)+)$`) // an error code or a header name
+	fieldType = regexp.MustCompile(`(?i)^[:—–-]?\s*(string|str|integer|int|int64|number|float|decimal|boolean|bool|datetime|date|timestamp|uuid|object|array|list|map|enum)\b`)
+)
 
 func (b *builder) addCommand(s *section, it *listItem, cmd string) {
 	rest := strings.TrimSpace(strings.TrimPrefix(it.text, "`"+cmd+"`"))
