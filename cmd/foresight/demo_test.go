@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // TestDemo runs `foresight demo` as a new user would: it starts, prints
@@ -99,13 +102,12 @@ func TestDemo(t *testing.T) {
 		}
 		return got
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for got := confirmed(); got["alice"] == "pending" || got["bob"] == "pending" || got["carol"] == "pending" || len(got) < 3; got = confirmed() {
-		if time.Now().After(deadline) {
-			t.Fatalf("demo bets %v, want three bets out of pending", got)
+	waitfor.Check(t, func() error {
+		if got := confirmed(); got["alice"] == "pending" || got["bob"] == "pending" || got["carol"] == "pending" || len(got) < 3 {
+			return fmt.Errorf("demo bets %v, want three bets out of pending", got)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 	if got := confirmed(); got["alice"] == "rejected" {
 		t.Fatalf("demo bets %v: alice's bet was rejected", got)
 	}

@@ -10,7 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 func freeAddr(t *testing.T) string {
@@ -183,18 +184,14 @@ func serveInBackground(t *testing.T, env func(string) string, addr string) conte
 
 func waitHealthy(t *testing.T, base string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	waitfor.True(t, "the server becoming healthy", func() bool {
 		resp, err := http.Get(base + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
+		if err != nil {
+			return false
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatal("server did not become healthy")
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
 }
 
 func TestTicketsLintAndBench(t *testing.T) {

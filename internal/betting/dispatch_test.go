@@ -2,30 +2,30 @@ package betting_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // waitStatus waits until the bet has status, failing the test after a
 // generous deadline.
 func (w *placementWorld) waitStatus(t *testing.T, id, status string) betting.Bet {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		b, err := w.bets.GetBet(context.Background(), "", "", id)
-		if err != nil {
+	var b betting.Bet
+	waitfor.Check(t, func() error {
+		var err error
+		if b, err = w.bets.GetBet(context.Background(), "", "", id); err != nil {
 			t.Fatal(err)
 		}
-		if b.Status == status {
-			return b
+		if b.Status != status {
+			return fmt.Errorf("bet %s is %s, want %s", id, b.Status, status)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("bet %s is %s, want %s", id, b.Status, status)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	})
+	return b
 }
 
 // A bet placed while a dispatcher runs is handed to it at once.
@@ -88,7 +88,9 @@ func TestDispatcherPause(t *testing.T) {
 	defer func() { cancel(); <-ran }()
 
 	b := w.bet(t)
-	time.Sleep(100 * time.Millisecond) // ten sweeps: none may place the bet
+	// Ten sweeps, none of which may place the bet: nothing signals a
+	// sweep that did nothing, so this waits a fixed window.
+	time.Sleep(100 * time.Millisecond)
 	w.waitStatus(t, b.ID, betting.BetPending)
 	d.Resume()
 	w.waitStatus(t, b.ID, betting.BetConfirmed)

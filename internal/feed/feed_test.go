@@ -13,6 +13,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/feed"
 	"github.com/foresight-dev/foresight/internal/sqlite"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 func newCatalog(t *testing.T) *betting.Service {
@@ -275,12 +276,10 @@ func TestRunStopsWithContext(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- feed.NewRunner(src, c, time.Hour, nil).Run(ctx) }()
 	// The first round runs at once; wait until it imported the event.
-	for {
-		if _, err := c.GetEvent(context.Background(), feed.EventID("test", "e1")); err == nil {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitfor.True(t, "the first round's import", func() bool {
+		_, err := c.GetEvent(context.Background(), feed.EventID("test", "e1"))
+		return err == nil
+	})
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run returned %v, want context.Canceled", err)

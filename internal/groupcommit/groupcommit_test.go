@@ -40,6 +40,10 @@ func TestBatchesConcurrentCalls(t *testing.T) {
 			}
 		}()
 	}
+	// The callers block on an unbuffered channel behind the held flush,
+	// which nothing can observe: give them a moment to get there. The
+	// results are checked whatever the timing; only the batching needs
+	// two of them queued.
 	time.Sleep(50 * time.Millisecond)
 	close(release)
 	wg.Wait()
@@ -82,6 +86,8 @@ func TestFailedBatchRetriesItemsAlone(t *testing.T) {
 			results <- err
 		}()
 	}
+	// As above: a moment for the callers to queue behind the held flush,
+	// so the bad item shares a batch with good ones.
 	time.Sleep(50 * time.Millisecond)
 	close(release)
 	for range 6 {

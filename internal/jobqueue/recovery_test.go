@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/sqlite"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 type holdArgs struct{}
@@ -106,20 +108,16 @@ func TestFence(t *testing.T) {
 	rec.failing.Store(true)
 	wait("the fence to cancel the job", w.cancelled)
 	rec.failing.Store(false)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	waitfor.Check(t, func() error {
 		j, err := inserter.JobGet(ctx, res.Job.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if j.State == rivertype.JobStateCompleted {
-			break
+		if j.State != rivertype.JobStateCompleted {
+			return fmt.Errorf("job %s after the beats came back, want completed", j.State)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job %s 30 s after the beats came back, want completed", j.State)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 	if n := w.runs.Load(); n != 2 {
 		t.Errorf("the worker ran %d times, want 2 (cut by the fence, then again)", n)
 	}

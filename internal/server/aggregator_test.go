@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/server"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 const casinoSecret = "casino-signing-secret-0123"
@@ -221,8 +221,7 @@ func TestAggregatorRounds(t *testing.T) {
 		if st, p := aw.admin("POST", "/admin/v1/markets/"+aw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, aw.outcome[0])); st != 200 {
 			t.Fatalf("resolve = %d %v", st, p)
 		}
-		deadline := time.Now().Add(20 * time.Second)
-		for {
+		waitfor.Check(t, func() error {
 			var win, finish int
 			for _, e := range aw.casino.Ledger() {
 				switch {
@@ -233,17 +232,14 @@ func TestAggregatorRounds(t *testing.T) {
 				}
 			}
 			if win == 1 && finish == 1 {
-				break
+				return nil
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("after the resolve: %d wins of 44.214, %d finishes; ledger %+v", win, finish, aw.casino.Ledger())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return fmt.Errorf("after the resolve: %d wins of 44.214, %d finishes; ledger %+v", win, finish, aw.casino.Ledger())
+		})
 		// Round/Details shows the new states once the casino's 200s are
 		// recorded, a moment after the casino applied the credits.
 		for _, id := range ids {
-			waitFor(t, "the credits' confirmations", func() bool {
+			waitfor.True(t, "the credits' confirmations", func() bool {
 				return !bytes.Contains(aw.details(id, "").body, []byte(`"status":"pending"`))
 			})
 		}
@@ -303,7 +299,7 @@ func TestAggregatorWalletAnswers(t *testing.T) {
 				refused = id
 			}
 			if c.rollback {
-				waitFor(t, c.name+": Round/Rollback", func() bool {
+				waitfor.True(t, c.name+": Round/Rollback", func() bool {
 					for _, e := range aw.casino.Ledger() {
 						if e.Type == casino.EntryRollback && e.IDProvider == "rb-"+id && e.OriginalIDProvider == "wd-"+id {
 							return true
@@ -326,17 +322,6 @@ func TestAggregatorWalletAnswers(t *testing.T) {
 			t.Errorf("rejected round = %v", d)
 		}
 	})
-}
-
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not happen", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // TestLauncherRules checks every field rule and error body of the launcher
@@ -528,7 +513,7 @@ func TestAggregatorSessionsAndCredits(t *testing.T) {
 		if st, p := aw.admin("POST", "/admin/v1/markets/"+aw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, aw.outcome[0])); st != 200 {
 			t.Fatalf("resolve = %d %v", st, p)
 		}
-		waitFor(t, "the win's confirmation", func() bool {
+		waitfor.True(t, "the win's confirmation", func() bool {
 			st, bets := aw.admin("GET", "/admin/v1/bets?operator_id=agg&status=settled", "")
 			if st != 200 {
 				return false
@@ -577,7 +562,7 @@ func TestAggregatorVoid(t *testing.T) {
 	if st, p := aw.admin("POST", "/admin/v1/markets/"+aw.market+"/cancel", ""); st != 200 {
 		t.Fatalf("cancel = %d %v", st, p)
 	}
-	waitFor(t, "the refund", func() bool {
+	waitfor.True(t, "the refund", func() bool {
 		for _, e := range aw.casino.Ledger() {
 			if e.Type == casino.EntryWin && e.RoundID == id && e.Amount == "2.50" && e.IDProvider == "dp-"+id {
 				return true
@@ -588,7 +573,7 @@ func TestAggregatorVoid(t *testing.T) {
 	if r, ok := aw.casino.Round(id); !ok || !r.Finished {
 		t.Errorf("round %s = %+v, want finished", id, r)
 	}
-	waitFor(t, "the refund's confirmation", func() bool {
+	waitfor.True(t, "the refund's confirmation", func() bool {
 		return !bytes.Contains(aw.details(id, "").body, []byte(`"status":"pending"`))
 	})
 	d := aw.details(id, "").json(t)["round_details"].(map[string]any)

@@ -19,6 +19,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/server"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // bettingWorld is a running Foresight with a sandbox operator (a real
@@ -158,14 +159,14 @@ func (bw *bettingWorld) place(token, key, outcome, stake string) answer {
 // settled polls a bet until it leaves pending.
 func (bw *bettingWorld) settled(token, id string) map[string]any {
 	bw.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		bet := bw.api("GET", "/api/v1/bettor/bets/"+id, token, "").json(bw.t)
-		if bet["status"] != "pending" || time.Now().After(deadline) {
-			return bet
+	var bet map[string]any
+	waitfor.Check(bw.t, func() error {
+		if bet = bw.api("GET", "/api/v1/bettor/bets/"+id, token, "").json(bw.t); bet["status"] == "pending" {
+			return fmt.Errorf("bet %s is still pending", id)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
+	return bet
 }
 
 func TestBetPlacement(t *testing.T) {
@@ -370,25 +371,21 @@ func TestSettlement(t *testing.T) {
 			}
 			return n
 		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
+		waitfor.Check(t, func() error {
 			a, _ := bw.op.Balance("alice")
 			b, _ := bw.op.Balance("bob")
 			if a == "134.21" && b == "80.00" && deposits() == 2 {
-				break
+				return nil
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("balances alice %s, bob %s, %d deposits; want 134.21 (90 + 44.214 rounded half-even), 80.00 and 2", a, b, deposits())
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return fmt.Errorf("balances alice %s, bob %s, %d deposits; want 134.21 (90 + 44.214 rounded half-even), 80.00 and 2", a, b, deposits())
+		})
 		// The balance the deposit's answer reported becomes the bettor's balance.
-		for me := bw.api("GET", "/api/v1/auth/me", alice, "").json(t); me["balance"] != "134.21"; me = bw.api("GET", "/api/v1/auth/me", alice, "").json(t) {
-			if time.Now().After(deadline) {
-				t.Fatalf("auth/me after the deposit = %v, want balance 134.21", me)
+		waitfor.Check(t, func() error {
+			if me := bw.api("GET", "/api/v1/auth/me", alice, "").json(t); me["balance"] != "134.21" {
+				return fmt.Errorf("auth/me after the deposit = %v, want balance 134.21", me)
 			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return nil
+		})
 		got := bw.api("GET", "/api/v1/bettor/bets/"+win["id"].(string), alice, "").json(t)
 		if got["status"] != "settled" || got["payout_amount"] != "44.21" || got["settled_at"] == nil {
 			t.Errorf("winning bet = %v", got)
@@ -397,7 +394,7 @@ func TestSettlement(t *testing.T) {
 			t.Errorf("losing bet = %v", got)
 		}
 		// The admin API shows each deposit's confirmation on its bet.
-		for {
+		waitfor.Check(t, func() error {
 			_, list := bw.admin("GET", "/admin/v1/bets?operator_id=sandbox&status=settled", "")
 			confirmed := 0
 			for _, b := range list["items"].([]any) {
@@ -406,13 +403,14 @@ func TestSettlement(t *testing.T) {
 				}
 			}
 			if confirmed == 2 {
-				break
+				return nil
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("admin bets after the deposits = %v, want deposit_confirmed_at on both", list)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return fmt.Errorf("admin bets after the deposits = %v, want deposit_confirmed_at on both", list)
+		})
+		// Both deposits are confirmed, so nothing more should reach the
+		// operator; a duplicate (the second resolve settling again) would
+		// come in the next moments. There is no event for "nothing more
+		// happened", so this waits a fixed window.
 		time.Sleep(300 * time.Millisecond)
 		if n := deposits(); n != 2 {
 			t.Errorf("%d deposits in the operator's ledger, want 2 (one per bet)", n)
@@ -426,18 +424,14 @@ func TestSettlement(t *testing.T) {
 		yes := m["outcomes"].([]any)[0].(map[string]any)["id"].(string)
 		v := bw.settled(alice, bw.place(alice, uuid.NewString(), yes, "5.00").json(t)["id"].(string))
 		bw.admin("POST", "/admin/v1/markets/"+bw.market+"/cancel", "")
-		deadline = time.Now().Add(30 * time.Second)
-		for {
+		waitfor.Check(t, func() error {
 			got := bw.api("GET", "/api/v1/bettor/bets/"+v["id"].(string), alice, "").json(t)
 			a, _ := bw.op.Balance("alice")
 			if got["status"] == "voided" && a == "134.21" {
-				break
+				return nil
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("voided bet %v, balance %s; want voided and the stake back (134.21)", got, a)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return fmt.Errorf("voided bet %v, balance %s; want voided and the stake back (134.21)", got, a)
+		})
 	})
 }
 
@@ -586,13 +580,7 @@ func TestOperatorChangeAcrossNodes(t *testing.T) {
 	if st, _ := bw.admin("PATCH", "/admin/v1/operators/sandbox", `{"margin":{"method":"odds_ratio","value":"0.20"}}`); st != 200 {
 		t.Fatalf("PATCH operator = %d", st)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for oddsThere() == "4.42" {
-		if time.Now().After(deadline) {
-			t.Fatal("the other node still prices with the old margin")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitfor.True(t, "the other node pricing with the new margin", func() bool { return oddsThere() != "4.42" })
 }
 
 // TestTwoServersSettleOnce runs two servers on one PostgreSQL database:
@@ -637,26 +625,23 @@ func TestTwoServersSettleOnce(t *testing.T) {
 	if st, _ := bw.admin("POST", "/admin/v1/markets/"+bw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, bw.outcome[0])); st != 200 {
 		t.Fatalf("resolve = %d", st)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		deposits := map[string]int{}
+	deposits := map[string]int{}
+	waitfor.Check(t, func() error {
+		clear(deposits)
 		for _, e := range bw.op.Ledger() {
 			if strings.Contains(string(e.Type), "deposit") {
 				deposits[e.TransactionID]++
 			}
 		}
-		if len(deposits) == n {
-			for tx, c := range deposits {
-				if c != 1 {
-					t.Errorf("deposit %s applied %d times", tx, c)
-				}
-			}
-			break
+		if len(deposits) != n {
+			return fmt.Errorf("%d of %d deposits delivered", len(deposits), n)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d deposits delivered", len(deposits), n)
+		return nil
+	})
+	for tx, c := range deposits {
+		if c != 1 {
+			t.Errorf("deposit %s applied %d times", tx, c)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 	// Winners (even bettors) hold 48 + 2 × 4.4214 → 8.84 rounded half-even = 56.84; losers 48.
 	for i := range n {
@@ -688,20 +673,19 @@ func TestLostWalletAnswers(t *testing.T) {
 		}
 		bw.op.DropResponseNext("deposits", 1)
 		bw.admin("POST", "/admin/v1/markets/"+bw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, bw.outcome[0]))
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			if bal, _ := bw.op.Balance("alice"); bal == "134.21" {
-				break
+		// The first deposit was applied but its answer lost; the platform
+		// confirms the deposit only on the answer to its resend, so once
+		// the admin API shows the confirmation the resend has been
+		// answered.
+		waitfor.Check(t, func() error {
+			_, list := bw.admin("GET", "/admin/v1/bets?operator_id=sandbox&bettor_id=alice&status=settled", "")
+			if items := list["items"].([]any); len(items) != 1 || items[0].(map[string]any)["deposit_confirmed_at"] == nil {
+				return fmt.Errorf("admin bets after the resolve = %v, want alice's bet with deposit_confirmed_at", list)
 			}
-			if time.Now().After(deadline) {
-				bal, _ := bw.op.Balance("alice")
-				t.Fatalf("balance %s, want 134.21 (the payout once)", bal)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		time.Sleep(3 * time.Second) // the deposit's retry after the lost answer comes within about 2 s
+			return nil
+		})
 		if bal, _ := bw.op.Balance("alice"); bal != "134.21" {
-			t.Errorf("balance %s: the payout was credited twice", bal)
+			t.Errorf("balance %s after the deposit and its resend, want 134.21 (the payout once)", bal)
 		}
 	})
 }
@@ -718,26 +702,19 @@ func TestUnknownDebitIsRolledBack(t *testing.T) {
 	if bet["status"] != "rejected" || bet["rejection_code"] != nil {
 		t.Fatalf("bet = %v, want rejected with a null code", bet)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if bal, _ := bw.op.Balance("alice"); bal == "100.00" {
-			break
+	waitfor.Check(t, func() error {
+		if bal, _ := bw.op.Balance("alice"); bal != "100.00" {
+			return fmt.Errorf("balance %s, want 100.00 after the rollback", bal)
 		}
-		if time.Now().After(deadline) {
-			bal, _ := bw.op.Balance("alice")
-			t.Fatalf("balance %s, want 100.00 after the rollback", bal)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	for {
+		return nil
+	})
+	waitfor.Check(t, func() error {
 		_, list := bw.admin("GET", "/admin/v1/bets?operator_id=sandbox&bettor_id=alice", "")
-		if items := list["items"].([]any); len(items) == 1 && items[0].(map[string]any)["rollback_confirmed_at"] != nil {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("admin bets after the rollback = %v, want rollback_confirmed_at", list)
+		if items := list["items"].([]any); len(items) != 1 || items[0].(map[string]any)["rollback_confirmed_at"] == nil {
+			return fmt.Errorf("admin bets after the rollback = %v, want rollback_confirmed_at", list)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 	if r := bw.api("GET", "/api/v1/bettor/bets/"+bet["id"].(string), alice, ""); strings.Contains(string(r.body), "127.0.0.1") {
 		t.Errorf("the bet shows internal addresses: %s", r.body)
 	}
@@ -828,7 +805,7 @@ func TestPlacementTimeLimit(t *testing.T) {
 	alice := bw.bettor("alice", "100.00")
 	bw.api("GET", "/api/v1/auth/me", alice, "") // first sight written before the lock
 
-	// Another process's write transaction holds SQLite's lock for 4 s.
+	// Another process's write transaction holds SQLite's lock.
 	lockDB, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
@@ -841,17 +818,12 @@ func TestPlacementTimeLimit(t *testing.T) {
 	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
 		t.Fatal(err)
 	}
-	released := make(chan struct{})
-	go func() {
-		defer close(released)
-		time.Sleep(4 * time.Second)
-		conn.ExecContext(context.Background(), "ROLLBACK")
-		conn.Close()
-	}()
-
+	// The lock is held until the placement has answered, however long the
+	// loaded machine takes to bring the request to the database.
 	key := uuid.NewString()
 	r := bw.place(alice, key, bw.outcome[0], "1.00")
-	<-released
+	conn.ExecContext(context.Background(), "ROLLBACK")
+	conn.Close()
 	if r.status != 500 || !strings.Contains(string(r.body), "replay the same Idempotency-Key") {
 		t.Fatalf("held-up placement = %d %s, want 500 asking for a replay", r.status, r.body)
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
 	"github.com/foresight-dev/foresight/internal/server"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // childServeEnv names the database a re-executed test binary serves
@@ -185,7 +186,7 @@ func newCrashWorld(t *testing.T, db, addr string) (*crashWorld, *childServer) {
 	if st, _ := bw.admin("POST", "/admin/v1/markets/"+bw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, bw.outcome[0])); st != 200 {
 		t.Fatalf("resolve = %d", st)
 	}
-	waitFor(t, "the first deposit reaching the operator", func() bool { return deposits.Load() > 0 })
+	waitfor.True(t, "the first deposit reaching the operator", func() bool { return deposits.Load() > 0 })
 
 	st, ev := bw.admin("POST", "/admin/v1/events", `{"category":"sports","title":{"en":"Replay"},"image_url":"https://img.example.com/r.png",
 		"markets":[{"question":{"en":"Who wins again?"},"image_url":"https://img.example.com/q2.png","outcomes":[{"name":{"en":"Home"},"probability":"0.2"},{"name":{"en":"Away"},"probability":"0.8"}]}]}`)
@@ -200,7 +201,7 @@ func newCrashWorld(t *testing.T, db, addr string) (*crashWorld, *childServer) {
 	for i := range crashBettors / 2 {
 		cw.bets2 = append(cw.bets2, cw.placeOn(cw.market2, cw.tokens[i], away, "3.00"))
 	}
-	waitFor(t, "every withdrawal reaching the operator", func() bool { return withdrawals.Load()-before >= int64(len(cw.bets2)) })
+	waitfor.True(t, "every withdrawal reaching the operator", func() bool { return withdrawals.Load()-before >= int64(len(cw.bets2)) })
 	return cw, child
 }
 

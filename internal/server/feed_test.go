@@ -18,6 +18,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/feed"
 	"github.com/foresight-dev/foresight/internal/server"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // switchedSource is a feed.Source that reports what the test last set.
@@ -64,13 +65,9 @@ func TestFedMarketSettles(t *testing.T) {
 		alice := bw.bettor("alice", "100.00")
 		eventID, marketID := feed.EventID("simulator", "derby"), feed.MarketID("simulator", "winner")
 		home := feed.OutcomeID("simulator", "winner", "home")
-		deadline := time.Now().Add(20 * time.Second)
-		for bw.api("GET", "/api/v1/events/"+eventID, alice, "").status != 200 {
-			if time.Now().After(deadline) {
-				t.Fatal("the fed event never reached the catalog")
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		waitfor.True(t, "the fed event reaching the catalog", func() bool {
+			return bw.api("GET", "/api/v1/events/"+eventID, alice, "").status == 200
+		})
 		placed := bw.api("POST", "/api/v1/bettor/bets", alice, fmt.Sprintf(`{"market_id":%q,"outcome_id":%q,"stake":"10.00"}`, marketID, home),
 			"Idempotency-Key", uuid.NewString())
 		if placed.status != 202 {
@@ -82,18 +79,15 @@ func TestFedMarketSettles(t *testing.T) {
 		}
 
 		src.set(fedEvent(feed.Resolved, "home"))
-		for {
-			bet := bw.api("GET", "/api/v1/bettor/bets/"+id, alice, "").json(t)
-			if bet["status"] == "settled" {
-				if bet["payout_amount"] == nil || bet["payout_amount"] == "0.00" {
-					t.Fatalf("winning bet settled without a payout: %v", bet)
-				}
-				break
+		var bet map[string]any
+		waitfor.Check(t, func() error {
+			if bet = bw.api("GET", "/api/v1/bettor/bets/"+id, alice, "").json(t); bet["status"] != "settled" {
+				return fmt.Errorf("bet after the feed resolved its market: %v", bet)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("bet after the feed resolved its market: %v", bet)
-			}
-			time.Sleep(20 * time.Millisecond)
+			return nil
+		})
+		if bet["payout_amount"] == nil || bet["payout_amount"] == "0.00" {
+			t.Fatalf("winning bet settled without a payout: %v", bet)
 		}
 		st, ev := bw.admin("GET", "/admin/v1/events/"+eventID, "")
 		if st != 200 || ev["source"] != "simulator" || ev["source_key"] != "derby" {
@@ -168,24 +162,18 @@ func TestPolymarketFeed(t *testing.T) {
 		c.MarketFeed, c.FeedInterval = "polymarket", time.Hour
 		c.Polymarket.BaseURL = gamma.URL
 	}})
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		events, err := w.srv.Betting().ListEvents(context.Background(), betting.EventFilter{Limit: 100})
-		if err != nil {
+	var events []betting.Event
+	waitfor.True(t, "a Polymarket event reaching the catalog", func() bool {
+		var err error
+		if events, err = w.srv.Betting().ListEvents(context.Background(), betting.EventFilter{Limit: 100}); err != nil {
 			t.Fatal(err)
 		}
-		if len(events) > 0 {
-			for _, e := range events {
-				if e.Source != "polymarket" || e.ID != feed.EventID("polymarket", e.SourceKey) {
-					t.Fatalf("fed event %s: source %q key %q", e.ID, e.Source, e.SourceKey)
-				}
-			}
-			return
+		return len(events) > 0
+	})
+	for _, e := range events {
+		if e.Source != "polymarket" || e.ID != feed.EventID("polymarket", e.SourceKey) {
+			t.Fatalf("fed event %s: source %q key %q", e.ID, e.Source, e.SourceKey)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("no Polymarket event reached the catalog")
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -202,14 +190,9 @@ func TestSimulatorFeed(t *testing.T) {
 	}})
 	// The first round imports event after event: wait until every
 	// category is in.
-	deadline := time.Now().Add(30 * time.Second)
 	var events []betting.Event
 	categories := map[string]bool{}
-	for len(categories) < len(betting.Categories) {
-		if time.Now().After(deadline) {
-			t.Fatalf("categories %v after 30 s, want all of %v", categories, betting.Categories)
-		}
-		time.Sleep(20 * time.Millisecond)
+	waitfor.Check(t, func() error {
 		var err error
 		if events, err = w.srv.Betting().ListEvents(context.Background(), betting.EventFilter{Limit: 200}); err != nil {
 			t.Fatal(err)
@@ -220,7 +203,11 @@ func TestSimulatorFeed(t *testing.T) {
 				t.Fatalf("event %s: source %q, title in %d locales", e.ID, e.Source, len(e.Title))
 			}
 		}
-	}
+		if len(categories) < len(betting.Categories) {
+			return fmt.Errorf("categories %v, want all of %v", categories, betting.Categories)
+		}
+		return nil
+	})
 	img := events[0].ImageURL
 	if !strings.HasPrefix(img, w.url+"/feed/simulator/images/") {
 		t.Fatalf("image URL %q is not served by the platform at %s", img, w.url)

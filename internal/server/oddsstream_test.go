@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // rawStream is an open odds stream read line by line.
@@ -144,7 +145,7 @@ func TestOddsStreamsPerToken(t *testing.T) {
 		t.Errorf("a stream with another token of the bettor = %d, want 200", resp.StatusCode)
 	}
 	open[0].resp.Body.Close()
-	waitFor(t, "a slot freed by a closed stream", func() bool {
+	waitfor.True(t, "a slot freed by a closed stream", func() bool {
 		resp, s := dialStream(t, bw.url, alice)
 		if s != nil {
 			s.resp.Body.Close()

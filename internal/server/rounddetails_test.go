@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // walletGate sits between the platform and the sandbox casino: a wallet
@@ -85,7 +87,7 @@ func (g *walletGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // wait blocks until the held call has reached the casino.
 func (h *heldCall) wait(t *testing.T) {
 	t.Helper()
-	waitFor(t, "the held "+h.path+" call", func() bool {
+	waitfor.True(t, "the held "+h.path+" call", func() bool {
 		select {
 		case <-h.arrived:
 			return true
@@ -157,7 +159,7 @@ func TestRoundDetailsBeforeTheAnswer(t *testing.T) {
 		eventually := func(what, id, want string) map[string]any {
 			t.Helper()
 			var d map[string]any
-			waitFor(t, what, func() bool {
+			waitfor.True(t, what, func() bool {
 				var got string
 				got, d = state(id)
 				return got == want

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/foresight-dev/foresight/internal/server"
 	"github.com/foresight-dev/foresight/internal/tickets"
 	"github.com/foresight-dev/foresight/internal/tickets/heuristic"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // endlessEngine stands for a generation longer than any test: on the job
@@ -56,11 +56,7 @@ func TestCancelFreesTheWorkerOfAnAdversarialSpec(t *testing.T) {
 		id := w.submit("adversarial", spec.String(), nil)
 		// A cancel is checked between the engine's phases anyway; after a
 		// first pass it arrives anywhere in the next ones.
-		for deadline := time.Now().Add(20 * time.Second); engine.passes.Load() == 0; time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatal("one generation of the adversarial spec did not finish in 20 s")
-			}
-		}
+		waitfor.True(t, "one generation of the adversarial spec", func() bool { return engine.passes.Load() > 0 })
 
 		other := *w
 		_, other.key = w.newClient("other", "tickets:submit", "tickets:read")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/url"
 	"reflect"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/server"
 	"github.com/foresight-dev/foresight/internal/tickets"
 	"github.com/foresight-dev/foresight/internal/tickets/heuristic"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // TestAdminTicketJobs submits jobs of two clients through the ticket API
@@ -73,17 +75,15 @@ func testAdminTicketJobs(t *testing.T, db string) {
 	// for the other client's job through the admin API itself.
 	waitJob := func(id string, ok func(map[string]any) bool) map[string]any {
 		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			st, job := get("/admin/v1/ticket-jobs/" + id)
-			if st == 200 && ok(job) {
-				return job
+		var job map[string]any
+		waitfor.Check(t, func() error {
+			var st int
+			if st, job = get("/admin/v1/ticket-jobs/" + id); st != 200 || !ok(job) {
+				return fmt.Errorf("job %s = %d %v", id, st, job)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("job %s = %d %v", id, st, job)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return nil
+		})
+		return job
 	}
 	doneJob := waitJob(done, func(j map[string]any) bool { return j["callback"] == "delivered" })
 	theirJob := waitJob(theirs, func(j map[string]any) bool { return j["status"] == "completed" })

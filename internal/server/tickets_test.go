@@ -20,6 +20,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/tickets/heuristic"
 	"github.com/foresight-dev/foresight/internal/tickets/openai"
 	"github.com/foresight-dev/foresight/internal/tickets/openai/openaitest"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 	"github.com/foresight-dev/foresight/internal/webhook"
 )
 
@@ -536,20 +537,17 @@ func TestCallbacks(t *testing.T) {
 		// A receiver that always fails: three attempts, then callback_failed.
 		recv.status.Store(http.StatusInternalServerError)
 		id = w.submit("cb-fail", sampleSpec, map[string]any{"callback_url": "https://hooks.example.com/foresight"})
-		deadline := time.Now().Add(20 * time.Second)
-		for {
+		var job map[string]any
+		waitfor.Check(t, func() error {
 			r := w.do("GET", "/tickets/v1/jobs/"+id, w.key, nil)
-			job := r.json(t)
-			if e, _ := job["error"].(map[string]any); e != nil && e["code"] == "callback_failed" {
-				if job["status"] != "completed" {
-					t.Errorf("job with a failed callback is %v, want completed", job["status"])
-				}
-				break
+			job = r.json(t)
+			if e, _ := job["error"].(map[string]any); e == nil || e["code"] != "callback_failed" {
+				return fmt.Errorf("no callback_failed: %s", r.body)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no callback_failed: %s", r.body)
-			}
-			time.Sleep(50 * time.Millisecond)
+			return nil
+		})
+		if job["status"] != "completed" {
+			t.Errorf("job with a failed callback is %v, want completed", job["status"])
 		}
 		attempts := 0
 		for len(recv.got) > 0 {
@@ -594,6 +592,9 @@ func TestJobsSurviveRestart(t *testing.T) {
 		for _, id := range ids {
 			w.waitFor(id, tickets.StatusCompleted)
 		}
+		// A second generation of a job (a wrong reclaim, the queue polls
+		// every 50 ms) would start in the next moments; nothing signals
+		// that none is coming, so the count is read after a fixed window.
 		time.Sleep(200 * time.Millisecond)
 		if n := engine.calls.Load(); n != 3 {
 			t.Errorf("engine ran %d times for 3 jobs", n)
@@ -637,6 +638,9 @@ func TestTwoServersShareOnePostgres(t *testing.T) {
 			a.waitFor(id, tickets.StatusCompleted)
 		}
 	}
+	// A second generation of a job would start in the next moments;
+	// nothing signals that none is coming, so the count is read after a
+	// fixed window.
 	time.Sleep(200 * time.Millisecond)
 	if got := engineA.calls.Load() + engineB.calls.Load(); got != n {
 		t.Errorf("generations = %d (A %d, B %d), want exactly %d", got, engineA.calls.Load(), engineB.calls.Load(), n)
@@ -789,6 +793,9 @@ func TestStopInTheMiddleOfAGeneration(t *testing.T) {
 		cfg.Engine = counting
 		w.start(cfg, false)
 		w.waitFor(id, tickets.StatusCompleted)
+		// A second generation would start in the next moments; nothing
+		// signals that none is coming, so the count is read after a fixed
+		// window.
 		time.Sleep(200 * time.Millisecond)
 		if n := counting.calls.Load(); n != 1 {
 			t.Errorf("the resumed job was generated %d times", n)
@@ -858,20 +865,16 @@ func TestCallbackGoneStopsRetries(t *testing.T) {
 		c.Queue.CallbackRetries = []time.Duration{10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond}
 	}})
 	id := w.submit("gone", sampleSpec, map[string]any{"callback_url": "https://hooks.example.com/x"})
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		job := w.do("GET", "/tickets/v1/jobs/"+id, w.key, nil).json(t)
-		if e, _ := job["error"].(map[string]any); e != nil {
-			if e["code"] != "callback_failed" || !strings.Contains(e["message"].(string), "410") {
-				t.Errorf("error = %v", e)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no callback_failed after 410")
-		}
-		time.Sleep(20 * time.Millisecond)
+	var e map[string]any
+	waitfor.True(t, "callback_failed after 410", func() bool {
+		e, _ = w.do("GET", "/tickets/v1/jobs/"+id, w.key, nil).json(t)["error"].(map[string]any)
+		return e != nil
+	})
+	if e["code"] != "callback_failed" || !strings.Contains(e["message"].(string), "410") {
+		t.Errorf("error = %v", e)
 	}
+	// A wrong resend would come 10 ms after the 410; nothing signals that
+	// none is coming, so the count is read after a fixed window.
 	time.Sleep(200 * time.Millisecond)
 	if n := len(recv.got); n != 1 {
 		t.Errorf("410 Gone got %d attempts, want 1", n)
@@ -881,13 +884,7 @@ func TestCallbackGoneStopsRetries(t *testing.T) {
 // waitStarted waits until the engine's generation has begun.
 func waitStarted(t *testing.T, e *blockingEngine) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for e.started.Load() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the generation did not start")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitfor.True(t, "the generation's start", func() bool { return e.started.Load() > 0 })
 }
 
 // TestLLMEnginesThroughTheAPI runs jobs through the public API with the

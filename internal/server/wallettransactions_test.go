@@ -13,6 +13,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/admin"
 	"github.com/foresight-dev/foresight/internal/openapitest"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // walletTransactions reads a bet's wallet transactions through the admin
@@ -56,21 +57,18 @@ func summary(txs []admin.WalletTransaction) string {
 // is want; then the Go client must read the same.
 func waitTransactions(t *testing.T, api *openapitest.Validator, w *world, betID, want string) []admin.WalletTransaction {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		txs := walletTransactions(t, api, w, betID)
-		if summary(txs) == want {
-			viaClient, err := w.admin.BetWalletTransactions(context.Background(), betID)
-			if err != nil || summary(viaClient) != want {
-				t.Errorf("the Go client read %s, %v; want %s", summary(viaClient), err, want)
-			}
-			return txs
+	var txs []admin.WalletTransaction
+	waitfor.Check(t, func() error {
+		if txs = walletTransactions(t, api, w, betID); summary(txs) != want {
+			return fmt.Errorf("bet %s's wallet transactions %s, want %s", betID, summary(txs), want)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("bet %s's wallet transactions %s, want %s", betID, summary(txs), want)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return nil
+	})
+	viaClient, err := w.admin.BetWalletTransactions(context.Background(), betID)
+	if err != nil || summary(viaClient) != want {
+		t.Errorf("the Go client read %s, %v; want %s", summary(viaClient), err, want)
 	}
+	return txs
 }
 
 // TestBetWalletTransactions: the admin API shows each wallet transaction

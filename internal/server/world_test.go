@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -21,6 +22,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
 	"github.com/foresight-dev/foresight/internal/server"
 	"github.com/foresight-dev/foresight/internal/tickets"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 func TestMain(m *testing.M) {
@@ -248,23 +250,21 @@ func (w *world) submit(key, spec string, extra map[string]any) string {
 // waitFor polls the job until its status is one of want.
 func (w *world) waitFor(id string, want ...tickets.Status) map[string]any {
 	w.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var job map[string]any
+	waitfor.Check(w.t, func() error {
 		r := w.do("GET", "/tickets/v1/jobs/"+id, w.key, nil)
 		if r.status != http.StatusOK {
 			w.t.Fatalf("get job = %d %s", r.status, r.body)
 		}
-		job := r.json(w.t)
+		job = r.json(w.t)
 		for _, s := range want {
 			if job["status"] == string(s) {
-				return job
+				return nil
 			}
 		}
-		if time.Now().After(deadline) {
-			w.t.Fatalf("job %s is %v, want one of %v", id, job["status"], want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("job %s is %v, want one of %v", id, job["status"], want)
+	})
+	return job
 }
 
 // blockingEngine stands in for a model that answers only when cancelled.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // TestBets: the bets of an operator with the API's filters (status,
@@ -22,22 +24,18 @@ func TestBets(t *testing.T) {
 	w.call("POST", "/admin/v1/markets/"+b.ID+"/cancel", nil, nil)
 	w.waitBet("alice", aliceB, "voided")
 	// The deposit of the void is confirmed by the wallet soon after.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	waitfor.Check(t, func() error {
 		var page struct {
 			Items []struct {
 				DepositConfirmedAt *time.Time `json:"deposit_confirmed_at"`
 			}
 		}
 		w.call("GET", "/admin/v1/bets?operator_id=sandbox&status=voided", nil, &page)
-		if len(page.Items) == 1 && page.Items[0].DepositConfirmedAt != nil {
-			break
+		if len(page.Items) != 1 || page.Items[0].DepositConfirmedAt == nil {
+			return fmt.Errorf("the void's deposit is not confirmed: %+v", page.Items)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the void's deposit was never confirmed: %+v", page.Items)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 
 	tb := w.signIn()
 	tb.viewport(1200, 900)

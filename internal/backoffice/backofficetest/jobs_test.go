@@ -9,12 +9,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/foresight-dev/foresight/internal/admin"
 	"github.com/foresight-dev/foresight/internal/server"
 	"github.com/foresight-dev/foresight/internal/tickets"
 	"github.com/foresight-dev/foresight/internal/tickets/heuristic"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // heldEngine is the heuristic engine, except that the spec titled
@@ -73,20 +73,18 @@ func (w *world) submitJob(key, title string) string {
 // returns it.
 func (w *world) waitJob(id, status string) admin.TicketJob {
 	w.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		j, err := w.admin.GetTicketJob(context.Background(), id)
-		if err != nil {
+	var j admin.TicketJob
+	waitfor.Check(w.t, func() error {
+		var err error
+		if j, err = w.admin.GetTicketJob(context.Background(), id); err != nil {
 			w.t.Fatalf("job %s: %v", id, err)
 		}
-		if j.Status == status {
-			return j
+		if j.Status != status {
+			return fmt.Errorf("job %s is %s; waited for %s", id, j.Status, status)
 		}
-		if time.Now().After(deadline) {
-			w.t.Fatalf("job %s is %s; waited for %s", id, j.Status, status)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
+	return j
 }
 
 // newTicketClient creates a ticket client with a key that submits and

@@ -20,6 +20,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/browsertest"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/server"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 const (
@@ -198,18 +199,17 @@ type bet struct {
 // waitBet waits until the bettor's bet id has status, and returns it.
 func (w *world) waitBet(bettor, id, status string) bet {
 	w.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var found bet
+	waitfor.Check(w.t, func() error {
 		var page struct{ Items []bet }
 		w.call("GET", "/admin/v1/bets?operator_id=sandbox&bettor_id="+url.QueryEscape(bettor), nil, &page)
 		for _, b := range page.Items {
 			if b.ID == id && b.Status == status {
-				return b
+				found = b
+				return nil
 			}
 		}
-		if time.Now().After(deadline) {
-			w.t.Fatalf("%s's bets %+v; waited for %s to be %s", bettor, page.Items, id, status)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("%s's bets %+v; waited for %s to be %s", bettor, page.Items, id, status)
+	})
+	return found
 }

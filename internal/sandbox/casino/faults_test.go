@@ -10,6 +10,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 func TestFailNext(t *testing.T) {
@@ -218,16 +219,10 @@ func TestDelayNext(t *testing.T) {
 		t.Fatalf("want a client time-out, got %v", err)
 	}
 	// ... and the slow wallet still debits.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if got, _ := e.c.Balance("a1", "USD"); got == "90.00" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the delayed bet was never processed")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitfor.True(t, "the delayed bet's debit", func() bool {
+		got, _ := e.c.Balance("a1", "USD")
+		return got == "90.00"
+	})
 	// The delay was used up.
 	start := time.Now()
 	status, resp := e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r2", "bet-2", "10.00"))

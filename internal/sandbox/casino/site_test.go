@@ -13,10 +13,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // site is a casino Site served on loopback.
@@ -311,12 +311,10 @@ func TestCasinoControlAPIStall(t *testing.T) {
 		status, _ := s.wallet(ctx, casino.PathBetWin, betBody(t, "alice", "USD", "r1", "bet-1", "10"))
 		done <- status
 	}()
-	for {
-		if _, m := s.Control("GET", "/sandbox/api/state", nil); len(m["faults"].([]any)) == 0 {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitfor.True(t, "the stall taking the bet", func() bool {
+		_, m := s.Control("GET", "/sandbox/api/state", nil)
+		return len(m["faults"].([]any)) == 0
+	})
 	cancel()
 	if status := <-done; status != 0 {
 		t.Fatalf("the stalled bet got an answer: %d", status)

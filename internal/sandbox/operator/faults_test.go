@@ -12,6 +12,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 func TestFailNext(t *testing.T) {
@@ -149,16 +150,10 @@ func TestDelayNext(t *testing.T) {
 		t.Fatalf("want a client time-out, got %v", err)
 	}
 	// ... and the slow wallet still debits.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if got, _ := e.op.Balance("b1"); got == "90.00" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the delayed withdrawal was never processed")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitfor.True(t, "the delayed withdrawal's debit", func() bool {
+		got, _ := e.op.Balance("b1")
+		return got == "90.00"
+	})
 	// The delay was used up: the next request is answered normally.
 	status, resp := e.withdraw(withdrawalBody(t, "tx-2", "b1", "10.00", "USD"))
 	wantStatus(t, "after the delay", status, resp, http.StatusOK, "")

@@ -20,6 +20,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 const platformURL = "http://platform.test:8080"
@@ -463,13 +464,10 @@ func TestControlAPIStall(t *testing.T) {
 	}()
 	// Wait until the operator holds the request (the fault is used up),
 	// then give up as a client with a time-out would.
-	for {
+	waitfor.True(t, "the stall taking the request", func() bool {
 		_, m := s.Control("GET", "/sandbox/api/state", nil)
-		if len(m["faults"].([]any)) == 0 {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return len(m["faults"].([]any)) == 0
+	})
 	cancel()
 	if err := <-done; err == nil {
 		t.Fatal("the stalled request got an answer")
