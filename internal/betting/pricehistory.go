@@ -2,6 +2,8 @@ package betting
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -105,4 +107,134 @@ func (s *Service) PriceHistory(ctx context.Context, f PriceHistoryFilter) ([]Pri
 		return nil, invalidf("to must be after from")
 	}
 	return s.store.PriceHistory(ctx, f)
+}
+
+// MaxOutcomePricePoints is the most points OutcomePriceHistory returns,
+// and the default of the bettor API's price history.
+const MaxOutcomePricePoints = 120
+
+// DisplayPrice is an outcome's price at a point of its market's history,
+// as an operator's bettors are shown it: in force from At until the next
+// point.
+type DisplayPrice struct {
+	At          time.Time
+	DisplayOdds odds.Odds
+	// DisplayProbability is 100 / DisplayOdds, 2 decimals.
+	DisplayProbability decimal.Decimal
+}
+
+// OutcomePriceHistory returns the prices op's bettors are shown for the
+// outcome over its market's whole history, oldest first, at op's current
+// margin (as the admin history prices it), at most points of them.
+//
+// A longer history is thinned on the outcome's source probability by
+// thinPrices (the first and the last point, and the lowest and the
+// highest of each of (points−2)/2 equal spans of time between them), and
+// only the points kept are priced. A point the margin cannot price is
+// left out (the market showed no odds then), and of consecutive points
+// with the same display odds only the first stays.
+//
+// Errors: ErrInvalid for points outside 2 to MaxOutcomePricePoints;
+// ErrNotFound when there is no such market or the outcome is not one of
+// its.
+func (s *Service) OutcomePriceHistory(ctx context.Context, op Operator, marketID, outcomeID string, points int) ([]DisplayPrice, error) {
+	if points < 2 || points > MaxOutcomePricePoints {
+		return nil, invalidf("points must be 2 to %d", MaxOutcomePricePoints)
+	}
+	e, err := s.cachedEventOfMarket(ctx, marketID)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := e.Market(marketID)
+	if !ok || !slices.ContainsFunc(m.Outcomes, func(o Outcome) bool { return o.ID == outcomeID }) {
+		return nil, Errorf(ErrNotFound, "market %s has no outcome %s", marketID, outcomeID)
+	}
+	var history []PricePoint
+	for f := (PriceHistoryFilter{MarketID: marketID, Limit: MaxPriceHistoryLimit}); ; {
+		page, err := s.store.PriceHistory(ctx, f)
+		if err != nil {
+			return nil, fmt.Errorf("read the price history of market %s: %w", marketID, err)
+		}
+		history = append(history, page...)
+		if len(page) < f.Limit {
+			break
+		}
+		f.After = page[len(page)-1].At
+	}
+	at := make([]time.Time, 0, len(history))
+	probs := make([]decimal.Decimal, 0, len(history))
+	kept := make([]PricePoint, 0, len(history))
+	for _, p := range history {
+		i := slices.IndexFunc(p.Outcomes, func(o OutcomePrice) bool { return o.OutcomeID == outcomeID })
+		if i < 0 {
+			continue
+		}
+		at, probs, kept = append(at, p.At), append(probs, p.Outcomes[i].Probability), append(kept, p)
+	}
+	out := make([]DisplayPrice, 0, min(len(kept), points))
+	for _, i := range thinPrices(at, probs, points) {
+		quotes, err := kept[i].Quotes(op)
+		if err != nil {
+			continue // the margin cannot price these probabilities: no odds were shown
+		}
+		j := slices.IndexFunc(kept[i].Outcomes, func(o OutcomePrice) bool { return o.OutcomeID == outcomeID })
+		q := quotes[j]
+		if n := len(out); n > 0 && out[n-1].DisplayOdds.Equal(q.DisplayOdds) {
+			continue
+		}
+		out = append(out, DisplayPrice{At: kept[i].At, DisplayOdds: q.DisplayOdds, DisplayProbability: q.DisplayProbability})
+	}
+	return out, nil
+}
+
+// thinPrices chooses at most n (at least 2) of a line's points, given
+// oldest first by their times and values, keeping its shape: all of them
+// when there are no more than n; else the first and the last, and between
+// them, in (n−2)/2 buckets of equal time from the first point to the last,
+// the lowest and the highest point of each bucket (one when they are the
+// same; the earliest of equal values). Extremes survive, so a spike shows
+// however long the history. It returns the chosen indexes, increasing.
+func thinPrices(at []time.Time, values []decimal.Decimal, n int) []int {
+	count := len(at)
+	if count <= n {
+		out := make([]int, count)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	buckets := int64((n - 2) / 2)
+	if buckets == 0 {
+		return []int{0, count - 1}
+	}
+	start := at[0].UnixMicro()
+	span := at[count-1].UnixMicro() - start
+	low := make([]int, buckets)
+	high := make([]int, buckets)
+	for b := range low {
+		low[b], high[b] = -1, -1
+	}
+	for i := 1; i < count-1; i++ {
+		b := int64(0)
+		if span > 0 {
+			b = min((at[i].UnixMicro()-start)*buckets/span, buckets-1)
+		}
+		if low[b] < 0 || values[i].LessThan(values[low[b]]) {
+			low[b] = i
+		}
+		if high[b] < 0 || values[i].GreaterThan(values[high[b]]) {
+			high[b] = i
+		}
+	}
+	out := []int{0}
+	for b := range low {
+		switch {
+		case low[b] < 0:
+		case low[b] == high[b]:
+			out = append(out, low[b])
+		default:
+			out = append(out, min(low[b], high[b]), max(low[b], high[b]))
+		}
+	}
+	return append(out, count-1)
 }

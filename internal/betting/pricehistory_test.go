@@ -3,7 +3,13 @@ package betting_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/shopspring/decimal"
 
@@ -124,6 +130,170 @@ func TestPricePointQuotes(t *testing.T) {
 	for i := range want {
 		if !got[i].DisplayOdds.Equal(want[i].DisplayOdds) || !got[i].DisplayProbability.Equal(want[i].DisplayProbability) {
 			t.Errorf("outcome %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestThinPrices: up to n points all stay; beyond, the first and the last
+// stay and, in each of (n−2)/2 equal spans of time between them, the
+// lowest and the highest point (the earliest of equal values); never more
+// than n.
+func TestThinPrices(t *testing.T) {
+	t.Parallel()
+	base := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	// line makes points one second apart with these values.
+	line := func(values ...string) ([]time.Time, []decimal.Decimal) {
+		at := make([]time.Time, len(values))
+		vs := make([]decimal.Decimal, len(values))
+		for i, v := range values {
+			at[i], vs[i] = base.Add(time.Duration(i)*time.Second), decimal.RequireFromString(v)
+		}
+		return at, vs
+	}
+	tests := []struct {
+		name   string
+		values []string
+		n      int
+		want   []int
+	}{
+		{"fewer than n", []string{"0.5", "0.6", "0.4"}, 4, []int{0, 1, 2}},
+		{"exactly n", []string{"0.5", "0.6", "0.4", "0.3"}, 4, []int{0, 1, 2, 3}},
+		{"one point", []string{"0.5"}, 2, []int{0}},
+		{"n of 2 keeps the ends", []string{"0.5", "0.9", "0.1", "0.4"}, 2, []int{0, 3}},
+		// 0 to 9 s in 2 buckets of 4.5 s: points 1–4 and 5–8.
+		{"the lowest and highest of each bucket", []string{"0.5", "0.3", "0.7", "0.4", "0.5", "0.6", "0.2", "0.8", "0.5", "0.45"}, 6, []int{0, 1, 2, 6, 7, 9}},
+		{"a flat bucket keeps its earliest point", []string{"0.5", "0.4", "0.4", "0.4", "0.4", "0.5", "0.5", "0.5", "0.5", "0.5"}, 6, []int{0, 1, 5, 9}},
+		{"an odd n leaves a point unused", []string{"0.5", "0.3", "0.7", "0.4", "0.5", "0.6", "0.2", "0.8", "0.5", "0.45"}, 7, []int{0, 1, 2, 6, 7, 9}},
+	}
+	for _, tt := range tests {
+		at, vs := line(tt.values...)
+		if got := betting.ThinPrices(at, vs, tt.n); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+
+	// Buckets are spans of time, not of points: a burst of 1,000 changes
+	// in the first minute of a day fills the first bucket only, and the
+	// one change late in the day keeps its own.
+	var at []time.Time
+	var vs []decimal.Decimal
+	for i := range 1000 {
+		at = append(at, base.Add(time.Duration(i)*50*time.Millisecond))
+		vs = append(vs, decimal.New(int64(400+i%200), -3))
+	}
+	at, vs = append(at, base.Add(20*time.Hour), base.Add(24*time.Hour)), append(vs, decimal.RequireFromString("0.9"), decimal.RequireFromString("0.5"))
+	got := betting.ThinPrices(at, vs, 10)
+	if !slices.Equal(got, []int{0, 199, 200, 1000, 1001}) {
+		t.Errorf("a burst and a late change: %v, want [0 199 200 1000 1001]", got)
+	}
+
+	// A spike in a long flat history survives any n, and no n is passed.
+	at, vs = nil, nil
+	for i := range 5000 {
+		v := "0.5"
+		if i == 3217 {
+			v = "0.95"
+		}
+		at, vs = append(at, base.Add(time.Duration(i)*15*time.Second)), append(vs, decimal.RequireFromString(v))
+	}
+	for _, n := range []int{2, 3, 4, 5, 10, 61, 120} {
+		got := betting.ThinPrices(at, vs, n)
+		if len(got) > n || got[0] != 0 || got[len(got)-1] != 4999 || !slices.IsSorted(got) {
+			t.Errorf("n = %d: %d points %v", n, len(got), got)
+		}
+		if n >= 4 && !slices.Contains(got, 3217) {
+			t.Errorf("n = %d: the spike at 3217 is lost: %v", n, got)
+		}
+	}
+}
+
+// TestOutcomePriceHistory: an outcome's history at the operator's current
+// margin, oldest first, its moves as display odds (consecutive points
+// that show alike are one), thinned to the points asked for with the
+// extremes kept; bad arguments are refused.
+func TestOutcomePriceHistory(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	ctx := context.Background()
+	clock := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	s.Now = func() time.Time { return clock }
+	e, err := s.CreateEvent(ctx, bettingtest.NewEvent(clock))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := e.Markets[0]
+	home := m.Outcomes[0].ID
+	op := bettingtest.NewOperator("acme") // odds ratio, 5 %
+	set := func(p string) {
+		t.Helper()
+		clock = clock.Add(time.Second)
+		q := decimal.RequireFromString(p)
+		if _, err := s.SetPrices(ctx, m.ID, map[string]decimal.Decimal{home: q, m.Outcomes[1].ID: decimal.NewFromInt(1).Sub(q)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	show := func(points []betting.DisplayPrice) string {
+		var out []string
+		for _, p := range points {
+			out = append(out, fmt.Sprintf("%s %s %s", p.At.Format("15:04:05"), p.DisplayOdds, p.DisplayProbability.StringFixed(2)))
+		}
+		return strings.Join(out, ", ")
+	}
+	set("0.25")
+	set("0.2501") // shows as 0.25 did: not a move
+	set("0.3")
+	got, err := s.OutcomePriceHistory(ctx, op, m.ID, home, betting.MaxOutcomePricePoints)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "10:00:00 1.60 62.50, 10:00:01 3.62 27.62, 10:00:03 3.07 32.57"; show(got) != want {
+		t.Errorf("history = %s, want %s", show(got), want)
+	}
+
+	// 300 more changes, a spike to 0.9 among them: 10 points, the first
+	// the opening, the last the price now, the spike (odds 1.08) kept.
+	for i := range 300 {
+		p := fmt.Sprintf("0.%d", 40+i%20)
+		if i == 137 {
+			p = "0.9"
+		}
+		set(p)
+	}
+	got, err = s.OutcomePriceHistory(ctx, op, m.ID, home, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) > 10 || len(got) < 4 || !got[0].At.Equal(e.CreatedAt) || !got[len(got)-1].At.Equal(clock) {
+		t.Fatalf("thinned to 10: %s", show(got))
+	}
+	if !slices.ContainsFunc(got, func(p betting.DisplayPrice) bool { return p.DisplayOdds.String() == "1.08" }) {
+		t.Errorf("the spike to 0.9 (odds 1.08) is lost: %s", show(got))
+	}
+	now, _ := s.GetEvent(ctx, e.ID)
+	quotes, _ := betting.Quotes(op, now.Markets[0])
+	if last := got[len(got)-1]; !last.DisplayOdds.Equal(quotes[0].DisplayOdds) || !last.DisplayProbability.Equal(quotes[0].DisplayProbability) {
+		t.Errorf("the last point %s, the market shows %s", show(got[len(got)-1:]), quotes[0].DisplayOdds)
+	}
+
+	other := bettingtest.NewEvent(clock)
+	if _, err := s.CreateEvent(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name            string
+		market, outcome string
+		points          int
+		want            betting.ErrorCode
+	}{
+		{"one point", m.ID, home, 1, betting.ErrInvalid},
+		{"too many points", m.ID, home, betting.MaxOutcomePricePoints + 1, betting.ErrInvalid},
+		{"two points", m.ID, home, 2, ""},
+		{"no such market", uuid.NewString(), home, 10, betting.ErrNotFound},
+		{"another market's outcome", m.ID, other.Markets[0].Outcomes[0].ID, 10, betting.ErrNotFound},
+	} {
+		_, err := s.OutcomePriceHistory(ctx, op, tt.market, tt.outcome, tt.points)
+		if got := betting.ErrorCodeOf(err); got != tt.want {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
 		}
 	}
 }

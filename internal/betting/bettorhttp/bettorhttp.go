@@ -64,6 +64,7 @@ func New(svc *betting.Service, placement *betting.Placement, auth Authenticator,
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/v1/events", h.authed(h.listEvents))
 	mux.Handle("GET /api/v1/events/{id}", h.authed(h.getEvent))
+	mux.Handle("GET /api/v1/markets/{id}/price-history", h.authed(h.priceHistory))
 	mux.Handle("POST /api/v1/bettor/bets", withDeadline(placeTimeLimit, h.authed(h.placeBet)))
 	mux.Handle("GET /api/v1/bettor/bets", h.authed(h.listBets))
 	mux.Handle("GET /api/v1/bettor/bets/{id}", h.authed(h.getBet))
