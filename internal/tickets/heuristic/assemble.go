@@ -508,9 +508,6 @@ func (b *builder) storySentence(d *draft) string {
 		role = b.docRole
 	}
 	means := d.means
-	if means == "" && d.topic == "auth" {
-		means = "every call checked against the authentication rules of the spec"
-	}
 	if means == "" && strings.Contains(d.title, " and ") {
 		means = "to " + lowerFirst(d.title)
 	}
@@ -548,7 +545,6 @@ func (b *builder) storySentence(d *draft) string {
 }
 
 var topicEnds = map[string]string{
-	"auth":     "only authenticated and authorised calls are served",
 	"events":   "I learn about changes without polling",
 	"request":  "",
 	"overview": "",

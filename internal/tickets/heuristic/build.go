@@ -507,6 +507,9 @@ func (b *builder) addUnit(s *section, text, caption string, ig *itemGroup, t *ta
 		return nil
 	}
 	b.lastText = text
+	if noWorkStatement.MatchString(text) {
+		return nil // "This feature has no node runtime implications."
+	}
 	if strings.HasSuffix(text, ":") || len(strings.Fields(text)) < 3 || containsAny(text, "document", "doc ", "section", "see ") && crossReference.MatchString(text) {
 		return nil
 	}
@@ -515,6 +518,9 @@ func (b *builder) addUnit(s *section, text, caption string, ig *itemGroup, t *ta
 	b.units = append(b.units, u)
 	return u
 }
+
+// noWorkStatement is a sentence saying that something needs no work.
+var noWorkStatement = regexp.MustCompile(`(?i)^(this (feature|change|proposal|enhancement) )?(has|needs|requires|introduces) no\b[^.]*\b(implications?|changes?|impact)\b|^no (new )?[\w /-]{1,40} (is|are) (expected|needed|required)\b`)
 
 var crossReference = regexp.MustCompile(`(?i)^(this document|document \d+|doc \d+|section \d+|see (below|above))\b|\bdocument \d+ covers\b`)
 

@@ -590,6 +590,8 @@ func (b *builder) partTitle(topic, label string, units []*unit) string {
 			return "Implement " + lowerFirst(clean)
 		case algo != "" && containsAny(text, "hmac", "signature"):
 			return "Sign " + lowerFirst(clean) + " with " + algo
+		case strings.Contains(low, "auth"):
+			return verbFirst(clean)
 		case containsAny(text, "jwt"):
 			return "Implement " + clean + " JWT authentication"
 		case containsAny(text, "bearer"):
@@ -652,9 +654,15 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 		}
 		return "Implement error responses"
 	case "limits":
-		return "Enforce documented limits"
+		return limitTitle(s, units)
 	case "versioning":
-		return "Implement API versioning rules"
+		if len(units) > 0 {
+			// The first rule of the section names it better than its
+			// heading ("Add Deprecation and Sunset headers to v1 responses").
+			t, _ := imperative(dropParentheticals(units[0].text))
+			return shorten(t, 12, 90)
+		}
+		return shorten(verbFirst(cleanHeading(s.heading)), 12, 100)
 	case "events":
 		if m := callbackToken.FindStringSubmatch(text); m != nil {
 			return "Deliver " + m[1] + " notifications"
@@ -692,6 +700,30 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 		}
 	}
 	return shorten(verbFirst(h), 12, 100)
+}
+
+// limitTitle names a limits section by its first bound ("Enforce 100
+// requests per minute per user"), or by its heading when no sentence holds
+// a number.
+func limitTitle(s *section, units []*unit) string {
+	for _, u := range units {
+		t := strings.TrimSpace(stripCode(u.text))
+		if _, rest, ok := splitLabel(t); ok {
+			t = rest
+		}
+		if !strings.ContainsAny(t, "0123456789") {
+			continue
+		}
+		for _, cut := range []string{";", ", then", " then ", ": "} {
+			if i := strings.Index(t, cut); i > 0 {
+				t = t[:i]
+			}
+		}
+		if f := strings.Fields(t); len(f) >= 2 && len(f) <= 12 {
+			return "Enforce " + lowerFirst(strings.TrimRight(t, ".,"))
+		}
+	}
+	return "Enforce " + lowerFirst(cleanHeading(s.heading))
 }
 
 // mayNameWhat is a necessary condition for text to start "The <heading>
@@ -766,15 +798,10 @@ func (b *builder) sectionDraft(s *section, topic string, units []*unit, title st
 // sectionLead is the first description sentence of a section draft.
 func sectionLead(d *draft, s *section) string {
 	where := "the \"" + cleanHeading(s.heading) + "\" section"
-	switch d.topic {
-	case "errors":
-		return "Make every failure path answer exactly as " + where + " specifies, so clients can decide from the status and code alone."
-	case "limits":
-		return "Enforce the bounds listed in " + where + " and reject or clamp values outside them as specified."
-	case "versioning":
-		return "Apply the versioning rules of " + where + " to paths and schema version strings."
-	case "auth":
-		return "Implement the authentication rules of " + where + " and refuse every request that does not meet them."
+	if len(d.crit) > 0 {
+		// The spec's own first sentence, not a sentence written for the
+		// topic ("the authentication rules of the … section").
+		return "Deliver what " + where + " specifies, starting with: \"" + strings.TrimRight(shorten(d.crit[0], 30, 200), ".") + ".\""
 	}
 	return "Deliver the behaviour described in " + where + "."
 }

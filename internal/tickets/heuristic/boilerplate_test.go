@@ -1,0 +1,51 @@
+package heuristic_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// boilerplateSpec has the sections that drew canned sentences instead of
+// the spec's words on public specs (a Todo API spec, KEP-3140): rate
+// limiting, authorization rules and a version skew strategy that says
+// there is nothing to do.
+const boilerplateSpec = `# Todo API
+
+## Endpoints
+
+### GET /api/todos
+
+List all todos of the current user.
+
+## Authorization Rules
+
+- Users can only access their own todos.
+- Expired tokens return 401.
+
+## Rate Limiting
+
+- 100 requests per minute per user, then 429 Too Many Requests.
+
+## Version Skew Strategy
+
+This feature has no node runtime implications.
+`
+
+func TestCriteriaComeFromTheSpec(t *testing.T) {
+	res := generate(t, defaultRequest(boilerplateSpec, "Todo API"))
+	for _, tk := range res.Tickets {
+		text := tk.Title + "\n" + tk.Description + "\n" + strings.Join(tk.AcceptanceCriteria, "\n")
+		for _, canned := range []string{"Enforce documented limits", "API versioning rules", "authentication rules of", "only authenticated and authorised calls are served", "bounds listed in", "node runtime implications"} {
+			if strings.Contains(text, canned) {
+				t.Errorf("ticket %q carries %q, which the spec does not say:\n%s", tk.Title, canned, text)
+			}
+		}
+	}
+	found := false
+	for _, tk := range res.Tickets {
+		found = found || strings.Contains(tk.Title, "100 requests per minute") && strings.Contains(strings.Join(tk.AcceptanceCriteria, " "), "100 requests per minute")
+	}
+	if !found {
+		t.Errorf("no ticket named after the limit of the rate limiting section: %v", titles(res.Tickets))
+	}
+}
