@@ -1021,15 +1021,20 @@ func (b *builder) sectionMentions(s *section, words ...string) bool {
 	return false
 }
 
-var placeholder = regexp.MustCompile(`\s*\{[^}]*\}`)
+var (
+	placeholder = regexp.MustCompile(`(^|[^/])\s*\{[^}]*\}`) // a path parameter ("/todos/{id}") stays
+	labelColon  = regexp.MustCompile(`:(\s|$)`)              // a path parameter ("/todos/:id") stays
+)
 
 // cleanHeading removes bracketed asides, placeholders and dangling words.
 func cleanHeading(h string) string {
 	h = stripCode(dropParentheticals(h))
 	if strings.Contains(h, "{") {
-		h = placeholder.ReplaceAllString(h, "")
+		h = placeholder.ReplaceAllString(h, "$1")
 	}
-	h = strings.ReplaceAll(h, ":", "")
+	if strings.Contains(h, ":") {
+		h = labelColon.ReplaceAllString(h, "$1")
+	}
 	h = trimTrailing(h)
 	for _, w := range []string{" on", " under", " at"} {
 		h = strings.TrimSuffix(h, w)

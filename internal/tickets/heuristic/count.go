@@ -97,11 +97,22 @@ func combinedTitle(into, from *draft) string {
 	if strings.EqualFold(a[0], bt[0]) {
 		second = strings.Join(bt[1:], " ")
 	}
+	if strings.EqualFold(into.title, from.title) || containsFold(into.title, second) {
+		return into.title // "error responses and error responses" says it once
+	}
 	t := into.title + " and " + second
 	if runeLen(t) > 100 {
 		return ""
 	}
 	return t
+}
+
+// containsFold reports whether s holds part as whole words, ignoring case.
+func containsFold(s, part string) bool {
+	if strings.TrimSpace(part) == "" {
+		return false
+	}
+	return containsWord(strings.ToLower(s), strings.ToLower(part))
 }
 
 // resolve follows merges to the live draft that holds d, or nil.

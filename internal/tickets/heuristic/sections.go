@@ -147,6 +147,15 @@ func renderTitle(verb string, subjects []string, noun string) string {
 		}
 		subjects = flat
 	}
+	seen := map[string]bool{}
+	uniq := subjects[:0:0]
+	for _, s := range subjects {
+		if k := strings.ToLower(s); !seen[k] {
+			seen[k] = true
+			uniq = append(uniq, s)
+		}
+	}
+	subjects = uniq
 	t := verb + " " + joinAnd(subjects)
 	if noun != "" {
 		if len(subjects) > 1 || strings.Contains(subjects[0], " and ") {

@@ -333,6 +333,16 @@ func lowerFirst(s string) string {
 	if len(fields) == 0 {
 		return s
 	}
+	if len(fields) > 1 && isTitleCase(fields) {
+		// "User Stories" reads "user stories", not "user Stories"; acronyms
+		// and identifiers keep their case ("CronJob API").
+		for i, f := range fields {
+			if plainCapitalized(f) {
+				fields[i] = strings.ToLower(f)
+			}
+		}
+		return strings.Join(fields, " ")
+	}
 	first := fields[0]
 	if strings.ContainsAny(first, "`/_.{}<>0123456789") {
 		return s
@@ -348,6 +358,43 @@ func lowerFirst(s string) string {
 	}
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// isTitleCase reports whether every word of four letters or more of a
+// short phrase starts with a capital ("Functional Requirements").
+func isTitleCase(fields []string) bool {
+	if len(fields) > 8 {
+		return false
+	}
+	long := 0
+	for _, f := range fields {
+		w := strings.Trim(f, ".,;:()&'\"")
+		if len(w) < 4 {
+			continue
+		}
+		long++
+		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return long >= 2
+}
+
+// plainCapitalized reports whether w is a capital followed by lower-case
+// letters only ("Stories"; not "API", "CronJob" or "V2").
+func plainCapitalized(w string) bool {
+	if a, b, ok := strings.Cut(w, "-"); ok {
+		return plainCapitalized(a) && plainCapitalized(b) // "Non-Functional"
+	}
+	for i, r := range w {
+		switch {
+		case i == 0 && !unicode.IsUpper(r):
+			return false
+		case i > 0 && !unicode.IsLower(r) && r != '-' && r != '\'':
+			return false
+		}
+	}
+	return len(w) > 1
 }
 
 // stripCode removes backticks.
@@ -532,7 +579,7 @@ var baseVerbs = map[string]bool{
 	"serve": true, "set": true, "settle": true, "show": true, "sign": true, "split": true,
 	"start": true, "stop": true, "store": true, "submit": true, "support": true, "sync": true,
 	"test": true, "track": true, "translate": true, "turn": true, "update": true, "upgrade": true,
-	"upload": true, "use": true, "validate": true, "verify": true, "write": true, "hold": true,
+	"upload": true, "use": true, "validate": true, "verify": true, "warn": true, "write": true, "hold": true,
 	"match": true, "link": true, "mark": true, "compare": true, "round": true, "decide": true,
 	"investigate": true, "clarify": true, "measure": true, "audit": true, "archive": true,
 	"authenticate": true, "authorize": true, "authorise": true, "encrypt": true, "escape": true,
@@ -725,6 +772,9 @@ func verbFirst(s string) string {
 	if strings.EqualFold(fields[0], "to") && len(fields) > 1 {
 		fields = fields[1:]
 	}
+	if len(fields) > 1 && httpMethods[fields[0]] && strings.HasPrefix(fields[1], "/") {
+		return "Implement " + strings.Join(fields, " ") // "GET /api/todos", not "Get /api/todos"
+	}
 	if v := baseVerb(strings.Trim(fields[0], ",")); v != "" {
 		fields[0] = upperFirst(v)
 		// Coordinated verbs: "accepts bets, and settles" → "accept bets, and settle".
@@ -751,6 +801,8 @@ func verbFirst(s string) string {
 	}
 	return "Implement " + lowerFirst(strings.Join(fields, " "))
 }
+
+var httpMethods = map[string]bool{"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "HEAD": true, "OPTIONS": true}
 
 // roleIn returns the first role word found in text, or "".
 func roleIn(text string) string {
