@@ -93,7 +93,9 @@ func (b *builder) vagueQuestions(ts []tickets.Ticket, n int) []tickets.OpenQuest
 				continue
 			}
 			word := vague.FindString(c)
-			if word == "" || seen[foldKey(c)] {
+			if word == "" || seen[foldKey(c)] || word != strings.ToUpper(word) && strings.ContainsAny(prose(c), "0123456789") {
+				// A number makes a vague word testable: "Fast code
+				// generation (<1s)"; a TBD stays open whatever its numbers.
 				continue
 			}
 			seen[foldKey(c)] = true
@@ -241,7 +243,7 @@ func (b *builder) criteriaCap() int {
 	return 6
 }
 
-var vague = regexp.MustCompile(`(?i)\b(tbd|tbc|todo|fixme|user-friendly|user friendly|as appropriate|and so on|not shown)|\b(fast|quickly|easy to use|intuitive)\b`)
+var vague = regexp.MustCompile(`\b(TBD|TBC|TODO|FIXME)|(?i)\b(user-friendly|user friendly|as appropriate|and so on|not shown)|\b(fast|quickly|easy to use|intuitive)\b`)
 var vagueHints = []string{"tbd", "tbc", "todo", "fixme", "friendly", "appropriate", "so on", "fast", "quickly", "easy", "intuitive", "not shown"}
 
 var etcWord = regexp.MustCompile(`(?i),?\s*\betc\b\.?`)
@@ -251,7 +253,7 @@ var etcWord = regexp.MustCompile(`(?i),?\s*\betc\b\.?`)
 // the spec are dropped.
 var generatedPrefixes = []string{"A written decision answers", "The scope of", "Delivered:", "Done:", "Nothing in", "Following the steps", "The reported", "An automated", "Automated tests", "The behaviour described", "All "}
 
-var vagueToken = regexp.MustCompile(`(?i)\b(tbd|tbc|todo|fixme|user-friendly|user friendly|etc\b\.?|fast|quickly)\b`)
+var vagueToken = regexp.MustCompile(`\b(TBD|TBC|TODO|FIXME)|(?i)\b(user-friendly|user friendly|etc\b\.?|fast|quickly)\b`)
 
 // sanitize removes vague words from a criterion the engine wrote.
 func sanitize(c string) string {

@@ -205,6 +205,7 @@ type builder struct {
 	folded         []*draft // drafts fit merged into other tickets
 	notTicketed    []string // open questions about work the spec ranks too low to ticket
 	specRisks      []specRisk
+	caption        string // the label over the sentence addUnit reads
 }
 
 // specRisk is a risk the spec names itself, in a risk section or under a
@@ -503,6 +504,7 @@ func (b *builder) addUnit(s *section, text, caption string, ig *itemGroup, t *ta
 		return nil
 	}
 	b.order++
+	b.caption = caption
 	if q := b.questionFrom(s, text); q != nil {
 		return nil
 	}

@@ -11,9 +11,10 @@ import (
 // questions and turns the ones that block work into spikes.
 
 var (
-	todoLead = regexp.MustCompile(`(?i)^\W*(?:todo|fixme|tbd|open question|question)\s*[:\-–—]\s*(.+)$`)
-	unclear  = regexp.MustCompile(`(?i)^(?:it is |it's |still )?(?:unclear|not clear|unknown|undecided)\s+(.+)$`)
-	markers  = regexp.MustCompile(`(?i)\b(not shown|not specified|tbd|tbc|todo|fixme|to be decided|to be determined|unclear|not clear|open question)\b`)
+	todoLead    = regexp.MustCompile(`^\W*(?:TODO|FIXME|TBD|(?i:todo|fixme|tbd|open question|question)\s*[:\-–—])\s*[:\-–—]?\s*(.+)$`)
+	unclear     = regexp.MustCompile(`(?i)^(?:it is |it's |still )?(?:unclear|not clear|unknown|undecided)\s+(.+)$`)
+	markerFirst = regexp.MustCompile(`^(?i:to be (provided|decided|determined|confirmed|defined))\b|^(TBD|TBC)\b`)
+	markers     = regexp.MustCompile(`(?i)\b(not shown|not specified|tbd|tbc|todo|fixme|to be decided|to be determined|to be provided|to be confirmed|to be defined|unclear|not clear|open question)\b`)
 )
 
 // questionFrom records text as an open question when it marks something
@@ -29,6 +30,15 @@ func (b *builder) questionFrom(s *section, text string) *question {
 	case strings.HasSuffix(t, "?"):
 		q = plain
 		subject = decisionSubject(strings.TrimSuffix(t, "?"))
+	case hasMarker(t) && (markerFirst.MatchString(t) || len(strings.Fields(strings.Trim(markers.ReplaceAllString(t, ""), " :,;.-"))) < 3):
+		// "TBD", "To be provided by Design Team": the open point is what
+		// the section or label names.
+		what := cleanHeading(s.heading)
+		if b.caption != "" {
+			what = b.caption
+		}
+		q = "What is decided for \"" + what + "\"? The spec says: \"" + strings.TrimRight(plain, ".") + ".\""
+		subject = lowerFirst(what)
 	case containsAny(t, "todo", "fixme", "tbd", "question") && todoLead.MatchString(t):
 		subject = strings.TrimRight(todoLead.FindStringSubmatch(t)[1], ". ")
 		q = questionFor(subject, strings.TrimRight(todoLead.FindStringSubmatch(plain)[1], ". "))
@@ -115,11 +125,23 @@ func notShownAt(t string) int {
 	return -1
 }
 
-var markerPhrases = []string{"not shown", "not specified", "tbd", "tbc", "todo", "fixme", "to be decided", "to be determined", "unclear", "not clear", "open question"}
+// markerPhrases mark an unresolved item anywhere in a sentence; the
+// upper-case markers count only in upper case ("TBD", not the noun "todo"
+// of a todo app), and "not specified" only at the end of a sentence (see
+// notShownAt: "in case the field is not specified" is a condition).
+var (
+	markerPhrases = []string{"to be decided", "to be determined", "to be provided", "to be confirmed", "to be defined", "unclear", "not clear", "open question"}
+	upperMarkers  = []string{"TBD", "TBC", "TODO", "FIXME"}
+)
 
 // hasMarker reports whether text holds a word or phrase that marks an
 // unresolved item.
 func hasMarker(text string) bool {
+	for _, m := range upperMarkers {
+		if strings.Contains(text, m) && containsWordCase(text, m) {
+			return true
+		}
+	}
 	low := strings.ToLower(text)
 	for _, m := range markerPhrases {
 		if strings.Contains(low, m) && containsWord(low, m) {
@@ -127,6 +149,21 @@ func hasMarker(text string) bool {
 		}
 	}
 	return false
+}
+
+// containsWordCase is containsWord without folding case.
+func containsWordCase(text, word string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], word)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if (j == 0 || !isWordByte(text[j-1])) && (j+len(word) >= len(text) || !isWordByte(text[j+len(word)])) {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 // markerWords is a quick test for the words that mark an unresolved item.

@@ -1,0 +1,58 @@
+package heuristic_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// questionsSpec mixes real open points (a question, TBD, "To be provided
+// by") with sentences that only look like them to a word match (the noun
+// "todo" of a todo app, a condition "is not specified", a quantified
+// "fast"), seen on a public Todo API spec, KEP-3140 and a TOTP PRD.
+const questionsSpec = `# Todo app
+
+## Endpoints
+
+### DELETE /api/todos/:id
+
+- **Description:** Delete a todo
+- **Errors:** ` + "`404 Not Found`" + `: Todo not found
+
+## Scheduling
+
+- In case the field is not specified or is empty, the controller keeps the current behavior.
+- Fast code generation (<1s)
+- Should completed todos be archived after 30 days?
+
+## Design
+
+- **Wireframes/Mockups:**
+  - To be provided by Design Team
+- **Export format:** TBD
+`
+
+func TestOnlyRealQuestionsAreAsked(t *testing.T) {
+	res := generate(t, defaultRequest(questionsSpec, "Todo app"))
+	var qs []string
+	for _, q := range res.OpenQuestions {
+		if !strings.HasPrefix(q.Question, "Left out") && !strings.HasPrefix(q.Question, "Merged into") {
+			qs = append(qs, q.Question)
+		}
+	}
+	all := strings.Join(qs, "\n")
+	for _, want := range []string{"archived after 30 days?", "To be provided by Design Team", "Export format"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no open question about %q:\n%s", want, all)
+		}
+	}
+	for _, q := range qs {
+		if !strings.Contains(q, "?") {
+			t.Errorf("open question %q asks nothing", q)
+		}
+		for _, not := range []string{"Delete a todo", "Todo not found", "not specified", "\"Fast\"", "\"todo\"", "\"Todo\""} {
+			if strings.Contains(q, not) {
+				t.Errorf("open question %q comes from a sentence that asks nothing (%q)", q, not)
+			}
+		}
+	}
+}
