@@ -1,0 +1,33 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/foresight-dev/foresight/internal/audit/audittest"
+	"github.com/foresight-dev/foresight/internal/postgres"
+	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
+)
+
+func TestAuditStore(t *testing.T) {
+	t.Parallel()
+	audittest.Run(t, func(t *testing.T) audittest.Database {
+		url := pgtest.NewDatabase(t)
+		db, err := postgres.Open(context.Background(), url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return audittest.Database{Store: db.AuditStore(), Exec: func(q string) error {
+			conn, err := pgx.Connect(context.Background(), url)
+			if err != nil {
+				return err
+			}
+			defer conn.Close(context.Background())
+			_, err = conn.Exec(context.Background(), q)
+			return err
+		}}
+	})
+}
