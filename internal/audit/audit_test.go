@@ -18,7 +18,9 @@ func (s *memoryStore) Append(_ context.Context, e audit.Entry) (bool, error) {
 	return true, nil
 }
 
-func (s *memoryStore) List(context.Context, audit.Filter) ([]audit.Entry, error) { return s.entries, nil }
+func (s *memoryStore) List(context.Context, audit.Filter) ([]audit.Entry, error) {
+	return s.entries, nil
+}
 
 func TestRecordRules(t *testing.T) {
 	t.Parallel()
