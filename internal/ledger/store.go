@@ -29,6 +29,10 @@ type Store interface {
 	// first, at most limit of them, with their transfer's code,
 	// reference and key.
 	Statement(ctx context.Context, accountID string, afterSeq int64, limit int) ([]Entry, error)
+	// TransferEntries returns the entries of the transfer id (none for a
+	// pending transfer or a void), in Seq order, with the transfer's code,
+	// reference and key.
+	TransferEntries(ctx context.Context, transferID string) ([]Entry, error)
 }
 
 // Tx is a write transaction of a Store.

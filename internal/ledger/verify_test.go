@@ -26,6 +26,7 @@ func (r rows) TransferByKey(context.Context, string, string) (Transfer, error) {
 func (r rows) Statement(context.Context, string, int64, int) ([]Entry, error) {
 	panic("not used")
 }
+func (r rows) TransferEntries(context.Context, string) ([]Entry, error)    { panic("not used") }
 func (r rows) Snapshot(ctx context.Context, fn func(Snapshot) error) error { return fn(r) }
 func (r rows) Accounts(_ context.Context, fn func(Account) error) error {
 	for _, a := range r.accounts {

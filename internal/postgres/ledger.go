@@ -224,6 +224,28 @@ func (s ledgerStore) Statement(ctx context.Context, accountID string, afterSeq i
 	return out, rows.Err()
 }
 
+func (s ledgerStore) TransferEntries(ctx context.Context, transferID string) ([]ledger.Entry, error) {
+	rows, err := s.d.pool.Query(ctx, `SELECT e.seq, e.account_id::text, e.transfer_id::text, e.amount::text, e.balance_after::text, e.created_at,
+			t.code, t.reference, t.idempotency_key
+		FROM ledger_entries e JOIN ledger_transfers t ON t.id = e.transfer_id
+		WHERE e.transfer_id = $1 ORDER BY e.seq`, transferID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []ledger.Entry{}
+	for rows.Next() {
+		var code, ref, key string
+		e, err := scanPgLedgerEntry(rows, &code, &ref, &key)
+		if err != nil {
+			return nil, err
+		}
+		e.Code, e.Reference, e.Key = code, ref, key
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
 // Snapshot reads in one REPEATABLE READ, read-only transaction: every
 // query sees the ledger as of its first one.
 func (s ledgerStore) Snapshot(ctx context.Context, fn func(ledger.Snapshot) error) error {

@@ -219,6 +219,27 @@ func (s ledgerStore) Statement(ctx context.Context, accountID string, afterSeq i
 	return out, rows.Err()
 }
 
+func (s ledgerStore) TransferEntries(ctx context.Context, transferID string) ([]ledger.Entry, error) {
+	rows, err := s.d.reader.query(ctx, `SELECT e.seq, e.account_id, e.transfer_id, e.amount, e.balance_after, e.created_at, t.code, t.reference, t.idempotency_key
+		FROM ledger_entries e JOIN ledger_transfers t ON t.id = e.transfer_id
+		WHERE e.transfer_id = ? ORDER BY e.seq`, transferID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []ledger.Entry{}
+	for rows.Next() {
+		var code, ref, key string
+		e, err := scanLedgerEntry(rows, &code, &ref, &key)
+		if err != nil {
+			return nil, err
+		}
+		e.Code, e.Reference, e.Key = code, ref, key
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
 // Snapshot reads in one read transaction of a reader connection: in WAL
 // mode it sees the database as of its first read, whatever commits later.
 func (s ledgerStore) Snapshot(ctx context.Context, fn func(ledger.Snapshot) error) error {

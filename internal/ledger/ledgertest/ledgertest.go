@@ -190,6 +190,12 @@ func testTransfers(t *testing.T, db Database) {
 	if page, err := db.Store.Statement(ctx, entries[0].AccountID, entries[1].Seq, 1); err != nil || len(page) != 1 || page[0].Seq != entries[2].Seq {
 		t.Errorf("statement page after %d = %+v %v", entries[1].Seq, page, err)
 	}
+	// A transfer's entries: both sides, each with its account's balance
+	// after it.
+	if both, err := db.Store.TransferEntries(ctx, entries[1].TransferID); err != nil || len(both) != 2 ||
+		!both[0].Amount.Add(both[1].Amount).IsZero() || !slicesContainsEntry(both, entries[1]) {
+		t.Errorf("TransferEntries of the withdrawal = %+v %v", both, err)
+	}
 	if got, err := db.Store.TransferByKey(ctx, op, "s1"); err != nil || got.Reference != "bet-s1" || got.Code != "stake" || !got.Amount.Equal(amt("100")) {
 		t.Errorf("TransferByKey = %+v %v", got, err)
 	}
@@ -581,4 +587,15 @@ func testBetLifecycle(t *testing.T, db Database) {
 	balances(t, db.Store, ledger.Bettor("ann"), "108.5", "0")
 	balances(t, db.Store, ledger.House(), "-8.5", "0")
 	verified(t, db.Store)
+}
+
+// slicesContainsEntry reports whether entries holds e (its seq, amount and
+// balance after, code and key).
+func slicesContainsEntry(entries []ledger.Entry, e ledger.Entry) bool {
+	for _, x := range entries {
+		if x.Seq == e.Seq && x.AccountID == e.AccountID && x.Amount.Equal(e.Amount) && x.BalanceAfter.Equal(e.BalanceAfter) && x.Code == e.Code && x.Key == e.Key {
+			return true
+		}
+	}
+	return false
 }
