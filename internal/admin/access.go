@@ -87,7 +87,8 @@ var routeAccess = map[string]access{
 	"GET /admin/v1/bettors":                       ownQuery,
 	"GET /admin/v1/bets":                          ownQuery,
 	"GET /admin/v1/bets/{id}/wallet-transactions": ownBet,
-	"/admin/v1/":                                  shared, // the 404 of an unknown path
+	"GET /admin/v1/audit":                         ownQuery, // the entries of the credential's operator only
+	"/admin/v1/":                                  shared,   // the 404 of an unknown path
 	// The cashier of a bundled operator: its staff credit, debit and read
 	// their own bettors' balances. The house result and Verify stay with
 	// platform staff.

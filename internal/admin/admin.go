@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/audit"
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/ledger"
@@ -57,6 +58,7 @@ type handler struct {
 	placement   *betting.Placement
 	credentials *betting.Credentials
 	ledger      *ledger.Ledger
+	audit       *audit.Trail
 	tokenHash   [32]byte
 	failures    *ratelimit.FailureGuard
 	log         *slog.Logger
@@ -69,6 +71,9 @@ type Options struct {
 	// Ledger is the ledger of the operators whose balances Foresight
 	// keeps; nil answers its routes 404.
 	Ledger *ledger.Ledger
+	// Audit is the audit trail that records staff actions; nil records
+	// nothing and answers GET /admin/v1/audit 404.
+	Audit *audit.Trail
 	// FailedSignIns counts wrong tokens per client address: an address
 	// that used up its budget is answered 429 rate_limited with
 	// Retry-After, whatever its token, until the budget refills. Nil
@@ -86,6 +91,7 @@ func New(token string, ticketService *tickets.Service, bettingService *betting.S
 	}
 	h := &handler{tickets: ticketService, betting: bettingService, placement: placement, credentials: credentials, ledger: opts.Ledger,
 		tokenHash: sha256.Sum256([]byte(token)), failures: opts.FailedSignIns, log: log}
+	h.audit = opts.Audit
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /admin/v1/ticket-clients", h.createClient)
 	mux.HandleFunc("GET /admin/v1/ticket-clients", h.listClients)
@@ -99,6 +105,7 @@ func New(token string, ticketService *tickets.Service, bettingService *betting.S
 	h.bettingRoutes(mux)
 	h.credentialRoutes(mux)
 	h.ledgerRoutes(mux)
+	mux.HandleFunc("GET /admin/v1/audit", h.listAudit)
 	mux.HandleFunc("/admin/v1/", func(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, problem(http.StatusNotFound, CodeNotFound, "There is no endpoint "+r.Method+" "+r.URL.Path+"."))
 	})
@@ -182,6 +189,8 @@ func (h *handler) createClient(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
+	h.record(r, audit.Entry{Action: audit.TicketClientCreated, TargetKind: audit.TargetTicketClient, TargetID: c.ID,
+		After: clientAudit(c, audit.SecretSet)})
 	out := toClientJSON(c)
 	out.WebhookSecret = c.WebhookSecret
 	httpjson.Write(w, http.StatusCreated, out)
@@ -228,11 +237,18 @@ func (h *handler) updateClient(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
+	before, err := h.tickets.GetClient(r.Context(), r.PathValue("id"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
 	c, err := h.tickets.UpdateClient(r.Context(), r.PathValue("id"), tickets.ClientUpdate{Suspended: req.Suspended, TicketsEnabled: req.TicketsEnabled})
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
+	h.record(r, audit.Entry{Action: audit.TicketClientUpdated, TargetKind: audit.TargetTicketClient, TargetID: c.ID,
+		Before: clientAudit(before, ""), After: clientAudit(c, "")})
 	httpjson.Write(w, http.StatusOK, toClientJSON(c))
 }
 
@@ -250,6 +266,7 @@ func (h *handler) createKey(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
+	h.record(r, audit.Entry{Action: audit.TicketKeyCreated, TargetKind: audit.TargetTicketKey, TargetID: k.ID, After: keyAudit(k)})
 	out := toKeyJSON(k)
 	out.Key = key
 	httpjson.Write(w, http.StatusCreated, out)
@@ -272,10 +289,17 @@ func (h *handler) listKeys(w http.ResponseWriter, r *http.Request) {
 		}))
 }
 
+// revokeKey revokes a key; the audit trail records the first revocation
+// only (revoking again changes nothing).
 func (h *handler) revokeKey(w http.ResponseWriter, r *http.Request) {
+	before, found := h.keyOf(r)
 	if err := h.tickets.RevokeKey(r.Context(), r.PathValue("id"), r.PathValue("key_id")); err != nil {
 		h.writeError(w, r, err)
 		return
+	}
+	if after, ok := h.keyOf(r); found && ok && before.RevokedAt == nil {
+		h.record(r, audit.Entry{Action: audit.TicketKeyRevoked, TargetKind: audit.TargetTicketKey, TargetID: after.ID,
+			Key: audit.TicketKeyRevoked + ":" + after.ID, Before: keyAudit(before), After: keyAudit(after)})
 	}
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/foresight-dev/foresight/internal/audit"
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/cursor"
 	"github.com/foresight-dev/foresight/internal/httpjson"
@@ -118,6 +119,11 @@ func (h *handler) createOperator(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
+	secret := ""
+	if o.SigningSecret != "" {
+		secret = audit.SecretSet
+	}
+	h.recordOperator(r, audit.OperatorCreated, nil, o, secret)
 	httpjson.Write(w, http.StatusCreated, publicOperator(o))
 }
 
@@ -162,7 +168,11 @@ func (h *handler) updateOperator(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// The state before is the one the change applies to, read inside the
+	// update (the last attempt's when a concurrent update made it retry).
+	var before betting.Operator
 	o, err := h.betting.UpdateOperator(r.Context(), r.PathValue("op"), func(o *betting.Operator) error {
+		before = *o
 		req.apply(o)
 		return nil
 	})
@@ -170,6 +180,11 @@ func (h *handler) updateOperator(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
+	secret := ""
+	if o.SigningSecret != before.SigningSecret {
+		secret = audit.SecretChanged
+	}
+	h.recordOperator(r, audit.OperatorUpdated, operatorAudit(before, ""), o, secret)
 	httpjson.Write(w, http.StatusOK, publicOperator(o))
 }
 
@@ -297,17 +312,27 @@ func (h *handler) setPrices(w http.ResponseWriter, r *http.Request) {
 	for _, o := range req.Outcomes {
 		probs[o.ID] = o.Probability
 	}
+	before := h.marketBefore(r)
 	e, err := h.betting.SetPrices(r.Context(), r.PathValue("id"), probs)
+	if err == nil {
+		h.recordMarket(r, audit.MarketRepriced, before, e, false)
+	}
 	h.reply(w, r, http.StatusOK, e, err)
 }
 
 func (h *handler) marketStatus(status string) http.HandlerFunc {
+	action := audit.MarketOpened
+	if status == betting.StatusSuspended {
+		action = audit.MarketSuspended
+	}
 	return func(w http.ResponseWriter, r *http.Request) {
+		before := h.marketBefore(r)
 		e, err := h.betting.SetMarketStatus(r.Context(), r.PathValue("id"), status)
 		if err != nil {
 			h.writeError(w, r, err)
 			return
 		}
+		h.recordMarket(r, action, before, e, false)
 		httpjson.Write(w, http.StatusOK, e)
 	}
 }
@@ -320,12 +345,20 @@ func (h *handler) resolveMarket(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
+	before := h.marketBefore(r)
 	e, err := h.betting.ResolveMarket(r.Context(), r.PathValue("id"), req.WinningOutcomeID)
+	if err == nil {
+		h.recordMarket(r, audit.MarketResolved, before, e, true)
+	}
 	h.reply(w, r, http.StatusOK, e, err)
 }
 
 func (h *handler) cancelMarket(w http.ResponseWriter, r *http.Request) {
+	before := h.marketBefore(r)
 	e, err := h.betting.CancelMarket(r.Context(), r.PathValue("id"))
+	if err == nil {
+		h.recordMarket(r, audit.MarketCancelled, before, e, true)
+	}
 	h.reply(w, r, http.StatusOK, e, err)
 }
 

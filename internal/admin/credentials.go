@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/foresight-dev/foresight/internal/audit"
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/httpjson"
 )
@@ -61,6 +62,8 @@ func (h *handler) issueCredential(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
+	h.record(r, audit.Entry{Action: audit.CredentialIssued, TargetKind: audit.TargetCredential, TargetID: c.ID, OperatorID: c.OperatorID,
+		After: credentialAudit(c)})
 	out := toCredentialJSON(c)
 	out.Key = key
 	httpjson.Write(w, http.StatusCreated, out)
@@ -80,10 +83,17 @@ func (h *handler) listCredentials(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusOK, pageAfter(cs, func(c betting.Credential) string { return c.ID }, r.URL.Query().Get("cursor"), limit, toCredentialJSON))
 }
 
+// revokeCredential revokes a credential; the audit trail records the first
+// revocation only (revoking again changes nothing).
 func (h *handler) revokeCredential(w http.ResponseWriter, r *http.Request) {
+	before, found := h.credentialOf(r)
 	if err := h.credentials.Revoke(r.Context(), r.PathValue("op"), r.PathValue("id")); err != nil {
 		h.writeError(w, r, err)
 		return
+	}
+	if after, ok := h.credentialOf(r); found && ok && before.RevokedAt == nil {
+		h.record(r, audit.Entry{Action: audit.CredentialRevoked, TargetKind: audit.TargetCredential, TargetID: after.ID, OperatorID: after.OperatorID,
+			Key: audit.CredentialRevoked + ":" + after.ID, Before: credentialAudit(before), After: credentialAudit(after)})
 	}
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -110,6 +110,7 @@ func (h *handler) cashier(kind string) http.HandlerFunc {
 			h.writeError(w, r, ledgerProblem(err))
 			return
 		}
+		h.recordCashier(r, op.ID, cur, bettor.BettorID, moved, key)
 		acc, err := h.ledger.Store().Account(r.Context(), ledger.AccountID(op.ID, cur.Code, bettor))
 		if err != nil {
 			h.writeError(w, r, err)

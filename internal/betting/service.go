@@ -314,6 +314,12 @@ func (s *Service) GetEvent(ctx context.Context, id string) (Event, error) {
 	return s.store.GetEvent(ctx, id)
 }
 
+// EventOfMarket returns the event of a market, as stored; ErrNotFound for
+// an unknown market.
+func (s *Service) EventOfMarket(ctx context.Context, marketID string) (Event, error) {
+	return s.store.EventOfMarket(ctx, marketID)
+}
+
 // ListEvents returns events newest first.
 func (s *Service) ListEvents(ctx context.Context, f EventFilter) ([]Event, error) {
 	return s.store.ListEvents(ctx, f)

@@ -27,6 +27,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/aggregator"
 	"github.com/foresight-dev/foresight/internal/aggregator/aggregatorhttp"
 	aggwallet "github.com/foresight-dev/foresight/internal/aggregator/wallet"
+	"github.com/foresight-dev/foresight/internal/audit"
 	"github.com/foresight-dev/foresight/internal/backoffice"
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/betting/bettorauth"
@@ -162,6 +163,7 @@ type database interface {
 	AggregatorStore() aggregator.Store
 	CredentialStore() betting.CredentialStore
 	LedgerStore() ledger.Store
+	AuditStore() audit.Store
 	StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (stop func(context.Context) error, err error)
 	// PlacesBetsInProcess reports whether CreateBet leaves the bet's
 	// placement to a betting.Dispatcher in this process (SQLite) instead
@@ -407,7 +409,8 @@ func (s *Server) routes() http.Handler {
 	// per client address.
 	failedSignIns := ratelimit.NewFailureGuard(s.cfg.AuthFailuresPerMinute, s.cfg.AuthFailureBurst)
 	mux.Handle("/admin/v1/", metrics.wrap("admin", admin.New(s.cfg.AdminToken, s.tickets, s.betting, s.placement, s.creds,
-		admin.Options{Log: s.log, FailedSignIns: failedSignIns, Ledger: s.ledger})))
+		admin.Options{Log: s.log, FailedSignIns: failedSignIns, Ledger: s.ledger,
+			Audit: audit.New(s.db.AuditStore(), audit.Options{})})))
 	mux.Handle("GET "+simulator.ImagesPath, simulator.Images())
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "image/x-icon")

@@ -1,0 +1,295 @@
+package admin
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/foresight-dev/foresight/internal/audit"
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/httpjson"
+	"github.com/foresight-dev/foresight/internal/ledger"
+	"github.com/foresight-dev/foresight/internal/ratelimit"
+	"github.com/foresight-dev/foresight/internal/requestid"
+	"github.com/foresight-dev/foresight/internal/tickets"
+)
+
+// auditWriteTimeout bounds the write of an audit entry. The write does not
+// end with the request: a client that hangs up once its action is done
+// does not take the action's entry with it.
+const auditWriteTimeout = 10 * time.Second
+
+// actor is the principal as the audit trail names it.
+func (p principal) actor() audit.Actor {
+	if p.admin() {
+		return audit.Actor{Kind: audit.ActorAdmin, Name: p.name}
+	}
+	return audit.Actor{Kind: audit.ActorOperatorCredential, Name: p.name, CredentialID: p.credentialID, OperatorID: p.operatorID}
+}
+
+// record writes the audit entry of an action that succeeded, with the
+// request's caller, client address and request id. It is called after the
+// action, never before: a refused request records nothing. An entry whose
+// before and after states are the same is not written (the request changed
+// nothing: a replay). A failed write cannot undo the action, so it is
+// logged with the whole entry (which holds no secret) for someone to add
+// by hand, and the caller still gets the action's answer
+// (docs/decisions.md, "Audit trail").
+func (h *handler) record(r *http.Request, e audit.Entry) {
+	if h.audit == nil {
+		return
+	}
+	if e.Before != nil && bytes.Equal(e.Before, e.After) {
+		return
+	}
+	e.Actor = principalOf(r).actor()
+	e.ClientAddress = ratelimit.ClientAddress(r)
+	e.RequestID = requestid.FromContext(r.Context())
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), auditWriteTimeout)
+	defer cancel()
+	if _, err := h.audit.Record(ctx, e); err != nil {
+		h.log.ErrorContext(ctx, "audit entry not written", requestid.Attr(ctx), "err", err,
+			"action", e.Action, "target_kind", e.TargetKind, "target_id", e.TargetID, "operator_id", e.OperatorID,
+			"actor", e.Actor, "client_address", e.ClientAddress, "before", string(e.Before), "after", string(e.After))
+	}
+}
+
+// marketState is what the audit trail keeps of a market.
+type marketState struct {
+	EventID          string         `json:"event_id"`
+	Status           string         `json:"status"`
+	WinningOutcomeID string         `json:"winning_outcome_id,omitempty"`
+	Outcomes         []outcomeState `json:"outcomes"`
+}
+
+type outcomeState struct {
+	ID          string          `json:"id"`
+	Probability decimal.Decimal `json:"probability"`
+}
+
+// marketAudit returns the state of the market marketID in e, null when e
+// has no such market.
+func marketAudit(e betting.Event, marketID string) json.RawMessage {
+	m, ok := e.Market(marketID)
+	if !ok {
+		return nil
+	}
+	s := marketState{EventID: e.ID, Status: m.Status, WinningOutcomeID: m.WinningOutcomeID, Outcomes: []outcomeState{}}
+	for _, o := range m.Outcomes {
+		s.Outcomes = append(s.Outcomes, outcomeState{ID: o.ID, Probability: o.Probability})
+	}
+	return audit.State(s)
+}
+
+// marketBefore reads the market's state right before an action on it; an
+// unknown market is null (the action will answer 404 and record nothing).
+// A concurrent change between this read and the action (the market feed
+// repricing) shows in it.
+func (h *handler) marketBefore(r *http.Request) json.RawMessage {
+	e, err := h.betting.EventOfMarket(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return nil
+	}
+	return marketAudit(e, r.PathValue("id"))
+}
+
+// recordMarket records action on the market {id}, from before to e's
+// state. key, when set, makes the entry once-only (a market is resolved
+// or cancelled once).
+func (h *handler) recordMarket(r *http.Request, action string, before json.RawMessage, e betting.Event, once bool) {
+	id := r.PathValue("id")
+	entry := audit.Entry{Action: action, TargetKind: audit.TargetMarket, TargetID: id, Before: before, After: marketAudit(e, id)}
+	if once {
+		entry.Key = action + ":" + id
+	}
+	h.record(r, entry)
+}
+
+// operatorAudit returns what the audit trail keeps of an operator: every
+// field the admin API shows, and for the signing secret only the marker
+// secret ("" for none) when it was set or changed.
+func operatorAudit(o betting.Operator, secret string) json.RawMessage {
+	b, _ := json.Marshal(publicOperator(o))
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	delete(m, "signing_secret")
+	if secret != "" {
+		m["signing_secret"] = secret
+	}
+	return audit.State(m)
+}
+
+func (h *handler) recordOperator(r *http.Request, action string, before json.RawMessage, o betting.Operator, secret string) {
+	h.record(r, audit.Entry{Action: action, TargetKind: audit.TargetOperator, TargetID: o.ID, OperatorID: o.ID,
+		Before: before, After: operatorAudit(o, secret)})
+}
+
+func credentialAudit(c betting.Credential) json.RawMessage {
+	return audit.State(toCredentialJSON(c))
+}
+
+// credentialOf returns the operator's credential id, false when there is
+// none (or the list fails: the action then answers for it).
+func (h *handler) credentialOf(r *http.Request) (betting.Credential, bool) {
+	cs, err := h.credentials.List(r.Context(), r.PathValue("op"))
+	if err != nil {
+		return betting.Credential{}, false
+	}
+	i := slices.IndexFunc(cs, func(c betting.Credential) bool { return c.ID == r.PathValue("id") })
+	if i < 0 {
+		return betting.Credential{}, false
+	}
+	return cs[i], true
+}
+
+// clientAudit is what the audit trail keeps of a ticket client; its
+// webhook secret only as the marker secret when not empty.
+func clientAudit(c tickets.Client, secret string) json.RawMessage {
+	m := map[string]any{"id": c.ID, "name": c.Name, "suspended": c.Suspended, "tickets_enabled": c.TicketsEnabled}
+	if secret != "" {
+		m["webhook_secret"] = secret
+	}
+	return audit.State(m)
+}
+
+// keyAudit is what the audit trail keeps of a ticket API key: never the
+// key.
+func keyAudit(k tickets.APIKey) json.RawMessage {
+	j := toKeyJSON(k)
+	return audit.State(map[string]any{"id": j.ID, "client_id": j.ClientID, "scopes": j.Scopes, "expires_at": j.ExpiresAt,
+		"revoked_at": j.RevokedAt})
+}
+
+// keyOf returns the client's key {key_id}, false when there is none.
+func (h *handler) keyOf(r *http.Request) (tickets.APIKey, bool) {
+	ks, err := h.tickets.ListKeys(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return tickets.APIKey{}, false
+	}
+	i := slices.IndexFunc(ks, func(k tickets.APIKey) bool { return k.ID == r.PathValue("key_id") })
+	if i < 0 {
+		return tickets.APIKey{}, false
+	}
+	return ks[i], true
+}
+
+// cashierAudit is a bettor's balance in a currency, before or after a
+// cashier movement.
+type cashierAudit struct {
+	Currency       string `json:"currency"`
+	Balance        string `json:"balance"`
+	Amount         string `json:"amount,omitempty"`
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
+	Reference      string `json:"reference,omitempty"`
+	TransferID     string `json:"transfer_id,omitempty"`
+}
+
+// recordCashier records a deposit (bettor.credited) or withdrawal
+// (bettor.debited) with the bettor's balance before and after it, read
+// from the transfer's own entry (not the balance now, which a later
+// movement may have changed). The entry's key is the movement's: a replay
+// of the request adds no entry, and writes it if the first attempt's
+// write failed.
+func (h *handler) recordCashier(r *http.Request, operatorID string, cur betting.Currency, bettorID string, t ledger.Transfer, key string) {
+	entries, err := h.ledger.Store().TransferEntries(r.Context(), t.ID)
+	accountID := ledger.AccountID(operatorID, cur.Code, ledger.Bettor(bettorID))
+	i := slices.IndexFunc(entries, func(e ledger.Entry) bool { return e.AccountID == accountID })
+	if err != nil || i < 0 {
+		if err == nil {
+			err = errors.New("the transfer has no entry on the bettor's account")
+		}
+		h.log.ErrorContext(r.Context(), "audit entry not written", requestid.Attr(r.Context()), "err", err, "transfer_id", t.ID)
+		return
+	}
+	e := entries[i]
+	action := audit.BettorCredited
+	if e.Amount.IsNegative() {
+		action = audit.BettorDebited
+	}
+	d := cur.Decimals
+	h.record(r, audit.Entry{Action: action, TargetKind: audit.TargetBettor, TargetID: bettorID, OperatorID: operatorID,
+		Key:    cashierKeyPrefix + operatorID + ":" + key,
+		Before: audit.State(cashierAudit{Currency: cur.Code, Balance: e.BalanceAfter.Sub(e.Amount).StringFixed(d)}),
+		After: audit.State(cashierAudit{Currency: cur.Code, Balance: e.BalanceAfter.StringFixed(d), Amount: t.Amount.StringFixed(d),
+			IdempotencyKey: key, Reference: t.Reference, TransferID: t.ID})})
+}
+
+// AuditEntry is an entry of the audit trail as the admin API shows it.
+type AuditEntry = audit.Entry
+
+// listAudit answers the audit trail, newest first, filtered by
+// operator_id, action, actor ("admin" or a credential id), target_kind,
+// target_id, since and until (RFC 3339; since ≤ at < until), cursor
+// paged. An operator credential sees its own operator's entries only
+// (routeAccess: ownQuery).
+func (h *handler) listAudit(w http.ResponseWriter, r *http.Request) {
+	if h.audit == nil {
+		h.writeError(w, r, problem(http.StatusNotFound, CodeNotFound, "This server keeps no audit trail."))
+		return
+	}
+	limit, err := pageLimit(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	f := audit.Filter{OperatorID: q.Get("operator_id"), Action: q.Get("action"), TargetKind: q.Get("target_kind"), TargetID: q.Get("target_id"),
+		Limit: limit + 1}
+	if f.Action != "" && !slices.Contains(audit.Actions, f.Action) {
+		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "action must be one of "+strings.Join(audit.Actions, ", ")+"."))
+		return
+	}
+	switch actor := q.Get("actor"); {
+	case actor == "":
+	case actor == audit.ActorAdmin:
+		f.ActorKind = audit.ActorAdmin
+	case uuid.Validate(actor) == nil:
+		f.CredentialID = actor
+	default:
+		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, `actor must be "admin" or an operator credential id.`))
+		return
+	}
+	for _, bound := range []struct {
+		name string
+		dst  *time.Time
+	}{{"since", &f.Since}, {"until", &f.Until}} {
+		if v := q.Get(bound.name); v != "" {
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, bound.name+" must be an RFC 3339 time."))
+				return
+			}
+			*bound.dst = t
+		}
+	}
+	if c := q.Get("cursor"); c != "" {
+		if f.BeforeSeq, err = strconv.ParseInt(c, 10, 64); err != nil || f.BeforeSeq <= 0 {
+			h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "cursor must be the next_cursor of a previous page."))
+			return
+		}
+	}
+	entries, err := h.audit.List(r.Context(), f)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	out := list[AuditEntry]{Items: []AuditEntry{}}
+	for i, e := range entries {
+		if i == limit {
+			next := strconv.FormatInt(entries[limit-1].Seq, 10)
+			out.NextCursor = &next
+			break
+		}
+		out.Items = append(out.Items, e)
+	}
+	httpjson.Write(w, http.StatusOK, out)
+}
