@@ -74,8 +74,8 @@ func TestOperatorCredential(t *testing.T) {
 	}
 	var nav []string
 	tb.eval("Array.from(document.querySelectorAll('#nav a'), a => a.textContent)", &nav)
-	if strings.Join(nav, ",") != "Markets,Bets,Bettors,Operator" {
-		t.Errorf("navigation %v, want Markets, Bets, Bettors, Operator", nav)
+	if strings.Join(nav, ",") != "Markets,Bets,Bettors,Operator,Audit" {
+		t.Errorf("navigation %v, want Markets, Bets, Bettors, Operator, Audit", nav)
 	}
 	tb.screenshot("operator-signin")
 

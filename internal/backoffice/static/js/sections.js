@@ -4,6 +4,7 @@
 // section for platform staff only; operatorNav is the link's name for an
 // operator's staff.
 
+import * as audit from "./audit.js";
 import * as bets from "./bets.js";
 import * as markets from "./markets.js";
 import * as operators from "./operators.js";
@@ -15,5 +16,6 @@ export const sections = [
   { path: "bets", nav: "Bets", title: "Bets", render: bets.renderBets },
   { path: "bettors", nav: "Bettors", title: "Bettors", render: bets.renderBettors },
   { path: "operators", nav: "Operators", operatorNav: "Operator", title: "Operators", render: operators.render },
+  { path: "audit", nav: "Audit", title: "Audit trail", render: audit.render },
   { path: "tickets", nav: "Ticket service", title: "Ticket service", staff: true, render: tickets.render },
 ];
