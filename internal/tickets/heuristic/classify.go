@@ -41,7 +41,7 @@ var (
 
 // closedReport matches a report's resolution when it needs no work: fixed,
 // a duplicate, won't fix, an accepted risk.
-var closedReport = regexp.MustCompile(`(?i)(^|[.!?]\s+|:\s*)(fixed (in|on|by)\b|retested:?\s*fixed|duplicate of\b|won'?t fix|wontfix|accepted risk|not a bug|cannot reproduce|can't reproduce|works as intended|resolved in\b)`)
+var closedReport = regexp.MustCompile(`(?i)(^|[.!?]\s+|:\s*)(fixed:\s*v?\d|fixed (in|on|by)\b|retested:?\s*fixed|duplicate of\b|won'?t fix|wontfix|accepted risk|not a bug|cannot reproduce|can't reproduce|works as intended|resolved in\b)`)
 
 // duplicateHeading is a report whose heading says it repeats another.
 var duplicateHeading = regexp.MustCompile(`(?i)^(\S+\s+)?(same as|duplicate of)\b`)
@@ -58,6 +58,14 @@ func isClosedReport(s *section) bool {
 	for _, bl := range s.blocks {
 		if bl.kind == paragraphBlock && closedReport.MatchString(bl.text) {
 			return true
+		}
+		if bl.kind == listBlock {
+			// "* Fixed: 1.0.2" in the report's fields.
+			for _, it := range bl.items {
+				if closedReport.MatchString(it.text) {
+					return true
+				}
+			}
 		}
 	}
 	return false

@@ -92,8 +92,30 @@ func (b *builder) readSectionBug(s *section) *sectionBugReport {
 	if len(r.expected) > 0 && (len(r.actual) > 0 || len(r.repro) > 0) || len(r.wrong) > 0 {
 		return r
 	}
+	if numberedReport.MatchString(s.heading) {
+		// "### Issue 3" or "## Bug 12": a report by its heading; its first
+		// paragraph says what is wrong, and a code block under it (the
+		// request or log as filed) is part of its repro.
+		for _, bl := range s.blocks {
+			switch {
+			case bl.kind == paragraphBlock && len(r.wrong) == 0:
+				r.wrong = append(r.wrong, strings.Join(strings.Fields(bl.text), " "))
+			case bl.kind == codeBlock && len(r.repro) == 0:
+				r.repro = append(r.repro, shorten(strings.Join(strings.Fields(bl.text), " "), 60, 400))
+			}
+		}
+		if len(r.wrong) == 0 && len(r.repro) > 0 {
+			r.wrong = append(r.wrong, r.repro[0])
+		}
+		if len(r.wrong) > 0 {
+			return r
+		}
+	}
 	return nil
 }
+
+// numberedReport is the heading of one report of a list of them.
+var numberedReport = regexp.MustCompile(`(?i)^\s*(issue|bug|defect|problem)\s+#?\d+\s*$`)
 
 // sectionBugDraft makes the bug ticket of a section that reports one, and
 // reports whether it did.
@@ -108,6 +130,11 @@ func (b *builder) sectionBugDraft(s *section) bool {
 	if m := reportLabel.FindStringSubmatch(heading); m != nil {
 		label = m[1]
 		title = "Fix " + label + ": " + m[2]
+	} else if numberedReport.MatchString(heading) && len(r.wrong) > 0 {
+		// "Issue 24" says nothing: the title carries the symptom, and two
+		// reports under one number stay two bugs.
+		label = strings.Join(strings.Fields(heading), " ")
+		title = "Fix " + lowerFirst(label) + ": " + strings.TrimRight(shorten(splitSentences(r.wrong[0])[0], 12, 90), ".")
 	}
 	d := b.newDraft(tickets.TypeBug, originBug, shorten(title, 16, 110), s)
 	d.topic = "bug"
