@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/foresight-dev/foresight/internal/audit"
@@ -25,23 +26,45 @@ func nullJSON(state json.RawMessage) sql.NullString {
 	return sql.NullString{String: string(state), Valid: true}
 }
 
+// Append joins the writer's group commit (a deposit's entry shares the
+// commit of concurrent bets and movements), in a savepoint of its own so
+// that a failed insert leaves the batch's other writes alone.
 func (s auditStore) Append(ctx context.Context, e audit.Entry) (bool, error) {
 	var key sql.NullString
 	if e.Key != "" {
 		key = sql.NullString{String: e.Key, Valid: true}
 	}
-	var seq int64
-	err := s.d.writer.queryRow(ctx, `INSERT INTO audit_entries (id, at, actor_kind, actor_name, actor_credential_id, actor_operator_id,
-			action, target_kind, target_id, operator_id, client_address, request_id, before_state, after_state, entry_key)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (entry_key) DO NOTHING RETURNING seq`,
-		e.ID, micros(e.At), e.Actor.Kind, e.Actor.Name, e.Actor.CredentialID, e.Actor.OperatorID,
-		e.Action, e.TargetKind, e.TargetID, e.OperatorID, e.ClientAddress, e.RequestID, nullJSON(e.Before), nullJSON(e.After), key).Scan(&seq)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	return err == nil, err
+	appended := false
+	err := s.d.write(ctx, func(ctx context.Context, tx *writeTx) (error, error) {
+		if _, err := tx.tx.ExecContext(ctx, `SAVEPOINT audit_append`); err != nil {
+			return nil, err
+		}
+		var seq int64
+		ierr := tx.queryRow(ctx, auditAppendSQL,
+			e.ID, micros(e.At), e.Actor.Kind, e.Actor.Name, e.Actor.CredentialID, e.Actor.OperatorID,
+			e.Action, e.TargetKind, e.TargetID, e.OperatorID, e.ClientAddress, e.RequestID, nullJSON(e.Before), nullJSON(e.After), key).Scan(&seq)
+		switch {
+		case ierr == nil:
+			appended = true
+		case errors.Is(ierr, sql.ErrNoRows):
+			ierr = nil // the key's entry is stored already
+		default:
+			if _, err := tx.tx.ExecContext(ctx, `ROLLBACK TO audit_append`); err != nil {
+				return nil, fmt.Errorf("roll back a failed audit append: %w", err)
+			}
+		}
+		if _, err := tx.tx.ExecContext(ctx, `RELEASE audit_append`); err != nil {
+			return nil, err
+		}
+		return ierr, nil
+	})
+	return appended && err == nil, err
 }
+
+const auditAppendSQL = `INSERT INTO audit_entries (id, at, actor_kind, actor_name, actor_credential_id, actor_operator_id,
+		action, target_kind, target_id, operator_id, client_address, request_id, before_state, after_state, entry_key)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	ON CONFLICT (entry_key) DO NOTHING RETURNING seq`
 
 func (s auditStore) List(ctx context.Context, f audit.Filter) ([]audit.Entry, error) {
 	var where []string
