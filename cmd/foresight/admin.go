@@ -30,6 +30,12 @@ var adminFlags = map[string]string{
 	"status":          "job status (queued, processing, completed, failed, cancel_requested, cancelled, expired)",
 	"cursor":          "next_cursor of the previous page",
 	"limit":           "page size, 1 to 100 (default 20)",
+	"action":          "audit action (market.resolved, operator.updated, bettor.credited, …)",
+	"actor":           "admin, or an operator credential id",
+	"target-kind":     "audit target kind (market, operator, operator_credential, bettor, ticket_client, ticket_key)",
+	"target-id":       "audit target id",
+	"since":           "from this time on, RFC 3339",
+	"until":           "before this time, RFC 3339",
 }
 
 // adminCommand is one `foresight admin <group> <verb>`: the flags it
@@ -120,6 +126,8 @@ var adminCommands = []adminCommand{
 			return map[string]string{"revoked": v["credential"]}, c.RevokeOperatorCredential(ctx, v["operator"], v["credential"])
 		}},
 	{name: "ledger verify", run: runLedgerVerify},
+	{name: "audit list", optional: []string{"operator", "action", "actor", "target-kind", "target-id", "since", "until", "limit", "cursor"},
+		run: runAuditList},
 }
 
 // adminUsage lists the commands with their flags, from adminCommands.

@@ -74,7 +74,25 @@ func TestStaffIssueOperatorCredentialFromTerminal(t *testing.T) {
 		t.Errorf("whoami with the revoked key = %d, want 401", st)
 	}
 
-	var stderr bytes.Buffer
+	// The audit trail shows both, by platform staff, never the key.
+	var stdout, stderr bytes.Buffer
+	if err := run(ctx, []string{"admin", "audit", "list", "--operator", "acme", "--target-kind", "operator_credential", "--actor", "admin"}, env, &stdout, &stderr); err != nil {
+		t.Fatalf("foresight admin audit list: %v %s", err, stderr.String())
+	}
+	var page struct {
+		Items []admin.AuditEntry `json:"items"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &page); err != nil || len(page.Items) != 2 || page.Items[0].Action != "operator_credential.revoked" ||
+		page.Items[1].Action != "operator_credential.issued" || page.Items[0].TargetID != issued.ID || page.Items[0].Actor.Kind != "admin" {
+		t.Errorf("foresight admin audit list printed %s (%v)", stdout.String(), err)
+	}
+	if strings.Contains(stdout.String(), issued.Key) {
+		t.Error("the audit trail shows the key")
+	}
+	if err := run(ctx, []string{"admin", "audit", "list", "--since", "yesterday"}, env, &bytes.Buffer{}, &stderr); err == nil {
+		t.Error("foresight admin audit list --since yesterday succeeded")
+	}
+
 	for _, args := range [][]string{{"issue", "--operator", "acme"}, {"issue", "--operator", "acme", "--name", "x", "--expires-at", "soon"}, {"revoke", "--operator", "acme"}} {
 		if err := run(ctx, append([]string{"admin", "operator-credentials"}, args...), env, &bytes.Buffer{}, &stderr); err == nil {
 			t.Errorf("foresight admin operator-credentials %v succeeded", args)
