@@ -31,3 +31,23 @@ func TestAuditStore(t *testing.T) {
 		}}
 	})
 }
+
+// TestAuditRefusesTruncate: TRUNCATE, which row triggers do not see, is
+// refused too.
+func TestAuditRefusesTruncate(t *testing.T) {
+	t.Parallel()
+	url := pgtest.NewDatabase(t)
+	db, err := postgres.Open(context.Background(), url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), `TRUNCATE audit_entries`); err == nil {
+		t.Error("TRUNCATE audit_entries: accepted")
+	}
+}
