@@ -480,7 +480,9 @@ const depositConcurrency = 16
 // wallets, up to depositConcurrency calls at once, and records the
 // confirmed credits on their bets in one transaction, with the wallet
 // attempts of every deposit sent (without a confirmed one, the attempts
-// alone). A bet whose deposit
+// alone). One bettor's deposits are sent one after another, so that the
+// answer that comes last reports the bettor's latest balance (answers to
+// calls in flight at once may come in any order). A bet whose deposit
 // is already confirmed is skipped, so a retry sends only the others. It
 // returns an error while any deposit is unconfirmed, so that the caller
 // retries (for days); a deposit's transaction id and bytes are the same on
@@ -515,24 +517,36 @@ func (p *Placement) Deposit(ctx context.Context, betIDs []string) error {
 		wg        sync.WaitGroup
 		slots     = make(chan struct{}, depositConcurrency)
 	)
+	type bettorKey struct{ operatorID, bettorID string }
+	var bettors []bettorKey
+	byBettor := map[bettorKey][]Bet{}
 	for _, b := range todo {
+		k := bettorKey{b.OperatorID, b.BettorID}
+		if _, ok := byBettor[k]; !ok {
+			bettors = append(bettors, k)
+		}
+		byBettor[k] = append(byBettor[k], b)
+	}
+	for _, k := range bettors {
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			credit, err := p.wallet.Deposit(ctx, ops[b.OperatorID], b)
-			p.observe(credit.Attempts)
-			if err == nil && !credit.Done {
-				err = fmt.Errorf("deposit of bet %s not confirmed by the operator yet", b.ID)
+			for _, b := range byBettor[k] {
+				credit, err := p.wallet.Deposit(ctx, ops[b.OperatorID], b)
+				p.observe(credit.Attempts)
+				if err == nil && !credit.Done {
+					err = fmt.Errorf("deposit of bet %s not confirmed by the operator yet", b.ID)
+				}
+				mu.Lock()
+				attempts = append(attempts, credit.Attempts...)
+				if err != nil {
+					failed++
+					firstErr = cmp.Or(firstErr, err)
+				} else {
+					confirmed = append(confirmed, CreditConfirmation{BetID: b.ID, Kind: CreditDeposit, Balance: credit.Balance, At: p.Now()})
+				}
+				mu.Unlock()
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			attempts = append(attempts, credit.Attempts...)
-			if err != nil {
-				failed++
-				firstErr = cmp.Or(firstErr, err)
-				return
-			}
-			confirmed = append(confirmed, CreditConfirmation{BetID: b.ID, Kind: CreditDeposit, Balance: credit.Balance, At: p.Now()})
 		})
 	}
 	wg.Wait()

@@ -3,6 +3,7 @@ package betting_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -344,5 +345,76 @@ func TestDepositRetrySendsOnlyTheUnconfirmed(t *testing.T) {
 	}
 	if b, _ := w.bets.GetBettor(ctx, "acme", "alice"); b.Balance == nil || b.Balance.String() != "123" {
 		t.Errorf("bettor balance = %v, want the deposit answer's 123", b.Balance)
+	}
+}
+
+// sequencedWallet answers each deposit with the bettor's balance after it
+// (100 plus the number of deposits before it, so the last one applied
+// reports the highest), and counts the deposits of one bettor in flight at
+// once: a deposit waits a little for another to arrive, as answers on a
+// network overlap.
+type sequencedWallet struct {
+	scriptedWallet
+	mu       sync.Mutex
+	applied  int
+	inflight map[string]int
+	overlap  int
+	arrived  chan struct{}
+}
+
+func (w *sequencedWallet) Deposit(_ context.Context, _ betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
+	w.mu.Lock()
+	w.inflight[b.BettorID]++
+	if w.inflight[b.BettorID] > 1 {
+		w.overlap++
+	}
+	w.mu.Unlock()
+	select {
+	case w.arrived <- struct{}{}:
+	case <-w.arrived:
+	case <-time.After(50 * time.Millisecond): // no other deposit of the bettor came
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.inflight[b.BettorID]--
+	w.applied++
+	bal := money.MustParse(fmt.Sprint(100 + w.applied))
+	return betting.WalletCredit{Done: true, Balance: &bal}, nil
+}
+
+// One bettor's deposits are sent one after another, and the balance
+// recorded is the last answer's: sent at once, an earlier answer recorded
+// after a later one left an old balance (seen as a widget showing 80.00
+// after a payout and a refund had brought it to 124.21).
+func TestDepositsOfOneBettorInOrder(t *testing.T) {
+	t.Parallel()
+	w := newPlacementWorld(t, done(), done(), done(), done())
+	wallet := &sequencedWallet{inflight: map[string]int{}, arrived: make(chan struct{})}
+	place := betting.NewPlacement(w.svc, w.bets, wallet)
+	ctx := context.Background()
+	var ids []string
+	for _, key := range []string{"11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222",
+		"33333333-3333-4333-8333-333333333333", "44444444-4444-4444-8444-444444444444"} {
+		b := w.betWithKey(t, key)
+		if err := w.place.Process(ctx, b.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, b.ID)
+	}
+	m := w.event.Markets[0]
+	if _, err := w.svc.ResolveMarket(ctx, m.ID, m.Outcomes[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.place.Settle(ctx, m.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := place.Deposit(ctx, ids); err != nil {
+		t.Fatal(err)
+	}
+	if wallet.overlap > 0 {
+		t.Errorf("%d deposits sent while another of the same bettor was in flight", wallet.overlap)
+	}
+	if b, _ := w.bets.GetBettor(ctx, "acme", "alice"); b.Balance == nil || b.Balance.String() != "104" {
+		t.Errorf("bettor balance = %v, want the last answer's 104", b.Balance)
 	}
 }

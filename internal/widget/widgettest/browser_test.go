@@ -155,7 +155,10 @@ func (tb *tab) text(sel string) string {
 // waitText waits until the element's text contains want.
 func (tb *tab) waitText(sel, want string) {
 	tb.t.Helper()
-	tb.waitFor(fmt.Sprintf("%q in %s", want, sel), fmt.Sprintf("(document.querySelector(%q)?.textContent ?? '').includes(%q)", sel, want))
+	cond := fmt.Sprintf("(document.querySelector(%q)?.textContent ?? '').includes(%q)", sel, want)
+	if _, err := chromedp.Run(tb.ctx, chromedp.Poll[bool]("!!("+cond+")", tb.poll()...)); err != nil {
+		tb.t.Fatalf("waiting for %q in %s: %v\n%s holds %s\nslip status: %q\nnotice: %q", want, sel, err, sel, tb.peek(sel), tb.peek("#slip-status"), tb.peek("#notice"))
+	}
 }
 
 func (tb *tab) click(sel string) {
