@@ -58,3 +58,26 @@ func (l *Ledger) RefundStake(ctx context.Context, b BetRef, stake money.Amount) 
 		Debit: House(), Credit: Bettor(b.BettorID), Amount: stake, Code: "refund", Reference: b.BetID})
 	return t, err
 }
+
+// ReturnStake gives a posted stake back from the house when a debited bet
+// could not stand (a rejection after the debit, such as a market that
+// closed meanwhile), under its own key and code "rollback", so that a
+// statement tells it apart from a cancelled market's refund.
+func (l *Ledger) ReturnStake(ctx context.Context, b BetRef, stake money.Amount) (Transfer, error) {
+	t, _, err := l.Transfer(ctx, TransferRequest{OperatorID: b.OperatorID, Currency: b.Currency, Key: b.key("rollback"),
+		Debit: House(), Credit: Bettor(b.BettorID), Amount: stake, Code: "rollback", Reference: b.BetID})
+	return t, err
+}
+
+// Available returns the available balance (balance less held stakes) of
+// a bettor's account, zero for an account never opened.
+func (l *Ledger) Available(ctx context.Context, operatorID, currency, bettorID string) (money.Amount, error) {
+	acc, err := l.store.Account(ctx, AccountID(operatorID, currency, Bettor(bettorID)))
+	if CodeOf(err) == ErrNotFound {
+		return money.Zero(), nil
+	}
+	if err != nil {
+		return money.Amount{}, err
+	}
+	return acc.Available(), nil
+}
