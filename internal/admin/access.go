@@ -95,6 +95,7 @@ var routeAccess = map[string]access{
 	"POST /admin/v1/operators/{op}/bettors/{bettor}/deposits":    ownPath,
 	"POST /admin/v1/operators/{op}/bettors/{bettor}/withdrawals": ownPath,
 	"GET /admin/v1/operators/{op}/bettors/{bettor}/statement":    ownPath,
+	"POST /admin/v1/operators/{op}/sessions":                     ownPath,
 }
 
 // authenticate puts the caller in the request's context (see caller); a

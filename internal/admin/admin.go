@@ -59,6 +59,7 @@ type handler struct {
 	credentials *betting.Credentials
 	ledger      *ledger.Ledger
 	audit       *audit.Trail
+	sessions    BundledSessions
 	tokenHash   [32]byte
 	failures    *ratelimit.FailureGuard
 	log         *slog.Logger
@@ -74,6 +75,9 @@ type Options struct {
 	// Audit is the audit trail that records staff actions; nil records
 	// nothing and answers GET /admin/v1/audit 404.
 	Audit *audit.Trail
+	// Sessions opens the sessions of bundled operators' bettors; nil
+	// answers its route 404.
+	Sessions BundledSessions
 	// FailedSignIns counts wrong tokens per client address: an address
 	// that used up its budget is answered 429 rate_limited with
 	// Retry-After, whatever its token, until the budget refills. Nil
@@ -89,7 +93,7 @@ func New(token string, ticketService *tickets.Service, bettingService *betting.S
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &handler{tickets: ticketService, betting: bettingService, placement: placement, credentials: credentials, ledger: opts.Ledger,
+	h := &handler{tickets: ticketService, betting: bettingService, placement: placement, credentials: credentials, ledger: opts.Ledger, sessions: opts.Sessions,
 		tokenHash: sha256.Sum256([]byte(token)), failures: opts.FailedSignIns, log: log}
 	h.audit = opts.Audit
 	mux := http.NewServeMux()

@@ -24,6 +24,7 @@ func (h *handler) ledgerRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /admin/v1/operators/{op}/bettors/{bettor}/deposits", h.cashier("deposit"))
 	mux.HandleFunc("POST /admin/v1/operators/{op}/bettors/{bettor}/withdrawals", h.cashier("withdrawal"))
 	mux.HandleFunc("GET /admin/v1/operators/{op}/bettors/{bettor}/statement", h.statement)
+	mux.HandleFunc("POST /admin/v1/operators/{op}/sessions", h.bundledSession)
 	mux.HandleFunc("GET /admin/v1/ledger/house", h.houseResult)
 	mux.HandleFunc("GET /admin/v1/ledger/verify", h.verifyLedger)
 }

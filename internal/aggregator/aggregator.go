@@ -5,7 +5,8 @@
 // betting platform's: an aggregator is an operator with integration
 // "aggregator", its players are bettors, and a round is one bet. The wallet
 // protocol the platform calls is in the wallet subpackage; HTTP is in
-// aggregatorhttp.
+// aggregatorhttp. Bundled operators' sessions (OpenBundled) use the same
+// launches, exchange and platform keys.
 package aggregator
 
 import (
@@ -18,6 +19,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -88,7 +91,8 @@ func invalidf(format string, args ...any) error {
 }
 
 // BalanceReader reads a player's balance from the aggregator's wallet
-// (Player/Balance).
+// (Player/Balance), or a bundled bettor's from the ledger (sessionID
+// empty).
 type BalanceReader interface {
 	Balance(ctx context.Context, op betting.Operator, accountID, currency, sessionID string) (money.Amount, error)
 }
@@ -197,6 +201,15 @@ func checkCommon(op betting.Operator, r LaunchRequest) error {
 }
 
 func (s *Service) launch(ctx context.Context, l Launch) (string, error) {
+	token, err := s.newLaunch(ctx, &l)
+	if err != nil {
+		return "", err
+	}
+	return s.launchURL(l, token, betting.IntegrationAggregator), nil
+}
+
+// newLaunch stores l with a new single-use token and returns the token.
+func (s *Service) newLaunch(ctx context.Context, l *Launch) (string, error) {
 	raw := make([]byte, 32)
 	if _, err := rand.Read(raw); err != nil {
 		return "", err
@@ -204,14 +217,93 @@ func (s *Service) launch(ctx context.Context, l Launch) (string, error) {
 	token := base64.RawURLEncoding.EncodeToString(raw)
 	now := s.Now().UTC().Truncate(time.Microsecond)
 	l.TokenHash, l.CreatedAt, l.ExpiresAt = HashToken(token), now, now.Add(LaunchLifetime)
-	if err := s.store.CreateLaunch(ctx, l); err != nil {
+	if err := s.store.CreateLaunch(ctx, *l); err != nil {
 		return "", err
 	}
-	q := url.Values{"session_request_id": {token}, "locale": {l.Locale}, "operator": {l.OperatorID}, "integration": {betting.IntegrationAggregator}}
+	return token, nil
+}
+
+// launchURL is the widget's URL for the launch l with token.
+func (s *Service) launchURL(l Launch, token, integration string) string {
+	q := url.Values{"session_request_id": {token}, "locale": {l.Locale}, "operator": {l.OperatorID}, "integration": {integration}}
 	if l.Demo {
 		q.Set("demo", "true")
 	}
-	return s.widgetURL + "?" + q.Encode(), nil
+	return s.widgetURL + "?" + q.Encode()
+}
+
+// BundledRequest is what a bundled operator's server sends to open a
+// session for one of its bettors.
+type BundledRequest struct {
+	BettorID string
+	Currency string
+	Locale   string
+}
+
+// BundledSession is an opened session of a bundled operator's bettor:
+// the widget URL to show (it holds SessionRequestID, single use, valid
+// for LaunchLifetime, exchanged by the widget at POST /api/v1/sessions),
+// and a session token for the operator's own client of the bettor API.
+type BundledSession struct {
+	SessionRequestID string    `json:"session_request_id"`
+	WidgetURL        string    `json:"widget_url"`
+	AuthToken        string    `json:"auth_token"`
+	ExpiresAt        time.Time `json:"expires_at"`
+	// Balance is the bettor's available balance in the ledger, with the
+	// currency's decimals.
+	Balance string `json:"balance"`
+}
+
+// maxBundledBettorID bounds a bundled bettor's id: it names the bettor's
+// ledger account, whose references the ledger bounds at 200 bytes.
+const maxBundledBettorID = 200
+
+// OpenBundled opens a session of a bundled operator's bettor (the
+// bundled path has no session endpoint of the operator's: its server asks
+// Foresight, with its operator credential). The bettor is created on
+// first sight in the currency, which the operator must offer. The launch
+// and the token are the aggregator path's: the platform mints the token
+// and the widget exchanges the launch at POST /api/v1/sessions.
+//
+// Errors: betting.ErrInvalid for a bettor_id that is empty, longer than
+// 200 bytes or holds control characters, a currency the operator does not
+// offer or a bettor first seen in another currency; betting.ErrConflict
+// for an operator that is not bundled.
+func (s *Service) OpenBundled(ctx context.Context, op betting.Operator, r BundledRequest) (BundledSession, error) {
+	if op.Integration != betting.IntegrationBundled {
+		return BundledSession{}, betting.Errorf(betting.ErrConflict, "operator %s is %s: its bettors' sessions come from its own server", op.ID, op.Integration)
+	}
+	if r.BettorID == "" || len(r.BettorID) > maxBundledBettorID || strings.IndexFunc(r.BettorID, unicode.IsControl) >= 0 || !utf8.ValidString(r.BettorID) {
+		return BundledSession{}, invalidf("bettor_id is required: 1 to %d bytes of UTF-8 without control characters", maxBundledBettorID)
+	}
+	cur, ok := op.Currency(r.Currency)
+	if !ok {
+		return BundledSession{}, invalidf("currency %q is not one the operator offers", r.Currency)
+	}
+	b, err := s.placement.Bettor(ctx, op.ID, r.BettorID, r.Currency)
+	if err != nil {
+		return BundledSession{}, err
+	}
+	if b.Currency != r.Currency {
+		return BundledSession{}, invalidf("bettor %s plays in %s", r.BettorID, b.Currency)
+	}
+	balance, err := s.wallet.Balance(ctx, op, b.ID, b.Currency, "")
+	if err != nil {
+		return BundledSession{}, err
+	}
+	l := Launch{OperatorID: op.ID, AccountID: b.ID, Currency: b.Currency, Locale: LauncherLocale(r.Locale)}
+	token, err := s.newLaunch(ctx, &l)
+	if err != nil {
+		return BundledSession{}, err
+	}
+	now := s.Now().UTC()
+	exp := now.Add(SessionLifetime).Truncate(time.Second)
+	auth, err := s.keys.Mint(ctx, SessionClaims{Issuer: op.ID, Subject: b.ID, Currency: b.Currency, IssuedAt: now, ExpiresAt: exp})
+	if err != nil {
+		return BundledSession{}, err
+	}
+	return BundledSession{SessionRequestID: token, WidgetURL: s.launchURL(l, token, betting.IntegrationBundled), AuthToken: auth, ExpiresAt: exp,
+		Balance: balance.StringFixed(cur.Decimals)}, nil
 }
 
 // launchRetention is how long an expired launch is kept (for support:
@@ -234,6 +326,9 @@ func HashToken(token string) string {
 type Session struct {
 	AuthToken string    `json:"auth_token"`
 	ExpiresAt time.Time `json:"expires_at"`
+	// Balance is a bundled bettor's available balance in the ledger;
+	// nil on the aggregator path.
+	Balance *string `json:"balance,omitempty"`
 }
 
 // StartSession exchanges a launch token (POST /api/v1/sessions): the
@@ -256,9 +351,15 @@ func (s *Service) StartSession(ctx context.Context, token string) (Session, erro
 		return Session{}, err
 	}
 	sub := "demo"
+	var balance *string
 	if !l.Demo {
-		if _, err := s.wallet.Balance(ctx, op, l.AccountID, l.Currency, l.SessionID); err != nil {
-			return Session{}, &betting.Error{Code: betting.ErrUnavailable, Message: "the aggregator's wallet did not give the balance", Err: err}
+		b, err := s.wallet.Balance(ctx, op, l.AccountID, l.Currency, l.SessionID)
+		if err != nil {
+			return Session{}, &betting.Error{Code: betting.ErrUnavailable, Message: "the wallet did not give the balance", Err: err}
+		}
+		if op.Integration == betting.IntegrationBundled {
+			shown := b.String() // as the bettor API writes amounts
+			balance = &shown
 		}
 		sub = l.AccountID
 	}
@@ -268,5 +369,5 @@ func (s *Service) StartSession(ctx context.Context, token string) (Session, erro
 	if err != nil {
 		return Session{}, err
 	}
-	return Session{AuthToken: tok, ExpiresAt: exp}, nil
+	return Session{AuthToken: tok, ExpiresAt: exp, Balance: balance}, nil
 }

@@ -305,7 +305,8 @@ func (p *Placement) process(ctx context.Context, b Bet) error {
 }
 
 // IntegrationWallets is a Wallet that sends each call to the wallet of
-// the operator's integration (IntegrationStandalone, IntegrationAggregator).
+// the operator's integration (IntegrationStandalone, IntegrationAggregator,
+// IntegrationBundled).
 type IntegrationWallets map[string]Wallet
 
 func (w IntegrationWallets) of(op Operator) (Wallet, error) {

@@ -32,12 +32,14 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/betting/bettorauth"
 	"github.com/foresight-dev/foresight/internal/betting/bettorhttp"
+	"github.com/foresight-dev/foresight/internal/betting/ledgerwallet"
 	"github.com/foresight-dev/foresight/internal/betting/wallet"
 	"github.com/foresight-dev/foresight/internal/feed"
 	"github.com/foresight-dev/foresight/internal/feed/polymarket"
 	"github.com/foresight-dev/foresight/internal/feed/simulator"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/ledger"
+	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/netguard"
 	"github.com/foresight-dev/foresight/internal/postgres"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
@@ -266,11 +268,13 @@ type Server struct {
 	creds     *betting.Credentials
 	ledger    *ledger.Ledger
 	agg       *aggregator.Service
-	aggWallet *aggwallet.Client
-	tokens    *bettorauth.Validator
-	feed      feed.Source // nil for the manual feed
-	handler   http.Handler
-	log       *slog.Logger
+	// balances read the balances of the bettors whose tokens the
+	// platform mints (aggregator and bundled paths).
+	balances sessionBalances
+	tokens   *bettorauth.Validator
+	feed     feed.Source // nil for the manual feed
+	handler  http.Handler
+	log      *slog.Logger
 
 	// dispatcher places bets in this process when the database has no
 	// placement queue (SQLite); nil otherwise.
@@ -319,16 +323,20 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		db.Close()
 		return nil, err
 	}
+	ledgerBook := ledger.New(db.LedgerStore(), ledger.Options{Decimals: operatorDecimals(catalog)})
+	bundledWallets := ledgerwallet.New(ledgerBook)
 	placement := betting.NewPlacement(catalog, db.BetStore(), betting.IntegrationWallets{
 		betting.IntegrationStandalone: operatorWallets,
 		betting.IntegrationAggregator: aggregatorWallets,
+		betting.IntegrationBundled:    bundledWallets,
 	})
 	placement.SetLog(log)
+	balances := sessionBalances{aggregator: aggregatorWallets, bundled: bundledWallets}
 	s := &Server{cfg: cfg, db: db, tickets: svc, betting: catalog, placement: placement, feed: source,
-		creds:     betting.NewCredentials(db.CredentialStore(), catalog),
-		ledger:    ledger.New(db.LedgerStore(), ledger.Options{Decimals: operatorDecimals(catalog)}),
-		agg:       aggregator.New(db.AggregatorStore(), catalog, placement, db.BetStore(), aggregatorWallets, keys, cfg.PublicURL),
-		aggWallet: aggregatorWallets,
+		creds:    betting.NewCredentials(db.CredentialStore(), catalog),
+		ledger:   ledgerBook,
+		agg:      aggregator.New(db.AggregatorStore(), catalog, placement, db.BetStore(), balances, keys, cfg.PublicURL),
+		balances: balances,
 		tokens: bettorauth.New(bettorauth.Options{AllowInsecure: cfg.DevAllowInsecure, RefreshUnknownKIDRateLimit: cfg.JWKSRefreshLimit, Logger: log,
 			Audience: cfg.PublicURL}),
 		log: log}
@@ -337,6 +345,22 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	}
 	s.handler = s.routes()
 	return s, nil
+}
+
+// sessionBalances reads the balance of a bettor whose token the platform
+// mints: an aggregator's player from the aggregator's wallet
+// (Player/Balance), a bundled operator's bettor from the ledger.
+type sessionBalances struct {
+	aggregator *aggwallet.Client
+	bundled    *ledgerwallet.Wallet
+}
+
+// Balance reads the balance of op's bettor accountID.
+func (b sessionBalances) Balance(ctx context.Context, op betting.Operator, accountID, currency, sessionID string) (money.Amount, error) {
+	if op.Integration == betting.IntegrationBundled {
+		return b.bundled.Balance(ctx, op, accountID, currency)
+	}
+	return b.aggregator.Balance(ctx, op, accountID, currency, sessionID)
 }
 
 // PausePlacement stops placing bets, on every node, until
@@ -394,7 +418,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("/tickets/v1/", metrics.wrap("tickets", ticketAPI))
 	mux.Handle("/v1/task-generation/", metrics.wrap("tickets", ticketAPI))
 	bettorAPI := bettorhttp.New(s.betting, s.placement, bettorhttp.TokenAuthenticator(s.betting, s.placement, s.tokens,
-		bettorhttp.Platform{Keys: s.agg.Keys().PublicKey, Balance: s.aggWallet.Balance}), s.log)
+		bettorhttp.Platform{Keys: s.agg.Keys().PublicKey, Balance: s.balances.Balance}), s.log)
 	mux.Handle("/api/v1/", metrics.wrap("bettor", bettorAPI))
 	mux.Handle("GET /api/v1/widget/operators/{id}", metrics.wrap("bettor", bettorhttp.WidgetConfig(s.betting, s.cfg.PublicURL, s.log)))
 	aggregatorAPI := http.NewServeMux()
@@ -409,7 +433,7 @@ func (s *Server) routes() http.Handler {
 	// per client address.
 	failedSignIns := ratelimit.NewFailureGuard(s.cfg.AuthFailuresPerMinute, s.cfg.AuthFailureBurst)
 	mux.Handle("/admin/v1/", metrics.wrap("admin", admin.New(s.cfg.AdminToken, s.tickets, s.betting, s.placement, s.creds,
-		admin.Options{Log: s.log, FailedSignIns: failedSignIns, Ledger: s.ledger,
+		admin.Options{Log: s.log, FailedSignIns: failedSignIns, Ledger: s.ledger, Sessions: s.agg,
 			Audit: audit.New(s.db.AuditStore(), audit.Options{})})))
 	mux.Handle("GET "+simulator.ImagesPath, simulator.Images())
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {

@@ -16,19 +16,23 @@ import (
 // errBadToken is every authentication failure; the answer is a bare 401.
 var errBadToken = errors.New("invalid bettor token")
 
-// Platform is what the authenticator needs of the aggregator path: the
-// platform's own token keys and the aggregator's wallet balance.
+// Platform is what the authenticator needs of the paths whose tokens the
+// platform mints (aggregator and bundled): the platform's own token keys
+// and the bettor's balance.
 type Platform struct {
 	// Keys returns the public key of a token the platform minted.
 	Keys func(ctx context.Context, kid string) (*rsa.PublicKey, error)
-	// Balance reads an aggregator player's balance (Player/Balance).
+	// Balance reads an aggregator player's balance (Player/Balance), or a
+	// bundled bettor's available balance in the ledger.
 	Balance func(ctx context.Context, op betting.Operator, accountID, currency, sessionID string) (money.Amount, error)
 }
 
 // TokenAuthenticator authenticates bettors' JWTs: the token's iss names the
 // operator; a standalone operator's JWKS, or the platform's own keys for an
-// aggregator (tokens minted by POST /api/v1/sessions), validate the token
-// (RS256, iss, exp). The bettor is created on first sight with the token's
+// aggregator or a bundled operator (tokens minted by POST /api/v1/sessions
+// and POST /admin/v1/operators/{op}/sessions), validate the token (RS256,
+// iss, exp). The profile of an aggregator's or a bundled bettor reads the
+// balance at each request (Player/Balance, the ledger). The bettor is created on first sight with the token's
 // currency, which must be one the operator offers. A demo token (aggregator
 // path) has no bettor.
 func TokenAuthenticator(svc *betting.Service, placement *betting.Placement, v *bettorauth.Validator, platform Platform) Authenticator {
@@ -45,7 +49,8 @@ func TokenAuthenticator(svc *betting.Service, placement *betting.Placement, v *b
 			return Bettor{}, err
 		}
 		who := bettorauth.Operator{ID: op.ID, JWKSURL: op.JWKSURL}
-		if op.Integration == betting.IntegrationAggregator {
+		aggregated, bundled := op.Integration == betting.IntegrationAggregator, op.Integration == betting.IntegrationBundled
+		if aggregated || bundled {
 			if platform.Keys == nil {
 				return Bettor{}, errBadToken
 			}
@@ -61,7 +66,9 @@ func TokenAuthenticator(svc *betting.Service, placement *betting.Placement, v *b
 		if _, ok := op.Currency(claims.Currency); !ok {
 			return Bettor{}, errBadToken
 		}
-		aggregated := op.Integration == betting.IntegrationAggregator
+		if claims.Demo && bundled {
+			return Bettor{}, errBadToken // the platform mints no demo token for a bundled operator
+		}
 		if claims.Demo && aggregated {
 			return Bettor{Operator: op, Bettor: betting.Bettor{OperatorID: op.ID, Currency: claims.Currency}, Demo: true, ExpiresAt: claims.ExpiresAt}, nil
 		}
@@ -75,6 +82,8 @@ func TokenAuthenticator(svc *betting.Service, placement *betting.Placement, v *b
 		out := Bettor{Operator: op, Bettor: b, ExpiresAt: claims.ExpiresAt}
 		if aggregated {
 			out.SessionID = claims.SessionID
+		}
+		if aggregated || bundled {
 			if platform.Balance != nil {
 				out.ReadBalance = func(ctx context.Context) (money.Amount, error) {
 					return platform.Balance(ctx, op, b.ID, b.Currency, claims.SessionID)

@@ -31,7 +31,8 @@ type widgetLimits struct {
 // authentication: the operator's name, integration, currencies, stake
 // limits and session_url, where the widget exchanges its
 // session_request_id (the operator's POST /v1/session for standalone
-// operators, publicURL + "/api/v1/sessions" for aggregators). Secrets, the
+// operators, publicURL + "/api/v1/sessions" for aggregators and bundled
+// operators). Secrets, the
 // wallet URL, the margin and exposure limits are never shown. An unknown
 // operator is 404 problem+json; log receives failures answered 500 (nil
 // discards them).
@@ -46,7 +47,7 @@ func WidgetConfig(svc *betting.Service, publicURL string, log *slog.Logger) http
 		}
 		c := widgetConfig{ID: o.ID, Name: o.Name, Integration: o.Integration, SessionURL: o.SessionEndpoint(),
 			Currencies: o.Currencies, Limits: map[string]widgetLimits{}}
-		if o.Integration == betting.IntegrationAggregator {
+		if o.Integration == betting.IntegrationAggregator || o.Integration == betting.IntegrationBundled {
 			c.SessionURL = sessions
 		}
 		for code, l := range o.Limits {
