@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,6 +185,43 @@ func TestOddsMovement(t *testing.T) {
 		t.Errorf("chart trend %q, want up (23%% → 33%%)", trend)
 	}
 	tb.screenshot("odds-moved")
+}
+
+// TestSlipChartShowsHistory: the slip's chart draws the outcome's price
+// history from before the page opened (read from the bettor API), on a
+// time axis from the market's opening price, and adds the moves the
+// stream brings after it.
+func TestSlipChartShowsHistory(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, worldOptions{})
+	// Home opened at 0.2 (odds 4.42, 23 %), then 0.25 and 0.3, all before
+	// the page opens.
+	w.price("0.25", "0.75")
+	w.price("0.3", "0.7")
+	tb := newTab(t)
+	tb.navigate(w.bettor("una", "100.00"))
+	tb.ready()
+	tb.click(outcomeButton(w.outcome[0]))
+	tb.waitFor("the history on the chart", "document.querySelector('#slip-chart svg')?.dataset.source === 'history'")
+	var chart struct {
+		Points, Trend, Caption string
+		FirstX                 float64
+	}
+	read := func() {
+		tb.eval(`(() => { const s = document.querySelector('#slip-chart svg'); return {Points: s.dataset.points, Trend: s.dataset.trend,
+			Caption: document.querySelector('#slip-chart figcaption').textContent, FirstX: Number(s.querySelector('polyline').getAttribute('points').split(',')[0])}; })()`, &chart)
+	}
+	read()
+	if chart.Points != "3" || chart.Trend != "up" || chart.FirstX != 0 || !regexp.MustCompile(`^Chance from 23% to 33% since \d{1,2}:\d{2}`).MatchString(chart.Caption) {
+		t.Errorf("chart of Home's history: %+v; want 3 points from 23%% to 33%%, since the opening, rising", chart)
+	}
+	tb.waitFor("the stream", "document.body.dataset.stream === 'connected'")
+	w.price("0.2", "0.8")
+	tb.waitFor("the stream's move on the chart", "document.querySelector('#slip-chart svg')?.dataset.points === '4'")
+	read()
+	if chart.Trend != "flat" || !strings.HasPrefix(chart.Caption, "Chance from 23% to 23% since") {
+		t.Errorf("chart after Home went back to 0.2: %+v", chart)
+	}
 }
 
 // TestSandboxPagesAtPhoneWidth: the sandbox operator's host page does not

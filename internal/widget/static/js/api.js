@@ -89,6 +89,13 @@ export class Api {
     return this.call("GET", `/api/v1/events/${encodeURIComponent(id)}?locale=${encodeURIComponent(this.locale)}`);
   }
 
+  // priceHistory reads how an outcome's odds moved over its market's life,
+  // thinned on the server to at most points.
+  priceHistory(marketID, outcomeID, points = 120) {
+    const q = new URLSearchParams({ outcome_id: outcomeID, points: String(points) });
+    return this.call("GET", `/api/v1/markets/${encodeURIComponent(marketID)}/price-history?${q}`);
+  }
+
   // placeBet sends one attempt of a bet with its Idempotency-Key.
   placeBet(bet, key) {
     return this.call("POST", "/api/v1/bettor/bets", { body: bet, headers: { "Idempotency-Key": key }, timeout: PLACE_TIMEOUT_MS });

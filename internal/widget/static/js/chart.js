@@ -1,7 +1,10 @@
-// The slip's price chart: the selected outcome's chance over the time the
-// widget has been open, drawn from the prices it has seen (the event reads
-// and every change of the odds stream). The bettor API has no history
-// endpoint: see docs/decisions.md.
+// The slip's price chart: the selected outcome's chance over its market's
+// life, on a time axis. The outcome's history is read once from the
+// bettor API (GET /api/v1/markets/{id}/price-history, thinned on the
+// server) and every price the widget sees after that (the odds stream and
+// the event reads) is added to it. Until the history has come, or when it
+// cannot be read, the chart draws the prices seen since the page opened
+// and says so. See docs/decisions.md.
 
 import * as fmt from "./format.js";
 import { locale, t } from "./i18n.js";
@@ -10,29 +13,69 @@ const SVG = "http://www.w3.org/2000/svg";
 const W = 280;
 const H = 56;
 
-// MAX_POINTS is how many prices of an outcome are kept (the oldest go).
+// MAX_POINTS is how many prices seen of an outcome are kept (the oldest
+// go); the history read from the server has at most 120 more.
 const MAX_POINTS = 200;
 
-// PriceLog records the prices seen of each outcome, oldest first: {odds,
-// probability}.
+// PriceLog keeps, per outcome, the prices seen ({at, odds, probability},
+// at in milliseconds, oldest first) and the history read from the server.
 export class PriceLog {
   constructor() {
-    this.byOutcome = new Map();
+    this.seenBy = new Map(); // outcome id → prices seen
+    this.historyBy = new Map(); // outcome id → {points, asked}
+    this.asking = new Set(); // outcome ids whose history is being read
   }
 
-  // seen records an outcome's price when it differs from the last one.
-  seen(outcomeID, odds, probability) {
+  // seen records an outcome's price when it differs from the last one seen.
+  seen(outcomeID, odds, probability, at = Date.now()) {
     if (!odds || !probability) return;
-    const list = this.byOutcome.get(outcomeID) ?? [];
+    const list = this.seenBy.get(outcomeID) ?? [];
     const last = list[list.length - 1];
     if (last && last.odds === odds && last.probability === probability) return;
-    list.push({ odds, probability });
+    list.push({ at, odds, probability });
     if (list.length > MAX_POINTS) list.shift();
-    this.byOutcome.set(outcomeID, list);
+    this.seenBy.set(outcomeID, list);
   }
 
-  points(outcomeID) {
-    return this.byOutcome.get(outcomeID) ?? [];
+  // needsHistory reports whether the outcome's history is still to be read
+  // (neither read nor being read).
+  needsHistory(outcomeID) {
+    return !this.historyBy.has(outcomeID) && !this.asking.has(outcomeID);
+  }
+
+  // asked marks the outcome's history as being read; loaded gives the
+  // points the server answered (the bettor API's {at, display_odds,
+  // display_probability}), or null when the read failed (it may be tried
+  // again at the next selection).
+  asked(outcomeID) {
+    this.asking.add(outcomeID);
+    return Date.now();
+  }
+
+  loaded(outcomeID, points, asked) {
+    this.asking.delete(outcomeID);
+    const list = (points ?? []).map((p) => ({ at: Date.parse(p.at), odds: p.display_odds, probability: p.display_probability }))
+      .filter((p) => Number.isFinite(p.at) && p.odds && p.probability);
+    if (list.length > 0) this.historyBy.set(outcomeID, { points: list, asked });
+  }
+
+  // line is what the chart draws for an outcome: {points, history} where
+  // history tells whether points start with the server's history. The
+  // prices seen since the history was asked for follow it, each only when
+  // it differs from the price before (the history may already have it),
+  // never dated before the history's last point.
+  line(outcomeID) {
+    const seen = this.seenBy.get(outcomeID) ?? [];
+    const h = this.historyBy.get(outcomeID);
+    if (!h) return { points: seen, history: false };
+    const out = [...h.points];
+    for (const p of seen) {
+      if (p.at < h.asked) continue;
+      const last = out[out.length - 1];
+      if (last.odds === p.odds && last.probability === p.probability) continue;
+      out.push({ ...p, at: Math.max(p.at, last.at) });
+    }
+    return { points: out, history: true };
   }
 }
 
@@ -42,11 +85,20 @@ function svg(tag, attrs) {
   return e;
 }
 
-// priceChart makes the chart's nodes for points (oldest first): a stepped
-// line of the chance, one step per price seen (the scale fits the prices seen, at least 10 points
-// of percentage high), with a caption saying what it shows in words, for
-// screen readers too. One price is a flat line.
-export function priceChart(points) {
+// sinceText is when a chart starts: the time alone today, else the date
+// and the time, in the bettor's language.
+function sinceText(at) {
+  const d = new Date(at);
+  const today = new Date().toDateString() === d.toDateString();
+  return new Intl.DateTimeFormat(locale(), today ? { timeStyle: "short" } : { dateStyle: "medium", timeStyle: "short" }).format(d);
+}
+
+// priceChart makes the chart's nodes for a line (PriceLog.line): a
+// stepped line of the chance on a time axis from the first price to now,
+// each price held until the next (the scale fits the prices, at least 10
+// points of percentage high), with a caption saying what it shows in
+// words, for screen readers too. One price is a flat line.
+export function priceChart({ points, history }, now = Date.now()) {
   if (points.length === 0) return [];
   const first = points[0];
   const last = points[points.length - 1];
@@ -59,25 +111,34 @@ export function priceChart(points) {
     hi = Math.min(100, lo + 10);
     lo = hi - 10;
   }
-  // Each price seen is one step, evenly spaced: the chart reads as "how
-  // the chance went", and a burst of changes is as legible as a slow day.
-  const step = W / points.length;
+  const start = first.at;
+  const end = Math.max(now, last.at);
+  const x = (at) => (end > start ? ((at - start) / (end - start)) * W : 0);
   const y = (p) => H - 4 - ((p - lo) / (hi - lo)) * (H - 8);
   const coords = [];
-  probs.forEach((p, i) => {
-    coords.push(`${(i * step).toFixed(1)},${y(p).toFixed(1)}`, `${((i + 1) * step).toFixed(1)},${y(p).toFixed(1)}`);
+  points.forEach((p, i) => {
+    const to = i + 1 < points.length ? x(points[i + 1].at) : W;
+    const py = y(probs[i]).toFixed(1);
+    coords.push(`${x(p.at).toFixed(1)},${py}`, `${to.toFixed(1)},${py}`);
   });
   const moved = Number(last.probability) - Number(first.probability);
   const trend = moved > 0 ? "up" : moved < 0 ? "down" : "flat";
-  const chart = svg("svg", { class: "price-chart", viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none", "aria-hidden": "true", "data-trend": trend, "data-points": points.length });
+  const chart = svg("svg", {
+    class: "price-chart", viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none", "aria-hidden": "true",
+    "data-trend": trend, "data-points": points.length, "data-source": history ? "history" : "seen",
+  });
   chart.append(svg("polygon", { class: "area", points: `0,${H} ${coords.join(" ")} ${W},${H}` }),
     svg("line", { class: "axis", x1: 0, y1: H - 1, x2: W, y2: H - 1 }), svg("polyline", { points: coords.join(" "), fill: "none" }));
   const caption = document.createElement("figcaption");
-  caption.textContent = points.length === 1
-    ? t("chart.one", { chance: fmt.percent(last.probability, locale()), odds: fmt.odds(last.odds, locale()) })
-    : t("chart.moves", {
-      from: fmt.percent(first.probability, locale()), to: fmt.percent(last.probability, locale()),
-      odds: fmt.odds(last.odds, locale()), count: points.length,
-    });
+  const chance = (p) => fmt.percent(p.probability, locale());
+  const odds = fmt.odds(last.odds, locale());
+  if (history) {
+    const since = sinceText(first.at);
+    caption.textContent = points.length === 1 ? t("chart.since_one", { chance: chance(last), odds, since })
+      : t("chart.since_moves", { from: chance(first), to: chance(last), since, odds });
+  } else {
+    caption.textContent = points.length === 1 ? t("chart.one", { chance: chance(last), odds })
+      : t("chart.moves", { from: chance(first), to: chance(last), odds, count: points.length });
+  }
   return [chart, caption];
 }

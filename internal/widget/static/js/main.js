@@ -27,7 +27,7 @@ const state = {
   historyCursor: null,
   aggregator: false, // the aggregator's path: an ended session is relaunched from the casino
   learned: false, // events of every status were read for the history's names
-  prices: new PriceLog(), // the prices seen of each outcome, for the slip's chart
+  prices: new PriceLog(), // each outcome's price history and the prices seen, for the slip's chart
   session: null,
 };
 
@@ -160,6 +160,16 @@ function onOdds(change) {
   state.prices.seen(change.outcome_id, change.display_odds, change.display_probability);
   setOdds($("events"), change);
   slip?.odds(change);
+}
+
+// loadPriceHistory reads an outcome's price history once (the prices seen
+// after it keep it current); true when it came.
+async function loadPriceHistory(marketID, outcomeID) {
+  if (!state.prices.needsHistory(outcomeID)) return false;
+  const asked = state.prices.asked(outcomeID);
+  const r = await state.api.priceHistory(marketID, outcomeID);
+  state.prices.loaded(outcomeID, r.ok ? r.data?.points : null, asked);
+  return r.ok;
 }
 
 // ---- history
@@ -310,7 +320,8 @@ async function main() {
       currency: state.currency,
       decimals: state.decimals,
       limits,
-      history: (id) => state.prices.points(id),
+      prices: (id) => state.prices.line(id),
+      loadPrices: loadPriceHistory,
       balance: () => state.balance,
       refreshBalance,
       freshEvent,

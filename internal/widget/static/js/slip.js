@@ -76,6 +76,9 @@ export class Slip {
     this.render();
     this.d.onSelection(outcome.id);
     this.$("stake").focus();
+    this.d.loadPrices?.(market.id, outcome.id).then((came) => {
+      if (came && this.sel?.outcome.id === outcome.id) this.render();
+    });
   }
 
   clear() {
@@ -127,7 +130,7 @@ export class Slip {
     const p = stake !== "" && !err ? fmt.payout(stake, s.odds, decimals) : null;
     exactly(this.$("slip-payout"), p === null ? "" : fmt.exactMoney(exactPayout(stake, s.odds), currency)).textContent =
       p === null ? "—" : money(p, currency, decimals);
-    this.$("slip-chart").replaceChildren(...priceChart(this.d.history?.(s.outcome.id) ?? []));
+    this.$("slip-chart").replaceChildren(...priceChart(this.d.prices?.(s.outcome.id) ?? { points: [], history: false }));
     const blocked = this.blockedStake !== null && compare(stake, this.blockedStake) === 0;
     const locked = this.busy || !!this.pending || this.locks.size > 0;
     this.$("stake").disabled = this.busy || !!this.pending || this.locks.has("terminal") || this.locks.has("session");
