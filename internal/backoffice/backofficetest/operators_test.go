@@ -103,3 +103,40 @@ func TestOperators(t *testing.T) {
 	}
 	w.placeBet("bob", ev.Markets[0].ID, ev.Markets[0].Outcomes[1].ID, "5.00")
 }
+
+// TestBundledOperatorForm creates a bundled operator in the backoffice:
+// the wallet settings are hidden and none are sent, and an edit keeps it
+// bundled.
+func TestBundledOperatorForm(t *testing.T) {
+	w := newWorld(t)
+	tb := w.signIn()
+	tb.viewport(1200, 900)
+	tb.navigate(w.url + "/backoffice/#/operators/new")
+	tb.waitFor("the new operator form", "document.querySelector('form[data-operator-form=new]')")
+	tb.typeIn("input[name=id]", "playhouse")
+	tb.typeIn("input[name=name]", "Playhouse")
+	tb.choose("select[name=integration]", "bundled")
+	var hidden bool
+	tb.eval("document.querySelector('[data-wallet-settings]').hidden && !document.querySelector('[data-bundled-note]').hidden", &hidden)
+	if !hidden {
+		t.Fatal("the wallet settings show for a bundled operator")
+	}
+	for col, v := range map[string]string{"code": "EUR", "decimals": "2", "min_stake": "1", "max_stake": "100", "max_payout": "1000", "outcome_exposure": "5000"} {
+		tb.typeIn(fmt.Sprintf("tr[data-currency-row] [data-col=%s]", col), v)
+	}
+	tb.click("form[data-operator-form] button[type=submit]")
+	tb.waitText("[data-form-status]", "Operator playhouse created.")
+	var op operatorJSON
+	w.call("GET", "/admin/v1/operators/playhouse", nil, &op)
+	if op.Integration != "bundled" || op.WalletURL != "" || op.JWKSURL != "" || op.Limits["EUR"]["outcome_exposure"] != "5000" {
+		t.Fatalf("stored operator %+v", op)
+	}
+
+	tb.typeIn("input[name=margin_value]", "0.07")
+	tb.click("form[data-operator-form] button[type=submit]")
+	tb.waitText("[data-form-status]", "Changes saved.")
+	w.call("GET", "/admin/v1/operators/playhouse", nil, &op)
+	if op.Integration != "bundled" || op.Margin.Value != "0.07" {
+		t.Fatalf("edited operator %+v", op)
+	}
+}

@@ -72,7 +72,8 @@ function drawForm(ctx, view, op) {
   const f = {
     id: input("id", o.id, { readOnly: !creating, required: true }),
     name: input("name", o.name, { required: true }),
-    integration: select([["standalone", "standalone (own wallet, session and JWKS)"], ["aggregator", "aggregator (through a casino aggregator)"]], o.integration, { name: "integration" }),
+    integration: select([["standalone", "standalone (own wallet, session and JWKS)"], ["aggregator", "aggregator (through a casino aggregator)"],
+      ["bundled", "bundled (Foresight keeps the balances in its ledger)"]], o.integration, { name: "integration" }),
     wallet_url: input("wallet_url", o.wallet_url, { type: "url", required: true }),
     jwks_url: input("jwks_url", o.jwks_url, { type: "url" }),
     session_url: input("session_url", o.session_url, { type: "url" }),
@@ -105,9 +106,22 @@ function drawForm(ctx, view, op) {
     field("Session URL", f.session_url, creating ? "Where the widget exchanges a session; empty for the wallet URL + /v1/session."
       : "Empty keeps the stored one (the wallet URL + /v1/session when none was set)."));
   const aggregator = h("div", { class: "grid" }, field("Casino ids", f.casino_ids, "Comma-separated: the aggregator's casinos that offer the game."));
+  // A bundled operator has no wallet, secret or token URLs: nothing of
+  // its own is called.
+  const wallet = h("fieldset", { "data-wallet-settings": true }, h("legend", {}, "Wallet and tokens"),
+    h("div", { class: "grid" },
+      field("Wallet URL", f.wallet_url, "Base URL of the operator's wallet (https; http only in development)."),
+      field("Signing secret", f.secret, creating ? "Signs the wallet calls; at least 16 characters. Never shown again."
+        : "Write-only: leave empty to keep the stored secret; a new one (16+ characters) replaces it.")),
+    standalone,
+    aggregator);
+  const bundledNote = h("p", { class: "hint", "data-bundled-note": true },
+    "Foresight keeps this operator's bettors' balances in its ledger: the operator credits and debits them through the cashier and opens sessions from its server with an operator key.");
   const integrationShown = () => {
     standalone.hidden = f.integration.value !== "standalone";
     aggregator.hidden = f.integration.value !== "aggregator";
+    wallet.hidden = f.integration.value === "bundled";
+    bundledNote.hidden = f.integration.value !== "bundled";
   };
   f.integration.addEventListener("change", integrationShown);
   integrationShown();
@@ -119,14 +133,9 @@ function drawForm(ctx, view, op) {
       h("div", { class: "grid" },
         field("Id", f.id, creating ? "1 to 63 lowercase letters, digits, - or _; it cannot change later." : "The id cannot change."),
         field("Name", f.name),
-        field("Integration", f.integration))),
-    h("fieldset", {}, h("legend", {}, "Wallet and tokens"),
-      h("div", { class: "grid" },
-        field("Wallet URL", f.wallet_url, "Base URL of the operator's wallet (https; http only in development)."),
-        field("Signing secret", f.secret, creating ? "Signs the wallet calls; at least 16 characters. Never shown again."
-          : "Write-only: leave empty to keep the stored secret; a new one (16+ characters) replaces it.")),
-      standalone,
-      aggregator),
+        field("Integration", f.integration)),
+      bundledNote),
+    wallet,
     h("fieldset", {}, h("legend", {}, "Odds"),
       h("div", { class: "grid" },
         field("Margin method", f.method),
@@ -193,22 +202,25 @@ function build(f, rows, creating) {
   const v = (el) => el.value.trim();
   const need = (el, what) => (v(el) ? null : { error: `${what} is required.`, focus: el });
   const body = {};
-  const missing = (creating && need(f.id, "The id")) || need(f.name, "The name") || need(f.wallet_url, "The wallet URL");
+  const bundled = f.integration.value === "bundled";
+  const missing = (creating && need(f.id, "The id")) || need(f.name, "The name") || (!bundled && need(f.wallet_url, "The wallet URL"));
   if (missing) return missing;
   if (creating) body.id = v(f.id);
   body.name = v(f.name);
   body.integration = f.integration.value;
-  body.wallet_url = v(f.wallet_url);
-  const secret = f.secret.value;
-  if (creating || secret !== "") {
-    if (secret.length < 16) return { error: "The signing secret needs at least 16 characters.", focus: f.secret };
-    body.signing_secret = secret;
+  if (!bundled) {
+    body.wallet_url = v(f.wallet_url);
+    const secret = f.secret.value;
+    if (creating || secret !== "") {
+      if (secret.length < 16) return { error: "The signing secret needs at least 16 characters.", focus: f.secret };
+      body.signing_secret = secret;
+    }
   }
   if (body.integration === "standalone") {
     if (!v(f.jwks_url)) return { error: "A standalone operator needs its JWKS URL.", focus: f.jwks_url };
     body.jwks_url = v(f.jwks_url);
     if (v(f.session_url)) body.session_url = v(f.session_url);
-  } else {
+  } else if (body.integration === "aggregator") {
     const ids = v(f.casino_ids).split(",").map((x) => x.trim()).filter(Boolean);
     if (ids.length === 0) return { error: "An aggregator operator needs at least one casino id.", focus: f.casino_ids };
     body.casino_ids = ids;
