@@ -35,6 +35,11 @@ func TestAuditPage(t *testing.T) {
 	suspended := "tbody[data-action='market.suspended']"
 	tb.waitFor("the market's suspension", fmt.Sprintf("document.querySelector(%q)", suspended))
 	tb.waitText("#view [role=status]", "4 entries.")
+	var columns []int
+	tb.eval("Array.from(document.querySelectorAll('table.audit > thead > tr, table.audit > tbody > tr:first-child'), r => r.cells.length)", &columns)
+	if len(columns) != 5 || columns[0] != 6 || columns[4] != 6 {
+		t.Errorf("the table's header and entries have %v cells, want 6 in each of a header and 4 entries", columns)
+	}
 	if who := tb.text(suspended + " td:nth-child(2)"); who != "Platform staff (admin token)" {
 		t.Errorf("the suspension is by %q", who)
 	}

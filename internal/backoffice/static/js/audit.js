@@ -5,7 +5,7 @@
 // only: the API decides.
 
 import { describe, seg } from "./api.js";
-import { field, h, replace, select, when } from "./dom.js";
+import { field, h, select, when } from "./dom.js";
 
 const ACTIONS = [
   "market.resolved", "market.cancelled", "market.repriced", "market.suspended", "market.opened",
@@ -90,7 +90,9 @@ export async function render(ctx, view) {
   const since = h("input", { type: "datetime-local", step: "1", "data-filter": "since" });
   const until = h("input", { type: "datetime-local", step: "1", "data-filter": "until" });
   const status = h("p", { class: "status", role: "status", "aria-live": "polite" });
-  const body = h("tbody");
+  // Each entry is a tbody of its own (its row and its changes).
+  const table = h("table", { class: "audit" },
+    h("thead", {}, h("tr", {}, ["When", "Who", "Action", "Target", "From", ""].map((c) => h("th", { scope: "col" }, c)))));
   const more = h("button", { type: "button", class: "secondary", hidden: true }, "Load more");
   let next = null;
   let count = 0;
@@ -109,11 +111,11 @@ export async function render(ctx, view) {
       return;
     }
     if (reset) {
-      replace(body);
+      for (const entry of table.querySelectorAll("tbody")) entry.remove();
       count = 0;
     }
     count += a.data.items.length;
-    body.append(...a.data.items.map((e) => {
+    table.append(...a.data.items.map((e) => {
       const detailID = `audit-${e.id}`;
       const detail = h("tr", { class: "detail", id: detailID, hidden: true }, h("td", { colspan: "6" }, changes(e)));
       const toggle = h("button", { type: "button", class: "secondary", "aria-expanded": "false", "aria-controls": detailID }, "Changes");
@@ -154,9 +156,7 @@ export async function render(ctx, view) {
   view.append(h("h1", {}, "Audit trail"),
     h("p", { class: "hint" }, "Every staff action that changed something: who, what, when, from where, and the fields it changed. Entries are never changed or removed, and never hold a secret."),
     form, status,
-    h("div", { class: "table-wrap" }, h("table", { class: "audit" },
-      h("thead", {}, h("tr", {}, ["When", "Who", "Action", "Target", "From", ""].map((c) => h("th", { scope: "col" }, c)))),
-      body)),
+    h("div", { class: "table-wrap" }, table),
     more);
   await load(true);
 }
