@@ -142,7 +142,7 @@ export async function render(ctx, view) {
     field("Operator", operator),
     field("Action", action),
     field("Actor", actor, "admin, or an operator key's id"),
-    field("Target", kind),
+    field("Target kind", kind),
     field("Target id", targetID),
     field("Since (UTC)", since),
     field("Until (UTC)", until),
