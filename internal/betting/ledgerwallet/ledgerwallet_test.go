@@ -2,6 +2,7 @@ package ledgerwallet_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 
@@ -135,6 +136,72 @@ func TestWalletSteps(t *testing.T) {
 			}
 			rep, err := ledger.Verify(ctx, l.Store())
 			if err != nil || !rep.OK {
+				t.Fatalf("verify = %+v, %v", rep, err)
+			}
+		})
+	}
+}
+
+// flakyStore is a ledger store whose writes fail while fail says so,
+// after committing when commitFirst: a commit whose answer was lost.
+type flakyStore struct {
+	ledger.Store
+	fail        func(write int) bool
+	commitFirst bool
+	writes      int
+}
+
+func (s *flakyStore) Write(ctx context.Context, fn func(ledger.Tx) error) error {
+	s.writes++
+	if !s.fail(s.writes) {
+		return s.Store.Write(ctx, fn)
+	}
+	if s.commitFirst {
+		if err := s.Store.Write(ctx, fn); err != nil {
+			return err
+		}
+	}
+	return errors.New("connection reset")
+}
+
+// TestWalletStorageFailures: a write that fails (its commit lost or not)
+// is retried under the same keys and moves the stake once; failures that
+// outlast the retries are an unknown outcome, and the rollback that
+// follows returns whatever was taken.
+func TestWalletStorageFailures(t *testing.T) {
+	t.Parallel()
+	op := betting.Operator{ID: "op", Integration: betting.IntegrationBundled}
+	for _, c := range []struct {
+		name        string
+		fail        func(write int) bool
+		commitFirst bool
+		status      betting.WalletStatus
+		balance     string // after the withdrawal and, when unknown, its rollback
+	}{
+		{"the hold fails once", func(w int) bool { return w == 1 }, false, betting.WalletDone, "70"},
+		{"the hold's answer is lost once", func(w int) bool { return w == 1 }, true, betting.WalletDone, "70"},
+		{"the post's answer is lost once", func(w int) bool { return w == 2 }, true, betting.WalletDone, "70"},
+		{"every write fails after the hold", func(w int) bool { return w >= 2 && w <= 4 }, true, betting.WalletUnknown, "100"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			l := newLedger(t)
+			store := &flakyStore{Store: l.Store(), fail: c.fail, commitFirst: c.commitFirst}
+			w := ledgerwallet.New(ledger.New(store, ledger.Options{}))
+			ans, err := w.Withdraw(ctx, op, bet("b1", "30"))
+			if err != nil || ans.Status != c.status {
+				t.Fatalf("withdraw = %+v, %v; want status %d", ans, err, c.status)
+			}
+			if ans.Status == betting.WalletUnknown {
+				if credit, err := w.Rollback(ctx, op, bet("b1", "30")); err != nil || !credit.Done {
+					t.Fatalf("rollback = %+v, %v", credit, err)
+				}
+			}
+			if got, err := w.Balance(ctx, op, "ann", "EUR"); err != nil || !got.Equal(amount(c.balance)) {
+				t.Fatalf("balance %v, %v; want %s", got, err, c.balance)
+			}
+			if rep, err := ledger.Verify(ctx, l.Store()); err != nil || !rep.OK {
 				t.Fatalf("verify = %+v, %v", rep, err)
 			}
 		})
