@@ -509,7 +509,7 @@ func (b *builder) addUnit(s *section, text, caption string, ig *itemGroup, t *ta
 		return nil
 	}
 	b.lastText = text
-	if noWorkStatement.MatchString(text) {
+	if (strings.Contains(text, " no ") || strings.HasPrefix(text, "No ")) && noWorkStatement.MatchString(text) {
 		return nil // "This feature has no node runtime implications."
 	}
 	if strings.HasSuffix(text, ":") || len(strings.Fields(text)) < 3 || containsAny(text, "document", "doc ", "section", "see ") && crossReference.MatchString(text) {

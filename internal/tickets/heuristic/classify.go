@@ -62,10 +62,22 @@ func isClosedReport(s *section) bool {
 		if bl.kind == listBlock {
 			// "* Fixed: 1.0.2" in the report's fields.
 			for _, it := range bl.items {
-				if closedReport.MatchString(it.text) {
+				if resolutionField(it.text) && closedReport.MatchString(it.text) {
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// resolutionField reports whether a list item can be a report's
+// resolution field ("Fixed: 1.0.2", "Status: fixed in rc3"), a cheap test
+// before closedReport.
+func resolutionField(text string) bool {
+	for _, p := range []string{"fixed", "status", "resolution", "resolved", "duplicate", "won't", "wontfix"} {
+		if len(text) >= len(p) && strings.EqualFold(text[:len(p)], p) {
+			return true
 		}
 	}
 	return false
