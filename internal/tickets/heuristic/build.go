@@ -390,6 +390,14 @@ func (b *builder) walkItem(s *section, it *listItem, caption string) {
 			label = l
 		}
 		if len(strings.Fields(label)) <= 6 {
+			if len(it.children) >= 2 && itemListLabel.MatchString(label) {
+				// "**User Stories:**" or "**Functional Requirements:**"
+				// over a list: each item is a piece of work of its own.
+				for _, c := range it.children {
+					b.walkItem(s, c, label)
+				}
+				return
+			}
 			switch classifyHeading(label) {
 			case riskSection:
 				for _, c := range it.children {
@@ -434,6 +442,9 @@ func (b *builder) walkItem(s *section, it *listItem, caption string) {
 		}
 	}
 }
+
+// itemListLabel labels a list whose items are each a piece of work.
+var itemListLabel = regexp.MustCompile(`(?i)^(user stories|stories|(functional |product |key )?requirements|(key |core )?features)$`)
 
 // collectRisks records the risks a risk section names: each list item or
 // table row is one, and a paragraph after an item is its mitigation.

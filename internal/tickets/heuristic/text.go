@@ -677,6 +677,10 @@ func imperative(s string) (title, role string) {
 	if strings.HasPrefix(strings.ToLower(s), "as a") {
 		if m := storyPattern.FindStringSubmatch(s); m != nil {
 			role = strings.ToLower(strings.TrimSpace(m[1]))
+			if f := strings.Fields(m[2]); len(f) > 0 && baseVerb(f[0]) == "" && strings.ToLower(f[0]) == f[0] {
+				// What follows "I want to" is a verb phrase ("view a list").
+				return upperFirst(m[2]), role
+			}
 			return verbFirst(m[2]), role
 		}
 	}
@@ -774,6 +778,10 @@ func verbFirst(s string) string {
 	}
 	if len(fields) > 1 && httpMethods[fields[0]] && strings.HasPrefix(fields[1], "/") {
 		return "Implement " + strings.Join(fields, " ") // "GET /api/todos", not "Get /api/todos"
+	}
+	if len(fields) > 2 && strings.HasSuffix(strings.ToLower(fields[0]), "ly") && baseVerb(fields[1]) == strings.ToLower(fields[1]) {
+		// "Securely store credentials", not "Implement securely store".
+		return upperFirst(strings.Join(fields, " "))
 	}
 	if v := baseVerb(strings.Trim(fields[0], ",")); v != "" {
 		fields[0] = upperFirst(v)

@@ -1,0 +1,43 @@
+package heuristic_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// labelledPRD is the shape of a short public PRD (a TOTP app's): the work
+// sits in labelled lists under one heading, and the upgrade strategy of a
+// KEP describes behaviour the design already covers.
+const labelledPRD = `# Authenticator app
+
+## 4. Requirements
+- **User Stories:**
+  - As a user, I want to view a list of all my added applications and their current codes so that I can use them for login.
+  - As a user, I want to delete credentials I no longer need so that I can keep my list organized.
+- **Functional Requirements:**
+  - Generate TOTP codes according to RFC 6238
+  - Securely store credentials on device
+
+## Upgrade / Downgrade Strategy
+
+When upgrading from a release without this feature users should not notice any change in behavior.
+`
+
+func TestLabelledListsGiveATicketPerItem(t *testing.T) {
+	res := generate(t, defaultRequest(labelledPRD, "Authenticator app"))
+	got := titles(res.Tickets)
+	for _, want := range []string{"View a list of all my added applications", "Delete credentials I no longer need", "Generate TOTP codes according to RFC 6238", "Securely store credentials on device"} {
+		found := false
+		for _, title := range got {
+			found = found || strings.HasPrefix(title, want)
+		}
+		if !found {
+			t.Errorf("no ticket titled %q: %q", want, got)
+		}
+	}
+	for _, tk := range res.Tickets {
+		if strings.Contains(strings.Join(tk.AcceptanceCriteria, " "), "upgrading from a release") {
+			t.Errorf("the upgrade strategy became ticket %q", tk.Title)
+		}
+	}
+}
