@@ -27,6 +27,9 @@ import (
 type Reference struct {
 	// Shape says which kind of real-world document the spec imitates.
 	Shape string `json:"shape"`
+	// Source is where a spec written elsewhere comes from (its address and
+	// licence); empty for the specs written for the set.
+	Source string `json:"source,omitempty"`
 	// MaxTicketCount is the max_ticket_count of the main run; 0 means the
 	// service default (20).
 	MaxTicketCount int          `json:"max_ticket_count,omitempty"`

@@ -282,3 +282,14 @@ func TestRanking(t *testing.T) {
 		}
 	}
 }
+
+// An underlined heading (reStructuredText, as PEPs are written, or
+// Markdown's setext form) is a heading a reference can name as not work.
+func TestUnderlinedHeadings(t *testing.T) {
+	t.Parallel()
+	spec := "PEP: 1\n\nAbstract\n========\n\nA proposal to add a method.\n\nSpecification\n=============\n\nThe str class gains a removeprefix method.\n\nRejected Ideas\n--------------\n\nA tuple of prefixes.\n"
+	ref := `{"items":[{"id":"m","type":"task","must":true,"phrases":["gains a removeprefix method"]}],"not_work":[{"heading":"Abstract","why":"context"},{"heading":"Rejected Ideas","why":"rejected"}],"cap":{"max_ticket_count":1}}`
+	if _, err := reference.NewCase("pep", "pep.txt", spec, []byte(ref)); err != nil {
+		t.Errorf("underlined headings are not headings: %v", err)
+	}
+}

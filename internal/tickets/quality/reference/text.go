@@ -148,7 +148,16 @@ var (
 	atxHeading  = regexp.MustCompile(`^(#{1,6})\s+(.+?)\s*#*\s*$`)
 	boldHeading = regexp.MustCompile(`^\*\*([^*]+)\*\*:?\s*$`)
 	codeFence   = regexp.MustCompile("^\\s*(```|~~~)")
+	// setextUnderline underlines a heading: "=====" or "-----".
+	setextUnderline = regexp.MustCompile(`^(={3,}|-{3,})\s*$`)
 )
+
+// setextText reports whether line can be the text of an underlined
+// heading: one line of text after a blank line, not a list item.
+func setextText(line string, afterBlank bool) bool {
+	t := strings.TrimSpace(line)
+	return afterBlank && t != "" && !strings.HasPrefix(line, " ") && markdownNoise.FindString(line) == ""
+}
 
 func parseDocument(spec string) *document {
 	d := &document{lines: strings.Split(spec, "\n")}
@@ -168,6 +177,14 @@ func parseDocument(spec string) *document {
 		}
 		if m := atxHeading.FindStringSubmatch(l); m != nil {
 			d.headings = append(d.headings, heading{line: n, level: len(m[1]), text: m[2]})
+		} else if m := setextUnderline.FindStringSubmatch(l); m != nil && i > 0 && setextText(d.lines[i-1], i < 2 || strings.TrimSpace(d.lines[i-2]) == "") {
+			// "Abstract" over "========" (reStructuredText, Markdown):
+			// the heading is the line above, level 1 for "=", 2 for "-".
+			level := 1
+			if m[1][0] == '-' {
+				level = 2
+			}
+			d.headings = append(d.headings, heading{line: n - 1, level: level, text: strings.TrimSpace(d.lines[i-1])})
 		} else if m := boldHeading.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
 			d.headings = append(d.headings, heading{line: n, level: 3, text: m[1]})
 		}
