@@ -51,3 +51,12 @@ func TestAuditRefusesTruncate(t *testing.T) {
 		t.Error("TRUNCATE audit_entries: accepted")
 	}
 }
+
+func BenchmarkAudit(b *testing.B) {
+	db, err := postgres.Open(context.Background(), pgtest.NewDatabase(b), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	audittest.Benchmark(b, db.AuditStore())
+}

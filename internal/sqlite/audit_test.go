@@ -30,3 +30,12 @@ func TestAuditStore(t *testing.T) {
 		}}
 	})
 }
+
+func BenchmarkAudit(b *testing.B) {
+	db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	audittest.Benchmark(b, db.AuditStore())
+}
