@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -127,6 +128,10 @@ type DisplayPrice struct {
 // outcome over its market's whole history, oldest first, at op's current
 // margin (as the admin history prices it), at most points of them.
 //
+// Answers are kept (up to priceHistoryCacheSize of them) for the market's
+// version they were read at: a market's history changes only with a new
+// version, so reads between two price changes cost no database read.
+//
 // A longer history is thinned on the outcome's source probability by
 // thinPrices (the first and the last point, and the lowest and the
 // highest of each of (points−2)/2 equal spans of time between them), and
@@ -149,6 +154,21 @@ func (s *Service) OutcomePriceHistory(ctx context.Context, op Operator, marketID
 	if !ok || !slices.ContainsFunc(m.Outcomes, func(o Outcome) bool { return o.ID == outcomeID }) {
 		return nil, Errorf(ErrNotFound, "market %s has no outcome %s", marketID, outcomeID)
 	}
+	key := priceHistoryKey{market: marketID, outcome: outcomeID, points: points, method: op.Margin.Method, margin: op.Margin.Value.String()}
+	if out, ok := s.prices.get(key, m.Version); ok {
+		return out, nil
+	}
+	out, err := s.outcomePriceHistory(ctx, op, marketID, outcomeID, points)
+	if err != nil {
+		return nil, err
+	}
+	s.prices.put(key, m.Version, out)
+	return slices.Clone(out), nil
+}
+
+// outcomePriceHistory reads the market's whole history and thins and
+// prices it for OutcomePriceHistory.
+func (s *Service) outcomePriceHistory(ctx context.Context, op Operator, marketID, outcomeID string, points int) ([]DisplayPrice, error) {
 	var history []PricePoint
 	for f := (PriceHistoryFilter{MarketID: marketID, Limit: MaxPriceHistoryLimit}); ; {
 		page, err := s.store.PriceHistory(ctx, f)
@@ -237,4 +257,58 @@ func thinPrices(at []time.Time, values []decimal.Decimal, n int) []int {
 		}
 	}
 	return append(out, count-1)
+}
+
+// priceHistoryCacheSize is how many OutcomePriceHistory answers are kept.
+const priceHistoryCacheSize = 4096
+
+// priceHistoryCache keeps OutcomePriceHistory answers, each for the
+// market version it was read at. When full, an arbitrary entry goes.
+type priceHistoryCache struct {
+	mu      sync.Mutex
+	size    int
+	entries map[priceHistoryKey]priceHistoryEntry
+}
+
+// priceHistoryKey is what an answer depends on besides the market's
+// version: the outcome, the points asked for and the margin.
+type priceHistoryKey struct {
+	market, outcome string
+	points          int
+	method          odds.Method
+	margin          string
+}
+
+type priceHistoryEntry struct {
+	version int64
+	points  []DisplayPrice
+}
+
+func newPriceHistoryCache(size int) *priceHistoryCache {
+	return &priceHistoryCache{size: size, entries: map[priceHistoryKey]priceHistoryEntry{}}
+}
+
+// get returns a copy of the answer kept for key at version.
+func (c *priceHistoryCache) get(key priceHistoryKey, version int64) ([]DisplayPrice, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok || e.version != version {
+		return nil, false
+	}
+	return slices.Clone(e.points), true
+}
+
+// put keeps points, which it owns from then on, as the answer for key at
+// version.
+func (c *priceHistoryCache) put(key priceHistoryKey, version int64, points []DisplayPrice) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.entries[key]; !ok && len(c.entries) >= c.size {
+		for k := range c.entries {
+			delete(c.entries, k)
+			break
+		}
+	}
+	c.entries[key] = priceHistoryEntry{version: version, points: points}
 }

@@ -275,6 +275,17 @@ func TestOutcomePriceHistory(t *testing.T) {
 		t.Errorf("the last point %s, the market shows %s", show(got[len(got)-1:]), quotes[0].DisplayOdds)
 	}
 
+	// The first read's answer is not kept past the market's next change.
+	again, err := s.OutcomePriceHistory(ctx, op, m.ID, home, betting.MaxOutcomePricePoints)
+	if err != nil || !again[len(again)-1].At.Equal(clock) || !again[len(again)-1].DisplayOdds.Equal(quotes[0].DisplayOdds) {
+		t.Errorf("the full history after the changes ends with %s, %v; want the price now, %s", show(again[len(again)-1:]), err, quotes[0].DisplayOdds)
+	}
+	// Nor for another margin.
+	op.Margin.Value = decimal.Zero
+	if zero, err := s.OutcomePriceHistory(ctx, op, m.ID, home, 10); err != nil || show(zero) == show(got) || zero[0].DisplayOdds.String() != "1.66" {
+		t.Errorf("the history at a margin of 0 = %s, %v; want other odds, opening at 1.66", show(zero), err)
+	}
+
 	other := bettingtest.NewEvent(clock)
 	if _, err := s.CreateEvent(ctx, other); err != nil {
 		t.Fatal(err)

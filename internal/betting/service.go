@@ -73,6 +73,7 @@ type Service struct {
 	allowInsecure bool
 	hub           *Hub
 	cache         *catalogCache
+	prices        *priceHistoryCache
 	// OwnOrigin is the platform's own origin (scheme://host[:port] of its
 	// public URL). An image URL on it is accepted over http too: the widget
 	// that shows it is served from that same origin, and the simulator feed
@@ -85,7 +86,8 @@ type Service struct {
 // NewService returns a Service; allowInsecure permits http:// partner
 // URLs.
 func NewService(store Store, allowInsecure bool) *Service {
-	return &Service{store: store, allowInsecure: allowInsecure, hub: NewHub(), cache: newCatalogCache(DefaultCacheTTL), Now: time.Now}
+	return &Service{store: store, allowInsecure: allowInsecure, hub: NewHub(), cache: newCatalogCache(DefaultCacheTTL),
+		prices: newPriceHistoryCache(priceHistoryCacheSize), Now: time.Now}
 }
 
 // SetCacheTTL sets how long a cached operator or event is trusted without
