@@ -523,6 +523,9 @@ func (b *builder) addUnit(s *section, text, caption string, ig *itemGroup, t *ta
 	if (strings.Contains(text, " no ") || strings.HasPrefix(text, "No ")) && noWorkStatement.MatchString(text) {
 		return nil // "This feature has no node runtime implications."
 	}
+	if strings.HasSuffix(text, ":") && additionTitle(text) != "" {
+		text = strings.TrimRight(text, ":") + "." // "The str class will gain two new methods …::"
+	}
 	if strings.HasSuffix(text, ":") || len(strings.Fields(text)) < 3 || containsAny(text, "document", "doc ", "section", "see ") && crossReference.MatchString(text) {
 		return nil
 	}

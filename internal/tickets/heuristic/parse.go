@@ -106,6 +106,7 @@ func parseDocument(m *meter, text string) *document {
 	root := &section{first: 1}
 	p := &parser{doc: &document{root: root, sections: []*section{root}}, current: root}
 	lines := strings.Split(text, "\n")
+	prevText := "" // the last line that was not blank
 	for i := 0; i < len(lines); i++ {
 		m.tick(1)
 		p.line = i + 1
@@ -144,10 +145,20 @@ func parseDocument(m *meter, text string) *document {
 			continue
 		}
 		if trimmed == "" {
+			if end := literalBlockEnd(lines, i, prevText); end > i {
+				// reStructuredText: a paragraph ending in "::" is followed by
+				// an indented literal block, which is code, not spec text.
+				p.flush()
+				p.current.blocks = append(p.current.blocks, &block{kind: codeBlock, text: strings.Join(lines[i+1:end], "\n")})
+				prevText = ""
+				i = end - 1
+				continue
+			}
 			p.flushParagraph()
 			p.blank = true
 			continue
 		}
+		prevText = line
 		if m := matchIf(first == '#', atxHeading, line); m != nil {
 			p.flush()
 			p.startSection(len(m[1]), atxClosing.ReplaceAllString(m[2], ""))
@@ -224,6 +235,31 @@ func parseDocument(m *meter, text string) *document {
 		s.heading = cleanInline(s.heading)
 	}
 	return p.doc
+}
+
+// literalBlockEnd returns the index of the first line after the literal
+// block that starts below the blank line i, when the text line before it
+// (prev) ends in "::" and lines indented deeper than prev follow; else i.
+func literalBlockEnd(lines []string, i int, prev string) int {
+	if !strings.HasSuffix(strings.TrimSpace(prev), "::") {
+		return i
+	}
+	indent := len(prev) - len(strings.TrimLeft(prev, " "))
+	end, code := i+1, false
+	for j := i + 1; j < len(lines); j++ {
+		l := lines[j]
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if len(l)-len(strings.TrimLeft(l, " ")) <= indent {
+			break
+		}
+		end, code = j+1, true
+	}
+	if !code {
+		return i
+	}
+	return end
 }
 
 // setSpans sets the last and end lines of every section of doc, whose

@@ -515,6 +515,15 @@ func (b *builder) sectionDrafts(s *section, units []*unit) {
 			rest = append(rest, u)
 		}
 	}
+	if len(parts) == 0 {
+		parts = additionParts(units)
+		for _, p := range parts {
+			for _, u := range p.units {
+				used[u] = true
+			}
+		}
+		rest = nil
+	}
 	if len(parts) < 2 {
 		d := b.sectionDraft(s, in.topic, units, "")
 		in.drafts = append(in.drafts, d)
@@ -564,6 +573,48 @@ func (b *builder) sectionDrafts(s *section, units []*unit) {
 		last := in.drafts[len(in.drafts)-1]
 		last.crit = appendUnique(last.crit, sentenceCase(residual[0].text))
 	}
+}
+
+var (
+	addedTo  = regexp.MustCompile(`(?i)^(?:the )?(.{3,80}?) will (?:also )?be (?:added|introduced) to (?:the )?(.{3,80}?)(?:,|\.\s|\.$|;|:|$)`)
+	willGain = regexp.MustCompile(`(?i)^(?:the )?(.{3,60}?) will gain (.{3,80}?)(?: which| that|,|\.\s|\.$|;|:|$)`)
+)
+
+// additionTitle names the work of a sentence that announces an addition
+// ("The two methods will also be added to collections.UserString" gives
+// "Add the two methods to collections.UserString"), or "".
+func additionTitle(text string) string {
+	t := stripCode(text)
+	if m := addedTo.FindStringSubmatch(t); m != nil {
+		return "Add " + lowerFirst(strings.TrimSpace(m[1])) + " to the " + strings.TrimPrefix(strings.TrimSpace(m[2]), "the ")
+	}
+	if m := willGain.FindStringSubmatch(t); m != nil {
+		return "Add " + strings.TrimSpace(m[2]) + " to the " + lowerFirst(strings.TrimSpace(m[1]))
+	}
+	return ""
+}
+
+// additionParts splits a section of prose into one part per sentence that
+// announces an addition, each with the sentences after it (a proposal's
+// "str will gain two methods … the same methods will be added to bytes …
+// and to UserString" is three pieces of work); none unless there are two.
+func additionParts(units []*unit) []*part {
+	var parts []*part
+	for _, u := range units {
+		if u.claimed || u.item != nil || u.table != nil {
+			continue
+		}
+		if t := additionTitle(u.text); t != "" {
+			parts = append(parts, &part{title: shorten(t, 14, 100), order: u.order})
+		}
+		if len(parts) > 0 {
+			parts[len(parts)-1].units = append(parts[len(parts)-1].units, u)
+		}
+	}
+	if len(parts) < 2 {
+		return nil
+	}
+	return parts
 }
 
 // joinUnits joins the texts of units, each after a space.
