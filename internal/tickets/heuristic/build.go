@@ -492,7 +492,7 @@ func (b *builder) addSpecRisk(s *section, text string) {
 	if m == nil || len(strings.Fields(m[1])) < 3 {
 		return
 	}
-	title, _ := imperative(m[1])
+	title, _ := imperative(dropParentheticals(m[1]))
 	d := b.newDraft(tickets.TypeTask, originItem, shorten(title, 12, 90), s)
 	d.topic = "risk"
 	for _, sent := range splitSentences(m[1]) {

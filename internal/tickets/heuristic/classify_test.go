@@ -62,3 +62,16 @@ func TestLaterGraduationStagesAreNotWork(t *testing.T) {
 		}
 	}
 }
+
+// A KEP's "Proposal" summarises its "Design Details": the work is ticketed
+// once, from the details (KEP-3140 got "Implement proposal" beside its
+// API and controller tickets).
+func TestProposalWithDesignDetailsIsContext(t *testing.T) {
+	doc := parseDocument(newMeter(t.Context()), "# KEP\n\n## Proposal\n\nAdd the field.\n\n## Design Details\n\n### API\n\nThe field is validated.\n")
+	classifySections(doc)
+	for _, s := range doc.sections {
+		if s.heading == "Proposal" && s.class != contextSection {
+			t.Errorf("Proposal beside Design Details: class %d, want context", s.class)
+		}
+	}
+}

@@ -743,6 +743,16 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 		return "Set up " + lowerFirst(cleanHeading(s.heading))
 	}
 	h := cleanHeading(s.heading)
+	if stageHeading.MatchString(h) {
+		// "Alpha" says when, its list says what: "Alpha: functionality
+		// implemented behind feature gate".
+		if in := b.info[s.index]; len(in.items) > 0 && in.items[0].label != "" {
+			return shorten(h+": "+lowerFirst(in.items[0].label), 14, 100)
+		}
+		if len(units) > 0 {
+			return shorten(h+": "+lowerFirst(strings.TrimRight(stripCode(units[0].text), ".")), 14, 100)
+		}
+	}
 	if h == "General" {
 		if len(units) > 0 {
 			t, _ := imperative(units[0].text)
@@ -761,6 +771,9 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 	}
 	return shorten(verbFirst(h), 12, 100)
 }
+
+// stageHeading is a heading that names a stage, not a piece of work.
+var stageHeading = regexp.MustCompile(`(?i)^(alpha|beta|ga|mvp|pilot|phase \d+|stage \d+|milestone \d+)$`)
 
 // limitTitle names a limits section by its first bound ("Enforce 100
 // requests per minute per user"), or by its heading when no sentence holds

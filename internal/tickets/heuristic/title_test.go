@@ -32,6 +32,19 @@ func TestTitlesKeepTheSpecsNames(t *testing.T) {
 	if got := renderTitle("Define", []string{"relationships", "Relationships"}, "schema"); got != "Define relationships schema" {
 		t.Errorf("renderTitle with a repeated subject = %q", got)
 	}
+	stage := "# KEP\n\n## Graduation Criteria\n\n### Alpha\n\n- Functionality implemented behind feature gate:\n  - TimeZone field added to API (kube-apiserver)\n  - CronJob controller reacting to new field\n"
+	sdoc := parseDocument(newMeter(t.Context()), stage)
+	sb := newBuilder(newMeter(t.Context()), tickets.GenerationRequest{Spec: stage}, normalizeOptions(tickets.Options{}), sdoc)
+	sb.build()
+	var stageTitles []string
+	for _, d := range sb.drafts {
+		if d.alive {
+			stageTitles = append(stageTitles, d.title)
+		}
+	}
+	if len(stageTitles) == 0 || stageTitles[0] != "Alpha: functionality implemented behind feature gate" {
+		t.Errorf("a stage section is titled %q, want what its list says", stageTitles)
+	}
 	spec := "# Todo API\n\n## Endpoints\n\n### GET /api/todos/:id\n\n- **Description:** Get a single item by ID\n- **Errors:** 404 when the item is missing\n"
 	doc := parseDocument(newMeter(t.Context()), spec)
 	bl := newBuilder(newMeter(t.Context()), tickets.GenerationRequest{Spec: spec}, normalizeOptions(tickets.Options{}), doc)
