@@ -247,21 +247,35 @@ func Listing(checks []Check) []Check {
 	return checks
 }
 
-// RunAll runs checks with r, in order, into rep, and reads the wallet's
-// balance with read before the first and after the last, outside any
-// check; before and after are nil when the balance could not be read.
-func (r *Runner) RunAll(ctx context.Context, rep *Report, checks []Check, read func(ctx context.Context, t *T, why string) decimal.Decimal) (before, after *decimal.Decimal) {
+// Balance is how a run reads the test account's balance and writes it in
+// its report.
+type Balance struct {
+	// Read reads the balance within the check t (why says when, for the
+	// steps' names); it skips t when it cannot.
+	Read func(ctx context.Context, t *T, why string) decimal.Decimal
+	// Whose names the account in the report ("test bettor").
+	Whose string
+	// Currency is the account's currency.
+	Currency string
+	// Format writes an amount for the report.
+	Format func(decimal.Decimal) string
+}
+
+// RunAll runs checks with r, in order, into rep, reads the test account's
+// balance with bal.Read before the first and after the last, outside any
+// check, and adds a note on the two to rep's notes.
+func (r *Runner) RunAll(ctx context.Context, rep *Report, checks []Check, bal Balance) {
 	outside := func(when string) *decimal.Decimal {
 		var out *decimal.Decimal
 		r.Run(ctx, Check{Name: when, Run: func(ctx context.Context, t *T) {
-			b := read(ctx, t, "at the "+when+" of the run")
+			b := bal.Read(ctx, t, "at the "+when+" of the run")
 			out = &b
 		}})
 		return out
 	}
-	before = outside("start")
+	before := outside("start")
 	for _, c := range checks {
 		rep.Results = append(rep.Results, r.Run(ctx, c))
 	}
-	return before, outside("end")
+	rep.Notes = append(rep.Notes, bal.note(before, outside("end")))
 }

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -74,21 +72,17 @@ type suite struct {
 }
 
 func newSuite(cfg Config) (*suite, error) {
-	u, err := url.Parse(cfg.URL)
+	base, err := conformance.WalletBase(cfg.URL)
 	switch {
-	case cfg.URL == "":
-		return nil, errors.New("the wallet URL is required")
-	case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
-		return nil, fmt.Errorf("the wallet URL %q must be an absolute http or https URL", cfg.URL)
-	case u.RawQuery != "" || u.Fragment != "":
-		return nil, fmt.Errorf("the wallet URL %q must not have a query or a fragment", cfg.URL)
+	case err != nil:
+		return nil, err
 	case cfg.Secret == "":
 		return nil, errors.New("the signing secret is required")
 	case cfg.AccountID == "":
 		return nil, errors.New("the test account id is required")
 	}
 	s := &suite{
-		base:     strings.TrimRight(u.String(), "/"),
+		base:     base,
 		secret:   []byte(cfg.Secret),
 		account:  cfg.AccountID,
 		currency: cfg.Currency,
@@ -130,29 +124,15 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 				s.account, s.currency, s.stake, s.session, aggregator.GameID),
 		},
 	}
-	before, after := r.RunAll(ctx, rep, s.checks(), func(ctx context.Context, t *conformance.T, why string) decimal.Decimal {
-		return s.readBalance(ctx, t, why, false)
-	})
-	rep.Notes = append(rep.Notes, balanceNote(before, after, s.currency))
+	r.RunAll(ctx, rep, s.checks(), conformance.Balance{Whose: "test account", Currency: s.currency, Format: decimal.Decimal.String,
+		Read: func(ctx context.Context, t *conformance.T, why string) decimal.Decimal {
+			return s.readBalance(ctx, t, why, false)
+		}})
 	rep.Notes = append(rep.Notes, fmt.Sprintf("Left in the ledger: test rounds (ids conformance-round-…) whose bets are rolled back, "+
 		"one lost round (-%[1]s), one won round paying twice the stake (+%[1]s), one closed round credited its stake (0), "+
 		"one win without a bet and its rollback (0), a refused bet (insufficient-funds) and a rollback of a bet never sent (rollback-unknown); "+
 		"the balance ends where it started when every check passes.", s.stake))
 	return rep, nil
-}
-
-func balanceNote(before, after *decimal.Decimal, currency string) string {
-	switch {
-	case before == nil || after == nil:
-		return "The test account's balance could not be read at the start or the end of the run."
-	case before.Equal(*after):
-		return fmt.Sprintf("The test account's balance: %s %s at the start of the run, the same at the end.", before, currency)
-	}
-	diff := after.Sub(*before).String()
-	if !strings.HasPrefix(diff, "-") {
-		diff = "+" + diff
-	}
-	return fmt.Sprintf("The test account's balance: %s %s at the start of the run, %s at the end (%s).", before, currency, after, diff)
 }
 
 // newID returns a fresh id of kind ("bet", "win", "rb", "round").

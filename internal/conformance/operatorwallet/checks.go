@@ -3,7 +3,6 @@ package operatorwallet
 import (
 	"context"
 	"fmt"
-	"mime"
 	"net/http"
 	"time"
 
@@ -79,7 +78,7 @@ func (s *suite) checks() []conformance.Check {
 			Run:  s.checkBalanceFormat},
 		conformance.Check{Name: "content-type", Spec: "not in the spec (a warning only)",
 			Rule: "answers with a body say Content-Type: application/json",
-			Run:  checkContentType},
+			Run:  conformance.CheckContentType},
 	)
 }
 
@@ -436,33 +435,6 @@ func (s *suite) checkBalanceFormat(_ context.Context, t *conformance.T) {
 		t.Fatalf(&bad[0], "balance is %s (%d answers like this); the spec's balance is a decimal string (\"90.00\"), and the platform reads a 2xx without one as an unknown outcome: it resends the bet and rolls it back",
 			badWhy, len(bad))
 	}
-}
-
-// checkContentType reads the Content-Type of every answer with a body.
-func checkContentType(_ context.Context, t *conformance.T) {
-	var odd []conformance.Exchange
-	seen := 0
-	for _, ex := range t.History() {
-		if !ex.Answered() || len(ex.Response.Body) == 0 {
-			continue
-		}
-		seen++
-		if !isJSON(ex.Response.Header) {
-			odd = append(odd, ex)
-		}
-	}
-	if seen == 0 {
-		t.Skipf("no answer of the run had a body")
-	}
-	if len(odd) > 0 {
-		t.Warnf(&odd[0], "the answer's Content-Type is %q (%d answers like this); JSON answers should say application/json",
-			odd[0].Response.Header.Get("Content-Type"), len(odd))
-	}
-}
-
-func isJSON(h http.Header) bool {
-	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
-	return err == nil && mt == "application/json"
 }
 
 // requireReplay fails the check unless replay got the same answer as

@@ -70,21 +70,17 @@ type suite struct {
 }
 
 func newSuite(cfg Config) (*suite, error) {
-	u, err := url.Parse(cfg.URL)
+	base, err := conformance.WalletBase(cfg.URL)
 	switch {
-	case cfg.URL == "":
-		return nil, errors.New("the wallet URL is required")
-	case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
-		return nil, fmt.Errorf("the wallet URL %q must be an absolute http or https URL", cfg.URL)
-	case u.RawQuery != "" || u.Fragment != "":
-		return nil, fmt.Errorf("the wallet URL %q must not have a query or a fragment", cfg.URL)
+	case err != nil:
+		return nil, err
 	case cfg.Secret == "":
 		return nil, errors.New("the signing secret is required")
 	case cfg.BettorID == "":
 		return nil, errors.New("the test bettor id is required")
 	}
 	s := &suite{
-		base:     strings.TrimRight(u.String(), "/"),
+		base:     base,
 		secret:   cfg.Secret,
 		bettor:   cfg.BettorID,
 		currency: cfg.Currency,
@@ -147,29 +143,15 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 				s.bettor, s.currency, s.decimals, s.amount(s.stake), s.market),
 		},
 	}
-	before, after := r.RunAll(ctx, rep, s.checks(), func(ctx context.Context, t *conformance.T, why string) decimal.Decimal {
-		return s.readBalance(ctx, t, why, false)
-	})
-	rep.Notes = append(rep.Notes, balanceNote(before, after, s.currency, s.decimals))
+	r.RunAll(ctx, rep, s.checks(), conformance.Balance{Whose: "test bettor", Currency: s.currency,
+		Format: func(d decimal.Decimal) string { return d.StringFixed(s.decimals) },
+		Read: func(ctx context.Context, t *conformance.T, why string) decimal.Decimal {
+			return s.readBalance(ctx, t, why, false)
+		}})
 	rep.Notes = append(rep.Notes, "Left in the ledger: withdrawals, each undone by a rollback, and two settled test bets "+
 		"(a lost one: -1 stake; a won one paying 2 stakes: +1 stake), so the balance ends where it started when every check passes; "+
 		"also one refused withdrawal (insufficient-funds) and one rollback of a withdrawal never sent (rollback-unknown).")
 	return rep, nil
-}
-
-func balanceNote(before, after *decimal.Decimal, currency string, decimals int32) string {
-	switch {
-	case before == nil || after == nil:
-		return "The test bettor's balance could not be read at the start or the end of the run."
-	case before.Equal(*after):
-		return fmt.Sprintf("The test bettor's balance: %s %s at the start of the run, the same at the end.", before.StringFixed(decimals), currency)
-	}
-	diff := after.Sub(*before).StringFixed(decimals)
-	if !strings.HasPrefix(diff, "-") {
-		diff = "+" + diff
-	}
-	return fmt.Sprintf("The test bettor's balance: %s %s at the start of the run, %s at the end (%s).",
-		before.StringFixed(decimals), currency, after.StringFixed(decimals), diff)
 }
 
 // newID returns a fresh transaction id of kind ("wd", "rb", "dp").
