@@ -21,6 +21,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/audit"
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/cursor"
 	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/ledger"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
@@ -173,6 +174,35 @@ func pageAfter[T, J any](items []T, id func(T) string, cursor string, limit int,
 		out.Items = append(out.Items, toJSON(it))
 		last = id(it)
 	}
+	return out
+}
+
+// pageCursor reads the cursor of a list paged newest first: the position
+// (creation time, id) the page starts after, zero for the first page. A
+// cursor Encode did not make is an invalid_request problem.
+func pageCursor(r *http.Request) (time.Time, string, error) {
+	c := r.URL.Query().Get("cursor")
+	if c == "" {
+		return time.Time{}, "", nil
+	}
+	at, id, ok := cursor.Decode(c)
+	if !ok {
+		return time.Time{}, "", problem(http.StatusBadRequest, CodeInvalidRequest, "cursor is not valid.")
+	}
+	return at, id, nil
+}
+
+// pageNewestFirst is the page of items read newest first with a limit of
+// limit+1: the first limit of them, with the cursor after the last one
+// (its position) when more follow.
+func pageNewestFirst[T any](items []T, limit int, position func(T) (time.Time, string)) list[T] {
+	out := list[T]{Items: []T{}}
+	if len(items) > limit {
+		items = items[:limit]
+		next := cursor.Encode(position(items[limit-1]))
+		out.NextCursor = &next
+	}
+	out.Items = append(out.Items, items...)
 	return out
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/audit"
 	"github.com/foresight-dev/foresight/internal/betting"
-	"github.com/foresight-dev/foresight/internal/cursor"
 	"github.com/foresight-dev/foresight/internal/httpjson"
 )
 
@@ -252,29 +251,16 @@ func (h *handler) listEvents(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "status must be one of "+strings.Join(eventStatuses, ", ")+"."))
 		return
 	}
-	if c := q.Get("cursor"); c != "" {
-		at, id, ok := cursor.Decode(c)
-		if !ok {
-			h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "cursor is not valid."))
-			return
-		}
-		f.BeforeCreatedAt, f.BeforeID = at, id
+	if f.BeforeCreatedAt, f.BeforeID, err = pageCursor(r); err != nil {
+		h.writeError(w, r, err)
+		return
 	}
 	events, err := h.betting.ListEvents(r.Context(), f)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	out := list[betting.Event]{Items: []betting.Event{}}
-	for i, e := range events {
-		if i == limit {
-			next := cursor.Encode(events[limit-1].CreatedAt, events[limit-1].ID)
-			out.NextCursor = &next
-			break
-		}
-		out.Items = append(out.Items, e)
-	}
-	httpjson.Write(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, pageNewestFirst(events, limit, func(e betting.Event) (time.Time, string) { return e.CreatedAt, e.ID }))
 }
 
 func (h *handler) getEvent(w http.ResponseWriter, r *http.Request) {
@@ -435,27 +421,14 @@ func (h *handler) bets(w http.ResponseWriter, r *http.Request) {
 	if st := q.Get("status"); st != "" {
 		f.Statuses = []string{strings.ToLower(st)}
 	}
-	if c := q.Get("cursor"); c != "" {
-		at, id, ok := cursor.Decode(c)
-		if !ok {
-			h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "cursor is not valid."))
-			return
-		}
-		f.BeforeCreatedAt, f.BeforeID = at, id
+	if f.BeforeCreatedAt, f.BeforeID, err = pageCursor(r); err != nil {
+		h.writeError(w, r, err)
+		return
 	}
 	bets, err := h.placement.Bets(r.Context(), f)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	out := list[betting.Bet]{Items: []betting.Bet{}}
-	for i, b := range bets {
-		if i == limit {
-			next := cursor.Encode(bets[limit-1].CreatedAt, bets[limit-1].ID)
-			out.NextCursor = &next
-			break
-		}
-		out.Items = append(out.Items, b)
-	}
-	httpjson.Write(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, pageNewestFirst(bets, limit, func(b betting.Bet) (time.Time, string) { return b.CreatedAt, b.ID }))
 }

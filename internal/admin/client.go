@@ -99,24 +99,17 @@ func (c *Client) CreateTicketClient(ctx context.Context, name string) (TicketCli
 // ListTicketClients returns every client, following cursors.
 func (c *Client) ListTicketClients(ctx context.Context) ([]TicketClient, error) {
 	var all []TicketClient
-	cursor := ""
+	v := url.Values{"limit": {"100"}}
 	for {
-		var page struct {
-			Items      []TicketClient `json:"items"`
-			NextCursor *string        `json:"next_cursor"`
-		}
-		path := "/admin/v1/ticket-clients?limit=100"
-		if cursor != "" {
-			path += "&cursor=" + url.QueryEscape(cursor)
-		}
-		if err := c.Do(ctx, http.MethodGet, path, nil, &page); err != nil {
+		items, next, err := getPage[TicketClient](ctx, c, "/admin/v1/ticket-clients", v)
+		if err != nil {
 			return nil, err
 		}
-		all = append(all, page.Items...)
-		if page.NextCursor == nil {
+		all = append(all, items...)
+		if next == "" {
 			return all, nil
 		}
-		cursor = *page.NextCursor
+		v.Set("cursor", next)
 	}
 }
 
@@ -180,21 +173,7 @@ func (c *Client) ListTicketJobs(ctx context.Context, q TicketJobQuery) ([]Ticket
 	if q.Limit != 0 {
 		v.Set("limit", fmt.Sprint(q.Limit))
 	}
-	path := "/admin/v1/ticket-jobs"
-	if len(v) > 0 {
-		path += "?" + v.Encode()
-	}
-	var page struct {
-		Items      []TicketJob `json:"items"`
-		NextCursor *string     `json:"next_cursor"`
-	}
-	if err := c.Do(ctx, http.MethodGet, path, nil, &page); err != nil {
-		return nil, "", err
-	}
-	if page.NextCursor == nil {
-		return page.Items, "", nil
-	}
-	return page.Items, *page.NextCursor, nil
+	return getPage[TicketJob](ctx, c, "/admin/v1/ticket-jobs", v)
 }
 
 // GetTicketJob returns a ticket job; a *Problem with not_found when there
@@ -226,13 +205,18 @@ func (c *Client) PriceHistory(ctx context.Context, marketID string, q PriceHisto
 	if q.Cursor != "" {
 		v.Set("cursor", q.Cursor)
 	}
-	path := "/admin/v1/markets/" + url.PathEscape(marketID) + "/price-history"
+	return getPage[PricePoint](ctx, c, "/admin/v1/markets/"+url.PathEscape(marketID)+"/price-history", v)
+}
+
+// getPage gets one page of the list at path with the query v, and returns
+// its items and the cursor of the next page ("" after the last).
+func getPage[T any](ctx context.Context, c *Client, path string, v url.Values) ([]T, string, error) {
 	if len(v) > 0 {
 		path += "?" + v.Encode()
 	}
 	var page struct {
-		Items      []PricePoint `json:"items"`
-		NextCursor *string      `json:"next_cursor"`
+		Items      []T     `json:"items"`
+		NextCursor *string `json:"next_cursor"`
 	}
 	if err := c.Do(ctx, http.MethodGet, path, nil, &page); err != nil {
 		return nil, "", err
