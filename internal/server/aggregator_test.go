@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -59,30 +58,20 @@ func newAggWorldWith(t testing.TB, db string, opts worldOptions) *aggWorld {
 }
 
 // signed posts body to path, signed with secret, and returns the answer.
-func (aw *aggWorld) signed(path, secret, body string, header ...string) answer {
+func (aw *aggWorld) signed(path, secret, body string, header ...string) response {
 	aw.t.Helper()
 	return aw.signedAs(aw.t, path, secret, body, header...)
 }
 
 // signedAs is signed reporting to t: the fuzz targets' own tests.
-func (aw *aggWorld) signedAs(t testing.TB, path, secret, body string, header ...string) answer {
+func (aw *aggWorld) signedAs(t testing.TB, path, secret, body string, header ...string) response {
 	t.Helper()
-	req, _ := http.NewRequest("POST", aw.url+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
 	if secret != "" {
-		req.Header.Set("X-REQUEST-SIGN", casino.Sign([]byte(secret), []byte(body)))
+		header = append([]string{"X-REQUEST-SIGN", casino.Sign([]byte(secret), []byte(body))}, header...)
 	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	aw.doc.Check(t, req, []byte(body), resp.StatusCode, resp.Header, data)
-	return answer{resp.StatusCode, resp.Header, data}
+	req, r := roundTrip(t, "POST", aw.url+path, "", []byte(body), header...)
+	aw.doc.Check(t, req, []byte(body), r.status, r.header, r.body)
+	return r
 }
 
 func realLaunch(account, currency, session string) string {
@@ -102,7 +91,7 @@ func (aw *aggWorld) session(account, currency, session string) string {
 	return aw.exchange(a)
 }
 
-func (aw *aggWorld) exchange(launched answer) string {
+func (aw *aggWorld) exchange(launched response) string {
 	aw.t.Helper()
 	u, err := url.Parse(launched.json(aw.t)["launch_url"].(string))
 	if err != nil || !u.IsAbs() || !strings.HasPrefix(u.String(), aw.url+"/widget/") {
@@ -115,21 +104,14 @@ func (aw *aggWorld) exchange(launched answer) string {
 	return got.json(aw.t)["auth_token"].(string)
 }
 
-func (aw *aggWorld) post(path, body string) answer {
+func (aw *aggWorld) post(path, body string) response {
 	aw.t.Helper()
-	req, _ := http.NewRequest("POST", aw.url+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		aw.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	aw.doc.Check(aw.t, req, []byte(body), resp.StatusCode, resp.Header, data)
-	return answer{resp.StatusCode, resp.Header, data}
+	req, r := roundTrip(aw.t, "POST", aw.url+path, "", []byte(body))
+	aw.doc.Check(aw.t, req, []byte(body), r.status, r.header, r.body)
+	return r
 }
 
-func (aw *aggWorld) details(roundID, locale string, header ...string) answer {
+func (aw *aggWorld) details(roundID, locale string, header ...string) response {
 	return aw.signed("/v2/agg_provider.Round/Details", casinoSecret, fmt.Sprintf(`{"casino_id":"casino-1","round_id":%q,"locale":%q}`, roundID, locale), header...)
 }
 
@@ -197,7 +179,7 @@ func TestAggregatorRounds(t *testing.T) {
 			} `json:"round_details"`
 		}
 		var got round
-		decodeDetails := func(a answer) {
+		decodeDetails := func(a response) {
 			t.Helper()
 			got = round{}
 			if err := json.Unmarshal(a.body, &got); err != nil || a.status != 200 {
@@ -589,11 +571,7 @@ func TestAggregatorAcrossNodes(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDatabase(t)
 	aw := newAggWorld(t, db, nil)
-	other := &world{t: t}
-	cfg := testConfig(db)
-	cfg.DevAllowInsecure = true
-	other.start(cfg, false)
-	t.Cleanup(func() { other.stop() })
+	other := anotherNode(t, db, nil)
 	launched := aw.signed("/v2/agg_provider.Launcher/Real", casinoSecret, realLaunch("player-7", "EUR", uuid.NewString()))
 	u, _ := url.Parse(launched.json(t)["launch_url"].(string))
 	resp, err := http.Post(other.url+"/api/v1/sessions", "application/json",

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -108,50 +107,24 @@ func (bw *bettingWorld) bettor(id, balance string) string {
 	return token
 }
 
-type answer struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-func (a answer) json(t testing.TB) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(a.body, &m); err != nil {
-		t.Fatalf("not JSON (%d): %s", a.status, a.body)
-	}
-	return m
-}
-
-func (bw *bettingWorld) api(method, path, token, body string, header ...string) answer {
+func (bw *bettingWorld) api(method, path, token, body string, header ...string) response {
 	bw.t.Helper()
 	return bw.request(bw.t, method, path, token, body, header...)
 }
 
 // request is api reporting to t: the fuzz target's own test.
-func (bw *bettingWorld) request(t testing.TB, method, path, token, body string, header ...string) answer {
+func (bw *bettingWorld) request(t testing.TB, method, path, token, body string, header ...string) response {
 	t.Helper()
-	req, _ := http.NewRequest(method, bw.url+path, strings.NewReader(body))
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
+	var b []byte // no body and no Content-Type for ""
 	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+		b = []byte(body)
 	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	bw.spec.Check(t, req, []byte(body), resp.StatusCode, resp.Header, data)
-	return answer{resp.StatusCode, resp.Header, data}
+	req, r := roundTrip(t, method, bw.url+path, token, b, header...)
+	bw.spec.Check(t, req, b, r.status, r.header, r.body)
+	return r
 }
 
-func (bw *bettingWorld) place(token, key, outcome, stake string) answer {
+func (bw *bettingWorld) place(token, key, outcome, stake string) response {
 	return bw.api("POST", "/api/v1/bettor/bets", token, fmt.Sprintf(`{"market_id":%q,"outcome_id":%q,"stake":%q}`, bw.market, outcome, stake),
 		"Idempotency-Key", key)
 }
@@ -530,11 +503,7 @@ func TestOddsStreamAcrossNodes(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDatabase(t)
 	bw := newBettingWorld(t, db)
-	other := &world{t: t}
-	cfg := testConfig(db)
-	cfg.DevAllowInsecure = true
-	other.start(cfg, false)
-	t.Cleanup(func() { other.stop() })
+	other := anotherNode(t, db, nil)
 	alice := bw.bettor("alice", "100.00")
 	here, there := openStream(t, bw.url, alice), openStream(t, other.url, alice)
 	prices := fmt.Sprintf(`{"outcomes":[{"id":%q,"probability":"0.4"},{"id":%q,"probability":"0.6"}]}`, bw.outcome[0], bw.outcome[1])
@@ -561,12 +530,7 @@ func TestOperatorChangeAcrossNodes(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDatabase(t)
 	bw := newBettingWorld(t, db)
-	other := &world{t: t}
-	cfg := testConfig(db)
-	cfg.DevAllowInsecure = true
-	cfg.CatalogCacheTTL = time.Hour
-	other.start(cfg, false)
-	t.Cleanup(func() { other.stop() })
+	other := anotherNode(t, db, func(c *server.Config) { c.CatalogCacheTTL = time.Hour })
 	there := &bettingWorld{world: other, spec: bw.spec, op: bw.op}
 	alice := bw.bettor("alice", "100.00")
 	oddsThere := func() any {
@@ -590,11 +554,7 @@ func TestTwoServersSettleOnce(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDatabase(t)
 	bw := newBettingWorld(t, db)
-	other := &world{t: t}
-	cfg := testConfig(db)
-	cfg.DevAllowInsecure = true
-	other.start(cfg, false)
-	t.Cleanup(func() { other.stop() })
+	other := anotherNode(t, db, nil)
 	nodes := []string{bw.url, other.url}
 
 	const n = 20
@@ -857,11 +817,7 @@ func TestPriceMovedBeforePlacement(t *testing.T) {
 	favour := bw.place(alice, uuid.NewString(), bw.outcome[0], "10.00").json(t)  // about 1.90
 	prices("0.4", "0.6")                                                         // worse than 4.4214, better than 1.90
 
-	workers := &world{t: t}
-	cfg := testConfig(db)
-	cfg.DevAllowInsecure = true
-	workers.start(cfg, false)
-	t.Cleanup(func() { workers.stop() })
+	anotherNode(t, db, nil) // the node with workers that places the queued bets
 
 	if b := bw.settled(alice, against["id"].(string)); b["status"] != "rejected" || b["rejection_code"] != "validation_failed" {
 		t.Errorf("price moved against the bettor: %v, want rejected validation_failed", b)

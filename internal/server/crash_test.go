@@ -290,11 +290,7 @@ func TestKilledNodesWorkIsRescued(t *testing.T) {
 	t.Parallel()
 	db := pgtest.NewDatabase(t)
 	cw, child := newCrashWorld(t, db, "")
-	other := &world{t: t}
-	cfg := testConfig(db)
-	cfg.DevAllowInsecure = true
-	other.start(cfg, false)
-	t.Cleanup(func() { other.stop() })
+	other := anotherNode(t, db, nil)
 	child.kill()
 	killed := time.Now()
 	cw.checkRecovered(t, other.url, killed)

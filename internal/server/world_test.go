@@ -142,6 +142,23 @@ func (w *world) start(cfg server.Config, noWorkers bool) {
 	w.admin = &admin.Client{BaseURL: w.url, Token: adminToken}
 }
 
+// anotherNode starts another server on the database db (PostgreSQL: the
+// nodes share it) with plain-http wallets allowed, as the betting worlds'
+// sandboxes need, and change (when not nil) applied to its Config; it
+// stops at the test's end.
+func anotherNode(t testing.TB, db string, change func(*server.Config)) *world {
+	t.Helper()
+	other := &world{t: t}
+	cfg := testConfig(db)
+	cfg.DevAllowInsecure = true
+	if change != nil {
+		change(&cfg)
+	}
+	other.start(cfg, false)
+	t.Cleanup(func() { other.stop() })
+	return other
+}
+
 func (w *world) newClient(name string, scopes ...string) (admin.TicketClient, string) {
 	w.t.Helper()
 	ctx := context.Background()
@@ -203,27 +220,35 @@ func (w *world) send(method, path, key string, body []byte, header ...string) re
 
 func (w *world) exchange(method, path, key string, body []byte, header ...string) (*http.Request, response) {
 	w.t.Helper()
-	req, err := http.NewRequest(method, w.url+path, bytes.NewReader(body))
+	return roundTrip(w.t, method, w.url+path, key, body, header...)
+}
+
+// roundTrip sends a request to url with body (declared JSON when not
+// nil), the bearer token (none when empty) and the header pairs (set
+// last), and returns it with the response; failures are t's.
+func roundTrip(t testing.TB, method, url, token string, body []byte, header ...string) (*http.Request, response) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
 	if err != nil {
-		w.t.Fatal(err)
+		t.Fatal(err)
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		w.t.Fatal(err)
+		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		w.t.Fatal(err)
+		t.Fatal(err)
 	}
 	return req, response{status: resp.StatusCode, header: resp.Header, body: data}
 }
