@@ -329,19 +329,5 @@ func (c *Client) AuditEntries(ctx context.Context, q AuditQuery) ([]AuditEntry, 
 	if q.Limit != 0 {
 		v.Set("limit", strconv.Itoa(q.Limit))
 	}
-	path := "/admin/v1/audit"
-	if len(v) > 0 {
-		path += "?" + v.Encode()
-	}
-	var page struct {
-		Items      []AuditEntry `json:"items"`
-		NextCursor *string      `json:"next_cursor"`
-	}
-	if err := c.Do(ctx, http.MethodGet, path, nil, &page); err != nil {
-		return nil, "", err
-	}
-	if page.NextCursor == nil {
-		return page.Items, "", nil
-	}
-	return page.Items, *page.NextCursor, nil
+	return getPage[AuditEntry](ctx, c, "/admin/v1/audit", v)
 }
