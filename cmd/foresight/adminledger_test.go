@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,11 +16,9 @@ import (
 // verify` before and after a balance row is changed in the database.
 func TestAdminLedgerVerify(t *testing.T) {
 	t.Parallel()
-	addr := freeAddr(t)
-	dbPath := filepath.Join(t.TempDir(), "f.db")
 	token := "operator-secret-0123456789abcdef01234"
-	env := envOf(map[string]string{"FORESIGHT_ADDR": addr, "FORESIGHT_DATABASE_URL": "sqlite:" + dbPath, "FORESIGHT_ADMIN_TOKEN": token})
-	ctx := serveInBackground(t, env, addr)
+	srv := serveSQLite(t, token, nil)
+	addr, dbPath, env, ctx := srv.addr, srv.dbPath, srv.env, srv.ctx
 
 	c := &admin.Client{BaseURL: "http://" + addr, Token: token}
 	if err := c.Do(ctx, http.MethodPost, "/admin/v1/operators", json.RawMessage(`{"id":"bundle","name":"Bundle","integration":"bundled",

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,13 +15,8 @@ import (
 // and uses the key in between.
 func TestStaffIssueOperatorCredentialFromTerminal(t *testing.T) {
 	t.Parallel()
-	addr := freeAddr(t)
-	env := envOf(map[string]string{
-		"FORESIGHT_ADDR":         addr,
-		"FORESIGHT_DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "f.db"),
-		"FORESIGHT_ADMIN_TOKEN":  "staff-secret-0123456789abcdef0123456789",
-	})
-	ctx := serveInBackground(t, env, addr)
+	srv := serveSQLite(t, "staff-secret-0123456789abcdef0123456789", nil)
+	addr, env, ctx := srv.addr, srv.env, srv.ctx
 	staff := &admin.Client{BaseURL: "http://" + addr, Token: "staff-secret-0123456789abcdef0123456789"}
 	if err := staff.Do(ctx, "POST", "/admin/v1/operators", map[string]any{
 		"id": "acme", "name": "Acme Bets", "integration": "standalone", "wallet_url": "https://wallet.acme.example",
@@ -43,24 +37,13 @@ func TestStaffIssueOperatorCredentialFromTerminal(t *testing.T) {
 			t.Fatalf("foresight admin operator-credentials %v printed %q", args, stdout.String())
 		}
 	}
-	whoami := func(key string) int {
-		t.Helper()
-		req, _ := http.NewRequest("GET", "http://"+addr+"/admin/v1/whoami", nil)
-		req.Header.Set("Authorization", "Bearer "+key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
 
 	var issued admin.OperatorCredential
 	cli(&issued, "issue", "--operator", "acme", "--name", "Ana", "--expires-at", "2099-01-01T00:00:00Z")
 	if !strings.HasPrefix(issued.Key, "fso_") || issued.OperatorID != "acme" || issued.ExpiresAt == nil {
 		t.Fatalf("issued %+v", issued)
 	}
-	if st := whoami(issued.Key); st != http.StatusOK {
+	if st := whoami(t, "http://"+addr, issued.Key); st != http.StatusOK {
 		t.Errorf("whoami with the issued key = %d", st)
 	}
 	var listed []admin.OperatorCredential
@@ -70,7 +53,7 @@ func TestStaffIssueOperatorCredentialFromTerminal(t *testing.T) {
 	}
 	var revoked map[string]string
 	cli(&revoked, "revoke", "--operator", "acme", "--credential", issued.ID)
-	if st := whoami(issued.Key); st != http.StatusUnauthorized {
+	if st := whoami(t, "http://"+addr, issued.Key); st != http.StatusUnauthorized {
 		t.Errorf("whoami with the revoked key = %d, want 401", st)
 	}
 

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -14,11 +13,8 @@ import (
 // Two runs against one server keep their bets apart.
 func TestLoadtestTarget(t *testing.T) {
 	t.Parallel()
-	addr := freeAddr(t)
 	token := "load-target-admin-token-0123456789abcdef"
-	env := envOf(map[string]string{"FORESIGHT_ADDR": addr, "FORESIGHT_DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "f.db"),
-		"FORESIGHT_ADMIN_TOKEN": token, "FORESIGHT_DEV_ALLOW_INSECURE": "true", "FORESIGHT_PUBLIC_URL": "http://" + addr})
-	serveInBackground(t, env, addr)
+	addr := serveSQLite(t, token, map[string]string{"FORESIGHT_DEV_ALLOW_INSECURE": "true"}).addr
 	target := []string{"--target", "http://" + addr, "--admin-token", token}
 	tests := []struct {
 		args []string

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -30,13 +31,8 @@ func envOf(m map[string]string) func(string) string { return func(k string) stri
 // commands an operator would type, then uses the key.
 func TestOperatorIssuesKeyFromTerminal(t *testing.T) {
 	t.Parallel()
-	addr := freeAddr(t)
-	env := envOf(map[string]string{
-		"FORESIGHT_ADDR":         addr,
-		"FORESIGHT_DATABASE_URL": "sqlite:" + filepath.Join(t.TempDir(), "f.db"),
-		"FORESIGHT_ADMIN_TOKEN":  "operator-secret-0123456789abcdef01234",
-	})
-	ctx := serveInBackground(t, env, addr)
+	srv := serveSQLite(t, "operator-secret-0123456789abcdef01234", nil)
+	addr, env, ctx := srv.addr, srv.env, srv.ctx
 
 	admin := func(args ...string) map[string]any {
 		t.Helper()
@@ -162,6 +158,28 @@ func TestRedactURL(t *testing.T) {
 			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// served is a `foresight serve` of a test on a SQLite database of its
+// own.
+type served struct {
+	addr   string // where it listens
+	dbPath string // its SQLite file
+	env    func(string) string
+	ctx    context.Context // ends with the test
+}
+
+// serveSQLite runs `foresight serve` on a free address and a new SQLite
+// database, with the admin token and the extra settings, until the test
+// ends; it returns once the server answers /healthz.
+func serveSQLite(t *testing.T, token string, extra map[string]string) served {
+	t.Helper()
+	s := served{addr: freeAddr(t), dbPath: filepath.Join(t.TempDir(), "f.db")}
+	m := map[string]string{"FORESIGHT_ADDR": s.addr, "FORESIGHT_DATABASE_URL": "sqlite:" + s.dbPath, "FORESIGHT_ADMIN_TOKEN": token}
+	maps.Copy(m, extra)
+	s.env = envOf(m)
+	s.ctx = serveInBackground(t, s.env, s.addr)
+	return s
 }
 
 // serveInBackground runs `foresight serve` with env, listening on addr,
