@@ -66,10 +66,10 @@ func (h *handler) record(r *http.Request, e audit.Entry) {
 
 // marketState is what the audit trail keeps of a market.
 type marketState struct {
-	EventID          string         `json:"event_id"`
-	Status           string         `json:"status"`
-	WinningOutcomeID string         `json:"winning_outcome_id,omitempty"`
-	Outcomes         []outcomeState `json:"outcomes"`
+	EventID          string               `json:"event_id"`
+	Status           betting.MarketStatus `json:"status"`
+	WinningOutcomeID string               `json:"winning_outcome_id,omitempty"`
+	Outcomes         []outcomeState       `json:"outcomes"`
 }
 
 type outcomeState struct {

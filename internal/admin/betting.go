@@ -231,7 +231,7 @@ func (h *handler) createEvent(w http.ResponseWriter, r *http.Request) {
 }
 
 // eventStatuses are the values of the status filter of GET /admin/v1/events.
-var eventStatuses = []string{betting.StatusOpen, betting.StatusSuspended, betting.StatusResolved, betting.StatusCancelled}
+var eventStatuses = []string{string(betting.StatusOpen), string(betting.StatusSuspended), string(betting.StatusResolved), string(betting.StatusCancelled)}
 
 // listEvents is the catalog, newest first, cursor paged, optionally of one
 // category or status (matched case-insensitively).
@@ -242,12 +242,12 @@ func (h *handler) listEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	f := betting.EventFilter{Category: strings.ToLower(q.Get("category")), Status: strings.ToLower(q.Get("status")), Limit: limit + 1}
+	f := betting.EventFilter{Category: strings.ToLower(q.Get("category")), Status: betting.MarketStatus(strings.ToLower(q.Get("status"))), Limit: limit + 1}
 	if f.Category != "" && !slices.Contains(betting.Categories, f.Category) {
 		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "category must be one of "+strings.Join(betting.Categories, ", ")+"."))
 		return
 	}
-	if f.Status != "" && !slices.Contains(eventStatuses, f.Status) {
+	if f.Status != "" && !slices.Contains(eventStatuses, string(f.Status)) {
 		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "status must be one of "+strings.Join(eventStatuses, ", ")+"."))
 		return
 	}
@@ -306,7 +306,7 @@ func (h *handler) setPrices(w http.ResponseWriter, r *http.Request) {
 	h.reply(w, r, http.StatusOK, e, err)
 }
 
-func (h *handler) marketStatus(status string) http.HandlerFunc {
+func (h *handler) marketStatus(status betting.MarketStatus) http.HandlerFunc {
 	action := audit.MarketOpened
 	if status == betting.StatusSuspended {
 		action = audit.MarketSuspended
@@ -419,7 +419,7 @@ func (h *handler) bets(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if st := q.Get("status"); st != "" {
-		f.Statuses = []string{strings.ToLower(st)}
+		f.Statuses = []betting.BetStatus{betting.BetStatus(strings.ToLower(st))}
 	}
 	if f.BeforeCreatedAt, f.BeforeID, err = pageCursor(r); err != nil {
 		h.writeError(w, r, err)

@@ -55,7 +55,7 @@ func toWalletTransactions(txs []betting.WalletTransaction) []WalletTransaction {
 		}
 		for j, a := range tx.Attempts {
 			out[i].Attempts[j] = WalletAttempt{Attempt: j + 1, StartedAt: a.StartedAt.UTC(), DurationMS: a.Duration.Milliseconds(),
-				Result: a.Result, Code: a.Code, HTTPStatus: a.HTTPStatus, Error: a.Error}
+				Result: string(a.Result), Code: a.Code, HTTPStatus: a.HTTPStatus, Error: a.Error}
 		}
 	}
 	return out

@@ -173,6 +173,7 @@ func rolledBack(b betting.Bet, calls walletCalls) bool {
 		return true
 	case betting.RejectOther:
 		return calls.stakeSent
+	case betting.RejectValidationFailed, betting.RejectBettorBlocked, betting.RejectInsufficientFund, betting.RejectBetLimitReached:
 	}
 	return false
 }
@@ -216,6 +217,7 @@ func roundState(b betting.Bet, calls walletCalls) string {
 		if calls.stakeAnswered {
 			return RoundPending
 		}
+	case betting.BetPending:
 	}
 	return ""
 }

@@ -17,7 +17,7 @@ func TestRoundState(t *testing.T) {
 	at := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	win, zero := money.MustParse("44.214"), money.MustParse("0")
 	code := func(c betting.RejectionCode) *betting.RejectionCode { return &c }
-	bet := func(status string, change func(*betting.Bet)) betting.Bet {
+	bet := func(status betting.BetStatus, change func(*betting.Bet)) betting.Bet {
 		b := betting.Bet{Status: status, Stake: money.MustParse("10")}
 		if change != nil {
 			change(&b)
@@ -100,7 +100,7 @@ func TestRoundState(t *testing.T) {
 // attempts: only a done withdrawal attempt opened the round.
 func TestWalletCallsOf(t *testing.T) {
 	t.Parallel()
-	attempt := func(kind, result string) betting.WalletAttempt {
+	attempt := func(kind string, result betting.AttemptResult) betting.WalletAttempt {
 		return betting.WalletAttempt{Kind: kind, Result: result}
 	}
 	cases := []struct {

@@ -11,13 +11,18 @@ import (
 	"github.com/foresight-dev/foresight/internal/odds"
 )
 
-// Bet statuses, as stored (the API writes them upper or lower case).
+// BetStatus is the state of a bet, as stored (the API writes it upper or
+// lower case). A bet is created pending; placement makes it confirmed or
+// rejected; settlement makes a confirmed bet settled or voided.
+type BetStatus string
+
+// Bet statuses.
 const (
-	BetPending   = "pending"
-	BetConfirmed = "confirmed"
-	BetRejected  = "rejected"
-	BetSettled   = "settled"
-	BetVoided    = "voided"
+	BetPending   BetStatus = "pending"
+	BetConfirmed BetStatus = "confirmed"
+	BetRejected  BetStatus = "rejected"
+	BetSettled   BetStatus = "settled"
+	BetVoided    BetStatus = "voided"
 )
 
 // RejectionCode is the rejection_code of a rejected bet
@@ -86,7 +91,7 @@ type Bet struct {
 	EntryOdds          odds.Odds       `json:"entry_odds"`
 	PotentialPayout    money.Amount    `json:"potential_payout"`
 	DisplayProbability decimal.Decimal `json:"display_probability"`
-	Status             string          `json:"status"`
+	Status             BetStatus       `json:"status"`
 	// RejectionCode is nil for a rejection whose debit outcome is unknown.
 	RejectionCode   *RejectionCode `json:"rejection_code"`
 	RejectionReason string         `json:"rejection_reason"`
@@ -125,7 +130,7 @@ type BetFilter struct {
 	BettorID string
 	MarketID string
 	// Statuses, when not empty, keeps bets in one of them.
-	Statuses        []string
+	Statuses        []BetStatus
 	BeforeCreatedAt time.Time
 	BeforeID        string
 	Limit           int
@@ -134,8 +139,8 @@ type BetFilter struct {
 // BetUpdate is a conditional change of a bet, applied by
 // BetStore.UpdateBet when its status is From.
 type BetUpdate struct {
-	From            string
-	Status          string
+	From            BetStatus
+	Status          BetStatus
 	RejectionCode   *RejectionCode
 	RejectionReason string
 	OperatorTxID    string
@@ -187,7 +192,7 @@ type BetStore interface {
 	Exposure(ctx context.Context, operatorID, outcomeID, currency string) (money.Amount, error)
 	// MarketBets returns up to limit bets of a market in status, oldest
 	// first.
-	MarketBets(ctx context.Context, marketID, status string, limit int) ([]Bet, error)
+	MarketBets(ctx context.Context, marketID string, status BetStatus, limit int) ([]Bet, error)
 	// SettleBets moves the confirmed bets among settlements to their
 	// status (settled or voided) with their payouts, gives back their
 	// exposure and enqueues their deposits, all in one transaction. A bet
@@ -222,22 +227,24 @@ type BetRef struct {
 type Settlement struct {
 	BetID string
 	// Status is BetSettled or BetVoided.
-	Status string
+	Status BetStatus
 	Payout money.Amount
 }
 
-// Credit kinds: what a CreditConfirmation confirms.
+// CreditKind is what a CreditConfirmation confirms.
+type CreditKind string
+
+// Credit kinds.
 const (
-	CreditDeposit  = "deposit"
-	CreditRollback = "rollback"
+	CreditDeposit  CreditKind = "deposit"
+	CreditRollback CreditKind = "rollback"
 )
 
 // CreditConfirmation is the operator's confirmation of a bet's deposit or
 // rollback.
 type CreditConfirmation struct {
 	BetID string
-	// Kind is CreditDeposit or CreditRollback.
-	Kind string
+	Kind  CreditKind
 	// Balance is the balance the answer reported, if any. It is recorded as
 	// the bettor's unless a balance reported after At is already recorded:
 	// credits confirmed out of order leave the latest answer's balance.

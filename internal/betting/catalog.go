@@ -11,12 +11,16 @@ import (
 // Categories of events.
 var Categories = []string{"elections", "sports", "crypto", "economy", "climate", "technology"}
 
+// MarketStatus is the state of an event or a market: open (takes bets),
+// suspended (takes none for now), and finally resolved or cancelled.
+type MarketStatus string
+
 // Statuses of events and markets.
 const (
-	StatusOpen      = "open"
-	StatusSuspended = "suspended"
-	StatusResolved  = "resolved"
-	StatusCancelled = "cancelled"
+	StatusOpen      MarketStatus = "open"
+	StatusSuspended MarketStatus = "suspended"
+	StatusResolved  MarketStatus = "resolved"
+	StatusCancelled MarketStatus = "cancelled"
 )
 
 // Texts are a text in several locales (BCP 47 tags: "en", "pt-BR").
@@ -24,14 +28,14 @@ type Texts map[string]string
 
 // Event is a real-world event with its markets.
 type Event struct {
-	ID          string     `json:"id"`
-	Category    string     `json:"category"`
-	Title       Texts      `json:"title"`
-	Description Texts      `json:"description,omitempty"`
-	ImageURL    string     `json:"image_url,omitempty"`
-	StartsAt    *time.Time `json:"starts_at,omitempty"`
-	Status      string     `json:"status"`
-	Markets     []Market   `json:"markets"`
+	ID          string       `json:"id"`
+	Category    string       `json:"category"`
+	Title       Texts        `json:"title"`
+	Description Texts        `json:"description,omitempty"`
+	ImageURL    string       `json:"image_url,omitempty"`
+	StartsAt    *time.Time   `json:"starts_at,omitempty"`
+	Status      MarketStatus `json:"status"`
+	Markets     []Market     `json:"markets"`
 	// Source names the market feed that created the event ("simulator",
 	// "polymarket"); empty for events created through the admin API.
 	Source string `json:"source,omitempty"`
@@ -43,13 +47,13 @@ type Event struct {
 
 // Market is a question about an event with mutually exclusive outcomes.
 type Market struct {
-	ID               string     `json:"id"`
-	Question         Texts      `json:"question"`
-	ImageURL         string     `json:"image_url,omitempty"`
-	ClosesAt         *time.Time `json:"closes_at,omitempty"`
-	Status           string     `json:"status"`
-	WinningOutcomeID string     `json:"winning_outcome_id,omitempty"`
-	Outcomes         []Outcome  `json:"outcomes"`
+	ID               string       `json:"id"`
+	Question         Texts        `json:"question"`
+	ImageURL         string       `json:"image_url,omitempty"`
+	ClosesAt         *time.Time   `json:"closes_at,omitempty"`
+	Status           MarketStatus `json:"status"`
+	WinningOutcomeID string       `json:"winning_outcome_id,omitempty"`
+	Outcomes         []Outcome    `json:"outcomes"`
 	// Version counts price changes, for the real-time channel.
 	Version int64 `json:"version"`
 }

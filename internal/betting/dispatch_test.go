@@ -12,7 +12,7 @@ import (
 
 // waitStatus waits until the bet has status, failing the test after a
 // generous deadline.
-func (w *placementWorld) waitStatus(t *testing.T, id, status string) betting.Bet {
+func (w *placementWorld) waitStatus(t *testing.T, id string, status betting.BetStatus) betting.Bet {
 	t.Helper()
 	var b betting.Bet
 	waitfor.Check(t, func() error {

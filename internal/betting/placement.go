@@ -295,6 +295,7 @@ func (p *Placement) process(ctx context.Context, b Bet) error {
 		}
 		return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: &code, RejectionReason: reason,
 			Release: true, Rollback: code == RejectOther || doubt, Balance: ans.Balance, Attempts: ans.Attempts})
+	case WalletUnknown:
 	}
 	var code *RejectionCode
 	if ans.Code != "" {
@@ -604,7 +605,7 @@ func (p *Placement) Exposure(ctx context.Context, operatorID, marketID string) (
 	for i := range out {
 		sums[key{out[i].OutcomeID, out[i].Currency}] = &out[i]
 	}
-	f := BetFilter{OperatorID: operatorID, MarketID: marketID, Statuses: []string{BetPending, BetConfirmed}, Limit: 500}
+	f := BetFilter{OperatorID: operatorID, MarketID: marketID, Statuses: []BetStatus{BetPending, BetConfirmed}, Limit: 500}
 	for {
 		page, err := p.bets.ListBets(ctx, f)
 		if err != nil {

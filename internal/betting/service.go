@@ -59,7 +59,7 @@ type Store interface {
 // EventFilter selects events.
 type EventFilter struct {
 	Category string
-	Status   string
+	Status   MarketStatus
 	// Before continues a listing after the event with this creation time
 	// and id.
 	BeforeCreatedAt time.Time
@@ -383,7 +383,7 @@ func (s *Service) SetPrices(ctx context.Context, marketID string, probs map[stri
 	}
 	return s.updateMarket(ctx, marketID, reprice, func(m *Market) error {
 		if m.Status == StatusResolved || m.Status == StatusCancelled {
-			return &Error{Code: ErrConflict, Message: "the market is " + m.Status}
+			return &Error{Code: ErrConflict, Message: "the market is " + string(m.Status)}
 		}
 		if len(probs) != len(m.Outcomes) {
 			return invalidf("prices must give every outcome of the market (%d)", len(m.Outcomes))
@@ -412,10 +412,10 @@ func (s *Service) SetPrices(ctx context.Context, marketID string, probs map[stri
 
 // SetMarketStatus suspends (suspended) or reopens (open) a market.
 // Resolution and cancellation settle bets and have their own operations.
-func (s *Service) SetMarketStatus(ctx context.Context, marketID, status string) (Event, error) {
+func (s *Service) SetMarketStatus(ctx context.Context, marketID string, status MarketStatus) (Event, error) {
 	return s.updateMarket(ctx, marketID, s.store.UpdateEvent, func(m *Market) error {
 		if m.Status == StatusResolved || m.Status == StatusCancelled {
-			return &Error{Code: ErrConflict, Message: "the market is " + m.Status}
+			return &Error{Code: ErrConflict, Message: "the market is " + string(m.Status)}
 		}
 		m.Status = status
 		return nil

@@ -18,7 +18,7 @@ func (s *Service) ResolveMarket(ctx context.Context, marketID, winningOutcomeID 
 			return false, nil
 		}
 		if m.Status == StatusResolved || m.Status == StatusCancelled {
-			return false, &Error{Code: ErrConflict, Message: "the market is already " + m.Status}
+			return false, &Error{Code: ErrConflict, Message: "the market is already " + string(m.Status)}
 		}
 		if _, _, ok := m.Outcome(winningOutcomeID); !ok {
 			return false, invalidf("outcome %s is not an outcome of market %s", winningOutcomeID, m.ID)
@@ -37,6 +37,7 @@ func (s *Service) CancelMarket(ctx context.Context, marketID string) (Event, err
 			return false, nil
 		case StatusResolved:
 			return false, &Error{Code: ErrConflict, Message: "the market is resolved"}
+		case StatusOpen, StatusSuspended:
 		}
 		m.Status = StatusCancelled
 		return true, nil
@@ -134,7 +135,7 @@ func (p *Placement) Settle(ctx context.Context, marketID string) error {
 }
 
 // outcomeOf is a confirmed bet's settlement in a closed market.
-func outcomeOf(op Operator, m Market, b Bet) (string, money.Amount, error) {
+func outcomeOf(op Operator, m Market, b Bet) (BetStatus, money.Amount, error) {
 	cur, ok := op.Currency(b.Currency)
 	if !ok {
 		return "", money.Amount{}, fmt.Errorf("operator %s has no currency %s", op.ID, b.Currency)

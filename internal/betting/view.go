@@ -17,7 +17,7 @@ type EventView struct {
 	Description string       `json:"description"`
 	ImageURL    string       `json:"image_url"`
 	StartsAt    *time.Time   `json:"starts_at"`
-	Status      string       `json:"status"`
+	Status      MarketStatus `json:"status"`
 	Markets     []MarketView `json:"markets"`
 }
 
@@ -27,7 +27,7 @@ type MarketView struct {
 	Question string        `json:"question"`
 	ImageURL string        `json:"image_url"`
 	ClosesAt *time.Time    `json:"closes_at"`
-	Status   string        `json:"status"`
+	Status   MarketStatus  `json:"status"`
 	Outcomes []OutcomeView `json:"outcomes"`
 }
 

@@ -21,17 +21,20 @@ const (
 	TxRollback   = "rollback"
 )
 
-// Results of one wallet attempt (WalletAttempt.Result).
+// AttemptResult is what one wallet attempt came to (WalletAttempt.Result).
+type AttemptResult string
+
+// Results of one wallet attempt.
 const (
 	// AttemptDone: the operator answered that the money moved (or had
 	// already moved).
-	AttemptDone = "done"
+	AttemptDone AttemptResult = "done"
 	// AttemptRefused: the operator definitely refused this request; Code
 	// says why.
-	AttemptRefused = "refused"
+	AttemptRefused AttemptResult = "refused"
 	// AttemptUnknown: no definite answer (a 5xx, an unreadable answer, no
 	// answer at all).
-	AttemptUnknown = "unknown"
+	AttemptUnknown AttemptResult = "unknown"
 )
 
 // Failures of an attempt that got no usable answer (WalletAttempt.Error).
@@ -68,7 +71,7 @@ type WalletAttempt struct {
 	StartedAt     time.Time
 	Duration      time.Duration
 	// Result is AttemptDone, AttemptRefused or AttemptUnknown.
-	Result string
+	Result AttemptResult
 	// Code says why a refused attempt was refused: the bet's rejection
 	// code for a withdrawal, the wallet's own error code for a credit
 	// when it sent one. Empty otherwise.

@@ -27,7 +27,7 @@ type attemptingWallet struct {
 	stop context.CancelFunc
 }
 
-func (w *attemptingWallet) attempt(b betting.Bet, kind, prefix string, amount money.Amount, result string, status int, failure string) betting.WalletAttempt {
+func (w *attemptingWallet) attempt(b betting.Bet, kind, prefix string, amount money.Amount, result betting.AttemptResult, status int, failure string) betting.WalletAttempt {
 	return betting.WalletAttempt{BetID: b.ID, Kind: kind, TransactionID: prefix + b.ID, Amount: amount, Currency: b.Currency,
 		StartedAt: time.Now().UTC(), Duration: 15 * time.Millisecond, Result: result, HTTPStatus: status, Error: failure}
 }
@@ -63,7 +63,7 @@ func (w *attemptingWallet) Deposit(_ context.Context, _ betting.Operator, b bett
 func results(tx betting.WalletTransaction) []string {
 	var out []string
 	for _, a := range tx.Attempts {
-		out = append(out, a.Result)
+		out = append(out, string(a.Result))
 	}
 	return out
 }

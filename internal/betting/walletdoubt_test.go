@@ -42,7 +42,7 @@ func refused(code betting.RejectionCode, attempts ...betting.WalletAttempt) *bet
 // transaction: the earlier attempt may have debited.
 func TestRefusalAfterAnUnknownOutcomeIsRolledBack(t *testing.T) {
 	t.Parallel()
-	attempt := func(result, failure string, status int) betting.WalletAttempt {
+	attempt := func(result betting.AttemptResult, failure string, status int) betting.WalletAttempt {
 		return betting.WalletAttempt{Kind: betting.TxWithdrawal, Result: result, Error: failure, HTTPStatus: status, Amount: money.MustParse("10")}
 	}
 	refusal := attempt(betting.AttemptRefused, "", 409)

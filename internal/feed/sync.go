@@ -18,7 +18,7 @@ type Catalog interface {
 	ListEvents(ctx context.Context, f betting.EventFilter) ([]betting.Event, error)
 	ImportEvent(ctx context.Context, e betting.Event) (betting.Event, error)
 	SetPrices(ctx context.Context, marketID string, probs map[string]decimal.Decimal) (betting.Event, error)
-	SetMarketStatus(ctx context.Context, marketID, status string) (betting.Event, error)
+	SetMarketStatus(ctx context.Context, marketID string, status betting.MarketStatus) (betting.Event, error)
 	ResolveMarket(ctx context.Context, marketID, winningOutcomeID string) (betting.Event, error)
 	CancelMarket(ctx context.Context, marketID string) (betting.Event, error)
 }
@@ -230,6 +230,6 @@ func validProbabilities(outcomes []Outcome) bool {
 	return sum.Equal(decimal.NewFromInt(1))
 }
 
-func final(status string) bool {
+func final(status betting.MarketStatus) bool {
 	return status == betting.StatusResolved || status == betting.StatusCancelled
 }

@@ -250,7 +250,7 @@ func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate)
 	update := func(q interface {
 		QueryRow(context.Context, string, ...any) pgx.Row
 	}) error {
-		var was string
+		var was betting.BetStatus
 		query, args := updateBetSQL, []any{id, u.Release, u.From, u.Status, u.RejectionCode, u.RejectionReason, u.OperatorTxID,
 			u.At.UTC().Truncate(time.Microsecond), balance}
 		if len(u.Attempts) > 0 {
@@ -263,7 +263,7 @@ func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate)
 		case err != nil:
 			return err
 		case was != u.From:
-			return &betting.Error{Code: betting.ErrConflict, Message: "bet " + id + " is " + was}
+			return &betting.Error{Code: betting.ErrConflict, Message: "bet " + id + " is " + string(was)}
 		}
 		return nil
 	}
@@ -284,7 +284,7 @@ func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate)
 	return tx.Commit(ctx)
 }
 
-func (s betStore) MarketBets(ctx context.Context, marketID, status string, limit int) ([]betting.Bet, error) {
+func (s betStore) MarketBets(ctx context.Context, marketID string, status betting.BetStatus, limit int) ([]betting.Bet, error) {
 	rows, err := s.d.pool.Query(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE market_id = $1 AND status = $2 ORDER BY created_at, id LIMIT $3`,
 		marketID, status, limit)
 	if err != nil {
@@ -296,7 +296,7 @@ func (s betStore) MarketBets(ctx context.Context, marketID, status string, limit
 func (s betStore) SettleBets(ctx context.Context, settlements []betting.Settlement, at time.Time) (int, error) {
 	ids, statuses, payouts := make([]string, len(settlements)), make([]string, len(settlements)), make([]string, len(settlements))
 	for i, st := range settlements {
-		ids[i], statuses[i], payouts[i] = st.BetID, st.Status, st.Payout.String()
+		ids[i], statuses[i], payouts[i] = st.BetID, string(st.Status), st.Payout.String()
 	}
 	tx, err := s.d.pool.Begin(ctx)
 	if err != nil {

@@ -29,7 +29,7 @@ func walletAttemptArrays(attempts []betting.WalletAttempt) walletAttemptColumns 
 		c.currencies = append(c.currencies, a.Currency)
 		c.started = append(c.started, a.StartedAt.UTC().Truncate(time.Microsecond))
 		c.durations = append(c.durations, a.Duration.Microseconds())
-		c.results = append(c.results, a.Result)
+		c.results = append(c.results, string(a.Result))
 		c.codes = append(c.codes, a.Code)
 		c.statuses = append(c.statuses, int32(a.HTTPStatus))
 		c.errors = append(c.errors, a.Error)

@@ -24,6 +24,6 @@ func newWalletMetrics(reg prometheus.Registerer) func(betting.WalletAttempt) {
 		if a.HTTPStatus > 0 {
 			class = strconv.Itoa(a.HTTPStatus/100) + "xx"
 		}
-		attempts.WithLabelValues(a.Kind, a.Result, a.Error, class).Inc()
+		attempts.WithLabelValues(a.Kind, string(a.Result), a.Error, class).Inc()
 	}
 }

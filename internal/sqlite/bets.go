@@ -284,7 +284,7 @@ func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate)
 			return nil, err
 		}
 		if b.Status != u.From {
-			return &betting.Error{Code: betting.ErrConflict, Message: "bet " + id + " is " + b.Status}, nil
+			return &betting.Error{Code: betting.ErrConflict, Message: "bet " + id + " is " + string(b.Status)}, nil
 		}
 		if u.Release && b.Reserved {
 			if err := tx.release(ctx, exposureKey{b.OperatorID, b.OutcomeID, b.Currency}, b.PotentialPayout); err != nil {
@@ -314,7 +314,7 @@ func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate)
 	})
 }
 
-func (s betStore) MarketBets(ctx context.Context, marketID, status string, limit int) ([]betting.Bet, error) {
+func (s betStore) MarketBets(ctx context.Context, marketID string, status betting.BetStatus, limit int) ([]betting.Bet, error) {
 	rows, err := s.d.reader.query(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE market_id = ? AND status = ? ORDER BY created_at, id LIMIT ?`,
 		marketID, status, limit)
 	if err != nil {

@@ -309,6 +309,7 @@ func (a answer) attempt(tx walletcall.Transaction) betting.WalletAttempt {
 		return tx.Attempt(a.sent, betting.AttemptDone, "", false)
 	case final:
 		return tx.Attempt(a.sent, betting.AttemptRefused, string(a.code), false)
+	case temporary:
 	}
 	return tx.Attempt(a.sent, betting.AttemptUnknown, "", a.malformed)
 }
@@ -358,6 +359,7 @@ func (c *Client) Withdraw(ctx context.Context, op betting.Operator, b betting.Be
 			txID = last.body.Transactions[0].ID
 		}
 		return betting.WalletAnswer{Status: betting.WalletDone, OperatorTxID: txID, Balance: &balance, Attempts: attempts}, nil
+	case temporary:
 	}
 	return betting.WalletAnswer{Status: betting.WalletUnknown, Code: betting.RejectWalletUnavailable, Detail: last.detail, Attempts: attempts}, nil
 }

@@ -164,7 +164,7 @@ func testBets(t *testing.T, s betting.BetStore) {
 	if err != nil || len(all) != 3 || all[0].ID != unknown.ID {
 		t.Fatalf("ListBets = %d, %v", len(all), err)
 	}
-	rej, _ := s.ListBets(ctx, betting.BetFilter{OperatorID: "acme", BettorID: "b1", Statuses: []string{betting.BetRejected}, Limit: 10})
+	rej, _ := s.ListBets(ctx, betting.BetFilter{OperatorID: "acme", BettorID: "b1", Statuses: []betting.BetStatus{betting.BetRejected}, Limit: 10})
 	page, _ := s.ListBets(ctx, betting.BetFilter{OperatorID: "acme", BettorID: "b1", Limit: 10, BeforeCreatedAt: all[0].CreatedAt, BeforeID: all[0].ID})
 	others, _ := s.ListBets(ctx, betting.BetFilter{OperatorID: "acme", BettorID: "b2", Limit: 10})
 	if len(rej) != 2 || len(page) != 2 || len(others) != 0 {

@@ -14,7 +14,7 @@ import (
 
 // attempt returns a wallet attempt of b's transaction of kind, started at
 // t0 plus at.
-func attempt(b betting.Bet, kind, result string, at time.Duration) betting.WalletAttempt {
+func attempt(b betting.Bet, kind string, result betting.AttemptResult, at time.Duration) betting.WalletAttempt {
 	prefix := map[string]string{betting.TxWithdrawal: "wd-", betting.TxDeposit: "dp-", betting.TxRollback: "rb-"}[kind]
 	return betting.WalletAttempt{BetID: b.ID, Kind: kind, TransactionID: prefix + b.ID, Amount: b.Stake, Currency: b.Currency,
 		StartedAt: t0.Add(at), Duration: 1234567 * time.Microsecond, Result: result}

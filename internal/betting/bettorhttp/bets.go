@@ -102,7 +102,7 @@ type betView struct {
 }
 
 func (h *handler) view(ctx context.Context, b betting.Bet) betView {
-	v := betView{ID: b.ID, Status: b.Status, MarketID: b.MarketID, OutcomeID: b.OutcomeID, OutcomeIndex: b.OutcomeIndex,
+	v := betView{ID: b.ID, Status: string(b.Status), MarketID: b.MarketID, OutcomeID: b.OutcomeID, OutcomeIndex: b.OutcomeIndex,
 		Stake: b.Stake.String(), Currency: b.Currency, EntryOdds: b.EntryOdds, PotentialPayout: b.PotentialPayout.String(),
 		DisplayProbability: b.DisplayProbability.StringFixed(2), RejectionCode: b.RejectionCode,
 		PayoutAmount: b.PayoutAmount, SettledAt: b.SettledAt, CreatedAt: b.CreatedAt}
@@ -133,7 +133,7 @@ func (h *handler) getBet(w http.ResponseWriter, r *http.Request, b Bettor) {
 
 // statusFilters maps the history filter (case-insensitive) to stored
 // statuses: open is pending and confirmed, cancelled is rejected.
-var statusFilters = map[string][]string{
+var statusFilters = map[string][]betting.BetStatus{
 	"pending": {betting.BetPending}, "confirmed": {betting.BetConfirmed}, "rejected": {betting.BetRejected},
 	"settled": {betting.BetSettled}, "voided": {betting.BetVoided},
 	"open": {betting.BetPending, betting.BetConfirmed}, "cancelled": {betting.BetRejected},

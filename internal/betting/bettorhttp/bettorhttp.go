@@ -106,7 +106,7 @@ type eventList struct {
 }
 
 // eventStatuses are the values of the status filter of GET /api/v1/events.
-var eventStatuses = []string{betting.StatusOpen, betting.StatusSuspended, betting.StatusResolved, betting.StatusCancelled}
+var eventStatuses = []string{string(betting.StatusOpen), string(betting.StatusSuspended), string(betting.StatusResolved), string(betting.StatusCancelled)}
 
 func (h *handler) listEvents(w http.ResponseWriter, r *http.Request, b Bettor) {
 	q := r.URL.Query()
@@ -119,12 +119,12 @@ func (h *handler) listEvents(w http.ResponseWriter, r *http.Request, b Bettor) {
 		}
 		limit = n
 	}
-	f := betting.EventFilter{Category: strings.ToLower(q.Get("category")), Status: strings.ToLower(q.Get("status")), Limit: limit + 1}
+	f := betting.EventFilter{Category: strings.ToLower(q.Get("category")), Status: betting.MarketStatus(strings.ToLower(q.Get("status"))), Limit: limit + 1}
 	if f.Category != "" && !slices.Contains(betting.Categories, f.Category) {
 		httpjson.WriteProblem(w, http.StatusBadRequest, "category must be one of "+strings.Join(betting.Categories, ", ")+".")
 		return
 	}
-	if f.Status != "" && !slices.Contains(eventStatuses, f.Status) {
+	if f.Status != "" && !slices.Contains(eventStatuses, string(f.Status)) {
 		httpjson.WriteProblem(w, http.StatusBadRequest, "status must be one of "+strings.Join(eventStatuses, ", ")+".")
 		return
 	}

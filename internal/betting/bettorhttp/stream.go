@@ -16,15 +16,15 @@ import (
 
 // oddsChange is one data line of the odds stream.
 type oddsChange struct {
-	Sequence           int64      `json:"sequence"`
-	EventID            string     `json:"event_id"`
-	MarketID           string     `json:"market_id"`
-	MarketStatus       string     `json:"market_status"`
-	MarketVersion      int64      `json:"market_version"`
-	OutcomeID          string     `json:"outcome_id"`
-	DisplayOdds        *odds.Odds `json:"display_odds"`
-	DisplayProbability *string    `json:"display_probability"`
-	EntryOdds          *odds.Odds `json:"entry_odds"`
+	Sequence           int64                `json:"sequence"`
+	EventID            string               `json:"event_id"`
+	MarketID           string               `json:"market_id"`
+	MarketStatus       betting.MarketStatus `json:"market_status"`
+	MarketVersion      int64                `json:"market_version"`
+	OutcomeID          string               `json:"outcome_id"`
+	DisplayOdds        *odds.Odds           `json:"display_odds"`
+	DisplayProbability *string              `json:"display_probability"`
+	EntryOdds          *odds.Odds           `json:"entry_odds"`
 }
 
 // keepAlive is how often an idle stream sends a comment line.

@@ -24,6 +24,7 @@ func attempts(tx walletcall.Transaction, log ...Attempt) []betting.WalletAttempt
 			result = betting.AttemptDone
 		case StatusRejected:
 			result = betting.AttemptRefused
+		case StatusUnknown:
 		}
 		answer := walletcall.Answer{Status: a.HTTPStatus, Err: a.Err, Started: a.StartedAt, Took: a.Duration}
 		out = append(out, tx.Attempt(answer, result, a.Code, a.Unreadable))
@@ -63,6 +64,7 @@ func (c *Client) Withdraw(ctx context.Context, op betting.Operator, b betting.Be
 		return betting.WalletAnswer{Status: betting.WalletDone, OperatorTxID: res.OperatorTransactionID, Balance: &balance, Attempts: sent}, nil
 	case StatusRejected:
 		return betting.WalletAnswer{Status: betting.WalletRefused, Code: res.Code, Detail: res.Detail, Attempts: sent}, nil
+	case StatusUnknown:
 	}
 	return betting.WalletAnswer{Status: betting.WalletUnknown, Detail: res.Detail, Attempts: sent}, nil
 }

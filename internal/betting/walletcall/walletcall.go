@@ -251,7 +251,7 @@ type Transaction struct {
 // arrived, and betting.FailureUnreadableAnswer when its body could not be
 // read or, with malformed, is not the protocol's answer (a 5xx or a
 // temporary code leaves it empty).
-func (tx Transaction) Attempt(a Answer, result, code string, malformed bool) betting.WalletAttempt {
+func (tx Transaction) Attempt(a Answer, result betting.AttemptResult, code string, malformed bool) betting.WalletAttempt {
 	w := betting.WalletAttempt{BetID: tx.Bet.ID, Kind: tx.Kind, TransactionID: tx.ID, Amount: tx.Amount, Currency: tx.Bet.Currency,
 		StartedAt: a.Started, Duration: a.Took, Result: result, Code: code, HTTPStatus: a.Status}
 	if result == betting.AttemptUnknown {

@@ -81,7 +81,7 @@ func TestAttemptRecord(t *testing.T) {
 	tests := []struct {
 		name      string
 		answer    walletcall.Answer
-		result    string
+		result    betting.AttemptResult
 		code      string
 		malformed bool
 		wantError string
