@@ -53,7 +53,7 @@ type step struct {
 	balance string
 }
 
-func settled(b betting.Bet, status, payout string) betting.Bet {
+func settled(b betting.Bet, status betting.BetStatus, payout string) betting.Bet {
 	b.Status = status
 	p := amount(payout)
 	b.PayoutAmount = &p
