@@ -979,9 +979,31 @@ func (b *builder) capQuestions(n int, ref func(*draft) string) []tickets.OpenQue
 	for _, q := range b.notTicketed {
 		out = append(out, tickets.OpenQuestion{ID: "Q-" + itoa(n+len(out)+1), Question: q, RelatedTicketIDs: []string{}})
 	}
+	if q := b.closedReports(); q != "" {
+		out = append(out, tickets.OpenQuestion{ID: "Q-" + itoa(n+len(out)+1), Question: q, RelatedTicketIDs: []string{}})
+	}
 	add("Left out without a ticket to stay within", b.dropped, false)
 	add("Merged into other tickets to stay within", b.folded, true)
 	return out
+}
+
+// closedReports names the reports the spec marks closed (fixed,
+// duplicate, won't fix), which get no ticket, so that none is left out in
+// silence; "" when there are none.
+func (b *builder) closedReports() string {
+	var names []string
+	for _, s := range b.doc.sections {
+		if s.closed {
+			names = append(names, cleanHeading(s.heading)+" (line "+itoa(s.first)+")")
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	if len(names) > 40 {
+		names = append(names[:40], "and "+itoa(len(names)-40)+" more")
+	}
+	return "Left out as closed, since the spec marks them fixed, duplicate or won't fix: " + strings.Join(names, "; ") + ". Does any of them still need work?"
 }
 
 // sortIDs sorts SPEC-n ids numerically and drops empty ones.

@@ -117,7 +117,7 @@ func classifySections(doc *document) {
 			s.class = contextSection
 		}
 		if s.class == workSection && isClosedReport(s) {
-			s.class = notWorkSection
+			s.class, s.closed = notWorkSection, true
 		}
 		if s.class == workSection && s.parent != nil && graduation.MatchString(s.parent.heading) && laterStage.MatchString(strings.TrimSpace(s.heading)) {
 			// The first stage of a graduation (alpha) is this work; beta

@@ -58,6 +58,7 @@ type section struct {
 	last     int // last line before the next heading of any level
 	end      int // last line before the next heading of the same or a higher level
 	class    sectionClass
+	closed   bool // a report the spec marks fixed, duplicate or won't fix
 }
 
 // document is a parsed spec.
