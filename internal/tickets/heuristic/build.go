@@ -1016,11 +1016,25 @@ func (b *builder) epicTitle(s *section) string {
 				return "Endpoints " + lowerFirst(h)
 			}
 		}
-		if !strings.Contains(low, "endpoint") && !strings.Contains(low, "operation") && !strings.Contains(low, "route") {
+		if !strings.Contains(low, "endpoint") && !strings.Contains(low, "operation") && !strings.Contains(low, "route") && b.holdsEndpoints(s) {
 			return h + " endpoints"
 		}
 	}
 	return upperFirst(h)
+}
+
+// holdsEndpoints reports whether s or a section below it lists endpoints
+// ("Business Rules" that say "all endpoints require a token" holds none).
+func (b *builder) holdsEndpoints(s *section) bool {
+	if len(b.info[s.index].endpoints) > 0 {
+		return true
+	}
+	for _, c := range s.children {
+		if b.holdsEndpoints(c) {
+			return true
+		}
+	}
+	return false
 }
 
 func (b *builder) sectionMentions(s *section, words ...string) bool {

@@ -165,6 +165,14 @@ func parseDocument(m *meter, text string) *document {
 			p.startSection(len(m[1]), atxClosing.ReplaceAllString(m[2], ""))
 			continue
 		}
+		if len(p.para) == 0 && first == '*' && boldLine.MatchString(trimmed) && p.current.parent != nil && fieldLabel.MatchString(strings.TrimSuffix(strings.Trim(trimmed, "* "), ":")) {
+			// "**Fields:**" under "### Todo", "**Errors:**" under "### GET
+			// /api/todos": a label of its section's text, not a section of
+			// its own (which merged the fields of every entity).
+			p.flush()
+			p.para = append(p.para, strings.TrimSuffix(strings.Trim(trimmed, "* "), ":")+":")
+			continue
+		}
 		if len(p.para) == 0 && first == '*' && boldLine.MatchString(trimmed) {
 			// A line that is all bold ("**Describe the solution you'd
 			// like**") is a heading of the text below it, as issue
@@ -262,6 +270,10 @@ func literalBlockEnd(lines []string, i int, prev string) int {
 	}
 	return end
 }
+
+// fieldLabel is a bold label that introduces a part of its section's
+// text (an entity's fields, an endpoint's errors) rather than a section.
+var fieldLabel = regexp.MustCompile(`(?i)^(fields|attributes|properties|indexes|indices|relationships|relations|constraints|description|errors|error responses|responses?|request( body)?|response body|query parameters|path parameters|parameters|headers|validation|authentication|authorization|permissions|example|examples)$`)
 
 // setSpans sets the last and end lines of every section of doc, whose
 // lines are numbered 1 to n.

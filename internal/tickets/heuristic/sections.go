@@ -743,6 +743,17 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 		return "Set up " + lowerFirst(cleanHeading(s.heading))
 	}
 	h := cleanHeading(s.heading)
+	if s.parent != nil && entityParent.MatchString(cleanHeading(s.parent.heading)) && len(strings.Fields(h)) <= 3 {
+		return "Define the " + h + " entity" // "### Todo" under "## Entities"
+	}
+	if f := strings.Fields(h); len(f) == 2 && httpMethods[f[0]] && strings.HasPrefix(f[1], "/") && len(units) > 0 {
+		// "### GET /api/todos" with "**Description:** List all todos …".
+		if label, rest, ok := splitLabel(stripCode(units[0].text)); ok && strings.EqualFold(label, "description") {
+			if w := strings.Fields(rest); len(w) > 0 && baseVerb(w[0]) != "" {
+				return shorten("Implement "+h+" to "+lowerFirst(strings.TrimRight(rest, ".")), 16, 110)
+			}
+		}
+	}
 	if stageHeading.MatchString(h) {
 		// "Alpha" says when, its list says what: "Alpha: functionality
 		// implemented behind feature gate".
@@ -771,6 +782,9 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 	}
 	return shorten(verbFirst(h), 12, 100)
 }
+
+// entityParent is a heading whose sub-sections each describe an entity.
+var entityParent = regexp.MustCompile(`(?i)^(entities|models|data models?|domain models?|data entities|schemas?)$`)
 
 // stageHeading is a heading that names a stage, not a piece of work.
 var stageHeading = regexp.MustCompile(`(?i)^(alpha|beta|ga|mvp|pilot|phase \d+|stage \d+|milestone \d+)$`)

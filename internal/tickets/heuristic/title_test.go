@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/tickets"
@@ -45,13 +46,37 @@ func TestTitlesKeepTheSpecsNames(t *testing.T) {
 	if len(stageTitles) == 0 || stageTitles[0] != "Alpha: functionality implemented behind feature gate" {
 		t.Errorf("a stage section is titled %q, want what its list says", stageTitles)
 	}
+	entities := "# Todo API\n\n## Entities\n\n### Todo\n\n**Fields:**\n- `id`: string (UUID, primary key)\n- `title`: string (required, max 200 chars)\n\n### User\n\n**Fields:**\n- `id`: string (UUID, primary key)\n- `email`: string (required, unique)\n\n## Business Rules\n\n- All endpoints require a valid JWT token\n- Expired tokens return 401\n"
+	edoc := parseDocument(newMeter(t.Context()), entities)
+	eb := newBuilder(newMeter(t.Context()), tickets.GenerationRequest{Spec: entities}, normalizeOptions(tickets.Options{}), edoc)
+	eb.build()
+	want := map[string]bool{"todo": false, "user": false}
+	var etitles []string
+	for _, d := range eb.drafts {
+		if d.alive {
+			etitles = append(etitles, d.title)
+			for name := range want {
+				want[name] = want[name] || strings.Contains(strings.ToLower(d.title), name) && !strings.Contains(strings.ToLower(d.title), "fields")
+			}
+		}
+	}
+	for title, ok := range want {
+		if !ok {
+			t.Errorf("no draft named after entity %q (an entity's bold \"Fields:\" label is no section of its own): %q", title, etitles)
+		}
+	}
+	for _, g := range eb.groups {
+		if g.title == "Business Rules endpoints" {
+			t.Errorf("a section that lists no endpoint is an epic of endpoints: %q", g.title)
+		}
+	}
 	spec := "# Todo API\n\n## Endpoints\n\n### GET /api/todos/:id\n\n- **Description:** Get a single item by ID\n- **Errors:** 404 when the item is missing\n"
 	doc := parseDocument(newMeter(t.Context()), spec)
 	bl := newBuilder(newMeter(t.Context()), tickets.GenerationRequest{Spec: spec}, normalizeOptions(tickets.Options{}), doc)
 	bl.build()
 	found := false
 	for _, d := range bl.drafts {
-		found = found || d.alive && d.title == "Implement GET /api/todos/:id"
+		found = found || d.alive && d.title == "Implement GET /api/todos/:id to get a single item by ID"
 	}
 	if !found {
 		var got []string
