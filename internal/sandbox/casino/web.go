@@ -65,19 +65,7 @@ func (s *Site) routes() http.Handler {
 
 // page is the layout of one of the Site's pages.
 func (s *Site) page(r *http.Request, title, current string, data any) sandboxweb.Page {
-	nav := []sandboxweb.Link{
-		{Href: "/sandbox/lobby", Label: "Lobby"},
-		{Href: "/sandbox/ledger", Label: "Ledger"},
-		{Href: "/sandbox/controls", Label: "Controls"},
-	}
-	for i := range nav {
-		nav[i].Current = nav[i].Href == current
-	}
-	q := r.URL.Query()
-	return sandboxweb.Page{
-		Title: title, Partner: "Sandbox casino " + s.cfg.CasinoID, Nav: nav,
-		Notice: q.Get("notice"), Error: q.Get("error"), Data: data,
-	}
+	return sandboxweb.NewPage(r, "Sandbox casino "+s.cfg.CasinoID, sandboxweb.Link{Href: "/sandbox/lobby", Label: "Lobby"}, title, current, data)
 }
 
 // option is one choice of a select.

@@ -95,6 +95,20 @@ type Page struct {
 	Data    any
 }
 
+// NewPage returns the Page of one of a sandbox partner's pages at the
+// path current: partner names the partner in the header, the navigation
+// is home (the partner's own first page), the ledger and the controls,
+// with current's link marked, and the notice and error are the query's
+// (where Done and Fail send a form back).
+func NewPage(r *http.Request, partner string, home Link, title, current string, data any) Page {
+	nav := []Link{home, {Href: Prefix + "ledger", Label: "Ledger"}, {Href: Prefix + "controls", Label: "Controls"}}
+	for i := range nav {
+		nav[i].Current = nav[i].Href == current
+	}
+	q := r.URL.Query()
+	return Page{Title: title, Partner: partner, Nav: nav, Notice: q.Get("notice"), Error: q.Get("error"), Data: data}
+}
+
 // Pages are parsed page templates, each combined with the layout.
 type Pages map[string]*template.Template
 

@@ -219,3 +219,20 @@ func TestServeStopsWithASilentConnection(t *testing.T) {
 		t.Errorf("Serve: %v", err)
 	}
 }
+
+// TestNewPage: the navigation is the partner's first page, the ledger and
+// the controls, the current one marked; notice and error come from the
+// query.
+func TestNewPage(t *testing.T) {
+	t.Parallel()
+	r := httptest.NewRequest("GET", "/sandbox/ledger?notice=saved&error=", nil)
+	p := sandboxweb.NewPage(r, "Sandbox casino c1", sandboxweb.Link{Href: "/sandbox/lobby", Label: "Lobby"}, "Ledger", "/sandbox/ledger", 7)
+	want := sandboxweb.Page{Title: "Ledger", Partner: "Sandbox casino c1", Notice: "saved", Data: 7, Nav: []sandboxweb.Link{
+		{Href: "/sandbox/lobby", Label: "Lobby"},
+		{Href: "/sandbox/ledger", Label: "Ledger", Current: true},
+		{Href: "/sandbox/controls", Label: "Controls"},
+	}}
+	if !reflect.DeepEqual(p, want) {
+		t.Errorf("page = %+v\nwant %+v", p, want)
+	}
+}
