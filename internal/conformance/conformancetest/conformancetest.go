@@ -8,6 +8,7 @@ package conformancetest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -56,6 +57,23 @@ func (b BrokenWallet) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b.After(r, body, a)
 	}
 	write(w, a)
+}
+
+// ProcessedThenRefused is a broken wallet: a request that wrong picks
+// (a bad signature) is processed by inner all the same, as fix (which
+// signs it right) makes it, and answered refusal: a refusal that moved
+// money.
+func ProcessedThenRefused(inner http.Handler, wrong func(*http.Request, []byte) bool, fix func(*http.Request, []byte), refusal Answer) http.Handler {
+	return BrokenWallet{Inner: inner, Before: func(r *http.Request, body []byte) ([]byte, *Answer) {
+		if !wrong(r, body) {
+			return body, nil
+		}
+		fix(r, body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		inner.ServeHTTP(httptest.NewRecorder(), r)
+		a := refusal
+		return body, &a
+	}}
 }
 
 func write(w http.ResponseWriter, a *Answer) {
@@ -115,6 +133,29 @@ func CheckReport(t *testing.T, rep *conformance.Report, want Want) {
 	}
 	if len(want.Fail) > 0 && !strings.Contains(text, "the wallet does not conform") {
 		t.Errorf("the summary does not say the wallet fails:\n%s", text)
+	}
+}
+
+// CheckConforms reports on t every way rep, the report of a run of a
+// checker with checks against a conforming wallet, falls short: every
+// check passes, the summary says so and counts them, and the report never
+// prints the signing secret.
+func CheckConforms(t *testing.T, rep *conformance.Report, checks []conformance.Check, secret string) {
+	t.Helper()
+	text := rep.String()
+	for _, res := range rep.Results {
+		if res.Status != conformance.Pass {
+			t.Errorf("%s: %s %s", res.Name, res.Status, res.Reason())
+		}
+	}
+	if !rep.Passed() || !strings.Contains(text, fmt.Sprintf("%d passed", len(checks))) || !strings.Contains(text, "the wallet conforms") {
+		t.Errorf("report:\n%s", text)
+	}
+	if got, want := len(rep.Results), len(checks); got != want {
+		t.Errorf("%d results, %d checks", got, want)
+	}
+	if strings.Contains(text, secret) {
+		t.Error("the report prints the signing secret")
 	}
 }
 
