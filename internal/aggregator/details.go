@@ -121,61 +121,24 @@ func (s *Service) Details(ctx context.Context, op betting.Operator, roundID, loc
 // walletCalls is what a rejected bet's recorded wallet attempts say of its
 // stake's Round/BetWin.
 type walletCalls struct {
-	// stakeSent: a Round/BetWin of the stake was sent.
-	stakeSent bool
 	// stakeAnswered: the aggregator answered it 200 (the round opened).
 	stakeAnswered bool
-	// stakeInDoubt: an attempt of it got no definite answer, so placement
-	// sends a Round/Rollback whatever the refusal that followed
-	// (betting.OutcomeUnknown).
-	stakeInDoubt bool
-	// rollbackSent: a Round/Rollback of the stake was sent.
-	rollbackSent bool
 }
 
 func walletCallsOf(attempts []betting.WalletAttempt) walletCalls {
 	var c walletCalls
 	for _, a := range attempts {
-		switch a.Kind {
-		case betting.TxWithdrawal:
-			c.stakeSent = true
-			c.stakeAnswered = c.stakeAnswered || a.Result == betting.AttemptDone
-			c.stakeInDoubt = c.stakeInDoubt || a.Result == betting.AttemptUnknown
-		case betting.TxRollback:
-			c.rollbackSent = true
+		if a.Kind == betting.TxWithdrawal && a.Result == betting.AttemptDone {
+			c.stakeAnswered = true
 		}
 	}
 	return c
 }
 
 // needsWalletCalls: roundState needs the bet's wallet calls, those of a
-// rejected bet whose stake's reversal is not confirmed.
+// rejected bet whose stake's reversal is owed and not confirmed.
 func needsWalletCalls(b betting.Bet) bool {
-	return b.Status == betting.BetRejected && b.RollbackConfirmedAt == nil
-}
-
-// rolledBack says whether placement sends a Round/Rollback for the
-// rejected bet b: the debit's outcome was unknown (no code,
-// wallet_provider_unavailable), it stood but the bet could not
-// (wallet_rolled_back), or the aggregator refused it with a final code of
-// no meaning of its own (bet_rejected_other, once a Round/BetWin was sent).
-// A refusal that names its reason (insufficient_funds, bet_limit_reached,
-// bettor_blocked) sends one only when an attempt of the debit got no
-// definite answer, or a Round/Rollback was already sent (a rerun after a
-// crash doubts its earlier run's debit, which may be unrecorded); a check
-// before the debit sends none.
-func rolledBack(b betting.Bet, calls walletCalls) bool {
-	if b.RejectionCode == nil || calls.stakeInDoubt || calls.rollbackSent {
-		return true
-	}
-	switch *b.RejectionCode {
-	case betting.RejectWalletRolledBack, betting.RejectWalletUnavailable:
-		return true
-	case betting.RejectOther:
-		return calls.stakeSent
-	case betting.RejectValidationFailed, betting.RejectBettorBlocked, betting.RejectInsufficientFund, betting.RejectBetLimitReached:
-	}
-	return false
+	return b.Status == betting.BetRejected && b.RollbackOwed && b.RollbackConfirmedAt == nil
 }
 
 // roundState is the state of b's round as the aggregator has confirmed it
@@ -195,7 +158,8 @@ func rolledBack(b betting.Bet, calls walletCalls) bool {
 //     refused without one (a check before the debit, a refusal of the
 //     debit that names its reason).
 //
-// calls matters only for a rejected bet whose rollback is not confirmed.
+// calls matters only for a rejected bet whose Round/Rollback placement
+// owes (Bet.RollbackOwed) and the aggregator has not confirmed yet.
 func roundState(b betting.Bet, calls walletCalls) string {
 	switch b.Status {
 	case betting.BetConfirmed:
@@ -211,7 +175,7 @@ func roundState(b betting.Bet, calls walletCalls) string {
 		}
 		return RoundLost
 	case betting.BetRejected:
-		if b.RollbackConfirmedAt != nil || !rolledBack(b, calls) {
+		if b.RollbackConfirmedAt != nil || !b.RollbackOwed {
 			return RoundRejected
 		}
 		if calls.stakeAnswered {

@@ -32,16 +32,17 @@ func TestRoundState(t *testing.T) {
 			}
 		}
 	}
-	rejected := func(c *betting.RejectionCode, rollbackConfirmed bool) func(*betting.Bet) {
+	// rejected: owed says whether placement queued a Round/Rollback.
+	rejected := func(c *betting.RejectionCode, owed, rollbackConfirmed bool) func(*betting.Bet) {
 		return func(b *betting.Bet) {
-			b.RejectionCode = c
+			b.RejectionCode, b.RollbackOwed = c, owed
 			if rollbackConfirmed {
 				b.RollbackConfirmedAt = &at
 			}
 		}
 	}
-	sent := walletCalls{stakeSent: true}
-	answered := walletCalls{stakeSent: true, stakeAnswered: true}
+	sent := walletCalls{}
+	answered := walletCalls{stakeAnswered: true}
 	cases := []struct {
 		name  string
 		bet   betting.Bet
@@ -63,31 +64,31 @@ func TestRoundState(t *testing.T) {
 		{"void's BetWin answered 200", bet(betting.BetVoided, settled(money.MustParse("10"), true)), answered, RoundVoided},
 		// any → rejected: Round/Rollback. The earlier state is pending when
 		// the stake's BetWin was answered 200, no round otherwise.
-		{"debit stood, market closed, Rollback not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectWalletRolledBack), false)), answered, RoundPending},
-		{"debit stood, market closed, Rollback answered 200", bet(betting.BetRejected, rejected(code(betting.RejectWalletRolledBack), true)), answered, RoundRejected},
-		{"200 without round_id, Rollback not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectWalletRolledBack), false)), sent, ""},
-		{"200 without round_id, Rollback answered 200", bet(betting.BetRejected, rejected(code(betting.RejectWalletRolledBack), true)), sent, RoundRejected},
-		{"no definite answer, Rollback not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectWalletUnavailable), false)), sent, ""},
-		{"no definite answer, Rollback answered 200", bet(betting.BetRejected, rejected(code(betting.RejectWalletUnavailable), true)), sent, RoundRejected},
-		{"final other code, Rollback not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectOther), false)), sent, ""},
-		{"final other code, Rollback answered 200", bet(betting.BetRejected, rejected(code(betting.RejectOther), true)), sent, RoundRejected},
-		{"placement gave up, Rollback not answered yet", bet(betting.BetRejected, rejected(nil, false)), walletCalls{}, ""},
-		{"placement gave up, Rollback answered 200", bet(betting.BetRejected, rejected(nil, true)), walletCalls{}, RoundRejected},
+		{"debit stood, market closed, Rollback not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectWalletRolledBack), true, false)), answered, RoundPending},
+		{"debit stood, market closed, Rollback answered 200", bet(betting.BetRejected, rejected(code(betting.RejectWalletRolledBack), true, true)), answered, RoundRejected},
+		{"200 without round_id, Rollback not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectWalletRolledBack), true, false)), sent, ""},
+		{"200 without round_id, Rollback answered 200", bet(betting.BetRejected, rejected(code(betting.RejectWalletRolledBack), true, true)), sent, RoundRejected},
+		{"no definite answer, Rollback not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectWalletUnavailable), true, false)), sent, ""},
+		{"no definite answer, Rollback answered 200", bet(betting.BetRejected, rejected(code(betting.RejectWalletUnavailable), true, true)), sent, RoundRejected},
+		{"final other code, Rollback not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectOther), true, false)), sent, ""},
+		{"final other code, Rollback answered 200", bet(betting.BetRejected, rejected(code(betting.RejectOther), true, true)), sent, RoundRejected},
+		{"placement gave up, Rollback not answered yet", bet(betting.BetRejected, rejected(nil, true, false)), walletCalls{}, ""},
+		{"placement gave up, Rollback answered 200", bet(betting.BetRejected, rejected(nil, true, true)), walletCalls{}, RoundRejected},
 		// A refusal after an attempt with no definite answer: placement
 		// rolls the stake back in case it was debited.
-		{"insufficient funds after an unanswered attempt, Rollback not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectInsufficientFund), false)),
-			walletCalls{stakeSent: true, stakeInDoubt: true}, ""},
-		{"insufficient funds after an unanswered attempt, Rollback answered 200", bet(betting.BetRejected, rejected(code(betting.RejectInsufficientFund), true)),
-			walletCalls{stakeSent: true, stakeInDoubt: true}, RoundRejected},
-		{"refusal on a rerun, its Rollback sent, not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectBettorBlocked), false)),
-			walletCalls{stakeSent: true, rollbackSent: true}, ""},
+		{"insufficient funds after an unanswered attempt, Rollback not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectInsufficientFund), true, false)),
+			sent, ""},
+		{"insufficient funds after an unanswered attempt, Rollback answered 200", bet(betting.BetRejected, rejected(code(betting.RejectInsufficientFund), true, true)),
+			sent, RoundRejected},
+		{"refusal on a rerun, its Rollback sent, not answered yet", bet(betting.BetRejected, rejected(code(betting.RejectBettorBlocked), true, false)),
+			sent, ""},
 		// Rejections with no Round/Rollback: rejected at once.
-		{"insufficient funds", bet(betting.BetRejected, rejected(code(betting.RejectInsufficientFund), false)), sent, RoundRejected},
-		{"bet limit in the aggregator's system", bet(betting.BetRejected, rejected(code(betting.RejectBetLimitReached), false)), sent, RoundRejected},
-		{"player disabled", bet(betting.BetRejected, rejected(code(betting.RejectBettorBlocked), false)), sent, RoundRejected},
-		{"check before the debit", bet(betting.BetRejected, rejected(code(betting.RejectValidationFailed), false)), walletCalls{}, RoundRejected},
-		{"limit before the debit", bet(betting.BetRejected, rejected(code(betting.RejectBetLimitReached), false)), walletCalls{}, RoundRejected},
-		{"wallet that cannot be called", bet(betting.BetRejected, rejected(code(betting.RejectOther), false)), walletCalls{}, RoundRejected},
+		{"insufficient funds", bet(betting.BetRejected, rejected(code(betting.RejectInsufficientFund), false, false)), sent, RoundRejected},
+		{"bet limit in the aggregator's system", bet(betting.BetRejected, rejected(code(betting.RejectBetLimitReached), false, false)), sent, RoundRejected},
+		{"player disabled", bet(betting.BetRejected, rejected(code(betting.RejectBettorBlocked), false, false)), sent, RoundRejected},
+		{"check before the debit", bet(betting.BetRejected, rejected(code(betting.RejectValidationFailed), false, false)), walletCalls{}, RoundRejected},
+		{"limit before the debit", bet(betting.BetRejected, rejected(code(betting.RejectBetLimitReached), false, false)), walletCalls{}, RoundRejected},
+		{"wallet that cannot be called", bet(betting.BetRejected, rejected(code(betting.RejectOther), false, false)), walletCalls{}, RoundRejected},
 	}
 	for _, c := range cases {
 		if got := roundState(c.bet, c.calls); got != c.want {
@@ -109,11 +110,11 @@ func TestWalletCallsOf(t *testing.T) {
 		want     walletCalls
 	}{
 		{"none", nil, walletCalls{}},
-		{"unanswered", []betting.WalletAttempt{attempt(betting.TxWithdrawal, betting.AttemptUnknown)}, walletCalls{stakeSent: true, stakeInDoubt: true}},
-		{"refused", []betting.WalletAttempt{attempt(betting.TxWithdrawal, betting.AttemptRefused)}, walletCalls{stakeSent: true}},
+		{"unanswered", []betting.WalletAttempt{attempt(betting.TxWithdrawal, betting.AttemptUnknown)}, walletCalls{}},
+		{"refused", []betting.WalletAttempt{attempt(betting.TxWithdrawal, betting.AttemptRefused)}, walletCalls{}},
 		{"answered on the second attempt", []betting.WalletAttempt{attempt(betting.TxWithdrawal, betting.AttemptUnknown),
-			attempt(betting.TxWithdrawal, betting.AttemptDone)}, walletCalls{stakeSent: true, stakeAnswered: true, stakeInDoubt: true}},
-		{"only the rollback answered", []betting.WalletAttempt{attempt(betting.TxRollback, betting.AttemptDone)}, walletCalls{rollbackSent: true}},
+			attempt(betting.TxWithdrawal, betting.AttemptDone)}, walletCalls{stakeAnswered: true}},
+		{"only the rollback answered", []betting.WalletAttempt{attempt(betting.TxRollback, betting.AttemptDone)}, walletCalls{}},
 	}
 	for _, c := range cases {
 		if got := walletCallsOf(c.attempts); got != c.want {

@@ -99,6 +99,11 @@ type Bet struct {
 	// operator's own id of it is OperatorTxID.
 	WithdrawalTxID string `json:"-"`
 	OperatorTxID   string `json:"-"`
+	// RollbackOwed is set, in the transaction that rejects the bet, when
+	// placement queues the reversal of its withdrawal (the debit may have
+	// been made); it stays set once the reversal is confirmed. Round/Details
+	// reads it to tell a round whose Round/Rollback is still to come.
+	RollbackOwed bool `json:"-"`
 	// Reserved is set once the bet's exposure is reserved, right before
 	// its withdrawal is sent: a pending bet with Reserved may have been
 	// debited.

@@ -58,7 +58,7 @@ func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (b
 const betColumns = `id::text, operator_id, bettor_id, idempotency_key, event_id::text, market_id::text, outcome_id::text, outcome_index,
 	stake::text, currency, entry_odds::text, potential_payout::text, display_probability::text, status, rejection_code, rejection_reason,
 	withdrawal_tx_id, operator_tx_id, payout_amount::text, settled_at, accepted, created_at, updated_at, exposure_reserved,
-	deposit_confirmed_at, rollback_confirmed_at, session_id`
+	deposit_confirmed_at, rollback_confirmed_at, session_id, rollback_owed`
 
 func storedAmount(s string) (money.Amount, error) {
 	var a money.Amount
@@ -71,7 +71,8 @@ func scanBet(row pgx.Row, id string) (betting.Bet, error) {
 	var payoutAmount *string
 	err := row.Scan(&b.ID, &b.OperatorID, &b.BettorID, &b.IdempotencyKey, &b.EventID, &b.MarketID, &b.OutcomeID, &b.OutcomeIndex,
 		&stake, &b.Currency, &entry, &payout, &prob, &b.Status, &b.RejectionCode, &b.RejectionReason, &b.WithdrawalTxID, &b.OperatorTxID,
-		&payoutAmount, &b.SettledAt, &b.Accepted, &b.CreatedAt, &b.UpdatedAt, &b.Reserved, &b.DepositConfirmedAt, &b.RollbackConfirmedAt, &b.SessionID)
+		&payoutAmount, &b.SettledAt, &b.Accepted, &b.CreatedAt, &b.UpdatedAt, &b.Reserved, &b.DepositConfirmedAt, &b.RollbackConfirmedAt, &b.SessionID,
+		&b.RollbackOwed)
 	if errors.Is(err, pgx.ErrNoRows) || badID(err) {
 		return b, missing("bet", id)
 	}
@@ -216,10 +217,10 @@ func (s betStore) Exposure(ctx context.Context, operatorID, outcomeID, currency 
 // release), records the bettor's balance (when given) and updates the bet.
 // It returns the status the bet had, and no row for a missing bet.
 // updateBetRecordingSQL also records the update's wallet attempts, from
-// array parameters $10 to $20.
+// array parameters $11 to $21.
 var (
 	updateBetSQL          = updateBetCTEs + ` SELECT was FROM old`
-	updateBetRecordingSQL = updateBetCTEs + `, attempts AS (` + walletAttemptsFrom(10, `(SELECT was FROM old) = $3`) + `) SELECT was FROM old`
+	updateBetRecordingSQL = updateBetCTEs + `, attempts AS (` + walletAttemptsFrom(11, `(SELECT was FROM old) = $3`) + `) SELECT was FROM old`
 )
 
 // updateBetCTEs are the steps of updateBetSQL before its answer.
@@ -237,7 +238,7 @@ const updateBetCTEs = `WITH old AS (
 	), updated AS (
 		UPDATE betting_bets b SET status = $4, rejection_code = $5, rejection_reason = $6,
 			operator_tx_id = CASE WHEN $7 = '' THEN b.operator_tx_id ELSE $7 END,
-			exposure_reserved = b.exposure_reserved AND NOT $2, updated_at = $8
+			exposure_reserved = b.exposure_reserved AND NOT $2, updated_at = $8, rollback_owed = b.rollback_owed OR $10::boolean
 		FROM old WHERE b.id = old.bet_id AND old.was = $3
 	)`
 
@@ -252,7 +253,7 @@ func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate)
 	}) error {
 		var was betting.BetStatus
 		query, args := updateBetSQL, []any{id, u.Release, u.From, u.Status, u.RejectionCode, u.RejectionReason, u.OperatorTxID,
-			u.At.UTC().Truncate(time.Microsecond), balance}
+			u.At.UTC().Truncate(time.Microsecond), balance, u.Rollback}
 		if len(u.Attempts) > 0 {
 			query, args = updateBetRecordingSQL, append(args, walletAttemptArrays(u.Attempts).args()...)
 		}

@@ -35,3 +35,27 @@ func TestPriceHistoryMigration(t *testing.T) {
 		}
 	})
 }
+
+func TestRollbackOwedMigration(t *testing.T) {
+	t.Parallel()
+	url := pgtest.NewDatabase(t)
+	bettingtest.RunRollbackOwedMigration(t, func(t *testing.T) (betting.BetStore, func()) {
+		db, err := postgres.Open(context.Background(), url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db.BetStore(), func() { db.Close() }
+	}, func(t *testing.T) {
+		ctx := context.Background()
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		for _, q := range []string{`ALTER TABLE betting_bets DROP COLUMN rollback_owed`, `DELETE FROM foresight_migrations WHERE name = 'migration/0015_rollback_owed.sql'`} {
+			if _, err := conn.Exec(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+	})
+}

@@ -57,7 +57,8 @@ func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (b
 
 const betColumns = `id, operator_id, bettor_id, idempotency_key, event_id, market_id, outcome_id, outcome_index, stake, currency,
 	entry_odds, potential_payout, display_probability, status, rejection_code, rejection_reason, withdrawal_tx_id, operator_tx_id,
-	payout_amount, settled_at, accepted, created_at, updated_at, exposure_reserved, deposit_confirmed_at, rollback_confirmed_at, session_id`
+	payout_amount, settled_at, accepted, created_at, updated_at, exposure_reserved, deposit_confirmed_at, rollback_confirmed_at, session_id,
+	rollback_owed`
 
 func scanBet(row interface{ Scan(...any) error }, id string) (betting.Bet, error) {
 	var b betting.Bet
@@ -67,7 +68,8 @@ func scanBet(row interface{ Scan(...any) error }, id string) (betting.Bet, error
 	var created, updated int64
 	err := row.Scan(&b.ID, &b.OperatorID, &b.BettorID, &b.IdempotencyKey, &b.EventID, &b.MarketID, &b.OutcomeID, &b.OutcomeIndex,
 		&stake, &b.Currency, &entry, &payout, &prob, &b.Status, &code, &b.RejectionReason, &b.WithdrawalTxID, &b.OperatorTxID,
-		&payoutAmount, &settled, &b.Accepted, &created, &updated, &b.Reserved, &deposited, &rolledBack, &b.SessionID)
+		&payoutAmount, &settled, &b.Accepted, &created, &updated, &b.Reserved, &deposited, &rolledBack, &b.SessionID,
+		&b.RollbackOwed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, notFound("bet", id)
 	}
@@ -111,7 +113,7 @@ func parseStored(s string) (money.Amount, error) {
 // Statements of the bet writes, prepared once (see writeTx).
 const (
 	insertBetSQL = `INSERT INTO betting_bets (` + betColumns + `)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, 0)
 		ON CONFLICT (operator_id, bettor_id, idempotency_key) DO NOTHING`
 	betByKeySQL = `SELECT ` + betColumns + ` FROM betting_bets WHERE operator_id = ? AND bettor_id = ? AND idempotency_key = ?`
 	betByIDSQL  = `SELECT ` + betColumns + ` FROM betting_bets WHERE id = ?`
@@ -120,7 +122,7 @@ const (
 		ON CONFLICT (operator_id, outcome_id, currency) DO UPDATE SET reserved = excluded.reserved`
 	markReservedSQL = `UPDATE betting_bets SET exposure_reserved = 1 WHERE id = ?`
 	updateBetSQL    = `UPDATE betting_bets SET status = ?, rejection_code = ?, rejection_reason = ?, operator_tx_id = ?,
-		exposure_reserved = ?, updated_at = ? WHERE id = ?`
+		exposure_reserved = ?, updated_at = ?, rollback_owed = rollback_owed OR ? WHERE id = ?`
 	// The balance statements record a wallet answer's balance unless a
 	// more recent answer's is already recorded.
 	bettorBalanceSQL = `UPDATE betting_bettors SET balance = ?1, balance_at = ?2
@@ -296,7 +298,7 @@ func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate)
 			b.OperatorTxID = u.OperatorTxID
 		}
 		b.Status, b.RejectionCode, b.RejectionReason, b.UpdatedAt = u.Status, u.RejectionCode, u.RejectionReason, u.At.UTC().Truncate(time.Microsecond)
-		if _, err := tx.exec(ctx, updateBetSQL, b.Status, b.RejectionCode, b.RejectionReason, b.OperatorTxID, b.Reserved, micros(b.UpdatedAt), id); err != nil {
+		if _, err := tx.exec(ctx, updateBetSQL, b.Status, b.RejectionCode, b.RejectionReason, b.OperatorTxID, b.Reserved, micros(b.UpdatedAt), u.Rollback, id); err != nil {
 			return nil, err
 		}
 		if u.Balance != nil {

@@ -33,3 +33,26 @@ func TestPriceHistoryMigration(t *testing.T) {
 		}
 	})
 }
+
+func TestRollbackOwedMigration(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "test.db")
+	bettingtest.RunRollbackOwedMigration(t, func(t *testing.T) (betting.BetStore, func()) {
+		db, err := sqlite.Open(context.Background(), path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db.BetStore(), func() { db.Close() }
+	}, func(t *testing.T) {
+		raw, err := sql.Open("sqlite", "file:"+path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer raw.Close()
+		for _, q := range []string{`ALTER TABLE betting_bets DROP COLUMN rollback_owed`, `DELETE FROM foresight_migrations WHERE name = 'migration/0015_rollback_owed.sql'`} {
+			if _, err := raw.Exec(q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+	})
+}

@@ -156,8 +156,14 @@ func testBets(t *testing.T, s betting.BetStore) {
 	if err := s.UpdateBet(ctx, unknown.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, Rollback: true, At: t0}); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := s.GetBet(ctx, "", "", unknown.ID); b.RejectionCode != nil || b.Status != betting.BetRejected {
-		t.Errorf("null-code rejection = %+v", b)
+	if b, _ := s.GetBet(ctx, "", "", unknown.ID); b.RejectionCode != nil || b.Status != betting.BetRejected || !b.RollbackOwed {
+		t.Errorf("null-code rejection with its rollback queued = %+v", b)
+	}
+	if b, _ := s.GetBet(ctx, "", "", rejected.ID); b.RollbackOwed {
+		t.Errorf("a refusal without a rollback owes one: %+v", b)
+	}
+	if b, _ := s.GetBet(ctx, "", "", first.ID); b.RollbackOwed {
+		t.Errorf("a confirmed bet owes a rollback: %+v", b)
 	}
 
 	all, err := s.ListBets(ctx, betting.BetFilter{OperatorID: "acme", BettorID: "b1", Limit: 10})
@@ -328,5 +334,63 @@ func testSettlement(t *testing.T, s betting.BetStore) {
 	}
 	if b, _ := s.GetBettor(ctx, "acme", "b1"); b.Balance == nil || !b.Balance.Equal(newer) {
 		t.Errorf("balance = %v, want the newer answer's %s", b.Balance, newer)
+	}
+}
+
+// RunRollbackOwedMigration checks that the migration adding
+// Bet.RollbackOwed marks the bets rejected before it by the rule placement
+// applied then, read from their recorded wallet attempts. open opens the
+// store, applying the migrations, and returns a function that closes it;
+// forget undoes that migration (drops the column and its record) while the
+// store is closed.
+func RunRollbackOwedMigration(t *testing.T, open func(t *testing.T) (betting.BetStore, func()), forget func(t *testing.T)) {
+	ctx := context.Background()
+	s, closeStore := open(t)
+	code := func(c betting.RejectionCode) *betting.RejectionCode { return &c }
+	cases := []struct {
+		name     string
+		code     *betting.RejectionCode
+		attempts []betting.AttemptResult // withdrawal attempts, then a rollback when rolledBack
+		rollback bool                    // placement queued a rollback
+	}{
+		{"placement gave up", nil, nil, true},
+		{"no definite answer", code(betting.RejectWalletUnavailable), []betting.AttemptResult{betting.AttemptUnknown}, true},
+		{"debit stood, market closed", code(betting.RejectWalletRolledBack), []betting.AttemptResult{betting.AttemptDone}, true},
+		{"insufficient funds", code(betting.RejectInsufficientFund), []betting.AttemptResult{betting.AttemptRefused}, false},
+		{"insufficient funds after an unanswered attempt", code(betting.RejectInsufficientFund),
+			[]betting.AttemptResult{betting.AttemptUnknown, betting.AttemptRefused}, true},
+		{"other refusal of a sent debit", code(betting.RejectOther), []betting.AttemptResult{betting.AttemptRefused}, true},
+		{"wallet that cannot be called", code(betting.RejectOther), nil, false},
+		{"check before the debit", code(betting.RejectValidationFailed), nil, false},
+	}
+	ids := make([]string, len(cases))
+	for i, c := range cases {
+		b := newBet("m1", fmt.Sprint("migration-", i), uuid.NewString(), t0.Add(time.Duration(i)*time.Second))
+		if _, _, err := s.CreateBet(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		var attempts []betting.WalletAttempt
+		for j, r := range c.attempts {
+			attempts = append(attempts, attempt(b, betting.TxWithdrawal, r, time.Duration(j)*time.Second))
+		}
+		if err := s.UpdateBet(ctx, b.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, RejectionCode: c.code,
+			Release: true, Rollback: c.rollback, Attempts: attempts, At: t0}); err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = b.ID
+	}
+	closeStore()
+	forget(t)
+
+	s, closeStore = open(t)
+	defer closeStore()
+	for i, c := range cases {
+		b, err := s.GetBet(ctx, "", "", ids[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.RollbackOwed != c.rollback {
+			t.Errorf("%s: rollback owed %v after the migration, want %v", c.name, b.RollbackOwed, c.rollback)
+		}
 	}
 }
