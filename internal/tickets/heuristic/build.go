@@ -350,6 +350,17 @@ func (b *builder) walk() {
 				}
 			case listBlock:
 				in.hasContent = true
+				if caption != "" && shortItems(bl.items) {
+					// "Unit and integration tests …, including:" over
+					// "- defaulting", "- validation": one requirement.
+					var names []string
+					for _, it := range bl.items {
+						names = append(names, strings.TrimRight(itemText(it), ".;,"))
+					}
+					b.addUnit(s, caption+": "+strings.Join(names, ", ")+".", "", nil, nil)
+					caption = ""
+					continue
+				}
 				for _, it := range bl.items {
 					b.walkItem(s, it, caption)
 				}
@@ -502,6 +513,20 @@ func (b *builder) addSpecRisk(s *section, text string) {
 	d.conf, d.value = 0.7, 0.55
 	d.words = newWordSet(d.title + " " + m[1])
 	b.info[s.index].drafts = append(b.info[s.index].drafts, d)
+}
+
+// shortItems reports whether a list is two or more items of one or two
+// words and no sub-items, too short to be requirements of their own.
+func shortItems(items []*listItem) bool {
+	if len(items) < 2 {
+		return false
+	}
+	for _, it := range items {
+		if len(it.children) > 0 || it.check || len(strings.Fields(it.text)) > 2 {
+			return false
+		}
+	}
+	return true
 }
 
 // notWorkLine is a list item that says it is no work of this spec.

@@ -41,3 +41,18 @@ func TestLabelledListsGiveATicketPerItem(t *testing.T) {
 		}
 	}
 }
+
+// A caption over a list of one- or two-word items is one requirement
+// (KEP-3140's test plan lost both its caption and its items: "Unit and
+// integration tests covering the time zone mechanics of CronJob,
+// including:" over "- defaulting", "- validation", …).
+func TestShortListUnderACaptionIsKept(t *testing.T) {
+	spec := "# KEP\n\n## Test Plan\n\nUnit and integration tests covering the time zone mechanics of CronJob, including:\n\n- defaulting\n- validation\n- creating CronJob\n\nAll tests run with the feature gate enabled and disabled.\n"
+	res := generate(t, defaultRequest(spec, "KEP"))
+	for _, tk := range res.Tickets {
+		if strings.Contains(strings.Join(tk.AcceptanceCriteria, " "), "including: defaulting, validation, creating CronJob") {
+			return
+		}
+	}
+	t.Errorf("no criterion keeps the test plan's caption and items: %+v", res.Tickets)
+}
