@@ -49,3 +49,26 @@ func TestCriteriaComeFromTheSpec(t *testing.T) {
 		t.Errorf("no ticket named after the limit of the rate limiting section: %v", titles(res.Tickets))
 	}
 }
+
+// TestRequirementItemsKeepTheirWords: a requirement item is its own
+// criterion, word for word (a TOTP PRD's "Support for iOS and Android"
+// became "For iOS and Android works end to end").
+func TestRequirementItemsKeepTheirWords(t *testing.T) {
+	spec := "# Authenticator\n\n## Requirements\n\n- Support for iOS and Android (Expo-managed)\n- Generate TOTP codes according to RFC 6238\n- Securely store credentials on device\n"
+	res := generate(t, defaultRequest(spec, "Authenticator"))
+	var all []string
+	for _, tk := range res.Tickets {
+		all = append(all, tk.AcceptanceCriteria...)
+	}
+	text := strings.Join(all, "\n")
+	for _, canned := range []string{"works end to end", "as described, checked by an automated test"} {
+		if strings.Contains(text, canned) {
+			t.Errorf("criteria carry %q, which the spec does not say:\n%s", canned, text)
+		}
+	}
+	for _, want := range []string{"Support for iOS and Android", "Generate TOTP codes according to RFC 6238"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no criterion keeps %q:\n%s", want, text)
+		}
+	}
+}

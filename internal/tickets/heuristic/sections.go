@@ -1290,21 +1290,12 @@ func roleFromEnds(ends string) string {
 	return ""
 }
 
-// outcome turns a list item or sentence into a checkable statement: an
-// imperative item "Add X" becomes "X works end to end"; statements stay.
+// outcome is the criterion of a list item or sentence: the spec's own
+// words. ("Support for iOS and Android" became "For iOS and Android works
+// end to end", and "Generate TOTP codes according to RFC 6238" gained "as
+// described, checked by an automated test".)
 func outcome(text string) string {
-	t := strings.TrimSpace(strings.TrimRight(text, "."))
-	fields := strings.Fields(stripCode(t))
-	if len(fields) > 1 {
-		if v := baseVerb(fields[0]); v != "" && strings.EqualFold(v, fields[0]) {
-			switch v {
-			case "add", "implement", "build", "create", "support", "provide", "introduce", "enable":
-				return sentenceCase(upperFirst(strings.Join(strings.Fields(t)[1:], " ")) + " works end to end")
-			}
-			return sentenceCase(t + " as described, checked by an automated test")
-		}
-	}
-	return sentenceCase(t)
+	return sentenceCase(strings.TrimSpace(strings.TrimRight(text, ".")))
 }
 
 // meansAndEnds splits a need statement into what is wanted and why.
