@@ -89,7 +89,7 @@ func classifyHeading(heading string) sectionClass {
 	h := strings.TrimSpace(headingNumber.ReplaceAllString(raw, ""))
 	h = strings.TrimSuffix(strings.TrimSuffix(h, ":"), "?")
 	switch {
-	case riskHeading.MatchString(h):
+	case strings.Contains(h, "risk") && riskHeading.MatchString(h):
 		return riskSection
 	case notWorkHeading.MatchString(raw) || notWorkWhole.MatchString(h):
 		return notWorkSection

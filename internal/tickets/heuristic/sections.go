@@ -584,6 +584,9 @@ var (
 // ("The two methods will also be added to collections.UserString" gives
 // "Add the two methods to collections.UserString"), or "".
 func additionTitle(text string) string {
+	if !strings.Contains(text, " will ") {
+		return "" // both patterns need it; most sentences are not tried
+	}
 	t := stripCode(text)
 	if m := addedTo.FindStringSubmatch(t); m != nil {
 		return "Add " + lowerFirst(strings.TrimSpace(m[1])) + " to the " + strings.TrimPrefix(strings.TrimSpace(m[2]), "the ")
