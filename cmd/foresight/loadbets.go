@@ -34,13 +34,22 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 		bettors int
 		settle  bool
 		backlog bool
+		path    string
 	)
 	f.register(fs, 500, "rate of the fixed-rate phase, per second")
 	fs.IntVar(&bettors, "bettors", 200, "bettors the bets are spread over")
 	fs.BoolVar(&backlog, "backlog", true, "then queue bets for a phase with placement paused, resume it, and time the backlog's placement")
-	fs.BoolVar(&settle, "settle", false, "then resolve the market and time until every bet's deposit reached the wallet")
+	fs.BoolVar(&settle, "settle", false, "then resolve the market and time until every bet's deposit reached the wallet (standalone path)")
+	fs.StringVar(&path, "path", "standalone", "the operator the bets go to: standalone (its wallet is the sandbox operator, over HTTP) "+
+		"or bundled (Foresight's ledger keeps the balances: no wallet call)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if path != "standalone" && path != "bundled" {
+		return fmt.Errorf("--path %q: want standalone or bundled", path)
+	}
+	if path == "bundled" && settle {
+		return errors.New("--settle times the deposits the sandbox wallet receives: the standalone path only")
 	}
 	w, done, err := f.start(ctx)
 	if err != nil {
@@ -49,10 +58,18 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 	defer done()
 	duration, concurrency, rate := f.duration, f.concurrency, f.rate
 	op, admin, market, client := w.op, w.admin, w.market, w.client
+	operatorID, walletOf := w.operatorID, "sandbox wallet at "+w.walletURL
 	tokens := make([]string, bettors)
-	for i := range tokens {
-		if tokens[i], err = op.MintToken(fmt.Sprint("bettor-", i), "USD"); err != nil {
+	if path == "bundled" {
+		if operatorID, tokens, err = bundledBettors(ctx, w, bettors); err != nil {
 			return err
+		}
+		walletOf = "bundled operator (balances in the ledger)"
+	} else {
+		for i := range tokens {
+			if tokens[i], err = op.MintToken(fmt.Sprint("bettor-", i), "USD"); err != nil {
+				return err
+			}
 		}
 	}
 	newBet := func(i int) (*http.Request, error) {
@@ -67,31 +84,40 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 		return req, nil
 	}
 	accepted := func(s int) bool { return s == http.StatusAccepted }
-	fmt.Fprintf(stdout, "%s, concurrency %d, %v per phase, %d bettors, sandbox wallet at %s\n", w.describe(), concurrency, duration, bettors, w.walletURL)
+	fmt.Fprintf(stdout, "%s, concurrency %d, %v per phase, %d bettors, %s\n", w.describe(), concurrency, duration, bettors, walletOf)
 
 	// Warm every bettor's first sight (JWKS, bettor row) outside the measurement.
 	loadtest.Run(ctx, client, loadtest.Options{Concurrency: concurrency, Duration: time.Duration(bettors) * 5 * time.Millisecond, NewRequest: newBet, OK: accepted})
-	if err := waitConfirmed(ctx, admin, w.operatorID, time.Minute); err != nil {
+	if err := waitConfirmed(ctx, admin, operatorID, time.Minute); err != nil {
 		return err
 	}
 
 	r := loadtest.Run(ctx, client, loadtest.Options{Rate: rate, Concurrency: concurrency, Duration: duration, NewRequest: newBet, OK: accepted})
 	fmt.Fprintf(stdout, "%-40s %s\n", fmt.Sprintf("POST /api/v1/bettor/bets, %.0f/s", rate), r)
-	if err := waitConfirmed(ctx, admin, w.operatorID, time.Minute); err != nil {
+	if err := waitConfirmed(ctx, admin, operatorID, time.Minute); err != nil {
 		return err
 	}
 
 	start := time.Now()
 	r = loadtest.Run(ctx, client, loadtest.Options{Concurrency: concurrency, Duration: duration, NewRequest: newBet, OK: accepted})
 	fmt.Fprintf(stdout, "%-40s %s\n", "POST /api/v1/bettor/bets, max", r)
-	if err := waitConfirmed(ctx, admin, w.operatorID, 5*time.Minute); err != nil {
+	if err := waitConfirmed(ctx, admin, operatorID, 5*time.Minute); err != nil {
 		return err
 	}
 	took := time.Since(start)
+	var rejected struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := admin("GET", "/admin/v1/bets?operator_id="+operatorID+"&status=rejected&limit=1", "", &rejected); err != nil {
+		return err
+	}
+	if len(rejected.Items) > 0 {
+		return fmt.Errorf("bets were rejected (the first: %s): the run would time rejections, not placements", rejected.Items[0])
+	}
 	fmt.Fprintf(stdout, "%-40s %d bets confirmed %v after the first was sent: %.0f/s\n", "placement to CONFIRMED", r.Succeeded,
 		took.Round(time.Millisecond), float64(r.Succeeded)/took.Seconds())
 	if backlog {
-		if err := placeBacklog(ctx, stdout, w, w.operatorID, loadtest.Options{Concurrency: concurrency, Duration: duration, NewRequest: newBet, OK: accepted}); err != nil {
+		if err := placeBacklog(ctx, stdout, w, operatorID, loadtest.Options{Concurrency: concurrency, Duration: duration, NewRequest: newBet, OK: accepted}); err != nil {
 			return err
 		}
 	}
@@ -117,6 +143,36 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 	fmt.Fprintf(stdout, "%-40s %d deposits delivered %v after the resolve: %.0f/s\n", "resolve to every deposit delivered", debited,
 		took.Round(time.Millisecond), float64(debited)/took.Seconds())
 	return nil
+}
+
+// bundledBettors creates this run's bundled operator (USD, the standalone
+// operator's limits), credits each of n bettors through the cashier with
+// more than the load can stake, and opens a session of each as the
+// operator's server does. It returns the operator's id and the session
+// tokens.
+func bundledBettors(ctx context.Context, w *betLoad, n int) (string, []string, error) {
+	id := "loadbun-" + strings.TrimPrefix(w.operatorID, "load-")
+	if err := w.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":%q,"name":"Load bundled","integration":"bundled",
+		"currencies":[{"code":"USD","decimals":2}],"margin":{"method":"odds_ratio","value":"0.05"},
+		"limits":{"USD":{"min_stake":"1","max_stake":"1000","max_payout":"100000","outcome_exposure":"1000000000"}},"odds_tolerance":"0.05"}`, id), nil); err != nil {
+		return "", nil, err
+	}
+	tokens := make([]string, n)
+	for i := range tokens {
+		bettor := fmt.Sprint("bettor-", i)
+		if err := w.adminWith("POST", "/admin/v1/operators/"+id+"/bettors/"+bettor+"/deposits", `{"currency":"USD","amount":"1000000000"}`,
+			http.Header{"Idempotency-Key": {"load-funds-" + bettor}}, nil); err != nil {
+			return "", nil, err
+		}
+		var s struct {
+			AuthToken string `json:"auth_token"`
+		}
+		if err := w.admin("POST", "/admin/v1/operators/"+id+"/sessions", `{"bettor_id":"`+bettor+`","currency":"USD"}`, &s); err != nil {
+			return "", nil, err
+		}
+		tokens[i] = s.AuthToken
+	}
+	return id, tokens, nil
 }
 
 // placeBacklog measures placement alone, without POSTs competing for the
@@ -218,10 +274,12 @@ type betLoad struct {
 	// runs against one target do not share bets.
 	operatorID, aggregatorID, casinoID string
 	client                             *http.Client
-	// admin calls the admin API and decodes the answer into out.
-	admin  func(method, path, body string, out any) error
-	market loadMarket
-	close  func()
+	// admin calls the admin API and decodes the answer into out;
+	// adminWith also sends header.
+	admin     func(method, path, body string, out any) error
+	adminWith func(method, path, body string, header http.Header, out any) error
+	market    loadMarket
+	close     func()
 }
 
 // describe names what the load runs against, for the first line of a
@@ -374,8 +432,11 @@ func startBetLoad(ctx context.Context, dbURL string, target loadTarget, conns in
 	}
 
 	w.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns}}
-	w.admin = func(method, path, body string, out any) error {
+	w.adminWith = func(method, path, body string, header http.Header, out any) error {
 		req, _ := http.NewRequestWithContext(ctx, method, w.base+path, strings.NewReader(body))
+		for k, v := range header {
+			req.Header[k] = v
+		}
 		req.Header.Set("Authorization", "Bearer "+adminToken)
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := w.client.Do(req)
@@ -392,6 +453,7 @@ func startBetLoad(ctx context.Context, dbURL string, target loadTarget, conns in
 		}
 		return nil
 	}
+	w.admin = func(method, path, body string, out any) error { return w.adminWith(method, path, body, nil, out) }
 	if err := w.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":%q,"name":"Load","integration":"standalone",
 		"wallet_url":%q,"signing_secret":"load-test-signing-secret","jwks_url":%q,"currencies":[{"code":"USD","decimals":2}],
 		"margin":{"method":"odds_ratio","value":"0.05"},"limits":{"USD":{"min_stake":"1","max_stake":"1000","max_payout":"100000","outcome_exposure":"1000000000"}},

@@ -24,6 +24,8 @@ func TestLoadtestTarget(t *testing.T) {
 			[]string{"target http://" + addr, "placement to CONFIRMED", "placement of a paused backlog", "skipped"}},
 		{append([]string{"loadtest", "bets", "--duration", "300ms", "--rate", "20", "--concurrency", "4", "--bettors", "5", "--backlog=false"}, target...),
 			[]string{"POST /api/v1/bettor/bets, max", "placement to CONFIRMED"}},
+		{append([]string{"loadtest", "bets", "--path", "bundled", "--duration", "300ms", "--rate", "20", "--concurrency", "4", "--bettors", "5", "--backlog=false"}, target...),
+			[]string{"bundled operator (balances in the ledger)", "POST /api/v1/bettor/bets, max", "placement to CONFIRMED"}},
 		{append([]string{"loadtest", "stream", "--streams", "5", "--changes", "2", "--interval", "50ms"}, target...),
 			[]string{"5 streams", "price change to every stream"}},
 	}
