@@ -59,13 +59,32 @@ func (l *Ledger) RefundStake(ctx context.Context, b BetRef, stake money.Amount) 
 	return t, err
 }
 
-// ReturnStake gives a posted stake back from the house when a debited bet
-// could not stand (a rejection after the debit, such as a market that
-// closed meanwhile), under its own key and code "rollback", so that a
-// statement tells it apart from a cancelled market's refund.
-func (l *Ledger) ReturnStake(ctx context.Context, b BetRef, stake money.Amount) (Transfer, error) {
-	t, _, err := l.Transfer(ctx, TransferRequest{OperatorID: b.OperatorID, Currency: b.Currency, Key: b.key("rollback"),
-		Debit: House(), Credit: Bettor(b.BettorID), Amount: stake, Code: "rollback", Reference: b.BetID})
+// TakeStake moves the stake from the bettor to the house in one posted
+// transfer (key "bet:ID:stake"), at placement: ErrInsufficientFunds when
+// the bettor's available balance is less. It is what the placement calls
+// (docs/decisions.md, "The bundled path's bets and sessions"); HoldStake
+// and ConfirmStake are the same movement in two phases.
+func (l *Ledger) TakeStake(ctx context.Context, b BetRef, stake money.Amount) (Transfer, error) {
+	t, _, err := l.Transfer(ctx, TransferRequest{OperatorID: b.OperatorID, Currency: b.Currency, Key: b.key("stake"),
+		Debit: Bettor(b.BettorID), Credit: House(), Amount: stake, Code: "stake", Reference: b.BetID})
+	return t, err
+}
+
+// ReturnStake gives the stake TakeStake took back from the house when a
+// debited bet could not stand (a rejection after the debit, such as a
+// market that closed meanwhile), under its own key and code "rollback",
+// so that a statement tells it apart from a cancelled market's refund.
+// When no stake was taken it moves nothing and is ErrNotFound.
+func (l *Ledger) ReturnStake(ctx context.Context, b BetRef) (Transfer, error) {
+	taken, err := l.store.TransferByKey(ctx, b.OperatorID, b.key("stake"))
+	if err != nil {
+		return Transfer{}, err
+	}
+	if taken.Kind != Posted {
+		return Transfer{}, errorf(ErrInvalid, "the stake of bet %s is %s, not taken", b.BetID, taken.Kind)
+	}
+	t, _, err := l.Transfer(ctx, TransferRequest{OperatorID: b.OperatorID, Currency: taken.Currency, Key: b.key("rollback"),
+		Debit: House(), Credit: Bettor(b.BettorID), Amount: taken.Amount, Code: "rollback", Reference: b.BetID})
 	return t, err
 }
 

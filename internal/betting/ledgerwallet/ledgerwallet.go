@@ -3,10 +3,10 @@
 // Foresight's own ledger (internal/ledger), so placement and settlement
 // call no one over the network.
 //
-// A withdrawal holds the stake on the bettor's account (a pending
-// transfer to the house, refused when the available balance is short) and
-// posts it; a rollback voids the hold, or gives a posted stake back; a
-// deposit pays a won bet from the house or refunds a voided bet's stake.
+// A withdrawal moves the stake from the bettor's account to the house in
+// one transfer (refused when the available balance is short); a rollback
+// gives it back; a deposit pays a won bet from the house or refunds a
+// voided bet's stake.
 // Every movement's idempotency key is the bet id and the step
 // (ledger.BetRef), so a call made again after a crash, a retry or a
 // replay moves nothing more and answers as the first did.
@@ -73,21 +73,20 @@ func (w *Wallet) balanceAfter(ctx context.Context, b betting.Bet) *money.Amount 
 	return &a
 }
 
-// Withdraw holds the bet's stake on the bettor's account and posts it to
-// the house. A short available balance is a refusal with
-// insufficient_funds (nothing held); a hold already voided by a rollback
-// is a refusal with bet_rejected_other. A storage failure that outlasts
-// the retries is an unknown outcome (the placement rejects the bet and
-// rolls the hold back, if there is one); while ctx is being cancelled it
-// is an error, and the next run of the placement calls again.
+// Withdraw moves the bet's stake from the bettor's account to the house,
+// in one transfer: the placement confirms the bet right after, so a hold
+// would be posted at once (docs/decisions.md says why one transfer). A
+// short available balance is a refusal with insufficient_funds (nothing
+// moved). A storage failure that outlasts the retries is an unknown
+// outcome (the placement rejects the bet and rolls the stake back, if it
+// was taken); while ctx is being cancelled it is an error, and the next
+// run of the placement calls again.
 func (w *Wallet) Withdraw(ctx context.Context, _ betting.Operator, b betting.Bet) (betting.WalletAnswer, error) {
 	r := ref(b)
 	var moved ledger.Transfer
 	err := w.retry(ctx, func() error {
 		var err error
-		if _, err = w.ledger.HoldStake(ctx, r, b.Stake); err == nil {
-			moved, err = w.ledger.ConfirmStake(ctx, r)
-		}
+		moved, err = w.ledger.TakeStake(ctx, r, b.Stake)
 		return err
 	})
 	switch ledger.CodeOf(err) {
@@ -103,27 +102,22 @@ func (w *Wallet) Withdraw(ctx context.Context, _ betting.Operator, b betting.Bet
 		return betting.WalletAnswer{Status: betting.WalletRefused, Code: betting.RejectInsufficientFund, Balance: w.balanceAfter(ctx, b),
 			Detail: err.Error()}, nil
 	}
-	// ErrAlreadyResolved (a rollback voided the hold first), ErrConflict
-	// (the key holds another stake) or ErrInvalid: nothing of this call
-	// moved.
+	// ErrConflict (the key holds another stake) or ErrInvalid: nothing of
+	// this call moved.
 	return betting.WalletAnswer{Status: betting.WalletRefused, Code: betting.RejectOther, Balance: w.balanceAfter(ctx, b),
 		Detail: err.Error()}, nil
 }
 
-// Rollback reverses a rejected bet's withdrawal: it voids the stake's
-// hold, or gives the stake back from the house when it was posted. A bet
-// with no hold had nothing taken: done, with nothing moved. It answers
-// Done false with the error of a storage failure, so that the placement
-// tries again.
+// Rollback reverses a rejected bet's withdrawal: the stake goes back
+// from the house. A bet whose stake was never taken is done with nothing
+// moved. It answers Done false with the error of a storage failure, so
+// that the placement tries again.
 func (w *Wallet) Rollback(ctx context.Context, _ betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
 	r := ref(b)
 	err := w.retry(ctx, func() error {
-		_, err := w.ledger.ReleaseStake(ctx, r)
-		switch ledger.CodeOf(err) {
-		case ledger.ErrNotFound:
+		_, err := w.ledger.ReturnStake(ctx, r)
+		if ledger.CodeOf(err) == ledger.ErrNotFound {
 			return nil
-		case ledger.ErrAlreadyResolved:
-			_, err = w.ledger.ReturnStake(ctx, r, b.Stake)
 		}
 		return err
 	})

@@ -165,9 +165,9 @@ func (s *flakyStore) Write(ctx context.Context, fn func(ledger.Tx) error) error 
 }
 
 // TestWalletStorageFailures: a write that fails (its commit lost or not)
-// is retried under the same keys and moves the stake once; failures that
+// is retried under the same key and moves the stake once; failures that
 // outlast the retries are an unknown outcome, and the rollback that
-// follows returns whatever was taken.
+// follows returns whatever was taken, once.
 func TestWalletStorageFailures(t *testing.T) {
 	t.Parallel()
 	op := betting.Operator{ID: "op", Integration: betting.IntegrationBundled}
@@ -178,10 +178,10 @@ func TestWalletStorageFailures(t *testing.T) {
 		status      betting.WalletStatus
 		balance     string // after the withdrawal and, when unknown, its rollback
 	}{
-		{"the hold fails once", func(w int) bool { return w == 1 }, false, betting.WalletDone, "70"},
-		{"the hold's answer is lost once", func(w int) bool { return w == 1 }, true, betting.WalletDone, "70"},
-		{"the post's answer is lost once", func(w int) bool { return w == 2 }, true, betting.WalletDone, "70"},
-		{"every write fails after the hold", func(w int) bool { return w >= 2 && w <= 4 }, true, betting.WalletUnknown, "100"},
+		{"the stake's write fails once", func(w int) bool { return w == 1 }, false, betting.WalletDone, "70"},
+		{"the stake's answer is lost once", func(w int) bool { return w == 1 }, true, betting.WalletDone, "70"},
+		{"the stake's write fails every time", func(w int) bool { return w <= 3 }, false, betting.WalletUnknown, "100"},
+		{"every answer is lost, the stake taken", func(w int) bool { return w <= 3 }, true, betting.WalletUnknown, "100"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
