@@ -541,7 +541,8 @@ func testTampering(t *testing.T, db Database) {
 }
 
 // testBetLifecycle runs bets through their movements, each step twice:
-// a bet confirmed and won, one rejected, one confirmed then voided.
+// a bet confirmed and won, one rejected, one confirmed then voided, and
+// the one-transfer stake of the placement, taken and returned.
 func testBetLifecycle(t *testing.T, db Database) {
 	ctx := context.Background()
 	l := newLedger(db.Store)
@@ -584,6 +585,21 @@ func testBetLifecycle(t *testing.T, db Database) {
 	if _, err := l.PayWin(ctx, won, amt("19")); ledger.CodeOf(err) != ledger.ErrConflict {
 		t.Errorf("a second payout of another amount: %v", err)
 	}
+	balances(t, db.Store, ledger.Bettor("ann"), "108.5", "0")
+	balances(t, db.Store, ledger.House(), "-8.5", "0")
+
+	// The placement's one-transfer stake, and its return after a
+	// rejection; a stake never taken has nothing to return.
+	taken, never := bet("b5"), bet("b6")
+	twice("take b5", func() (ledger.Transfer, error) { return l.TakeStake(ctx, taken, amt("8.5")) })
+	balances(t, db.Store, ledger.Bettor("ann"), "100", "0")
+	if _, err := l.TakeStake(ctx, never, amt("100.01")); ledger.CodeOf(err) != ledger.ErrInsufficientFunds {
+		t.Errorf("a stake beyond the balance: %v", err)
+	}
+	if _, err := l.ReturnStake(ctx, never); ledger.CodeOf(err) != ledger.ErrNotFound {
+		t.Errorf("returning a stake never taken: %v", err)
+	}
+	twice("return b5", func() (ledger.Transfer, error) { return l.ReturnStake(ctx, taken) })
 	balances(t, db.Store, ledger.Bettor("ann"), "108.5", "0")
 	balances(t, db.Store, ledger.House(), "-8.5", "0")
 	verified(t, db.Store)
