@@ -23,6 +23,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
+	"github.com/foresight-dev/foresight/internal/sandbox/sportsbook"
 	"github.com/foresight-dev/foresight/internal/server"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
@@ -31,11 +32,18 @@ import (
 const (
 	demoOperatorID   = "demo-operator"
 	demoAggregatorID = "demo-casino"
+	// demoSportsbookID is the bundled operator: its balances are in the
+	// platform's ledger.
+	demoSportsbookID = "demo-sportsbook"
 )
 
 // demoStaffName names the operator credential each start of the demo
-// issues for the demo operator's staff (and revokes the previous one's).
-const demoStaffName = "demo operator staff"
+// issues for the demo operator's staff (and revokes the previous one's);
+// demoSportsbookServer the one of the sportsbook's server.
+const (
+	demoStaffName        = "demo operator staff"
+	demoSportsbookServer = "sportsbook server"
+)
 
 // demoBettors get a few bets when the demo starts on a new database.
 var demoBettors = []string{"alice", "bob", "carol"}
@@ -50,10 +58,11 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg, logFormat, e := serverFlags(fs, getenv)
-	var dir, operatorAddr, casinoAddr string
+	var dir, operatorAddr, casinoAddr, sportsbookAddr string
 	e.String(&dir, "dir", "FORESIGHT_DEMO_DIR", ".", "directory of the demo's databases (foresight-demo.db, sandbox-operator.db, sandbox-casino.db)")
 	e.String(&operatorAddr, "operator-addr", "FORESIGHT_DEMO_OPERATOR_ADDR", "127.0.0.1:8081", "listen address of the sandbox operator")
 	e.String(&casinoAddr, "casino-addr", "FORESIGHT_DEMO_CASINO_ADDR", "127.0.0.1:8082", "listen address of the sandbox casino")
+	e.String(&sportsbookAddr, "sportsbook-addr", "FORESIGHT_DEMO_SPORTSBOOK_ADDR", "127.0.0.1:8083", "listen address of the demo sportsbook (the bundled operator)")
 	demoFlagDefaults(fs)
 	if err := e.parse(args); err != nil {
 		return err
@@ -103,7 +112,8 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 		}
 		return l, err
 	}
-	fmt.Fprintf(stdout, "Starting the platform on %s, the sandbox operator on %s and the sandbox casino on %s …\n", cfg.Addr, operatorAddr, casinoAddr)
+	fmt.Fprintf(stdout, "Starting the platform on %s, the sandbox operator on %s, the sandbox casino on %s and the sportsbook on %s …\n",
+		cfg.Addr, operatorAddr, casinoAddr, sportsbookAddr)
 	platformL, err := listen(cfg.Addr)
 	if err != nil {
 		return err
@@ -116,10 +126,15 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
+	sportsbookL, err := listen(sportsbookAddr)
+	if err != nil {
+		return err
+	}
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "http://" + platformL.Addr().String()
 	}
 	operatorURL, casinoURL := "http://"+operatorL.Addr().String(), "http://"+casinoL.Addr().String()
+	sportsbookURL := "http://" + sportsbookL.Addr().String()
 
 	opSite, err := operator.OpenSite(ctx, operator.SiteConfig{ID: demoOperatorID, PlatformURL: cfg.PublicURL,
 		DatabasePath: filepath.Join(dir, "sandbox-operator.db")})
@@ -141,13 +156,13 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	done := make(chan error, 3)
+	done := make(chan error, 4)
 	go func() { done <- srv.Run(runCtx, platformL) }()
 	go func() { done <- opSite.Serve(runCtx, operatorL) }()
 	go func() { done <- casinoSite.Serve(runCtx, casinoL) }()
-	listeners = nil // the servers own them now
+	listeners = []net.Listener{sportsbookL} // the servers own the others now; the sportsbook's is served after set-up
 	running := 3
-	// wait stops the three servers and returns their errors with first.
+	// wait stops the servers and returns their errors with first.
 	wait := func(first error) error {
 		stop()
 		errs := []error{first}
@@ -164,14 +179,31 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	if setupErr == nil {
 		setupErr = saveDemoCredentials(dir, d.creds)
 	}
+	var book *sportsbook.Site
+	if setupErr == nil {
+		book, setupErr = sportsbook.New(sportsbook.Config{OperatorID: demoSportsbookID, PlatformURL: cfg.PublicURL,
+			Credential: d.creds.SportsbookKey, Currency: "USD", HTTP: client})
+	}
 	if setupErr != nil {
 		return wait(fmt.Errorf("demo set-up: %w", setupErr))
 	}
+	bookSrv := &http.Server{Handler: book.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	listeners = nil
+	running++
+	go func() {
+		err := bookSrv.Serve(sportsbookL)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		done <- err
+	}()
+	go func() { <-runCtx.Done(); bookSrv.Close() }()
 	self := selfCommand()
 	fmt.Fprintf(stdout, `Foresight demo is running.
 
   Operator host page  %[7]s/sandbox/host     (a bettor in the widget, standalone path)
   Casino lobby        %[8]s/sandbox/lobby    (the game through an aggregator)
+  Sportsbook          %[14]s/sandbox/host     (a bundled operator: balances in the platform's ledger)
   Sandbox ledgers     %[7]s/sandbox/ledger  %[8]s/sandbox/ledger
   Backoffice          %[1]s/backoffice/   (sign in with the admin token, or the operator key)
   API base URL        %[1]s
@@ -201,7 +233,7 @@ this directory; delete that file to have new ones.
 Press Ctrl-C to stop.
 `, cfg.PublicURL, cfg.DatabaseURL, cfg.AdminToken, d.creds.TicketClientID, d.creds.TicketWebhookSecret, d.creds.TicketKey,
 		operatorURL, casinoURL, opSite.Operator().SigningSecret(), casinoSite.Casino().SigningSecret(), d.creds.OperatorKey,
-		self, filepath.Join(dir, demoCredentialsFile))
+		self, filepath.Join(dir, demoCredentialsFile), sportsbookURL)
 	select {
 	case <-ctx.Done():
 		return wait(nil)
@@ -231,7 +263,13 @@ func (d *demoWorld) setUp(ctx context.Context, srv *server.Server, opSite *opera
 	if err := d.register(ctx, demoAggregatorID, casinoSite.Registration(casinoURL)); err != nil {
 		return err
 	}
-	if err := d.operatorKey(ctx); err != nil {
+	if err := d.register(ctx, demoSportsbookID, sportsbook.Registration(demoSportsbookID, "Demo sportsbook", "USD")); err != nil {
+		return err
+	}
+	if err := d.staffKey(ctx, demoOperatorID, demoStaffName, &d.creds.OperatorKey); err != nil {
+		return err
+	}
+	if err := d.staffKey(ctx, demoSportsbookID, demoSportsbookServer, &d.creds.SportsbookKey); err != nil {
 		return err
 	}
 	if err := d.ticketCredentials(ctx, srv.Tickets()); err != nil {
@@ -279,33 +317,36 @@ func (d *demoWorld) register(ctx context.Context, id string, body []byte) error 
 	return nil
 }
 
-// operatorKey keeps the earlier run's key for the demo operator's staff
-// when it still signs in; otherwise it revokes any earlier demo staff key
-// (only its hash is on the platform: it cannot be shown again) and issues
-// a new one.
-func (d *demoWorld) operatorKey(ctx context.Context) error {
-	if d.creds.OperatorKey != "" {
-		staff := &admin.Client{BaseURL: d.admin.BaseURL, Token: d.creds.OperatorKey, HTTP: d.admin.HTTP}
-		if staff.Do(ctx, "GET", "/admin/v1/whoami", nil, nil) == nil {
+// staffKey keeps the earlier run's credential named name of operatorID
+// (in *key) when it still signs in; otherwise it revokes any earlier
+// credential of that name (only its hash is on the platform: it cannot be
+// shown again) and issues a new one into *key.
+func (d *demoWorld) staffKey(ctx context.Context, operatorID, name string, key *string) error {
+	if *key != "" {
+		staff := &admin.Client{BaseURL: d.admin.BaseURL, Token: *key, HTTP: d.admin.HTTP}
+		var who struct {
+			OperatorID string `json:"operator_id"`
+		}
+		if staff.Do(ctx, "GET", "/admin/v1/whoami", nil, &who) == nil && who.OperatorID == operatorID {
 			return nil
 		}
 	}
-	creds, err := d.admin.ListOperatorCredentials(ctx, demoOperatorID)
+	creds, err := d.admin.ListOperatorCredentials(ctx, operatorID)
 	if err != nil {
-		return fmt.Errorf("operator credentials: %w", err)
+		return fmt.Errorf("credentials of %s: %w", operatorID, err)
 	}
 	for _, c := range creds {
-		if c.Name == demoStaffName && c.RevokedAt == nil {
-			if err := d.admin.RevokeOperatorCredential(ctx, demoOperatorID, c.ID); err != nil {
-				return fmt.Errorf("revoke the earlier operator key: %w", err)
+		if c.Name == name && c.RevokedAt == nil {
+			if err := d.admin.RevokeOperatorCredential(ctx, operatorID, c.ID); err != nil {
+				return fmt.Errorf("revoke the earlier %s key: %w", name, err)
 			}
 		}
 	}
-	c, err := d.admin.IssueOperatorCredential(ctx, demoOperatorID, demoStaffName, nil)
+	c, err := d.admin.IssueOperatorCredential(ctx, operatorID, name, nil)
 	if err != nil {
-		return fmt.Errorf("issue the operator key: %w", err)
+		return fmt.Errorf("issue the %s key: %w", name, err)
 	}
-	d.creds.OperatorKey = c.Key
+	*key = c.Key
 	return nil
 }
 

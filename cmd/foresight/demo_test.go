@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -24,14 +25,15 @@ import (
 func TestDemo(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "demo") // a directory the demo creates
-	addrs := []string{freeAddr(t), freeAddr(t), freeAddr(t)}
+	addrs := []string{freeAddr(t), freeAddr(t), freeAddr(t), freeAddr(t)}
 	start := func() (string, func()) {
 		t.Helper()
 		ctx, cancel := context.WithCancel(context.Background())
 		out, errOut := newOutputWatch(), &bytes.Buffer{}
 		done := make(chan error, 1)
 		go func() {
-			done <- run(ctx, []string{"demo", "--dir", dir, "--addr", addrs[0], "--operator-addr", addrs[1], "--casino-addr", addrs[2]},
+			done <- run(ctx, []string{"demo", "--dir", dir, "--addr", addrs[0], "--operator-addr", addrs[1], "--casino-addr", addrs[2],
+				"--sportsbook-addr", addrs[3]},
 				envOf(nil), out, errOut)
 		}()
 		select {
@@ -72,6 +74,7 @@ func TestDemo(t *testing.T) {
 			t.Errorf("GET %s = %d", page, resp.StatusCode)
 		}
 	}
+	sportsbookPlay(t, "http://"+addrs[3], banner)
 	adminToken := regexp.MustCompile(`adm_[0-9a-f]+`).FindString(banner)
 	operatorKey := regexp.MustCompile(`fso_[0-9a-f]{32}_[A-Za-z0-9_-]+`).FindString(banner)
 	if who := whoami(t, platform, operatorKey); who != 200 {
@@ -158,4 +161,42 @@ func whoami(t *testing.T, platform, key string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// sportsbookPlay checks the demo's bundled operator as a bettor meets it:
+// the banner shows its page, which opens a session and embeds the widget,
+// and its deposit form credits play money in the platform's ledger once,
+// however often the form is sent.
+func sportsbookPlay(t *testing.T, base, banner string) {
+	t.Helper()
+	if !strings.Contains(banner, base+"/sandbox/host") {
+		t.Errorf("the banner does not show the sportsbook's page %s/sandbox/host:\n%s", base, banner)
+	}
+	page := func(resp *http.Response, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s = %d %s", resp.Request.URL, resp.StatusCode, b)
+		}
+		return string(b)
+	}
+	body := page(http.Get(base + "/sandbox/host?bettor_id=dora"))
+	if !regexp.MustCompile(`<iframe id="game"[^>]+src="http://[^"]+session_request_id=`).MatchString(body) {
+		t.Fatalf("the sportsbook's page embeds no widget with a session:\n%s", body)
+	}
+	key := regexp.MustCompile(`name="key" value="([0-9a-f-]{36})"`).FindStringSubmatch(body)
+	if key == nil {
+		t.Fatalf("the sportsbook's page has no deposit form:\n%s", body)
+	}
+	form := url.Values{"bettor_id": {"dora"}, "key": {key[1]}, "amount": {"100.00"}}
+	for range 2 { // the same form twice: one credit
+		body = page(http.PostForm(base+"/sandbox/deposit", form))
+	}
+	if !strings.Contains(body, `id="balance" class="balance">100.00 USD<`) {
+		t.Errorf("after a deposit of 100.00 sent twice, the sportsbook's page shows:\n%s", body)
+	}
 }

@@ -23,6 +23,7 @@ const demoCredentialsFile = "demo-credentials.json"
 type demoCredentials struct {
 	AdminToken          string `json:"admin_token"`
 	OperatorKey         string `json:"operator_key,omitempty"`
+	SportsbookKey       string `json:"sportsbook_key,omitempty"`
 	TicketClientID      string `json:"ticket_client_id,omitempty"`
 	TicketWebhookSecret string `json:"ticket_webhook_secret,omitempty"`
 	TicketKey           string `json:"ticket_key,omitempty"`
