@@ -49,17 +49,25 @@ func Run(m *testing.M) int {
 		chromedp.Flag("no-first-run", true),
 		chromedp.Flag("disable-background-networking", true),
 	)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(alloc)
-	defer cancel()
-	// The first run starts the browser; its context has no time limit
-	// (a limit there would kill the browser with it).
-	if err := chromedp.Do(ctx); err != nil {
-		note = fmt.Sprintf("Chromium at %s did not start: %v", path, err)
-		return m.Run()
+	// A start can fail on a loaded machine (the browser does not print
+	// its DevTools address in time): three tries before the tests are
+	// told there is no browser.
+	for try := 1; try <= 3; try++ {
+		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancel := chromedp.NewContext(alloc)
+		// The first run starts the browser; its context has no time limit
+		// (a limit there would kill the browser with it).
+		err := chromedp.Do(ctx)
+		if err == nil {
+			defer cancelAlloc()
+			defer cancel()
+			browser = ctx
+			break
+		}
+		cancel()
+		cancelAlloc()
+		note = fmt.Sprintf("Chromium at %s did not start in %d tries: %v", path, try, err)
 	}
-	browser = ctx
 	return m.Run()
 }
 
