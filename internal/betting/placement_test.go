@@ -116,6 +116,30 @@ func (w *placementWorld) betWithKey(t *testing.T, key string) betting.Bet {
 	return b
 }
 
+// settledWinners places and confirms a bet for each idempotency key, on
+// the first outcome of the world's market, resolves the market for that
+// outcome and settles it; it returns the bets' ids, their deposits to send.
+func (w *placementWorld) settledWinners(t *testing.T, keys ...string) []string {
+	t.Helper()
+	ctx := context.Background()
+	var ids []string
+	for _, key := range keys {
+		b := w.betWithKey(t, key)
+		if err := w.place.Process(ctx, b.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, b.ID)
+	}
+	m := w.event.Markets[0]
+	if _, err := w.svc.ResolveMarket(ctx, m.ID, m.Outcomes[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.place.Settle(ctx, m.ID); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
 func done() *betting.WalletAnswer {
 	bal := money.MustParse("90.00")
 	return &betting.WalletAnswer{Status: betting.WalletDone, OperatorTxID: "op-1", Balance: &bal}
@@ -294,21 +318,7 @@ func TestDepositRetrySendsOnlyTheUnconfirmed(t *testing.T) {
 	t.Parallel()
 	w := newPlacementWorld(t, done(), done(), done())
 	ctx := context.Background()
-	var ids []string
-	for _, key := range []string{"11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222", "33333333-3333-4333-8333-333333333333"} {
-		b := w.betWithKey(t, key)
-		if err := w.place.Process(ctx, b.ID, false); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, b.ID)
-	}
-	m := w.event.Markets[0]
-	if _, err := w.svc.ResolveMarket(ctx, m.ID, m.Outcomes[0].ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.place.Settle(ctx, m.ID); err != nil {
-		t.Fatal(err)
-	}
+	ids := w.settledWinners(t, "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222", "33333333-3333-4333-8333-333333333333")
 	w.wallet.refuse = map[string]bool{ids[1]: true}
 	if err := w.place.Deposit(ctx, ids); err == nil {
 		t.Fatal("Deposit with an unconfirmed deposit reported success")
@@ -392,22 +402,8 @@ func TestDepositsOfOneBettorInOrder(t *testing.T) {
 	wallet := &sequencedWallet{inflight: map[string]int{}, arrived: make(chan struct{})}
 	place := betting.NewPlacement(w.svc, w.bets, wallet)
 	ctx := context.Background()
-	var ids []string
-	for _, key := range []string{"11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222",
-		"33333333-3333-4333-8333-333333333333", "44444444-4444-4444-8444-444444444444"} {
-		b := w.betWithKey(t, key)
-		if err := w.place.Process(ctx, b.ID, false); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, b.ID)
-	}
-	m := w.event.Markets[0]
-	if _, err := w.svc.ResolveMarket(ctx, m.ID, m.Outcomes[0].ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.place.Settle(ctx, m.ID); err != nil {
-		t.Fatal(err)
-	}
+	ids := w.settledWinners(t, "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222",
+		"33333333-3333-4333-8333-333333333333", "44444444-4444-4444-8444-444444444444")
 	if err := place.Deposit(ctx, ids); err != nil {
 		t.Fatal(err)
 	}

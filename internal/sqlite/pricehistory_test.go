@@ -15,22 +15,10 @@ func TestPriceHistoryMigration(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "test.db")
 	bettingtest.RunPriceHistoryMigration(t, func(t *testing.T) (betting.Store, func()) {
-		db, err := sqlite.Open(context.Background(), path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := openDB(t, path)
 		return db.BettingStore(), func() { db.Close() }
 	}, func(t *testing.T) {
-		raw, err := sql.Open("sqlite", "file:"+path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer raw.Close()
-		for _, q := range []string{`DROP TABLE betting_price_points`, `DELETE FROM foresight_migrations WHERE name = 'migration/0007_price_history.sql'`} {
-			if _, err := raw.Exec(q); err != nil {
-				t.Fatalf("%s: %v", q, err)
-			}
-		}
+		execAll(t, path, `DROP TABLE betting_price_points`, `DELETE FROM foresight_migrations WHERE name = 'migration/0007_price_history.sql'`)
 	})
 }
 
@@ -38,21 +26,35 @@ func TestRollbackOwedMigration(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "test.db")
 	bettingtest.RunRollbackOwedMigration(t, func(t *testing.T) (betting.BetStore, func()) {
-		db, err := sqlite.Open(context.Background(), path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := openDB(t, path)
 		return db.BetStore(), func() { db.Close() }
 	}, func(t *testing.T) {
-		raw, err := sql.Open("sqlite", "file:"+path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer raw.Close()
-		for _, q := range []string{`ALTER TABLE betting_bets DROP COLUMN rollback_owed`, `DELETE FROM foresight_migrations WHERE name = 'migration/0015_rollback_owed.sql'`} {
-			if _, err := raw.Exec(q); err != nil {
-				t.Fatalf("%s: %v", q, err)
-			}
-		}
+		execAll(t, path, `ALTER TABLE betting_bets DROP COLUMN rollback_owed`, `DELETE FROM foresight_migrations WHERE name = 'migration/0015_rollback_owed.sql'`)
 	})
+}
+
+// openDB opens (and migrates) the database file at path.
+func openDB(t *testing.T, path string) *sqlite.DB {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// execAll runs each statement on the database file at path, outside the
+// store (to undo a migration).
+func execAll(t *testing.T, path string, statements ...string) {
+	t.Helper()
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	for _, q := range statements {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
 }
