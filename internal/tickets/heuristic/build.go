@@ -286,6 +286,7 @@ func (b *builder) build() {
 	b.dedupeTitles()
 	b.assignGroups()
 	b.naturalMerge()
+	b.layerDependencies()
 }
 
 // findTop decides which sections are the major sections of the spec: the
@@ -456,6 +457,98 @@ func (b *builder) walkItem(s *section, it *listItem, caption string) {
 
 // itemListLabel labels a list whose items are each a piece of work.
 var itemListLabel = regexp.MustCompile(`(?i)^(user stories|stories|(functional |product |key )?requirements|(key |core )?features)$`)
+
+var (
+	dataLayer  = regexp.MustCompile(`(?i)\b(entity|entities|model|schema|migration)\b|\bAPI$`)
+	apiLayer   = regexp.MustCompile(`\b(GET|POST|PUT|PATCH|DELETE) /|(?i)\bendpoints?\b`)
+	logicLayer = regexp.MustCompile(`(?i)\b(controller|service|worker|scheduler)\b`)
+	uiLayer    = regexp.MustCompile(`(?i)\b(ui|screen|page|frontend|widget|dashboard)\b`)
+	layerWords = map[string]bool{"implement": true, "define": true, "entity": true, "api": true, "controller": true, "service": true, "endpoint": true, "the": true, "get": true, "post": true, "put": true, "patch": true, "delete": true, "to": true, "a": true, "an": true, "of": true, "for": true, "and": true, "add": true, "schema": true, "response": true, "request": true, "result": true, "body": true, "object": true, "error": true, "code": true, "mapping": true, "data": true, "model": true}
+	httpPath   = regexp.MustCompile(`\b(?:GET|POST|PUT|PATCH|DELETE) (/\S*)`)
+)
+
+// layer is where a draft sits in the order data model, API, logic, user
+// interface, by its title; -1 when the title says nothing of it.
+func layer(title string) int {
+	switch {
+	case uiLayer.MatchString(title):
+		return 3
+	case logicLayer.MatchString(title):
+		return 2
+	case apiLayer.MatchString(title):
+		return 1
+	case dataLayer.MatchString(title):
+		return 0
+	}
+	return -1
+}
+
+// nameWords are the words of a title that name things ("todo" of "GET
+// /api/todos", "cronjob" of "CronJob controller"), singular.
+func nameWords(title string) map[string]bool {
+	out := map[string]bool{}
+	text := title
+	if m := httpPath.FindStringSubmatch(title); m != nil {
+		// An endpoint is named by its resource, the path's last segment
+		// and the one before a parameter ("todos" of "/api/todos/:id"),
+		// not by its prefix ("/api", "/tickets/v1").
+		var names []string
+		segs := strings.Split(strings.Trim(m[1], "/"), "/")
+		for i, seg := range segs {
+			param := strings.HasPrefix(seg, ":") || strings.HasPrefix(seg, "{")
+			if !param && (i == len(segs)-1 || i+1 < len(segs) && (strings.HasPrefix(segs[i+1], ":") || strings.HasPrefix(segs[i+1], "{"))) {
+				names = append(names, seg)
+			}
+		}
+		text = strings.Join(names, " ")
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(stripCode(text)), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		w = strings.TrimSuffix(w, "s")
+		if len(w) > 2 && !layerWords[w] && !stopWords[w] {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+// layerDependencies makes work wait for the layer below it that it names:
+// an endpoint for the entity it serves ("GET /api/todos" after "Define the
+// Todo entity"), a controller for its API type ("CronJob controller" after
+// "CronJob API"), a screen for its endpoint.
+func (b *builder) layerDependencies() {
+	type layered struct {
+		d     *draft
+		layer int
+		names map[string]bool
+	}
+	var all []layered
+	for _, d := range b.drafts {
+		if !d.alive || d.kind == tickets.TypeEpic || d.kind == tickets.TypeSpike || d.kind == tickets.TypeBug {
+			continue
+		}
+		b.m.tick(1)
+		if l := layer(d.title); l >= 0 {
+			all = append(all, layered{d, l, nameWords(d.title)})
+		}
+	}
+	if len(all) > 200 {
+		return // a spec this size is read for its own words, not by layers
+	}
+	for _, x := range all {
+		for _, y := range all {
+			b.m.tick(1)
+			if y.layer >= x.layer || y.layer != x.layer-1 && !(x.layer == 2 && y.layer == 0) {
+				continue
+			}
+			for w := range x.names {
+				if y.names[w] {
+					x.d.deps = append(x.d.deps, y.d)
+					break
+				}
+			}
+		}
+	}
+}
 
 // collectRisks records the risks a risk section names: each list item or
 // table row is one, and a paragraph after an item is its mitigation.

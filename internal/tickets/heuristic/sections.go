@@ -798,7 +798,8 @@ var stageHeading = regexp.MustCompile(`(?i)^(alpha|beta|ga|mvp|pilot|phase \d+|s
 func limitTitle(s *section, units []*unit) string {
 	for _, u := range units {
 		t := strings.TrimSpace(stripCode(u.text))
-		if _, rest, ok := splitLabel(t); ok {
+		label, rest, labelled := splitLabel(t)
+		if labelled {
 			t = rest
 		}
 		if !strings.ContainsAny(t, "0123456789") {
@@ -808,6 +809,9 @@ func limitTitle(s *section, units []*unit) string {
 			if i := strings.Index(t, cut); i > 0 {
 				t = t[:i]
 			}
+		}
+		if f := strings.Fields(t); labelled && len(f) > 0 && len(f) <= 3 && strings.ContainsAny(f[0][:1], "0123456789") {
+			t = strings.TrimRight(t, ".") + " " + lowerFirst(label) // "Tickets per job: 1 to 50" is "1 to 50 tickets per job"
 		}
 		if f := strings.Fields(t); len(f) >= 2 && len(f) <= 12 {
 			return "Enforce " + lowerFirst(strings.TrimRight(t, ".,"))
