@@ -286,6 +286,7 @@ func (b *builder) build() {
 	b.dedupeTitles()
 	b.assignGroups()
 	b.naturalMerge()
+	b.mergeRestatements()
 	b.layerDependencies()
 }
 
@@ -466,6 +467,47 @@ var (
 	layerWords = map[string]bool{"implement": true, "define": true, "entity": true, "api": true, "controller": true, "service": true, "endpoint": true, "the": true, "get": true, "post": true, "put": true, "patch": true, "delete": true, "to": true, "a": true, "an": true, "of": true, "for": true, "and": true, "add": true, "schema": true, "response": true, "request": true, "result": true, "body": true, "object": true, "error": true, "code": true, "mapping": true, "data": true, "model": true}
 	httpPath   = regexp.MustCompile(`\b(?:GET|POST|PUT|PATCH|DELETE) (/\S*)`)
 )
+
+// mergeRestatements folds a requirement that restates a user story of the
+// same section into that story, as PRDs list both ("As a user, I want to
+// add a new application by scanning a QR code" and "Add new TOTP
+// credential via QR code scan"): the story keeps the requirement's words
+// as criteria and names it under "Also covers".
+func (b *builder) mergeRestatements() {
+	var stories []*draft
+	for _, d := range b.drafts {
+		if d.alive && d.kind == tickets.TypeStory && d.origin == originItem && d.sec != nil {
+			stories = append(stories, d)
+		}
+	}
+	if len(stories) == 0 || len(stories) > 200 {
+		return
+	}
+	words := map[*draft]wordSet{}
+	for _, d := range b.drafts {
+		if !d.alive || d.kind != tickets.TypeTask || d.origin != originItem || d.sec == nil {
+			continue
+		}
+		b.m.tick(len(stories))
+		var best *draft
+		bestN := 0
+		for _, st := range stories {
+			if st.sec != d.sec || !st.alive || st.order > d.order {
+				continue
+			}
+			if words[st] == nil {
+				words[st] = newWordSet(st.title)
+			}
+			if n := words[st].overlap(keywords(d.title)); n > bestN {
+				best, bestN = st, n
+			}
+		}
+		if best != nil && bestN >= 4 && 2*bestN >= len(words[best]) {
+			// Most of the story's words: the requirement says it again.
+			b.absorb(best, d)
+		}
+	}
+}
 
 // layer is where a draft sits in the order data model, API, logic, user
 // interface, by its title; -1 when the title says nothing of it.

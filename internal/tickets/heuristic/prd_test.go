@@ -56,3 +56,23 @@ func TestShortListUnderACaptionIsKept(t *testing.T) {
 	}
 	t.Errorf("no criterion keeps the test plan's caption and items: %+v", res.Tickets)
 }
+
+// A functional requirement that restates a user story of the same section
+// is a criterion of that story, not a second ticket (a TOTP PRD gave both
+// "Add a new application by scanning a QR code" and "Add new TOTP
+// credential via QR code scan").
+func TestRestatedRequirementJoinsItsStory(t *testing.T) {
+	spec := "# App\n\n## Requirements\n- **User Stories:**\n  - As a user, I want to add a new application by scanning a QR code so that I can set it up quickly.\n  - As a user, I want to delete credentials I no longer need so that my list stays short.\n" +
+		"- **Functional Requirements:**\n  - Add new TOTP credential via QR code scan (using device camera)\n  - Generate TOTP codes according to RFC 6238\n"
+	res := generate(t, defaultRequest(spec, "App"))
+	n := 0
+	for _, tk := range res.Tickets {
+		text := strings.ToLower(tk.Title + " " + strings.Join(tk.AcceptanceCriteria, " "))
+		if strings.Contains(text, "qr code") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d tickets about scanning a QR code, want 1: %q", n, titles(res.Tickets))
+	}
+}
