@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"text/template"
 	"time"
 
 	"github.com/google/uuid"
@@ -55,36 +56,12 @@ var demoBettors = []string{"alice", "bob", "carol"}
 // on a new database, a few bets already placed. It prints every URL and
 // credential and runs until ctx ends.
 func runDemo(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg, logFormat, e := serverFlags(fs, getenv)
-	var dir, operatorAddr, casinoAddr, sportsbookAddr string
-	e.String(&dir, "dir", "FORESIGHT_DEMO_DIR", ".", "directory of the demo's databases (foresight-demo.db, sandbox-operator.db, sandbox-casino.db)")
-	e.String(&operatorAddr, "operator-addr", "FORESIGHT_DEMO_OPERATOR_ADDR", "127.0.0.1:8081", "listen address of the sandbox operator")
-	e.String(&casinoAddr, "casino-addr", "FORESIGHT_DEMO_CASINO_ADDR", "127.0.0.1:8082", "listen address of the sandbox casino")
-	e.String(&sportsbookAddr, "sportsbook-addr", "FORESIGHT_DEMO_SPORTSBOOK_ADDR", "127.0.0.1:8083", "listen address of the demo sportsbook (the bundled operator)")
-	demoFlagDefaults(fs)
-	if err := e.parse(args); err != nil {
+	o, err := parseDemoFlags(args, getenv, stderr)
+	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("demo directory: %w", err)
-	}
-	explicit := func(flagName, envName string) bool { return flagSet(fs, flagName) || getenv(envName) != "" }
-	if !explicit("database-url", "FORESIGHT_DATABASE_URL") {
-		cfg.DatabaseURL = "sqlite:" + filepath.Join(dir, "foresight-demo.db")
-	}
-	if !explicit("market-feed", "FORESIGHT_MARKET_FEED") {
-		cfg.MarketFeed = "simulator"
-	}
-	if !explicit("feed-interval", "FORESIGHT_FEED_INTERVAL") {
-		cfg.FeedInterval = 5 * time.Second
-	}
-	if !explicit("simulator-period", "FORESIGHT_SIMULATOR_PERIOD") {
-		cfg.Simulator.Period = time.Minute // markets close and settle within minutes
-	}
-	cfg.DevAllowInsecure = true // the sandboxes and images are on http://127.0.0.1
-	creds, err := loadDemoCredentials(dir)
+	cfg := o.cfg
+	creds, err := loadDemoCredentials(o.dir)
 	if err != nil {
 		return err
 	}
@@ -99,148 +76,234 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	fresh := !strings.HasPrefix(cfg.DatabaseURL, "sqlite:") || !fileExists(strings.TrimPrefix(cfg.DatabaseURL, "sqlite:"))
 
-	var listeners []net.Listener
-	defer func() {
-		for _, l := range listeners {
-			l.Close()
-		}
-	}()
-	listen := func(addr string) (net.Listener, error) {
-		l, err := net.Listen("tcp", addr)
-		if err == nil {
-			listeners = append(listeners, l)
-		}
-		return l, err
-	}
 	fmt.Fprintf(stdout, "Starting the platform on %s, the sandbox operator on %s, the sandbox casino on %s and the sportsbook on %s …\n",
-		cfg.Addr, operatorAddr, casinoAddr, sportsbookAddr)
-	platformL, err := listen(cfg.Addr)
+		cfg.Addr, o.operatorAddr, o.casinoAddr, o.sportsbookAddr)
+	ls, err := listenAll(cfg.Addr, o.operatorAddr, o.casinoAddr, o.sportsbookAddr)
 	if err != nil {
 		return err
 	}
-	operatorL, err := listen(operatorAddr)
-	if err != nil {
-		return err
-	}
-	casinoL, err := listen(casinoAddr)
-	if err != nil {
-		return err
-	}
-	sportsbookL, err := listen(sportsbookAddr)
-	if err != nil {
-		return err
-	}
+	defer closeAll(ls) // a listener a server took is closed again, harmlessly
+	platformL, operatorL, casinoL, sportsbookL := ls[0], ls[1], ls[2], ls[3]
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "http://" + platformL.Addr().String()
 	}
-	operatorURL, casinoURL := "http://"+operatorL.Addr().String(), "http://"+casinoL.Addr().String()
-	sportsbookURL := "http://" + sportsbookL.Addr().String()
+	b := demoBanner{Platform: cfg.PublicURL, Database: cfg.DatabaseURL, AdminToken: cfg.AdminToken, Self: selfCommand(),
+		Operator: "http://" + operatorL.Addr().String(), Casino: "http://" + casinoL.Addr().String(),
+		Sportsbook: "http://" + sportsbookL.Addr().String(), CredentialsFile: filepath.Join(o.dir, demoCredentialsFile)}
 
 	opSite, err := operator.OpenSite(ctx, operator.SiteConfig{ID: demoOperatorID, PlatformURL: cfg.PublicURL,
-		DatabasePath: filepath.Join(dir, "sandbox-operator.db")})
+		DatabasePath: filepath.Join(o.dir, "sandbox-operator.db")})
 	if err != nil {
 		return err
 	}
 	defer opSite.Close()
 	casinoSite, err := casino.OpenSite(ctx, casino.SiteConfig{AggregatorID: demoAggregatorID, PlatformURL: cfg.PublicURL,
-		DatabasePath: filepath.Join(dir, "sandbox-casino.db")})
+		DatabasePath: filepath.Join(o.dir, "sandbox-casino.db")})
 	if err != nil {
 		return err
 	}
 	defer casinoSite.Close()
-	srv, err := server.New(ctx, *cfg, newLogger(*logFormat, stderr))
+	srv, err := server.New(ctx, *cfg, newLogger(o.logFormat, stderr))
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
 
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	done := make(chan error, 4)
-	go func() { done <- srv.Run(runCtx, platformL) }()
-	go func() { done <- opSite.Serve(runCtx, operatorL) }()
-	go func() { done <- casinoSite.Serve(runCtx, casinoL) }()
-	listeners = []net.Listener{sportsbookL} // the servers own the others now; the sportsbook's is served after set-up
-	running := 3
-	// wait stops the servers and returns their errors with first.
-	wait := func(first error) error {
-		stop()
-		errs := []error{first}
-		for ; running > 0; running-- {
-			errs = append(errs, <-done)
-		}
-		return errors.Join(errs...)
-	}
+	g := newServerGroup(ctx)
+	defer g.stop()
+	g.start(func(ctx context.Context) error { return srv.Run(ctx, platformL) })
+	g.start(func(ctx context.Context) error { return opSite.Serve(ctx, operatorL) })
+	g.start(func(ctx context.Context) error { return casinoSite.Serve(ctx, casinoL) })
 
 	client := &http.Client{Timeout: 10 * time.Second}
 	d := &demoWorld{platform: cfg.PublicURL, client: client, admin: &admin.Client{BaseURL: cfg.PublicURL, Token: cfg.AdminToken, HTTP: client},
 		creds: creds, progress: stdout}
-	setupErr := d.setUp(runCtx, srv, opSite, casinoSite, operatorURL, casinoURL, fresh)
-	if setupErr == nil {
-		setupErr = saveDemoCredentials(dir, d.creds)
+	book, err := d.setUpAll(g.ctx, srv, opSite, casinoSite, b, fresh, o.dir)
+	if err != nil {
+		return g.wait(fmt.Errorf("demo set-up: %w", err))
 	}
-	var book *sportsbook.Site
-	if setupErr == nil {
-		book, setupErr = sportsbook.New(sportsbook.Config{OperatorID: demoSportsbookID, PlatformURL: cfg.PublicURL,
-			Credential: d.creds.SportsbookKey, Currency: "USD", HTTP: client})
-	}
-	if setupErr != nil {
-		return wait(fmt.Errorf("demo set-up: %w", setupErr))
-	}
-	bookSrv := &http.Server{Handler: book.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	listeners = nil
-	running++
-	go func() {
-		err := bookSrv.Serve(sportsbookL)
-		if errors.Is(err, http.ErrServerClosed) {
-			err = nil
-		}
-		done <- err
-	}()
-	go func() { <-runCtx.Done(); bookSrv.Close() }()
-	self := selfCommand()
-	fmt.Fprintf(stdout, `Foresight demo is running.
+	g.start(func(ctx context.Context) error { return serveUntil(ctx, book.Handler(), sportsbookL) })
 
-  Operator host page  %[7]s/sandbox/host     (a bettor in the widget, standalone path)
-  Casino lobby        %[8]s/sandbox/lobby    (the game through an aggregator)
-  Sportsbook          %[14]s/sandbox/host     (a bundled operator: balances in the platform's ledger)
-  Sandbox ledgers     %[7]s/sandbox/ledger  %[8]s/sandbox/ledger
-  Backoffice          %[1]s/backoffice/   (sign in with the admin token, or the operator key)
-  API base URL        %[1]s
-  API documents       %[1]s/openapi/bettor.yaml  %[1]s/openapi/admin.yaml  %[1]s/openapi/aggregator.yaml  %[1]s/openapi/tickets.yaml
-  Admin token         %[3]s   (Authorization: Bearer … on %[1]s/admin/v1)
-  Operator key        %[11]s   (the demo operator's staff: its bets, exposure and settings only)
-  Ticket client       %[4]s   webhook secret %[5]s
-  Ticket API key      %[6]s   (scopes tickets:submit tickets:read tickets:cancel)
-  Database            %[2]s
-  Health, metrics     %[1]s/healthz  %[1]s/metrics   (metrics: Authorization: Bearer <admin token>)
+	b.OperatorSecret, b.CasinoSecret = opSite.Operator().SigningSecret(), casinoSite.Casino().SigningSecret()
+	b.OperatorKey, b.TicketClientID, b.TicketWebhookSecret, b.TicketKey = d.creds.OperatorKey, d.creds.TicketClientID, d.creds.TicketWebhookSecret, d.creds.TicketKey
+	if err := demoBannerTemplate.Execute(stdout, b); err != nil {
+		return g.wait(err)
+	}
+	return g.wait(g.first(ctx))
+}
+
+// demoOptions are the demo's flags: the server's, and where the demo keeps
+// its databases and listens for its partners.
+type demoOptions struct {
+	cfg                                      *server.Config
+	logFormat                                string
+	dir                                      string
+	operatorAddr, casinoAddr, sportsbookAddr string
+}
+
+// parseDemoFlags reads the demo's flags and environment, with the demo's
+// own defaults where neither sets a value (a SQLite database in the
+// directory, the simulator feed at a demo's pace), and creates the
+// directory.
+func parseDemoFlags(args []string, getenv func(string) string, stderr io.Writer) (demoOptions, error) {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg, logFormat, e := serverFlags(fs, getenv)
+	o := demoOptions{cfg: cfg}
+	e.String(&o.dir, "dir", "FORESIGHT_DEMO_DIR", ".", "directory of the demo's databases (foresight-demo.db, sandbox-operator.db, sandbox-casino.db)")
+	e.String(&o.operatorAddr, "operator-addr", "FORESIGHT_DEMO_OPERATOR_ADDR", "127.0.0.1:8081", "listen address of the sandbox operator")
+	e.String(&o.casinoAddr, "casino-addr", "FORESIGHT_DEMO_CASINO_ADDR", "127.0.0.1:8082", "listen address of the sandbox casino")
+	e.String(&o.sportsbookAddr, "sportsbook-addr", "FORESIGHT_DEMO_SPORTSBOOK_ADDR", "127.0.0.1:8083", "listen address of the demo sportsbook (the bundled operator)")
+	demoFlagDefaults(fs)
+	if err := e.parse(args); err != nil {
+		return o, err
+	}
+	o.logFormat = *logFormat
+	if err := os.MkdirAll(o.dir, 0o755); err != nil {
+		return o, fmt.Errorf("demo directory: %w", err)
+	}
+	explicit := func(flagName, envName string) bool { return flagSet(fs, flagName) || getenv(envName) != "" }
+	if !explicit("database-url", "FORESIGHT_DATABASE_URL") {
+		cfg.DatabaseURL = "sqlite:" + filepath.Join(o.dir, "foresight-demo.db")
+	}
+	if !explicit("market-feed", "FORESIGHT_MARKET_FEED") {
+		cfg.MarketFeed = "simulator"
+	}
+	if !explicit("feed-interval", "FORESIGHT_FEED_INTERVAL") {
+		cfg.FeedInterval = 5 * time.Second
+	}
+	if !explicit("simulator-period", "FORESIGHT_SIMULATOR_PERIOD") {
+		cfg.Simulator.Period = time.Minute // markets close and settle within minutes
+	}
+	cfg.DevAllowInsecure = true // the sandboxes and images are on http://127.0.0.1
+	return o, nil
+}
+
+// listenAll listens on every address, or on none: after a failure it
+// closes the listeners it opened.
+func listenAll(addrs ...string) ([]net.Listener, error) {
+	var ls []net.Listener
+	for _, addr := range addrs {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			closeAll(ls)
+			return nil, err
+		}
+		ls = append(ls, l)
+	}
+	return ls, nil
+}
+
+func closeAll(ls []net.Listener) {
+	for _, l := range ls {
+		l.Close()
+	}
+}
+
+// serverGroup runs the demo's servers until the first one ends or the
+// group is stopped; each gets the group's context.
+type serverGroup struct {
+	ctx     context.Context
+	stop    context.CancelFunc
+	done    chan error
+	running int
+}
+
+func newServerGroup(ctx context.Context) *serverGroup {
+	ctx, stop := context.WithCancel(ctx)
+	return &serverGroup{ctx: ctx, stop: stop, done: make(chan error, 8)}
+}
+
+func (g *serverGroup) start(serve func(ctx context.Context) error) {
+	g.running++
+	go func() { g.done <- serve(g.ctx) }()
+}
+
+// first waits until ctx ends (nil) or a server ends (its error).
+func (g *serverGroup) first(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-g.done:
+		g.running--
+		return err
+	}
+}
+
+// wait stops the servers and returns their errors with first's.
+func (g *serverGroup) wait(first error) error {
+	g.stop()
+	errs := []error{first}
+	for ; g.running > 0; g.running-- {
+		errs = append(errs, <-g.done)
+	}
+	return errors.Join(errs...)
+}
+
+// serveUntil serves h on l until ctx ends.
+func serveUntil(ctx context.Context, h http.Handler, l net.Listener) error {
+	s := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { <-ctx.Done(); s.Close() }()
+	if err := s.Serve(l); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// demoBanner is what the demo prints once it runs.
+type demoBanner struct {
+	Platform, Database, AdminToken, Self, CredentialsFile string
+	Operator, Casino, Sportsbook                          string
+	OperatorSecret, CasinoSecret, OperatorKey             string
+	TicketClientID, TicketWebhookSecret, TicketKey        string
+}
+
+var demoBannerTemplate = template.Must(template.New("banner").Parse(`Foresight demo is running.
+
+  Operator host page  {{.Operator}}/sandbox/host     (a bettor in the widget, standalone path)
+  Casino lobby        {{.Casino}}/sandbox/lobby    (the game through an aggregator)
+  Sportsbook          {{.Sportsbook}}/sandbox/host     (a bundled operator: balances in the platform's ledger)
+  Sandbox ledgers     {{.Operator}}/sandbox/ledger  {{.Casino}}/sandbox/ledger
+  Backoffice          {{.Platform}}/backoffice/   (sign in with the admin token, or the operator key)
+  API base URL        {{.Platform}}
+  API documents       {{.Platform}}/openapi/bettor.yaml  {{.Platform}}/openapi/admin.yaml  {{.Platform}}/openapi/aggregator.yaml  {{.Platform}}/openapi/tickets.yaml
+  Admin token         {{.AdminToken}}   (Authorization: Bearer … on {{.Platform}}/admin/v1)
+  Operator key        {{.OperatorKey}}   (the demo operator's staff: its bets, exposure and settings only)
+  Ticket client       {{.TicketClientID}}   webhook secret {{.TicketWebhookSecret}}
+  Ticket API key      {{.TicketKey}}   (scopes tickets:submit tickets:read tickets:cancel)
+  Database            {{.Database}}
+  Health, metrics     {{.Platform}}/healthz  {{.Platform}}/metrics   (metrics: Authorization: Bearer <admin token>)
 
 The catalog comes from the simulator: new events every minute, markets that resolve and pay out
 on their own. Conformance checks of the sandbox partners' wallets:
 
-  %[12]s conformance operator-wallet --url %[7]s --secret %[9]s --bettor conformance-bettor
-  %[12]s conformance aggregator-wallet --url %[8]s --secret %[10]s --account conformance-account
+  {{.Self}} conformance operator-wallet --url {{.Operator}} --secret {{.OperatorSecret}} --bettor conformance-bettor
+  {{.Self}} conformance aggregator-wallet --url {{.Casino}} --secret {{.CasinoSecret}} --account conformance-account
 
 Submit a spec to the ticket service:
 
-  curl -s -X POST %[1]s/tickets/v1/jobs \
-    -H 'Authorization: Bearer %[6]s' -H 'Content-Type: application/json' \
+  curl -s -X POST {{.Platform}}/tickets/v1/jobs \
+    -H 'Authorization: Bearer {{.TicketKey}}' -H 'Content-Type: application/json' \
     -d '{"schema_version":"tickets.input.v1","idempotency_key":"demo-1","title":"Login","spec":"# Login\n- Users must sign in with email and password.\n- Lock the account after 5 failed attempts?"}'
 
-The credentials are kept in %[13]s and stay the same when the demo starts again in
+The credentials are kept in {{.CredentialsFile}} and stay the same when the demo starts again in
 this directory; delete that file to have new ones.
 
 Press Ctrl-C to stop.
-`, cfg.PublicURL, cfg.DatabaseURL, cfg.AdminToken, d.creds.TicketClientID, d.creds.TicketWebhookSecret, d.creds.TicketKey,
-		operatorURL, casinoURL, opSite.Operator().SigningSecret(), casinoSite.Casino().SigningSecret(), d.creds.OperatorKey,
-		self, filepath.Join(dir, demoCredentialsFile), sportsbookURL)
-	select {
-	case <-ctx.Done():
-		return wait(nil)
-	case err := <-done:
-		running--
-		return wait(err)
+`))
+
+// setUpAll sets the demo up through the platform's APIs (setUp), keeps
+// the credentials in dir, and returns the sportsbook's site, which calls
+// the platform with the credential setUp issued for it.
+func (d *demoWorld) setUpAll(ctx context.Context, srv *server.Server, opSite *operator.Site, casinoSite *casino.Site, b demoBanner, fresh bool, dir string) (*sportsbook.Site, error) {
+	if err := d.setUp(ctx, srv, opSite, casinoSite, b.Operator, b.Casino, fresh); err != nil {
+		return nil, err
 	}
+	if err := saveDemoCredentials(dir, d.creds); err != nil {
+		return nil, err
+	}
+	return sportsbook.New(sportsbook.Config{OperatorID: demoSportsbookID, PlatformURL: d.platform,
+		Credential: d.creds.SportsbookKey, Currency: "USD", HTTP: d.client})
 }
 
 // demoWorld sets up the demo through the platform's own APIs.
@@ -256,7 +319,7 @@ func (d *demoWorld) setUp(ctx context.Context, srv *server.Server, opSite *opera
 	if err := waitFor(ctx, 10*time.Second, func() bool { return d.admin.Do(ctx, "GET", "/healthz", nil, nil) == nil }); err != nil {
 		return errors.New("the platform did not become healthy")
 	}
-	fmt.Fprintln(d.progress, "Registering the sandbox operator and the sandbox casino, and the demo's credentials …")
+	fmt.Fprintln(d.progress, "Registering the sandbox operator, the sandbox casino and the sportsbook, and the demo's credentials …")
 	if err := d.register(ctx, demoOperatorID, opSite.Registration(operatorURL)); err != nil {
 		return err
 	}
