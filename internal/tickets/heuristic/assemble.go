@@ -510,6 +510,13 @@ func (b *builder) storySentence(d *draft) string {
 		role = b.docRole
 	}
 	means := d.means
+	if _, purpose, ok := strings.Cut(d.title, " to "); means == "" && ok && strings.HasPrefix(d.title, "Implement ") {
+		// "Implement GET /api/todos to list all todos …": what the user
+		// wants is the purpose, not the endpoint "to work as specified".
+		if f := strings.Fields(purpose); len(f) > 1 && baseVerb(f[0]) == strings.ToLower(f[0]) {
+			means = "to " + purpose
+		}
+	}
 	if means == "" && strings.Contains(d.title, " and ") {
 		means = "to " + lowerFirst(d.title)
 	}

@@ -72,3 +72,19 @@ func TestRequirementItemsKeepTheirWords(t *testing.T) {
 		}
 	}
 }
+
+// TestEndpointStoryWantsItsPurpose: the story line of an endpoint says what
+// the user wants, not that the endpoint should "work as specified".
+func TestEndpointStoryWantsItsPurpose(t *testing.T) {
+	spec := "# Todo API\n\n## Endpoints\n\n### GET /api/todos\n\n- **Description:** List all todos for the current authenticated user\n- **Authorization:** User can only see their own todos\n"
+	res := generate(t, defaultRequest(spec, "Todo API"))
+	for _, tk := range res.Tickets {
+		if strings.HasPrefix(tk.Title, "Implement GET /api/todos") {
+			if strings.Contains(tk.Description, "work as specified") || !strings.Contains(tk.Description, "I want to list all todos") {
+				t.Errorf("story line of %q: %s", tk.Title, tk.Description)
+			}
+			return
+		}
+	}
+	t.Errorf("no endpoint ticket: %v", titles(res.Tickets))
+}
