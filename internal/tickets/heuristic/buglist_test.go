@@ -43,3 +43,13 @@ func TestIssueListGivesOneBugPerOpenIssue(t *testing.T) {
 		}
 	}
 }
+
+// A list whose reports are all closed gives one task to confirm them, not
+// a ticket guessed from the title ("Implement bugs").
+func TestAllClosedListGivesOneConfirmationTask(t *testing.T) {
+	spec := "# Bugs\n\n## Issues\n\n### Issue 1\n\n  * Fixed: 1.0.2\n\nThe keyboard stops entering keystrokes.\n\n### Issue 2\n\n  * Fixed: 1.0.4\n\nA modifier key is consumed wrongly.\n"
+	res := generate(t, defaultRequest(spec, "Bugs"))
+	if len(res.Tickets) != 1 || res.Tickets[0].TicketType != tickets.TypeTask || !strings.HasPrefix(res.Tickets[0].Title, "Confirm the 2 reports marked closed") {
+		t.Errorf("tickets %v, want one task confirming the 2 closed reports", titles(res.Tickets))
+	}
+}

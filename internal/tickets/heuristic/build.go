@@ -280,7 +280,7 @@ func (b *builder) build() {
 		b.linkResources()
 		b.buildQuestionSpikes(false)
 	}
-	if b.liveCount() == 0 {
+	if b.liveCount() == 0 && !b.closedOnly() {
 		b.buildFromTitle()
 	}
 	b.dedupeTitles()
@@ -507,6 +507,41 @@ func (b *builder) mergeRestatements() {
 			b.absorb(best, d)
 		}
 	}
+}
+
+// closedOnly makes the one ticket of a report list whose reports are all
+// closed (every "Issue N" of a project's Bugs.md marked "Fixed: x.y.z"): a
+// task to confirm they stay fixed, naming them, instead of a ticket guessed
+// from the title. It reports whether it did.
+func (b *builder) closedOnly() bool {
+	var closed []*section
+	for _, s := range b.doc.sections {
+		if s.closed {
+			closed = append(closed, s)
+		}
+	}
+	if len(closed) < 2 {
+		return false
+	}
+	sec := closed[0].parent
+	if sec == nil {
+		sec = b.doc.root
+	}
+	d := b.newDraft(tickets.TypeTask, originSection, "Confirm the "+itoa(len(closed))+" reports marked closed need no more work", sec)
+	d.topic = "bug"
+	d.lead = "Every report of the spec is marked fixed, duplicate or won't fix, so none becomes a bug ticket; the open questions name them with their lines."
+	var names []string
+	for _, s := range closed {
+		names = append(names, cleanHeading(s.heading))
+	}
+	d.crit = []string{
+		"Each closed report (" + shorten(strings.Join(names, ", "), 40, 300) + ") is checked against the release or reason its entry gives.",
+		"A report found open again is filed as a bug of its own.",
+	}
+	d.conf, d.value = 0.5, 0.3
+	d.words = newWordSet(d.title)
+	b.info[sec.index].drafts = append(b.info[sec.index].drafts, d)
+	return true
 }
 
 // layer is where a draft sits in the order data model, API, logic, user
