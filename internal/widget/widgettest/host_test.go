@@ -186,10 +186,16 @@ func TestHostPage(t *testing.T) {
 	}
 	tb.screenshot("history")
 
-	var iframeHeight string
-	tb.frame, iframeHeight = nil, ""
-	tb.eval("document.getElementById('widget').style.height", &iframeHeight)
-	msgs := tb.hostMessages()
+	// The iframe's height and the messages are read at once: a height
+	// message between two reads (the widget may still be laying out)
+	// would tell them apart.
+	var page struct {
+		Height   string
+		Messages []map[string]any
+	}
+	tb.frame = nil
+	tb.eval("({Height: document.getElementById('widget').style.height, Messages: window.messages})", &page)
+	iframeHeight, msgs := page.Height, page.Messages
 	var last float64
 	for _, m := range msgs {
 		if m["type"] == "foresight:height" {

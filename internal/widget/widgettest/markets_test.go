@@ -6,12 +6,14 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // createEvent creates an event through the admin API from its JSON and
@@ -222,6 +224,49 @@ func TestSlipChartShowsHistory(t *testing.T) {
 	if chart.Trend != "flat" || !strings.HasPrefix(chart.Caption, "Chance from 23% to 23% since") {
 		t.Errorf("chart after Home went back to 0.2: %+v", chart)
 	}
+}
+
+// TestSlipChartWithoutHistory: when the history cannot be read the chart
+// draws the prices seen since the page opened and says so; the history is
+// asked for again at the next selection of the outcome, and drawn once it
+// comes.
+func TestSlipChartWithoutHistory(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, worldOptions{})
+	w.price("0.25", "0.75")
+	tb := newTab(t)
+	var mu sync.Mutex
+	failed := false
+	ic := tb.intercept(func(s seen) verdict {
+		mu.Lock()
+		defer mu.Unlock()
+		if strings.Contains(s.URL, "/price-history?outcome_id="+w.outcome[0]) && !failed {
+			failed = true
+			return verdict{status: 500, body: `{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"Internal error."}`}
+		}
+		return verdict{}
+	})
+	tb.navigate(w.bettor("ula", "100.00"))
+	tb.ready()
+	tb.click(outcomeButton(w.outcome[0]))
+	histories := func() int { // Home's history reads
+		return len(ic.requests("GET", "/api/v1/markets/"+w.market+"/price-history?outcome_id="+w.outcome[0]))
+	}
+	waitfor.True(t, "the first history read", func() bool { return histories() == 1 })
+	tb.waitText("#slip-chart figcaption", "The chart shows every move from now on.")
+	var source string
+	tb.eval("document.querySelector('#slip-chart svg').dataset.source", &source)
+	if source != "seen" {
+		t.Errorf("the chart's source after a failed history read: %q, want seen", source)
+	}
+	// Selecting the outcome again asks again once the failed read is over.
+	waitfor.True(t, "a second history read", func() bool {
+		tb.click(outcomeButton(w.outcome[1]))
+		tb.click(outcomeButton(w.outcome[0]))
+		return histories() == 2
+	})
+	tb.waitFor("the history on the chart", "document.querySelector('#slip-chart svg')?.dataset.source === 'history' && document.querySelector('#slip-chart svg').dataset.points === '2'")
+	tb.waitText("#slip-chart figcaption", "Chance from 23% to 28% since")
 }
 
 // TestSandboxPagesAtPhoneWidth: the sandbox operator's host page does not

@@ -167,8 +167,12 @@ function onOdds(change) {
 async function loadPriceHistory(marketID, outcomeID) {
   if (!state.prices.needsHistory(outcomeID)) return false;
   const asked = state.prices.asked(outcomeID);
-  const r = await state.api.priceHistory(marketID, outcomeID);
-  state.prices.loaded(outcomeID, r.ok ? r.data?.points : null, asked);
+  let r = { ok: false };
+  try {
+    r = await state.api.priceHistory(marketID, outcomeID);
+  } finally {
+    state.prices.loaded(outcomeID, r.ok ? r.data?.points : null, asked);
+  }
   return r.ok;
 }
 
