@@ -482,9 +482,10 @@ const depositConcurrency = 16
 // wallets, up to depositConcurrency calls at once, and records the
 // confirmed credits on their bets in one transaction, with the wallet
 // attempts of every deposit sent (without a confirmed one, the attempts
-// alone). One bettor's deposits are sent one after another, so that the
-// answer that comes last reports the bettor's latest balance (answers to
-// calls in flight at once may come in any order). A bet whose deposit
+// alone). One bettor's deposits of the batch are sent one after another,
+// so that the answer that comes last reports the bettor's latest balance
+// (answers to calls in flight at once may come in any order); other
+// batches may be sent at the same time. A bet whose deposit
 // is already confirmed is skipped, so a retry sends only the others. It
 // returns an error while any deposit is unconfirmed, so that the caller
 // retries (for days); a deposit's transaction id and bytes are the same on
