@@ -460,10 +460,13 @@ func (b *builder) walkItem(s *section, it *listItem, caption string) {
 var itemListLabel = regexp.MustCompile(`(?i)^(user stories|stories|(functional |product |key )?requirements|(key |core )?features)$`)
 
 var (
-	dataLayer  = regexp.MustCompile(`(?i)\b(entity|entities|model|schema|migration)\b|\bAPI$`)
-	apiLayer   = regexp.MustCompile(`\b(GET|POST|PUT|PATCH|DELETE) /|(?i)\bendpoints?\b`)
-	logicLayer = regexp.MustCompile(`(?i)\b(controller|service|worker|scheduler)\b`)
-	uiLayer    = regexp.MustCompile(`(?i)\b(ui|screen|page|frontend|widget|dashboard)\b`)
+	// layerOf names the words that place a title in a layer (see layer).
+	layerOf = map[string]int{
+		"ui": 3, "screen": 3, "page": 3, "frontend": 3, "widget": 3, "dashboard": 3,
+		"controller": 2, "service": 2, "worker": 2, "scheduler": 2,
+		"endpoint": 1, "endpoints": 1,
+		"entity": 0, "entities": 0, "model": 0, "schema": 0, "migration": 0,
+	}
 	layerWords = map[string]bool{"implement": true, "define": true, "entity": true, "api": true, "controller": true, "service": true, "endpoint": true, "the": true, "get": true, "post": true, "put": true, "patch": true, "delete": true, "to": true, "a": true, "an": true, "of": true, "for": true, "and": true, "add": true, "schema": true, "response": true, "request": true, "result": true, "body": true, "object": true, "error": true, "code": true, "mapping": true, "data": true, "model": true}
 	httpPath   = regexp.MustCompile(`\b(?:GET|POST|PUT|PATCH|DELETE) (/\S*)`)
 )
@@ -546,18 +549,48 @@ func (b *builder) closedOnly() bool {
 
 // layer is where a draft sits in the order data model, API, logic, user
 // interface, by its title; -1 when the title says nothing of it.
+// The words are ASCII letters, digits and '_' (a regular expression's
+// \b), matched case-insensitively; an HTTP method before a path ("GET /")
+// is the API, and a title ending in the word "API" (any case) the data model. It
+// reads the title once: it runs for every draft, and four regular
+// expressions per title were a sixth of the engine's time on a 1 MiB list.
 func layer(title string) int {
-	switch {
-	case uiLayer.MatchString(title):
-		return 3
-	case logicLayer.MatchString(title):
-		return 2
-	case apiLayer.MatchString(title):
-		return 1
-	case dataLayer.MatchString(title):
-		return 0
+	best := -1
+	for i := 0; i < len(title); {
+		if !isASCIIWordByte(title[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(title) && isASCIIWordByte(title[j]) {
+			j++
+		}
+		w := title[i:j]
+		if l, ok := layerOf[strings.ToLower(w)]; ok && l > best {
+			best = l
+		}
+		if best < 1 && strings.HasPrefix(title[j:], " /") && isHTTPMethod(w) {
+			best = 1
+		}
+		if best < 0 && j == len(title) && strings.EqualFold(w, "API") {
+			best = 0
+		}
+		i = j
 	}
-	return -1
+	return best
+}
+
+// isASCIIWordByte is a word byte of a regular expression's \b.
+func isASCIIWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+func isHTTPMethod(w string) bool {
+	switch w {
+	case "GET", "POST", "PUT", "PATCH", "DELETE":
+		return true
+	}
+	return false
 }
 
 // nameWords are the words of a title that name things ("todo" of "GET

@@ -1081,7 +1081,7 @@ var bugWords = regexp.MustCompile(`(?i)\b(bug|crash(es|ed|ing)?|regression|broke
 
 // bugHints are words of which every match of bugWords holds one, in
 // foldKey form: a text without any of them is not run through bugWords.
-var bugHints = []string{"BUG", "CRASH", "REGRESSION", "BROKEN", "FAIL", "EXCEPTION", "STACK", "ERROR MESSAGE", "500 ERROR", "WORK"}
+var bugHints = []string{"BUG", "CRASH", "REGRESSION", "BROKEN", "FAIL", "EXCEPTION", "STACK", "ERROR MESSAGE", "500 ERROR", "N'T WORK", "NOT WORK"}
 
 func isBugText(s string) bool {
 	folded := foldKey(s)
