@@ -48,12 +48,18 @@ func inputs(t testing.TB) []struct{ name, title, spec string } {
 		{"dark-mode", "Dark mode", "Add dark mode"},
 		{"questions", "Platform choices", "Which database should we use? Do we need multi-tenancy from day one? How do we handle authentication? Is the public API versioned?"},
 		{"setext", "Notifications", setextSpec},
+		{"rst-overlined", "PEP 9999", rstSpec},
 	}
 	for _, name := range specFiles {
 		out = append(out, struct{ name, title, spec string }{name, name, readSpec(t, name)})
 	}
 	return out
 }
+
+// rstSpec is written as PEPs are: a header of fields, overlined titles
+// ("=" then "-" then "'"), a specification among sections that explain,
+// and objections with their responses, which are not work.
+const rstSpec = "PEP: 9999\nTitle: Add a Merge Operator To Counters\nStatus: Draft\n\n\n========\nAbstract\n========\n\nThis PEP proposes a merge operator for counters.\n\n\n=============\nSpecification\n=============\n\nCounter merge will return a new counter holding the sum of both operands.\nThe in-place version updates the left operand.\nMerging with anything but a counter raises TypeError.\n\n\n================\nMajor Objections\n================\n\n---------------------\nMerge Is Not Addition\n---------------------\n\nSome readers expect the largest count to win.\n\n\n''''''''\nResponse\n''''''''\n\nThe sum is what update already does.\n\n\n==============\nRejected Ideas\n==============\n\nA method named merge was proposed first.\n"
 
 const cliSpec = "# logpipe\n\nlogpipe is a command-line tool that tails log files, filters them and ships them to a remote collector.\n\n## Commands\n\n- `logpipe init` — writes a default config file to ~/.logpipe.yaml; refuses to overwrite an existing file unless --force is given.\n- `logpipe tail <file>` — follows a file and prints matching lines; must survive log rotation.\n- `logpipe ship` — sends buffered lines to the collector in batches of at most 500 lines.\n- `logpipe status` — prints the queue length and the last shipping error.\n\n## Flags\n\n| Flag | Type | Description |\n|---|---|---|\n| --config | path | config file to use |\n| --filter | regex | only lines matching it are kept |\n| --dry-run | bool | print what would be shipped, send nothing |\n\n## Exit codes\n\n- 0 on success, 1 on usage errors, 2 when the collector is unreachable.\n- The collector URL and its authentication are TBD.\n"
 
@@ -629,4 +635,25 @@ func FuzzGenerate(f *testing.F) {
 			t.Error(problem)
 		}
 	})
+}
+
+// TestReStructuredTextTitles: a PEP's overlined titles are headings (they
+// became tickets titled "Implement ======== Abstract"), objections and
+// their responses are not work, and a section named "Specification" is
+// titled by what the spec builds, from its "Title:" header.
+func TestReStructuredTextTitles(t *testing.T) {
+	t.Parallel()
+	res := generate(t, defaultRequest(rstSpec, "PEP 9999"))
+	var titles []string
+	for _, tk := range res.Tickets {
+		titles = append(titles, tk.Title)
+	}
+	if len(res.Tickets) != 1 || res.Tickets[0].Title != "Add a Merge Operator To Counters" {
+		t.Fatalf("tickets %q; want one, titled from the Title header", titles)
+	}
+	want := []string{"Counter merge will return a new counter holding the sum of both operands.", "The in-place version updates the left operand.",
+		"Merging with anything but a counter raises TypeError."}
+	if got := res.Tickets[0].AcceptanceCriteria; !slices.Equal(got, want) {
+		t.Errorf("criteria %q, want the specification's sentences %q", got, want)
+	}
 }

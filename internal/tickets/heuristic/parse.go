@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -93,6 +94,10 @@ type parser struct {
 	stack   []*listItem // open list items, outermost first
 	blank   bool        // a blank line was seen since the last list line
 	line    int         // 1-based number of the line being read
+	// rstStyles are the reStructuredText title styles seen ("o=" for an
+	// overlined and underlined "=", "u~" for underlined "~"), in order: a
+	// style's level is its rank, as reStructuredText decides it.
+	rstStyles []string
 }
 
 // parseDocument reads spec text into a document.
@@ -183,6 +188,29 @@ func parseDocument(m *meter, text string) *document {
 				level = p.current.level + 1
 			}
 			p.startSection(level, strings.TrimSuffix(strings.Trim(trimmed, "* "), ":"))
+			continue
+		}
+		if c, ok := rstAdornment(line); ok && len(p.para) == 0 && i+2 < len(lines) {
+			// reStructuredText's overlined title: the adornment, the title,
+			// the same adornment again, at least as long as the title.
+			title := strings.TrimSpace(lines[i+1])
+			if c2, ok2 := rstAdornment(lines[i+2]); ok2 && c2 == c && title != "" && len(strings.TrimRight(line, " ")) >= len(title) {
+				p.flush()
+				p.line = i + 2
+				p.startSection(p.rstLevel("o"+string(c)), title)
+				i += 2
+				continue
+			}
+		}
+		if c, ok := rstAdornment(line); ok && len(p.para) == 1 && (c != '=' && c != '-' || len(p.rstStyles) > 0) &&
+			len(strings.TrimRight(line, " ")) >= len(strings.TrimSpace(p.para[0])) {
+			// An underlined title of another character than Markdown's "="
+			// and "-" ("~", "^", "'"), or of any in a document that already
+			// has reStructuredText titles: its level is its style's rank.
+			heading := p.para[0]
+			p.para = nil
+			p.flush()
+			p.startSection(p.rstLevel("u"+string(c)), heading)
 			continue
 		}
 		if len(p.para) > 0 && first == '=' && setextH1.MatchString(line) {
@@ -303,6 +331,34 @@ func matchIf(possible bool, re *regexp.Regexp, s string) []string {
 		return nil
 	}
 	return re.FindStringSubmatch(s)
+}
+
+// rstAdornment reports whether line is a reStructuredText title
+// adornment, one punctuation character repeated from the first column at
+// least three times, and returns the character. Backquotes and tildes
+// open code fences, which are read before.
+func rstAdornment(line string) (byte, bool) {
+	t := strings.TrimRight(line, " ")
+	if len(t) < 3 || !strings.ContainsRune("=-:.'\"^_*+#<>", rune(t[0])) {
+		return 0, false
+	}
+	for i := 1; i < len(t); i++ {
+		if t[i] != t[0] {
+			return 0, false
+		}
+	}
+	return t[0], true
+}
+
+// rstLevel is the level of a reStructuredText title style: its rank among
+// the styles seen so far, a new style ranking after them (at most 6).
+func (p *parser) rstLevel(style string) int {
+	i := slices.Index(p.rstStyles, style)
+	if i < 0 {
+		p.rstStyles = append(p.rstStyles, style)
+		i = len(p.rstStyles) - 1
+	}
+	return min(i+1, 6)
 }
 
 func (p *parser) startSection(level int, heading string) {

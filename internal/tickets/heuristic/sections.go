@@ -783,7 +783,43 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 			}
 		}
 	}
+	if genericWorkHeading.MatchString(h) {
+		// "Specification", "Proposal": the spec's title says what is built
+		// ("Add union operators to dict"), the heading only where.
+		if t := b.workTitle(); t != "" {
+			return t
+		}
+	}
 	return shorten(verbFirst(h), 12, 100)
+}
+
+// genericWorkHeading is a heading that names the part of a document that
+// holds the work, not the work.
+var genericWorkHeading = regexp.MustCompile(`(?i)^(the )?(specification|proposal|proposed (change|design|solution)|design|detailed design|design details|implementation|solution|changes?)$`)
+
+// headerTitle is a PEP's or RFC's "Title:" header line.
+var headerTitle = regexp.MustCompile(`(?m)^Title:[ \t]*(\S.*)$`)
+
+// workTitle names the work of the whole spec: its "Title:" header (PEPs),
+// its title heading or the request's title, as an imperative.
+func (b *builder) workTitle() string {
+	title := ""
+	head := b.req.Spec
+	if len(head) > 4096 {
+		head = head[:4096]
+	}
+	if m := headerTitle.FindStringSubmatch(head); m != nil {
+		title = strings.TrimSpace(m[1])
+	}
+	for _, t := range []string{b.docTitle, b.req.Title} {
+		if title == "" {
+			title = strings.TrimSpace(cleanHeading(t))
+		}
+	}
+	if title == "" {
+		return ""
+	}
+	return shorten(verbFirst(title), 12, 100)
 }
 
 // entityParent is a heading whose sub-sections each describe an entity.
