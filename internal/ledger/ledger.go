@@ -7,10 +7,16 @@
 // account to a credit account, named by an idempotency key unique within
 // the operator. A posted transfer writes two entries (the amount taken from
 // the debit account and given to the credit account), so a currency's
-// entries always sum to zero. Entries and transfers are append-only; an
-// account row keeps the balance for speed and for the non-negative check,
-// written in the same transaction as the entries that explain it, and
-// Verify recomputes it from them.
+// entries always sum to zero. Entries and transfers are append-only. A
+// bettor's account row keeps its balance and held amount for the
+// non-negative check, locked and written in the same transaction as the
+// entries that explain it, and Verify recomputes them from those. The
+// house and funding accounts, which may go below zero and which every
+// bet of their operator moves, keep no balance row: their balances and
+// held amounts are read as the sum of their entries and open pending
+// transfers, so that concurrent bets of different bettors never queue on
+// one row (docs/decisions.md, "The ledger": "The house and funding
+// accounts keep no balance row").
 //
 // Two-phase transfers follow TigerBeetle: a pending transfer holds its
 // amount (it counts against the debit account's available balance and
@@ -93,6 +99,12 @@ type Account struct {
 // Available is the balance less the held debits.
 func (a Account) Available() money.Amount { return a.Balance.Sub(a.DebitsPending) }
 
+// KeepsBalance reports whether the account's row keeps its balance and
+// held amounts, written under its lock with every transfer: a bettor's
+// account, which must not go below zero. The others' are derived from
+// their entries and pending transfers when read.
+func (a Account) KeepsBalance() bool { return a.MustNotGoNegative }
+
 // newAccount is the empty account ref names.
 func newAccount(operatorID, currency string, ref AccountRef, now time.Time) Account {
 	return Account{ID: AccountID(operatorID, currency, ref), OperatorID: operatorID, Currency: currency, Kind: ref.Kind,
@@ -141,8 +153,10 @@ type Transfer struct {
 
 // Entry is one side of a posted movement on one account: Amount is
 // positive for a credit and negative for a debit, BalanceAfter the
-// account's posted balance once it was written. Seq orders an account's
-// entries.
+// account's posted balance after it (the sum of the account's entries up
+// to it). Seq orders an account's entries. The store writes BalanceAfter
+// only for accounts that keep a balance; for the others it computes it
+// when it reads the entry.
 type Entry struct {
 	Seq          int64        `json:"seq"`
 	AccountID    string       `json:"account_id"`

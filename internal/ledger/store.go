@@ -17,7 +17,10 @@ type Store interface {
 	// Snapshot runs fn over one consistent view of the whole ledger.
 	Snapshot(ctx context.Context, fn func(Snapshot) error) error
 	// Account returns the account id; ErrNotFound (an *Error) when it
-	// was never opened.
+	// was never opened. The balances of an account that keeps none (see
+	// Account.KeepsBalance) are computed: the sum of its entries, and of
+	// its open pending transfers on either side. Snapshot's Accounts
+	// reads them the same way.
 	Account(ctx context.Context, id string) (Account, error)
 	// TransferByKey returns the transfer of the operator's key;
 	// ErrNotFound when there is none.
@@ -27,7 +30,9 @@ type Store interface {
 	OpenAccounts(ctx context.Context, accounts []Account) error
 	// Statement returns the account's entries after seq afterSeq, oldest
 	// first, at most limit of them, with their transfer's code,
-	// reference and key.
+	// reference and key. An entry written without its balance after
+	// (InsertEntry) has it computed, here and in TransferEntries and
+	// Snapshot's Entries.
 	Statement(ctx context.Context, accountID string, afterSeq int64, limit int) ([]Entry, error)
 	// TransferEntries returns the entries of the transfer id (none for a
 	// pending transfer or a void), in Seq order, with the transfer's code,
@@ -44,9 +49,11 @@ type Tx interface {
 	// Resolution returns the post or void of the pending transfer
 	// pendingID, if any.
 	Resolution(ctx context.Context, pendingID string) (Transfer, bool, error)
-	// LockAccounts returns the accounts as stored, locked against other
-	// writers until the transaction ends, in the order given; callers give
-	// them in ascending id order. For an account that does not exist yet
+	// LockAccounts returns the accounts as stored, in the order given;
+	// callers give them in ascending id order. Those that keep a balance
+	// are locked against other writers until the transaction ends; the
+	// others are not locked, and their balances are not read (they are
+	// neither checked nor written by a transfer). For an account that does not exist yet
 	// it either opens it (as given) or returns ErrAccountsMissing, after
 	// which the ledger opens them with Store.OpenAccounts, outside any
 	// write, and runs the write again: opening a row while holding
@@ -55,10 +62,12 @@ type Tx interface {
 	// InsertTransfer appends a transfer; ErrRaced when its key or its
 	// pending transfer's resolution is taken.
 	InsertTransfer(ctx context.Context, t Transfer) error
-	// InsertEntry appends an entry; the store assigns Seq.
-	InsertEntry(ctx context.Context, e Entry) error
-	// UpdateBalances writes an account's Balance, DebitsPending and
-	// CreditsPending.
+	// InsertEntry appends an entry; the store assigns Seq. It writes
+	// e.BalanceAfter when withBalance (the account keeps its balance),
+	// none otherwise.
+	InsertEntry(ctx context.Context, e Entry, withBalance bool) error
+	// UpdateBalances writes the Balance, DebitsPending and CreditsPending
+	// of an account that keeps a balance.
 	UpdateBalances(ctx context.Context, a Account) error
 }
 

@@ -377,7 +377,10 @@ func replay(prev, want Transfer, err error) (Transfer, bool, error) {
 
 // lockPair locks two accounts in ascending id order, so that writers
 // never wait on each other in a cycle, and returns them in the order
-// given.
+// given. Only the accounts that keep a balance are locked (see
+// Tx.LockAccounts); the house and funding accounts every stake, payout
+// and deposit of an operator share are not, so writers of different
+// bettors never queue on them.
 func lockPair(ctx context.Context, tx Tx, a, b Account) ([2]Account, error) {
 	swap := b.ID < a.ID
 	if swap {
@@ -396,19 +399,29 @@ func lockPair(ctx context.Context, tx Tx, a, b Account) ([2]Account, error) {
 	return [2]Account{got[0], got[1]}, nil
 }
 
-// move posts t's amount: the debit and credit entries and the balances.
+// move posts t's amount: the debit and credit entries, and the balances
+// of the accounts that keep one (an entry on another account has no
+// balance after it written: it is the sum of the account's entries).
 func move(ctx context.Context, tx Tx, d, c *Account, t Transfer) error {
 	d.Balance = d.Balance.Sub(t.Amount)
 	c.Balance = c.Balance.Add(t.Amount)
-	if err := tx.InsertEntry(ctx, Entry{AccountID: d.ID, TransferID: t.ID, Amount: t.Amount.Neg(), BalanceAfter: d.Balance, CreatedAt: t.CreatedAt}); err != nil {
+	if err := tx.InsertEntry(ctx, Entry{AccountID: d.ID, TransferID: t.ID, Amount: t.Amount.Neg(), BalanceAfter: d.Balance, CreatedAt: t.CreatedAt},
+		d.KeepsBalance()); err != nil {
 		return err
 	}
-	return tx.InsertEntry(ctx, Entry{AccountID: c.ID, TransferID: t.ID, Amount: t.Amount, BalanceAfter: c.Balance, CreatedAt: t.CreatedAt})
+	return tx.InsertEntry(ctx, Entry{AccountID: c.ID, TransferID: t.ID, Amount: t.Amount, BalanceAfter: c.Balance, CreatedAt: t.CreatedAt},
+		c.KeepsBalance())
 }
 
+// updatePair writes the balances of those of d and c that keep one.
 func updatePair(ctx context.Context, tx Tx, d, c Account) error {
-	if err := tx.UpdateBalances(ctx, d); err != nil {
-		return err
+	for _, a := range []Account{d, c} {
+		if !a.KeepsBalance() {
+			continue
+		}
+		if err := tx.UpdateBalances(ctx, a); err != nil {
+			return err
+		}
 	}
-	return tx.UpdateBalances(ctx, c)
+	return nil
 }

@@ -10,13 +10,16 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/foresight-dev/foresight/internal/ledger"
+	"github.com/foresight-dev/foresight/internal/money"
 )
 
 // LedgerStore returns the ledger's store. A write is one READ COMMITTED
-// transaction that locks its two accounts' rows (SELECT … FOR UPDATE, in
-// id order) before it checks and changes their balances, so concurrent
-// writers on any number of nodes queue on an account instead of
-// overdrawing it (docs/decisions.md, "The ledger").
+// transaction that locks the rows of its accounts that keep a balance
+// (bettors': SELECT … FOR UPDATE, in id order) before it checks and
+// changes their balances, so concurrent writers on any number of nodes
+// queue on a bettor's account instead of overdrawing it (docs/decisions.md,
+// "The ledger"). The house and funding accounts are not locked: their
+// balances are summed from their entries when read.
 func (d *DB) LedgerStore() ledger.Store { return ledgerStore{d} }
 
 type ledgerStore struct{ d *DB }
@@ -27,6 +30,29 @@ const (
 	pgLedgerTransferColumns = `id::text, operator_id, idempotency_key, currency, kind, debit_account_id::text, credit_account_id::text,
 		amount::text, coalesce(pending_id::text, ''), code, reference, created_at`
 	pgLedgerEntryColumns = `seq, account_id::text, transfer_id::text, amount::text, balance_after::text, created_at`
+
+	// pgLedgerAccountRead reads accounts (as a) with their balances: the
+	// row's for an account that keeps them, else its entries' sum and its
+	// open pending transfers'.
+	pgLedgerAccountRead = `SELECT a.id::text, a.operator_id, a.currency, a.kind, a.bettor_id, a.must_not_go_negative,
+		CASE WHEN a.must_not_go_negative THEN a.balance
+			ELSE (SELECT coalesce(sum(e.amount), 0) FROM ledger_entries e WHERE e.account_id = a.id) END::text,
+		CASE WHEN a.must_not_go_negative THEN a.debits_pending
+			ELSE (SELECT coalesce(sum(p.amount), 0) FROM ledger_transfers p WHERE p.debit_account_id = a.id AND p.kind = 'pending'
+				AND NOT EXISTS (SELECT 1 FROM ledger_transfers r WHERE r.pending_id = p.id)) END::text,
+		CASE WHEN a.must_not_go_negative THEN a.credits_pending
+			ELSE (SELECT coalesce(sum(p.amount), 0) FROM ledger_transfers p WHERE p.credit_account_id = a.id AND p.kind = 'pending'
+				AND NOT EXISTS (SELECT 1 FROM ledger_transfers r WHERE r.pending_id = p.id)) END::text,
+		a.created_at
+		FROM ledger_accounts a`
+
+	// pgLedgerEntryRead reads entries (as e, with their transfer as t),
+	// an entry written without its balance after getting the sum of its
+	// account's entries up to it.
+	pgLedgerEntryRead = `SELECT e.seq, e.account_id::text, e.transfer_id::text, e.amount::text,
+		coalesce(e.balance_after, (SELECT sum(x.amount) FROM ledger_entries x WHERE x.account_id = e.account_id AND x.seq <= e.seq))::text,
+		e.created_at, t.code, t.reference, t.idempotency_key
+		FROM ledger_entries e JOIN ledger_transfers t ON t.id = e.transfer_id`
 )
 
 func (s ledgerStore) Write(ctx context.Context, fn func(ledger.Tx) error) error {
@@ -55,15 +81,21 @@ func (x pgLedgerTx) Resolution(ctx context.Context, pendingID string) (ledger.Tr
 	return x.transfer(ctx, `pending_id = $1`, pendingID)
 }
 
-// LockAccounts locks the accounts; ORDER BY id makes PostgreSQL lock
-// them in id order. A missing account is ErrAccountsMissing: opening it
-// here, with another account's lock held, would take locks out of order.
+// LockAccounts locks the accounts that keep a balance; ORDER BY id makes
+// PostgreSQL lock them in id order. The others are read without a lock
+// (a transfer's foreign keys take a KEY SHARE lock on them, which
+// concurrent transfers share). A missing account is ErrAccountsMissing:
+// opening it here, with another account's lock held, would take locks
+// out of order.
 func (x pgLedgerTx) LockAccounts(ctx context.Context, accounts []ledger.Account) ([]ledger.Account, error) {
 	ids := make([]string, len(accounts))
 	for i, a := range accounts {
 		ids[i] = a.ID
 	}
-	rows, err := x.tx.Query(ctx, `SELECT `+pgLedgerAccountColumns+` FROM ledger_accounts WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, ids)
+	rows, err := x.tx.Query(ctx, `WITH locked AS (
+			SELECT `+pgLedgerAccountColumns+` FROM ledger_accounts WHERE id = ANY($1::uuid[]) AND must_not_go_negative ORDER BY id FOR UPDATE)
+		SELECT * FROM locked
+		UNION ALL SELECT `+pgLedgerAccountColumns+` FROM ledger_accounts WHERE id = ANY($1::uuid[]) AND NOT must_not_go_negative`, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -108,9 +140,14 @@ func (x pgLedgerTx) InsertTransfer(ctx context.Context, t ledger.Transfer) error
 	return err
 }
 
-func (x pgLedgerTx) InsertEntry(ctx context.Context, e ledger.Entry) error {
+func (x pgLedgerTx) InsertEntry(ctx context.Context, e ledger.Entry, withBalance bool) error {
+	var after *string
+	if withBalance {
+		s := e.BalanceAfter.String()
+		after = &s
+	}
 	_, err := x.tx.Exec(ctx, `INSERT INTO ledger_entries (account_id, transfer_id, amount, balance_after, created_at)
-		VALUES ($1, $2, $3::numeric, $4::numeric, $5)`, e.AccountID, e.TransferID, e.Amount.String(), e.BalanceAfter.String(), e.CreatedAt)
+		VALUES ($1, $2, $3::numeric, $4::numeric, $5)`, e.AccountID, e.TransferID, e.Amount.String(), after, e.CreatedAt)
 	return err
 }
 
@@ -170,7 +207,7 @@ func scanPgLedgerEntry(r pgx.Row, extra ...any) (ledger.Entry, error) {
 }
 
 func (s ledgerStore) Account(ctx context.Context, id string) (ledger.Account, error) {
-	a, err := scanPgLedgerAccount(s.d.pool.QueryRow(ctx, `SELECT `+pgLedgerAccountColumns+` FROM ledger_accounts WHERE id = $1`, id))
+	a, err := scanPgLedgerAccount(s.d.pool.QueryRow(ctx, pgLedgerAccountRead+` WHERE a.id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ledger.Account{}, &ledger.Error{Code: ledger.ErrNotFound, Message: "no account " + id}
 	}
@@ -203,10 +240,14 @@ func (s ledgerStore) OpenAccounts(ctx context.Context, accounts []ledger.Account
 }
 
 func (s ledgerStore) Statement(ctx context.Context, accountID string, afterSeq int64, limit int) ([]ledger.Entry, error) {
-	rows, err := s.d.pool.Query(ctx, `SELECT e.seq, e.account_id::text, e.transfer_id::text, e.amount::text, e.balance_after::text, e.created_at,
-			t.code, t.reference, t.idempotency_key
-		FROM ledger_entries e JOIN ledger_transfers t ON t.id = e.transfer_id
-		WHERE e.account_id = $1 AND e.seq > $2 ORDER BY e.seq LIMIT $3`, accountID, afterSeq, limit)
+	// An entry without its balance after gets the sum of the account's
+	// entries up to the page and of the page's up to it.
+	rows, err := s.d.pool.Query(ctx, `SELECT e.seq, e.account_id::text, e.transfer_id::text, e.amount::text,
+			coalesce(e.balance_after, (SELECT coalesce(sum(x.amount), 0) FROM ledger_entries x WHERE x.account_id = $1 AND x.seq <= $2)
+				+ sum(e.amount) OVER (ORDER BY e.seq))::text,
+			e.created_at, t.code, t.reference, t.idempotency_key
+		FROM (SELECT * FROM ledger_entries WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3) e
+		JOIN ledger_transfers t ON t.id = e.transfer_id ORDER BY e.seq`, accountID, afterSeq, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -225,10 +266,7 @@ func (s ledgerStore) Statement(ctx context.Context, accountID string, afterSeq i
 }
 
 func (s ledgerStore) TransferEntries(ctx context.Context, transferID string) ([]ledger.Entry, error) {
-	rows, err := s.d.pool.Query(ctx, `SELECT e.seq, e.account_id::text, e.transfer_id::text, e.amount::text, e.balance_after::text, e.created_at,
-			t.code, t.reference, t.idempotency_key
-		FROM ledger_entries e JOIN ledger_transfers t ON t.id = e.transfer_id
-		WHERE e.transfer_id = $1 ORDER BY e.seq`, transferID)
+	rows, err := s.d.pool.Query(ctx, pgLedgerEntryRead+` WHERE e.transfer_id = $1 ORDER BY e.seq`, transferID)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +309,7 @@ func (s pgLedgerSnapshot) each(ctx context.Context, query string, row func(pgx.R
 }
 
 func (s pgLedgerSnapshot) Accounts(ctx context.Context, fn func(ledger.Account) error) error {
-	return s.each(ctx, `SELECT `+pgLedgerAccountColumns+` FROM ledger_accounts ORDER BY id`, func(r pgx.Rows) error {
+	return s.each(ctx, pgLedgerAccountRead+` ORDER BY a.id`, func(r pgx.Rows) error {
 		a, err := scanPgLedgerAccount(r)
 		if err != nil {
 			return err
@@ -290,12 +328,37 @@ func (s pgLedgerSnapshot) Transfers(ctx context.Context, fn func(ledger.Transfer
 	})
 }
 
+// Entries reads every entry in seq order; one written without its
+// balance after gets the running sum of its account's entries.
 func (s pgLedgerSnapshot) Entries(ctx context.Context, fn func(ledger.Entry) error) error {
+	sums := map[string]money.Amount{}
 	return s.each(ctx, `SELECT `+pgLedgerEntryColumns+` FROM ledger_entries ORDER BY seq`, func(r pgx.Rows) error {
-		e, err := scanPgLedgerEntry(r)
+		e, kept, err := scanPgLedgerSnapshotEntry(r)
 		if err != nil {
 			return err
 		}
+		sums[e.AccountID] = sums[e.AccountID].Add(e.Amount)
+		if !kept {
+			e.BalanceAfter = sums[e.AccountID]
+		}
 		return fn(e)
 	})
+}
+
+// scanPgLedgerSnapshotEntry scans an entry whose balance_after may be
+// NULL; kept says it was not.
+func scanPgLedgerSnapshotEntry(r pgx.Row) (ledger.Entry, bool, error) {
+	var e ledger.Entry
+	var amount string
+	var after *string
+	if err := r.Scan(&e.Seq, &e.AccountID, &e.TransferID, &amount, &after, &e.CreatedAt); err != nil {
+		return ledger.Entry{}, false, err
+	}
+	e.CreatedAt = e.CreatedAt.UTC()
+	var err error
+	if e.Amount, err = storedAmount(amount); err != nil || after == nil {
+		return e, false, err
+	}
+	e.BalanceAfter, err = storedAmount(*after)
+	return e, true, err
 }

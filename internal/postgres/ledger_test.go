@@ -21,7 +21,7 @@ func TestLedgerStore(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		return ledgertest.Database{Store: db.LedgerStore(), Exec: func(q string) error {
+		return ledgertest.Database{Store: db.LedgerStore(), ConcurrentWriters: true, Exec: func(q string) error {
 			conn, err := pgx.Connect(context.Background(), url)
 			if err != nil {
 				return err

@@ -5,14 +5,19 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/foresight-dev/foresight/internal/ledger"
+	"github.com/foresight-dev/foresight/internal/money"
 )
 
 // LedgerStore returns the ledger's store. Its writes join the one
 // writer's batches (group commit), each in a savepoint of its own, so a
 // refused transfer leaves the batch's other writes alone; the one writer
 // orders every transfer, so no lock is needed for the non-negative check.
+// As on PostgreSQL, only bettors' account rows keep their balances; the
+// house and funding accounts' are summed from their entries and pending
+// transfers when read (in Go: amounts are exact decimals in TEXT).
 func (d *DB) LedgerStore() ledger.Store { return ledgerStore{d} }
 
 type ledgerStore struct{ d *DB }
@@ -105,8 +110,9 @@ func (x ledgerTx) InsertTransfer(ctx context.Context, t ledger.Transfer) error {
 	return err
 }
 
-func (x ledgerTx) InsertEntry(ctx context.Context, e ledger.Entry) error {
-	_, err := x.t.exec(ctx, ledgerInsertEntrySQL, e.AccountID, e.TransferID, e.Amount.String(), e.BalanceAfter.String(), micros(e.CreatedAt))
+func (x ledgerTx) InsertEntry(ctx context.Context, e ledger.Entry, withBalance bool) error {
+	after := sql.NullString{String: e.BalanceAfter.String(), Valid: withBalance}
+	_, err := x.t.exec(ctx, ledgerInsertEntrySQL, e.AccountID, e.TransferID, e.Amount.String(), after, micros(e.CreatedAt))
 	return err
 }
 
@@ -153,20 +159,71 @@ func scanLedgerTransfer(r rowScanner) (ledger.Transfer, error) {
 	return t, err
 }
 
-func scanLedgerEntry(r rowScanner, extra ...any) (ledger.Entry, error) {
+// scanLedgerEntry scans an entry; kept says its balance_after was
+// written (else BalanceAfter is zero, for the caller to compute).
+func scanLedgerEntry(r rowScanner, extra ...any) (ledger.Entry, bool, error) {
 	var e ledger.Entry
-	var amount, after string
+	var amount string
+	var after sql.NullString
 	var created int64
 	if err := r.Scan(append([]any{&e.Seq, &e.AccountID, &e.TransferID, &amount, &after, &created}, extra...)...); err != nil {
-		return ledger.Entry{}, err
+		return ledger.Entry{}, false, err
 	}
 	e.CreatedAt = fromMicros(created)
 	var err error
-	if e.Amount, err = parseStored(amount); err != nil {
-		return ledger.Entry{}, err
+	if e.Amount, err = parseStored(amount); err != nil || !after.Valid {
+		return e, false, err
 	}
-	e.BalanceAfter, err = parseStored(after)
-	return e, err
+	e.BalanceAfter, err = parseStored(after.String)
+	return e, true, err
+}
+
+// ledgerQuery is a reader's or a read transaction's query.
+type ledgerQuery func(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+
+// sumLedgerAmounts sums the amount column (the first) of query's rows.
+func sumLedgerAmounts(ctx context.Context, q ledgerQuery, query string, args ...any) (money.Amount, error) {
+	rows, err := q(ctx, query, args...)
+	if err != nil {
+		return money.Amount{}, err
+	}
+	defer rows.Close()
+	sum := money.Zero()
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return money.Amount{}, err
+		}
+		a, err := parseStored(s)
+		if err != nil {
+			return money.Amount{}, err
+		}
+		sum = sum.Add(a)
+	}
+	return sum, rows.Err()
+}
+
+const (
+	ledgerEntrySumSQL    = `SELECT amount FROM ledger_entries WHERE account_id = ? AND seq <= ?`
+	ledgerOpenPendingSQL = `SELECT p.amount FROM ledger_transfers p WHERE p.%s = ? AND p.kind = 'pending'
+		AND NOT EXISTS (SELECT 1 FROM ledger_transfers r WHERE r.pending_id = p.id)`
+)
+
+// deriveBalances computes the balances of an account that keeps none:
+// its entries' sum and its open pending transfers'.
+func deriveBalances(ctx context.Context, q ledgerQuery, a *ledger.Account) error {
+	if a.KeepsBalance() {
+		return nil
+	}
+	var err error
+	if a.Balance, err = sumLedgerAmounts(ctx, q, ledgerEntrySumSQL, a.ID, int64(math.MaxInt64)); err != nil {
+		return err
+	}
+	if a.DebitsPending, err = sumLedgerAmounts(ctx, q, fmt.Sprintf(ledgerOpenPendingSQL, "debit_account_id"), a.ID); err != nil {
+		return err
+	}
+	a.CreditsPending, err = sumLedgerAmounts(ctx, q, fmt.Sprintf(ledgerOpenPendingSQL, "credit_account_id"), a.ID)
+	return err
 }
 
 func (s ledgerStore) Account(ctx context.Context, id string) (ledger.Account, error) {
@@ -174,7 +231,47 @@ func (s ledgerStore) Account(ctx context.Context, id string) (ledger.Account, er
 	if errors.Is(err, sql.ErrNoRows) {
 		return ledger.Account{}, &ledger.Error{Code: ledger.ErrNotFound, Message: "no account " + id}
 	}
-	return a, err
+	if err != nil {
+		return ledger.Account{}, err
+	}
+	return a, deriveBalances(ctx, s.d.reader.query, &a)
+}
+
+// statementEntries reads the entries of query, each with its transfer's
+// code, reference and key; one written without its balance after gets
+// the sum of its account's entries up to it.
+func (s ledgerStore) statementEntries(ctx context.Context, query string, args ...any) ([]ledger.Entry, error) {
+	rows, err := s.d.reader.query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	out := []ledger.Entry{}
+	var unkept []int
+	for rows.Next() {
+		var code, ref, key string
+		e, kept, err := scanLedgerEntry(rows, &code, &ref, &key)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		e.Code, e.Reference, e.Key = code, ref, key
+		if !kept {
+			unkept = append(unkept, len(out))
+		}
+		out = append(out, e)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, i := range unkept {
+		sum, err := sumLedgerAmounts(ctx, s.d.reader.query, ledgerEntrySumSQL, out[i].AccountID, out[i].Seq)
+		if err != nil {
+			return nil, err
+		}
+		out[i].BalanceAfter = sum
+	}
+	return out, nil
 }
 
 func (s ledgerStore) TransferByKey(ctx context.Context, operatorID, key string) (ledger.Transfer, error) {
@@ -199,45 +296,15 @@ func (s ledgerStore) OpenAccounts(ctx context.Context, accounts []ledger.Account
 }
 
 func (s ledgerStore) Statement(ctx context.Context, accountID string, afterSeq int64, limit int) ([]ledger.Entry, error) {
-	rows, err := s.d.reader.query(ctx, `SELECT e.seq, e.account_id, e.transfer_id, e.amount, e.balance_after, e.created_at, t.code, t.reference, t.idempotency_key
+	return s.statementEntries(ctx, `SELECT e.seq, e.account_id, e.transfer_id, e.amount, e.balance_after, e.created_at, t.code, t.reference, t.idempotency_key
 		FROM ledger_entries e JOIN ledger_transfers t ON t.id = e.transfer_id
 		WHERE e.account_id = ? AND e.seq > ? ORDER BY e.seq LIMIT ?`, accountID, afterSeq, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []ledger.Entry{}
-	for rows.Next() {
-		var code, ref, key string
-		e, err := scanLedgerEntry(rows, &code, &ref, &key)
-		if err != nil {
-			return nil, err
-		}
-		e.Code, e.Reference, e.Key = code, ref, key
-		out = append(out, e)
-	}
-	return out, rows.Err()
 }
 
 func (s ledgerStore) TransferEntries(ctx context.Context, transferID string) ([]ledger.Entry, error) {
-	rows, err := s.d.reader.query(ctx, `SELECT e.seq, e.account_id, e.transfer_id, e.amount, e.balance_after, e.created_at, t.code, t.reference, t.idempotency_key
+	return s.statementEntries(ctx, `SELECT e.seq, e.account_id, e.transfer_id, e.amount, e.balance_after, e.created_at, t.code, t.reference, t.idempotency_key
 		FROM ledger_entries e JOIN ledger_transfers t ON t.id = e.transfer_id
 		WHERE e.transfer_id = ? ORDER BY e.seq`, transferID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []ledger.Entry{}
-	for rows.Next() {
-		var code, ref, key string
-		e, err := scanLedgerEntry(rows, &code, &ref, &key)
-		if err != nil {
-			return nil, err
-		}
-		e.Code, e.Reference, e.Key = code, ref, key
-		out = append(out, e)
-	}
-	return out, rows.Err()
 }
 
 // Snapshot reads in one read transaction of a reader connection: in WAL
@@ -268,13 +335,27 @@ func (s ledgerSnapshot) each(ctx context.Context, query string, row func(*sql.Ro
 }
 
 func (s ledgerSnapshot) Accounts(ctx context.Context, fn func(ledger.Account) error) error {
-	return s.each(ctx, `SELECT `+ledgerAccountColumns+` FROM ledger_accounts ORDER BY id`, func(r *sql.Rows) error {
+	var derived []ledger.Account
+	if err := s.each(ctx, `SELECT `+ledgerAccountColumns+` FROM ledger_accounts ORDER BY id`, func(r *sql.Rows) error {
 		a, err := scanLedgerAccount(r)
 		if err != nil {
 			return err
 		}
-		return fn(a)
-	})
+		// Derived after the scan: a read transaction has one connection.
+		derived = append(derived, a)
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, a := range derived {
+		if err := deriveBalances(ctx, s.tx.QueryContext, &a); err != nil {
+			return err
+		}
+		if err := fn(a); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s ledgerSnapshot) Transfers(ctx context.Context, fn func(ledger.Transfer) error) error {
@@ -288,10 +369,15 @@ func (s ledgerSnapshot) Transfers(ctx context.Context, fn func(ledger.Transfer) 
 }
 
 func (s ledgerSnapshot) Entries(ctx context.Context, fn func(ledger.Entry) error) error {
+	sums := map[string]money.Amount{}
 	return s.each(ctx, `SELECT seq, account_id, transfer_id, amount, balance_after, created_at FROM ledger_entries ORDER BY seq`, func(r *sql.Rows) error {
-		e, err := scanLedgerEntry(r)
+		e, kept, err := scanLedgerEntry(r)
 		if err != nil {
 			return err
+		}
+		sums[e.AccountID] = sums[e.AccountID].Add(e.Amount)
+		if !kept {
+			e.BalanceAfter = sums[e.AccountID] // written without it: the running sum
 		}
 		return fn(e)
 	})

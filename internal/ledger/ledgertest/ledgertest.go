@@ -20,6 +20,10 @@ import (
 type Database struct {
 	Store ledger.Store
 	Exec  func(query string) error
+	// ConcurrentWriters is set for a store whose writes run at once,
+	// each holding its own row locks (PostgreSQL), rather than one at a
+	// time (SQLite's one writer).
+	ConcurrentWriters bool
 }
 
 // Run runs the suite; newDatabase returns an empty database for one test.
@@ -31,6 +35,8 @@ func Run(t *testing.T, newDatabase func(t *testing.T) Database) {
 	t.Run("ConcurrentReplays", func(t *testing.T) { t.Parallel(); testConcurrentReplays(t, newDatabase(t)) })
 	t.Run("BetLifecycle", func(t *testing.T) { t.Parallel(); testBetLifecycle(t, newDatabase(t)) })
 	t.Run("VerifyFindsTampering", func(t *testing.T) { t.Parallel(); testTampering(t, newDatabase(t)) })
+	t.Run("ConcurrentStakes", func(t *testing.T) { t.Parallel(); testConcurrentStakes(t, newDatabase(t)) })
+	t.Run("StakesDoNotQueueOnTheHouse", func(t *testing.T) { t.Parallel(); testStakesDoNotQueueOnTheHouse(t, newDatabase(t)) })
 }
 
 const op = "alpha"
@@ -524,7 +530,22 @@ func testTampering(t *testing.T, db Database) {
 	if err := db.Exec("UPDATE ledger_accounts SET balance = '1000' WHERE id = '" + ann + "'"); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Exec("UPDATE ledger_accounts SET credits_pending = '0' WHERE id = '" + house + "'"); err != nil {
+	// The house account keeps no balance row: what its row says is not
+	// read, and changing it breaks nothing.
+	if err := db.Exec("UPDATE ledger_accounts SET balance = '5', credits_pending = '0' WHERE id = '" + house + "'"); err != nil {
+		t.Fatal(err)
+	}
+	if h := account(t, db.Store, ledger.House()); !h.Balance.IsZero() || !h.CreditsPending.Equal(amt("10")) {
+		t.Errorf("house after its row changed = %+v, want balance 0, 10 held", h)
+	}
+	bob := ledger.AccountID(op, "USD", ledger.Bettor("bob"))
+	if _, _, err := l.Transfer(ctx, deposit("d2", "bob", "20")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := l.Hold(ctx, stake("h2", "bob", "5")); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Exec("UPDATE ledger_accounts SET debits_pending = '0' WHERE id = '" + bob + "'"); err != nil {
 		t.Fatal(err)
 	}
 	r, err := ledger.Verify(ctx, db.Store)
@@ -535,7 +556,7 @@ func testTampering(t *testing.T, db Database) {
 	for _, d := range r.Discrepancies {
 		found[d.Check] = d.AccountID
 	}
-	if r.OK || found["balance"] != ann || found["pending"] != house || len(r.Discrepancies) != 2 {
+	if r.OK || found["balance"] != ann || found["pending"] != bob || len(r.Discrepancies) != 2 {
 		t.Errorf("Verify after tampering = %+v", r)
 	}
 }
@@ -614,4 +635,116 @@ func slicesContainsEntry(entries []ledger.Entry, e ledger.Entry) bool {
 		}
 	}
 	return false
+}
+
+// testConcurrentStakes sends 200 stakes of 50 bettors of one operator at
+// once, and a deposit and a withdrawal of each bettor with them: every
+// one lands, the house holds every stake, and Verify passes.
+func testConcurrentStakes(t *testing.T, db Database) {
+	ctx := context.Background()
+	l := newLedger(db.Store)
+	const bettors, stakes = 50, 4
+	for b := range bettors {
+		if _, _, err := l.Transfer(ctx, deposit(fmt.Sprintf("d%d", b), fmt.Sprintf("b%d", b), "10")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failures []error
+	start := make(chan struct{})
+	run := func(req ledger.TransferRequest) {
+		defer wg.Done()
+		<-start
+		if _, _, err := l.Transfer(ctx, req); err != nil {
+			mu.Lock()
+			failures = append(failures, fmt.Errorf("%s: %w", req.Key, err))
+			mu.Unlock()
+		}
+	}
+	for b := range bettors {
+		bettor := fmt.Sprintf("b%d", b)
+		for i := range stakes {
+			wg.Add(1)
+			go run(stake(fmt.Sprintf("s%d-%d", b, i), bettor, "1.5"))
+		}
+		wg.Add(2)
+		go run(deposit(fmt.Sprintf("d%d-again", b), bettor, "2"))
+		go run(withdrawal(fmt.Sprintf("w%d", b), bettor, "3"))
+	}
+	close(start)
+	wg.Wait()
+	if len(failures) > 0 {
+		t.Fatalf("%d of %d transfers failed, the first: %v", len(failures), bettors*(stakes+2), failures[0])
+	}
+	for b := range bettors {
+		balances(t, db.Store, ledger.Bettor(fmt.Sprintf("b%d", b)), "3", "0")
+	}
+	balances(t, db.Store, ledger.House(), "300", "0")
+	balances(t, db.Store, ledger.Funding(), "-450", "0")
+	verified(t, db.Store)
+}
+
+// testStakesDoNotQueueOnTheHouse holds a write open that has locked a
+// bettor's and the house's accounts, as a stake does before it commits:
+// another bettor's stake (and a deposit) must still commit meanwhile.
+// Only a store whose writes run at once can show it.
+func testStakesDoNotQueueOnTheHouse(t *testing.T, db Database) {
+	if !db.ConcurrentWriters {
+		t.Skip("the store runs one write at a time")
+	}
+	ctx := context.Background()
+	l := newLedger(db.Store)
+	for _, b := range []string{"ann", "bob"} {
+		if _, _, err := l.Transfer(ctx, deposit("d-"+b, b, "10")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := l.Transfer(ctx, stake("s-ann", "ann", "1")); err != nil { // opens the house account
+		t.Fatal(err)
+	}
+	ann := ledger.Account{ID: ledger.AccountID(op, "USD", ledger.Bettor("ann"))}
+	house := ledger.Account{ID: ledger.AccountID(op, "USD", ledger.House())}
+	pair := []ledger.Account{ann, house}
+	if house.ID < ann.ID {
+		pair = []ledger.Account{house, ann}
+	}
+	locked, release := make(chan error, 1), make(chan struct{})
+	held := make(chan error, 1)
+	go func() {
+		held <- db.Store.Write(ctx, func(tx ledger.Tx) error {
+			_, err := tx.LockAccounts(ctx, pair)
+			locked <- err
+			<-release
+			return err
+		})
+	}()
+	defer func() {
+		close(release)
+		if err := <-held; err != nil {
+			t.Error(err)
+		}
+	}()
+	if err := <-locked; err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := l.Transfer(ctx, stake("s-bob", "bob", "4"))
+		if err == nil {
+			_, _, err = l.Transfer(ctx, ledger.TransferRequest{OperatorID: op, Currency: "USD", Key: "payout-bob", Debit: ledger.House(),
+				Credit: ledger.Bettor("bob"), Amount: amt("7"), Code: "payout"})
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("bob's stake waited a minute on the write that holds ann's stake open")
+	}
+	balances(t, db.Store, ledger.Bettor("bob"), "13", "0")
+	balances(t, db.Store, ledger.House(), "-2", "0")
 }
