@@ -28,7 +28,7 @@ func runLoadtestChaos(ctx context.Context, args []string, stdout, stderr io.Writ
 	var keep string
 	fs.StringVar(&cfg.DatabaseURL, "database-url", "", "PostgreSQL database of the nodes, postgres://… (default: a new SQLite file, one node)")
 	fs.IntVar(&cfg.Nodes, "nodes", 2, "nodes on PostgreSQL (SQLite runs one)")
-	fs.StringVar(&cfg.Path, "path", chaos.PathStandalone, "integration path: standalone (sandbox operator), aggregator (sandbox casino) or both")
+	fs.StringVar(&cfg.Path, "path", chaos.PathStandalone, "integration path: standalone (sandbox operator), aggregator (sandbox casino), both, or bundled (balances in the platform's ledger; with concurrent cashier deposits and withdrawals, and the ledger's Verify)")
 	fs.Float64Var(&cfg.Rate, "rate", 100, "bets per second")
 	fs.DurationVar(&cfg.Duration, "duration", time.Minute, "length of the placement phase")
 	fs.IntVar(&cfg.Bettors, "bettors", 200, "bettors of each path")

@@ -33,18 +33,22 @@ func TestLoadtestChaos(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the platform as child processes and kills them")
 	}
+	postgres := func(t *testing.T) []string { return []string{"--database-url", pgtest.NewDatabase(t), "--nodes", "2"} }
 	for _, tc := range []struct {
-		name string
-		args func(t *testing.T) []string
+		name, path string
+		args       func(t *testing.T) []string
+		want       []string
 	}{
-		{"sqlite", func(t *testing.T) []string { return nil }},
-		{"postgres", func(t *testing.T) []string {
-			return []string{"--database-url", pgtest.NewDatabase(t), "--nodes", "2"}
-		}},
+		{"sqlite", "both", func(t *testing.T) []string { return nil }, nil},
+		{"postgres", "both", postgres, nil},
+		// The bundled path: the cashier's deposits and withdrawals run
+		// with the bets, and the ledger's Verify must pass after the kills.
+		{"sqlite-bundled", "bundled", func(t *testing.T) []string { return nil }, []string{"ledger verify                      ok"}},
+		{"postgres-bundled", "bundled", postgres, []string{"ledger verify                      ok"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(runMainEnv, "1")
-			args := append([]string{"loadtest", "chaos", "--path", "both", "--rate", "10", "--duration", "6s", "--bettors", "10",
+			args := append([]string{"loadtest", "chaos", "--path", tc.path, "--rate", "10", "--duration", "6s", "--bettors", "10",
 				"--faults", "0.2", "--kills", "2", "--settlement-kills", "2", "--pending-limit", "1h", "--final-limit", "90s",
 				"--dir", t.TempDir()}, tc.args(t)...)
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -55,7 +59,7 @@ func TestLoadtestChaos(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v\nprogress:\n%s", err, stderr.String())
 			}
-			for _, want := range []string{"discrepancies                      0", "placement 2", "PASSED"} {
+			for _, want := range append([]string{"discrepancies                      0", "placement 2", "PASSED"}, tc.want...) {
 				if !strings.Contains(stdout.String(), want) {
 					t.Errorf("the report lacks %q", want)
 				}

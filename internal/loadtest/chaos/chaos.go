@@ -22,6 +22,12 @@
 //     reconciles (see Reconcile): every bet of the admin API against the
 //     ledgers, every ledger entry against the bets.
 //
+// On the bundled path the bettors' balances are in the platform's own
+// ledger: no wallet is called, so no fault is injected; the operator's
+// cashier deposits and withdraws at random during placement, and the
+// reconciliation reads every bettor's statement (ReconcileCashier, and
+// Reconcile over the statements' bet movements) and the ledger's Verify.
+//
 // While bets are placed, the pending bets are listed every 250 ms, to
 // measure how long a bet stays pending after a node's restart.
 package chaos
@@ -44,6 +50,7 @@ const (
 	PathStandalone = "standalone"
 	PathAggregator = "aggregator"
 	PathBoth       = "both"
+	PathBundled    = "bundled"
 )
 
 // Config describes a run.
@@ -58,7 +65,7 @@ type Config struct {
 	DatabaseURL string
 	// Nodes is the number of nodes; SQLite has one.
 	Nodes int
-	// Path is PathStandalone, PathAggregator or PathBoth.
+	// Path is PathStandalone, PathAggregator, PathBoth or PathBundled.
 	Path string
 	// Rate is bets per second, for Duration.
 	Rate     float64
@@ -109,7 +116,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 
 	fi := &faultInjector{ratio: cfg.FaultRatio, counts: map[string]int{}, seen: map[string]bool{}}
-	pt, err := startPartners(ctx, cfg.Dir, cfg.Path != PathStandalone, fi)
+	pt, err := startPartners(ctx, cfg.Dir, cfg.Path == PathAggregator || cfg.Path == PathBoth, fi)
 	if err != nil {
 		return nil, err
 	}
@@ -134,14 +141,27 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	var operators []string
 	var bettors []bettor
-	if cfg.Path != PathAggregator {
-		operators = append(operators, operatorID)
-	}
-	if cfg.Path != PathStandalone {
-		operators = append(operators, aggregatorID)
+	switch cfg.Path {
+	case PathStandalone:
+		operators = []string{operatorID}
+	case PathAggregator:
+		operators = []string{aggregatorID}
+	case PathBoth:
+		operators = []string{operatorID, aggregatorID}
+	case PathBundled:
+		operators = []string{bundledID}
+		if err := p.setUpBundled(ctx); err != nil {
+			return nil, fmt.Errorf("set-up: %w", err)
+		}
 	}
 	for _, op := range operators {
-		b, err := p.bettors(ctx, pt, op, cfg.Bettors)
+		var b []bettor
+		var err error
+		if op == bundledID {
+			b, err = p.bundledBettors(ctx, cfg.Bettors)
+		} else {
+			b, err = p.bettors(ctx, pt, op, cfg.Bettors)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("bettors of %s: %w", op, err)
 		}
@@ -167,7 +187,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	killing.Go(func() {
 		r.PlacementKills, killErr = killDuring(killCtx, cl, cfg, cfg.Duration, cfg.Kills, progress)
 	})
+	cash := newCashierLoad(p, cfg.Bettors)
+	var cashing sync.WaitGroup
+	if cfg.Path == PathBundled {
+		cashing.Go(func() { cash.run(ctx, max(cfg.Rate/10, 1), cfg.Duration) })
+	}
 	s.run(ctx, cfg.Rate, cfg.Duration, 512)
+	cashing.Wait()
 	killing.Wait()
 	if killErr != nil {
 		return nil, killErr
@@ -203,6 +229,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, fmt.Errorf("resolve: %w", err)
 	}
 	paid := func() (int, time.Time, error) {
+		if cfg.Path == PathBundled {
+			return p.bundledPaid(ctx)
+		}
 		moves, err := pt.movements()
 		if err != nil {
 			return 0, time.Time{}, err
@@ -262,7 +291,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	progress("reconciling")
 	books := Books{Transactions: map[string][]WalletTransaction{}, Resolved: true,
-		Wallets: map[string]WalletKind{operatorID: StandaloneWallet, aggregatorID: AggregatorWallet}}
+		Wallets: map[string]WalletKind{operatorID: StandaloneWallet, aggregatorID: AggregatorWallet, bundledID: BundledWallet}}
 	for _, op := range operators {
 		bets, err := p.bets(ctx, op, "")
 		if err != nil {
@@ -273,10 +302,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := fetchTransactions(ctx, p, books.Bets, books.Transactions); err != nil {
 		return nil, err
 	}
-	if books.Movements, err = pt.movements(); err != nil {
+	var cashierFound []Discrepancy
+	if cfg.Path == PathBundled {
+		if books.Movements, cashierFound, err = p.reconcileBundled(ctx, cfg.Bettors, cash, r); err != nil {
+			return nil, err
+		}
+	} else if books.Movements, err = pt.movements(); err != nil {
 		return nil, err
 	}
 	r.Discrepancies = Reconcile(books)
+	r.Discrepancies = append(r.Discrepancies, cashierFound...)
 	r.Discrepancies = append(r.Discrepancies, s.problems...)
 	listed := map[string]bool{}
 	for _, b := range books.Bets {
@@ -318,9 +353,9 @@ func (cfg *Config) check() error {
 		errs = append(errs, errors.New("at least one node"))
 	}
 	switch cfg.Path {
-	case PathStandalone, PathAggregator, PathBoth:
+	case PathStandalone, PathAggregator, PathBoth, PathBundled:
 	default:
-		errs = append(errs, fmt.Errorf("path %q: want standalone, aggregator or both", cfg.Path))
+		errs = append(errs, fmt.Errorf("path %q: want standalone, aggregator, both or bundled", cfg.Path))
 	}
 	if cfg.Rate <= 0 || cfg.Duration <= 0 || cfg.Bettors < 1 {
 		errs = append(errs, errors.New("rate, duration and bettors must be positive"))

@@ -62,6 +62,10 @@ const (
 	// or voided bet gets one win, a lost bet closes its round with a
 	// Round/Finish and moves no money.
 	AggregatorWallet
+	// BundledWallet is the platform's own ledger (the bundled path): a
+	// won bet gets one payout, a voided bet one refund of its stake, a
+	// lost bet nothing.
+	BundledWallet
 )
 
 // MovementKind is what a ledger entry did for a bet.
@@ -298,7 +302,8 @@ func reconcileBet(bet Bet, moves []Movement, txs []WalletTransaction, kind Walle
 		out = append(out, fmt.Sprintf("unknown status %q", bet.Status))
 	}
 	for _, tx := range txs {
-		if tx.Kind == "deposit" && tx.ConfirmedAt != nil && len(payouts) == 0 && closes == 0 {
+		lostInLedger := kind == BundledWallet && bet.PayoutAmount != nil && bet.PayoutAmount.IsZero()
+		if tx.Kind == "deposit" && tx.ConfirmedAt != nil && len(payouts) == 0 && closes == 0 && !lostInLedger {
 			out = append(out, fmt.Sprintf("the platform confirmed deposit %s but the wallet never recorded it", tx.TransactionID))
 		}
 	}
@@ -322,6 +327,9 @@ func checkPayout(bet Bet, payouts []money.Amount, closes int, kind WalletKind) [
 		if closes == 0 && bet.DepositConfirmedAt != nil {
 			out = append(out, "lost, but its round was never finished at the wallet")
 		}
+	}
+	if kind == BundledWallet && want.IsZero() {
+		wantPayouts = 0 // the ledger refuses a transfer of nothing
 	}
 	switch {
 	case len(payouts) == 0 && wantPayouts == 1:

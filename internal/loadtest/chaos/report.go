@@ -46,6 +46,11 @@ type Report struct {
 	// platform's last record of a confirmed payout (deposit_confirmed_at):
 	// longer when an answer was lost and the platform had to ask again.
 	ResolveToLastConfirmed time.Duration
+	// CashierAccepted, CashierRefused and CashierUnanswered count the
+	// bundled path's deposits and withdrawals by answer; LedgerVerified
+	// is set when the ledger's Verify found nothing after the run.
+	CashierAccepted, CashierRefused, CashierUnanswered int
+	LedgerVerified                                     bool
 	// Dir holds the run's files (node logs, sandbox journals, SQLite).
 	Dir string
 }
@@ -106,6 +111,10 @@ func (r *Report) Write(w io.Writer) {
 		kinds = append(kinds, fmt.Sprintf("%s %d", k.Kind, k.Count))
 	}
 	row("wallet faults injected", "%d (%s)", r.Faults, strings.Join(kinds, ", "))
+	if r.Path == PathBundled {
+		row("cashier movements", "%d accepted, %d refused (insufficient funds), %d unanswered", r.CashierAccepted, r.CashierRefused, r.CashierUnanswered)
+		row("ledger verify", "%s", map[bool]string{true: "ok", false: "FAILED (see the discrepancies)"}[r.LedgerVerified])
+	}
 	row("discrepancies", "%d", len(r.Discrepancies))
 	row("max PENDING after a restart", "%v (limit %v, %d bets pending across a restart; after the latest restart of any node: %v)",
 		r.MaxPendingAfterRestart().Round(time.Millisecond), r.PendingLimit, len(r.PendingAfterRestart), r.maxAfterLatest().Round(time.Millisecond))
