@@ -1,0 +1,138 @@
+package chaos
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/foresight-dev/foresight/internal/money"
+)
+
+func bundledBet(id, status, stake, payout string) Bet {
+	b := standaloneBet(id, status, stake, payout)
+	b.OperatorID = bundledID
+	return b
+}
+
+func line(bettor, kind, ref, key, amount string) StatementLine {
+	return StatementLine{Bettor: bettor, Kind: kind, Reference: ref, IdempotencyKey: key, Amount: money.MustParse(amount)}
+}
+
+func move(key, bettor, kind, amount string) CashierMove {
+	return CashierMove{Key: key, Bettor: bettor, Kind: kind, Amount: money.MustParse(amount)}
+}
+
+// TestReconcileBundled feeds the bundled path's reconciliation statements
+// that agree with the bets and the cashier's requests, then statements
+// with each disagreement a crash could leave, and checks that each is
+// reported.
+func TestReconcileBundled(t *testing.T) {
+	cleanBets := []Bet{
+		bundledBet("won", "settled", "10.00", "19.05"),
+		bundledBet("lost", "settled", "5.00", "0"),
+		bundledBet("voided", "voided", "2.00", "2.00"),
+		bundledBet("rolledback", "rejected", "3.00", ""),
+		bundledBet("refused", "rejected", "4.00", ""),
+	}
+	clean := []StatementLine{
+		line("bettor-0", "deposit", "", bundledFundingKey("bettor-0"), "200.00"),
+		line("bettor-0", "stake", "won", "bet:won:stake", "-10.00"),
+		line("bettor-0", "stake", "lost", "bet:lost:stake", "-5.00"),
+		line("bettor-0", "stake", "voided", "bet:voided:stake", "-2.00"),
+		line("bettor-0", "stake", "rolledback", "bet:rolledback:stake", "-3.00"),
+		line("bettor-0", "rollback", "rolledback", "bet:rolledback:rollback", "3.00"),
+		line("bettor-0", "deposit", "", "c1", "50.00"),
+		line("bettor-0", "withdrawal", "", "c2", "-20.00"),
+		line("bettor-0", "withdrawal", "", "lost-answer", "-1.00"),
+		line("bettor-0", "payout", "won", "bet:won:payout", "19.05"),
+		line("bettor-0", "refund", "voided", "bet:voided:refund", "2.00"),
+	}
+	accepted := map[string]CashierMove{"c1": move("c1", "bettor-0", "deposit", "50.00"), "c2": move("c2", "bettor-0", "withdrawal", "20.00")}
+	refused := map[string]CashierMove{"c3": move("c3", "bettor-0", "withdrawal", "1000.00")}
+	unanswered := map[string]CashierMove{"lost-answer": move("lost-answer", "bettor-0", "withdrawal", "1.00"),
+		"never-arrived": move("never-arrived", "bettor-0", "deposit", "5.00")}
+	funding := map[string]money.Amount{"bettor-0": money.MustParse(bundledFunds)}
+	without := func(ls []StatementLine, key string) []StatementLine {
+		var out []StatementLine
+		for _, l := range ls {
+			if l.IdempotencyKey != key {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		name   string
+		change func([]StatementLine) []StatementLine
+		want   [][2]string
+	}{
+		{name: "clean statements"},
+		{name: "stake taken twice", change: func(ls []StatementLine) []StatementLine {
+			return append(ls, line("bettor-0", "stake", "won", "bet:won:stake-again", "-10.00"))
+		}, want: [][2]string{{"won", "debited 20 net"}}},
+		{name: "rejected bet's stake not back", change: func(ls []StatementLine) []StatementLine {
+			return without(ls, "bet:rolledback:rollback")
+		}, want: [][2]string{{"rolledback", "the stake is lost"}}},
+		{name: "win paid twice", change: func(ls []StatementLine) []StatementLine {
+			return append(ls, line("bettor-0", "payout", "won", "bet:won:payout2", "19.05"))
+		}, want: [][2]string{{"won", "paid 2 times"}}},
+		{name: "win never paid", change: func(ls []StatementLine) []StatementLine {
+			return without(ls, "bet:won:payout")
+		}, want: [][2]string{{"won", "never reached the wallet"}, {"won", "the wallet never recorded it"}}},
+		{name: "a lost bet paid", change: func(ls []StatementLine) []StatementLine {
+			return append(ls, line("bettor-0", "payout", "lost", "bet:lost:payout", "1.00"))
+		}, want: [][2]string{{"lost", "paid 1 times (want 0)"}, {"lost", "the wallet was paid 1,"}}},
+		{name: "voided bet's stake never refunded", change: func(ls []StatementLine) []StatementLine {
+			return without(ls, "bet:voided:refund")
+		}, want: [][2]string{{"voided", "never reached the wallet"}, {"voided", "the wallet never recorded it"}}},
+		{name: "accepted deposit missing", change: func(ls []StatementLine) []StatementLine {
+			return without(ls, "c1")
+		}, want: [][2]string{{"", "c1 of 50 for bettor-0 was accepted but is not in the statement"}}},
+		{name: "deposit moved twice", change: func(ls []StatementLine) []StatementLine {
+			return append(ls, line("bettor-0", "deposit", "", "c1", "50.00"))
+		}, want: [][2]string{{"", "cashier key c1 moved money 2 times"}}},
+		{name: "refused withdrawal moved", change: func(ls []StatementLine) []StatementLine {
+			return append(ls, line("bettor-0", "withdrawal", "", "c3", "-1000.00"))
+		}, want: [][2]string{{"", "was refused (409) but moved"}}},
+		{name: "withdrawal of another amount", change: func(ls []StatementLine) []StatementLine {
+			return append(without(ls, "c2"), line("bettor-0", "withdrawal", "", "c2", "-21.00"))
+		}, want: [][2]string{{"", "asked withdrawal 20 for bettor-0, the statement has withdrawal -21"}}},
+		{name: "a deposit nobody asked for", change: func(ls []StatementLine) []StatementLine {
+			return append(ls, line("bettor-0", "deposit", "", "ghost", "9.00"))
+		}, want: [][2]string{{"", "that the run never asked for"}}},
+		{name: "a stake of no bet", change: func(ls []StatementLine) []StatementLine {
+			return append(ls, line("bettor-0", "stake", "ghost-bet", "bet:ghost-bet:stake", "-7.00"))
+		}, want: [][2]string{{"", "names no bet"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lines := append([]StatementLine(nil), clean...)
+			if tt.change != nil {
+				lines = tt.change(lines)
+			}
+			for i := range lines {
+				lines[i].Seq = int64(i + 1)
+			}
+			moves, err := LedgerMovements(lines)
+			if err != nil {
+				t.Fatal(err)
+			}
+			txs := map[string][]WalletTransaction{}
+			for _, b := range cleanBets {
+				if b.DepositConfirmedAt != nil {
+					txs[b.ID] = []WalletTransaction{{TransactionID: "dp-" + b.ID, Kind: "deposit", ConfirmedAt: b.DepositConfirmedAt}}
+				}
+			}
+			got := Reconcile(Books{Bets: cleanBets, Transactions: txs, Movements: moves, Resolved: true,
+				Wallets: map[string]WalletKind{bundledID: BundledWallet}})
+			got = append(got, ReconcileCashier(lines, accepted, refused, unanswered, funding)...)
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d discrepancies, want %d: %v", len(got), len(tt.want), got)
+			}
+			for i, w := range tt.want {
+				if got[i].BetID != w[0] || !strings.Contains(got[i].What, w[1]) {
+					t.Errorf("discrepancy %d = %q, want bet %q and %q", i, got[i], w[0], w[1])
+				}
+			}
+		})
+	}
+}
