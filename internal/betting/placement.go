@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"sync"
 	"time"
@@ -83,6 +84,11 @@ type Placement struct {
 	// observer and log: see ObserveWalletAttempts and SetLog.
 	observer func(WalletAttempt)
 	log      *slog.Logger
+	// creditLocks keep one bettor's deposits of concurrent batches (two
+	// markets settled at once) from being in flight together: the answer
+	// that comes last must be the wallet's latest (see Deposit). A
+	// bettor's lock is creditLocks[hash of operator and bettor].
+	creditLocks [64]sync.Mutex
 }
 
 // NewPlacement returns a Placement.
@@ -482,10 +488,10 @@ const depositConcurrency = 16
 // wallets, up to depositConcurrency calls at once, and records the
 // confirmed credits on their bets in one transaction, with the wallet
 // attempts of every deposit sent (without a confirmed one, the attempts
-// alone). One bettor's deposits of the batch are sent one after another,
-// so that the answer that comes last reports the bettor's latest balance
-// (answers to calls in flight at once may come in any order); other
-// batches may be sent at the same time. A bet whose deposit
+// alone). One bettor's deposits are sent one after another, those of
+// other batches running at once included (in this process), so that the
+// answer that comes last reports the bettor's latest balance: answers to
+// calls in flight at once may come in any order. A bet whose deposit
 // is already confirmed is skipped, so a retry sends only the others. It
 // returns an error while any deposit is unconfirmed, so that the caller
 // retries (for days); a deposit's transaction id and bytes are the same on
@@ -534,6 +540,9 @@ func (p *Placement) Deposit(ctx context.Context, betIDs []string) error {
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
+			lock := p.creditLock(k.operatorID, k.bettorID)
+			lock.Lock()
+			defer lock.Unlock()
 			for _, b := range byBettor[k] {
 				credit, err := p.wallet.Deposit(ctx, ops[b.OperatorID], b)
 				p.observe(credit.Attempts)
@@ -564,6 +573,16 @@ func (p *Placement) Deposit(ctx context.Context, betIDs []string) error {
 		return fmt.Errorf("%d of %d deposits not confirmed: %w", failed, len(todo), firstErr)
 	}
 	return nil
+}
+
+// creditLock is the lock of a bettor's credits (a stripe shared with a
+// few other bettors).
+func (p *Placement) creditLock(operatorID, bettorID string) *sync.Mutex {
+	h := fnv.New32a()
+	h.Write([]byte(operatorID))
+	h.Write([]byte{0})
+	h.Write([]byte(bettorID))
+	return &p.creditLocks[h.Sum32()%uint32(len(p.creditLocks))]
 }
 
 // Bettors returns an operator's bettors ordered by id, after afterID.

@@ -392,10 +392,11 @@ func (w *sequencedWallet) Deposit(_ context.Context, _ betting.Operator, b betti
 	return betting.WalletCredit{Done: true, Balance: &bal}, nil
 }
 
-// One bettor's deposits are sent one after another, and the balance
-// recorded is the last answer's: sent at once, an earlier answer recorded
-// after a later one left an old balance (seen as a widget showing 80.00
-// after a payout and a refund had brought it to 124.21).
+// One bettor's deposits are sent one after another, within a batch and
+// across two batches at once, and the balance recorded is the last
+// answer's: sent at once, an earlier answer recorded after a later one
+// left an old balance (seen as a widget showing 80.00 after a payout and a
+// refund had brought it to 124.21).
 func TestDepositsOfOneBettorInOrder(t *testing.T) {
 	t.Parallel()
 	w := newPlacementWorld(t, done(), done(), done(), done())
@@ -404,9 +405,16 @@ func TestDepositsOfOneBettorInOrder(t *testing.T) {
 	ctx := context.Background()
 	ids := w.settledWinners(t, "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222",
 		"33333333-3333-4333-8333-333333333333", "44444444-4444-4444-8444-444444444444")
-	if err := place.Deposit(ctx, ids); err != nil {
-		t.Fatal(err)
+	// Two batches at once, as when two markets settle together.
+	var wg sync.WaitGroup
+	for _, batch := range [][]string{ids[:2], ids[2:]} {
+		wg.Go(func() {
+			if err := place.Deposit(ctx, batch); err != nil {
+				t.Error(err)
+			}
+		})
 	}
+	wg.Wait()
 	if wallet.overlap > 0 {
 		t.Errorf("%d deposits sent while another of the same bettor was in flight", wallet.overlap)
 	}
