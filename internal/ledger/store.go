@@ -31,12 +31,14 @@ type Store interface {
 	// Statement returns the account's entries after seq afterSeq, oldest
 	// first, at most limit of them, with their transfer's code,
 	// reference and key. An entry written without its balance after
-	// (InsertEntry) has it computed, here and in TransferEntries and
-	// Snapshot's Entries.
+	// (InsertEntry) has it computed, here and in Snapshot's Entries.
 	Statement(ctx context.Context, accountID string, afterSeq int64, limit int) ([]Entry, error)
 	// TransferEntries returns the entries of the transfer id (none for a
 	// pending transfer or a void), in Seq order, with the transfer's code,
-	// reference and key.
+	// reference and key. The BalanceAfter of an entry on an account that
+	// keeps no balance (house, funding) is not computed here, where it
+	// would sum every earlier entry of the account for each call: it is
+	// zero (Statement has it).
 	TransferEntries(ctx context.Context, transferID string) ([]Entry, error)
 }
 

@@ -46,11 +46,9 @@ const (
 		a.created_at
 		FROM ledger_accounts a`
 
-	// pgLedgerEntryRead reads entries (as e, with their transfer as t),
-	// an entry written without its balance after getting the sum of its
-	// account's entries up to it.
-	pgLedgerEntryRead = `SELECT e.seq, e.account_id::text, e.transfer_id::text, e.amount::text,
-		coalesce(e.balance_after, (SELECT sum(x.amount) FROM ledger_entries x WHERE x.account_id = e.account_id AND x.seq <= e.seq))::text,
+	// pgLedgerEntryRead reads entries (as e, with their transfer as t);
+	// an entry written without its balance after reads zero.
+	pgLedgerEntryRead = `SELECT e.seq, e.account_id::text, e.transfer_id::text, e.amount::text, coalesce(e.balance_after, 0)::text,
 		e.created_at, t.code, t.reference, t.idempotency_key
 		FROM ledger_entries e JOIN ledger_transfers t ON t.id = e.transfer_id`
 )

@@ -238,9 +238,10 @@ func (s ledgerStore) Account(ctx context.Context, id string) (ledger.Account, er
 }
 
 // statementEntries reads the entries of query, each with its transfer's
-// code, reference and key; one written without its balance after gets
-// the sum of its account's entries up to it.
-func (s ledgerStore) statementEntries(ctx context.Context, query string, args ...any) ([]ledger.Entry, error) {
+// code, reference and key; with runningBalances, one written without its
+// balance after gets the sum of its account's entries up to it (else it
+// reads zero).
+func (s ledgerStore) statementEntries(ctx context.Context, runningBalances bool, query string, args ...any) ([]ledger.Entry, error) {
 	rows, err := s.d.reader.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -255,7 +256,7 @@ func (s ledgerStore) statementEntries(ctx context.Context, query string, args ..
 			return nil, err
 		}
 		e.Code, e.Reference, e.Key = code, ref, key
-		if !kept {
+		if !kept && runningBalances {
 			unkept = append(unkept, len(out))
 		}
 		out = append(out, e)
@@ -296,13 +297,13 @@ func (s ledgerStore) OpenAccounts(ctx context.Context, accounts []ledger.Account
 }
 
 func (s ledgerStore) Statement(ctx context.Context, accountID string, afterSeq int64, limit int) ([]ledger.Entry, error) {
-	return s.statementEntries(ctx, `SELECT e.seq, e.account_id, e.transfer_id, e.amount, e.balance_after, e.created_at, t.code, t.reference, t.idempotency_key
+	return s.statementEntries(ctx, true, `SELECT e.seq, e.account_id, e.transfer_id, e.amount, e.balance_after, e.created_at, t.code, t.reference, t.idempotency_key
 		FROM ledger_entries e JOIN ledger_transfers t ON t.id = e.transfer_id
 		WHERE e.account_id = ? AND e.seq > ? ORDER BY e.seq LIMIT ?`, accountID, afterSeq, limit)
 }
 
 func (s ledgerStore) TransferEntries(ctx context.Context, transferID string) ([]ledger.Entry, error) {
-	return s.statementEntries(ctx, `SELECT e.seq, e.account_id, e.transfer_id, e.amount, e.balance_after, e.created_at, t.code, t.reference, t.idempotency_key
+	return s.statementEntries(ctx, false, `SELECT e.seq, e.account_id, e.transfer_id, e.amount, e.balance_after, e.created_at, t.code, t.reference, t.idempotency_key
 		FROM ledger_entries e JOIN ledger_transfers t ON t.id = e.transfer_id
 		WHERE e.transfer_id = ? ORDER BY e.seq`, transferID)
 }

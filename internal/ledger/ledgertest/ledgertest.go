@@ -683,6 +683,33 @@ func testConcurrentStakes(t *testing.T, db Database) {
 	balances(t, db.Store, ledger.House(), "300", "0")
 	balances(t, db.Store, ledger.Funding(), "-450", "0")
 	verified(t, db.Store)
+	// The house keeps no balance row: its statement's balance after each
+	// entry is computed, across pages too.
+	for _, ref := range []ledger.AccountRef{ledger.House(), ledger.Funding()} {
+		id := ledger.AccountID(op, "USD", ref)
+		var after int64
+		running, n := money.Zero(), 0
+		for {
+			page, err := db.Store.Statement(ctx, id, after, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range page {
+				running = running.Add(e.Amount)
+				n++
+				if !e.BalanceAfter.Equal(running) {
+					t.Fatalf("%s statement entry %d: balance after %s, want %s", ref.Kind, n, e.BalanceAfter, running)
+				}
+				after = e.Seq
+			}
+			if len(page) < 7 {
+				break
+			}
+		}
+		if want := account(t, db.Store, ref).Balance; n == 0 || !running.Equal(want) {
+			t.Errorf("%s statement: %d entries summing to %s, want the balance %s", ref.Kind, n, running, want)
+		}
+	}
 }
 
 // testStakesDoNotQueueOnTheHouse holds a write open that has locked a
