@@ -14,21 +14,8 @@ import (
 func TestAuditStore(t *testing.T) {
 	t.Parallel()
 	audittest.Run(t, func(t *testing.T) audittest.Database {
-		url := pgtest.NewDatabase(t)
-		db, err := postgres.Open(context.Background(), url, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return audittest.Database{Store: db.AuditStore(), Exec: func(q string) error {
-			conn, err := pgx.Connect(context.Background(), url)
-			if err != nil {
-				return err
-			}
-			defer conn.Close(context.Background())
-			_, err = conn.Exec(context.Background(), q)
-			return err
-		}}
+		db, exec := openWithExec(t)
+		return audittest.Database{Store: db.AuditStore(), Exec: exec}
 	})
 }
 

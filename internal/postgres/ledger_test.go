@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/foresight-dev/foresight/internal/ledger"
 	"github.com/foresight-dev/foresight/internal/ledger/ledgertest"
 	"github.com/foresight-dev/foresight/internal/postgres"
@@ -15,21 +13,8 @@ import (
 func TestLedgerStore(t *testing.T) {
 	t.Parallel()
 	ledgertest.Run(t, func(t *testing.T) ledgertest.Database {
-		url := pgtest.NewDatabase(t)
-		db, err := postgres.Open(context.Background(), url, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return ledgertest.Database{Store: db.LedgerStore(), ConcurrentWriters: true, Exec: func(q string) error {
-			conn, err := pgx.Connect(context.Background(), url)
-			if err != nil {
-				return err
-			}
-			defer conn.Close(context.Background())
-			_, err = conn.Exec(context.Background(), q)
-			return err
-		}}
+		db, exec := openWithExec(t)
+		return ledgertest.Database{Store: db.LedgerStore(), ConcurrentWriters: true, Exec: exec}
 	})
 }
 

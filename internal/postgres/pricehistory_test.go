@@ -1,14 +1,10 @@
 package postgres_test
 
 import (
-	"context"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
-	"github.com/foresight-dev/foresight/internal/postgres"
 	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
 )
 
@@ -32,31 +28,4 @@ func TestRollbackOwedMigration(t *testing.T) {
 	}, func(t *testing.T) {
 		execAll(t, url, `ALTER TABLE betting_bets DROP COLUMN rollback_owed`, `DELETE FROM foresight_migrations WHERE name = 'migration/0015_rollback_owed.sql'`)
 	})
-}
-
-// openDB opens (and migrates) the database at url.
-func openDB(t *testing.T, url string) *postgres.DB {
-	t.Helper()
-	db, err := postgres.Open(context.Background(), url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return db
-}
-
-// execAll runs each statement on the database at url, outside the store
-// (to undo a migration).
-func execAll(t *testing.T, url string, statements ...string) {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	for _, q := range statements {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
 }

@@ -2,7 +2,6 @@ package sqlite_test
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"testing"
 
@@ -13,21 +12,8 @@ import (
 func TestLedgerStore(t *testing.T) {
 	t.Parallel()
 	ledgertest.Run(t, func(t *testing.T) ledgertest.Database {
-		path := filepath.Join(t.TempDir(), "test.db")
-		db, err := sqlite.Open(context.Background(), path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { raw.Close() })
-		return ledgertest.Database{Store: db.LedgerStore(), Exec: func(q string) error {
-			_, err := raw.Exec(q)
-			return err
-		}}
+		db, exec := openWithExec(t)
+		return ledgertest.Database{Store: db.LedgerStore(), Exec: exec}
 	})
 }
 
