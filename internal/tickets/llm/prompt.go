@@ -21,6 +21,13 @@ Rules:
 - story_points: 1, 2, 3, 5, 8 or 13 for stories, tasks, bugs and spikes; null for epics.
 - priority: low, medium, high or critical.
 - Turn everything the spec leaves unresolved ("not shown", TBD, questions) into open questions, and into a spike where it blocks work. Do not invent requirements the spec does not state.
+- Only work the spec asks for becomes a ticket. Sections that explain (abstract, motivation, rationale, background, assumptions) are context; sections that say what will not be built now (non-goals, out of scope, deferred or later versions, alternatives, rejected ideas, objections and their responses, prior art, history, reference implementations, metrics, marketing) give no ticket.
+- A "risks" section gives risks, each quoting the spec's words and naming its section; a mitigation the spec asks for may also be a task.
+- A field name, an error or status code, a header or a file path is part of the ticket of the feature that uses it, never a ticket of its own; a command ticket exists only for a command-line tool the spec describes.
+- A list of bug reports gives one bug per open report (its symptom as title, its steps as reproduction); a report the spec marks fixed, duplicate or won't fix gives none.
+- Titles and acceptance criteria use the spec's own words and identifiers (paths with their parameters such as :id or {id}, acronyms as written); no generic criteria such as "works end to end" or "covered by tests" unless the spec says so.
+- Dependencies follow the work's layers as well as its order: an endpoint after the data model it serves, logic after the API it implements, a screen after the endpoint it calls.
+- When the ticket limit leaves requirements out, say which in an open question rather than dropping them silently.
 - summary: one to three sentences on what the spec asks for.`
 
 // userPrompt states the options and carries the spec.
