@@ -246,6 +246,12 @@ func (s ledgerStore) Statement(ctx context.Context, accountID string, afterSeq i
 			e.created_at, t.code, t.reference, t.idempotency_key
 		FROM (SELECT * FROM ledger_entries WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3) e
 		JOIN ledger_transfers t ON t.id = e.transfer_id ORDER BY e.seq`, accountID, afterSeq, limit)
+	return collectStatementEntries(rows, err)
+}
+
+// collectStatementEntries reads the entries of a statement query, each
+// with its transfer's code, reference and key.
+func collectStatementEntries(rows pgx.Rows, err error) ([]ledger.Entry, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -265,21 +271,7 @@ func (s ledgerStore) Statement(ctx context.Context, accountID string, afterSeq i
 
 func (s ledgerStore) TransferEntries(ctx context.Context, transferID string) ([]ledger.Entry, error) {
 	rows, err := s.d.pool.Query(ctx, pgLedgerEntryRead+` WHERE e.transfer_id = $1 ORDER BY e.seq`, transferID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []ledger.Entry{}
-	for rows.Next() {
-		var code, ref, key string
-		e, err := scanPgLedgerEntry(rows, &code, &ref, &key)
-		if err != nil {
-			return nil, err
-		}
-		e.Code, e.Reference, e.Key = code, ref, key
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return collectStatementEntries(rows, err)
 }
 
 // Snapshot reads in one REPEATABLE READ, read-only transaction: every

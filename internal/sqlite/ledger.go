@@ -238,39 +238,45 @@ func (s ledgerStore) Account(ctx context.Context, id string) (ledger.Account, er
 }
 
 // statementEntries reads the entries of query, each with its transfer's
-// code, reference and key; with runningBalances, one written without its
-// balance after gets the sum of its account's entries up to it (else it
-// reads zero).
+// code, reference and key; with runningBalances (the entries of one
+// account in order), one written without its balance after gets the
+// balance after the entry before it plus its amount, the first such
+// entry of the page the sum of its account's entries up to it: one sum
+// per page, not one per entry (else it reads zero).
 func (s ledgerStore) statementEntries(ctx context.Context, runningBalances bool, query string, args ...any) ([]ledger.Entry, error) {
 	rows, err := s.d.reader.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	out := []ledger.Entry{}
-	var unkept []int
+	var kept []bool
 	for rows.Next() {
 		var code, ref, key string
-		e, kept, err := scanLedgerEntry(rows, &code, &ref, &key)
+		e, k, err := scanLedgerEntry(rows, &code, &ref, &key)
 		if err != nil {
 			rows.Close()
 			return nil, err
 		}
 		e.Code, e.Reference, e.Key = code, ref, key
-		if !kept && runningBalances {
-			unkept = append(unkept, len(out))
-		}
-		out = append(out, e)
+		out, kept = append(out, e), append(kept, k)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	for _, i := range unkept {
-		sum, err := sumLedgerAmounts(ctx, s.d.reader.query, ledgerEntrySumSQL, out[i].AccountID, out[i].Seq)
-		if err != nil {
-			return nil, err
+	if !runningBalances {
+		return out, nil
+	}
+	for i := range out {
+		switch {
+		case kept[i]:
+		case i > 0:
+			out[i].BalanceAfter = out[i-1].BalanceAfter.Add(out[i].Amount)
+		default:
+			if out[i].BalanceAfter, err = sumLedgerAmounts(ctx, s.d.reader.query, ledgerEntrySumSQL, out[i].AccountID, out[i].Seq); err != nil {
+				return nil, err
+			}
 		}
-		out[i].BalanceAfter = sum
 	}
 	return out, nil
 }
