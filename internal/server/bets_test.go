@@ -115,13 +115,7 @@ func (bw *bettingWorld) api(method, path, token, body string, header ...string) 
 // request is api reporting to t: the fuzz target's own test.
 func (bw *bettingWorld) request(t testing.TB, method, path, token, body string, header ...string) response {
 	t.Helper()
-	var b []byte // no body and no Content-Type for ""
-	if body != "" {
-		b = []byte(body)
-	}
-	req, r := roundTrip(t, method, bw.url+path, token, b, header...)
-	bw.spec.Check(t, req, b, r.status, r.header, r.body)
-	return r
+	return checkedTrip(t, bw.spec, method, bw.url+path, token, body, header...)
 }
 
 func (bw *bettingWorld) place(token, key, outcome, stake string) response {

@@ -63,26 +63,14 @@ func newBundledWorld(t *testing.T, db string) *bundledWorld {
 // against api/admin.yaml.
 func (bw *bundledWorld) adminCall(t *testing.T, method, path, token, body string, header ...string) response {
 	t.Helper()
-	var b []byte
-	if body != "" {
-		b = []byte(body)
-	}
-	req, r := bw.exchange(method, path, token, b, header...)
-	bw.adminSpec.Check(t, req, b, r.status, r.header, r.body)
-	return r
+	return checkedTrip(t, bw.adminSpec, method, bw.url+path, token, body, header...)
 }
 
 // bettorCall sends a bettor API request and checks it against
 // api/bettor.yaml.
 func (bw *bundledWorld) bettorCall(t *testing.T, method, path, token, body string, header ...string) response {
 	t.Helper()
-	var b []byte
-	if body != "" {
-		b = []byte(body)
-	}
-	req, r := bw.exchange(method, path, token, b, header...)
-	bw.bettorSpec.Check(t, req, b, r.status, r.header, r.body)
-	return r
+	return checkedTrip(t, bw.bettorSpec, method, bw.url+path, token, body, header...)
 }
 
 // cashier credits (deposits) or debits (withdrawals) a bettor with the

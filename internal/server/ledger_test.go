@@ -61,13 +61,7 @@ func newLedgerWorld(t *testing.T, db string) *ledgerWorld {
 // exchange against api/admin.yaml.
 func (lw *ledgerWorld) admin(t *testing.T, method, path, token, body string, header ...string) response {
 	t.Helper()
-	var b []byte
-	if body != "" {
-		b = []byte(body)
-	}
-	req, r := lw.exchange(method, path, token, b, header...)
-	lw.spec.Check(t, req, b, r.status, r.header, r.body)
-	return r
+	return checkedTrip(t, lw.spec, method, lw.url+path, token, body, header...)
 }
 
 func (lw *ledgerWorld) move(t *testing.T, kind, bettor, key, body string) response {

@@ -223,6 +223,19 @@ func (w *world) exchange(method, path, key string, body []byte, header ...string
 	return roundTrip(w.t, method, w.url+path, key, body, header...)
 }
 
+// checkedTrip is roundTrip with a string body ("" sends none) whose
+// exchange is checked against spec.
+func checkedTrip(t testing.TB, spec *openapitest.Validator, method, url, token, body string, header ...string) response {
+	t.Helper()
+	var b []byte // no body and no Content-Type for ""
+	if body != "" {
+		b = []byte(body)
+	}
+	req, r := roundTrip(t, method, url, token, b, header...)
+	spec.Check(t, req, b, r.status, r.header, r.body)
+	return r
+}
+
 // roundTrip sends a request to url with body (declared JSON when not
 // nil), the bearer token (none when empty) and the header pairs (set
 // last), and returns it with the response; failures are t's.
