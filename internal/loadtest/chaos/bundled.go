@@ -107,29 +107,7 @@ func newCashierLoad(p *platform, bettors int) *cashierLoad {
 
 // run sends rate movements per second for d, at most 32 at once.
 func (c *cashierLoad) run(ctx context.Context, rate float64, d time.Duration) {
-	sem := make(chan struct{}, 32)
-	var wg sync.WaitGroup
-	interval := time.Duration(float64(time.Second) / rate)
-	start := time.Now()
-	for i := 0; ; i++ {
-		at := start.Add(time.Duration(i) * interval)
-		if at.Sub(start) >= d {
-			break
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Until(at)):
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			c.move(ctx)
-		})
-	}
-	wg.Wait()
+	paced(ctx, rate, d, 32, c.move)
 }
 
 // move sends one deposit (three in five) or withdrawal of 1 to 100.

@@ -356,6 +356,13 @@ func (s *sender) checkRepeat(ctx context.Context, body string, header http.Heade
 // run places bets at rate for d, at most inFlight at once; it returns
 // when the last bet is answered or abandoned.
 func (s *sender) run(ctx context.Context, rate float64, d time.Duration, inFlight int) {
+	paced(ctx, rate, d, inFlight, s.place)
+}
+
+// paced calls do rate times per second for d, on schedule (open loop: a
+// slow call does not delay the next), at most inFlight at once, until d
+// is over or ctx ends; it returns when the last call has returned.
+func paced(ctx context.Context, rate float64, d time.Duration, inFlight int, do func(context.Context)) {
 	sem := make(chan struct{}, inFlight)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -381,7 +388,7 @@ func (s *sender) run(ctx context.Context, rate float64, d time.Duration, inFligh
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			s.place(ctx)
+			do(ctx)
 		})
 	}
 	wg.Wait()
