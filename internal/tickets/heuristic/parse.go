@@ -190,7 +190,8 @@ func parseDocument(m *meter, text string) *document {
 			p.startSection(level, strings.TrimSuffix(strings.Trim(trimmed, "* "), ":"))
 			continue
 		}
-		if c, ok := rstAdornment(line); ok && len(p.para) == 0 && i+2 < len(lines) {
+		c, adorned := rstAdornment(line)
+		if adorned && len(p.para) == 0 && i+2 < len(lines) {
 			// reStructuredText's overlined title: the adornment, the title,
 			// the same adornment again, at least as long as the title.
 			title := strings.TrimSpace(lines[i+1])
@@ -202,7 +203,7 @@ func parseDocument(m *meter, text string) *document {
 				continue
 			}
 		}
-		if c, ok := rstAdornment(line); ok && len(p.para) == 1 && (c != '=' && c != '-' || len(p.rstStyles) > 0) &&
+		if adorned && len(p.para) == 1 && (c != '=' && c != '-' || len(p.rstStyles) > 0) &&
 			len(strings.TrimRight(line, " ")) >= len(strings.TrimSpace(p.para[0])) {
 			// An underlined title of another character than Markdown's "="
 			// and "-" ("~", "^", "'"), or of any in a document that already
