@@ -7,14 +7,14 @@ import (
 	"testing"
 )
 
-// TestLoadtestTarget runs the betting load commands against a `foresight
+// TestLoadtestTarget runs the load commands against a `foresight
 // serve` apart from them (--target), as a load generator on another core
 // or machine would, with the sandbox wallets in the generator's process.
 // Two runs against one server keep their bets apart.
 func TestLoadtestTarget(t *testing.T) {
 	t.Parallel()
 	token := "load-target-admin-token-0123456789abcdef"
-	addr := serveSQLite(t, token, map[string]string{"FORESIGHT_DEV_ALLOW_INSECURE": "true"}).addr
+	addr := serveSQLite(t, token, map[string]string{"FORESIGHT_DEV_ALLOW_INSECURE": "true", "FORESIGHT_TICKETS_RATE_LIMIT": "0"}).addr
 	target := []string{"--target", "http://" + addr, "--admin-token", token}
 	tests := []struct {
 		args []string
@@ -26,6 +26,8 @@ func TestLoadtestTarget(t *testing.T) {
 			[]string{"POST /api/v1/bettor/bets, max", "placement to CONFIRMED"}},
 		{append([]string{"loadtest", "bets", "--path", "bundled", "--duration", "300ms", "--rate", "20", "--concurrency", "4", "--bettors", "5", "--backlog=false"}, target...),
 			[]string{"bundled operator (balances in the ledger)", "POST /api/v1/bettor/bets, max", "placement to CONFIRMED"}},
+		{append([]string{"loadtest", "--duration", "300ms", "--rate", "20", "--concurrency", "4", "--clients", "3"}, target...),
+			[]string{"target http://" + addr, "3 clients", "POST /tickets/v1/jobs, max", "statuses map[202:"}},
 		{append([]string{"loadtest", "stream", "--streams", "5", "--changes", "2", "--interval", "50ms"}, target...),
 			[]string{"5 streams", "price change to every stream"}},
 	}

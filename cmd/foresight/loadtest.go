@@ -15,14 +15,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/foresight-dev/foresight/internal/admin"
 	"github.com/foresight-dev/foresight/internal/loadtest"
 	"github.com/foresight-dev/foresight/internal/server"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
 // runLoadtest measures job submission over real HTTP on loopback against
-// an in-process server, beside a bare net/http handler measured in the
-// same run.
+// an in-process server, or against a server in another process or node
+// (--target), beside a bare net/http handler in the generator's process
+// measured in the same run.
 func runLoadtest(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -34,6 +36,7 @@ func runLoadtest(ctx context.Context, args []string, getenv func(string) string,
 		clients     int
 		workers     bool
 		cpuProfile  string
+		target      loadTarget
 	)
 	fs.StringVar(&dbURL, "database-url", "", "database (default: a new SQLite file in a temporary directory)")
 	fs.DurationVar(&duration, "duration", 10*time.Second, "length of each phase")
@@ -42,57 +45,38 @@ func runLoadtest(ctx context.Context, args []string, getenv func(string) string,
 	fs.IntVar(&clients, "clients", 1000, "ticket clients the submissions are spread over (each may have 100 unfinished jobs)")
 	fs.BoolVar(&workers, "workers", false, "run the generation workers during the load")
 	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
+	fs.StringVar(&target.url, "target", "", "base URL of a running foresight server to load instead of one in this process "+
+		"(it runs its generation workers; start it with FORESIGHT_TICKETS_RATE_LIMIT=0)")
+	fs.StringVar(&target.adminToken, "admin-token", "", "the target's admin token (with --target): the run creates its ticket clients and keys through the admin API")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if err := target.check(); err != nil {
+		return err
+	}
+	if target.url != "" && dbURL != "" {
+		return errors.New("--database-url names the database of a server in this process: not with --target")
 	}
 	dbURL, done, err := loadSetup(cpuProfile, dbURL)
 	if err != nil {
 		return err
 	}
 	defer done()
-
-	cfg := server.DefaultConfig()
-	cfg.DatabaseURL = dbURL
-	cfg.AdminToken = randomToken()
-	cfg.RateLimit = 0
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	cfg.PublicURL = "http://" + l.Addr().String()
-	srv, err := server.New(ctx, cfg, nil)
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	serveCtx, stopServe := context.WithCancel(ctx)
-	served := make(chan error, 1)
-	if workers {
-		go func() { served <- srv.Run(serveCtx, l) }()
+	var s jobLoadServer
+	if target.url == "" {
+		s, err = startJobLoadServer(ctx, dbURL, workers, clients)
 	} else {
-		hs := &http.Server{Handler: srv.Handler()}
-		go func() { served <- hs.Serve(l) }()
-		go func() { <-serveCtx.Done(); hs.Close() }()
+		s, err = targetJobLoadServer(ctx, target, clients)
+	}
+	if err != nil {
+		return err
 	}
 	defer func() {
-		stopServe()
-		if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.close(); err != nil {
 			fmt.Fprintln(stderr, "server:", err)
 		}
 	}()
-
-	var keys []string
-	for i := range clients {
-		c, err := srv.Tickets().CreateClient(ctx, fmt.Sprint("load-", i))
-		if err != nil {
-			return err
-		}
-		_, key, err := srv.Tickets().CreateKey(ctx, c.ID, []tickets.Scope{tickets.ScopeSubmit}, nil)
-		if err != nil {
-			return err
-		}
-		keys = append(keys, key)
-	}
+	keys := s.keys
 
 	// The baseline answers what a submission answers, doing nothing else.
 	baseL, err := net.Listen("tcp", "127.0.0.1:0")
@@ -131,11 +115,15 @@ func runLoadtest(ctx context.Context, args []string, getenv func(string) string,
 		rate float64
 	}{
 		{"bare net/http handler, max", "http://" + baseL.Addr().String() + "/tickets/v1/jobs", 0},
-		{"POST /tickets/v1/jobs, max", cfg.PublicURL + "/tickets/v1/jobs", 0},
+		{"POST /tickets/v1/jobs, max", s.base + "/tickets/v1/jobs", 0},
 		{fmt.Sprintf("bare net/http handler, %.0f/s", rate), "http://" + baseL.Addr().String() + "/tickets/v1/jobs", rate},
-		{fmt.Sprintf("POST /tickets/v1/jobs, %.0f/s", rate), cfg.PublicURL + "/tickets/v1/jobs", rate},
+		{fmt.Sprintf("POST /tickets/v1/jobs, %.0f/s", rate), s.base + "/tickets/v1/jobs", rate},
 	}
-	fmt.Fprintf(stdout, "database %s, workers %v, concurrency %d, %v per phase\n", redactURL(dbURL), workers, concurrency, duration)
+	if target.url == "" {
+		fmt.Fprintf(stdout, "database %s, workers %v, concurrency %d, %v per phase\n", redactURL(dbURL), workers, concurrency, duration)
+	} else {
+		fmt.Fprintf(stdout, "target %s (its own workers), %d clients, concurrency %d, %v per phase\n", s.base, len(keys), concurrency, duration)
+	}
 	for _, p := range phases {
 		r := loadtest.Run(ctx, client, loadtest.Options{Rate: p.rate, Concurrency: concurrency, Duration: duration,
 			NewRequest: submission(p.url), OK: func(s int) bool { return s == http.StatusAccepted }})
@@ -145,6 +133,85 @@ func runLoadtest(ctx context.Context, args []string, getenv func(string) string,
 		}
 	}
 	return nil
+}
+
+// jobLoadServer is the server a job submission load runs against: its base
+// URL, a submit key of each of the run's ticket clients, and how to stop it.
+type jobLoadServer struct {
+	base  string
+	keys  []string
+	close func() error
+}
+
+// startJobLoadServer starts a server in this process on dbURL, with its
+// generation workers when workers is set, and creates clients ticket
+// clients with a submit key each.
+func startJobLoadServer(ctx context.Context, dbURL string, workers bool, clients int) (jobLoadServer, error) {
+	cfg := server.DefaultConfig()
+	cfg.DatabaseURL = dbURL
+	cfg.AdminToken = randomToken()
+	cfg.RateLimit = 0
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return jobLoadServer{}, err
+	}
+	cfg.PublicURL = "http://" + l.Addr().String()
+	srv, err := server.New(ctx, cfg, nil)
+	if err != nil {
+		l.Close()
+		return jobLoadServer{}, err
+	}
+	serveCtx, stopServe := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	if workers {
+		go func() { served <- srv.Run(serveCtx, l) }()
+	} else {
+		hs := &http.Server{Handler: srv.Handler()}
+		go func() { served <- hs.Serve(l) }()
+		go func() { <-serveCtx.Done(); hs.Close() }()
+	}
+	s := jobLoadServer{base: cfg.PublicURL, close: func() error {
+		stopServe()
+		err := <-served
+		srv.Close()
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return err
+	}}
+	for i := range clients {
+		c, err := srv.Tickets().CreateClient(ctx, fmt.Sprint("load-", i))
+		if err == nil {
+			var key string
+			_, key, err = srv.Tickets().CreateKey(ctx, c.ID, []tickets.Scope{tickets.ScopeSubmit}, nil)
+			s.keys = append(s.keys, key)
+		}
+		if err != nil {
+			s.close()
+			return jobLoadServer{}, err
+		}
+	}
+	return s, nil
+}
+
+// targetJobLoadServer creates clients ticket clients, each with a submit
+// key, on the server at target through its admin API.
+func targetJobLoadServer(ctx context.Context, target loadTarget, clients int) (jobLoadServer, error) {
+	s := jobLoadServer{base: strings.TrimSuffix(target.url, "/"), close: func() error { return nil }}
+	api := &admin.Client{BaseURL: s.base, Token: target.adminToken, HTTP: http.DefaultClient}
+	run := randomToken()[:8]
+	for i := range clients {
+		c, err := api.CreateTicketClient(ctx, fmt.Sprintf("load-%s-%d", run, i))
+		if err != nil {
+			return jobLoadServer{}, fmt.Errorf("create the load's ticket clients on %s: %w", s.base, err)
+		}
+		k, err := api.CreateTicketKey(ctx, c.ID, []string{string(tickets.ScopeSubmit)}, nil)
+		if err != nil {
+			return jobLoadServer{}, fmt.Errorf("create the load's ticket keys on %s: %w", s.base, err)
+		}
+		s.keys = append(s.keys, k.Key)
+	}
+	return s, nil
 }
 
 // loadSetup prepares a load test: it starts profiling the CPU into
