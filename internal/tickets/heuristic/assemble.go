@@ -977,6 +977,9 @@ func (b *builder) capQuestions(n int, ref func(*draft) string) []tickets.OpenQue
 						related = appendUnique(related, id)
 					}
 				}
+				if q := leftOutQuote(d); q != "" {
+					name += ", which says " + q
+				}
 				names = append(names, name)
 			}
 			text := lead + " " + option + " " + itoa(limit) + ": " + strings.Join(names, "; ") + ". Should they get tickets of their own? A " + option + " of " + itoa(limit+lost) + " would fit them."
@@ -992,6 +995,31 @@ func (b *builder) capQuestions(n int, ref func(*draft) string) []tickets.OpenQue
 	add("Left out without a ticket to stay within", b.dropped, false)
 	add("Merged into other tickets to stay within", b.folded, true)
 	return out
+}
+
+// leftOutQuote quotes, shortened, the first criteria of a draft that lost
+// its ticket to the ticket count: its title alone is often the spec's
+// heading ("Implement configuration"), which does not tell a lead what was
+// left out ("Plan defaults live in the plans table …"). Criteria the title
+// already says are not repeated; "" when nothing is left to quote.
+func leftOutQuote(d *draft) string {
+	const quotes = 3
+	var out []string
+	title := strings.ToLower(strings.ReplaceAll(d.title, "`", ""))
+	for _, c := range append(append([]string{}, d.crit...), d.compact...) {
+		if len(out) == quotes {
+			break
+		}
+		c = strings.TrimSpace(c)
+		if len(strings.Fields(c)) < 3 || strings.Contains(title, strings.ToLower(strings.ReplaceAll(strings.TrimRight(c, "."), "`", ""))) {
+			continue
+		}
+		q := "\"" + shorten(c, 16, 140) + "\""
+		if !slices.Contains(out, q) {
+			out = append(out, q)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // closedReports names the reports the spec marks closed (fixed,
