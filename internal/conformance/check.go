@@ -261,21 +261,42 @@ type Balance struct {
 	Format func(decimal.Decimal) string
 }
 
-// RunAll runs checks with r, in order, into rep, reads the test account's
-// balance with bal.Read before the first and after the last, outside any
-// check, and adds a note on the two to rep's notes.
-func (r *Runner) RunAll(ctx context.Context, rep *Report, checks []Check, bal Balance) {
+// Plan is one checker's configured run against one wallet: the report's
+// heading, the checks, how the test account's balance is read, and what
+// the checks leave in the partner's ledger.
+type Plan struct {
+	// Title, Target and Settings head the report (see Report).
+	Title, Target string
+	Settings      []string
+	// Checks run in order.
+	Checks []Check
+	// Balance reads the test account's balance before the first check and
+	// after the last.
+	Balance Balance
+	// Left says what the checks leave in the partner's ledger: the
+	// report's last note.
+	Left string
+}
+
+// Run runs p's checks one at a time through client and returns the
+// report. It reads the test account's balance with p.Balance before the
+// first check and after the last, outside any check, and notes the two,
+// then p.Left.
+func (p Plan) Run(ctx context.Context, client *Client) *Report {
+	r := NewRunner(client)
+	rep := &Report{Title: p.Title, Target: p.Target, Settings: p.Settings}
 	outside := func(when string) *decimal.Decimal {
 		var out *decimal.Decimal
 		r.Run(ctx, Check{Name: when, Run: func(ctx context.Context, t *T) {
-			b := bal.Read(ctx, t, "at the "+when+" of the run")
+			b := p.Balance.Read(ctx, t, "at the "+when+" of the run")
 			out = &b
 		}})
 		return out
 	}
 	before := outside("start")
-	for _, c := range checks {
+	for _, c := range p.Checks {
 		rep.Results = append(rep.Results, r.Run(ctx, c))
 	}
-	rep.Notes = append(rep.Notes, bal.note(before, outside("end")))
+	rep.Notes = append(rep.Notes, p.Balance.note(before, outside("end")), p.Left)
+	return rep
 }

@@ -11,8 +11,9 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// What both checkers share beyond the protocol: the wallet URL they are
-// given and the content-type check.
+// What both checkers share beyond the protocol: the configuration they are
+// given, the content-type check, reading and requiring the test account's
+// balance, and undoing a check's debits.
 
 // WalletBase checks the wallet URL a checker is given (an absolute http or
 // https URL without a query or a fragment) and returns it without a
@@ -70,4 +71,68 @@ func (b Balance) note(before, after *decimal.Decimal) string {
 	}
 	return fmt.Sprintf("The %s's balance: %s %s at the start of the run, %s at the end (%s).",
 		b.Whose, b.Format(*before), b.Currency, b.Format(*after), diff)
+}
+
+// Target checks what every checker needs from its configuration: the
+// wallet URL (see WalletBase), the signing secret, and the id of the test
+// account, whose noun is subject ("bettor"). It returns the wallet's base.
+func Target(rawURL, secret, subject, id string) (string, error) {
+	base, err := WalletBase(rawURL)
+	switch {
+	case err != nil:
+		return "", err
+	case secret == "":
+		return "", errors.New("the signing secret is required")
+	case id == "":
+		return "", fmt.Errorf("the test %s id is required", subject)
+	}
+	return base, nil
+}
+
+// RequireStakes skips t unless bal, the balance of the test account id,
+// holds n stakes: the most the checks debit at one time.
+func (b Balance) RequireStakes(t *T, id string, bal, stake decimal.Decimal, n int64) {
+	if need := stake.Mul(decimal.NewFromInt(n)); bal.LessThan(need) {
+		t.Skipf("the %s %q holds %s %s; the checks need at least %s (%d stakes): credit the test account or lower the stake",
+			b.Whose, id, b.Format(bal), b.Currency, b.Format(need), n)
+	}
+}
+
+// AnswerBalance reads the balance member of an answer leniently (a
+// string or a number; its format is a check of its own).
+func AnswerBalance(ex Exchange) (decimal.Decimal, error) {
+	o, err := ParseObject(ex.Response.Body)
+	if err != nil {
+		return decimal.Decimal{}, err
+	}
+	if !o.Has("balance") {
+		return decimal.Decimal{}, errors.New("the answer has no balance")
+	}
+	d, err := ReadDecimal(o["balance"])
+	if err != nil {
+		return decimal.Decimal{}, fmt.Errorf("balance: %v", err)
+	}
+	return d, nil
+}
+
+// Pending is a debit a check made and has not settled yet: the undo
+// registered with UndoLater runs when the check ends, unless Settle was
+// called.
+type Pending struct{ settled bool }
+
+// Settle marks the debit settled (undone or paid by the check itself):
+// its undo will not run.
+func (p *Pending) Settle() { p.settled = true }
+
+// UndoLater registers undo as a cleanup of t (see T.Cleanup) that runs
+// unless the returned Pending is settled first.
+func (t *T) UndoLater(undo func(ctx context.Context) error) *Pending {
+	p := &Pending{}
+	t.Cleanup(func(ctx context.Context) error {
+		if p.settled {
+			return nil
+		}
+		return undo(ctx)
+	})
+	return p
 }

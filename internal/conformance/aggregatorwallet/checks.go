@@ -103,7 +103,7 @@ func (s *suite) checkBalance(ctx context.Context, t *conformance.T) {
 	if code, ok := apiCode(o); ok {
 		t.Fatalf(&ex, "the 200 answer carries meta.api_code %s; the platform reads api_code in every answer, 200 included, so this is a refusal", code)
 	}
-	if _, err := answerBalance(ex); err != nil {
+	if _, err := conformance.AnswerBalance(ex); err != nil {
 		t.Fatalf(&ex, "%v; the spec's answer is {balance}", err)
 	}
 }
@@ -136,7 +136,7 @@ func (s *suite) checkBet(ctx context.Context, t *conformance.T) {
 		t.Fatalf(&ex, "the bet's answer has no round_id string; the platform treats such a bet as failed and rolls it back")
 	}
 	want := before.Sub(s.stake.Decimal())
-	got, err := answerBalance(ex)
+	got, err := conformance.AnswerBalance(ex)
 	if err != nil {
 		t.Fatalf(&ex, "%v; the platform treats such a bet as failed and rolls it back", err)
 	}
@@ -157,12 +157,12 @@ func (s *suite) checkRollback(ctx context.Context, t *conformance.T) {
 	if !success(ex) {
 		t.Fatalf(&ex, "the rollback of a processed bet was answered %s; the spec answers 200 {balance, round_id, transactions} and credits the stake back", describe(ex))
 	}
-	p.settled = true
+	p.Settle()
 	o, _ := conformance.ParseObject(ex.Response.Body)
 	if id, ok := o.Text("round_id"); !ok || id == "" {
 		t.Fatalf(&ex, "the rollback's answer has no round_id string; the spec's answer is {balance, round_id, transactions}")
 	}
-	got, err := answerBalance(ex)
+	got, err := conformance.AnswerBalance(ex)
 	if err != nil {
 		t.Fatalf(&ex, "%v; the spec's answer is {balance, round_id, transactions}", err)
 	}
@@ -332,9 +332,9 @@ func (s *suite) checkWin(ctx context.Context, t *conformance.T) {
 	if !success(ex) {
 		t.Fatalf(&ex, "a win of %s was answered %s; the spec answers 200 {round_id, balance, transactions}, and the platform resends it until a 200", payout, describe(ex))
 	}
-	p.settled = true
+	p.Settle()
 	want := before.Sub(s.stake.Decimal()).Add(payout.Decimal())
-	if got, err := answerBalance(ex); err != nil || !got.Equal(want) {
+	if got, err := conformance.AnswerBalance(ex); err != nil || !got.Equal(want) {
 		t.Fatalf(&ex, "the win answered balance %s (%v); %s minus the stake %s plus the win %s is %s: a win credits exactly its amount",
 			got, err, before, s.stake, payout, want)
 	}
@@ -355,9 +355,9 @@ func (s *suite) checkFinish(ctx context.Context, t *conformance.T) {
 	if !success(ex) {
 		t.Fatalf(&ex, "Round/Finish of a lost bet's round was answered %s; the spec answers 200 {balance}, and the platform resends it until a 200", describe(ex))
 	}
-	p.settled = true
+	p.Settle()
 	want := before.Sub(s.stake.Decimal())
-	got, err := answerBalance(ex)
+	got, err := conformance.AnswerBalance(ex)
 	if err != nil {
 		t.Fatalf(&ex, "%v; the spec's Round/Finish answer is {balance}", err)
 	}
@@ -388,7 +388,7 @@ func (s *suite) checkClosedRound(ctx context.Context, t *conformance.T) {
 	if !success(ex) {
 		t.Fatalf(&ex, "a win in a round already finished was answered %s; the spec: do not reject a transaction because the round is already closed", describe(ex))
 	}
-	p.settled = true
+	p.Settle()
 	if after := s.balance(ctx, t, "after"); !after.Equal(before) {
 		t.Fatalf(&ex, "Player/Balance says %s after a bet of %s and a win of %s in its finished round, not %s (%s)", after, s.stake, s.stake, before, movedBy(after.Sub(before), s.stake))
 	}

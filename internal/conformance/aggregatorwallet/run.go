@@ -1,8 +1,8 @@
 package aggregatorwallet
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -72,25 +72,17 @@ type suite struct {
 }
 
 func newSuite(cfg Config) (*suite, error) {
-	base, err := conformance.WalletBase(cfg.URL)
-	switch {
-	case err != nil:
+	base, err := conformance.Target(cfg.URL, cfg.Secret, "account", cfg.AccountID)
+	if err != nil {
 		return nil, err
-	case cfg.Secret == "":
-		return nil, errors.New("the signing secret is required")
-	case cfg.AccountID == "":
-		return nil, errors.New("the test account id is required")
 	}
 	s := &suite{
 		base:     base,
 		secret:   []byte(cfg.Secret),
 		account:  cfg.AccountID,
-		currency: cfg.Currency,
+		currency: cmp.Or(cfg.Currency, DefaultCurrency),
 		session:  cfg.SessionID,
 		stake:    money.MustParse("1"),
-	}
-	if s.currency == "" {
-		s.currency = DefaultCurrency
 	}
 	if !currencyPattern.MatchString(s.currency) {
 		return nil, fmt.Errorf("currency %q must be 3 to 7 upper-case letters or digits", s.currency)
@@ -115,24 +107,28 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("aggregator wallet conformance: %w", err)
 	}
-	r := conformance.NewRunner(conformance.NewClient(cfg.HTTPClient, cfg.Timeout))
-	rep := &conformance.Report{
+	return conformance.Plan{
 		Title:  "aggregator wallet",
 		Target: s.base,
 		Settings: []string{
 			fmt.Sprintf("test account %q, currency %s, stake %s, session_id %q, game_id %q",
 				s.account, s.currency, s.stake, s.session, aggregator.GameID),
 		},
-	}
-	r.RunAll(ctx, rep, s.checks(), conformance.Balance{Whose: "test account", Currency: s.currency, Format: decimal.Decimal.String,
+		Checks:  s.checks(),
+		Balance: s.balanceReader(),
+		Left: fmt.Sprintf("Left in the ledger: test rounds (ids conformance-round-…) whose bets are rolled back, "+
+			"one lost round (-%[1]s), one won round paying twice the stake (+%[1]s), one closed round credited its stake (0), "+
+			"one win without a bet and its rollback (0), a refused bet (insufficient-funds) and a rollback of a bet never sent (rollback-unknown); "+
+			"the balance ends where it started when every check passes.", s.stake),
+	}.Run(ctx, conformance.NewClient(cfg.HTTPClient, cfg.Timeout)), nil
+}
+
+// balanceReader reads and writes the test account's balance.
+func (s *suite) balanceReader() conformance.Balance {
+	return conformance.Balance{Whose: "test account", Currency: s.currency, Format: decimal.Decimal.String,
 		Read: func(ctx context.Context, t *conformance.T, why string) decimal.Decimal {
 			return s.readBalance(ctx, t, why, false)
-		}})
-	rep.Notes = append(rep.Notes, fmt.Sprintf("Left in the ledger: test rounds (ids conformance-round-…) whose bets are rolled back, "+
-		"one lost round (-%[1]s), one won round paying twice the stake (+%[1]s), one closed round credited its stake (0), "+
-		"one win without a bet and its rollback (0), a refused bet (insufficient-funds) and a rollback of a bet never sent (rollback-unknown); "+
-		"the balance ends where it started when every check passes.", s.stake))
-	return rep, nil
+		}}
 }
 
 // newID returns a fresh id of kind ("bet", "win", "rb", "round").
@@ -176,24 +172,16 @@ func (s *suite) post(ctx context.Context, t *conformance.T, step, path string, b
 	return t.Do(ctx, step, conformance.Request{Method: http.MethodPost, URL: s.base + path, Header: h, Body: body})
 }
 
-// pending is a bet or win the check has not undone or settled yet.
-type pending struct{ settled bool }
-
 // undoLater registers the Round/Rollback of transaction idProvider of
-// round roundID, unless the check marks it settled before it ends.
-func (s *suite) undoLater(t *conformance.T, what, idProvider, roundID string) *pending {
-	p := &pending{}
-	t.Cleanup(func(ctx context.Context) error {
-		if p.settled {
-			return nil
-		}
+// round roundID, unless the check settles it before it ends.
+func (s *suite) undoLater(t *conformance.T, what, idProvider, roundID string) *conformance.Pending {
+	return t.UndoLater(func(ctx context.Context) error {
 		ex := s.post(ctx, t, "cleanup: rollback of the "+what, wallet.PathRollback, s.rollbackBody(newID("rb"), roundID, idProvider), nil)
 		if !success(ex) {
 			return fmt.Errorf("the rollback of the %s %s was answered %s: it may stay in the balance", what, idProvider, describe(ex))
 		}
 		return nil
 	})
-	return p
 }
 
 // readBalance reads the account's balance with Player/Balance; the check
@@ -204,13 +192,12 @@ func (s *suite) readBalance(ctx context.Context, t *conformance.T, why string, n
 	if !success(ex) {
 		t.Skipf("could not read the balance %s: Player/Balance was answered %s (see the check balance)", why, describe(ex))
 	}
-	bal, err := answerBalance(ex)
+	bal, err := conformance.AnswerBalance(ex)
 	if err != nil {
 		t.Skipf("could not read the balance %s: %v (see the check balance)", why, err)
 	}
-	if need := s.stake.Decimal().Mul(decimal.NewFromInt(MinStakes)); needStakes && bal.LessThan(need) {
-		t.Skipf("the test account %q holds %s %s; the checks need at least %s (%d stakes): credit the test account or lower the stake",
-			s.account, bal, s.currency, need, MinStakes)
+	if needStakes {
+		s.balanceReader().RequireStakes(t, s.account, bal, s.stake.Decimal(), MinStakes)
 	}
 	return bal
 }
@@ -223,7 +210,7 @@ func (s *suite) balance(ctx context.Context, t *conformance.T, why string) decim
 // bet places a bet of the stake in a fresh round that must succeed; the
 // check is skipped otherwise (it is the check bet's business). The bet's
 // rollback is registered for the end of the check.
-func (s *suite) bet(ctx context.Context, t *conformance.T) (idProvider, roundID string, ex conformance.Exchange, p *pending) {
+func (s *suite) bet(ctx context.Context, t *conformance.T) (idProvider, roundID string, ex conformance.Exchange, p *conformance.Pending) {
 	idProvider, roundID = newID("bet"), newID("round")
 	ex = s.post(ctx, t, "bet", wallet.PathBetWin, s.betBody(idProvider, roundID, s.stake), nil)
 	if !success(ex) {
@@ -277,21 +264,4 @@ func describe(ex conformance.Exchange) string {
 		return fmt.Sprintf("%s with api_code %s", ex.Outcome(), code)
 	}
 	return ex.Outcome()
-}
-
-// answerBalance reads the balance of an answer leniently (its format is
-// the check decimal-format's business).
-func answerBalance(ex conformance.Exchange) (decimal.Decimal, error) {
-	o, err := conformance.ParseObject(ex.Response.Body)
-	if err != nil {
-		return decimal.Decimal{}, err
-	}
-	if !o.Has("balance") {
-		return decimal.Decimal{}, errors.New("the answer has no balance")
-	}
-	d, err := conformance.ReadDecimal(o["balance"])
-	if err != nil {
-		return decimal.Decimal{}, fmt.Errorf("balance: %v", err)
-	}
-	return d, nil
 }

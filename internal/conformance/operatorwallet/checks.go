@@ -105,7 +105,7 @@ func (s *suite) checkWithdrawal(ctx context.Context, t *conformance.T) {
 	if id, ok := o.Text("transaction_id"); !ok || id == "" {
 		t.Fatalf(&ex, "the withdrawal's answer has no transaction_id string (the operator's own id of the debit); the platform treats the bet as unknown and rolls it back")
 	}
-	b1, err := answerBalance(ex)
+	b1, err := conformance.AnswerBalance(ex)
 	if err != nil {
 		t.Fatalf(&ex, "the withdrawal's answer has no readable balance (%v); the platform treats the bet as unknown and rolls it back", err)
 	}
@@ -116,7 +116,7 @@ func (s *suite) checkWithdrawal(ctx context.Context, t *conformance.T) {
 			s.amount(s.stake), s.currency, s.v(b1), ex2.Outcome())
 	}
 	s.undoLater(t, second, s.stake)
-	b2, err := answerBalance(ex2)
+	b2, err := conformance.AnswerBalance(ex2)
 	if err != nil {
 		t.Fatalf(&ex2, "the withdrawal's answer has no readable balance (%v)", err)
 	}
@@ -136,7 +136,7 @@ func (s *suite) checkRollback(ctx context.Context, t *conformance.T) {
 	if !ok2xx(ex) {
 		t.Fatalf(&ex, "the rollback of a debited withdrawal was answered %s; the spec answers 200 and credits the stake back", ex.Outcome())
 	}
-	p.settled = true
+	p.Settle()
 	if b, ok := optionalBalance(ex); ok && !b.Equal(before) {
 		t.Fatalf(&ex, "the rollback answered balance %s; with the stake back it is %s", s.v(b), s.v(before))
 	}
@@ -330,7 +330,7 @@ func (s *suite) checkDepositLost(ctx context.Context, t *conformance.T) {
 		t.Fatalf(&ex, "a deposit of amount %s (a lost bet) was answered %s; the spec: \"the amount can be zero for a lost bet\", and the platform resends it until a 2xx",
 			s.amount(money.Zero()), ex.Outcome())
 	}
-	p.settled = true
+	p.Settle()
 	want := before.Sub(s.stake.Decimal())
 	if b, ok := optionalBalance(ex); ok && !b.Equal(want) {
 		t.Fatalf(&ex, "the zero deposit answered balance %s; after the stake of %s from %s it is %s", s.v(b), s.amount(s.stake), s.v(before), s.v(want))
@@ -353,7 +353,7 @@ func (s *suite) checkDepositWon(ctx context.Context, t *conformance.T) {
 	if !ok2xx(ex) {
 		t.Fatalf(&ex, "the deposit of a won bet's payout %s was answered %s; the spec answers 200, and the platform resends it until a 2xx", s.amount(payout), ex.Outcome())
 	}
-	p.settled = true
+	p.Settle()
 	want := before.Sub(s.stake.Decimal()).Add(payout.Decimal())
 	if b, ok := optionalBalance(ex); ok && !b.Equal(want) {
 		t.Fatalf(&ex, "the deposit answered balance %s; %s minus the stake %s plus the payout %s is %s: a deposit credits exactly its amount",

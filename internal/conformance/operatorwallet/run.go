@@ -1,8 +1,8 @@
 package operatorwallet
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -70,24 +70,16 @@ type suite struct {
 }
 
 func newSuite(cfg Config) (*suite, error) {
-	base, err := conformance.WalletBase(cfg.URL)
-	switch {
-	case err != nil:
+	base, err := conformance.Target(cfg.URL, cfg.Secret, "bettor", cfg.BettorID)
+	if err != nil {
 		return nil, err
-	case cfg.Secret == "":
-		return nil, errors.New("the signing secret is required")
-	case cfg.BettorID == "":
-		return nil, errors.New("the test bettor id is required")
 	}
 	s := &suite{
 		base:     base,
 		secret:   cfg.Secret,
 		bettor:   cfg.BettorID,
-		currency: cfg.Currency,
+		currency: cmp.Or(cfg.Currency, DefaultCurrency),
 		market:   cfg.MarketID,
-	}
-	if s.currency == "" {
-		s.currency = DefaultCurrency
 	}
 	if cfg.Decimals != nil {
 		s.decimals = *cfg.Decimals
@@ -134,24 +126,27 @@ func Run(ctx context.Context, cfg Config) (*conformance.Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("operator wallet conformance: %w", err)
 	}
-	r := conformance.NewRunner(conformance.NewClient(cfg.HTTPClient, cfg.Timeout))
-	rep := &conformance.Report{
+	return conformance.Plan{
 		Title:  "operator wallet",
 		Target: s.base,
 		Settings: []string{
 			fmt.Sprintf("test bettor %q, currency %s (%d decimals), stake %s, market_id %q",
 				s.bettor, s.currency, s.decimals, s.amount(s.stake), s.market),
 		},
-	}
-	r.RunAll(ctx, rep, s.checks(), conformance.Balance{Whose: "test bettor", Currency: s.currency,
-		Format: func(d decimal.Decimal) string { return d.StringFixed(s.decimals) },
+		Checks:  s.checks(),
+		Balance: s.balanceReader(),
+		Left: "Left in the ledger: withdrawals, each undone by a rollback, and two settled test bets " +
+			"(a lost one: -1 stake; a won one paying 2 stakes: +1 stake), so the balance ends where it started when every check passes; " +
+			"also one refused withdrawal (insufficient-funds) and one rollback of a withdrawal never sent (rollback-unknown).",
+	}.Run(ctx, conformance.NewClient(cfg.HTTPClient, cfg.Timeout)), nil
+}
+
+// balanceReader reads the test bettor's balance and writes it as v does.
+func (s *suite) balanceReader() conformance.Balance {
+	return conformance.Balance{Whose: "test bettor", Currency: s.currency, Format: s.v,
 		Read: func(ctx context.Context, t *conformance.T, why string) decimal.Decimal {
 			return s.readBalance(ctx, t, why, false)
-		}})
-	rep.Notes = append(rep.Notes, "Left in the ledger: withdrawals, each undone by a rollback, and two settled test bets "+
-		"(a lost one: -1 stake; a won one paying 2 stakes: +1 stake), so the balance ends where it started when every check passes; "+
-		"also one refused withdrawal (insufficient-funds) and one rollback of a withdrawal never sent (rollback-unknown).")
-	return rep, nil
+		}}
 }
 
 // newID returns a fresh transaction id of kind ("wd", "rb", "dp").
@@ -238,24 +233,16 @@ func (s *suite) deposit(ctx context.Context, t *conformance.T, step string, body
 	return s.send(ctx, t, step, http.MethodPost, "/v1/deposits", body, nil)
 }
 
-// pending is a debit the check has not undone yet.
-type pending struct{ settled bool }
-
 // undoLater registers the rollback of withdrawal wdID, unless the check
-// marks it settled (rolled back or paid by a deposit) before it ends.
-func (s *suite) undoLater(t *conformance.T, wdID string, amount money.Amount) *pending {
-	p := &pending{}
-	t.Cleanup(func(ctx context.Context) error {
-		if p.settled {
-			return nil
-		}
+// settles it (rolled back or paid by a deposit) before it ends.
+func (s *suite) undoLater(t *conformance.T, wdID string, amount money.Amount) *conformance.Pending {
+	return t.UndoLater(func(ctx context.Context) error {
 		ex := s.rollback(ctx, t, "cleanup: rollback of "+wdID, wdID, s.rollbackBody(newID("rb"), amount))
 		if !ok2xx(ex) {
 			return fmt.Errorf("the rollback of withdrawal %s was answered %s: %s %s may stay debited", wdID, ex.Outcome(), s.amount(amount), s.currency)
 		}
 		return nil
 	})
-	return p
 }
 
 // readBalance reads the test bettor's balance. The protocol has no balance
@@ -272,7 +259,7 @@ func (s *suite) readBalance(ctx context.Context, t *conformance.T, why string, n
 		}
 		t.Skipf("could not read the balance %s: a correctly signed withdrawal was answered %s (see the check withdrawal)", why, ex.Outcome())
 	}
-	bal, err := answerBalance(ex)
+	bal, err := conformance.AnswerBalance(ex)
 	if err != nil {
 		s.undoLater(t, wdID, s.stake)
 		t.Skipf("could not read the balance %s: the withdrawal's answer has no readable balance: %v (see the check withdrawal)", why, err)
@@ -283,9 +270,8 @@ func (s *suite) readBalance(ctx context.Context, t *conformance.T, why string, n
 			why, wdID, rb.Outcome(), s.amount(s.stake), s.currency)
 	}
 	bal = bal.Add(s.stake.Decimal())
-	if need := s.stake.Decimal().Mul(decimal.NewFromInt(MinStakes)); needStakes && bal.LessThan(need) {
-		t.Skipf("the test bettor %q holds %s %s; the checks need at least %s (%d stakes): credit the test account or lower the stake",
-			s.bettor, s.v(bal), s.currency, s.v(need), MinStakes)
+	if needStakes {
+		s.balanceReader().RequireStakes(t, s.bettor, bal, s.stake.Decimal(), MinStakes)
 	}
 	return bal
 }
@@ -299,14 +285,14 @@ func (s *suite) balance(ctx context.Context, t *conformance.T, why string) decim
 // skipped otherwise (it is the check withdrawal's business). It returns the
 // withdrawal's id, the exchange and the balance it reported, and registers
 // its rollback for the end of the check.
-func (s *suite) debit(ctx context.Context, t *conformance.T, step string, amount money.Amount) (string, conformance.Exchange, decimal.Decimal, *pending) {
+func (s *suite) debit(ctx context.Context, t *conformance.T, step string, amount money.Amount) (string, conformance.Exchange, decimal.Decimal, *conformance.Pending) {
 	wdID := newID("wd")
 	ex := s.withdraw(ctx, t, step, s.withdrawalBody(wdID, amount), nil)
 	if !ok2xx(ex) {
 		t.Skipf("not checked: the %s was answered %s (see the check withdrawal)", step, ex.Outcome())
 	}
 	p := s.undoLater(t, wdID, amount)
-	bal, err := answerBalance(ex)
+	bal, err := conformance.AnswerBalance(ex)
 	if err != nil {
 		t.Skipf("not checked: the %s's answer has no readable balance: %v (see the check withdrawal)", step, err)
 	}
@@ -316,23 +302,6 @@ func (s *suite) debit(ctx context.Context, t *conformance.T, step string, amount
 // ok2xx reports whether ex got a 2xx answer.
 func ok2xx(ex conformance.Exchange) bool {
 	return ex.Answered() && ex.Response.Status >= 200 && ex.Response.Status < 300
-}
-
-// answerBalance reads the balance of an answer leniently (its format is
-// the check balance-format's business).
-func answerBalance(ex conformance.Exchange) (decimal.Decimal, error) {
-	o, err := conformance.ParseObject(ex.Response.Body)
-	if err != nil {
-		return decimal.Decimal{}, err
-	}
-	if !o.Has("balance") {
-		return decimal.Decimal{}, errors.New("no balance")
-	}
-	d, err := conformance.ReadDecimal(o["balance"])
-	if err != nil {
-		return decimal.Decimal{}, fmt.Errorf("balance: %v", err)
-	}
-	return d, nil
 }
 
 // optionalBalance reads an answer's balance when it has one.
