@@ -9,14 +9,15 @@ import (
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
 )
 
 func TestSign(t *testing.T) {
 	t.Parallel()
 	body := []byte(`{"account_id":"a1"}`)
 	got := casino.Sign([]byte(testSecret), body)
-	if got != hmacHex(testSecret, body) {
-		t.Errorf("Sign = %s, want %s", got, hmacHex(testSecret, body))
+	if got != sandboxtest.HMACHex(testSecret, body) {
+		t.Errorf("Sign = %s, want %s", got, sandboxtest.HMACHex(testSecret, body))
 	}
 	if got != strings.ToLower(got) || len(got) != 64 {
 		t.Errorf("Sign = %s, want 64 lowercase hex digits", got)
@@ -30,22 +31,22 @@ func TestSign(t *testing.T) {
 func TestSignature(t *testing.T) {
 	t.Parallel()
 	body := betBody(t, "a1", "USD", "r1", "bet-1", "10.00")
-	good := hmacHex(testSecret, body)
+	good := sandboxtest.HMACHex(testSecret, body)
 	cases := []struct {
 		name string
 		mod  func(*http.Request)
 	}{
 		{"missing", func(r *http.Request) { r.Header.Del("X-REQUEST-SIGN") }},
 		{"empty", func(r *http.Request) { r.Header.Set("X-REQUEST-SIGN", "") }},
-		{"wrong secret", func(r *http.Request) { r.Header.Set("X-REQUEST-SIGN", hmacHex("other-secret", body)) }},
+		{"wrong secret", func(r *http.Request) { r.Header.Set("X-REQUEST-SIGN", sandboxtest.HMACHex("other-secret", body)) }},
 		{"upper-case hex", func(r *http.Request) { r.Header.Set("X-REQUEST-SIGN", strings.ToUpper(good)) }},
 		{"truncated", func(r *http.Request) { r.Header.Set("X-REQUEST-SIGN", good[:63]) }},
 		{"with prefix", func(r *http.Request) { r.Header.Set("X-REQUEST-SIGN", "sha256="+good) }},
 		{"other body", func(r *http.Request) {
-			r.Header.Set("X-REQUEST-SIGN", hmacHex(testSecret, betBody(t, "a1", "USD", "r1", "bet-1", "1.00")))
+			r.Header.Set("X-REQUEST-SIGN", sandboxtest.HMACHex(testSecret, betBody(t, "a1", "USD", "r1", "bet-1", "1.00")))
 		}},
 		{"rebuilt JSON", func(r *http.Request) {
-			r.Header.Set("X-REQUEST-SIGN", hmacHex(testSecret, append([]byte(" "), body...)))
+			r.Header.Set("X-REQUEST-SIGN", sandboxtest.HMACHex(testSecret, append([]byte(" "), body...)))
 		}},
 		{"twice", func(r *http.Request) { r.Header.Add("X-REQUEST-SIGN", good) }},
 		{"zeros", func(r *http.Request) { r.Header.Set("X-REQUEST-SIGN", strings.Repeat("0", 64)) }},
@@ -85,7 +86,7 @@ func TestSignatureBeforeParsing(t *testing.T) {
 	// Garbage with a bad signature is 403, not 400: the body is not parsed.
 	for _, path := range []string{casino.PathBalance, casino.PathBetWin, casino.PathFinish, casino.PathRollback} {
 		status, resp := e.do(e.request(path, []byte("not json"), func(r *http.Request) {
-			r.Header.Set("X-REQUEST-SIGN", hmacHex("wrong", []byte("not json")))
+			r.Header.Set("X-REQUEST-SIGN", sandboxtest.HMACHex("wrong", []byte("not json")))
 		}))
 		wantErr(t, path, status, resp, http.StatusForbidden, "403", "")
 		// With a good signature it is 400.

@@ -2,9 +2,6 @@ package casino_test
 
 import (
 	"bytes"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -45,14 +42,6 @@ func newEnv(t *testing.T, mutate ...func(*casino.Config)) *env {
 	return &env{t: t, c: c, srv: srv, client: srv.Client()}
 }
 
-// hmacHex is the client side of the signature, written independently of the
-// package: lowercase hex HMAC-SHA256 of the raw body.
-func hmacHex(secret string, body []byte) string {
-	m := hmac.New(sha256.New, []byte(secret))
-	m.Write(body)
-	return hex.EncodeToString(m.Sum(nil))
-}
-
 // request builds a correctly signed POST, then lets mod change it.
 func (e *env) request(path string, body []byte, mod func(*http.Request)) *http.Request {
 	e.t.Helper()
@@ -61,7 +50,7 @@ func (e *env) request(path string, body []byte, mod func(*http.Request)) *http.R
 		e.t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-REQUEST-SIGN", hmacHex(testSecret, body))
+	req.Header.Set("X-REQUEST-SIGN", sandboxtest.HMACHex(testSecret, body))
 	if mod != nil {
 		mod(req)
 	}

@@ -1,9 +1,6 @@
 package casino
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -126,34 +123,15 @@ func unavailable() response {
 }
 
 // Sign returns the X-REQUEST-SIGN value of body: the lowercase hex
-// HMAC-SHA256 of the exact bytes, keyed with secret. It is the calling
-// side's signature, exported for tests of the platform's client.
-func Sign(secret, body []byte) string {
-	return hex.EncodeToString(mac(secret, body))
-}
-
-func mac(secret, body []byte) []byte {
-	m := hmac.New(sha256.New, secret)
-	m.Write(body)
-	return m.Sum(nil)
-}
+// HMAC-SHA256 of the exact bytes, keyed with secret (wire.Sign). It is the
+// calling side's signature, exported for tests of the platform's client.
+func Sign(secret, body []byte) string { return wire.Sign(secret, body) }
 
 // verify checks X-REQUEST-SIGN: exactly one value, 64 lowercase hex
 // digits, equal (in constant time) to the HMAC of body.
 func (c *Casino) verify(h http.Header, body []byte) bool {
 	values := h.Values(SignatureHeader)
-	if len(values) != 1 {
-		return false
-	}
-	sig := values[0]
-	if len(sig) != 2*sha256.Size || !wire.IsLowerHex(sig) {
-		return false
-	}
-	got, err := hex.DecodeString(sig)
-	if err != nil {
-		return false
-	}
-	return hmac.Equal(got, mac(c.secret, body))
+	return len(values) == 1 && wire.SignatureMatches(values[0], c.secret, body)
 }
 
 func writeResponse(w http.ResponseWriter, resp response) { wire.Write(w, resp.status, resp.body) }

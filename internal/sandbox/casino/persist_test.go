@@ -48,7 +48,7 @@ func journalEnv(t *testing.T, path string, now *time.Time, mutate ...func(*casin
 func (e *env) postAs(path string, body []byte) (int, []byte) {
 	e.t.Helper()
 	return e.do(e.request(path, body, func(r *http.Request) {
-		r.Header.Set("X-REQUEST-SIGN", hmacHex(e.c.SigningSecret(), body))
+		r.Header.Set("X-REQUEST-SIGN", sandboxtest.HMACHex(e.c.SigningSecret(), body))
 	}))
 }
 

@@ -42,7 +42,7 @@ func newSite(t *testing.T, platformURL string, mutate ...func(*casino.SiteConfig
 func (s *site) wallet(ctx context.Context, path string, body []byte) (int, []byte) {
 	req, _ := http.NewRequestWithContext(ctx, "POST", s.Srv.URL+path, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-REQUEST-SIGN", hmacHex(s.s.Casino().SigningSecret(), body))
+	req.Header.Set("X-REQUEST-SIGN", sandboxtest.HMACHex(s.s.Casino().SigningSecret(), body))
 	resp, err := s.Srv.Client().Do(req)
 	if err != nil {
 		return 0, nil

@@ -2,11 +2,8 @@ package operator_test
 
 import (
 	"bytes"
-	"crypto/hmac"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -85,14 +82,6 @@ func newEnv(t *testing.T, mutate ...func(*operator.Config)) *env {
 	return &env{t: t, op: op, srv: srv, clock: clock, client: srv.Client()}
 }
 
-// hmacHex is the client side of the signature, written independently of the
-// package: lowercase hex HMAC-SHA256 of the raw body.
-func hmacHex(secret string, body []byte) string {
-	m := hmac.New(sha256.New, []byte(secret))
-	m.Write(body)
-	return hex.EncodeToString(m.Sum(nil))
-}
-
 // signedRequest builds a correctly signed wallet request, then lets mod
 // change its headers.
 func (e *env) signedRequest(method, path string, body []byte, mod func(http.Header)) *http.Request {
@@ -102,7 +91,7 @@ func (e *env) signedRequest(method, path string, body []byte, mod func(http.Head
 		e.t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Payload-Signature", hmacHex(testSecret, body))
+	req.Header.Set("X-Payload-Signature", sandboxtest.HMACHex(testSecret, body))
 	req.Header.Set("X-Timestamp", e.clock.Now().UTC().Format(time.RFC3339))
 	req.Header.Set("X-Nonce", uuid.NewString())
 	if mod != nil {

@@ -1,9 +1,6 @@
 package operator
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -141,13 +138,10 @@ func (o *Operator) authenticate(h http.Header, body []byte) (response, bool) {
 			return unauthorized("missing_header", hv[0]+" is required")
 		}
 	}
-	if !wire.IsLowerHex(sig) || len(sig) != 2*sha256.Size {
+	if !wire.IsSignature(sig) {
 		return unauthorized("invalid_signature", "X-Payload-Signature must be 64 lowercase hex digits")
 	}
-	got, _ := hex.DecodeString(sig)
-	m := hmac.New(sha256.New, o.secret)
-	m.Write(body)
-	if !hmac.Equal(got, m.Sum(nil)) {
+	if !wire.SignatureMatches(sig, o.secret, body) {
 		return unauthorized("invalid_signature", "X-Payload-Signature does not match the body")
 	}
 	sent, err := time.Parse(time.RFC3339Nano, ts)

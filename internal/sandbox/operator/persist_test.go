@@ -48,7 +48,7 @@ func journalEnv(t *testing.T, path string, clock *fakeClock, mutate ...func(*ope
 func (e *env) signedAs(method, path string, body []byte) (int, []byte) {
 	e.t.Helper()
 	req := e.signedRequest(method, path, body, func(h http.Header) {
-		h.Set("X-Payload-Signature", hmacHex(e.op.SigningSecret(), body))
+		h.Set("X-Payload-Signature", sandboxtest.HMACHex(e.op.SigningSecret(), body))
 	})
 	status, b, _ := e.do(req)
 	return status, b

@@ -48,7 +48,7 @@ func newSite(t *testing.T, mutate ...func(*operator.SiteConfig)) *site {
 func (s *site) wallet(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
 	req, _ := http.NewRequestWithContext(ctx, method, s.Srv.URL+path, strings.NewReader(string(body)))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Payload-Signature", hmacHex(s.s.Operator().SigningSecret(), body))
+	req.Header.Set("X-Payload-Signature", sandboxtest.HMACHex(s.s.Operator().SigningSecret(), body))
 	req.Header.Set("X-Timestamp", time.Now().UTC().Format(time.RFC3339))
 	req.Header.Set("X-Nonce", uuid.NewString())
 	resp, err := s.Srv.Client().Do(req)

@@ -544,14 +544,14 @@ func TestAuthentication(t *testing.T) {
 		{"no signature", func(h http.Header) { h.Del("X-Payload-Signature") }, "missing_header"},
 		{"no timestamp", func(h http.Header) { h.Del("X-Timestamp") }, "missing_header"},
 		{"no nonce", func(h http.Header) { h.Del("X-Nonce") }, "missing_header"},
-		{"wrong secret", func(h http.Header) { h.Set("X-Payload-Signature", hmacHex("other-secret", body)) }, "invalid_signature"},
+		{"wrong secret", func(h http.Header) { h.Set("X-Payload-Signature", sandboxtest.HMACHex("other-secret", body)) }, "invalid_signature"},
 		{"signature of another body", func(h http.Header) {
-			h.Set("X-Payload-Signature", hmacHex(testSecret, withdrawalBody(t, "tx-1", "b1", "1.00", "USD")))
+			h.Set("X-Payload-Signature", sandboxtest.HMACHex(testSecret, withdrawalBody(t, "tx-1", "b1", "1.00", "USD")))
 		}, "invalid_signature"},
 		{"upper-case hex", func(h http.Header) {
-			h.Set("X-Payload-Signature", strings.ToUpper(hmacHex(testSecret, body)))
+			h.Set("X-Payload-Signature", strings.ToUpper(sandboxtest.HMACHex(testSecret, body)))
 		}, "invalid_signature"},
-		{"truncated signature", func(h http.Header) { h.Set("X-Payload-Signature", hmacHex(testSecret, body)[:62]) }, "invalid_signature"},
+		{"truncated signature", func(h http.Header) { h.Set("X-Payload-Signature", sandboxtest.HMACHex(testSecret, body)[:62]) }, "invalid_signature"},
 		{"not hex", func(h http.Header) { h.Set("X-Payload-Signature", strings.Repeat("zz", 32)) }, "invalid_signature"},
 		{"six minutes old", func(h http.Header) { h.Set("X-Timestamp", now.Add(-6*time.Minute).Format(time.RFC3339)) }, "stale_timestamp"},
 		{"six minutes ahead", func(h http.Header) { h.Set("X-Timestamp", now.Add(6*time.Minute).Format(time.RFC3339)) }, "stale_timestamp"},
@@ -578,7 +578,7 @@ func TestAuthentication(t *testing.T) {
 			method = http.MethodDelete
 		}
 		rb := rollbackBody(t, "rb-1", "b1", "10.00", "USD")
-		status, resp, _ := e.do(e.signedRequest(method, path, rb, func(h http.Header) { h.Set("X-Payload-Signature", hmacHex("x", rb)) }))
+		status, resp, _ := e.do(e.signedRequest(method, path, rb, func(h http.Header) { h.Set("X-Payload-Signature", sandboxtest.HMACHex("x", rb)) }))
 		wantStatus(t, path, status, resp, http.StatusUnauthorized, "invalid_signature")
 	}
 	e.wantBalance("b1", "100.00")
@@ -591,7 +591,7 @@ func TestAuthentication(t *testing.T) {
 	nonce := uuid.NewString()
 	status, resp, _ := e.do(e.signedRequest(http.MethodPost, "/v1/withdrawals", body, func(h http.Header) {
 		h.Set("X-Nonce", nonce)
-		h.Set("X-Payload-Signature", hmacHex("wrong", body))
+		h.Set("X-Payload-Signature", sandboxtest.HMACHex("wrong", body))
 	}))
 	wantStatus(t, "bad signature with nonce", status, resp, http.StatusUnauthorized, "invalid_signature")
 	status, resp, _ = e.do(e.signedRequest(http.MethodPost, "/v1/withdrawals", body, func(h http.Header) { h.Set("X-Nonce", nonce) }))

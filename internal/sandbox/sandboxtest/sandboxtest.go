@@ -8,7 +8,10 @@ package sandboxtest
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net"
@@ -273,4 +276,13 @@ func (s *Served) WantInvalidFault(body map[string]string) {
 	if status, m := s.Control("POST", "/sandbox/api/faults", body); status != http.StatusBadRequest || m["error"] != "invalid_request" {
 		s.T.Errorf("%v = %d %v", body, status, m)
 	}
+}
+
+// HMACHex is the client side of both wallet protocols' signature, written
+// independently of the sandboxes' code: the lowercase hex HMAC-SHA256 of
+// the raw body, keyed with secret.
+func HMACHex(secret string, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
 }

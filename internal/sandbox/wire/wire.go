@@ -1,11 +1,15 @@
 // Package wire holds what the sandbox partners' wallet endpoints share on
-// the wire: strict JSON decoding of a request body, the canonical form
-// that fingerprints a request for idempotency, and writing a JSON answer.
+// the wire: the request signature, strict JSON decoding of a request body,
+// the canonical form that fingerprints a request for idempotency, and
+// writing a JSON answer.
 // The bodies themselves are each protocol's.
 package wire
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,8 +86,33 @@ func Write(w http.ResponseWriter, status int, body []byte) {
 	_, _ = w.Write(body)
 }
 
-// IsLowerHex says whether s is only the digits 0-9 and a-f.
-func IsLowerHex(s string) bool {
+// Sign returns the signature of body both wallet protocols use
+// (X-REQUEST-SIGN, X-Payload-Signature): the lowercase hex HMAC-SHA256 of
+// the exact bytes, keyed with secret.
+func Sign(secret, body []byte) string { return hex.EncodeToString(mac(secret, body)) }
+
+func mac(secret, body []byte) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write(body)
+	return m.Sum(nil)
+}
+
+// IsSignature says whether sig is written as a signature: 64 lowercase hex
+// digits.
+func IsSignature(sig string) bool { return len(sig) == 2*sha256.Size && isLowerHex(sig) }
+
+// SignatureMatches says whether sig is a signature (IsSignature) equal, in
+// constant time, to Sign(secret, body).
+func SignatureMatches(sig string, secret, body []byte) bool {
+	if !IsSignature(sig) {
+		return false
+	}
+	got, err := hex.DecodeString(sig)
+	return err == nil && hmac.Equal(got, mac(secret, body))
+}
+
+// isLowerHex says whether s is only the digits 0-9 and a-f.
+func isLowerHex(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
