@@ -41,6 +41,7 @@ type draft struct {
 	verb     string   // leading verb phrase of merge-able endpoint titles
 	subjects []string // endpoint subjects ("POST /x") for merged titles
 	noun     string   // trailing noun of merge-able titles ("endpoint")
+	reqID    string   // the spec's identifier of the requirement ("FND-1")
 	lead     string   // first description sentence
 	role     string
 	means    string
@@ -170,6 +171,7 @@ type sectionInfo struct {
 	hasContent bool
 	topicDone  bool
 	checklist  bool // the section lists its work as a checklist
+	labelled   int  // see labelledRequirements: 0 not yet known, 1 yes, -1 no
 	direction  *directionInfo
 	cells      map[string]bool // lower-cased cells of the field tables
 	types      string          // lower-cased type cells of the field tables

@@ -485,6 +485,10 @@ func mergeLoss(d, p *draft) float64 {
 	switch {
 	case len(d.users) == 1 && resolve(d.users[0]) == p:
 		loss = 0.1
+	case d.reqID != "" && p.reqID != "":
+		// Two requirements the spec numbers apart are two deliverables;
+		// what it may ship without loses its ticket first.
+		loss = 0.6 + 0.4*d.value
 	case d.origin == originEndpoint && p.origin == originEndpoint:
 		loss = 0.85
 		if d.ep != nil && p.ep != nil {

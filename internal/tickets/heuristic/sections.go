@@ -84,7 +84,7 @@ func (b *builder) buildSection(s *section) {
 	switch {
 	case in.topic == "overview":
 		b.overviewDrafts(s, units)
-	case in.topic == "requirements" || in.checklist || in.topic == "questions" && len(in.items) > 0:
+	case in.topic == "requirements" || in.checklist || in.topic == "questions" && len(in.items) > 0 || labelledRequirements(in):
 		b.itemDrafts(s, units)
 	default:
 		b.sectionDrafts(s, units)
@@ -1012,7 +1012,10 @@ func (b *builder) itemDrafts(s *section, units []*unit) {
 				used[u] = true
 			}
 		}
-		if len(own) == 0 {
+		if len(own) == 0 || in.topic == "questions" && (len(own) < len(ig.units) || strings.Contains(ig.text, "?")) {
+			// In a list of open questions, the sentences beside a question
+			// are its context ("Legal is checking", "Large tenants run
+			// several integrations"), not work of their own.
 			continue
 		}
 		d := b.itemDraft(s, ig, own)
@@ -1037,14 +1040,63 @@ func (b *builder) itemDrafts(s *section, units []*unit) {
 	}
 }
 
+// requirementLabel opens a list item that is a requirement of its own:
+// an identifier ("FND-1", "WO-12", "NFR-3") with, optionally, its RFC 2119
+// or MoSCoW keyword or priority in parentheses ("FND-1 (MUST) Staff sign
+// in …"). Groups: the identifier, the keyword, the requirement.
+var requirementLabel = regexp.MustCompile(`^\**([A-Z]{2,8}-\d{1,4}[a-z]?)\**\s*(?:\(\s*(MUST|SHOULD|MAY|SHALL|COULD|WON'?T|P[0-4])\s*\)\s*)?[:.\x{2013}\x{2014}-]?\s+(\S.*)$`)
+
+// labelledRequirements reports whether a section lists its work as
+// labelled requirements: two or more items, at least half of them opening
+// with a requirement identifier. Each is a ticket of its own, as the
+// identifier says it is one requirement.
+func labelledRequirements(in *sectionInfo) bool {
+	if in.labelled != 0 {
+		return in.labelled > 0
+	}
+	n := 0
+	for _, ig := range in.items {
+		if requirementLabel.MatchString(ig.text) {
+			n++
+		}
+	}
+	in.labelled = -1
+	if n >= 2 && 2*n >= len(in.items) {
+		in.labelled = 1
+	}
+	return in.labelled > 0
+}
+
+// closeParenthesis cuts a shortened title before a parenthesis it left
+// open ("… identity provider (OpenID Connect against" ends at "provider").
+func closeParenthesis(title string) string {
+	open := strings.LastIndex(title, "(")
+	if open <= 0 || strings.Contains(title[open:], ")") {
+		return title
+	}
+	if cut := strings.TrimSpace(title[:open]); len(strings.Fields(cut)) >= 3 {
+		return trimTrailing(cut)
+	}
+	return title
+}
+
 // itemDraft builds a story or task from one list item.
 func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
-	title, role := imperative(units[0].text)
-	if ig.label != "" && len(strings.Fields(ig.label)) <= 5 && len(units) > 1 {
+	first := units[0].text
+	var reqID, keyword string
+	if m := requirementLabel.FindStringSubmatch(first); m != nil {
+		// "FND-1 (MUST) Staff sign in …": the title is the requirement, the
+		// identifier follows it so a lead can find it in the spec.
+		reqID, keyword, first = m[1], m[2], m[3]
+	}
+	title, role := imperative(first)
+	if reqID == "" && ig.label != "" && len(strings.Fields(ig.label)) <= 5 && len(units) > 1 {
 		title = verbFirst(cleanHeading(ig.label))
 	}
-	title = shorten(title, 12, 90)
-	if ig.label != "" && len(units) == 1 && len(strings.Fields(ig.label)) <= 4 && !strings.Contains(strings.ToLower(title), strings.ToLower(ig.label)) {
+	title = closeParenthesis(shorten(title, 12, 90))
+	if reqID != "" {
+		title += " (" + reqID + ")"
+	} else if ig.label != "" && len(units) == 1 && len(strings.Fields(ig.label)) <= 4 && !strings.Contains(strings.ToLower(title), strings.ToLower(ig.label)) {
 		// "Embedded widget: respect the theme parameter" names where.
 		title += " (" + ig.label + ")"
 	}
@@ -1065,6 +1117,15 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 	d := b.newDraft(kind, originItem, title, s)
 	d.topic = b.info[s.index].topic
 	d.conf, d.value = 0.7, 0.65
+	d.reqID = reqID
+	switch keyword {
+	case "MUST", "SHALL", "P0":
+		// What the spec says the release cannot ship without keeps its
+		// ticket at the cap before what it may ship without.
+		d.value += 0.15
+	case "MAY", "COULD", "P2", "P3", "P4", "WON'T", "WONT":
+		d.value -= 0.15
+	}
 	d.role = role
 	if kind == tickets.TypeStory && d.role == "" {
 		d.role = b.docRole
@@ -1102,7 +1163,7 @@ var (
 // userFacing reports whether a requirement of a requirements list is one a
 // user sees or does (a story), not a quality of the system (a task).
 func (b *builder) userFacing(s *section, text string) bool {
-	if b.info[s.index].topic != "requirements" {
+	if in := b.info[s.index]; in.topic != "requirements" && !labelledRequirements(in) {
 		return false
 	}
 	for c := s; c != nil && c.parent != nil; c = c.parent {

@@ -1,0 +1,64 @@
+package heuristic_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// labelledSpec lists its requirements with identifiers and RFC 2119
+// keywords under headings that name a topic, not "Requirements".
+const labelledSpec = "# Courier app PRD\n\n## 4. Phase 1: Deliveries (P0)\n\n### 4.1 Pickup\n\n" +
+	"- DLV-1 (MUST) Couriers scan the parcel barcode at pickup; an unknown barcode is refused with a sound.\n" +
+	"- DLV-2 (SHOULD) A courier can add a photo of a damaged parcel before leaving the depot.\n" +
+	"- DLV-3 (MUST) Every pickup records the courier, the time and the GPS position.\n\n" +
+	"### 4.2 Drop-off\n\n" +
+	"- DLV-4 (MUST) The recipient signs on the courier's phone, or the courier photographs the parcel at the door.\n" +
+	"- DLV-5 (MAY) Recipients rate the delivery from one to five stars.\n\n" +
+	"## 9. Open questions\n\n" +
+	"- Do we keep signatures for one year or seven? Legal is checking with the insurer.\n"
+
+// TestLabelledRequirementsAreTickets gives each labelled requirement its
+// own ticket, titled by what it asks and followed by its identifier,
+// without the keyword; at a small cap the MUST items keep their tickets
+// and the rest is named in an open question.
+func TestLabelledRequirementsAreTickets(t *testing.T) {
+	res := generate(t, defaultRequest(labelledSpec, "Courier app"))
+	for _, id := range []string{"DLV-1", "DLV-2", "DLV-3", "DLV-4", "DLV-5"} {
+		n := 0
+		for _, tk := range res.Tickets {
+			if strings.Contains(tk.Title, "("+id+")") {
+				n++
+				if strings.Contains(tk.Title, "MUST") || strings.Contains(tk.Title, "SHOULD") {
+					t.Errorf("title %q keeps the requirement keyword", tk.Title)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d tickets titled with %s, want 1: %v", n, id, titles(res.Tickets))
+		}
+	}
+	req := defaultRequest(labelledSpec, "Courier app")
+	req.Options.MaxTicketCount = 3
+	req.Options.IncludeEpics = false
+	res = generate(t, req)
+	for _, id := range []string{"DLV-1", "DLV-3", "DLV-4"} {
+		found := false
+		for _, tk := range res.Tickets {
+			found = found || strings.Contains(tk.Title, "("+id+")")
+		}
+		if !found {
+			t.Errorf("at max_ticket_count 3 the MUST requirement %s has no ticket: %v", id, titles(res.Tickets))
+		}
+	}
+}
+
+// TestOpenQuestionContextIsNoWork keeps the sentence beside an open
+// question ("Legal is checking with the insurer") out of the tickets.
+func TestOpenQuestionContextIsNoWork(t *testing.T) {
+	res := generate(t, defaultRequest(labelledSpec, "Courier app"))
+	for _, tk := range res.Tickets {
+		if strings.Contains(strings.ToLower(tk.Title), "legal") || strings.Contains(strings.ToLower(tk.Title), "insurer") {
+			t.Errorf("ticket %q is the context of an open question", tk.Title)
+		}
+	}
+}
