@@ -337,7 +337,7 @@ func (c *Casino) adjust(x *walletOp, accountID, currency, amount string, add boo
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.beginLocked(x); err != nil {
+	if err := c.keeper.Begin(&x.Op); err != nil {
 		return err
 	}
 	acct := c.accounts[accountID]
@@ -355,7 +355,7 @@ func (c *Casino) adjust(x *walletOp, accountID, currency, amount string, add boo
 	} else {
 		acct.balance = a
 	}
-	return c.commitLocked(x, kind, accountRecord{AccountID: accountID, Currency: currency, Amount: amount})
+	return c.keeper.Commit(&x.Op, kind, accountRecord{AccountID: accountID, Currency: currency, Amount: amount})
 }
 
 // Balance returns an account's balance as the casino writes it in answers
@@ -383,11 +383,11 @@ func (c *Casino) Unblock(accountID string) error { return c.setBlocked(&walletOp
 func (c *Casino) setBlocked(x *walletOp, accountID string, blocked bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.beginLocked(x); err != nil {
+	if err := c.keeper.Begin(&x.Op); err != nil {
 		return err
 	}
 	if kind := journal.Block(c.blocked, accountID, blocked); kind != "" {
-		return c.commitLocked(x, kind, accountRecord{AccountID: accountID})
+		return c.keeper.Commit(&x.Op, kind, accountRecord{AccountID: accountID})
 	}
 	return nil
 }
@@ -410,7 +410,7 @@ func (c *Casino) setBetLimit(x *walletOp, accountID, limit string) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.beginLocked(x); err != nil {
+	if err := c.keeper.Begin(&x.Op); err != nil {
 		return err
 	}
 	if limit == "" {
@@ -418,7 +418,7 @@ func (c *Casino) setBetLimit(x *walletOp, accountID, limit string) error {
 	} else {
 		c.limits[accountID] = a
 	}
-	return c.commitLocked(x, kindBetLimit, accountRecord{AccountID: accountID, Amount: limit})
+	return c.keeper.Commit(&x.Op, kindBetLimit, accountRecord{AccountID: accountID, Amount: limit})
 }
 
 // Ledger returns a copy of every entry so far, oldest first.

@@ -121,7 +121,7 @@ func (c *Casino) answeredLocked(endpoint string, w who) bool {
 // round_id out: live, it consumes an armed OmitRoundIDNext (and notes it in
 // x, for the journal); replayed, it is what the record says.
 func (c *Casino) omitRoundIDLocked(x *walletOp, accountID string) bool {
-	if x.replay {
+	if x.Replay {
 		return x.omitRoundID
 	}
 	x.omitRoundID = c.faults.TakeExtra(kindOmitRoundID, accountID)

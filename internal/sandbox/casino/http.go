@@ -8,9 +8,9 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/faults"
+	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 	"github.com/foresight-dev/foresight/internal/sandbox/wire"
 )
@@ -22,20 +22,13 @@ type response struct {
 }
 
 // processFunc handles a request whose body has been read and
-// authenticated. It is also what the journal replays, with x.replay set.
+// authenticated. It is also what the journal replays, with x.Replay set.
 type processFunc func(x *walletOp, body []byte) response
 
-// walletOp is one operation applied to the state: a wallet request, a
-// helper call, or a journal record being replayed.
+// walletOp is one operation applied to the state (journal.Op), with what
+// shaped its answer.
 type walletOp struct {
-	// at is the operation's time: the clock's when it is live (set under
-	// the lock), the record's when it is replayed.
-	at time.Time
-	// replay is set while the journal is replayed: nothing is appended.
-	replay bool
-	// applied is set when the operation changed the state or stored an
-	// answer: it is journalled.
-	applied bool
+	journal.Op
 	// omitRoundID is set when OmitRoundIDNext shaped a BetWin answer
 	// (live), or when the record says it did (replay).
 	omitRoundID bool

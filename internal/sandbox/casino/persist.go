@@ -71,15 +71,6 @@ func (c *Casino) SigningSecret() string { return string(c.secret) }
 // keeps it waiting. It does not close Config.Journal.
 func (c *Casino) Close() { c.faults.Close() }
 
-// beginLocked starts an operation (journal.Keeper.Begin).
-func (c *Casino) beginLocked(x *walletOp) error { return c.keeper.Begin(&x.at, x.replay) }
-
-// commitLocked appends a live operation that changed the state
-// (journal.Keeper.Commit).
-func (c *Casino) commitLocked(x *walletOp, kind string, v any) error {
-	return c.keeper.Commit(x.at, x.replay, kind, v)
-}
-
 // reloadLocked replaces the journalled state with a replay of the journal,
 // after a failed append (journal.Keeper.Commit). Armed faults are kept.
 func (c *Casino) reloadLocked() error {
@@ -116,7 +107,7 @@ func (c *Casino) lacking() ([]journal.Lacking, error) {
 // that applied it first, without the signature check and without
 // appending.
 func (c *Casino) applyRecord(r journal.Record) error {
-	x := &walletOp{at: r.Time, replay: true}
+	x := &walletOp{Op: *journal.Replaying(r)}
 	switch r.Kind {
 	case kindConfig:
 		var cfg configRecord
@@ -149,7 +140,7 @@ func (c *Casino) applyRecord(r journal.Record) error {
 			EndpointFinish:   c.finish,
 			EndpointRollback: c.rollback,
 		}[r.Kind]
-		if resp := process(x, []byte(w.Body)); !x.applied {
+		if resp := process(x, []byte(w.Body)); !x.Applied {
 			return fmt.Errorf("the request was not applied again: %d %s", resp.status, resp.body)
 		}
 		return nil

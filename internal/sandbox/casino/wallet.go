@@ -181,9 +181,9 @@ func (c *Casino) roundOwnerLocked(roundID, accountID string) (response, bool) {
 
 // storeLocked makes the stored answer of a request that was applied.
 func (c *Casino) storeLocked(x *walletOp, accountID, endpoint, fingerprint string, resp response) *record {
-	x.applied = true
+	x.Applied = true
 	c.storeSeq++
-	return &record{seq: c.storeSeq, at: x.at, account: accountID, endpoint: endpoint, fingerprint: fingerprint, resp: resp}
+	return &record{seq: c.storeSeq, at: x.At, account: accountID, endpoint: endpoint, fingerprint: fingerprint, resp: resp}
 }
 
 // replay answers an id_provider or round that already has a stored
@@ -207,7 +207,7 @@ func (c *Casino) balance(x *walletOp, body []byte) response {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.beginLocked(x); err != nil {
+	if err := c.keeper.Begin(&x.Op); err != nil {
 		return unavailable()
 	}
 	if resp, ok := c.currencyLocked(req.AccountID, req.Currency); !ok {
@@ -220,8 +220,8 @@ func (c *Casino) balance(x *walletOp, body []byte) response {
 	}
 	resp := okJSON(balanceAnswer{Balance: c.format(acct.balance, acct.currency)})
 	if !known {
-		x.applied = true
-		if err := c.commitLocked(x, EndpointBalance, walletRecord{Body: string(body)}); err != nil {
+		x.Applied = true
+		if err := c.keeper.Commit(&x.Op, EndpointBalance, walletRecord{Body: string(body)}); err != nil {
 			return unavailable()
 		}
 	}
@@ -258,7 +258,7 @@ func (c *Casino) betWin(x *walletOp, body []byte) response {
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.beginLocked(x); err != nil {
+	if err := c.keeper.Begin(&x.Op); err != nil {
 		return unavailable()
 	}
 	if rec := c.txs[tx.IDProvider]; rec != nil {
@@ -272,7 +272,7 @@ func (c *Casino) betWin(x *walletOp, body []byte) response {
 	}
 	resp := c.applyBetWinLocked(x, &req, tx, amount)
 	c.txs[tx.IDProvider] = c.storeLocked(x, req.AccountID, EndpointBetWin, fingerprint, resp)
-	if err := c.commitLocked(x, EndpointBetWin, walletRecord{Body: string(body), OmitRoundID: x.omitRoundID}); err != nil {
+	if err := c.keeper.Commit(&x.Op, EndpointBetWin, walletRecord{Body: string(body), OmitRoundID: x.omitRoundID}); err != nil {
 		return unavailable()
 	}
 	return resp
@@ -319,7 +319,7 @@ func (c *Casino) applyBetWinLocked(x *walletOp, req *betWinRequest, tx txRequest
 	if bet {
 		typ = EntryBet
 	}
-	c.recordLocked(x.at, Entry{
+	c.recordLocked(x.At, Entry{
 		Type:          typ,
 		Account:       req.AccountID,
 		IDProvider:    tx.IDProvider,
@@ -354,7 +354,7 @@ func (c *Casino) finish(x *walletOp, body []byte) response {
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.beginLocked(x); err != nil {
+	if err := c.keeper.Begin(&x.Op); err != nil {
 		return unavailable()
 	}
 	if rec := c.finishes[req.RoundID]; rec != nil {
@@ -373,7 +373,7 @@ func (c *Casino) finish(x *walletOp, body []byte) response {
 	}
 	acct := c.accounts[req.AccountID] // exists: the round was made for it
 	r.finished = true
-	c.recordLocked(x.at, Entry{
+	c.recordLocked(x.At, Entry{
 		Type:          EntryFinish,
 		Account:       req.AccountID,
 		RoundID:       req.RoundID,
@@ -381,7 +381,7 @@ func (c *Casino) finish(x *walletOp, body []byte) response {
 	}, acct, money.Amount{})
 	resp := okJSON(balanceAnswer{Balance: c.format(acct.balance, acct.currency)})
 	c.finishes[req.RoundID] = c.storeLocked(x, req.AccountID, EndpointFinish, fingerprint, resp)
-	if err := c.commitLocked(x, EndpointFinish, walletRecord{Body: string(body)}); err != nil {
+	if err := c.keeper.Commit(&x.Op, EndpointFinish, walletRecord{Body: string(body)}); err != nil {
 		return unavailable()
 	}
 	return resp
@@ -422,7 +422,7 @@ func (c *Casino) rollback(x *walletOp, body []byte) response {
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.beginLocked(x); err != nil {
+	if err := c.keeper.Begin(&x.Op); err != nil {
 		return unavailable()
 	}
 	if rec := c.txs[tx.IDProvider]; rec != nil {
@@ -445,7 +445,7 @@ func (c *Casino) rollback(x *walletOp, body []byte) response {
 	}
 	resp := c.applyRollbackLocked(x, &req, tx, orig)
 	c.txs[tx.IDProvider] = c.storeLocked(x, req.AccountID, EndpointRollback, fingerprint, resp)
-	if err := c.commitLocked(x, EndpointRollback, walletRecord{Body: string(body)}); err != nil {
+	if err := c.keeper.Commit(&x.Op, EndpointRollback, walletRecord{Body: string(body)}); err != nil {
 		return unavailable()
 	}
 	return resp
@@ -489,7 +489,7 @@ func (c *Casino) applyRollbackLocked(x *walletOp, req *rollbackRequest, tx txReq
 		orig.reversedBy = tx.IDProvider
 	}
 	acct.balance = acct.balance.Add(delta)
-	c.recordLocked(x.at, Entry{
+	c.recordLocked(x.At, Entry{
 		Type:               EntryRollback,
 		Account:            req.AccountID,
 		IDProvider:         tx.IDProvider,

@@ -153,30 +153,46 @@ func (k *Keeper) Clock() time.Time {
 	return t
 }
 
-// Begin starts an operation: it fails once the journal has failed for
-// good, and sets *at to the Clock for a live operation (replay false).
-func (k *Keeper) Begin(at *time.Time, replay bool) error {
+// Op is one operation a sandbox applies to its state: a wallet request, a
+// helper call, or a journal record being replayed.
+type Op struct {
+	// At is the operation's time: the Clock's when it is live (set by
+	// Begin, under the sandbox's lock), the record's when it is replayed.
+	At time.Time
+	// Replay is set while the journal is replayed: nothing is appended.
+	Replay bool
+	// Applied is set when the operation changed the state or stored an
+	// answer: it is journalled.
+	Applied bool
+}
+
+// Replaying returns the Op that replays r, at its time.
+func Replaying(r Record) *Op { return &Op{At: r.Time, Replay: true} }
+
+// Begin starts op: it fails once the journal has failed for good, and
+// sets op.At to the Clock for a live operation.
+func (k *Keeper) Begin(op *Op) error {
 	if k.failed != nil {
 		return k.failed
 	}
-	if !replay {
-		*at = k.Clock()
+	if !op.Replay {
+		op.At = k.Clock()
 	}
 	return nil
 }
 
-// Commit appends a live operation that changed the state, of kind with
-// input v, made at at (nothing for a replayed one, or without a journal).
-// If the append fails, the state is reloaded from the journal, so the
-// operation is undone (or kept, if the append reached the disk after all;
-// either way a retry gets a consistent answer), and the error is
-// returned. If the journal cannot be replayed either, every later Begin
-// fails until the sandbox is restarted.
-func (k *Keeper) Commit(at time.Time, replay bool, kind string, v any) error {
-	if k.journal == nil || replay {
+// Commit appends op, a live operation that changed the state, of kind
+// with input v (nothing for a replayed one, or without a journal). If the
+// append fails, the state is reloaded from the journal, so the operation
+// is undone (or kept, if the append reached the disk after all; either
+// way a retry gets a consistent answer), and the error is returned. If
+// the journal cannot be replayed either, every later Begin fails until
+// the sandbox is restarted.
+func (k *Keeper) Commit(op *Op, kind string, v any) error {
+	if k.journal == nil || op.Replay {
 		return nil
 	}
-	if _, err := k.journal.AppendValue(context.Background(), at, kind, v); err != nil {
+	if _, err := k.journal.AppendValue(context.Background(), op.At, kind, v); err != nil {
 		if rerr := k.reload(); rerr != nil {
 			k.failed = fmt.Errorf("%w (%v), and the state could not be read back from it (%v): restart the %s", k.errJournal, err, rerr, k.sandbox)
 		}

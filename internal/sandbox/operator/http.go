@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/faults"
+	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 	"github.com/foresight-dev/foresight/internal/sandbox/wire"
 )
@@ -32,21 +33,8 @@ type response struct {
 
 // processFunc handles a request whose body has been read (and, for a
 // signed endpoint, authenticated); pathID is the path's {id}, if any. It is
-// also what the journal replays, with x.replay set.
-type processFunc func(x *walletOp, pathID string, body []byte) response
-
-// walletOp is one operation applied to the state: a wallet request, a
-// helper call, or a journal record being replayed.
-type walletOp struct {
-	// at is the operation's time: the clock's when it is live (set under
-	// the lock), the record's when it is replayed.
-	at time.Time
-	// replay is set while the journal is replayed: nothing is appended.
-	replay bool
-	// applied is set when the operation changed the state or stored an
-	// answer: it is journalled.
-	applied bool
-}
+// also what the journal replays, with x.Replay set.
+type processFunc func(x *journal.Op, pathID string, body []byte) response
 
 // endpoint wraps a handler with failure injection, the body limit,
 // authentication (signed endpoints) and the Content-Type check.
@@ -99,7 +87,7 @@ func (o *Operator) handle(r *http.Request, body []byte, signed bool, reject stri
 	if reject != "" {
 		return rejection(reject)
 	}
-	return process(&walletOp{}, r.PathValue("id"), body)
+	return process(&journal.Op{}, r.PathValue("id"), body)
 }
 
 // unavailable is the answer of a request that could not be journalled

@@ -354,7 +354,7 @@ func (o *Operator) Handler() http.Handler {
 // recorded in the ledger as an adjustment, and in the journal if any (an
 // error appending changes nothing).
 func (o *Operator) SetBalance(bettorID, currency, amount string) error {
-	return o.adjust(&walletOp{}, bettorID, currency, amount, false)
+	return o.adjust(&journal.Op{}, bettorID, currency, amount, false)
 }
 
 // Credit adds a positive amount to a bettor's balance, creating the bettor
@@ -362,16 +362,16 @@ func (o *Operator) SetBalance(bettorID, currency, amount string) error {
 // change is recorded in the ledger as an adjustment, and in the journal if
 // any (an error appending changes nothing).
 func (o *Operator) Credit(bettorID, currency, amount string) error {
-	return o.adjust(&walletOp{}, bettorID, currency, amount, true)
+	return o.adjust(&journal.Op{}, bettorID, currency, amount, true)
 }
 
-func (o *Operator) adjust(x *walletOp, bettorID, currency, amount string, add bool) error {
+func (o *Operator) adjust(x *journal.Op, bettorID, currency, amount string, add bool) error {
 	if err := sandboxweb.CheckID("bettor id", bettorID); err != nil {
 		return fmt.Errorf("operator: %w", err)
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if err := o.beginLocked(x); err != nil {
+	if err := o.keeper.Begin(x); err != nil {
 		return err
 	}
 	b := o.bettors[bettorID]
@@ -401,30 +401,32 @@ func (o *Operator) adjust(x *walletOp, bettorID, currency, amount string, add bo
 		delta = a.Sub(b.balance)
 	}
 	b.balance = b.balance.Add(delta)
-	o.record(x.at, EntryAdjustment, "", "", "", bettorID, b, delta, decimals)
+	o.record(x.At, EntryAdjustment, "", "", "", bettorID, b, delta, decimals)
 	kind := kindSetBalance
 	if add {
 		kind = kindCredit
 	}
-	return o.commitLocked(x, kind, bettorRecord{BettorID: bettorID, Currency: currency, Amount: amount})
+	return o.keeper.Commit(x, kind, bettorRecord{BettorID: bettorID, Currency: currency, Amount: amount})
 }
 
 // Block makes withdrawals for bettorID fail with 403 bettor_blocked, whether
 // or not the bettor exists yet. Deposits and rollbacks still go through.
 // The only error is a failure of the journal, which changes nothing.
-func (o *Operator) Block(bettorID string) error { return o.setBlocked(&walletOp{}, bettorID, true) }
+func (o *Operator) Block(bettorID string) error { return o.setBlocked(&journal.Op{}, bettorID, true) }
 
 // Unblock undoes Block; errors as for Block.
-func (o *Operator) Unblock(bettorID string) error { return o.setBlocked(&walletOp{}, bettorID, false) }
+func (o *Operator) Unblock(bettorID string) error {
+	return o.setBlocked(&journal.Op{}, bettorID, false)
+}
 
-func (o *Operator) setBlocked(x *walletOp, bettorID string, blocked bool) error {
+func (o *Operator) setBlocked(x *journal.Op, bettorID string, blocked bool) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if err := o.beginLocked(x); err != nil {
+	if err := o.keeper.Begin(x); err != nil {
 		return err
 	}
 	if kind := journal.Block(o.blocked, bettorID, blocked); kind != "" {
-		return o.commitLocked(x, kind, bettorRecord{BettorID: bettorID})
+		return o.keeper.Commit(x, kind, bettorRecord{BettorID: bettorID})
 	}
 	return nil
 }

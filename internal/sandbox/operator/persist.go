@@ -100,15 +100,6 @@ func (o *Operator) SigningSecret() string { return string(o.secret) }
 // keeps it waiting. It does not close Config.Journal.
 func (o *Operator) Close() { o.faults.Close() }
 
-// beginLocked starts an operation (journal.Keeper.Begin).
-func (o *Operator) beginLocked(x *walletOp) error { return o.keeper.Begin(&x.at, x.replay) }
-
-// commitLocked appends a live operation that changed the state
-// (journal.Keeper.Commit).
-func (o *Operator) commitLocked(x *walletOp, kind string, v any) error {
-	return o.keeper.Commit(x.at, x.replay, kind, v)
-}
-
 // reloadLocked replaces the journalled state with a replay of the journal,
 // after a failed append (journal.Keeper.Commit). Live state (nonces,
 // session requests, faults) is kept.
@@ -152,7 +143,7 @@ func (o *Operator) lacking() ([]journal.Lacking, error) {
 // applyRecord applies one journal record at its time, through the code
 // that applied it first, without authentication and without appending.
 func (o *Operator) applyRecord(r journal.Record) error {
-	x := &walletOp{at: r.Time, replay: true}
+	x := journal.Replaying(r)
 	switch r.Kind {
 	case kindConfig:
 		var c configRecord
@@ -210,7 +201,7 @@ func (o *Operator) applyRecord(r journal.Record) error {
 			endpointDeposits:    o.deposit,
 			endpointRollbacks:   o.rollback,
 		}[r.Kind]
-		if resp := process(x, w.PathID, []byte(w.Body)); !x.applied {
+		if resp := process(x, w.PathID, []byte(w.Body)); !x.Applied {
 			return fmt.Errorf("the request was not applied again: %d %s", resp.status, resp.body)
 		}
 		return nil

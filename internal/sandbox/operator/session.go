@@ -13,6 +13,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 	"github.com/foresight-dev/foresight/internal/sandbox/wire"
 )
@@ -77,17 +78,17 @@ func (o *Operator) RotateKey() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := o.addKey(&walletOp{}, key); err != nil {
+	if err := o.addKey(&journal.Op{}, key); err != nil {
 		return "", err
 	}
 	return key.kid, nil
 }
 
 // addKey makes key the one that signs new tokens.
-func (o *Operator) addKey(x *walletOp, key *signingKey) error {
+func (o *Operator) addKey(x *journal.Op, key *signingKey) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if err := o.beginLocked(x); err != nil {
+	if err := o.keeper.Begin(x); err != nil {
 		return err
 	}
 	for _, k := range o.keys {
@@ -96,7 +97,7 @@ func (o *Operator) addKey(x *walletOp, key *signingKey) error {
 		}
 	}
 	o.keys = append(o.keys, key)
-	return o.commitLocked(x, kindKey, keyRecordOf(key))
+	return o.keeper.Commit(x, kindKey, keyRecordOf(key))
 }
 
 // RemoveKey takes a rotated-out key out of the JWK Set; tokens it signed no
@@ -104,13 +105,13 @@ func (o *Operator) addKey(x *walletOp, key *signingKey) error {
 // journal the removal is recorded in it; an error appending changes
 // nothing.
 func (o *Operator) RemoveKey(kid string) error {
-	return o.removeKey(&walletOp{}, kid)
+	return o.removeKey(&journal.Op{}, kid)
 }
 
-func (o *Operator) removeKey(x *walletOp, kid string) error {
+func (o *Operator) removeKey(x *journal.Op, kid string) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if err := o.beginLocked(x); err != nil {
+	if err := o.keeper.Begin(x); err != nil {
 		return err
 	}
 	for i, k := range o.keys {
@@ -121,7 +122,7 @@ func (o *Operator) removeKey(x *walletOp, kid string) error {
 			return fmt.Errorf("operator: key %q signs new tokens; rotate before removing it", kid)
 		}
 		o.keys = append(o.keys[:i:i], o.keys[i+1:]...)
-		return o.commitLocked(x, kindRemoveKey, keyRecord{KeyID: kid})
+		return o.keeper.Commit(x, kindRemoveKey, keyRecord{KeyID: kid})
 	}
 	return fmt.Errorf("operator: no key %q", kid)
 }
@@ -155,7 +156,7 @@ type sessionClaims struct {
 // currency must match.
 func (o *Operator) MintToken(bettorID, currency string) (string, error) {
 	o.mu.Lock()
-	currency, err := o.sessionCurrencyLocked(&walletOp{}, bettorID, currency)
+	currency, err := o.sessionCurrencyLocked(&journal.Op{}, bettorID, currency)
 	o.mu.Unlock()
 	if err != nil {
 		return "", err
@@ -187,23 +188,23 @@ func (o *Operator) tokenLifetimeLocked() time.Duration {
 // client renew its session. With a journal the setting is recorded in it
 // and outlives a restart; an error appending changes nothing.
 func (o *Operator) SetTokenLifetime(d time.Duration) error {
-	return o.setTokenLifetime(&walletOp{}, d)
+	return o.setTokenLifetime(&journal.Op{}, d)
 }
 
-func (o *Operator) setTokenLifetime(x *walletOp, d time.Duration) error {
+func (o *Operator) setTokenLifetime(x *journal.Op, d time.Duration) error {
 	if d < 0 || (d > 0 && d < time.Second) || d%time.Second != 0 {
 		return fmt.Errorf("operator: a token lifetime is whole seconds, at least one (0 for the configured %v), not %v", o.lifetime, d)
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if err := o.beginLocked(x); err != nil {
+	if err := o.keeper.Begin(x); err != nil {
 		return err
 	}
 	if o.lifetimeSet == d {
 		return nil
 	}
 	o.lifetimeSet = d
-	return o.commitLocked(x, kindLifetime, lifetimeRecord{Seconds: int64(d / time.Second)})
+	return o.keeper.Commit(x, kindLifetime, lifetimeRecord{Seconds: int64(d / time.Second)})
 }
 
 // mint signs a token with the current key.
@@ -234,11 +235,11 @@ func (o *Operator) mint(bettorID, currency string) (string, time.Time, error) {
 // sessionCurrencyLocked checks a bettor id and resolves the currency of
 // its session, creating the bettor when Config.StartingBalance is set (a
 // creation is journalled).
-func (o *Operator) sessionCurrencyLocked(x *walletOp, bettorID, currency string) (string, error) {
+func (o *Operator) sessionCurrencyLocked(x *journal.Op, bettorID, currency string) (string, error) {
 	if err := sandboxweb.CheckID("bettor id", bettorID); err != nil {
 		return "", fmt.Errorf("operator: %w", err)
 	}
-	if err := o.beginLocked(x); err != nil {
+	if err := o.keeper.Begin(x); err != nil {
 		return "", err
 	}
 	b := o.bettors[bettorID]
@@ -255,9 +256,9 @@ func (o *Operator) sessionCurrencyLocked(x *walletOp, bettorID, currency string)
 	if b != nil && b.currency != currency {
 		return "", fmt.Errorf("operator: bettor %q holds %s, not %s", bettorID, b.currency, currency)
 	}
-	if _, created := o.ensureBettorLocked(x.at, bettorID, currency, decimals); created {
-		x.applied = true
-		if err := o.commitLocked(x, kindBettor, bettorRecord{BettorID: bettorID, Currency: currency}); err != nil {
+	if _, created := o.ensureBettorLocked(x.At, bettorID, currency, decimals); created {
+		x.Applied = true
+		if err := o.keeper.Commit(x, kindBettor, bettorRecord{BettorID: bettorID, Currency: currency}); err != nil {
 			return "", err
 		}
 	}
@@ -265,13 +266,13 @@ func (o *Operator) sessionCurrencyLocked(x *walletOp, bettorID, currency string)
 }
 
 // createBettor replays a bettor created by a session request or MintToken.
-func (o *Operator) createBettor(x *walletOp, bettorID, currency string) error {
+func (o *Operator) createBettor(x *journal.Op, bettorID, currency string) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if _, err := o.sessionCurrencyLocked(x, bettorID, currency); err != nil {
 		return err
 	}
-	if !x.applied {
+	if !x.Applied {
 		return fmt.Errorf("operator: bettor %q exists already", bettorID)
 	}
 	return nil
@@ -297,7 +298,7 @@ func (o *Operator) CreateSessionRequest(bettorID, currency string) (string, erro
 	id := "sr_" + base64.RawURLEncoding.EncodeToString(raw[:])
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	currency, err := o.sessionCurrencyLocked(&walletOp{}, bettorID, currency)
+	currency, err := o.sessionCurrencyLocked(&journal.Op{}, bettorID, currency)
 	if err != nil {
 		return "", err
 	}
@@ -323,7 +324,7 @@ func (o *Operator) NewSessionRequest(bettorID, currency string) string {
 
 // exchangeSession handles POST /v1/session. Session requests are not
 // journalled: they live two minutes.
-func (o *Operator) exchangeSession(_ *walletOp, _ string, body []byte) response {
+func (o *Operator) exchangeSession(_ *journal.Op, _ string, body []byte) response {
 	var req struct {
 		SessionRequestID string `json:"session_request_id"`
 	}

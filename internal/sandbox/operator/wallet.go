@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 	"github.com/foresight-dev/foresight/internal/sandbox/wire"
 )
@@ -96,10 +97,10 @@ func (o *Operator) parseMovement(txID, bettorID string, rawAmount json.RawMessag
 // request, 409 transaction_conflict for a different one, or run's answer,
 // which is stored and, with a journal, appended to it (kind, pathID and
 // body) before it is answered. run is called with o.mu held.
-func (o *Operator) transact(x *walletOp, kind, txID, pathID, bettorID string, body []byte, fingerprint string, run func() response) response {
+func (o *Operator) transact(x *journal.Op, kind, txID, pathID, bettorID string, body []byte, fingerprint string, run func() response) response {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if err := o.beginLocked(x); err != nil {
+	if err := o.keeper.Begin(x); err != nil {
 		return unavailable()
 	}
 	if rec := o.txs[txID]; rec != nil {
@@ -112,11 +113,11 @@ func (o *Operator) transact(x *walletOp, kind, txID, pathID, bettorID string, bo
 	resp := run()
 	o.txSeq++
 	o.txs[txID] = &txRecord{
-		seq: o.txSeq, at: x.at, kind: kind, pathID: pathID, bettorID: bettorID,
+		seq: o.txSeq, at: x.At, kind: kind, pathID: pathID, bettorID: bettorID,
 		fingerprint: fingerprint, status: resp.status, body: resp.body,
 	}
-	x.applied = true
-	if err := o.commitLocked(x, kind, walletRecord{PathID: pathID, Body: string(body)}); err != nil {
+	x.Applied = true
+	if err := o.keeper.Commit(x, kind, walletRecord{PathID: pathID, Body: string(body)}); err != nil {
 		return unavailable()
 	}
 	return resp
@@ -135,7 +136,7 @@ func (o *Operator) ok(opTxID string, b *bettor, result string) response {
 }
 
 // withdraw handles POST /v1/withdrawals.
-func (o *Operator) withdraw(x *walletOp, _ string, body []byte) response {
+func (o *Operator) withdraw(x *journal.Op, _ string, body []byte) response {
 	var req withdrawalRequest
 	if err := wire.Decode(body, &req); err != nil {
 		return invalid(err)
@@ -157,7 +158,7 @@ func (o *Operator) withdraw(x *walletOp, _ string, body []byte) response {
 		if o.blocked[m.bettorID] {
 			return refusal(http.StatusForbidden, "bettor_blocked")
 		}
-		b, _ := o.ensureBettorLocked(x.at, m.bettorID, m.currency, m.decimals)
+		b, _ := o.ensureBettorLocked(x.At, m.bettorID, m.currency, m.decimals)
 		if b == nil {
 			return refusal(http.StatusNotFound, "bettor_not_found")
 		}
@@ -175,13 +176,13 @@ func (o *Operator) withdraw(x *walletOp, _ string, body []byte) response {
 			amount:   m.amount,
 			marketID: req.Metadata.MarketID,
 		}
-		o.record(x.at, EntryWithdrawal, m.txID, opTxID, "", m.bettorID, b, m.amount.Neg(), m.decimals)
+		o.record(x.At, EntryWithdrawal, m.txID, opTxID, "", m.bettorID, b, m.amount.Neg(), m.decimals)
 		return o.ok(opTxID, b, "")
 	})
 }
 
 // deposit handles POST /v1/deposits.
-func (o *Operator) deposit(x *walletOp, _ string, body []byte) response {
+func (o *Operator) deposit(x *journal.Op, _ string, body []byte) response {
 	var req depositRequest
 	if err := wire.Decode(body, &req); err != nil {
 		return invalid(err)
@@ -235,13 +236,13 @@ func (o *Operator) deposit(x *walletOp, _ string, body []byte) response {
 		b.balance = b.balance.Add(m.amount)
 		w.settledBy = m.txID
 		opTxID := o.nextOpTxIDLocked()
-		o.record(x.at, EntryDeposit, m.txID, opTxID, wdID, m.bettorID, b, m.amount, m.decimals)
+		o.record(x.At, EntryDeposit, m.txID, opTxID, wdID, m.bettorID, b, m.amount, m.decimals)
 		return o.ok(opTxID, b, "")
 	})
 }
 
 // rollback handles DELETE /v1/rollbacks/{id}; wdID is {id}.
-func (o *Operator) rollback(x *walletOp, wdID string, body []byte) response {
+func (o *Operator) rollback(x *journal.Op, wdID string, body []byte) response {
 	if err := sandboxweb.CheckID("the withdrawal transaction_id in the path", wdID); err != nil {
 		return invalid(err)
 	}
@@ -284,7 +285,7 @@ func (o *Operator) rollback(x *walletOp, wdID string, body []byte) response {
 		}
 		b.balance = b.balance.Add(m.amount)
 		w.reversedBy = m.txID
-		o.record(x.at, EntryRollback, m.txID, opTxID, wdID, m.bettorID, b, m.amount, m.decimals)
+		o.record(x.At, EntryRollback, m.txID, opTxID, wdID, m.bettorID, b, m.amount, m.decimals)
 		return o.ok(opTxID, b, rollbackReversed)
 	})
 }

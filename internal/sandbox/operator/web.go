@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
 
@@ -307,13 +308,13 @@ func (s *Site) wallets() sandboxweb.Wallets {
 	return sandboxweb.Wallets{
 		Sandbox: "operator", Subject: "bettor", IDField: "bettor_id", ErrJournal: ErrJournal,
 		Adjust: func(id, currency, amount string, add bool) error {
-			return s.op.adjust(&walletOp{}, id, currency, amount, add)
+			return s.op.adjust(&journal.Op{}, id, currency, amount, add)
 		},
 		View: func(id string) (any, string, string) {
 			v, _ := s.op.bettorView(id)
 			return v, v.Balance, v.Currency
 		},
-		SetBlocked:   func(id string, block bool) error { return s.op.setBlocked(&walletOp{}, id, block) },
+		SetBlocked:   func(id string, block bool) error { return s.op.setBlocked(&journal.Op{}, id, block) },
 		Blocked:      "its withdrawals are refused 403 bettor_blocked",
 		BlockedBrief: "withdrawals are refused 403 bettor_blocked",
 	}
