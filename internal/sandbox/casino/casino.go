@@ -97,11 +97,10 @@ type Casino struct {
 
 	mu sync.Mutex
 	// State replayed from the journal (see rebuildLocked).
-	secret     []byte
+	setup      *journal.Setup[configRecord] // the signing secret and the configuration recorded last
 	decimals   map[string]int32
 	starting   *money.Amount
 	betLimit   *money.Amount
-	lastConfig *configRecord // the configuration recorded last in the journal
 	accounts   map[string]*account
 	blocked    map[string]bool
 	limits     map[string]money.Amount
@@ -244,7 +243,7 @@ func New(cfg Config) (*Casino, error) {
 // build checks cfg and returns a Casino with no state.
 func build(cfg Config) (*Casino, error) {
 	c := &Casino{
-		secret:     []byte(cfg.SigningSecret),
+		setup:      journal.NewSetup(configOf(cfg), cfg.SigningSecret),
 		now:        cfg.Now,
 		cfg:        cfg,
 		journal:    cfg.Journal,

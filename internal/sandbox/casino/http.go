@@ -124,7 +124,7 @@ func Sign(secret, body []byte) string { return wire.Sign(secret, body) }
 // digits, equal (in constant time) to the HMAC of body.
 func (c *Casino) verify(h http.Header, body []byte) bool {
 	values := h.Values(SignatureHeader)
-	return len(values) == 1 && wire.SignatureMatches(values[0], c.secret, body)
+	return len(values) == 1 && wire.SignatureMatches(values[0], c.setup.Secret(), body)
 }
 
 func writeResponse(w http.ResponseWriter, resp response) { wire.Write(w, resp.status, resp.body) }

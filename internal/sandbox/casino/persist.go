@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
@@ -14,8 +13,6 @@ import (
 // Journal record kinds. A wallet request is journalled under its endpoint
 // name (balance, betwin, finish, rollback).
 const (
-	kindConfig     = "config"
-	kindSecret     = "signing_secret"
 	kindSetBalance = "set_balance"
 	kindCredit     = "credit"
 	kindBetLimit   = "bet_limit"
@@ -39,10 +36,6 @@ func configOf(cfg Config) configRecord {
 	return configRecord{Decimals: cfg.Decimals, StartingBalance: cfg.StartingBalance, BetLimit: cfg.BetLimit}
 }
 
-func (r configRecord) equal(s configRecord) bool {
-	return r.StartingBalance == s.StartingBalance && r.BetLimit == s.BetLimit && maps.Equal(r.Decimals, s.Decimals)
-}
-
 // walletRecord is a wallet request that changed the state or stored an
 // answer: its exact body, and whether OmitRoundIDNext shaped its answer.
 type walletRecord struct {
@@ -57,13 +50,9 @@ type accountRecord struct {
 	Amount    string `json:"amount,omitempty"`
 }
 
-type secretRecord struct {
-	Secret string `json:"secret"`
-}
-
 // SigningSecret returns the secret of X-REQUEST-SIGN: Config.SigningSecret,
 // or the one recorded in (or generated into) the journal.
-func (c *Casino) SigningSecret() string { return string(c.secret) }
+func (c *Casino) SigningSecret() string { return string(c.setup.Secret()) }
 
 // Close ends the waits of requests held by DelayNext or StallNext, now and
 // later: such a request then ends unprocessed and unanswered. Serving goes
@@ -83,7 +72,8 @@ func (c *Casino) reloadLocked() error {
 	}
 	// The secret never changes after New: it is not copied (verification
 	// reads it without the lock).
-	c.decimals, c.starting, c.betLimit, c.lastConfig = t.decimals, t.starting, t.betLimit, t.lastConfig
+	c.setup.Reloaded(t.setup)
+	c.decimals, c.starting, c.betLimit = t.decimals, t.starting, t.betLimit
 	c.accounts, c.blocked, c.limits = t.accounts, t.blocked, t.limits
 	c.txs, c.processed, c.tombstones, c.rounds, c.finishes = t.txs, t.processed, t.tombstones, t.rounds, t.finishes
 	c.ledger, c.txSeq, c.roundSeq, c.storeSeq = t.ledger, t.txSeq, t.roundSeq, t.storeSeq
@@ -93,41 +83,18 @@ func (c *Casino) reloadLocked() error {
 // lacking is what the replayed journal lacks: the current configuration
 // and a generated signing secret.
 func (c *Casino) lacking() ([]journal.Lacking, error) {
-	var out []journal.Lacking
-	if cur := configOf(c.cfg); c.lastConfig == nil || !c.lastConfig.equal(cur) {
-		out = append(out, journal.Lacking{Kind: kindConfig, Value: cur})
-	}
-	if len(c.secret) == 0 {
-		out = append(out, journal.Lacking{Kind: kindSecret, Value: secretRecord{Secret: sandboxweb.RandomSecret()}})
-	}
-	return out, nil
+	return c.setup.Lacking(sandboxweb.RandomSecret), nil
 }
 
 // applyRecord applies one journal record at its time, through the code
 // that applied it first, without the signature check and without
 // appending.
 func (c *Casino) applyRecord(r journal.Record) error {
+	if setup, err := c.setup.Apply(r, c.applyConfig); setup {
+		return err
+	}
 	x := &walletOp{Op: *journal.Replaying(r)}
 	switch r.Kind {
-	case kindConfig:
-		var cfg configRecord
-		if err := json.Unmarshal(r.Data, &cfg); err != nil {
-			return err
-		}
-		if err := c.applyConfig(cfg); err != nil {
-			return err
-		}
-		c.lastConfig = &cfg
-		return nil
-	case kindSecret:
-		var s secretRecord
-		if err := json.Unmarshal(r.Data, &s); err != nil {
-			return err
-		}
-		if c.cfg.SigningSecret == "" {
-			c.secret = []byte(s.Secret)
-		}
-		return nil
 	case EndpointBalance, EndpointBetWin, EndpointFinish, EndpointRollback:
 		var w walletRecord
 		if err := json.Unmarshal(r.Data, &w); err != nil {

@@ -129,7 +129,7 @@ func (o *Operator) authenticate(h http.Header, body []byte) (response, bool) {
 	if !wire.IsSignature(sig) {
 		return unauthorized("invalid_signature", "X-Payload-Signature must be 64 lowercase hex digits")
 	}
-	if !wire.SignatureMatches(sig, o.secret, body) {
+	if !wire.SignatureMatches(sig, o.setup.Secret(), body) {
 		return unauthorized("invalid_signature", "X-Payload-Signature does not match the body")
 	}
 	sent, err := time.Parse(time.RFC3339Nano, ts)

@@ -114,11 +114,10 @@ type Operator struct {
 
 	mu sync.Mutex
 	// State replayed from the journal (see rebuildLocked).
-	secret      []byte
+	setup       *journal.Setup[configRecord] // the signing secret and the configuration recorded last
 	currency    string
 	decimals    map[string]int32
 	starting    *money.Amount
-	lastConfig  *configRecord // the configuration recorded last in the journal
 	keys        []*signingKey // oldest first; the last one signs
 	lifetimeSet time.Duration // SetTokenLifetime's override of lifetime; 0 when none
 	bettors     map[string]*bettor
@@ -246,7 +245,7 @@ func build(cfg Config) (*Operator, error) {
 	}
 	o := &Operator{
 		id:          cfg.ID,
-		secret:      []byte(cfg.SigningSecret),
+		setup:       journal.NewSetup(configOf(cfg), cfg.SigningSecret),
 		lifetime:    cfg.TokenLifetime,
 		now:         cfg.Now,
 		cfg:         cfg,

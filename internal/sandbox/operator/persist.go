@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
@@ -17,8 +16,6 @@ import (
 // Journal record kinds. A wallet request is journalled under its endpoint
 // name (withdrawals, deposits, rollbacks).
 const (
-	kindConfig     = "config"
-	kindSecret     = "signing_secret"
 	kindKey        = "key"
 	kindRemoveKey  = "remove_key"
 	kindBettor     = "bettor"
@@ -43,10 +40,6 @@ type configRecord struct {
 
 func configOf(cfg Config) configRecord {
 	return configRecord{Currency: cfg.Currency, Decimals: cfg.Decimals, StartingBalance: cfg.StartingBalance}
-}
-
-func (c configRecord) equal(d configRecord) bool {
-	return c.Currency == d.Currency && c.StartingBalance == d.StartingBalance && maps.Equal(c.Decimals, d.Decimals)
 }
 
 // walletRecord is a wallet request that stored an answer: its path id (a
@@ -85,14 +78,10 @@ type lifetimeRecord struct {
 	Seconds int64 `json:"seconds"`
 }
 
-type secretRecord struct {
-	Secret string `json:"secret"`
-}
-
 // SigningSecret returns the secret that signs wallet calls:
 // Config.SigningSecret, or the one recorded in (or generated into) the
 // journal.
-func (o *Operator) SigningSecret() string { return string(o.secret) }
+func (o *Operator) SigningSecret() string { return string(o.setup.Secret()) }
 
 // Close ends the waits of requests held by DelayNext or StallNext, now and
 // later: such a request then ends unprocessed and unanswered. Serving goes
@@ -113,7 +102,8 @@ func (o *Operator) reloadLocked() error {
 	}
 	// The secret never changes after New: it is not copied (authentication
 	// reads it without the lock).
-	o.currency, o.decimals, o.starting, o.lastConfig = t.currency, t.decimals, t.starting, t.lastConfig
+	o.setup.Reloaded(t.setup)
+	o.currency, o.decimals, o.starting = t.currency, t.decimals, t.starting
 	o.keys, o.bettors, o.blocked, o.txs, o.lifetimeSet = t.keys, t.bettors, t.blocked, t.txs, t.lifetimeSet
 	o.withdrawals, o.tombstones, o.ledger = t.withdrawals, t.tombstones, t.ledger
 	o.opSeq, o.txSeq = t.opSeq, t.txSeq
@@ -123,10 +113,7 @@ func (o *Operator) reloadLocked() error {
 // lacking is what the replayed journal lacks: the current configuration,
 // the first key and a generated signing secret.
 func (o *Operator) lacking() ([]journal.Lacking, error) {
-	var out []journal.Lacking
-	if cur := configOf(o.cfg); o.lastConfig == nil || !o.lastConfig.equal(cur) {
-		out = append(out, journal.Lacking{Kind: kindConfig, Value: cur})
-	}
+	out := o.setup.Lacking(sandboxweb.RandomSecret)
 	if len(o.keys) == 0 {
 		key, err := initialKey(o.cfg)
 		if err != nil {
@@ -134,36 +121,17 @@ func (o *Operator) lacking() ([]journal.Lacking, error) {
 		}
 		out = append(out, journal.Lacking{Kind: kindKey, Value: keyRecordOf(key)})
 	}
-	if len(o.secret) == 0 {
-		out = append(out, journal.Lacking{Kind: kindSecret, Value: secretRecord{Secret: sandboxweb.RandomSecret()}})
-	}
 	return out, nil
 }
 
 // applyRecord applies one journal record at its time, through the code
 // that applied it first, without authentication and without appending.
 func (o *Operator) applyRecord(r journal.Record) error {
+	if setup, err := o.setup.Apply(r, o.applyConfig); setup {
+		return err
+	}
 	x := journal.Replaying(r)
 	switch r.Kind {
-	case kindConfig:
-		var c configRecord
-		if err := json.Unmarshal(r.Data, &c); err != nil {
-			return err
-		}
-		if err := o.applyConfig(c); err != nil {
-			return err
-		}
-		o.lastConfig = &c
-		return nil
-	case kindSecret:
-		var s secretRecord
-		if err := json.Unmarshal(r.Data, &s); err != nil {
-			return err
-		}
-		if o.cfg.SigningSecret == "" {
-			o.secret = []byte(s.Secret)
-		}
-		return nil
 	case kindKey, kindRemoveKey:
 		var k keyRecord
 		if err := json.Unmarshal(r.Data, &k); err != nil {
