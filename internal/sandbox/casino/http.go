@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
 
@@ -79,7 +78,7 @@ func (c *Casino) endpoint(name string, process processFunc) http.Handler {
 			writeResponse(w, forbidden())
 			return
 		}
-		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		if !wire.IsJSON(r.Header) {
 			writeResponse(w, badRequest("Content-Type must be application/json"))
 			return
 		}

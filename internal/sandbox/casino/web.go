@@ -303,7 +303,7 @@ type ledgerData struct {
 // account_id=.
 func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 	var d ledgerData
-	before := d.Read(r, "account_id")
+	before := d.Read(r, "account", "account_id")
 	c := s.c
 	c.mu.Lock()
 	ids, more := sandboxweb.IDsPage(c.accounts, d.Filter, accountsPageSize)

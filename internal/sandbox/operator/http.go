@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"time"
 
@@ -81,7 +80,7 @@ func (o *Operator) handle(r *http.Request, body []byte, signed bool, reject stri
 			return resp
 		}
 	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+	if !wire.IsJSON(r.Header) {
 		return errorResponse(http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type must be application/json")
 	}
 	if reject != "" {

@@ -218,7 +218,7 @@ type ledgerData struct {
 // bettor_id=.
 func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 	var d ledgerData
-	before := d.Read(r, "bettor_id")
+	before := d.Read(r, "bettor", "bettor_id")
 	o := s.op
 	o.mu.Lock()
 	ids, more := sandboxweb.IDsPage(o.bettors, d.Filter, bettorsPageSize)

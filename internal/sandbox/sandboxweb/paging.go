@@ -67,6 +67,9 @@ func NewestFirst[E any](items []E, seq func(E) int64, size int) (page []E, more 
 // Ledger is what both ledger pages show beside their wallets: one page of
 // ledger entries E, the stored answers S and the journal's failure.
 type Ledger[E, S any] struct {
+	// Subject is the noun of a wallet's owner ("bettor"), Param the query
+	// parameter naming one ("bettor_id").
+	Subject, Param string
 	// Filter is the wallet id the page shows; "" for every wallet.
 	Filter string
 	// Blocked are the blocked ids without a wallet (BlockedOnly).
@@ -81,10 +84,11 @@ type Ledger[E, S any] struct {
 	Failed string
 }
 
-// Read sets Filter from the request's param and returns its before=
-// (0 when absent).
-func (l *Ledger[E, S]) Read(r *http.Request, param string) (before int64) {
+// Read sets Subject and Param, and Filter from the request's param, and
+// returns its before= (0 when absent).
+func (l *Ledger[E, S]) Read(r *http.Request, subject, param string) (before int64) {
 	q := r.URL.Query()
+	l.Subject, l.Param = subject, param
 	l.Filter = q.Get(param)
 	before, _ = strconv.ParseInt(q.Get("before"), 10, 64)
 	return before

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 )
 
@@ -75,6 +76,13 @@ func MustJSON(v any) []byte {
 		panic(fmt.Sprintf("wire: marshal %T: %v", v, err))
 	}
 	return append(b, '\n')
+}
+
+// IsJSON says whether a request says its body is JSON: a Content-Type of
+// application/json, with or without parameters.
+func IsJSON(h http.Header) bool {
+	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	return err == nil && mt == "application/json"
 }
 
 // Write answers status with the JSON body, not to be cached.
