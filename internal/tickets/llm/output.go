@@ -132,6 +132,7 @@ func Interpret(a Answer, req tickets.GenerationRequest) (*tickets.Result, []stri
 		}
 	}
 	repair(res)
+	repairSimple(res)
 	raw, err := json.Marshal(res)
 	if err != nil {
 		return nil, []string{err.Error()}
@@ -219,4 +220,95 @@ func repair(res *tickets.Result) {
 		res.OpenQuestions[i].ID = "Q-" + strconv.Itoa(i+1)
 		res.OpenQuestions[i].RelatedTicketIDs = relink(res.OpenQuestions[i].RelatedTicketIDs)
 	}
+}
+
+// Bounds of a ticket the local repairs restore (see repairSimple).
+const (
+	maxTitleRunes = 120
+	maxCriteria   = 8
+)
+
+// pointScale is the estimation scale of stories, tasks, bugs and spikes.
+var pointScale = []int{1, 2, 3, 5, 8, 13}
+
+// repairSimple fixes, in place and without a model round, the faults a
+// model makes most and whose fix loses nothing: a title longer than 120
+// characters is cut at a word (the whole title stays in the description),
+// story points off the scale go to the nearest value of 1, 2, 3, 5, 8, 13
+// (an epic's impossible points to null), and criteria beyond the eighth
+// move to the description under "Further criteria". Each fix is recorded
+// in the ticket's metadata.repairs.
+func repairSimple(res *tickets.Result) {
+	for i := range res.Tickets {
+		t := &res.Tickets[i]
+		note := func(format string, args ...any) {
+			notes, _ := t.Metadata["repairs"].([]string)
+			t.Metadata["repairs"] = append(notes, fmt.Sprintf(format, args...))
+		}
+		t.Title = strings.TrimSpace(t.Title)
+		if n := utf8.RuneCountInString(t.Title); n > maxTitleRunes {
+			full := t.Title
+			t.Title = cutAtWord(full, maxTitleRunes)
+			t.Description = strings.TrimSpace(t.Description + "\n\nFull title: " + full)
+			note("shortened the title from %d to %d characters", n, utf8.RuneCountInString(t.Title))
+		}
+		if p := t.StoryPoints; p != nil {
+			switch {
+			case t.TicketType == tickets.TypeEpic && (*p < 1 || *p > 100):
+				t.StoryPoints = nil
+				note("dropped the epic's story points %d", *p)
+			case t.TicketType != tickets.TypeEpic && !slices.Contains(pointScale, *p):
+				to := nearestPoints(*p)
+				t.StoryPoints = &to
+				note("story points %d set to %d, the nearest value of the scale", *p, to)
+			}
+		}
+		if n := len(t.AcceptanceCriteria); n > maxCriteria {
+			rest := t.AcceptanceCriteria[maxCriteria:]
+			var kept []string
+			for _, c := range rest {
+				if c = strings.TrimSpace(c); c != "" {
+					kept = append(kept, "- "+c)
+				}
+			}
+			t.AcceptanceCriteria = t.AcceptanceCriteria[:maxCriteria:maxCriteria]
+			if len(kept) > 0 {
+				t.Description = strings.TrimSpace(t.Description + "\n\nFurther criteria:\n" + strings.Join(kept, "\n"))
+			}
+			note("moved acceptance criteria 9 to %d to the description", n)
+		}
+	}
+}
+
+// cutAtWord cuts s to at most max runes at a word boundary, without a
+// trailing separator.
+func cutAtWord(s string, max int) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	cut := string(r[:max])
+	if i := strings.LastIndexAny(cut, " \t"); i > max/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:-.(")
+}
+
+// nearestPoints is the value of pointScale nearest p (the smaller on a
+// tie); below 1 it is 1, above 13 it is 13.
+func nearestPoints(p int) int {
+	best := pointScale[0]
+	for _, v := range pointScale {
+		if abs(v-p) < abs(best-p) {
+			best = v
+		}
+	}
+	return best
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

@@ -69,15 +69,19 @@ func (e *Engine) generateInParts(ctx context.Context, req tickets.GenerationRequ
 }
 
 // splitSpec cuts spec at headings (then at blank lines) into parts of at
-// most budget characters; false when a paragraph alone is larger.
+// most budget characters; false when a paragraph alone is larger. It never
+// cuts inside a fenced code block: a "# comment" line or a blank line
+// there is code, not a heading or a paragraph break.
 func splitSpec(spec string, budget int) ([]string, bool) {
 	var blocks []string
 	var cur strings.Builder
+	fence := ""
 	for line := range strings.SplitAfterSeq(spec, "\n") {
-		if strings.HasPrefix(line, "#") && cur.Len() > 0 {
+		if fence == "" && strings.HasPrefix(line, "#") && cur.Len() > 0 {
 			blocks = append(blocks, cur.String())
 			cur.Reset()
 		}
+		fence = nextFence(fence, line)
 		cur.WriteString(line)
 	}
 	blocks = append(blocks, cur.String())
@@ -87,7 +91,7 @@ func splitSpec(spec string, budget int) ([]string, bool) {
 			small = append(small, b)
 			continue
 		}
-		for p := range strings.SplitAfterSeq(b, "\n\n") {
+		for _, p := range paragraphs(b) {
 			if len(p) > budget {
 				return nil, false
 			}
@@ -107,6 +111,45 @@ func splitSpec(spec string, budget int) ([]string, bool) {
 		parts = append(parts, cur.String())
 	}
 	return parts, true
+}
+
+// nextFence is the fence open after line, given the one open before it
+// ("" for none): a line of three or more backticks or tildes opens a fence,
+// and a line of the same character, at least as long, closes it.
+func nextFence(open, line string) string {
+	t := strings.TrimSpace(line)
+	if open == "" {
+		for _, c := range []string{"```", "~~~"} {
+			if strings.HasPrefix(t, c) {
+				return t[:len(t)-len(strings.TrimLeft(t, c[:1]))]
+			}
+		}
+		return ""
+	}
+	if strings.HasPrefix(t, open) && strings.Trim(t, open[:1]) == "" {
+		return ""
+	}
+	return open
+}
+
+// paragraphs cuts b after its blank lines outside fenced code blocks; the
+// parts joined are b.
+func paragraphs(b string) []string {
+	var out []string
+	var cur strings.Builder
+	fence := ""
+	for line := range strings.SplitAfterSeq(b, "\n") {
+		fence = nextFence(fence, line)
+		cur.WriteString(line)
+		if fence == "" && strings.TrimSpace(line) == "" && cur.Len() > len(line) {
+			out = append(out, cur.String())
+			cur.Reset()
+		}
+	}
+	if cur.Len() > 0 {
+		out = append(out, cur.String())
+	}
+	return out
 }
 
 // shareOut divides n tickets among parts in proportion to their length

@@ -240,7 +240,7 @@ func TestLargeSpecIsSplitAndMerged(t *testing.T) {
 	spec := section("Shifts") + section("Rotas")
 	srv := openaitest.New(t, openaitest.Reply{Content: answer(nil)}, openaitest.Reply{Content: answer(nil)})
 	m, _ := openai.New(openai.Config{BaseURL: srv.BaseURL(), APIKey: "k", Model: "gpt-test"})
-	e := llm.NewEngine("openai", m, llm.Options{Timeout: 5 * time.Second, ContextTokens: 3500, AnswerTokens: 100})
+	e := llm.NewEngine("openai", m, llm.Options{Timeout: 5 * time.Second, ContextTokens: 3700, AnswerTokens: 100})
 	opts := tickets.Options{TicketCount: 6, MaxTicketCount: 20, IncludeEpics: true, DependencyMode: "explicit", OutputDetail: "standard"}
 	req := tickets.GenerationRequest{JobID: jobID, Title: "Scheduling", Spec: spec, Options: opts}
 	res, err := e.Generate(context.Background(), req)
