@@ -146,3 +146,30 @@ func TestSplitOutsideCodeBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceLines keeps the lines a model cites for a ticket as its
+// metadata.source, and drops lines that are not in the spec with a note.
+func TestSourceLines(t *testing.T) {
+	t.Parallel()
+	cited := modelTicket("SPEC-1", "task", "Implement job submission", 3, []string{"Jobs are stored."})
+	cited["source_lines"] = []int{2, 2}
+	invented := modelTicket("SPEC-2", "task", "Implement job deletion", 3, []string{"Jobs are deleted."})
+	invented["source_lines"] = []int{5, 9}
+	m := &fakeModel{replies: []string{modelAnswer(cited, invented)}}
+	res, err := NewEngine("fake", m, Options{Timeout: 5 * time.Second}).Generate(context.Background(), request("# Jobs\n- Clients must submit jobs.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src, _ := res.Tickets[0].Metadata["source"].(map[string]any); src == nil || src["first_line"] != 2 || src["last_line"] != 2 {
+		t.Errorf("metadata.source = %v, want lines 2 to 2", res.Tickets[0].Metadata)
+	}
+	if _, ok := res.Tickets[1].Metadata["source"]; ok {
+		t.Errorf("lines outside the spec kept: %v", res.Tickets[1].Metadata)
+	}
+	if r, _ := res.Tickets[1].Metadata["repairs"].([]string); len(r) == 0 || !strings.Contains(r[0], "source lines") {
+		t.Errorf("no note of the dropped lines: %v", res.Tickets[1].Metadata)
+	}
+	if !strings.Contains(m.asked[0].System, "source_lines") {
+		t.Error("the prompt does not ask for source lines")
+	}
+}

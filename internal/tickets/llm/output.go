@@ -47,6 +47,8 @@ func OutputSchema() map[string]any {
 			"priority":            map[string]any{"type": []any{"string", "null"}, "enum": []any{"low", "medium", "high", "critical", nil}},
 			"parent_external_id":  map[string]any{"type": []any{"string", "null"}, "description": "Id of the epic this ticket belongs to, or null."},
 			"component":           map[string]any{"type": []any{"string", "null"}, "description": "The part of the system or spec section."},
+			"source_lines": map[string]any{"type": []any{"array", "null"}, "items": map[string]any{"type": "integer"},
+				"description": "[first, last]: the lines of the spec the ticket comes from (the line after BEGIN SPEC is line 1), or null."},
 		})},
 		"risks": map[string]any{"type": "array", "items": object(map[string]any{
 			"id":                 str("RISK-<n>."),
@@ -77,6 +79,7 @@ type modelOutput struct {
 		Priority           *string  `json:"priority"`
 		ParentExternalID   *string  `json:"parent_external_id"`
 		Component          *string  `json:"component"`
+		SourceLines        []int    `json:"source_lines"`
 	} `json:"tickets"`
 	Risks         []tickets.Risk         `json:"risks"`
 	OpenQuestions []tickets.OpenQuestion `json:"open_questions"`
@@ -124,6 +127,11 @@ func Interpret(a Answer, req tickets.GenerationRequest) (*tickets.Result, []stri
 		meta := map[string]any{}
 		if t.Component != nil && *t.Component != "" {
 			meta["component"] = *t.Component
+		}
+		if src, problem := sourceLines(t.SourceLines, req.Spec); src != nil {
+			meta["source"] = src
+		} else if problem != "" {
+			meta["repairs"] = []string{problem}
 		}
 		res.Tickets[i] = tickets.Ticket{
 			ExternalID: t.ExternalID, TicketType: t.TicketType, Title: t.Title, Description: t.Description,
@@ -311,4 +319,18 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// sourceLines is metadata.source of a ticket whose model cited lines
+// [first, last] of spec: nil, with why, when the lines are not two
+// numbers within the spec in order; nil and "" when none were cited.
+func sourceLines(lines []int, spec string) (map[string]any, string) {
+	if len(lines) == 0 {
+		return nil, ""
+	}
+	n := strings.Count(strings.TrimRight(spec, "\n"), "\n") + 1
+	if len(lines) != 2 || lines[0] < 1 || lines[0] > lines[1] || lines[1] > n {
+		return nil, fmt.Sprintf("dropped source lines %v: not [first, last] within the spec's %d lines", lines, n)
+	}
+	return map[string]any{"first_line": lines[0], "last_line": lines[1]}, ""
 }

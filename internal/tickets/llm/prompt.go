@@ -31,6 +31,7 @@ Rules:
 - A list of bug reports gives one bug per open report (its symptom as title, its steps as reproduction); a report the spec marks fixed, duplicate or won't fix gives none.
 - Titles and acceptance criteria use the spec's own words and identifiers (paths with their parameters such as :id or {id}, acronyms as written); no generic criteria such as "works end to end" or "covered by tests" unless the spec says so.
 - Dependencies follow the work's layers as well as its order: an endpoint after the data model it serves, logic after the API it implements, a screen after the endpoint it calls.
+- Cite where each ticket comes from: source_lines [first, last] are the spec's lines it rests on, counting the line after BEGIN SPEC as line 1; a ticket with no lines in the spec to cite is invented work and is left out.
 - When the ticket limit leaves requirements out, say which in an open question rather than dropping them silently.
 - summary: one to three sentences on what the spec asks for.`
 
@@ -59,7 +60,7 @@ func userPrompt(req tickets.GenerationRequest) string {
 		b.WriteString("- Detail: standard. A short paragraph of description, 2 to 5 acceptance criteria.\n")
 	}
 	tag := specTag(req.Title + "\n" + req.Spec)
-	fmt.Fprintf(&b, "\nBEGIN SPEC %s\nTitle: %s\n\n%s\nEND SPEC %s\n", tag, req.Title, req.Spec, tag)
+	fmt.Fprintf(&b, "\nTitle: %s\n\nBEGIN SPEC %s\n%s\nEND SPEC %s\n", req.Title, tag, req.Spec, tag)
 	return b.String()
 }
 

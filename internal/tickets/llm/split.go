@@ -48,6 +48,7 @@ func (e *Engine) generateInParts(ctx context.Context, req tickets.GenerationRequ
 	merged := &tickets.Result{SchemaVersion: tickets.ResultSchemaVersion, JobID: req.JobID,
 		Source: tickets.Source{Title: truncateRunes(req.Title, 160)}, Tickets: []tickets.Ticket{}, Risks: []tickets.Risk{}, OpenQuestions: []tickets.OpenQuestion{}}
 	var summaries []string
+	firstLine := 0 // lines of the spec before the part
 	for i, part := range parts {
 		preq := req
 		preq.Spec = part
@@ -60,6 +61,8 @@ func (e *Engine) generateInParts(ctx context.Context, req tickets.GenerationRequ
 		if err != nil {
 			return nil, err
 		}
+		shiftSource(res, firstLine)
+		firstLine += strings.Count(part, "\n")
 		appendPart(merged, res)
 		summaries = append(summaries, res.Source.Summary)
 		merged.Generation = mergeGeneration(merged.Generation, res.Generation)
@@ -190,6 +193,20 @@ func shareOut(n int, parts []string) []int {
 
 // appendPart adds a part's tickets, risks and questions to merged,
 // renumbering ids after those already there.
+// shiftSource moves the source lines a part's tickets cite by the lines
+// of the spec before the part.
+func shiftSource(res *tickets.Result, before int) {
+	for _, t := range res.Tickets {
+		if src, ok := t.Metadata["source"].(map[string]any); ok {
+			for _, k := range []string{"first_line", "last_line"} {
+				if n, ok := src[k].(int); ok {
+					src[k] = n + before
+				}
+			}
+		}
+	}
+}
+
 func appendPart(merged, part *tickets.Result) {
 	offset := len(merged.Tickets)
 	rename := func(id string) string {
