@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -290,6 +291,62 @@ func (b *builder) build() {
 	b.naturalMerge()
 	b.mergeRestatements()
 	b.layerDependencies()
+	b.labelDependencies()
+}
+
+var (
+	// specLabel is an identifier the spec gives a requirement, finding or
+	// report ("F-01", "WO-3", "BB-12").
+	specLabel = regexp.MustCompile(`\b[A-Z]{1,8}-\d{1,4}[a-z]?\b`)
+	// waitCue says that what a sentence asks waits for something else.
+	waitCue = regexp.MustCompile(`(?i)\b(after|once|requires?|required|depends on|blocked by|blocked on|waits for|not before|prerequisites?)\b`)
+)
+
+// labelDependencies reads the order the spec states with its own
+// identifiers: a draft whose text says it waits for others by name ("Book
+// the retest once F-01, F-02 and F-03 are fixed", "Requires FND-4")
+// depends on the drafts those identifiers name, a requirement's identifier
+// or the label opening its section's heading.
+func (b *builder) labelDependencies() {
+	byLabel := map[string]*draft{}
+	for _, d := range b.drafts {
+		if !d.alive || d.kind == tickets.TypeEpic {
+			continue
+		}
+		b.m.tick(1)
+		label := d.reqID
+		if label == "" && d.sec != nil {
+			if m := specLabel.FindStringIndex(d.sec.heading); m != nil && m[0] == 0 {
+				label = d.sec.heading[m[0]:m[1]]
+			}
+		}
+		if label != "" && byLabel[label] == nil {
+			byLabel[label] = d
+		}
+	}
+	if len(byLabel) < 2 {
+		return
+	}
+	for _, d := range b.drafts {
+		if !d.alive {
+			continue
+		}
+		for _, text := range append(append([]string{d.lead}, d.crit...), d.general...) {
+			b.m.tick(1)
+			if !strings.Contains(text, "-") {
+				continue
+			}
+			loc := waitCue.FindStringIndex(text)
+			if loc == nil {
+				continue
+			}
+			for _, l := range specLabel.FindAllString(text[loc[1]:], -1) {
+				if on := byLabel[l]; on != nil && on != d && !slices.Contains(d.deps, on) {
+					d.deps = append(d.deps, on)
+				}
+			}
+		}
+	}
 }
 
 // findTop decides which sections are the major sections of the spec: the
