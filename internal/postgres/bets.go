@@ -55,7 +55,11 @@ func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (b
 	return b, nil
 }
 
-const betColumns = `id::text, operator_id, bettor_id, idempotency_key, event_id::text, market_id::text, outcome_id::text, outcome_index,
+// betColumns are the columns of a betting.Bet, read with scanBet. The id's
+// text form is renamed so that ORDER BY id sorts by the indexed uuid
+// column (named id, the text form took the sort: every page of a list
+// sorted all the rows it matched).
+const betColumns = `id::text AS bet_id, operator_id, bettor_id, idempotency_key, event_id::text, market_id::text, outcome_id::text, outcome_index,
 	stake::text, currency, entry_odds::text, potential_payout::text, display_probability::text, status, rejection_code, rejection_reason,
 	withdrawal_tx_id, operator_tx_id, payout_amount::text, settled_at, accepted, created_at, updated_at, exposure_reserved,
 	deposit_confirmed_at, rollback_confirmed_at, session_id, rollback_owed`
@@ -163,6 +167,18 @@ func (s betStore) GetBet(ctx context.Context, operatorID, bettorID, id string) (
 }
 
 func (s betStore) ListBets(ctx context.Context, f betting.BetFilter) ([]betting.Bet, error) {
+	q, args := listBetsQuery(f)
+	rows, err := s.d.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.Bet, error) { return scanBet(r, "") })
+}
+
+// listBetsQuery is ListBets' query: betting_bets_operator (or, with a
+// bettor or a status, betting_bets_bettor or betting_bets_status) reads
+// each page in order, without sorting the operator's every bet.
+func listBetsQuery(f betting.BetFilter) (string, []any) {
 	q := `SELECT ` + betColumns + ` FROM betting_bets WHERE operator_id = $1`
 	args := []any{f.OperatorID}
 	arg := func(v any) string {
@@ -179,11 +195,7 @@ func (s betStore) ListBets(ctx context.Context, f betting.BetFilter) ([]betting.
 		q += ` AND status = ANY(` + arg(f.Statuses) + `)`
 	}
 	q += newestFirst(arg, f.BeforeCreatedAt, f.BeforeID, f.Limit)
-	rows, err := s.d.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.Bet, error) { return scanBet(r, "") })
+	return q, args
 }
 
 func (s betStore) ReserveExposure(ctx context.Context, b betting.Bet, limit money.Amount) error {

@@ -202,6 +202,14 @@ func (s betStore) GetBet(ctx context.Context, operatorID, bettorID, id string) (
 }
 
 func (s betStore) ListBets(ctx context.Context, f betting.BetFilter) ([]betting.Bet, error) {
+	q, args := listBetsQuery(f)
+	return queryList(ctx, s.d.reader, q, args, func(row interface{ Scan(...any) error }) (betting.Bet, error) { return scanBet(row, "") })
+}
+
+// listBetsQuery is ListBets' query: betting_bets_operator (or, with a
+// bettor or a status, betting_bets_bettor or betting_bets_status) reads
+// each page in order, without sorting the operator's every bet.
+func listBetsQuery(f betting.BetFilter) (string, []any) {
 	q := `SELECT ` + betColumns + ` FROM betting_bets WHERE operator_id = ?`
 	args := []any{f.OperatorID}
 	if f.BettorID != "" {
@@ -218,8 +226,7 @@ func (s betStore) ListBets(ctx context.Context, f betting.BetFilter) ([]betting.
 			args = append(args, st)
 		}
 	}
-	return queryNewestFirst(ctx, s.d.reader, q, args, f.BeforeCreatedAt, f.BeforeID, f.Limit,
-		func(row interface{ Scan(...any) error }) (betting.Bet, error) { return scanBet(row, "") })
+	return newestFirst(q, args, f.BeforeCreatedAt, f.BeforeID, f.Limit)
 }
 
 func (s betStore) ReserveExposure(ctx context.Context, b betting.Bet, limit money.Amount) error {
