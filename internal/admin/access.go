@@ -86,6 +86,7 @@ var routeAccess = map[string]access{
 	"GET /admin/v1/exposure":                      ownQuery,
 	"GET /admin/v1/bettors":                       ownQuery,
 	"GET /admin/v1/bets":                          ownQuery,
+	"GET /admin/v1/bets/totals":                   ownQuery,
 	"GET /admin/v1/bets/{id}/wallet-transactions": ownBet,
 	"GET /admin/v1/audit":                         ownQuery, // the entries of the credential's operator only
 	"/admin/v1/":                                  shared,   // the 404 of an unknown path

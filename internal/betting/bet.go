@@ -141,6 +141,25 @@ type BetFilter struct {
 	Limit           int
 }
 
+// BetTotal counts and sums an operator's bets of one status and currency:
+// what a finance team reconciles against the wallet or the ledger without
+// reading every bet.
+type BetTotal struct {
+	Status   BetStatus
+	Currency string
+	Bets     int
+	// Stake is the sum of the bets' stakes.
+	Stake money.Amount
+	// Payout is the sum of the settled and voided bets' payouts (zero for
+	// a lost bet, the stake for a voided one); zero in other statuses.
+	Payout money.Amount
+	// PayoutsConfirmed counts the bets whose payout the wallet confirmed
+	// (a lost bet's too, though it moves nothing), and
+	// LastPayoutConfirmedAt is the latest confirmation, nil without one.
+	PayoutsConfirmed      int
+	LastPayoutConfirmedAt *time.Time
+}
+
 // BetUpdate is a conditional change of a bet, applied by
 // BetStore.UpdateBet when its status is From.
 type BetUpdate struct {
@@ -187,6 +206,10 @@ type BetStore interface {
 	// GetBet returns a bet; empty operatorID and bettorID match any.
 	GetBet(ctx context.Context, operatorID, bettorID, id string) (Bet, error)
 	ListBets(ctx context.Context, f BetFilter) ([]Bet, error)
+	// BetTotals returns an operator's bets counted and summed by status
+	// and currency (of one market when marketID is set), ordered by
+	// status then currency; none for an operator without bets.
+	BetTotals(ctx context.Context, operatorID, marketID string) ([]BetTotal, error)
 	// ReserveExposure adds the bet's potential payout to its outcome's
 	// exposure when the total stays within limit, once per bet.
 	ReserveExposure(ctx context.Context, b Bet, limit money.Amount) error

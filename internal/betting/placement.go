@@ -448,6 +448,12 @@ func (p *Placement) Bets(ctx context.Context, f BetFilter) ([]Bet, error) {
 	return p.bets.ListBets(ctx, f)
 }
 
+// BetTotals returns an operator's bets counted and summed by status and
+// currency, of one market when marketID is set (BetStore.BetTotals).
+func (p *Placement) BetTotals(ctx context.Context, operatorID, marketID string) ([]BetTotal, error) {
+	return p.bets.BetTotals(ctx, operatorID, marketID)
+}
+
 // Portfolio sums a bettor's positions: the stakes of confirmed bets and
 // the count of bets in every status.
 func (p *Placement) Portfolio(ctx context.Context, bettor Bettor) (money.Amount, int, error) {

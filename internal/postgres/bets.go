@@ -198,6 +198,40 @@ func listBetsQuery(f betting.BetFilter) (string, []any) {
 	return q, args
 }
 
+// BetTotals sums in the database: the amounts are NUMERIC.
+func (s betStore) BetTotals(ctx context.Context, operatorID, marketID string) ([]betting.BetTotal, error) {
+	q := `SELECT status, currency, count(*), sum(stake)::text, coalesce(sum(payout_amount), 0)::text,
+		count(deposit_confirmed_at), max(deposit_confirmed_at) FROM betting_bets WHERE operator_id = $1`
+	args := []any{operatorID}
+	if marketID != "" {
+		q += ` AND market_id = $2::uuid`
+		args = append(args, marketID)
+	}
+	rows, err := s.d.pool.Query(ctx, q+` GROUP BY status, currency ORDER BY status, currency`, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.BetTotal, error) {
+		var t betting.BetTotal
+		var stake, payout string
+		if err := r.Scan(&t.Status, &t.Currency, &t.Bets, &stake, &payout, &t.PayoutsConfirmed, &t.LastPayoutConfirmedAt); err != nil {
+			return t, err
+		}
+		var err error
+		if t.Stake, err = storedAmount(stake); err != nil {
+			return t, err
+		}
+		if t.Payout, err = storedAmount(payout); err != nil {
+			return t, err
+		}
+		if t.LastPayoutConfirmedAt != nil {
+			at := t.LastPayoutConfirmedAt.UTC()
+			t.LastPayoutConfirmedAt = &at
+		}
+		return t, nil
+	})
+}
+
 func (s betStore) ReserveExposure(ctx context.Context, b betting.Bet, limit money.Amount) error {
 	r, err := s.d.reserver(b.OutcomeID).Do(ctx, reservation{bet: b, limit: limit})
 	switch {

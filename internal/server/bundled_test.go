@@ -277,6 +277,50 @@ func TestBundledBets(t *testing.T) {
 		}
 		bw.verify(t)
 
+		// The bets' totals, read with the operator's credential (its own
+		// operator) and for one market with the admin token.
+		type total struct {
+			status, currency string
+			bets             float64
+			stake, payout    string
+			confirmed        float64
+			last             bool
+		}
+		totals := func(path, token string) []total {
+			t.Helper()
+			r := bw.adminCall(t, "GET", path, token, "")
+			if r.status != 200 {
+				t.Fatalf("%s = %d %s", path, r.status, r.body)
+			}
+			var out []total
+			for _, it := range r.json(t)["items"].([]any) {
+				it := it.(map[string]any)
+				out = append(out, total{it["status"].(string), it["currency"].(string), it["bets"].(float64), dec(t, it["stake"]).String(),
+					dec(t, it["payout"]).String(), it["payouts_confirmed"].(float64), it["last_payout_confirmed_at"] != nil})
+			}
+			return out
+		}
+		wantTotals := []total{{"rejected", "EUR", 1, "70", "0", 0, false}, {"settled", "EUR", 1, "10", payout.String(), 1, true},
+			{"voided", "EUR", 1, "20.5", "20.5", 1, true}}
+		if got := totals("/admin/v1/bets/totals", bw.key); fmt.Sprint(got) != fmt.Sprint(wantTotals) {
+			t.Errorf("bet totals = %v, want %v", got, wantTotals)
+		}
+		if got := totals("/admin/v1/bets/totals?operator_id=playhouse&market_id="+bw.markets[1], adminToken); fmt.Sprint(got) != fmt.Sprint(wantTotals[2:]) {
+			t.Errorf("bet totals of the cancelled market = %v, want %v", got, wantTotals[2:])
+		}
+		for _, c := range []struct {
+			path, token string
+			status      int
+		}{
+			{"/admin/v1/bets/totals", adminToken, 400},
+			{"/admin/v1/bets/totals?operator_id=playhouse&market_id=nope", adminToken, 400},
+			{"/admin/v1/bets/totals?operator_id=other", bw.key, 404},
+		} {
+			if r := bw.adminCall(t, "GET", c.path, c.token, ""); r.status != c.status {
+				t.Errorf("%s = %d %s, want %d", c.path, r.status, r.body, c.status)
+			}
+		}
+
 		// Sessions are the operator's own: another operator's credential,
 		// a walleted operator and bad requests are refused.
 		for _, c := range []struct {

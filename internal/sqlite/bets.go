@@ -1,10 +1,12 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -227,6 +229,71 @@ func listBetsQuery(f betting.BetFilter) (string, []any) {
 		}
 	}
 	return newestFirst(q, args, f.BeforeCreatedAt, f.BeforeID, f.Limit)
+}
+
+// BetTotals reads the operator's bets' status, currency, stake, payout and
+// confirmation and sums them here: SQLite keeps amounts as text and sums
+// numbers as floating point, which money never is.
+func (s betStore) BetTotals(ctx context.Context, operatorID, marketID string) ([]betting.BetTotal, error) {
+	q := `SELECT status, currency, stake, payout_amount, deposit_confirmed_at FROM betting_bets WHERE operator_id = ?`
+	args := []any{operatorID}
+	if marketID != "" {
+		q += ` AND market_id = ?`
+		args = append(args, marketID)
+	}
+	rows, err := s.d.reader.query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	type group struct {
+		status   betting.BetStatus
+		currency string
+	}
+	totals := map[group]*betting.BetTotal{}
+	for rows.Next() {
+		var g group
+		var stake string
+		var payout sql.NullString
+		var confirmed sql.NullInt64
+		if err := rows.Scan(&g.status, &g.currency, &stake, &payout, &confirmed); err != nil {
+			return nil, err
+		}
+		t := totals[g]
+		if t == nil {
+			t = &betting.BetTotal{Status: g.status, Currency: g.currency, Stake: money.Zero(), Payout: money.Zero()}
+			totals[g] = t
+		}
+		a, err := parseStored(stake)
+		if err != nil {
+			return nil, err
+		}
+		t.Bets++
+		t.Stake = t.Stake.Add(a)
+		if payout.Valid {
+			if a, err = parseStored(payout.String); err != nil {
+				return nil, err
+			}
+			t.Payout = t.Payout.Add(a)
+		}
+		if confirmed.Valid {
+			t.PayoutsConfirmed++
+			if at := fromMicros(confirmed.Int64); t.LastPayoutConfirmedAt == nil || at.After(*t.LastPayoutConfirmedAt) {
+				t.LastPayoutConfirmedAt = &at
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]betting.BetTotal, 0, len(totals))
+	for _, t := range totals {
+		out = append(out, *t)
+	}
+	slices.SortFunc(out, func(a, b betting.BetTotal) int {
+		return cmp.Or(cmp.Compare(a.Status, b.Status), cmp.Compare(a.Currency, b.Currency))
+	})
+	return out, nil
 }
 
 func (s betStore) ReserveExposure(ctx context.Context, b betting.Bet, limit money.Amount) error {

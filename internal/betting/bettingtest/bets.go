@@ -27,6 +27,105 @@ func RunBets(t *testing.T, newStore func(t *testing.T) betting.BetStore) {
 	t.Run("Settlement", func(t *testing.T) { t.Parallel(); testSettlement(t, newStore(t)) })
 	t.Run("WalletAttempts", func(t *testing.T) { t.Parallel(); testWalletAttempts(t, newStore(t)) })
 	t.Run("PendingBets", func(t *testing.T) { t.Parallel(); testPendingBets(t, newStore(t)) })
+	t.Run("BetTotals", func(t *testing.T) { t.Parallel(); testBetTotals(t, newStore(t)) })
+}
+
+// testBetTotals: an operator's bets counted and summed by status and
+// currency, of one market when asked; payouts and their confirmations
+// counted on settled and voided bets; another operator's bets left out.
+func testBetTotals(t *testing.T, s betting.BetStore) {
+	ctx := context.Background()
+	if got, err := s.BetTotals(ctx, "acme", ""); err != nil || len(got) != 0 {
+		t.Fatalf("BetTotals of no bets = %+v, %v", got, err)
+	}
+	outcome := uuid.NewString()
+	market := uuid.NewString()
+	mk := func(key, currency, stake string, at time.Time) betting.Bet {
+		b := newBet("b1", key, outcome, at)
+		b.MarketID, b.Currency, b.Stake = market, currency, money.MustParse(stake)
+		if _, _, err := s.CreateBet(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	won, lost, voided := mk("won", "USD", "10.25", t0), mk("lost", "USD", "2.50", t0.Add(time.Second)), mk("void", "USD", "1.10", t0.Add(2*time.Second))
+	unpaid := mk("unpaid", "USD", "3", t0.Add(3*time.Second))
+	rejected := mk("rej", "USD", "7", t0.Add(4*time.Second))
+	mk("pending", "USD", "4.75", t0.Add(5*time.Second))
+	mk("euro", "EUR", "5", t0.Add(6*time.Second))
+	elsewhere := newBet("b1", "elsewhere", outcome, t0)
+	if _, _, err := s.CreateBet(ctx, elsewhere); err != nil { // another market
+		t.Fatal(err)
+	}
+	other := newBet("b1", "other", outcome, t0)
+	other.OperatorID = "other"
+	if _, _, err := s.CreateBet(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []betting.Bet{won, lost, voided, unpaid} {
+		if err := s.UpdateBet(ctx, b.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetConfirmed, At: t0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.UpdateBet(ctx, rejected.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(time.Hour)
+	if _, err := s.SettleBets(ctx, []betting.Settlement{
+		{BetID: won.ID, Status: betting.BetSettled, Payout: money.MustParse("19.7155")},
+		{BetID: lost.ID, Status: betting.BetSettled, Payout: money.Zero()},
+		{BetID: voided.ID, Status: betting.BetVoided, Payout: money.MustParse("1.10")},
+		{BetID: unpaid.ID, Status: betting.BetSettled, Payout: money.MustParse("5.77")},
+	}, at); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ConfirmCredits(ctx, []betting.CreditConfirmation{
+		{BetID: won.ID, Kind: betting.CreditDeposit, At: at.Add(2 * time.Second)},
+		{BetID: lost.ID, Kind: betting.CreditDeposit, At: at.Add(time.Second)},
+		{BetID: voided.ID, Kind: betting.CreditDeposit, At: at.Add(3 * time.Second)},
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		status        betting.BetStatus
+		currency      string
+		bets          int
+		stake, payout string
+		confirmed     int
+		lastConfirmed time.Time
+	}
+	check := func(name, marketID string, want []row) {
+		t.Helper()
+		got, err := s.BetTotals(ctx, "acme", marketID)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var gotRows []row
+		for _, g := range got {
+			r := row{g.Status, g.Currency, g.Bets, g.Stake.String(), g.Payout.String(), g.PayoutsConfirmed, time.Time{}}
+			if g.LastPayoutConfirmedAt != nil {
+				r.lastConfirmed = g.LastPayoutConfirmedAt.UTC()
+			}
+			gotRows = append(gotRows, r)
+		}
+		if fmt.Sprint(gotRows) != fmt.Sprint(want) {
+			t.Errorf("%s: BetTotals =\n%v\nwant\n%v", name, gotRows, want)
+		}
+	}
+	check("the market", market, []row{
+		{betting.BetPending, "EUR", 1, "5", "0", 0, time.Time{}},
+		{betting.BetPending, "USD", 1, "4.75", "0", 0, time.Time{}},
+		{betting.BetRejected, "USD", 1, "7", "0", 0, time.Time{}},
+		{betting.BetSettled, "USD", 3, "15.75", "25.4855", 2, at.Add(2 * time.Second)},
+		{betting.BetVoided, "USD", 1, "1.1", "1.1", 1, at.Add(3 * time.Second)},
+	})
+	check("every market", "", []row{
+		{betting.BetPending, "EUR", 1, "5", "0", 0, time.Time{}},
+		{betting.BetPending, "USD", 2, "15.25", "0", 0, time.Time{}},
+		{betting.BetRejected, "USD", 1, "7", "0", 0, time.Time{}},
+		{betting.BetSettled, "USD", 3, "15.75", "25.4855", 2, at.Add(2 * time.Second)},
+		{betting.BetVoided, "USD", 1, "1.1", "1.1", 1, at.Add(3 * time.Second)},
+	})
 }
 
 // testPendingBets: the pending bets in the order of their creation, ties
