@@ -124,6 +124,8 @@ func TestOperatorCredentialAccess(t *testing.T) {
 			{"GET", "/admin/v1/bets?operator_id=sandbox", "", 200, 200, 404},
 			{"GET", "/admin/v1/bets?operator_id=nobody", "", 200, 404, 404},
 			{"GET", "/admin/v1/bets", "", 400, 200, 200},
+			{"GET", "/admin/v1/bets/totals?operator_id=sandbox", "", 200, 200, 404},
+			{"GET", "/admin/v1/bets/totals", "", 400, 200, 200},
 			{"GET", "/admin/v1/bets/" + cw.bet + "/wallet-transactions", "", 200, 200, 404},
 			{"GET", "/admin/v1/bets/" + unknown + "/wallet-transactions", "", 404, 404, 404},
 			{"GET", "/admin/v1/bets/not-a-uuid/wallet-transactions", "", 404, 404, 404},

@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 
 	"github.com/foresight-dev/foresight/internal/money"
 )
@@ -25,10 +28,23 @@ import (
 // bundledID is the run's bundled operator.
 const bundledID = "chaosbun"
 
-// bundledFunds is what each bettor of the bundled operator is credited
-// with before the load: less than its bets will stake, so that some are
-// refused for want of funds until the cashier's deposits come.
-const bundledFunds = "200.00"
+// meanStake is the mean stake of sender.place (1 to 20, and 0, 0.25,
+// 0.50 or 0.75).
+var meanStake = decimal.RequireFromString("10.875")
+
+// BundledFunds is what each of the bundled operator's bettors is credited
+// with before the load: the stakes its share of the bets will take on
+// average (rate × duration / bettors × the mean stake), rounded up to
+// whole tens. Most bets are accepted and settle; a bettor who drew more
+// or larger bets than the mean runs short near the end, so that a few
+// are still refused for want of funds, as are some of the cashier's
+// withdrawals.
+func BundledFunds(rate float64, d time.Duration, bettors int) money.Amount {
+	bets := int64(math.Ceil(rate * d.Seconds() / float64(bettors)))
+	ten := decimal.NewFromInt(10)
+	funds := decimal.Max(meanStake.Mul(decimal.NewFromInt(bets)).Div(ten).Ceil().Mul(ten), ten)
+	return money.MustParse(funds.String())
+}
 
 // setUpBundled creates the bundled operator (USD, the standalone
 // operator's limits).
@@ -45,14 +61,14 @@ func bundledBettorID(i int) string { return fmt.Sprint("bettor-", i) }
 // bundledFundingKey is the cashier key of bettor's first deposit.
 func bundledFundingKey(bettor string) string { return "chaos-funds-" + bettor }
 
-// bundledBettors credits n bettors of the bundled operator with
-// bundledFunds and opens a session of each, as the operator's server does.
-func (p *platform) bundledBettors(ctx context.Context, n int) ([]bettor, error) {
+// bundledBettors credits n bettors of the bundled operator with funds
+// and opens a session of each, as the operator's server does.
+func (p *platform) bundledBettors(ctx context.Context, n int, funds money.Amount) ([]bettor, error) {
 	out := make([]bettor, n)
 	for i := range out {
 		id := bundledBettorID(i)
 		if err := p.do(ctx, 2*time.Minute, "POST", "/admin/v1/operators/"+bundledID+"/bettors/"+id+"/deposits",
-			`{"currency":"USD","amount":"`+bundledFunds+`"}`, p.adminHeader(bundledFundingKey(id)), nil); err != nil {
+			`{"currency":"USD","amount":"`+funds.String()+`"}`, p.adminHeader(bundledFundingKey(id)), nil); err != nil {
 			return nil, err
 		}
 		var s struct {
@@ -98,6 +114,31 @@ type cashierLoad struct {
 	// within the retry limit (each may have moved once, or not at all).
 	accepted, refused, unanswered map[string]CashierMove
 	errs                          []error
+
+	// inFlight counts the movements sent and not yet answered; at each
+	// kill, killsInFlight counts the kill when some were, and
+	// movesAtKills adds them up.
+	inFlight                    atomic.Int64
+	killsInFlight, movesAtKills int
+}
+
+// atKill records how many movements are in flight as a node is killed.
+func (c *cashierLoad) atKill() {
+	n := int(c.inFlight.Load())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n > 0 {
+		c.killsInFlight++
+		c.movesAtKills += n
+	}
+}
+
+// kills returns the kills that came while movements were in flight, and
+// the movements in flight at those kills.
+func (c *cashierLoad) kills() (int, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.killsInFlight, c.movesAtKills
 }
 
 func newCashierLoad(p *platform, bettors int) *cashierLoad {
@@ -117,8 +158,10 @@ func (c *cashierLoad) move(ctx context.Context) {
 	if rand.IntN(5) >= 3 {
 		m.Kind = "withdrawal"
 	}
+	c.inFlight.Add(1)
 	err := c.p.do(ctx, 2*time.Minute, "POST", "/admin/v1/operators/"+bundledID+"/bettors/"+m.Bettor+"/"+m.Kind+"s",
 		`{"currency":"USD","amount":"`+m.Amount.String()+`"}`, c.p.adminHeader(m.Key), nil)
+	c.inFlight.Add(-1)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var se *statusError
@@ -312,7 +355,7 @@ func (p *platform) bundledPaid(ctx context.Context) (int, time.Time, error) {
 // reconcileBundled reads every bundled bettor's statement and returns its
 // bets' movements (for Reconcile), what ReconcileCashier and the ledger's
 // Verify found, and the cashier's counts in r.
-func (p *platform) reconcileBundled(ctx context.Context, bettors int, cash *cashierLoad, r *Report) ([]Movement, []Discrepancy, error) {
+func (p *platform) reconcileBundled(ctx context.Context, bettors int, funds money.Amount, cash *cashierLoad, r *Report) ([]Movement, []Discrepancy, error) {
 	var lines []StatementLine
 	funding := map[string]money.Amount{}
 	for i := range bettors {
@@ -322,7 +365,7 @@ func (p *platform) reconcileBundled(ctx context.Context, bettors int, cash *cash
 			return nil, nil, fmt.Errorf("statement of %s: %w", id, err)
 		}
 		lines = append(lines, ls...)
-		funding[id] = money.MustParse(bundledFunds)
+		funding[id] = funds
 	}
 	moves, err := LedgerMovements(lines)
 	if err != nil {

@@ -1,8 +1,10 @@
 package chaos
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/foresight-dev/foresight/internal/money"
 )
@@ -50,7 +52,7 @@ func TestReconcileBundled(t *testing.T) {
 	refused := map[string]CashierMove{"c3": move("c3", "bettor-0", "withdrawal", "1000.00")}
 	unanswered := map[string]CashierMove{"lost-answer": move("lost-answer", "bettor-0", "withdrawal", "1.00"),
 		"never-arrived": move("never-arrived", "bettor-0", "deposit", "5.00")}
-	funding := map[string]money.Amount{"bettor-0": money.MustParse(bundledFunds)}
+	funding := map[string]money.Amount{"bettor-0": money.MustParse("200.00")}
 	without := func(ls []StatementLine, key string) []StatementLine {
 		var out []StatementLine
 		for _, l := range ls {
@@ -134,5 +136,58 @@ func TestReconcileBundled(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBundledFunds: each bettor is funded with the stakes of its share of
+// the bets at the mean stake, rounded up to tens.
+func TestBundledFunds(t *testing.T) {
+	for _, c := range []struct {
+		rate    float64
+		d       time.Duration
+		bettors int
+		want    string
+	}{
+		{200, 500 * time.Second, 200, "5440"}, // 500 bets × 10.875 = 5437.5
+		{10, 6 * time.Second, 10, "70"},       // 6 bets × 10.875 = 65.25
+		{1, time.Second, 1000, "20"},          // 1 bet (rounded up) × 10.875
+	} {
+		if got := BundledFunds(c.rate, c.d, c.bettors); got.String() != c.want {
+			t.Errorf("BundledFunds(%v, %v, %d) = %s, want %s", c.rate, c.d, c.bettors, got, c.want)
+		}
+	}
+}
+
+// TestCheckTotals: totals that agree with the listed bets find nothing;
+// each disagreement (a count, a stake, a payout, a confirmation, a group
+// missing on either side) is reported.
+func TestCheckTotals(t *testing.T) {
+	won := bundledBet("won", "settled", "10.00", "19.05")
+	lost := bundledBet("lost", "settled", "5.00", "0")
+	rejected := bundledBet("rej", "rejected", "3.00", "")
+	rejected.PayoutAmount = nil
+	bets := []Bet{won, lost, rejected}
+	at := time.Now()
+	agree := BetTotals{
+		{Status: "rejected", Currency: "USD", Bets: 1, Stake: money.MustParse("3"), Payout: money.Zero()},
+		{Status: "settled", Currency: "USD", Bets: 2, Stake: money.MustParse("15"), Payout: money.MustParse("19.05"), PayoutsConfirmed: 2, LastPayoutConfirmedAt: &at},
+	}
+	if got := CheckTotals(agree, bets); len(got) != 0 {
+		t.Fatalf("totals that agree: %v", got)
+	}
+	if got := CheckTotals(nil, bets); len(got) != 0 {
+		t.Errorf("no totals read: %v", got)
+	}
+	for name, change := range map[string]func(ts BetTotals) BetTotals{
+		"a count":        func(ts BetTotals) BetTotals { ts[1].Bets = 3; return ts },
+		"a stake":        func(ts BetTotals) BetTotals { ts[1].Stake = money.MustParse("15.01"); return ts },
+		"a payout":       func(ts BetTotals) BetTotals { ts[1].Payout = money.MustParse("38.10"); return ts },
+		"a confirmation": func(ts BetTotals) BetTotals { ts[1].PayoutsConfirmed = 1; return ts },
+		"a status less":  func(ts BetTotals) BetTotals { return ts[1:] },
+		"a status more":  func(ts BetTotals) BetTotals { return append(ts, BetTotal{Status: "pending", Currency: "USD", Bets: 1}) },
+	} {
+		if got := CheckTotals(change(slices.Clone(agree)), bets); len(got) != 1 {
+			t.Errorf("%s: %v, want one discrepancy", name, got)
+		}
 	}
 }

@@ -154,11 +154,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			return nil, fmt.Errorf("set-up: %w", err)
 		}
 	}
+	funds := BundledFunds(cfg.Rate, cfg.Duration, cfg.Bettors)
 	for _, op := range operators {
 		var b []bettor
 		var err error
 		if op == bundledID {
-			b, err = p.bundledBettors(ctx, cfg.Bettors)
+			progress("funding %d bettors with %s each", cfg.Bettors, funds)
+			b, err = p.bundledBettors(ctx, cfg.Bettors, funds)
 		} else {
 			b, err = p.bettors(ctx, pt, op, cfg.Bettors)
 		}
@@ -178,16 +180,20 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	defer func() { stopWatch(); watching.Wait() }()
 
 	fi.on.Store(true)
-	progress("placing %.0f bets/s for %v with %d kills and %.0f%% wallet faults", cfg.Rate, cfg.Duration, cfg.Kills, 100*cfg.FaultRatio)
+	if cfg.Path == PathBundled {
+		progress("placing %.0f bets/s for %v with %d kills, the cashier moving money %.0f times a second", cfg.Rate, cfg.Duration, cfg.Kills, max(cfg.Rate/10, 1))
+	} else {
+		progress("placing %.0f bets/s for %v with %d kills and %.0f%% wallet faults", cfg.Rate, cfg.Duration, cfg.Kills, 100*cfg.FaultRatio)
+	}
 	s := newSender(p, m, bettors)
+	cash := newCashierLoad(p, cfg.Bettors)
 	killCtx, stopKills := context.WithCancel(ctx)
 	defer stopKills()
 	var killErr error
 	var killing sync.WaitGroup
 	killing.Go(func() {
-		r.PlacementKills, killErr = killDuring(killCtx, cl, cfg, cfg.Duration, cfg.Kills, progress)
+		r.PlacementKills, killErr = killDuring(killCtx, cl, cfg, cfg.Duration, cfg.Kills, cash.atKill, progress)
 	})
-	cash := newCashierLoad(p, cfg.Bettors)
 	var cashing sync.WaitGroup
 	if cfg.Path == PathBundled {
 		cashing.Go(func() { cash.run(ctx, max(cfg.Rate/10, 1), cfg.Duration) })
@@ -203,25 +209,20 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	progress("placement done: %d bets sent, %d accepted; waiting for every bet to be final", s.sent, len(s.accepted))
 
+	// The waits read the bets' totals (one request per operator), not
+	// the bets: a list of 100,000 bets is a thousand pages.
+	totals := func() (BetTotals, error) { return p.betTotals(ctx, operators) }
 	if err := waitFor(ctx, cfg.FinalLimit, func() (bool, error) {
-		for _, op := range operators {
-			pending, err := p.bets(ctx, op, "pending")
-			if err != nil || len(pending) > 0 {
-				return false, err
-			}
-		}
-		return true, nil
+		t, err := totals()
+		return err == nil && t.Count("pending") == 0, err
 	}); err != nil {
 		progress("not every bet is final: %v (resolving anyway)", err)
 	}
-	var confirmed int
-	for _, op := range operators {
-		bets, err := p.bets(ctx, op, "confirmed")
-		if err != nil {
-			return nil, err
-		}
-		confirmed += len(bets)
+	before, err := totals()
+	if err != nil {
+		return nil, err
 	}
+	confirmed := before.Count("confirmed")
 
 	progress("resolving the market (%d confirmed bets to pay) with %d kills", confirmed, cfg.SettlementKills)
 	resolveAt := time.Now()
@@ -230,7 +231,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	paid := func() (int, time.Time, error) {
 		if cfg.Path == PathBundled {
-			return p.bundledPaid(ctx)
+			t, err := totals()
+			if err != nil {
+				return 0, time.Time{}, err
+			}
+			n, last := t.Paid()
+			return n, last, nil
 		}
 		moves, err := pt.movements()
 		if err != nil {
@@ -248,11 +254,25 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		return len(bets), last, nil
 	}
-	allPaid := func() (bool, error) {
+	left := func() (int, error) {
 		n, _, err := paid()
-		return n >= confirmed, err
+		return max(confirmed-n, 0), err
 	}
-	r.SettlementKills, err = killWhile(ctx, cl, cfg, cfg.SettlementKills, allPaid, progress)
+	allPaid := func() (bool, error) {
+		n, err := left()
+		return n == 0, err
+	}
+	// On the bundled path the cashier goes on during the settlement, so
+	// that its kills also cut deposits and withdrawals short, and the
+	// payouts credit bettors whose balances the cashier moves.
+	cashCtx, stopCash := context.WithCancel(ctx)
+	defer stopCash()
+	if cfg.Path == PathBundled {
+		cashing.Go(func() {
+			paced(cashCtx, max(cfg.Rate/10, 1), cfg.FinalLimit, 32, func(context.Context) { cash.move(ctx) })
+		})
+	}
+	r.SettlementKills, r.PayoutsLeftAtKills, err = killWhile(ctx, cl, cfg, cfg.SettlementKills, left, cash.atKill, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -260,6 +280,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		n, _, _ := paid()
 		progress("%d of %d payouts delivered: %v", n, confirmed, err)
 	}
+	stopCash()
+	cashing.Wait()
 	fi.on.Store(false)
 	n, last, err := paid()
 	if err != nil {
@@ -270,26 +292,19 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		r.ResolveToLastPayout = last.Sub(resolveAt)
 	}
 	progress("%d payouts delivered %v after the resolution; waiting for the platform to confirm them", n, r.ResolveToLastPayout.Round(time.Millisecond))
+	var after BetTotals
 	if err := waitFor(ctx, cfg.FinalLimit, func() (bool, error) {
-		for _, op := range operators {
-			bets, err := p.bets(ctx, op, "")
-			if err != nil {
-				return false, err
-			}
-			for _, b := range bets {
-				if b.Status == "pending" || b.Status == "confirmed" || (b.Status == "settled" || b.Status == "voided") && b.DepositConfirmedAt == nil {
-					return false, nil
-				}
-			}
-		}
-		return true, nil
+		t, err := totals()
+		after = t
+		return err == nil && t.Done(), err
 	}); err != nil {
+		after = nil // bets may still change: the totals are not the list's
 		progress("not every payout is confirmed: %v (reconciling anyway)", err)
 	}
 	stopWatch()
 	watching.Wait()
 
-	progress("reconciling")
+	progress("reconciling: listing the bets")
 	books := Books{Transactions: map[string][]WalletTransaction{}, Resolved: true,
 		Wallets: map[string]WalletKind{operatorID: StandaloneWallet, aggregatorID: AggregatorWallet, bundledID: BundledWallet}}
 	for _, op := range operators {
@@ -299,20 +314,28 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		books.Bets = append(books.Bets, bets...)
 	}
-	if err := fetchTransactions(ctx, p, books.Bets, books.Transactions); err != nil {
-		return nil, err
-	}
 	var cashierFound []Discrepancy
 	if cfg.Path == PathBundled {
-		if books.Movements, cashierFound, err = p.reconcileBundled(ctx, cfg.Bettors, cash, r); err != nil {
+		// The ledger is the bundled operator's wallet: the statements
+		// hold every movement of a bet, so its wallet transactions (one
+		// request per bet) would add nothing to check.
+		progress("reading %d bettors' statements", cfg.Bettors)
+		if books.Movements, cashierFound, err = p.reconcileBundled(ctx, cfg.Bettors, funds, cash, r); err != nil {
 			return nil, err
 		}
-	} else if books.Movements, err = pt.movements(); err != nil {
-		return nil, err
+	} else {
+		progress("reading %d bets' wallet transactions", len(books.Bets))
+		if err := fetchTransactions(ctx, p, books.Bets, books.Transactions); err != nil {
+			return nil, err
+		}
+		if books.Movements, err = pt.movements(); err != nil {
+			return nil, err
+		}
 	}
 	r.Discrepancies = Reconcile(books)
 	r.Discrepancies = append(r.Discrepancies, cashierFound...)
 	r.Discrepancies = append(r.Discrepancies, s.problems...)
+	r.Discrepancies = append(r.Discrepancies, CheckTotals(after, books.Bets)...)
 	listed := map[string]bool{}
 	for _, b := range books.Bets {
 		listed[b.ID] = true
@@ -332,6 +355,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	r.Sent, r.Accepted, r.Retried, r.Abandoned, r.Refused = s.sent, len(s.accepted), s.retries, s.abandoned, s.refused
 	r.Faults, r.FaultKinds = fi.total()
 	r.PendingAfterRestart = watch.afterRestarts(cl.windows(), cl.allKills())
+	r.KillsWithCashierInFlight, r.CashierInFlightAtKills = cash.kills()
 	return r, nil
 }
 
@@ -387,9 +411,9 @@ func restartDelay(cfg Config) time.Duration {
 }
 
 // killDuring kills a random node n times in d, once at a random moment of
-// each of n equal slots, each restarted after a random delay; it returns
-// the kills made.
-func killDuring(ctx context.Context, cl *cluster, cfg Config, d time.Duration, n int, progress func(string, ...any)) (int, error) {
+// each of n equal slots, each restarted after a random delay; it calls
+// atKill just before each kill and returns the kills made.
+func killDuring(ctx context.Context, cl *cluster, cfg Config, d time.Duration, n int, atKill func(), progress func(string, ...any)) (int, error) {
 	start := time.Now()
 	for k := range n {
 		slot := d / time.Duration(n)
@@ -399,6 +423,7 @@ func killDuring(ctx context.Context, cl *cluster, cfg Config, d time.Duration, n
 			return k, nil
 		case <-time.After(time.Until(at)):
 		}
+		atKill()
 		what, err := cl.crash(ctx, cl.pick(nil), restartDelay(cfg))
 		if err != nil {
 			return k, err
@@ -409,24 +434,30 @@ func killDuring(ctx context.Context, cl *cluster, cfg Config, d time.Duration, n
 }
 
 // killWhile kills a random node up to n times, each 0 to 2 s after the
-// last restart, while done reports work left; it returns the kills made.
-func killWhile(ctx context.Context, cl *cluster, cfg Config, n int, done func() (bool, error), progress func(string, ...any)) (int, error) {
+// last restart, while left reports payouts left; it calls atKill just
+// before each kill and returns the kills made and the payouts left at
+// each.
+func killWhile(ctx context.Context, cl *cluster, cfg Config, n int, left func() (int, error), atKill func(), progress func(string, ...any)) (int, []int, error) {
+	var leftAt []int
 	for k := range n {
 		select {
 		case <-ctx.Done():
-			return k, ctx.Err()
+			return k, leftAt, ctx.Err()
 		case <-time.After(rand.N(2 * time.Second)):
 		}
-		if ok, err := done(); ok || err != nil {
-			return k, err
+		remaining, err := left()
+		if remaining == 0 || err != nil {
+			return k, leftAt, err
 		}
+		atKill()
 		what, err := cl.crash(ctx, cl.pick(nil), restartDelay(cfg))
 		if err != nil {
-			return k, err
+			return k, leftAt, err
 		}
-		progress("settlement kill %d: %s", k+1, what)
+		leftAt = append(leftAt, remaining)
+		progress("settlement kill %d (%d payouts left): %s", k+1, remaining, what)
 	}
-	return n, nil
+	return n, leftAt, nil
 }
 
 // waitFor polls ok every 500 ms until it is true, for at most limit.

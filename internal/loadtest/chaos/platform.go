@@ -9,12 +9,14 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 )
 
@@ -132,6 +134,73 @@ func (p *platform) bets(ctx context.Context, operator, status string) ([]Bet, er
 		}
 		cursor = *page.NextCursor
 	}
+}
+
+// BetTotal is one status and currency of an operator's bets as GET
+// /admin/v1/bets/totals counts and sums them.
+type BetTotal struct {
+	Status                string       `json:"status"`
+	Currency              string       `json:"currency"`
+	Bets                  int          `json:"bets"`
+	Stake                 money.Amount `json:"stake"`
+	Payout                money.Amount `json:"payout"`
+	PayoutsConfirmed      int          `json:"payouts_confirmed"`
+	LastPayoutConfirmedAt *time.Time   `json:"last_payout_confirmed_at"`
+}
+
+// BetTotals are the totals of the run's operators.
+type BetTotals []BetTotal
+
+// betTotals reads the totals of the operators' bets: one request each,
+// however many bets they hold.
+func (p *platform) betTotals(ctx context.Context, operators []string) (BetTotals, error) {
+	var out BetTotals
+	for _, op := range operators {
+		var page struct {
+			Items []BetTotal `json:"items"`
+		}
+		if err := p.admin(ctx, "GET", "/admin/v1/bets/totals?"+url.Values{"operator_id": {op}}.Encode(), "", &page); err != nil {
+			return nil, err
+		}
+		out = append(out, page.Items...)
+	}
+	return out, nil
+}
+
+// Count is the number of bets in the statuses.
+func (ts BetTotals) Count(statuses ...string) int {
+	n := 0
+	for _, t := range ts {
+		if slices.Contains(statuses, t.Status) {
+			n += t.Bets
+		}
+	}
+	return n
+}
+
+// Paid is the number of settled and voided bets whose payout the
+// platform recorded as confirmed (lost bets included), and the latest
+// confirmation.
+func (ts BetTotals) Paid() (int, time.Time) {
+	var n int
+	var last time.Time
+	for _, t := range ts {
+		if t.Status == "settled" || t.Status == "voided" {
+			n += t.PayoutsConfirmed
+			if t.LastPayoutConfirmedAt != nil {
+				last = later(last, *t.LastPayoutConfirmedAt)
+			}
+		}
+	}
+	return n, last
+}
+
+// Done reports whether every bet is final and every payout confirmed: no
+// bet pending or confirmed, every settled and voided bet's payout
+// confirmed.
+func (ts BetTotals) Done() bool {
+	paid, _ := ts.Paid()
+	return ts.Count("pending", "confirmed") == 0 && paid == ts.Count("settled", "voided")
 }
 
 // walletTransactions reads a bet's wallet transactions.

@@ -351,3 +351,49 @@ func code(c *string) string {
 	}
 	return *c
 }
+
+// CheckTotals checks the bets' totals as the platform sums them (GET
+// /admin/v1/bets/totals) against the bets it lists: per status and
+// currency the same count, stakes, payouts and confirmed payouts. Nil
+// totals (never read) check nothing.
+func CheckTotals(totals BetTotals, bets []Bet) []Discrepancy {
+	if totals == nil {
+		return nil
+	}
+	type key struct{ status, currency string }
+	listed := map[key]*BetTotal{}
+	for _, b := range bets {
+		k := key{b.Status, b.Currency}
+		t := listed[k]
+		if t == nil {
+			t = &BetTotal{Status: b.Status, Currency: b.Currency}
+			listed[k] = t
+		}
+		t.Bets++
+		t.Stake = t.Stake.Add(b.Stake)
+		if b.PayoutAmount != nil {
+			t.Payout = t.Payout.Add(*b.PayoutAmount)
+		}
+		if b.DepositConfirmedAt != nil && (b.Status == "settled" || b.Status == "voided") {
+			t.PayoutsConfirmed++
+		}
+	}
+	var out []Discrepancy
+	for _, t := range totals {
+		k := key{t.Status, t.Currency}
+		l := listed[k]
+		delete(listed, k)
+		if l == nil {
+			l = &BetTotal{}
+		}
+		if t.Bets != l.Bets || !t.Stake.Equal(l.Stake) || !t.Payout.Equal(l.Payout) || t.PayoutsConfirmed != l.PayoutsConfirmed {
+			out = append(out, Discrepancy{What: fmt.Sprintf("bet totals, %s %s: %d bets, stakes %s, payouts %s, %d confirmed; the list has %d, %s, %s, %d",
+				t.Status, t.Currency, t.Bets, t.Stake, t.Payout, t.PayoutsConfirmed, l.Bets, l.Stake, l.Payout, l.PayoutsConfirmed)})
+		}
+	}
+	for k, l := range listed {
+		out = append(out, Discrepancy{What: fmt.Sprintf("bet totals: no %s %s, the list has %d bets", k.status, k.currency, l.Bets)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].What < out[j].What })
+	return out
+}

@@ -29,11 +29,18 @@ type Report struct {
 	Refused                            map[int]int
 	// Statuses counts the platform's bets by final status.
 	Statuses map[string]int
-	// PlacementKills and SettlementKills count the kill -9 of a node.
+	// PlacementKills and SettlementKills count the kill -9 of a node;
+	// PayoutsLeftAtKills are the payouts not yet confirmed at each
+	// settlement kill.
 	PlacementKills, SettlementKills int
-	Faults                          int
-	FaultKinds                      []FaultCount
-	Discrepancies                   []Discrepancy
+	PayoutsLeftAtKills              []int
+	// KillsWithCashierInFlight counts the kills that came while cashier
+	// movements were in flight (the bundled path), and
+	// CashierInFlightAtKills the movements in flight at those kills.
+	KillsWithCashierInFlight, CashierInFlightAtKills int
+	Faults                                           int
+	FaultKinds                                       []FaultCount
+	Discrepancies                                    []Discrepancy
 	// PendingAfterRestart lists the bets still pending after a restart,
 	// longest first; PendingLimit is the most allowed.
 	PendingAfterRestart []PendingAfterRestart
@@ -106,6 +113,9 @@ func (r *Report) Write(w io.Writer) {
 	row("bets accepted", "%d", r.Accepted)
 	row("bets by final status", "%s", counts(r.Statuses))
 	row("kills", "%d (placement %d, settlement %d)", r.PlacementKills+r.SettlementKills, r.PlacementKills, r.SettlementKills)
+	if len(r.PayoutsLeftAtKills) > 0 {
+		row("payouts left at settlement kills", "%s", strings.Trim(fmt.Sprint(r.PayoutsLeftAtKills), "[]"))
+	}
 	var kinds []string
 	for _, k := range r.FaultKinds {
 		kinds = append(kinds, fmt.Sprintf("%s %d", k.Kind, k.Count))
@@ -113,6 +123,8 @@ func (r *Report) Write(w io.Writer) {
 	row("wallet faults injected", "%d (%s)", r.Faults, strings.Join(kinds, ", "))
 	if r.Path == PathBundled {
 		row("cashier movements", "%d accepted, %d refused (insufficient funds), %d unanswered", r.CashierAccepted, r.CashierRefused, r.CashierUnanswered)
+		row("kills with cashier moves in flight", "%d of %d (%d movements in flight at those kills)", r.KillsWithCashierInFlight,
+			r.PlacementKills+r.SettlementKills, r.CashierInFlightAtKills)
 		row("ledger verify", "%s", map[bool]string{true: "ok", false: "FAILED (see the discrepancies)"}[r.LedgerVerified])
 	}
 	row("discrepancies", "%d", len(r.Discrepancies))
