@@ -39,7 +39,8 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 	f.register(fs, 500, "rate of the fixed-rate phase, per second")
 	fs.IntVar(&bettors, "bettors", 200, "bettors the bets are spread over")
 	fs.BoolVar(&backlog, "backlog", true, "then queue bets for a phase with placement paused, resume it, and time the backlog's placement")
-	fs.BoolVar(&settle, "settle", false, "then resolve the market and time until every bet's deposit reached the wallet (standalone path)")
+	fs.BoolVar(&settle, "settle", false, "then resolve the market and time until every bet's deposit reached the wallet "+
+		"(bundled path: until the platform recorded every payout of the ledger as confirmed)")
 	fs.StringVar(&path, "path", "standalone", "the operator the bets go to: standalone (its wallet is the sandbox operator, over HTTP) "+
 		"or bundled (Foresight's ledger keeps the balances: no wallet call)")
 	if err := fs.Parse(args); err != nil {
@@ -47,9 +48,6 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	if path != "standalone" && path != "bundled" {
 		return fmt.Errorf("--path %q: want standalone or bundled", path)
-	}
-	if path == "bundled" && settle {
-		return errors.New("--settle times the deposits the sandbox wallet receives: the standalone path only")
 	}
 	w, done, err := f.start(ctx)
 	if err != nil {
@@ -123,6 +121,9 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	if !settle {
 		return nil
+	}
+	if path == "bundled" {
+		return settleBundled(ctx, stdout, admin, operatorID, market.ID, market.Outcomes[0].ID)
 	}
 	debited := count(op.Ledger(), operator.EntryWithdrawal) - count(op.Ledger(), operator.EntryRollback)
 	start = time.Now()
@@ -227,6 +228,68 @@ func count(ledger []operator.Entry, t operator.EntryType) int {
 		}
 	}
 	return n
+}
+
+// settleBundled resolves the market and times until the platform has
+// recorded the payout of every settled bet of the bundled operator as
+// confirmed (the ledger paid the winners; a lost bet is confirmed with
+// nothing moved), reading GET /admin/v1/bets/totals every 50 ms.
+func settleBundled(ctx context.Context, stdout io.Writer, admin func(method, path, body string, out any) error, operatorID, marketID, winner string) error {
+	var totals struct {
+		Items []struct {
+			Status           string `json:"status"`
+			Bets             int    `json:"bets"`
+			PayoutsConfirmed int    `json:"payouts_confirmed"`
+		} `json:"items"`
+	}
+	read := func() (settled, confirmed, paid int, err error) {
+		if err := admin("GET", "/admin/v1/bets/totals?operator_id="+operatorID, "", &totals); err != nil {
+			return 0, 0, 0, err
+		}
+		for _, t := range totals.Items {
+			switch t.Status {
+			case "confirmed":
+				confirmed += t.Bets
+			case "settled":
+				settled += t.Bets
+				paid += t.PayoutsConfirmed
+			}
+		}
+		return settled, confirmed, paid, nil
+	}
+	_, toPay, _, err := read()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := admin("POST", "/admin/v1/markets/"+marketID+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, winner), nil); err != nil {
+		return err
+	}
+	var settledIn time.Duration
+	for {
+		settled, confirmed, paid, err := read()
+		if err != nil {
+			return err
+		}
+		if confirmed == 0 && settledIn == 0 {
+			settledIn = time.Since(start)
+		}
+		if confirmed == 0 && paid == settled {
+			break
+		}
+		if time.Since(start) > 10*time.Minute {
+			return fmt.Errorf("%d of %d payouts confirmed after 10 minutes", paid, toPay)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	took := time.Since(start)
+	fmt.Fprintf(stdout, "%-40s %d bets settled %v and every payout confirmed %v after the resolve: %.0f/s\n", "resolve to every payout confirmed",
+		toPay, settledIn.Round(time.Millisecond), took.Round(time.Millisecond), float64(toPay)/took.Seconds())
+	return nil
 }
 
 // waitConfirmed waits until no bet of the operator is pending.
