@@ -171,22 +171,7 @@ func TestCasinoLedgerPage(t *testing.T) {
 func TestCasinoControlAPIAuthentication(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, "http://platform.test", func(c *casino.SiteConfig) { c.AdminToken = "casino-admin" })
-	tests := []struct {
-		name   string
-		header []string
-		want   int
-	}{
-		{"no token", nil, http.StatusUnauthorized},
-		{"wrong token", []string{"Authorization", "Bearer x"}, http.StatusUnauthorized},
-		{"token", []string{"Authorization", "Bearer casino-admin"}, http.StatusOK},
-		{"cookie", []string{"Cookie", "sandbox_admin=casino-admin"}, http.StatusOK},
-		{"another site's page", []string{"Cookie", "sandbox_admin=casino-admin", "Origin", "http://evil.example"}, http.StatusForbidden},
-	}
-	for _, tt := range tests {
-		if status, m := s.Control("POST", "/sandbox/api/block", map[string]string{"account_id": "alice"}, tt.header...); status != tt.want {
-			t.Errorf("%s: %d %v, want %d", tt.name, status, m, tt.want)
-		}
-	}
+	s.WantGuarded("casino-admin", "POST", "/sandbox/api/block", map[string]string{"account_id": "alice"})
 	status, m := s.Control("GET", "/sandbox/api/state", nil, "Authorization", "Bearer casino-admin")
 	if status != 200 || fmt.Sprint(m["blocked"]) != "[alice]" {
 		t.Errorf("state = %d %v", status, m)

@@ -286,3 +286,40 @@ func HMACHex(secret string, body []byte) string {
 	m.Write(body)
 	return hex.EncodeToString(m.Sum(nil))
 }
+
+// WantGuarded sends the control request method path body with each way of
+// presenting the admin token token (none, a wrong one, the bearer token,
+// the cookie, from another site's page, from the site's own page) and
+// checks that the guard admits exactly the right ones, and that GET
+// /sandbox/api/state is admitted alike. It returns how many times the
+// request was admitted.
+func (s *Served) WantGuarded(token, method, path string, body any) (admitted int) {
+	s.T.Helper()
+	tests := []struct {
+		name   string
+		header []string
+		want   int
+	}{
+		{"no token", nil, http.StatusUnauthorized},
+		{"wrong token", []string{"Authorization", "Bearer wrong-" + token}, http.StatusUnauthorized},
+		{"token", []string{"Authorization", "Bearer " + token}, http.StatusOK},
+		{"cookie", []string{"Cookie", "sandbox_admin=" + token}, http.StatusOK},
+		{"wrong cookie", []string{"Cookie", "sandbox_admin=wrong-" + token}, http.StatusUnauthorized},
+		{"another site's page with the token", []string{"Authorization", "Bearer " + token, "Origin", "https://evil.example"}, http.StatusForbidden},
+		{"another site's page with the cookie", []string{"Cookie", "sandbox_admin=" + token, "Origin", "http://evil.example"}, http.StatusForbidden},
+		{"its own page", []string{"Authorization", "Bearer " + token, "Origin", s.Srv.URL}, http.StatusOK},
+	}
+	for _, tt := range tests {
+		status, m := s.Control(method, path, body, tt.header...)
+		if status != tt.want {
+			s.T.Errorf("%s: %d %v, want %d", tt.name, status, m, tt.want)
+		}
+		if status == http.StatusOK {
+			admitted++
+		}
+		if status, _ := s.Control("GET", "/sandbox/api/state", nil, tt.header...); status != tt.want {
+			s.T.Errorf("%s: state = %d, want %d", tt.name, status, tt.want)
+		}
+	}
+	return admitted
+}
