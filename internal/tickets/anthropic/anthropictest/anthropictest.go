@@ -4,12 +4,11 @@ package anthropictest
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/foresight-dev/foresight/internal/tickets/llm/llmtest"
 )
 
 // Reply is one scripted answer.
@@ -24,61 +23,28 @@ type Reply struct {
 	Delay time.Duration
 }
 
-// Server is the fake server; BaseURL is what to configure.
+// Server is the fake server; BaseURL is what to configure. Requests
+// holds each request with its x-api-key header under "_api_key".
 type Server struct {
-	*httptest.Server
-	mu       sync.Mutex
-	replies  []Reply
-	requests []map[string]any
+	*llmtest.Server[Reply]
 }
 
 // New starts a server answering replies in order; once they are used up it
 // repeats the last one. It stops when the test ends.
 func New(t testing.TB, replies ...Reply) *Server {
-	s := &Server{replies: replies}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
-	return s
+	return &Server{llmtest.New(t, llmtest.Protocol[Reply]{
+		Accepts: func(r *http.Request) bool { return r.Method == http.MethodPost && r.URL.Path == "/v1/messages" },
+		Record:  func(r *http.Request, req map[string]any) { req["_api_key"] = r.Header.Get("X-Api-Key") },
+		Delay:   func(r Reply) time.Duration { return r.Delay },
+		Write:   write,
+	}, Reply{Status: http.StatusInternalServerError}, replies)}
 }
 
 // BaseURL is the API base URL to give the SDK.
 func (s *Server) BaseURL() string { return s.URL + "/" }
 
-// Requests returns the decoded request bodies received so far, each with
-// the x-api-key header under "_api_key".
-func (s *Server) Requests() []map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]map[string]any(nil), s.requests...)
-}
-
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
-		http.NotFound(w, r)
-		return
-	}
-	body, _ := io.ReadAll(r.Body)
-	var req map[string]any
-	json.Unmarshal(body, &req)
-	req["_api_key"] = r.Header.Get("X-Api-Key")
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	reply := Reply{Status: http.StatusInternalServerError}
-	if n := len(s.replies); n > 0 {
-		reply = s.replies[0]
-		if n > 1 {
-			s.replies = s.replies[1:]
-		}
-	}
-	s.mu.Unlock()
-	if reply.Delay > 0 {
-		select {
-		case <-time.After(reply.Delay):
-		case <-r.Context().Done():
-			return
-		}
-	}
-	w.Header().Set("Content-Type", "application/json")
+// write answers reply to req, the decoded request body.
+func write(w http.ResponseWriter, reply Reply, req map[string]any) {
 	if reply.Status != 0 && reply.Status != http.StatusOK {
 		w.WriteHeader(reply.Status)
 		json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{

@@ -4,13 +4,12 @@ package openaitest
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/foresight-dev/foresight/internal/tickets/llm/llmtest"
 )
 
 // Reply is one scripted answer.
@@ -26,59 +25,30 @@ type Reply struct {
 }
 
 // Server is the fake server. URL + "/v1" is the base URL to configure.
+// Requests holds each request with its Authorization header under
+// "_authorization".
 type Server struct {
-	*httptest.Server
-	mu       sync.Mutex
-	replies  []Reply
-	requests []map[string]any
+	*llmtest.Server[Reply]
 }
 
 // New starts a server answering replies in order; once they are used up it
 // repeats the last one. It stops when the test ends.
 func New(t testing.TB, replies ...Reply) *Server {
-	s := &Server{replies: replies}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
-	return s
+	return &Server{llmtest.New(t, llmtest.Protocol[Reply]{
+		Accepts: func(r *http.Request) bool {
+			return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions")
+		},
+		Record: func(r *http.Request, req map[string]any) { req["_authorization"] = r.Header.Get("Authorization") },
+		Delay:  func(r Reply) time.Duration { return r.Delay },
+		Write:  write,
+	}, Reply{Status: http.StatusInternalServerError}, replies)}
 }
 
 // BaseURL is the API base URL to give the SDK.
 func (s *Server) BaseURL() string { return s.URL + "/v1/" }
 
-// Requests returns the decoded request bodies received so far.
-func (s *Server) Requests() []map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]map[string]any(nil), s.requests...)
-}
-
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		http.NotFound(w, r)
-		return
-	}
-	body, _ := io.ReadAll(r.Body)
-	var req map[string]any
-	json.Unmarshal(body, &req)
-	req["_authorization"] = r.Header.Get("Authorization")
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	reply := Reply{Status: http.StatusInternalServerError}
-	if n := len(s.replies); n > 0 {
-		reply = s.replies[0]
-		if n > 1 {
-			s.replies = s.replies[1:]
-		}
-	}
-	s.mu.Unlock()
-	if reply.Delay > 0 {
-		select {
-		case <-time.After(reply.Delay):
-		case <-r.Context().Done():
-			return
-		}
-	}
-	w.Header().Set("Content-Type", "application/json")
+// write answers reply to req, the decoded request body.
+func write(w http.ResponseWriter, reply Reply, req map[string]any) {
 	if reply.Status != 0 && reply.Status != http.StatusOK {
 		w.WriteHeader(reply.Status)
 		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
