@@ -68,18 +68,7 @@ func runLoadtestAggregator(ctx context.Context, args []string, stdout, stderr io
 	r := loadtest.Run(ctx, w.client, loadtest.Options{Rate: rate, Concurrency: concurrency, Duration: duration, NewRequest: launch, OK: ok200})
 	fmt.Fprintf(stdout, "%-40s %s\n", fmt.Sprintf("Launcher/Real, %.0f/s", rate), r)
 
-	newBet := func(i int) (*http.Request, error) {
-		body := fmt.Sprintf(`{"market_id":%q,"outcome_id":%q,"stake":"1.00"}`, w.market.ID, w.market.Outcomes[i%2].ID)
-		req, err := http.NewRequest("POST", base+"/api/v1/bettor/bets", strings.NewReader(body))
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Authorization", "Bearer "+tokens[i%len(tokens)])
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Idempotency-Key", uuid.NewString())
-		return req, nil
-	}
-	accepted := func(s int) bool { return s == http.StatusAccepted }
+	newBet := w.betRequests(tokens)
 	// Rounds to read, placed and opened outside the measurement.
 	rounds := make([]string, 0, players)
 	for i := range players {

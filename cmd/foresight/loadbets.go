@@ -70,18 +70,7 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 			}
 		}
 	}
-	newBet := func(i int) (*http.Request, error) {
-		body := fmt.Sprintf(`{"market_id":%q,"outcome_id":%q,"stake":"1.00"}`, market.ID, market.Outcomes[i%2].ID)
-		req, err := http.NewRequest("POST", w.base+"/api/v1/bettor/bets", strings.NewReader(body))
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Authorization", "Bearer "+tokens[i%len(tokens)])
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Idempotency-Key", uuid.NewString())
-		return req, nil
-	}
-	accepted := func(s int) bool { return s == http.StatusAccepted }
+	newBet := w.betRequests(tokens)
 	fmt.Fprintf(stdout, "%s, concurrency %d, %v per phase, %d bettors, %s\n", w.describe(), concurrency, duration, bettors, walletOf)
 
 	// Warm every bettor's first sight (JWKS, bettor row) outside the measurement.
@@ -344,6 +333,26 @@ type betLoad struct {
 	market    loadMarket
 	close     func()
 }
+
+// betRequests returns the i-th bet of a load: 1.00 on the market's first
+// or second outcome in turn, by the bettors of tokens in turn, each with a
+// fresh Idempotency-Key.
+func (w *betLoad) betRequests(tokens []string) func(i int) (*http.Request, error) {
+	return func(i int) (*http.Request, error) {
+		body := fmt.Sprintf(`{"market_id":%q,"outcome_id":%q,"stake":"1.00"}`, w.market.ID, w.market.Outcomes[i%2].ID)
+		req, err := http.NewRequest("POST", w.base+"/api/v1/bettor/bets", strings.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Authorization", "Bearer "+tokens[i%len(tokens)])
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Idempotency-Key", uuid.NewString())
+		return req, nil
+	}
+}
+
+// accepted says whether a bet's placement was accepted (202).
+func accepted(status int) bool { return status == http.StatusAccepted }
 
 // describe names what the load runs against, for the first line of a
 // report.
