@@ -105,15 +105,21 @@ func classifyHeading(heading string) sectionClass {
 // of its heading's class, and what lies under a not-work or context
 // section is of that section's class too.
 func classifySections(doc *document) {
-	designed := false
+	designed, referenced := false, false
 	for _, s := range doc.sections[1:] {
 		designed = designed || strings.EqualFold(strings.TrimSpace(s.heading), "design details")
+		referenced = referenced || strings.EqualFold(strings.TrimSpace(s.heading), "reference-level explanation")
 	}
 	for _, s := range doc.sections[1:] {
 		s.class = classifyHeading(s.heading)
 		if designed && strings.EqualFold(strings.TrimSpace(s.heading), "proposal") && s.class == workSection {
 			// A KEP's "Proposal" summarises what its "Design Details"
 			// specify; the work is ticketed from the details.
+			s.class = contextSection
+		}
+		if referenced && strings.EqualFold(strings.TrimSpace(s.heading), "guide-level explanation") && s.class == workSection {
+			// An RFC's guide-level explanation teaches by example what
+			// its reference-level explanation specifies.
 			s.class = contextSection
 		}
 		if s.class == workSection && isClosedReport(s) {

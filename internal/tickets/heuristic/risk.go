@@ -26,7 +26,7 @@ var riskCategories = []riskCategory{
 	{"concurrency", []string{"idempoten", "retry", "retries", "resend", "duplicate", "concurrent", "race condition", "in flight", "replay", "atomic", "twice", "same key"}, "Concurrency and retries: repeated or parallel requests must give one outcome; this is easy to get wrong and hard to test.", tickets.PriorityMedium, 1, []string{"money", "balance", "stake", "first response", "no second", "never"}},
 	{"performance", []string{"time limit", "timeout", "time-out", "latency", "per second", "rate limit", "seconds", "throughput", "ceiling", "within seconds"}, "Performance and time limits: the spec sets timing bounds that need load tests to confirm.", tickets.PriorityMedium, 1, []string{" seconds", " s;", "per second", " ms", "minutes", "longer than"}},
 	{"external", []string{"external", "third-party", "third party", "partner", "provider", "operator", "aggregator", "webhook", "callback", "integration"}, "External integration: behaviour depends on a party outside this system, which complicates testing and failure handling.", tickets.PriorityMedium, 2, []string{"retry", "timeout", "unreachable", "unavailable", "fails", "error"}},
-	{"prohibition", []string{"must not", "never", "do not", "don't", "not allowed", "forbidden"}, "Hard prohibitions: breaking a \"never\" rule of the spec is a correctness bug even when everything else works.", tickets.PriorityMedium, 1, []string{"money", "stake", "twice", "secret", "log"}},
+	{"prohibition", []string{"must not", " never", "do not", "don't", "not allowed", "forbidden"}, "Hard prohibitions: breaking a \"never\" rule of the spec is a correctness bug even when everything else works.", tickets.PriorityMedium, 1, []string{"money", "stake", "twice", "secret", "log"}},
 }
 
 // moneyMovement are the words that show money actually moves.
@@ -59,7 +59,9 @@ func (b *builder) risks(ts []tickets.Ticket, slots []slot) []tickets.Risk {
 	lower := make([]*phraseIndex, len(b.units))
 	for i, u := range b.units {
 		b.m.tick(1)
-		lower[i] = newPhraseIndex(strings.ToLower(prose(u.text)))
+		// A leading space lets a term match at a word's start only
+		// (" never", not the end of "whenever").
+		lower[i] = newPhraseIndex(" " + strings.ToLower(prose(u.text)))
 	}
 	for rank, cat := range riskCategories {
 		var f found

@@ -84,7 +84,10 @@ func (b *builder) buildSection(s *section) {
 	switch {
 	case in.topic == "overview":
 		b.overviewDrafts(s, units)
-	case in.topic == "requirements" || in.checklist || in.topic == "questions" && len(in.items) > 0 || labelledRequirements(in):
+	case in.topic == "requirements" || in.checklist || in.topic == "questions" && len(in.items) > 0 || labelledRequirements(in) ||
+		len(in.items) >= 2 && len(s.children) == 0 && genericWorkHeading.MatchString(cleanHeading(s.heading)):
+		// A list under "Specification", "Implementation" or an RFC's
+		// "Reference-level explanation" is the list of the work.
 		b.itemDrafts(s, units)
 	default:
 		b.sectionDrafts(s, units)
@@ -795,7 +798,7 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 
 // genericWorkHeading is a heading that names the part of a document that
 // holds the work, not the work.
-var genericWorkHeading = regexp.MustCompile(`(?i)^(the )?(specification|proposal|proposed (change|design|solution)|design|detailed design|design details|implementation|solution|changes?)$`)
+var genericWorkHeading = regexp.MustCompile(`(?i)^(the )?(specification|proposal|proposed (change|design|solution)|design|detailed design|design details|implementation|solution|changes?|reference-level explanation)$`)
 
 // headerTitle is a PEP's or RFC's "Title:" header line.
 var headerTitle = regexp.MustCompile(`(?m)^Title:[ \t]*(\S.*)$`)

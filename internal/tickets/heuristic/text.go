@@ -672,6 +672,7 @@ var actorWords = map[string]bool{
 // imperative turns a requirement sentence or list item into a verb-first
 // title fragment, also returning a role when the sentence names one.
 func imperative(s string) (title, role string) {
+	_, _, labelled := splitLabel(strings.TrimSpace(s)) // a colon in a code span labels nothing
 	s = strings.TrimSpace(stripCode(s))
 	s = strings.TrimRight(s, ".!;: ")
 	if strings.HasPrefix(strings.ToLower(s), "as a") {
@@ -684,7 +685,7 @@ func imperative(s string) (title, role string) {
 			return verbFirst(m[2]), role
 		}
 	}
-	if label, rest, ok := splitLabel(s); ok && len(strings.Fields(label)) <= 4 && len(strings.Fields(rest)) >= 3 {
+	if label, rest, ok := splitLabel(s); ok && labelled && len(strings.Fields(label)) <= 4 && len(strings.Fields(rest)) >= 3 {
 		s = rest
 	}
 	if m := matchModal(s); m != nil && len(strings.Fields(m[1])) <= 6 {
