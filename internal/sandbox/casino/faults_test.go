@@ -10,6 +10,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
 	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
@@ -54,7 +55,7 @@ func TestFailNext(t *testing.T) {
 	status, resp = e.post(casino.PathBalance, balanceBody(t, "a1", "USD"))
 	wantOK(t, "disarmed", status, resp)
 
-	for name, f := range map[string]func(){
+	sandboxtest.WantPanics(t, map[string]func(){
 		"unknown endpoint":    func() { e.c.FailNext("withdrawals", 1, 500) },
 		"bad status":          func() { e.c.FailNext(casino.EndpointBetWin, 1, 42) },
 		"informational":       func() { e.c.FailNext(casino.EndpointBetWin, 1, 100) },
@@ -63,16 +64,7 @@ func TestFailNext(t *testing.T) {
 		"delay endpoint":      func() { e.c.DelayNext("bet", 1, time.Second) },
 		"drop endpoint":       func() { e.c.DropResponseNext("", 1) },
 		"empty account scope": func() { e.c.ForAccount("") },
-	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s: no panic", name)
-				}
-			}()
-			f()
-		}()
-	}
+	})
 }
 
 func TestRejectNext(t *testing.T) {

@@ -368,27 +368,15 @@ func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 	c := s.c
 	c.mu.Lock()
-	accounts := make([]accountView, 0, len(c.accounts))
-	for id := range c.accounts {
+	accounts, blocked, ledger := sandboxweb.Snapshot(c.accounts, func(id string) accountView {
 		v, _ := c.accountViewLocked(id)
-		accounts = append(accounts, v)
-	}
-	blocked := make([]string, 0, len(c.blocked))
-	for id := range c.blocked {
-		blocked = append(blocked, id)
-	}
+		return v
+	}, c.blocked, c.ledger, stateLedgerSize)
 	rounds := make([]roundView, 0, len(c.rounds))
 	for id, rd := range c.rounds {
 		rounds = append(rounds, roundView{Seq: rd.seq, Round: Round{RoundID: id, CasinoRoundID: rd.id, Account: rd.account, Currency: rd.currency, Finished: rd.finished}})
 	}
-	n := min(len(c.ledger), stateLedgerSize)
-	ledger := make([]Entry, 0, n)
-	for i := len(c.ledger) - 1; i >= len(c.ledger)-n; i-- {
-		ledger = append(ledger, c.ledger[i])
-	}
 	c.mu.Unlock()
-	sort.Slice(accounts, func(i, j int) bool { return accounts[i].ID < accounts[j].ID })
-	sort.Strings(blocked)
 	sort.Slice(rounds, func(i, j int) bool { return rounds[i].Seq > rounds[j].Seq })
 	if len(rounds) > stateLedgerSize {
 		rounds = rounds[:stateLedgerSize]

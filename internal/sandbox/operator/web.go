@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -184,14 +183,18 @@ type bettorView struct {
 	Blocked  bool   `json:"blocked"`
 }
 
-func (o *Operator) bettorView(id string) (bettorView, bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
+func (o *Operator) bettorViewLocked(id string) (bettorView, bool) {
 	b := o.bettors[id]
 	if b == nil {
 		return bettorView{}, false
 	}
 	return bettorView{ID: id, Currency: b.currency, Balance: o.format(b.balance, b.currency), Blocked: o.blocked[id]}, true
+}
+
+func (o *Operator) bettorView(id string) (bettorView, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.bettorViewLocked(id)
 }
 
 // storedView is a stored answer as the ledger page shows it.
@@ -224,8 +227,8 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 	ids, more := sandboxweb.IDsPage(o.bettors, d.Filter, bettorsPageSize)
 	d.MoreBettors = more
 	for _, id := range ids {
-		b := o.bettors[id]
-		d.Bettors = append(d.Bettors, bettorView{ID: id, Currency: b.currency, Balance: o.format(b.balance, b.currency), Blocked: o.blocked[id]})
+		v, _ := o.bettorViewLocked(id)
+		d.Bettors = append(d.Bettors, v)
 	}
 	d.Blocked = sandboxweb.BlockedOnly(o.blocked, o.bettors, d.Filter)
 	d.Entries, d.Older = sandboxweb.LedgerPage(o.ledger, func(e Entry) int64 { return e.Seq }, func(e Entry) string { return e.BettorID },
@@ -274,24 +277,13 @@ func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 	o := s.op
 	o.mu.Lock()
-	bettors := make([]bettorView, 0, len(o.bettors))
-	for id, b := range o.bettors {
-		bettors = append(bettors, bettorView{ID: id, Currency: b.currency, Balance: o.format(b.balance, b.currency), Blocked: o.blocked[id]})
-	}
-	blocked := make([]string, 0, len(o.blocked))
-	for id := range o.blocked {
-		blocked = append(blocked, id)
-	}
-	n := min(len(o.ledger), stateLedgerSize)
-	ledger := make([]Entry, 0, n)
-	for i := len(o.ledger) - 1; i >= len(o.ledger)-n; i-- {
-		ledger = append(ledger, o.ledger[i])
-	}
+	bettors, blocked, ledger := sandboxweb.Snapshot(o.bettors, func(id string) bettorView {
+		v, _ := o.bettorViewLocked(id)
+		return v
+	}, o.blocked, o.ledger, stateLedgerSize)
 	currency := o.currency
 	lifetime := o.tokenLifetimeLocked()
 	o.mu.Unlock()
-	sort.Slice(bettors, func(i, j int) bool { return bettors[i].ID < bettors[j].ID })
-	sort.Strings(blocked)
 	sandboxweb.WriteJSON(w, http.StatusOK, map[string]any{
 		"operator_id":            o.ID(),
 		"currency":               currency,

@@ -323,3 +323,19 @@ func (s *Served) WantGuarded(token, method, path string, body any) (admitted int
 	}
 	return admitted
 }
+
+// WantPanics calls each function of calls and checks that it panics (a
+// misuse of a sandbox's API, such as an unknown endpoint).
+func WantPanics(t testing.TB, calls map[string]func()) {
+	t.Helper()
+	for name, f := range calls {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}

@@ -1,8 +1,10 @@
 package sandboxweb
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 )
@@ -99,4 +101,25 @@ func (l *Ledger[E, S]) Fail(err error) {
 	if err != nil {
 		l.Failed = err.Error()
 	}
+}
+
+// Snapshot is what a control API's GET /sandbox/api/state shows of a
+// partner's wallets: the view of every wallet, sorted by id; every blocked
+// id, sorted; and the newest entries of the ledger (kept oldest first), at
+// most newest, newest first. None of the three is nil.
+func Snapshot[W, V, E any](wallets map[string]W, view func(id string) V, blocked map[string]bool, ledger []E, newest int) (views []V, blockedIDs []string, entries []E) {
+	views = make([]V, 0, len(wallets))
+	for _, id := range slices.Sorted(maps.Keys(wallets)) {
+		views = append(views, view(id))
+	}
+	blockedIDs = slices.Sorted(maps.Keys(blocked))
+	if blockedIDs == nil {
+		blockedIDs = []string{}
+	}
+	n := min(len(ledger), newest)
+	entries = make([]E, 0, n)
+	for i := len(ledger) - 1; i >= len(ledger)-n; i-- {
+		entries = append(entries, ledger[i])
+	}
+	return views, blockedIDs, entries
 }
