@@ -255,6 +255,13 @@ func (c *Casino) accountViewLocked(id string) (accountView, bool) {
 	return v, true
 }
 
+// accountViewOf is the view of the account id, which exists; the caller
+// holds the lock.
+func (c *Casino) accountViewOf(id string) accountView {
+	v, _ := c.accountViewLocked(id)
+	return v
+}
+
 func (c *Casino) accountView(id string) (accountView, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -306,13 +313,7 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 	before := d.Read(r, "account", "account_id")
 	c := s.c
 	c.mu.Lock()
-	ids, more := sandboxweb.IDsPage(c.accounts, d.Filter, accountsPageSize)
-	d.MoreAccounts = more
-	for _, id := range ids {
-		v, _ := c.accountViewLocked(id)
-		d.Accounts = append(d.Accounts, v)
-	}
-	d.Blocked = sandboxweb.BlockedOnly(c.blocked, c.accounts, d.Filter)
+	d.Accounts, d.MoreAccounts, d.Blocked = sandboxweb.WalletsPage(c.accounts, c.blocked, d.Filter, accountsPageSize, c.accountViewOf)
 	for id, rd := range c.rounds {
 		if d.Filter == "" || rd.account == d.Filter {
 			d.Rounds = append(d.Rounds, roundView{Seq: rd.seq, Round: Round{RoundID: id, CasinoRoundID: rd.id, Account: rd.account, Currency: rd.currency, Finished: rd.finished}})
@@ -368,10 +369,7 @@ func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 	c := s.c
 	c.mu.Lock()
-	accounts, blocked, ledger := sandboxweb.Snapshot(c.accounts, func(id string) accountView {
-		v, _ := c.accountViewLocked(id)
-		return v
-	}, c.blocked, c.ledger, stateLedgerSize)
+	accounts, blocked, ledger := sandboxweb.Snapshot(c.accounts, c.accountViewOf, c.blocked, c.ledger, stateLedgerSize)
 	rounds := make([]roundView, 0, len(c.rounds))
 	for id, rd := range c.rounds {
 		rounds = append(rounds, roundView{Seq: rd.seq, Round: Round{RoundID: id, CasinoRoundID: rd.id, Account: rd.account, Currency: rd.currency, Finished: rd.finished}})

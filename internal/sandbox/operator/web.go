@@ -191,6 +191,13 @@ func (o *Operator) bettorViewLocked(id string) (bettorView, bool) {
 	return bettorView{ID: id, Currency: b.currency, Balance: o.format(b.balance, b.currency), Blocked: o.blocked[id]}, true
 }
 
+// bettorViewOf is the view of the bettor id, who exists; the caller holds
+// the lock.
+func (o *Operator) bettorViewOf(id string) bettorView {
+	v, _ := o.bettorViewLocked(id)
+	return v
+}
+
 func (o *Operator) bettorView(id string) (bettorView, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -224,13 +231,7 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 	before := d.Read(r, "bettor", "bettor_id")
 	o := s.op
 	o.mu.Lock()
-	ids, more := sandboxweb.IDsPage(o.bettors, d.Filter, bettorsPageSize)
-	d.MoreBettors = more
-	for _, id := range ids {
-		v, _ := o.bettorViewLocked(id)
-		d.Bettors = append(d.Bettors, v)
-	}
-	d.Blocked = sandboxweb.BlockedOnly(o.blocked, o.bettors, d.Filter)
+	d.Bettors, d.MoreBettors, d.Blocked = sandboxweb.WalletsPage(o.bettors, o.blocked, d.Filter, bettorsPageSize, o.bettorViewOf)
 	d.Entries, d.Older = sandboxweb.LedgerPage(o.ledger, func(e Entry) int64 { return e.Seq }, func(e Entry) string { return e.BettorID },
 		d.Filter, before, ledgerPageSize, "bettor_id")
 	for txID, rec := range o.txs {
@@ -277,10 +278,7 @@ func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 	o := s.op
 	o.mu.Lock()
-	bettors, blocked, ledger := sandboxweb.Snapshot(o.bettors, func(id string) bettorView {
-		v, _ := o.bettorViewLocked(id)
-		return v
-	}, o.blocked, o.ledger, stateLedgerSize)
+	bettors, blocked, ledger := sandboxweb.Snapshot(o.bettors, o.bettorViewOf, o.blocked, o.ledger, stateLedgerSize)
 	currency := o.currency
 	lifetime := o.tokenLifetimeLocked()
 	o.mu.Unlock()

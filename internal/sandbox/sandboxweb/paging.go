@@ -24,6 +24,17 @@ func IDsPage[V any](wallets map[string]V, filter string, size int) (ids []string
 	return ids, 0
 }
 
+// WalletsPage is the wallets part of a ledger page: the views of the
+// wallets filter selects, a page of at most size (IDsPage), how many more
+// there are, and the blocked ids without a wallet (BlockedOnly).
+func WalletsPage[W, V any](wallets map[string]W, blocked map[string]bool, filter string, size int, view func(id string) V) (views []V, more int, blockedOnly []string) {
+	ids, more := IDsPage(wallets, filter, size)
+	for _, id := range ids {
+		views = append(views, view(id))
+	}
+	return views, more, BlockedOnly(blocked, wallets, filter)
+}
+
 // BlockedOnly returns, sorted, the blocked ids that filter selects and that
 // have no wallet yet.
 func BlockedOnly[V any](blocked map[string]bool, wallets map[string]V, filter string) []string {
