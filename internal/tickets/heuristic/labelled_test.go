@@ -62,3 +62,20 @@ func TestOpenQuestionContextIsNoWork(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelledRequirementIsNoBug keeps a numbered requirement a story or
+// task whatever its words ("failing files are rejected" reads like a
+// defect), and gives an actors table no ticket.
+func TestLabelledRequirementIsNoBug(t *testing.T) {
+	spec := "# Photo shop\n\n## Actors\n\n| Actor | Description |\n|---|---|\n| Guest | Unauthenticated visitor who can browse the albums. |\n| Seller | Verified user who uploads photos for sale. |\n\n" +
+		"## Uploads\n\n- UP-1: Uploaded photos must pass a virus scan; failing files are rejected with an error message.\n- UP-2: Sellers can set a price per photo.\n"
+	res := generate(t, defaultRequest(spec, "Photo shop"))
+	for _, tk := range res.Tickets {
+		if tk.TicketType == "bug" {
+			t.Errorf("the requirement %q is a bug", tk.Title)
+		}
+		if strings.Contains(strings.ToLower(tk.Title), "actor") || strings.Contains(tk.Title, "Guest") {
+			t.Errorf("ticket %q comes from the actors table", tk.Title)
+		}
+	}
+}

@@ -1114,7 +1114,10 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 	if role != "" || b.userFacing(s, joined) {
 		kind = tickets.TypeStory
 	}
-	if isBugText(joined) {
+	if reqID == "" && isBugText(joined) {
+		// A numbered requirement says what to build, whatever its words
+		// ("must pass a virus scan"); only an unnumbered item can report
+		// a defect.
 		kind = tickets.TypeBug
 	}
 	d := b.newDraft(kind, originItem, title, s)
