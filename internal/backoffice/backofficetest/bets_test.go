@@ -38,11 +38,11 @@ func TestBets(t *testing.T) {
 	})
 
 	tb := w.signIn()
-	tb.viewport(1200, 900)
-	tb.navigate(w.url + "/backoffice/#/bets")
-	tb.waitText("#view [role=status]", "3 bets.")
+	tb.Viewport(1200, 900)
+	tb.Navigate(w.url + "/backoffice/#/bets")
+	tb.WaitText("#view [role=status]", "3 bets.")
 	var charts int
-	tb.eval("document.querySelectorAll('svg.chart').length", &charts)
+	tb.Eval("document.querySelectorAll('svg.chart').length", &charts)
 	if charts != 2 {
 		t.Errorf("%d plots of bets over time, want 2 (bets and stakes)", charts)
 	}
@@ -50,7 +50,7 @@ func TestBets(t *testing.T) {
 
 	rows := func() string {
 		var ids []string
-		tb.eval("Array.from(document.querySelectorAll('tbody[data-bet]'), e => e.dataset.bet)", &ids)
+		tb.Eval("Array.from(document.querySelectorAll('tbody[data-bet]'), e => e.dataset.bet)", &ids)
 		return strings.Join(ids, ",")
 	}
 	tests := []struct {
@@ -64,25 +64,25 @@ func TestBets(t *testing.T) {
 		{"nobody's", "carol", "", "", nil},
 	}
 	for _, tc := range tests {
-		tb.typeIn("[data-filter=bettor]", tc.bettor)
-		tb.typeIn("[data-filter=market]", tc.market)
+		tb.TypeIn("[data-filter=bettor]", tc.bettor)
+		tb.TypeIn("[data-filter=market]", tc.market)
 		tb.choose("[data-filter=status]", tc.status)
-		tb.click("form[data-bet-filters] button[type=submit]")
+		tb.Click("form[data-bet-filters] button[type=submit]")
 		want := strings.Join(tc.want, ",")
-		tb.waitFor(tc.name+" bets", fmt.Sprintf("Array.from(document.querySelectorAll('tbody[data-bet]'), e => e.dataset.bet).join(',') === %q && document.querySelector('#view [role=status]').textContent.startsWith('%d bet')", want, len(tc.want)))
+		tb.WaitFor(tc.name+" bets", fmt.Sprintf("Array.from(document.querySelectorAll('tbody[data-bet]'), e => e.dataset.bet).join(',') === %q && document.querySelector('#view [role=status]').textContent.startsWith('%d bet')", want, len(tc.want)))
 		if got := rows(); got != want {
 			t.Errorf("%s: rows %s, want %s", tc.name, got, want)
 		}
 	}
 
 	// The void's details: its stake back, the deposit confirmed.
-	tb.typeIn("[data-filter=bettor]", "")
-	tb.typeIn("[data-filter=market]", "")
+	tb.TypeIn("[data-filter=bettor]", "")
+	tb.TypeIn("[data-filter=market]", "")
 	tb.choose("[data-filter=status]", "voided")
-	tb.waitFor("the voided bet", fmt.Sprintf("document.querySelector('tbody[data-bet=%q]') && document.querySelectorAll('tbody[data-bet]').length === 1", aliceB))
-	tb.click(fmt.Sprintf("[data-details=%q]", aliceB))
-	tb.waitFor("the details", fmt.Sprintf("!document.getElementById('bet-%s').hidden", aliceB))
-	detail := tb.text(fmt.Sprintf("[data-bet-detail=%q]", aliceB))
+	tb.WaitFor("the voided bet", fmt.Sprintf("document.querySelector('tbody[data-bet=%q]') && document.querySelectorAll('tbody[data-bet]').length === 1", aliceB))
+	tb.Click(fmt.Sprintf("[data-details=%q]", aliceB))
+	tb.WaitFor("the details", fmt.Sprintf("!document.getElementById('bet-%s').hidden", aliceB))
+	detail := tb.Text(fmt.Sprintf("[data-bet-detail=%q]", aliceB))
 	for _, want := range []string{"Paid5.00 USD", "Deposit confirmed20", "Stake5.00 USD", "Over 2.5 goals?: Away"} {
 		if !strings.Contains(detail, want) {
 			t.Errorf("details %q lack %q", detail, want)
@@ -91,16 +91,16 @@ func TestBets(t *testing.T) {
 
 	// Bettors with the balances their wallet reported, and a bettor's
 	// open positions.
-	tb.navigate(w.url + "/backoffice/#/bettors")
-	tb.waitText("#view [role=status]", "2 bettors.")
-	if got := tb.text("tr[data-bettor=alice] td:nth-child(3)"); got != "90.00" {
+	tb.Navigate(w.url + "/backoffice/#/bettors")
+	tb.WaitText("#view [role=status]", "2 bettors.")
+	if got := tb.Text("tr[data-bettor=alice] td:nth-child(3)"); got != "90.00" {
 		t.Errorf("alice's balance %q, want 90.00 (100 − 10 − 5, the void's 5 back) in USD's minor units", got)
 	}
-	tb.click("tr[data-bettor=alice] a")
-	tb.waitFor("alice's page", "document.querySelector('[data-positions]')")
+	tb.Click("tr[data-bettor=alice] a")
+	tb.WaitFor("alice's page", "document.querySelector('[data-positions]')")
 	var open, closed []string
-	tb.eval("Array.from(document.querySelectorAll('[data-positions] tbody[data-bet]'), e => e.dataset.bet)", &open)
-	tb.eval("Array.from(document.querySelectorAll('[data-history] tbody[data-bet]'), e => e.dataset.bet)", &closed)
+	tb.Eval("Array.from(document.querySelectorAll('[data-positions] tbody[data-bet]'), e => e.dataset.bet)", &open)
+	tb.Eval("Array.from(document.querySelectorAll('[data-history] tbody[data-bet]'), e => e.dataset.bet)", &closed)
 	if strings.Join(open, ",") != aliceA || strings.Join(closed, ",") != aliceB {
 		t.Errorf("alice's positions %v and history %v, want [%s] and [%s]", open, closed, aliceA, aliceB)
 	}
@@ -125,12 +125,12 @@ func TestAmountsDisplayRule(t *testing.T) {
 	w.waitBet("eve", lost, "settled")
 
 	tb := w.signIn()
-	tb.viewport(1200, 900)
-	tb.navigate(w.url + "/backoffice/#/bets")
-	tb.waitText("#view [role=status]", "2 bets.")
+	tb.Viewport(1200, 900)
+	tb.Navigate(w.url + "/backoffice/#/bets")
+	tb.WaitText("#view [role=status]", "2 bets.")
 	cell := func(bet string, n int) (text, title string) {
 		var c struct{ Text, Title string }
-		tb.eval(fmt.Sprintf("(() => { const td = document.querySelectorAll('tbody[data-bet=%q] tr:first-child td')[%d]; return {Text: td.textContent, Title: td.title}; })()", bet, n), &c)
+		tb.Eval(fmt.Sprintf("(() => { const td = document.querySelectorAll('tbody[data-bet=%q] tr:first-child td')[%d]; return {Text: td.textContent, Title: td.title}; })()", bet, n), &c)
 		return c.Text, c.Title
 	}
 	tests := []struct {
@@ -149,15 +149,15 @@ func TestAmountsDisplayRule(t *testing.T) {
 			t.Errorf("%s: %q (title %q), want %q (title %q)", tc.name, text, title, tc.text, tc.title)
 		}
 	}
-	tb.click(fmt.Sprintf("[data-details=%q]", won))
-	tb.waitFor("the details", fmt.Sprintf("!document.getElementById('bet-%s').hidden", won))
-	if detail := tb.text(fmt.Sprintf("[data-bet-detail=%q]", won)); !strings.Contains(detail, "Potential payout55.27 USD (exact 55.2675)") {
+	tb.Click(fmt.Sprintf("[data-details=%q]", won))
+	tb.WaitFor("the details", fmt.Sprintf("!document.getElementById('bet-%s').hidden", won))
+	if detail := tb.Text(fmt.Sprintf("[data-bet-detail=%q]", won)); !strings.Contains(detail, "Potential payout55.27 USD (exact 55.2675)") {
 		t.Errorf("details %q lack the rounded and exact potential payout", detail)
 	}
 
-	tb.navigate(w.url + "/backoffice/#/bettors")
-	tb.waitText("#view [role=status]", "2 bettors.")
-	if got := tb.text("tr[data-bettor=dora] td:nth-child(3)"); got != "1,142.77" {
+	tb.Navigate(w.url + "/backoffice/#/bettors")
+	tb.WaitText("#view [role=status]", "2 bettors.")
+	if got := tb.Text("tr[data-bettor=dora] td:nth-child(3)"); got != "1,142.77" {
 		t.Errorf("dora's balance %q, want 1,142.77 (1100 − 12.50 + 55.27)", got)
 	}
 }

@@ -31,22 +31,22 @@ func TestOperatorCredential(t *testing.T) {
 
 	// Platform staff issue the credential.
 	tb := w.signIn()
-	tb.viewport(1200, 900)
-	tb.navigate(w.url + "/backoffice/#/operators/sandbox")
-	tb.waitFor("the credentials panel", "document.querySelector('[data-credentials=sandbox] [data-issue-credential]')")
-	tb.waitText("[data-credentials]", "No credentials yet")
-	tb.click("[data-issue-credential] button[type=submit]")
-	tb.waitText("[data-issue-credential] [role=alert]", "Name the credential.")
-	tb.typeIn("input[name=credential_name]", "Ana (trading desk)")
-	tb.click("[data-issue-credential] button[type=submit]")
-	tb.waitFor("the key shown once", "document.querySelector('[data-credentials] [data-secret]')")
-	key := tb.text("[data-credentials] [data-secret]")
+	tb.Viewport(1200, 900)
+	tb.Navigate(w.url + "/backoffice/#/operators/sandbox")
+	tb.WaitFor("the credentials panel", "document.querySelector('[data-credentials=sandbox] [data-issue-credential]')")
+	tb.WaitText("[data-credentials]", "No credentials yet")
+	tb.Click("[data-issue-credential] button[type=submit]")
+	tb.WaitText("[data-issue-credential] [role=alert]", "Name the credential.")
+	tb.TypeIn("input[name=credential_name]", "Ana (trading desk)")
+	tb.Click("[data-issue-credential] button[type=submit]")
+	tb.WaitFor("the key shown once", "document.querySelector('[data-credentials] [data-secret]')")
+	key := tb.Text("[data-credentials] [data-secret]")
 	if !strings.HasPrefix(key, "fso_") {
 		t.Fatalf("the key shown is %q", key)
 	}
-	tb.waitFor("the credential listed", "document.querySelector('tr[data-credential][data-state=live]')")
+	tb.WaitFor("the credential listed", "document.querySelector('tr[data-credential][data-state=live]')")
 	var copyButton bool
-	tb.eval("Array.from(document.querySelectorAll('[data-credentials] .key button')).some(b => b.textContent === 'Copy')", &copyButton)
+	tb.Eval("Array.from(document.querySelectorAll('[data-credentials] .key button')).some(b => b.textContent === 'Copy')", &copyButton)
 	if !copyButton {
 		t.Error("no copy button beside the key")
 	}
@@ -55,66 +55,65 @@ func TestOperatorCredential(t *testing.T) {
 	if err != nil || len(creds) != 1 || creds[0].Name != "Ana (trading desk)" || creds[0].Key != "" {
 		t.Fatalf("credentials of sandbox: %+v, %v", creds, err)
 	}
-	tb.do(chromedp.Reload())
-	tb.waitFor("the credentials listed again", "document.querySelector('tr[data-credential]')")
-	if n := tb.text("[data-credentials] [data-secret]"); n != "" {
+	tb.Do(chromedp.Reload())
+	tb.WaitFor("the credentials listed again", "document.querySelector('tr[data-credential]')")
+	if n := tb.Text("[data-credentials] [data-secret]"); n != "" {
 		t.Errorf("the key is shown again after a reload: %q", n)
 	}
 
 	// The operator's staff sign in with it.
-	tb.click("#sign-out")
-	tb.waitText("#signin-status", "Signed out.")
-	tb.typeIn("#token", key)
-	tb.click("#signin-submit")
-	tb.waitFor("signed in as the operator", "document.body.dataset.signedIn === 'true' && document.body.dataset.kind === 'operator'")
-	tb.navigate(w.url + "/backoffice/#/markets")
-	tb.waitFor("the markets", fmt.Sprintf("document.querySelector('tr[data-event=%q]')", ev.ID))
-	if who := tb.text("#who"); who != "Ana (trading desk) · sandbox" {
+	tb.Click("#sign-out")
+	tb.WaitText("#signin-status", "Signed out.")
+	tb.submitToken(key)
+	tb.WaitFor("signed in as the operator", "document.body.dataset.signedIn === 'true' && document.body.dataset.kind === 'operator'")
+	tb.Navigate(w.url + "/backoffice/#/markets")
+	tb.WaitFor("the markets", fmt.Sprintf("document.querySelector('tr[data-event=%q]')", ev.ID))
+	if who := tb.Text("#who"); who != "Ana (trading desk) · sandbox" {
 		t.Errorf("the top bar says %q", who)
 	}
 	var nav []string
-	tb.eval("Array.from(document.querySelectorAll('#nav a'), a => a.textContent)", &nav)
+	tb.Eval("Array.from(document.querySelectorAll('#nav a'), a => a.textContent)", &nav)
 	if strings.Join(nav, ",") != "Markets,Bets,Bettors,Operator,Audit" {
 		t.Errorf("navigation %v, want Markets, Bets, Bettors, Operator, Audit", nav)
 	}
 	tb.screenshot("operator-signin")
 
-	tb.navigate(w.url + "/backoffice/#/bets")
-	tb.waitText("#view [role=status]", "1 bet.")
+	tb.Navigate(w.url + "/backoffice/#/bets")
+	tb.WaitText("#view [role=status]", "1 bet.")
 	var operators []string
-	tb.eval("Array.from(document.querySelectorAll('[data-filter=operator] option'), o => o.value)", &operators)
+	tb.Eval("Array.from(document.querySelectorAll('[data-filter=operator] option'), o => o.value)", &operators)
 	if strings.Join(operators, ",") != "sandbox" {
 		t.Errorf("the operator filter offers %v, want sandbox only", operators)
 	}
-	tb.waitFor("the bet", fmt.Sprintf("document.querySelector('tbody[data-bet=%q]')", bet))
+	tb.WaitFor("the bet", fmt.Sprintf("document.querySelector('tbody[data-bet=%q]')", bet))
 	tb.screenshot("operator-bets")
 
-	tb.navigate(w.url + "/backoffice/#/events/" + ev.ID)
-	tb.waitFor("the exposure", fmt.Sprintf("document.querySelector('[data-exposure=%q] tr[data-outcome]')", m.ID))
+	tb.Navigate(w.url + "/backoffice/#/events/" + ev.ID)
+	tb.WaitFor("the exposure", fmt.Sprintf("document.querySelector('[data-exposure=%q] tr[data-outcome]')", m.ID))
 	var controls int
-	tb.eval("document.querySelectorAll('[data-prices], [data-action], form[data-texts], #view button.danger').length", &controls)
+	tb.Eval("document.querySelectorAll('[data-prices], [data-action], form[data-texts], #view button.danger').length", &controls)
 	if controls != 0 {
 		t.Errorf("%d market controls shown to an operator's staff", controls)
 	}
 	tb.screenshot("operator-event")
 
-	tb.navigate(w.url + "/backoffice/#/tickets")
-	tb.waitFor("the markets instead of the ticket service", "document.body.dataset.view === 'markets'")
+	tb.Navigate(w.url + "/backoffice/#/tickets")
+	tb.WaitFor("the markets instead of the ticket service", "document.body.dataset.view === 'markets'")
 
-	tb.navigate(w.url + "/backoffice/#/operators/rival")
-	tb.waitFor("its own operator's page", "document.querySelector('form[data-commercial]')")
-	if h := tb.text("#view h1"); h != "Sandbox Bets (sandbox)" {
+	tb.Navigate(w.url + "/backoffice/#/operators/rival")
+	tb.WaitFor("its own operator's page", "document.querySelector('form[data-commercial]')")
+	if h := tb.Text("#view h1"); h != "Sandbox Bets (sandbox)" {
 		t.Errorf("the operator page is %q", h)
 	}
 	var fields []string
-	tb.eval("Array.from(document.querySelectorAll('form[data-commercial] input:not([type=hidden]), form[data-commercial] select'), e => e.name || e.dataset.col)", &fields)
+	tb.Eval("Array.from(document.querySelectorAll('form[data-commercial] input:not([type=hidden]), form[data-commercial] select'), e => e.name || e.dataset.col)", &fields)
 	if strings.Join(fields, ",") != "margin_method,margin_value,odds_tolerance,min_stake,max_stake,max_payout,outcome_exposure" {
 		t.Errorf("the operator's staff may edit %v", fields)
 	}
-	tb.typeIn("input[name=odds_tolerance]", "0.08")
-	tb.typeIn("[data-col=max_stake]", "90")
-	tb.click("form[data-commercial] button[type=submit]")
-	tb.waitText("[data-form-status]", "Changes saved.")
+	tb.TypeIn("input[name=odds_tolerance]", "0.08")
+	tb.TypeIn("[data-col=max_stake]", "90")
+	tb.Click("form[data-commercial] button[type=submit]")
+	tb.WaitText("[data-form-status]", "Changes saved.")
 	var op operatorJSON
 	w.call("GET", "/admin/v1/operators/sandbox", nil, &op)
 	if op.OddsTolerance != "0.08" || op.Limits["USD"]["max_stake"] != "90" || op.WalletURL != w.partner {
@@ -122,14 +121,14 @@ func TestOperatorCredential(t *testing.T) {
 	}
 
 	// Every screen of the operator's staff fits a phone.
-	tb.viewport(360, 740)
+	tb.Viewport(360, 740)
 	for _, screen := range []string{"markets", "events/" + ev.ID, "bets", "bettors", "operators"} {
 		var done bool
-		tb.eval("(document.body.dataset.view = '', true)", &done)
-		tb.navigate(w.url + "/backoffice/#/" + screen)
-		tb.waitFor(screen, fmt.Sprintf("document.body.dataset.view === %q", strings.Split(screen, "/")[0]))
+		tb.Eval("(document.body.dataset.view = '', true)", &done)
+		tb.Navigate(w.url + "/backoffice/#/" + screen)
+		tb.WaitFor(screen, fmt.Sprintf("document.body.dataset.view === %q", strings.Split(screen, "/")[0]))
 		var wide int
-		tb.eval("document.documentElement.scrollWidth", &wide)
+		tb.Eval("document.documentElement.scrollWidth", &wide)
 		if wide > 360 {
 			t.Errorf("#/%s is %d px wide at a phone's 360", screen, wide)
 		}
@@ -138,18 +137,18 @@ func TestOperatorCredential(t *testing.T) {
 	// Staff revoke the credential in their own tab; the operator's next
 	// action shows the sign-in.
 	staff := w.signIn()
-	staff.navigate(w.url + "/backoffice/#/operators/sandbox")
-	staff.waitFor("the live credential", "document.querySelector('tr[data-credential][data-state=live] [data-revoke-credential]')")
-	staff.click("[data-revoke-credential]")
-	staff.waitFor("the confirmation", "document.querySelector('dialog[open]')")
-	staff.click("dialog [data-confirm]")
-	staff.waitText("[data-credentials-status]", "The credential of Ana (trading desk) is revoked.")
-	staff.waitFor("the credential revoked", "document.querySelector('tr[data-credential][data-state=revoked]')")
+	staff.Navigate(w.url + "/backoffice/#/operators/sandbox")
+	staff.WaitFor("the live credential", "document.querySelector('tr[data-credential][data-state=live] [data-revoke-credential]')")
+	staff.Click("[data-revoke-credential]")
+	staff.WaitFor("the confirmation", "document.querySelector('dialog[open]')")
+	staff.Click("dialog [data-confirm]")
+	staff.WaitText("[data-credentials-status]", "The credential of Ana (trading desk) is revoked.")
+	staff.WaitFor("the credential revoked", "document.querySelector('tr[data-credential][data-state=revoked]')")
 
-	tb.click("#nav a[data-section=bets]")
-	tb.waitText("#signin-status", "Your operator key was refused (revoked or expired): sign in again.")
+	tb.Click("#nav a[data-section=bets]")
+	tb.WaitText("#signin-status", "Your operator key was refused (revoked or expired): sign in again.")
 	var stored int
-	tb.eval("sessionStorage.length", &stored)
+	tb.Eval("sessionStorage.length", &stored)
 	if stored != 0 {
 		t.Error("the revoked key is still stored")
 	}

@@ -125,15 +125,15 @@ func TestTicketJobs(t *testing.T) {
 	name := map[string]string{held: "held", failed: "failed", done: "done"}
 
 	tb := w.signIn()
-	tb.viewport(1200, 900)
-	tb.navigate(w.url + "/backoffice/#/tickets")
-	tb.waitFor("the clients", "document.body.dataset.view === 'tickets' && document.querySelector('[data-service-nav=jobs]')")
-	tb.click("[data-service-nav=jobs]")
-	tb.waitFor("the three jobs", "document.querySelectorAll('tr[data-job]').length === 3")
+	tb.Viewport(1200, 900)
+	tb.Navigate(w.url + "/backoffice/#/tickets")
+	tb.WaitFor("the clients", "document.body.dataset.view === 'tickets' && document.querySelector('[data-service-nav=jobs]')")
+	tb.Click("[data-service-nav=jobs]")
+	tb.WaitFor("the three jobs", "document.querySelectorAll('tr[data-job]').length === 3")
 	shown := func() string {
 		t.Helper()
 		var rows [][2]string
-		tb.eval("Array.from(document.querySelectorAll('tr[data-job]'), e => [e.dataset.job, e.dataset.status])", &rows)
+		tb.Eval("Array.from(document.querySelectorAll('tr[data-job]'), e => [e.dataset.job, e.dataset.status])", &rows)
 		var out []string
 		for _, r := range rows {
 			out = append(out, name[r[0]]+":"+r[1])
@@ -144,37 +144,37 @@ func TestTicketJobs(t *testing.T) {
 		t.Errorf("jobs shown %q, want newest first %q", got, want)
 	}
 	row := func(id string) string { return fmt.Sprintf("tr[data-job=%q]", id) }
-	if got := tb.text(row(failed) + " .badge"); got != "failed" {
+	if got := tb.Text(row(failed) + " .badge"); got != "failed" {
 		t.Errorf("the failed job's badge says %q", got)
 	}
-	if got := tb.text(row(failed) + " td:last-child"); got != "engine_unavailable" {
+	if got := tb.Text(row(failed) + " td:last-child"); got != "engine_unavailable" {
 		t.Errorf("the failed job's error column says %q", got)
 	}
-	if got := tb.text(row(done) + " td:nth-child(3)"); got != "Search" {
+	if got := tb.Text(row(done) + " td:nth-child(3)"); got != "Search" {
 		t.Errorf("the completed job's client column says %q", got)
 	}
 	var labelled bool
-	tb.eval("Array.from(document.querySelectorAll('#view select, #view input')).every(e => e.labels.length > 0)", &labelled)
+	tb.Eval("Array.from(document.querySelectorAll('#view select, #view input')).every(e => e.labels.length > 0)", &labelled)
 	if !labelled {
 		t.Error("a control of the jobs screen has no label")
 	}
-	tb.waitFor("the refresh announced", "document.querySelector('[data-jobs-status]').dataset.refreshing === 'true'")
+	tb.WaitFor("the refresh announced", "document.querySelector('[data-jobs-status]').dataset.refreshing === 'true'")
 	tb.screenshot("ticket-jobs")
 
 	// The held job finishes; the page shows it without being reloaded.
 	var marked bool
-	tb.eval("(window.__sameDocument = true)", &marked)
+	tb.Eval("(window.__sameDocument = true)", &marked)
 	releaseHeld()
 	heldJob := w.waitJob(held, "completed")
-	tb.waitFor("the held job completed on screen", fmt.Sprintf("document.querySelector('%s[data-status=completed]')", row(held)))
-	tb.waitText("[data-jobs-status]", "“"+heldTitle+"” is now completed.")
+	tb.WaitFor("the held job completed on screen", fmt.Sprintf("document.querySelector('%s[data-status=completed]')", row(held)))
+	tb.WaitText("[data-jobs-status]", "“"+heldTitle+"” is now completed.")
 	var same bool
-	tb.eval("window.__sameDocument === true && location.hash === '#/tickets/jobs'", &same)
+	tb.Eval("window.__sameDocument === true && location.hash === '#/tickets/jobs'", &same)
 	if !same {
 		t.Error("the page was reloaded or left to show the completed job")
 	}
-	tb.waitFor("the refresh stopped", "document.querySelector('[data-jobs-status]').dataset.refreshing === 'false'")
-	if got := tb.text(row(held) + " td:nth-child(6)"); heldJob.TicketCount == nil || got != fmt.Sprint(*heldJob.TicketCount) {
+	tb.WaitFor("the refresh stopped", "document.querySelector('[data-jobs-status]').dataset.refreshing === 'false'")
+	if got := tb.Text(row(held) + " td:nth-child(6)"); heldJob.TicketCount == nil || got != fmt.Sprint(*heldJob.TicketCount) {
 		t.Errorf("the held job shows %q tickets; the admin API says %v", got, heldJob.TicketCount)
 	}
 
@@ -190,26 +190,26 @@ func TestTicketJobs(t *testing.T) {
 	} {
 		tb.choose("[data-filter=client]", tc.client)
 		tb.choose("[data-filter=status]", tc.status)
-		tb.waitFor(tc.name+" jobs", fmt.Sprintf("Array.from(document.querySelectorAll('tr[data-job]'), e => e.dataset.job).join(',') === %q && document.querySelector('[data-jobs-status]').textContent.startsWith('%d job')",
+		tb.WaitFor(tc.name+" jobs", fmt.Sprintf("Array.from(document.querySelectorAll('tr[data-job]'), e => e.dataset.job).join(',') === %q && document.querySelector('[data-jobs-status]').textContent.startsWith('%d job')",
 			strings.Join(tc.want, ","), len(tc.want)))
 	}
 
 	// A job's details, and its client.
-	tb.click(row(failed) + " td:nth-child(2) a")
-	tb.waitFor("the job's page", fmt.Sprintf("document.querySelector('[data-job-detail=%q]')", failed))
-	detail := tb.text("[data-job-detail]")
+	tb.Click(row(failed) + " td:nth-child(2) a")
+	tb.WaitFor("the job's page", fmt.Sprintf("document.querySelector('[data-job-detail=%q]')", failed))
+	detail := tb.Text("[data-job-detail]")
 	for _, want := range []string{"engine_unavailable: The model server refused the connection.", "Engineheuristic", "Attempts1", "Growth (" + growth.ID + ")", "none (the job did not complete)"} {
 		if !strings.Contains(detail, want) {
 			t.Errorf("the failed job's details %q lack %q", detail, want)
 		}
 	}
-	tb.click("[data-client-link]")
-	tb.waitFor("the client's page", "document.querySelector('[data-client-jobs]')")
-	if got := tb.text("#view h1"); got != "Growth" {
+	tb.Click("[data-client-link]")
+	tb.WaitFor("the client's page", "document.querySelector('[data-client-jobs]')")
+	if got := tb.Text("#view h1"); got != "Growth" {
 		t.Errorf("the job's client link led to %q", got)
 	}
-	tb.click("[data-client-jobs]")
-	tb.waitFor("the client's two jobs", fmt.Sprintf("document.querySelector('[data-filter=client]')?.value === %q && Array.from(document.querySelectorAll('tr[data-job]'), e => e.dataset.job).join(',') === %q",
+	tb.Click("[data-client-jobs]")
+	tb.WaitFor("the client's two jobs", fmt.Sprintf("document.querySelector('[data-filter=client]')?.value === %q && Array.from(document.querySelectorAll('tr[data-job]'), e => e.dataset.job).join(',') === %q",
 		growth.ID, failed+","+held))
 
 	// A page is 50 jobs; the rest come with "Load more".
@@ -217,19 +217,19 @@ func TestTicketJobs(t *testing.T) {
 		w.submitJob(searchKey, fmt.Sprint("bulk ", i))
 	}
 	tb.choose("[data-filter=client]", "")
-	tb.waitFor("the first page", "document.querySelectorAll('tr[data-job]').length === 50 && document.querySelector('[data-jobs-status]').textContent.includes('more to load')")
-	tb.click("[data-load-more]")
-	tb.waitFor("every job", "document.querySelectorAll('tr[data-job]').length === 53")
+	tb.WaitFor("the first page", "document.querySelectorAll('tr[data-job]').length === 50 && document.querySelector('[data-jobs-status]').textContent.includes('more to load')")
+	tb.Click("[data-load-more]")
+	tb.WaitFor("every job", "document.querySelectorAll('tr[data-job]').length === 53")
 
 	// Phone width: nothing but the table scrolls sideways.
-	tb.viewport(360, 740)
+	tb.Viewport(360, 740)
 	for _, screen := range []string{"tickets/jobs", "tickets/jobs/" + failed} {
 		var reset bool
-		tb.eval("(document.body.dataset.view = '', true)", &reset)
-		tb.navigate(w.url + "/backoffice/#/" + screen)
-		tb.waitFor(screen, "document.body.dataset.view === 'tickets' && document.querySelector('[data-job-detail], tr[data-job]')")
+		tb.Eval("(document.body.dataset.view = '', true)", &reset)
+		tb.Navigate(w.url + "/backoffice/#/" + screen)
+		tb.WaitFor(screen, "document.body.dataset.view === 'tickets' && document.querySelector('[data-job-detail], tr[data-job]')")
 		var wide int
-		tb.eval("document.documentElement.scrollWidth", &wide)
+		tb.Eval("document.documentElement.scrollWidth", &wide)
 		if wide > 360 {
 			t.Errorf("#/%s is %d px wide at a phone's 360", screen, wide)
 		}

@@ -33,21 +33,21 @@ func TestOddsHistory(t *testing.T) {
 	}
 
 	tb := w.signIn()
-	tb.viewport(1200, 900)
-	tb.navigate(w.url + "/backoffice/#/events/" + ev.ID)
+	tb.Viewport(1200, 900)
+	tb.Navigate(w.url + "/backoffice/#/events/" + ev.ID)
 	history := fmt.Sprintf("[data-history=%q]", m.ID)
 	points := func(n int) string {
 		return fmt.Sprintf("document.querySelectorAll('%s svg [data-series]').length === 2 && "+
 			"Array.from(document.querySelectorAll('%s svg [data-series]')).every(g => g.dataset.points === '%d' && g.querySelectorAll('circle').length === %d)",
 			history, history, n, n)
 	}
-	tb.waitFor("one line per outcome with the creation and three new prices", points(4))
+	tb.WaitFor("one line per outcome with the creation and three new prices", points(4))
 	var series []string
-	tb.eval(fmt.Sprintf("Array.from(document.querySelectorAll('%s svg [data-series]'), g => g.dataset.series)", history), &series)
+	tb.Eval(fmt.Sprintf("Array.from(document.querySelectorAll('%s svg [data-series]'), g => g.dataset.series)", history), &series)
 	if strings.Join(series, ",") != home+","+away {
 		t.Errorf("lines of outcomes %v, want Home then Away", series)
 	}
-	if legend := tb.text(history + " .legend"); !strings.Contains(legend, "Home") || !strings.Contains(legend, "Away") {
+	if legend := tb.Text(history + " .legend"); !strings.Contains(legend, "Home") || !strings.Contains(legend, "Away") {
 		t.Errorf("legend %q names neither outcome", legend)
 	}
 
@@ -59,7 +59,7 @@ func TestOddsHistory(t *testing.T) {
 	}
 	var rows [][]string
 	tableRows := fmt.Sprintf("Array.from(document.querySelectorAll('%s [data-history-table] tbody tr'), r => Array.from(r.children, c => c.textContent))", history)
-	tb.eval(tableRows, &rows)
+	tb.Eval(tableRows, &rows)
 	if len(rows) != 4 {
 		t.Fatalf("the table has %d rows, want 4", len(rows))
 	}
@@ -73,11 +73,11 @@ func TestOddsHistory(t *testing.T) {
 
 	// A new price shows without a reload, with a way to redraw the market.
 	var marked bool
-	tb.eval("(window.__sameDocument = true)", &marked)
+	tb.Eval("(window.__sameDocument = true)", &marked)
 	setPrices("0.5", "0.5")
-	tb.waitFor("the fifth point", points(5))
-	tb.waitFor("the note that the prices changed", fmt.Sprintf("document.querySelector('%s [data-prices-changed]')", history))
-	tb.eval("window.__sameDocument === true", &marked)
+	tb.WaitFor("the fifth point", points(5))
+	tb.WaitFor("the note that the prices changed", fmt.Sprintf("document.querySelector('%s [data-prices-changed]')", history))
+	tb.Eval("window.__sameDocument === true", &marked)
 	if !marked {
 		t.Fatal("the page was reloaded")
 	}
@@ -85,24 +85,24 @@ func TestOddsHistory(t *testing.T) {
 
 	// Source probabilities on request.
 	tb.choose("[data-history-plot]", "probability")
-	tb.waitFor("the probabilities in the table", fmt.Sprintf("(document.querySelector('%s [data-history-table] tbody tr:last-child td')?.textContent ?? '') === '0.5 (50%%)'", history))
-	tb.eval(tableRows, &rows)
+	tb.WaitFor("the probabilities in the table", fmt.Sprintf("(document.querySelector('%s [data-history-table] tbody tr:last-child td')?.textContent ?? '') === '0.5 (50%%)'", history))
+	tb.Eval(tableRows, &rows)
 	if got := strings.Join(rows[0][1:], " | "); got != "0.2 (20%) | 0.8 (80%)" {
 		t.Errorf("the creation's probabilities read %q", got)
 	}
-	tb.click(history + " [data-prices-changed] button")
-	tb.waitFor("the market redrawn with its prices", fmt.Sprintf("!document.querySelector('%s [data-prices-changed]') && document.querySelector('[data-market=%q] tr[data-outcome=%q] td')?.textContent === '0.5'", history, m.ID, home))
+	tb.Click(history + " [data-prices-changed] button")
+	tb.WaitFor("the market redrawn with its prices", fmt.Sprintf("!document.querySelector('%s [data-prices-changed]') && document.querySelector('[data-market=%q] tr[data-outcome=%q] td')?.textContent === '0.5'", history, m.ID, home))
 
 	// A phone's width: the chart scales, only the table scrolls.
-	tb.viewport(360, 740)
-	tb.waitFor("the chart at phone width", points(5))
+	tb.Viewport(360, 740)
+	tb.WaitFor("the chart at phone width", points(5))
 	var wide int
-	tb.eval("document.documentElement.scrollWidth", &wide)
+	tb.Eval("document.documentElement.scrollWidth", &wide)
 	if wide > 360 {
 		t.Errorf("the event screen is %d px wide at a phone's 360", wide)
 	}
 	var chartWidth float64
-	tb.eval(fmt.Sprintf("document.querySelector('%s svg').getBoundingClientRect().width", history), &chartWidth)
+	tb.Eval(fmt.Sprintf("document.querySelector('%s svg').getBoundingClientRect().width", history), &chartWidth)
 	if chartWidth > 360 || chartWidth < 200 {
 		t.Errorf("the chart is %.0f px wide at a phone's 360", chartWidth)
 	}

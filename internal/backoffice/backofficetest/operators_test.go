@@ -3,6 +3,8 @@ package backofficetest
 import (
 	"fmt"
 	"testing"
+
+	"github.com/foresight-dev/foresight/internal/browsertest"
 )
 
 // operatorJSON is an operator as the admin API answers it.
@@ -32,35 +34,35 @@ func TestOperators(t *testing.T) {
 	w := newWorld(t)
 	ev := w.createEvent("sports", "Cup final", "Who wins?")
 	tb := w.signIn()
-	tb.viewport(1200, 900)
-	tb.navigate(w.url + "/backoffice/#/operators")
-	tb.waitText("#view [role=status]", "0 operators.")
-	tb.click("[data-new-operator]")
-	tb.waitFor("the new operator form", "document.querySelector('form[data-operator-form=new]')")
+	tb.Viewport(1200, 900)
+	tb.Navigate(w.url + "/backoffice/#/operators")
+	tb.WaitText("#view [role=status]", "0 operators.")
+	tb.Click("[data-new-operator]")
+	tb.WaitFor("the new operator form", "document.querySelector('form[data-operator-form=new]')")
 
 	fill := func(secret string) {
-		tb.typeIn("input[name=id]", "sandbox")
-		tb.typeIn("input[name=name]", "Sandbox Bets")
-		tb.typeIn("input[name=wallet_url]", w.partner)
-		tb.typeIn("input[name=jwks_url]", w.partner+"/.well-known/jwks.json")
-		tb.typeIn("input[name=signing_secret]", secret)
-		tb.typeIn("input[name=margin_value]", "0.05")
+		tb.TypeIn("input[name=id]", "sandbox")
+		tb.TypeIn("input[name=name]", "Sandbox Bets")
+		tb.TypeIn("input[name=wallet_url]", w.partner)
+		tb.TypeIn("input[name=jwks_url]", w.partner+"/.well-known/jwks.json")
+		tb.TypeIn("input[name=signing_secret]", secret)
+		tb.TypeIn("input[name=margin_value]", "0.05")
 		for col, v := range map[string]string{"code": "USD", "decimals": "2", "min_stake": "1", "max_stake": "100", "max_payout": "1000", "outcome_exposure": "150"} {
-			tb.typeIn(fmt.Sprintf("tr[data-currency-row] [data-col=%s]", col), v)
+			tb.TypeIn(fmt.Sprintf("tr[data-currency-row] [data-col=%s]", col), v)
 		}
 	}
 	fill("too-short")
-	tb.click("form[data-operator-form] button[type=submit]")
-	tb.waitText("[data-form-error]", "at least 16 characters")
+	tb.Click("form[data-operator-form] button[type=submit]")
+	tb.WaitText("[data-form-error]", "at least 16 characters")
 	var page struct{ Items []operatorJSON }
 	w.call("GET", "/admin/v1/operators", nil, &page)
 	if len(page.Items) != 0 {
 		t.Fatalf("a refused form created %+v", page.Items)
 	}
-	tb.typeIn("input[name=signing_secret]", signingSecret)
+	tb.TypeIn("input[name=signing_secret]", browsertest.SandboxSigningSecret)
 	tb.screenshot("operator")
-	tb.click("form[data-operator-form] button[type=submit]")
-	tb.waitText("[data-form-status]", "Operator sandbox created.")
+	tb.Click("form[data-operator-form] button[type=submit]")
+	tb.WaitText("[data-form-status]", "Operator sandbox created.")
 
 	var op operatorJSON
 	w.call("GET", "/admin/v1/operators/sandbox", nil, &op)
@@ -72,30 +74,30 @@ func TestOperators(t *testing.T) {
 	w.placeBet("alice", ev.Markets[0].ID, ev.Markets[0].Outcomes[0].ID, "5.00")
 
 	// The same id again: the API's conflict is shown.
-	tb.navigate(w.url + "/backoffice/#/operators/new")
-	tb.waitFor("the new operator form", "document.querySelector('form[data-operator-form=new]')")
-	fill(signingSecret)
-	tb.click("form[data-operator-form] button[type=submit]")
-	tb.waitText("[data-form-error]", "(conflict, HTTP 409)")
+	tb.Navigate(w.url + "/backoffice/#/operators/new")
+	tb.WaitFor("the new operator form", "document.querySelector('form[data-operator-form=new]')")
+	fill(browsertest.SandboxSigningSecret)
+	tb.Click("form[data-operator-form] button[type=submit]")
+	tb.WaitText("[data-form-error]", "(conflict, HTTP 409)")
 
 	// Edit with the secret left empty.
-	tb.navigate(w.url + "/backoffice/#/operators")
-	tb.waitFor("the operator listed", "document.querySelector('tr[data-operator=sandbox] a')")
-	tb.click("tr[data-operator=sandbox] a")
-	tb.waitFor("the operator's form", "document.querySelector('form[data-operator-form=sandbox]')")
+	tb.Navigate(w.url + "/backoffice/#/operators")
+	tb.WaitFor("the operator listed", "document.querySelector('tr[data-operator=sandbox] a')")
+	tb.Click("tr[data-operator=sandbox] a")
+	tb.WaitFor("the operator's form", "document.querySelector('form[data-operator-form=sandbox]')")
 	var secret string
-	tb.eval("document.querySelector('input[name=signing_secret]').value", &secret)
+	tb.Eval("document.querySelector('input[name=signing_secret]').value", &secret)
 	if secret != "" {
 		t.Fatalf("the edit form shows a secret %q", secret)
 	}
 	tb.choose("select[name=margin_method]", "shin")
-	tb.typeIn("input[name=margin_value]", "0.04")
-	tb.click("[data-add-currency]")
+	tb.TypeIn("input[name=margin_value]", "0.04")
+	tb.Click("[data-add-currency]")
 	for col, v := range map[string]string{"code": "EUR", "decimals": "2", "min_stake": "1", "max_stake": "50", "max_payout": "500", "outcome_exposure": "100"} {
-		tb.typeIn(fmt.Sprintf("tr[data-currency-row]:last-child [data-col=%s]", col), v)
+		tb.TypeIn(fmt.Sprintf("tr[data-currency-row]:last-child [data-col=%s]", col), v)
 	}
-	tb.click("form[data-operator-form] button[type=submit]")
-	tb.waitText("[data-form-status]", "Changes saved.")
+	tb.Click("form[data-operator-form] button[type=submit]")
+	tb.WaitText("[data-form-status]", "Changes saved.")
 	w.call("GET", "/admin/v1/operators/sandbox", nil, &op)
 	if op.Margin.Method != "shin" || op.Margin.Value != "0.04" || len(op.Currencies) != 2 || op.Currencies[1].Code != "EUR" ||
 		op.Limits["EUR"]["max_stake"] != "50" || op.Limits["USD"]["max_stake"] != "100" {
@@ -110,31 +112,32 @@ func TestOperators(t *testing.T) {
 func TestBundledOperatorForm(t *testing.T) {
 	w := newWorld(t)
 	tb := w.signIn()
-	tb.viewport(1200, 900)
-	tb.navigate(w.url + "/backoffice/#/operators/new")
-	tb.waitFor("the new operator form", "document.querySelector('form[data-operator-form=new]')")
-	tb.typeIn("input[name=id]", "playhouse")
-	tb.typeIn("input[name=name]", "Playhouse")
+	tb.Viewport(1200, 900)
+	tb.Navigate(w.url + "/backoffice/#/operators/new")
+	tb.WaitFor("the new operator form", "document.querySelector('form[data-operator-form=new]')")
+	for name, v := range map[string]string{"id": "playhouse", "name": "Playhouse"} {
+		tb.TypeIn(fmt.Sprintf("input[name=%s]", name), v)
+	}
 	tb.choose("select[name=integration]", "bundled")
 	var hidden bool
-	tb.eval("document.querySelector('[data-wallet-settings]').hidden && !document.querySelector('[data-bundled-note]').hidden", &hidden)
+	tb.Eval("document.querySelector('[data-wallet-settings]').hidden && !document.querySelector('[data-bundled-note]').hidden", &hidden)
 	if !hidden {
 		t.Fatal("the wallet settings show for a bundled operator")
 	}
 	for col, v := range map[string]string{"code": "EUR", "decimals": "2", "min_stake": "1", "max_stake": "100", "max_payout": "1000", "outcome_exposure": "5000"} {
-		tb.typeIn(fmt.Sprintf("tr[data-currency-row] [data-col=%s]", col), v)
+		tb.TypeIn(fmt.Sprintf("tr[data-currency-row] [data-col=%s]", col), v)
 	}
-	tb.click("form[data-operator-form] button[type=submit]")
-	tb.waitText("[data-form-status]", "Operator playhouse created.")
+	tb.Click("form[data-operator-form] button[type=submit]")
+	tb.WaitText("[data-form-status]", "Operator playhouse created.")
 	var op operatorJSON
 	w.call("GET", "/admin/v1/operators/playhouse", nil, &op)
 	if op.Integration != "bundled" || op.WalletURL != "" || op.JWKSURL != "" || op.Limits["EUR"]["outcome_exposure"] != "5000" {
 		t.Fatalf("stored operator %+v", op)
 	}
 
-	tb.typeIn("input[name=margin_value]", "0.07")
-	tb.click("form[data-operator-form] button[type=submit]")
-	tb.waitText("[data-form-status]", "Changes saved.")
+	tb.TypeIn("input[name=margin_value]", "0.07")
+	tb.Click("form[data-operator-form] button[type=submit]")
+	tb.WaitText("[data-form-status]", "Changes saved.")
 	w.call("GET", "/admin/v1/operators/playhouse", nil, &op)
 	if op.Integration != "bundled" || op.Margin.Value != "0.07" {
 		t.Fatalf("edited operator %+v", op)

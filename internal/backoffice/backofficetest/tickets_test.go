@@ -31,41 +31,41 @@ func (w *world) ticketCall(key string) (int, string) {
 func TestTicketClients(t *testing.T) {
 	w := newWorld(t)
 	tb := w.signIn()
-	tb.viewport(1200, 900)
-	tb.navigate(w.url + "/backoffice/#/tickets")
-	tb.waitFor("the clients", "document.body.dataset.view === 'tickets'")
-	tb.click("form[data-new-client] button[type=submit]")
-	tb.waitText("#view .error", "Enter the client's name.")
-	tb.typeIn("input[name=client_name]", "Growth")
-	tb.click("form[data-new-client] button[type=submit]")
-	tb.waitFor("the webhook secret", "document.querySelector('[data-secret]')")
-	if s := tb.text("[data-secret]"); len(s) < 16 {
+	tb.Viewport(1200, 900)
+	tb.Navigate(w.url + "/backoffice/#/tickets")
+	tb.WaitFor("the clients", "document.body.dataset.view === 'tickets'")
+	tb.Click("form[data-new-client] button[type=submit]")
+	tb.WaitText("#view .error", "Enter the client's name.")
+	tb.TypeIn("input[name=client_name]", "Growth")
+	tb.Click("form[data-new-client] button[type=submit]")
+	tb.WaitFor("the webhook secret", "document.querySelector('[data-secret]')")
+	if s := tb.Text("[data-secret]"); len(s) < 16 {
 		t.Fatalf("webhook secret shown %q", s)
 	}
-	tb.waitFor("the client listed", "document.querySelector('tr[data-client] a')?.textContent === 'Growth'")
+	tb.WaitFor("the client listed", "document.querySelector('tr[data-client] a')?.textContent === 'Growth'")
 	clients, err := w.admin.ListTicketClients(t.Context())
 	if err != nil || len(clients) != 1 || clients[0].Name != "Growth" {
 		t.Fatalf("clients %+v, %v", clients, err)
 	}
 	id := clients[0].ID
 
-	tb.click("tr[data-client] a")
-	tb.waitFor("the client's page", "document.querySelector('form[data-issue-key]')")
+	tb.Click("tr[data-client] a")
+	tb.WaitFor("the client's page", "document.querySelector('form[data-issue-key]')")
 	// Submit and read are ticked at first: unticked, no key is asked for.
-	tb.click(`[data-scope="tickets:submit"]`)
-	tb.click(`[data-scope="tickets:read"]`)
-	tb.click("form[data-issue-key] button[type=submit]")
-	tb.waitText("form[data-issue-key] .error", "Pick at least one scope.")
-	tb.click(`[data-scope="tickets:submit"]`)
-	tb.click(`[data-scope="tickets:read"]`)
+	tb.Click(`[data-scope="tickets:submit"]`)
+	tb.Click(`[data-scope="tickets:read"]`)
+	tb.Click("form[data-issue-key] button[type=submit]")
+	tb.WaitText("form[data-issue-key] .error", "Pick at least one scope.")
+	tb.Click(`[data-scope="tickets:submit"]`)
+	tb.Click(`[data-scope="tickets:read"]`)
 	var done bool
-	tb.eval("(() => { const e = document.querySelector('input[name=expires_at]'); e.value = '2000-01-01T00:00'; return true; })()", &done)
-	tb.click("form[data-issue-key] button[type=submit]")
-	tb.waitText("form[data-issue-key] .error", "The expiry must be a time in the future.")
-	tb.eval("(() => { const e = document.querySelector('input[name=expires_at]'); e.value = '2099-01-01T12:00'; return true; })()", &done)
-	tb.click("form[data-issue-key] button[type=submit]")
-	tb.waitFor("the new key", "document.querySelector('[data-secret]')")
-	key := tb.text("[data-secret]")
+	tb.Eval("(() => { const e = document.querySelector('input[name=expires_at]'); e.value = '2000-01-01T00:00'; return true; })()", &done)
+	tb.Click("form[data-issue-key] button[type=submit]")
+	tb.WaitText("form[data-issue-key] .error", "The expiry must be a time in the future.")
+	tb.Eval("(() => { const e = document.querySelector('input[name=expires_at]'); e.value = '2099-01-01T12:00'; return true; })()", &done)
+	tb.Click("form[data-issue-key] button[type=submit]")
+	tb.WaitFor("the new key", "document.querySelector('[data-secret]')")
+	key := tb.Text("[data-secret]")
 	tb.screenshot("ticket-key")
 	if st, body := w.ticketCall(key); st != 200 {
 		t.Fatalf("the key shown does not work: %d %s", st, body)
@@ -76,12 +76,12 @@ func TestTicketClients(t *testing.T) {
 	}
 
 	// Shown once: a new visit of the page does not show it.
-	tb.navigate(w.url + "/backoffice/#/tickets")
-	tb.navigate(w.url + "/backoffice/#/tickets/" + id)
-	tb.waitFor("the key listed", "document.querySelector('tr[data-key][data-state=live]')")
+	tb.Navigate(w.url + "/backoffice/#/tickets")
+	tb.Navigate(w.url + "/backoffice/#/tickets/" + id)
+	tb.WaitFor("the key listed", "document.querySelector('tr[data-key][data-state=live]')")
 	var page string
-	tb.eval("document.body.textContent", &page)
-	if strings.Contains(page, key) || tb.text("[data-secret]") != "" {
+	tb.Eval("document.body.textContent", &page)
+	if strings.Contains(page, key) || tb.Text("[data-secret]") != "" {
 		t.Fatal("the key is shown again after leaving the page")
 	}
 
@@ -95,20 +95,20 @@ func TestTicketClients(t *testing.T) {
 		{"disable-tickets", "Tickets disabled.", "yes", 403, "feature_disabled"},
 		{"enable-tickets", "Tickets enabled.", "", 200, ""},
 	} {
-		tb.click("[data-action=" + step.action + "]")
+		tb.Click("[data-action=" + step.action + "]")
 		if step.confirm != "" {
-			tb.click("dialog[open] [data-confirm]")
+			tb.Click("dialog[open] [data-confirm]")
 		}
-		tb.waitText("[data-client-status]", step.want)
+		tb.WaitText("[data-client-status]", step.want)
 		if st, body := w.ticketCall(key); st != step.status || !strings.Contains(body, step.code) {
 			t.Errorf("after %s the key gets %d %s, want %d %s", step.action, st, body, step.status, step.code)
 		}
 	}
 
-	tb.click("[data-revoke]")
-	tb.click("dialog[open] [data-confirm]")
-	tb.waitFor("the key revoked", "document.querySelector('tr[data-key][data-state=revoked]')")
-	tb.waitText("[data-client-status]", "revoked.")
+	tb.Click("[data-revoke]")
+	tb.Click("dialog[open] [data-confirm]")
+	tb.WaitFor("the key revoked", "document.querySelector('tr[data-key][data-state=revoked]')")
+	tb.WaitText("[data-client-status]", "revoked.")
 	if st, body := w.ticketCall(key); st != 401 || !strings.Contains(body, "key_revoked") {
 		t.Errorf("a revoked key gets %d %s, want 401 key_revoked", st, body)
 	}

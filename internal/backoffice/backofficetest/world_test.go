@@ -4,15 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -23,10 +17,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
-const (
-	adminToken    = "backoffice-test-admin-token"
-	signingSecret = "sandbox-signing-secret-0123"
-)
+const adminToken = "backoffice-test-admin-token"
 
 // world is a running Foresight server (SQLite) on loopback and its admin
 // API client, with the sandbox operator's wallet served beside it (not yet
@@ -44,42 +35,14 @@ type world struct {
 func newWorld(t *testing.T, configure ...func(*server.Config)) *world {
 	t.Helper()
 	browsertest.Browser(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := server.DefaultConfig()
-	cfg.DatabaseURL = "sqlite:" + filepath.Join(t.TempDir(), "foresight.db")
-	cfg.AdminToken = adminToken
-	cfg.PublicURL = "http://" + l.Addr().String()
-	cfg.RateLimit = 0
-	cfg.DevAllowInsecure = true
-	cfg.Queue.PollInterval = 50 * time.Millisecond
-	for _, f := range configure {
-		f(&cfg)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := server.New(ctx, cfg, nil)
-	if err != nil {
-		cancel()
-		t.Fatalf("server.New: %v", err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx, l) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("server.Run: %v", err)
-		}
-		srv.Close()
-	})
-	op, err := operator.New(operator.Config{ID: "sandbox", SigningSecret: signingSecret})
+	base := browsertest.StartServer(t, adminToken, configure...)
+	op, err := operator.New(operator.Config{ID: "sandbox", SigningSecret: browsertest.SandboxSigningSecret})
 	if err != nil {
 		t.Fatal(err)
 	}
 	partner := httptest.NewServer(op.Handler())
 	t.Cleanup(partner.Close)
-	return &world{t: t, url: cfg.PublicURL, admin: &admin.Client{BaseURL: cfg.PublicURL, Token: adminToken}, op: op, partner: partner.URL}
+	return &world{t: t, url: base, admin: &admin.Client{BaseURL: base, Token: adminToken}, op: op, partner: partner.URL}
 }
 
 // call sends an admin request and fails the test on an error answer.
@@ -95,11 +58,9 @@ func (w *world) call(method, path string, body, out any) {
 func (w *world) signIn() *tab {
 	w.t.Helper()
 	tb := newTab(w.t)
-	tb.navigate(w.url + "/backoffice/")
-	tb.waitFor("the sign-in form", "document.body.dataset.ready === 'true' && !document.getElementById('signin').hidden")
-	tb.typeIn("#token", adminToken)
-	tb.click("#signin-submit")
-	tb.waitFor("the signed-in page", "document.body.dataset.signedIn === 'true'")
+	tb.openSignIn(w.url + "/backoffice/")
+	tb.submitToken(adminToken)
+	tb.WaitFor("the signed-in page", "document.body.dataset.signedIn === 'true'")
 	return tb
 }
 
@@ -109,7 +70,7 @@ func (w *world) registerSandbox() {
 	w.t.Helper()
 	w.call("POST", "/admin/v1/operators", map[string]any{
 		"id": "sandbox", "name": "Sandbox Bets", "integration": "standalone",
-		"wallet_url": w.partner, "signing_secret": signingSecret, "jwks_url": w.partner + "/.well-known/jwks.json",
+		"wallet_url": w.partner, "signing_secret": browsertest.SandboxSigningSecret, "jwks_url": w.partner + "/.well-known/jwks.json",
 		"currencies": []any{map[string]any{"code": "USD", "decimals": 2}},
 		"margin":     map[string]any{"method": "odds_ratio", "value": "0.05"},
 		"limits":     map[string]any{"USD": map[string]any{"min_stake": "1", "max_stake": "100", "max_payout": "1000", "outcome_exposure": "150"}},
@@ -169,19 +130,10 @@ func (w *world) placeBet(bettor, market, outcome, stake string) string {
 		w.t.Fatal(err)
 	}
 	body := fmt.Sprintf(`{"market_id":%q,"outcome_id":%q,"stake":%q}`, market, outcome, stake)
-	req, _ := http.NewRequest("POST", w.url+"/api/v1/bettor/bets", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Idempotency-Key", uuid.NewString())
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
+	status, data := browsertest.Request(w.t, "POST", w.url+"/api/v1/bettor/bets", token, body, "Idempotency-Key", uuid.NewString())
 	var bet struct{ ID string }
-	if resp.StatusCode/100 != 2 || json.Unmarshal(data, &bet) != nil || bet.ID == "" {
-		w.t.Fatalf("placing a bet = %d %s", resp.StatusCode, data)
+	if status/100 != 2 || json.Unmarshal(data, &bet) != nil || bet.ID == "" {
+		w.t.Fatalf("placing a bet = %d %s", status, data)
 	}
 	w.waitBet(bettor, bet.ID, "confirmed")
 	return bet.ID

@@ -65,31 +65,31 @@ func TestOneNumberEverywhere(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
 	tb := newTab(t)
-	tb.navigate(w.bettor("nina", "100.00"))
+	tb.Navigate(w.bettor("nina", "100.00"))
 	tb.ready()
-	tb.click(outcomeButton(w.outcome[0]))
-	tb.typeIn("#stake", "12.50")
-	tb.waitText("#slip-payout", "55.25 USD")
+	tb.Click(outcomeButton(w.outcome[0]))
+	tb.TypeIn("#stake", "12.50")
+	tb.WaitText("#slip-payout", "55.25 USD")
 	var slip struct{ Odds, OddsTitle, Payout, PayoutTitle string }
-	tb.eval(`({Odds: document.getElementById('slip-odds').textContent, OddsTitle: document.getElementById('slip-odds').title,
+	tb.Eval(`({Odds: document.getElementById('slip-odds').textContent, OddsTitle: document.getElementById('slip-odds').title,
 		Payout: document.getElementById('slip-payout').textContent, PayoutTitle: document.getElementById('slip-payout').title})`, &slip)
 	if slip != (struct{ Odds, OddsTitle, Payout, PayoutTitle string }{"4.42", "Exact: 4.4214", "55.25 USD", "Exact: 55.25 USD"}) {
 		t.Errorf("slip %+v", slip)
 	}
-	tb.click("#place")
-	tb.waitText("#slip-status", "Bet placed: 12.50 USD on Home at odds 4.42. Potential payout 55.27 USD.")
-	tb.click("#tab-history")
-	tb.waitFor("the bet", "document.querySelector('#history li.bet')")
+	tb.Click("#place")
+	tb.WaitText("#slip-status", "Bet placed: 12.50 USD on Home at odds 4.42. Potential payout 55.27 USD.")
+	tb.Click("#tab-history")
+	tb.WaitFor("the bet", "document.querySelector('#history li.bet')")
 	var row struct{ Odds, OddsTitle, Payout, PayoutTitle string }
-	tb.eval(`(() => { const li = document.querySelector('#history li.bet'); const o = li.querySelector('.entry-odds dd'); const p = li.querySelector('.payout dd');
+	tb.Eval(`(() => { const li = document.querySelector('#history li.bet'); const o = li.querySelector('.entry-odds dd'); const p = li.querySelector('.payout dd');
 		return {Odds: o.textContent, OddsTitle: o.title, Payout: p.textContent, PayoutTitle: p.title}; })()`, &row)
 	if row != (struct{ Odds, OddsTitle, Payout, PayoutTitle string }{"4.42", "Exact: 4.4214", "55.27 USD", "Exact: 55.2675 USD"}) {
 		t.Errorf("history %+v", row)
 	}
 	// A phone has no hover: the exact figures are in the bet's details.
-	tb.click("#history li.bet .bet-exact summary")
-	tb.waitFor("the exact figures", "document.querySelector('#history li.bet .bet-exact').open")
-	if exact := tb.text("#history li.bet .bet-exact dl"); exact != "Stake12.5 USDOdds4.4214Potential payout55.2675 USD" {
+	tb.Click("#history li.bet .bet-exact summary")
+	tb.WaitFor("the exact figures", "document.querySelector('#history li.bet .bet-exact').open")
+	if exact := tb.Text("#history li.bet .bet-exact dl"); exact != "Stake12.5 USDOdds4.4214Potential payout55.2675 USD" {
 		t.Errorf("exact figures %q", exact)
 	}
 }
@@ -104,12 +104,12 @@ func TestBalanceAtFirstLoad(t *testing.T) {
 	w := newWorld(t, worldOptions{})
 	t.Run("shown", func(t *testing.T) {
 		tb := newTab(t)
-		tb.navigate(w.bettor("olga", "1000.00"))
+		tb.Navigate(w.bettor("olga", "1000.00"))
 		tb.ready()
-		tb.waitText("#balance", "1,000.00 USD")
+		tb.WaitText("#balance", "1,000.00 USD")
 		tb.bet(w.outcome[0], "10")
-		tb.waitText("#slip-status", "Bet placed")
-		tb.waitText("#balance", "990.00 USD")
+		tb.WaitText("#slip-status", "Bet placed")
+		tb.WaitText("#balance", "990.00 USD")
 	})
 	t.Run("read fails", func(t *testing.T) {
 		tb := newTab(t)
@@ -119,12 +119,12 @@ func TestBalanceAtFirstLoad(t *testing.T) {
 			}
 			return verdict{}
 		})
-		tb.navigate(w.bettor("pia", "1000.00"))
+		tb.Navigate(w.bettor("pia", "1000.00"))
 		tb.ready()
 		var hidden bool
-		tb.eval("document.getElementById('balance-box').hidden", &hidden)
+		tb.Eval("document.getElementById('balance-box').hidden", &hidden)
 		if !hidden {
-			t.Errorf("a balance %q shows although its read failed", tb.text("#balance"))
+			t.Errorf("a balance %q shows although its read failed", tb.Text("#balance"))
 		}
 	})
 }
@@ -144,20 +144,20 @@ func TestBalanceReadsOutOfOrder(t *testing.T) {
 		}
 		return verdict{}
 	})
-	tb.navigate(w.bettor("vera", "100.00"))
+	tb.Navigate(w.bettor("vera", "100.00"))
 	tb.ready()
 	armed.Store(true) // the read after the bet is held, and answers an old balance
 	tb.bet(w.outcome[0], "10")
-	tb.waitText("#slip-status", "Bet placed")
-	tb.click("#tab-history")
-	tb.waitText("#balance", "90.00 USD")
+	tb.WaitText("#slip-status", "Bet placed")
+	tb.Click("#tab-history")
+	tb.WaitText("#balance", "90.00 USD")
 	reads := "performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/v1/auth/me')).length"
 	var before int
-	tb.eval(reads, &before)
+	tb.Eval(reads, &before)
 	close(release)
-	tb.waitFor("the held read's answer", reads+" > "+fmt.Sprint(before))
+	tb.WaitFor("the held read's answer", reads+" > "+fmt.Sprint(before))
 	var shown string
-	tb.eval(`new Promise((done) => setTimeout(() => setTimeout(() => done(document.getElementById('balance').textContent))))`, &shown)
+	tb.Eval(`new Promise((done) => setTimeout(() => setTimeout(() => done(document.getElementById('balance').textContent))))`, &shown)
 	if shown != "90.00 USD" {
 		t.Errorf("balance %q after an older read's answer came last, want 90.00 USD", shown)
 	}
@@ -171,29 +171,29 @@ func TestStakeLimits(t *testing.T) {
 	w := newWorld(t, worldOptions{})
 	tb := newTab(t)
 	ic := tb.intercept(nil)
-	tb.navigate(w.bettor("quin", "1000.00"))
+	tb.Navigate(w.bettor("quin", "1000.00"))
 	tb.ready()
-	tb.click(outcomeButton(w.outcome[0]))
+	tb.Click(outcomeButton(w.outcome[0]))
 	tests := []struct{ stake, message string }{
 		{"150", "The maximum stake is 100.00 USD."},
 		{"0.50", "The minimum stake is 1.00 USD."},
 		{"100.01", "The maximum stake is 100.00 USD."},
 	}
 	for _, tc := range tests {
-		tb.typeIn("#stake", tc.stake)
-		tb.waitText("#stake-error", tc.message)
-		if p := tb.text("#slip-payout"); p != "—" {
+		tb.TypeIn("#stake", tc.stake)
+		tb.WaitText("#stake-error", tc.message)
+		if p := tb.Text("#slip-payout"); p != "—" {
 			t.Errorf("stake %s: payout preview %q, want none", tc.stake, p)
 		}
 		if !tb.placeDisabled() {
 			t.Errorf("stake %s can be placed", tc.stake)
 		}
 		var submitted bool
-		tb.eval("(document.getElementById('slip-form').requestSubmit(), true)", &submitted)
+		tb.Eval("(document.getElementById('slip-form').requestSubmit(), true)", &submitted)
 	}
-	tb.typeIn("#stake", "100")
-	tb.waitText("#slip-payout", "442.00 USD")
-	if e := tb.text("#stake-error"); e != "" {
+	tb.TypeIn("#stake", "100")
+	tb.WaitText("#slip-payout", "442.00 USD")
+	if e := tb.Text("#stake-error"); e != "" {
 		t.Errorf("the maximum stake itself is refused: %q", e)
 	}
 	if posts := ic.requests("POST", "/api/v1/bettor/bets"); len(posts) != 0 {
@@ -213,24 +213,24 @@ func TestHistoryResults(t *testing.T) {
 	otherMarket := om["id"].(string)
 	otherYes := om["outcomes"].([]any)[0].(map[string]any)["id"].(string)
 	tb := newTab(t)
-	tb.viewport(1000, 900)
-	tb.navigate(w.bettor("rosa", "100.00"))
+	tb.Viewport(1000, 900)
+	tb.Navigate(w.bettor("rosa", "100.00"))
 	tb.ready()
 	tb.bet(w.outcome[0], "10")
-	tb.waitText("#slip-status", "Bet placed")
+	tb.WaitText("#slip-status", "Bet placed")
 	tb.bet(w.outcome[1], "10")
-	tb.waitText("#slip-status", "Bet placed: 10.00 USD on Away")
+	tb.WaitText("#slip-status", "Bet placed: 10.00 USD on Away")
 	tb.bet(otherYes, "5")
-	tb.waitText("#slip-status", "Bet placed: 5.00 USD on Yes")
+	tb.WaitText("#slip-status", "Bet placed: 5.00 USD on Yes")
 	w.admin("POST", "/admin/v1/markets/"+w.market+"/resolve", 200, fmt.Sprintf(`{"winning_outcome_id":%q}`, w.outcome[0]))
 	w.admin("POST", "/admin/v1/markets/"+otherMarket+"/cancel", 200, "")
 	w.waitBet("rosa", "voided")
 	w.waitWallet("rosa", "124.21") // the payout and the stake back have reached the wallet
 	w.waitCredited("rosa", 3)      // and the platform has the wallet's answers
-	tb.click("#tab-history")
-	tb.waitFor("three results", "[...document.querySelectorAll('#history li.bet')].filter((li) => ['won', 'lost', 'void'].includes(li.dataset.result)).length === 3")
+	tb.Click("#tab-history")
+	tb.WaitFor("three results", "[...document.querySelectorAll('#history li.bet')].filter((li) => ['won', 'lost', 'void'].includes(li.dataset.result)).length === 3")
 	var rows []struct{ Result, Badge, Color, Title string }
-	tb.eval(`[...document.querySelectorAll('#history li.bet')].map((li) => { const b = li.querySelector('.bet-status');
+	tb.Eval(`[...document.querySelectorAll('#history li.bet')].map((li) => { const b = li.querySelector('.bet-status');
 		return {Result: li.dataset.result, Badge: b.textContent, Color: getComputedStyle(b).color + ' ' + getComputedStyle(b).backgroundColor, Title: li.querySelector('.bet-title').textContent}; })`, &rows)
 	got := map[string]struct{ Badge, Color, Title string }{}
 	for _, r := range rows {
@@ -249,6 +249,6 @@ func TestHistoryResults(t *testing.T) {
 	}
 	// Opening the history reads the balance too: 100 − 25 staked, 44.21
 	// paid and 5 returned.
-	tb.waitText("#balance", "124.21 USD")
-	tb.screenshot("history-results")
+	tb.WaitText("#balance", "124.21 USD")
+	tb.Screenshot("history-results")
 }

@@ -56,27 +56,27 @@ func hostPage(t *testing.T, title, widgetOrigin string, src func() string) strin
 // openHost loads a host page and points the tab's queries at the widget's
 // iframe (#widget in the tests' pages, #game in the sandbox's).
 func (tb *tab) openHost(url string) {
-	tb.t.Helper()
-	tb.frame = nil
-	tb.navigate(url)
-	nodes, err := chromedp.Run(tb.ctx, chromedp.Nodes(chromedp.CSS("iframe#widget, iframe#game")))
+	tb.T.Helper()
+	tb.Frame = nil
+	tb.Navigate(url)
+	nodes, err := chromedp.Run(tb.Ctx, chromedp.Nodes(chromedp.CSS("iframe#widget, iframe#game")))
 	if err != nil || len(nodes) != 1 {
-		tb.t.Fatalf("the host page has no widget iframe: %v", err)
+		tb.T.Fatalf("the host page has no widget iframe: %v", err)
 	}
-	tb.frame = nodes[0]
+	tb.Frame = nodes[0]
 	tb.ready()
 }
 
 // hostMessages returns the messages the host page received.
 func (tb *tab) hostMessages() []map[string]any {
-	tb.t.Helper()
-	s, err := chromedp.Run(tb.ctx, chromedp.Evaluate[string]("JSON.stringify(window.messages)"))
+	tb.T.Helper()
+	s, err := chromedp.Run(tb.Ctx, chromedp.Evaluate[string]("JSON.stringify(window.messages)"))
 	if err != nil {
-		tb.t.Fatalf("reading the host's messages: %v", err)
+		tb.T.Fatalf("reading the host's messages: %v", err)
 	}
 	var out []map[string]any
 	if err := json.Unmarshal([]byte(s), &out); err != nil {
-		tb.t.Fatalf("host messages %s: %v", s, err)
+		tb.T.Fatalf("host messages %s: %v", s, err)
 	}
 	return out
 }
@@ -84,7 +84,7 @@ func (tb *tab) hostMessages() []map[string]any {
 // waitMessage waits until the host received a message for which match is
 // true, and returns it.
 func (tb *tab) waitMessage(what string, match func(m map[string]any) bool) map[string]any {
-	tb.t.Helper()
+	tb.T.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		msgs := tb.hostMessages()
@@ -94,7 +94,7 @@ func (tb *tab) waitMessage(what string, match func(m map[string]any) bool) map[s
 			}
 		}
 		if time.Now().After(deadline) {
-			tb.t.Fatalf("the host never received %s; it received %v", what, msgs)
+			tb.T.Fatalf("the host never received %s; it received %v", what, msgs)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -135,9 +135,9 @@ func TestHostPage(t *testing.T) {
 		return w.url + "/widget/?" + q.Encode()
 	})
 	tb := newTab(t)
-	tb.viewport(1000, 800)
+	tb.Viewport(1000, 800)
 	tb.openHost(host)
-	tb.screenshot("events")
+	tb.Screenshot("events")
 
 	h := tb.waitMessage("a height", func(m map[string]any) bool { return m["type"] == "foresight:height" })
 	if height, _ := h["height"].(float64); height < 100 {
@@ -145,14 +145,14 @@ func TestHostPage(t *testing.T) {
 	}
 
 	tb.bet(w.outcome[0], "10")
-	tb.waitText("#slip-status", "your balance does not cover a stake of 10.00 USD")
+	tb.WaitText("#slip-status", "your balance does not cover a stake of 10.00 USD")
 	// The page grows while the refusal and the balance re-read render (the
 	// host's height messages show it): a pointer click computed before the
 	// last shift can land beside the button, so the button is pressed as
 	// an element, once it is there.
-	tb.waitFor("the deposit button", "!!document.getElementById('slip-deposit')")
+	tb.WaitFor("the deposit button", "!!document.getElementById('slip-deposit')")
 	var pressed bool
-	tb.eval("(document.getElementById('slip-deposit').click(), true)", &pressed)
+	tb.Eval("(document.getElementById('slip-deposit').click(), true)", &pressed)
 	dep := tb.waitMessage("a deposit request", func(m map[string]any) bool { return m["type"] == "foresight:deposit" })
 	if dep["currency"] != "USD" || dep["amount"] != "10.00" {
 		t.Errorf("deposit message %v, want USD 10.00", dep)
@@ -161,13 +161,13 @@ func TestHostPage(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	tb.waitFor("placing allowed", "!document.getElementById('place').disabled")
-	tb.waitText("#slip-payout", "44.20 USD")
-	tb.screenshot("bet-slip")
-	tb.click("#place")
-	tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.42. Potential payout 44.21 USD.")
-	tb.waitText("#balance", "90.00 USD")
-	tb.screenshot("bet-confirmed")
+	tb.WaitFor("placing allowed", "!document.getElementById('place').disabled")
+	tb.WaitText("#slip-payout", "44.20 USD")
+	tb.Screenshot("bet-slip")
+	tb.Click("#place")
+	tb.WaitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.42. Potential payout 44.21 USD.")
+	tb.WaitText("#balance", "90.00 USD")
+	tb.Screenshot("bet-confirmed")
 	bal := tb.waitMessage("the new balance", func(m map[string]any) bool {
 		b, _ := m["balance"].(string)
 		return m["type"] == "foresight:balance" && (b == "90" || b == "90.00")
@@ -178,13 +178,13 @@ func TestHostPage(t *testing.T) {
 
 	w.admin("POST", "/admin/v1/markets/"+w.market+"/resolve", 200, fmt.Sprintf(`{"winning_outcome_id":%q}`, w.outcome[0]))
 	w.waitBet("hana", "settled")
-	tb.click("#tab-history")
-	tb.waitText("#history li.bet .bet-status", "Won")
-	tb.waitText("#history li.bet .payout", "Paid44.21 USD")
-	if odds := tb.text("#history li.bet .entry-odds dd"); odds != "4.42" {
+	tb.Click("#tab-history")
+	tb.WaitText("#history li.bet .bet-status", "Won")
+	tb.WaitText("#history li.bet .payout", "Paid44.21 USD")
+	if odds := tb.Text("#history li.bet .entry-odds dd"); odds != "4.42" {
 		t.Errorf("history odds %q, want the entry odds 4.4214 at 2 decimals", odds)
 	}
-	tb.screenshot("history")
+	tb.Screenshot("history")
 
 	// The iframe's height and the messages are read at once: a height
 	// message between two reads (the widget may still be laying out)
@@ -193,8 +193,8 @@ func TestHostPage(t *testing.T) {
 		Height   string
 		Messages []map[string]any
 	}
-	tb.frame = nil
-	tb.eval("({Height: document.getElementById('widget').style.height, Messages: window.messages})", &page)
+	tb.Frame = nil
+	tb.Eval("({Height: document.getElementById('widget').style.height, Messages: window.messages})", &page)
 	iframeHeight, msgs := page.Height, page.Messages
 	var last float64
 	for _, m := range msgs {
@@ -210,11 +210,11 @@ func TestHostPage(t *testing.T) {
 	// A new page load (a new session_request_id): the resolved market
 	// takes no bets, and the history still names the bet.
 	tb.openHost(host)
-	tb.waitText(`[data-market-id="`+w.market+`"] .market-status`, "Resolved")
-	tb.waitFor("the resolved market's outcomes shown, not offered", fmt.Sprintf("!document.querySelector(%q) && document.querySelector(%q)",
+	tb.WaitText(`[data-market-id="`+w.market+`"] .market-status`, "Resolved")
+	tb.WaitFor("the resolved market's outcomes shown, not offered", fmt.Sprintf("!document.querySelector(%q) && document.querySelector(%q)",
 		outcomeButton(w.outcome[0]), `.outcome.readonly[data-outcome-id="`+w.outcome[0]+`"]`))
-	tb.click("#tab-history")
-	tb.waitText("#history li.bet .bet-title", "HomeWho wins?Final")
+	tb.Click("#tab-history")
+	tb.WaitText("#history li.bet .bet-title", "HomeWho wins?Final")
 }
 
 const casinoSecret = "casino-signing-secret-0123"
@@ -274,15 +274,15 @@ func TestAggregatorLobby(t *testing.T) {
 			"account":{"id":"player-1","currency":"EUR"}}`, uuid.NewString()))
 	})
 	tb := newTab(t)
-	tb.viewport(1000, 800)
+	tb.Viewport(1000, 800)
 	tb.openHost(lobby)
-	tb.waitText("#brand", "Casino Royale")
-	tb.waitText("#tab-markets", "Märkte")
-	tb.waitText("#events", "Finale")
-	tb.waitText("#balance", "100,00 EUR")
+	tb.WaitText("#brand", "Casino Royale")
+	tb.WaitText("#tab-markets", "Märkte")
+	tb.WaitText("#events", "Finale")
+	tb.WaitText("#balance", "100,00 EUR")
 	tb.bet(w.outcome[0], "10")
-	tb.waitText("#slip-status", "Wette platziert: 10,00 EUR auf Heim zur Quote 4,42. Möglicher Gewinn 44,21 EUR.")
-	tb.waitText("#balance", "90,00 EUR")
+	tb.WaitText("#slip-status", "Wette platziert: 10,00 EUR auf Heim zur Quote 4,42. Möglicher Gewinn 44,21 EUR.")
+	tb.WaitText("#balance", "90,00 EUR")
 	tb.waitMessage("the new balance", func(m map[string]any) bool { return m["type"] == "foresight:balance" && m["currency"] == "EUR" })
 	checkMessages(t, tb.hostMessages())
 }
@@ -298,21 +298,21 @@ func TestDemo(t *testing.T) {
 			"ip":"203.0.113.7","client_type":"desktop","urls":{"return_url":"https://casino.example/lobby"}}`)
 	})
 	tb := newTab(t)
-	tb.viewport(1000, 700)
+	tb.Viewport(1000, 700)
 	tb.openHost(lobby)
-	tb.waitText("#demo-badge", "Demo")
-	tb.waitText("#demo-note", "No real bets can be placed.")
-	tb.waitText("#slip", "Demo mode: placing bets is not available.")
-	tb.waitText("#events", "Final")
+	tb.WaitText("#demo-badge", "Demo")
+	tb.WaitText("#demo-note", "No real bets can be placed.")
+	tb.WaitText("#slip", "Demo mode: placing bets is not available.")
+	tb.WaitText("#events", "Final")
 	var offers struct {
 		Form, Buttons, History, Balance bool
 		Odds                            int
 	}
-	tb.eval(`({Form: !!document.getElementById('slip-form'), Buttons: document.querySelectorAll('button.outcome').length > 0,
+	tb.Eval(`({Form: !!document.getElementById('slip-form'), Buttons: document.querySelectorAll('button.outcome').length > 0,
 		History: !document.getElementById('tab-history').hidden, Balance: !document.getElementById('balance-box').hidden,
 		Odds: document.querySelectorAll('.outcome .odds').length})`, &offers)
 	if offers.Form || offers.Buttons || offers.History || offers.Balance || offers.Odds != 4 {
 		t.Errorf("demo offers %+v; want odds only", offers)
 	}
-	tb.screenshot("demo")
+	tb.Screenshot("demo")
 }

@@ -51,12 +51,12 @@ type interceptor struct {
 // requests to the bettor's bets (POST) are also paused at the response
 // stage, so that a test can lose an answer the server gave.
 func (tb *tab) intercept(decide func(s seen) verdict) *interceptor {
-	tb.t.Helper()
+	tb.T.Helper()
 	ic := &interceptor{decide: decide}
 	var wg sync.WaitGroup
-	ctx, stop := context.WithCancel(tb.ctx)
+	ctx, stop := context.WithCancel(tb.Ctx)
 	events := chromedp.Events(ctx, fetch.RequestPaused)
-	tb.t.Cleanup(func() {
+	tb.T.Cleanup(func() {
 		stop()
 		wg.Wait()
 	})
@@ -110,12 +110,12 @@ func (tb *tab) intercept(decide func(s seen) verdict) *interceptor {
 			}(ev.RequestID, s.Stage)
 		}
 	}()
-	_, err := chromedp.Call(tb.ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{
+	_, err := chromedp.Call(tb.Ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{
 		{URLPattern: "*/api/v1/*", RequestStage: fetch.RequestStageRequest},
 		{URLPattern: "*/api/v1/bettor/bets", RequestStage: fetch.RequestStageResponse},
 	}})
 	if err != nil {
-		tb.t.Fatalf("Fetch.enable: %v", err)
+		tb.T.Fatalf("Fetch.enable: %v", err)
 	}
 	return ic
 }

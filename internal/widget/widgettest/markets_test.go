@@ -47,12 +47,12 @@ func TestManyOutcomes(t *testing.T) {
 	for _, size := range []struct{ w, h int64 }{{1000, 800}, {390, 800}, {360, 740}} {
 		t.Run(fmt.Sprint(size.w), func(t *testing.T) {
 			tb := newTab(t)
-			tb.viewport(size.w, size.h)
-			tb.navigate(w.bettor(fmt.Sprint("many-", size.w), "100.00"))
+			tb.Viewport(size.w, size.h)
+			tb.Navigate(w.bettor(fmt.Sprint("many-", size.w), "100.00"))
 			tb.ready()
-			tb.waitFor("the six outcomes", "document.querySelectorAll('[data-market-id] .outcome').length >= 8")
+			tb.WaitFor("the six outcomes", "document.querySelectorAll('[data-market-id] .outcome').length >= 8")
 			var over []string
-			tb.eval(`[...document.querySelectorAll('.outcome')].filter((b) => {
+			tb.Eval(`[...document.querySelectorAll('.outcome')].filter((b) => {
 				const r = b.getBoundingClientRect();
 				return b.scrollWidth > b.clientWidth + 1 || [...b.querySelectorAll('.outcome-name, .odds, .prob-text')].some((e) => {
 					const c = e.getBoundingClientRect(); return c.right > r.right + 0.5 || c.left < r.left - 0.5; });
@@ -61,7 +61,7 @@ func TestManyOutcomes(t *testing.T) {
 				t.Errorf("at %d px these outcomes overflow their buttons: %q", size.w, over)
 			}
 			var page struct{ ScrollWidth, ClientWidth int }
-			tb.eval("({ScrollWidth: document.documentElement.scrollWidth, ClientWidth: document.documentElement.clientWidth})", &page)
+			tb.Eval("({ScrollWidth: document.documentElement.scrollWidth, ClientWidth: document.documentElement.clientWidth})", &page)
 			if page.ScrollWidth > page.ClientWidth {
 				t.Errorf("at %d px the page scrolls sideways: %+v", size.w, page)
 			}
@@ -82,7 +82,7 @@ func TestMarketsThatTakeNoBets(t *testing.T) {
 	june, _ := marketOf(ev, 1)
 	w.admin("POST", "/admin/v1/markets/"+march+"/suspend", 200, "")
 	tb := newTab(t)
-	tb.navigate(w.bettor("sam", "100.00"))
+	tb.Navigate(w.bettor("sam", "100.00"))
 	tb.ready()
 	var card struct {
 		Order    []string
@@ -90,7 +90,7 @@ func TestMarketsThatTakeNoBets(t *testing.T) {
 		Readonly int
 		Status   string
 	}
-	tb.eval(fmt.Sprintf(`(() => { const e = document.querySelector('[data-event-id=%q]');
+	tb.Eval(fmt.Sprintf(`(() => { const e = document.querySelector('[data-event-id=%q]');
 		return {Order: [...e.querySelectorAll('.market')].map((m) => m.dataset.marketId), Disabled: document.querySelectorAll('button.outcome:disabled').length,
 			Readonly: e.querySelectorAll('[data-market-id=%q] .outcome.readonly').length, Status: e.querySelector('[data-market-id=%q] .market-status').textContent}; })()`,
 		ev["id"], march, march), &card)
@@ -115,15 +115,15 @@ func TestChancesImagesCountdown(t *testing.T) {
 	for _, tc := range []struct{ locale, countdown string }{{"en", `^Closes in 2 h (29|30) min$`}, {"de", `^Schließt in 2 Std\. (29|30) Min\.$`}} {
 		t.Run(tc.locale, func(t *testing.T) {
 			tb := newTab(t)
-			tb.navigate(w.bettor("tia-"+tc.locale, "100.00", "locale", tc.locale))
+			tb.Navigate(w.bettor("tia-"+tc.locale, "100.00", "locale", tc.locale))
 			tb.ready()
-			tb.waitFor("the images", fmt.Sprintf("document.querySelector('[data-event-id=%q] img.event-image')?.complete && document.querySelector('[data-market-id=%q] img.market-image')?.complete", ev["id"], market))
+			tb.WaitFor("the images", fmt.Sprintf("document.querySelector('[data-event-id=%q] img.event-image')?.complete && document.querySelector('[data-market-id=%q] img.market-image')?.complete", ev["id"], market))
 			var got struct {
 				EventImage, MarketImage, Countdown, Chance, Odds string
 				Fill                                             float64
 				Label                                            string
 			}
-			tb.eval(fmt.Sprintf(`(() => { const b = document.querySelector('[data-outcome-id=%q]'); const fill = b.querySelector('.prob-fill'); const bar = b.querySelector('.prob-bar');
+			tb.Eval(fmt.Sprintf(`(() => { const b = document.querySelector('[data-outcome-id=%q]'); const fill = b.querySelector('.prob-fill'); const bar = b.querySelector('.prob-bar');
 				return {EventImage: document.querySelector('[data-event-id=%q] img.event-image').src, MarketImage: document.querySelector('[data-market-id=%q] img.market-image').src,
 					Countdown: document.querySelector('[data-market-id=%q] .countdown').textContent, Chance: b.querySelector('.prob-text').textContent,
 					Odds: b.querySelector('.odds').textContent, Fill: fill.getBoundingClientRect().width / bar.getBoundingClientRect().width, Label: b.getAttribute('aria-label')}; })()`,
@@ -154,17 +154,17 @@ func TestOddsMovement(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
 	tb := newTab(t)
-	tb.navigate(w.bettor("uma", "100.00"))
+	tb.Navigate(w.bettor("uma", "100.00"))
 	tb.ready()
-	tb.click(outcomeButton(w.outcome[0]))
-	tb.waitFor("the chart's first point", "document.querySelector('#slip-chart svg')?.dataset.points === '1'")
-	tb.waitFor("the stream", "document.body.dataset.stream === 'connected'")
+	tb.Click(outcomeButton(w.outcome[0]))
+	tb.WaitFor("the chart's first point", "document.querySelector('#slip-chart svg')?.dataset.points === '1'")
+	tb.WaitFor("the stream", "document.body.dataset.stream === 'connected'")
 	w.price("0.25", "0.75")
-	tb.waitText(outcomeButton(w.outcome[0])+" .odds", "3.62")
+	tb.WaitText(outcomeButton(w.outcome[0])+" .odds", "3.62")
 	type move struct{ Moved, Arrow, Chance, Label string }
 	read := func(id string) move {
 		var m move
-		tb.eval(fmt.Sprintf(`(() => { const b = document.querySelector(%q); return {Moved: b.dataset.moved + (b.classList.contains('flash') ? ' flash' : ''),
+		tb.Eval(fmt.Sprintf(`(() => { const b = document.querySelector(%q); return {Moved: b.dataset.moved + (b.classList.contains('flash') ? ' flash' : ''),
 			Arrow: b.querySelector('.move').textContent, Chance: b.querySelector('.prob-text').textContent, Label: b.getAttribute('aria-label')}; })()`, outcomeButton(id)), &m)
 		return m
 	}
@@ -172,21 +172,21 @@ func TestOddsMovement(t *testing.T) {
 	if home.Moved != "down flash" || home.Arrow != "▼" || home.Chance != "28%" || !regexp.MustCompile(`Odds down`).MatchString(home.Label) {
 		t.Errorf("Home after its odds fell 4.42 → 3.62: %+v", home)
 	}
-	tb.waitText(outcomeButton(w.outcome[1])+" .odds", "1.29")
+	tb.WaitText(outcomeButton(w.outcome[1])+" .odds", "1.29")
 	away := read(w.outcome[1])
 	if away.Moved != "up flash" || away.Arrow != "▲" || away.Chance != "78%" {
 		t.Errorf("Away after its odds rose 1.21 → 1.29: %+v", away)
 	}
-	tb.waitFor("the chart's second point", "document.querySelector('#slip-chart svg')?.dataset.points === '2'")
-	tb.waitText("#slip-chart figcaption", "Chance from 23% to 28%")
+	tb.WaitFor("the chart's second point", "document.querySelector('#slip-chart svg')?.dataset.points === '2'")
+	tb.WaitText("#slip-chart figcaption", "Chance from 23% to 28%")
 	w.price("0.3", "0.7")
-	tb.waitFor("the chart's third point", "document.querySelector('#slip-chart svg')?.dataset.points === '3'")
+	tb.WaitFor("the chart's third point", "document.querySelector('#slip-chart svg')?.dataset.points === '3'")
 	var trend string
-	tb.eval("document.querySelector('#slip-chart svg').dataset.trend", &trend)
+	tb.Eval("document.querySelector('#slip-chart svg').dataset.trend", &trend)
 	if trend != "up" {
 		t.Errorf("chart trend %q, want up (23%% → 33%%)", trend)
 	}
-	tb.screenshot("odds-moved")
+	tb.Screenshot("odds-moved")
 }
 
 // TestSlipChartShowsHistory: the slip's chart draws the outcome's price
@@ -201,25 +201,25 @@ func TestSlipChartShowsHistory(t *testing.T) {
 	w.price("0.25", "0.75")
 	w.price("0.3", "0.7")
 	tb := newTab(t)
-	tb.navigate(w.bettor("una", "100.00"))
+	tb.Navigate(w.bettor("una", "100.00"))
 	tb.ready()
-	tb.click(outcomeButton(w.outcome[0]))
-	tb.waitFor("the history on the chart", "document.querySelector('#slip-chart svg')?.dataset.source === 'history'")
+	tb.Click(outcomeButton(w.outcome[0]))
+	tb.WaitFor("the history on the chart", "document.querySelector('#slip-chart svg')?.dataset.source === 'history'")
 	var chart struct {
 		Points, Trend, Caption string
 		FirstX                 float64
 	}
 	read := func() {
-		tb.eval(`(() => { const s = document.querySelector('#slip-chart svg'); return {Points: s.dataset.points, Trend: s.dataset.trend,
+		tb.Eval(`(() => { const s = document.querySelector('#slip-chart svg'); return {Points: s.dataset.points, Trend: s.dataset.trend,
 			Caption: document.querySelector('#slip-chart figcaption').textContent, FirstX: Number(s.querySelector('polyline').getAttribute('points').split(',')[0])}; })()`, &chart)
 	}
 	read()
 	if chart.Points != "3" || chart.Trend != "up" || chart.FirstX != 0 || !regexp.MustCompile(`^Chance from 23% to 33% since \d{1,2}:\d{2}`).MatchString(chart.Caption) {
 		t.Errorf("chart of Home's history: %+v; want 3 points from 23%% to 33%%, since the opening, rising", chart)
 	}
-	tb.waitFor("the stream", "document.body.dataset.stream === 'connected'")
+	tb.WaitFor("the stream", "document.body.dataset.stream === 'connected'")
 	w.price("0.2", "0.8")
-	tb.waitFor("the stream's move on the chart", "document.querySelector('#slip-chart svg')?.dataset.points === '4'")
+	tb.WaitFor("the stream's move on the chart", "document.querySelector('#slip-chart svg')?.dataset.points === '4'")
 	read()
 	if chart.Trend != "flat" || !strings.HasPrefix(chart.Caption, "Chance from 23% to 23% since") {
 		t.Errorf("chart after Home went back to 0.2: %+v", chart)
@@ -246,27 +246,27 @@ func TestSlipChartWithoutHistory(t *testing.T) {
 		}
 		return verdict{}
 	})
-	tb.navigate(w.bettor("ula", "100.00"))
+	tb.Navigate(w.bettor("ula", "100.00"))
 	tb.ready()
-	tb.click(outcomeButton(w.outcome[0]))
+	tb.Click(outcomeButton(w.outcome[0]))
 	histories := func() int { // Home's history reads
 		return len(ic.requests("GET", "/api/v1/markets/"+w.market+"/price-history?outcome_id="+w.outcome[0]))
 	}
 	waitfor.True(t, "the first history read", func() bool { return histories() == 1 })
-	tb.waitText("#slip-chart figcaption", "The chart shows every move from now on.")
+	tb.WaitText("#slip-chart figcaption", "The chart shows every move from now on.")
 	var source string
-	tb.eval("document.querySelector('#slip-chart svg').dataset.source", &source)
+	tb.Eval("document.querySelector('#slip-chart svg').dataset.source", &source)
 	if source != "seen" {
 		t.Errorf("the chart's source after a failed history read: %q, want seen", source)
 	}
 	// Selecting the outcome again asks again once the failed read is over.
 	waitfor.True(t, "a second history read", func() bool {
-		tb.click(outcomeButton(w.outcome[1]))
-		tb.click(outcomeButton(w.outcome[0]))
+		tb.Click(outcomeButton(w.outcome[1]))
+		tb.Click(outcomeButton(w.outcome[0]))
 		return histories() == 2
 	})
-	tb.waitFor("the history on the chart", "document.querySelector('#slip-chart svg')?.dataset.source === 'history' && document.querySelector('#slip-chart svg').dataset.points === '2'")
-	tb.waitText("#slip-chart figcaption", "Chance from 23% to 28% since")
+	tb.WaitFor("the history on the chart", "document.querySelector('#slip-chart svg')?.dataset.source === 'history' && document.querySelector('#slip-chart svg').dataset.points === '2'")
+	tb.WaitText("#slip-chart figcaption", "Chance from 23% to 28% since")
 }
 
 // TestSandboxPagesAtPhoneWidth: the sandbox operator's host page does not
@@ -289,28 +289,28 @@ func TestSandboxPagesAtPhoneWidth(t *testing.T) {
 	for _, size := range []struct{ w, h int64 }{{390, 844}, {1000, 700}} {
 		t.Run(fmt.Sprint("host ", size.w), func(t *testing.T) {
 			tb := newTab(t)
-			tb.viewport(size.w, size.h)
+			tb.Viewport(size.w, size.h)
 			tb.openHost(w.hostOf(fmt.Sprint("vic-", size.w)))
-			tb.frame = nil
+			tb.Frame = nil
 			var page struct{ ScrollWidth, ClientWidth int }
-			tb.eval("({ScrollWidth: document.documentElement.scrollWidth, ClientWidth: document.documentElement.clientWidth})", &page)
+			tb.Eval("({ScrollWidth: document.documentElement.scrollWidth, ClientWidth: document.documentElement.clientWidth})", &page)
 			if page.ScrollWidth > page.ClientWidth {
 				t.Errorf("the host page scrolls sideways at %d px: %+v", size.w, page)
 			}
 		})
 		t.Run(fmt.Sprint("lobby ", size.w), func(t *testing.T) {
 			tb := newTab(t)
-			tb.viewport(size.w, size.h)
-			tb.navigate(lobby.URL + "/sandbox/lobby")
-			tb.click("form[action='/sandbox/lobby'] button[type=submit]")
-			tb.do(chromedp.WaitReady(chromedp.CSS("iframe#game"))) // across the form's navigation
+			tb.Viewport(size.w, size.h)
+			tb.Navigate(lobby.URL + "/sandbox/lobby")
+			tb.Click("form[action='/sandbox/lobby'] button[type=submit]")
+			tb.Do(chromedp.WaitReady(chromedp.CSS("iframe#game"))) // across the form's navigation
 			var game struct{ Top, Height float64 }
-			tb.eval("(() => { const r = document.getElementById('game').getBoundingClientRect(); return {Top: r.top, Height: innerHeight}; })()", &game)
+			tb.Eval("(() => { const r = document.getElementById('game').getBoundingClientRect(); return {Top: r.top, Height: innerHeight}; })()", &game)
 			if game.Top > game.Height/2 {
 				t.Errorf("at %d px the game starts %.0f px down a %.0f px window: below the fold", size.w, game.Top, game.Height)
 			}
 			var page struct{ ScrollWidth, ClientWidth int }
-			tb.eval("({ScrollWidth: document.documentElement.scrollWidth, ClientWidth: document.documentElement.clientWidth})", &page)
+			tb.Eval("({ScrollWidth: document.documentElement.scrollWidth, ClientWidth: document.documentElement.clientWidth})", &page)
 			if page.ScrollWidth > page.ClientWidth {
 				t.Errorf("the lobby scrolls sideways at %d px: %+v", size.w, page)
 			}
@@ -326,19 +326,19 @@ func TestEveryLocaleAndThemeAtPhoneWidth(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
 	tb := newTab(t)
-	tb.viewport(360, 740)
+	tb.Viewport(360, 740)
 	for _, locale := range []string{"en", "es", "pt", "fr", "de", "nl", "ru"} {
 		for _, theme := range []string{"light", "dark"} {
-			tb.navigate(w.bettor("phone-"+locale+"-"+theme, "1000.00", "locale", locale, "theme", theme))
+			tb.Navigate(w.bettor("phone-"+locale+"-"+theme, "1000.00", "locale", locale, "theme", theme))
 			tb.ready()
-			tb.click(outcomeButton(w.outcome[0]))
-			tb.typeIn("#stake", "150")
-			tb.waitFor("the stake error", "document.getElementById('stake-error').textContent !== ''")
+			tb.Click(outcomeButton(w.outcome[0]))
+			tb.TypeIn("#stake", "150")
+			tb.WaitFor("the stake error", "document.getElementById('stake-error').textContent !== ''")
 			var got struct {
 				ScrollWidth, ClientWidth int
 				Over                     []string
 			}
-			tb.eval(`({ScrollWidth: document.documentElement.scrollWidth, ClientWidth: document.documentElement.clientWidth,
+			tb.Eval(`({ScrollWidth: document.documentElement.scrollWidth, ClientWidth: document.documentElement.clientWidth,
 				Over: [...document.querySelectorAll('.outcome, .slip, .market-head, .countdown, .slip-chart, .balance')].filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.className + ': ' + e.textContent)})`, &got)
 			if got.ScrollWidth > got.ClientWidth || len(got.Over) > 0 {
 				t.Errorf("%s, %s theme at 360 px: page %d wide in %d; overflowing %q", locale, theme, got.ScrollWidth, got.ClientWidth, got.Over)

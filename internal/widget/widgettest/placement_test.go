@@ -12,19 +12,19 @@ func outcomeButton(id string) string { return `button.outcome[data-outcome-id="`
 
 // bet picks an outcome, types the stake and places the bet.
 func (tb *tab) bet(outcome, stake string) {
-	tb.t.Helper()
-	tb.click(outcomeButton(outcome))
-	tb.waitFor("the slip", "!document.getElementById('slip-form').hidden")
-	tb.typeIn("#stake", stake)
-	tb.waitFor("the place button", "!document.getElementById('place').disabled")
-	tb.click("#place")
+	tb.T.Helper()
+	tb.Click(outcomeButton(outcome))
+	tb.WaitFor("the slip", "!document.getElementById('slip-form').hidden")
+	tb.TypeIn("#stake", stake)
+	tb.WaitFor("the place button", "!document.getElementById('place').disabled")
+	tb.Click("#place")
 }
 
 // waits returns the test clock's recorded waits of a label.
 func (tb *tab) waits(label string) []int {
-	tb.t.Helper()
+	tb.T.Helper()
 	var ws []int
-	tb.eval(fmt.Sprintf("window.__foresightTestClock.waits.filter((w) => w.label === %q).map((w) => w.ms)", label), &ws)
+	tb.Eval(fmt.Sprintf("window.__foresightTestClock.waits.filter((w) => w.label === %q).map((w) => w.ms)", label), &ws)
 	return ws
 }
 
@@ -41,7 +41,7 @@ func TestPlacementProtocol(t *testing.T) {
 	w := newWorld(t, worldOptions{})
 	tb := newTabAt(t, heldClockScale)
 	ic := tb.intercept(nil)
-	tb.navigate(w.bettor("alice", "100.00"))
+	tb.Navigate(w.bettor("alice", "100.00"))
 	tb.ready()
 	if got := ic.requests("GET", "/api/v1/bettor/bets?"); len(got) != 1 {
 		t.Errorf("history reads on load = %v, want 1", got)
@@ -50,12 +50,12 @@ func TestPlacementProtocol(t *testing.T) {
 	wallet := w.gate.holdNext("/v1/withdrawals")
 	tb.bet(w.outcome[0], "10")
 	w.waitArrived(wallet)
-	tb.waitText("#slip-status", "Bet received. Waiting for confirmation")
-	if s := tb.text("#slip-status"); strings.Contains(s, "placed") {
+	tb.WaitText("#slip-status", "Bet received. Waiting for confirmation")
+	if s := tb.Text("#slip-status"); strings.Contains(s, "placed") {
 		t.Errorf("while the wallet has not answered the slip says %q", s)
 	}
 	w.gate.release("/v1/withdrawals")
-	tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.42. Potential payout 44.21 USD.")
+	tb.WaitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.42. Potential payout 44.21 USD.")
 
 	all := ic.all()
 	post := -1
@@ -88,12 +88,12 @@ func TestPlacementProtocol(t *testing.T) {
 	}
 
 	before := len(ic.requests("GET", "/api/v1/bettor/bets?"))
-	tb.click("#tab-history")
-	tb.waitFor("the bet in the history", "document.querySelectorAll('#history li.bet').length === 1")
+	tb.Click("#tab-history")
+	tb.WaitFor("the bet in the history", "document.querySelectorAll('#history li.bet').length === 1")
 	if after := len(ic.requests("GET", "/api/v1/bettor/bets?")); after != before+1 {
 		t.Errorf("opening the history read the bets %d times, want once", after-before)
 	}
-	tb.waitText("#history li.bet .bet-status", "Confirmed")
+	tb.WaitText("#history li.bet .bet-status", "Confirmed")
 }
 
 // TestEventReadBeforeSubmit: obligation 3 and validation_failed's "drop
@@ -107,15 +107,15 @@ func TestEventReadBeforeSubmit(t *testing.T) {
 	t.Run("closed market", func(t *testing.T) {
 		tb := newTab(t)
 		ic := tb.intercept(cutStream)
-		tb.navigate(w.bettor("bob", "100.00"))
+		tb.Navigate(w.bettor("bob", "100.00"))
 		tb.ready()
-		tb.click(outcomeButton(w.outcome[0]))
-		tb.typeIn("#stake", "10")
+		tb.Click(outcomeButton(w.outcome[0]))
+		tb.TypeIn("#stake", "10")
 		w.suspend()
-		tb.click("#place")
-		tb.waitText("#slip-status", "This market no longer takes bets. The selection was removed.")
-		tb.waitFor("the slip to empty", "document.getElementById('slip-form').hidden")
-		tb.waitFor("the outcome no longer offered", fmt.Sprintf("!document.querySelector(%q) && document.querySelector(%q)",
+		tb.Click("#place")
+		tb.WaitText("#slip-status", "This market no longer takes bets. The selection was removed.")
+		tb.WaitFor("the slip to empty", "document.getElementById('slip-form').hidden")
+		tb.WaitFor("the outcome no longer offered", fmt.Sprintf("!document.querySelector(%q) && document.querySelector(%q)",
 			outcomeButton(w.outcome[0]), `.outcome.readonly[data-outcome-id="`+w.outcome[0]+`"]`))
 		if posts := ic.requests("POST", ""); len(posts) != 0 {
 			t.Errorf("a closed market was bet on: %v", posts)
@@ -126,21 +126,21 @@ func TestEventReadBeforeSubmit(t *testing.T) {
 	t.Run("moved price", func(t *testing.T) {
 		tb := newTab(t)
 		ic := tb.intercept(cutStream)
-		tb.navigate(w.bettor("carol", "100.00"))
+		tb.Navigate(w.bettor("carol", "100.00"))
 		tb.ready()
-		tb.click(outcomeButton(w.outcome[0]))
-		tb.typeIn("#stake", "10")
-		tb.waitText("#slip-payout", "44.20 USD")
+		tb.Click(outcomeButton(w.outcome[0]))
+		tb.TypeIn("#stake", "10")
+		tb.WaitText("#slip-payout", "44.20 USD")
 		w.price("0.25", "0.75")
-		tb.click("#place")
-		tb.waitText("#slip-status", "The odds changed from 4.42 to 3.62.")
-		tb.waitText("#slip-odds", "3.62")
-		tb.waitText("#slip-payout", "36.20 USD")
+		tb.Click("#place")
+		tb.WaitText("#slip-status", "The odds changed from 4.42 to 3.62.")
+		tb.WaitText("#slip-odds", "3.62")
+		tb.WaitText("#slip-payout", "36.20 USD")
 		if posts := ic.requests("POST", ""); len(posts) != 0 {
 			t.Errorf("a bet was sent at a price the bettor did not see: %v", posts)
 		}
-		tb.click("#place")
-		tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 3.6")
+		tb.Click("#place")
+		tb.WaitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 3.6")
 		w.price("0.2", "0.8")
 	})
 }
@@ -156,20 +156,20 @@ func TestLiveOdds(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
 	tb := newTab(t)
-	tb.navigate(w.bettor("dave", "100.00"))
+	tb.Navigate(w.bettor("dave", "100.00"))
 	tb.ready()
-	tb.click(outcomeButton(w.outcome[0]))
-	tb.typeIn("#stake", "10")
-	tb.waitText("#slip-payout", "44.20 USD")
+	tb.Click(outcomeButton(w.outcome[0]))
+	tb.TypeIn("#stake", "10")
+	tb.WaitText("#slip-payout", "44.20 USD")
 	// The stream connects after the first reads; a change before that
 	// would not be sent, so wait until it is connected.
-	tb.waitFor("the stream", "document.body.dataset.stream === 'connected'")
+	tb.WaitFor("the stream", "document.body.dataset.stream === 'connected'")
 	w.price("0.25", "0.75")
-	tb.waitText(outcomeButton(w.outcome[0])+" .odds", "3.62")
-	tb.waitText("#slip-odds", "3.62")
-	tb.waitText("#slip-payout", "36.20 USD")
+	tb.WaitText(outcomeButton(w.outcome[0])+" .odds", "3.62")
+	tb.WaitText("#slip-odds", "3.62")
+	tb.WaitText("#slip-payout", "36.20 USD")
 	var moved string
-	tb.eval(fmt.Sprintf("document.querySelector(%q).dataset.moved", outcomeButton(w.outcome[0])), &moved)
+	tb.Eval(fmt.Sprintf("document.querySelector(%q).dataset.moved", outcomeButton(w.outcome[0])), &moved)
 	if moved != "down" {
 		t.Errorf("data-moved = %q, want down", moved)
 	}
@@ -198,19 +198,19 @@ func TestCurrencyDecimals(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.currency, func(t *testing.T) {
 			tb := newTab(t)
-			tb.navigate(w.bettorIn("cur-"+tc.currency, tc.currency, tc.balance))
+			tb.Navigate(w.bettorIn("cur-"+tc.currency, tc.currency, tc.balance))
 			tb.ready()
-			tb.click(outcomeButton(w.outcome[0]))
-			tb.waitText("#stake-label", "Stake ("+tc.currency+")")
-			tb.typeIn("#stake", tc.tooPrecise)
-			tb.waitText("#stake-error", "amounts have at most")
+			tb.Click(outcomeButton(w.outcome[0]))
+			tb.WaitText("#stake-label", "Stake ("+tc.currency+")")
+			tb.TypeIn("#stake", tc.tooPrecise)
+			tb.WaitText("#stake-error", "amounts have at most")
 			if !tb.placeDisabled() {
 				t.Errorf("a %s stake of %s can be placed", tc.currency, tc.tooPrecise)
 			}
-			tb.typeIn("#stake", tc.stake)
-			tb.waitText("#slip-payout", tc.preview)
-			tb.click("#place")
-			tb.waitText("#slip-status", tc.placed)
+			tb.TypeIn("#stake", tc.stake)
+			tb.WaitText("#slip-payout", tc.preview)
+			tb.Click("#place")
+			tb.WaitText("#slip-status", tc.placed)
 		})
 	}
 }

@@ -37,8 +37,8 @@ func (w *world) debits(bettor string) int {
 // messages (the sandbox's) keep them in window.messages, as the tests'
 // own host page does.
 func (tb *tab) recordMessages() {
-	tb.t.Helper()
-	_, err := chromedp.Run(tb.ctx, chromedp.Evaluate[bool](`(() => {
+	tb.T.Helper()
+	_, err := chromedp.Run(tb.Ctx, chromedp.Evaluate[bool](`(() => {
 		if (window.messages) return true;
 		window.messages = [];
 		const frame = document.querySelector("iframe");
@@ -46,7 +46,7 @@ func (tb *tab) recordMessages() {
 		return true;
 	})()`))
 	if err != nil {
-		tb.t.Fatalf("recording the host's messages: %v", err)
+		tb.T.Fatalf("recording the host's messages: %v", err)
 	}
 }
 
@@ -54,18 +54,18 @@ func (tb *tab) recordMessages() {
 // from the host page to the widget at widgetOrigin, as an operator's page
 // answers foresight:session_expired.
 func (tb *tab) postSession(id, widgetOrigin string) {
-	tb.t.Helper()
-	_, err := chromedp.Run(tb.ctx, chromedp.Evaluate[bool](fmt.Sprintf(
+	tb.T.Helper()
+	_, err := chromedp.Run(tb.Ctx, chromedp.Evaluate[bool](fmt.Sprintf(
 		`(document.querySelector("iframe").contentWindow.postMessage({type: "foresight:session", session_request_id: %q}, %q), true)`, id, widgetOrigin)))
 	if err != nil {
-		tb.t.Fatalf("posting a session to the widget: %v", err)
+		tb.T.Fatalf("posting a session to the widget: %v", err)
 	}
 }
 
 // expiredMessages counts the foresight:session_expired messages the host
 // received.
 func (tb *tab) expiredMessages() int {
-	tb.t.Helper()
+	tb.T.Helper()
 	n := 0
 	for _, m := range tb.hostMessages() {
 		if m["type"] == "foresight:session_expired" {
@@ -158,15 +158,15 @@ func TestSessionRenewal(t *testing.T) {
 		tb.recordMessages()
 		first := ic.requests("GET", "/api/v1/events")[0].Token
 		exp := time.Unix(int64(tokenClaims(t, first)["exp"].(float64)), 0)
-		tb.click(outcomeButton(w.outcome[0]))
-		tb.typeIn("#stake", "10")
-		tb.waitText("#slip-payout", "44.20 USD")
+		tb.Click(outcomeButton(w.outcome[0]))
+		tb.TypeIn("#stake", "10")
+		tb.WaitText("#slip-payout", "44.20 USD")
 		// The widget counts the token's life from its receipt, and iat is
 		// whole seconds: it holds the token expired within a second of
 		// exp. The platform would still take it (it allows 30 s of skew).
 		time.Sleep(time.Until(exp.Add(2 * time.Second)))
-		tb.click("#place")
-		tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.42.")
+		tb.Click("#place")
+		tb.WaitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.42.")
 		if n := tb.expiredMessages(); n != 1 {
 			t.Errorf("the host page was told %d times that the session expired, want 1", n)
 		}
@@ -182,7 +182,7 @@ func TestSessionRenewal(t *testing.T) {
 		if n, d := w.betsOf("rene"), w.debits("rene"); n != 1 || d != 1 {
 			t.Errorf("rene has %d bets and %d debits, want 1 and 1", n, d)
 		}
-		tb.waitFor("the session notice gone", "document.getElementById('session-box').hidden")
+		tb.WaitFor("the session notice gone", "document.getElementById('session-box').hidden")
 		checkMessages(t, tb.hostMessages())
 	})
 
@@ -193,7 +193,7 @@ func TestSessionRenewal(t *testing.T) {
 		exchanges := w.gate.count("POST", "/v1/session")
 		tb := newTab(t)
 		tb.openHost(w.hostOf("ria"))
-		tb.waitText("#events", "Final")
+		tb.WaitText("#events", "Final")
 		if n := w.gate.count("POST", "/v1/session") - exchanges; n != 2 {
 			t.Errorf("%d session exchanges, want 2: the refused id, then the host page's new one", n)
 		}
@@ -224,7 +224,7 @@ func TestSessionRenewal(t *testing.T) {
 			tb.openHost(w.hostOf(tc.bettor))
 			tb.recordMessages()
 			tb.bet(w.outcome[0], "10")
-			tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.42.")
+			tb.WaitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.42.")
 			if n := tb.expiredMessages(); n != 1 {
 				t.Errorf("the host page was told %d times that the session expired, want 1", n)
 			}
@@ -240,9 +240,9 @@ func TestSessionRenewal(t *testing.T) {
 			if n, d := w.betsOf(tc.bettor), w.debits(tc.bettor); n != 1 || d != 1 {
 				t.Errorf("%s has %d bets and %d debits, want 1 and 1", tc.bettor, n, d)
 			}
-			tb.click("#tab-history")
-			tb.waitText("#history li.bet .bet-status", "Confirmed")
-			if n := tb.text("#history"); strings.Count(n, "Confirmed") != 1 {
+			tb.Click("#tab-history")
+			tb.WaitText("#history li.bet .bet-status", "Confirmed")
+			if n := tb.Text("#history"); strings.Count(n, "Confirmed") != 1 {
 				t.Errorf("My bets shows %q; want one confirmed bet", n)
 			}
 		})
@@ -264,18 +264,18 @@ func TestSessionUnanswered(t *testing.T) {
 	t.Run("late answer", func(t *testing.T) {
 		host := hostPage(t, "Sandbox Bets — operator site", w.url, func() string { return w.bettor("nia", "100.00") })
 		tb := newTab(t)
-		tb.viewport(1000, 800)
+		tb.Viewport(1000, 800)
 		ic := tb.intercept(refuseOnce(refusePost))
 		tb.openHost(host)
 		tb.bet(w.outcome[0], "10")
-		tb.waitText("#session-text", "Your session could not be renewed. Press Reconnect to try again, or reload the page to continue.")
-		tb.screenshot("session-expired")
+		tb.WaitText("#session-text", "Your session could not be renewed. Press Reconnect to try again, or reload the page to continue.")
+		tb.Screenshot("session-expired")
 		var slip struct {
 			Form   bool
 			Stake  string
 			Status string
 		}
-		tb.eval(`({Form: !document.getElementById('slip-form').hidden, Stake: document.getElementById('stake').value,
+		tb.Eval(`({Form: !document.getElementById('slip-form').hidden, Stake: document.getElementById('stake').value,
 			Status: document.getElementById('slip-status').textContent})`, &slip)
 		if !slip.Form || slip.Stake != "10" || slip.Status != "Sending your bet…" {
 			t.Errorf("while the session is expired the slip shows %+v; want the bet kept, still being sent", slip)
@@ -287,14 +287,14 @@ func TestSessionUnanswered(t *testing.T) {
 			t.Errorf("%d foresight:session_expired messages, want 1", n)
 		}
 
-		tb.click("#session-reconnect")
+		tb.Click("#session-reconnect")
 		waitUntil(t, "Reconnect to ask the host page again", func() bool { return tb.expiredMessages() == 2 })
-		tb.waitFor("a second wait for the answer", "window.__foresightTestClock.waits.filter((w) => w.label === 'session').length === 2")
-		tb.waitText("#session-text", "reload the page")
+		tb.WaitFor("a second wait for the answer", "window.__foresightTestClock.waits.filter((w) => w.label === 'session').length === 2")
+		tb.WaitText("#session-text", "reload the page")
 
 		tb.postSession(w.op.NewSessionRequest("nia", "USD"), w.url)
-		tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.42.")
-		tb.waitFor("the session notice gone", "document.getElementById('session-box').hidden")
+		tb.WaitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.42.")
+		tb.WaitFor("the session notice gone", "document.getElementById('session-box').hidden")
 		posts := placeRequests(ic)
 		if len(posts) != 2 || posts[0].Key != posts[1].Key {
 			t.Errorf("place-bet calls %+v; want two with one key", posts)
@@ -311,14 +311,14 @@ func TestSessionUnanswered(t *testing.T) {
 		tb.intercept(refuseOnce(refusePost))
 		tb.openHost(host)
 		tb.bet(w.outcome[0], "10")
-		tb.waitText("#session-text", "Your session has expired.")
+		tb.WaitText("#session-text", "Your session has expired.")
 		if err := w.op.SetBalance("eve", "USD", "100.00"); err != nil {
 			t.Fatal(err)
 		}
 		tb.postSession(w.op.NewSessionRequest("eve", "USD"), w.url)
-		tb.waitText("#session-text", "Your session has expired. Reload the page to continue.")
-		tb.waitText("#slip-status", "Your session has expired.")
-		tb.waitFor("no Reconnect", "document.getElementById('session-reconnect').hidden")
+		tb.WaitText("#session-text", "Your session has expired. Reload the page to continue.")
+		tb.WaitText("#slip-status", "Your session has expired.")
+		tb.WaitFor("no Reconnect", "document.getElementById('session-reconnect').hidden")
 		if !tb.placeDisabled() {
 			t.Error("placing is still offered after the session ended")
 		}
@@ -344,12 +344,12 @@ func TestAggregatorSessionEnds(t *testing.T) {
 			"ip":"203.0.113.7","client_type":"desktop","session_id":"8d6f4c2e-5b1a-4c3d-9e7f-0a1b2c3d4e5f","urls":{"return_url":"https://casino.example/lobby"},
 			"account":{"id":"player-2","currency":"EUR"}}`, func(tb *tab) {
 			tb.bet(w.outcome[0], "10")
-			tb.waitText("#slip-status", "Your game session has ended.")
+			tb.WaitText("#slip-status", "Your game session has ended.")
 		}},
 		{"demo", "/v2/agg_provider.Launcher/Demo", `{"casino_id":"casino-1","game":"prediction-markets","locale":"en",
 			"ip":"203.0.113.7","client_type":"desktop","urls":{"return_url":"https://casino.example/lobby"}}`, func(tb *tab) {
 			var ok bool
-			tb.eval("(() => { const c = document.getElementById('category'); c.value = 'sports'; return c.dispatchEvent(new Event('change')); })()", &ok)
+			tb.Eval("(() => { const c = document.getElementById('category'); c.value = 'sports'; return c.dispatchEvent(new Event('change')); })()", &ok)
 		}},
 	}
 	for _, tc := range tests {
@@ -361,8 +361,8 @@ func TestAggregatorSessionEnds(t *testing.T) {
 			}))
 			tb.openHost(lobby)
 			tc.act(tb)
-			tb.waitText("#session-text", "Your game session has ended. Relaunch the game from the lobby to continue.")
-			tb.waitFor("no Reconnect", "document.getElementById('session-reconnect').hidden")
+			tb.WaitText("#session-text", "Your game session has ended. Relaunch the game from the lobby to continue.")
+			tb.WaitFor("no Reconnect", "document.getElementById('session-reconnect').hidden")
 			waitUntil(t, "foresight:session_expired", func() bool { return tb.expiredMessages() > 0 })
 			if n := tb.expiredMessages(); n != 1 {
 				t.Errorf("%d foresight:session_expired messages, want 1", n)
@@ -380,7 +380,7 @@ func TestSessionTexts(t *testing.T) {
 	t.Parallel()
 	tb := moduleTab(t)
 	var problems []string
-	tb.eval(`await (async () => {
+	tb.Eval(`await (async () => {
 		const m = await import('./js/rules.js');
 		const keys = ["session.waiting", "session.unanswered", "session.reconnect", "session.relaunch", "session.expired"];
 		const en = await (await fetch('./locales/en.json')).json();

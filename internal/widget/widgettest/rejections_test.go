@@ -64,9 +64,9 @@ func decide(traps ...*trap) func(seen) verdict {
 
 // placeDisabled reports whether the slip refuses to place.
 func (tb *tab) placeDisabled() bool {
-	tb.t.Helper()
+	tb.T.Helper()
 	var d bool
-	tb.eval("document.getElementById('place').disabled", &d)
+	tb.Eval("document.getElementById('place').disabled", &d)
 	return d
 }
 
@@ -88,8 +88,8 @@ func TestRejections(t *testing.T) {
 			name: "insufficient_funds", balance: "5.00", stake: "10",
 			message: "The bet was not placed: your balance does not cover a stake of 10.00 USD.",
 			check: func(t *testing.T, w *world, tb *tab, ic *interceptor) {
-				tb.waitFor("the deposit offer", "!!document.getElementById('slip-deposit')")
-				tb.waitFor("placing allowed again after the balance read", "!document.getElementById('place').disabled")
+				tb.WaitFor("the deposit offer", "!!document.getElementById('slip-deposit')")
+				tb.WaitFor("placing allowed again after the balance read", "!document.getElementById('place').disabled")
 				if len(ic.requests("GET", "/api/v1/auth/me")) < 2 {
 					t.Error("the balance was not read after the rejection")
 				}
@@ -105,7 +105,7 @@ func TestRejections(t *testing.T) {
 			message: "Betting is not available for your account. Contact support.",
 			check: func(t *testing.T, w *world, tb *tab, ic *interceptor) {
 				var stakeDisabled bool
-				tb.eval("document.getElementById('stake').disabled", &stakeDisabled)
+				tb.Eval("document.getElementById('stake').disabled", &stakeDisabled)
 				if !tb.placeDisabled() || !stakeDisabled {
 					t.Error("a blocked bettor can bet again")
 				}
@@ -121,11 +121,11 @@ func TestRejections(t *testing.T) {
 				if !tb.placeDisabled() {
 					t.Error("the same stake can be resubmitted")
 				}
-				tb.typeIn("#stake", "40.00")
+				tb.TypeIn("#stake", "40.00")
 				if !tb.placeDisabled() {
 					t.Error("the same stake written 40.00 can be resubmitted")
 				}
-				tb.typeIn("#stake", "20")
+				tb.TypeIn("#stake", "20")
 				if tb.placeDisabled() {
 					t.Error("another stake cannot be placed")
 				}
@@ -141,12 +141,12 @@ func TestRejections(t *testing.T) {
 			}
 			tb := newTab(t)
 			ic := tb.intercept(cutStream)
-			tb.navigate(w.bettor("sam", tc.balance))
+			tb.Navigate(w.bettor("sam", tc.balance))
 			tb.ready()
 			tb.bet(w.outcome[0], tc.stake)
-			tb.waitText("#slip-status", tc.message)
+			tb.WaitText("#slip-status", tc.message)
 			w.waitBet("sam", "rejected")
-			if reason := w.bets("sam")[0]["rejection_reason"]; reason != nil && strings.Contains(tb.text("#app"), fmt.Sprint(reason)) {
+			if reason := w.bets("sam")[0]["rejection_reason"]; reason != nil && strings.Contains(tb.Text("#app"), fmt.Sprint(reason)) {
 				t.Errorf("the page shows rejection_reason %q", reason)
 			}
 			tc.check(t, w, tb, ic)
@@ -174,19 +174,19 @@ func TestBalanceReadBeforeNextAttempt(t *testing.T) {
 			me := newTrap("GET", "/api/v1/auth/me")
 			tb := newTab(t)
 			tb.intercept(decide(me))
-			tb.navigate(w.bettor("tom", "100.00"))
+			tb.Navigate(w.bettor("tom", "100.00"))
 			tb.ready()
 			tc.fault(w)
 			me.arm()
 			tb.bet(w.outcome[0], "10")
 			me.waitArrived(t)
-			tb.waitText("#slip-status", tc.message+" Refreshing your balance…")
+			tb.WaitText("#slip-status", tc.message+" Refreshing your balance…")
 			if !tb.placeDisabled() {
 				t.Error("placing is allowed before the balance was read")
 			}
 			me.open()
-			tb.waitFor("placing allowed after the balance read", "!document.getElementById('place').disabled")
-			if s := tb.text("#slip-status"); s != tc.message {
+			tb.WaitFor("placing allowed after the balance read", "!document.getElementById('place').disabled")
+			if s := tb.Text("#slip-status"); s != tc.message {
 				t.Errorf("slip says %q, want %q", s, tc.message)
 			}
 			bets := w.bets("tom")
@@ -206,12 +206,12 @@ func TestWalletRolledBack(t *testing.T) {
 	w := newWorld(t, worldOptions{})
 	tb := newTabAt(t, heldClockScale)
 	tb.intercept(cutStream)
-	tb.navigate(w.bettor("uma", "100.00"))
+	tb.Navigate(w.bettor("uma", "100.00"))
 	tb.ready()
 	// A first bet makes the wallet's balance known: 90.00.
 	tb.bet(w.outcome[0], "10")
-	tb.waitText("#slip-status", "Bet placed")
-	tb.waitText("#balance", "90.00 USD")
+	tb.WaitText("#slip-status", "Bet placed")
+	tb.WaitText("#balance", "90.00 USD")
 
 	wallet := w.gate.holdNext("/v1/withdrawals")
 	rollback := w.gate.holdNext("/v1/rollbacks/")
@@ -219,10 +219,10 @@ func TestWalletRolledBack(t *testing.T) {
 	w.waitArrived(wallet)
 	w.suspend() // the market closes while the wallet answers the debit
 	w.gate.release("/v1/withdrawals")
-	tb.waitText("#slip-status", "The bet was not placed. Your stake of 10.00 USD is being returned to your balance.")
+	tb.WaitText("#slip-status", "The bet was not placed. Your stake of 10.00 USD is being returned to your balance.")
 	w.waitArrived(rollback)
-	tb.waitText("#balance", "80.00 USD") // the debit, not yet returned
-	if s := tb.text("#slip-status"); strings.Contains(s, "back in your balance") {
+	tb.WaitText("#balance", "80.00 USD") // the debit, not yet returned
+	if s := tb.Text("#slip-status"); strings.Contains(s, "back in your balance") {
 		t.Errorf("the slip says the stake is back before it is: %q", s)
 	}
 	if !tb.placeDisabled() {
@@ -230,9 +230,9 @@ func TestWalletRolledBack(t *testing.T) {
 	}
 	w.reopen()
 	w.gate.release("/v1/rollbacks/")
-	tb.waitText("#balance", "90.00 USD")
-	tb.waitText("#slip-status", "Your stake is back in your balance; you can bet again.")
-	tb.waitFor("placing allowed again", "!document.getElementById('place').disabled")
+	tb.WaitText("#balance", "90.00 USD")
+	tb.WaitText("#slip-status", "Your stake is back in your balance; you can bet again.")
+	tb.WaitFor("placing allowed again", "!document.getElementById('place').disabled")
 	w.waitBet("uma", "rejected")
 	if code := w.bets("uma")[0]["rejection_code"]; code != "wallet_rolled_back" {
 		t.Errorf("rejection_code %v, want wallet_rolled_back", code)
@@ -253,14 +253,14 @@ func TestValidationFailed(t *testing.T) {
 		post.arm()
 		tb := newTab(t)
 		tb.intercept(decide(post))
-		tb.navigate(w.bettor("vic", "100.00"))
+		tb.Navigate(w.bettor("vic", "100.00"))
 		tb.ready()
 		tb.bet(w.outcome[0], "10")
 		post.waitArrived(t)
 		w.suspend()
 		post.open()
-		tb.waitText("#slip-status", "The bet was not placed: the market changed before it was processed. This market no longer takes bets. The selection was removed.")
-		tb.waitFor("the slip to empty", "document.getElementById('slip-form').hidden")
+		tb.WaitText("#slip-status", "The bet was not placed: the market changed before it was processed. This market no longer takes bets. The selection was removed.")
+		tb.WaitFor("the slip to empty", "document.getElementById('slip-form').hidden")
 	})
 
 	t.Run("price moved", func(t *testing.T) {
@@ -271,7 +271,7 @@ func TestValidationFailed(t *testing.T) {
 		post.arm()
 		tb := newTab(t)
 		ic := tb.intercept(decide(post, reread))
-		tb.navigate(w.bettor("wes", "100.00"))
+		tb.Navigate(w.bettor("wes", "100.00"))
 		tb.ready()
 		tb.bet(w.outcome[0], "10")
 		post.waitArrived(t)
@@ -282,10 +282,10 @@ func TestValidationFailed(t *testing.T) {
 		w.reopen()
 		w.price("0.25", "0.75")
 		reread.open()
-		tb.waitText("#slip-status", "The bet was not placed: the market changed before it was processed. The odds changed from 4.42 to 3.62.")
-		tb.waitText("#slip-payout", "36.20 USD")
-		tb.click("#place")
-		tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 3.6")
+		tb.WaitText("#slip-status", "The bet was not placed: the market changed before it was processed. The odds changed from 4.42 to 3.62.")
+		tb.WaitText("#slip-payout", "36.20 USD")
+		tb.Click("#place")
+		tb.WaitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 3.6")
 		var keys []string
 		for _, p := range ic.requests("POST", "/api/v1/bettor/bets") {
 			if p.Stage == "request" {

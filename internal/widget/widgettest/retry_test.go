@@ -46,10 +46,10 @@ func TestLostAnswerReplaysTheKey(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tb := newTab(t)
 			ic := tb.intercept(loseAnswers(1, tc.lost))
-			tb.navigate(w.bettor(tc.bettor, "100.00"))
+			tb.Navigate(w.bettor(tc.bettor, "100.00"))
 			tb.ready()
 			tb.bet(w.outcome[0], "10")
-			tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home")
+			tb.WaitText("#slip-status", "Bet placed: 10.00 USD on Home")
 			posts := ic.requests("POST", "/api/v1/bettor/bets")
 			var keys []string
 			for _, p := range posts {
@@ -79,20 +79,20 @@ func TestUnansweredBetOffersOnlyTheSameKey(t *testing.T) {
 	w := newWorld(t, worldOptions{})
 	tb := newTab(t)
 	ic := tb.intercept(loseAnswers(3, verdict{fail: true}))
-	tb.navigate(w.bettor("quinn", "100.00"))
+	tb.Navigate(w.bettor("quinn", "100.00"))
 	tb.ready()
 	tb.bet(w.outcome[0], "10")
-	tb.waitText("#slip-status", "We could not confirm that your bet was received.")
+	tb.WaitText("#slip-status", "We could not confirm that your bet was received.")
 	var state struct {
 		Replay, History, PlaceDisabled, StakeDisabled bool
 	}
-	tb.eval(`({Replay: !!document.getElementById('slip-replay'), History: !!document.getElementById('slip-history'),
+	tb.Eval(`({Replay: !!document.getElementById('slip-replay'), History: !!document.getElementById('slip-history'),
 		PlaceDisabled: document.getElementById('place').disabled, StakeDisabled: document.getElementById('stake').disabled})`, &state)
 	if !state.Replay || !state.History || !state.PlaceDisabled || !state.StakeDisabled {
 		t.Errorf("after the lost answers: %+v; want send-again and history offered, placing and the stake locked", state)
 	}
-	tb.click("#slip-replay")
-	tb.waitText("#slip-status", "Bet placed: 10.00 USD on Home")
+	tb.Click("#slip-replay")
+	tb.WaitText("#slip-status", "Bet placed: 10.00 USD on Home")
 	keys := map[string]int{}
 	for _, p := range ic.requests("POST", "/api/v1/bettor/bets") {
 		if p.Stage == "request" {
@@ -122,20 +122,20 @@ func TestPollCeiling(t *testing.T) {
 	w := newWorld(t, worldOptions{})
 	tb := newTab(t)
 	ic := tb.intercept(nil)
-	tb.navigate(w.bettor("rita", "100.00"))
+	tb.Navigate(w.bettor("rita", "100.00"))
 	tb.ready()
 	wallet := w.gate.holdNext("/v1/withdrawals")
 	tb.bet(w.outcome[0], "10")
 	w.waitArrived(wallet)
-	tb.waitText("#slip-status", "Your bet is still being processed. Check My bets for its status.")
-	status := strings.ToLower(tb.text("#slip-status"))
+	tb.WaitText("#slip-status", "Your bet is still being processed. Check My bets for its status.")
+	status := strings.ToLower(tb.Text("#slip-status"))
 	for _, word := range []string{"placed", "failed", "not placed", "rejected"} {
 		if strings.Contains(status, word) {
 			t.Errorf("the ceiling message %q says %q", status, word)
 		}
 	}
 	var offers struct{ Replay, Place, History bool }
-	tb.eval(`({Replay: !!document.getElementById('slip-replay'), Place: !document.getElementById('slip-form').hidden,
+	tb.Eval(`({Replay: !!document.getElementById('slip-replay'), Place: !document.getElementById('slip-form').hidden,
 		History: !!document.getElementById('slip-history')})`, &offers)
 	if offers.Replay || offers.Place || !offers.History {
 		t.Errorf("at the ceiling the slip offers %+v; want only the history", offers)
@@ -148,11 +148,11 @@ func TestPollCeiling(t *testing.T) {
 		t.Errorf("the bet was read %d times, want 15", n)
 	}
 
-	tb.click("#slip-history")
-	tb.waitText("#history li.bet .bet-status", "Pending")
+	tb.Click("#slip-history")
+	tb.WaitText("#history li.bet .bet-status", "Pending")
 	w.gate.release("/v1/withdrawals")
 	w.waitBet("rita", "confirmed")
-	tb.click("#tab-markets")
-	tb.click("#tab-history")
-	tb.waitText("#history li.bet .bet-status", "Confirmed")
+	tb.Click("#tab-markets")
+	tb.Click("#tab-history")
+	tb.WaitText("#history li.bet .bet-status", "Confirmed")
 }

@@ -18,15 +18,15 @@ func moduleTab(t *testing.T) *tab {
 	srv := httptest.NewServer(widget.Handler(nil))
 	t.Cleanup(srv.Close)
 	tb := newTab(t)
-	tb.navigate(srv.URL + "/widget/")
+	tb.Navigate(srv.URL + "/widget/")
 	return tb
 }
 
 // call imports module (under js/) and returns the JSON of expr, evaluated
 // with the module bound to m.
 func (tb *tab) call(module, expr string, out any) {
-	tb.t.Helper()
-	tb.eval(fmt.Sprintf("await (async () => { const m = await import('./js/%s'); return %s; })()", module, expr), out)
+	tb.T.Helper()
+	tb.Call("js/"+module, expr, out)
 }
 
 // TestPayoutPreview: obligations 1 and 2. The payout is stake × odds,
@@ -184,7 +184,7 @@ func TestRejectionTable(t *testing.T) {
 	}
 	// Every message key exists in every locale.
 	var missing []string
-	tb.eval(`await (async () => {
+	tb.Eval(`await (async () => {
 		const m = await import('./js/rules.js');
 		const keys = ["validation_failed", "bettor_blocked", "insufficient_funds", "bet_limit_reached", "bet_rejected_other", "wallet_rolled_back", null]
 			.map((c) => m.rejection(c).key);

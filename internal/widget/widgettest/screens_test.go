@@ -22,29 +22,29 @@ func TestHistory(t *testing.T) {
 	w := newWorld(t, worldOptions{})
 	tb := newTab(t)
 	ic := tb.intercept(nil)
-	tb.navigate(w.bettor("xena", "100.00"))
+	tb.Navigate(w.bettor("xena", "100.00"))
 	tb.ready()
 	tb.bet(w.outcome[0], "10")
-	tb.waitText("#slip-status", "Bet placed")
+	tb.WaitText("#slip-status", "Bet placed")
 	tb.bet(w.outcome[0], "30") // 30 × 4.4214 + 44.21 is above the outcome exposure of 150
-	tb.waitText("#slip-status", "above a betting limit")
-	tb.waitFor("the stream", "document.body.dataset.stream === 'connected'")
+	tb.WaitText("#slip-status", "above a betting limit")
+	tb.WaitFor("the stream", "document.body.dataset.stream === 'connected'")
 	w.price("0.25", "0.75")
-	tb.waitText(outcomeButton(w.outcome[0])+" .odds", "3.62")
+	tb.WaitText(outcomeButton(w.outcome[0])+" .odds", "3.62")
 
-	tb.click("#tab-history")
-	tb.waitFor("two bets", "document.querySelectorAll('#history li.bet').length === 2")
+	tb.Click("#tab-history")
+	tb.WaitFor("two bets", "document.querySelectorAll('#history li.bet').length === 2")
 	var rows []struct {
 		Status, Odds, Payout, Reason string
 	}
-	tb.eval(`[...document.querySelectorAll('#history li.bet')].map((li) => ({Status: li.dataset.status,
+	tb.Eval(`[...document.querySelectorAll('#history li.bet')].map((li) => ({Status: li.dataset.status,
 		Odds: li.querySelector('.entry-odds dd')?.textContent ?? '', Payout: li.querySelector('.payout dd')?.textContent ?? '',
 		Reason: li.querySelector('.bet-reason')?.textContent ?? ''}))`, &rows)
 	if len(rows) != 2 || rows[0].Status != "rejected" || rows[0].Payout != "" || rows[0].Reason != "Above a betting limit" ||
 		fmt.Sprint(rows[1]) != "{confirmed 4.42 44.21 USD }" {
 		t.Errorf("history rows %+v; want the rejected bet with its code's message and no payout, then the confirmed one at its entry odds", rows)
 	}
-	if h := tb.text("#history"); strings.Contains(h, "3.62") {
+	if h := tb.Text("#history"); strings.Contains(h, "3.62") {
 		t.Errorf("the history shows the current odds 3.62: %q", h)
 	}
 
@@ -58,27 +58,27 @@ func TestHistory(t *testing.T) {
 		{"", "", 2},
 	}
 	for _, tc := range tests {
-		tb.do(chromedp.SetValue(chromedp.CSS("#history-filter"), tc.filter, tb.query()...))
+		tb.Do(chromedp.SetValue(chromedp.CSS("#history-filter"), tc.filter, tb.Query()...))
 		var dispatched bool
-		tb.eval("document.getElementById('history-filter').dispatchEvent(new Event('change'))", &dispatched)
+		tb.Eval("document.getElementById('history-filter').dispatchEvent(new Event('change'))", &dispatched)
 		q := "/api/v1/bettor/bets?limit=20"
 		if tc.filter != "" {
 			q += "&status=" + tc.filter
 		}
-		tb.waitFor("the filtered list", fmt.Sprintf("document.querySelectorAll('#history li.bet').length === %d && [...document.querySelectorAll('#history li.bet')].every((li) => %q === '' || li.dataset.status === %q)", tc.want, tc.status, tc.status))
+		tb.WaitFor("the filtered list", fmt.Sprintf("document.querySelectorAll('#history li.bet').length === %d && [...document.querySelectorAll('#history li.bet')].every((li) => %q === '' || li.dataset.status === %q)", tc.want, tc.status, tc.status))
 		reqs := ic.requests("GET", "/api/v1/bettor/bets?")
 		if last := reqs[len(reqs)-1].path(); last != q {
 			t.Errorf("filter %q read %s, want %s", tc.filter, last, q)
 		}
 		if tc.want == 0 {
-			tb.waitFor("the empty history note", "!document.getElementById('history-empty').hidden")
+			tb.WaitFor("the empty history note", "!document.getElementById('history-empty').hidden")
 		}
 	}
 
-	tb.click("#tab-portfolio")
-	tb.waitText("#pf-stakes", "10.00 USD")
-	tb.waitText("#pf-positions", "2")
-	tb.waitText("#pf-balance", "90.00 USD")
+	tb.Click("#tab-portfolio")
+	tb.WaitText("#pf-stakes", "10.00 USD")
+	tb.WaitText("#pf-positions", "2")
+	tb.WaitText("#pf-balance", "90.00 USD")
 }
 
 // TestKeyboard: the bettor places a bet with the keyboard alone, and the
@@ -87,29 +87,29 @@ func TestKeyboard(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
 	tb := newTab(t)
-	tb.navigate(w.bettor("yuri", "100.00"))
+	tb.Navigate(w.bettor("yuri", "100.00"))
 	tb.ready()
 	var ok bool
-	tb.eval(fmt.Sprintf("(document.querySelector(%q).focus(), true)", outcomeButton(w.outcome[0])), &ok)
-	tb.do(chromedp.KeyEvent(kb.Enter))
-	tb.waitFor("the stake field to get the focus", "document.activeElement?.id === 'stake'")
-	tb.do(chromedp.KeyEvent("25"))
-	tb.waitText("#slip-payout", "110.50 USD")
-	tb.do(chromedp.KeyEvent(kb.Enter))
-	tb.waitText("#slip-status", "Bet placed: 25.00 USD on Home")
+	tb.Eval(fmt.Sprintf("(document.querySelector(%q).focus(), true)", outcomeButton(w.outcome[0])), &ok)
+	tb.Do(chromedp.KeyEvent(kb.Enter))
+	tb.WaitFor("the stake field to get the focus", "document.activeElement?.id === 'stake'")
+	tb.Do(chromedp.KeyEvent("25"))
+	tb.WaitText("#slip-payout", "110.50 USD")
+	tb.Do(chromedp.KeyEvent(kb.Enter))
+	tb.WaitText("#slip-status", "Bet placed: 25.00 USD on Home")
 
-	tb.eval("(document.getElementById('tab-markets').focus(), true)", &ok)
+	tb.Eval("(document.getElementById('tab-markets').focus(), true)", &ok)
 	for _, step := range []struct{ key, want string }{
 		{kb.ArrowRight, "tab-history"}, {kb.ArrowRight, "tab-portfolio"}, {kb.ArrowRight, "tab-markets"},
 		{kb.ArrowLeft, "tab-portfolio"}, {kb.Home, "tab-markets"}, {kb.End, "tab-portfolio"},
 	} {
-		tb.do(chromedp.KeyEvent(step.key))
-		tb.waitFor("the "+step.want+" tab", fmt.Sprintf("document.activeElement?.id === %q && document.activeElement.getAttribute('aria-selected') === 'true' && !document.getElementById(%q).hidden",
+		tb.Do(chromedp.KeyEvent(step.key))
+		tb.WaitFor("the "+step.want+" tab", fmt.Sprintf("document.activeElement?.id === %q && document.activeElement.getAttribute('aria-selected') === 'true' && !document.getElementById(%q).hidden",
 			step.want, "panel-"+strings.TrimPrefix(step.want, "tab-")))
 	}
 
 	var unnamed []string
-	tb.eval(`[...document.querySelectorAll('input, select, button, output, [role=tab]')].filter((e) => {
+	tb.Eval(`[...document.querySelectorAll('input, select, button, output, [role=tab]')].filter((e) => {
 		if (e.closest('[hidden]')) return false;
 		if (e.matches('input, select')) return e.labels.length === 0;
 		return !(e.getAttribute('aria-label') || e.textContent.trim() || e.closest('[aria-live]') || e.labels?.length);
@@ -118,7 +118,7 @@ func TestKeyboard(t *testing.T) {
 		t.Errorf("controls without a label or name: %v", unnamed)
 	}
 	var live struct{ Role, Live string }
-	tb.eval("({Role: document.getElementById('slip-status').getAttribute('role'), Live: document.getElementById('slip-status').getAttribute('aria-live')})", &live)
+	tb.Eval("({Role: document.getElementById('slip-status').getAttribute('role'), Live: document.getElementById('slip-status').getAttribute('aria-live')})", &live)
 	if live.Role != "status" || live.Live != "polite" {
 		t.Errorf("the bet status is not a live region: %+v", live)
 	}
@@ -148,49 +148,49 @@ func TestThemesAndPhone(t *testing.T) {
 	for _, theme := range []string{"light", "dark"} {
 		t.Run(theme, func(t *testing.T) {
 			tb := newTab(t)
-			tb.viewport(1000, 700)
-			tb.navigate(w.bettor("zoe-"+theme, "100.00", "theme", theme))
+			tb.Viewport(1000, 700)
+			tb.Navigate(w.bettor("zoe-"+theme, "100.00", "theme", theme))
 			tb.ready()
 			var got string
-			tb.eval("document.documentElement.dataset.theme", &got)
+			tb.Eval("document.documentElement.dataset.theme", &got)
 			if got != theme {
 				t.Errorf("theme %q, want %q", got, theme)
 			}
 			var ratios map[string]float64
-			tb.eval(contrastJS, &ratios)
+			tb.Eval(contrastJS, &ratios)
 			for pair, r := range ratios {
 				if r < 4.5 {
 					t.Errorf("%s theme: %s has contrast %.2f, below 4.5", theme, pair, r)
 				}
 			}
 			if theme == "dark" {
-				tb.click(outcomeButton(w.outcome[0]))
-				tb.typeIn("#stake", "10")
-				tb.waitText("#slip-payout", "44.20 USD")
-				tb.screenshot("dark-theme")
+				tb.Click(outcomeButton(w.outcome[0]))
+				tb.TypeIn("#stake", "10")
+				tb.WaitText("#slip-payout", "44.20 USD")
+				tb.Screenshot("dark-theme")
 			}
 		})
 	}
 	t.Run("phone", func(t *testing.T) {
 		tb := newTab(t)
-		tb.viewport(360, 740)
-		tb.navigate(w.bettor("zoe-phone", "100.00"))
+		tb.Viewport(360, 740)
+		tb.Navigate(w.bettor("zoe-phone", "100.00"))
 		tb.ready()
-		tb.click(outcomeButton(w.outcome[0]))
-		tb.typeIn("#stake", "10")
-		tb.waitText("#slip-payout", "44.20 USD")
+		tb.Click(outcomeButton(w.outcome[0]))
+		tb.TypeIn("#stake", "10")
+		tb.WaitText("#slip-payout", "44.20 USD")
 		var layout struct {
 			ScrollWidth, ClientWidth int
 			SlipAbove                bool
 		}
-		tb.eval(`({ScrollWidth: document.documentElement.scrollWidth, ClientWidth: document.documentElement.clientWidth,
+		tb.Eval(`({ScrollWidth: document.documentElement.scrollWidth, ClientWidth: document.documentElement.clientWidth,
 			SlipAbove: document.getElementById('slip').getBoundingClientRect().top < document.getElementById('events').getBoundingClientRect().top})`, &layout)
 		if layout.ScrollWidth > layout.ClientWidth || layout.ClientWidth != 360 || !layout.SlipAbove {
 			t.Errorf("phone layout %+v: want no sideways scrolling at 360 px and the slip first", layout)
 		}
-		tb.screenshot("phone")
-		tb.typeIn("#stake", "10,5") // a phone keyboard's decimal comma
-		tb.waitText("#slip-payout", "46.41 USD")
+		tb.Screenshot("phone")
+		tb.TypeIn("#stake", "10,5") // a phone keyboard's decimal comma
+		tb.WaitText("#slip-payout", "46.41 USD")
 	})
 }
 
@@ -205,7 +205,7 @@ func TestLocales(t *testing.T) {
 	}
 	tb := newTab(t)
 	for _, tc := range tests {
-		tb.navigate(w.bettor("loc", "100.00", "locale", tc.param))
+		tb.Navigate(w.bettor("loc", "100.00", "locale", tc.param))
 		tb.ready()
 		var texts map[string]string
 		raw, err := os.ReadFile(filepath.Join("..", "static", "locales", tc.lang+".json"))
@@ -213,7 +213,7 @@ func TestLocales(t *testing.T) {
 			t.Fatalf("locale %s: %v", tc.lang, err)
 		}
 		var page struct{ Lang, Tab, Place, Title string }
-		tb.eval(`({Lang: document.documentElement.lang, Tab: document.getElementById('tab-markets').textContent,
+		tb.Eval(`({Lang: document.documentElement.lang, Tab: document.getElementById('tab-markets').textContent,
 			Place: document.getElementById('place').textContent, Title: document.querySelector('.event h3').textContent})`, &page)
 		if page.Lang != tc.lang || page.Tab != texts["tabs.markets"] || page.Place != texts["slip.place"] {
 			t.Errorf("locale=%s: page %+v, want lang %s, %q, %q", tc.param, page, tc.lang, texts["tabs.markets"], texts["slip.place"])
@@ -231,7 +231,7 @@ func TestSessionStart(t *testing.T) {
 	w := newWorld(t, worldOptions{})
 	used := w.bettor("ann", "100.00")
 	first := newTab(t)
-	first.navigate(used)
+	first.Navigate(used)
 	first.ready()
 	tests := []struct{ name, url, want string }{
 		{"used", used, "This session link has expired or was already used."},
@@ -241,17 +241,17 @@ func TestSessionStart(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tb := newTab(t)
-			tb.navigate(tc.url)
-			tb.waitText("#notice", tc.want)
+			tb.Navigate(tc.url)
+			tb.WaitText("#notice", tc.want)
 			var hidden bool
-			tb.eval("document.getElementById('main').hidden", &hidden)
+			tb.Eval("document.getElementById('main').hidden", &hidden)
 			if !hidden {
 				t.Error("the widget shows its panels without a session")
 			}
 		})
 	}
 	var kept bool
-	first.eval("location.search.includes('session_request_id')", &kept)
+	first.Eval("location.search.includes('session_request_id')", &kept)
 	if kept {
 		t.Error("the session_request_id stays in the widget's address")
 	}
@@ -264,13 +264,13 @@ func TestCategories(t *testing.T) {
 	w := newWorld(t, worldOptions{})
 	tb := newTab(t)
 	ic := tb.intercept(nil)
-	tb.navigate(w.bettor("cat", "100.00"))
+	tb.Navigate(w.bettor("cat", "100.00"))
 	tb.ready()
-	tb.waitFor("both events", "document.querySelectorAll('#events .event').length === 2")
-	tb.do(chromedp.SetValue(chromedp.CSS("#category"), "elections"))
+	tb.WaitFor("both events", "document.querySelectorAll('#events .event').length === 2")
+	tb.Do(chromedp.SetValue(chromedp.CSS("#category"), "elections"))
 	var ok bool
-	tb.eval("document.getElementById('category').dispatchEvent(new Event('change'))", &ok)
-	tb.waitFor("the elections only", "document.querySelectorAll('#events .event').length === 1 && document.querySelector('#events .event .category').textContent === 'Elections'")
+	tb.Eval("document.getElementById('category').dispatchEvent(new Event('change'))", &ok)
+	tb.WaitFor("the elections only", "document.querySelectorAll('#events .event').length === 1 && document.querySelector('#events .event .category').textContent === 'Elections'")
 	reqs := ic.requests("GET", "/api/v1/events?")
 	if last := reqs[len(reqs)-1].path(); !strings.Contains(last, "category=elections") || !strings.Contains(last, "locale=en") {
 		t.Errorf("the filter read %s, want category=elections in the locale", last)
@@ -290,12 +290,12 @@ func TestSessionExpiry(t *testing.T) {
 		}
 		return verdict{}
 	})
-	tb.navigate(w.bettor("exp", "100.00"))
+	tb.Navigate(w.bettor("exp", "100.00"))
 	tb.ready()
 	tb.bet(w.outcome[0], "10")
-	tb.waitText("#session-text", "Your session has expired. Reload the page to continue.")
-	tb.waitText("#slip-status", "Your session has expired.")
-	tb.waitFor("no Reconnect", "document.getElementById('session-reconnect').hidden")
+	tb.WaitText("#session-text", "Your session has expired. Reload the page to continue.")
+	tb.WaitText("#slip-status", "Your session has expired.")
+	tb.WaitFor("no Reconnect", "document.getElementById('session-reconnect').hidden")
 	if !tb.placeDisabled() {
 		t.Error("placing is still offered with an expired session")
 	}

@@ -44,14 +44,14 @@ func TestSportsbook(t *testing.T) {
 	}
 	resp.Body.Close()
 	tb := newTab(t)
-	tb.viewport(1000, 900)
+	tb.Viewport(1000, 900)
 	tb.openHost(book.URL + "/sandbox/host?bettor_id=ann")
-	tb.waitText("#balance", "100.00 USD")
+	tb.WaitText("#balance", "100.00 USD")
 	tb.bet(w.outcome[0], "10")
-	tb.waitText("#slip-status", "Bet placed: 10.00 USD")
+	tb.WaitText("#slip-status", "Bet placed: 10.00 USD")
 	tb.bet(otherYes, "5")
-	tb.waitText("#slip-status", "Bet placed: 5.00 USD")
-	tb.waitText("#balance", "85.00 USD")
+	tb.WaitText("#slip-status", "Bet placed: 5.00 USD")
+	tb.WaitText("#balance", "85.00 USD")
 
 	w.admin("POST", "/admin/v1/markets/"+w.market+"/resolve", 200, fmt.Sprintf(`{"winning_outcome_id":%q}`, w.outcome[0]))
 	w.admin("POST", "/admin/v1/markets/"+otherMarket+"/cancel", 200, "")
@@ -95,7 +95,7 @@ func TestSportsbook(t *testing.T) {
 	if !slices.Equal(kinds, []string{"deposit", "payout", "refund", "stake", "stake"}) || !sum.Equal(want) {
 		t.Errorf("statement %+v; want a deposit, two stakes, a payout and a refund summing to %s", st.Items, want)
 	}
-	tb.click("#tab-history") // opening the history reads the balance
-	tb.waitText("#balance", want.StringFixed(2)+" USD")
-	tb.screenshot("sportsbook")
+	tb.Click("#tab-history") // opening the history reads the balance
+	tb.WaitText("#balance", want.StringFixed(2)+" USD")
+	tb.Screenshot("sportsbook")
 }

@@ -6,11 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,13 +16,9 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/browsertest"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
-	"github.com/foresight-dev/foresight/internal/server"
 )
 
-const (
-	adminToken    = "widget-test-admin-token"
-	signingSecret = "sandbox-signing-secret-0123"
-)
+const adminToken = "widget-test-admin-token"
 
 // world is a running Foresight server (SQLite) with the sandbox operator
 // "sandbox" (USD) configured through the admin API, and two events.
@@ -51,54 +45,20 @@ type worldOptions struct {
 	site bool
 }
 
-// startServer runs a Foresight server on loopback until the test ends and
-// returns its base URL.
-func startServer(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := server.DefaultConfig()
-	cfg.DatabaseURL = "sqlite:" + filepath.Join(t.TempDir(), "foresight.db")
-	cfg.AdminToken = adminToken
-	cfg.PublicURL = "http://" + l.Addr().String()
-	cfg.RateLimit = 0
-	cfg.LauncherRateLimit = 0
-	cfg.DevAllowInsecure = true
-	cfg.Queue.PollInterval = 50 * time.Millisecond
-	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := server.New(ctx, cfg, nil)
-	if err != nil {
-		cancel()
-		t.Fatalf("server.New: %v", err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx, l) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("server.Run: %v", err)
-		}
-		srv.Close()
-	})
-	return cfg.PublicURL
-}
-
 func newWorld(t *testing.T, opts worldOptions) *world {
 	t.Helper()
 	browsertest.Browser(t)
-	w := &world{t: t, url: startServer(t)}
+	w := &world{t: t, url: browsertest.StartServer(t, adminToken)}
 	var handler http.Handler
 	if opts.site {
-		site, err := operator.OpenSite(context.Background(), operator.SiteConfig{ID: "sandbox", SigningSecret: signingSecret, PlatformURL: w.url})
+		site, err := operator.OpenSite(context.Background(), operator.SiteConfig{ID: "sandbox", SigningSecret: browsertest.SandboxSigningSecret, PlatformURL: w.url})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { site.Close() })
 		w.op, handler = site.Operator(), site.Handler()
 	} else {
-		op, err := operator.New(operator.Config{ID: "sandbox", SigningSecret: signingSecret})
+		op, err := operator.New(operator.Config{ID: "sandbox", SigningSecret: browsertest.SandboxSigningSecret})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +79,7 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 	w.admin("POST", "/admin/v1/operators", 201, fmt.Sprintf(`{"id":"sandbox","name":"Sandbox Bets","integration":"standalone",
 		"wallet_url":%q,"signing_secret":%q,"jwks_url":%q,
 		"currencies":%s,"margin":{"method":"odds_ratio","value":"0.05"},
-		"limits":%s,"odds_tolerance":"0.05"}`, w.partner, signingSecret, w.partner+"/.well-known/jwks.json", currencies, limits))
+		"limits":%s,"odds_tolerance":"0.05"}`, w.partner, browsertest.SandboxSigningSecret, w.partner+"/.well-known/jwks.json", currencies, limits))
 	w.admin("POST", "/admin/v1/events", 201, `{"category":"elections","title":{"en":"Mayor of Springfield","de":"Bürgermeister von Springfield"},
 		"markets":[{"question":{"en":"Who will win the election?","de":"Wer gewinnt die Wahl?"},
 		"outcomes":[{"name":{"en":"Quimby"},"probability":"0.55"},{"name":{"en":"Skinner"},"probability":"0.45"}]}]}`)
@@ -147,20 +107,9 @@ func (w *world) admin(method, path string, want int, body string) map[string]any
 
 func adminCall(t *testing.T, base, method, path string, want int, body string) map[string]any {
 	t.Helper()
-	req, err := http.NewRequest(method, base+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+adminToken)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != want {
-		t.Fatalf("%s %s = %d %s, want %d", method, path, resp.StatusCode, data, want)
+	status, data := browsertest.Request(t, method, base+path, adminToken, body)
+	if status != want {
+		t.Fatalf("%s %s = %d %s, want %d", method, path, status, data, want)
 	}
 	var m map[string]any
 	json.Unmarshal(data, &m)

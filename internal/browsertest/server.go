@@ -1,0 +1,87 @@
+package browsertest
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/server"
+)
+
+// SandboxSigningSecret is the signing secret of the sandbox operator the
+// browser tests serve beside the platform.
+const SandboxSigningSecret = "sandbox-signing-secret-0123"
+
+// StartServer runs a Foresight server, every API and its background
+// workers, on loopback with a fresh SQLite database until the test ends,
+// and returns its base URL (http://127.0.0.1:port). Its admin token is
+// adminToken; it has no rate limits, accepts http:// and loopback partner
+// URLs (FORESIGHT_DEV_ALLOW_INSECURE) and polls its job queue every 50 ms.
+// Each of configure changes the configuration before the server starts.
+func StartServer(t *testing.T, adminToken string, configure ...func(*server.Config)) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := server.DefaultConfig()
+	cfg.DatabaseURL = "sqlite:" + filepath.Join(t.TempDir(), "foresight.db")
+	cfg.AdminToken = adminToken
+	cfg.PublicURL = "http://" + l.Addr().String()
+	cfg.RateLimit = 0
+	cfg.LauncherRateLimit = 0
+	cfg.DevAllowInsecure = true
+	cfg.Queue.PollInterval = 50 * time.Millisecond
+	for _, f := range configure {
+		f(&cfg)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := server.New(ctx, cfg, nil)
+	if err != nil {
+		cancel()
+		l.Close()
+		t.Fatalf("server.New: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx, l) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("server.Run: %v", err)
+		}
+		srv.Close()
+	})
+	return cfg.PublicURL
+}
+
+// Request sends a JSON request (body as it is; "" for none) with the
+// bearer token to url, and returns the answer's status and body. headers
+// are more headers, each name followed by its value. A request that cannot
+// be sent or an answer that cannot be read fails t.
+func Request(t testing.TB, method, url, token, body string, headers ...string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, data
+}
