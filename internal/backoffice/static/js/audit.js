@@ -4,8 +4,10 @@
 // before and after). An operator's key reads its own operator's entries
 // only: the API decides.
 
-import { describe, seg } from "./api.js";
-import { field, h, select, when } from "./dom.js";
+import { seg } from "./api.js";
+import { field, select, when } from "./dom.js";
+import { h } from "./elements.js";
+import { describe } from "./exchange.js";
 
 const ACTIONS = [
   "market.resolved", "market.cancelled", "market.repriced", "market.suspended", "market.opened",

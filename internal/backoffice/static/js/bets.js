@@ -4,10 +4,12 @@
 // its attempts), bets and stakes over time, the bettors with their last
 // known balance, and a bettor's open positions and history.
 
-import { describe, seg } from "./api.js";
+import { seg } from "./api.js";
 import { columns } from "./chart.js";
 import { sum } from "./decimal.js";
-import { badge, field, h, replace, select, text, uid, when } from "./dom.js";
+import { badge, field, select, text, uid, when } from "./dom.js";
+import { h, replace } from "./elements.js";
+import { describe } from "./exchange.js";
 import { cash, cashCell, exactly, figure, learnCurrencies } from "./money.js";
 
 const STATUSES = ["pending", "confirmed", "rejected", "settled", "voided"];

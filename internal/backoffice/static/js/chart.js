@@ -3,8 +3,8 @@
 // Lengths come from exact decimal ratios (decimal.js); the numbers shown
 // are the API's own strings (axis ticks are round labels the plot makes).
 
-import { s } from "./dom.js";
 import { compare, difference, fraction, max } from "./decimal.js";
+import { s } from "./elements.js";
 
 function clip(text, n) {
   const str = String(text);

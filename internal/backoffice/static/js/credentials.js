@@ -3,9 +3,11 @@
 // their state, revoke one after a confirmation. An operator's staff sign
 // in to the backoffice with such a key and see that operator alone.
 
-import { describe, seg } from "./api.js";
+import { seg } from "./api.js";
 import { confirm } from "./dialog.js";
-import { badge, field, h, replace, secretBox, when } from "./dom.js";
+import { badge, field, secretBox, when } from "./dom.js";
+import { h, replace } from "./elements.js";
+import { describe } from "./exchange.js";
 
 // state is a credential's state: live, expired or revoked.
 function state(c) {

@@ -1,7 +1,7 @@
 // Confirmation dialogs on the native <dialog>: modal, Escape cancels, focus
 // starts on the safe choice and returns where it was.
 
-import { h } from "./dom.js";
+import { h } from "./elements.js";
 
 // confirm shows a modal dialog with title, content (nodes) and two
 // buttons; it resolves to true when the user confirms. check, when given,

@@ -6,8 +6,9 @@
 // decides the sections and controls shown; the API decides what is
 // allowed.
 
-import { Api, describe, forgetToken, storedToken, storeToken } from "./api.js";
-import { h, replace } from "./dom.js";
+import { Api, forgetToken, storedToken, storeToken } from "./api.js";
+import { h, replace } from "./elements.js";
+import { describe } from "./exchange.js";
 import { sections } from "./sections.js";
 
 const $ = (id) => document.getElementById(id);

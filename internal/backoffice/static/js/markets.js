@@ -5,11 +5,13 @@
 // exposure of an operator per outcome against its limit, and the odds
 // history of each market as a line chart.
 
-import { describe, seg } from "./api.js";
+import { seg } from "./api.js";
 import { limitBars, lines, swatch, valueRange } from "./chart.js";
-import { confirm } from "./dialog.js";
 import { isProbability, percent, sum } from "./decimal.js";
-import { badge, field, h, replace, select, text, uid, when } from "./dom.js";
+import { confirm } from "./dialog.js";
+import { badge, field, select, text, uid, when } from "./dom.js";
+import { h, replace } from "./elements.js";
+import { describe } from "./exchange.js";
 import { cash, cashCell, figure, learnCurrencies } from "./money.js";
 
 export const CATEGORIES = ["elections", "sports", "crypto", "economy", "climate", "technology"];

@@ -4,8 +4,8 @@
 // the title. The minor units are the operators' own setting of each
 // currency when an operator list was read, else ISO 4217's.
 
+import { h } from "./elements.js";
 import * as fmt from "./format.js";
-import { h } from "./dom.js";
 
 const configured = new Map(); // currency code → decimals, from the operators read
 

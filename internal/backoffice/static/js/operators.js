@@ -5,9 +5,11 @@
 // own staff (signed in with one of its credentials) see their operator
 // only, and change its margin, odds tolerance and limits only.
 
-import { describe, seg } from "./api.js";
+import { seg } from "./api.js";
 import { panel as credentialsPanel } from "./credentials.js";
-import { badge, field, h, replace, select, when } from "./dom.js";
+import { badge, field, select, when } from "./dom.js";
+import { h, replace } from "./elements.js";
+import { describe } from "./exchange.js";
 
 const MARGIN_METHODS = ["odds_ratio", "multiplicative", "additive", "power", "shin"];
 const AMOUNT = /^(0|[1-9]\d{0,17})(\.\d{1,12})?$/;

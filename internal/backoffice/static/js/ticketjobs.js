@@ -5,8 +5,10 @@
 // admin API (GET /ticket-jobs, GET /ticket-jobs/{id}), which never shows a
 // job's spec, result or callback URL.
 
-import { describe, seg } from "./api.js";
-import { badge, field, h, replace, select } from "./dom.js";
+import { seg } from "./api.js";
+import { badge, field, select } from "./dom.js";
+import { h, replace } from "./elements.js";
+import { describe } from "./exchange.js";
 
 const STATUSES = ["queued", "processing", "completed", "failed", "cancel_requested", "cancelled", "expired"];
 // ACTIVE are the statuses of a job that is waiting for or held by a

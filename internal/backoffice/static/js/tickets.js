@@ -5,9 +5,11 @@
 // client's webhook secret, a key) are shown once here too, and kept
 // nowhere.
 
-import { describe, seg } from "./api.js";
+import { seg } from "./api.js";
 import { confirm } from "./dialog.js";
-import { badge, field, h, replace, secretBox, when } from "./dom.js";
+import { badge, field, secretBox, when } from "./dom.js";
+import { h, replace } from "./elements.js";
+import { describe } from "./exchange.js";
 import * as jobs from "./ticketjobs.js";
 
 const SCOPES = [

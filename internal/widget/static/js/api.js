@@ -1,39 +1,15 @@
 // The bettor API client. Error bodies are diagnostic text: decisions are
 // made from the HTTP status (and, for a rejected bet, rejection_code).
+// Every call resolves to an answer of the shared exchange (exchange.js):
+// status 0 is a network error or a time-out.
+
+import { exchange, query } from "./exchange.js";
 
 // PLACE_TIMEOUT_MS bounds a place-bet call; the server's own limit is 3 s,
 // so the client's must be above it (Limits table).
 export const PLACE_TIMEOUT_MS = 10_000;
 
 const READ_TIMEOUT_MS = 15_000;
-
-// Answer is a finished exchange: status 0 is a network error or a
-// time-out; data is the parsed JSON body, or undefined when the body is
-// not JSON (parseError then says so for a body that should have been).
-async function exchange(url, init, timeout) {
-  const signal = AbortSignal.timeout(timeout);
-  let resp;
-  try {
-    resp = await fetch(url, { ...init, signal, credentials: "omit", cache: "no-store" });
-  } catch (err) {
-    return { status: 0, ok: false, error: String(err) };
-  }
-  let text = "";
-  try {
-    text = await resp.text();
-  } catch (err) {
-    return { status: resp.status, ok: false, error: String(err), parseError: true };
-  }
-  const out = { status: resp.status, ok: resp.ok };
-  if (/json/i.test(resp.headers.get("Content-Type") ?? "")) {
-    try {
-      out.data = JSON.parse(text);
-    } catch {
-      out.parseError = true;
-    }
-  }
-  return out;
-}
 
 // widgetConfig reads an operator's public widget configuration (no token).
 export function widgetConfig(operator) {
@@ -78,11 +54,7 @@ export class Api {
   }
 
   events({ category = "", status = "", cursor = "", limit = 50 } = {}) {
-    const q = new URLSearchParams({ locale: this.locale, limit: String(limit) });
-    if (category) q.set("category", category);
-    if (status) q.set("status", status);
-    if (cursor) q.set("cursor", cursor);
-    return this.call("GET", `/api/v1/events?${q}`);
+    return this.call("GET", `/api/v1/events${query({ locale: this.locale, limit, category, status, cursor })}`);
   }
 
   event(id) {
@@ -92,8 +64,7 @@ export class Api {
   // priceHistory reads how an outcome's odds moved over its market's life,
   // thinned on the server to at most points.
   priceHistory(marketID, outcomeID, points = 120) {
-    const q = new URLSearchParams({ outcome_id: outcomeID, points: String(points) });
-    return this.call("GET", `/api/v1/markets/${encodeURIComponent(marketID)}/price-history?${q}`);
+    return this.call("GET", `/api/v1/markets/${encodeURIComponent(marketID)}/price-history${query({ outcome_id: outcomeID, points })}`);
   }
 
   // placeBet sends one attempt of a bet with its Idempotency-Key.
@@ -106,10 +77,7 @@ export class Api {
   }
 
   bets({ status = "", cursor = "", limit = 20 } = {}) {
-    const q = new URLSearchParams({ limit: String(limit) });
-    if (status) q.set("status", status);
-    if (cursor) q.set("cursor", cursor);
-    return this.call("GET", `/api/v1/bettor/bets?${q}`);
+    return this.call("GET", `/api/v1/bettor/bets${query({ limit, status, cursor })}`);
   }
 
   portfolio() {

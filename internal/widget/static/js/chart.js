@@ -6,10 +6,10 @@
 // cannot be read, the chart draws the prices seen since the page opened
 // and says so. See docs/decisions.md.
 
+import { s as svg } from "./elements.js";
 import * as fmt from "./format.js";
 import { locale, t } from "./i18n.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 const W = 280;
 const H = 56;
 
@@ -77,12 +77,6 @@ export class PriceLog {
     }
     return { points: out, history: true };
   }
-}
-
-function svg(tag, attrs) {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-  return e;
 }
 
 // sinceText is when a chart starts: the time alone today, else the date

@@ -3,8 +3,7 @@
 
 import { Api } from "./api.js";
 import { PriceLog } from "./chart.js";
-import { round } from "./decimal.js";
-import { minorUnits } from "./format.js";
+import { minorUnits, roundHalfEven } from "./format.js";
 import * as host from "./host.js";
 import { load, t, translate } from "./i18n.js";
 import { Session, SessionError, configure, params } from "./session.js";
@@ -337,7 +336,7 @@ async function main() {
         refreshBalance();
       },
       openHistory: () => openTab("history"),
-      deposit: (amount) => host.post({ type: "foresight:deposit", currency: state.currency, amount: round(amount, state.decimals) }),
+      deposit: (amount) => host.post({ type: "foresight:deposit", currency: state.currency, amount: roundHalfEven(amount, state.decimals) }),
       endedKey,
     });
   }

@@ -22,10 +22,11 @@
 import { clock } from "./clock.js";
 import { priceChart } from "./chart.js";
 import { add, compare, stakeError } from "./decimal.js";
+import { h } from "./elements.js";
 import * as fmt from "./format.js";
 import { t } from "./i18n.js";
 import { isPlaced, limitError, newIdempotencyKey, pollWaits, rejection, statusIs } from "./rules.js";
-import { el, exactly, figure, isOpen, money, oddsText } from "./views.js";
+import { exactly, figure, isOpen, money, oddsText } from "./views.js";
 
 // REPLAY_WAITS_MS are the waits before replaying a place-bet call whose
 // answer was lost (same Idempotency-Key): 3 calls in all.
@@ -167,7 +168,7 @@ export class Slip {
   }
 
   button(key, onclick, id) {
-    return el("button", { type: "button", id, class: "secondary", onclick, text: t(key) });
+    return h("button", { type: "button", id, class: "secondary", onclick }, t(key));
   }
 
   // place starts an attempt for the bet on the slip.

@@ -4,22 +4,8 @@
 import * as fmt from "./format.js";
 import { locale, t } from "./i18n.js";
 import { compare } from "./decimal.js";
+import { h } from "./elements.js";
 import { rejection, statusIs } from "./rules.js";
-
-// el builds an element: attrs are attributes (on* keys are listeners),
-// children are nodes or strings.
-export function el(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else if (k === "class") e.className = v;
-    else if (k === "text") e.textContent = v;
-    else e.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) e.append(c);
-  return e;
-}
 
 // figure formats a decimal amount in a currency's minor units, in the
 // interface's locale: "1,044.21" (the shared display rule, format.js).
@@ -60,7 +46,7 @@ function takesBets(event, market, now) {
 // what it is), or nothing when there is none or it does not load.
 function image(url, cls) {
   if (!url) return null;
-  const img = el("img", { class: cls, src: url, alt: "", loading: "lazy", decoding: "async", referrerpolicy: "no-referrer" });
+  const img = h("img", { class: cls, src: url, alt: "", loading: "lazy", decoding: "async", referrerpolicy: "no-referrer" });
   img.addEventListener("error", () => img.remove());
   return img;
 }
@@ -109,13 +95,13 @@ export function tickCountdowns(root, now = Date.now()) {
 export function eventCard(event, { onPick, selected, now = Date.now() }) {
   const open = event.markets.filter((m) => takesBets(event, m, now));
   const closed = event.markets.filter((m) => !takesBets(event, m, now));
-  return el("article", { class: "event", "data-event-id": event.id, "aria-labelledby": `ev-${event.id}` },
-    el("header", { class: "event-head" },
+  return h("article", { class: "event", "data-event-id": event.id, "aria-labelledby": `ev-${event.id}` },
+    h("header", { class: "event-head" },
       image(event.image_url, "event-image"),
-      el("div", { class: "event-titles" },
-        el("span", { class: "category", text: t(`category.${event.category}`) }),
-        el("h3", { id: `ev-${event.id}`, text: event.title }))),
-    event.description ? el("p", { class: "event-desc", text: event.description }) : null,
+      h("div", { class: "event-titles" },
+        h("span", { class: "category" }, t(`category.${event.category}`)),
+        h("h3", { id: `ev-${event.id}` }, event.title))),
+    event.description ? h("p", { class: "event-desc" }, event.description) : null,
     open.map((m) => marketBlock(event, m, { onPick, selected, open: true })),
     closed.map((m) => marketBlock(event, m, { onPick: null, selected, open: false })));
 }
@@ -123,26 +109,26 @@ export function eventCard(event, { onPick, selected, now = Date.now() }) {
 function marketBlock(event, market, { onPick, selected, open }) {
   const qid = `mq-${market.id}`;
   const status = open ? "open" : statusIs(market.status, "open") ? "closed" : market.status;
-  return el("section", { class: "market", "data-market-id": market.id, "data-status": market.status, "data-takes-bets": open ? "true" : "false", "aria-labelledby": qid },
-    el("div", { class: "market-head" },
+  return h("section", { class: "market", "data-market-id": market.id, "data-status": market.status, "data-takes-bets": open ? "true" : "false", "aria-labelledby": qid },
+    h("div", { class: "market-head" },
       image(market.image_url, "market-image"),
-      el("h4", { id: qid, text: market.question }),
-      el("span", { class: "market-status", "data-status": status, text: t(`market.status.${status}`) })),
-    open && market.closes_at ? el("p", { class: "countdown", "data-closes-at": market.closes_at, text: countdownText(market.closes_at) }) : null,
-    el("div", { class: "outcomes", role: "group", "aria-labelledby": qid },
+      h("h4", { id: qid }, market.question),
+      h("span", { class: "market-status", "data-status": status }, t(`market.status.${status}`))),
+    open && market.closes_at ? h("p", { class: "countdown", "data-closes-at": market.closes_at }, countdownText(market.closes_at)) : null,
+    h("div", { class: "outcomes", role: "group", "aria-labelledby": qid },
       market.outcomes.map((o) => outcomeControl(event, market, o, { onPick, selected }))));
 }
 
 // outcomeParts are an outcome's name, its chance with a bar, its odds and
 // the arrow of its last move.
 function outcomeParts(o) {
-  const bar = el("span", { class: "prob-bar", "aria-hidden": "true" }, el("span", { class: "prob-fill" }));
+  const bar = h("span", { class: "prob-bar", "aria-hidden": "true" }, h("span", { class: "prob-fill" }));
   const parts = [
-    el("span", { class: "outcome-name", text: o.name }),
-    el("span", { class: "outcome-price" },
-      el("span", { class: "prob" }, el("span", { class: "prob-text" }), bar),
-      el("span", { class: "odds" }),
-      el("span", { class: "move", "aria-hidden": "true" })),
+    h("span", { class: "outcome-name" }, o.name),
+    h("span", { class: "outcome-price" },
+      h("span", { class: "prob" }, h("span", { class: "prob-text" }), bar),
+      h("span", { class: "odds" }),
+      h("span", { class: "move", "aria-hidden": "true" })),
   ];
   return parts;
 }
@@ -169,11 +155,11 @@ function pickLabel(name, node) {
 
 function outcomeControl(event, market, o, { onPick, selected }) {
   if (!onPick) {
-    const node = el("span", { class: "outcome readonly", "data-outcome-id": o.id }, ...outcomeParts(o));
+    const node = h("span", { class: "outcome readonly", "data-outcome-id": o.id }, ...outcomeParts(o));
     fillPrice(node, o);
     return node;
   }
-  const node = el("button", {
+  const node = h("button", {
     type: "button", class: "outcome", "data-outcome-id": o.id,
     "aria-pressed": selected === o.id ? "true" : "false",
     onclick: () => onPick(event, market, o),
@@ -225,9 +211,9 @@ export function betResult(bet) {
 function exactFigures(rows) {
   const exact = rows.filter((r) => r[3]);
   if (exact.length === 0) return null;
-  return el("details", { class: "bet-exact" },
-    el("summary", { text: t("history.exact") }),
-    el("dl", {}, exact.map(([label, cls, , value]) => el("div", { class: `fact ${cls}` }, el("dt", { text: t(label) }), el("dd", { text: value })))));
+  return h("details", { class: "bet-exact" },
+    h("summary", {}, t("history.exact")),
+    h("dl", {}, exact.map(([label, cls, , value]) => h("div", { class: `fact ${cls}` }, h("dt", {}, t(label)), h("dd", {}, value)))));
 }
 
 // betItem renders a bet of the history: the outcome, the market and its
@@ -256,15 +242,15 @@ export function betItem(bet, { currencyDecimals, names }) {
   } else if (status !== "rejected") {
     rows.push(amountRow("history.potential", "payout", bet.potential_payout));
   }
-  return el("li", { class: "bet", "data-bet-id": bet.id, "data-status": status, "data-result": result },
-    el("p", { class: "bet-title" },
-      el("span", { class: "bet-outcome", text: n.outcome }),
-      el("span", { class: "bet-question", text: n.question }),
-      n.event ? el("span", { class: "bet-event", text: n.event }) : null),
-    el("span", { class: "bet-status", "data-status": status, "data-result": result, text: t(`bet.result.${result}`) }),
-    el("dl", { class: "bet-facts" }, rows.map(([label, cls, value, exact]) =>
-      el("div", { class: `fact ${cls}` }, el("dt", { text: t(label) }), exactly(el("dd", { text: value }), exact)))),
-    status === "rejected" ? el("p", { class: "bet-reason", text: t(`code.${rejection(bet.rejection_code).key.slice("reject.".length)}`) }) : null,
+  return h("li", { class: "bet", "data-bet-id": bet.id, "data-status": status, "data-result": result },
+    h("p", { class: "bet-title" },
+      h("span", { class: "bet-outcome" }, n.outcome),
+      h("span", { class: "bet-question" }, n.question),
+      n.event ? h("span", { class: "bet-event" }, n.event) : null),
+    h("span", { class: "bet-status", "data-status": status, "data-result": result }, t(`bet.result.${result}`)),
+    h("dl", { class: "bet-facts" }, rows.map(([label, cls, value, exact]) =>
+      h("div", { class: `fact ${cls}` }, h("dt", {}, t(label)), exactly(h("dd", {}, value), exact)))),
+    status === "rejected" ? h("p", { class: "bet-reason" }, t(`code.${rejection(bet.rejection_code).key.slice("reject.".length)}`)) : null,
     exactFigures(rows),
-    el("p", { class: "bet-time" }, el("time", { datetime: bet.created_at, text: new Date(bet.created_at).toLocaleString(locale()) })));
+    h("p", { class: "bet-time" }, h("time", { datetime: bet.created_at }, new Date(bet.created_at).toLocaleString(locale()))));
 }
