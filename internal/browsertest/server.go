@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/server"
 )
 
@@ -84,4 +85,15 @@ func Request(t testing.TB, method, url, token, body string, headers ...string) (
 		t.Fatal(err)
 	}
 	return resp.StatusCode, data
+}
+
+// World is what every browser test runs against: a Foresight server
+// (StartServer) and the sandbox operator served beside it, whose wallet,
+// session and JWKS endpoints the platform calls once the operator is
+// registered (as "sandbox", with SandboxSigningSecret).
+type World struct {
+	T       *testing.T
+	URL     string             // the platform's base URL
+	Op      *operator.Operator // the sandbox operator: its bettors' balances, sessions and tokens
+	Partner string             // the sandbox operator's base URL
 }

@@ -24,14 +24,14 @@ func TestAuditPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ana := &admin.Client{BaseURL: w.url, Token: cred.Key}
+	ana := &admin.Client{BaseURL: w.URL, Token: cred.Key}
 	if err := ana.Do(context.Background(), "PATCH", "/admin/v1/operators/sandbox", map[string]any{"margin": map[string]any{"method": "shin", "value": "0.07"}}, nil); err != nil {
 		t.Fatal(err)
 	}
 
 	tb := w.signIn()
 	tb.Viewport(1200, 900)
-	tb.Navigate(w.url + "/backoffice/#/audit")
+	tb.Navigate(w.URL + "/backoffice/#/audit")
 	suspended := "tbody[data-action='market.suspended']"
 	tb.WaitFor("the market's suspension", fmt.Sprintf("document.querySelector(%q)", suspended))
 	tb.WaitText("#view [role=status]", "4 entries.")
@@ -70,7 +70,7 @@ func TestAuditPage(t *testing.T) {
 	tb.WaitText("#signin-status", "Signed out.")
 	tb.submitToken(cred.Key)
 	tb.WaitFor("signed in as the operator", "document.body.dataset.signedIn === 'true' && document.body.dataset.kind === 'operator'")
-	tb.Navigate(w.url + "/backoffice/#/audit")
+	tb.Navigate(w.URL + "/backoffice/#/audit")
 	tb.WaitText("#view [role=status]", "3 entries.")
 	var actions []string
 	tb.Eval("Array.from(document.querySelectorAll('tbody[data-action]'), e => e.dataset.action)", &actions)

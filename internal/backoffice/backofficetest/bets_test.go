@@ -39,7 +39,7 @@ func TestBets(t *testing.T) {
 
 	tb := w.signIn()
 	tb.Viewport(1200, 900)
-	tb.Navigate(w.url + "/backoffice/#/bets")
+	tb.Navigate(w.URL + "/backoffice/#/bets")
 	tb.WaitText("#view [role=status]", "3 bets.")
 	var charts int
 	tb.Eval("document.querySelectorAll('svg.chart').length", &charts)
@@ -91,7 +91,7 @@ func TestBets(t *testing.T) {
 
 	// Bettors with the balances their wallet reported, and a bettor's
 	// open positions.
-	tb.Navigate(w.url + "/backoffice/#/bettors")
+	tb.Navigate(w.URL + "/backoffice/#/bettors")
 	tb.WaitText("#view [role=status]", "2 bettors.")
 	if got := tb.Text("tr[data-bettor=alice] td:nth-child(3)"); got != "90.00" {
 		t.Errorf("alice's balance %q, want 90.00 (100 − 10 − 5, the void's 5 back) in USD's minor units", got)
@@ -115,7 +115,7 @@ func TestAmountsDisplayRule(t *testing.T) {
 	w.registerSandbox()
 	ev := w.createEvent("sports", "Cup final", "Who wins?")
 	m := ev.Markets[0]
-	if err := w.op.SetBalance("dora", "USD", "1100.00"); err != nil {
+	if err := w.Op.SetBalance("dora", "USD", "1100.00"); err != nil {
 		t.Fatal(err)
 	}
 	won := w.placeBet("dora", m.ID, m.Outcomes[0].ID, "12.5") // 12.5 × 4.4214 = 55.2675
@@ -126,7 +126,7 @@ func TestAmountsDisplayRule(t *testing.T) {
 
 	tb := w.signIn()
 	tb.Viewport(1200, 900)
-	tb.Navigate(w.url + "/backoffice/#/bets")
+	tb.Navigate(w.URL + "/backoffice/#/bets")
 	tb.WaitText("#view [role=status]", "2 bets.")
 	cell := func(bet string, n int) (text, title string) {
 		var c struct{ Text, Title string }
@@ -155,7 +155,7 @@ func TestAmountsDisplayRule(t *testing.T) {
 		t.Errorf("details %q lack the rounded and exact potential payout", detail)
 	}
 
-	tb.Navigate(w.url + "/backoffice/#/bettors")
+	tb.Navigate(w.URL + "/backoffice/#/bettors")
 	tb.WaitText("#view [role=status]", "2 bettors.")
 	if got := tb.Text("tr[data-bettor=dora] td:nth-child(3)"); got != "1,142.77" {
 		t.Errorf("dora's balance %q, want 1,142.77 (1100 − 12.50 + 55.27)", got)

@@ -32,7 +32,7 @@ func TestOperatorCredential(t *testing.T) {
 	// Platform staff issue the credential.
 	tb := w.signIn()
 	tb.Viewport(1200, 900)
-	tb.Navigate(w.url + "/backoffice/#/operators/sandbox")
+	tb.Navigate(w.URL + "/backoffice/#/operators/sandbox")
 	tb.WaitFor("the credentials panel", "document.querySelector('[data-credentials=sandbox] [data-issue-credential]')")
 	tb.WaitText("[data-credentials]", "No credentials yet")
 	tb.Click("[data-issue-credential] button[type=submit]")
@@ -66,7 +66,7 @@ func TestOperatorCredential(t *testing.T) {
 	tb.WaitText("#signin-status", "Signed out.")
 	tb.submitToken(key)
 	tb.WaitFor("signed in as the operator", "document.body.dataset.signedIn === 'true' && document.body.dataset.kind === 'operator'")
-	tb.Navigate(w.url + "/backoffice/#/markets")
+	tb.Navigate(w.URL + "/backoffice/#/markets")
 	tb.WaitFor("the markets", fmt.Sprintf("document.querySelector('tr[data-event=%q]')", ev.ID))
 	if who := tb.Text("#who"); who != "Ana (trading desk) · sandbox" {
 		t.Errorf("the top bar says %q", who)
@@ -78,7 +78,7 @@ func TestOperatorCredential(t *testing.T) {
 	}
 	tb.screenshot("operator-signin")
 
-	tb.Navigate(w.url + "/backoffice/#/bets")
+	tb.Navigate(w.URL + "/backoffice/#/bets")
 	tb.WaitText("#view [role=status]", "1 bet.")
 	var operators []string
 	tb.Eval("Array.from(document.querySelectorAll('[data-filter=operator] option'), o => o.value)", &operators)
@@ -88,7 +88,7 @@ func TestOperatorCredential(t *testing.T) {
 	tb.WaitFor("the bet", fmt.Sprintf("document.querySelector('tbody[data-bet=%q]')", bet))
 	tb.screenshot("operator-bets")
 
-	tb.Navigate(w.url + "/backoffice/#/events/" + ev.ID)
+	tb.Navigate(w.URL + "/backoffice/#/events/" + ev.ID)
 	tb.WaitFor("the exposure", fmt.Sprintf("document.querySelector('[data-exposure=%q] tr[data-outcome]')", m.ID))
 	var controls int
 	tb.Eval("document.querySelectorAll('[data-prices], [data-action], form[data-texts], #view button.danger').length", &controls)
@@ -97,10 +97,10 @@ func TestOperatorCredential(t *testing.T) {
 	}
 	tb.screenshot("operator-event")
 
-	tb.Navigate(w.url + "/backoffice/#/tickets")
+	tb.Navigate(w.URL + "/backoffice/#/tickets")
 	tb.WaitFor("the markets instead of the ticket service", "document.body.dataset.view === 'markets'")
 
-	tb.Navigate(w.url + "/backoffice/#/operators/rival")
+	tb.Navigate(w.URL + "/backoffice/#/operators/rival")
 	tb.WaitFor("its own operator's page", "document.querySelector('form[data-commercial]')")
 	if h := tb.Text("#view h1"); h != "Sandbox Bets (sandbox)" {
 		t.Errorf("the operator page is %q", h)
@@ -116,7 +116,7 @@ func TestOperatorCredential(t *testing.T) {
 	tb.WaitText("[data-form-status]", "Changes saved.")
 	var op operatorJSON
 	w.call("GET", "/admin/v1/operators/sandbox", nil, &op)
-	if op.OddsTolerance != "0.08" || op.Limits["USD"]["max_stake"] != "90" || op.WalletURL != w.partner {
+	if op.OddsTolerance != "0.08" || op.Limits["USD"]["max_stake"] != "90" || op.WalletURL != w.Partner {
 		t.Errorf("after the operator's change: %+v", op)
 	}
 
@@ -125,7 +125,7 @@ func TestOperatorCredential(t *testing.T) {
 	for _, screen := range []string{"markets", "events/" + ev.ID, "bets", "bettors", "operators"} {
 		var done bool
 		tb.Eval("(document.body.dataset.view = '', true)", &done)
-		tb.Navigate(w.url + "/backoffice/#/" + screen)
+		tb.Navigate(w.URL + "/backoffice/#/" + screen)
 		tb.WaitFor(screen, fmt.Sprintf("document.body.dataset.view === %q", strings.Split(screen, "/")[0]))
 		var wide int
 		tb.Eval("document.documentElement.scrollWidth", &wide)
@@ -137,7 +137,7 @@ func TestOperatorCredential(t *testing.T) {
 	// Staff revoke the credential in their own tab; the operator's next
 	// action shows the sign-in.
 	staff := w.signIn()
-	staff.Navigate(w.url + "/backoffice/#/operators/sandbox")
+	staff.Navigate(w.URL + "/backoffice/#/operators/sandbox")
 	staff.WaitFor("the live credential", "document.querySelector('tr[data-credential][data-state=live] [data-revoke-credential]')")
 	staff.Click("[data-revoke-credential]")
 	staff.WaitFor("the confirmation", "document.querySelector('dialog[open]')")

@@ -48,15 +48,15 @@ func (e heldEngine) Generate(ctx context.Context, req tickets.GenerationRequest)
 // submitJob submits a spec titled title through the ticket API with key
 // and returns the job's id.
 func (w *world) submitJob(key, title string) string {
-	w.t.Helper()
+	w.T.Helper()
 	body, _ := json.Marshal(map[string]string{"schema_version": "tickets.input.v1", "idempotency_key": title,
 		"title": title, "spec": "- Users must log in with their e-mail address.\n- Admins can export the monthly report."})
-	req, _ := http.NewRequest("POST", w.url+"/tickets/v1/jobs", strings.NewReader(string(body)))
+	req, _ := http.NewRequest("POST", w.URL+"/tickets/v1/jobs", strings.NewReader(string(body)))
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
@@ -64,7 +64,7 @@ func (w *world) submitJob(key, title string) string {
 		JobID string `json:"job_id"`
 	}
 	if resp.StatusCode != http.StatusAccepted || json.Unmarshal(data, &job) != nil || job.JobID == "" {
-		w.t.Fatalf("submitting %q = %d %s", title, resp.StatusCode, data)
+		w.T.Fatalf("submitting %q = %d %s", title, resp.StatusCode, data)
 	}
 	return job.JobID
 }
@@ -72,12 +72,12 @@ func (w *world) submitJob(key, title string) string {
 // waitJob waits until the admin API shows the job with status, and
 // returns it.
 func (w *world) waitJob(id, status string) admin.TicketJob {
-	w.t.Helper()
+	w.T.Helper()
 	var j admin.TicketJob
-	waitfor.Check(w.t, func() error {
+	waitfor.Check(w.T, func() error {
 		var err error
 		if j, err = w.admin.GetTicketJob(context.Background(), id); err != nil {
-			w.t.Fatalf("job %s: %v", id, err)
+			w.T.Fatalf("job %s: %v", id, err)
 		}
 		if j.Status != status {
 			return fmt.Errorf("job %s is %s; waited for %s", id, j.Status, status)
@@ -90,15 +90,15 @@ func (w *world) waitJob(id, status string) admin.TicketJob {
 // newTicketClient creates a ticket client with a key that submits and
 // reads.
 func (w *world) newTicketClient(name string) (admin.TicketClient, string) {
-	w.t.Helper()
+	w.T.Helper()
 	ctx := context.Background()
 	c, err := w.admin.CreateTicketClient(ctx, name)
 	if err != nil {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
 	k, err := w.admin.CreateTicketKey(ctx, c.ID, []string{"tickets:submit", "tickets:read"}, nil)
 	if err != nil {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
 	return c, k.Key
 }
@@ -126,7 +126,7 @@ func TestTicketJobs(t *testing.T) {
 
 	tb := w.signIn()
 	tb.Viewport(1200, 900)
-	tb.Navigate(w.url + "/backoffice/#/tickets")
+	tb.Navigate(w.URL + "/backoffice/#/tickets")
 	tb.WaitFor("the clients", "document.body.dataset.view === 'tickets' && document.querySelector('[data-service-nav=jobs]')")
 	tb.Click("[data-service-nav=jobs]")
 	tb.WaitFor("the three jobs", "document.querySelectorAll('tr[data-job]').length === 3")
@@ -226,7 +226,7 @@ func TestTicketJobs(t *testing.T) {
 	for _, screen := range []string{"tickets/jobs", "tickets/jobs/" + failed} {
 		var reset bool
 		tb.Eval("(document.body.dataset.view = '', true)", &reset)
-		tb.Navigate(w.url + "/backoffice/#/" + screen)
+		tb.Navigate(w.URL + "/backoffice/#/" + screen)
 		tb.WaitFor(screen, "document.body.dataset.view === 'tickets' && document.querySelector('[data-job-detail], tr[data-job]')")
 		var wide int
 		tb.Eval("document.documentElement.scrollWidth", &wide)

@@ -131,7 +131,7 @@ func TestMarkets(t *testing.T) {
 
 	// The payout in the bettor's history, the bet no longer an open
 	// position.
-	tb.Navigate(w.url + "/backoffice/#/bettors/sandbox/alice")
+	tb.Navigate(w.URL + "/backoffice/#/bettors/sandbox/alice")
 	tb.WaitFor("alice's history", fmt.Sprintf("document.querySelector('[data-history] tbody[data-bet=%q]')", betID))
 	if paid, st := tb.Text(fmt.Sprintf("[data-history] tbody[data-bet=%q] [data-paid]", betID)), tb.Text(fmt.Sprintf("[data-history] tbody[data-bet=%q] .badge", betID)); paid != "44.21 USD" || st != "settled" {
 		t.Errorf("history shows the bet %s, paid %q; want settled, 44.21", st, paid)

@@ -34,7 +34,7 @@ func TestOddsHistory(t *testing.T) {
 
 	tb := w.signIn()
 	tb.Viewport(1200, 900)
-	tb.Navigate(w.url + "/backoffice/#/events/" + ev.ID)
+	tb.Navigate(w.URL + "/backoffice/#/events/" + ev.ID)
 	history := fmt.Sprintf("[data-history=%q]", m.ID)
 	points := func(n int) string {
 		return fmt.Sprintf("document.querySelectorAll('%s svg [data-series]').length === 2 && "+

@@ -35,7 +35,7 @@ func TestOperators(t *testing.T) {
 	ev := w.createEvent("sports", "Cup final", "Who wins?")
 	tb := w.signIn()
 	tb.Viewport(1200, 900)
-	tb.Navigate(w.url + "/backoffice/#/operators")
+	tb.Navigate(w.URL + "/backoffice/#/operators")
 	tb.WaitText("#view [role=status]", "0 operators.")
 	tb.Click("[data-new-operator]")
 	tb.WaitFor("the new operator form", "document.querySelector('form[data-operator-form=new]')")
@@ -43,8 +43,8 @@ func TestOperators(t *testing.T) {
 	fill := func(secret string) {
 		tb.TypeIn("input[name=id]", "sandbox")
 		tb.TypeIn("input[name=name]", "Sandbox Bets")
-		tb.TypeIn("input[name=wallet_url]", w.partner)
-		tb.TypeIn("input[name=jwks_url]", w.partner+"/.well-known/jwks.json")
+		tb.TypeIn("input[name=wallet_url]", w.Partner)
+		tb.TypeIn("input[name=jwks_url]", w.Partner+"/.well-known/jwks.json")
 		tb.TypeIn("input[name=signing_secret]", secret)
 		tb.TypeIn("input[name=margin_value]", "0.05")
 		for col, v := range map[string]string{"code": "USD", "decimals": "2", "min_stake": "1", "max_stake": "100", "max_payout": "1000", "outcome_exposure": "150"} {
@@ -66,7 +66,7 @@ func TestOperators(t *testing.T) {
 
 	var op operatorJSON
 	w.call("GET", "/admin/v1/operators/sandbox", nil, &op)
-	if op.Name != "Sandbox Bets" || op.Integration != "standalone" || op.WalletURL != w.partner || op.JWKSURL != w.partner+"/.well-known/jwks.json" ||
+	if op.Name != "Sandbox Bets" || op.Integration != "standalone" || op.WalletURL != w.Partner || op.JWKSURL != w.Partner+"/.well-known/jwks.json" ||
 		len(op.Currencies) != 1 || op.Currencies[0].Code != "USD" || op.Currencies[0].Decimals != 2 ||
 		op.Margin.Method != "odds_ratio" || op.Margin.Value != "0.05" || op.Limits["USD"]["outcome_exposure"] != "150" || op.Limits["USD"]["max_payout"] != "1000" {
 		t.Fatalf("stored operator %+v", op)
@@ -74,14 +74,14 @@ func TestOperators(t *testing.T) {
 	w.placeBet("alice", ev.Markets[0].ID, ev.Markets[0].Outcomes[0].ID, "5.00")
 
 	// The same id again: the API's conflict is shown.
-	tb.Navigate(w.url + "/backoffice/#/operators/new")
+	tb.Navigate(w.URL + "/backoffice/#/operators/new")
 	tb.WaitFor("the new operator form", "document.querySelector('form[data-operator-form=new]')")
 	fill(browsertest.SandboxSigningSecret)
 	tb.Click("form[data-operator-form] button[type=submit]")
 	tb.WaitText("[data-form-error]", "(conflict, HTTP 409)")
 
 	// Edit with the secret left empty.
-	tb.Navigate(w.url + "/backoffice/#/operators")
+	tb.Navigate(w.URL + "/backoffice/#/operators")
 	tb.WaitFor("the operator listed", "document.querySelector('tr[data-operator=sandbox] a')")
 	tb.Click("tr[data-operator=sandbox] a")
 	tb.WaitFor("the operator's form", "document.querySelector('form[data-operator-form=sandbox]')")
@@ -113,7 +113,7 @@ func TestBundledOperatorForm(t *testing.T) {
 	w := newWorld(t)
 	tb := w.signIn()
 	tb.Viewport(1200, 900)
-	tb.Navigate(w.url + "/backoffice/#/operators/new")
+	tb.Navigate(w.URL + "/backoffice/#/operators/new")
 	tb.WaitFor("the new operator form", "document.querySelector('form[data-operator-form=new]')")
 	for name, v := range map[string]string{"id": "playhouse", "name": "Playhouse"} {
 		tb.TypeIn(fmt.Sprintf("input[name=%s]", name), v)

@@ -65,7 +65,7 @@ func TestPage(t *testing.T) {
 	for _, screen := range []string{"markets", "events/" + ev.ID, "bets", "bettors", "operators", "operators/sandbox", "tickets"} {
 		var done bool
 		tb.Eval("(document.body.dataset.view = '', true)", &done)
-		tb.Navigate(w.url + "/backoffice/#/" + screen)
+		tb.Navigate(w.URL + "/backoffice/#/" + screen)
 		tb.WaitFor(screen, fmt.Sprintf("document.body.dataset.view === %q", strings.Split(screen, "/")[0]))
 		if screen == "events/"+ev.ID {
 			tb.WaitFor("the exposure", "document.querySelector('[data-exposure]')")

@@ -10,7 +10,7 @@ import (
 func TestSignIn(t *testing.T) {
 	w := newWorld(t)
 	tb := newTab(t)
-	tb.openSignIn(w.url + "/backoffice/")
+	tb.openSignIn(w.URL + "/backoffice/")
 	tb.screenshot("sign-in")
 
 	tb.submitToken("")
@@ -35,7 +35,7 @@ func TestSignIn(t *testing.T) {
 		t.Fatalf("after signing in: session token %q, storage %+v; want the token in sessionStorage only", token, stored)
 	}
 
-	tb.Navigate(w.url + "/backoffice/")
+	tb.Navigate(w.URL + "/backoffice/")
 	tb.WaitFor("signed in again after a reload", "document.body.dataset.ready === 'true' && document.body.dataset.signedIn === 'true'")
 
 	tb.Click("#sign-out")

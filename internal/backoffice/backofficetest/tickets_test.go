@@ -10,12 +10,12 @@ import (
 // ticketCall calls the ticket API's job list with key and returns the
 // status and body.
 func (w *world) ticketCall(key string) (int, string) {
-	w.t.Helper()
-	req, _ := http.NewRequest("GET", w.url+"/tickets/v1/jobs", nil)
+	w.T.Helper()
+	req, _ := http.NewRequest("GET", w.URL+"/tickets/v1/jobs", nil)
 	req.Header.Set("Authorization", "Bearer "+key)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
@@ -32,7 +32,7 @@ func TestTicketClients(t *testing.T) {
 	w := newWorld(t)
 	tb := w.signIn()
 	tb.Viewport(1200, 900)
-	tb.Navigate(w.url + "/backoffice/#/tickets")
+	tb.Navigate(w.URL + "/backoffice/#/tickets")
 	tb.WaitFor("the clients", "document.body.dataset.view === 'tickets'")
 	tb.Click("form[data-new-client] button[type=submit]")
 	tb.WaitText("#view .error", "Enter the client's name.")
@@ -76,8 +76,8 @@ func TestTicketClients(t *testing.T) {
 	}
 
 	// Shown once: a new visit of the page does not show it.
-	tb.Navigate(w.url + "/backoffice/#/tickets")
-	tb.Navigate(w.url + "/backoffice/#/tickets/" + id)
+	tb.Navigate(w.URL + "/backoffice/#/tickets")
+	tb.Navigate(w.URL + "/backoffice/#/tickets/" + id)
 	tb.WaitFor("the key listed", "document.querySelector('tr[data-key][data-state=live]')")
 	var page string
 	tb.Eval("document.body.textContent", &page)

@@ -15,12 +15,12 @@ func TestBetWalletTransactions(t *testing.T) {
 	w.registerSandbox()
 	ev := w.createEvent("sports", "Cup final", "Who wins?")
 	m := ev.Markets[0]
-	w.op.ForBettor("alice").FailNext("withdrawals", 1, 503)
+	w.Op.ForBettor("alice").FailNext("withdrawals", 1, 503)
 	id := w.placeBet("alice", m.ID, m.Outcomes[0].ID, "10.00")
 
 	tb := w.signIn()
 	tb.Viewport(1200, 900)
-	tb.Navigate(w.url + "/backoffice/#/bets")
+	tb.Navigate(w.URL + "/backoffice/#/bets")
 	tb.WaitText("#view [role=status]", "1 bet.")
 	tb.Click(fmt.Sprintf("[data-details=%q]", id))
 	withdrawal := fmt.Sprintf("section[data-wallet=%q] table[data-kind=withdrawal]", id)

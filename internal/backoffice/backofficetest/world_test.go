@@ -23,11 +23,8 @@ const adminToken = "backoffice-test-admin-token"
 // API client, with the sandbox operator's wallet served beside it (not yet
 // registered: tests register it when they need bets).
 type world struct {
-	t       *testing.T
-	url     string // the platform's base URL
-	admin   *admin.Client
-	op      *operator.Operator
-	partner string // the sandbox operator's base URL
+	*browsertest.World
+	admin *admin.Client
 }
 
 // newWorld starts the world; configure, when given, changes the server's
@@ -42,23 +39,23 @@ func newWorld(t *testing.T, configure ...func(*server.Config)) *world {
 	}
 	partner := httptest.NewServer(op.Handler())
 	t.Cleanup(partner.Close)
-	return &world{t: t, url: base, admin: &admin.Client{BaseURL: base, Token: adminToken}, op: op, partner: partner.URL}
+	return &world{World: &browsertest.World{T: t, URL: base, Op: op, Partner: partner.URL}, admin: &admin.Client{BaseURL: base, Token: adminToken}}
 }
 
 // call sends an admin request and fails the test on an error answer.
 func (w *world) call(method, path string, body, out any) {
-	w.t.Helper()
+	w.T.Helper()
 	if err := w.admin.Do(context.Background(), method, path, body, out); err != nil {
-		w.t.Fatalf("%s %s: %v", method, path, err)
+		w.T.Fatalf("%s %s: %v", method, path, err)
 	}
 }
 
 // signIn opens the backoffice in a new tab and signs in with the admin
 // token.
 func (w *world) signIn() *tab {
-	w.t.Helper()
-	tb := newTab(w.t)
-	tb.openSignIn(w.url + "/backoffice/")
+	w.T.Helper()
+	tb := newTab(w.T)
+	tb.openSignIn(w.URL + "/backoffice/")
 	tb.submitToken(adminToken)
 	tb.WaitFor("the signed-in page", "document.body.dataset.signedIn === 'true'")
 	return tb
@@ -67,10 +64,10 @@ func (w *world) signIn() *tab {
 // registerSandbox registers the sandbox operator "sandbox" (USD, 2
 // decimals, outcome exposure limit 150) through the admin API.
 func (w *world) registerSandbox() {
-	w.t.Helper()
+	w.T.Helper()
 	w.call("POST", "/admin/v1/operators", map[string]any{
 		"id": "sandbox", "name": "Sandbox Bets", "integration": "standalone",
-		"wallet_url": w.partner, "signing_secret": browsertest.SandboxSigningSecret, "jwks_url": w.partner + "/.well-known/jwks.json",
+		"wallet_url": w.Partner, "signing_secret": browsertest.SandboxSigningSecret, "jwks_url": w.Partner + "/.well-known/jwks.json",
 		"currencies": []any{map[string]any{"code": "USD", "decimals": 2}},
 		"margin":     map[string]any{"method": "odds_ratio", "value": "0.05"},
 		"limits":     map[string]any{"USD": map[string]any{"min_stake": "1", "max_stake": "100", "max_payout": "1000", "outcome_exposure": "150"}},
@@ -96,7 +93,7 @@ type event struct {
 // createEvent creates an event with markets of two outcomes each: the
 // questions given, outcomes "Home" (0.2) and "Away" (0.8).
 func (w *world) createEvent(category, title string, questions ...string) event {
-	w.t.Helper()
+	w.T.Helper()
 	var markets []any
 	for _, q := range questions {
 		markets = append(markets, map[string]any{"question": map[string]string{"en": q},
@@ -109,7 +106,7 @@ func (w *world) createEvent(category, title string, questions ...string) event {
 }
 
 func (w *world) event(id string) event {
-	w.t.Helper()
+	w.T.Helper()
 	var e event
 	w.call("GET", "/admin/v1/events/"+id, nil, &e)
 	return e
@@ -119,21 +116,21 @@ func (w *world) event(id string) event {
 // operator signs (a new bettor gets 100.00 USD in the sandbox wallet
 // first), and returns the bet's id once its stake is debited (confirmed).
 func (w *world) placeBet(bettor, market, outcome, stake string) string {
-	w.t.Helper()
-	if _, ok := w.op.Balance(bettor); !ok {
-		if err := w.op.SetBalance(bettor, "USD", "100.00"); err != nil {
-			w.t.Fatal(err)
+	w.T.Helper()
+	if _, ok := w.Op.Balance(bettor); !ok {
+		if err := w.Op.SetBalance(bettor, "USD", "100.00"); err != nil {
+			w.T.Fatal(err)
 		}
 	}
-	token, err := w.op.MintToken(bettor, "USD")
+	token, err := w.Op.MintToken(bettor, "USD")
 	if err != nil {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
 	body := fmt.Sprintf(`{"market_id":%q,"outcome_id":%q,"stake":%q}`, market, outcome, stake)
-	status, data := browsertest.Request(w.t, "POST", w.url+"/api/v1/bettor/bets", token, body, "Idempotency-Key", uuid.NewString())
+	status, data := browsertest.Request(w.T, "POST", w.URL+"/api/v1/bettor/bets", token, body, "Idempotency-Key", uuid.NewString())
 	var bet struct{ ID string }
 	if status/100 != 2 || json.Unmarshal(data, &bet) != nil || bet.ID == "" {
-		w.t.Fatalf("placing a bet = %d %s", status, data)
+		w.T.Fatalf("placing a bet = %d %s", status, data)
 	}
 	w.waitBet(bettor, bet.ID, "confirmed")
 	return bet.ID
@@ -150,9 +147,9 @@ type bet struct {
 
 // waitBet waits until the bettor's bet id has status, and returns it.
 func (w *world) waitBet(bettor, id, status string) bet {
-	w.t.Helper()
+	w.T.Helper()
 	var found bet
-	waitfor.Check(w.t, func() error {
+	waitfor.Check(w.T, func() error {
 		var page struct{ Items []bet }
 		w.call("GET", "/admin/v1/bets?operator_id=sandbox&bettor_id="+url.QueryEscape(bettor), nil, &page)
 		for _, b := range page.Items {

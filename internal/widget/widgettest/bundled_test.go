@@ -20,7 +20,7 @@ func TestBundledWidget(t *testing.T) {
 		"limits":{"EUR":{"min_stake":"1","max_stake":"100","max_payout":"1000","outcome_exposure":"5000"}}}`)
 	deposit := func(key, amount string) {
 		t.Helper()
-		req, _ := http.NewRequest("POST", w.url+"/admin/v1/operators/playhouse/bettors/ann/deposits",
+		req, _ := http.NewRequest("POST", w.URL+"/admin/v1/operators/playhouse/bettors/ann/deposits",
 			strings.NewReader(`{"currency":"EUR","amount":"`+amount+`"}`))
 		req.Header.Set("Authorization", "Bearer "+adminToken)
 		req.Header.Set("Idempotency-Key", key)
@@ -35,7 +35,7 @@ func TestBundledWidget(t *testing.T) {
 		}
 	}
 	deposit("psp-1", "100")
-	page := hostPage(t, "Playhouse", w.url, func() string {
+	page := hostPage(t, "Playhouse", w.URL, func() string {
 		return w.admin("POST", "/admin/v1/operators/playhouse/sessions", 201, `{"bettor_id":"ann","currency":"EUR","locale":"en"}`)["widget_url"].(string)
 	})
 	tb := newTab(t)

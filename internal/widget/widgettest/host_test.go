@@ -127,12 +127,12 @@ func checkMessages(t *testing.T, msgs []map[string]any) {
 func TestHostPage(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
-	if err := w.op.SetBalance("hana", "USD", "5.00"); err != nil {
+	if err := w.Op.SetBalance("hana", "USD", "5.00"); err != nil {
 		t.Fatal(err)
 	}
-	host := hostPage(t, "Sandbox Bets — operator site", w.url, func() string {
-		q := url.Values{"operator": {"sandbox"}, "locale": {"en"}, "theme": {"light"}, "session_request_id": {w.op.NewSessionRequest("hana", "USD")}}
-		return w.url + "/widget/?" + q.Encode()
+	host := hostPage(t, "Sandbox Bets — operator site", w.URL, func() string {
+		q := url.Values{"operator": {"sandbox"}, "locale": {"en"}, "theme": {"light"}, "session_request_id": {w.Op.NewSessionRequest("hana", "USD")}}
+		return w.URL + "/widget/?" + q.Encode()
 	})
 	tb := newTab(t)
 	tb.Viewport(1000, 800)
@@ -157,7 +157,7 @@ func TestHostPage(t *testing.T) {
 	if dep["currency"] != "USD" || dep["amount"] != "10.00" {
 		t.Errorf("deposit message %v, want USD 10.00", dep)
 	}
-	if err := w.op.SetBalance("hana", "USD", "100.00"); err != nil { // the bettor deposits at the operator
+	if err := w.Op.SetBalance("hana", "USD", "100.00"); err != nil { // the bettor deposits at the operator
 		t.Fatal(err)
 	}
 
@@ -241,13 +241,13 @@ func aggregatorWorld(t *testing.T) *world {
 // launch asks the platform's launcher for a launch URL, as a casino lobby
 // does: Launcher/Real with an account, Launcher/Demo without.
 func (w *world) launch(path, body string) string {
-	w.t.Helper()
-	req, _ := http.NewRequest("POST", w.url+path, strings.NewReader(body))
+	w.T.Helper()
+	req, _ := http.NewRequest("POST", w.URL+path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-REQUEST-SIGN", casino.Sign([]byte(casinoSecret), []byte(body)))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
@@ -255,7 +255,7 @@ func (w *world) launch(path, body string) string {
 		LaunchURL string `json:"launch_url"`
 	}
 	if resp.StatusCode != 200 || json.Unmarshal(data, &out) != nil || out.LaunchURL == "" {
-		w.t.Fatalf("%s = %d %s", path, resp.StatusCode, data)
+		w.T.Fatalf("%s = %d %s", path, resp.StatusCode, data)
 	}
 	return out.LaunchURL
 }
@@ -268,7 +268,7 @@ func (w *world) launch(path, body string) string {
 func TestAggregatorLobby(t *testing.T) {
 	t.Parallel()
 	w := aggregatorWorld(t)
-	lobby := hostPage(t, "Casino lobby", w.url, func() string {
+	lobby := hostPage(t, "Casino lobby", w.URL, func() string {
 		return w.launch("/v2/agg_provider.Launcher/Real", fmt.Sprintf(`{"casino_id":"casino-1","game":"prediction-markets","locale":"de_AT",
 			"ip":"203.0.113.7","client_type":"desktop","session_id":%q,"urls":{"return_url":"https://casino.example/lobby"},
 			"account":{"id":"player-1","currency":"EUR"}}`, uuid.NewString()))
@@ -293,7 +293,7 @@ func TestAggregatorLobby(t *testing.T) {
 func TestDemo(t *testing.T) {
 	t.Parallel()
 	w := aggregatorWorld(t)
-	lobby := hostPage(t, "Casino lobby", w.url, func() string {
+	lobby := hostPage(t, "Casino lobby", w.URL, func() string {
 		return w.launch("/v2/agg_provider.Launcher/Demo", `{"casino_id":"casino-1","game":"prediction-markets","locale":"en",
 			"ip":"203.0.113.7","client_type":"desktop","urls":{"return_url":"https://casino.example/lobby"}}`)
 	})

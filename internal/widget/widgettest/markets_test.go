@@ -19,7 +19,7 @@ import (
 // createEvent creates an event through the admin API from its JSON and
 // returns the admin API's answer.
 func (w *world) createEvent(body string) map[string]any {
-	w.t.Helper()
+	w.T.Helper()
 	return w.admin("POST", "/admin/v1/events", 201, body)
 }
 
@@ -107,7 +107,7 @@ func TestChancesImagesCountdown(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
 	closes := time.Now().Add(2*time.Hour + 30*time.Minute).UTC().Format(time.RFC3339)
-	image := w.url + "/favicon.ico" // the platform's own origin: accepted over http
+	image := w.URL + "/favicon.ico" // the platform's own origin: accepted over http
 	ev := w.createEvent(fmt.Sprintf(`{"category":"crypto","title":{"en":"Bitcoin","de":"Bitcoin"},"image_url":%q,"markets":[
 		{"question":{"en":"Above 100k by June?","de":"Über 100k bis Juni?"},"image_url":%q,"closes_at":%q,
 		"outcomes":[{"name":{"en":"Yes"},"probability":"0.2"},{"name":{"en":"No"},"probability":"0.8"}]}]}`, image, image, closes))
@@ -275,7 +275,7 @@ func TestSlipChartWithoutHistory(t *testing.T) {
 func TestSandboxPagesAtPhoneWidth(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{site: true})
-	site, err := casino.OpenSite(context.Background(), casino.SiteConfig{AggregatorID: "sandbox-agg", PlatformURL: w.url})
+	site, err := casino.OpenSite(context.Background(), casino.SiteConfig{AggregatorID: "sandbox-agg", PlatformURL: w.URL})
 	if err != nil {
 		t.Fatal(err)
 	}

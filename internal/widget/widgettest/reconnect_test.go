@@ -18,14 +18,14 @@ import (
 // site): it makes a session_request_id on load and another whenever the
 // widget says its session expired.
 func (w *world) hostOf(bettor string) string {
-	return w.partner + "/sandbox/host?" + url.Values{"bettor_id": {bettor}, "locale": {"en"}}.Encode()
+	return w.Partner + "/sandbox/host?" + url.Values{"bettor_id": {bettor}, "locale": {"en"}}.Encode()
 }
 
 // debits counts the withdrawals in the sandbox operator's ledger for a
 // bettor.
 func (w *world) debits(bettor string) int {
 	n := 0
-	for _, e := range w.op.Ledger() {
+	for _, e := range w.Op.Ledger() {
 		if e.BettorID == bettor && e.Type == operator.EntryWithdrawal {
 			n++
 		}
@@ -142,17 +142,17 @@ func TestSessionRenewal(t *testing.T) {
 		limits: `{"USD":{"min_stake":"1","max_stake":"100","max_payout":"1000","outcome_exposure":"5000"}}`})
 
 	t.Run("exp passed with a bet in the slip", func(t *testing.T) {
-		if err := w.op.SetTokenLifetime(4 * time.Second); err != nil {
+		if err := w.Op.SetTokenLifetime(4 * time.Second); err != nil {
 			t.Fatal(err)
 		}
-		if err := w.op.SetBalance("rene", "USD", "100.00"); err != nil {
+		if err := w.Op.SetBalance("rene", "USD", "100.00"); err != nil {
 			t.Fatal(err)
 		}
 		tb := newTab(t)
 		ic := tb.intercept(nil)
 		tb.openHost(w.hostOf("rene"))
 		// The renewed token lives the configured hour.
-		if err := w.op.SetTokenLifetime(0); err != nil {
+		if err := w.Op.SetTokenLifetime(0); err != nil {
 			t.Fatal(err)
 		}
 		tb.recordMessages()
@@ -189,7 +189,7 @@ func TestSessionRenewal(t *testing.T) {
 	t.Run("the launch's id refused", func(t *testing.T) {
 		// The operator refuses the page's first session_request_id, as it
 		// refuses one that expired while the page sat in a background tab.
-		w.op.ForBettor("ria").FailNext("session", 1, 401)
+		w.Op.ForBettor("ria").FailNext("session", 1, 401)
 		exchanges := w.gate.count("POST", "/v1/session")
 		tb := newTab(t)
 		tb.openHost(w.hostOf("ria"))
@@ -216,7 +216,7 @@ func TestSessionRenewal(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := w.op.SetBalance(tc.bettor, "USD", "100.00"); err != nil {
+			if err := w.Op.SetBalance(tc.bettor, "USD", "100.00"); err != nil {
 				t.Fatal(err)
 			}
 			tb := newTab(t)
@@ -262,7 +262,7 @@ func TestSessionUnanswered(t *testing.T) {
 	refusePost := func(s seen) bool { return s.Method == "POST" && s.Stage == "request" }
 
 	t.Run("late answer", func(t *testing.T) {
-		host := hostPage(t, "Sandbox Bets — operator site", w.url, func() string { return w.bettor("nia", "100.00") })
+		host := hostPage(t, "Sandbox Bets — operator site", w.URL, func() string { return w.bettor("nia", "100.00") })
 		tb := newTab(t)
 		tb.Viewport(1000, 800)
 		ic := tb.intercept(refuseOnce(refusePost))
@@ -292,7 +292,7 @@ func TestSessionUnanswered(t *testing.T) {
 		tb.WaitFor("a second wait for the answer", "window.__foresightTestClock.waits.filter((w) => w.label === 'session').length === 2")
 		tb.WaitText("#session-text", "reload the page")
 
-		tb.postSession(w.op.NewSessionRequest("nia", "USD"), w.url)
+		tb.postSession(w.Op.NewSessionRequest("nia", "USD"), w.URL)
 		tb.WaitText("#slip-status", "Bet placed: 10.00 USD on Home at odds 4.42.")
 		tb.WaitFor("the session notice gone", "document.getElementById('session-box').hidden")
 		posts := placeRequests(ic)
@@ -306,16 +306,16 @@ func TestSessionUnanswered(t *testing.T) {
 	})
 
 	t.Run("another bettor's session", func(t *testing.T) {
-		host := hostPage(t, "Sandbox Bets — operator site", w.url, func() string { return w.bettor("oli", "100.00") })
+		host := hostPage(t, "Sandbox Bets — operator site", w.URL, func() string { return w.bettor("oli", "100.00") })
 		tb := newTab(t)
 		tb.intercept(refuseOnce(refusePost))
 		tb.openHost(host)
 		tb.bet(w.outcome[0], "10")
 		tb.WaitText("#session-text", "Your session has expired.")
-		if err := w.op.SetBalance("eve", "USD", "100.00"); err != nil {
+		if err := w.Op.SetBalance("eve", "USD", "100.00"); err != nil {
 			t.Fatal(err)
 		}
-		tb.postSession(w.op.NewSessionRequest("eve", "USD"), w.url)
+		tb.postSession(w.Op.NewSessionRequest("eve", "USD"), w.URL)
 		tb.WaitText("#session-text", "Your session has expired. Reload the page to continue.")
 		tb.WaitText("#slip-status", "Your session has expired.")
 		tb.WaitFor("no Reconnect", "document.getElementById('session-reconnect').hidden")
@@ -354,7 +354,7 @@ func TestAggregatorSessionEnds(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			lobby := hostPage(t, "Casino lobby", w.url, func() string { return w.launch(tc.path, tc.body) })
+			lobby := hostPage(t, "Casino lobby", w.URL, func() string { return w.launch(tc.path, tc.body) })
 			tb := newTab(t)
 			tb.intercept(refuseOnce(func(s seen) bool {
 				return (s.Method == "POST" && strings.HasPrefix(s.path(), "/api/v1/bettor/bets")) || strings.Contains(s.path(), "category=sports")

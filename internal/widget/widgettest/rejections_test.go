@@ -98,8 +98,8 @@ func TestRejections(t *testing.T) {
 		{
 			name: "bettor_blocked", balance: "100.00", stake: "10",
 			setup: func(w *world, bettor string) {
-				if err := w.op.Block(bettor); err != nil {
-					w.t.Fatal(err)
+				if err := w.Op.Block(bettor); err != nil {
+					w.T.Fatal(err)
 				}
 			},
 			message: "Betting is not available for your account. Contact support.",
@@ -164,8 +164,8 @@ func TestBalanceReadBeforeNextAttempt(t *testing.T) {
 		name, message string
 		fault         func(w *world)
 	}{
-		{"bet_rejected_other", "The bet was not placed.", func(w *world) { w.op.FailNext("withdrawals", 1, 400) }},
-		{"null", "The bet was not placed. Your balance is being reconciled.", func(w *world) { w.op.FailNext("withdrawals", 3, 503) }},
+		{"bet_rejected_other", "The bet was not placed.", func(w *world) { w.Op.FailNext("withdrawals", 1, 400) }},
+		{"null", "The bet was not placed. Your balance is being reconciled.", func(w *world) { w.Op.FailNext("withdrawals", 3, 503) }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -236,7 +236,7 @@ func TestSessionStart(t *testing.T) {
 	tests := []struct{ name, url, want string }{
 		{"used", used, "This session link has expired or was already used."},
 		{"unknown operator", strings.Replace(w.bettor("ann", "100.00"), "operator=sandbox", "operator=nobody", 1), "This site is not set up for the widget."},
-		{"no session", w.url + "/widget/?operator=sandbox", "The widget was opened without a session."},
+		{"no session", w.URL + "/widget/?operator=sandbox", "The widget was opened without a session."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -31,7 +31,7 @@ func TestSportsbook(t *testing.T) {
 		"markets":[{"question":{"en":"Cut in March?"},"outcomes":[{"name":{"en":"Yes"},"probability":"0.5"},{"name":{"en":"No"},"probability":"0.5"}]}]}`)
 	om := other["markets"].([]any)[0].(map[string]any)
 	otherMarket, otherYes := om["id"].(string), om["outcomes"].([]any)[0].(map[string]any)["id"].(string)
-	site, err := sportsbook.New(sportsbook.Config{OperatorID: "book", PlatformURL: w.url, Credential: cred, Currency: "USD"})
+	site, err := sportsbook.New(sportsbook.Config{OperatorID: "book", PlatformURL: w.URL, Credential: cred, Currency: "USD"})
 	if err != nil {
 		t.Fatal(err)
 	}

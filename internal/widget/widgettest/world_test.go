@@ -23,12 +23,9 @@ const adminToken = "widget-test-admin-token"
 // world is a running Foresight server (SQLite) with the sandbox operator
 // "sandbox" (USD) configured through the admin API, and two events.
 type world struct {
-	t       *testing.T
-	url     string // the platform's base URL
-	partner string // the sandbox operator's base URL
-	op      *operator.Operator
-	gate    *gate
-	event   string // the sports event "Final"
+	*browsertest.World
+	gate  *gate
+	event string // the sports event "Final"
 	// market and outcome: "Who wins?" with Home (4.42) and Away (1.21),
 	// closing in 50 hours.
 	market  string
@@ -48,27 +45,27 @@ type worldOptions struct {
 func newWorld(t *testing.T, opts worldOptions) *world {
 	t.Helper()
 	browsertest.Browser(t)
-	w := &world{t: t, url: browsertest.StartServer(t, adminToken)}
+	w := &world{World: &browsertest.World{T: t, URL: browsertest.StartServer(t, adminToken)}}
 	var handler http.Handler
 	if opts.site {
-		site, err := operator.OpenSite(context.Background(), operator.SiteConfig{ID: "sandbox", SigningSecret: browsertest.SandboxSigningSecret, PlatformURL: w.url})
+		site, err := operator.OpenSite(context.Background(), operator.SiteConfig{ID: "sandbox", SigningSecret: browsertest.SandboxSigningSecret, PlatformURL: w.URL})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { site.Close() })
-		w.op, handler = site.Operator(), site.Handler()
+		w.Op, handler = site.Operator(), site.Handler()
 	} else {
 		op, err := operator.New(operator.Config{ID: "sandbox", SigningSecret: browsertest.SandboxSigningSecret})
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.op, handler = op, op.Handler()
+		w.Op, handler = op, op.Handler()
 	}
 	w.gate = &gate{next: handler}
 	partner := httptest.NewServer(w.gate)
 	t.Cleanup(partner.Close)
 	t.Cleanup(w.gate.releaseAll)
-	w.partner = partner.URL
+	w.Partner = partner.URL
 	currencies, limits := opts.currencies, opts.limits
 	if currencies == "" {
 		currencies = `[{"code":"USD","decimals":2}]`
@@ -79,7 +76,7 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 	w.admin("POST", "/admin/v1/operators", 201, fmt.Sprintf(`{"id":"sandbox","name":"Sandbox Bets","integration":"standalone",
 		"wallet_url":%q,"signing_secret":%q,"jwks_url":%q,
 		"currencies":%s,"margin":{"method":"odds_ratio","value":"0.05"},
-		"limits":%s,"odds_tolerance":"0.05"}`, w.partner, browsertest.SandboxSigningSecret, w.partner+"/.well-known/jwks.json", currencies, limits))
+		"limits":%s,"odds_tolerance":"0.05"}`, w.Partner, browsertest.SandboxSigningSecret, w.Partner+"/.well-known/jwks.json", currencies, limits))
 	w.admin("POST", "/admin/v1/events", 201, `{"category":"elections","title":{"en":"Mayor of Springfield","de":"Bürgermeister von Springfield"},
 		"markets":[{"question":{"en":"Who will win the election?","de":"Wer gewinnt die Wahl?"},
 		"outcomes":[{"name":{"en":"Quimby"},"probability":"0.55"},{"name":{"en":"Skinner"},"probability":"0.45"}]}]}`)
@@ -88,7 +85,7 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 	ev := w.admin("POST", "/admin/v1/events", 201, fmt.Sprintf(`{"category":"sports","title":{"en":"Final","de":"Finale"},
 		"description":{"en":"The cup final."},"image_url":%q,
 		"markets":[{"question":{"en":"Who wins?","de":"Wer gewinnt?"},"closes_at":%q,"outcomes":[{"name":{"en":"Home","de":"Heim"},"probability":"0.2"},
-		{"name":{"en":"Away","de":"Auswärts"},"probability":"0.8"}]}]}`, w.url+"/favicon.ico", time.Now().Add(50*time.Hour).UTC().Format(time.RFC3339)))
+		{"name":{"en":"Away","de":"Auswärts"},"probability":"0.8"}]}]}`, w.URL+"/favicon.ico", time.Now().Add(50*time.Hour).UTC().Format(time.RFC3339)))
 	w.event = ev["id"].(string)
 	m := ev["markets"].([]any)[0].(map[string]any)
 	w.market = m["id"].(string)
@@ -101,8 +98,8 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 // admin calls the admin API and fails the test unless the answer has
 // status want.
 func (w *world) admin(method, path string, want int, body string) map[string]any {
-	w.t.Helper()
-	return adminCall(w.t, w.url, method, path, want, body)
+	w.T.Helper()
+	return adminCall(w.T, w.URL, method, path, want, body)
 }
 
 func adminCall(t *testing.T, base, method, path string, want int, body string) map[string]any {
@@ -120,43 +117,43 @@ func adminCall(t *testing.T, base, method, path string, want int, body string) m
 // a new session of theirs (a fresh session_request_id, as the operator's
 // page makes for every page load).
 func (w *world) bettor(id, balance string, params ...string) string {
-	w.t.Helper()
+	w.T.Helper()
 	return w.bettorIn(id, "USD", balance, params...)
 }
 
 // bettorIn is bettor in another currency.
 func (w *world) bettorIn(id, currency, balance string, params ...string) string {
-	w.t.Helper()
-	if err := w.op.SetBalance(id, currency, balance); err != nil {
-		w.t.Fatal(err)
+	w.T.Helper()
+	if err := w.Op.SetBalance(id, currency, balance); err != nil {
+		w.T.Fatal(err)
 	}
 	q := url.Values{"operator": {"sandbox"}, "locale": {"en"}, "theme": {"light"},
-		"session_request_id": {w.op.NewSessionRequest(id, currency)}}
+		"session_request_id": {w.Op.NewSessionRequest(id, currency)}}
 	for i := 0; i+1 < len(params); i += 2 {
 		q.Set(params[i], params[i+1])
 	}
-	return w.url + "/widget/?" + q.Encode()
+	return w.URL + "/widget/?" + q.Encode()
 }
 
 // price sets new source probabilities of the "Who wins?" market.
 func (w *world) price(home, away string) {
-	w.t.Helper()
+	w.T.Helper()
 	w.admin("POST", "/admin/v1/markets/"+w.market+"/prices", 200, fmt.Sprintf(`{"outcomes":[{"id":%q,"probability":%q},{"id":%q,"probability":%q}]}`,
 		w.outcome[0], home, w.outcome[1], away))
 }
 
 func (w *world) suspend() {
-	w.t.Helper()
+	w.T.Helper()
 	w.admin("POST", "/admin/v1/markets/"+w.market+"/suspend", 200, "")
 }
 func (w *world) reopen() {
-	w.t.Helper()
+	w.T.Helper()
 	w.admin("POST", "/admin/v1/markets/"+w.market+"/open", 200, "")
 }
 
 // bets lists a bettor's bets through the admin API, newest first.
 func (w *world) bets(bettor string) []map[string]any {
-	w.t.Helper()
+	w.T.Helper()
 	m := w.admin("GET", "/admin/v1/bets?operator_id=sandbox&bettor_id="+url.QueryEscape(bettor), 200, "")
 	var out []map[string]any
 	for _, b := range m["items"].([]any) {
@@ -167,13 +164,13 @@ func (w *world) bets(bettor string) []map[string]any {
 
 // betsOf counts a bettor's bets.
 func (w *world) betsOf(bettor string) int {
-	w.t.Helper()
+	w.T.Helper()
 	return len(w.bets(bettor))
 }
 
 // waitBet waits until the bettor's newest bet has status.
 func (w *world) waitBet(bettor, status string) {
-	w.t.Helper()
+	w.T.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		bets := w.bets(bettor)
@@ -181,7 +178,7 @@ func (w *world) waitBet(bettor, status string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			w.t.Fatalf("%s's bets %v; waited for the newest to be %s", bettor, bets, status)
+			w.T.Fatalf("%s's bets %v; waited for the newest to be %s", bettor, bets, status)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -191,7 +188,7 @@ func (w *world) waitBet(bettor, status string) {
 // to the deposit of each of the bettor's n newest bets (its payout, zero
 // or the stake back), and with it the balance the answer reported.
 func (w *world) waitCredited(bettor string, n int) {
-	w.t.Helper()
+	w.T.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		bets := w.bets(bettor)
@@ -205,7 +202,7 @@ func (w *world) waitCredited(bettor string, n int) {
 			return
 		}
 		if time.Now().After(deadline) {
-			w.t.Fatalf("%s's bets %v; waited for the newest %d to be credited", bettor, bets, n)
+			w.T.Fatalf("%s's bets %v; waited for the newest %d to be credited", bettor, bets, n)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -214,15 +211,15 @@ func (w *world) waitCredited(bettor string, n int) {
 // waitWallet waits until the sandbox operator's wallet holds balance for
 // the bettor.
 func (w *world) waitWallet(bettor, balance string) {
-	w.t.Helper()
+	w.T.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		b, _ := w.op.Balance(bettor)
+		b, _ := w.Op.Balance(bettor)
 		if b == balance {
 			return
 		}
 		if time.Now().After(deadline) {
-			w.t.Fatalf("%s's wallet holds %q; waited for %s", bettor, b, balance)
+			w.T.Fatalf("%s's wallet holds %q; waited for %s", bettor, b, balance)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -314,10 +311,10 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // waitArrived waits until a held request arrived.
 func (w *world) waitArrived(h *hold) {
-	w.t.Helper()
+	w.T.Helper()
 	select {
 	case <-h.arrived:
 	case <-time.After(30 * time.Second):
-		w.t.Fatal("the held wallet request never arrived")
+		w.T.Fatal("the held wallet request never arrived")
 	}
 }
