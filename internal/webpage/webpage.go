@@ -15,6 +15,8 @@
 //     body, a problem body's message), which both pages' API clients use;
 //   - js/elements.js: building elements and SVG nodes from data without
 //     ever parsing it as HTML;
+//   - js/steps.js: the vertices of a stepped line over time, the shape of
+//     both pages' price charts;
 //   - css/palette.css: the colours both pages share;
 //   - js/format.js: the display rule of odds and amounts, which is
 //     internal/display's (see there).

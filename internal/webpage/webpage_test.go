@@ -32,6 +32,7 @@ func TestFiles(t *testing.T) {
 		{"GET", "/page/js/decimal.js", 200, "text/javascript; charset=utf-8"},
 		{"GET", "/page/js/exchange.js", 200, "text/javascript; charset=utf-8"},
 		{"GET", "/page/js/elements.js", 200, "text/javascript; charset=utf-8"},
+		{"GET", "/page/js/steps.js", 200, "text/javascript; charset=utf-8"},
 		{"GET", "/page/js/format.js", 200, "text/javascript; charset=utf-8"},
 		{"GET", "/page/css/palette.css", 200, "text/css; charset=utf-8"},
 		{"GET", "/page/decimal.js", 404, ""},

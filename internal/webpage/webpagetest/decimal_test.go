@@ -114,3 +114,25 @@ func TestDecimalRules(t *testing.T) {
 		}
 	}
 }
+
+// TestSteps: a stepped line holds each point's value until the next point
+// and the last one until the end.
+func TestSteps(t *testing.T) {
+	t.Parallel()
+	tb := moduleTab(t)
+	tests := []struct {
+		points string
+		want   string
+	}{
+		{`[]`, `[]`},
+		{`[{at: 10, v: 5}]`, `[[10,5],[100,5]]`},
+		{`[{at: 0, v: 1}, {at: 20, v: 3}, {at: 50, v: 2}]`, `[[0,1],[20,1],[20,3],[50,3],[50,2],[100,2]]`},
+	}
+	for _, tc := range tests {
+		var got any
+		tb.Call("js/steps.js", "m.steps("+tc.points+", (p) => p.at, (p) => p.v, 100)", &got)
+		if g, _ := json.Marshal(got); string(g) != tc.want {
+			t.Errorf("steps(%s) = %s, want %s", tc.points, g, tc.want)
+		}
+	}
+}

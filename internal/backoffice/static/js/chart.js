@@ -5,6 +5,7 @@
 
 import { compare, difference, fraction, max } from "./decimal.js";
 import { s } from "./elements.js";
+import { steps } from "./steps.js";
 
 function clip(text, n) {
   const str = String(text);
@@ -161,13 +162,8 @@ export function lines(spec) {
   spec.series.forEach((sr, i) => {
     const g = s("g", { class: `series series-${i % SERIES_STYLES}`, "data-series": sr.key, "data-points": sr.points.length });
     if (sr.points.length > 0) {
-      let d = "";
-      sr.points.forEach((p, k) => {
-        const px = x(p.at).toFixed(1);
-        const py = y(p.value).toFixed(1);
-        d += k === 0 ? `M${px} ${py}` : `H${px}V${py}`;
-      });
-      d += `H${x(spec.to).toFixed(1)}`;
+      const d = steps(sr.points, (p) => x(p.at), (p) => y(p.value), x(spec.to))
+        .map(([vx, vy], k) => `${k === 0 ? "M" : "L"}${vx.toFixed(1)} ${vy.toFixed(1)}`).join("");
       g.append(s("path", { class: "line", d }, s("title", {}, sr.label)));
       if (sr.points.length <= 200) {
         for (const p of sr.points) {

@@ -9,6 +9,7 @@
 import { s as svg } from "./elements.js";
 import * as fmt from "./format.js";
 import { locale, t } from "./i18n.js";
+import { steps } from "./steps.js";
 
 const W = 280;
 const H = 56;
@@ -109,12 +110,7 @@ export function priceChart({ points, history }, now = Date.now()) {
   const end = Math.max(now, last.at);
   const x = (at) => (end > start ? ((at - start) / (end - start)) * W : 0);
   const y = (p) => H - 4 - ((p - lo) / (hi - lo)) * (H - 8);
-  const coords = [];
-  points.forEach((p, i) => {
-    const to = i + 1 < points.length ? x(points[i + 1].at) : W;
-    const py = y(probs[i]).toFixed(1);
-    coords.push(`${x(p.at).toFixed(1)},${py}`, `${to.toFixed(1)},${py}`);
-  });
+  const coords = steps(points, (p) => x(p.at), (p, i) => y(probs[i]), W).map(([vx, vy]) => `${vx.toFixed(1)},${vy.toFixed(1)}`);
   const moved = Number(last.probability) - Number(first.probability);
   const trend = moved > 0 ? "up" : moved < 0 ? "down" : "flat";
   const chart = svg("svg", {
