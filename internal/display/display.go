@@ -2,7 +2,8 @@
 // bettor widget and the backoffice share: format.js, a plain ES module
 // that both serve as js/format.js from this one embedded file (neither has
 // a build step, and go:embed cannot reach outside a package's directory,
-// so the widget and the backoffice add it to their own files).
+// so the pages' one handler, internal/webpage, adds it to each page's
+// files beside the other modules they share).
 //
 // The rule: an amount shows in its currency's minor units (USD 2, JPY 0,
 // KWD 3), rounded half to even as settlement rounds, with grouping
