@@ -11,14 +11,6 @@ import (
 	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
 )
 
-func TestAuditStore(t *testing.T) {
-	t.Parallel()
-	audittest.Run(t, func(t *testing.T) audittest.Database {
-		db, exec := openWithExec(t)
-		return audittest.Database{Store: db.AuditStore(), Exec: exec}
-	})
-}
-
 // TestAuditRefusesTruncate: TRUNCATE, which row triggers do not see, is
 // refused too.
 func TestAuditRefusesTruncate(t *testing.T) {

@@ -10,14 +10,6 @@ import (
 	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
 )
 
-func TestLedgerStore(t *testing.T) {
-	t.Parallel()
-	ledgertest.Run(t, func(t *testing.T) ledgertest.Database {
-		db, exec := openWithExec(t)
-		return ledgertest.Database{Store: db.LedgerStore(), ConcurrentWriters: true, Exec: exec}
-	})
-}
-
 func BenchmarkLedger(b *testing.B) {
 	db, err := postgres.Open(context.Background(), pgtest.NewDatabase(b), nil)
 	if err != nil {

@@ -9,29 +9,21 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
-	"github.com/foresight-dev/foresight/internal/aggregator"
-	"github.com/foresight-dev/foresight/internal/aggregator/aggregatortest"
-	"github.com/foresight-dev/foresight/internal/betting"
-	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
+	"github.com/foresight-dev/foresight/internal/enginetest"
 	"github.com/foresight-dev/foresight/internal/jobqueue/jobqueuetest"
 	"github.com/foresight-dev/foresight/internal/postgres"
 	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
-	"github.com/foresight-dev/foresight/internal/tickets"
-	"github.com/foresight-dev/foresight/internal/tickets/storetest"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-func TestTicketStore(t *testing.T) {
+// TestStores runs every store's conformance suite on PostgreSQL.
+func TestStores(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T) tickets.Store {
-		db, err := postgres.Open(context.Background(), pgtest.NewDatabase(t), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db.TicketStore()
-	})
+	enginetest.Run(t, enginetest.Engine{Open: func(t *testing.T) (enginetest.Stores, func(string) error) {
+		db, exec := openWithExec(t)
+		return db, exec
+	}, ConcurrentWriters: true})
 }
 
 func TestConcurrentMigrations(t *testing.T) {
@@ -52,42 +44,6 @@ func TestConcurrentMigrations(t *testing.T) {
 			t.Errorf("concurrent Open: %v", err)
 		}
 	}
-}
-
-func TestBettingStore(t *testing.T) {
-	t.Parallel()
-	bettingtest.Run(t, func(t *testing.T) betting.Store {
-		db, err := postgres.Open(context.Background(), pgtest.NewDatabase(t), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db.BettingStore()
-	})
-}
-
-func TestBetStore(t *testing.T) {
-	t.Parallel()
-	bettingtest.RunBets(t, func(t *testing.T) betting.BetStore {
-		db, err := postgres.Open(context.Background(), pgtest.NewDatabase(t), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db.BetStore()
-	})
-}
-
-func TestAggregatorStore(t *testing.T) {
-	t.Parallel()
-	aggregatortest.Run(t, func(t *testing.T) aggregator.Store {
-		db, err := postgres.Open(context.Background(), pgtest.NewDatabase(t), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db.AggregatorStore()
-	})
 }
 
 func TestJobRecovery(t *testing.T) {

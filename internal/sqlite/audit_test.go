@@ -9,14 +9,6 @@ import (
 	"github.com/foresight-dev/foresight/internal/sqlite"
 )
 
-func TestAuditStore(t *testing.T) {
-	t.Parallel()
-	audittest.Run(t, func(t *testing.T) audittest.Database {
-		db, exec := openWithExec(t)
-		return audittest.Database{Store: db.AuditStore(), Exec: exec}
-	})
-}
-
 func BenchmarkAudit(b *testing.B) {
 	db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"), nil)
 	if err != nil {

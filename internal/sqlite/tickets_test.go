@@ -10,27 +10,20 @@ import (
 
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 
-	"github.com/foresight-dev/foresight/internal/aggregator"
-	"github.com/foresight-dev/foresight/internal/aggregator/aggregatortest"
-	"github.com/foresight-dev/foresight/internal/betting"
-	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
+	"github.com/foresight-dev/foresight/internal/enginetest"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/jobqueue/jobqueuetest"
 	"github.com/foresight-dev/foresight/internal/sqlite"
 	"github.com/foresight-dev/foresight/internal/tickets"
-	"github.com/foresight-dev/foresight/internal/tickets/storetest"
 )
 
-func TestTicketStore(t *testing.T) {
+// TestStores runs every store's conformance suite on SQLite.
+func TestStores(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T) tickets.Store {
-		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "test.db"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db.TicketStore()
-	})
+	enginetest.Run(t, enginetest.Engine{Open: func(t *testing.T) (enginetest.Stores, func(string) error) {
+		db, exec := openWithExec(t)
+		return db, exec
+	}})
 }
 
 func TestOpenTwiceKeepsData(t *testing.T) {
@@ -53,42 +46,6 @@ func TestOpenTwiceKeepsData(t *testing.T) {
 	if _, err := db.TicketStore().GetClient(ctx, "c1"); err != nil {
 		t.Fatalf("client lost across reopen: %v", err)
 	}
-}
-
-func TestBettingStore(t *testing.T) {
-	t.Parallel()
-	bettingtest.Run(t, func(t *testing.T) betting.Store {
-		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "test.db"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db.BettingStore()
-	})
-}
-
-func TestBetStore(t *testing.T) {
-	t.Parallel()
-	bettingtest.RunBets(t, func(t *testing.T) betting.BetStore {
-		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "test.db"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db.BetStore()
-	})
-}
-
-func TestAggregatorStore(t *testing.T) {
-	t.Parallel()
-	aggregatortest.Run(t, func(t *testing.T) aggregator.Store {
-		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "test.db"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db.AggregatorStore()
-	})
 }
 
 func TestJobRecovery(t *testing.T) {
