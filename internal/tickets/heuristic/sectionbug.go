@@ -13,7 +13,7 @@ import (
 // heading.
 
 var (
-	bugField     = regexp.MustCompile(`(?i)^(severity|priority|repro|reproduce|steps to reproduce|steps|expected(?: result| behaviou?r)?|actual(?: result| behaviou?r)?|observed|what is wrong|what's wrong|environment)\s*:\s*(.*)$`)
+	bugField     = regexp.MustCompile(`(?i)^(severity|priority|repro|reproduce|steps to reproduce|steps|expected(?: result| behaviou?r)?|actual(?: result| behaviou?r)?|observed|what is wrong|what's wrong|environment|behaviou?r|current behaviou?r|symptoms?|root cause|cause|(?:product |user )?impact|(?:suggested |proposed )?fix|workaround)\s*:\s*(.*)$`)
 	reportLabel  = regexp.MustCompile(`^([A-Z][A-Z0-9]*-\d+|#\d+|[A-Z]\d+|\d+)[.:)]?\s+(.+)$`)
 	listPrefix   = regexp.MustCompile(`^\s*(?:[-*+]|\d{1,9}[.)])\s+`)
 	severityRank = []struct {
@@ -35,6 +35,11 @@ type sectionBugReport struct {
 	expected []string
 	actual   []string
 	wrong    []string
+	// behaviour is what a "Behavior:" or "Symptom:" field says the code
+	// does; notes are its cause, impact and proposed fix.
+	behaviour []string
+	fix       []string
+	notes     []string
 }
 
 // specLines returns the spec's lines, numbered from 1 at index 0.
@@ -77,6 +82,15 @@ func (b *builder) readSectionBug(s *section) *sectionBugReport {
 			case field == "environment":
 				cur = nil
 				continue
+			case strings.HasPrefix(field, "behavio") || strings.HasPrefix(field, "current") || strings.HasPrefix(field, "symptom"):
+				cur = &r.behaviour
+			case strings.HasSuffix(field, "fix") || field == "workaround":
+				cur = &r.fix
+			case strings.HasSuffix(field, "impact") || strings.HasSuffix(field, "cause"):
+				cur = &r.notes
+				if rest != "" {
+					rest = upperFirst(field) + ": " + rest
+				}
 			default:
 				cur = &r.repro
 			}
@@ -90,6 +104,13 @@ func (b *builder) readSectionBug(s *section) *sectionBugReport {
 		}
 	}
 	if len(r.expected) > 0 && (len(r.actual) > 0 || len(r.repro) > 0) || len(r.wrong) > 0 {
+		return r
+	}
+	if len(r.behaviour) > 0 && (numberedReport.MatchString(s.heading) || len(r.fix) > 0 && bugWord.MatchString(s.heading)) {
+		// "### Bug 1 — Year-boundary date comparison" with "Behavior:"
+		// and "Fix:" lines: a code review's finding, what the code does
+		// being what is wrong.
+		r.wrong = r.behaviour
 		return r
 	}
 	if numberedReport.MatchString(s.heading) {
@@ -114,8 +135,17 @@ func (b *builder) readSectionBug(s *section) *sectionBugReport {
 	return nil
 }
 
-// numberedReport is the heading of one report of a list of them.
-var numberedReport = regexp.MustCompile(`(?i)^\s*(issue|bug|defect|problem)\s+#?\d+\s*$`)
+// numberedReport is the heading of one report of a list of them, alone
+// ("Issue 3") or with its subject ("Bug 1 — CRITICAL: Year-boundary date
+// comparison"; the subject is the last group).
+var numberedReport = regexp.MustCompile(`(?i)^\s*(?:issue|bug|defect|problem|finding)\s+#?\d+\b\s*[-:.\x{2013}\x{2014}]*\s*(.*)$`)
+
+// bugWord is a heading that names a defect.
+var bugWord = regexp.MustCompile(`(?i)\b(bugs?|defects?|issues?|problems?|findings?|regressions?)\b`)
+
+// severityWord is a severity written before or after a report's subject
+// ("CRITICAL: …", "… (HIGH)").
+var severityWord = regexp.MustCompile(`(?i)^(critical|blocker|high|major|medium|moderate|low|minor)\s*[:\-\x{2013}\x{2014}]\s*|\s*\((critical|blocker|high|major|medium|moderate|low|minor)\)$`)
 
 // sectionBugDraft makes the bug ticket of a section that reports one, and
 // reports whether it did.
@@ -130,7 +160,14 @@ func (b *builder) sectionBugDraft(s *section) bool {
 	if m := reportLabel.FindStringSubmatch(heading); m != nil {
 		label = m[1]
 		title = "Fix " + label + ": " + m[2]
-	} else if numberedReport.MatchString(heading) && len(r.wrong) > 0 {
+	} else if m := numberedReport.FindStringSubmatch(heading); m != nil && m[1] != "" {
+		// "Bug 1 — CRITICAL: Year-boundary date comparison": the subject
+		// without its severity.
+		subject := strings.TrimSpace(severityWord.ReplaceAllString(m[1], ""))
+		label = strings.Join(strings.Fields(heading[:len(heading)-len(m[1])]), " ")
+		label = strings.TrimRight(label, " -:.\u2013\u2014")
+		title = "Fix " + lowerFirst(label) + ": " + subject
+	} else if m != nil && len(r.wrong) > 0 {
 		// "Issue 24" says nothing: the title carries the symptom, and two
 		// reports under one number stay two bugs.
 		label = strings.Join(strings.Fields(heading), " ")
@@ -140,8 +177,12 @@ func (b *builder) sectionBugDraft(s *section) bool {
 	d.topic = "bug"
 	d.value, d.conf, d.phase, d.weight = 0.9, 0.8, 1, 0
 	d.labels = []string{"bug"}
+	severity := r.severity
+	if severity == "" && numberedReport.MatchString(heading) {
+		severity = heading // "Bug 2 — MEDIUM: God method"
+	}
 	for _, sv := range severityRank {
-		if r.severity != "" && sv.re.MatchString(r.severity) {
+		if severity != "" && sv.re.MatchString(severity) {
 			d.prio, d.value = sv.prio, sv.val
 			break
 		}
@@ -155,6 +196,10 @@ func (b *builder) sectionBugDraft(s *section) bool {
 	}
 	if len(r.actual) > 0 {
 		d.notes = append(d.notes, "Actual: "+strings.Join(r.actual, " "))
+	}
+	d.notes = append(d.notes, r.notes...)
+	if len(r.fix) > 0 {
+		d.notes = append(d.notes, "Proposed fix: "+strings.Join(r.fix, " "))
 	}
 	for _, w := range r.wrong {
 		d.crit = append(d.crit, "No longer happens: "+w)
