@@ -300,3 +300,42 @@ func (p Plan) Run(ctx context.Context, client *Client) *Report {
 	rep.Notes = append(rep.Notes, p.Balance.note(before, outside("end")), p.Left)
 	return rep
 }
+
+// Tally counts the answers of a run a check finds at fault, keeping the
+// first as the finding's exchange with its reason.
+type Tally struct {
+	first *Exchange
+	why   string
+	n     int
+}
+
+// Add counts ex, at fault for why (kept when ex is the first).
+func (tl *Tally) Add(ex Exchange, why string) {
+	if tl.n == 0 {
+		tl.first, tl.why = &ex, why
+	}
+	tl.n++
+}
+
+// Warn records, when the tally counted any answer, a warning shown by the
+// first: its reason, how many answers, then advice (if any).
+func (tl *Tally) Warn(t *T, advice string) {
+	if tl.n > 0 {
+		t.Warnf(tl.first, "%s", tl.message(advice))
+	}
+}
+
+// Fail is Warn as a failure, which ends the check.
+func (tl *Tally) Fail(t *T, advice string) {
+	if tl.n > 0 {
+		t.Fatalf(tl.first, "%s", tl.message(advice))
+	}
+}
+
+func (tl *Tally) message(advice string) string {
+	m := fmt.Sprintf("%s (%d answers like this)", tl.why, tl.n)
+	if advice != "" {
+		m += "; " + advice
+	}
+	return m
+}

@@ -36,7 +36,7 @@ func WalletBase(raw string) (string, error) {
 // (neither spec names the answers' Content-Type). It skips when no answer
 // had a body.
 func CheckContentType(_ context.Context, t *T) {
-	var odd []Exchange
+	var odd Tally
 	seen := 0
 	for _, ex := range t.History() {
 		if !ex.Answered() || len(ex.Response.Body) == 0 {
@@ -44,16 +44,13 @@ func CheckContentType(_ context.Context, t *T) {
 		}
 		seen++
 		if mt, _, err := mime.ParseMediaType(ex.Response.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-			odd = append(odd, ex)
+			odd.Add(ex, fmt.Sprintf("the answer's Content-Type is %q", ex.Response.Header.Get("Content-Type")))
 		}
 	}
 	if seen == 0 {
 		t.Skipf("no answer of the run had a body")
 	}
-	if len(odd) > 0 {
-		t.Warnf(&odd[0], "the answer's Content-Type is %q (%d answers like this); JSON answers should say application/json",
-			odd[0].Response.Header.Get("Content-Type"), len(odd))
-	}
+	odd.Warn(t, "JSON answers should say application/json")
 }
 
 // note is the report's note on the balance at the start and the end of

@@ -446,8 +446,7 @@ func (s *suite) checkInsufficientFunds(ctx context.Context, t *conformance.T) {
 
 // checkAPICodes reads the api_code of every answer of the run.
 func checkAPICodes(_ context.Context, t *conformance.T) {
-	var bad, missing, shape []conformance.Exchange
-	var badWhy string
+	var bad, missing, shape conformance.Tally
 	seen := 0
 	for _, ex := range t.History() {
 		if !ex.Answered() {
@@ -460,36 +459,30 @@ func checkAPICodes(_ context.Context, t *conformance.T) {
 		switch {
 		case err == nil && hasMeta && meta.Has("api_code"):
 			if why := apiCodeProblem(meta["api_code"]); why != "" {
-				if bad = append(bad, ex); len(bad) == 1 {
-					badWhy = why
-				}
+				bad.Add(ex, "meta.api_code is "+why)
 			}
 			_, hasCode := o.Text("code")
 			_, hasMsg := o.Text("msg")
 			if !hasCode || !hasMsg {
-				shape = append(shape, ex)
+				shape.Add(ex, errorShape)
 			}
 		case st >= 400 && st < 500 && st != http.StatusForbidden:
-			missing = append(missing, ex)
+			missing.Add(ex, fmt.Sprintf("an HTTP %d answer without meta.api_code", st))
 		case st == http.StatusForbidden:
-			shape = append(shape, ex)
+			shape.Add(ex, errorShape)
 		}
 	}
 	if seen == 0 {
 		t.Skipf("no request of the run was answered")
 	}
-	if len(shape) > 0 {
-		t.Warnf(&shape[0], "an error answer without the spec's error body {code, msg, meta: {api_code, api_message}} (%d answers like this)", len(shape))
-	}
-	if len(bad) > 0 {
-		t.Fatalf(&bad[0], "meta.api_code is %s (%d answers like this); the spec wants a decimal number inside a string (\"100\"): the platform parses it as a number, and a code it cannot read is a temporary error, retried for ever",
-			badWhy, len(bad))
-	}
-	if len(missing) > 0 {
-		t.Fatalf(&missing[0], "an HTTP %d answer without meta.api_code (%d answers like this); business rejections are signalled through meta.api_code, and the platform resends a 4xx without one as a temporary error",
-			missing[0].Response.Status, len(missing))
-	}
+	shape.Warn(t, "")
+	bad.Fail(t, "the spec wants a decimal number inside a string (\"100\"): the platform parses it as a number, and a code it cannot read is a temporary error, retried for ever")
+	missing.Fail(t, "business rejections are signalled through meta.api_code, and the platform resends a 4xx without one as a temporary error")
 }
+
+// errorShape is the fault of an error answer without the spec's error
+// body.
+const errorShape = "an error answer without the spec's error body {code, msg, meta: {api_code, api_message}}"
 
 // apiCodeProblem says what is wrong with an api_code value, "" when it is
 // a JSON string holding a decimal number.
@@ -513,8 +506,7 @@ func apiCodeProblem(raw json.RawMessage) string {
 // checkTransactionItems compares the transactions of every BetWin and
 // Rollback answer with its request.
 func checkTransactionItems(_ context.Context, t *conformance.T) {
-	var bad []conformance.Exchange
-	var why string
+	var bad conformance.Tally
 	seen := 0
 	for _, ex := range t.History() {
 		path := ex.Path()
@@ -523,18 +515,14 @@ func checkTransactionItems(_ context.Context, t *conformance.T) {
 			continue
 		}
 		seen++
-		if w := itemsProblem(ex, isBetWin); w != "" {
-			if bad = append(bad, ex); len(bad) == 1 {
-				why = w
-			}
+		if why := itemsProblem(ex, isBetWin); why != "" {
+			bad.Add(ex, why)
 		}
 	}
 	if seen == 0 {
 		t.Skipf("no Round/BetWin or Round/Rollback of the run succeeded")
 	}
-	if len(bad) > 0 {
-		t.Fatalf(&bad[0], "%s (%d answers like this); the answer carries one item per request transaction, in the same order, with id_provider copied", why, len(bad))
-	}
+	bad.Fail(t, "the answer carries one item per request transaction, in the same order, with id_provider copied")
 }
 
 func itemsProblem(ex conformance.Exchange, betWin bool) string {
@@ -577,8 +565,7 @@ func itemsProblem(ex conformance.Exchange, betWin bool) string {
 // checkDecimalFormat reads every balance the wallet answered during the
 // run.
 func checkDecimalFormat(_ context.Context, t *conformance.T) {
-	var bad, odd []conformance.Exchange
-	var badWhy, oddWhy string
+	var bad, odd conformance.Tally
 	seen := 0
 	for _, ex := range t.History() {
 		if !ex.Answered() {
@@ -604,28 +591,19 @@ func checkDecimalFormat(_ context.Context, t *conformance.T) {
 				err = fmt.Errorf("%q, with more than %d digits before or %d after the point", text, money.MaxIntegerDigits, money.MaxFractionalDigits)
 			}
 			if err != nil {
-				if bad = append(bad, ex); len(bad) == 1 {
-					badWhy = name + " is " + err.Error()
-				}
+				bad.Add(ex, name+" is "+err.Error())
 				continue
 			}
 			if _, err := money.ParseAmount(text); err != nil {
-				if odd = append(odd, ex); len(odd) == 1 {
-					oddWhy = fmt.Sprintf("%s %q: %v", name, text, err)
-				}
+				odd.Add(ex, fmt.Sprintf("%s %q: %v", name, text, err))
 			}
 		}
 	}
 	if seen == 0 {
 		t.Skipf("no answer of the run carried a balance")
 	}
-	if len(odd) > 0 {
-		t.Warnf(&odd[0], "%s (%d answers like this); the spec allows it, but the platform reads balances without leading zeros", oddWhy, len(odd))
-	}
-	if len(bad) > 0 {
-		t.Fatalf(&bad[0], "%s (%d answers like this); amounts and balances are decimal strings with at most 18 digits before and 12 after the point, never JSON numbers",
-			badWhy, len(bad))
-	}
+	odd.Warn(t, "the spec allows it, but the platform reads balances without leading zeros")
+	bad.Fail(t, "amounts and balances are decimal strings with at most 18 digits before and 12 after the point, never JSON numbers")
 }
 
 // requireReplay fails the check unless replay got the same answer as

@@ -396,8 +396,7 @@ func (s *suite) checkInsufficientFunds(ctx context.Context, t *conformance.T) {
 // checkBalanceFormat reads every balance the wallet answered during the
 // run.
 func (s *suite) checkBalanceFormat(_ context.Context, t *conformance.T) {
-	var bad, odd []conformance.Exchange
-	var badWhy, oddWhy string
+	var bad, odd conformance.Tally
 	seen := 0
 	for _, ex := range t.History() {
 		if !ok2xx(ex) {
@@ -413,28 +412,18 @@ func (s *suite) checkBalanceFormat(_ context.Context, t *conformance.T) {
 			_, err = money.ParseAmount(text)
 		}
 		if err != nil {
-			if bad = append(bad, ex); len(bad) == 1 {
-				badWhy = err.Error()
-			}
+			bad.Add(ex, "balance is "+err.Error())
 			continue
 		}
 		if n := conformance.FractionDigits(text); n != int(s.decimals) {
-			if odd = append(odd, ex); len(odd) == 1 {
-				oddWhy = fmt.Sprintf("balance %q has %d decimals; %s has %d", text, n, s.currency, s.decimals)
-			}
+			odd.Add(ex, fmt.Sprintf("balance %q has %d decimals; %s has %d", text, n, s.currency, s.decimals))
 		}
 	}
 	if seen == 0 {
 		t.Skipf("no 2xx answer of the run carried a balance")
 	}
-	if len(odd) > 0 {
-		t.Warnf(&odd[0], "%s (%d answers like this); the spec only says \"string, decimal\", but the platform writes amounts with exactly the currency's decimals, and so should balances",
-			oddWhy, len(odd))
-	}
-	if len(bad) > 0 {
-		t.Fatalf(&bad[0], "balance is %s (%d answers like this); the spec's balance is a decimal string (\"90.00\"), and the platform reads a 2xx without one as an unknown outcome: it resends the bet and rolls it back",
-			badWhy, len(bad))
-	}
+	odd.Warn(t, "the spec only says \"string, decimal\", but the platform writes amounts with exactly the currency's decimals, and so should balances")
+	bad.Fail(t, "the spec's balance is a decimal string (\"90.00\"), and the platform reads a 2xx without one as an unknown outcome: it resends the bet and rolls it back")
 }
 
 // requireReplay fails the check unless replay got the same answer as
