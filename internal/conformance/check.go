@@ -339,3 +339,12 @@ func (tl *Tally) message(advice string) string {
 	}
 	return m
 }
+
+// RequireSameAnswer fails t unless replay, a request sent again, got the
+// answer first got (the same JSON); rule says why it must.
+func RequireSameAnswer(t *T, first, replay Exchange, what, rule string) {
+	if !SameJSON(first.Response.Body, replay.Response.Body) {
+		t.Fatalf(&replay, "the replayed %s was answered %s; the first answer (#%d) was %s: %s",
+			what, Snippet(replay.Response.Body), first.Seq, Snippet(first.Response.Body), rule)
+	}
+}
