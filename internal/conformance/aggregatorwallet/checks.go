@@ -259,6 +259,16 @@ func (s *suite) checkReplay(ctx context.Context, t *conformance.T) {
 	requireReplay(t, ex, replay, "bet")
 }
 
+// requireReplay fails the check unless replay got the same answer as
+// first.
+func requireReplay(t *conformance.T, first, replay conformance.Exchange, what string) {
+	if !success(replay) {
+		t.Fatalf(&replay, "the replayed %s (same id_provider and body) was answered %s; an id_provider already processed returns the first answer (#%d), and the platform resends after time-outs",
+			what, describe(replay), first.Seq)
+	}
+	conformance.RequireSameAnswer(t, first, replay, what, "an id_provider already processed returns the first answer")
+}
+
 // checkReplayOtherBody sends a processed id_provider with twice the
 // amount.
 func (s *suite) checkReplayOtherBody(ctx context.Context, t *conformance.T) {
@@ -604,16 +614,6 @@ func checkDecimalFormat(_ context.Context, t *conformance.T) {
 	}
 	odd.Warn(t, "the spec allows it, but the platform reads balances without leading zeros")
 	bad.Fail(t, "amounts and balances are decimal strings with at most 18 digits before and 12 after the point, never JSON numbers")
-}
-
-// requireReplay fails the check unless replay got the same answer as
-// first.
-func requireReplay(t *conformance.T, first, replay conformance.Exchange, what string) {
-	if !success(replay) {
-		t.Fatalf(&replay, "the replayed %s (same id_provider and body) was answered %s; an id_provider already processed returns the first answer (#%d), and the platform resends after time-outs",
-			what, describe(replay), first.Seq)
-	}
-	conformance.RequireSameAnswer(t, first, replay, what, "an id_provider already processed returns the first answer")
 }
 
 // movedBy describes an unexpected difference of the balance, in units of
