@@ -401,7 +401,14 @@ func (b *builder) walk() {
 			switch bl.kind {
 			case paragraphBlock:
 				in.hasContent = true
-				sentences := splitSentences(bl.text)
+				text := bl.text
+				if ep := b.lineEndpoint(s, bl); ep != nil {
+					// "### Create Task" over "POST /api/tasks": the
+					// section is that endpoint, its heading what it does.
+					in.endpoints = append(in.endpoints, ep)
+					text = strings.TrimSpace(strings.TrimPrefix(text, bl.first))
+				}
+				sentences := splitSentences(text)
 				for _, sent := range sentences {
 					b.addUnit(s, sent, "", nil, nil)
 				}
@@ -443,6 +450,27 @@ func (b *builder) walk() {
 			}
 		}
 	}
+}
+
+// endpointLine is a line that is only an HTTP method and a path.
+var endpointLine = regexp.MustCompile("^`?(GET|POST|PUT|PATCH|DELETE) +(/[^\\s`]*)`?$")
+
+// lineEndpoint is the endpoint a section names on a line of its own at the
+// start of a paragraph, under a heading that is no endpoint itself; nil
+// otherwise, or when the section already has one.
+func (b *builder) lineEndpoint(s *section, bl *block) *endpoint {
+	m := endpointLine.FindStringSubmatch(strings.TrimSpace(bl.first))
+	if m == nil || len(b.info[s.index].endpoints) > 0 || methodPath.MatchString(stripCode(s.heading)) {
+		return nil
+	}
+	words := strings.Fields(cleanHeading(s.heading))
+	for i, w := range words {
+		if len(w) > 1 && w[1:] == strings.ToLower(w[1:]) {
+			words[i] = strings.ToLower(w) // "Get All Tasks": Title Case, no names
+		}
+	}
+	t := &table{header: []string{"Endpoint", "Description"}, rows: [][]string{{m[1] + " " + m[2], strings.Join(words, " ")}}}
+	return b.endpointFromRow(s, t, t.rows[0])
 }
 
 func (b *builder) walkItem(s *section, it *listItem, caption string) {

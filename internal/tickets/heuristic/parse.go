@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // This file holds the markdown reader: it turns spec text into a tree of
@@ -25,6 +27,7 @@ const (
 type block struct {
 	kind  blockKind
 	text  string      // paragraph or code text
+	first string      // a paragraph's first line
 	items []*listItem // list items (top level)
 	table *table
 }
@@ -367,7 +370,7 @@ func (p *parser) startSection(level int, heading string) {
 	for parent.parent != nil && parent.level >= level {
 		parent = parent.parent
 	}
-	s := &section{level: level, heading: strings.TrimSpace(heading), parent: parent, index: len(p.doc.sections), first: p.line}
+	s := &section{level: level, heading: dropLeadingSymbols(strings.TrimSpace(heading)), parent: parent, index: len(p.doc.sections), first: p.line}
 	parent.children = append(parent.children, s)
 	p.doc.sections = append(p.doc.sections, s)
 	p.current = s
@@ -401,7 +404,7 @@ func (p *parser) flushParagraph() {
 	if len(p.para) == 0 {
 		return
 	}
-	p.current.blocks = append(p.current.blocks, &block{kind: paragraphBlock, text: strings.Join(p.para, " ")})
+	p.current.blocks = append(p.current.blocks, &block{kind: paragraphBlock, text: strings.Join(p.para, " "), first: p.para[0]})
 	p.para = nil
 }
 
@@ -551,4 +554,25 @@ func (s *section) path() []string {
 		out = append([]string{c.heading}, out...)
 	}
 	return out
+}
+
+// dropLeadingSymbols removes the emoji and keycap numbers a heading may
+// open with ("📌 Endpoints", "2️⃣ Create Task"): they decorate, and a
+// ticket title made of them reads "Implement 2️⃣ Create Task".
+func dropLeadingSymbols(h string) string {
+	for i, r := range h {
+		switch {
+		case r == '\uFE0F' || r == '\u20E3' || r == '\u200D' || unicode.IsSpace(r):
+		case unicode.IsDigit(r):
+			// A digit is a keycap only when a keycap mark follows it.
+			rest := h[i+utf8.RuneLen(r):]
+			if !strings.HasPrefix(rest, "\uFE0F\u20E3") && !strings.HasPrefix(rest, "\u20E3") {
+				return h[i:]
+			}
+		case unicode.Is(unicode.So, r) || unicode.Is(unicode.Sk, r) || r >= 0x1F000:
+		default:
+			return h[i:]
+		}
+	}
+	return h
 }

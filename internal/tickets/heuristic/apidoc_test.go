@@ -1,0 +1,22 @@
+package heuristic_test
+
+import (
+	"testing"
+)
+
+// TestEndpointLineUnderActionHeading reads an API doc whose sections are
+// named by what they do ("### 1️⃣ Get All Invoices") and give the endpoint
+// on a line of their own: one endpoint ticket per section, titled by the
+// method, the path and the heading, without the emoji.
+func TestEndpointLineUnderActionHeading(t *testing.T) {
+	spec := "# Invoice API\n\n## 📌 Endpoints\n\n### 1️⃣ Get All Invoices\nGET /api/invoices\nResponse:\n```\n[{\"id\": \"1\"}]\n```\n\n" +
+		"### 2️⃣ Void Invoice\nPOST /api/invoices/:id/void\n\nStatus:\n200 OK\n404 Not Found\n"
+	res := generate(t, defaultRequest(spec, "Invoice API"))
+	want := map[string]bool{"Implement GET /api/invoices to get all invoices": true, "Implement POST /api/invoices/:id/void to void invoice": true}
+	for _, tk := range res.Tickets {
+		delete(want, tk.Title)
+	}
+	for title := range want {
+		t.Errorf("no ticket %q: %v", title, titles(res.Tickets))
+	}
+}
