@@ -21,38 +21,35 @@ const (
 
 // Wallet request bodies. Pointers tell a missing field from a zero value;
 // amounts are raw so that a JSON number can be told from a string.
-type balanceRequest struct {
+// party is what every wallet request names: the account, its currency,
+// the game and the session.
+type party struct {
 	AccountID string  `json:"account_id"`
 	Currency  string  `json:"currency"`
 	GameID    *string `json:"game_id"`
 	SessionID string  `json:"session_id"`
 }
 
+type balanceRequest struct {
+	party
+}
+
 type betWinRequest struct {
-	AccountID    string          `json:"account_id"`
-	Currency     string          `json:"currency"`
-	GameID       *string         `json:"game_id"`
+	party
 	RoundID      string          `json:"round_id"`
 	Finished     *bool           `json:"finished"`
-	SessionID    string          `json:"session_id"`
 	Transactions []txRequestItem `json:"transactions"`
 }
 
 type finishRequest struct {
-	AccountID string  `json:"account_id"`
-	Currency  string  `json:"currency"`
-	GameID    *string `json:"game_id"`
-	RoundID   string  `json:"round_id"`
-	SessionID string  `json:"session_id"`
+	party
+	RoundID string `json:"round_id"`
 }
 
 type rollbackRequest struct {
-	AccountID       string          `json:"account_id"`
-	Currency        string          `json:"currency"`
-	GameID          *string         `json:"game_id"`
+	party
 	RoundIDProvider string          `json:"round_id_provider"`
 	Finished        *bool           `json:"finished"`
-	SessionID       string          `json:"session_id"`
 	Transactions    []txRequestItem `json:"transactions"`
 }
 
@@ -87,25 +84,34 @@ type txAnswerItem struct {
 
 var amountPattern = regexp.MustCompile(`^\d{1,18}(\.\d{1,12})?$`)
 
-// checkParty validates the fields every wallet request carries. game_id is
+// check validates the fields every wallet request carries. game_id is
 // checked when present, and must be present when gameRequired.
-func checkParty(accountID, currency string, gameID *string, gameRequired bool, sessionID string) error {
-	if err := sandboxweb.CheckID("account_id", accountID); err != nil {
+func (p *party) check(gameRequired bool) error {
+	if err := sandboxweb.CheckID("account_id", p.AccountID); err != nil {
 		return err
 	}
-	if currency == "" {
+	if p.Currency == "" {
 		return errors.New("currency is required")
 	}
-	if !currencyPattern.MatchString(currency) {
-		return fmt.Errorf("currency %q must be 3 to 7 upper-case letters or digits", currency)
+	if !currencyPattern.MatchString(p.Currency) {
+		return fmt.Errorf("currency %q must be 3 to 7 upper-case letters or digits", p.Currency)
 	}
 	switch {
-	case gameID == nil && gameRequired:
+	case p.GameID == nil && gameRequired:
 		return errors.New("game_id is required")
-	case gameID != nil && *gameID != GameID:
-		return fmt.Errorf("game_id %q is not a game of this casino (want %q)", *gameID, GameID)
+	case p.GameID != nil && *p.GameID != GameID:
+		return fmt.Errorf("game_id %q is not a game of this casino (want %q)", *p.GameID, GameID)
 	}
-	return sandboxweb.CheckID("session_id", sessionID)
+	return sandboxweb.CheckID("session_id", p.SessionID)
+}
+
+// decodeRequest decodes body into req, whose party is p, strictly
+// (wire.Decode), and checks the party.
+func decodeRequest(body []byte, req any, p *party, gameRequired bool) error {
+	if err := wire.Decode(body, req); err != nil {
+		return err
+	}
+	return p.check(gameRequired)
 }
 
 // oneTransaction returns the single item of transactions.
@@ -199,10 +205,7 @@ func replay(rec *record, endpoint, fingerprint, what string) response {
 // creates the account (Config.StartingBalance): that is journalled.
 func (c *Casino) balance(x *walletOp, body []byte) response {
 	var req balanceRequest
-	if err := wire.Decode(body, &req); err != nil {
-		return badRequest(err.Error())
-	}
-	if err := checkParty(req.AccountID, req.Currency, req.GameID, true, req.SessionID); err != nil {
+	if err := decodeRequest(body, &req, &req.party, true); err != nil {
 		return badRequest(err.Error())
 	}
 	c.mu.Lock()
@@ -231,10 +234,7 @@ func (c *Casino) balance(x *walletOp, body []byte) response {
 // betWin handles Round/BetWin.
 func (c *Casino) betWin(x *walletOp, body []byte) response {
 	var req betWinRequest
-	if err := wire.Decode(body, &req); err != nil {
-		return badRequest(err.Error())
-	}
-	if err := checkParty(req.AccountID, req.Currency, req.GameID, true, req.SessionID); err != nil {
+	if err := decodeRequest(body, &req, &req.party, true); err != nil {
 		return badRequest(err.Error())
 	}
 	if err := sandboxweb.CheckID("round_id", req.RoundID); err != nil {
@@ -341,10 +341,7 @@ func (c *Casino) applyBetWinLocked(x *walletOp, req *betWinRequest, tx txRequest
 // finish handles Round/Finish.
 func (c *Casino) finish(x *walletOp, body []byte) response {
 	var req finishRequest
-	if err := wire.Decode(body, &req); err != nil {
-		return badRequest(err.Error())
-	}
-	if err := checkParty(req.AccountID, req.Currency, req.GameID, false, req.SessionID); err != nil {
+	if err := decodeRequest(body, &req, &req.party, false); err != nil {
 		return badRequest(err.Error())
 	}
 	if err := sandboxweb.CheckID("round_id", req.RoundID); err != nil {
@@ -390,10 +387,7 @@ func (c *Casino) finish(x *walletOp, body []byte) response {
 // rollback handles Round/Rollback.
 func (c *Casino) rollback(x *walletOp, body []byte) response {
 	var req rollbackRequest
-	if err := wire.Decode(body, &req); err != nil {
-		return badRequest(err.Error())
-	}
-	if err := checkParty(req.AccountID, req.Currency, req.GameID, true, req.SessionID); err != nil {
+	if err := decodeRequest(body, &req, &req.party, true); err != nil {
 		return badRequest(err.Error())
 	}
 	if err := sandboxweb.CheckID("round_id_provider", req.RoundIDProvider); err != nil {
