@@ -299,10 +299,8 @@ type storedView struct {
 // ledgerData is the ledger page's content.
 type ledgerData struct {
 	sandboxweb.Ledger[Entry, storedView]
-	Accounts     []accountView
-	MoreAccounts int
-	Rounds       []roundView
-	MoreRounds   int
+	Rounds     []roundView
+	MoreRounds int
 }
 
 // ledgerPage shows the accounts, rounds, the ledger (newest first, paged
@@ -313,7 +311,11 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 	before := d.Read(r, "account", "account_id")
 	c := s.c
 	c.mu.Lock()
-	d.Accounts, d.MoreAccounts, d.Blocked = sandboxweb.WalletsPage(c.accounts, c.blocked, d.Filter, accountsPageSize, c.accountViewOf)
+	d.BetLimits = true
+	sandboxweb.ListWallets(&d.Ledger, c.accounts, c.blocked, accountsPageSize, func(id string) sandboxweb.WalletRow {
+		v := c.accountViewOf(id)
+		return sandboxweb.WalletRow{ID: v.ID, Balance: v.Balance, Currency: v.Currency, Blocked: v.Blocked, BetLimit: v.BetLimit}
+	})
 	for id, rd := range c.rounds {
 		if d.Filter == "" || rd.account == d.Filter {
 			d.Rounds = append(d.Rounds, roundView{Seq: rd.seq, Round: Round{RoundID: id, CasinoRoundID: rd.id, Account: rd.account, Currency: rd.currency, Finished: rd.finished}})

@@ -219,8 +219,6 @@ type storedView struct {
 // ledgerData is the ledger page's content.
 type ledgerData struct {
 	sandboxweb.Ledger[Entry, storedView]
-	Bettors     []bettorView
-	MoreBettors int
 }
 
 // ledgerPage shows the bettors, the ledger (newest first, paged with
@@ -231,7 +229,10 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 	before := d.Read(r, "bettor", "bettor_id")
 	o := s.op
 	o.mu.Lock()
-	d.Bettors, d.MoreBettors, d.Blocked = sandboxweb.WalletsPage(o.bettors, o.blocked, d.Filter, bettorsPageSize, o.bettorViewOf)
+	sandboxweb.ListWallets(&d.Ledger, o.bettors, o.blocked, bettorsPageSize, func(id string) sandboxweb.WalletRow {
+		v := o.bettorViewOf(id)
+		return sandboxweb.WalletRow{ID: v.ID, Balance: v.Balance, Currency: v.Currency, Blocked: v.Blocked}
+	})
 	d.Entries, d.Older = sandboxweb.LedgerPage(o.ledger, func(e Entry) int64 { return e.Seq }, func(e Entry) string { return e.BettorID },
 		d.Filter, before, ledgerPageSize, "bettor_id")
 	for txID, rec := range o.txs {

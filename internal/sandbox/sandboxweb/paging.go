@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // IDsPage returns the sorted ids of wallets that filter selects (every id
@@ -24,15 +25,23 @@ func IDsPage[V any](wallets map[string]V, filter string, size int) (ids []string
 	return ids, 0
 }
 
-// WalletsPage is the wallets part of a ledger page: the views of the
-// wallets filter selects, a page of at most size (IDsPage), how many more
-// there are, and the blocked ids without a wallet (BlockedOnly).
-func WalletsPage[W, V any](wallets map[string]W, blocked map[string]bool, filter string, size int, view func(id string) V) (views []V, more int, blockedOnly []string) {
-	ids, more := IDsPage(wallets, filter, size)
+// WalletRow is a wallet as a ledger page's table shows it.
+type WalletRow struct {
+	ID, Balance, Currency string
+	Blocked               bool
+	// BetLimit is shown when the page's BetLimits is set.
+	BetLimit string
+}
+
+// ListWallets sets the wallets part of the ledger page l: the rows of the
+// wallets l.Filter selects, a page of at most size (IDsPage), how many
+// more there are, and the blocked ids without a wallet (BlockedOnly).
+func ListWallets[W, E, S any](l *Ledger[E, S], wallets map[string]W, blocked map[string]bool, size int, row func(id string) WalletRow) {
+	ids, more := IDsPage(wallets, l.Filter, size)
 	for _, id := range ids {
-		views = append(views, view(id))
+		l.Wallets = append(l.Wallets, row(id))
 	}
-	return views, more, BlockedOnly(blocked, wallets, filter)
+	l.MoreWallets, l.Blocked = more, BlockedOnly(blocked, wallets, l.Filter)
 }
 
 // BlockedOnly returns, sorted, the blocked ids that filter selects and that
@@ -85,6 +94,11 @@ type Ledger[E, S any] struct {
 	Subject, Param string
 	// Filter is the wallet id the page shows; "" for every wallet.
 	Filter string
+	// Wallets are the rows of the wallets Filter selects, MoreWallets how
+	// many more there are (ListWallets); BetLimits shows their bet limits.
+	Wallets     []WalletRow
+	MoreWallets int
+	BetLimits   bool
 	// Blocked are the blocked ids without a wallet (BlockedOnly).
 	Blocked []string
 	// Entries and Older: LedgerPage.
@@ -105,6 +119,14 @@ func (l *Ledger[E, S]) Read(r *http.Request, subject, param string) (before int6
 	l.Filter = q.Get(param)
 	before, _ = strconv.ParseInt(q.Get("before"), 10, 64)
 	return before
+}
+
+// SubjectTitle is Subject capitalised ("Bettor").
+func (l *Ledger[E, S]) SubjectTitle() string {
+	if l.Subject == "" {
+		return ""
+	}
+	return strings.ToUpper(l.Subject[:1]) + l.Subject[1:]
 }
 
 // Fail notes the journal's failure, if err is one.
