@@ -424,6 +424,17 @@ func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditCo
 		}
 	}
 	if len(balanceBets) > 0 {
+		// The bettors' rows are locked in one order (operator, id) before
+		// the update, which locks them in whatever order its plan reads
+		// them: two batches of many bettors' credits (the deposits of a
+		// large market's settlement, each job 50 bets of up to 50
+		// bettors) deadlocked, and the job that lost waited its retry's
+		// back-off with every deposit of it done.
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM betting_bettors r WHERE (r.operator_id, r.id) IN (
+				SELECT b.operator_id, b.bettor_id FROM betting_bets b WHERE b.id = ANY($1::uuid[]))
+			ORDER BY r.operator_id, r.id FOR UPDATE OF r`, balanceBets); err != nil {
+			return err
+		}
 		// One bettor may have several balances in the batch: the most
 		// recent answer's is kept (the later one in the batch among equals),
 		// unless a more recent answer's is already recorded.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -28,6 +29,67 @@ func RunBets(t *testing.T, newStore func(t *testing.T) betting.BetStore) {
 	t.Run("WalletAttempts", func(t *testing.T) { t.Parallel(); testWalletAttempts(t, newStore(t)) })
 	t.Run("PendingBets", func(t *testing.T) { t.Parallel(); testPendingBets(t, newStore(t)) })
 	t.Run("BetTotals", func(t *testing.T) { t.Parallel(); testBetTotals(t, newStore(t)) })
+	t.Run("ConcurrentCredits", func(t *testing.T) { t.Parallel(); testConcurrentCredits(t, newStore(t)) })
+}
+
+// testConcurrentCredits confirms batches of credits of the same many
+// bettors at once, each batch in its own order (the deposit jobs of a
+// large market's settlement): none may fail (on PostgreSQL they
+// deadlocked on the bettors' balance rows), and each bettor keeps the
+// latest balance.
+func testConcurrentCredits(t *testing.T, s betting.BetStore) {
+	ctx := context.Background()
+	const bettors, perBatch, batches, rounds = 200, 50, 8, 25
+	outcome := uuid.NewString()
+	// Each batch credits its own bet of every bettor, as each deposit job
+	// holds its own bets.
+	bets := make([][]betting.Bet, batches)
+	for g := range bets {
+		for i := range bettors {
+			id := fmt.Sprint("cc", i)
+			if _, err := s.EnsureBettor(ctx, betting.Bettor{OperatorID: "acme", ID: id, Currency: "USD", CreatedAt: t0}); err != nil {
+				t.Fatal(err)
+			}
+			b := newBet(id, fmt.Sprint("k", g), outcome, t0)
+			if _, _, err := s.CreateBet(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+			bets[g] = append(bets[g], b)
+		}
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	latest := map[string]int{} // bettor → the balance of its latest answer
+	errs := make(chan error, batches*rounds)
+	for g := range batches {
+		wg.Go(func() {
+			for r := range rounds {
+				at := t0.Add(time.Duration(r*batches+g) * time.Millisecond)
+				balance := money.MustParse(fmt.Sprint(r*batches + g))
+				var credits []betting.CreditConfirmation
+				mu.Lock()
+				for _, i := range rand.Perm(bettors)[:perBatch] {
+					credits = append(credits, betting.CreditConfirmation{BetID: bets[g][i].ID, Kind: betting.CreditDeposit, Balance: &balance, At: at})
+					latest[bets[g][i].BettorID] = max(latest[bets[g][i].BettorID], r*batches+g)
+				}
+				mu.Unlock()
+				if err := s.ConfirmCredits(ctx, credits, nil); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("ConfirmCredits of a batch beside others: %v", err)
+	}
+	for id, want := range latest {
+		if got, err := s.GetBettor(ctx, "acme", id); err != nil || got.Balance == nil || got.Balance.String() != fmt.Sprint(want) {
+			t.Errorf("bettor %s's balance = %v, %v; want the latest answer's %d", id, got.Balance, err, want)
+		}
+	}
 }
 
 // testBetTotals: an operator's bets counted and summed by status and
