@@ -71,62 +71,60 @@ func (c *conformanceFlags) check() error {
 	return errors.Join(errs...)
 }
 
-func runConformanceOperator(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("conformance operator-wallet", flag.ContinueOnError)
+// runConformanceCommand runs the conformance command name: it parses the
+// flags both commands share and those own defines, checks them, runs the
+// checker with run and prints its report.
+func runConformanceCommand(name string, args []string, getenv func(string) string, stdout, stderr io.Writer,
+	own func(e *envFlags, common *conformanceFlags), run func(common *conformanceFlags) (*conformance.Report, error)) error {
+	fs := flag.NewFlagSet("conformance "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	e := &envFlags{fs: fs, getenv: getenv}
-	var (
-		common   conformanceFlags
-		bettor   string
-		decimals int
-	)
+	var common conformanceFlags
 	common.define(e)
-	e.String(&bettor, "bettor", "FORESIGHT_CONFORMANCE_BETTOR", "conformance-bettor", "a test bettor holding at least 4 stakes")
-	e.Int(&decimals, "decimals", "FORESIGHT_CONFORMANCE_DECIMALS", -1, "decimal places of the currency as configured on the platform (-1: its ISO 4217 minor units)")
-	e.String(&common.stake, "stake", "FORESIGHT_CONFORMANCE_STAKE", "", "amount of each test withdrawal (default one unit of the currency)")
+	own(e, &common)
 	if err := e.parse(args); err != nil {
 		return err
 	}
 	if err := common.check(); err != nil {
 		return err
 	}
-	cfg := operatorwallet.Config{URL: common.url, Secret: common.secret, BettorID: bettor, Currency: common.currency,
-		Stake: common.stake, Timeout: common.timeout}
-	if decimals >= 0 {
-		d := int32(min(decimals, 64))
-		cfg.Decimals = &d
-	}
-	rep, err := operatorwallet.Run(ctx, cfg)
+	rep, err := run(&common)
 	if err != nil {
 		return err
 	}
 	return printReport(rep, stdout)
 }
 
-func runConformanceAggregator(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("conformance aggregator-wallet", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	e := &envFlags{fs: fs, getenv: getenv}
+func runConformanceOperator(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var (
-		common           conformanceFlags
-		account, session string
+		bettor   string
+		decimals int
 	)
-	common.define(e)
-	e.String(&account, "account", "FORESIGHT_CONFORMANCE_ACCOUNT", "conformance-player", "a test player's account id holding at least 3 stakes")
-	e.String(&session, "session-id", "FORESIGHT_CONFORMANCE_SESSION_ID", "", "session_id of the requests (default a fresh UUID: the wallet must not authorise with it)")
-	e.String(&common.stake, "stake", "FORESIGHT_CONFORMANCE_STAKE", "1", "amount of each test bet")
-	if err := e.parse(args); err != nil {
-		return err
-	}
-	if err := common.check(); err != nil {
-		return err
-	}
-	rep, err := aggregatorwallet.Run(ctx, aggregatorwallet.Config{URL: common.url, Secret: common.secret, AccountID: account,
-		Currency: common.currency, SessionID: session, Stake: common.stake, Timeout: common.timeout})
-	if err != nil {
-		return err
-	}
-	return printReport(rep, stdout)
+	return runConformanceCommand("operator-wallet", args, getenv, stdout, stderr, func(e *envFlags, common *conformanceFlags) {
+		e.String(&bettor, "bettor", "FORESIGHT_CONFORMANCE_BETTOR", "conformance-bettor", "a test bettor holding at least 4 stakes")
+		e.Int(&decimals, "decimals", "FORESIGHT_CONFORMANCE_DECIMALS", -1, "decimal places of the currency as configured on the platform (-1: its ISO 4217 minor units)")
+		e.String(&common.stake, "stake", "FORESIGHT_CONFORMANCE_STAKE", "", "amount of each test withdrawal (default one unit of the currency)")
+	}, func(common *conformanceFlags) (*conformance.Report, error) {
+		cfg := operatorwallet.Config{URL: common.url, Secret: common.secret, BettorID: bettor, Currency: common.currency,
+			Stake: common.stake, Timeout: common.timeout}
+		if decimals >= 0 {
+			d := int32(min(decimals, 64))
+			cfg.Decimals = &d
+		}
+		return operatorwallet.Run(ctx, cfg)
+	})
+}
+
+func runConformanceAggregator(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var account, session string
+	return runConformanceCommand("aggregator-wallet", args, getenv, stdout, stderr, func(e *envFlags, common *conformanceFlags) {
+		e.String(&account, "account", "FORESIGHT_CONFORMANCE_ACCOUNT", "conformance-player", "a test player's account id holding at least 3 stakes")
+		e.String(&session, "session-id", "FORESIGHT_CONFORMANCE_SESSION_ID", "", "session_id of the requests (default a fresh UUID: the wallet must not authorise with it)")
+		e.String(&common.stake, "stake", "FORESIGHT_CONFORMANCE_STAKE", "1", "amount of each test bet")
+	}, func(common *conformanceFlags) (*conformance.Report, error) {
+		return aggregatorwallet.Run(ctx, aggregatorwallet.Config{URL: common.url, Secret: common.secret, AccountID: account,
+			Currency: common.currency, SessionID: session, Stake: common.stake, Timeout: common.timeout})
+	})
 }
 
 // printReport writes the report and returns an error unless it passed.
