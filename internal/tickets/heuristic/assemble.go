@@ -1005,18 +1005,30 @@ func (b *builder) capQuestions(n int, ref func(*draft) string) []tickets.OpenQue
 func leftOutQuote(d *draft) string {
 	const quotes = 3
 	var out []string
-	title := strings.ToLower(strings.ReplaceAll(d.title, "`", ""))
-	for _, c := range append(append([]string{}, d.crit...), d.compact...) {
-		if len(out) == quotes {
-			break
-		}
-		c = strings.TrimSpace(c)
-		if len(strings.Fields(c)) < 3 || strings.Contains(title, strings.ToLower(strings.ReplaceAll(strings.TrimRight(c, "."), "`", ""))) {
-			continue
-		}
-		q := "\"" + shorten(c, 16, 140) + "\""
-		if !slices.Contains(out, q) {
-			out = append(out, q)
+	title := ""
+	for _, list := range [][]string{d.crit, d.compact} {
+		for _, c := range list {
+			if len(out) == quotes {
+				return strings.Join(out, ", ")
+			}
+			c = strings.TrimSpace(c)
+			if len(c) <= len(d.title) {
+				// Only a criterion no longer than the title can be one
+				// the title already says.
+				if title == "" {
+					title = strings.ToLower(strings.ReplaceAll(d.title, "`", ""))
+				}
+				if strings.Contains(title, strings.ToLower(strings.ReplaceAll(strings.TrimRight(c, "."), "`", ""))) {
+					continue
+				}
+			}
+			if strings.Count(c, " ") < 2 {
+				continue // fewer than three words
+			}
+			q := "\"" + shorten(c, 16, 140) + "\""
+			if !slices.Contains(out, q) {
+				out = append(out, q)
+			}
 		}
 	}
 	return strings.Join(out, ", ")

@@ -459,7 +459,11 @@ var endpointLine = regexp.MustCompile("^`?(GET|POST|PUT|PATCH|DELETE) +(/[^\\s`]
 // start of a paragraph, under a heading that is no endpoint itself; nil
 // otherwise, or when the section already has one.
 func (b *builder) lineEndpoint(s *section, bl *block) *endpoint {
-	m := endpointLine.FindStringSubmatch(strings.TrimSpace(bl.first))
+	first := strings.TrimSpace(bl.first)
+	if first == "" || !strings.ContainsRune("GPD`", rune(first[0])) || !strings.Contains(first, " /") {
+		return nil
+	}
+	m := endpointLine.FindStringSubmatch(first)
 	if m == nil || len(b.info[s.index].endpoints) > 0 || methodPath.MatchString(stripCode(s.heading)) {
 		return nil
 	}

@@ -1059,7 +1059,7 @@ func labelledRequirements(in *sectionInfo) bool {
 	}
 	n := 0
 	for _, ig := range in.items {
-		if requirementLabel.MatchString(ig.text) {
+		if len(ig.text) > 3 && (ig.text[0] >= 'A' && ig.text[0] <= 'Z' || ig.text[0] == '*') && requirementLabel.MatchString(ig.text) {
 			n++
 		}
 	}
@@ -1087,7 +1087,7 @@ func closeParenthesis(title string) string {
 func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 	first := units[0].text
 	var reqID, keyword string
-	if m := requirementLabel.FindStringSubmatch(first); m != nil {
+	if m := matchIf(labelledRequirements(b.info[s.index]), requirementLabel, first); m != nil {
 		// "FND-1 (MUST) Staff sign in …": the title is the requirement, the
 		// identifier follows it so a lead can find it in the spec.
 		reqID, keyword, first = m[1], m[2], m[3]
