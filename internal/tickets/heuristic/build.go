@@ -292,6 +292,43 @@ func (b *builder) build() {
 	b.mergeRestatements()
 	b.layerDependencies()
 	b.labelDependencies()
+	b.foldRestatedRequirements()
+}
+
+// foldRestatedRequirements folds a short section that restates a numbered
+// requirement by its identifier ("### 12.1 Fleet register: Read-only,
+// nightly and on demand (FND-4)") into that requirement's ticket, as
+// criteria, instead of a second ticket about the same work.
+func (b *builder) foldRestatedRequirements() {
+	byLabel := map[string]*draft{}
+	for _, d := range b.drafts {
+		if d.alive && d.reqID != "" && byLabel[d.reqID] == nil {
+			byLabel[d.reqID] = d
+		}
+	}
+	if len(byLabel) == 0 {
+		return
+	}
+	for _, d := range b.drafts {
+		if !d.alive || d.reqID != "" || d.origin != originSection || d.sec == nil || len(b.info[d.sec.index].units) > 3 {
+			continue
+		}
+		var into *draft
+		for _, text := range append([]string{d.lead}, d.crit...) {
+			b.m.tick(1)
+			for _, l := range specLabel.FindAllString(text, -1) {
+				if t := byLabel[l]; t != nil && (into == nil || into == t) {
+					into = t
+				} else if t != nil {
+					into = nil // two requirements: not a restatement of one
+					break
+				}
+			}
+		}
+		if into != nil && into.alive {
+			b.merge(into, d, false)
+		}
+	}
 }
 
 var (
@@ -885,6 +922,10 @@ func (b *builder) walkTable(s *section, t *table, caption string) {
 		in.fields = append(in.fields, t)
 	case isRequirementTable(t):
 		b.walkRequirementRows(s, t, caption)
+	case b.isPlanSummary(s, t):
+		// "| Phase 1 | Work orders … | P0 |" over sections "Phase 1: Work
+		// orders": the table summarises work its sections specify, and a
+		// row they do not detail is deferred.
 	default:
 		b.order++
 		rt := &ruleTable{caption: caption, t: t, order: b.order}
@@ -895,6 +936,45 @@ func (b *builder) walkTable(s *section, t *table, caption string) {
 		}
 		in.rules = append(in.rules, rt)
 	}
+}
+
+// deferredRow says a plan row is not planned for now.
+var deferredRow = regexp.MustCompile(`(?i)\b(deferred|not planned|out of scope|later|won'?t)\b`)
+
+// isPlanSummary reports whether t summarises a plan whose parts have
+// sections of their own: two or more rows, each naming in its first cell
+// the start of another section's heading ("Phase 0" for "6. Phase 0:
+// Foundations (P0)") or saying it is deferred.
+func (b *builder) isPlanSummary(s *section, t *table) bool {
+	if len(t.rows) < 2 || len(t.header) < 2 {
+		return false
+	}
+	named := 0
+	for _, row := range t.rows {
+		b.m.tick(len(b.doc.sections))
+		first := strings.ToLower(strings.TrimSpace(stripCode(row[0])))
+		if first == "" {
+			return false
+		}
+		found := false
+		for _, o := range b.doc.sections[1:] {
+			if o == s {
+				continue
+			}
+			h := strings.TrimSpace(headingNumber.ReplaceAllString(strings.ToLower(o.heading), ""))
+			if strings.HasPrefix(h, first) && (len(h) == len(first) || !unicode.IsLetter(rune(h[len(first)])) && !unicode.IsDigit(rune(h[len(first)]))) {
+				found = true
+				break
+			}
+		}
+		switch {
+		case found:
+			named++
+		case !deferredRow.MatchString(strings.Join(row, " ")):
+			return false
+		}
+	}
+	return named >= 2
 }
 
 // isRequirementTable reports whether t lists requirements, one a row: a

@@ -65,7 +65,7 @@ func (b *builder) buildSection(s *section) {
 		b.stateDraft(s, units)
 		units = nil
 	}
-	if len(in.fields) > 0 || (in.topic == "resources" && len(s.children) == 0 && len(units) > 0 && len(in.endpoints) == 0 && len(in.items) < 6) {
+	if len(in.fields) > 0 || (in.topic == "resources" && len(s.children) == 0 && len(units) > 0 && len(in.endpoints) == 0 && len(in.items) < 6 && !labelledRequirements(in)) {
 		b.resourceDraft(s, units)
 		units = nil
 	}
