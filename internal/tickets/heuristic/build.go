@@ -942,12 +942,12 @@ func (b *builder) walkTable(s *section, t *table, caption string) {
 var deferredRow = regexp.MustCompile(`(?i)\b(deferred|not planned|out of scope|later|won'?t)\b`)
 
 // isPlanSummary reports whether t summarises a plan whose parts have
-// sections of their own: two or more rows, each naming in its first cell
+// sections of their own: two to twenty rows, each naming in its first cell
 // the start of another section's heading ("Phase 0" for "6. Phase 0:
 // Foundations (P0)") or saying it is deferred.
 func (b *builder) isPlanSummary(s *section, t *table) bool {
-	if len(t.rows) < 2 || len(t.header) < 2 {
-		return false
+	if len(t.rows) < 2 || len(t.rows) > 20 || len(t.header) < 2 {
+		return false // a plan has a few parts; a long table is no summary
 	}
 	named := 0
 	for _, row := range t.rows {
