@@ -370,22 +370,9 @@ func (o *Operator) adjust(x *journal.Op, bettorID, currency, amount string, add 
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if err := o.keeper.Begin(x); err != nil {
-		return err
-	}
-	b := o.bettors[bettorID]
-	if currency == "" {
-		currency = o.currency
-		if b != nil {
-			currency = b.currency
-		}
-	}
-	decimals, err := o.currencyDecimals(currency)
+	b, currency, decimals, err := o.beginBettorLocked(x, bettorID, currency)
 	if err != nil {
-		return fmt.Errorf("operator: %w", err)
-	}
-	if b != nil && b.currency != currency {
-		return fmt.Errorf("operator: bettor %q holds %s, not %s", bettorID, b.currency, currency)
+		return err
 	}
 	a, err := parseAmount(amount, currency, decimals, add)
 	if err != nil {
@@ -406,6 +393,32 @@ func (o *Operator) adjust(x *journal.Op, bettorID, currency, amount string, add 
 		kind = kindCredit
 	}
 	return o.keeper.Commit(x, kind, bettorRecord{BettorID: bettorID, Currency: currency, Amount: amount})
+}
+
+// beginBettorLocked starts the helper call x on bettorID
+// (journal.Keeper.Begin) and resolves its currency: currency, or when ""
+// the bettor's (Config.Currency for a new bettor), which must be supported
+// and, for an existing bettor, its own. It returns the bettor (nil for a
+// new one), the currency and its decimals.
+func (o *Operator) beginBettorLocked(x *journal.Op, bettorID, currency string) (*bettor, string, int32, error) {
+	if err := o.keeper.Begin(x); err != nil {
+		return nil, "", 0, err
+	}
+	b := o.bettors[bettorID]
+	if currency == "" {
+		currency = o.currency
+		if b != nil {
+			currency = b.currency
+		}
+	}
+	decimals, err := o.currencyDecimals(currency)
+	if err != nil {
+		return nil, "", 0, fmt.Errorf("operator: %w", err)
+	}
+	if b != nil && b.currency != currency {
+		return nil, "", 0, fmt.Errorf("operator: bettor %q holds %s, not %s", bettorID, b.currency, currency)
+	}
+	return b, currency, decimals, nil
 }
 
 // Block makes withdrawals for bettorID fail with 403 bettor_blocked, whether

@@ -239,22 +239,9 @@ func (o *Operator) sessionCurrencyLocked(x *journal.Op, bettorID, currency strin
 	if err := sandboxweb.CheckID("bettor id", bettorID); err != nil {
 		return "", fmt.Errorf("operator: %w", err)
 	}
-	if err := o.keeper.Begin(x); err != nil {
-		return "", err
-	}
-	b := o.bettors[bettorID]
-	if currency == "" {
-		currency = o.currency
-		if b != nil {
-			currency = b.currency
-		}
-	}
-	decimals, err := o.currencyDecimals(currency)
+	_, currency, decimals, err := o.beginBettorLocked(x, bettorID, currency)
 	if err != nil {
-		return "", fmt.Errorf("operator: %w", err)
-	}
-	if b != nil && b.currency != currency {
-		return "", fmt.Errorf("operator: bettor %q holds %s, not %s", bettorID, b.currency, currency)
+		return "", err
 	}
 	if _, created := o.ensureBettorLocked(x.At, bettorID, currency, decimals); created {
 		x.Applied = true
