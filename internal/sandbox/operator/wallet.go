@@ -14,22 +14,25 @@ import (
 
 // Wallet request bodies. Amounts are raw so that a JSON number can be told
 // from a string.
-type withdrawalRequest struct {
+// movementRequest is what every wallet body names: the transaction, the
+// bettor and the amount in a currency.
+type movementRequest struct {
 	TransactionID string          `json:"transaction_id"`
 	BettorID      string          `json:"bettor_id"`
 	Amount        json.RawMessage `json:"amount"`
 	Currency      string          `json:"currency"`
-	Metadata      *struct {
+}
+
+type withdrawalRequest struct {
+	movementRequest
+	Metadata *struct {
 		MarketID string `json:"market_id"`
 	} `json:"metadata"`
 }
 
 type depositRequest struct {
-	TransactionID string          `json:"transaction_id"`
-	BettorID      string          `json:"bettor_id"`
-	Amount        json.RawMessage `json:"amount"`
-	Currency      string          `json:"currency"`
-	Metadata      *struct {
+	movementRequest
+	Metadata *struct {
 		MarketID                string `json:"market_id"`
 		BetID                   string `json:"bet_id"`
 		WithdrawalTransactionID string `json:"withdrawal_transaction_id"`
@@ -38,10 +41,7 @@ type depositRequest struct {
 }
 
 type rollbackRequest struct {
-	TransactionID string          `json:"transaction_id"`
-	BettorID      string          `json:"bettor_id"`
-	Amount        json.RawMessage `json:"amount"`
-	Currency      string          `json:"currency"`
+	movementRequest
 }
 
 // walletAnswer is the 200 body of the wallet endpoints.
@@ -68,7 +68,14 @@ type movement struct {
 	decimals int32
 }
 
-func (o *Operator) parseMovement(txID, bettorID string, rawAmount json.RawMessage, currency string, positive bool) (movement, error) {
+// decodeMovement decodes body into req, whose movement is r, strictly
+// (wire.Decode), and validates the movement (the amount positive when
+// positive is set).
+func (o *Operator) decodeMovement(body []byte, req any, r *movementRequest, positive bool) (movement, error) {
+	if err := wire.Decode(body, req); err != nil {
+		return movement{}, err
+	}
+	txID, bettorID, currency := r.TransactionID, r.BettorID, r.Currency
 	if err := sandboxweb.CheckID("transaction_id", txID); err != nil {
 		return movement{}, err
 	}
@@ -82,7 +89,7 @@ func (o *Operator) parseMovement(txID, bettorID string, rawAmount json.RawMessag
 	if err != nil {
 		return movement{}, err
 	}
-	s, err := amountString(rawAmount)
+	s, err := amountString(r.Amount)
 	if err != nil {
 		return movement{}, err
 	}
@@ -138,10 +145,7 @@ func (o *Operator) ok(opTxID string, b *bettor, result string) response {
 // withdraw handles POST /v1/withdrawals.
 func (o *Operator) withdraw(x *journal.Op, _ string, body []byte) response {
 	var req withdrawalRequest
-	if err := wire.Decode(body, &req); err != nil {
-		return invalid(err)
-	}
-	m, err := o.parseMovement(req.TransactionID, req.BettorID, req.Amount, req.Currency, true)
+	m, err := o.decodeMovement(body, &req, &req.movementRequest, true)
 	if err != nil {
 		return invalid(err)
 	}
@@ -184,10 +188,7 @@ func (o *Operator) withdraw(x *journal.Op, _ string, body []byte) response {
 // deposit handles POST /v1/deposits.
 func (o *Operator) deposit(x *journal.Op, _ string, body []byte) response {
 	var req depositRequest
-	if err := wire.Decode(body, &req); err != nil {
-		return invalid(err)
-	}
-	m, err := o.parseMovement(req.TransactionID, req.BettorID, req.Amount, req.Currency, false)
+	m, err := o.decodeMovement(body, &req, &req.movementRequest, false)
 	if err != nil {
 		return invalid(err)
 	}
@@ -247,10 +248,7 @@ func (o *Operator) rollback(x *journal.Op, wdID string, body []byte) response {
 		return invalid(err)
 	}
 	var req rollbackRequest
-	if err := wire.Decode(body, &req); err != nil {
-		return invalid(err)
-	}
-	m, err := o.parseMovement(req.TransactionID, req.BettorID, req.Amount, req.Currency, true)
+	m, err := o.decodeMovement(body, &req, &req.movementRequest, true)
 	if err != nil {
 		return invalid(err)
 	}
