@@ -130,11 +130,19 @@ func classifySections(doc *document) {
 			// and GA are later milestones with their own plans.
 			s.class = notWorkSection
 		}
-		if p := s.parent; p != nil && p.class > s.class {
+		if p := s.parent; p != nil && p.class > s.class && !(s.class == workSection && rolloutHeading.MatchString(strings.TrimSpace(headingNumber.ReplaceAllString(strings.ToLower(s.heading), ""))) && launchHeading.MatchString(strings.ToLower(p.heading))) {
 			s.class = p.class
 		}
 	}
 }
+
+var (
+	// rolloutHeading is a rollout: turning the work on in steps behind a
+	// flag is engineering work, even in a launch plan.
+	rolloutHeading = regexp.MustCompile(`^(staged |phased |gradual )?(rollout|roll-out)( plan| steps)?$|^feature flags?$`)
+	// launchHeading is a launch plan, whose marketing is not work.
+	launchHeading = regexp.MustCompile(`\blaunch (plan|announcement)\b`)
+)
 
 // isWork reports whether s is a section whose text becomes tickets.
 func (s *section) isWork() bool { return s.class == workSection }
