@@ -61,9 +61,20 @@ func (b *builder) readSectionBug(s *section) *sectionBugReport {
 	lines := b.specLines()
 	r := &sectionBugReport{}
 	var cur *[]string
-	for n := s.first + 1; n <= s.last && n <= len(lines); n++ {
-		b.m.tick(1)
-		line := strings.TrimSpace(strings.ReplaceAll(lines[n-1], "**", ""))
+	var queue []string
+	for n := s.first + 1; n <= s.last && n <= len(lines) || len(queue) > 0; {
+		var line string
+		if len(queue) > 0 {
+			line, queue = queue[0], queue[1:]
+		} else {
+			b.m.tick(1)
+			line = strings.TrimSpace(strings.ReplaceAll(lines[n-1], "**", ""))
+			n++
+			if first, rest, ok := inlineFields(line); ok {
+				// "Expected: 12.50. Actual: 12.500.": two fields on a line.
+				line, queue = first, append(queue, rest)
+			}
+		}
 		if line == "" || strings.HasPrefix(line, "```") {
 			continue
 		}
@@ -133,6 +144,23 @@ func (b *builder) readSectionBug(s *section) *sectionBugReport {
 		}
 	}
 	return nil
+}
+
+// inlineFields splits a line that holds a second report field after a
+// sentence ("Expected: 12.50. Actual: 12.500.") before that field.
+func inlineFields(line string) (first, rest string, ok bool) {
+	if strings.Count(line, ":") < 2 {
+		return "", "", false
+	}
+	low := strings.ToLower(line)
+	for _, f := range []string{". actual", ". observed", ". expected"} {
+		if i := strings.Index(low, f); i > 0 {
+			if j := strings.IndexByte(low[i+2:], ':'); j >= 0 && j < 24 {
+				return strings.TrimSpace(line[:i+1]), strings.TrimSpace(line[i+2:]), true
+			}
+		}
+	}
+	return "", "", false
 }
 
 // numberedReport is the heading of one report of a list of them, alone
