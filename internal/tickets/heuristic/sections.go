@@ -85,7 +85,10 @@ func (b *builder) buildSection(s *section) {
 	case in.topic == "overview":
 		b.overviewDrafts(s, units)
 	case in.topic == "requirements" || in.checklist || in.topic == "questions" && len(in.items) > 0 || labelledRequirements(in) ||
-		len(in.items) >= 2 && len(s.children) == 0 && genericWorkHeading.MatchString(cleanHeading(s.heading)):
+		len(in.items) >= 2 && len(s.children) == 0 && genericWorkHeading.MatchString(cleanHeading(s.heading)) ||
+		in.topic == "testing" && len(in.items) >= 2 && len(s.children) == 0:
+		// A test plan's list ("Unit tests for …", "Integration test: …",
+		// "E2E test: …") names tests of different kinds, each its own work.
 		// A list under "Specification", "Implementation" or an RFC's
 		// "Reference-level explanation" is the list of the work.
 		b.itemDrafts(s, units)
@@ -1096,10 +1099,16 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 	if reqID == "" && ig.label != "" && len(strings.Fields(ig.label)) <= 5 && len(units) > 1 {
 		title = verbFirst(cleanHeading(ig.label))
 	}
-	title = closeParenthesis(shorten(title, 12, 90))
+	if b.info[s.index].topic == "testing" && reqID == "" {
+		// "Integration test: a pool with a 5-minute job scales down …":
+		// a test plan's item says what is tested in its own words.
+		title = closeParenthesis(shorten(strings.TrimRight(stripCode(first), "."), 16, 110))
+	} else {
+		title = closeParenthesis(shorten(title, 12, 90))
+	}
 	if reqID != "" {
 		title += " (" + reqID + ")"
-	} else if ig.label != "" && len(units) == 1 && len(strings.Fields(ig.label)) <= 4 && !strings.Contains(strings.ToLower(title), strings.ToLower(ig.label)) {
+	} else if b.info[s.index].topic != "testing" && ig.label != "" && len(units) == 1 && len(strings.Fields(ig.label)) <= 4 && !strings.Contains(strings.ToLower(title), strings.ToLower(ig.label)) {
 		// "Embedded widget: respect the theme parameter" names where.
 		title += " (" + ig.label + ")"
 	}

@@ -1,0 +1,26 @@
+package heuristic_test
+
+import (
+	"testing"
+)
+
+// TestTestPlanItemsAreTickets gives each kind of test a test plan lists
+// its own ticket, titled in the plan's words.
+func TestTestPlanItemsAreTickets(t *testing.T) {
+	spec := "# Queue retention\n\n## Design\n\nMessages older than the retention period are deleted by a nightly sweeper.\n\n" +
+		"### Test Plan\n\n- Unit tests for the sweeper's age computation and its batch size.\n" +
+		"- Integration test: a queue with a one-hour retention loses its two-hour-old messages after a sweep.\n" +
+		"- Load test: a sweep of ten million messages finishes within five minutes.\n"
+	res := generate(t, defaultRequest(spec, "Queue retention"))
+	want := map[string]bool{
+		"Unit tests for the sweeper's age computation and its batch size":                                   true,
+		"Integration test: a queue with a one-hour retention loses its two-hour-old messages after a sweep": true,
+		"Load test: a sweep of ten million messages finishes within five minutes":                           true,
+	}
+	for _, tk := range res.Tickets {
+		delete(want, tk.Title)
+	}
+	for title := range want {
+		t.Errorf("no ticket %q: %v", title, titles(res.Tickets))
+	}
+}
