@@ -214,6 +214,19 @@ func targetJobLoadServer(ctx context.Context, target loadTarget, clients int) (j
 	return s, nil
 }
 
+// startCPUProfile writes a CPU profile to the file at path until stop.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
 // loadSetup prepares a load test: it starts profiling the CPU into
 // cpuProfile when it is set, and returns dbURL, or without one a new SQLite
 // file in a temporary directory. done stops the profile and removes the
@@ -226,15 +239,11 @@ func loadSetup(cpuProfile, dbURL string) (url string, done func(), err error) {
 		}
 	}
 	if cpuProfile != "" {
-		f, err := os.Create(cpuProfile)
+		stop, err := startCPUProfile(cpuProfile)
 		if err != nil {
 			return "", nil, err
 		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return "", nil, err
-		}
-		undo = append(undo, func() { pprof.StopCPUProfile(); f.Close() })
+		undo = append(undo, stop)
 	}
 	if dbURL == "" {
 		dir, err := os.MkdirTemp("", "foresight-load-")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -462,6 +463,17 @@ func (o *Operator) Ledger() []Entry {
 	out := make([]Entry, len(o.ledger))
 	copy(out, o.ledger)
 	return out
+}
+
+// LedgerFrom returns a copy of the balance movements after the first n,
+// oldest first: what a reader that has seen n entries has not seen yet.
+func (o *Operator) LedgerFrom(n int) []Entry {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if n >= len(o.ledger) {
+		return nil
+	}
+	return slices.Clone(o.ledger[max(n, 0):])
 }
 
 // currencyDecimals returns the decimal places of a currency code:

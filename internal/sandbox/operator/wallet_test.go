@@ -719,3 +719,20 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		t.Errorf("base config: %v", err)
 	}
 }
+
+// LedgerFrom(n) returns the entries a reader that has seen n has not.
+func TestLedgerFrom(t *testing.T) {
+	e := newEnv(t)
+	e.setBalance("b1", "USD", "100.00")
+	for i := range 3 {
+		status, body := e.withdraw(withdrawalBody(t, fmt.Sprint("tx-", i), "b1", "1.00", "USD"))
+		wantStatus(t, "withdrawal", status, body, http.StatusOK, "")
+	}
+	all := e.op.Ledger()
+	for n := range len(all) + 2 {
+		got := e.op.LedgerFrom(n)
+		if want := all[min(n, len(all)):]; len(got) != len(want) || (len(got) > 0 && got[0].Seq != want[0].Seq) {
+			t.Errorf("LedgerFrom(%d) = %d entries from %v, want %d", n, len(got), got, len(want))
+		}
+	}
+}
