@@ -67,7 +67,7 @@ func TestHubForgetsOldVersions(t *testing.T) {
 	if len(h.last) != 1 {
 		t.Errorf("the hub remembers %d versions, want 1", len(h.last))
 	}
-	if got := (<-ch).ID; got != "new" || len(ch) != 0 {
+	if got := (<-ch).Event.ID; got != "new" || len(ch) != 0 {
 		t.Errorf("published %q and %d more, want only new", got, len(ch))
 	}
 }
@@ -91,5 +91,33 @@ func TestSweepClock(t *testing.T) {
 		if got := c.due(tt.n, tt.at); got != tt.want {
 			t.Errorf("due(%d, t0+%v) = %v, want %v", tt.n, tt.at.Sub(t0), got, tt.want)
 		}
+	}
+}
+
+// A subscriber hubBuffer changes behind is dropped (its channel closed)
+// and counted; one that keeps up stays.
+func TestHubDropsASubscriberThatFallsBehind(t *testing.T) {
+	t.Parallel()
+	h := NewHub()
+	slow, stopSlow := h.Subscribe()
+	defer stopSlow()
+	fast, stopFast := h.Subscribe()
+	defer stopFast()
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	for i := range hubBuffer + 1 {
+		h.Publish(Event{ID: "e", UpdatedAt: t0.Add(time.Duration(i) * time.Second)})
+		<-fast
+	}
+	for range hubBuffer {
+		<-slow
+	}
+	if _, open := <-slow; open {
+		t.Error("the subscriber that fell behind is still subscribed")
+	}
+	if got := h.Dropped(); got != 1 {
+		t.Errorf("Dropped() = %d, want 1", got)
+	}
+	if got := h.Subscribers(); got != 1 {
+		t.Errorf("%d subscribers, want the one that kept up", got)
 	}
 }

@@ -28,6 +28,7 @@ type bettingWorld struct {
 	*world
 	spec    *openapitest.Validator // api/bettor.yaml; every exchange of api is checked against it
 	op      *operator.Operator
+	event   string
 	market  string
 	outcome [2]string
 }
@@ -72,6 +73,7 @@ func newBettingWorldWith(t testing.TB, db string, opts worldOptions) *bettingWor
 	if st != 201 {
 		t.Fatalf("create event = %d", st)
 	}
+	bw.event = ev["id"].(string)
 	m := ev["markets"].([]any)[0].(map[string]any)
 	bw.market = m["id"].(string)
 	for i, o := range m["outcomes"].([]any) {

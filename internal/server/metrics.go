@@ -11,8 +11,24 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
 )
+
+// registerStreamMetrics registers the odds streams' counts, read from
+// the hub that feeds them: the streams open and the streams dropped for
+// falling behind.
+func registerStreamMetrics(reg prometheus.Registerer, hub *betting.Hub) {
+	reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "foresight_odds_streams", Help: "Odds streams open on this process.",
+		}, func() float64 { return float64(hub.Subscribers()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "foresight_odds_stream_drops_total",
+			Help: "Odds streams this process ended because their client fell too many changes behind (the client reconnects).",
+		}, func() float64 { return float64(hub.Dropped()) }),
+	)
+}
 
 // httpMetrics counts requests and their durations per API and status.
 type httpMetrics struct {

@@ -7,7 +7,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/server"
 )
 
@@ -86,5 +88,53 @@ func TestMetricsAccess(t *testing.T) {
 	}
 	if r := w.send("GET", "/healthz", "", nil); r.status != http.StatusOK {
 		t.Errorf("GET /healthz without a token = %d, want 200", r.status)
+	}
+}
+
+// metricValue returns the value of a series without labels in a scrape,
+// "" when it is not there.
+func metricValue(t *testing.T, w *world, name string) string {
+	t.Helper()
+	r := w.send("GET", "/metrics", adminToken, nil)
+	if r.status != http.StatusOK {
+		t.Fatalf("GET /metrics = %d: %s", r.status, r.body)
+	}
+	for line := range strings.SplitSeq(string(r.body), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// TestMetricsOddsStreamDrops: a subscriber of the odds streams' hub that
+// falls behind is dropped, and /metrics counts it.
+func TestMetricsOddsStreamDrops(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "sqlite:"+filepath.Join(t.TempDir(), "foresight.db"), worldOptions{noWorkers: true})
+	hub := w.srv.Betting().Hub()
+	if got := metricValue(t, w, "foresight_odds_stream_drops_total"); got != "0" {
+		t.Fatalf("drops before any = %q, want 0", got)
+	}
+	changes, stop := hub.Subscribe()
+	defer stop()
+	if got := metricValue(t, w, "foresight_odds_streams"); got != "1" {
+		t.Errorf("streams open = %q, want 1", got)
+	}
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	// Never read: the hub drops the subscriber once its buffer is full.
+	for i := 0; hub.Subscribers() > 0; i++ {
+		if i == 10_000 {
+			t.Fatalf("the hub still holds a subscriber %d changes behind", i)
+		}
+		hub.Publish(betting.Event{ID: "e", UpdatedAt: t0.Add(time.Duration(i) * time.Second)})
+	}
+	for range changes {
+	}
+	if got := metricValue(t, w, "foresight_odds_stream_drops_total"); got != "1" {
+		t.Errorf("drops = %q, want 1", got)
+	}
+	if got := metricValue(t, w, "foresight_odds_streams"); got != "0" {
+		t.Errorf("streams open after the drop = %q, want 0", got)
 	}
 }

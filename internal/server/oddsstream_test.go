@@ -11,6 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
+
+	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/odds"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/waitfor"
 )
@@ -25,7 +29,13 @@ type rawStream struct {
 // 200 is read in the background.
 func dialStream(t *testing.T, url, token string) (*http.Response, *rawStream) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", url+"/api/v1/odds/stream", nil)
+	return dialStreamAt(t, url+"/api/v1/odds/stream", token)
+}
+
+// dialStreamAt is dialStream with the stream's whole URL.
+func dialStreamAt(t *testing.T, url, token string) (*http.Response, *rawStream) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -152,4 +162,97 @@ func TestOddsStreamsPerToken(t *testing.T) {
 		}
 		return resp.StatusCode == 200
 	})
+}
+
+// TestOddsStreamPerMarginAndLocale: streams of two operators with
+// different margins, each in two locales, read the same two price
+// changes. Every stream numbers its events from 1 (the SSE id and
+// "sequence" alike) and gets its own operator's prices, byte for byte in
+// the documented shape, although a change is encoded once per margin for
+// every stream.
+func TestOddsStreamPerMarginAndLocale(t *testing.T) {
+	t.Parallel()
+	bw := newBettingWorld(t, "sqlite:"+t.TempDir()+"/f.db")
+	wide, err := operator.New(operator.Config{ID: "wide", SigningSecret: "wide-signing-secret-0123"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	partner := httptest.NewServer(wide.Handler())
+	t.Cleanup(partner.Close)
+	if st, p := bw.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":"wide","name":"Wide","integration":"standalone",
+		"wallet_url":%q,"signing_secret":"wide-signing-secret-0123","jwks_url":%q,
+		"currencies":[{"code":"USD","decimals":2}],"margin":{"method":"odds_ratio","value":"0.12"},
+		"limits":{"USD":{"min_stake":"1","max_stake":"100","max_payout":"1000","outcome_exposure":"150"}},"odds_tolerance":"0.05"}`,
+		partner.URL, partner.URL+"/.well-known/jwks.json")); st != 201 {
+		t.Fatalf("create operator = %d %v", st, p)
+	}
+	wideToken, err := wide.MintToken("walt", "USD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	margins := map[string]betting.Margin{
+		"sandbox": {Method: odds.OddsRatio, Value: decimal.RequireFromString("0.05")},
+		"wide":    {Method: odds.OddsRatio, Value: decimal.RequireFromString("0.12")},
+	}
+	type stream struct {
+		operator, locale string
+		s                *rawStream
+	}
+	var streams []stream
+	for _, op := range []struct{ id, token string }{{"sandbox", bw.bettor("alice", "100.00")}, {"wide", wideToken}} {
+		for _, locale := range []string{"en", "de"} {
+			resp, s := dialStreamAt(t, bw.url+"/api/v1/odds/stream?locale="+locale, op.token)
+			if s == nil {
+				t.Fatalf("stream of %s in %s = %d", op.id, locale, resp.StatusCode)
+			}
+			if first, second := nextLine(t, s), nextLine(t, s); first != ": connected" || second != "" {
+				t.Fatalf("stream of %s in %s began with %q, %q", op.id, locale, first, second)
+			}
+			streams = append(streams, stream{op.id, locale, s})
+		}
+	}
+	changes := [][2]string{{"0.5", "0.5"}, {"0.3", "0.7"}}
+	for _, c := range changes {
+		prices := fmt.Sprintf(`{"outcomes":[{"id":%q,"probability":%q},{"id":%q,"probability":%q}]}`, bw.outcome[0], c[0], bw.outcome[1], c[1])
+		if st, _ := bw.admin("POST", "/admin/v1/markets/"+bw.market+"/prices", prices); st != 200 {
+			t.Fatalf("prices = %d", st)
+		}
+	}
+	for _, st := range streams {
+		seq := 0
+		for v, c := range changes {
+			m := betting.Market{Outcomes: []betting.Outcome{{Probability: decimal.RequireFromString(c[0])}, {Probability: decimal.RequireFromString(c[1])}}}
+			quotes, err := betting.Quotes(betting.Operator{Margin: margins[st.operator]}, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, q := range quotes {
+				seq++
+				want := []string{fmt.Sprintf("id: %d", seq), "event: odds",
+					fmt.Sprintf(`data: {"sequence":%d,"event_id":%q,"market_id":%q,"market_status":"open","market_version":%d,"outcome_id":%q,`+
+						`"display_odds":%q,"display_probability":%q,"entry_odds":%q}`, seq, bw.event, bw.market, v+2, bw.outcome[i],
+						q.DisplayOdds.String(), q.DisplayProbability.StringFixed(2), q.Odds.String()), ""}
+				for _, w := range want {
+					if got := nextLine(t, st.s); got != w {
+						t.Fatalf("stream of %s in %s, event %d: %q, want %q", st.operator, st.locale, seq, got, w)
+					}
+				}
+			}
+		}
+	}
+}
+
+// nextLine returns the stream's next line.
+func nextLine(t *testing.T, s *rawStream) string {
+	t.Helper()
+	select {
+	case line, ok := <-s.lines:
+		if !ok {
+			t.Fatal("the stream ended")
+		}
+		return line
+	case <-time.After(10 * time.Second):
+		t.Fatal("no line for 10 s")
+	}
+	return ""
 }

@@ -406,6 +406,7 @@ func (s *Server) routes() http.Handler {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := newHTTPMetrics(reg)
 	s.placement.ObserveWalletAttempts(newWalletMetrics(reg))
+	registerStreamMetrics(reg, s.betting.Hub())
 
 	mux := http.NewServeMux()
 	ticketAPI := tickethttp.New(s.tickets, tickethttp.Config{

@@ -1,10 +1,12 @@
 package bettorhttp
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -25,6 +27,41 @@ type oddsChange struct {
 	DisplayOdds        *odds.Odds           `json:"display_odds"`
 	DisplayProbability *string              `json:"display_probability"`
 	EntryOdds          *odds.Odds           `json:"entry_odds"`
+}
+
+// oddsFrames are the odds events of one change as one margin prices it,
+// one per outcome of every market of the event, each without its
+// sequence number: the JSON of its data line after sequencePrefix and the
+// number. A change is encoded once per margin for every stream of this
+// process (betting.Change.Memo), each stream splicing in its own numbers.
+// The data carries no text, so the stream's locale does not change it.
+type oddsFrames [][]byte
+
+// sequencePrefix starts the data of every odds event (oddsChange's first
+// field).
+const sequencePrefix = `{"sequence":`
+
+// marginKey names a margin among the encodings of a change: operators of
+// the same margin price every outcome alike.
+func marginKey(m betting.Margin) string {
+	return string(m.Method) + " " + m.Value.String()
+}
+
+// encodeOdds returns the odds events of e as op's margin prices it.
+func encodeOdds(op betting.Operator, e betting.Event) oddsFrames {
+	v := betting.View(op, e, "")
+	var frames oddsFrames
+	for i, m := range v.Markets {
+		for _, o := range m.Outcomes {
+			data, err := json.Marshal(oddsChange{EventID: e.ID, MarketID: m.ID, MarketStatus: m.Status, MarketVersion: e.Markets[i].Version,
+				OutcomeID: o.ID, DisplayOdds: o.DisplayOdds, DisplayProbability: o.DisplayProbability, EntryOdds: o.EntryOdds})
+			if err != nil {
+				continue // a zero price, which pricing never gives: no line rather than a broken one
+			}
+			frames = append(frames, bytes.TrimPrefix(data, []byte(sequencePrefix+"0")))
+		}
+	}
+	return frames
 }
 
 // keepAlive is how often an idle stream sends a comment line.
@@ -106,8 +143,11 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
 	rc.Flush()
 	ticker := time.NewTicker(keepAlive)
 	defer ticker.Stop()
-	var seq int64
-	locale := r.URL.Query().Get("locale")
+	var (
+		seq int64
+		buf []byte
+	)
+	margin := marginKey(b.Operator.Margin)
 	for {
 		select {
 		case <-r.Context().Done():
@@ -119,19 +159,24 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
 			return
 		case <-ticker.C:
 			fmt.Fprint(w, ": keep-alive\n\n")
-		case e, ok := <-changes:
+		case c, ok := <-changes:
 			if !ok {
 				return // fell behind: the client reconnects
 			}
-			v := betting.View(b.Operator, e, locale)
-			for i, m := range v.Markets {
-				for _, o := range m.Outcomes {
-					seq++
-					data, _ := json.Marshal(oddsChange{Sequence: seq, EventID: e.ID, MarketID: m.ID, MarketStatus: m.Status,
-						MarketVersion: e.Markets[i].Version, OutcomeID: o.ID, DisplayOdds: o.DisplayOdds, DisplayProbability: o.DisplayProbability,
-						EntryOdds: o.EntryOdds})
-					fmt.Fprintf(w, "id: %d\nevent: odds\ndata: %s\n\n", seq, data)
-				}
+			op := b.Operator
+			frames := c.Memo(margin, func(e betting.Event) any { return encodeOdds(op, e) }).(oddsFrames)
+			buf = buf[:0]
+			for _, f := range frames {
+				seq++
+				buf = append(buf, "id: "...)
+				buf = strconv.AppendInt(buf, seq, 10)
+				buf = append(buf, "\nevent: odds\ndata: "+sequencePrefix...)
+				buf = strconv.AppendInt(buf, seq, 10)
+				buf = append(buf, f...)
+				buf = append(buf, "\n\n"...)
+			}
+			if _, err := w.Write(buf); err != nil {
+				return
 			}
 		}
 		if err := rc.Flush(); err != nil {
