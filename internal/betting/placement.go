@@ -1,14 +1,11 @@
 package betting
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -84,11 +81,10 @@ type Placement struct {
 	// observer and log: see ObserveWalletAttempts and SetLog.
 	observer func(WalletAttempt)
 	log      *slog.Logger
-	// creditLocks keep one bettor's deposits of concurrent batches (two
-	// markets settled at once) from being in flight together: the answer
-	// that comes last must be the wallet's latest (see Deposit). A
-	// bettor's lock is creditLocks[hash of operator and bettor].
-	creditLocks [64]sync.Mutex
+	// credits keep one bettor's deposits of concurrent batches (two
+	// markets settled at once) from being in flight together, and bound
+	// the deposit calls in flight to each operator's wallet (see Deposit).
+	credits creditLanes
 }
 
 // NewPlacement returns a Placement.
@@ -485,110 +481,6 @@ func (p *Placement) Bettor(ctx context.Context, operatorID, bettorID, currency s
 		return b, err // a read on every request; the insert only on first sight
 	}
 	return p.bets.EnsureBettor(ctx, Bettor{OperatorID: operatorID, ID: bettorID, Currency: currency, CreatedAt: p.Now().UTC().Truncate(time.Microsecond)})
-}
-
-// depositConcurrency bounds the wallet calls one Deposit makes at once.
-const depositConcurrency = 16
-
-// Deposit credits settled or voided bets through their operators'
-// wallets, up to depositConcurrency calls at once, and records the
-// confirmed credits on their bets in one transaction, with the wallet
-// attempts of every deposit sent (without a confirmed one, the attempts
-// alone). One bettor's deposits are sent one after another, those of
-// other batches running at once included (in this process), so that the
-// answer that comes last reports the bettor's latest balance: answers to
-// calls in flight at once may come in any order. A bet whose deposit
-// is already confirmed is skipped, so a retry sends only the others. It
-// returns an error while any deposit is unconfirmed, so that the caller
-// retries (for days); a deposit's transaction id and bytes are the same on
-// every attempt, so the operator pays it once.
-func (p *Placement) Deposit(ctx context.Context, betIDs []string) error {
-	bets, err := p.bets.BetsByID(ctx, betIDs)
-	if err != nil {
-		return err
-	}
-	ops := map[string]Operator{}
-	var todo []Bet
-	for _, b := range bets {
-		if b.DepositConfirmedAt != nil {
-			continue
-		}
-		if b.Status != BetSettled && b.Status != BetVoided {
-			return fmt.Errorf("bet %s is %s, not settled", b.ID, b.Status)
-		}
-		if _, ok := ops[b.OperatorID]; !ok {
-			if ops[b.OperatorID], err = p.catalog.CachedOperator(ctx, b.OperatorID); err != nil {
-				return err
-			}
-		}
-		todo = append(todo, b)
-	}
-	var (
-		mu        sync.Mutex
-		confirmed []CreditConfirmation
-		attempts  []WalletAttempt
-		failed    int
-		firstErr  error
-		wg        sync.WaitGroup
-		slots     = make(chan struct{}, depositConcurrency)
-	)
-	type bettorKey struct{ operatorID, bettorID string }
-	var bettors []bettorKey
-	byBettor := map[bettorKey][]Bet{}
-	for _, b := range todo {
-		k := bettorKey{b.OperatorID, b.BettorID}
-		if _, ok := byBettor[k]; !ok {
-			bettors = append(bettors, k)
-		}
-		byBettor[k] = append(byBettor[k], b)
-	}
-	for _, k := range bettors {
-		slots <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-slots }()
-			lock := p.creditLock(k.operatorID, k.bettorID)
-			lock.Lock()
-			defer lock.Unlock()
-			for _, b := range byBettor[k] {
-				credit, err := p.wallet.Deposit(ctx, ops[b.OperatorID], b)
-				p.observe(credit.Attempts)
-				if err == nil && !credit.Done {
-					err = fmt.Errorf("deposit of bet %s not confirmed by the operator yet", b.ID)
-				}
-				mu.Lock()
-				attempts = append(attempts, credit.Attempts...)
-				if err != nil {
-					failed++
-					firstErr = cmp.Or(firstErr, err)
-				} else {
-					confirmed = append(confirmed, CreditConfirmation{BetID: b.ID, Kind: CreditDeposit, Balance: credit.Balance, At: p.Now()})
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	if len(confirmed) > 0 {
-		if err := p.confirm(ctx, confirmed, attempts); err != nil {
-			return fmt.Errorf("record %d confirmed deposits: %w", len(confirmed), err)
-		}
-	} else if err := p.record(ctx, attempts); err != nil {
-		return fmt.Errorf("record the attempts of %d deposits: %w", len(todo), err)
-	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d deposits not confirmed: %w", failed, len(todo), firstErr)
-	}
-	return nil
-}
-
-// creditLock is the lock of a bettor's credits (a stripe shared with a
-// few other bettors).
-func (p *Placement) creditLock(operatorID, bettorID string) *sync.Mutex {
-	h := fnv.New32a()
-	h.Write([]byte(operatorID))
-	h.Write([]byte{0})
-	h.Write([]byte(bettorID))
-	return &p.creditLocks[h.Sum32()%uint32(len(p.creditLocks))]
 }
 
 // Bettors returns an operator's bettors ordered by id, after afterID.

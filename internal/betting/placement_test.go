@@ -15,6 +15,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/sqlite"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // scriptedWallet answers withdrawals from a script; a nil answer stops the
@@ -420,5 +421,122 @@ func TestDepositsOfOneBettorInOrder(t *testing.T) {
 	}
 	if b, _ := w.bets.GetBettor(ctx, "acme", "alice"); b.Balance == nil || b.Balance.String() != "104" {
 		t.Errorf("bettor balance = %v, want the last answer's 104", b.Balance)
+	}
+}
+
+// heldWallet debits every withdrawal and holds the deposits of the
+// operator hold names until release is closed, counting those in flight
+// and the most ever in flight at once.
+type heldWallet struct {
+	scriptedWallet
+	hold           string
+	release        chan struct{}
+	released       sync.Once
+	mu             sync.Mutex
+	inflight, most int
+}
+
+func (w *heldWallet) Withdraw(context.Context, betting.Operator, betting.Bet) (betting.WalletAnswer, error) {
+	return *done(), nil
+}
+
+func (w *heldWallet) Deposit(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
+	if op.ID == w.hold {
+		w.mu.Lock()
+		w.inflight++
+		w.most = max(w.most, w.inflight)
+		w.mu.Unlock()
+		defer func() {
+			w.mu.Lock()
+			w.inflight--
+			w.mu.Unlock()
+		}()
+		<-w.release
+	}
+	return betting.WalletCredit{Done: true}, nil
+}
+
+// open lets the held deposits and every later one through.
+func (w *heldWallet) open() { w.released.Do(func() { close(w.release) }) }
+
+func (w *heldWallet) counts() (inflight, most int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.inflight, w.most
+}
+
+// One operator's deposits are sent DepositCallsPerOperator at once, across
+// Deposits running together, not more; while its wallet holds them all,
+// another operator's deposits go through.
+func TestDepositCallsPerOperator(t *testing.T) {
+	t.Parallel()
+	w := newPlacementWorld(t)
+	wallet := &heldWallet{hold: "acme", release: make(chan struct{})}
+	t.Cleanup(wallet.open)
+	place := betting.NewPlacement(w.svc, w.bets, wallet)
+	ctx := context.Background()
+	other, err := w.svc.CreateOperator(ctx, bettingtest.NewOperator("other"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := w.event.Markets[0]
+	bets := map[string][]string{}
+	for i := range betting.DepositCallsPerOperator + 20 {
+		op := w.op
+		if i%10 == 9 {
+			op = other
+		}
+		bettor, err := place.Bettor(ctx, op.ID, fmt.Sprint("bettor-", i), "USD")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := place.Place(ctx, bettor, op, fmt.Sprint("key-", i), betting.PlaceRequest{MarketID: m.ID, OutcomeID: m.Outcomes[0].ID, Stake: "10.00"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := place.Process(ctx, b.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		bets[op.ID] = append(bets[op.ID], b.ID)
+	}
+	if _, err := w.svc.ResolveMarket(ctx, m.ID, m.Outcomes[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := place.Settle(ctx, m.ID); err != nil {
+		t.Fatal(err)
+	}
+	if len(bets["acme"]) <= betting.DepositCallsPerOperator {
+		t.Fatalf("%d bets of acme, want more than %d", len(bets["acme"]), betting.DepositCallsPerOperator)
+	}
+	// acme's deposits in two Deposits at once, as two jobs run.
+	half := len(bets["acme"]) / 2
+	var wg sync.WaitGroup
+	for _, batch := range [][]string{bets["acme"][:half], bets["acme"][half:]} {
+		wg.Go(func() {
+			if err := place.Deposit(ctx, batch); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	waitfor.True(t, "acme's wallet holding DepositCallsPerOperator deposits", func() bool {
+		inflight, _ := wallet.counts()
+		return inflight == betting.DepositCallsPerOperator
+	})
+	if err := place.Deposit(ctx, bets["other"]); err != nil {
+		t.Fatalf("another operator's deposits while acme's wallet holds its own: %v", err)
+	}
+	wallet.open()
+	wg.Wait()
+	if _, most := wallet.counts(); most != betting.DepositCallsPerOperator {
+		t.Errorf("at most %d of acme's deposits in flight at once, want %d", most, betting.DepositCallsPerOperator)
+	}
+	all, err := w.bets.BetsByID(ctx, append(bets["acme"], bets["other"]...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range all {
+		if b.DepositConfirmedAt == nil {
+			t.Errorf("bet %s of %s: deposit not recorded", b.ID, b.OperatorID)
+		}
 	}
 }

@@ -11,7 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -137,6 +139,10 @@ func DefaultConfig() Config {
 	return Config{Workers: 8, JobTimeout: 5 * time.Minute, CallbackRetries: DefaultCallbackRetries, PollInterval: 200 * time.Millisecond}
 }
 
+// walletWorkers is how many deposit and rollback jobs a process runs at
+// once: every operator's depositJobsPerOperator and room for the others.
+const walletWorkers = 32
+
 // walletAttempts bounds the attempts of deposits and rollbacks: with
 // retries capped at ten minutes apart, about two years, which is to say
 // until the operator answers.
@@ -155,22 +161,39 @@ func (SettleMarketArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueBets, MaxAttempts: 1000}
 }
 
-// BetDepositArgs asks for the deposits of settled bets; it is retried
-// until the operator confirmed every one of them.
+// BetDepositArgs asks for the deposits of settled bets of one operator;
+// it is retried until the operator confirmed every one of them. Jobs
+// enqueued before jobs named their operator have no OperatorID and may
+// hold several operators' bets.
 type BetDepositArgs struct {
-	BetIDs []string `json:"bet_ids"`
+	OperatorID string   `json:"operator_id,omitempty"`
+	BetIDs     []string `json:"bet_ids"`
 }
 
-// depositBatch is how many bets' deposits one job sends.
-const depositBatch = 50
+// depositBatch is how many bets' deposits one job sends: the bets one
+// settlement transaction settles (betting.Settle), so that a market's
+// deposits cost few jobs and few confirmation transactions.
+const depositBatch = 500
 
-// DepositJobs returns the jobs that deposit the payouts of bets, one per
-// depositBatch bets, for an InsertMany in the transaction that settles
-// them.
-func DepositJobs(betIDs []string) []river.InsertManyParams {
+// DepositJobs returns the jobs that deposit the payouts of bets, the bets
+// of one operator per job and depositBatch bets at most, in the order of
+// the bets' first appearance, for an InsertMany in the transaction that
+// settles them. betIDs[i] is a bet of operatorIDs[i].
+func DepositJobs(operatorIDs, betIDs []string) []river.InsertManyParams {
+	var operators []string
+	byOperator := map[string][]string{}
+	for i, id := range betIDs {
+		op := operatorIDs[i]
+		if _, ok := byOperator[op]; !ok {
+			operators = append(operators, op)
+		}
+		byOperator[op] = append(byOperator[op], id)
+	}
 	var jobs []river.InsertManyParams
-	for ids := range slices.Chunk(betIDs, depositBatch) {
-		jobs = append(jobs, river.InsertManyParams{Args: BetDepositArgs{BetIDs: ids}})
+	for _, op := range operators {
+		for ids := range slices.Chunk(byOperator[op], depositBatch) {
+			jobs = append(jobs, river.InsertManyParams{Args: BetDepositArgs{OperatorID: op, BetIDs: ids}})
+		}
 	}
 	return jobs
 }
@@ -192,7 +215,7 @@ func NewWorkers(svc *tickets.Service, bets *betting.Placement, cfg Config) *rive
 	river.AddWorker(w, &placeWorker{bets: bets})
 	river.AddWorker(w, &rollbackWorker{bets: bets})
 	river.AddWorker(w, &settleWorker{bets: bets})
-	river.AddWorker(w, &depositWorker{bets: bets})
+	river.AddWorker(w, &depositWorker{bets: bets, gate: newOperatorGate(depositJobsPerOperator)})
 	return w
 }
 
@@ -213,9 +236,22 @@ func (w *settleWorker) Work(ctx context.Context, job *river.Job[SettleMarketArgs
 	return err
 }
 
+// depositJobsPerOperator bounds the deposit jobs of one operator that a
+// process runs at once, so that an operator whose wallet is slow holds
+// only that many of the wallet queue's workers; with
+// betting.DepositCallsPerOperator calls in flight per operator, the jobs'
+// bettors keep the calls busy while one job finishes and the next starts.
+const depositJobsPerOperator = 4
+
+// depositGateWait is how long a deposit job waits for its operator's
+// turn before it steps aside: snoozed (not an attempt) for about as long,
+// leaving its worker to other operators' jobs.
+const depositGateWait = 2 * time.Second
+
 type depositWorker struct {
 	river.WorkerDefaults[BetDepositArgs]
 	bets *betting.Placement
+	gate *operatorGate
 }
 
 // NextRetry backs off from a second to at most ten minutes.
@@ -224,7 +260,57 @@ func (w *depositWorker) NextRetry(job *river.Job[BetDepositArgs]) time.Time {
 }
 
 func (w *depositWorker) Work(ctx context.Context, job *river.Job[BetDepositArgs]) error {
+	leave, err := w.gate.enter(ctx, job.Args.OperatorID, depositGateWait)
+	if errors.Is(err, errGateBusy) {
+		return river.JobSnooze(depositGateWait + rand.N(depositGateWait))
+	}
+	if err != nil {
+		return err
+	}
+	defer leave()
 	return w.bets.Deposit(ctx, job.Args.BetIDs)
+}
+
+// errGateBusy: an operator's turns stayed taken for the whole wait.
+var errGateBusy = errors.New("every turn of the operator is taken")
+
+// operatorGate gives each operator a fixed number of turns at once.
+type operatorGate struct {
+	turns int
+	mu    sync.Mutex
+	taken map[string]chan struct{}
+}
+
+func newOperatorGate(turns int) *operatorGate {
+	return &operatorGate{turns: turns, taken: map[string]chan struct{}{}}
+}
+
+// enter waits up to wait for one of the operator's turns; leave gives it
+// back. It fails with errGateBusy when the wait ran out, with ctx's error
+// when ctx ended first.
+func (g *operatorGate) enter(ctx context.Context, operatorID string, wait time.Duration) (leave func(), err error) {
+	g.mu.Lock()
+	taken := g.taken[operatorID]
+	if taken == nil {
+		taken = make(chan struct{}, g.turns)
+		g.taken[operatorID] = taken
+	}
+	g.mu.Unlock()
+	select {
+	case taken <- struct{}{}:
+		return func() { <-taken }, nil
+	default:
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case taken <- struct{}{}:
+		return func() { <-taken }, nil
+	case <-timer.C:
+		return nil, errGateBusy
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 type placeWorker struct {
@@ -288,7 +374,7 @@ func newClient[TTx any](driver riverdriver.Driver[TTx], workers *river.Workers, 
 			QueueTickets:   {MaxWorkers: max(1, cfg.Workers)},
 			QueueCallbacks: {MaxWorkers: 16},
 			QueueBets:      {MaxWorkers: cmp.Or(cfg.BetWorkers, 128)},
-			QueueWallet:    {MaxWorkers: 16},
+			QueueWallet:    {MaxWorkers: walletWorkers},
 		}
 	}
 	c, err := river.NewClient(driver, rc)

@@ -363,16 +363,20 @@ func (s betStore) SettleBets(ctx context.Context, settlements []betting.Settleme
 	}
 	rows, err := tx.Query(ctx, `UPDATE betting_bets b SET status = s.status, payout_amount = s.payout, settled_at = $4, exposure_reserved = FALSE, updated_at = $4
 		FROM unnest($1::uuid[], $2::text[], $3::numeric[]) AS s(id, status, payout)
-		WHERE b.id = s.id AND b.status = 'confirmed' RETURNING b.id::text`, ids, statuses, payouts, at.UTC().Truncate(time.Microsecond))
+		WHERE b.id = s.id AND b.status = 'confirmed' RETURNING b.id::text, b.operator_id`, ids, statuses, payouts, at.UTC().Truncate(time.Microsecond))
 	if err != nil {
 		return 0, err
 	}
-	settled, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
+	var settled, operators []string
+	var id, operator string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &operator}, func() error {
+		settled, operators = append(settled, id), append(operators, operator)
+		return nil
+	}); err != nil {
 		return 0, err
 	}
 	if len(settled) > 0 {
-		if _, err := s.d.queue.InsertManyTx(ctx, tx, jobqueue.DepositJobs(settled)); err != nil {
+		if _, err := s.d.queue.InsertManyTx(ctx, tx, jobqueue.DepositJobs(operators, settled)); err != nil {
 			return 0, fmt.Errorf("enqueue deposits: %w", err)
 		}
 	}

@@ -413,7 +413,7 @@ func (s betStore) SettleBets(ctx context.Context, settlements []betting.Settleme
 	err := s.d.write(ctx, func(ctx context.Context, tx *writeTx) (error, error) {
 		settled = 0
 		released := map[exposureKey]money.Amount{}
-		var ids []string
+		var ids, operators []string
 		for _, st := range settlements {
 			b, err := scanBet(tx.queryRow(ctx, betByIDSQL, st.BetID), st.BetID)
 			if betting.IsNotFound(err) {
@@ -432,14 +432,14 @@ func (s betStore) SettleBets(ctx context.Context, settlements []betting.Settleme
 			if _, err := tx.exec(ctx, settleBetSQL, st.Status, st.Payout.String(), micros(at), micros(at), b.ID); err != nil {
 				return nil, err
 			}
-			ids = append(ids, b.ID)
+			ids, operators = append(ids, b.ID), append(operators, b.OperatorID)
 		}
 		for k, amount := range released {
 			if err := tx.release(ctx, k, amount); err != nil {
 				return nil, err
 			}
 		}
-		tx.enqueueMany(jobqueue.DepositJobs(ids))
+		tx.enqueueMany(jobqueue.DepositJobs(operators, ids))
 		settled = len(ids)
 		return nil, nil
 	})

@@ -92,6 +92,14 @@ type Options struct {
 	Now func() time.Time
 }
 
+// idleConnsPerWallet is how many idle connections the package's own
+// client keeps to one wallet host: as many as the deposits a process sends
+// at once to one operator (betting.DepositCallsPerOperator), which the
+// placement's withdrawals reuse too. net/http's default of 2 closed
+// nearly every connection after its call under load, and the next call
+// dialled a new one.
+const idleConnsPerWallet = betting.DepositCallsPerOperator
+
 // Client calls operators' wallets. It is safe for concurrent use.
 type Client struct {
 	calls *walletcall.Client
@@ -100,8 +108,8 @@ type Client struct {
 
 // New returns a Client.
 func New(opts Options) *Client {
-	c := &Client{calls: walletcall.New(walletcall.Options{HTTPClient: opts.HTTPClient, AllowInsecure: opts.AllowInsecure, Timeout: opts.Timeout}),
-		now: opts.Now}
+	c := &Client{calls: walletcall.New(walletcall.Options{HTTPClient: opts.HTTPClient, AllowInsecure: opts.AllowInsecure, Timeout: opts.Timeout,
+		MaxIdleConnsPerHost: idleConnsPerWallet}), now: opts.Now}
 	if c.now == nil {
 		c.now = time.Now
 	}
