@@ -727,7 +727,41 @@ func imperative(s string) (title, role string) {
 	if m := existsPattern.FindStringSubmatch(s); m != nil {
 		return "Provide " + lowerFirst(m[1]) + " for " + m[2], ""
 	}
+	if t := activeVoice(s); t != "" {
+		return t, ""
+	}
 	return verbFirst(s), ""
+}
+
+// passivePattern is a sentence in the passive voice: a short subject, "is"
+// or "are", a participle and what follows ("Passwords are hashed with a
+// modern KDF").
+var passivePattern = regexp.MustCompile(`^([^,;:]{3,50}?) (?:is|are) ([a-z]+ed) (\S.*)$`)
+
+// activeVoice turns a passive requirement into a verb-first title
+// ("Passwords are hashed with a modern KDF" is "Hash passwords with a
+// modern KDF"), or "" when the sentence is not one or its participle is no
+// known verb.
+func activeVoice(s string) string {
+	if !strings.Contains(s, " is ") && !strings.Contains(s, " are ") {
+		return ""
+	}
+	m := passivePattern.FindStringSubmatch(s)
+	if m == nil || len(strings.Fields(m[1])) > 6 {
+		return ""
+	}
+	p := m[2]
+	var base string
+	for _, c := range []string{p[:len(p)-2], p[:len(p)-1], p[:len(p)-3] + "y", p[:len(p)-3]} {
+		if len(c) > 2 && baseVerbs[c] {
+			base = c
+			break
+		}
+	}
+	if base == "" {
+		return ""
+	}
+	return upperFirst(base) + " " + lowerFirst(m[1]) + " " + m[3]
 }
 
 var modalWords = []string{" must ", " shall ", " should ", " will ", " can ", " could ", " may ", " need to ", " needs to ", " has to ", " have to ", " required to ", " able to "}

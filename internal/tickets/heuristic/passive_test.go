@@ -1,0 +1,20 @@
+package heuristic_test
+
+import (
+	"testing"
+)
+
+// TestPassiveRequirementTitles turns a passive requirement into a
+// verb-first title ("Previews are served via the CDN" is "Serve previews
+// via the CDN"), not "Implement previews are served …".
+func TestPassiveRequirementTitles(t *testing.T) {
+	spec := "# Shop\n\n## Requirements\n\n- SH-1: Previews are served via the CDN.\n- SH-2: Order totals are updated from the payment webhooks.\n"
+	res := generate(t, defaultRequest(spec, "Shop"))
+	want := map[string]bool{"Serve previews via the CDN (SH-1)": true, "Update order totals from the payment webhooks (SH-2)": true}
+	for _, tk := range res.Tickets {
+		delete(want, tk.Title)
+	}
+	for title := range want {
+		t.Errorf("no ticket %q: %v", title, titles(res.Tickets))
+	}
+}
