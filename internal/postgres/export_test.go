@@ -6,6 +6,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/money"
 )
 
 // ExplainListBets returns the query plan of ListBets' query for f, one
@@ -26,4 +27,16 @@ func (d *DB) ExplainListBets(ctx context.Context, f betting.BetFilter) ([]string
 		return err
 	})
 	return plan, err
+}
+
+// ReserveBatch reserves the bets' payouts, each within limit, in one
+// batch and in the order given, as one batch of ReserveExposure calls
+// gathered by a node would.
+func (d *DB) ReserveBatch(ctx context.Context, bets []betting.Bet, limit money.Amount) error {
+	items := make([]reservation, len(bets))
+	for i, b := range bets {
+		items[i] = reservation{bet: b, limit: limit}
+	}
+	_, err := d.reserve(ctx, items)
+	return err
 }

@@ -1,8 +1,10 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"hash/fnv"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -63,18 +65,30 @@ func (d *DB) reserver(outcomeID string) *groupcommit.Batcher[reservation, reserv
 	return d.reservers[h.Sum32()%uint32(len(d.reservers))]
 }
 
-// reserve applies a batch of reservations in order, in one transaction:
-// each statement sees the exposure the earlier ones added.
+// reserve applies a batch of reservations in one transaction, ordered by
+// exposure row (operator, outcome, currency) and, within one row, in the
+// order they came: each statement sees the exposure the earlier ones
+// added. Every batch of every node takes the exposure rows' locks in that
+// one order, so two batches holding the same outcomes cannot deadlock.
 func (d *DB) reserve(ctx context.Context, items []reservation) ([]reserveResult, error) {
+	order := make([]int, len(items))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		a, b := items[i].bet, items[j].bet
+		return cmp.Or(cmp.Compare(a.OperatorID, b.OperatorID), cmp.Compare(a.OutcomeID, b.OutcomeID), cmp.Compare(a.Currency, b.Currency))
+	})
 	out := make([]reserveResult, len(items))
 	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
 		batch := &pgx.Batch{}
-		for _, r := range items {
+		for _, i := range order {
+			r := items[i]
 			b := r.bet
 			batch.Queue(reserveSQL, b.OperatorID, b.OutcomeID, b.Currency, b.PotentialPayout.String(), r.limit.String(), b.ID)
 		}
 		results := tx.SendBatch(ctx, batch)
-		for i := range items {
+		for _, i := range order {
 			var unreserved, added int
 			if err := results.QueryRow().Scan(&unreserved, &added); err != nil {
 				results.Close()
