@@ -66,6 +66,7 @@ ulimit -n 65536 2>/dev/null || true
 
 measure() { # measure KIND NODES
   local kind=$1 n=$2 db=scale_${1}_${2}_$RANDOM
+  rm -f "$work"/gen*.txt
   as_pg "$pgbin/psql" -h 127.0.0.1 -p $port -U postgres -qc "create database $db" >/dev/null
   local url="postgres://postgres@127.0.0.1:$port/$db?sslmode=disable"
   "$bin" migrate --database-url "$url" >/dev/null
