@@ -333,25 +333,6 @@ func ReconcileCashier(lines []StatementLine, accepted, refused, unanswered map[s
 	return out
 }
 
-// bundledPaid counts the bundled operator's settled and voided bets whose
-// payout the platform recorded as delivered (lost bets included: nothing
-// moves for them), and the latest such record.
-func (p *platform) bundledPaid(ctx context.Context) (int, time.Time, error) {
-	bets, err := p.bets(ctx, bundledID, "")
-	if err != nil {
-		return 0, time.Time{}, err
-	}
-	var n int
-	var last time.Time
-	for _, b := range bets {
-		if (b.Status == "settled" || b.Status == "voided") && b.DepositConfirmedAt != nil {
-			n++
-			last = later(last, *b.DepositConfirmedAt)
-		}
-	}
-	return n, last, nil
-}
-
 // reconcileBundled reads every bundled bettor's statement and returns its
 // bets' movements (for Reconcile), what ReconcileCashier and the ledger's
 // Verify found, and the cashier's counts in r.
