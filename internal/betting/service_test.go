@@ -94,7 +94,7 @@ func TestEventsAndPrices(t *testing.T) {
 		t.Errorf("the service must assign ids and status: %+v", e)
 	}
 
-	// Odds-ratio at 5 %: 4.4215 and 1.2138 (research/markets.md §2.4), shown rounded down.
+	// Odds-ratio at 5 %: 4.4215 and 1.2138 (the odds-ratio method, docs/decisions.md "Contract details"), shown rounded down.
 	v := betting.View(op, e, "pt-BR")
 	out := v.Markets[0].Outcomes
 	if out[0].DisplayOdds.String() != "4.42" || out[1].DisplayOdds.String() != "1.21" ||

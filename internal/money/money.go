@@ -12,7 +12,7 @@
 // # Rounding
 //
 // There is one rounding rule, used for display and for settlement alike
-// (GUIDE §2): round half to even ("banker's rounding") to the currency's minor
+// (docs/decisions.md, "Contract details"): round half to even ("banker's rounding") to the currency's minor
 // units. See RoundToCurrency for why. StringFixed and StringTrimmed apply the
 // same rule. Display odds are a price, not an amount, and are rounded down by
 // package odds instead.

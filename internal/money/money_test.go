@@ -271,7 +271,7 @@ func TestStringTrimmed(t *testing.T) {
 }
 
 func TestPayoutExamples(t *testing.T) {
-	// GUIDE §2: payout = stake × entry_odds, rounded to the currency's decimals.
+	// docs/decisions.md, "Contract details": payout = stake × entry_odds, rounded to the currency's decimals.
 	tests := []struct {
 		stake, odds, currency, want string
 	}{

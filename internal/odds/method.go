@@ -6,7 +6,7 @@ import (
 )
 
 // Method is a way of applying an operator's margin to source probabilities
-// (research/markets.md §2.2). Its string values are the ones of the admin
+// (docs/decisions.md, "Contract details"). Its string values are the ones of the admin
 // API's margin.method.
 type Method string
 
@@ -35,7 +35,7 @@ const (
 )
 
 // DefaultMethod is the margin method of an operator that names none
-// (GUIDE §2: odds ratio).
+// (docs/decisions.md, "Contract details": odds ratio).
 const DefaultMethod = OddsRatio
 
 // ErrUnknownMethod is wrapped by the error of ParseMethod and Price for a

@@ -16,7 +16,7 @@
 // # Pricing
 //
 // [Price] turns source probabilities into odds with an operator margin by one
-// of five [Method]s (research/markets.md §2.2). Money never touches floating
+// of five [Method]s (docs/decisions.md, "Contract details"). Money never touches floating
 // point in this package: the closed-form methods (multiplicative, additive) are
 // computed exactly in decimal, and only the pricing curve of the iterative
 // methods (power, odds ratio, Shin) is solved in float64, after which the odds
@@ -229,7 +229,7 @@ func (o *Odds) Scan(src any) error {
 // MovedAgainst reports whether the price of an outcome has moved against the
 // bettor by more than tolerance since the bet's entry odds: whether the
 // relative drop (entry − current) / entry is strictly greater than tolerance
-// (GUIDE §2 "price moved too far"). It is computed exactly, without division,
+// (docs/decisions.md, "Contract details": price moved too far). It is computed exactly, without division,
 // as entry − current > tolerance × entry.
 //
 // A drop of exactly tolerance is accepted (false): with entry 2.00 and

@@ -220,6 +220,6 @@ func TestParseMethod(t *testing.T) {
 		}
 	}
 	if DefaultMethod != OddsRatio {
-		t.Errorf("DefaultMethod = %q, want odds_ratio (GUIDE §2)", DefaultMethod)
+		t.Errorf("DefaultMethod = %q, want odds_ratio (docs/decisions.md, Contract details)", DefaultMethod)
 	}
 }

@@ -66,7 +66,7 @@ type Quote struct {
 // computed exactly in decimal and rounded down to 4 decimals. Power, odds
 // ratio and Shin need a root-finder: their single parameter (k, c or z) is
 // solved by bisection in float64 (200 iterations or an interval below 1e-12,
-// as research/margin_check.py does) and each outcome's odds 1/q is converted
+// as the independent reference implementation does) and each outcome's odds 1/q is converted
 // to decimal, rounded half to even to 9 decimals (to absorb float noise at
 // exact values such as 2.0000) and then rounded down to 4. Floating point
 // shapes only the pricing curve; amounts are never floats.
@@ -174,8 +174,9 @@ func quoFloor(a, b decimal.Decimal) decimal.Decimal {
 
 // curve returns the unrounded odds 1/q of every outcome for normalized
 // probabilities p (Σp = 1) and margin m, in float64. It implements all five
-// methods exactly as research/margin_check.py does, so that its values can be
-// compared with the script's; Price uses it for Power, OddsRatio and Shin only.
+// methods exactly as the independent reference implementation does (a Python
+// script outside this repository; docs/decisions.md, "Contract details"),
+// so that its values can be compared with the script's; Price uses it for Power, OddsRatio and Shin only.
 // An unreachable margin gives an error wrapping ErrUnpriceable. Results may be
 // below 1 (multiplicative and additive on heavy favourites); Price applies the
 // floor.
@@ -255,7 +256,7 @@ func curve(method Method, p []float64, m float64) ([]float64, error) {
 }
 
 // bisect finds a root of f in [a, b] by bisection: at most 200 halvings,
-// stopping when the interval is narrower than 1e-12 (research/margin_check.py).
+// stopping when the interval is narrower than 1e-12 (as the reference implementation does).
 // f(a) and f(b) must not have the same strict sign.
 func bisect(f func(float64) float64, a, b float64) (float64, error) {
 	fa, fb := f(a), f(b)

@@ -20,7 +20,8 @@ func decs(t *testing.T, ss ...string) []decimal.Decimal {
 }
 
 // golden holds, per book and method at m = 0.05:
-//   - script: the values printed by `python3 research/margin_check.py`
+//   - script: the values printed by the independent reference implementation
+//     of the five methods (a Python script outside this repository)
 //     (rounded to 4 decimals by Python's round), pasted as they are;
 //   - entry: what Price must return as Quote.Odds: the exact curve value
 //     rounded down to 4 decimals (house's favour), floored at 1.01.

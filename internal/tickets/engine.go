@@ -2,7 +2,7 @@ package tickets
 
 import "context"
 
-// Option defaults (GUIDE §2).
+// Option defaults (docs/decisions.md, "Contract details").
 const (
 	DefaultMaxTicketCount = 20
 	MaxTickets            = 50

@@ -35,7 +35,7 @@ func (s Status) Valid() bool {
 }
 
 // Stage is the stage of a job (tickets-api.md "Job stage values"). Stages
-// pair with statuses as GUIDE §2 says: queued ↔ accepted, queued;
+// pair with statuses as docs/decisions.md ("Contract details") says: queued ↔ accepted, queued;
 // processing ↔ preparing_prompt, generating_tickets, validating_output;
 // completed ↔ completed; failed ↔ failed; cancel_requested, cancelled and
 // expired keep the last stage.

@@ -43,7 +43,7 @@ type Submission struct {
 }
 
 // ParseSubmission validates a raw tickets.input.v1 body and applies the
-// option defaults of GUIDE §2.
+// option defaults of docs/decisions.md ("Contract details").
 //
 // Errors (as *Error, code invalid_request): a body that is not UTF-8, that
 // escapes a lone UTF-16 surrogate (\ud800), that is not JSON, that

@@ -236,7 +236,7 @@ func (s *Service) settle(id string) error {
 }
 
 // fail records a generation failure on a processing job. Codes other than
-// the job error codes of GUIDE §2 become internal_error.
+// the job error codes of docs/decisions.md ("Contract details") become internal_error.
 func (s *Service) fail(id string, cause error) error {
 	if errors.Is(cause, errStatusChanged) {
 		return s.settle(id)

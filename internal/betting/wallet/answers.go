@@ -73,8 +73,8 @@ func walletError(a walletcall.Answer) string {
 	return e.Error
 }
 
-// classifyWithdrawal maps one answer to an outcome (GUIDE §2, "Standalone
-// wallet answers").
+// classifyWithdrawal maps one answer to an outcome (docs/decisions.md,
+// "Contract details": standalone wallet answers).
 func classifyWithdrawal(a walletcall.Answer) WithdrawalResult {
 	r := WithdrawalResult{HTTPStatus: a.Status}
 	switch {

@@ -7,7 +7,7 @@
 // RollbackBody), stores them with the bet, and hands the same bytes to every
 // call, so a retry, even after a crash, repeats the request exactly and the
 // operator's idempotency by transaction_id holds. SendWithdrawal retries
-// by itself (GUIDE §2); SendDeposit and SendRollback make one attempt each
+// by itself (docs/decisions.md, "Contract details"); SendDeposit and SendRollback make one attempt each
 // and leave retrying to the caller's durable outbox.
 //
 // Client is the platform's betting.Wallet for operators of integration

@@ -20,9 +20,9 @@ const (
 	specWithdrawal = "bettor-and-operator-api.md › Resources › Operator wallet: withdrawal; Endpoints › Operator-hosted endpoints"
 	specAuth       = "bettor-and-operator-api.md › Authentication (wallet calls from the platform)"
 	specIdempotent = "bettor-and-operator-api.md › Operator-hosted endpoints: \"idempotent by transaction_id\""
-	specRollback   = "GUIDE.md §2 Betting › Rollback; bettor-and-operator-api.md › Operator-hosted endpoints"
-	specDeposit    = "bettor-and-operator-api.md › Operator-hosted endpoints: POST /v1/deposits; GUIDE.md §2 Betting › Deposits"
-	specFunds      = "GUIDE.md §2 Betting › Standalone wallet answers; bettor-and-operator-api.md › Errors (insufficient_funds)"
+	specRollback   = "docs/decisions.md › Contract details: Rollback; bettor-and-operator-api.md › Operator-hosted endpoints"
+	specDeposit    = "bettor-and-operator-api.md › Operator-hosted endpoints: POST /v1/deposits; docs/decisions.md › Contract details: Deposits"
+	specFunds      = "docs/decisions.md › Contract details: Standalone wallet answers; bettor-and-operator-api.md › Errors (insufficient_funds)"
 )
 
 // wrongSecret keys the signature of the wrong-signature check: any key but

@@ -1,7 +1,7 @@
 // Package operatorwallet is the black-box conformance checker of a
 // standalone operator's wallet (bettor-and-operator-api.md, "Operator-hosted
-// endpoints" and "Authentication"; GUIDE §2 "Betting" for what the spec
-// leaves open). It backs `foresight conformance operator-wallet --url U
+// endpoints" and "Authentication"; docs/decisions.md "Contract details" for what
+// the spec leaves open). It backs `foresight conformance operator-wallet --url U
 // --secret S`: Run sends crafted requests to the wallet at Config.URL, as
 // the platform would and as it never would (bad signatures, replays), and
 // returns a conformance.Report.
@@ -34,7 +34,7 @@
 //	rollback            DELETE /v1/rollbacks/{id} of a debited withdrawal is answered 2xx,
 //	                    its balance (when it has one) is the stake back, the same rollback
 //	                    again returns the same JSON answer, and the stake came back once
-//	                    (Operator-hosted endpoints; GUIDE §2 Rollback)
+//	                    (Operator-hosted endpoints; decisions.md, Contract details: Rollback)
 //	wrong-signature     X-Payload-Signature keyed with another secret: 401, moves nothing
 //	missing-signature   no X-Payload-Signature: 401, moves nothing
 //	missing-timestamp   no X-Timestamp: 401, moves nothing
@@ -56,7 +56,7 @@
 //	                    5xx is a warning (the spec does not name this case)
 //	rollback-unknown    a rollback of a withdrawal never sent is answered 2xx and moves
 //	                    nothing; that withdrawal sent afterwards is refused with a 4xx and
-//	                    moves nothing (GUIDE §2 Rollback: "answers 200 even when it never saw
+//	                    moves nothing (decisions.md, Contract details, Rollback: "answers 200 even when it never saw
 //	                    the withdrawal, and must then refuse that withdrawal if it arrives late")
 //	deposit-lost        a stake, then a deposit of 0 with result "lost" naming it: 2xx, its
 //	                    balance (when given) is the balance minus the stake, a replay returns
@@ -66,7 +66,7 @@
 //	                    credits exactly the payout, once, a replay returns the same answer
 //	insufficient-funds  a withdrawal of the balance plus one stake is refused with a 4xx
 //	                    {"error": "insufficient_funds"} or a 409 without a body, and moves
-//	                    nothing (GUIDE §2 Standalone wallet answers; any other refusal makes
+//	                    nothing (decisions.md, Contract details, wallet answers; any other refusal makes
 //	                    the platform reject the bet bet_rejected_other)
 //	balance-format      every balance of a 2xx answer in the run is a JSON string the platform
 //	                    can read (plain decimal, at most 18 digits before and 12 after the

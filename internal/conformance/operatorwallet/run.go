@@ -325,7 +325,7 @@ func errorCode(ex conformance.Exchange) string {
 }
 
 // insufficientFunds reports whether ex is the refusal the platform reads
-// as insufficient funds (GUIDE §2): a 4xx with {"error":
+// as insufficient funds (docs/decisions.md, "Contract details"): a 4xx with {"error":
 // "insufficient_funds"}, or a 409 with no body.
 func insufficientFunds(ex conformance.Exchange) bool {
 	st := ex.Response.Status

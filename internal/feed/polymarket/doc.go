@@ -1,5 +1,5 @@
 // Package polymarket is the feed.Source of Polymarket's Gamma API
-// (research/markets.md §1.1): it reads events and their markets, prices,
+// (docs/market-feeds.md): it reads events and their markets, prices,
 // closing and resolution, and reports them as feed.Events that feed.Sync
 // applies to the catalog through the admin API's own service calls, so a
 // fed market is settled exactly as one resolved by hand. It only reads;

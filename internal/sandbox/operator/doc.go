@@ -1,7 +1,7 @@
 // Package operator is the sandbox operator: a reference implementation of
 // the operator side of Foresight's standalone integration
-// (bettor-and-operator-api.md, "Operator-hosted endpoints"; GUIDE §2
-// "Betting"). It backs `foresight sandbox operator`, the demo's operator,
+// (bettor-and-operator-api.md, "Operator-hosted endpoints"; docs/decisions.md,
+// "Contract details"). It backs `foresight sandbox operator`, the demo's operator,
 // and is the fake partner of the platform's tests, so it is strict: it
 // refuses every request the protocol does not allow, and its answers are the
 // ones a careful real operator gives. A Site adds the operator's pages

@@ -313,7 +313,7 @@ type errorBody struct {
 	Error tickets.ErrorObject `json:"error"`
 }
 
-// statuses maps each domain code to its HTTP status (GUIDE §2). Codes
+// statuses maps each domain code to its HTTP status (docs/decisions.md, "Contract details"). Codes
 // missing here are internal errors.
 var statuses = map[tickets.Code]int{
 	tickets.CodeInvalidRequest:  http.StatusBadRequest,
