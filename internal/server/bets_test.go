@@ -49,8 +49,6 @@ func newBettingWorldWith(t testing.TB, db string, opts worldOptions) *bettingWor
 	if opts.partner != nil {
 		h = opts.partner(h)
 	}
-	partner := httptest.NewServer(h)
-	t.Cleanup(partner.Close)
 	also := opts.config
 	opts.config = func(c *server.Config) {
 		c.DevAllowInsecure = true
@@ -60,14 +58,7 @@ func newBettingWorldWith(t testing.TB, db string, opts worldOptions) *bettingWor
 	}
 	w := newWorld(t, db, opts)
 	bw := &bettingWorld{world: w, spec: openapitest.Load(t, "bettor.yaml"), op: op}
-	st, _ := bw.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":"sandbox","name":"Sandbox","integration":"standalone",
-		"wallet_url":%q,"signing_secret":"sandbox-signing-secret-0123","jwks_url":%q,
-		"currencies":[{"code":"USD","decimals":2}],"margin":{"method":"odds_ratio","value":"0.05"},
-		"limits":{"USD":{"min_stake":"1","max_stake":"100","max_payout":"1000","outcome_exposure":"150"}},"odds_tolerance":"0.05"}`,
-		partner.URL, partner.URL+"/.well-known/jwks.json"))
-	if st != 201 {
-		t.Fatalf("create operator = %d", st)
-	}
+	bw.addStandalone(t, h, "sandbox", "sandbox-signing-secret-0123", "0.05")
 	st, ev := bw.admin("POST", "/admin/v1/events", `{"category":"sports","title":{"en":"Final"},"image_url":"https://img.example.com/final.png",
 		"markets":[{"question":{"en":"Who wins?"},"image_url":"https://img.example.com/q.png","outcomes":[{"name":{"en":"Home"},"probability":"0.2"},{"name":{"en":"Away"},"probability":"0.8"}]}]}`)
 	if st != 201 {
@@ -80,6 +71,22 @@ func newBettingWorldWith(t testing.TB, db string, opts worldOptions) *bettingWor
 		bw.outcome[i] = o.(map[string]any)["id"].(string)
 	}
 	return bw
+}
+
+// addStandalone serves a sandbox operator's endpoints (h) and creates its
+// standalone operator id with the secret it signs with: USD, an odds-ratio
+// margin of margin, the limits every operator of these tests has.
+func (bw *bettingWorld) addStandalone(t testing.TB, h http.Handler, id, secret, margin string) {
+	t.Helper()
+	partner := httptest.NewServer(h)
+	t.Cleanup(partner.Close)
+	if st, p := bw.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":%q,"name":%q,"integration":"standalone",
+		"wallet_url":%q,"signing_secret":%q,"jwks_url":%q,
+		"currencies":[{"code":"USD","decimals":2}],"margin":{"method":"odds_ratio","value":%q},
+		"limits":{"USD":{"min_stake":"1","max_stake":"100","max_payout":"1000","outcome_exposure":"150"}},"odds_tolerance":"0.05"}`,
+		id, strings.ToUpper(id[:1])+id[1:], partner.URL, secret, partner.URL+"/.well-known/jwks.json", margin)); st != 201 {
+		t.Fatalf("create operator %s = %d %v", id, st, p)
+	}
 }
 
 func (bw *bettingWorld) admin(method, path, body string) (int, map[string]any) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -69,15 +68,7 @@ func TestOddsStreamEndsWithItsToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	partner := httptest.NewServer(late.Handler())
-	t.Cleanup(partner.Close)
-	if st, p := bw.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":"late","name":"Late","integration":"standalone",
-		"wallet_url":%q,"signing_secret":"late-signing-secret-0123","jwks_url":%q,
-		"currencies":[{"code":"USD","decimals":2}],"margin":{"method":"odds_ratio","value":"0.05"},
-		"limits":{"USD":{"min_stake":"1","max_stake":"100","max_payout":"1000","outcome_exposure":"150"}},"odds_tolerance":"0.05"}`,
-		partner.URL, partner.URL+"/.well-known/jwks.json")); st != 201 {
-		t.Fatalf("create operator = %d %v", st, p)
-	}
+	bw.addStandalone(t, late.Handler(), "late", "late-signing-secret-0123", "0.05")
 	token, err := late.MintToken("bob", "USD")
 	if err != nil {
 		t.Fatal(err)
@@ -177,15 +168,7 @@ func TestOddsStreamPerMarginAndLocale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	partner := httptest.NewServer(wide.Handler())
-	t.Cleanup(partner.Close)
-	if st, p := bw.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":"wide","name":"Wide","integration":"standalone",
-		"wallet_url":%q,"signing_secret":"wide-signing-secret-0123","jwks_url":%q,
-		"currencies":[{"code":"USD","decimals":2}],"margin":{"method":"odds_ratio","value":"0.12"},
-		"limits":{"USD":{"min_stake":"1","max_stake":"100","max_payout":"1000","outcome_exposure":"150"}},"odds_tolerance":"0.05"}`,
-		partner.URL, partner.URL+"/.well-known/jwks.json")); st != 201 {
-		t.Fatalf("create operator = %d %v", st, p)
-	}
+	bw.addStandalone(t, wide.Handler(), "wide", "wide-signing-secret-0123", "0.12")
 	wideToken, err := wide.MintToken("walt", "USD")
 	if err != nil {
 		t.Fatal(err)
