@@ -2,18 +2,16 @@ package postgres_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/shopspring/decimal"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
 	"github.com/foresight-dev/foresight/internal/money"
-	"github.com/foresight-dev/foresight/internal/odds"
 	"github.com/foresight-dev/foresight/internal/postgres"
 	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
 )
@@ -62,11 +60,7 @@ func TestReservationsOfTwoNodesDoNotDeadlock(t *testing.T) {
 	}
 	outcomes := [2]string{uuid.NewString(), uuid.NewString()}
 	newBet := func(outcome string) betting.Bet {
-		id, at := uuid.NewString(), time.Now()
-		b := betting.Bet{ID: id, OperatorID: "acme", BettorID: "b1", IdempotencyKey: id, EventID: uuid.NewString(), MarketID: uuid.NewString(),
-			OutcomeID: outcome, OutcomeIndex: 1, Stake: money.MustParse("1.00"), Currency: "USD", EntryOdds: odds.MustParse("2.00"),
-			PotentialPayout: money.MustParse("2.00"), DisplayProbability: decimal.RequireFromString("50"), Status: betting.BetPending,
-			WithdrawalTxID: "wd-" + id, Accepted: []byte(`{}`), CreatedAt: at, UpdatedAt: at}
+		b := bettingtest.NewBet("b1", uuid.NewString(), outcome, time.Now())
 		if _, _, err := store.CreateBet(ctx, b); err != nil {
 			t.Fatal(err)
 		}
@@ -95,9 +89,13 @@ func TestReservationsOfTwoNodesDoNotDeadlock(t *testing.T) {
 			}
 		}
 	}
+	payout, want := bettingtest.NewBet("b1", "", "", time.Now()).PotentialPayout, money.Zero()
+	for range rounds * 2 * perOutcome {
+		want = want.Add(payout)
+	}
 	for _, o := range outcomes {
 		got, err := store.Exposure(ctx, "acme", o, "USD")
-		if want := money.MustParse(fmt.Sprint(rounds * 2 * perOutcome * 2)); err != nil || !got.Equal(want) {
+		if err != nil || !got.Equal(want) {
 			t.Errorf("exposure of %s = %v, %v; want %v", o, got, err, want)
 		}
 	}

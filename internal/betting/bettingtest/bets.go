@@ -50,7 +50,7 @@ func testConcurrentCredits(t *testing.T, s betting.BetStore) {
 			if _, err := s.EnsureBettor(ctx, betting.Bettor{OperatorID: "acme", ID: id, Currency: "USD", CreatedAt: t0}); err != nil {
 				t.Fatal(err)
 			}
-			b := newBet(id, fmt.Sprint("k", g), outcome, t0)
+			b := NewBet(id, fmt.Sprint("k", g), outcome, t0)
 			if _, _, err := s.CreateBet(ctx, b); err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +103,7 @@ func testBetTotals(t *testing.T, s betting.BetStore) {
 	outcome := uuid.NewString()
 	market := uuid.NewString()
 	mk := func(key, currency, stake string, at time.Time) betting.Bet {
-		b := newBet("b1", key, outcome, at)
+		b := NewBet("b1", key, outcome, at)
 		b.MarketID, b.Currency, b.Stake = market, currency, money.MustParse(stake)
 		if _, _, err := s.CreateBet(ctx, b); err != nil {
 			t.Fatal(err)
@@ -115,11 +115,11 @@ func testBetTotals(t *testing.T, s betting.BetStore) {
 	rejected := mk("rej", "USD", "7", t0.Add(4*time.Second))
 	mk("pending", "USD", "4.75", t0.Add(5*time.Second))
 	mk("euro", "EUR", "5", t0.Add(6*time.Second))
-	elsewhere := newBet("b1", "elsewhere", outcome, t0)
+	elsewhere := NewBet("b1", "elsewhere", outcome, t0)
 	if _, _, err := s.CreateBet(ctx, elsewhere); err != nil { // another market
 		t.Fatal(err)
 	}
-	other := newBet("b1", "other", outcome, t0)
+	other := NewBet("b1", "other", outcome, t0)
 	other.OperatorID = "other"
 	if _, _, err := s.CreateBet(ctx, other); err != nil {
 		t.Fatal(err)
@@ -198,7 +198,7 @@ func testPendingBets(t *testing.T, s betting.BetStore) {
 	outcome := uuid.NewString()
 	var want []betting.BetRef
 	for i, at := range []time.Time{t0.Add(2 * time.Second), t0, t0.Add(time.Second), t0.Add(time.Second), t0.Add(3 * time.Second)} {
-		b := newBet("b1", fmt.Sprintf("k%d", i), outcome, at)
+		b := NewBet("b1", fmt.Sprintf("k%d", i), outcome, at)
 		if _, _, err := s.CreateBet(ctx, b); err != nil {
 			t.Fatal(err)
 		}
@@ -231,7 +231,10 @@ func testPendingBets(t *testing.T, s betting.BetStore) {
 	}
 }
 
-func newBet(bettor, key, outcome string, at time.Time) betting.Bet {
+// NewBet returns a pending bet of operator acme's bettor on outcome, with
+// idempotency key key, a stake of 10.50 USD at odds 1.9234, created at at,
+// for a store's tests to create.
+func NewBet(bettor, key, outcome string, at time.Time) betting.Bet {
 	id := uuid.NewString()
 	return betting.Bet{ID: id, OperatorID: "acme", BettorID: bettor, IdempotencyKey: key,
 		EventID: uuid.NewString(), MarketID: uuid.NewString(), OutcomeID: outcome, OutcomeIndex: 1,
@@ -259,13 +262,13 @@ func testBets(t *testing.T, s betting.BetStore) {
 	ctx := context.Background()
 	s.EnsureBettor(ctx, betting.Bettor{OperatorID: "acme", ID: "b1", Currency: "USD", CreatedAt: t0})
 	outcome := uuid.NewString()
-	first := newBet("b1", "k1", outcome, t0)
+	first := NewBet("b1", "k1", outcome, t0)
 	first.SessionID = "1b4e28ba-2fa1-41d2-883f-0016d3cca427"
 	got, created, err := s.CreateBet(ctx, first)
 	if err != nil || !created {
 		t.Fatalf("CreateBet = %v, %v", created, err)
 	}
-	again := newBet("b1", "k1", outcome, t0.Add(time.Second))
+	again := NewBet("b1", "k1", outcome, t0.Add(time.Second))
 	got, created, err = s.CreateBet(ctx, again)
 	if err != nil || created || got.ID != first.ID || string(got.Accepted) != string(first.Accepted) {
 		t.Fatalf("CreateBet(same key) = %s %v, %v", got.ID, created, err)
@@ -306,13 +309,13 @@ func testBets(t *testing.T, s betting.BetStore) {
 	if b, _ := s.GetBettor(ctx, "acme", "b1"); b.Balance == nil || !b.Balance.Equal(balance) {
 		t.Errorf("balance = %v", b.Balance)
 	}
-	rejected := newBet("b1", "k2", outcome, t0.Add(time.Minute))
+	rejected := NewBet("b1", "k2", outcome, t0.Add(time.Minute))
 	s.CreateBet(ctx, rejected)
 	code := betting.RejectInsufficientFund
 	if err := s.UpdateBet(ctx, rejected.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, RejectionCode: &code, RejectionReason: "409", At: t0}); err != nil {
 		t.Fatal(err)
 	}
-	unknown := newBet("b1", "k3", outcome, t0.Add(2*time.Minute))
+	unknown := NewBet("b1", "k3", outcome, t0.Add(2*time.Minute))
 	s.CreateBet(ctx, unknown)
 	if err := s.UpdateBet(ctx, unknown.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, Rollback: true, At: t0}); err != nil {
 		t.Fatal(err)
@@ -345,7 +348,7 @@ func testExposure(t *testing.T, s betting.BetStore) {
 	limit := money.MustParse("100")
 	var bets []betting.Bet
 	for i := range 12 {
-		b := newBet("b1", fmt.Sprint("e", i), outcome, t0.Add(time.Duration(i)*time.Second))
+		b := NewBet("b1", fmt.Sprint("e", i), outcome, t0.Add(time.Duration(i)*time.Second))
 		if _, _, err := s.CreateBet(ctx, b); err != nil {
 			t.Fatal(err)
 		}
@@ -398,7 +401,7 @@ func testSettlement(t *testing.T, s betting.BetStore) {
 	limit := money.MustParse("1000")
 	var bets []betting.Bet
 	for i := range 3 {
-		b := newBet("b1", fmt.Sprint("s", i), outcome, t0.Add(time.Duration(i)*time.Second))
+		b := NewBet("b1", fmt.Sprint("s", i), outcome, t0.Add(time.Duration(i)*time.Second))
 		if _, _, err := s.CreateBet(ctx, b); err != nil {
 			t.Fatal(err)
 		}
@@ -526,7 +529,7 @@ func RunRollbackOwedMigration(t *testing.T, open func(t *testing.T) (betting.Bet
 	}
 	ids := make([]string, len(cases))
 	for i, c := range cases {
-		b := newBet("m1", fmt.Sprint("migration-", i), uuid.NewString(), t0.Add(time.Duration(i)*time.Second))
+		b := NewBet("m1", fmt.Sprint("migration-", i), uuid.NewString(), t0.Add(time.Duration(i)*time.Second))
 		if _, _, err := s.CreateBet(ctx, b); err != nil {
 			t.Fatal(err)
 		}

@@ -43,8 +43,8 @@ func testWalletAttempts(t *testing.T, s betting.BetStore) {
 	ctx := context.Background()
 	s.EnsureBettor(ctx, betting.Bettor{OperatorID: "acme", ID: "b1", Currency: "USD", CreatedAt: t0})
 	outcome := uuid.NewString()
-	b := newBet("b1", "w1", outcome, t0)
-	other := newBet("b1", "w2", outcome, t0)
+	b := NewBet("b1", "w1", outcome, t0)
+	other := NewBet("b1", "w2", outcome, t0)
 	for _, x := range []betting.Bet{b, other} {
 		if _, _, err := s.CreateBet(ctx, x); err != nil {
 			t.Fatal(err)
