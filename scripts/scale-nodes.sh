@@ -58,7 +58,9 @@ cpu_of() {
   done
   echo "${total%.*}"
 }
-pg_pids() { pgrep -d ' ' -f "postgres" -u postgres || true; }
+# pg_pids: this cluster's postmaster and its children (not another
+# cluster's, such as a test's, running beside it).
+pg_pids() { local m; m=$(head -1 "$work/pg/postmaster.pid"); echo "$m $(pgrep -d ' ' -P "$m" || true)"; }
 ticks=$(getconf CLK_TCK)
 
 token=scale-nodes-admin-token-0123456789abcdef

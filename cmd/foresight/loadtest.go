@@ -198,7 +198,7 @@ func startJobLoadServer(ctx context.Context, dbURL string, workers bool, clients
 // key, on the server at target through its admin API.
 func targetJobLoadServer(ctx context.Context, target loadTarget, clients int) (jobLoadServer, error) {
 	s := jobLoadServer{base: strings.TrimSuffix(target.url, "/"), close: func() error { return nil }}
-	api := &admin.Client{BaseURL: s.base, Token: target.adminToken, HTTP: http.DefaultClient}
+	api := &admin.Client{BaseURL: s.base, Token: target.adminToken, HTTP: &http.Client{Timeout: 30 * time.Second}}
 	run := randomToken()[:8]
 	for i := range clients {
 		c, err := api.CreateTicketClient(ctx, fmt.Sprintf("load-%s-%d", run, i))
