@@ -30,6 +30,8 @@ func RunBets(t *testing.T, newStore func(t *testing.T) betting.BetStore) {
 	t.Run("PendingBets", func(t *testing.T) { t.Parallel(); testPendingBets(t, newStore(t)) })
 	t.Run("BetTotals", func(t *testing.T) { t.Parallel(); testBetTotals(t, newStore(t)) })
 	t.Run("ConcurrentCredits", func(t *testing.T) { t.Parallel(); testConcurrentCredits(t, newStore(t)) })
+	t.Run("ListBettors", func(t *testing.T) { t.Parallel(); testListBettors(t, newStore(t)) })
+	t.Run("MarketBets", func(t *testing.T) { t.Parallel(); testMarketBets(t, newStore(t)) })
 }
 
 // testConcurrentCredits confirms batches of credits of the same many

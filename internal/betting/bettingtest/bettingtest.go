@@ -18,6 +18,7 @@ import (
 func Run(t *testing.T, newStore func(t *testing.T) betting.Store) {
 	t.Run("Operators", func(t *testing.T) { t.Parallel(); testOperators(t, newStore(t)) })
 	t.Run("Events", func(t *testing.T) { t.Parallel(); testEvents(t, newStore(t)) })
+	t.Run("SettleMarket", func(t *testing.T) { t.Parallel(); testSettleMarket(t, newStore(t)) })
 	t.Run("PriceHistory", func(t *testing.T) { t.Parallel(); testPriceHistory(t, newStore(t)) })
 	t.Run("PriceHistoryRetention", func(t *testing.T) { t.Parallel(); testPriceHistoryRetention(t, newStore(t)) })
 }
