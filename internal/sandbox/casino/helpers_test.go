@@ -26,19 +26,17 @@ type env struct {
 
 func newEnv(t *testing.T, mutate ...func(*casino.Config)) *env {
 	t.Helper()
-	cfg := casino.Config{
+	return serveEnv(t, casino.Config{
 		SigningSecret: testSecret,
 		Now:           func() time.Time { return testStart },
-	}
-	for _, m := range mutate {
-		m(&cfg)
-	}
-	c, err := casino.New(cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	srv := httptest.NewServer(c.Handler())
-	t.Cleanup(srv.Close)
+	}, mutate)
+}
+
+// serveEnv is a casino of cfg, changed by mutate, served on loopback until
+// the test ends.
+func serveEnv(t *testing.T, cfg casino.Config, mutate []func(*casino.Config)) *env {
+	t.Helper()
+	c, srv := sandboxtest.ServeNew(t, casino.New, cfg, mutate)
 	return &env{t: t, c: c, srv: srv, client: srv.Client()}
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -22,26 +21,12 @@ import (
 // whose clock reads *now. The journal is closed when the test ends.
 func journalEnv(t *testing.T, path string, now *time.Time, mutate ...func(*casino.Config)) (*env, *journal.Journal) {
 	t.Helper()
-	j, err := journal.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { j.Close() })
-	cfg := casino.Config{
+	j := sandboxtest.OpenJournal(t, path)
+	return serveEnv(t, casino.Config{
 		StartingBalance: "100.00",
 		Now:             func() time.Time { return *now },
 		Journal:         j,
-	}
-	for _, m := range mutate {
-		m(&cfg)
-	}
-	c, err := casino.New(cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	srv := httptest.NewServer(c.Handler())
-	t.Cleanup(srv.Close)
-	return &env{t: t, c: c, srv: srv, client: srv.Client()}, j
+	}, mutate), j
 }
 
 // postAs is post signed with the casino's own (generated) secret.
@@ -243,22 +228,14 @@ func TestJournalLostForGood(t *testing.T) {
 func TestNewWithAJournal(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	j, err := journal.Open(context.Background(), filepath.Join(dir, "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
+	j := sandboxtest.OpenJournal(t, filepath.Join(dir, "a.db"))
 	if _, err := j.Append(context.Background(), testStart, "mystery", []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := casino.New(casino.Config{SigningSecret: "s", Journal: j}); err == nil {
 		t.Error("New replayed a journal with an unknown record")
 	}
-	k, err := journal.Open(context.Background(), filepath.Join(dir, "b.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close()
+	k := sandboxtest.OpenJournal(t, filepath.Join(dir, "b.db"))
 	if c, err := casino.New(casino.Config{SigningSecret: "given", Journal: k}); err != nil || c.SigningSecret() != "given" {
 		t.Fatalf("New with a secret: %v", err)
 	}

@@ -64,21 +64,20 @@ type env struct {
 func newEnv(t *testing.T, mutate ...func(*operator.Config)) *env {
 	t.Helper()
 	clock := &fakeClock{t: testStart}
-	cfg := operator.Config{
+	return serveEnv(t, clock, operator.Config{
 		ID:            testOperatorID,
 		SigningSecret: testSecret,
 		PrivateKey:    testKey(),
 		KeyID:         "key-1",
 		Now:           clock.Now,
-	}
-	for _, m := range mutate {
-		m(&cfg)
-	}
-	op, err := operator.New(cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	srv := newServer(t, op)
+	}, mutate)
+}
+
+// serveEnv is an operator of cfg, changed by mutate, served on loopback
+// until the test ends; clock is the one cfg.Now reads.
+func serveEnv(t *testing.T, clock *fakeClock, cfg operator.Config, mutate []func(*operator.Config)) *env {
+	t.Helper()
+	op, srv := sandboxtest.ServeNew(t, operator.New, cfg, mutate)
 	return &env{t: t, op: op, srv: srv, clock: clock, client: srv.Client()}
 }
 

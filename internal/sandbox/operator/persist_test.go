@@ -20,28 +20,15 @@ import (
 // on clock. The journal is closed when the test ends (or by reopen).
 func journalEnv(t *testing.T, path string, clock *fakeClock, mutate ...func(*operator.Config)) (*env, *journal.Journal) {
 	t.Helper()
-	j, err := journal.Open(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { j.Close() })
-	cfg := operator.Config{
+	j := sandboxtest.OpenJournal(t, path)
+	return serveEnv(t, clock, operator.Config{
 		ID:              testOperatorID,
 		PrivateKey:      testKey(),
 		KeyID:           "key-1",
 		StartingBalance: "100.00",
 		Now:             clock.Now,
 		Journal:         j,
-	}
-	for _, m := range mutate {
-		m(&cfg)
-	}
-	op, err := operator.New(cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	srv := newServer(t, op)
-	return &env{t: t, op: op, srv: srv, clock: clock, client: srv.Client()}, j
+	}, mutate), j
 }
 
 // signedAs is call with the operator's own (generated) secret.
@@ -246,11 +233,7 @@ func TestJournalLostForGood(t *testing.T) {
 
 func TestNewWithAJournal(t *testing.T) {
 	dir := t.TempDir()
-	j, err := journal.Open(context.Background(), filepath.Join(dir, "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
+	j := sandboxtest.OpenJournal(t, filepath.Join(dir, "a.db"))
 	if _, err := j.Append(context.Background(), testStart, "mystery", []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
@@ -259,11 +242,7 @@ func TestNewWithAJournal(t *testing.T) {
 	}
 
 	// A given secret wins over none recorded, and is not recorded.
-	k, err := journal.Open(context.Background(), filepath.Join(dir, "b.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close()
+	k := sandboxtest.OpenJournal(t, filepath.Join(dir, "b.db"))
 	op, err := operator.New(operator.Config{ID: "op", SigningSecret: "given", PrivateKey: testKey(), Journal: k})
 	if err != nil || op.SigningSecret() != "given" {
 		t.Fatalf("New: %v, secret %q", err, op.SigningSecret())

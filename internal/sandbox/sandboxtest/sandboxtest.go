@@ -22,6 +22,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 	"github.com/foresight-dev/foresight/internal/server"
 )
 
@@ -129,6 +130,29 @@ func OpenSite[C any, S Site](t testing.TB, open func(context.Context, C) (S, err
 	return s, &Served{T: t, Srv: srv, NoGo: noGo}
 }
 
+// Handled is a sandbox (casino.Casino, operator.Operator) to its tests:
+// its wallet API.
+type Handled interface {
+	Handler() http.Handler
+}
+
+// ServeNew changes cfg with mutate, makes a sandbox of it with newFn and
+// serves its Handler on loopback until the test ends. An error of newFn
+// fails t.
+func ServeNew[C any, P Handled](t testing.TB, newFn func(C) (P, error), cfg C, mutate []func(*C)) (P, *httptest.Server) {
+	t.Helper()
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	p, err := newFn(cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	srv := httptest.NewServer(p.Handler())
+	t.Cleanup(srv.Close)
+	return p, srv
+}
+
 // Get fetches a page and returns its status, body and headers.
 func (s *Served) Get(path string) (int, string, http.Header) {
 	s.T.Helper()
@@ -186,6 +210,18 @@ func read(t testing.TB, resp *http.Response) (int, string, http.Header) {
 		t.Fatal(err)
 	}
 	return resp.StatusCode, string(b), resp.Header
+}
+
+// OpenJournal opens (creating) the sandbox journal at path, closed when
+// the test ends; a journal that cannot be opened fails t.
+func OpenJournal(t testing.TB, path string) *journal.Journal {
+	t.Helper()
+	j, err := journal.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	return j
 }
 
 // JSON encodes v, failing the test if it cannot.
