@@ -38,28 +38,22 @@ const (
 )
 
 func (s *Site) routes() http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/", s.c.Handler())
-	toLobby := func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, "/sandbox/lobby", http.StatusFound)
-	}
-	mux.HandleFunc("GET /{$}", toLobby)
-	mux.HandleFunc("GET /sandbox/{$}", toLobby)
-	mux.Handle("GET /sandbox/static/", sandboxweb.Static())
+	mux, api := sandboxweb.SiteRoutes{
+		Wallet: s.c.Handler(),
+		Home: func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/sandbox/lobby", http.StatusFound)
+		},
+		Ledger:   s.ledgerPage,
+		Controls: s.controlsPage,
+		Guard:    s.guard,
+		State:    s.apiState,
+		Wallets:  s.wallets(),
+		Faults:   s.c.faults,
+	}.Mux()
 	mux.HandleFunc("GET /sandbox/lobby", s.lobbyPage)
 	mux.Handle("POST /sandbox/lobby", sandboxweb.Control(s.launch))
 	mux.HandleFunc("GET /sandbox/lobby/balance", s.lobbyBalance)
-	mux.HandleFunc("GET /sandbox/ledger", s.ledgerPage)
-	mux.HandleFunc("GET /sandbox/controls", s.controlsPage)
-	mux.Handle("POST /sandbox/login", s.guard.Login())
-
-	api := http.NewServeMux()
-	api.HandleFunc("GET /sandbox/api/state", s.apiState)
-	s.wallets().Handle(api)
 	api.Handle("POST /sandbox/api/bet-limit", sandboxweb.Control(s.apiBetLimit))
-	api.Handle("POST /sandbox/api/faults", sandboxweb.Control(s.c.faults.Handler))
-	api.Handle("POST /sandbox/api/faults/clear", sandboxweb.Control(s.c.faults.ClearHandler))
-	mux.Handle("/sandbox/api/", sandboxweb.ControlAPI(s.guard, api))
 	return mux
 }
 

@@ -35,33 +35,27 @@ const (
 )
 
 func (s *Site) routes() http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/", s.op.Handler())
-	toHost := func(w http.ResponseWriter, r *http.Request) {
-		target := "/sandbox/host"
-		if r.URL.RawQuery != "" {
-			target += "?" + r.URL.RawQuery
-		}
-		http.Redirect(w, r, target, http.StatusFound)
-	}
-	mux.HandleFunc("GET /{$}", toHost)
-	mux.HandleFunc("GET /sandbox/{$}", toHost)
-	mux.Handle("GET /sandbox/static/", sandboxweb.Static())
+	mux, api := sandboxweb.SiteRoutes{
+		Wallet: s.op.Handler(),
+		Home: func(w http.ResponseWriter, r *http.Request) {
+			target := "/sandbox/host"
+			if r.URL.RawQuery != "" {
+				target += "?" + r.URL.RawQuery
+			}
+			http.Redirect(w, r, target, http.StatusFound)
+		},
+		Ledger:   s.ledgerPage,
+		Controls: s.controlsPage,
+		Guard:    s.guard,
+		State:    s.apiState,
+		Wallets:  s.wallets(),
+		Faults:   s.op.faults,
+	}.Mux()
 	mux.HandleFunc("GET /sandbox/host", s.hostPage)
 	mux.HandleFunc("GET /sandbox/host/balance", s.hostBalance)
 	mux.HandleFunc("POST /sandbox/host/session", s.hostSession)
-	mux.HandleFunc("GET /sandbox/ledger", s.ledgerPage)
-	mux.HandleFunc("GET /sandbox/controls", s.controlsPage)
-	mux.Handle("POST /sandbox/login", s.guard.Login())
-
-	api := http.NewServeMux()
-	api.HandleFunc("GET /sandbox/api/state", s.apiState)
-	s.wallets().Handle(api)
-	api.Handle("POST /sandbox/api/faults", sandboxweb.Control(s.op.faults.Handler))
-	api.Handle("POST /sandbox/api/faults/clear", sandboxweb.Control(s.op.faults.ClearHandler))
 	api.Handle("POST /sandbox/api/session-requests", sandboxweb.Control(s.apiSessionRequest))
 	api.Handle("POST /sandbox/api/token-lifetime", sandboxweb.Control(s.apiTokenLifetime))
-	mux.Handle("/sandbox/api/", sandboxweb.ControlAPI(s.guard, api))
 	return mux
 }
 

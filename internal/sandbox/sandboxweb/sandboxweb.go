@@ -1,7 +1,8 @@
 // Package sandboxweb is the web side the sandbox partners (the sandbox
 // operator and the sandbox casino) share: the page layout and static files
-// served under /sandbox/, the guard and the request and answer shapes of
-// their control API, and serving a partner with a clean stop.
+// served under /sandbox/, the routes every partner's Site serves
+// (SiteRoutes), the guard and the request and answer shapes of their
+// control API, and serving a partner with a clean stop.
 //
 // # Control API conventions
 //
