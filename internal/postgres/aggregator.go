@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/foresight-dev/foresight/internal/aggregator"
+	"github.com/foresight-dev/foresight/internal/rowscan"
 )
 
 // AggregatorStore returns the database as an aggregator.Store.
@@ -43,16 +44,14 @@ func (s aggregatorStore) DeleteLaunches(ctx context.Context, before time.Time) (
 }
 
 func (s aggregatorStore) PlatformKeys(ctx context.Context) ([]aggregator.StoredKey, error) {
-	rows, err := s.d.pool.Query(ctx, `SELECT kid, private_pem, created_at FROM platform_keys ORDER BY created_at, kid`)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (aggregator.StoredKey, error) {
-		var k aggregator.StoredKey
-		err := r.Scan(&k.ID, &k.PrivatePEM, &k.CreatedAt)
-		k.CreatedAt = k.CreatedAt.UTC()
-		return k, err
-	})
+	return queryList(ctx, s.d.pool, `SELECT kid, private_pem, created_at FROM platform_keys ORDER BY created_at, kid`, nil, scanPlatformKey)
+}
+
+func scanPlatformKey(row rowscan.Row) (aggregator.StoredKey, error) {
+	var k aggregator.StoredKey
+	err := row.Scan(&k.ID, &k.PrivatePEM, &k.CreatedAt)
+	k.CreatedAt = k.CreatedAt.UTC()
+	return k, err
 }
 
 func (s aggregatorStore) AddPlatformKey(ctx context.Context, k aggregator.StoredKey) error {

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/foresight-dev/foresight/internal/audit"
+	"github.com/foresight-dev/foresight/internal/rowscan"
 )
 
 // AuditStore returns the database as an audit.Store.
@@ -78,26 +79,22 @@ func (s auditStore) List(ctx context.Context, f audit.Filter) ([]audit.Entry, er
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += " ORDER BY seq DESC LIMIT " + arg(f.Limit)
-	rows, err := s.d.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, err
+	return queryList(ctx, s.d.pool, q, args, scanAuditEntry)
+}
+
+func scanAuditEntry(row rowscan.Row) (audit.Entry, error) {
+	var e audit.Entry
+	var before, after *string
+	if err := row.Scan(&e.Seq, &e.ID, &e.At, &e.Actor.Kind, &e.Actor.Name, &e.Actor.CredentialID, &e.Actor.OperatorID, &e.Action,
+		&e.TargetKind, &e.TargetID, &e.OperatorID, &e.ClientAddress, &e.RequestID, &before, &after); err != nil {
+		return audit.Entry{}, err
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (audit.Entry, error) {
-		var e audit.Entry
-		var before, after *string
-		err := r.Scan(&e.Seq, &e.ID, &e.At, &e.Actor.Kind, &e.Actor.Name, &e.Actor.CredentialID, &e.Actor.OperatorID, &e.Action,
-			&e.TargetKind, &e.TargetID, &e.OperatorID, &e.ClientAddress, &e.RequestID, &before, &after)
-		e.At = e.At.UTC()
-		if before != nil {
-			e.Before = json.RawMessage(*before)
-		}
-		if after != nil {
-			e.After = json.RawMessage(*after)
-		}
-		return e, err
-	})
-	if out == nil {
-		out = []audit.Entry{}
+	e.At = e.At.UTC()
+	if before != nil {
+		e.Before = json.RawMessage(*before)
 	}
-	return out, err
+	if after != nil {
+		e.After = json.RawMessage(*after)
+	}
+	return e, nil
 }

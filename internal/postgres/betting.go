@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
+	"github.com/foresight-dev/foresight/internal/rowscan"
 )
 
 // BettingStore returns the database as a betting.Store. Operators and
@@ -27,13 +27,6 @@ func missing(what, id string) error {
 	return &betting.Error{Code: betting.ErrNotFound, Message: "no " + what + " " + id}
 }
 
-// badID reports an id PostgreSQL cannot read as a UUID: such a row does
-// not exist.
-func badID(err error) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && pe.Code == "22P02"
-}
-
 func (s bettingStore) CreateOperator(ctx context.Context, o betting.Operator) error {
 	doc, err := json.Marshal(o)
 	if err != nil {
@@ -45,39 +38,32 @@ func (s bettingStore) CreateOperator(ctx context.Context, o betting.Operator) er
 		}
 		return notifyChange(ctx, tx, betting.ChangedOperator, o.ID)
 	})
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "23505" {
+	if isUniqueViolation(err) {
 		return &betting.Error{Code: betting.ErrConflict, Message: "operator " + o.ID + " exists"}
 	}
 	return err
 }
 
-func (s bettingStore) GetOperator(ctx context.Context, id string) (betting.Operator, error) {
+// scanOperator reads an operator's document.
+func scanOperator(row rowscan.Row) (betting.Operator, error) {
 	var doc []byte
-	err := s.d.pool.QueryRow(ctx, `SELECT doc FROM betting_operators WHERE id = $1`, id).Scan(&doc)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return betting.Operator{}, missing("operator", id)
-	}
-	if err != nil {
-		return betting.Operator{}, err
-	}
 	var o betting.Operator
+	if err := row.Scan(&doc); err != nil {
+		return o, err
+	}
 	return o, json.Unmarshal(doc, &o)
 }
 
-func (s bettingStore) ListOperators(ctx context.Context) ([]betting.Operator, error) {
-	rows, err := s.d.pool.Query(ctx, `SELECT doc FROM betting_operators ORDER BY id`)
-	if err != nil {
-		return nil, err
+func (s bettingStore) GetOperator(ctx context.Context, id string) (betting.Operator, error) {
+	o, err := scanOperator(s.d.pool.QueryRow(ctx, `SELECT doc FROM betting_operators WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return betting.Operator{}, missing("operator", id)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.Operator, error) {
-		var doc []byte
-		var o betting.Operator
-		if err := r.Scan(&doc); err != nil {
-			return o, err
-		}
-		return o, json.Unmarshal(doc, &o)
-	})
+	return o, err
+}
+
+func (s bettingStore) ListOperators(ctx context.Context) ([]betting.Operator, error) {
+	return queryList(ctx, s.d.pool, `SELECT doc FROM betting_operators ORDER BY id`, nil, scanOperator)
 }
 
 func (s bettingStore) UpdateOperator(ctx context.Context, o, prev betting.Operator) error {
@@ -135,7 +121,7 @@ func (s bettingStore) CreateEvent(ctx context.Context, e betting.Event) error {
 	return tx.Commit(ctx)
 }
 
-func scanEventDoc(row pgx.Row, what, id string) (betting.Event, error) {
+func scanEventDoc(row rowscan.Row, what, id string) (betting.Event, error) {
 	var doc []byte
 	err := row.Scan(&doc)
 	if errors.Is(err, pgx.ErrNoRows) || badID(err) {
@@ -267,11 +253,7 @@ func (s bettingStore) ListEvents(ctx context.Context, f betting.EventFilter) ([]
 		q += ` AND status = ` + arg(f.Status)
 	}
 	q += newestFirst(arg, f.BeforeCreatedAt, f.BeforeID, f.Limit)
-	rows, err := s.d.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.Event, error) { return scanEventDoc(r, "event", "") })
+	return queryList(ctx, s.d.pool, q, args, func(row rowscan.Row) (betting.Event, error) { return scanEventDoc(row, "event", "") })
 }
 
 func (s bettingStore) SettleMarket(ctx context.Context, e betting.Event, prev time.Time, marketID string) error {

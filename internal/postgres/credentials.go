@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/rowscan"
 )
 
 // CredentialStore returns the database as a betting.CredentialStore.
@@ -22,8 +22,7 @@ func (s credentialStore) CreateCredential(ctx context.Context, c betting.Credent
 	_, err := s.d.pool.Exec(ctx, `INSERT INTO operator_credentials (id, operator_id, name, key_hash, created_at, expires_at, revoked_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 		c.ID, c.OperatorID, c.Name, c.KeyHash, c.CreatedAt, c.ExpiresAt, c.RevokedAt)
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "23505" {
+	if isUniqueViolation(err) {
 		return &betting.Error{Code: betting.ErrConflict, Message: "credential " + c.ID + " exists"}
 	}
 	return err
@@ -31,7 +30,7 @@ func (s credentialStore) CreateCredential(ctx context.Context, c betting.Credent
 
 const credentialColumns = `id::text, operator_id, name, key_hash, created_at, expires_at, revoked_at`
 
-func scanCredential(row pgx.Row) (betting.Credential, error) {
+func scanCredential(row rowscan.Row) (betting.Credential, error) {
 	var c betting.Credential
 	err := row.Scan(&c.ID, &c.OperatorID, &c.Name, &c.KeyHash, &c.CreatedAt, &c.ExpiresAt, &c.RevokedAt)
 	c.CreatedAt = c.CreatedAt.UTC()
@@ -52,15 +51,8 @@ func (s credentialStore) CredentialByHash(ctx context.Context, hash []byte) (bet
 }
 
 func (s credentialStore) ListCredentials(ctx context.Context, operatorID string) ([]betting.Credential, error) {
-	rows, err := s.d.pool.Query(ctx, `SELECT `+credentialColumns+` FROM operator_credentials WHERE operator_id = $1 ORDER BY created_at, id`, operatorID)
-	if err != nil {
-		return nil, err
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.Credential, error) { return scanCredential(r) })
-	if out == nil {
-		out = []betting.Credential{}
-	}
-	return out, err
+	return queryList(ctx, s.d.pool, `SELECT `+credentialColumns+` FROM operator_credentials WHERE operator_id = $1 ORDER BY created_at, id`,
+		[]any{operatorID}, scanCredential)
 }
 
 func (s credentialStore) RevokeCredential(ctx context.Context, operatorID, id string, at time.Time) error {

@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/foresight-dev/foresight/internal/ledger"
 	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/rowscan"
 )
 
 // LedgerStore returns the ledger's store. A write is one READ COMMITTED
@@ -90,24 +90,17 @@ func (x pgLedgerTx) LockAccounts(ctx context.Context, accounts []ledger.Account)
 	for i, a := range accounts {
 		ids[i] = a.ID
 	}
-	rows, err := x.tx.Query(ctx, `WITH locked AS (
+	locked, err := queryList(ctx, x.tx, `WITH locked AS (
 			SELECT `+pgLedgerAccountColumns+` FROM ledger_accounts WHERE id = ANY($1::uuid[]) AND must_not_go_negative ORDER BY id FOR UPDATE)
 		SELECT * FROM locked
-		UNION ALL SELECT `+pgLedgerAccountColumns+` FROM ledger_accounts WHERE id = ANY($1::uuid[]) AND NOT must_not_go_negative`, ids)
+		UNION ALL SELECT `+pgLedgerAccountColumns+` FROM ledger_accounts WHERE id = ANY($1::uuid[]) AND NOT must_not_go_negative`,
+		[]any{ids}, scanPgLedgerAccount)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	got := map[string]ledger.Account{}
-	for rows.Next() {
-		a, err := scanPgLedgerAccount(rows)
-		if err != nil {
-			return nil, err
-		}
+	got := make(map[string]ledger.Account, len(locked))
+	for _, a := range locked {
 		got[a.ID] = a
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	out := make([]ledger.Account, len(accounts))
 	for i, a := range accounts {
@@ -131,8 +124,7 @@ func (x pgLedgerTx) InsertTransfer(ctx context.Context, t ledger.Transfer) error
 		amount, pending_id, code, reference, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8::numeric, $9, $10, $11, $12)`,
 		t.ID, t.OperatorID, t.Key, t.Currency, string(t.Kind), t.DebitAccountID, t.CreditAccountID, t.Amount.String(), pending,
 		t.Code, t.Reference, t.CreatedAt)
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "23505" {
+	if isUniqueViolation(err) {
 		return ledger.ErrRaced
 	}
 	return err
@@ -155,7 +147,7 @@ func (x pgLedgerTx) UpdateBalances(ctx context.Context, a ledger.Account) error 
 	return err
 }
 
-func scanPgLedgerAccount(r pgx.Row) (ledger.Account, error) {
+func scanPgLedgerAccount(r rowscan.Row) (ledger.Account, error) {
 	var a ledger.Account
 	var kind, balance, debits, credits string
 	if err := r.Scan(&a.ID, &a.OperatorID, &a.Currency, &kind, &a.BettorID, &a.MustNotGoNegative, &balance, &debits, &credits, &a.CreatedAt); err != nil {
@@ -175,7 +167,7 @@ func scanPgLedgerAccount(r pgx.Row) (ledger.Account, error) {
 	return a, nil
 }
 
-func scanPgLedgerTransfer(r pgx.Row) (ledger.Transfer, error) {
+func scanPgLedgerTransfer(r rowscan.Row) (ledger.Transfer, error) {
 	var t ledger.Transfer
 	var kind, amount string
 	if err := r.Scan(&t.ID, &t.OperatorID, &t.Key, &t.Currency, &kind, &t.DebitAccountID, &t.CreditAccountID, &amount, &t.PendingID,
@@ -188,7 +180,7 @@ func scanPgLedgerTransfer(r pgx.Row) (ledger.Transfer, error) {
 	return t, err
 }
 
-func scanPgLedgerEntry(r pgx.Row, extra ...any) (ledger.Entry, error) {
+func scanPgLedgerEntry(r rowscan.Row, extra ...any) (ledger.Entry, error) {
 	var e ledger.Entry
 	var amount, after string
 	var created time.Time
@@ -240,38 +232,25 @@ func (s ledgerStore) OpenAccounts(ctx context.Context, accounts []ledger.Account
 func (s ledgerStore) Statement(ctx context.Context, accountID string, afterSeq int64, limit int) ([]ledger.Entry, error) {
 	// An entry without its balance after gets the sum of the account's
 	// entries up to the page and of the page's up to it.
-	rows, err := s.d.pool.Query(ctx, `SELECT e.seq, e.account_id::text, e.transfer_id::text, e.amount::text,
+	return queryList(ctx, s.d.pool, `SELECT e.seq, e.account_id::text, e.transfer_id::text, e.amount::text,
 			coalesce(e.balance_after, (SELECT coalesce(sum(x.amount), 0) FROM ledger_entries x WHERE x.account_id = $1 AND x.seq <= $2)
 				+ sum(e.amount) OVER (ORDER BY e.seq))::text,
 			e.created_at, t.code, t.reference, t.idempotency_key
 		FROM (SELECT * FROM ledger_entries WHERE account_id = $1 AND seq > $2 ORDER BY seq LIMIT $3) e
-		JOIN ledger_transfers t ON t.id = e.transfer_id ORDER BY e.seq`, accountID, afterSeq, limit)
-	return collectStatementEntries(rows, err)
+		JOIN ledger_transfers t ON t.id = e.transfer_id ORDER BY e.seq`, []any{accountID, afterSeq, limit}, scanStatementEntry)
 }
 
-// collectStatementEntries reads the entries of a statement query, each
-// with its transfer's code, reference and key.
-func collectStatementEntries(rows pgx.Rows, err error) ([]ledger.Entry, error) {
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []ledger.Entry{}
-	for rows.Next() {
-		var code, ref, key string
-		e, err := scanPgLedgerEntry(rows, &code, &ref, &key)
-		if err != nil {
-			return nil, err
-		}
-		e.Code, e.Reference, e.Key = code, ref, key
-		out = append(out, e)
-	}
-	return out, rows.Err()
+// scanStatementEntry reads an entry of a statement query, with its
+// transfer's code, reference and key.
+func scanStatementEntry(row rowscan.Row) (ledger.Entry, error) {
+	var code, ref, key string
+	e, err := scanPgLedgerEntry(row, &code, &ref, &key)
+	e.Code, e.Reference, e.Key = code, ref, key
+	return e, err
 }
 
 func (s ledgerStore) TransferEntries(ctx context.Context, transferID string) ([]ledger.Entry, error) {
-	rows, err := s.d.pool.Query(ctx, pgLedgerEntryRead+` WHERE e.transfer_id = $1 ORDER BY e.seq`, transferID)
-	return collectStatementEntries(rows, err)
+	return queryList(ctx, s.d.pool, pgLedgerEntryRead+` WHERE e.transfer_id = $1 ORDER BY e.seq`, []any{transferID}, scanStatementEntry)
 }
 
 // Snapshot reads in one REPEATABLE READ, read-only transaction: every
@@ -284,22 +263,17 @@ func (s ledgerStore) Snapshot(ctx context.Context, fn func(ledger.Snapshot) erro
 
 type pgLedgerSnapshot struct{ tx pgx.Tx }
 
-func (s pgLedgerSnapshot) each(ctx context.Context, query string, row func(pgx.Rows) error) error {
+func (s pgLedgerSnapshot) each(ctx context.Context, query string, fn func(rowscan.Row) error) error {
 	rows, err := s.tx.Query(ctx, query)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		if err := row(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return rowscan.Each(rows, fn)
 }
 
 func (s pgLedgerSnapshot) Accounts(ctx context.Context, fn func(ledger.Account) error) error {
-	return s.each(ctx, pgLedgerAccountRead+` ORDER BY a.id`, func(r pgx.Rows) error {
+	return s.each(ctx, pgLedgerAccountRead+` ORDER BY a.id`, func(r rowscan.Row) error {
 		a, err := scanPgLedgerAccount(r)
 		if err != nil {
 			return err
@@ -309,7 +283,7 @@ func (s pgLedgerSnapshot) Accounts(ctx context.Context, fn func(ledger.Account) 
 }
 
 func (s pgLedgerSnapshot) Transfers(ctx context.Context, fn func(ledger.Transfer) error) error {
-	return s.each(ctx, `SELECT `+pgLedgerTransferColumns+` FROM ledger_transfers ORDER BY created_at, id`, func(r pgx.Rows) error {
+	return s.each(ctx, `SELECT `+pgLedgerTransferColumns+` FROM ledger_transfers ORDER BY created_at, id`, func(r rowscan.Row) error {
 		t, err := scanPgLedgerTransfer(r)
 		if err != nil {
 			return err
@@ -322,7 +296,7 @@ func (s pgLedgerSnapshot) Transfers(ctx context.Context, fn func(ledger.Transfer
 // balance after gets the running sum of its account's entries.
 func (s pgLedgerSnapshot) Entries(ctx context.Context, fn func(ledger.Entry) error) error {
 	sums := map[string]money.Amount{}
-	return s.each(ctx, `SELECT `+pgLedgerEntryColumns+` FROM ledger_entries ORDER BY seq`, func(r pgx.Rows) error {
+	return s.each(ctx, `SELECT `+pgLedgerEntryColumns+` FROM ledger_entries ORDER BY seq`, func(r rowscan.Row) error {
 		e, kept, err := scanPgLedgerSnapshotEntry(r)
 		if err != nil {
 			return err
@@ -337,7 +311,7 @@ func (s pgLedgerSnapshot) Entries(ctx context.Context, fn func(ledger.Entry) err
 
 // scanPgLedgerSnapshotEntry scans an entry whose balance_after may be
 // NULL; kept says it was not.
-func scanPgLedgerSnapshotEntry(r pgx.Row) (ledger.Entry, bool, error) {
+func scanPgLedgerSnapshotEntry(r rowscan.Row) (ledger.Entry, bool, error) {
 	var e ledger.Entry
 	var amount string
 	var after *string

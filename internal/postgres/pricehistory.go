@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/rowscan"
 )
 
 // insertPricePoint records p in tx.
@@ -83,17 +84,10 @@ func (s bettingStore) PriceHistory(ctx context.Context, f betting.PriceHistoryFi
 		q += ` AND at < ` + arg(f.To)
 	}
 	q += ` ORDER BY at LIMIT ` + arg(f.Limit)
-	rows, err := s.d.pool.Query(ctx, q, args...)
-	if err != nil {
-		if badID(err) {
-			return nil, missing("market", f.MarketID)
-		}
-		return nil, err
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.PricePoint, error) {
+	out, err := queryList(ctx, s.d.pool, q, args, func(row rowscan.Row) (betting.PricePoint, error) {
 		p := betting.PricePoint{MarketID: f.MarketID}
 		var outcomes []byte
-		if err := r.Scan(&p.At, &outcomes); err != nil {
+		if err := row.Scan(&p.At, &outcomes); err != nil {
 			return p, err
 		}
 		p.At = p.At.UTC()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/aggregator"
+	"github.com/foresight-dev/foresight/internal/rowscan"
 )
 
 // AggregatorStore returns the database as an aggregator.Store.
@@ -47,22 +48,15 @@ func (s aggregatorStore) DeleteLaunches(ctx context.Context, before time.Time) (
 }
 
 func (s aggregatorStore) PlatformKeys(ctx context.Context) ([]aggregator.StoredKey, error) {
-	rows, err := s.d.reader.query(ctx, `SELECT kid, private_pem, created_at FROM platform_keys ORDER BY created_at, kid`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var keys []aggregator.StoredKey
-	for rows.Next() {
-		var k aggregator.StoredKey
-		var created int64
-		if err := rows.Scan(&k.ID, &k.PrivatePEM, &created); err != nil {
-			return nil, err
-		}
-		k.CreatedAt = fromMicros(created)
-		keys = append(keys, k)
-	}
-	return keys, rows.Err()
+	return queryList(ctx, s.d.reader, `SELECT kid, private_pem, created_at FROM platform_keys ORDER BY created_at, kid`, nil, scanPlatformKey)
+}
+
+func scanPlatformKey(row rowscan.Row) (aggregator.StoredKey, error) {
+	var k aggregator.StoredKey
+	var created int64
+	err := row.Scan(&k.ID, &k.PrivatePEM, &created)
+	k.CreatedAt = fromMicros(created)
+	return k, err
 }
 
 func (s aggregatorStore) AddPlatformKey(ctx context.Context, k aggregator.StoredKey) error {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/foresight-dev/foresight/internal/audit"
+	"github.com/foresight-dev/foresight/internal/rowscan"
 )
 
 // AuditStore returns the database as an audit.Store.
@@ -98,28 +99,30 @@ func (s auditStore) List(ctx context.Context, f audit.Filter) ([]audit.Entry, er
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += " ORDER BY seq DESC LIMIT ?"
+	// Not through the statement cache: each combination of filters is a
+	// query of its own.
 	rows, err := s.d.reader.db.QueryContext(ctx, q, append(args, f.Limit)...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []audit.Entry{}
-	for rows.Next() {
-		var e audit.Entry
-		var at int64
-		var before, after sql.NullString
-		if err := rows.Scan(&e.Seq, &e.ID, &at, &e.Actor.Kind, &e.Actor.Name, &e.Actor.CredentialID, &e.Actor.OperatorID, &e.Action,
-			&e.TargetKind, &e.TargetID, &e.OperatorID, &e.ClientAddress, &e.RequestID, &before, &after); err != nil {
-			return nil, err
-		}
-		e.At = fromMicros(at)
-		if before.Valid {
-			e.Before = json.RawMessage(before.String)
-		}
-		if after.Valid {
-			e.After = json.RawMessage(after.String)
-		}
-		out = append(out, e)
+	return rowscan.All(rows, scanAuditEntry)
+}
+
+func scanAuditEntry(row rowscan.Row) (audit.Entry, error) {
+	var e audit.Entry
+	var at int64
+	var before, after sql.NullString
+	if err := row.Scan(&e.Seq, &e.ID, &at, &e.Actor.Kind, &e.Actor.Name, &e.Actor.CredentialID, &e.Actor.OperatorID, &e.Action,
+		&e.TargetKind, &e.TargetID, &e.OperatorID, &e.ClientAddress, &e.RequestID, &before, &after); err != nil {
+		return audit.Entry{}, err
 	}
-	return out, rows.Err()
+	e.At = fromMicros(at)
+	if before.Valid {
+		e.Before = json.RawMessage(before.String)
+	}
+	if after.Valid {
+		e.After = json.RawMessage(after.String)
+	}
+	return e, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
+	"github.com/foresight-dev/foresight/internal/rowscan"
 )
 
 // BettingStore returns the database as a betting.Store. Operators and
@@ -36,38 +37,26 @@ func (s bettingStore) CreateOperator(ctx context.Context, o betting.Operator) er
 	return err
 }
 
-func (s bettingStore) GetOperator(ctx context.Context, id string) (betting.Operator, error) {
+// scanOperator reads an operator's document.
+func scanOperator(row rowscan.Row) (betting.Operator, error) {
 	var doc string
-	err := s.d.reader.queryRow(ctx, `SELECT doc FROM betting_operators WHERE id = ?`, id).Scan(&doc)
-	if errors.Is(err, sql.ErrNoRows) {
-		return betting.Operator{}, notFound("operator", id)
-	}
-	if err != nil {
-		return betting.Operator{}, err
-	}
 	var o betting.Operator
+	if err := row.Scan(&doc); err != nil {
+		return o, err
+	}
 	return o, json.Unmarshal([]byte(doc), &o)
 }
 
+func (s bettingStore) GetOperator(ctx context.Context, id string) (betting.Operator, error) {
+	o, err := scanOperator(s.d.reader.queryRow(ctx, `SELECT doc FROM betting_operators WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return betting.Operator{}, notFound("operator", id)
+	}
+	return o, err
+}
+
 func (s bettingStore) ListOperators(ctx context.Context) ([]betting.Operator, error) {
-	rows, err := s.d.reader.query(ctx, `SELECT doc FROM betting_operators ORDER BY id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []betting.Operator{}
-	for rows.Next() {
-		var doc string
-		var o betting.Operator
-		if err := rows.Scan(&doc); err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal([]byte(doc), &o); err != nil {
-			return nil, err
-		}
-		out = append(out, o)
-	}
-	return out, rows.Err()
+	return queryList(ctx, s.d.reader, `SELECT doc FROM betting_operators ORDER BY id`, nil, scanOperator)
 }
 
 // UpdateOperator compares the stored document with prev's encoding, which
@@ -120,7 +109,7 @@ func (s bettingStore) CreateEvent(ctx context.Context, e betting.Event) error {
 	return tx.Commit()
 }
 
-func scanEvent(row interface{ Scan(...any) error }, id string) (betting.Event, error) {
+func scanEvent(row rowscan.Row, id string) (betting.Event, error) {
 	var doc string
 	err := row.Scan(&doc)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -195,7 +184,7 @@ func (s bettingStore) ListEvents(ctx context.Context, f betting.EventFilter) ([]
 		args = append(args, f.Status)
 	}
 	return queryNewestFirst(ctx, s.d.reader, q, args, f.BeforeCreatedAt, f.BeforeID, f.Limit,
-		func(row interface{ Scan(...any) error }) (betting.Event, error) { return scanEvent(row, "") })
+		func(row rowscan.Row) (betting.Event, error) { return scanEvent(row, "") })
 }
 
 func (s bettingStore) SettleMarket(ctx context.Context, e betting.Event, prev time.Time, marketID string) error {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/rowscan"
 )
 
 // CredentialStore returns the database as a betting.CredentialStore.
@@ -28,7 +29,7 @@ func (s credentialStore) CreateCredential(ctx context.Context, c betting.Credent
 
 const credentialColumns = `id, operator_id, name, key_hash, created_at, expires_at, revoked_at`
 
-func scanCredential(row interface{ Scan(...any) error }) (betting.Credential, error) {
+func scanCredential(row rowscan.Row) (betting.Credential, error) {
 	var c betting.Credential
 	var created int64
 	var expires, revoked sql.NullInt64
@@ -46,20 +47,8 @@ func (s credentialStore) CredentialByHash(ctx context.Context, hash []byte) (bet
 }
 
 func (s credentialStore) ListCredentials(ctx context.Context, operatorID string) ([]betting.Credential, error) {
-	rows, err := s.d.reader.query(ctx, `SELECT `+credentialColumns+` FROM operator_credentials WHERE operator_id = ? ORDER BY created_at, id`, operatorID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []betting.Credential{}
-	for rows.Next() {
-		c, err := scanCredential(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return queryList(ctx, s.d.reader, `SELECT `+credentialColumns+` FROM operator_credentials WHERE operator_id = ? ORDER BY created_at, id`,
+		[]any{operatorID}, scanCredential)
 }
 
 func (s credentialStore) RevokeCredential(ctx context.Context, operatorID, id string, at time.Time) error {

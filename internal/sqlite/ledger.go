@@ -9,6 +9,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/ledger"
 	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/rowscan"
 )
 
 // LedgerStore returns the ledger's store. Its writes join the one
@@ -121,9 +122,7 @@ func (x ledgerTx) UpdateBalances(ctx context.Context, a ledger.Account) error {
 	return err
 }
 
-type rowScanner interface{ Scan(dest ...any) error }
-
-func scanLedgerAccount(r rowScanner) (ledger.Account, error) {
+func scanLedgerAccount(r rowscan.Row) (ledger.Account, error) {
 	var a ledger.Account
 	var kind, balance, debits, credits string
 	var created int64
@@ -144,7 +143,7 @@ func scanLedgerAccount(r rowScanner) (ledger.Account, error) {
 	return a, nil
 }
 
-func scanLedgerTransfer(r rowScanner) (ledger.Transfer, error) {
+func scanLedgerTransfer(r rowscan.Row) (ledger.Transfer, error) {
 	var t ledger.Transfer
 	var kind, amount string
 	var pending sql.NullString
@@ -161,7 +160,7 @@ func scanLedgerTransfer(r rowScanner) (ledger.Transfer, error) {
 
 // scanLedgerEntry scans an entry; kept says its balance_after was
 // written (else BalanceAfter is zero, for the caller to compute).
-func scanLedgerEntry(r rowScanner, extra ...any) (ledger.Entry, bool, error) {
+func scanLedgerEntry(r rowscan.Row, extra ...any) (ledger.Entry, bool, error) {
 	var e ledger.Entry
 	var amount string
 	var after sql.NullString
@@ -189,18 +188,16 @@ func sumLedgerAmounts(ctx context.Context, q ledgerQuery, query string, args ...
 	}
 	defer rows.Close()
 	sum := money.Zero()
-	for rows.Next() {
+	err = rowscan.Each(rows, func(row rowscan.Row) error {
 		var s string
-		if err := rows.Scan(&s); err != nil {
-			return money.Amount{}, err
+		if err := row.Scan(&s); err != nil {
+			return err
 		}
 		a, err := parseStored(s)
-		if err != nil {
-			return money.Amount{}, err
-		}
 		sum = sum.Add(a)
-	}
-	return sum, rows.Err()
+		return err
+	})
+	return sum, err
 }
 
 const (
@@ -250,18 +247,16 @@ func (s ledgerStore) statementEntries(ctx context.Context, runningBalances bool,
 	}
 	out := []ledger.Entry{}
 	var kept []bool
-	for rows.Next() {
+	err = rowscan.Each(rows, func(row rowscan.Row) error {
 		var code, ref, key string
-		e, k, err := scanLedgerEntry(rows, &code, &ref, &key)
-		if err != nil {
-			rows.Close()
-			return nil, err
-		}
+		e, k, err := scanLedgerEntry(row, &code, &ref, &key)
 		e.Code, e.Reference, e.Key = code, ref, key
 		out, kept = append(out, e), append(kept, k)
-	}
+		return err
+	})
+	// Closed before the sums below, which take a reader connection too.
 	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	if !runningBalances {
@@ -327,23 +322,18 @@ func (s ledgerStore) Snapshot(ctx context.Context, fn func(ledger.Snapshot) erro
 
 type ledgerSnapshot struct{ tx *sql.Tx }
 
-func (s ledgerSnapshot) each(ctx context.Context, query string, row func(*sql.Rows) error) error {
+func (s ledgerSnapshot) each(ctx context.Context, query string, fn func(rowscan.Row) error) error {
 	rows, err := s.tx.QueryContext(ctx, query)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		if err := row(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return rowscan.Each(rows, fn)
 }
 
 func (s ledgerSnapshot) Accounts(ctx context.Context, fn func(ledger.Account) error) error {
 	var derived []ledger.Account
-	if err := s.each(ctx, `SELECT `+ledgerAccountColumns+` FROM ledger_accounts ORDER BY id`, func(r *sql.Rows) error {
+	if err := s.each(ctx, `SELECT `+ledgerAccountColumns+` FROM ledger_accounts ORDER BY id`, func(r rowscan.Row) error {
 		a, err := scanLedgerAccount(r)
 		if err != nil {
 			return err
@@ -366,7 +356,7 @@ func (s ledgerSnapshot) Accounts(ctx context.Context, fn func(ledger.Account) er
 }
 
 func (s ledgerSnapshot) Transfers(ctx context.Context, fn func(ledger.Transfer) error) error {
-	return s.each(ctx, `SELECT `+ledgerTransferColumns+` FROM ledger_transfers ORDER BY rowid`, func(r *sql.Rows) error {
+	return s.each(ctx, `SELECT `+ledgerTransferColumns+` FROM ledger_transfers ORDER BY rowid`, func(r rowscan.Row) error {
 		t, err := scanLedgerTransfer(r)
 		if err != nil {
 			return err
@@ -377,7 +367,7 @@ func (s ledgerSnapshot) Transfers(ctx context.Context, fn func(ledger.Transfer) 
 
 func (s ledgerSnapshot) Entries(ctx context.Context, fn func(ledger.Entry) error) error {
 	sums := map[string]money.Amount{}
-	return s.each(ctx, `SELECT seq, account_id, transfer_id, amount, balance_after, created_at FROM ledger_entries ORDER BY seq`, func(r *sql.Rows) error {
+	return s.each(ctx, `SELECT seq, account_id, transfer_id, amount, balance_after, created_at FROM ledger_entries ORDER BY seq`, func(r rowscan.Row) error {
 		e, kept, err := scanLedgerEntry(r)
 		if err != nil {
 			return err

@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"time"
+
+	"github.com/foresight-dev/foresight/internal/rowscan"
 )
 
 // newestFirst completes q, a SELECT with a WHERE clause, into a page of a
@@ -21,25 +23,17 @@ func newestFirst(q string, args []any, beforeAt time.Time, beforeID string, limi
 // queryNewestFirst runs newestFirst's page of q and reads each row with
 // scan; the result is never nil.
 func queryNewestFirst[T any](ctx context.Context, p *pool, q string, args []any, beforeAt time.Time, beforeID string, limit int,
-	scan func(row interface{ Scan(...any) error }) (T, error)) ([]T, error) {
+	scan func(rowscan.Row) (T, error)) ([]T, error) {
 	q, args = newestFirst(q, args, beforeAt, beforeID, limit)
 	return queryList(ctx, p, q, args, scan)
 }
 
 // queryList runs q and reads each row with scan; the result is never nil.
-func queryList[T any](ctx context.Context, p *pool, q string, args []any, scan func(row interface{ Scan(...any) error }) (T, error)) ([]T, error) {
+func queryList[T any](ctx context.Context, p *pool, q string, args []any, scan func(rowscan.Row) (T, error)) ([]T, error) {
 	rows, err := p.query(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
+	return rowscan.All(rows, scan)
 }

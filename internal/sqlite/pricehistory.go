@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/rowscan"
 )
 
 // insertPricePoint records p in tx.
@@ -89,25 +90,16 @@ func (s bettingStore) PriceHistory(ctx context.Context, f betting.PriceHistoryFi
 	}
 	q += ` ORDER BY at LIMIT ?`
 	args = append(args, f.Limit)
-	rows, err := s.d.reader.query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []betting.PricePoint{}
-	for rows.Next() {
+	out, err := queryList(ctx, s.d.reader, q, args, func(row rowscan.Row) (betting.PricePoint, error) {
 		var at int64
 		var outcomes string
-		if err := rows.Scan(&at, &outcomes); err != nil {
-			return nil, err
+		if err := row.Scan(&at, &outcomes); err != nil {
+			return betting.PricePoint{}, err
 		}
 		p := betting.PricePoint{MarketID: f.MarketID, At: fromMicros(at)}
-		if err := json.Unmarshal([]byte(outcomes), &p.Outcomes); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
+		return p, json.Unmarshal([]byte(outcomes), &p.Outcomes)
+	})
+	if err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {

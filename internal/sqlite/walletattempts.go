@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/rowscan"
 )
 
 // insertWalletAttemptSQL records one wallet attempt; it is one of the
@@ -35,26 +36,20 @@ func (s betStore) AppendWalletAttempts(ctx context.Context, attempts []betting.W
 }
 
 func (s betStore) WalletAttempts(ctx context.Context, betID string) ([]betting.WalletAttempt, error) {
-	rows, err := s.d.reader.query(ctx, `SELECT bet_id, kind, transaction_id, amount, currency, started_at, duration_us, result, code, http_status, error
-		FROM betting_wallet_attempts WHERE bet_id = ? ORDER BY started_at, id`, betID)
-	if err != nil {
-		return nil, err
+	return queryList(ctx, s.d.reader, `SELECT bet_id, kind, transaction_id, amount, currency, started_at, duration_us, result, code, http_status, error
+		FROM betting_wallet_attempts WHERE bet_id = ? ORDER BY started_at, id`, []any{betID}, scanWalletAttempt)
+}
+
+func scanWalletAttempt(row rowscan.Row) (betting.WalletAttempt, error) {
+	var a betting.WalletAttempt
+	var amount string
+	var started, duration int64
+	if err := row.Scan(&a.BetID, &a.Kind, &a.TransactionID, &amount, &a.Currency, &started, &duration, &a.Result, &a.Code,
+		&a.HTTPStatus, &a.Error); err != nil {
+		return betting.WalletAttempt{}, err
 	}
-	defer rows.Close()
-	out := []betting.WalletAttempt{}
-	for rows.Next() {
-		var a betting.WalletAttempt
-		var amount string
-		var started, duration int64
-		if err := rows.Scan(&a.BetID, &a.Kind, &a.TransactionID, &amount, &a.Currency, &started, &duration, &a.Result, &a.Code,
-			&a.HTTPStatus, &a.Error); err != nil {
-			return nil, err
-		}
-		if a.Amount, err = parseStored(amount); err != nil {
-			return nil, err
-		}
-		a.StartedAt, a.Duration = fromMicros(started), time.Duration(duration)*time.Microsecond
-		out = append(out, a)
-	}
-	return out, rows.Err()
+	var err error
+	a.Amount, err = parseStored(amount)
+	a.StartedAt, a.Duration = fromMicros(started), time.Duration(duration)*time.Microsecond
+	return a, err
 }

@@ -1,0 +1,48 @@
+// Package rowscan reads the rows of a query result into values: the one
+// row loop of the SQLite and PostgreSQL stores, which read their rows
+// through database/sql and pgx. Each store keeps one scan function per
+// kind of row, shared by the query that reads one and the queries that
+// list them.
+package rowscan
+
+// Row is one row of a result: *sql.Row, *sql.Rows, pgx.Row or pgx.Rows.
+// It is an alias, so a scan function may name the interface itself.
+type Row = interface {
+	Scan(dest ...any) error
+}
+
+// Rows is a result read row by row: *sql.Rows or pgx.Rows.
+type Rows interface {
+	Row
+	Next() bool
+	Err() error
+}
+
+// All reads every row of rows with scan, in order, and returns them; the
+// list is empty, not nil, when there are none. It stops at the first
+// error of scan or of rows. The caller closes rows.
+func All[T any](rows Rows, scan func(Row) (T, error)) ([]T, error) {
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Each calls fn with every row of rows, in order, and stops at the first
+// error of fn or of rows. The caller closes rows.
+func Each(rows Rows, fn func(Row) error) error {
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

@@ -1,0 +1,85 @@
+package rowscan_test
+
+import (
+	"database/sql"
+	"errors"
+	"slices"
+	"testing"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/foresight-dev/foresight/internal/rowscan"
+)
+
+func scanInt(row rowscan.Row) (int, error) {
+	var n int
+	err := row.Scan(&n)
+	return n, err
+}
+
+var errStop = errors.New("stop")
+
+func TestAll(t *testing.T) {
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, tc := range []struct {
+		name    string
+		query   string
+		scan    func(rowscan.Row) (int, error)
+		want    []int
+		wantErr error
+	}{
+		{"rows in order", `SELECT column1 FROM (VALUES (3), (1), (2))`, scanInt, []int{3, 1, 2}, nil},
+		{"no rows is an empty list", `SELECT 1 WHERE 0`, scanInt, []int{}, nil},
+		{"a scan error stops", `SELECT column1 FROM (VALUES (1), (2))`, func(row rowscan.Row) (int, error) {
+			n, _ := scanInt(row)
+			if n == 2 {
+				return 0, errStop
+			}
+			return n, nil
+		}, nil, errStop},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, err := db.Query(tc.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			got, err := rowscan.All(rows, tc.scan)
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tc.wantErr)
+			}
+			if !slices.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
+				t.Errorf("got %#v, want %#v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestEachStopsAtError(t *testing.T) {
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT column1 FROM (VALUES (1), (2), (3))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var seen []int
+	err = rowscan.Each(rows, func(row rowscan.Row) error {
+		n, err := scanInt(row)
+		seen = append(seen, n)
+		if n == 2 {
+			return errStop
+		}
+		return err
+	})
+	if !errors.Is(err, errStop) || !slices.Equal(seen, []int{1, 2}) {
+		t.Errorf("Each: err %v, saw %v; want errStop after 1, 2", err, seen)
+	}
+}
