@@ -192,6 +192,54 @@ func (c *Casino) storeLocked(x *walletOp, accountID, endpoint, fingerprint strin
 	return &record{seq: c.storeSeq, at: x.At, account: accountID, endpoint: endpoint, fingerprint: fingerprint, resp: resp}
 }
 
+// onceCall is a wallet request answered once, its answer stored and
+// replayed (Round/BetWin, Round/Finish, Round/Rollback).
+type onceCall struct {
+	endpoint string
+	body     []byte
+	// stored holds the answers under key (*stored is replaced by a
+	// reload, so it is read under the lock); what names key in the
+	// refusal of a different request under it.
+	stored    *map[string]*record
+	key, what string
+	// account, currency and roundID are the request's.
+	account, currency, roundID string
+}
+
+// answerOnce answers call under the lock, once the journal's operation has
+// begun: a key answered before gets its stored answer again (replay); a
+// request in another currency than the account's or naming another
+// account's round is refused (not stored); else process answers it. An
+// answer process marks definitive is stored under the key and the request
+// journalled; any other is answered as it is.
+func (c *Casino) answerOnce(x *walletOp, call onceCall, process func() (resp response, definitive bool)) response {
+	fingerprint := wire.Canonical(call.body)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.keeper.Begin(&x.Op); err != nil {
+		return unavailable()
+	}
+	if rec := (*call.stored)[call.key]; rec != nil {
+		return replay(rec, call.endpoint, fingerprint, call.what)
+	}
+	if resp, ok := c.currencyLocked(call.account, call.currency); !ok {
+		return resp
+	}
+	if resp, ok := c.roundOwnerLocked(call.roundID, call.account); !ok {
+		return resp
+	}
+	resp, definitive := process()
+	if !definitive {
+		return resp
+	}
+	(*call.stored)[call.key] = c.storeLocked(x, call.account, call.endpoint, fingerprint, resp)
+	// Only a BetWin's answer sets x.omitRoundID.
+	if err := c.keeper.Commit(&x.Op, call.endpoint, walletRecord{Body: string(call.body), OmitRoundID: x.omitRoundID}); err != nil {
+		return unavailable()
+	}
+	return resp
+}
+
 // replay answers an id_provider or round that already has a stored
 // answer: the same bytes for the same request, 400 (not stored) otherwise.
 func replay(rec *record, endpoint, fingerprint, what string) response {
@@ -254,28 +302,13 @@ func (c *Casino) betWin(x *walletOp, body []byte) response {
 	if err != nil {
 		return badRequest(err.Error())
 	}
-	fingerprint := wire.Canonical(body)
-
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if err := c.keeper.Begin(&x.Op); err != nil {
-		return unavailable()
-	}
-	if rec := c.txs[tx.IDProvider]; rec != nil {
-		return replay(rec, EndpointBetWin, fingerprint, "id_provider "+tx.IDProvider)
-	}
-	if resp, ok := c.currencyLocked(req.AccountID, req.Currency); !ok {
-		return resp
-	}
-	if resp, ok := c.roundOwnerLocked(req.RoundID, req.AccountID); !ok {
-		return resp
-	}
-	resp := c.applyBetWinLocked(x, &req, tx, amount)
-	c.txs[tx.IDProvider] = c.storeLocked(x, req.AccountID, EndpointBetWin, fingerprint, resp)
-	if err := c.keeper.Commit(&x.Op, EndpointBetWin, walletRecord{Body: string(body), OmitRoundID: x.omitRoundID}); err != nil {
-		return unavailable()
-	}
-	return resp
+	return c.answerOnce(x, onceCall{
+		endpoint: EndpointBetWin, body: body,
+		stored: &c.txs, key: tx.IDProvider, what: "id_provider " + tx.IDProvider,
+		account: req.AccountID, currency: req.Currency, roundID: req.RoundID,
+	}, func() (response, bool) {
+		return c.applyBetWinLocked(x, &req, tx, amount), true
+	})
 }
 
 // applyBetWinLocked processes a valid, new BetWin transaction. Its answer
@@ -347,41 +380,26 @@ func (c *Casino) finish(x *walletOp, body []byte) response {
 	if err := sandboxweb.CheckID("round_id", req.RoundID); err != nil {
 		return badRequest(err.Error())
 	}
-	fingerprint := wire.Canonical(body)
-
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if err := c.keeper.Begin(&x.Op); err != nil {
-		return unavailable()
-	}
-	if rec := c.finishes[req.RoundID]; rec != nil {
-		return replay(rec, EndpointFinish, fingerprint, "round "+req.RoundID+" was finished before; its round_id")
-	}
-	if resp, ok := c.currencyLocked(req.AccountID, req.Currency); !ok {
-		return resp
-	}
-	r := c.rounds[req.RoundID]
-	if r == nil {
-		// Not stored: the bet may still be on its way.
-		return walletError("404", "unknown round "+req.RoundID, "")
-	}
-	if resp, ok := c.roundOwnerLocked(req.RoundID, req.AccountID); !ok {
-		return resp
-	}
-	acct := c.accounts[req.AccountID] // exists: the round was made for it
-	r.finished = true
-	c.recordLocked(x.At, Entry{
-		Type:          EntryFinish,
-		Account:       req.AccountID,
-		RoundID:       req.RoundID,
-		CasinoRoundID: r.id,
-	}, acct, money.Amount{})
-	resp := okJSON(balanceAnswer{Balance: c.format(acct.balance, acct.currency)})
-	c.finishes[req.RoundID] = c.storeLocked(x, req.AccountID, EndpointFinish, fingerprint, resp)
-	if err := c.keeper.Commit(&x.Op, EndpointFinish, walletRecord{Body: string(body)}); err != nil {
-		return unavailable()
-	}
-	return resp
+	return c.answerOnce(x, onceCall{
+		endpoint: EndpointFinish, body: body,
+		stored: &c.finishes, key: req.RoundID, what: "round " + req.RoundID + " was finished before; its round_id",
+		account: req.AccountID, currency: req.Currency, roundID: req.RoundID,
+	}, func() (response, bool) {
+		r := c.rounds[req.RoundID]
+		if r == nil {
+			// Not stored: the bet may still be on its way.
+			return walletError("404", "unknown round "+req.RoundID, ""), false
+		}
+		acct := c.accounts[req.AccountID] // exists: the round was made for it
+		r.finished = true
+		c.recordLocked(x.At, Entry{
+			Type:          EntryFinish,
+			Account:       req.AccountID,
+			RoundID:       req.RoundID,
+			CasinoRoundID: r.id,
+		}, acct, money.Amount{})
+		return okJSON(balanceAnswer{Balance: c.format(acct.balance, acct.currency)}), true
+	})
 }
 
 // rollback handles Round/Rollback.
@@ -412,37 +430,22 @@ func (c *Casino) rollback(x *walletOp, body []byte) response {
 	if tx.OriginalIDProvider == tx.IDProvider {
 		return badRequest("a rollback's id_provider must be its own, not original_id_provider")
 	}
-	fingerprint := wire.Canonical(body)
-
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if err := c.keeper.Begin(&x.Op); err != nil {
-		return unavailable()
-	}
-	if rec := c.txs[tx.IDProvider]; rec != nil {
-		return replay(rec, EndpointRollback, fingerprint, "id_provider "+tx.IDProvider)
-	}
-	if resp, ok := c.currencyLocked(req.AccountID, req.Currency); !ok {
-		return resp
-	}
-	if resp, ok := c.roundOwnerLocked(req.RoundIDProvider, req.AccountID); !ok {
-		return resp
-	}
-	orig := c.processed[tx.OriginalIDProvider]
-	switch {
-	case orig != nil && orig.account != req.AccountID:
-		return badRequest(fmt.Sprintf("transaction %s belongs to another account", tx.OriginalIDProvider))
-	case orig != nil && orig.roundID != req.RoundIDProvider:
-		return badRequest(fmt.Sprintf("transaction %s belongs to round %s, not %s", tx.OriginalIDProvider, orig.roundID, req.RoundIDProvider))
-	case orig == nil && c.txs[tx.OriginalIDProvider] != nil && c.txs[tx.OriginalIDProvider].endpoint == EndpointRollback:
-		return badRequest(fmt.Sprintf("transaction %s is a rollback; a rollback cannot be rolled back", tx.OriginalIDProvider))
-	}
-	resp := c.applyRollbackLocked(x, &req, tx, orig)
-	c.txs[tx.IDProvider] = c.storeLocked(x, req.AccountID, EndpointRollback, fingerprint, resp)
-	if err := c.keeper.Commit(&x.Op, EndpointRollback, walletRecord{Body: string(body)}); err != nil {
-		return unavailable()
-	}
-	return resp
+	return c.answerOnce(x, onceCall{
+		endpoint: EndpointRollback, body: body,
+		stored: &c.txs, key: tx.IDProvider, what: "id_provider " + tx.IDProvider,
+		account: req.AccountID, currency: req.Currency, roundID: req.RoundIDProvider,
+	}, func() (response, bool) {
+		orig := c.processed[tx.OriginalIDProvider]
+		switch {
+		case orig != nil && orig.account != req.AccountID:
+			return badRequest(fmt.Sprintf("transaction %s belongs to another account", tx.OriginalIDProvider)), false
+		case orig != nil && orig.roundID != req.RoundIDProvider:
+			return badRequest(fmt.Sprintf("transaction %s belongs to round %s, not %s", tx.OriginalIDProvider, orig.roundID, req.RoundIDProvider)), false
+		case orig == nil && c.txs[tx.OriginalIDProvider] != nil && c.txs[tx.OriginalIDProvider].endpoint == EndpointRollback:
+			return badRequest(fmt.Sprintf("transaction %s is a rollback; a rollback cannot be rolled back", tx.OriginalIDProvider)), false
+		}
+		return c.applyRollbackLocked(x, &req, tx, orig), true
+	})
 }
 
 // applyRollbackLocked processes a valid, new rollback. Its answer is
