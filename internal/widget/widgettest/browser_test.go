@@ -54,3 +54,14 @@ func (tb *tab) ready() {
 	tb.T.Helper()
 	tb.WaitFor("the widget to start", "document.body?.dataset.ready === 'true'")
 }
+
+// wantNoSidewaysScroll reports the page (what names it) when it is wider
+// than the window: it scrolls sideways.
+func (tb *tab) wantNoSidewaysScroll(what string) {
+	tb.T.Helper()
+	var page struct{ ScrollWidth, ClientWidth int }
+	tb.Eval("({ScrollWidth: document.documentElement.scrollWidth, ClientWidth: document.documentElement.clientWidth})", &page)
+	if page.ScrollWidth > page.ClientWidth {
+		tb.T.Errorf("%s scrolls sideways: %+v", what, page)
+	}
+}

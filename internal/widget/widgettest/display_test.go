@@ -15,7 +15,7 @@ import (
 func TestDisplayRule(t *testing.T) {
 	t.Parallel()
 	tb := moduleTab(t)
-	tests := []struct{ expr, want string }{
+	wantExprs(t, tb, "format.js", []exprCase[string]{
 		{`m.money("1000", "USD", 2)`, "1,000.00 USD"},
 		{`m.money("12.5", "USD", 2)`, "12.50 USD"},
 		{`m.money("0", "USD", 2)`, "0.00 USD"},
@@ -45,14 +45,7 @@ func TestDisplayRule(t *testing.T) {
 		{`String(m.minorUnits("KWD"))`, "3"},
 		{`String(m.minorUnits("USD", 3))`, "3"},
 		{`String(m.minorUnits("XQQQ"))`, "2"},
-	}
-	for _, tc := range tests {
-		var got string
-		tb.call("format.js", tc.expr, &got)
-		if got != tc.want {
-			t.Errorf("%s = %q, want %q", tc.expr, got, tc.want)
-		}
-	}
+	})
 }
 
 // TestOneNumberEverywhere: the slip, the confirmation and the history
@@ -64,9 +57,7 @@ func TestDisplayRule(t *testing.T) {
 func TestOneNumberEverywhere(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
-	tb := newTab(t)
-	tb.Navigate(w.bettor("nina", "100.00"))
-	tb.ready()
+	tb := w.widgetTab(t, "nina", "100.00")
 	tb.Click(outcomeButton(w.outcome[0]))
 	tb.TypeIn("#stake", "12.50")
 	tb.WaitText("#slip-payout", "55.25 USD")
@@ -103,9 +94,7 @@ func TestBalanceAtFirstLoad(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
 	t.Run("shown", func(t *testing.T) {
-		tb := newTab(t)
-		tb.Navigate(w.bettor("olga", "1000.00"))
-		tb.ready()
+		tb := w.widgetTab(t, "olga", "1000.00")
 		tb.WaitText("#balance", "1,000.00 USD")
 		tb.bet(w.outcome[0], "10")
 		tb.WaitText("#slip-status", "Bet placed")

@@ -60,11 +60,7 @@ func TestManyOutcomes(t *testing.T) {
 			if len(over) > 0 {
 				t.Errorf("at %d px these outcomes overflow their buttons: %q", size.w, over)
 			}
-			var page struct{ ScrollWidth, ClientWidth int }
-			tb.Eval("({ScrollWidth: document.documentElement.scrollWidth, ClientWidth: document.documentElement.clientWidth})", &page)
-			if page.ScrollWidth > page.ClientWidth {
-				t.Errorf("at %d px the page scrolls sideways: %+v", size.w, page)
-			}
+			tb.wantNoSidewaysScroll(fmt.Sprintf("at %d px the page", size.w))
 		})
 	}
 }
@@ -81,9 +77,7 @@ func TestMarketsThatTakeNoBets(t *testing.T) {
 	march, _ := marketOf(ev, 0)
 	june, _ := marketOf(ev, 1)
 	w.admin("POST", "/admin/v1/markets/"+march+"/suspend", 200, "")
-	tb := newTab(t)
-	tb.Navigate(w.bettor("sam", "100.00"))
-	tb.ready()
+	tb := w.widgetTab(t, "sam", "100.00")
 	var card struct {
 		Order    []string
 		Disabled int
@@ -153,9 +147,7 @@ func TestChancesImagesCountdown(t *testing.T) {
 func TestOddsMovement(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
-	tb := newTab(t)
-	tb.Navigate(w.bettor("uma", "100.00"))
-	tb.ready()
+	tb := w.widgetTab(t, "uma", "100.00")
 	tb.Click(outcomeButton(w.outcome[0]))
 	tb.WaitFor("the chart's first point", "document.querySelector('#slip-chart svg')?.dataset.points === '1'")
 	tb.WaitFor("the stream", "document.body.dataset.stream === 'connected'")
@@ -200,9 +192,7 @@ func TestSlipChartShowsHistory(t *testing.T) {
 	// the page opens.
 	w.price("0.25", "0.75")
 	w.price("0.3", "0.7")
-	tb := newTab(t)
-	tb.Navigate(w.bettor("una", "100.00"))
-	tb.ready()
+	tb := w.widgetTab(t, "una", "100.00")
 	tb.Click(outcomeButton(w.outcome[0]))
 	tb.WaitFor("the history on the chart", "document.querySelector('#slip-chart svg')?.dataset.source === 'history'")
 	var chart struct {
@@ -292,11 +282,7 @@ func TestSandboxPagesAtPhoneWidth(t *testing.T) {
 			tb.Viewport(size.w, size.h)
 			tb.openHost(w.hostOf(fmt.Sprint("vic-", size.w)))
 			tb.Frame = nil
-			var page struct{ ScrollWidth, ClientWidth int }
-			tb.Eval("({ScrollWidth: document.documentElement.scrollWidth, ClientWidth: document.documentElement.clientWidth})", &page)
-			if page.ScrollWidth > page.ClientWidth {
-				t.Errorf("the host page scrolls sideways at %d px: %+v", size.w, page)
-			}
+			tb.wantNoSidewaysScroll(fmt.Sprintf("the host page at %d px", size.w))
 		})
 		t.Run(fmt.Sprint("lobby ", size.w), func(t *testing.T) {
 			tb := newTab(t)
@@ -309,11 +295,7 @@ func TestSandboxPagesAtPhoneWidth(t *testing.T) {
 			if game.Top > game.Height/2 {
 				t.Errorf("at %d px the game starts %.0f px down a %.0f px window: below the fold", size.w, game.Top, game.Height)
 			}
-			var page struct{ ScrollWidth, ClientWidth int }
-			tb.Eval("({ScrollWidth: document.documentElement.scrollWidth, ClientWidth: document.documentElement.clientWidth})", &page)
-			if page.ScrollWidth > page.ClientWidth {
-				t.Errorf("the lobby scrolls sideways at %d px: %+v", size.w, page)
-			}
+			tb.wantNoSidewaysScroll(fmt.Sprintf("the lobby at %d px", size.w))
 		})
 	}
 }

@@ -155,9 +155,7 @@ func cutStream(s seen) verdict {
 func TestLiveOdds(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
-	tb := newTab(t)
-	tb.Navigate(w.bettor("dave", "100.00"))
-	tb.ready()
+	tb := w.widgetTab(t, "dave", "100.00")
 	tb.Click(outcomeButton(w.outcome[0]))
 	tb.TypeIn("#stake", "10")
 	tb.WaitText("#slip-payout", "44.20 USD")

@@ -29,6 +29,26 @@ func (tb *tab) call(module, expr string, out any) {
 	tb.Call("js/"+module, expr, out)
 }
 
+// exprCase is a JavaScript expression over a module (m) and the value it
+// must evaluate to.
+type exprCase[T comparable] struct {
+	expr string
+	want T
+}
+
+// wantExprs evaluates each case's expression over module in tb and
+// reports those whose value is not the wanted one.
+func wantExprs[T comparable](t *testing.T, tb *tab, module string, tests []exprCase[T]) {
+	t.Helper()
+	for _, tc := range tests {
+		var got T
+		tb.call(module, tc.expr, &got)
+		if got != tc.want {
+			t.Errorf("%s = %#v, want %#v", tc.expr, got, tc.want)
+		}
+	}
+}
+
 // TestPayoutPreview: obligations 1 and 2. The payout is stake × odds,
 // gross, rounded to the currency's decimals (USD 2, JPY 0, KWD 3) half to
 // even, as settlement rounds, with exact decimal arithmetic (0.1 × 3 is
@@ -120,10 +140,7 @@ func TestPollSchedule(t *testing.T) {
 func TestStatusComparison(t *testing.T) {
 	t.Parallel()
 	tb := moduleTab(t)
-	tests := []struct {
-		expr string
-		want bool
-	}{
+	wantExprs(t, tb, "rules.js", []exprCase[bool]{
 		{`m.statusIs("PENDING", "pending")`, true},
 		{`m.statusIs("Confirmed", "CONFIRMED")`, true},
 		{`m.statusIs("rejected", "confirmed")`, false},
@@ -133,14 +150,7 @@ func TestStatusComparison(t *testing.T) {
 		{`m.isPlaced("Voided")`, true},
 		{`m.isPlaced("PENDING")`, false},
 		{`m.isPlaced("rejected")`, false},
-	}
-	for _, tc := range tests {
-		var got bool
-		tb.call("rules.js", tc.expr, &got)
-		if got != tc.want {
-			t.Errorf("%s = %v, want %v", tc.expr, got, tc.want)
-		}
-	}
+	})
 }
 
 // TestRejectionTable: each rejection_code maps to its own message and to
@@ -206,7 +216,7 @@ func TestRejectionTable(t *testing.T) {
 func TestLaunchParameters(t *testing.T) {
 	t.Parallel()
 	tb := moduleTab(t)
-	tests := []struct{ expr, want string }{
+	wantExprs(t, tb, "rules.js", []exprCase[string]{
 		{`m.resolveLocale("de_AT")`, "de"},
 		{`m.resolveLocale("pt-BR")`, "pt"},
 		{`m.resolveLocale("NL")`, "nl"},
@@ -222,14 +232,7 @@ func TestLaunchParameters(t *testing.T) {
 		{`m.hostOrigin(new URLSearchParams(""), "https://op.example/page")`, "https://op.example"},
 		{`String(m.hostOrigin(new URLSearchParams("origin=javascript:alert(1)"), ""))`, "null"},
 		{`String(m.hostOrigin(new URLSearchParams(""), ""))`, "null"},
-	}
-	for _, tc := range tests {
-		var got string
-		tb.call("rules.js", tc.expr, &got)
-		if got != tc.want {
-			t.Errorf("%s = %q, want %q", tc.expr, got, tc.want)
-		}
-	}
+	})
 }
 
 // TestIdempotencyKeys: obligation 4's keys are fresh UUID v4s.

@@ -86,9 +86,7 @@ func TestHistory(t *testing.T) {
 func TestKeyboard(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
-	tb := newTab(t)
-	tb.Navigate(w.bettor("yuri", "100.00"))
-	tb.ready()
+	tb := w.widgetTab(t, "yuri", "100.00")
 	var ok bool
 	tb.Eval(fmt.Sprintf("(document.querySelector(%q).focus(), true)", outcomeButton(w.outcome[0])), &ok)
 	tb.Do(chromedp.KeyEvent(kb.Enter))

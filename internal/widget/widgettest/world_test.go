@@ -121,6 +121,16 @@ func (w *world) bettor(id, balance string, params ...string) string {
 	return w.bettorIn(id, "USD", balance, params...)
 }
 
+// widgetTab opens a tab on the widget for a new session of bettor id
+// with balance (USD), and waits until the widget is ready.
+func (w *world) widgetTab(t *testing.T, id, balance string) *tab {
+	t.Helper()
+	tb := newTab(t)
+	tb.Navigate(w.bettor(id, balance))
+	tb.ready()
+	return tb
+}
+
 // bettorIn is bettor in another currency.
 func (w *world) bettorIn(id, currency, balance string, params ...string) string {
 	w.T.Helper()
