@@ -29,9 +29,7 @@ func TestAuditPage(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	tb := w.signIn()
-	tb.Viewport(1200, 900)
-	tb.Navigate(w.URL + "/backoffice/#/audit")
+	tb := w.openScreen("audit")
 	suspended := "tbody[data-action='market.suspended']"
 	tb.WaitFor("the market's suspension", fmt.Sprintf("document.querySelector(%q)", suspended))
 	tb.WaitText("#view [role=status]", "4 entries.")

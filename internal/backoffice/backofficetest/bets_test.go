@@ -37,9 +37,7 @@ func TestBets(t *testing.T) {
 		return nil
 	})
 
-	tb := w.signIn()
-	tb.Viewport(1200, 900)
-	tb.Navigate(w.URL + "/backoffice/#/bets")
+	tb := w.openScreen("bets")
 	tb.WaitText("#view [role=status]", "3 bets.")
 	var charts int
 	tb.Eval("document.querySelectorAll('svg.chart').length", &charts)
@@ -124,9 +122,7 @@ func TestAmountsDisplayRule(t *testing.T) {
 	w.waitBet("dora", won, "settled")
 	w.waitBet("eve", lost, "settled")
 
-	tb := w.signIn()
-	tb.Viewport(1200, 900)
-	tb.Navigate(w.URL + "/backoffice/#/bets")
+	tb := w.openScreen("bets")
 	tb.WaitText("#view [role=status]", "2 bets.")
 	cell := func(bet string, n int) (text, title string) {
 		var c struct{ Text, Title string }

@@ -49,6 +49,15 @@ func (tb *tab) submitToken(token string) {
 	tb.Click("#signin-submit")
 }
 
+// pageWidth is the width of the page's content, in CSS pixels: more than
+// the window's when it scrolls sideways.
+func (tb *tab) pageWidth() int {
+	tb.T.Helper()
+	var wide int
+	tb.Eval("document.documentElement.scrollWidth", &wide)
+	return wide
+}
+
 // choose selects the option with value in a select.
 func (tb *tab) choose(sel, value string) {
 	tb.T.Helper()

@@ -30,9 +30,7 @@ func TestOperatorCredential(t *testing.T) {
 	bet := w.placeBet("alice", m.ID, m.Outcomes[0].ID, "10.00")
 
 	// Platform staff issue the credential.
-	tb := w.signIn()
-	tb.Viewport(1200, 900)
-	tb.Navigate(w.URL + "/backoffice/#/operators/sandbox")
+	tb := w.openScreen("operators/sandbox")
 	tb.WaitFor("the credentials panel", "document.querySelector('[data-credentials=sandbox] [data-issue-credential]')")
 	tb.WaitText("[data-credentials]", "No credentials yet")
 	tb.Click("[data-issue-credential] button[type=submit]")
@@ -127,9 +125,7 @@ func TestOperatorCredential(t *testing.T) {
 		tb.Eval("(document.body.dataset.view = '', true)", &done)
 		tb.Navigate(w.URL + "/backoffice/#/" + screen)
 		tb.WaitFor(screen, fmt.Sprintf("document.body.dataset.view === %q", strings.Split(screen, "/")[0]))
-		var wide int
-		tb.Eval("document.documentElement.scrollWidth", &wide)
-		if wide > 360 {
+		if wide := tb.pageWidth(); wide > 360 {
 			t.Errorf("#/%s is %d px wide at a phone's 360", screen, wide)
 		}
 	}

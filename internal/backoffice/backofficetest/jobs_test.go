@@ -124,9 +124,7 @@ func TestTicketJobs(t *testing.T) {
 	w.waitJob(done, "completed")
 	name := map[string]string{held: "held", failed: "failed", done: "done"}
 
-	tb := w.signIn()
-	tb.Viewport(1200, 900)
-	tb.Navigate(w.URL + "/backoffice/#/tickets")
+	tb := w.openScreen("tickets")
 	tb.WaitFor("the clients", "document.body.dataset.view === 'tickets' && document.querySelector('[data-service-nav=jobs]')")
 	tb.Click("[data-service-nav=jobs]")
 	tb.WaitFor("the three jobs", "document.querySelectorAll('tr[data-job]').length === 3")
@@ -228,9 +226,7 @@ func TestTicketJobs(t *testing.T) {
 		tb.Eval("(document.body.dataset.view = '', true)", &reset)
 		tb.Navigate(w.URL + "/backoffice/#/" + screen)
 		tb.WaitFor(screen, "document.body.dataset.view === 'tickets' && document.querySelector('[data-job-detail], tr[data-job]')")
-		var wide int
-		tb.Eval("document.documentElement.scrollWidth", &wide)
-		if wide > 360 {
+		if wide := tb.pageWidth(); wide > 360 {
 			t.Errorf("#/%s is %d px wide at a phone's 360", screen, wide)
 		}
 	}

@@ -32,9 +32,7 @@ func TestOddsHistory(t *testing.T) {
 		setPrices(p[0], p[1])
 	}
 
-	tb := w.signIn()
-	tb.Viewport(1200, 900)
-	tb.Navigate(w.URL + "/backoffice/#/events/" + ev.ID)
+	tb := w.openScreen("events/" + ev.ID)
 	history := fmt.Sprintf("[data-history=%q]", m.ID)
 	points := func(n int) string {
 		return fmt.Sprintf("document.querySelectorAll('%s svg [data-series]').length === 2 && "+
@@ -96,9 +94,7 @@ func TestOddsHistory(t *testing.T) {
 	// A phone's width: the chart scales, only the table scrolls.
 	tb.Viewport(360, 740)
 	tb.WaitFor("the chart at phone width", points(5))
-	var wide int
-	tb.Eval("document.documentElement.scrollWidth", &wide)
-	if wide > 360 {
+	if wide := tb.pageWidth(); wide > 360 {
 		t.Errorf("the event screen is %d px wide at a phone's 360", wide)
 	}
 	var chartWidth float64

@@ -33,9 +33,7 @@ type operatorJSON struct {
 func TestOperators(t *testing.T) {
 	w := newWorld(t)
 	ev := w.createEvent("sports", "Cup final", "Who wins?")
-	tb := w.signIn()
-	tb.Viewport(1200, 900)
-	tb.Navigate(w.URL + "/backoffice/#/operators")
+	tb := w.openScreen("operators")
 	tb.WaitText("#view [role=status]", "0 operators.")
 	tb.Click("[data-new-operator]")
 	tb.WaitFor("the new operator form", "document.querySelector('form[data-operator-form=new]')")
@@ -111,9 +109,7 @@ func TestOperators(t *testing.T) {
 // bundled.
 func TestBundledOperatorForm(t *testing.T) {
 	w := newWorld(t)
-	tb := w.signIn()
-	tb.Viewport(1200, 900)
-	tb.Navigate(w.URL + "/backoffice/#/operators/new")
+	tb := w.openScreen("operators/new")
 	tb.WaitFor("the new operator form", "document.querySelector('form[data-operator-form=new]')")
 	for name, v := range map[string]string{"id": "playhouse", "name": "Playhouse"} {
 		tb.TypeIn(fmt.Sprintf("input[name=%s]", name), v)

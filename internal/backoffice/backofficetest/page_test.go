@@ -70,9 +70,7 @@ func TestPage(t *testing.T) {
 		if screen == "events/"+ev.ID {
 			tb.WaitFor("the exposure", "document.querySelector('[data-exposure]')")
 		}
-		var wide int
-		tb.Eval("document.documentElement.scrollWidth", &wide)
-		if wide > 360 {
+		if wide := tb.pageWidth(); wide > 360 {
 			var culprits []string
 			tb.Eval(`Array.from(document.querySelectorAll('body *')).filter(e => e.scrollWidth > 361 && getComputedStyle(e).overflowX !== 'auto' && !e.closest('.table-wrap')).slice(0, 8).map(e => e.tagName + '.' + (e.getAttribute('class') ?? '') + ' ' + e.scrollWidth)`, &culprits)
 			t.Errorf("#/%s is %d px wide at a phone's 360; too wide: %v", screen, wide, culprits)

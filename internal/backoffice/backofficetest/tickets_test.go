@@ -30,9 +30,7 @@ func (w *world) ticketCall(key string) (int, string) {
 // feature_disabled meanwhile), and revokes the key (key_revoked).
 func TestTicketClients(t *testing.T) {
 	w := newWorld(t)
-	tb := w.signIn()
-	tb.Viewport(1200, 900)
-	tb.Navigate(w.URL + "/backoffice/#/tickets")
+	tb := w.openScreen("tickets")
 	tb.WaitFor("the clients", "document.body.dataset.view === 'tickets'")
 	tb.Click("form[data-new-client] button[type=submit]")
 	tb.WaitText("#view .error", "Enter the client's name.")

@@ -18,9 +18,7 @@ func TestBetWalletTransactions(t *testing.T) {
 	w.Op.ForBettor("alice").FailNext("withdrawals", 1, 503)
 	id := w.placeBet("alice", m.ID, m.Outcomes[0].ID, "10.00")
 
-	tb := w.signIn()
-	tb.Viewport(1200, 900)
-	tb.Navigate(w.URL + "/backoffice/#/bets")
+	tb := w.openScreen("bets")
 	tb.WaitText("#view [role=status]", "1 bet.")
 	tb.Click(fmt.Sprintf("[data-details=%q]", id))
 	withdrawal := fmt.Sprintf("section[data-wallet=%q] table[data-kind=withdrawal]", id)
@@ -56,9 +54,7 @@ func TestBetWalletTransactions(t *testing.T) {
 	tb.screenshot("bet-wallet")
 
 	tb.Viewport(360, 740)
-	var wide int
-	tb.Eval("document.documentElement.scrollWidth", &wide)
-	if wide > 360 {
+	if wide := tb.pageWidth(); wide > 360 {
 		t.Errorf("the bets screen with a bet's wallet transactions is %d px wide at a phone's 360", wide)
 	}
 }

@@ -61,6 +61,16 @@ func (w *world) signIn() *tab {
 	return tb
 }
 
+// openScreen signs in (signIn) in a desktop-sized window and opens the
+// backoffice's screen (the route after "#/").
+func (w *world) openScreen(screen string) *tab {
+	w.T.Helper()
+	tb := w.signIn()
+	tb.Viewport(1200, 900)
+	tb.Navigate(w.URL + "/backoffice/#/" + screen)
+	return tb
+}
+
 // registerSandbox registers the sandbox operator "sandbox" (USD, 2
 // decimals, outcome exposure limit 150) through the admin API.
 func (w *world) registerSandbox() {

@@ -5,7 +5,7 @@
 
 import { seg } from "./api.js";
 import { confirm } from "./dialog.js";
-import { badge, field, secretBox, when } from "./dom.js";
+import { badge, field, readExpiry, secretBox, when } from "./dom.js";
 import { h, replace } from "./elements.js";
 import { describe } from "./exchange.js";
 
@@ -66,15 +66,7 @@ export function panel(ctx, op) {
         name.focus();
         return;
       }
-      if (expiry.value) {
-        const at = new Date(expiry.value);
-        if (Number.isNaN(at.getTime()) || at.getTime() <= Date.now()) {
-          error.textContent = "The expiry must be a time in the future.";
-          expiry.focus();
-          return;
-        }
-        body.expires_at = at.toISOString();
-      }
+      if (!readExpiry(expiry, body, error)) return;
       const a = await ctx.api.post(`/operators/${seg(op.id)}/credentials`, body);
       if (!ctx.alive()) return;
       if (!a.ok) {

@@ -43,6 +43,22 @@ export function when(t) {
   return d.toISOString().slice(0, 16).replace("T", " ") + " UTC";
 }
 
+// readExpiry reads an optional expiry from input (datetime-local, the
+// user's local time) into body.expires_at and returns true; a value that is
+// not a time in the future is said in error, input is focused and it
+// returns false.
+export function readExpiry(input, body, error) {
+  if (!input.value) return true;
+  const at = new Date(input.value);
+  if (Number.isNaN(at.getTime()) || at.getTime() <= Date.now()) {
+    error.textContent = "The expiry must be a time in the future.";
+    input.focus();
+    return false;
+  }
+  body.expires_at = at.toISOString();
+  return true;
+}
+
 // badge is a status label.
 export function badge(status) {
   return h("span", { class: `badge badge-${String(status).replace(/[^a-z_]/g, "")}` }, String(status));
