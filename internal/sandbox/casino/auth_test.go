@@ -73,8 +73,7 @@ func TestSignature(t *testing.T) {
 			if status != http.StatusBadGateway {
 				t.Fatalf("armed failure: %d", status)
 			}
-			status, resp = e.post(casino.PathBetWin, body)
-			wantOK(t, "signed retry", status, resp)
+			e.postOK("signed retry", casino.PathBetWin, body)
 			e.wantBalance("a1", "USD", "90.00")
 		})
 	}
@@ -130,9 +129,8 @@ func TestContentTypeAndSize(t *testing.T) {
 	if len(atLimit) != casino.MaxBodyBytes {
 		t.Fatalf("padding: %d bytes", len(atLimit))
 	}
-	status, resp := e.post(casino.PathBalance, atLimit)
-	wantOK(t, "64 KiB body", status, resp)
-	status, resp = e.post(casino.PathBalance, pad(casino.MaxBodyBytes+1))
+	e.postOK("64 KiB body", casino.PathBalance, atLimit)
+	status, resp := e.post(casino.PathBalance, pad(casino.MaxBodyBytes+1))
 	wantErr(t, "64 KiB + 1 body", status, resp, http.StatusBadRequest, "400", "")
 }
 

@@ -32,16 +32,14 @@ func TestFailNext(t *testing.T) {
 		t.Fatal("failures changed the ledger")
 	}
 	// The retry is processed: the failures did not consume the id_provider.
-	status, resp := e.post(casino.PathBetWin, body)
-	wantOK(t, "after the failures", status, resp)
+	e.postOK("after the failures", casino.PathBetWin, body)
 	e.wantBalance("a1", "USD", "90.00")
 
 	// Only the armed endpoint fails; a 200 without a wallet body can be
 	// injected too.
 	e.c.FailNext(casino.EndpointFinish, 1, http.StatusOK)
-	status, resp = e.post(casino.PathBalance, balanceBody(t, "a1", "USD"))
-	wantOK(t, "balance", status, resp)
-	status, resp = e.post(casino.PathFinish, finishBody(t, "a1", "USD", "r1"))
+	e.postOK("balance", casino.PathBalance, balanceBody(t, "a1", "USD"))
+	status, resp := e.post(casino.PathFinish, finishBody(t, "a1", "USD", "r1"))
 	if status != http.StatusOK || bytes.Contains(resp, []byte("balance")) {
 		t.Errorf("injected 200: %d %s", status, resp)
 	}
@@ -52,8 +50,7 @@ func TestFailNext(t *testing.T) {
 	// Disarming.
 	e.c.FailNext(casino.EndpointBalance, 3, http.StatusServiceUnavailable)
 	e.c.FailNext(casino.EndpointBalance, 0, http.StatusServiceUnavailable)
-	status, resp = e.post(casino.PathBalance, balanceBody(t, "a1", "USD"))
-	wantOK(t, "disarmed", status, resp)
+	e.postOK("disarmed", casino.PathBalance, balanceBody(t, "a1", "USD"))
 
 	sandboxtest.WantPanics(t, map[string]func(){
 		"unknown endpoint":    func() { e.c.FailNext("withdrawals", 1, 500) },
@@ -91,8 +88,7 @@ func TestRejectNext(t *testing.T) {
 			t.Parallel()
 			e := newEnv(t)
 			e.setBalance("a1", "USD", "100.00")
-			status, resp := e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r0", "bet-0", "10"))
-			wantOK(t, "setup bet", status, resp)
+			e.postOK("setup bet", casino.PathBetWin, betBody(t, "a1", "USD", "r0", "bet-0", "10"))
 
 			var path string
 			var body []byte
@@ -124,8 +120,7 @@ func TestRejectNext(t *testing.T) {
 				t.Error("a rejection changed the ledger")
 			}
 			// Then the same request is processed: nothing was consumed.
-			status, resp = e.post(path, body)
-			wantOK(t, "after the rejections", status, resp)
+			e.postOK("after the rejections", path, body)
 		})
 	}
 }
@@ -155,8 +150,7 @@ func TestFailNextBeforeRejectNext(t *testing.T) {
 	}
 	status, resp := e.post(casino.PathBalance, body)
 	wantErr(t, "second", status, resp, http.StatusInternalServerError, "503", "")
-	status, resp = e.post(casino.PathBalance, body)
-	wantOK(t, "third", status, resp)
+	e.postOK("third", casino.PathBalance, body)
 }
 
 func TestDropResponseNext(t *testing.T) {
@@ -217,8 +211,7 @@ func TestDelayNext(t *testing.T) {
 	})
 	// The delay was used up.
 	start := time.Now()
-	status, resp := e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r2", "bet-2", "10.00"))
-	wantOK(t, "after the delay", status, resp)
+	e.postOK("after the delay", casino.PathBetWin, betBody(t, "a1", "USD", "r2", "bet-2", "10.00"))
 	if time.Since(start) > 250*time.Millisecond {
 		t.Error("the second request was delayed too")
 	}
@@ -252,9 +245,8 @@ func TestOmitRoundIDNext(t *testing.T) {
 		t.Errorf("replay %d %s", status, again)
 	}
 	// The platform rolls back.
-	status, resp = e.post(casino.PathRollback, rollbackBody(t, "a1", "USD", "r1", "rb-1", "bet-1"))
-	if a := wantOK(t, "rollback", status, resp); str(a.Balance) != "100.00" || a.RoundID == nil {
-		t.Errorf("rollback %s", resp)
+	if a := e.wantPostedBalance("rollback", casino.PathRollback, rollbackBody(t, "a1", "USD", "r1", "rb-1", "bet-1"), "100.00"); a.RoundID == nil {
+		t.Errorf("rollback: no round_id")
 	}
 	// Used up.
 	status, resp = e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r2", "bet-2", "10.00"))
@@ -276,12 +268,10 @@ func TestFaultsForAccount(t *testing.T) {
 
 	// A fault for one account leaves the others alone.
 	e.c.ForAccount("a1").RejectNext(casino.EndpointBetWin, 1, "105")
-	status, resp := e.post(casino.PathBetWin, betBody(t, "a2", "USD", "r-a2", "bet-a2", "1"))
-	wantOK(t, "other account", status, resp)
-	status, resp = e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r-a1", "bet-a1", "1"))
+	e.postOK("other account", casino.PathBetWin, betBody(t, "a2", "USD", "r-a2", "bet-a2", "1"))
+	status, resp := e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r-a1", "bet-a1", "1"))
 	wantErr(t, "armed account", status, resp, http.StatusBadRequest, "105", "100.00")
-	status, resp = e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r-a1", "bet-a1", "1"))
-	wantOK(t, "armed account, used up", status, resp)
+	e.postOK("armed account, used up", casino.PathBetWin, betBody(t, "a1", "USD", "r-a1", "bet-a1", "1"))
 
 	// A global fault applies to every account; the account's own is taken
 	// first and the counters are separate.
@@ -313,8 +303,7 @@ func TestFaultsForAccount(t *testing.T) {
 		t.Errorf("a2 kept its round_id: %s", resp)
 	}
 	e.c.ForAccount("a2").DropResponseNext(casino.EndpointFinish, 1)
-	status, resp = e.post(casino.PathFinish, finishBody(t, "a1", "USD", "r-a1"))
-	wantOK(t, "a1 finish", status, resp)
+	e.postOK("a1 finish", casino.PathFinish, finishBody(t, "a1", "USD", "r-a1"))
 	if _, err := e.client.Do(e.request(casino.PathFinish, finishBody(t, "a2", "USD", "r-a2"), nil)); err == nil {
 		t.Error("a2's finish answer was not dropped")
 	}
@@ -323,14 +312,12 @@ func TestFaultsForAccount(t *testing.T) {
 	}
 	e.c.ForAccount("a2").DelayNext(casino.EndpointBalance, 1, 200*time.Millisecond)
 	start := time.Now()
-	status, resp = e.post(casino.PathBalance, balanceBody(t, "a1", "USD"))
-	wantOK(t, "a1 balance", status, resp)
+	e.postOK("a1 balance", casino.PathBalance, balanceBody(t, "a1", "USD"))
 	if time.Since(start) >= 200*time.Millisecond {
 		t.Error("a1 was delayed")
 	}
 	start = time.Now()
-	status, resp = e.post(casino.PathBalance, balanceBody(t, "a2", "USD"))
-	wantOK(t, "a2 balance", status, resp)
+	e.postOK("a2 balance", casino.PathBalance, balanceBody(t, "a2", "USD"))
 	if time.Since(start) < 200*time.Millisecond {
 		t.Error("a2 was not delayed")
 	}
@@ -360,8 +347,7 @@ func TestRejectKeepsIdempotency(t *testing.T) {
 	// The non-conforming wallet: a new bet is processed, a retry refused
 	// although it debited.
 	e.c.RefuseRetryNext(casino.EndpointBetWin, 1, "100")
-	status, resp = e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r3", "bet-3", "5.00"))
-	wantOK(t, "new transaction during refuse_retry", status, resp)
+	e.postOK("new transaction during refuse_retry", casino.PathBetWin, betBody(t, "a1", "USD", "r3", "bet-3", "5.00"))
 	status, resp = e.post(casino.PathBetWin, bet)
 	wantErr(t, "retry during refuse_retry", status, resp, http.StatusBadRequest, "100", "85.00")
 	status, resp = e.post(casino.PathBetWin, bet)

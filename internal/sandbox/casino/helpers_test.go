@@ -68,6 +68,25 @@ func (e *env) post(path string, body []byte) (int, []byte) {
 	return e.do(e.request(path, body, nil))
 }
 
+// postOK posts a signed wallet request, wants a 200 (what names it) and
+// returns the answer.
+func (e *env) postOK(what, path string, body []byte) answer {
+	e.t.Helper()
+	status, resp := e.post(path, body)
+	return wantOK(e.t, what, status, resp)
+}
+
+// wantPostedBalance is postOK that also wants the answer's balance.
+func (e *env) wantPostedBalance(what, path string, body []byte, balance string) answer {
+	e.t.Helper()
+	status, resp := e.post(path, body)
+	a := wantOK(e.t, what, status, resp)
+	if str(a.Balance) != balance {
+		e.t.Errorf("%s: balance %s, want %s (%s)", what, str(a.Balance), balance, resp)
+	}
+	return a
+}
+
 func (e *env) setBalance(account, currency, amount string) {
 	e.t.Helper()
 	if err := e.c.SetBalance(account, currency, amount); err != nil {

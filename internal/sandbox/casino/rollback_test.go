@@ -37,9 +37,8 @@ func TestRollbackAfterBet(t *testing.T) {
 		t.Errorf("replayed rollback: %d %s", status, again)
 	}
 	// Another rollback of the same bet: 200 with its own id, nothing moves.
-	status, resp = e.post(casino.PathRollback, rollbackBody(t, "a1", "USD", "r1", "rb-2", "bet-1"))
-	if a := wantOK(t, "second rollback", status, resp); str(a.Balance) != "100.00" || a.Transactions[0].ID == "" {
-		t.Errorf("second rollback %s", resp)
+	if a := e.wantPostedBalance("second rollback", casino.PathRollback, rollbackBody(t, "a1", "USD", "r1", "rb-2", "bet-1"), "100.00"); a.Transactions[0].ID == "" {
+		t.Errorf("second rollback: transactions %+v", a.Transactions)
 	}
 	e.wantBalance("a1", "USD", "100.00")
 
@@ -58,20 +57,13 @@ func TestRollbackAfterBet(t *testing.T) {
 	}
 
 	// The replayed bet still answers its first answer and moves nothing.
-	status, resp = e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r1", "bet-1", "10.00"))
-	if a := wantOK(t, "bet replay after rollback", status, resp); str(a.Balance) != "90.00" {
-		t.Errorf("replay %s", resp)
-	}
+	e.wantPostedBalance("bet replay after rollback", casino.PathBetWin, betBody(t, "a1", "USD", "r1", "bet-1", "10.00"), "90.00")
 	e.wantBalance("a1", "USD", "100.00")
 
 	// A rollback of a blocked account's bet goes through.
-	status, resp = e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r2", "bet-2", "5"))
-	wantOK(t, "bet 2", status, resp)
+	e.postOK("bet 2", casino.PathBetWin, betBody(t, "a1", "USD", "r2", "bet-2", "5"))
 	e.c.Block("a1")
-	status, resp = e.post(casino.PathRollback, rollbackBody(t, "a1", "USD", "r2", "rb-3", "bet-2"))
-	if a := wantOK(t, "rollback of a blocked account", status, resp); str(a.Balance) != "100.00" {
-		t.Errorf("rollback of a blocked account: %s", resp)
-	}
+	e.wantPostedBalance("rollback of a blocked account", casino.PathRollback, rollbackBody(t, "a1", "USD", "r2", "rb-3", "bet-2"), "100.00")
 }
 
 func TestRollbackBeforeBet(t *testing.T) {
@@ -112,9 +104,8 @@ func TestRollbackBeforeBet(t *testing.T) {
 	}
 
 	// A late win under a tombstoned id is refused too.
-	status, resp := e.post(casino.PathRollback, rollbackBody(t, "a1", "USD", "r2", "rb-2", "win-late"))
-	wantOK(t, "rollback of an unseen win", status, resp)
-	status, resp = e.post(casino.PathBetWin, winBody(t, "a1", "USD", "r2", "win-late", "10.00"))
+	e.postOK("rollback of an unseen win", casino.PathRollback, rollbackBody(t, "a1", "USD", "r2", "rb-2", "win-late"))
+	status, resp := e.post(casino.PathBetWin, winBody(t, "a1", "USD", "r2", "win-late", "10.00"))
 	wantErr(t, "late win", status, resp, http.StatusBadRequest, "409", "")
 	e.wantBalance("a1", "USD", "100.00")
 
@@ -122,9 +113,8 @@ func TestRollbackBeforeBet(t *testing.T) {
 	e.setBalance("poor", "USD", "1.00")
 	status, resp = e.post(casino.PathBetWin, betBody(t, "poor", "USD", "r3", "bet-poor", "5.00"))
 	wantErr(t, "refused bet", status, resp, http.StatusBadRequest, "100", "1.00")
-	status, resp = e.post(casino.PathRollback, rollbackBody(t, "poor", "USD", "r3", "rb-3", "bet-poor"))
-	if a := wantOK(t, "rollback of a refused bet", status, resp); str(a.Balance) != "1.00" || a.Transactions[0].ID != "" {
-		t.Errorf("answer %s", resp)
+	if a := e.wantPostedBalance("rollback of a refused bet", casino.PathRollback, rollbackBody(t, "poor", "USD", "r3", "rb-3", "bet-poor"), "1.00"); a.Transactions[0].ID != "" {
+		t.Errorf("rollback of a refused bet: transactions %+v", a.Transactions)
 	}
 	e.wantBalance("poor", "USD", "1.00")
 
@@ -142,23 +132,15 @@ func TestRollbackOfWin(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.setBalance("a1", "USD", "100.00")
-	status, resp := e.post(casino.PathBetWin, winBody(t, "a1", "USD", "r1", "win-1", "30.00"))
-	wantOK(t, "win", status, resp)
-	status, resp = e.post(casino.PathRollback, rollbackBody(t, "a1", "USD", "r1", "rb-1", "win-1"))
-	if a := wantOK(t, "rollback of a win", status, resp); str(a.Balance) != "100.00" {
-		t.Errorf("answer %s", resp)
-	}
+	e.postOK("win", casino.PathBetWin, winBody(t, "a1", "USD", "r1", "win-1", "30.00"))
+	e.wantPostedBalance("rollback of a win", casino.PathRollback, rollbackBody(t, "a1", "USD", "r1", "rb-1", "win-1"), "100.00")
 
 	// A win partly spent: the rollback clamps at zero.
-	status, resp = e.post(casino.PathBetWin, winBody(t, "a1", "USD", "r2", "win-2", "50.00"))
-	wantOK(t, "win 2", status, resp)
-	status, resp = e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r3", "bet-3", "120.00"))
+	e.postOK("win 2", casino.PathBetWin, winBody(t, "a1", "USD", "r2", "win-2", "50.00"))
+	status, resp := e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r3", "bet-3", "120.00"))
 	wantOK(t, "bet 3", status, resp)
 	e.wantBalance("a1", "USD", "30.00")
-	status, resp = e.post(casino.PathRollback, rollbackBody(t, "a1", "USD", "r2", "rb-2", "win-2"))
-	if a := wantOK(t, "clamped rollback", status, resp); str(a.Balance) != "0.00" {
-		t.Errorf("answer %s", resp)
-	}
+	e.wantPostedBalance("clamped rollback", casino.PathRollback, rollbackBody(t, "a1", "USD", "r2", "rb-2", "win-2"), "0.00")
 	ledger := e.c.Ledger()
 	if last := ledger[len(ledger)-1]; last.Amount != "-30.00" || last.BalanceAfter != "0.00" {
 		t.Errorf("clamped rollback entry %+v", last)
@@ -202,9 +184,8 @@ func TestRollbackRefusals(t *testing.T) {
 	e.wantBalance("a2", "USD", "90.00")
 	// Those refusals recorded no tombstone and consumed no id: bet-unseen can
 	// still be placed and rb-x1 used.
-	status, resp := e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r5", "bet-unseen", "1"))
-	wantOK(t, "bet-unseen", status, resp)
-	status, resp = e.post(casino.PathRollback, rollbackBody(t, "a1", "USD", "r1", "rb-x1", "bet-1"))
+	e.postOK("bet-unseen", casino.PathBetWin, betBody(t, "a1", "USD", "r5", "bet-unseen", "1"))
+	status, resp := e.post(casino.PathRollback, rollbackBody(t, "a1", "USD", "r1", "rb-x1", "bet-1"))
 	wantOK(t, "rb-x1", status, resp)
 	e.wantBalance("a1", "USD", "99.00")
 }

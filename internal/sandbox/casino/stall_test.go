@@ -27,8 +27,7 @@ func TestStallAndCloseLeaveNothingDone(t *testing.T) {
 	if _, ok := e.c.Round("r1"); ok {
 		t.Error("a stalled bet made its round")
 	}
-	status, resp := e.post(casino.PathBetWin, body)
-	wantOK(t, "after the stall and the delay", status, resp)
+	e.postOK("after the stall and the delay", casino.PathBetWin, body)
 	e.wantBalance("a1", "USD", "90.00")
 }
 
@@ -39,6 +38,5 @@ func TestClearFaults(t *testing.T) {
 	e.c.FailNext(casino.EndpointBalance, 5, http.StatusBadGateway)
 	e.c.ForAccount("a1").RejectNext(casino.EndpointBalance, 5, "503")
 	e.c.ClearFaults()
-	status, resp := e.post(casino.PathBalance, balanceBody(t, "a1", "USD"))
-	wantOK(t, "after ClearFaults", status, resp)
+	e.postOK("after ClearFaults", casino.PathBalance, balanceBody(t, "a1", "USD"))
 }

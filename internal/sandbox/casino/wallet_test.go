@@ -93,8 +93,7 @@ func TestBalance(t *testing.T) {
 	wantErr(t, "other currency", status, resp, http.StatusBadRequest, "154", "")
 	// Balance reads of a blocked account go through.
 	e.c.Block("usd")
-	status, resp = e.post(casino.PathBalance, balanceBody(t, "usd", "USD"))
-	wantOK(t, "blocked", status, resp)
+	e.postOK("blocked", casino.PathBalance, balanceBody(t, "usd", "USD"))
 	if e.ledgerLen() != 0 {
 		t.Error("balance reads made ledger entries")
 	}
@@ -157,9 +156,8 @@ func TestBetAndWin(t *testing.T) {
 	}
 
 	// The whole balance can be staked.
-	status, resp = e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r2", "bet-2", "114.75"))
-	if a := wantOK(t, "stake all", status, resp); str(a.Balance) != "0.00" || str(a.RoundID) == roundID {
-		t.Errorf("stake all: %s", resp)
+	if a := e.wantPostedBalance("stake all", casino.PathBetWin, betBody(t, "a1", "USD", "r2", "bet-2", "114.75"), "0.00"); str(a.RoundID) == roundID {
+		t.Errorf("stake all: round_id %s again", str(a.RoundID))
 	}
 }
 
@@ -181,32 +179,25 @@ func TestRounds(t *testing.T) {
 	e.wantBalance("a1", "USD", "95.00")
 
 	// A win for a round without a bet is credited (and opens the round).
-	status, resp := e.post(casino.PathBetWin, winBody(t, "a1", "USD", "r-nobet", "win-nobet", "3"))
-	if a := wantOK(t, "win without bet", status, resp); str(a.Balance) != "98.00" || a.RoundID == nil {
-		t.Errorf("win without bet: %s", resp)
+	if a := e.wantPostedBalance("win without bet", casino.PathBetWin, winBody(t, "a1", "USD", "r-nobet", "win-nobet", "3"), "98.00"); a.RoundID == nil {
+		t.Errorf("win without bet: no round_id")
 	}
 
 	// A win after the round was finished is accepted; so is a void (a win of
 	// the stake) after Finish.
-	status, resp = e.post(casino.PathFinish, finishBody(t, "a1", "USD", "r0"))
-	wantOK(t, "finish", status, resp)
-	status, resp = e.post(casino.PathBetWin, winBody(t, "a1", "USD", "r0", "void-0", "1"))
-	if a := wantOK(t, "win after finish", status, resp); str(a.Balance) != "99.00" {
-		t.Errorf("win after finish: %s", resp)
-	}
+	e.postOK("finish", casino.PathFinish, finishBody(t, "a1", "USD", "r0"))
+	e.wantPostedBalance("win after finish", casino.PathBetWin, winBody(t, "a1", "USD", "r0", "void-0", "1"), "99.00")
 	// A bet in a finished round too.
-	status, resp = e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r0", "bet-late", "1"))
-	wantOK(t, "bet in a finished round", status, resp)
+	e.postOK("bet in a finished round", casino.PathBetWin, betBody(t, "a1", "USD", "r0", "bet-late", "1"))
 
 	// A round belongs to its account.
-	status, resp = e.post(casino.PathBetWin, betBody(t, "a2", "USD", "r1", "bet-a2", "1"))
+	status, resp := e.post(casino.PathBetWin, betBody(t, "a2", "USD", "r1", "bet-a2", "1"))
 	wantErr(t, "round of another account", status, resp, http.StatusBadRequest, "400", "")
 	status, resp = e.post(casino.PathFinish, finishBody(t, "a2", "USD", "r1"))
 	wantErr(t, "finish of another account's round", status, resp, http.StatusBadRequest, "400", "")
 	e.wantBalance("a2", "USD", "100.00")
 	// That refusal did not consume the id_provider.
-	status, resp = e.post(casino.PathBetWin, betBody(t, "a2", "USD", "r-a2", "bet-a2", "1"))
-	wantOK(t, "a2 in its own round", status, resp)
+	e.postOK("a2 in its own round", casino.PathBetWin, betBody(t, "a2", "USD", "r-a2", "bet-a2", "1"))
 }
 
 func TestFinish(t *testing.T) {
@@ -251,30 +242,25 @@ func TestFinish(t *testing.T) {
 	wantErr(t, "different finish", status, resp, http.StatusBadRequest, "400", "")
 
 	// game_id is optional in Finish, but checked when present.
-	status, resp = e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r2", "bet-2", "10"))
-	wantOK(t, "bet 2", status, resp)
+	e.postOK("bet 2", casino.PathBetWin, betBody(t, "a1", "USD", "r2", "bet-2", "10"))
 	status, resp = e.post(casino.PathFinish, []byte(`{"account_id":"a1","currency":"USD","round_id":"r2","session_id":"s","game_id":"slots"}`))
 	wantErr(t, "finish with a wrong game_id", status, resp, http.StatusBadRequest, "400", "")
-	status, resp = e.post(casino.PathFinish, []byte(`{"account_id":"a1","currency":"USD","round_id":"r2","session_id":"s","game_id":"prediction-markets"}`))
-	wantOK(t, "finish with game_id", status, resp)
+	e.postOK("finish with game_id", casino.PathFinish, []byte(`{"account_id":"a1","currency":"USD","round_id":"r2","session_id":"s","game_id":"prediction-markets"}`))
 
 	// Unknown round: 404, not stored (the bet may come later).
 	status, resp = e.post(casino.PathFinish, finishBody(t, "a1", "USD", "r-late"))
 	wantErr(t, "unknown round", status, resp, http.StatusBadRequest, "404", "")
-	status, resp = e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r-late", "bet-late", "1"))
-	wantOK(t, "late bet", status, resp)
+	e.postOK("late bet", casino.PathBetWin, betBody(t, "a1", "USD", "r-late", "bet-late", "1"))
 	status, resp = e.post(casino.PathFinish, finishBody(t, "a1", "USD", "r-late"))
 	wantOK(t, "finish after the late bet", status, resp)
 
 	// Finish of a blocked account's round goes through; another currency
 	// does not.
 	e.c.Block("a1")
-	status, resp = e.post(casino.PathBetWin, winBody(t, "a1", "USD", "r3", "win-3", "1"))
-	wantOK(t, "win of a blocked account", status, resp)
+	e.postOK("win of a blocked account", casino.PathBetWin, winBody(t, "a1", "USD", "r3", "win-3", "1"))
 	status, resp = e.post(casino.PathFinish, finishBody(t, "a1", "EUR", "r3"))
 	wantErr(t, "finish in another currency", status, resp, http.StatusBadRequest, "154", "")
-	status, resp = e.post(casino.PathFinish, finishBody(t, "a1", "USD", "r3"))
-	wantOK(t, "finish of a blocked account", status, resp)
+	e.postOK("finish of a blocked account", casino.PathFinish, finishBody(t, "a1", "USD", "r3"))
 }
 
 func TestBetRefusals(t *testing.T) {
@@ -330,32 +316,26 @@ func TestBetRefusals(t *testing.T) {
 	if err := e.c.SetBetLimit("capped", ""); err != nil {
 		t.Fatal(err)
 	}
-	status, resp := e.post(casino.PathBetWin, betBody(t, "capped", "USD", "r-c2", "bet-c2", "40"))
-	wantOK(t, "capped after clearing", status, resp)
+	e.postOK("capped after clearing", casino.PathBetWin, betBody(t, "capped", "USD", "r-c2", "bet-c2", "40"))
 
 	// A refused bet stays refused for its id_provider, even once the money
 	// is there; a new id_provider goes through.
 	e.setBalance("poor", "USD", "50")
-	status, resp = e.post(casino.PathBetWin, betBody(t, "poor", "USD", "r-insufficient funds", "bet-insufficient funds", "10.00"))
+	status, resp := e.post(casino.PathBetWin, betBody(t, "poor", "USD", "r-insufficient funds", "bet-insufficient funds", "10.00"))
 	wantErr(t, "refusal replay after a deposit", status, resp, http.StatusBadRequest, "100", "5.00")
 	e.wantBalance("poor", "USD", "50.00")
 	e.c.Unblock("blocked")
-	status, resp = e.post(casino.PathBetWin, betBody(t, "blocked", "USD", "r-unblocked", "bet-unblocked", "1"))
-	wantOK(t, "unblocked", status, resp)
+	e.postOK("unblocked", casino.PathBetWin, betBody(t, "blocked", "USD", "r-unblocked", "bet-unblocked", "1"))
 
 	// A blocked account still gets its wins.
 	e.c.Block("rich")
-	status, resp = e.post(casino.PathBetWin, winBody(t, "rich", "USD", "r-ok-rich", "win-rich", "100"))
-	if a := wantOK(t, "win of a blocked account", status, resp); str(a.Balance) != "1050.00" {
-		t.Errorf("win of a blocked account: %s", resp)
-	}
+	e.wantPostedBalance("win of a blocked account", casino.PathBetWin, winBody(t, "rich", "USD", "r-ok-rich", "win-rich", "100"), "1050.00")
 }
 
 func TestCurrencyFixed(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, func(c *casino.Config) { c.StartingBalance = "100" })
-	status, resp := e.post(casino.PathBetWin, betBody(t, "a1", "EUR", "r1", "bet-1", "1"))
-	wantOK(t, "first bet fixes EUR", status, resp)
+	e.postOK("first bet fixes EUR", casino.PathBetWin, betBody(t, "a1", "EUR", "r1", "bet-1", "1"))
 	for name, body := range map[string][]byte{
 		"bet":      betBody(t, "a1", "USD", "r2", "bet-2", "1"),
 		"win":      winBody(t, "a1", "USD", "r1", "win-1", "1"),
@@ -373,8 +353,7 @@ func TestCurrencyFixed(t *testing.T) {
 	}
 	e.wantBalance("a1", "EUR", "99.00")
 	// 154 is not stored: the id_provider can still be used.
-	status, resp = e.post(casino.PathBetWin, betBody(t, "a1", "EUR", "r2", "bet-2", "1"))
-	wantOK(t, "bet-2 in EUR", status, resp)
+	e.postOK("bet-2 in EUR", casino.PathBetWin, betBody(t, "a1", "EUR", "r2", "bet-2", "1"))
 }
 
 func TestDecimals(t *testing.T) {
@@ -566,13 +545,10 @@ func TestValidation(t *testing.T) {
 	}
 	// Invalid requests consume nothing: the ids are still free, and no
 	// tombstone was recorded by the invalid rollbacks.
-	status, resp := e.post(casino.PathBetWin, []byte(good))
-	if a := wantOK(t, "valid after the invalid ones", status, resp); str(a.Balance) != "99.00" {
-		t.Errorf("answer %s", resp)
-	}
+	e.wantPostedBalance("valid after the invalid ones", casino.PathBetWin, []byte(good), "99.00")
 	// Unknown fields are tolerated; 7-character codes with digits are
 	// currencies.
-	status, resp = e.post(casino.PathBetWin, []byte(`{"account_id":"a2","currency":"USDT123","game_id":"prediction-markets","round_id":"r2","finished":false,"session_id":"s","sm_result":"x",`+
+	status, resp := e.post(casino.PathBetWin, []byte(`{"account_id":"a2","currency":"USDT123","game_id":"prediction-markets","round_id":"r2","finished":false,"session_id":"s","sm_result":"x",`+
 		`"transactions":[{"id_provider":"tx-2","type":"bet","amount":"1","bet_type":"single"}]}`))
 	wantOK(t, "unknown fields and a long currency", status, resp)
 }
