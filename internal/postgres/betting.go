@@ -44,18 +44,8 @@ func (s bettingStore) CreateOperator(ctx context.Context, o betting.Operator) er
 	return err
 }
 
-// scanOperator reads an operator's document.
-func scanOperator(row rowscan.Row) (betting.Operator, error) {
-	var doc []byte
-	var o betting.Operator
-	if err := row.Scan(&doc); err != nil {
-		return o, err
-	}
-	return o, json.Unmarshal(doc, &o)
-}
-
 func (s bettingStore) GetOperator(ctx context.Context, id string) (betting.Operator, error) {
-	o, err := scanOperator(s.d.pool.QueryRow(ctx, `SELECT doc FROM betting_operators WHERE id = $1`, id))
+	o, err := rowscan.JSON[betting.Operator](s.d.pool.QueryRow(ctx, `SELECT doc FROM betting_operators WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return betting.Operator{}, missing("operator", id)
 	}
@@ -63,7 +53,7 @@ func (s bettingStore) GetOperator(ctx context.Context, id string) (betting.Opera
 }
 
 func (s bettingStore) ListOperators(ctx context.Context) ([]betting.Operator, error) {
-	return queryList(ctx, s.d.pool, `SELECT doc FROM betting_operators ORDER BY id`, nil, scanOperator)
+	return queryList(ctx, s.d.pool, `SELECT doc FROM betting_operators ORDER BY id`, nil, rowscan.JSON[betting.Operator])
 }
 
 func (s bettingStore) UpdateOperator(ctx context.Context, o, prev betting.Operator) error {
@@ -122,16 +112,11 @@ func (s bettingStore) CreateEvent(ctx context.Context, e betting.Event) error {
 }
 
 func scanEventDoc(row rowscan.Row, what, id string) (betting.Event, error) {
-	var doc []byte
-	err := row.Scan(&doc)
+	e, err := rowscan.JSON[betting.Event](row)
 	if errors.Is(err, pgx.ErrNoRows) || badID(err) {
 		return betting.Event{}, missing(what, id)
 	}
-	if err != nil {
-		return betting.Event{}, err
-	}
-	var e betting.Event
-	return e, json.Unmarshal(doc, &e)
+	return e, err
 }
 
 func (s bettingStore) GetEvent(ctx context.Context, id string) (betting.Event, error) {

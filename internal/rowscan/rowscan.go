@@ -5,6 +5,8 @@
 // list them.
 package rowscan
 
+import "encoding/json"
+
 // Row is one row of a result: *sql.Row, *sql.Rows, pgx.Row or pgx.Rows.
 // It is an alias, so a scan function may name the interface itself.
 type Row = interface {
@@ -45,4 +47,15 @@ func Each(rows Rows, fn func(Row) error) error {
 		}
 	}
 	return rows.Err()
+}
+
+// JSON reads a row whose one column is a JSON document (TEXT on SQLite,
+// jsonb on PostgreSQL) into a new T.
+func JSON[T any](row Row) (T, error) {
+	var doc []byte
+	var v T
+	if err := row.Scan(&doc); err != nil {
+		return v, err
+	}
+	return v, json.Unmarshal(doc, &v)
 }

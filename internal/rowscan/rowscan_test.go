@@ -83,3 +83,25 @@ func TestEachStopsAtError(t *testing.T) {
 		t.Errorf("Each: err %v, saw %v; want errStop after 1, 2", err, seen)
 	}
 }
+
+func TestJSON(t *testing.T) {
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	type doc struct {
+		Name string `json:"name"`
+		N    int    `json:"n"`
+	}
+	got, err := rowscan.JSON[doc](db.QueryRow(`SELECT '{"name": "a", "n": 2}'`))
+	if err != nil || got != (doc{Name: "a", N: 2}) {
+		t.Errorf("JSON = %+v, %v; want {a 2}", got, err)
+	}
+	if _, err := rowscan.JSON[doc](db.QueryRow(`SELECT 'not json'`)); err == nil {
+		t.Error("JSON of a column that is not JSON: no error")
+	}
+	if _, err := rowscan.JSON[doc](db.QueryRow(`SELECT 1 WHERE 0`)); !errors.Is(err, sql.ErrNoRows) {
+		t.Errorf("JSON of no row: %v, want sql.ErrNoRows", err)
+	}
+}

@@ -37,18 +37,8 @@ func (s bettingStore) CreateOperator(ctx context.Context, o betting.Operator) er
 	return err
 }
 
-// scanOperator reads an operator's document.
-func scanOperator(row rowscan.Row) (betting.Operator, error) {
-	var doc string
-	var o betting.Operator
-	if err := row.Scan(&doc); err != nil {
-		return o, err
-	}
-	return o, json.Unmarshal([]byte(doc), &o)
-}
-
 func (s bettingStore) GetOperator(ctx context.Context, id string) (betting.Operator, error) {
-	o, err := scanOperator(s.d.reader.queryRow(ctx, `SELECT doc FROM betting_operators WHERE id = ?`, id))
+	o, err := rowscan.JSON[betting.Operator](s.d.reader.queryRow(ctx, `SELECT doc FROM betting_operators WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return betting.Operator{}, notFound("operator", id)
 	}
@@ -56,7 +46,7 @@ func (s bettingStore) GetOperator(ctx context.Context, id string) (betting.Opera
 }
 
 func (s bettingStore) ListOperators(ctx context.Context) ([]betting.Operator, error) {
-	return queryList(ctx, s.d.reader, `SELECT doc FROM betting_operators ORDER BY id`, nil, scanOperator)
+	return queryList(ctx, s.d.reader, `SELECT doc FROM betting_operators ORDER BY id`, nil, rowscan.JSON[betting.Operator])
 }
 
 // UpdateOperator compares the stored document with prev's encoding, which
@@ -110,16 +100,11 @@ func (s bettingStore) CreateEvent(ctx context.Context, e betting.Event) error {
 }
 
 func scanEvent(row rowscan.Row, id string) (betting.Event, error) {
-	var doc string
-	err := row.Scan(&doc)
+	e, err := rowscan.JSON[betting.Event](row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return betting.Event{}, notFound("event", id)
 	}
-	if err != nil {
-		return betting.Event{}, err
-	}
-	var e betting.Event
-	return e, json.Unmarshal([]byte(doc), &e)
+	return e, err
 }
 
 func (s bettingStore) GetEvent(ctx context.Context, id string) (betting.Event, error) {
