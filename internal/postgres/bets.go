@@ -9,9 +9,11 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 	"github.com/shopspring/decimal"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/groupcommit"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/odds"
@@ -113,31 +115,112 @@ func scanBet(row pgx.Row, id string) (betting.Bet, error) {
 
 const betByKeySQL = `SELECT ` + betColumns + ` FROM betting_bets WHERE operator_id = $1 AND bettor_id = $2 AND idempotency_key = $3`
 
+// A bet's acceptance and its confirmation are each one write per bet that
+// the bettor's POST or the placement waits for. Concurrent ones share a
+// transaction through group-commit batchers (groupcommit): one commit, one
+// WAL flush and one River insert per batch instead of per bet, and each
+// caller returns once its batch is committed, as a lone write would.
+type betBatchers struct {
+	creates  *groupcommit.Batcher[betting.Bet, createdBet]
+	confirms *groupcommit.Batcher[betUpdate, updatedBet]
+}
+
+func newBetBatchers(d *DB) betBatchers {
+	return betBatchers{
+		creates:  groupcommit.New(d.createBets, 256, 30*time.Second),
+		confirms: groupcommit.New(d.confirmBets, 256, 30*time.Second),
+	}
+}
+
+func (b betBatchers) close() {
+	b.creates.Close()
+	b.confirms.Close()
+}
+
+// createdBet is CreateBet's answer.
+type createdBet struct {
+	bet     betting.Bet
+	created bool
+}
+
+// insertBetsSQL inserts the bets of a batch, skipping those whose key is
+// used (by an earlier bet or by an earlier one of the batch), and returns
+// the ids it inserted.
+const insertBetsSQL = `INSERT INTO betting_bets (id, operator_id, bettor_id, idempotency_key, event_id, market_id, outcome_id,
+		outcome_index, stake, currency, entry_odds, potential_payout, display_probability, status, rejection_code, rejection_reason,
+		withdrawal_tx_id, operator_tx_id, accepted, created_at, updated_at, session_id)
+	SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::uuid[], $7::uuid[], $8::int[],
+		$9::numeric[], $10::text[], $11::numeric[], $12::numeric[], $13::numeric[], $14::text[], $15::text[], $16::text[],
+		$17::text[], $18::text[], $19::bytea[], $20::timestamptz[], $21::timestamptz[], $22::text[])
+	ON CONFLICT (operator_id, bettor_id, idempotency_key) DO NOTHING
+	RETURNING id::text`
+
 func (s betStore) CreateBet(ctx context.Context, b betting.Bet) (betting.Bet, bool, error) {
-	tx, err := s.d.pool.Begin(ctx)
+	r, err := s.d.bets.creates.Do(ctx, b)
+	return r.bet, r.created, err
+}
+
+// createBets inserts a batch of bets and enqueues the placements of those
+// it inserted, in one transaction; a bet whose key is used gets the bet
+// that holds it.
+func (d *DB) createBets(ctx context.Context, bets []betting.Bet) ([]createdBet, error) {
+	n := len(bets)
+	ids, operators, bettors, keys := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	events, markets, outcomes, indexes := make([]string, n), make([]string, n), make([]string, n), make([]int32, n)
+	stakes, currencies, entries, payouts, probabilities := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	statuses, codes, reasons, withdrawals, operatorTxs := make([]string, n), make([]*string, n), make([]string, n), make([]string, n), make([]string, n)
+	accepted, created, updated, sessions := make([][]byte, n), make([]time.Time, n), make([]time.Time, n), make([]string, n)
+	for i, b := range bets {
+		ids[i], operators[i], bettors[i], keys[i] = b.ID, b.OperatorID, b.BettorID, b.IdempotencyKey
+		events[i], markets[i], outcomes[i], indexes[i] = b.EventID, b.MarketID, b.OutcomeID, int32(b.OutcomeIndex)
+		stakes[i], currencies[i], entries[i] = b.Stake.String(), b.Currency, b.EntryOdds.String()
+		payouts[i], probabilities[i] = b.PotentialPayout.String(), b.DisplayProbability.String()
+		statuses[i], reasons[i], withdrawals[i], operatorTxs[i] = string(b.Status), b.RejectionReason, b.WithdrawalTxID, b.OperatorTxID
+		if b.RejectionCode != nil {
+			code := string(*b.RejectionCode)
+			codes[i] = &code
+		}
+		accepted[i], created[i], updated[i], sessions[i] = b.Accepted, b.CreatedAt, b.UpdatedAt, b.SessionID
+	}
+	tx, err := d.pool.Begin(ctx)
 	if err != nil {
-		return betting.Bet{}, false, err
+		return nil, err
 	}
 	defer tx.Rollback(ctx)
-	tag, err := tx.Exec(ctx, `INSERT INTO betting_bets (id, operator_id, bettor_id, idempotency_key, event_id, market_id, outcome_id, outcome_index,
-		stake, currency, entry_odds, potential_payout, display_probability, status, rejection_code, rejection_reason, withdrawal_tx_id,
-		operator_tx_id, accepted, created_at, updated_at, session_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
-		ON CONFLICT (operator_id, bettor_id, idempotency_key) DO NOTHING`,
-		b.ID, b.OperatorID, b.BettorID, b.IdempotencyKey, b.EventID, b.MarketID, b.OutcomeID, b.OutcomeIndex, b.Stake.String(), b.Currency,
-		b.EntryOdds.String(), b.PotentialPayout.String(), b.DisplayProbability.String(), b.Status, b.RejectionCode, b.RejectionReason,
-		b.WithdrawalTxID, b.OperatorTxID, b.Accepted, b.CreatedAt, b.UpdatedAt, b.SessionID)
+	rows, err := tx.Query(ctx, insertBetsSQL, ids, operators, bettors, keys, events, markets, outcomes, indexes, stakes, currencies,
+		entries, payouts, probabilities, statuses, codes, reasons, withdrawals, operatorTxs, accepted, created, updated, sessions)
 	if err != nil {
-		return betting.Bet{}, false, err
+		return nil, err
 	}
-	if tag.RowsAffected() == 0 {
+	inserted, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	fresh := make(map[string]bool, len(inserted))
+	for _, id := range inserted {
+		fresh[id] = true
+	}
+	out := make([]createdBet, n)
+	var jobs []river.InsertManyParams
+	for i, b := range bets {
+		if fresh[b.ID] {
+			delete(fresh, b.ID) // a bet given twice in the batch is created once
+			out[i] = createdBet{bet: b, created: true}
+			jobs = append(jobs, river.InsertManyParams{Args: jobqueue.BetPlaceArgs{BetID: b.ID}})
+			continue
+		}
 		got, err := scanBet(tx.QueryRow(ctx, betByKeySQL, b.OperatorID, b.BettorID, b.IdempotencyKey), b.ID)
-		return got, false, err
+		if err != nil {
+			return nil, err
+		}
+		out[i] = createdBet{bet: got}
 	}
-	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.BetPlaceArgs{BetID: b.ID}, nil); err != nil {
-		return betting.Bet{}, false, fmt.Errorf("enqueue placement: %w", err)
+	if len(jobs) > 0 {
+		if _, err := d.queue.InsertManyTx(ctx, tx, jobs); err != nil {
+			return nil, fmt.Errorf("enqueue placement: %w", err)
+		}
 	}
-	return b, true, tx.Commit(ctx)
+	return out, tx.Commit(ctx)
 }
 
 func (s betStore) PendingBets(ctx context.Context, after betting.BetRef, limit int) ([]betting.BetRef, error) {
@@ -288,47 +371,139 @@ const updateBetCTEs = `WITH old AS (
 		FROM old WHERE b.id = old.bet_id AND old.was = $3
 	)`
 
-func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate) error {
+// updateBetQuery returns the statement and arguments of one BetUpdate.
+func updateBetQuery(id string, u betting.BetUpdate) (string, []any) {
 	var balance *string
 	if u.Balance != nil {
 		b := u.Balance.String()
 		balance = &b
 	}
-	update := func(q interface {
-		QueryRow(context.Context, string, ...any) pgx.Row
-	}) error {
-		var was betting.BetStatus
-		query, args := updateBetSQL, []any{id, u.Release, u.From, u.Status, u.RejectionCode, u.RejectionReason, u.OperatorTxID,
-			u.At.UTC().Truncate(time.Microsecond), balance, u.Rollback}
-		if len(u.Attempts) > 0 {
-			query, args = updateBetRecordingSQL, append(args, walletAttemptArrays(u.Attempts).args()...)
-		}
-		err := q.QueryRow(ctx, query, args...).Scan(&was)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows) || badID(err):
-			return missing("bet", id)
-		case err != nil:
+	args := []any{id, u.Release, u.From, u.Status, u.RejectionCode, u.RejectionReason, u.OperatorTxID,
+		u.At.UTC().Truncate(time.Microsecond), balance, u.Rollback}
+	if len(u.Attempts) > 0 {
+		return updateBetRecordingSQL, append(args, walletAttemptArrays(u.Attempts).args()...)
+	}
+	return updateBetSQL, args
+}
+
+// updatedBet is what an update found: the status the bet had, or none.
+type updatedBet struct {
+	was   betting.BetStatus
+	found bool
+}
+
+// err is UpdateBet's answer for an update found.
+func (r updatedBet) err(id string, u betting.BetUpdate) error {
+	switch {
+	case !r.found:
+		return missing("bet", id)
+	case r.was != u.From:
+		return &betting.Error{Code: betting.ErrConflict, Message: "bet " + id + " is " + string(r.was)}
+	}
+	return nil
+}
+
+// updateBet runs one BetUpdate's statement.
+func updateBet(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, id string, u betting.BetUpdate) (updatedBet, error) {
+	query, args := updateBetQuery(id, u)
+	var was betting.BetStatus
+	err := q.QueryRow(ctx, query, args...).Scan(&was)
+	if errors.Is(err, pgx.ErrNoRows) || badID(err) {
+		return updatedBet{}, nil
+	}
+	return updatedBet{was: was, found: err == nil}, err
+}
+
+// UpdateBet commits an update that neither gives back a reservation nor
+// enqueues a rollback (a confirmation) within a batch of such updates
+// (confirmBets); the others alone, a rollback's in the transaction that
+// enqueues it.
+func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate) error {
+	if !u.Release && !u.Rollback {
+		r, err := s.d.bets.confirms.Do(ctx, betUpdate{id: id, u: u})
+		if err != nil {
 			return err
-		case was != u.From:
-			return &betting.Error{Code: betting.ErrConflict, Message: "bet " + id + " is " + string(was)}
 		}
-		return nil
+		return r.err(id, u)
 	}
 	if !u.Rollback {
-		return update(s.d.pool)
+		r, err := updateBet(ctx, s.d.pool, id, u)
+		if err != nil {
+			return err
+		}
+		return r.err(id, u)
 	}
 	tx, err := s.d.pool.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback(ctx)
-	if err := update(tx); err != nil {
+	r, err := updateBet(ctx, tx, id, u)
+	if err == nil {
+		err = r.err(id, u)
+	}
+	if err != nil {
 		return err
 	}
 	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.BetRollbackArgs{BetID: id}, nil); err != nil {
 		return fmt.Errorf("enqueue rollback: %w", err)
 	}
 	return tx.Commit(ctx)
+}
+
+// betUpdate is one call of UpdateBet.
+type betUpdate struct {
+	id string
+	u  betting.BetUpdate
+}
+
+// confirmBets applies a batch of updates that give back no reservation
+// and enqueue no rollback, in one transaction and one round trip. The
+// rows they lock are the bets and the bettors whose balance they record;
+// the bettors are locked first, in one order (operator, id), as
+// ConfirmCredits locks them, so that batches cannot deadlock on them.
+func (d *DB) confirmBets(ctx context.Context, items []betUpdate) ([]updatedBet, error) {
+	var balanced []string
+	for _, it := range items {
+		if it.u.Balance != nil {
+			balanced = append(balanced, it.id)
+		}
+	}
+	out := make([]updatedBet, len(items))
+	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		batch := &pgx.Batch{}
+		if len(balanced) > 0 {
+			batch.Queue(`SELECT 1 FROM betting_bettors r WHERE (r.operator_id, r.id) IN (
+					SELECT b.operator_id, b.bettor_id FROM betting_bets b WHERE b.id = ANY($1::uuid[]))
+				ORDER BY r.operator_id, r.id FOR UPDATE OF r`, balanced)
+		}
+		for _, it := range items {
+			query, args := updateBetQuery(it.id, it.u)
+			batch.Queue(query, args...)
+		}
+		results := tx.SendBatch(ctx, batch)
+		defer results.Close()
+		if len(balanced) > 0 {
+			if _, err := results.Exec(); err != nil {
+				return err
+			}
+		}
+		for i := range items {
+			var was betting.BetStatus
+			err := results.QueryRow().Scan(&was)
+			switch {
+			case errors.Is(err, pgx.ErrNoRows):
+			case err != nil:
+				return err
+			default:
+				out[i] = updatedBet{was: was, found: true}
+			}
+		}
+		return results.Close()
+	})
+	return out, err
 }
 
 func (s betStore) MarketBets(ctx context.Context, marketID string, status betting.BetStatus, limit int) ([]betting.Bet, error) {

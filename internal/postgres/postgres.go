@@ -37,7 +37,9 @@ type DB struct {
 	creates *groupcommit.Batcher[newJob, createResult]
 	// reservers batch exposure reservations; see reserve.go.
 	reservers []*groupcommit.Batcher[reservation, reserveResult]
-	log       *slog.Logger
+	// bets batch the acceptance and the confirmation of bets; see bets.go.
+	bets betBatchers
+	log  *slog.Logger
 }
 
 // Open connects to the database at url (postgres://…) and applies every
@@ -85,12 +87,14 @@ func Open(ctx context.Context, url string, log *slog.Logger) (*DB, error) {
 	}
 	d.creates = groupcommit.New(d.createJobs, 256, 30*time.Second)
 	d.reservers = newReservers(d)
+	d.bets = newBetBatchers(d)
 	return d, nil
 }
 
 // Close stops the batchers and closes the connection pool.
 func (d *DB) Close() error {
 	d.creates.Close()
+	d.bets.close()
 	for _, r := range d.reservers {
 		r.Close()
 	}
