@@ -34,13 +34,14 @@ var migrations embed.FS
 // WAL mode readers do not wait for the writer, so reads on the request path
 // never queue behind a write transaction.
 type DB struct {
-	path    string // the database file
-	writer  *pool
-	reader  *pool
-	queue   *river.Client[*sql.Tx]
-	creates *groupcommit.Batcher[newJob, createResult]
-	writes  *groupcommit.Batcher[write, error]
-	log     *slog.Logger
+	path        string // the database file
+	writer      *pool
+	reader      *pool
+	queue       *river.Client[*sql.Tx]
+	checkpoints *checkpointer
+	creates     *groupcommit.Batcher[newJob, createResult]
+	writes      *groupcommit.Batcher[write, error]
+	log         *slog.Logger
 }
 
 // pool is a database/sql pool with a cache of prepared statements: SQLite
@@ -131,7 +132,7 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 	}
 	file := "file:" + url.PathEscape(path) + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
 		"&_pragma=synchronous(" + synchronous + ")&_pragma=foreign_keys(1)"
-	wdb, err := sql.Open("sqlite", file+"&_txlock=immediate")
+	wdb, err := sql.Open("sqlite", file+"&_txlock=immediate"+fmt.Sprintf("&_pragma=wal_autocheckpoint(%d)", writerAutoCheckpoint))
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
@@ -161,10 +162,13 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 	if err != nil {
 		return fail(err)
 	}
-	for _, q := range slices.Concat([]string{insertJobSQL, jobByKeySQL, countActiveSQL}, betWriteStatements, ledgerWriteStatements) {
+	for _, q := range slices.Concat(createJobStatements, betWriteStatements, ledgerWriteStatements) {
 		if _, err := d.writer.prepared(ctx, q); err != nil {
 			return fail(fmt.Errorf("prepare: %w", err))
 		}
+	}
+	if d.checkpoints, err = startCheckpointer(file, log); err != nil {
+		return fail(err)
 	}
 	d.creates = groupcommit.New(d.createJobs, 256, 30*time.Second)
 	d.writes = groupcommit.New(d.flushWrites, 256, 30*time.Second)
@@ -199,11 +203,15 @@ func synchronousOf(path string) (string, string, error) {
 func (d *DB) Close() error {
 	d.creates.Close()
 	d.writes.Close()
+	cerr := d.checkpoints.close()
 	rerr := d.reader.close()
 	if err := d.writer.close(); err != nil {
 		return err
 	}
-	return rerr
+	if rerr != nil {
+		return rerr
+	}
+	return cerr
 }
 
 // PlacesBetsInProcess reports true: CreateBet enqueues no placement job,

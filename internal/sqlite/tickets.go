@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/riverqueue/river"
-
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
@@ -194,18 +192,26 @@ func scanJob(row interface{ Scan(...any) error }) (tickets.Job, error) {
 }
 
 // CreateJob hands the job to the database's group-commit batcher, which
-// writes it together with the jobs submitted at the same moment.
+// writes it together with the jobs submitted at the same moment. The
+// request is encoded here, on the caller's goroutine, so that the single
+// writer spends its turn on SQL only.
 func (s ticketStore) CreateJob(ctx context.Context, j tickets.Job, maxActive int) (tickets.Job, bool, error) {
-	r, err := s.d.creates.Do(ctx, newJob{j, maxActive})
+	request, err := json.Marshal(j.Request)
+	if err != nil {
+		return tickets.Job{}, false, err
+	}
+	r, err := s.d.creates.Do(ctx, newJob{job: j, request: string(request), maxActive: maxActive})
 	if err != nil {
 		return tickets.Job{}, false, err
 	}
 	return r.job, r.created, r.err
 }
 
-// newJob is a job to create and its client's bound of unfinished jobs.
+// newJob is a job to create, its request as JSON, and its client's bound
+// of unfinished jobs.
 type newJob struct {
 	job       tickets.Job
+	request   string
 	maxActive int
 }
 
@@ -222,26 +228,30 @@ const (
 	countActiveSQL = `SELECT count(*) FROM ticket_jobs WHERE client_id = ? AND status IN ('queued', 'processing', 'cancel_requested')`
 )
 
+// createJobStatements are the statements of createJobs, prepared at Open.
+var createJobStatements = []string{insertJobSQL, jobByKeySQL, countActiveSQL, enqueueGenerateSQL}
+
 // createJobs inserts jobs and their generation queue entries in one
 // transaction. A job whose client already used its idempotency key is not
 // inserted; the existing job is returned instead. A job whose client has
 // its bound of unfinished jobs (counting the batch's own) gets ErrQueueFull.
+// A new job costs one insert and one queue entry: the key is looked up
+// only when the insert finds it taken or the client is at its bound.
 func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, error) {
 	tx, err := d.writer.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	var stmts [3]*sql.Stmt
-	for i, q := range []string{insertJobSQL, jobByKeySQL, countActiveSQL} {
+	var stmts [4]*sql.Stmt
+	for i, q := range createJobStatements {
 		if stmts[i], err = d.writer.txStmt(ctx, tx, q); err != nil {
 			return nil, err
 		}
 	}
-	insert, byKey, countActive := stmts[0], stmts[1], stmts[2]
+	insert, byKey, countActive, enqueue := stmts[0], stmts[1], stmts[2], stmts[3]
 	active := map[string]int{}
 	out := make([]createResult, len(jobs))
-	var args []river.InsertManyParams
 	for i, nj := range jobs {
 		j := nj.job
 		n, counted := active[j.ClientID]
@@ -250,35 +260,41 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 				return nil, err
 			}
 		}
-		existing, err := scanJob(byKey.QueryRowContext(ctx, j.ClientID, j.IdempotencyKey))
-		switch {
-		case err == nil:
-			out[i] = createResult{job: existing}
-			active[j.ClientID] = n
-			continue
-		case !errors.Is(err, tickets.ErrNotFound):
-			return nil, err
-		case n >= nj.maxActive:
-			out[i] = createResult{err: tickets.ErrQueueFull}
-			active[j.ClientID] = n
+		active[j.ClientID] = n
+		if n >= nj.maxActive {
+			existing, err := scanJob(byKey.QueryRowContext(ctx, j.ClientID, j.IdempotencyKey))
+			switch {
+			case err == nil:
+				out[i] = createResult{job: existing}
+			case errors.Is(err, tickets.ErrNotFound):
+				out[i] = createResult{err: tickets.ErrQueueFull}
+			default:
+				return nil, err
+			}
 			continue
 		}
-		request, err := json.Marshal(j.Request)
+		res, err := insert.ExecContext(ctx, j.ID, j.ClientID, j.IdempotencyKey, j.RequestHash, nj.request, j.Status, j.Stage,
+			j.ErrorCode, j.ErrorMessage, j.CallbackFailed, j.Result, micros(j.CreatedAt), micros(j.UpdatedAt), micros(j.ExpiresAt))
 		if err != nil {
 			return nil, err
 		}
-		if _, err := insert.ExecContext(ctx, j.ID, j.ClientID, j.IdempotencyKey, j.RequestHash, string(request), j.Status, j.Stage,
-			j.ErrorCode, j.ErrorMessage, j.CallbackFailed, j.Result, micros(j.CreatedAt), micros(j.UpdatedAt), micros(j.ExpiresAt)); err != nil {
+		inserted, err := res.RowsAffected()
+		if err != nil {
+			return nil, err
+		}
+		if inserted == 0 {
+			existing, err := scanJob(byKey.QueryRowContext(ctx, j.ClientID, j.IdempotencyKey))
+			if err != nil {
+				return nil, fmt.Errorf("job of idempotency key %q: %w", j.IdempotencyKey, err)
+			}
+			out[i] = createResult{job: existing}
+			continue
+		}
+		if err := enqueueGenerate(ctx, enqueue, j.ID); err != nil {
 			return nil, err
 		}
 		active[j.ClientID] = n + 1
 		out[i] = createResult{job: j, created: true}
-		args = append(args, river.InsertManyParams{Args: jobqueue.GenerateArgs{JobID: j.ID}})
-	}
-	if len(args) > 0 {
-		if _, err := d.queue.InsertManyTx(ctx, tx, args); err != nil {
-			return nil, fmt.Errorf("enqueue generation: %w", err)
-		}
 	}
 	return out, tx.Commit()
 }
