@@ -47,6 +47,12 @@ func NewKeySecret(keyID string) (key string, hash []byte) {
 // key_revoked, key_expired, client_suspended, feature_disabled when the
 // client's tickets feature is off; storage_error when the store fails.
 func Authenticate(ctx context.Context, store Store, key string, now time.Time) (Principal, error) {
+	return authenticate(ctx, store.GetKey, key, now)
+}
+
+// authenticate is Authenticate with the key's lookup: the store's GetKey,
+// or the Service's cache in front of it.
+func authenticate(ctx context.Context, getKey func(context.Context, string) (APIKey, Client, error), key string, now time.Time) (Principal, error) {
 	if key == "" {
 		return Principal{}, Errorf(CodeUnauthorized, "A bearer API key is required.")
 	}
@@ -54,7 +60,7 @@ func Authenticate(ctx context.Context, store Store, key string, now time.Time) (
 	if !ok {
 		return Principal{}, Errorf(CodeUnauthorized, "The bearer API key is malformed.")
 	}
-	k, c, err := store.GetKey(ctx, id)
+	k, c, err := getKey(ctx, id)
 	if errors.Is(err, ErrNotFound) {
 		return Principal{}, Errorf(CodeUnauthorized, "The bearer API key is not valid.")
 	}

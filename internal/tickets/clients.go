@@ -64,6 +64,7 @@ func (s *Service) ListClients(ctx context.Context, afterID string, limit int) ([
 // UpdateClient suspends or reinstates a client, or turns its tickets
 // feature off or on. Returns ErrNotFound for an unknown client.
 func (s *Service) UpdateClient(ctx context.Context, id string, u ClientUpdate) (Client, error) {
+	defer s.keys.dropClient(id)
 	c, err := s.store.UpdateClient(ctx, id, u)
 	if errors.Is(err, ErrNotFound) {
 		return Client{}, ErrNotFound
@@ -127,6 +128,7 @@ func (s *Service) ListKeys(ctx context.Context, clientID string) ([]APIKey, erro
 // RevokeKey revokes a client's key at once; revoking twice is harmless.
 // Returns ErrNotFound when the client has no such key.
 func (s *Service) RevokeKey(ctx context.Context, clientID, keyID string) error {
+	defer s.keys.dropKey(keyID)
 	err := s.store.RevokeKey(ctx, clientID, keyID, s.Now())
 	if errors.Is(err, ErrNotFound) {
 		return ErrNotFound

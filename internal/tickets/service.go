@@ -78,6 +78,8 @@ type Service struct {
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
 
+	keys *keyCache
+
 	mu      sync.Mutex
 	running map[string]*runningJob
 }
@@ -90,6 +92,7 @@ func NewService(store Store, engine Engine, callback CallbackSender, cfg Config,
 	return &Service{
 		store: store, engine: engine, callback: callback, cfg: cfg, log: log,
 		Now:     time.Now,
+		keys:    newKeyCache(),
 		running: make(map[string]*runningJob),
 	}
 }
@@ -98,8 +101,13 @@ func NewService(store Store, engine Engine, callback CallbackSender, cfg Config,
 func (s *Service) Store() Store { return s.store }
 
 // Authenticate checks a bearer key; see the package-level Authenticate.
+// The key and its client are read from the store at most once per
+// keyCacheTTL (a second); RevokeKey and UpdateClient through this Service
+// take effect at once, through another node's within that second.
 func (s *Service) Authenticate(ctx context.Context, key string) (Principal, error) {
-	return Authenticate(ctx, s.store, key, s.Now())
+	return authenticate(ctx, func(ctx context.Context, id string) (APIKey, Client, error) {
+		return s.keys.lookup(ctx, id, s.store.GetKey)
+	}, key, s.Now())
 }
 
 // Submit creates a job for the principal's client, or returns the client's
