@@ -8,9 +8,8 @@ import (
 
 func TestFailureGuard(t *testing.T) {
 	t.Parallel()
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	g := NewFailureGuard(60, 3)
-	g.failures.now = func() time.Time { return now }
+	now := setClock(g.failures)
 	a := httptest.NewRequest("GET", "/", nil)
 	a.RemoteAddr = "198.51.100.7:40000"
 	b := httptest.NewRequest("GET", "/", nil)
@@ -33,7 +32,7 @@ func TestFailureGuard(t *testing.T) {
 	if refused, _ := g.Refused(b); refused {
 		t.Fatal("another address is refused")
 	}
-	now = now.Add(wait)
+	*now = now.Add(wait)
 	if refused, _ := g.Refused(a); refused {
 		t.Fatal("still refused after the advertised wait")
 	}

@@ -5,11 +5,18 @@ import (
 	"time"
 )
 
+// setClock makes l read the time from the returned clock, which starts
+// at 2026-01-01 UTC; tests move it forward.
+func setClock(l *Limiter) *time.Time {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l.now = func() time.Time { return now }
+	return &now
+}
+
 func TestLimiter(t *testing.T) {
 	t.Parallel()
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	l := New(2, 3)
-	l.now = func() time.Time { return now }
+	now := setClock(l)
 
 	for i := range 3 {
 		if ok, _ := l.Allow("a"); !ok {
@@ -23,7 +30,7 @@ func TestLimiter(t *testing.T) {
 	if ok, _ := l.Allow("b"); !ok {
 		t.Fatal("another key shares the bucket")
 	}
-	now = now.Add(retry)
+	*now = now.Add(retry)
 	if ok, _ := l.Allow("a"); !ok {
 		t.Fatal("refused after waiting the advertised time")
 	}
@@ -41,11 +48,10 @@ func TestLimiterDisabled(t *testing.T) {
 
 func TestLimiterForgetsIdleKeys(t *testing.T) {
 	t.Parallel()
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	l := New(10, 10)
-	l.now = func() time.Time { return now }
+	now := setClock(l)
 	l.Allow("a")
-	now = now.Add(2 * time.Minute)
+	*now = now.Add(2 * time.Minute)
 	l.Allow("b")
 	if _, kept := l.buckets["a"]; kept {
 		t.Error("idle bucket was not forgotten")
@@ -54,9 +60,8 @@ func TestLimiterForgetsIdleKeys(t *testing.T) {
 
 func TestLimiterPeekTakesNothing(t *testing.T) {
 	t.Parallel()
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	l := New(1, 2)
-	l.now = func() time.Time { return now }
+	now := setClock(l)
 	for range 10 {
 		if ok, _ := l.Peek("a"); !ok {
 			t.Fatal("Peek refused a key with a full bucket")
@@ -68,7 +73,7 @@ func TestLimiterPeekTakesNothing(t *testing.T) {
 	if ok || retry <= 0 || retry > time.Second {
 		t.Fatalf("Peek of an empty bucket = %v, retry after %v; want refused with a wait up to 1s", ok, retry)
 	}
-	now = now.Add(retry)
+	*now = now.Add(retry)
 	if ok, _ := l.Peek("a"); !ok {
 		t.Fatal("Peek refused after waiting the advertised time")
 	}

@@ -1,10 +1,7 @@
 package server_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
 	"testing"
 	"time"
 
@@ -24,35 +21,23 @@ func adminDo(t *testing.T, api *openapitest.Validator, w *world, method, path, t
 			raw = []byte(s)
 		}
 	}
-	req, _ := http.NewRequest(method, w.url+path, bytes.NewReader(raw))
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	api.Check(t, req, raw, resp.StatusCode, resp.Header, data)
+	req, r := roundTrip(t, method, w.url+path, token, raw)
+	api.Check(t, req, raw, r.status, r.header, r.body)
 	var m map[string]any
-	if len(data) > 0 {
-		if err := json.Unmarshal(data, &m); err != nil {
-			t.Fatalf("%s %s: not JSON: %s", method, path, data)
+	if len(r.body) > 0 {
+		if err := json.Unmarshal(r.body, &m); err != nil {
+			t.Fatalf("%s %s: not JSON: %s", method, path, r.body)
 		}
 	}
-	if resp.StatusCode >= 400 {
-		if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" {
+	if r.status >= 400 {
+		if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
 			t.Errorf("%s %s: error Content-Type %q", method, path, ct)
 		}
-		if m["code"] == nil || m["status"] != float64(resp.StatusCode) {
-			t.Errorf("%s %s: problem body %s", method, path, data)
+		if m["code"] == nil || m["status"] != float64(r.status) {
+			t.Errorf("%s %s: problem body %s", method, path, r.body)
 		}
 	}
-	return resp.StatusCode, m
+	return r.status, m
 }
 
 func TestAdminAPI(t *testing.T) {

@@ -90,17 +90,10 @@ func (bw *bettingWorld) addStandalone(t testing.TB, h http.Handler, id, secret, 
 }
 
 func (bw *bettingWorld) admin(method, path, body string) (int, map[string]any) {
-	req, _ := http.NewRequest(method, bw.url+path, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+adminToken)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		bw.t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	_, r := roundTrip(bw.t, method, bw.url+path, adminToken, []byte(body))
 	var m map[string]any
-	json.NewDecoder(resp.Body).Decode(&m)
-	return resp.StatusCode, m
+	json.Unmarshal(r.body, &m)
+	return r.status, m
 }
 
 // bettor returns a token for a bettor with balance in the sandbox wallet.

@@ -2,8 +2,6 @@ package server_test
 
 import (
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -17,15 +15,8 @@ import (
 // metric returns the /metrics line that starts with prefix, or "".
 func metric(t *testing.T, w *world, prefix string) string {
 	t.Helper()
-	req, _ := http.NewRequest("GET", w.url+"/metrics", nil)
-	req.Header.Set("Authorization", "Bearer "+adminToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	for _, line := range strings.Split(string(b), "\n") {
+	_, r := roundTrip(t, "GET", w.url+"/metrics", adminToken, nil)
+	for _, line := range strings.Split(string(r.body), "\n") {
 		if strings.HasPrefix(line, prefix) {
 			return line
 		}
