@@ -158,10 +158,7 @@ func TestBalanceReadsOutOfOrder(t *testing.T) {
 func TestStakeLimits(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
-	tb := newTab(t)
-	ic := tb.intercept(nil)
-	tb.Navigate(w.bettor("quin", "1000.00"))
-	tb.ready()
+	tb, ic := w.interceptedWidgetTab(t, "quin", "1000.00", nil)
 	tb.Click(outcomeButton(w.outcome[0]))
 	tests := []struct{ stake, message string }{
 		{"150", "The maximum stake is 100.00 USD."},

@@ -105,10 +105,7 @@ func TestEventReadBeforeSubmit(t *testing.T) {
 	w := newWorld(t, worldOptions{})
 
 	t.Run("closed market", func(t *testing.T) {
-		tb := newTab(t)
-		ic := tb.intercept(cutStream)
-		tb.Navigate(w.bettor("bob", "100.00"))
-		tb.ready()
+		tb, ic := w.interceptedWidgetTab(t, "bob", "100.00", cutStream)
 		tb.Click(outcomeButton(w.outcome[0]))
 		tb.TypeIn("#stake", "10")
 		w.suspend()
@@ -124,10 +121,7 @@ func TestEventReadBeforeSubmit(t *testing.T) {
 	})
 
 	t.Run("moved price", func(t *testing.T) {
-		tb := newTab(t)
-		ic := tb.intercept(cutStream)
-		tb.Navigate(w.bettor("carol", "100.00"))
-		tb.ready()
+		tb, ic := w.interceptedWidgetTab(t, "carol", "100.00", cutStream)
 		tb.Click(outcomeButton(w.outcome[0]))
 		tb.TypeIn("#stake", "10")
 		tb.WaitText("#slip-payout", "44.20 USD")

@@ -44,10 +44,7 @@ func TestLostAnswerReplaysTheKey(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tb := newTab(t)
-			ic := tb.intercept(loseAnswers(1, tc.lost))
-			tb.Navigate(w.bettor(tc.bettor, "100.00"))
-			tb.ready()
+			tb, ic := w.interceptedWidgetTab(t, tc.bettor, "100.00", loseAnswers(1, tc.lost))
 			tb.bet(w.outcome[0], "10")
 			tb.WaitText("#slip-status", "Bet placed: 10.00 USD on Home")
 			posts := ic.requests("POST", "/api/v1/bettor/bets")
@@ -77,10 +74,7 @@ func TestLostAnswerReplaysTheKey(t *testing.T) {
 func TestUnansweredBetOffersOnlyTheSameKey(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
-	tb := newTab(t)
-	ic := tb.intercept(loseAnswers(3, verdict{fail: true}))
-	tb.Navigate(w.bettor("quinn", "100.00"))
-	tb.ready()
+	tb, ic := w.interceptedWidgetTab(t, "quinn", "100.00", loseAnswers(3, verdict{fail: true}))
 	tb.bet(w.outcome[0], "10")
 	tb.WaitText("#slip-status", "We could not confirm that your bet was received.")
 	var state struct {
@@ -120,10 +114,7 @@ func TestUnansweredBetOffersOnlyTheSameKey(t *testing.T) {
 func TestPollCeiling(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
-	tb := newTab(t)
-	ic := tb.intercept(nil)
-	tb.Navigate(w.bettor("rita", "100.00"))
-	tb.ready()
+	tb, ic := w.interceptedWidgetTab(t, "rita", "100.00", nil)
 	wallet := w.gate.holdNext("/v1/withdrawals")
 	tb.bet(w.outcome[0], "10")
 	w.waitArrived(wallet)

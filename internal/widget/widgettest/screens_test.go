@@ -20,10 +20,7 @@ import (
 func TestHistory(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
-	tb := newTab(t)
-	ic := tb.intercept(nil)
-	tb.Navigate(w.bettor("xena", "100.00"))
-	tb.ready()
+	tb, ic := w.interceptedWidgetTab(t, "xena", "100.00", nil)
 	tb.bet(w.outcome[0], "10")
 	tb.WaitText("#slip-status", "Bet placed")
 	tb.bet(w.outcome[0], "30") // 30 × 4.4214 + 44.21 is above the outcome exposure of 150
@@ -260,10 +257,7 @@ func TestSessionStart(t *testing.T) {
 func TestCategories(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
-	tb := newTab(t)
-	ic := tb.intercept(nil)
-	tb.Navigate(w.bettor("cat", "100.00"))
-	tb.ready()
+	tb, ic := w.interceptedWidgetTab(t, "cat", "100.00", nil)
 	tb.WaitFor("both events", "document.querySelectorAll('#events .event').length === 2")
 	tb.Do(chromedp.SetValue(chromedp.CSS("#category"), "elections"))
 	var ok bool

@@ -131,6 +131,17 @@ func (w *world) widgetTab(t *testing.T, id, balance string) *tab {
 	return tb
 }
 
+// interceptedWidgetTab is widgetTab with the tab's API requests
+// intercepted (intercept with decide) from before the widget starts.
+func (w *world) interceptedWidgetTab(t *testing.T, id, balance string, decide func(s seen) verdict) (*tab, *interceptor) {
+	t.Helper()
+	tb := newTab(t)
+	ic := tb.intercept(decide)
+	tb.Navigate(w.bettor(id, balance))
+	tb.ready()
+	return tb, ic
+}
+
 // bettorIn is bettor in another currency.
 func (w *world) bettorIn(id, currency, balance string, params ...string) string {
 	w.T.Helper()
