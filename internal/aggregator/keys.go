@@ -4,18 +4,17 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
 	"crypto/x509"
-	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
 	"sync"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/foresight-dev/foresight/internal/jwk"
 )
 
 // keyBits is the size of the platform's RSA keys.
@@ -61,7 +60,7 @@ func LoadKeys(ctx context.Context, store Store) (*Keys, error) {
 		return nil, err
 	}
 	pemText := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
-	if err := store.AddPlatformKey(ctx, StoredKey{ID: thumbprint(&priv.PublicKey), PrivatePEM: pemText, CreatedAt: time.Now().UTC()}); err != nil {
+	if err := store.AddPlatformKey(ctx, StoredKey{ID: jwk.Thumbprint(&priv.PublicKey), PrivatePEM: pemText, CreatedAt: time.Now().UTC()}); err != nil {
 		return nil, fmt.Errorf("store the platform key: %w", err)
 	}
 	// Another node may have stored its own first key meanwhile: read back.
@@ -162,34 +161,12 @@ func (k *Keys) find(kid string) *rsa.PublicKey {
 
 // JWKS returns the public keys as an RFC 7517 JWK Set document.
 func (k *Keys) JWKS() []byte {
-	type jwk struct {
-		Kty string `json:"kty"`
-		Kid string `json:"kid"`
-		Use string `json:"use"`
-		Alg string `json:"alg"`
-		N   string `json:"n"`
-		E   string `json:"e"`
-	}
 	k.mu.Lock()
-	set := struct {
-		Keys []jwk `json:"keys"`
-	}{Keys: make([]jwk, 0, len(k.keys))}
+	set := jwk.Set{Keys: make([]jwk.Key, 0, len(k.keys))}
 	for _, key := range k.keys {
-		n, e := jwkNE(&key.priv.PublicKey)
-		set.Keys = append(set.Keys, jwk{Kty: "RSA", Kid: key.kid, Use: "sig", Alg: "RS256", N: n, E: e})
+		set.Keys = append(set.Keys, jwk.RSA(&key.priv.PublicKey, key.kid))
 	}
 	k.mu.Unlock()
 	out, _ := json.Marshal(set)
 	return out
-}
-
-func jwkNE(pub *rsa.PublicKey) (n, e string) {
-	return base64.RawURLEncoding.EncodeToString(pub.N.Bytes()), base64.RawURLEncoding.EncodeToString(big.NewInt(int64(pub.E)).Bytes())
-}
-
-// thumbprint is the RFC 7638 thumbprint of an RSA public key: a key id.
-func thumbprint(pub *rsa.PublicKey) string {
-	n, e := jwkNE(pub)
-	sum := sha256.Sum256([]byte(`{"e":"` + e + `","kty":"RSA","n":"` + n + `"}`))
-	return base64.RawURLEncoding.EncodeToString(sum[:])
 }

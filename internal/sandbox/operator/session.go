@@ -3,16 +3,15 @@ package operator
 import (
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"math/big"
 	"net/http"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/foresight-dev/foresight/internal/jwk"
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 	"github.com/foresight-dev/foresight/internal/sandbox/wire"
@@ -22,17 +21,7 @@ import (
 type signingKey struct {
 	kid  string
 	priv *rsa.PrivateKey
-	jwk  jwk
-}
-
-// jwk is the public form of a key (RFC 7517, RFC 7518 §6.3.1).
-type jwk struct {
-	Kty string `json:"kty"`
-	Kid string `json:"kid"`
-	Use string `json:"use"`
-	Alg string `json:"alg"`
-	N   string `json:"n"`
-	E   string `json:"e"`
+	jwk  jwk.Key
 }
 
 func newSigningKey(priv *rsa.PrivateKey, kid string) (*signingKey, error) {
@@ -42,18 +31,8 @@ func newSigningKey(priv *rsa.PrivateKey, kid string) (*signingKey, error) {
 	if err := priv.Validate(); err != nil {
 		return nil, fmt.Errorf("operator: invalid RSA key: %w", err)
 	}
-	n := base64.RawURLEncoding.EncodeToString(priv.N.Bytes())
-	e := base64.RawURLEncoding.EncodeToString(big.NewInt(int64(priv.E)).Bytes())
-	if kid == "" {
-		// RFC 7638: SHA-256 of the required members in lexical order.
-		sum := sha256.Sum256([]byte(`{"e":"` + e + `","kty":"RSA","n":"` + n + `"}`))
-		kid = base64.RawURLEncoding.EncodeToString(sum[:])
-	}
-	return &signingKey{
-		kid:  kid,
-		priv: priv,
-		jwk:  jwk{Kty: "RSA", Kid: kid, Use: "sig", Alg: "RS256", N: n, E: e},
-	}, nil
+	pub := jwk.RSA(&priv.PublicKey, kid) // an empty kid: the RFC 7638 thumbprint
+	return &signingKey{kid: pub.Kid, priv: priv, jwk: pub}, nil
 }
 
 // KeyID returns the kid of the key that signs new tokens.
@@ -130,9 +109,7 @@ func (o *Operator) removeKey(x *journal.Op, kid string) error {
 // serveJWKS answers GET /.well-known/jwks.json.
 func (o *Operator) serveJWKS(w http.ResponseWriter, _ *http.Request) {
 	o.mu.Lock()
-	set := struct {
-		Keys []jwk `json:"keys"`
-	}{Keys: make([]jwk, len(o.keys))}
+	set := jwk.Set{Keys: make([]jwk.Key, len(o.keys))}
 	for i, k := range o.keys {
 		set.Keys[i] = k.jwk
 	}
