@@ -74,6 +74,7 @@ type Service struct {
 	hub           *Hub
 	cache         *catalogCache
 	prices        *priceHistoryCache
+	snapshots     snapshots
 	// OwnOrigin is the platform's own origin (scheme://host[:port] of its
 	// public URL). An image URL on it is accepted over http too: the widget
 	// that shows it is served from that same origin, and the simulator feed

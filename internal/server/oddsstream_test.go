@@ -157,10 +157,10 @@ func TestOddsStreamsPerToken(t *testing.T) {
 
 // TestOddsStreamPerMarginAndLocale: streams of two operators with
 // different margins, each in two locales, read the same two price
-// changes. Every stream numbers its events from 1 (the SSE id and
-// "sequence" alike) and gets its own operator's prices, byte for byte in
-// the documented shape, although a change is encoded once per margin for
-// every stream.
+// changes. Every stream numbers its events from 1 ("sequence"), gives
+// each the same SSE id (its position among the process's changes) and
+// gets its own operator's prices, byte for byte in the documented shape,
+// although a change is encoded once per margin for every stream.
 func TestOddsStreamPerMarginAndLocale(t *testing.T) {
 	t.Parallel()
 	bw := newBettingWorld(t, "sqlite:"+t.TempDir()+"/f.db")
@@ -182,6 +182,7 @@ func TestOddsStreamPerMarginAndLocale(t *testing.T) {
 		s                *rawStream
 	}
 	var streams []stream
+	epoch := bw.srv.Betting().Hub().Epoch()
 	for _, op := range []struct{ id, token string }{{"sandbox", bw.bettor("alice", "100.00")}, {"wide", wideToken}} {
 		for _, locale := range []string{"en", "de"} {
 			resp, s := dialStreamAt(t, bw.url+"/api/v1/odds/stream?locale="+locale, op.token)
@@ -190,6 +191,9 @@ func TestOddsStreamPerMarginAndLocale(t *testing.T) {
 			}
 			if first, second := nextLine(t, s), nextLine(t, s); first != ": connected" || second != "" {
 				t.Fatalf("stream of %s in %s began with %q, %q", op.id, locale, first, second)
+			}
+			if at, blank := nextLine(t, s), nextLine(t, s); at != "id: "+epoch+"-0" || blank != "" {
+				t.Fatalf("stream of %s in %s: %q, %q, want its position, id: %s-0", op.id, locale, at, blank, epoch)
 			}
 			streams = append(streams, stream{op.id, locale, s})
 		}
@@ -211,7 +215,11 @@ func TestOddsStreamPerMarginAndLocale(t *testing.T) {
 			}
 			for i, q := range quotes {
 				seq++
-				want := []string{fmt.Sprintf("id: %d", seq), "event: odds",
+				id := fmt.Sprintf("%s-%d-%d", epoch, v+1, i)
+				if i == len(quotes)-1 {
+					id = fmt.Sprintf("%s-%d", epoch, v+1)
+				}
+				want := []string{"id: " + id, "event: odds",
 					fmt.Sprintf(`data: {"sequence":%d,"event_id":%q,"market_id":%q,"market_status":"open","market_version":%d,"outcome_id":%q,`+
 						`"display_odds":%q,"display_probability":%q,"entry_odds":%q}`, seq, bw.event, bw.market, v+2, bw.outcome[i],
 						q.DisplayOdds.String(), q.DisplayProbability.StringFixed(2), q.Odds.String()), ""}

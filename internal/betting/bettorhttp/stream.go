@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,13 +30,17 @@ type oddsChange struct {
 	EntryOdds          *odds.Odds           `json:"entry_odds"`
 }
 
+// sseFrame is one server-sent event as every stream of a margin sends
+// it, but for the stream's own sequence number, which goes between head
+// (ending in `"sequence":`) and tail (ending in the event's blank line).
+type sseFrame struct{ head, tail []byte }
+
 // oddsFrames are the odds events of one change as one margin prices it,
-// one per outcome of every market of the event, each without its
-// sequence number: the JSON of its data line after sequencePrefix and the
-// number. A change is encoded once per margin for every stream of this
-// process (betting.Change.Memo), each stream splicing in its own numbers.
-// The data carries no text, so the stream's locale does not change it.
-type oddsFrames [][]byte
+// one per outcome of every market of the event. A change is encoded once
+// per margin for every stream of this process (betting.Change.Memo), each
+// stream splicing in its own numbers. The data carries no text, so the
+// stream's locale does not change it.
+type oddsFrames []sseFrame
 
 // sequencePrefix starts the data of every odds event (oddsChange's first
 // field).
@@ -47,10 +52,53 @@ func marginKey(m betting.Margin) string {
 	return string(m.Method) + " " + m.Value.String()
 }
 
-// encodeOdds returns the odds events of e as op's margin prices it.
-func encodeOdds(op betting.Operator, e betting.Event) oddsFrames {
+// streamPosition is where a stream stands in its hub's changes, written
+// as the SSE id of its events and read back from Last-Event-ID: the
+// client has read every line of change `change`, or with line ≥ 0 only
+// its lines up to line (zero-based).
+type streamPosition struct {
+	epoch  string
+	change uint64
+	line   int
+}
+
+// String is the position as an SSE id: "epoch-change" for a whole change,
+// "epoch-change-line" for a part of one.
+func (p streamPosition) String() string {
+	id := p.epoch + "-" + strconv.FormatUint(p.change, 10)
+	if p.line >= 0 {
+		id += "-" + strconv.Itoa(p.line)
+	}
+	return id
+}
+
+// parseStreamPosition reads a Last-Event-ID; ok is false for anything
+// that String did not write.
+func parseStreamPosition(id string) (p streamPosition, ok bool) {
+	parts := strings.Split(id, "-")
+	if len(parts) < 2 || len(parts) > 3 || parts[0] == "" {
+		return p, false
+	}
+	change, err := strconv.ParseUint(parts[1], 10, 64)
+	if err != nil {
+		return p, false
+	}
+	p = streamPosition{epoch: parts[0], change: change, line: -1}
+	if len(parts) == 3 {
+		if p.line, err = strconv.Atoi(parts[2]); err != nil || p.line < 0 {
+			return p, false
+		}
+	}
+	return p, true
+}
+
+// encodeOdds returns the odds events of change c of the hub named epoch
+// as op's margin prices it. Each event's id is its position; the last
+// one's is the whole change's.
+func encodeOdds(op betting.Operator, epoch string, c *betting.Change) oddsFrames {
+	e := c.Event
 	v := betting.View(op, e, "")
-	var frames oddsFrames
+	var tails [][]byte
 	for i, m := range v.Markets {
 		for _, o := range m.Outcomes {
 			data, err := json.Marshal(oddsChange{EventID: e.ID, MarketID: m.ID, MarketStatus: m.Status, MarketVersion: e.Markets[i].Version,
@@ -58,10 +106,41 @@ func encodeOdds(op betting.Operator, e betting.Event) oddsFrames {
 			if err != nil {
 				continue // a zero price, which pricing never gives: no line rather than a broken one
 			}
-			frames = append(frames, bytes.TrimPrefix(data, []byte(sequencePrefix+"0")))
+			tails = append(tails, append(bytes.TrimPrefix(data, []byte(sequencePrefix+"0")), "\n\n"...))
 		}
 	}
+	frames := make(oddsFrames, len(tails))
+	for i, tail := range tails {
+		pos := streamPosition{epoch: epoch, change: c.Seq, line: i}
+		if i == len(tails)-1 {
+			pos.line = -1
+		}
+		frames[i] = sseFrame{head: []byte("id: " + pos.String() + "\nevent: odds\ndata: " + sequencePrefix), tail: tail}
+	}
 	return frames
+}
+
+// oddsSnapshot is the data of a snapshot event after its sequence: every
+// outcome's odds event, without sequence.
+type oddsSnapshot struct {
+	Odds []json.RawMessage `json:"odds"`
+}
+
+// encodeSnapshot returns the snapshot event of s as op's margin prices
+// it: the odds events of every event of s, in one event whose id is the
+// snapshot's position.
+func encodeSnapshot(op betting.Operator, epoch string, s *betting.OddsSnapshot) sseFrame {
+	out := oddsSnapshot{Odds: []json.RawMessage{}}
+	for _, e := range s.Events {
+		for _, f := range encodeOdds(op, epoch, &betting.Change{Event: e}) {
+			item := append([]byte{'{'}, bytes.TrimSuffix(f.tail, []byte("\n\n"))[1:]...) // the leading comma gives way to the brace
+			out.Odds = append(out.Odds, item)
+		}
+	}
+	data, _ := json.Marshal(out) // raw messages that json.Marshal wrote
+	pos := streamPosition{epoch: epoch, change: s.At, line: -1}
+	return sseFrame{head: []byte("id: " + pos.String() + "\nevent: snapshot\ndata: " + sequencePrefix),
+		tail: append(append([]byte{','}, data[1:]...), "\n\n"...)}
 }
 
 // keepAlive is how often an idle stream sends a comment line.
@@ -110,9 +189,17 @@ type streamEnd struct {
 
 // stream serves GET /api/v1/odds/stream: server-sent events, one "odds"
 // event per outcome of every market that changed, priced with the
-// bettor's operator's margin, each with a sequence number (also the SSE
-// id). The stream carries odds, not availability (read the event before
-// betting). A client that falls behind is disconnected and reconnects.
+// bettor's operator's margin, each with a sequence number (this
+// connection's events from 1) and, as its SSE id, its position among this
+// process's changes. The stream carries odds, not availability (read the
+// event before betting). A client that falls behind is disconnected and
+// reconnects.
+//
+// A reconnection with Last-Event-ID resumes: the changes after that
+// position come first, when this process still holds them all (its last
+// 1,024 changes); otherwise a "snapshot" event with the odds of every open
+// or suspended event comes first. A connection without Last-Event-ID gets
+// no snapshot but an id-only event naming its starting position.
 //
 // A stream lasts as long as its token is accepted: at the token's exp
 // plus bettorauth.Leeway it sends a "token_expired" event and ends, and
@@ -125,6 +212,24 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
 		return
 	}
 	defer release()
+	hub := h.svc.Hub()
+	epoch := hub.Epoch()
+	lastID := r.Header.Get("Last-Event-ID")
+	from, resuming := parseStreamPosition(lastID)
+	after := from.change
+	if resuming && from.line >= 0 && after > 0 {
+		after-- // the rest of a change read in part comes again
+	}
+	sub := hub.Resume(from.epoch, after)
+	defer sub.Stop()
+	var snapshot *betting.OddsSnapshot
+	if lastID != "" && !sub.Resumed {
+		var err error
+		if snapshot, err = h.svc.OddsSnapshot(r.Context(), sub.At); err != nil {
+			h.errors.write(w, r, err)
+			return
+		}
+	}
 	var expired <-chan time.Time
 	if !b.ExpiresAt.IsZero() {
 		end := time.NewTimer(time.Until(b.ExpiresAt.Add(bettorauth.Leeway)))
@@ -133,21 +238,55 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
 	}
 	rc := http.NewResponseController(w)
 	rc.SetWriteDeadline(time.Time{}) // the server's write timeout does not apply to a stream
-	changes, stop := h.svc.Hub().Subscribe()
-	defer stop()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	fmt.Fprint(w, ": connected\n\n")
+	op := b.Operator
+	margin := marginKey(op.Margin)
+	var (
+		seq  int64
+		buf  = []byte(": connected\n\n")
+		skip = -1 // the lines of the first missed change the client has read
+		// seen is the last position sent: a change at or before it is
+		// in the snapshot already.
+		seen = sub.At
+	)
+	writeFrame := func(f sseFrame) {
+		seq++
+		buf = append(buf, f.head...)
+		buf = strconv.AppendInt(buf, seq, 10)
+		buf = append(buf, f.tail...)
+	}
+	writeChange := func(c *betting.Change) {
+		frames := c.Memo(margin, func(betting.Event) any { return encodeOdds(op, epoch, c) }).(oddsFrames)
+		for i, f := range frames {
+			if i > skip {
+				writeFrame(f)
+			}
+		}
+		skip = -1
+	}
+	switch {
+	case sub.Resumed:
+		for _, c := range sub.Missed {
+			if resuming && from.line >= 0 && c.Seq == from.change {
+				skip = from.line
+			}
+			writeChange(c)
+		}
+	case snapshot != nil:
+		writeFrame(snapshot.Memo(margin, func([]betting.Event) any { return encodeSnapshot(op, epoch, snapshot) }).(sseFrame))
+		seen = snapshot.At
+	default:
+		buf = append(buf, "id: "+streamPosition{epoch: epoch, change: sub.At, line: -1}.String()+"\n\n"...)
+	}
+	if _, err := w.Write(buf); err != nil {
+		return
+	}
 	rc.Flush()
 	ticker := time.NewTicker(keepAlive)
 	defer ticker.Stop()
-	var (
-		seq int64
-		buf []byte
-	)
-	margin := marginKey(b.Operator.Margin)
 	for {
 		select {
 		case <-r.Context().Done():
@@ -159,22 +298,15 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
 			return
 		case <-ticker.C:
 			fmt.Fprint(w, ": keep-alive\n\n")
-		case c, ok := <-changes:
+		case c, ok := <-sub.Changes:
 			if !ok {
 				return // fell behind: the client reconnects
 			}
-			op := b.Operator
-			frames := c.Memo(margin, func(e betting.Event) any { return encodeOdds(op, e) }).(oddsFrames)
-			buf = buf[:0]
-			for _, f := range frames {
-				seq++
-				buf = append(buf, "id: "...)
-				buf = strconv.AppendInt(buf, seq, 10)
-				buf = append(buf, "\nevent: odds\ndata: "+sequencePrefix...)
-				buf = strconv.AppendInt(buf, seq, 10)
-				buf = append(buf, f...)
-				buf = append(buf, "\n\n"...)
+			if c.Seq <= seen {
+				continue
 			}
+			buf = buf[:0]
+			writeChange(c)
 			if _, err := w.Write(buf); err != nil {
 				return
 			}

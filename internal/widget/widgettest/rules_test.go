@@ -268,3 +268,23 @@ func TestStreamParser(t *testing.T) {
 		t.Errorf("parsed %v\nwant %s", got, want)
 	}
 }
+
+// TestStreamParserIDs: every id the stream sends is handed on, an id-only
+// event's (a new stream's position) included, in order and after its
+// event, so that a reconnection resumes after the last one read.
+func TestStreamParserIDs(t *testing.T) {
+	t.Parallel()
+	tb := moduleTab(t)
+	var got []string
+	tb.call("stream.js", `(() => {
+		const out = [];
+		const feed = m.sseParser((e) => out.push("event " + e.event), (id) => out.push("id " + id));
+		const text = ": connected\n\nid: e-0\n\nid: e-1-0\nevent: odds\ndata: {}\n\n: keep-alive\n\nevent: token_expired\ndata: {}\n\nid: e-1\nevent: odds\ndata: {}\n\n";
+		for (let i = 0; i < text.length; i += 5) feed(text.slice(i, i + 5));
+		return out;
+	})()`, &got)
+	want := "[id e-0 event odds id e-1-0 event token_expired event odds id e-1]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("parsed %v\nwant %s", got, want)
+	}
+}

@@ -161,6 +161,18 @@ function onOdds(change) {
   slip?.odds(change);
 }
 
+// onSnapshot applies the stream's snapshot, the odds of every open event
+// (the stream could not resume): a shown event missing from it was
+// resolved or cancelled meanwhile, and the events are read again.
+function onSnapshot(odds) {
+  const live = new Set();
+  for (const change of odds) {
+    live.add(change.event_id);
+    if (state.markets.has(change.market_id)) onOdds(change);
+  }
+  if ([...state.events.keys()].some((id) => !live.has(id))) loadEvents();
+}
+
 // loadPriceHistory reads an outcome's price history once (the prices seen
 // after it keep it current); true when it came.
 async function loadPriceHistory(marketID, outcomeID) {
@@ -364,14 +376,16 @@ async function main() {
   addEventListener("pagehide", () => stop.abort());
   streamOdds(state.api, {
     signal: stop.signal,
-    onConnect: () => {
-      // No snapshot comes with a connection: read the events again on
-      // every reconnection.
-      if (connected) loadEvents();
+    onConnect: (resuming) => {
+      // A reconnection resumes where the last one stopped, or starts with
+      // a snapshot; one that has no position to resume from (it dropped
+      // before the stream's first event) reads the events again.
+      if (connected && !resuming) loadEvents();
       connected = true;
       document.body.dataset.stream = "connected";
     },
     onOdds,
+    onSnapshot,
   });
 }
 

@@ -1,16 +1,19 @@
 // The real-time odds channel: GET /api/v1/odds/stream, server-sent events
 // that need the bearer token in the Authorization header, which
 // EventSource cannot send, so the stream is read with fetch() and parsed
-// here. It carries odds, not availability; the stream sends no snapshot,
-// so the caller reads the events again on every (re)connection.
+// here. It carries odds, not availability. A reconnection sends the last
+// SSE id read as Last-Event-ID, as EventSource would: the server sends the
+// changes missed, or a snapshot of every open event's odds when it no
+// longer holds them.
 
 import { clock } from "./clock.js";
 
-// parseSSE feeds text chunks and calls onEvent({event, data, id}) for each
-// complete event; comment lines (": keep-alive") are skipped.
-export function sseParser(onEvent) {
+// sseParser feeds text chunks and calls onEvent({event, data, id}) for
+// each complete event with data, then onId(id) for each event (with data
+// or without) that has an id; comment lines (": keep-alive") are skipped.
+export function sseParser(onEvent, onId = () => {}) {
   let buf = "";
-  let ev = { event: "message", data: [], id: "" };
+  let ev = { event: "message", data: [], id: "", hasId: false };
   return (chunk) => {
     buf += chunk;
     let nl;
@@ -21,7 +24,8 @@ export function sseParser(onEvent) {
       buf = buf.slice(nl + (buf.startsWith("\r\n", nl) ? 2 : 1));
       if (line === "") {
         if (ev.data.length > 0) onEvent({ event: ev.event, data: ev.data.join("\n"), id: ev.id });
-        ev = { event: "message", data: [], id: "" };
+        if (ev.hasId) onId(ev.id);
+        ev = { event: "message", data: [], id: "", hasId: false };
         continue;
       }
       if (line.startsWith(":")) continue;
@@ -31,21 +35,27 @@ export function sseParser(onEvent) {
       if (value.startsWith(" ")) value = value.slice(1);
       if (field === "event") ev.event = value;
       else if (field === "data") ev.data.push(value);
-      else if (field === "id") ev.id = value;
+      else if (field === "id") {
+        ev.id = value;
+        ev.hasId = true;
+      }
     }
   };
 }
 
 const RECONNECT_WAITS_MS = [1000, 2000, 5000, 10000];
 
-// streamOdds keeps the stream open until signal aborts: onConnect runs on
-// every connection (read the events then), onOdds for every odds change.
-// A dropped stream reconnects after 1, 2, 5, then 10 s. A 401 expires the
-// session (api.session): the stream reconnects once it is renewed, and
-// stops if it ends. A renewed session reconnects the stream at once with
-// the new token.
-export async function streamOdds(api, { onConnect, onOdds, signal }) {
+// streamOdds keeps the stream open until signal aborts: onConnect(resuming)
+// runs on every connection, resuming false when it has no id to resume
+// from (read the events then), onOdds for every odds change, onSnapshot
+// with the odds of every open event when the server could not resume
+// (replace what is shown). A dropped stream reconnects after 1, 2, 5, then
+// 10 s. A 401 expires the session (api.session): the stream reconnects
+// once it is renewed, and stops if it ends. A renewed session reconnects
+// the stream at once with the new token.
+export async function streamOdds(api, { onConnect, onOdds, onSnapshot, signal }) {
   let connection = null;
+  let lastId = "";
   api.session.onRenewed(() => connection?.abort());
   for (let failures = 0; !signal.aborted; ) {
     const grant = await api.session.usable();
@@ -54,8 +64,10 @@ export async function streamOdds(api, { onConnect, onOdds, signal }) {
     const renewed = connection.signal;
     let resp = null;
     try {
+      const headers = { Authorization: `Bearer ${grant.token}`, Accept: "text/event-stream" };
+      if (lastId !== "") headers["Last-Event-ID"] = lastId;
       resp = await fetch(`/api/v1/odds/stream?locale=${encodeURIComponent(api.locale)}`, {
-        headers: { Authorization: `Bearer ${grant.token}`, Accept: "text/event-stream" },
+        headers,
         signal: AbortSignal.any([signal, renewed]),
         credentials: "omit",
         cache: "no-store",
@@ -67,14 +79,16 @@ export async function streamOdds(api, { onConnect, onOdds, signal }) {
     if (resp && resp.status === 401) continue;
     if (resp && resp.ok && resp.body) {
       failures = 0;
-      onConnect();
+      onConnect(lastId !== "");
       const feed = sseParser((e) => {
-        if (e.event !== "odds") return;
         try {
-          onOdds(JSON.parse(e.data));
+          if (e.event === "odds") onOdds(JSON.parse(e.data));
+          else if (e.event === "snapshot") onSnapshot(JSON.parse(e.data).odds);
         } catch {
           // a data line that is not JSON is skipped
         }
+      }, (id) => {
+        lastId = id;
       });
       const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
       try {
