@@ -165,16 +165,23 @@ func scanJob(row pgx.Row) (tickets.Job, error) {
 // CreateJob hands the job to the database's group-commit batcher, which
 // writes it together with the jobs submitted at the same moment.
 func (s ticketStore) CreateJob(ctx context.Context, j tickets.Job, maxActive int) (tickets.Job, bool, error) {
-	r, err := s.d.creates.Do(ctx, newJob{j, maxActive})
+	request, err := json.Marshal(j.Request)
+	if err != nil {
+		return tickets.Job{}, false, err
+	}
+	r, err := s.d.creates.Do(ctx, newJob{job: j, request: request, maxActive: maxActive})
 	if err != nil {
 		return tickets.Job{}, false, err
 	}
 	return r.job, r.created, r.err
 }
 
-// newJob is a job to create and its client's bound of unfinished jobs.
+// newJob is a job to create, its request as JSON (encoded on the caller's
+// goroutine, before the batch's turn), and its client's bound of unfinished
+// jobs.
 type newJob struct {
 	job       tickets.Job
+	request   []byte
 	maxActive int
 }
 
@@ -212,7 +219,7 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 		return nil, err
 	}
 	out := make([]createResult, len(jobs))
-	batch := &pgx.Batch{}
+	var rows newJobRows
 	var args []river.InsertManyParams
 	for i, nj := range jobs {
 		j := nj.job
@@ -225,22 +232,16 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 			out[i] = createResult{err: tickets.ErrQueueFull}
 			continue
 		}
-		request, err := json.Marshal(j.Request)
-		if err != nil {
-			return nil, err
-		}
-		batch.Queue(`INSERT INTO ticket_jobs (id, client_id, idempotency_key, request_hash, request, status, stage,
-			error_code, error_message, callback_failed, result, created_at, updated_at, expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-			j.ID, j.ClientID, j.IdempotencyKey, j.RequestHash, request, j.Status, j.Stage, j.ErrorCode, j.ErrorMessage,
-			j.CallbackFailed, j.Result, j.CreatedAt, j.UpdatedAt, j.ExpiresAt)
+		rows.add(j, nj.request)
 		active[j.ClientID]++
 		existing[key] = j // a repeat of the key later in this batch gets this job
 		out[i] = createResult{job: j, created: true}
 		args = append(args, river.InsertManyParams{Args: jobqueue.GenerateArgs{JobID: j.ID}})
 	}
-	if batch.Len() > 0 {
-		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+	if len(rows.id) > 0 {
+		if _, err := tx.Exec(ctx, insertJobsSQL, rows.id, rows.clientID, rows.idempotencyKey, rows.requestHash, rows.request,
+			rows.status, rows.stage, rows.errorCode, rows.errorMessage, rows.callbackFailed, rows.result,
+			rows.createdAt, rows.updatedAt, rows.expiresAt); err != nil {
 			return nil, err
 		}
 	}
@@ -250,6 +251,38 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 		}
 	}
 	return out, tx.Commit(ctx)
+}
+
+// insertJobsSQL inserts a batch's new jobs in one statement, a column per
+// parameter: one statement to plan and run instead of one per job.
+const insertJobsSQL = `INSERT INTO ticket_jobs (id, client_id, idempotency_key, request_hash, request, status, stage,
+	error_code, error_message, callback_failed, result, created_at, updated_at, expires_at)
+	SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::jsonb[], $6::text[], $7::text[],
+		$8::text[], $9::text[], $10::boolean[], $11::bytea[], $12::timestamptz[], $13::timestamptz[], $14::timestamptz[])`
+
+// newJobRows are the columns of insertJobsSQL.
+type newJobRows struct {
+	id, clientID, idempotencyKey, requestHash, status, stage, errorCode, errorMessage []string
+	request, result                                                                   [][]byte
+	callbackFailed                                                                    []bool
+	createdAt, updatedAt, expiresAt                                                   []time.Time
+}
+
+func (r *newJobRows) add(j tickets.Job, request []byte) {
+	r.id = append(r.id, j.ID)
+	r.clientID = append(r.clientID, j.ClientID)
+	r.idempotencyKey = append(r.idempotencyKey, j.IdempotencyKey)
+	r.requestHash = append(r.requestHash, j.RequestHash)
+	r.request = append(r.request, request)
+	r.status = append(r.status, string(j.Status))
+	r.stage = append(r.stage, string(j.Stage))
+	r.errorCode = append(r.errorCode, string(j.ErrorCode))
+	r.errorMessage = append(r.errorMessage, j.ErrorMessage)
+	r.callbackFailed = append(r.callbackFailed, j.CallbackFailed)
+	r.result = append(r.result, j.Result)
+	r.createdAt = append(r.createdAt, j.CreatedAt)
+	r.updatedAt = append(r.updatedAt, j.UpdatedAt)
+	r.expiresAt = append(r.expiresAt, j.ExpiresAt)
 }
 
 func (s ticketStore) GetJob(ctx context.Context, clientID, id string) (tickets.Job, error) {
