@@ -1,15 +1,12 @@
 package simulator
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	"github.com/foresight-dev/foresight/internal/golden"
+)
 
 // TestGolden compares the events on offer for seed 1 at testStart with
 // testdata/poll.golden: any change of the templates, the vocabulary, the
@@ -23,18 +20,5 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
-	path := filepath.Join("testdata", "poll.golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("Poll differs from %s; run go test -update and review the diff", path)
-	}
+	golden.Check(t, filepath.Join("testdata", "poll.golden"), got)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"math/rand"
 	"os"
@@ -16,11 +15,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/foresight-dev/foresight/internal/golden"
 	"github.com/foresight-dev/foresight/internal/tickets"
 	"github.com/foresight-dev/foresight/internal/tickets/heuristic"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 const testJobID = "00000000-0000-4000-8000-000000000000"
 
@@ -256,20 +254,7 @@ func TestGolden(t *testing.T) {
 	for _, name := range specFiles {
 		t.Run(name, func(t *testing.T) {
 			got := mustJSON(t, generate(t, defaultRequest(readSpec(t, name), name)))
-			path := filepath.Join("testdata", name+".golden.json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("output differs from %s; run go test -update and review the diff", path)
-			}
+			golden.Check(t, filepath.Join("testdata", name+".golden.json"), got)
 		})
 	}
 }
