@@ -86,30 +86,26 @@ func resultRules(r *Result, jobID string, opts Options) []string {
 		add("/tickets: dependency cycle %v", cycle)
 	}
 
-	riskIDs := make(map[string]bool, len(r.Risks))
-	for i, k := range r.Risks {
-		if riskIDs[k.ID] {
-			add("/risks/%d/id: %s is used twice", i, k.ID)
-		}
-		riskIDs[k.ID] = true
-		for j, id := range k.RelatedTicketIDs {
-			if types[id] == "" {
-				add("/risks/%d/related_ticket_ids/%d: %s does not exist", i, j, id)
+	// Risks and open questions: unique ids, related tickets that exist.
+	notes := func(list string, n int, note func(i int) (id string, related []string)) {
+		ids := make(map[string]bool, n)
+		for i := range n {
+			id, related := note(i)
+			if ids[id] {
+				add("/%s/%d/id: %s is used twice", list, i, id)
+			}
+			ids[id] = true
+			for j, t := range related {
+				if types[t] == "" {
+					add("/%s/%d/related_ticket_ids/%d: %s does not exist", list, i, j, t)
+				}
 			}
 		}
 	}
-	questionIDs := make(map[string]bool, len(r.OpenQuestions))
-	for i, q := range r.OpenQuestions {
-		if questionIDs[q.ID] {
-			add("/open_questions/%d/id: %s is used twice", i, q.ID)
-		}
-		questionIDs[q.ID] = true
-		for j, id := range q.RelatedTicketIDs {
-			if types[id] == "" {
-				add("/open_questions/%d/related_ticket_ids/%d: %s does not exist", i, j, id)
-			}
-		}
-	}
+	notes("risks", len(r.Risks), func(i int) (string, []string) { return r.Risks[i].ID, r.Risks[i].RelatedTicketIDs })
+	notes("open_questions", len(r.OpenQuestions), func(i int) (string, []string) {
+		return r.OpenQuestions[i].ID, r.OpenQuestions[i].RelatedTicketIDs
+	})
 	return problems
 }
 
