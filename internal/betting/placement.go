@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -81,6 +83,10 @@ type Placement struct {
 	// observer and log: see ObserveWalletAttempts and SetLog.
 	observer func(WalletAttempt)
 	log      *slog.Logger
+	// bettors and prices remember what every request would otherwise
+	// read or compute again (see KnownBettor and quotes).
+	bettors knownBettors
+	prices  priceMemo
 	// credits keep one bettor's deposits of concurrent batches (two
 	// markets settled at once) from being in flight together, and bound
 	// the deposit calls in flight to each operator's wallet (see Deposit).
@@ -171,7 +177,7 @@ func (p *Placement) newBet(ctx context.Context, bettor Bettor, op Operator, key 
 	if !ok {
 		return Bet{}, invalidf("outcome %s is not an outcome of market %s", req.OutcomeID, req.MarketID)
 	}
-	quotes, err := Quotes(op, *m)
+	quotes, err := p.prices.quotes(op, *m)
 	if err != nil {
 		return Bet{}, &Error{Code: ErrConflict, Message: "the market cannot be priced now"}
 	}
@@ -382,7 +388,7 @@ func (p *Placement) check(ctx context.Context, getEvent func(context.Context, st
 	if !price {
 		return ""
 	}
-	quotes, err := Quotes(op, *m)
+	quotes, err := p.prices.quotes(op, *m)
 	if err != nil {
 		return "the market cannot be priced"
 	}
@@ -481,6 +487,95 @@ func (p *Placement) Bettor(ctx context.Context, operatorID, bettorID, currency s
 		return b, err // a read on every request; the insert only on first sight
 	}
 	return p.bets.EnsureBettor(ctx, Bettor{OperatorID: operatorID, ID: bettorID, Currency: currency, CreatedAt: p.Now().UTC().Truncate(time.Microsecond)})
+}
+
+// KnownBettor returns the bettor a token names as Bettor does, but
+// without the balance (Balance nil): a bettor once seen is remembered by
+// this process, since a bettor is never deleted and keeps the currency of
+// its first sight, so that an authenticated request reads nothing.
+func (p *Placement) KnownBettor(ctx context.Context, operatorID, bettorID, currency string) (Bettor, error) {
+	if b, ok := p.bettors.get(operatorID, bettorID); ok {
+		return b, nil
+	}
+	b, err := p.Bettor(ctx, operatorID, bettorID, currency)
+	if err != nil {
+		return b, err
+	}
+	b.Balance = nil
+	p.bettors.put(b)
+	return b, nil
+}
+
+// knownBettorsMax bounds the bettors a process remembers; past it the
+// memory starts again empty.
+const knownBettorsMax = 1 << 17
+
+// knownBettors are the bettors KnownBettor has seen, without balances.
+type knownBettors struct {
+	mu   sync.RWMutex
+	seen map[[2]string]Bettor
+}
+
+func (k *knownBettors) get(operatorID, bettorID string) (Bettor, bool) {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	b, ok := k.seen[[2]string{operatorID, bettorID}]
+	return b, ok
+}
+
+func (k *knownBettors) put(b Bettor) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.seen == nil || len(k.seen) >= knownBettorsMax {
+		k.seen = map[[2]string]Bettor{}
+	}
+	k.seen[[2]string{b.OperatorID, b.ID}] = b
+}
+
+// priceMemoMax bounds the prices a process remembers; past it the memory
+// starts again empty.
+const priceMemoMax = 4096
+
+// priceMemo remembers Quotes' answers by what they are computed from (the
+// margin and the market's probabilities), so that the bets of one price
+// price it once: a placement prices its outcome at the request and again
+// before the debit, and odds ratio, power and Shin solve a curve each
+// time.
+type priceMemo struct {
+	mu      sync.RWMutex
+	byInput map[string]pricing
+}
+
+type pricing struct {
+	quotes []odds.Quote
+	err    error
+}
+
+// quotes returns Quotes(op, m); the slice is shared: callers only read it.
+func (pm *priceMemo) quotes(op Operator, m Market) ([]odds.Quote, error) {
+	var key strings.Builder
+	key.WriteString(string(op.Margin.Method))
+	key.WriteByte(' ')
+	key.WriteString(op.Margin.Value.String())
+	for _, o := range m.Outcomes {
+		key.WriteByte(' ')
+		key.WriteString(o.Probability.String())
+	}
+	k := key.String()
+	pm.mu.RLock()
+	got, ok := pm.byInput[k]
+	pm.mu.RUnlock()
+	if ok {
+		return got.quotes, got.err
+	}
+	q, err := Quotes(op, m)
+	pm.mu.Lock()
+	defer pm.mu.Unlock()
+	if pm.byInput == nil || len(pm.byInput) >= priceMemoMax {
+		pm.byInput = map[string]pricing{}
+	}
+	pm.byInput[k] = pricing{quotes: q, err: err}
+	return q, err
 }
 
 // Bettors returns an operator's bettors ordered by id, after afterID.

@@ -540,3 +540,44 @@ func TestDepositCallsPerOperator(t *testing.T) {
 		}
 	}
 }
+
+// bettorReads counts the store's bettor reads.
+type bettorReads struct {
+	betting.BetStore
+	mu    sync.Mutex
+	reads int
+}
+
+func (s *bettorReads) GetBettor(ctx context.Context, operatorID, bettorID string) (betting.Bettor, error) {
+	s.mu.Lock()
+	s.reads++
+	s.mu.Unlock()
+	return s.BetStore.GetBettor(ctx, operatorID, bettorID)
+}
+
+// An authenticated request's bettor is read from the store once per
+// process: the bettor, its currency and its creation never change.
+func TestKnownBettorIsReadOnce(t *testing.T) {
+	w := newPlacementWorld(t)
+	store := &bettorReads{BetStore: w.bets}
+	place := betting.NewPlacement(w.svc, store, w.wallet)
+	ctx := context.Background()
+	for range 3 {
+		b, err := place.KnownBettor(ctx, "acme", "alice", "USD")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.ID != "alice" || b.OperatorID != "acme" || b.Currency != "USD" || !b.CreatedAt.Equal(w.bettor.CreatedAt) || b.Balance != nil {
+			t.Fatalf("got %+v, want alice of acme in USD created %v, without a balance", b, w.bettor.CreatedAt)
+		}
+	}
+	if store.reads != 1 {
+		t.Fatalf("%d bettor reads for three requests, want 1", store.reads)
+	}
+	if _, err := place.KnownBettor(ctx, "acme", "bob", "EUR"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := place.KnownBettor(ctx, "acme", "bob", "USD"); err != nil || b.Currency != "EUR" {
+		t.Fatalf("bob seen first in EUR: got %+v, %v", b, err)
+	}
+}

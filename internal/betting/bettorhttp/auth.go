@@ -34,7 +34,7 @@ type Platform struct {
 // iss, exp). The profile of an aggregator's or a bundled bettor reads the
 // balance at each request (Player/Balance, the ledger). The bettor is created on first sight with the token's
 // currency, which must be one the operator offers. A demo token (aggregator
-// path) has no bettor.
+// path) has no bettor. The Bettor has no balance (Placement.KnownBettor).
 func TokenAuthenticator(svc *betting.Service, placement *betting.Placement, v *bettorauth.Validator, platform Platform) Authenticator {
 	return func(ctx context.Context, token string) (Bettor, error) {
 		iss, ok := issuer(token)
@@ -72,7 +72,7 @@ func TokenAuthenticator(svc *betting.Service, placement *betting.Placement, v *b
 		if claims.Demo && aggregated {
 			return Bettor{Operator: op, Bettor: betting.Bettor{OperatorID: op.ID, Currency: claims.Currency}, Demo: true, ExpiresAt: claims.ExpiresAt}, nil
 		}
-		b, err := placement.Bettor(ctx, op.ID, claims.BettorID, claims.Currency)
+		b, err := placement.KnownBettor(ctx, op.ID, claims.BettorID, claims.Currency)
 		if err != nil {
 			return Bettor{}, err
 		}

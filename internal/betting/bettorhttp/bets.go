@@ -205,12 +205,19 @@ func (h *handler) portfolio(w http.ResponseWriter, r *http.Request, b Bettor) {
 // Player/Balance on a profile read). Elsewhere it is the balance the
 // operator's wallet last reported.
 func (h *handler) me(w http.ResponseWriter, r *http.Request, b Bettor) {
-	shown := b.Balance
+	var shown *money.Amount
 	if b.ReadBalance != nil {
-		shown = nil
 		if a, err := b.ReadBalance(r.Context()); err == nil {
 			shown = &a
 		}
+	} else {
+		// The authenticated bettor carries no balance (KnownBettor).
+		stored, err := h.placement.Bettor(r.Context(), b.OperatorID, b.ID, b.Currency)
+		if err != nil {
+			h.errors.write(w, r, err)
+			return
+		}
+		shown = stored.Balance
 	}
 	var balance *string
 	if shown != nil {
