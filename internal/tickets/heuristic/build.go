@@ -146,6 +146,7 @@ type itemGroup struct {
 	units    []*unit
 	children bool
 	steps    bool
+	ordered  bool // an item of a numbered list
 	sec      *section
 	order    int
 }
@@ -433,12 +434,17 @@ func (b *builder) walk() {
 			continue
 		}
 		caption := ""
-		for _, bl := range s.blocks {
+		for bi, bl := range s.blocks {
 			b.m.tick(1)
 			switch bl.kind {
 			case paragraphBlock:
 				in.hasContent = true
 				text := bl.text
+				if s.guide && bi+1 < len(s.blocks) && s.blocks[bi+1].kind == codeBlock && strings.HasSuffix(text, ":") {
+					// "… every response tells it where it stands:" over an
+					// example: the example's lines are what it states.
+					text = strings.TrimSuffix(text, ":") + ": " + exampleLines(s.blocks[bi+1].text) + "."
+				}
 				if ep := b.lineEndpoint(s, bl); ep != nil {
 					// "### Create Task" over "POST /api/tasks": the
 					// section is that endpoint, its heading what it does.
@@ -554,7 +560,7 @@ func (b *builder) walkItem(s *section, it *listItem, caption string) {
 		in.checklist = true
 	}
 	b.order++
-	ig := &itemGroup{text: itemText(it), children: len(it.children) > 0, sec: s, order: b.order}
+	ig := &itemGroup{text: itemText(it), children: len(it.children) > 0, ordered: it.ordered, sec: s, order: b.order}
 	ig.steps = strings.Contains(it.text, "(1)") || strings.Contains(it.text, " 1) ")
 	if label, _, ok := splitLabel(it.text); ok && len(strings.Fields(label)) <= 7 {
 		ig.label = strings.TrimSpace(label)

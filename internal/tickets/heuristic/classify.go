@@ -119,8 +119,11 @@ func classifySections(doc *document) {
 		}
 		if referenced && strings.EqualFold(strings.TrimSpace(s.heading), "guide-level explanation") && s.class == workSection {
 			// An RFC's guide-level explanation teaches by example what
-			// its reference-level explanation specifies.
-			s.class = contextSection
+			// its reference-level explanation specifies; what it says
+			// that the reference leaves out ("a client over its limit
+			// gets a 429 with Retry-After") is work all the same, see
+			// guideDrafts.
+			s.guide = true
 		}
 		if s.class == workSection && isClosedReport(s) {
 			s.class, s.closed = notWorkSection, true

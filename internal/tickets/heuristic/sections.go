@@ -61,6 +61,10 @@ func (b *builder) buildSection(s *section) {
 	if b.isIntro(s) {
 		return
 	}
+	if s.guide {
+		b.guideDraft(s, units)
+		return
+	}
 	if len(in.states) > 0 {
 		b.stateDraft(s, units)
 		units = nil
@@ -469,6 +473,8 @@ type part struct {
 	order int
 	label string
 	item  *itemGroup
+	after *part // the part this one waits for, see splitParts
+	task  bool  // a rule of the system (a limit, a table), never a story
 }
 
 // sectionDrafts builds the drafts of a section of requirements: one per
@@ -523,6 +529,9 @@ func (b *builder) sectionDrafts(s *section, units []*unit) {
 	}
 	if len(parts) == 0 {
 		parts = additionParts(units)
+		if len(parts) == 0 {
+			parts = b.splitParts(s, units)
+		}
 		for _, p := range parts {
 			for _, u := range p.units {
 				used[u] = true
@@ -566,10 +575,18 @@ func (b *builder) sectionDrafts(s *section, units []*unit) {
 			residual = append(residual, u)
 		}
 	}
+	draftOf := map[*part]*draft{}
 	for _, p := range parts {
 		d := b.sectionDraft(s, in.topic, p.units, p.title)
 		d.origin = originItem
+		if p.task {
+			d.kind, d.role = tickets.TypeTask, ""
+		}
 		d.order = s.index*10000 + p.order%10000
+		if on := draftOf[p.after]; on != nil {
+			d.deps = append(d.deps, on)
+		}
+		draftOf[p] = d
 		in.drafts = append(in.drafts, d)
 	}
 	if len(residual) >= 2 {
@@ -1265,11 +1282,26 @@ func (b *builder) buildPlain(s *section, units []*unit) {
 	if len(asks) >= 3 {
 		// A paragraph that asks for several things: each ask is a ticket,
 		// the sentences around them are its context.
+		var thing *draft // the last ask that names what it builds
 		for _, u := range asks {
 			for _, text := range splitAsk(u.text) {
-				v := &unit{text: text, sec: s, order: u.order, words: keywords(text)}
-				ig := &itemGroup{text: text, units: []*unit{v}, sec: s, order: u.order}
-				in.drafts = append(in.drafts, b.itemDraft(s, ig, []*unit{v}))
+				var record *draft
+				if title := recordTitle(text); title != "" {
+					record = b.plainDraft(s, u.order, text)
+					record.title, record.kind, record.role = title, tickets.TypeTask, ""
+					record.words = newWordSet(title)
+				}
+				d := b.plainDraft(s, u.order, text)
+				switch {
+				case record != nil:
+					d.deps = append(d.deps, record)
+				case thing != nil && pronounObject.MatchString(text):
+					d.deps = append(d.deps, thing) // "download it as CSV": it is the page asked for before
+				}
+				if !pronounObject.MatchString(text) {
+					thing = d
+				}
+				in.drafts = append(in.drafts, d)
 			}
 			u.claimed = true
 		}
