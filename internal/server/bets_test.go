@@ -307,6 +307,9 @@ func TestBettorAPIRefusesBadInput(t *testing.T) {
 	if r := bw.api("GET", "/api/v1/bettor/bets?status=won", alice, ""); r.status != 400 {
 		t.Errorf("unknown status filter = %d", r.status)
 	}
+	if r := bw.api("GET", "/api/v1/bettor/bets?cursor=nope", alice, ""); r.status != 400 {
+		t.Errorf("a cursor that is not valid = %d", r.status)
+	}
 }
 
 // TestSettlement resolves a market: the winner is paid stake × entry odds

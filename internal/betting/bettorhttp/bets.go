@@ -163,13 +163,8 @@ func (h *handler) listBets(w http.ResponseWriter, r *http.Request, b Bettor) {
 		}
 		f.Statuses = statuses
 	}
-	if c := q.Get("cursor"); c != "" {
-		at, id, ok := cursor.Decode(c)
-		if !ok {
-			httpjson.WriteProblem(w, http.StatusBadRequest, "cursor is not valid.")
-			return
-		}
-		f.BeforeCreatedAt, f.BeforeID = at, id
+	if !readCursor(w, q, &f.BeforeCreatedAt, &f.BeforeID) {
+		return
 	}
 	limit := f.Limit
 	f.Limit++

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -128,13 +129,8 @@ func (h *handler) listEvents(w http.ResponseWriter, r *http.Request, b Bettor) {
 		httpjson.WriteProblem(w, http.StatusBadRequest, "status must be one of "+strings.Join(eventStatuses, ", ")+".")
 		return
 	}
-	if c := q.Get("cursor"); c != "" {
-		at, id, ok := cursor.Decode(c)
-		if !ok {
-			httpjson.WriteProblem(w, http.StatusBadRequest, "cursor is not valid.")
-			return
-		}
-		f.BeforeCreatedAt, f.BeforeID = at, id
+	if !readCursor(w, q, &f.BeforeCreatedAt, &f.BeforeID) {
+		return
 	}
 	events, err := h.svc.ListEvents(r.Context(), f)
 	if err != nil {
@@ -228,4 +224,20 @@ func (e errorWriter) internal(w http.ResponseWriter, r *http.Request, err error,
 	e.log.ErrorContext(ctx, "bettor API error", "method", r.Method, "path", r.URL.Path, "status", http.StatusInternalServerError,
 		requestid.Attr(ctx), "err", err)
 	httpjson.WriteProblem(w, http.StatusInternalServerError, detail)
+}
+
+// readCursor reads the query's cursor, when it has one, into before and
+// id; one that is not valid is answered 400 and makes it return false.
+func readCursor(w http.ResponseWriter, q url.Values, before *time.Time, id *string) bool {
+	c := q.Get("cursor")
+	if c == "" {
+		return true
+	}
+	at, cid, ok := cursor.Decode(c)
+	if !ok {
+		httpjson.WriteProblem(w, http.StatusBadRequest, "cursor is not valid.")
+		return false
+	}
+	*before, *id = at, cid
+	return true
 }
