@@ -1,10 +1,13 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -119,22 +122,35 @@ const betByKeySQL = `SELECT ` + betColumns + ` FROM betting_bets WHERE operator_
 // the bettor's POST or the placement waits for. Concurrent ones share a
 // transaction through group-commit batchers (groupcommit): one commit, one
 // WAL flush and one River insert per batch instead of per bet, and each
-// caller returns once its batch is committed, as a lone write would.
+// caller returns once its batch is committed, as a lone write would. Each
+// kind has betLanes batchers, taken in turn, so that a batch waiting for
+// its commit does not hold up the next: a single committer serialised what
+// PostgreSQL runs in parallel (docs/performance.md).
+const betLanes = 4
+
 type betBatchers struct {
-	creates  *groupcommit.Batcher[betting.Bet, createdBet]
-	confirms *groupcommit.Batcher[betUpdate, updatedBet]
+	next     atomic.Uint32
+	creates  [betLanes]*groupcommit.Batcher[betting.Bet, createdBet]
+	confirms [betLanes]*groupcommit.Batcher[betUpdate, updatedBet]
 }
 
-func newBetBatchers(d *DB) betBatchers {
-	return betBatchers{
-		creates:  groupcommit.New(d.createBets, 256, 30*time.Second),
-		confirms: groupcommit.New(d.confirmBets, 256, 30*time.Second),
+func newBetBatchers(d *DB) *betBatchers {
+	b := &betBatchers{}
+	for i := range betLanes {
+		b.creates[i] = groupcommit.New(d.createBets, 256, 30*time.Second)
+		b.confirms[i] = groupcommit.New(d.confirmBets, 256, 30*time.Second)
 	}
+	return b
 }
 
-func (b betBatchers) close() {
-	b.creates.Close()
-	b.confirms.Close()
+// lane returns the index of the next lane.
+func (b *betBatchers) lane() uint32 { return b.next.Add(1) % betLanes }
+
+func (b *betBatchers) close() {
+	for i := range betLanes {
+		b.creates[i].Close()
+		b.confirms[i].Close()
+	}
 }
 
 // createdBet is CreateBet's answer.
@@ -156,14 +172,20 @@ const insertBetsSQL = `INSERT INTO betting_bets (id, operator_id, bettor_id, ide
 	RETURNING id::text`
 
 func (s betStore) CreateBet(ctx context.Context, b betting.Bet) (betting.Bet, bool, error) {
-	r, err := s.d.bets.creates.Do(ctx, b)
+	r, err := s.d.bets.creates[s.d.bets.lane()].Do(ctx, b)
 	return r.bet, r.created, err
 }
 
 // createBets inserts a batch of bets and enqueues the placements of those
 // it inserted, in one transaction; a bet whose key is used gets the bet
-// that holds it.
-func (d *DB) createBets(ctx context.Context, bets []betting.Bet) ([]createdBet, error) {
+// that holds it. The rows are inserted in the order of their keys, so that
+// two lanes' batches holding the same keys (a request repeated at once)
+// wait for each other instead of deadlocking.
+func (d *DB) createBets(ctx context.Context, given []betting.Bet) ([]createdBet, error) {
+	bets := slices.Clone(given)
+	slices.SortStableFunc(bets, func(a, b betting.Bet) int {
+		return cmp.Or(cmp.Compare(a.OperatorID, b.OperatorID), cmp.Compare(a.BettorID, b.BettorID), cmp.Compare(a.IdempotencyKey, b.IdempotencyKey))
+	})
 	n := len(bets)
 	ids, operators, bettors, keys := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	events, markets, outcomes, indexes := make([]string, n), make([]string, n), make([]string, n), make([]int32, n)
@@ -202,7 +224,7 @@ func (d *DB) createBets(ctx context.Context, bets []betting.Bet) ([]createdBet, 
 	}
 	out := make([]createdBet, n)
 	var jobs []river.InsertManyParams
-	for i, b := range bets {
+	for i, b := range given {
 		if fresh[b.ID] {
 			delete(fresh, b.ID) // a bet given twice in the batch is created once
 			out[i] = createdBet{bet: b, created: true}
@@ -422,7 +444,7 @@ func updateBet(ctx context.Context, q interface {
 // enqueues it.
 func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate) error {
 	if !u.Release && !u.Rollback {
-		r, err := s.d.bets.confirms.Do(ctx, betUpdate{id: id, u: u})
+		r, err := s.d.bets.confirms[s.d.bets.lane()].Do(ctx, betUpdate{id: id, u: u})
 		if err != nil {
 			return err
 		}
@@ -463,8 +485,14 @@ type betUpdate struct {
 // and enqueue no rollback, in one transaction and one round trip. The
 // rows they lock are the bets and the bettors whose balance they record;
 // the bettors are locked first, in one order (operator, id), as
-// ConfirmCredits locks them, so that batches cannot deadlock on them.
+// ConfirmCredits locks them, then the bets in id order, so that batches of
+// several lanes cannot deadlock on them.
 func (d *DB) confirmBets(ctx context.Context, items []betUpdate) ([]updatedBet, error) {
+	order := make([]int, len(items))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(items[i].id, items[j].id) })
 	var balanced []string
 	for _, it := range items {
 		if it.u.Balance != nil {
@@ -479,8 +507,8 @@ func (d *DB) confirmBets(ctx context.Context, items []betUpdate) ([]updatedBet, 
 					SELECT b.operator_id, b.bettor_id FROM betting_bets b WHERE b.id = ANY($1::uuid[]))
 				ORDER BY r.operator_id, r.id FOR UPDATE OF r`, balanced)
 		}
-		for _, it := range items {
-			query, args := updateBetQuery(it.id, it.u)
+		for _, i := range order {
+			query, args := updateBetQuery(items[i].id, items[i].u)
 			batch.Queue(query, args...)
 		}
 		results := tx.SendBatch(ctx, batch)
@@ -490,7 +518,7 @@ func (d *DB) confirmBets(ctx context.Context, items []betUpdate) ([]updatedBet, 
 				return err
 			}
 		}
-		for i := range items {
+		for _, i := range order {
 			var was betting.BetStatus
 			err := results.QueryRow().Scan(&was)
 			switch {

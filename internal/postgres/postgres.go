@@ -38,7 +38,7 @@ type DB struct {
 	// reservers batch exposure reservations; see reserve.go.
 	reservers []*groupcommit.Batcher[reservation, reserveResult]
 	// bets batch the acceptance and the confirmation of bets; see bets.go.
-	bets betBatchers
+	bets *betBatchers
 	log  *slog.Logger
 }
 
