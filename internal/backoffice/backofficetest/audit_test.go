@@ -70,8 +70,7 @@ func TestAuditPage(t *testing.T) {
 	tb.WaitFor("signed in as the operator", "document.body.dataset.signedIn === 'true' && document.body.dataset.kind === 'operator'")
 	tb.Navigate(w.URL + "/backoffice/#/audit")
 	tb.WaitText("#view [role=status]", "3 entries.")
-	var actions []string
-	tb.Eval("Array.from(document.querySelectorAll('tbody[data-action]'), e => e.dataset.action)", &actions)
+	actions := tb.texts("tbody[data-action]", "e => e.dataset.action")
 	if strings.Join(actions, ",") != "operator.updated,operator_credential.issued,operator.created" {
 		t.Errorf("the operator's key sees %v", actions)
 	}

@@ -47,8 +47,7 @@ func TestBets(t *testing.T) {
 	tb.screenshot("bets")
 
 	rows := func() string {
-		var ids []string
-		tb.Eval("Array.from(document.querySelectorAll('tbody[data-bet]'), e => e.dataset.bet)", &ids)
+		ids := tb.texts("tbody[data-bet]", "e => e.dataset.bet")
 		return strings.Join(ids, ",")
 	}
 	tests := []struct {
@@ -96,9 +95,8 @@ func TestBets(t *testing.T) {
 	}
 	tb.Click("tr[data-bettor=alice] a")
 	tb.WaitFor("alice's page", "document.querySelector('[data-positions]')")
-	var open, closed []string
-	tb.Eval("Array.from(document.querySelectorAll('[data-positions] tbody[data-bet]'), e => e.dataset.bet)", &open)
-	tb.Eval("Array.from(document.querySelectorAll('[data-history] tbody[data-bet]'), e => e.dataset.bet)", &closed)
+	open := tb.texts("[data-positions] tbody[data-bet]", "e => e.dataset.bet")
+	closed := tb.texts("[data-history] tbody[data-bet]", "e => e.dataset.bet")
 	if strings.Join(open, ",") != aliceA || strings.Join(closed, ",") != aliceB {
 		t.Errorf("alice's positions %v and history %v, want [%s] and [%s]", open, closed, aliceA, aliceB)
 	}

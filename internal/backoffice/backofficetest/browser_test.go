@@ -49,6 +49,15 @@ func (tb *tab) submitToken(token string) {
 	tb.Click("#signin-submit")
 }
 
+// texts returns, for every element selector matches, the string the
+// JavaScript function of the element fn ("e => e.dataset.bet") makes of it.
+func (tb *tab) texts(selector, fn string) []string {
+	tb.T.Helper()
+	var out []string
+	tb.Eval(fmt.Sprintf("Array.from(document.querySelectorAll(%q), %s)", selector, fn), &out)
+	return out
+}
+
 // pageWidth is the width of the page's content, in CSS pixels: more than
 // the window's when it scrolls sideways.
 func (tb *tab) pageWidth() int {

@@ -69,8 +69,7 @@ func TestOperatorCredential(t *testing.T) {
 	if who := tb.Text("#who"); who != "Ana (trading desk) · sandbox" {
 		t.Errorf("the top bar says %q", who)
 	}
-	var nav []string
-	tb.Eval("Array.from(document.querySelectorAll('#nav a'), a => a.textContent)", &nav)
+	nav := tb.texts("#nav a", "a => a.textContent")
 	if strings.Join(nav, ",") != "Markets,Bets,Bettors,Operator,Audit" {
 		t.Errorf("navigation %v, want Markets, Bets, Bettors, Operator, Audit", nav)
 	}
@@ -78,8 +77,7 @@ func TestOperatorCredential(t *testing.T) {
 
 	tb.Navigate(w.URL + "/backoffice/#/bets")
 	tb.WaitText("#view [role=status]", "1 bet.")
-	var operators []string
-	tb.Eval("Array.from(document.querySelectorAll('[data-filter=operator] option'), o => o.value)", &operators)
+	operators := tb.texts("[data-filter=operator] option", "o => o.value")
 	if strings.Join(operators, ",") != "sandbox" {
 		t.Errorf("the operator filter offers %v, want sandbox only", operators)
 	}
@@ -103,8 +101,7 @@ func TestOperatorCredential(t *testing.T) {
 	if h := tb.Text("#view h1"); h != "Sandbox Bets (sandbox)" {
 		t.Errorf("the operator page is %q", h)
 	}
-	var fields []string
-	tb.Eval("Array.from(document.querySelectorAll('form[data-commercial] input:not([type=hidden]), form[data-commercial] select'), e => e.name || e.dataset.col)", &fields)
+	fields := tb.texts("form[data-commercial] input:not([type=hidden]), form[data-commercial] select", "e => e.name || e.dataset.col")
 	if strings.Join(fields, ",") != "margin_method,margin_value,odds_tolerance,min_stake,max_stake,max_payout,outcome_exposure" {
 		t.Errorf("the operator's staff may edit %v", fields)
 	}

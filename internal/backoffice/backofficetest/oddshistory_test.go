@@ -40,8 +40,7 @@ func TestOddsHistory(t *testing.T) {
 			history, history, n, n)
 	}
 	tb.WaitFor("one line per outcome with the creation and three new prices", points(4))
-	var series []string
-	tb.Eval(fmt.Sprintf("Array.from(document.querySelectorAll('%s svg [data-series]'), g => g.dataset.series)", history), &series)
+	series := tb.texts(history+" svg [data-series]", "g => g.dataset.series")
 	if strings.Join(series, ",") != home+","+away {
 		t.Errorf("lines of outcomes %v, want Home then Away", series)
 	}

@@ -24,14 +24,12 @@ func TestBetWalletTransactions(t *testing.T) {
 	withdrawal := fmt.Sprintf("section[data-wallet=%q] table[data-kind=withdrawal]", id)
 	tb.WaitFor("the withdrawal's attempts", fmt.Sprintf("document.querySelectorAll('%s tbody tr').length === 2", withdrawal))
 
-	var results []string
-	tb.Eval(fmt.Sprintf("Array.from(document.querySelectorAll('%s tbody tr'), r => r.dataset.attempt + ' ' + r.dataset.result)", withdrawal), &results)
+	results := tb.texts(withdrawal+" tbody tr", "r => r.dataset.attempt + ' ' + r.dataset.result")
 	if got := strings.Join(results, ", "); got != "1 unknown, 2 done" {
 		t.Errorf("attempts %s, want 1 unknown, 2 done", got)
 	}
 	for i, want := range [][]string{{"#1", "unknown", "HTTP 503"}, {"#2", "done", "HTTP 200"}} {
-		var cells []string
-		tb.Eval(fmt.Sprintf("Array.from(document.querySelectorAll('%s tbody tr:nth-child(%d) td'), c => c.textContent)", withdrawal, i+1), &cells)
+		cells := tb.texts(fmt.Sprintf("%s tbody tr:nth-child(%d) td", withdrawal, i+1), "c => c.textContent")
 		if len(cells) != 5 || cells[0] != want[0] || !strings.HasSuffix(cells[1], " UTC") || !strings.HasSuffix(cells[2], " ms") ||
 			cells[3] != want[1] || cells[4] != want[2] {
 			t.Errorf("attempt %d shows %q, want %s, its start, its duration, %s and %s", i+1, cells, want[0], want[1], want[2])
