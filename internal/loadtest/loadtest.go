@@ -120,7 +120,7 @@ func Run(ctx context.Context, client *http.Client, o Options) Result {
 		collected <- r
 	}()
 
-	start, cpuStart := time.Now(), processCPU()
+	start, cpuStart := time.Now(), ProcessCPU()
 	if o.Rate > 0 {
 		interval := time.Duration(float64(time.Second) / o.Rate)
 		for i := 0; ; i++ {
@@ -151,7 +151,7 @@ func Run(ctx context.Context, client *http.Client, o Options) Result {
 	close(samples)
 	r := <-collected
 	r.Elapsed = time.Since(start)
-	r.CPU = processCPU() - cpuStart
+	r.CPU = ProcessCPU() - cpuStart
 	r.Throughput = float64(r.Succeeded) / r.Elapsed.Seconds()
 	return r
 }

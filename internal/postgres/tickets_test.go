@@ -13,6 +13,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/jobqueue/jobqueuetest"
 	"github.com/foresight-dev/foresight/internal/postgres"
 	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
+	"github.com/foresight-dev/foresight/internal/tickets/storetest"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -62,4 +63,16 @@ func TestJobRecovery(t *testing.T) {
 		t.Cleanup(pool.Close)
 		return jobqueuetest.Database[pgx.Tx]{Recovery: db, Driver: riverpgxv5.New(pool), Shared: true}
 	})
+}
+
+// BenchmarkCreateJob measures job submission at the store (see
+// storetest.BenchmarkCreateJob); the database's own CPU is not in
+// cpu-ns/op.
+func BenchmarkCreateJob(b *testing.B) {
+	db, err := postgres.Open(context.Background(), pgtest.NewDatabase(b), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	storetest.BenchmarkCreateJob(b, db.TicketStore())
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/jobqueue/jobqueuetest"
 	"github.com/foresight-dev/foresight/internal/sqlite"
 	"github.com/foresight-dev/foresight/internal/tickets"
+	"github.com/foresight-dev/foresight/internal/tickets/storetest"
 )
 
 // TestStores runs every store's conformance suite on SQLite.
@@ -157,4 +158,15 @@ func BenchmarkCommit(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkCreateJob measures job submission at the store (see
+// storetest.BenchmarkCreateJob): the single writer's share of a submission.
+func BenchmarkCreateJob(b *testing.B) {
+	db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	storetest.BenchmarkCreateJob(b, db.TicketStore())
 }
