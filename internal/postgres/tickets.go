@@ -197,24 +197,30 @@ type createResult struct {
 // its bound of unfinished jobs (counting the batch's own) gets ErrQueueFull.
 // The batch locks its clients' rows first (in id order, so batches on
 // several nodes cannot deadlock), which makes count and insert atomic.
+// The lock, the count and the key lookup go to the server in one round trip
+// (a pipeline of three statements, run in turn: the count's snapshot is
+// taken once the locks are held, as when each was sent alone).
 func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, error) {
 	tx, err := d.pool.Begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback(ctx)
-	clientIDs := make([]string, 0, len(jobs))
-	for _, nj := range jobs {
-		clientIDs = append(clientIDs, nj.job.ClientID)
+	clientIDs, keys := make([]string, len(jobs)), make([]string, len(jobs))
+	for i, nj := range jobs {
+		clientIDs[i], keys[i] = nj.job.ClientID, nj.job.IdempotencyKey
 	}
-	if _, err := tx.Exec(ctx, `SELECT 1 FROM ticket_clients WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, clientIDs); err != nil {
-		return nil, err
+	checks := &pgx.Batch{}
+	checks.Queue(`SELECT 1 FROM ticket_clients WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, clientIDs)
+	checks.Queue(`SELECT client_id::text, count(*) FROM ticket_jobs
+		WHERE client_id = ANY($1::uuid[]) AND status IN ('queued', 'processing', 'cancel_requested') GROUP BY client_id`, clientIDs)
+	checks.Queue(`SELECT `+jobColumns+` FROM ticket_jobs
+		WHERE (client_id, idempotency_key) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))`, clientIDs, keys)
+	results := tx.SendBatch(ctx, checks)
+	active, existing, err := readChecks(results)
+	if cerr := results.Close(); err == nil {
+		err = cerr
 	}
-	active, err := activeCounts(ctx, tx, clientIDs)
-	if err != nil {
-		return nil, err
-	}
-	existing, err := jobsByKey(ctx, tx, jobs)
 	if err != nil {
 		return nil, err
 	}
@@ -501,44 +507,39 @@ func (s ticketStore) CancelStaleJobs(ctx context.Context, before, now time.Time)
 	return len(done), tx.Commit(ctx)
 }
 
-// activeCounts returns the number of unfinished jobs of each client.
-func activeCounts(ctx context.Context, tx pgx.Tx, clientIDs []string) (map[string]int, error) {
-	rows, err := tx.Query(ctx, `SELECT client_id::text, count(*) FROM ticket_jobs
-		WHERE client_id = ANY($1::uuid[]) AND status IN ('queued', 'processing', 'cancel_requested') GROUP BY client_id`, clientIDs)
+// readChecks reads the answers to createJobs' checks: the locks, then the
+// number of unfinished jobs of each client, then the existing jobs of the
+// batch's (client, idempotency key) pairs.
+func readChecks(results pgx.BatchResults) (map[string]int, map[[2]string]tickets.Job, error) {
+	if _, err := results.Exec(); err != nil {
+		return nil, nil, err
+	}
+	rows, err := results.Query()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	counts := map[string]int{}
 	var id string
 	var n int
-	_, err = pgx.ForEachRow(rows, []any{&id, &n}, func() error {
+	if _, err := pgx.ForEachRow(rows, []any{&id, &n}, func() error {
 		counts[id] = n
 		return nil
-	})
-	return counts, err
-}
-
-// jobsByKey returns the existing jobs of the batch's (client,
-// idempotency key) pairs.
-func jobsByKey(ctx context.Context, tx pgx.Tx, jobs []newJob) (map[[2]string]tickets.Job, error) {
-	clients, keys := make([]string, len(jobs)), make([]string, len(jobs))
-	for i, nj := range jobs {
-		clients[i], keys[i] = nj.job.ClientID, nj.job.IdempotencyKey
+	}); err != nil {
+		return nil, nil, err
 	}
-	rows, err := tx.Query(ctx, `SELECT `+jobColumns+` FROM ticket_jobs
-		WHERE (client_id, idempotency_key) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))`, clients, keys)
+	rows, err = results.Query()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	found, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tickets.Job, error) { return scanJob(r) })
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	byKey := make(map[[2]string]tickets.Job, len(found))
 	for _, j := range found {
 		byKey[[2]string{j.ClientID, j.IdempotencyKey}] = j
 	}
-	return byKey, nil
+	return counts, byKey, nil
 }
 
 func (s ticketStore) PurgeExpiredJobs(ctx context.Context, before time.Time) (int, error) {
