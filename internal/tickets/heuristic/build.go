@@ -292,6 +292,7 @@ func (b *builder) build() {
 	b.naturalMerge()
 	b.mergeRestatements()
 	b.layerDependencies()
+	b.orderDependencies()
 	b.labelDependencies()
 	b.foldRestatedRequirements()
 }
@@ -596,10 +597,10 @@ var itemListLabel = regexp.MustCompile(`(?i)^(user stories|stories|(functional |
 var (
 	// layerOf names the words that place a title in a layer (see layer).
 	layerOf = map[string]int{
-		"ui": 3, "screen": 3, "page": 3, "frontend": 3, "widget": 3, "dashboard": 3,
+		"ui": 3, "screen": 3, "page": 3, "frontend": 3, "widget": 3, "dashboard": 3, "console": 3,
 		"controller": 2, "service": 2, "worker": 2, "scheduler": 2,
 		"endpoint": 1, "endpoints": 1,
-		"entity": 0, "entities": 0, "model": 0, "schema": 0, "migration": 0,
+		"entity": 0, "entities": 0, "model": 0, "schema": 0, "migration": 0, "table": 0,
 	}
 	layerWords = map[string]bool{"implement": true, "define": true, "entity": true, "api": true, "controller": true, "service": true, "endpoint": true, "the": true, "get": true, "post": true, "put": true, "patch": true, "delete": true, "to": true, "a": true, "an": true, "of": true, "for": true, "and": true, "add": true, "schema": true, "response": true, "request": true, "result": true, "body": true, "object": true, "error": true, "code": true, "mapping": true, "data": true, "model": true}
 	httpPath   = regexp.MustCompile(`\b(?:GET|POST|PUT|PATCH|DELETE) (/\S*)`)

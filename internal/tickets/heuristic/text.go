@@ -688,6 +688,16 @@ func imperative(s string) (title, role string) {
 	if label, rest, ok := splitLabel(s); ok && labelled && len(strings.Fields(label)) <= 4 && len(strings.Fields(rest)) >= 3 {
 		s = rest
 	}
+	if m := waitFirst.FindStringSubmatch(s); m != nil {
+		// "After two successful restore tests, switch off the pg_dump
+		// job": the action first, what it waits for after it.
+		if f := strings.Fields(m[3]); len(f) > 1 && f[0] == strings.ToLower(f[0]) && !stopWords[f[0]] && (baseVerb(f[0]) == "" || baseVerb(f[0]) == f[0]) {
+			if len(f)+1+len(strings.Fields(m[2])) > 12 {
+				return upperFirst(m[3]), "" // a title cut inside "after …" says less than none
+			}
+			return upperFirst(m[3]) + " " + strings.ToLower(m[1]) + " " + m[2], ""
+		}
+	}
 	if m := matchModal(s); m != nil && len(strings.Fields(m[1])) <= 6 {
 		subject := strings.TrimSpace(m[1])
 		lowSubject := strings.ToLower(subject)
@@ -732,6 +742,10 @@ func imperative(s string) (title, role string) {
 	}
 	return verbFirst(s), ""
 }
+
+// waitFirst is a sentence that opens with what its action waits for:
+// groups are the cue, what it waits for and the action.
+var waitFirst = regexp.MustCompile(`^(After|Once) ([^,]{3,80}), (\S.*)$`)
 
 // passivePattern is a sentence in the passive voice: a short subject, "is"
 // or "are", a participle and what follows ("Passwords are hashed with a

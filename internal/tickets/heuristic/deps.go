@@ -1,0 +1,141 @@
+package heuristic
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
+)
+
+// This file reads the order of work from the document's own order and
+// words, beside its identifiers (labelDependencies) and the layers its
+// titles name (layerDependencies):
+//   - sibling sections in layer order: under one heading, the data model
+//     or API type written first comes before the controller or screen
+//     written after it ("### API" then "### Controller behaviour");
+//   - a test plan's integration and end-to-end tests, and a test plan
+//     ticketed as a whole, wait for the work of the sections beside and
+//     above them;
+//   - a sentence that waits ("After two successful weekly restore tests,
+//     switch off the pg_dump job") waits for the earlier ticket whose title
+//     it names;
+//   - a rollout step ("Enable pgBackRest and WAL archiving on the staging
+//     cluster") waits for the earlier tickets whose titles it names.
+
+// orderDependencies adds the dependencies above. Each runs over the live
+// drafts once per pair of a parent's children, or once per draft and
+// earlier draft, bounded like layerDependencies.
+func (b *builder) orderDependencies() {
+	live := b.live()
+	if len(live) > 200 {
+		return // a spec this size is read for its identifiers only
+	}
+	var work []*draft
+	for _, d := range live {
+		if d.kind != tickets.TypeEpic && d.kind != tickets.TypeSpike && d.kind != tickets.TypeBug && d.sec != nil {
+			work = append(work, d)
+		}
+	}
+	names := make(map[*draft][]string, len(work))
+	for _, d := range work {
+		names[d] = titleNames(d.title)
+	}
+	for _, x := range work {
+		xLayer := layer(x.title)
+		testsAll := x.topic == "testing" && integrationTest.MatchString(x.title)
+		rollout := rolloutSection(x.sec)
+		var text []string
+		if rollout || b.waits(x) {
+			text = keywords(x.title + " " + strings.Join(x.crit, " "))
+		}
+		for _, y := range work {
+			b.m.tick(1)
+			if y == x || y.order >= x.order {
+				continue
+			}
+			sibling := y.sec.parent == x.sec.parent && y.sec != x.sec && x.sec.parent != nil
+			switch {
+			case sibling && xLayer >= 0 && layer(y.title) >= 0 && layer(y.title) < xLayer:
+				x.deps = appendDraft(x.deps, y)
+			case testsAll && y.topic != "testing" && (sibling || y.sec == x.sec.parent):
+				x.deps = appendDraft(x.deps, y)
+			case text != nil && !rolloutSection(y.sec) && namesAll(text, names[y]):
+				x.deps = appendDraft(x.deps, y)
+			}
+		}
+	}
+}
+
+// integrationTest is a test of the whole work, not of one unit.
+var integrationTest = regexp.MustCompile(`(?i)\b(integration|e2e|end-to-end|end to end|acceptance|test plan)\b`)
+
+// rolloutSection is a section of rollout steps.
+func rolloutSection(s *section) bool {
+	h := strings.TrimSpace(headingNumber.ReplaceAllString(strings.ToLower(cleanHeading(s.heading)), ""))
+	return rolloutHeading.MatchString(h) || h == "migration" || h == "migration plan" || h == "cut-over" || h == "cutover"
+}
+
+// waitClause is a sentence that says it waits for something.
+var waitClause = regexp.MustCompile(`(?i)(^|[,;:]\s*)(after|once)\s`)
+
+// waits reports whether a draft's title or criteria say they wait for
+// something ("After two successful weekly restore tests, …").
+func (b *builder) waits(d *draft) bool {
+	for _, t := range append([]string{d.title}, d.crit...) {
+		if waitClause.MatchString(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// genericTitleWords name no thing: the verbs and words titles are built
+// with.
+var genericTitleWords = map[string]bool{"implement": true, "set": true, "up": true, "add": true, "create": true, "enable": true,
+	"build": true, "make": true, "support": true, "provide": true, "define": true, "handle": true, "ensure": true, "allow": true,
+	"deliver": true, "write": true, "update": true, "plan": true, "section": true, "requirement": true, "test": false}
+
+// titleNames are the words of a title that name what it builds ("restore",
+// "test" of "Set up restore test"); none when fewer than two.
+func titleNames(title string) []string {
+	var out []string
+	for _, w := range keywords(title) {
+		if !genericTitleWords[w] {
+			out = append(out, w)
+		}
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// namesAll reports whether text holds every word of names (at least two).
+func namesAll(text, names []string) bool {
+	if len(names) < 2 {
+		return false
+	}
+	for _, n := range names {
+		found := false
+		for _, w := range text {
+			if w == n {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// appendDraft appends d to list unless it is there.
+func appendDraft(list []*draft, d *draft) []*draft {
+	for _, x := range list {
+		if x == d {
+			return list
+		}
+	}
+	return append(list, d)
+}

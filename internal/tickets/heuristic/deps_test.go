@@ -1,0 +1,47 @@
+package heuristic_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
+)
+
+// Work waits for what the document's own order and words put before it:
+// the API type written above the controller under one heading, the table
+// above the console that edits it, the work above an integration test,
+// the ticket an "after …" sentence names, and the work a rollout step
+// turns on (the reference set's dependency recall was 0.46).
+func TestOrderFromTheDocument(t *testing.T) {
+	design := "# Drain\n\n## Design Details\n\n### API\n\nA new optional field `drain` on the Pool spec. Validation rejects a negative timeout.\n\n" +
+		"### Controller behaviour\n\nThe controller reads the drain field and stops assigning jobs to a draining worker.\n\n" +
+		"### Test Plan\n\n- Unit tests for the validation of the drain field.\n- Integration test: a pool scales down and its running job completes.\n"
+	for _, c := range []struct{ name, spec, from, on string }{
+		{"sibling layers", design, "Implement controller behaviour", "Implement API"},
+		{"integration test after the work", design, "Integration test: a pool scales down and its running job completes", "Implement controller behaviour"},
+		{"table before its console",
+			"# Discounts\n\n## Design\n\n### Configuration\n\nPlan defaults live in the plans table. Overrides live in a new `discount_overrides` table with `tenant_id` and `expires_at`.\n\n### Admin console\n\nSupport sees each tenant's discount and can add or remove an override.\n",
+			"Implement admin console", "Create the discount_overrides table"},
+		{"after names a ticket",
+			"# Backups\n\n## Design\n\n### Backup job\n\nA full backup runs every night on the replica.\n\n### Restore test\n\nA weekly job restores the latest backup into a scratch instance and compares row counts.\n\n" +
+				"## Rollout plan\n\n1. Enable the backup job on staging.\n2. After two successful restore tests, switch off the old job.\n",
+			"Switch off the old job after two successful restore tests", "Set up restore test"},
+		{"rollout step turns work on",
+			"# Backups\n\n## Design\n\n### WAL archiving\n\n`archive_command` pushes each WAL segment to the bucket.\n\n### Monitoring\n\nAn alert fires when the last backup is older than a day.\n\n" +
+				"## Rollout plan\n\n1. Enable WAL archiving on the staging cluster.\n2. Enable it on production.\n",
+			"Enable WAL archiving on the staging cluster", "Implement WAL archiving"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := generate(t, defaultRequest(c.spec, "Spec"))
+			got := titles(res.Tickets)
+			from := slices.IndexFunc(res.Tickets, func(tk tickets.Ticket) bool { return tk.Title == c.from })
+			on := slices.IndexFunc(res.Tickets, func(tk tickets.Ticket) bool { return tk.Title == c.on })
+			if from < 0 || on < 0 {
+				t.Fatalf("want tickets %q and %q: %v", c.from, c.on, got)
+			}
+			if !slices.Contains(res.Tickets[from].Dependencies, res.Tickets[on].ExternalID) {
+				t.Errorf("%q depends on %v, want %s (%q): %v", c.from, res.Tickets[from].Dependencies, res.Tickets[on].ExternalID, c.on, got)
+			}
+		})
+	}
+}
