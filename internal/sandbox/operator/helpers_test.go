@@ -144,38 +144,36 @@ func (e *env) wantBalance(bettor, want string) {
 
 func (e *env) ledgerLen() int { return len(e.op.Ledger()) }
 
-func withdrawalBody(t *testing.T, tx, bettor, amount, currency string) []byte {
-	return sandboxtest.JSON(t, map[string]any{
+// movementBody is the body every wallet movement sends: the transaction,
+// bettor, amount and currency, with metadata when it is not nil.
+func movementBody(t *testing.T, tx, bettor, amount, currency string, metadata map[string]any) []byte {
+	body := map[string]any{
 		"transaction_id": tx,
 		"bettor_id":      bettor,
 		"amount":         amount,
 		"currency":       currency,
-		"metadata":       map[string]any{"market_id": "mkt-1", "bet_id": "bet-" + tx},
-	})
+	}
+	if metadata != nil {
+		body["metadata"] = metadata
+	}
+	return sandboxtest.JSON(t, body)
+}
+
+func withdrawalBody(t *testing.T, tx, bettor, amount, currency string) []byte {
+	return movementBody(t, tx, bettor, amount, currency, map[string]any{"market_id": "mkt-1", "bet_id": "bet-" + tx})
 }
 
 func depositBody(t *testing.T, tx, bettor, amount, currency, withdrawalTx, result string) []byte {
-	return sandboxtest.JSON(t, map[string]any{
-		"transaction_id": tx,
-		"bettor_id":      bettor,
-		"amount":         amount,
-		"currency":       currency,
-		"metadata": map[string]any{
-			"market_id":                 "mkt-1",
-			"bet_id":                    "bet-" + withdrawalTx,
-			"withdrawal_transaction_id": withdrawalTx,
-			"result":                    result,
-		},
+	return movementBody(t, tx, bettor, amount, currency, map[string]any{
+		"market_id":                 "mkt-1",
+		"bet_id":                    "bet-" + withdrawalTx,
+		"withdrawal_transaction_id": withdrawalTx,
+		"result":                    result,
 	})
 }
 
 func rollbackBody(t *testing.T, tx, bettor, amount, currency string) []byte {
-	return sandboxtest.JSON(t, map[string]any{
-		"transaction_id": tx,
-		"bettor_id":      bettor,
-		"amount":         amount,
-		"currency":       currency,
-	})
+	return movementBody(t, tx, bettor, amount, currency, nil)
 }
 
 // answer decodes a wallet answer.
