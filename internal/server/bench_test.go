@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/shopspring/decimal"
 
-	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
 	"github.com/foresight-dev/foresight/internal/server"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
@@ -23,40 +21,34 @@ import (
 // store every millisecond. median-ms is the number docs/performance.md
 // records.
 func BenchmarkJobToCompleted(b *testing.B) {
-	for _, engine := range []string{"sqlite", "postgres"} {
-		b.Run(engine, func(b *testing.B) {
-			db := "sqlite:" + filepath.Join(b.TempDir(), "bench.db")
-			if engine == "postgres" {
-				db = pgtest.NewDatabase(b)
-			}
-			w := newWorld(b, db, worldOptions{noContractCheck: true, config: func(c *server.Config) {
-				*c = defaultsOnly(*c)
-			}})
-			var took []time.Duration
-			b.ResetTimer()
-			for i := range b.N {
-				start := time.Now()
-				id := w.submit(fmt.Sprint("bench-", i), sampleSpec, nil)
-				for {
-					st, err := w.srv.Tickets().Store().JobStatus(context.Background(), id)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if st == tickets.StatusCompleted {
-						break
-					}
-					if st.Terminal() {
-						b.Fatalf("job %s", st)
-					}
-					time.Sleep(time.Millisecond) // the latency's resolution; waitfor's growing interval would distort it
+	forEachDatabaseB(b, func(b *testing.B, db string) {
+		w := newWorld(b, db, worldOptions{noContractCheck: true, config: func(c *server.Config) {
+			*c = defaultsOnly(*c)
+		}})
+		var took []time.Duration
+		b.ResetTimer()
+		for i := range b.N {
+			start := time.Now()
+			id := w.submit(fmt.Sprint("bench-", i), sampleSpec, nil)
+			for {
+				st, err := w.srv.Tickets().Store().JobStatus(context.Background(), id)
+				if err != nil {
+					b.Fatal(err)
 				}
-				took = append(took, time.Since(start))
+				if st == tickets.StatusCompleted {
+					break
+				}
+				if st.Terminal() {
+					b.Fatalf("job %s", st)
+				}
+				time.Sleep(time.Millisecond) // the latency's resolution; waitfor's growing interval would distort it
 			}
-			b.StopTimer()
-			slices.Sort(took)
-			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "median-ms")
-		})
-	}
+			took = append(took, time.Since(start))
+		}
+		b.StopTimer()
+		slices.Sort(took)
+		b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "median-ms")
+	})
 }
 
 // defaultsOnly undoes the test speed-ups of testConfig, keeping the
@@ -76,70 +68,64 @@ func defaultsOnly(c server.Config) server.Config {
 // the event read, from the same run. ms/read is the number
 // docs/performance.md records.
 func BenchmarkBettorPriceHistory(b *testing.B) {
-	for _, engine := range []string{"sqlite", "postgres"} {
-		b.Run(engine, func(b *testing.B) {
-			db := "sqlite:" + filepath.Join(b.TempDir(), "bench.db")
-			if engine == "postgres" {
-				db = pgtest.NewDatabase(b)
+	forEachDatabaseB(b, func(b *testing.B, db string) {
+		bw := newBettingWorld(b, db)
+		token := bw.bettor("bench", "10.00")
+		ctx := context.Background()
+		svc := bw.srv.Betting()
+		_, e := bw.admin("POST", "/admin/v1/events", `{"category":"sports","title":{"en":"Bench"},"markets":[{"question":{"en":"Who wins?"},
+			"outcomes":[{"name":{"en":"Home"},"probability":"0.5"},{"name":{"en":"Away"},"probability":"0.5"}]}]}`)
+		m := e["markets"].([]any)[0].(map[string]any)
+		market := m["id"].(string)
+		home := m["outcomes"].([]any)[0].(map[string]any)["id"].(string)
+		away := m["outcomes"].([]any)[1].(map[string]any)["id"].(string)
+		changes := 0
+		change := func() {
+			changes++
+			p := decimal.New(int64(3000+changes%4000), -4)
+			if _, err := svc.SetPrices(ctx, market, map[string]decimal.Decimal{home: p, away: decimal.NewFromInt(1).Sub(p)}); err != nil {
+				b.Fatal(err)
 			}
-			bw := newBettingWorld(b, db)
-			token := bw.bettor("bench", "10.00")
-			ctx := context.Background()
-			svc := bw.srv.Betting()
-			_, e := bw.admin("POST", "/admin/v1/events", `{"category":"sports","title":{"en":"Bench"},"markets":[{"question":{"en":"Who wins?"},
-				"outcomes":[{"name":{"en":"Home"},"probability":"0.5"},{"name":{"en":"Away"},"probability":"0.5"}]}]}`)
-			m := e["markets"].([]any)[0].(map[string]any)
-			market := m["id"].(string)
-			home := m["outcomes"].([]any)[0].(map[string]any)["id"].(string)
-			away := m["outcomes"].([]any)[1].(map[string]any)["id"].(string)
-			changes := 0
-			change := func() {
-				changes++
-				p := decimal.New(int64(3000+changes%4000), -4)
-				if _, err := svc.SetPrices(ctx, market, map[string]decimal.Decimal{home: p, away: decimal.NewFromInt(1).Sub(p)}); err != nil {
-					b.Fatal(err)
-				}
+		}
+		for range 2299 {
+			change()
+		}
+		get := func(b *testing.B, path string) time.Duration {
+			req, _ := http.NewRequest("GET", bw.url+path, nil)
+			req.Header.Set("Authorization", "Bearer "+token)
+			start := time.Now()
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				b.Fatal(err)
 			}
-			for range 2299 {
-				change()
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			took := time.Since(start)
+			if resp.StatusCode != 200 {
+				b.Fatalf("GET %s = %d", path, resp.StatusCode)
 			}
-			get := func(b *testing.B, path string) time.Duration {
-				req, _ := http.NewRequest("GET", bw.url+path, nil)
-				req.Header.Set("Authorization", "Bearer "+token)
-				start := time.Now()
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					b.Fatal(err)
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				took := time.Since(start)
-				if resp.StatusCode != 200 {
-					b.Fatalf("GET %s = %d", path, resp.StatusCode)
-				}
-				return took
-			}
-			history := "/api/v1/markets/" + market + "/price-history?outcome_id=" + home
-			ev := bw.api("GET", "/api/v1/events", token, "").json(b)["items"].([]any)[0].(map[string]any)["id"].(string)
-			for _, c := range []struct {
-				name, path string
-				cold       bool
-			}{
-				{"history-2300-cold", history, true},
-				{"history-2300-warm", history, false},
-				{"event-read", "/api/v1/events/" + ev, false},
-			} {
-				b.Run(c.name, func(b *testing.B) {
-					var took time.Duration
-					for range b.N {
-						if c.cold {
-							change()
-						}
-						took += get(b, c.path)
+			return took
+		}
+		history := "/api/v1/markets/" + market + "/price-history?outcome_id=" + home
+		ev := bw.api("GET", "/api/v1/events", token, "").json(b)["items"].([]any)[0].(map[string]any)["id"].(string)
+		for _, c := range []struct {
+			name, path string
+			cold       bool
+		}{
+			{"history-2300-cold", history, true},
+			{"history-2300-warm", history, false},
+			{"event-read", "/api/v1/events/" + ev, false},
+		} {
+			b.Run(c.name, func(b *testing.B) {
+				var took time.Duration
+				for range b.N {
+					if c.cold {
+						change()
 					}
-					b.ReportMetric(float64(took.Microseconds())/1000/float64(b.N), "ms/read")
-				})
-			}
-		})
-	}
+					took += get(b, c.path)
+				}
+				b.ReportMetric(float64(took.Microseconds())/1000/float64(b.N), "ms/read")
+			})
+		}
+	})
 }

@@ -47,6 +47,13 @@ func forEachDatabase(t *testing.T, f func(t *testing.T, databaseURL string)) {
 	})
 }
 
+// forEachDatabaseB is forEachDatabase for a benchmark: a sub-benchmark on
+// a fresh SQLite database, then one on a fresh PostgreSQL database.
+func forEachDatabaseB(b *testing.B, f func(b *testing.B, databaseURL string)) {
+	b.Run("sqlite", func(b *testing.B) { f(b, "sqlite:"+filepath.Join(b.TempDir(), "foresight.db")) })
+	b.Run("postgres", func(b *testing.B) { f(b, pgtest.NewDatabase(b)) })
+}
+
 // world is a running Foresight server with an admin client and a ticket
 // client that holds a key with every scope.
 type world struct {
