@@ -720,7 +720,7 @@ func (b *builder) computePriority(d *draft) string {
 	switch {
 	case musts >= 2:
 		level = max(level, 3)
-	case mayWords.MatchString(text) && !shouldWords.MatchString(text) && musts == 0 && d.origin == originItem:
+	case musts == 0 && d.origin == originItem && mayWords.MatchString(text) && !shouldWords.MatchString(text):
 		level = min(level, 1)
 	}
 	money, security := moneySignal(d), securitySignal(d)

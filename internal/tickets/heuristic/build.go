@@ -527,7 +527,7 @@ func (b *builder) walkItem(s *section, it *listItem, caption string) {
 		b.addCommand(s, it, cmd)
 		return
 	}
-	if notWorkLine.MatchString(it.text) {
+	if mayBeNotWorkLine(it.text) && notWorkLine.MatchString(it.text) {
 		return // "Email templates are out of scope here": a line that is no work
 	}
 	if len(it.children) > 0 {
@@ -868,6 +868,14 @@ func shortItems(items []*listItem) bool {
 }
 
 // notWorkLine is a list item that says it is no work of this spec.
+// mayBeNotWorkLine is a necessary condition for notWorkLine, checked
+// first: each of its phrases holds one of these words, in any case.
+func mayBeNotWorkLine(text string) bool {
+	low := strings.ToLower(text)
+	return strings.Contains(low, "scope") || strings.Contains(low, "won") || strings.Contains(low, "deferred") ||
+		strings.Contains(low, "separate issue") || strings.Contains(low, "owned by")
+}
+
 var notWorkLine = regexp.MustCompile(`(?i)\b(out of scope|not in scope|won'?t (do|have|fix)|deferred to|separate issue|owned by another team)\b`)
 
 // addUnit records a sentence as a requirement unit or as a question.

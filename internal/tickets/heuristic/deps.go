@@ -22,9 +22,9 @@ import (
 //   - a rollout step ("Enable pgBackRest and WAL archiving on the staging
 //     cluster") waits for the earlier tickets whose titles it names.
 
-// orderDependencies adds the dependencies above. Each runs over the live
-// drafts once per pair of a parent's children, or once per draft and
-// earlier draft, bounded like layerDependencies.
+// orderDependencies adds the dependencies above. It compares each draft
+// with a layer, a wait or a rollout step with every earlier draft, bounded
+// like layerDependencies.
 func (b *builder) orderDependencies() {
 	live := b.live()
 	if len(live) > 200 {
@@ -36,30 +36,44 @@ func (b *builder) orderDependencies() {
 			work = append(work, d)
 		}
 	}
-	names := make(map[*draft][]string, len(work))
+	type facts struct {
+		layer   int
+		rollout bool
+		names   []string
+	}
+	of := make(map[*draft]facts, len(work))
+	rollouts := map[*section]bool{}
 	for _, d := range work {
-		names[d] = titleNames(d.title)
+		r, seen := rollouts[d.sec]
+		if !seen {
+			r = rolloutSection(d.sec)
+			rollouts[d.sec] = r
+		}
+		of[d] = facts{layer(d.title), r, titleNames(d.title)}
 	}
 	for _, x := range work {
-		xLayer := layer(x.title)
+		fx := of[x]
 		testsAll := x.topic == "testing" && integrationTest.MatchString(x.title)
-		rollout := rolloutSection(x.sec)
 		var text []string
-		if rollout || b.waits(x) {
+		if fx.rollout || waits(x) {
 			text = keywords(x.title + " " + strings.Join(x.crit, " "))
+		}
+		if fx.layer < 0 && !testsAll && text == nil {
+			continue
 		}
 		for _, y := range work {
 			b.m.tick(1)
 			if y == x || y.order >= x.order {
 				continue
 			}
+			fy := of[y]
 			sibling := y.sec.parent == x.sec.parent && y.sec != x.sec && x.sec.parent != nil
 			switch {
-			case sibling && xLayer >= 0 && layer(y.title) >= 0 && layer(y.title) < xLayer:
+			case sibling && fx.layer >= 0 && fy.layer >= 0 && fy.layer < fx.layer:
 				x.deps = appendDraft(x.deps, y)
 			case testsAll && y.topic != "testing" && (sibling || y.sec == x.sec.parent):
 				x.deps = appendDraft(x.deps, y)
-			case text != nil && !rolloutSection(y.sec) && namesAll(text, names[y]):
+			case text != nil && !fy.rollout && namesAll(text, fy.names):
 				x.deps = appendDraft(x.deps, y)
 			}
 		}
@@ -80,9 +94,9 @@ var waitClause = regexp.MustCompile(`(?i)(^|[,;:]\s*)(after|once)\s`)
 
 // waits reports whether a draft's title or criteria say they wait for
 // something ("After two successful weekly restore tests, …").
-func (b *builder) waits(d *draft) bool {
+func waits(d *draft) bool {
 	for _, t := range append([]string{d.title}, d.crit...) {
-		if waitClause.MatchString(t) {
+		if (strings.Contains(t, "fter ") || strings.Contains(t, "nce ")) && waitClause.MatchString(t) {
 			return true
 		}
 	}

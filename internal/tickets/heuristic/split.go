@@ -25,7 +25,7 @@ func (b *builder) splitParts(s *section, units []*unit) []*part {
 			rest = append(rest, u)
 		}
 	}
-	if len(rest) < 2 && !(len(rest) == 1 && wayTo.MatchString(rest[0].text)) {
+	if len(rest) < 2 && !(len(rest) == 1 && mayWayTo(rest[0].text) && wayTo.MatchString(rest[0].text)) {
 		return nil
 	}
 	main := &part{order: rest[0].order}
@@ -41,10 +41,10 @@ func (b *builder) splitParts(s *section, units []*unit) []*part {
 				parts = append(parts, p)
 			}
 			p.units = append(p.units, u)
-		case u != rest[0] && newStore.MatchString(u.text):
+		case u != rest[0] && (strings.Contains(u.text, "new ") || strings.Contains(u.text, "New ")) && newStore.MatchString(u.text):
 			p := &part{title: storeTitle(u.text), order: u.order, units: []*unit{u}, task: true}
 			parts = append(parts, p)
-		case u != rest[0] && ownLimit.MatchString(u.text):
+		case u != rest[0] && (strings.Contains(u.text, "limit") || strings.Contains(u.text, "Limit")) && ownLimit.MatchString(u.text):
 			// "A request whose tenant cannot be determined counts against
 			// a limit per source IP of 5 requests per second": a limit of
 			// its own, sized and tested on its own.
@@ -52,7 +52,7 @@ func (b *builder) splitParts(s *section, units []*unit) []*part {
 			parts = append(parts, p)
 		default:
 			main.units = append(main.units, u)
-			if m := wayTo.FindStringSubmatch(u.text); m != nil {
+			if m := matchIf(mayWayTo(u.text), wayTo, u.text); m != nil {
 				// "A Redeliver button on each failed delivery, and a way
 				// to select many failed deliveries and redeliver them":
 				// the second deliverable builds on the first.
@@ -74,6 +74,12 @@ func (b *builder) splitParts(s *section, units []*unit) []*part {
 // wayTo is a sentence that names a second deliverable after a first one:
 // groups are the first and what the second does.
 var wayTo = regexp.MustCompile(`^(.{12,}?),? and (?:a|an|the) (?:way|ability|option|means) to (\S.{12,})$`)
+
+// mayWayTo is a necessary condition for wayTo, checked first.
+func mayWayTo(text string) bool {
+	return strings.Contains(text, " and ") && strings.Contains(text, " to ") &&
+		(strings.Contains(text, " way") || strings.Contains(text, " ability") || strings.Contains(text, " option") || strings.Contains(text, " means"))
+}
 
 // newStore is a sentence that introduces a new table or collection the
 // section's data lives in ("Overrides live in a new
