@@ -400,8 +400,9 @@ func (b *builder) findTop() {
 	for _, s := range tops {
 		b.top[s] = true
 	}
-	if b.docTitle == "" && len(root.children) > 0 && root.children[0].level == 1 && len(root.children[0].children) == 0 {
-		b.docTitle = root.children[0].heading
+	if first := root.children; b.docTitle == "" && len(first) > 0 && first[0].level == 1 && len(first[0].children) == 0 && classifyHeading(first[0].heading) == workSection && !genericWorkHeading.MatchString(cleanHeading(first[0].heading)) {
+		// An RFC's "# Summary" opens the document but names no work.
+		b.docTitle = first[0].heading
 	}
 }
 

@@ -808,7 +808,14 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 	}
 	if genericWorkHeading.MatchString(h) {
 		// "Specification", "Proposal": the spec's title says what is built
-		// ("Add union operators to dict"), the heading only where.
+		// ("Add union operators to dict"), the heading only where; a first
+		// sentence that is an order ("Add a `as_millis` function on
+		// `std::time::Duration` …") says it better still.
+		if len(units) > 0 {
+			if f := strings.Fields(stripCode(units[0].text)); len(f) > 2 && baseVerb(f[0]) != "" && strings.EqualFold(baseVerb(f[0]), f[0]) {
+				return shorten(strings.TrimRight(stripCode(units[0].text), "."), 12, 90)
+			}
+		}
 		if t := b.workTitle(); t != "" {
 			return t
 		}

@@ -88,3 +88,16 @@ func TestPageWaitsForItsRecords(t *testing.T) {
 		}
 	}
 }
+
+// An RFC whose headings are all of the first level opens with "# Summary",
+// which names no work: the detailed design's first sentence, an order,
+// titles its ticket (a public RFC's only ticket was "Implement summary").
+func TestDetailedDesignTitledByItsOrder(t *testing.T) {
+	spec := "- Feature Name: as_micros\n\n# Summary\n\nAdd `as_micros` to `Duration`.\n\n# Motivation\n\nMicroseconds are common.\n\n" +
+		"# Detailed design\n\nAdd a `as_micros` function on `std::time::Duration` that returns the whole microseconds.\n\n# Drawbacks\n\nNone.\n"
+	res := generate(t, defaultRequest(spec, ""))
+	want := "Add a as_micros function on std::time::Duration that returns the whole microseconds"
+	if !slices.ContainsFunc(res.Tickets, func(tk tickets.Ticket) bool { return tk.Title == want }) {
+		t.Errorf("no ticket %q: %v", want, titles(res.Tickets))
+	}
+}
