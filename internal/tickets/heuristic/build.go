@@ -1467,6 +1467,7 @@ func (b *builder) sectionMentions(s *section, words ...string) bool {
 }
 
 var (
+	storyNumber = regexp.MustCompile(`^(?i:user )?(?i:story) \d+\s*[-:\x{2013}\x{2014}]\s+`)
 	placeholder = regexp.MustCompile(`(^|[^/])\s*\{[^}]*\}`) // a path parameter ("/todos/{id}") stays
 	labelColon  = regexp.MustCompile(`:(\s|$)`)              // a path parameter ("/todos/:id") stays
 )
@@ -1474,6 +1475,10 @@ var (
 // cleanHeading removes bracketed asides, placeholders and dangling words.
 func cleanHeading(h string) string {
 	h = stripCode(dropParentheticals(h))
+	h = strings.TrimRight(h, "*_ ") // "Requirements *(mandatory)*" leaves "**"
+	if m := storyNumber.FindStringIndex(h); m != nil && m[1] < len(h) {
+		h = h[m[1]:] // "User Story 1 - Toggle to Production" names "Toggle to Production"
+	}
 	if strings.Contains(h, "{") {
 		h = placeholder.ReplaceAllString(h, "$1")
 	}

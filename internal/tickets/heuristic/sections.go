@@ -40,6 +40,12 @@ func (b *builder) buildSection(s *section) {
 		return
 	}
 	units := unclaimed(in.units)
+	if owner := b.acceptanceOwner(s); owner != nil {
+		// "**Acceptance Scenarios**:" under a user story are the story's
+		// criteria, not work of their own.
+		b.info[owner.index].units = append(b.info[owner.index].units, units...)
+		return
+	}
 	if len(in.endpoints) > 0 {
 		b.attachToEndpoints(s, in.endpoints, units)
 		for _, ep := range in.endpoints {
@@ -100,6 +106,30 @@ func (b *builder) buildSection(s *section) {
 		b.sectionDrafts(s, units)
 	}
 }
+
+// acceptanceOwner is the section whose acceptance criteria s lists: s is
+// a leaf titled "Acceptance criteria" or "Acceptance scenarios", and the
+// owner the section just before it at its level (a bold line is a heading
+// of the story's own level) or its parent, whichever has text of its own.
+func (b *builder) acceptanceOwner(s *section) *section {
+	p := s.parent
+	if p == nil || len(s.children) > 0 || !acceptanceHeading.MatchString(strings.Trim(cleanHeading(s.heading), "*_: ")) {
+		return nil
+	}
+	for i, c := range p.children {
+		if c == s && i > 0 && len(p.children[i-1].children) == 0 && len(b.info[p.children[i-1].index].units) > 0 {
+			return p.children[i-1]
+		}
+	}
+	if p.parent != nil && len(b.info[p.index].units) > 0 {
+		return p
+	}
+	return nil
+}
+
+// acceptanceHeading is a heading over the acceptance criteria of the
+// section above it.
+var acceptanceHeading = regexp.MustCompile(`(?i)^acceptance (criteria|scenarios|tests)$`)
 
 var (
 	codeIdent = regexp.MustCompile("^`?[A-Za-z0-9_.:/-]+`?$")

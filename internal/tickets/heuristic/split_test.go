@@ -101,3 +101,31 @@ func TestDetailedDesignTitledByItsOrder(t *testing.T) {
 		t.Errorf("no ticket %q: %v", want, titles(res.Tickets))
 	}
 }
+
+// A feature spec in the spec-kit shape (a public one scored 3 of 10): a
+// user story's "**Acceptance Scenarios**:" are the story's criteria, not
+// a ticket per scenario; "*(mandatory)*" leaves no "**" in a title;
+// "User Story 2 - " does not open one; measurable outcomes are no work.
+func TestFeatureSpecStories(t *testing.T) {
+	spec := "# Feature Specification: Draft exports\n\n## User Scenarios & Testing *(mandatory)*\n\n" +
+		"### User Story 1 - Export a draft as PDF (Priority: P1)\n\nAn editor exports the open draft as a PDF to send it for review.\n\n" +
+		"**Acceptance Scenarios**:\n\n1. **Given** an open draft, **When** the editor chooses Export, **Then** a PDF of the draft downloads.\n" +
+		"2. **Given** a draft with images, **When** it is exported, **Then** the PDF holds the images.\n\n" +
+		"### User Story 2 - Validate Export Settings Before Sending (Priority: P2)\n\nAn editor checks the page size and margins before the export.\n\n" +
+		"**Acceptance Scenarios**:\n\n1. **Given** no page size, **When** the editor exports, **Then** the export asks for one.\n\n" +
+		"## Success Criteria *(mandatory)*\n\n### Measurable Outcomes\n\n- **SC-001**: 95% of exports finish in under 5 seconds.\n- **SC-002**: Editors need no support to export.\n"
+	res := generate(t, defaultRequest(spec, ""))
+	got := titles(res.Tickets)
+	for _, tk := range res.Tickets {
+		if strings.Contains(tk.Title, "**") || strings.HasPrefix(tk.Title, "Implement given") || strings.Contains(tk.Title, "SC-00") || strings.Contains(tk.Title, "User Story") {
+			t.Errorf("ticket %q: %v", tk.Title, got)
+		}
+	}
+	i := slices.IndexFunc(res.Tickets, func(tk tickets.Ticket) bool { return tk.Title == "Validate Export Settings Before Sending" })
+	if i < 0 {
+		t.Fatalf("no story \"Validate Export Settings Before Sending\": %v", got)
+	}
+	if !slices.ContainsFunc(res.Tickets[i].AcceptanceCriteria, func(c string) bool { return strings.Contains(c, "the export asks for one") }) {
+		t.Errorf("the story's criteria lack its scenario: %q", res.Tickets[i].AcceptanceCriteria)
+	}
+}
