@@ -1329,13 +1329,14 @@ func (b *builder) buildPlain(s *section, units []*unit) {
 					record.words = newWordSet(title)
 				}
 				d := b.plainDraft(s, u.order, text)
+				pronoun := (strings.Contains(text, " it") || strings.Contains(text, " them")) && pronounObject.MatchString(text)
 				switch {
 				case record != nil:
 					d.deps = append(d.deps, record)
-				case thing != nil && pronounObject.MatchString(text):
+				case thing != nil && pronoun:
 					d.deps = append(d.deps, thing) // "download it as CSV": it is the page asked for before
 				}
-				if !pronounObject.MatchString(text) {
+				if !pronoun {
 					thing = d
 				}
 				in.drafts = append(in.drafts, d)

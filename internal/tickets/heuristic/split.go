@@ -233,6 +233,9 @@ var (
 // actor, the time and the old and new value"); "" when text asks for no
 // such page.
 func recordTitle(text string) string {
+	if !strings.Contains(text, " lists ") && !strings.Contains(text, " shows ") && !strings.Contains(text, " displays ") {
+		return ""
+	}
 	m := listsEvents.FindStringSubmatch(stripCode(text))
 	if m == nil || !eventNoun.MatchString(m[1]) {
 		return ""
