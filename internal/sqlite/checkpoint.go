@@ -17,7 +17,11 @@ const checkpointEvery = 100 * time.Millisecond
 // behind. SQLite's default (1,000 pages) runs the checkpoint inside the
 // commit that crosses it, on the single writer every write waits for; under
 // load that was a tenth of the writer's time (docs/performance.md "Job
-// submission").
+// submission"). Under steady writes the log seldom restarts from its
+// beginning after the checkpointer's passes (a restart needs the log copied
+// in full when a write transaction begins), so its file grows to about
+// this many pages (40 MB of 4 KB pages) before the writer's own checkpoint,
+// by then cheap since little is left to copy, lets it restart.
 const writerAutoCheckpoint = 10_000
 
 // checkpointer runs passive checkpoints on a connection of its own, beside
