@@ -56,7 +56,7 @@ func isClosedReport(s *section) bool {
 		return true
 	}
 	for _, bl := range s.blocks {
-		if bl.kind == paragraphBlock && closedReport.MatchString(bl.text) {
+		if bl.kind == paragraphBlock && mayBeClosed(bl.text) && closedReport.MatchString(bl.text) {
 			return true
 		}
 		if bl.kind == listBlock {
@@ -66,6 +66,18 @@ func isClosedReport(s *section) bool {
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// mayBeClosed is a necessary condition for closedReport, checked first:
+// each of its phrases holds one of these words, in any case.
+func mayBeClosed(text string) bool {
+	low := strings.ToLower(text)
+	for _, w := range []string{"fix", "duplicate", "won", "accepted risk", "not a bug", "reproduce", "intended", "resolved"} {
+		if strings.Contains(low, w) {
+			return true
 		}
 	}
 	return false
