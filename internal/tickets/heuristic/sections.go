@@ -108,20 +108,22 @@ func (b *builder) buildSection(s *section) {
 }
 
 // acceptanceOwner is the section whose acceptance criteria s lists: s is
-// a leaf titled "Acceptance criteria" or "Acceptance scenarios", and the
-// owner the section just before it at its level (a bold line is a heading
-// of the story's own level) or its parent, whichever has text of its own.
+// a leaf below the second level titled "Acceptance criteria" or
+// "Acceptance scenarios", and the owner the section just before it at its
+// level (a bold line is a heading of the story's own level) or its parent,
+// whichever has text of its own and at most one list item (one story).
 func (b *builder) acceptanceOwner(s *section) *section {
 	p := s.parent
-	if p == nil || len(s.children) > 0 || !acceptanceHeading.MatchString(strings.Trim(cleanHeading(s.heading), "*_: ")) {
-		return nil
+	if p == nil || s.level < 3 || len(s.children) > 0 || !acceptanceHeading.MatchString(strings.Trim(cleanHeading(s.heading), "*_: ")) {
+		return nil // a PRD's "## Acceptance criteria" lists the criteria of many stories
 	}
+	one := func(o *section) bool { in := b.info[o.index]; return len(in.units) > 0 && len(in.items) <= 1 }
 	for i, c := range p.children {
-		if c == s && i > 0 && len(p.children[i-1].children) == 0 && len(b.info[p.children[i-1].index].units) > 0 {
+		if c == s && i > 0 && len(p.children[i-1].children) == 0 && one(p.children[i-1]) {
 			return p.children[i-1]
 		}
 	}
-	if p.parent != nil && len(b.info[p.index].units) > 0 {
+	if p.parent != nil && one(p) {
 		return p
 	}
 	return nil

@@ -129,3 +129,16 @@ func TestFeatureSpecStories(t *testing.T) {
 		t.Errorf("the story's criteria lack its scenario: %q", res.Tickets[i].AcceptanceCriteria)
 	}
 }
+
+// A PRD's own "## Acceptance criteria" section lists the criteria of all
+// its stories: it is not folded into the "## User stories" before it.
+func TestPRDAcceptanceSectionStays(t *testing.T) {
+	spec := "# PRD: Exports\n\n## User stories\n\n- As an editor, I want to export a draft as PDF.\n- As an editor, I want to export a draft as Word.\n\n" +
+		"## Acceptance criteria\n\n- A PDF export keeps the images of the draft.\n- A Word export keeps the headings of the draft.\n- An export of a 50-page draft takes under 5 seconds.\n"
+	res := generate(t, defaultRequest(spec, ""))
+	for _, tk := range res.Tickets {
+		if tk.Title == "Implement user stories" {
+			t.Errorf("the acceptance criteria were folded into one ticket: %v", titles(res.Tickets))
+		}
+	}
+}
