@@ -195,8 +195,11 @@ type createResult struct {
 // transaction. A job whose client already used its idempotency key is not
 // inserted; the existing job is returned instead. A job whose client has
 // its bound of unfinished jobs (counting the batch's own) gets ErrQueueFull.
-// The batch locks its clients' rows first (in id order, so batches on
-// several nodes cannot deadlock), which makes count and insert atomic.
+// The batch takes its clients' submission locks first (transaction-level
+// advisory locks, in key order, so batches on several nodes cannot
+// deadlock), which makes count and insert atomic. Unlike the row locks
+// they replace (SELECT … FOR UPDATE on ticket_clients), they write nothing
+// to the clients' rows or the log.
 // The lock, the count and the key lookup go to the server in one round trip
 // (a pipeline of three statements, run in turn: the count's snapshot is
 // taken once the locks are held, as when each was sent alone).
@@ -211,7 +214,8 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 		clientIDs[i], keys[i] = nj.job.ClientID, nj.job.IdempotencyKey
 	}
 	checks := &pgx.Batch{}
-	checks.Queue(`SELECT 1 FROM ticket_clients WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, clientIDs)
+	checks.Queue(`SELECT pg_advisory_xact_lock($2, k) FROM (SELECT DISTINCT hashtext(id) AS k FROM unnest($1::text[]) AS id ORDER BY k) AS keys`,
+		clientIDs, submissionLockClass)
 	checks.Queue(`SELECT client_id::text, count(*) FROM ticket_jobs
 		WHERE client_id = ANY($1::uuid[]) AND status IN ('queued', 'processing', 'cancel_requested') GROUP BY client_id`, clientIDs)
 	checks.Queue(`SELECT `+jobColumns+` FROM ticket_jobs
@@ -506,6 +510,11 @@ func (s ticketStore) CancelStaleJobs(ctx context.Context, before, now time.Time)
 	}
 	return len(done), tx.Commit(ctx)
 }
+
+// submissionLockClass is the first key of the advisory locks that
+// serialise submissions per client (the second is a hash of the client's
+// id; two clients sharing a hash only wait for each other).
+const submissionLockClass int32 = 0x7469636b // "tick"
 
 // readChecks reads the answers to createJobs' checks: the locks, then the
 // number of unfinished jobs of each client, then the existing jobs of the

@@ -2,9 +2,13 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -13,6 +17,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/jobqueue/jobqueuetest"
 	"github.com/foresight-dev/foresight/internal/postgres"
 	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
+	"github.com/foresight-dev/foresight/internal/tickets"
 	"github.com/foresight-dev/foresight/internal/tickets/storetest"
 )
 
@@ -75,4 +80,51 @@ func BenchmarkCreateJob(b *testing.B) {
 	}
 	defer db.Close()
 	storetest.BenchmarkCreateJob(b, db.TicketStore())
+}
+
+// TestQueueBoundTwoNodes submits a burst for one client through two
+// processes' stores on one database, as two nodes would: each store's
+// batches run apart, and only the per-client lock keeps the count and the
+// insert of one from interleaving with the other's.
+func TestQueueBoundTwoNodes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := pgtest.NewDatabase(t)
+	var stores [2]tickets.Store
+	for i := range stores {
+		db, err := postgres.Open(ctx, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		stores[i] = db.TicketStore()
+	}
+	c := tickets.Client{ID: uuid.NewString(), Name: "burst", WebhookSecret: "whsec", TicketsEnabled: true, CreatedAt: time.Now()}
+	if err := stores[0].CreateClient(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	const bound, tries = 5, 60
+	results := make(chan error, tries)
+	for i := range tries {
+		go func() {
+			now := time.Now().UTC().Truncate(time.Microsecond)
+			j := tickets.Job{ID: uuid.NewString(), ClientID: c.ID, IdempotencyKey: fmt.Sprint("burst-", i), RequestHash: "h",
+				Request: tickets.Request{Title: "t", Spec: "s"}, Status: tickets.StatusQueued, Stage: tickets.StageQueued,
+				CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(time.Hour)}
+			_, _, err := stores[i%2].CreateJob(ctx, j, bound)
+			results <- err
+		}()
+	}
+	accepted := 0
+	for range tries {
+		switch err := <-results; {
+		case err == nil:
+			accepted++
+		case !errors.Is(err, tickets.ErrQueueFull):
+			t.Fatal(err)
+		}
+	}
+	if accepted != bound {
+		t.Errorf("%d submissions through two nodes with a bound of %d: %d accepted", tries, bound, accepted)
+	}
 }
