@@ -32,16 +32,25 @@ func TestOrderFromTheDocument(t *testing.T) {
 			"Enable WAL archiving on the staging cluster", "Implement WAL archiving"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res := generate(t, defaultRequest(c.spec, "Spec"))
-			got := titles(res.Tickets)
-			from := slices.IndexFunc(res.Tickets, func(tk tickets.Ticket) bool { return tk.Title == c.from })
-			on := slices.IndexFunc(res.Tickets, func(tk tickets.Ticket) bool { return tk.Title == c.on })
-			if from < 0 || on < 0 {
-				t.Fatalf("want tickets %q and %q: %v", c.from, c.on, got)
-			}
-			if !slices.Contains(res.Tickets[from].Dependencies, res.Tickets[on].ExternalID) {
-				t.Errorf("%q depends on %v, want %s (%q): %v", c.from, res.Tickets[from].Dependencies, res.Tickets[on].ExternalID, c.on, got)
-			}
+			wantDependsOn(t, generate(t, defaultRequest(c.spec, "Spec")).Tickets, c.from, c.on)
 		})
+	}
+}
+
+// titled is the index of the ticket titled title, or -1.
+func titled(ts []tickets.Ticket, title string) int {
+	return slices.IndexFunc(ts, func(tk tickets.Ticket) bool { return tk.Title == title })
+}
+
+// wantDependsOn fails t unless the tickets titled from and on exist and
+// the first depends on the second.
+func wantDependsOn(t *testing.T, ts []tickets.Ticket, from, on string) {
+	t.Helper()
+	i, j := titled(ts, from), titled(ts, on)
+	if i < 0 || j < 0 {
+		t.Fatalf("want tickets %q and %q: %v", from, on, titles(ts))
+	}
+	if !slices.Contains(ts[i].Dependencies, ts[j].ExternalID) {
+		t.Errorf("%q depends on %v, want %s (%q): %v", from, ts[i].Dependencies, ts[j].ExternalID, on, titles(ts))
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
 // A requirement a spec states in a sentence or step of its own is a
@@ -43,18 +41,12 @@ func TestSentencesOfTheirOwnAreTickets(t *testing.T) {
 			"Record setting changes and member removals with the actor and the time", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res := generate(t, defaultRequest(c.spec, "Spec"))
-			got := titles(res.Tickets)
-			i := slices.IndexFunc(res.Tickets, func(tk tickets.Ticket) bool { return tk.Title == c.want })
-			if i < 0 {
-				t.Fatalf("no ticket %q: %v", c.want, got)
+			ts := generate(t, defaultRequest(c.spec, "Spec")).Tickets
+			if titled(ts, c.want) < 0 {
+				t.Fatalf("no ticket %q: %v", c.want, titles(ts))
 			}
-			if c.dependsOn == "" {
-				return
-			}
-			j := slices.IndexFunc(res.Tickets, func(tk tickets.Ticket) bool { return tk.Title == c.dependsOn })
-			if j < 0 || !slices.Contains(res.Tickets[i].Dependencies, res.Tickets[j].ExternalID) {
-				t.Errorf("%q depends on %v, want %q: %v", c.want, res.Tickets[i].Dependencies, c.dependsOn, got)
+			if c.dependsOn != "" {
+				wantDependsOn(t, ts, c.want, c.dependsOn)
 			}
 		})
 	}
@@ -97,7 +89,7 @@ func TestDetailedDesignTitledByItsOrder(t *testing.T) {
 		"# Detailed design\n\nAdd a `as_micros` function on `std::time::Duration` that returns the whole microseconds.\n\n# Drawbacks\n\nNone.\n"
 	res := generate(t, defaultRequest(spec, ""))
 	want := "Add a as_micros function on std::time::Duration that returns the whole microseconds"
-	if !slices.ContainsFunc(res.Tickets, func(tk tickets.Ticket) bool { return tk.Title == want }) {
+	if titled(res.Tickets, want) < 0 {
 		t.Errorf("no ticket %q: %v", want, titles(res.Tickets))
 	}
 }
@@ -121,7 +113,7 @@ func TestFeatureSpecStories(t *testing.T) {
 			t.Errorf("ticket %q: %v", tk.Title, got)
 		}
 	}
-	i := slices.IndexFunc(res.Tickets, func(tk tickets.Ticket) bool { return tk.Title == "Validate Export Settings Before Sending" })
+	i := titled(res.Tickets, "Validate Export Settings Before Sending")
 	if i < 0 {
 		t.Fatalf("no story \"Validate Export Settings Before Sending\": %v", got)
 	}
