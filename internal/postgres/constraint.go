@@ -10,6 +10,7 @@ import (
 // (PostgreSQL's Appendix A).
 const (
 	uniqueViolation           = "23505"
+	foreignKeyViolation       = "23503"
 	invalidTextRepresentation = "22P02"
 )
 
@@ -23,6 +24,10 @@ func hasSQLState(err error, code string) bool {
 // isUniqueViolation: err is a write refused by a UNIQUE or PRIMARY KEY
 // constraint.
 func isUniqueViolation(err error) bool { return hasSQLState(err, uniqueViolation) }
+
+// isForeignKeyViolation: err is a write refused by a FOREIGN KEY
+// constraint (the row it names does not exist).
+func isForeignKeyViolation(err error) bool { return hasSQLState(err, foreignKeyViolation) }
 
 // badID reports an id PostgreSQL cannot read as a UUID: such a row does
 // not exist.

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/riverqueue/river"
 
 	"github.com/foresight-dev/foresight/internal/jobqueue"
+	"github.com/foresight-dev/foresight/internal/rowscan"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
@@ -31,11 +31,6 @@ func notFound(err error) error {
 	return err
 }
 
-func isForeignKeyViolation(err error) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && pe.Code == "23503"
-}
-
 func (s ticketStore) CreateClient(ctx context.Context, c tickets.Client) error {
 	_, err := s.d.pool.Exec(ctx,
 		`INSERT INTO ticket_clients (id, name, webhook_secret, suspended, tickets_enabled, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -45,7 +40,7 @@ func (s ticketStore) CreateClient(ctx context.Context, c tickets.Client) error {
 
 const clientColumns = `id::text, name, webhook_secret, suspended, tickets_enabled, created_at`
 
-func scanClient(row pgx.Row) (tickets.Client, error) {
+func scanClient(row rowscan.Row) (tickets.Client, error) {
 	var c tickets.Client
 	err := row.Scan(&c.ID, &c.Name, &c.WebhookSecret, &c.Suspended, &c.TicketsEnabled, &c.CreatedAt)
 	c.CreatedAt = c.CreatedAt.UTC()
@@ -57,11 +52,7 @@ func (s ticketStore) GetClient(ctx context.Context, id string) (tickets.Client, 
 }
 
 func (s ticketStore) ListClients(ctx context.Context, afterID string, limit int) ([]tickets.Client, error) {
-	rows, err := s.d.pool.Query(ctx, `SELECT `+clientColumns+` FROM ticket_clients WHERE id::text > $1 ORDER BY id::text LIMIT $2`, afterID, limit)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (tickets.Client, error) { return scanClient(r) })
+	return queryList(ctx, s.d.pool, `SELECT `+clientColumns+` FROM ticket_clients WHERE id::text > $1 ORDER BY id::text LIMIT $2`, []any{afterID, limit}, scanClient)
 }
 
 func (s ticketStore) UpdateClient(ctx context.Context, id string, u tickets.ClientUpdate) (tickets.Client, error) {
@@ -98,7 +89,7 @@ func splitScopes(s string) []tickets.Scope {
 
 const keyColumns = `k.id::text, k.client_id::text, k.secret_hash, k.scopes, k.expires_at, k.revoked_at, k.created_at`
 
-func scanKey(row pgx.Row, extra ...any) (tickets.APIKey, error) {
+func scanKey(row rowscan.Row, extra ...any) (tickets.APIKey, error) {
 	var k tickets.APIKey
 	var scopes string
 	err := row.Scan(append([]any{&k.ID, &k.ClientID, &k.SecretHash, &scopes, &k.ExpiresAt, &k.RevokedAt, &k.CreatedAt}, extra...)...)
@@ -122,11 +113,7 @@ func (s ticketStore) GetKey(ctx context.Context, id string) (tickets.APIKey, tic
 }
 
 func (s ticketStore) ListKeys(ctx context.Context, clientID string) ([]tickets.APIKey, error) {
-	rows, err := s.d.pool.Query(ctx, `SELECT `+keyColumns+` FROM ticket_api_keys k WHERE k.client_id = $1 ORDER BY k.created_at, k.id`, clientID)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (tickets.APIKey, error) { return scanKey(r) })
+	return queryList(ctx, s.d.pool, `SELECT `+keyColumns+` FROM ticket_api_keys k WHERE k.client_id = $1 ORDER BY k.created_at, k.id`, []any{clientID}, func(r rowscan.Row) (tickets.APIKey, error) { return scanKey(r) })
 }
 
 func (s ticketStore) RevokeKey(ctx context.Context, clientID, keyID string, at time.Time) error {
@@ -147,7 +134,7 @@ func (s ticketStore) RevokeKey(ctx context.Context, clientID, keyID string, at t
 const jobColumns = `id::text AS job_id, client_id::text AS job_client_id, idempotency_key, request_hash, request, status, stage, error_code, error_message,
 	callback_failed, result, created_at, updated_at, expires_at`
 
-func scanJob(row pgx.Row) (tickets.Job, error) {
+func scanJob(row rowscan.Row) (tickets.Job, error) {
 	var j tickets.Job
 	var request []byte
 	err := row.Scan(&j.ID, &j.ClientID, &j.IdempotencyKey, &j.RequestHash, &request, &j.Status, &j.Stage,
@@ -319,11 +306,7 @@ func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]ticke
 		q += ` AND status = ` + arg(f.Status)
 	}
 	q += newestFirst(arg, f.BeforeCreatedAt, f.BeforeID, f.Limit)
-	rows, err := s.d.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (tickets.Job, error) { return scanJob(r) })
+	return queryList(ctx, s.d.pool, q, args, scanJob)
 }
 
 // summaryColumns are the columns of a tickets.JobSummary, read with
@@ -334,7 +317,7 @@ const summaryColumns = `id::text AS job_id, client_id::text AS job_client_id, (S
 	coalesce(request->>'callback_url', '') <> '', callback_failed, callback_delivered_at,
 	created_at, updated_at, expires_at, started_at, finished_at`
 
-func scanSummary(row pgx.Row) (tickets.JobSummary, error) {
+func scanSummary(row rowscan.Row) (tickets.JobSummary, error) {
 	var j tickets.JobSummary
 	var clientName *string
 	err := row.Scan(&j.ID, &j.ClientID, &clientName, &j.Title, &j.Status, &j.Stage, &j.ErrorCode, &j.ErrorMessage, &j.Engine,
@@ -369,11 +352,7 @@ func (s ticketStore) ListJobSummaries(ctx context.Context, f tickets.JobFilter) 
 		q += ` AND status = ` + arg(f.Status)
 	}
 	q += newestFirst(arg, f.BeforeCreatedAt, f.BeforeID, f.Limit)
-	rows, err := s.d.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (tickets.JobSummary, error) { return scanSummary(r) })
+	return queryList(ctx, s.d.pool, q, args, scanSummary)
 }
 
 func (s ticketStore) GetJobSummary(ctx context.Context, id string) (tickets.JobSummary, error) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/jobqueue"
+	"github.com/foresight-dev/foresight/internal/rowscan"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
@@ -50,7 +51,7 @@ func (s ticketStore) CreateClient(ctx context.Context, c tickets.Client) error {
 
 const clientColumns = `id, name, webhook_secret, suspended, tickets_enabled, created_at`
 
-func scanClient(row interface{ Scan(...any) error }) (tickets.Client, error) {
+func scanClient(row rowscan.Row) (tickets.Client, error) {
 	var c tickets.Client
 	var created int64
 	err := row.Scan(&c.ID, &c.Name, &c.WebhookSecret, &c.Suspended, &c.TicketsEnabled, &created)
@@ -66,20 +67,7 @@ func (s ticketStore) GetClient(ctx context.Context, id string) (tickets.Client, 
 }
 
 func (s ticketStore) ListClients(ctx context.Context, afterID string, limit int) ([]tickets.Client, error) {
-	rows, err := s.d.reader.query(ctx, `SELECT `+clientColumns+` FROM ticket_clients WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []tickets.Client
-	for rows.Next() {
-		c, err := scanClient(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return queryList(ctx, s.d.reader, `SELECT `+clientColumns+` FROM ticket_clients WHERE id > ? ORDER BY id LIMIT ?`, []any{afterID, limit}, scanClient)
 }
 
 func (s ticketStore) UpdateClient(ctx context.Context, id string, u tickets.ClientUpdate) (tickets.Client, error) {
@@ -116,7 +104,7 @@ func splitScopes(s string) []tickets.Scope {
 
 const keyColumns = `k.id, k.client_id, k.secret_hash, k.scopes, k.expires_at, k.revoked_at, k.created_at`
 
-func scanKey(row interface{ Scan(...any) error }, extra ...any) (tickets.APIKey, error) {
+func scanKey(row rowscan.Row, extra ...any) (tickets.APIKey, error) {
 	var k tickets.APIKey
 	var scopes string
 	var expires, revoked sql.NullInt64
@@ -141,20 +129,7 @@ func (s ticketStore) GetKey(ctx context.Context, id string) (tickets.APIKey, tic
 }
 
 func (s ticketStore) ListKeys(ctx context.Context, clientID string) ([]tickets.APIKey, error) {
-	rows, err := s.d.reader.query(ctx, `SELECT `+keyColumns+` FROM ticket_api_keys k WHERE k.client_id = ? ORDER BY k.created_at, k.id`, clientID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []tickets.APIKey
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
+	return queryList(ctx, s.d.reader, `SELECT `+keyColumns+` FROM ticket_api_keys k WHERE k.client_id = ? ORDER BY k.created_at, k.id`, []any{clientID}, func(r rowscan.Row) (tickets.APIKey, error) { return scanKey(r) })
 }
 
 func (s ticketStore) RevokeKey(ctx context.Context, clientID, keyID string, at time.Time) error {
@@ -172,7 +147,7 @@ func (s ticketStore) RevokeKey(ctx context.Context, clientID, keyID string, at t
 const jobColumns = `id, client_id, idempotency_key, request_hash, request, status, stage, error_code, error_message,
 	callback_failed, result, created_at, updated_at, expires_at`
 
-func scanJob(row interface{ Scan(...any) error }) (tickets.Job, error) {
+func scanJob(row rowscan.Row) (tickets.Job, error) {
 	var j tickets.Job
 	var request string
 	var created, updated, expires int64
@@ -332,7 +307,7 @@ const summaryColumns = `id, client_id, (SELECT name FROM ticket_clients c WHERE 
 	coalesce(json_extract(request, '$.callback_url'), '') <> '', callback_failed, callback_delivered_at,
 	created_at, updated_at, expires_at, started_at, finished_at`
 
-func scanSummary(row interface{ Scan(...any) error }) (tickets.JobSummary, error) {
+func scanSummary(row rowscan.Row) (tickets.JobSummary, error) {
 	var j tickets.JobSummary
 	var clientName sql.NullString
 	var created, updated, expires int64
