@@ -1221,6 +1221,9 @@ var topicRules = []struct {
 
 // headingTopic classifies one heading.
 func headingTopic(heading string) string {
+	if storyNumber.MatchString(strings.TrimSpace(heading)) {
+		return "requirements" // "User Story 1 - … Dev Version Preserved" is a story, not versioning
+	}
 	h := " " + strings.Join(strings.FieldsFunc(strings.ToLower(dropParentheticals(heading)), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-'
 	}), " ") + " "

@@ -100,7 +100,7 @@ func TestDetailedDesignTitledByItsOrder(t *testing.T) {
 // "User Story 2 - " does not open one; measurable outcomes are no work.
 func TestFeatureSpecStories(t *testing.T) {
 	spec := "# Feature Specification: Draft exports\n\n## User Scenarios & Testing *(mandatory)*\n\n" +
-		"### User Story 1 - Export a draft as PDF (Priority: P1)\n\nAn editor exports the open draft as a PDF to send it for review.\n\n" +
+		"### User Story 1 - Export a draft as PDF with its Version history (Priority: P1)\n\nAn editor exports the open draft as a PDF to send it for review.\n\n" +
 		"**Acceptance Scenarios**:\n\n1. **Given** an open draft, **When** the editor chooses Export, **Then** a PDF of the draft downloads.\n" +
 		"2. **Given** a draft with images, **When** it is exported, **Then** the PDF holds the images.\n\n" +
 		"### User Story 2 - Validate Export Settings Before Sending (Priority: P2)\n\nAn editor checks the page size and margins before the export.\n\n" +
@@ -112,6 +112,9 @@ func TestFeatureSpecStories(t *testing.T) {
 		if strings.Contains(tk.Title, "**") || strings.HasPrefix(tk.Title, "Implement given") || strings.Contains(tk.Title, "SC-00") || strings.Contains(tk.Title, "User Story") {
 			t.Errorf("ticket %q: %v", tk.Title, got)
 		}
+	}
+	if titled(res.Tickets, "Export a draft as PDF with its Version history") < 0 {
+		t.Errorf("no story \"Export a draft as PDF with its Version history\": %v", got)
 	}
 	i := titled(res.Tickets, "Validate Export Settings Before Sending")
 	if i < 0 {

@@ -585,7 +585,7 @@ var baseVerbs = map[string]bool{
 	"authenticate": true, "authorize": true, "authorise": true, "encrypt": true, "escape": true,
 	"invite": true, "localize": true, "localise": true, "paginate": true, "queue": true,
 	"redirect": true, "register": true, "reset": true, "search": true, "sort": true,
-	"subscribe": true, "suspend": true, "toggle": true, "unify": true,
+	"subscribe": true, "suspend": true, "toggle": true, "unify": true, "preserve": true, "revert": true, "restore": true,
 	"wire": true, "carry": true, "answer": true, "reply": true,
 	"give": true, "take": true, "get": true, "put": true, "post": true, "patch": true,
 	"cover": true, "describe": true, "include": true, "contain": true, "need": true, "want": true,

@@ -20,6 +20,9 @@ func TestTitlesKeepTheSpecsNames(t *testing.T) {
 		{"Non-Functional Requirements", "Implement non-functional requirements"},
 		{"CronJob API", "Implement CronJob API"},
 		{"Business rules", "Implement business rules"},
+		{"User Story 3 - Revert to Development After Production Prep (Priority: P3)", "Revert to Development After Production Prep"},
+		{"Restore the last snapshot", "Restore the last snapshot"},
+		{"preserve the current version details", "Preserve the current version details"},
 	} {
 		if got := verbFirst(cleanHeading(c.in)); got != c.want {
 			t.Errorf("title of heading %q = %q, want %q", c.in, got, c.want)
