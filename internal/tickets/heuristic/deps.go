@@ -20,7 +20,10 @@ import (
 //     switch off the pg_dump job") waits for the earlier ticket whose title
 //     it names;
 //   - a rollout step ("Enable pgBackRest and WAL archiving on the staging
-//     cluster") waits for the earlier tickets whose titles it names.
+//     cluster") waits for the earlier tickets whose titles it names;
+//   - the work of a major section waits for the major section before it
+//     when that one is the foundations ("### Foundations" before "###
+//     Screens") or both are numbered phases ("Phase 1" before "Phase 2").
 
 // orderDependencies adds the dependencies above. It compares each draft
 // with a layer, a wait or a rollout step with every earlier draft, bounded
@@ -51,6 +54,7 @@ func (b *builder) orderDependencies() {
 		}
 		of[d] = facts{layer(d.title), r, titleNames(d.title)}
 	}
+	b.phaseDependencies(work)
 	for _, x := range work {
 		fx := of[x]
 		testsAll := x.topic == "testing" && integrationTest.MatchString(x.title)
@@ -152,4 +156,53 @@ func appendDraft(list []*draft, d *draft) []*draft {
 		}
 	}
 	return append(list, d)
+}
+
+var (
+	// phaseHeading names a numbered phase of the work.
+	phaseHeading = regexp.MustCompile(`(?i)^(phase|stage|milestone|wave)\s*\d+\b`)
+	// foundationsHeading names the foundations the rest builds on.
+	foundationsHeading = regexp.MustCompile(`(?i)\b(foundations?|groundwork)\b`)
+)
+
+// phaseDependencies makes each draft of a major section wait for the last
+// draft of the work major section before it, when that one is the
+// foundations, or when both are numbered phases: the drafts of a phase are
+// in list order already, so its last one stands for the phase.
+func (b *builder) phaseDependencies(work []*draft) {
+	last := map[*section]*draft{}
+	var majors []*section
+	for _, d := range work {
+		m := b.major(d.sec)
+		if m == nil {
+			continue
+		}
+		if last[m] == nil {
+			majors = append(majors, m)
+		}
+		if last[m] == nil || d.order > last[m].order {
+			last[m] = d
+		}
+	}
+	name := func(s *section) string {
+		return strings.TrimSpace(headingNumber.ReplaceAllString(strings.ToLower(cleanHeading(s.heading)), ""))
+	}
+	before := map[*section]*section{}
+	for i := 1; i < len(majors); i++ {
+		p, m := name(majors[i-1]), name(majors[i])
+		// Phase 2 follows phase 1, everything follows the foundations;
+		// non-functional requirements after the last phase follow no phase.
+		if foundationsHeading.MatchString(p) || phaseHeading.MatchString(p) && phaseHeading.MatchString(m) {
+			before[majors[i]] = majors[i-1]
+		}
+	}
+	if len(before) == 0 {
+		return
+	}
+	for _, d := range work {
+		b.m.tick(1)
+		if p := before[b.major(d.sec)]; p != nil {
+			d.deps = appendDraft(d.deps, last[p])
+		}
+	}
 }

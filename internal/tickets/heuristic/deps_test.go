@@ -30,6 +30,14 @@ func TestOrderFromTheDocument(t *testing.T) {
 			"# Backups\n\n## Design\n\n### WAL archiving\n\n`archive_command` pushes each WAL segment to the bucket.\n\n### Monitoring\n\nAn alert fires when the last backup is older than a day.\n\n" +
 				"## Rollout plan\n\n1. Enable WAL archiving on the staging cluster.\n2. Enable it on production.\n",
 			"Enable WAL archiving on the staging cluster", "Implement WAL archiving"},
+		{"screens after the foundations",
+			"## Tracking: Dark mode\n\nTheme work.\n\n### Foundations\n\n- [ ] Define the colour tokens for both themes.\n- [ ] Store the chosen theme in the profile of the user.\n\n" +
+				"### Screens\n\n- [ ] Settings: add the Appearance section with Light and Dark.\n- [ ] Reports: move the chart palette to tokens.\n",
+			"Add the Appearance section with Light and Dark (Settings)", "Store the chosen theme in the profile of the user"},
+		{"phase 2 after phase 1",
+			"# Plan\n\n## Phase 1: Work orders\n\n- WO-1: A defect creates a work order.\n- WO-2: A supervisor assigns a work order.\n\n" +
+				"## Phase 2: Preventive maintenance\n\n- PM-1: Fleet engineers define a schedule per vehicle type.\n",
+			"Implement fleet engineers define a schedule per vehicle type (PM-1)", "Implement a supervisor assigns a work order (WO-2)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			wantDependsOn(t, generate(t, defaultRequest(c.spec, "Spec")).Tickets, c.from, c.on)
