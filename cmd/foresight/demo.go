@@ -24,6 +24,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 	"github.com/foresight-dev/foresight/internal/sandbox/sportsbook"
 	"github.com/foresight-dev/foresight/internal/server"
 	"github.com/foresight-dev/foresight/internal/tickets"
@@ -91,14 +92,18 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 		Operator: "http://" + operatorL.Addr().String(), Casino: "http://" + casinoL.Addr().String(),
 		Sportsbook: "http://" + sportsbookL.Addr().String(), CredentialsFile: filepath.Join(o.dir, demoCredentialsFile)}
 
-	opSite, err := operator.OpenSite(ctx, operator.SiteConfig{ID: demoOperatorID, PlatformURL: cfg.PublicURL,
-		DatabasePath: filepath.Join(o.dir, "sandbox-operator.db")})
+	opSite, err := operator.OpenSite(ctx, operator.SiteConfig{
+		ID:           demoOperatorID,
+		SiteSettings: sandboxweb.SiteSettings{PlatformURL: cfg.PublicURL, DatabasePath: filepath.Join(o.dir, "sandbox-operator.db")},
+	})
 	if err != nil {
 		return err
 	}
 	defer opSite.Close()
-	casinoSite, err := casino.OpenSite(ctx, casino.SiteConfig{AggregatorID: demoAggregatorID, PlatformURL: cfg.PublicURL,
-		DatabasePath: filepath.Join(o.dir, "sandbox-casino.db")})
+	casinoSite, err := casino.OpenSite(ctx, casino.SiteConfig{
+		AggregatorID: demoAggregatorID,
+		SiteSettings: sandboxweb.SiteSettings{PlatformURL: cfg.PublicURL, DatabasePath: filepath.Join(o.dir, "sandbox-casino.db")},
+	})
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
 
 const sandboxUsage = `Usage:
@@ -36,6 +37,13 @@ func (f *sandboxFlags) define(e *envFlags, defaultAddr, defaultDatabase string) 
 	e.String(&f.startingBalance, "starting-balance", "FORESIGHT_SANDBOX_STARTING_BALANCE", "1000.00", "balance of a bettor or player the sandbox sees first")
 	e.String(&f.currency, "currency", "FORESIGHT_SANDBOX_CURRENCY", "USD", "currency of new bettors or players")
 	e.String(&f.adminToken, "admin-token", "FORESIGHT_SANDBOX_ADMIN_TOKEN", "", "token of the control API (default: none on loopback, generated otherwise)")
+}
+
+// siteSettings are the flags' settings of a sandbox site, guarded by
+// token (the admin token sandboxListener settled on).
+func (f *sandboxFlags) siteSettings(token string) sandboxweb.SiteSettings {
+	return sandboxweb.SiteSettings{SigningSecret: f.secret, PlatformURL: f.platformURL, DatabasePath: f.database,
+		StartingBalance: f.startingBalance, Currency: f.currency, AdminToken: token}
 }
 
 // runSandbox runs `foresight sandbox operator` or `foresight sandbox
@@ -103,8 +111,8 @@ func runSandboxOperator(ctx context.Context, args []string, getenv func(string) 
 		return err
 	}
 	site, err := operator.OpenSite(ctx, operator.SiteConfig{
-		ID: id, SigningSecret: f.secret, PlatformURL: f.platformURL, DatabasePath: f.database,
-		StartingBalance: f.startingBalance, Currency: f.currency, AdminToken: token,
+		ID:           id,
+		SiteSettings: f.siteSettings(token),
 	})
 	if err != nil {
 		l.Close()
@@ -145,8 +153,8 @@ func runSandboxCasino(ctx context.Context, args []string, getenv func(string) st
 		return err
 	}
 	site, err := casino.OpenSite(ctx, casino.SiteConfig{
-		AggregatorID: aggregatorID, CasinoID: casinoID, SigningSecret: f.secret, PlatformURL: f.platformURL,
-		DatabasePath: f.database, StartingBalance: f.startingBalance, Currency: f.currency, AdminToken: token,
+		AggregatorID: aggregatorID, CasinoID: casinoID,
+		SiteSettings: f.siteSettings(token),
 	})
 	if err != nil {
 		l.Close()

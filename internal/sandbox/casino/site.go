@@ -47,26 +47,12 @@ type SiteConfig struct {
 	// CasinoID is the casino_id of the lobby's launches, one of the
 	// aggregator's casino_ids on the platform. Default DefaultCasinoID.
 	CasinoID string
-	// SigningSecret is the secret shared with the platform, in both
-	// directions (X-REQUEST-SIGN of wallet calls and of launches). Empty:
-	// the one recorded in the database, or a new random one recorded
-	// there (in memory only without a database).
-	SigningSecret string
-	// PlatformURL is the base URL of the Foresight platform: the launcher
-	// base URL. Required.
-	PlatformURL string
-	// DatabasePath is the SQLite file of the casino's journal; empty keeps
-	// everything in memory.
-	DatabasePath string
-	// StartingBalance is the balance of an account first named by a wallet
-	// call. Default DefaultSiteStartingBalance.
-	StartingBalance string
-	// Currency is the lobby's default currency and the one the
-	// registration offers. Default DefaultSiteCurrency.
-	Currency string
-	// AdminToken guards the control API; empty opens it to loopback
-	// clients only (sandboxweb.Guard).
-	AdminToken string
+	// SiteSettings: SigningSecret signs wallet calls and launches, in both
+	// directions (X-REQUEST-SIGN); PlatformURL is the launcher's base URL;
+	// StartingBalance defaults to DefaultSiteStartingBalance; Currency,
+	// the lobby's default and the one the registration offers, defaults
+	// to DefaultSiteCurrency.
+	sandboxweb.SiteSettings
 	// DemoAccount is the player the lobby offers by default. Default
 	// DefaultDemoAccount.
 	DemoAccount string

@@ -16,6 +16,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
@@ -30,8 +31,7 @@ func newSite(t *testing.T, platformURL string, mutate ...func(*casino.SiteConfig
 	t.Helper()
 	cfg := casino.SiteConfig{
 		AggregatorID: "sandbox-agg",
-		PlatformURL:  platformURL,
-		DatabasePath: filepath.Join(t.TempDir(), "casino.db"),
+		SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL, DatabasePath: filepath.Join(t.TempDir(), "casino.db")},
 	}
 	s, served := sandboxtest.OpenSite(t, casino.OpenSite, &cfg, mutate...)
 	return &site{Served: served, t: t, s: s}
@@ -329,7 +329,7 @@ func TestCasinoControlAPIRefusesBadFaults(t *testing.T) {
 
 func TestCasinoSiteRestartAndRegistration(t *testing.T) {
 	t.Parallel()
-	cfg := casino.SiteConfig{AggregatorID: "agg", PlatformURL: "http://platform.test", DatabasePath: filepath.Join(t.TempDir(), "c.db"), Currency: "EUR", CasinoID: "c-1"}
+	cfg := casino.SiteConfig{AggregatorID: "agg", CasinoID: "c-1", SiteSettings: sandboxweb.SiteSettings{PlatformURL: "http://platform.test", DatabasePath: filepath.Join(t.TempDir(), "c.db"), Currency: "EUR"}}
 	first, err := casino.OpenSite(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -358,10 +358,10 @@ func TestCasinoSiteRestartAndRegistration(t *testing.T) {
 		t.Errorf("registration %v", reg)
 	}
 	for _, bad := range []casino.SiteConfig{
-		{AggregatorID: "Agg", PlatformURL: "http://p"},
-		{AggregatorID: "agg", PlatformURL: "p"},
-		{AggregatorID: "agg", PlatformURL: "http://p", Currency: "eur"},
-		{AggregatorID: "agg", PlatformURL: "http://p", StartingBalance: "x"},
+		{AggregatorID: "Agg", SiteSettings: sandboxweb.SiteSettings{PlatformURL: "http://p"}},
+		{AggregatorID: "agg", SiteSettings: sandboxweb.SiteSettings{PlatformURL: "p"}},
+		{AggregatorID: "agg", SiteSettings: sandboxweb.SiteSettings{PlatformURL: "http://p", Currency: "eur"}},
+		{AggregatorID: "agg", SiteSettings: sandboxweb.SiteSettings{PlatformURL: "http://p", StartingBalance: "x"}},
 	} {
 		if s, err := casino.OpenSite(context.Background(), bad); err == nil {
 			s.Close()

@@ -27,26 +27,12 @@ type SiteConfig struct {
 	// ID is the operator's id (OPERATOR_ID), as the platform's admin API
 	// accepts it: 1 to 63 lowercase letters, digits, '-' or '_'. Required.
 	ID string
-	// SigningSecret is the secret the platform signs wallet calls with.
-	// Empty: the one recorded in the database, or a new random one
-	// recorded there (in memory only without a database).
-	SigningSecret string
-	// PlatformURL is the base URL of the Foresight platform (its
-	// FORESIGHT_PUBLIC_URL), where the widget is served at /widget/.
-	// Required.
-	PlatformURL string
-	// DatabasePath is the SQLite file of the operator's journal; empty
-	// keeps everything in memory.
-	DatabasePath string
-	// StartingBalance is the balance of a bettor first named by a wallet
-	// call, a session request or the host page. Default
-	// DefaultSiteStartingBalance.
-	StartingBalance string
-	// Currency is the currency of new bettors. Default DefaultCurrency.
-	Currency string
-	// AdminToken guards the control API; empty opens it to loopback
-	// clients only (sandboxweb.Guard).
-	AdminToken string
+	// SiteSettings: SigningSecret signs the platform's wallet calls;
+	// PlatformURL is the platform's FORESIGHT_PUBLIC_URL, where the widget
+	// is served at /widget/; StartingBalance, also of a bettor first named
+	// by a session request or the host page, defaults to
+	// DefaultSiteStartingBalance; Currency defaults to DefaultCurrency.
+	sandboxweb.SiteSettings
 	// DemoBettor is the bettor the host page logs in by default. Default
 	// DefaultDemoBettor.
 	DemoBettor string

@@ -20,6 +20,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
@@ -37,8 +38,7 @@ func newSite(t *testing.T, mutate ...func(*operator.SiteConfig)) *site {
 	t.Helper()
 	cfg := operator.SiteConfig{
 		ID:           "sandbox-op",
-		PlatformURL:  platformURL,
-		DatabasePath: filepath.Join(t.TempDir(), "operator.db"),
+		SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL, DatabasePath: filepath.Join(t.TempDir(), "operator.db")},
 	}
 	s, served := sandboxtest.OpenSite(t, operator.OpenSite, &cfg, mutate...)
 	return &site{Served: served, t: t, platform: cfg.PlatformURL, s: s}
@@ -484,7 +484,7 @@ func TestControlAPIRefusesBadFaults(t *testing.T) {
 func TestSiteRestartKeepsTheWorld(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "operator.db")
-	cfg := operator.SiteConfig{ID: "sandbox-op", PlatformURL: platformURL, DatabasePath: path}
+	cfg := operator.SiteConfig{ID: "sandbox-op", SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL, DatabasePath: path}}
 	first, err := operator.OpenSite(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -517,11 +517,11 @@ func TestSiteRestartKeepsTheWorld(t *testing.T) {
 func TestOpenSiteRefusesBadConfig(t *testing.T) {
 	t.Parallel()
 	for _, cfg := range []operator.SiteConfig{
-		{ID: "Sandbox Op", PlatformURL: platformURL},
-		{ID: "op", PlatformURL: "platform.test"},
-		{ID: "op", PlatformURL: platformURL, StartingBalance: "-1"},
-		{ID: "op", PlatformURL: platformURL, Currency: "usd"},
-		{ID: "op", PlatformURL: platformURL, DatabasePath: t.TempDir()},
+		{ID: "Sandbox Op", SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL}},
+		{ID: "op", SiteSettings: sandboxweb.SiteSettings{PlatformURL: "platform.test"}},
+		{ID: "op", SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL, StartingBalance: "-1"}},
+		{ID: "op", SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL, Currency: "usd"}},
+		{ID: "op", SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL, DatabasePath: t.TempDir()}},
 	} {
 		if s, err := operator.OpenSite(context.Background(), cfg); err == nil {
 			s.Close()
@@ -655,7 +655,7 @@ func TestControlAPITokenLifetime(t *testing.T) {
 	if err := s.s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	again, err := operator.OpenSite(context.Background(), operator.SiteConfig{ID: "sandbox-op", PlatformURL: platformURL, DatabasePath: path})
+	again, err := operator.OpenSite(context.Background(), operator.SiteConfig{ID: "sandbox-op", SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL, DatabasePath: path}})
 	if err != nil {
 		t.Fatal(err)
 	}

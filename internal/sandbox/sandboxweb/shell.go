@@ -145,3 +145,25 @@ func (r Registration) Body() []byte {
 	}
 	return b
 }
+
+// SiteSettings are the settings every sandbox site has. A site's
+// SiteConfig embeds them and states its own defaults.
+type SiteSettings struct {
+	// SigningSecret is the secret shared with the platform. Empty: the one
+	// recorded in the database, or a new random one recorded there (in
+	// memory only without a database); see OpenShell.
+	SigningSecret string
+	// PlatformURL is the base URL of the Foresight platform. Required.
+	PlatformURL string
+	// DatabasePath is the SQLite file of the site's journal; empty keeps
+	// everything in memory.
+	DatabasePath string
+	// StartingBalance is the balance of an account (a bettor, a player)
+	// first named by a wallet call.
+	StartingBalance string
+	// Currency is the currency of new accounts.
+	Currency string
+	// AdminToken guards the control API; empty opens it to loopback
+	// clients only (Guard).
+	AdminToken string
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
@@ -265,7 +266,7 @@ func TestSlipChartWithoutHistory(t *testing.T) {
 func TestSandboxPagesAtPhoneWidth(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{site: true})
-	site, err := casino.OpenSite(context.Background(), casino.SiteConfig{AggregatorID: "sandbox-agg", PlatformURL: w.URL})
+	site, err := casino.OpenSite(context.Background(), casino.SiteConfig{AggregatorID: "sandbox-agg", SiteSettings: sandboxweb.SiteSettings{PlatformURL: w.URL}})
 	if err != nil {
 		t.Fatal(err)
 	}

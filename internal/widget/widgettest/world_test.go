@@ -16,6 +16,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/browsertest"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
 
 const adminToken = "widget-test-admin-token"
@@ -48,7 +49,7 @@ func newWorld(t *testing.T, opts worldOptions) *world {
 	w := &world{World: &browsertest.World{T: t, URL: browsertest.StartServer(t, adminToken)}}
 	var handler http.Handler
 	if opts.site {
-		site, err := operator.OpenSite(context.Background(), operator.SiteConfig{ID: "sandbox", SigningSecret: browsertest.SandboxSigningSecret, PlatformURL: w.URL})
+		site, err := operator.OpenSite(context.Background(), operator.SiteConfig{ID: "sandbox", SiteSettings: sandboxweb.SiteSettings{SigningSecret: browsertest.SandboxSigningSecret, PlatformURL: w.URL}})
 		if err != nil {
 			t.Fatal(err)
 		}
