@@ -997,13 +997,13 @@ func (b *builder) capQuestions(n int, ref func(*draft) string) []tickets.OpenQue
 	return out
 }
 
-// leftOutQuote quotes, shortened, the first criteria of a draft that lost
+// leftOutQuote quotes, shortened, the first six criteria of a draft that lost
 // its ticket to the ticket count: its title alone is often the spec's
 // heading ("Implement configuration"), which does not tell a lead what was
 // left out ("Plan defaults live in the plans table …"). Criteria the title
 // already says are not repeated; "" when nothing is left to quote.
 func leftOutQuote(d *draft) string {
-	const quotes = 3
+	const quotes = 6
 	var out []string
 	title := ""
 	for _, list := range [][]string{d.crit, d.compact} {
