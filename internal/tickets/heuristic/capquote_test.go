@@ -3,6 +3,8 @@ package heuristic_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
 // TestCapQuotesWhatItMerges asks for fewer tickets than a spec of short
@@ -16,19 +18,7 @@ func TestCapQuotesWhatItMerges(t *testing.T) {
 		"## Alerting\n\nA deleted entry pages the security on-call within five minutes.\n"
 	req := defaultRequest(spec, "Audit trail")
 	req.Options.MaxTicketCount = 1
-	res := generate(t, req)
-	var questions strings.Builder
-	for _, q := range res.OpenQuestions {
-		questions.WriteString(q.Question + "\n")
-	}
-	for _, tk := range res.Tickets {
-		questions.WriteString("ticket: " + tk.Title + "\n")
-	}
-	for _, words := range []string{"seven years in cold storage", "signed archive", "pages the security on-call"} {
-		if !strings.Contains(questions.String(), words) {
-			t.Errorf("no open question or title says %q of the section it left out:\n%s", words, questions.String())
-		}
-	}
+	wantCapNames(t, req, "seven years in cold storage", "signed archive", "pages the security on-call")
 }
 
 // TestCapQuotesEveryRequirementOfAMergedSection asks for one ticket of a
@@ -44,17 +34,24 @@ func TestCapQuotesEveryRequirementOfAMergedSection(t *testing.T) {
 		"- The old system is switched off after the last depot.\n"
 	req := defaultRequest(spec, "Depot rollout")
 	req.Options.MaxTicketCount = 1
+	wantCapNames(t, req, "signs off a done work order", "becomes read-only")
+}
+
+// wantCapNames generates req and checks that an open question or a ticket
+// title says each of words.
+func wantCapNames(t *testing.T, req tickets.GenerationRequest, words ...string) {
+	t.Helper()
 	res := generate(t, req)
-	var questions strings.Builder
+	var said strings.Builder
 	for _, q := range res.OpenQuestions {
-		questions.WriteString(q.Question + "\n")
+		said.WriteString(q.Question + "\n")
 	}
 	for _, tk := range res.Tickets {
-		questions.WriteString("ticket: " + tk.Title + "\n")
+		said.WriteString("ticket: " + tk.Title + "\n")
 	}
-	for _, words := range []string{"signs off a done work order", "becomes read-only"} {
-		if !strings.Contains(questions.String(), words) {
-			t.Errorf("no open question or title says %q of the section it left out:\n%s", words, questions.String())
+	for _, w := range words {
+		if !strings.Contains(said.String(), w) {
+			t.Errorf("no open question or title says %q of the section it left out:\n%s", w, said.String())
 		}
 	}
 }
