@@ -10,12 +10,12 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // hostTemplate is an operator's (or a casino lobby's) page: it embeds the
@@ -85,19 +85,18 @@ func (tb *tab) hostMessages() []map[string]any {
 // true, and returns it.
 func (tb *tab) waitMessage(what string, match func(m map[string]any) bool) map[string]any {
 	tb.T.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var found map[string]any
+	waitfor.Check(tb.T, func() error {
 		msgs := tb.hostMessages()
 		for _, m := range msgs {
 			if match(m) {
-				return m
+				found = m
+				return nil
 			}
 		}
-		if time.Now().After(deadline) {
-			tb.T.Fatalf("the host never received %s; it received %v", what, msgs)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return fmt.Errorf("the host never received %s; it received %v", what, msgs)
+	})
+	return found
 }
 
 // messageTypes are the messages the widget may post.

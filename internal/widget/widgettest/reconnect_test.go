@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // hostOf is the sandbox operator's host page for a bettor (a world with
@@ -103,18 +104,6 @@ func refuseOnce(trap func(s seen) bool) func(seen) verdict {
 	}
 }
 
-// waitUntil waits until cond holds, for at most 30 s.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited in vain for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // placeRequests are the place-bet calls the widget sent.
 func placeRequests(ic *interceptor) []seen {
 	var out []seen
@@ -175,7 +164,7 @@ func TestSessionRenewal(t *testing.T) {
 			t.Fatalf("place-bet calls %+v; want one, with a new token of rene's", posts)
 		}
 		renewed := posts[0].Token
-		waitUntil(t, "the stream to connect with the renewed token", func() bool {
+		waitfor.True(t, "the stream to connect with the renewed token", func() bool {
 			streams := ic.requests("GET", "/api/v1/odds/stream")
 			return streams[len(streams)-1].Token == renewed
 		})
@@ -288,7 +277,7 @@ func TestSessionUnanswered(t *testing.T) {
 		}
 
 		tb.Click("#session-reconnect")
-		waitUntil(t, "Reconnect to ask the host page again", func() bool { return tb.expiredMessages() == 2 })
+		waitfor.True(t, "Reconnect to ask the host page again", func() bool { return tb.expiredMessages() == 2 })
 		tb.WaitFor("a second wait for the answer", "window.__foresightTestClock.waits.filter((w) => w.label === 'session').length === 2")
 		tb.WaitText("#session-text", "reload the page")
 
@@ -363,7 +352,7 @@ func TestAggregatorSessionEnds(t *testing.T) {
 			tc.act(tb)
 			tb.WaitText("#session-text", "Your game session has ended. Relaunch the game from the lobby to continue.")
 			tb.WaitFor("no Reconnect", "document.getElementById('session-reconnect').hidden")
-			waitUntil(t, "foresight:session_expired", func() bool { return tb.expiredMessages() > 0 })
+			waitfor.True(t, "foresight:session_expired", func() bool { return tb.expiredMessages() > 0 })
 			if n := tb.expiredMessages(); n != 1 {
 				t.Errorf("%d foresight:session_expired messages, want 1", n)
 			}

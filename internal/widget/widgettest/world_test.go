@@ -17,6 +17,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/browsertest"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 const adminToken = "widget-test-admin-token"
@@ -193,17 +194,12 @@ func (w *world) betsOf(bettor string) int {
 // waitBet waits until the bettor's newest bet has status.
 func (w *world) waitBet(bettor, status string) {
 	w.T.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		bets := w.bets(bettor)
-		if len(bets) > 0 && bets[0]["status"] == status {
-			return
+	waitfor.Check(w.T, func() error {
+		if bets := w.bets(bettor); len(bets) == 0 || bets[0]["status"] != status {
+			return fmt.Errorf("%s's bets %v; waited for the newest to be %s", bettor, bets, status)
 		}
-		if time.Now().After(deadline) {
-			w.T.Fatalf("%s's bets %v; waited for the newest to be %s", bettor, bets, status)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // waitCredited waits until the platform has recorded the wallet's answer
@@ -211,8 +207,7 @@ func (w *world) waitBet(bettor, status string) {
 // or the stake back), and with it the balance the answer reported.
 func (w *world) waitCredited(bettor string, n int) {
 	w.T.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	waitfor.Check(w.T, func() error {
 		bets := w.bets(bettor)
 		credited := 0
 		for _, b := range bets[:min(n, len(bets))] {
@@ -220,31 +215,23 @@ func (w *world) waitCredited(bettor string, n int) {
 				credited++
 			}
 		}
-		if credited == n {
-			return
+		if credited != n {
+			return fmt.Errorf("%s's bets %v; waited for the newest %d to be credited", bettor, bets, n)
 		}
-		if time.Now().After(deadline) {
-			w.T.Fatalf("%s's bets %v; waited for the newest %d to be credited", bettor, bets, n)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // waitWallet waits until the sandbox operator's wallet holds balance for
 // the bettor.
 func (w *world) waitWallet(bettor, balance string) {
 	w.T.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		b, _ := w.Op.Balance(bettor)
-		if b == balance {
-			return
+	waitfor.Check(w.T, func() error {
+		if b, _ := w.Op.Balance(bettor); b != balance {
+			return fmt.Errorf("%s's wallet holds %q; waited for %s", bettor, b, balance)
 		}
-		if time.Now().After(deadline) {
-			w.T.Fatalf("%s's wallet holds %q; waited for %s", bettor, b, balance)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 // gate wraps the sandbox operator's handler: a held endpoint's requests
