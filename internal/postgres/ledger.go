@@ -60,7 +60,7 @@ func (s ledgerStore) Write(ctx context.Context, fn func(ledger.Tx) error) error 
 type pgLedgerTx struct{ tx pgx.Tx }
 
 func (x pgLedgerTx) transfer(ctx context.Context, where string, args ...any) (ledger.Transfer, bool, error) {
-	t, err := scanPgLedgerTransfer(x.tx.QueryRow(ctx, `SELECT `+pgLedgerTransferColumns+` FROM ledger_transfers WHERE `+where, args...))
+	t, err := rowscan.LedgerTransfer(x.tx.QueryRow(ctx, `SELECT `+pgLedgerTransferColumns+` FROM ledger_transfers WHERE `+where, args...))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ledger.Transfer{}, false, nil
 	}
@@ -94,7 +94,7 @@ func (x pgLedgerTx) LockAccounts(ctx context.Context, accounts []ledger.Account)
 			SELECT `+pgLedgerAccountColumns+` FROM ledger_accounts WHERE id = ANY($1::uuid[]) AND must_not_go_negative ORDER BY id FOR UPDATE)
 		SELECT * FROM locked
 		UNION ALL SELECT `+pgLedgerAccountColumns+` FROM ledger_accounts WHERE id = ANY($1::uuid[]) AND NOT must_not_go_negative`,
-		[]any{ids}, scanPgLedgerAccount)
+		[]any{ids}, rowscan.LedgerAccount)
 	if err != nil {
 		return nil, err
 	}
@@ -147,57 +147,8 @@ func (x pgLedgerTx) UpdateBalances(ctx context.Context, a ledger.Account) error 
 	return err
 }
 
-func scanPgLedgerAccount(r rowscan.Row) (ledger.Account, error) {
-	var a ledger.Account
-	var kind, balance, debits, credits string
-	if err := r.Scan(&a.ID, &a.OperatorID, &a.Currency, &kind, &a.BettorID, &a.MustNotGoNegative, &balance, &debits, &credits, &a.CreatedAt); err != nil {
-		return ledger.Account{}, err
-	}
-	a.Kind, a.CreatedAt = ledger.AccountKind(kind), a.CreatedAt.UTC()
-	var err error
-	if a.Balance, err = storedAmount(balance); err != nil {
-		return ledger.Account{}, err
-	}
-	if a.DebitsPending, err = storedAmount(debits); err != nil {
-		return ledger.Account{}, err
-	}
-	if a.CreditsPending, err = storedAmount(credits); err != nil {
-		return ledger.Account{}, err
-	}
-	return a, nil
-}
-
-func scanPgLedgerTransfer(r rowscan.Row) (ledger.Transfer, error) {
-	var t ledger.Transfer
-	var kind, amount string
-	if err := r.Scan(&t.ID, &t.OperatorID, &t.Key, &t.Currency, &kind, &t.DebitAccountID, &t.CreditAccountID, &amount, &t.PendingID,
-		&t.Code, &t.Reference, &t.CreatedAt); err != nil {
-		return ledger.Transfer{}, err
-	}
-	t.Kind, t.CreatedAt = ledger.TransferKind(kind), t.CreatedAt.UTC()
-	var err error
-	t.Amount, err = storedAmount(amount)
-	return t, err
-}
-
-func scanPgLedgerEntry(r rowscan.Row, extra ...any) (ledger.Entry, error) {
-	var e ledger.Entry
-	var amount, after string
-	var created time.Time
-	if err := r.Scan(append([]any{&e.Seq, &e.AccountID, &e.TransferID, &amount, &after, &created}, extra...)...); err != nil {
-		return ledger.Entry{}, err
-	}
-	e.CreatedAt = created.UTC()
-	var err error
-	if e.Amount, err = storedAmount(amount); err != nil {
-		return ledger.Entry{}, err
-	}
-	e.BalanceAfter, err = storedAmount(after)
-	return e, err
-}
-
 func (s ledgerStore) Account(ctx context.Context, id string) (ledger.Account, error) {
-	a, err := scanPgLedgerAccount(s.d.pool.QueryRow(ctx, pgLedgerAccountRead+` WHERE a.id = $1`, id))
+	a, err := rowscan.LedgerAccount(s.d.pool.QueryRow(ctx, pgLedgerAccountRead+` WHERE a.id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ledger.Account{}, &ledger.Error{Code: ledger.ErrNotFound, Message: "no account " + id}
 	}
@@ -205,7 +156,7 @@ func (s ledgerStore) Account(ctx context.Context, id string) (ledger.Account, er
 }
 
 func (s ledgerStore) TransferByKey(ctx context.Context, operatorID, key string) (ledger.Transfer, error) {
-	t, err := scanPgLedgerTransfer(s.d.pool.QueryRow(ctx, `SELECT `+pgLedgerTransferColumns+` FROM ledger_transfers
+	t, err := rowscan.LedgerTransfer(s.d.pool.QueryRow(ctx, `SELECT `+pgLedgerTransferColumns+` FROM ledger_transfers
 		WHERE operator_id = $1 AND idempotency_key = $2`, operatorID, key))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ledger.Transfer{}, &ledger.Error{Code: ledger.ErrNotFound, Message: "no transfer " + key}
@@ -240,12 +191,10 @@ func (s ledgerStore) Statement(ctx context.Context, accountID string, afterSeq i
 		JOIN ledger_transfers t ON t.id = e.transfer_id ORDER BY e.seq`, []any{accountID, afterSeq, limit}, scanStatementEntry)
 }
 
-// scanStatementEntry reads an entry of a statement query, with its
-// transfer's code, reference and key.
+// scanStatementEntry reads an entry of a statement query, whose
+// balance_after is never NULL (the query computes the missing ones).
 func scanStatementEntry(row rowscan.Row) (ledger.Entry, error) {
-	var code, ref, key string
-	e, err := scanPgLedgerEntry(row, &code, &ref, &key)
-	e.Code, e.Reference, e.Key = code, ref, key
+	e, _, err := rowscan.LedgerStatementEntry(row)
 	return e, err
 }
 
@@ -274,7 +223,7 @@ func (s pgLedgerSnapshot) each(ctx context.Context, query string, fn func(rowsca
 
 func (s pgLedgerSnapshot) Accounts(ctx context.Context, fn func(ledger.Account) error) error {
 	return s.each(ctx, pgLedgerAccountRead+` ORDER BY a.id`, func(r rowscan.Row) error {
-		a, err := scanPgLedgerAccount(r)
+		a, err := rowscan.LedgerAccount(r)
 		if err != nil {
 			return err
 		}
@@ -284,7 +233,7 @@ func (s pgLedgerSnapshot) Accounts(ctx context.Context, fn func(ledger.Account) 
 
 func (s pgLedgerSnapshot) Transfers(ctx context.Context, fn func(ledger.Transfer) error) error {
 	return s.each(ctx, `SELECT `+pgLedgerTransferColumns+` FROM ledger_transfers ORDER BY created_at, id`, func(r rowscan.Row) error {
-		t, err := scanPgLedgerTransfer(r)
+		t, err := rowscan.LedgerTransfer(r)
 		if err != nil {
 			return err
 		}
@@ -297,7 +246,7 @@ func (s pgLedgerSnapshot) Transfers(ctx context.Context, fn func(ledger.Transfer
 func (s pgLedgerSnapshot) Entries(ctx context.Context, fn func(ledger.Entry) error) error {
 	sums := map[string]money.Amount{}
 	return s.each(ctx, `SELECT `+pgLedgerEntryColumns+` FROM ledger_entries ORDER BY seq`, func(r rowscan.Row) error {
-		e, kept, err := scanPgLedgerSnapshotEntry(r)
+		e, kept, err := rowscan.LedgerEntry(r)
 		if err != nil {
 			return err
 		}
@@ -307,22 +256,4 @@ func (s pgLedgerSnapshot) Entries(ctx context.Context, fn func(ledger.Entry) err
 		}
 		return fn(e)
 	})
-}
-
-// scanPgLedgerSnapshotEntry scans an entry whose balance_after may be
-// NULL; kept says it was not.
-func scanPgLedgerSnapshotEntry(r rowscan.Row) (ledger.Entry, bool, error) {
-	var e ledger.Entry
-	var amount string
-	var after *string
-	if err := r.Scan(&e.Seq, &e.AccountID, &e.TransferID, &amount, &after, &e.CreatedAt); err != nil {
-		return ledger.Entry{}, false, err
-	}
-	e.CreatedAt = e.CreatedAt.UTC()
-	var err error
-	if e.Amount, err = storedAmount(amount); err != nil || after == nil {
-		return e, false, err
-	}
-	e.BalanceAfter, err = storedAmount(*after)
-	return e, true, err
 }

@@ -1,8 +1,12 @@
 // Package rowscan reads the rows of a query result into values: the one
 // row loop of the SQLite and PostgreSQL stores, which read their rows
-// through database/sql and pgx. Each store keeps one scan function per
-// kind of row, shared by the query that reads one and the queries that
-// list them.
+// through database/sql and pgx, and the scan functions of the rows both
+// engines store alike. A kind of row has one scan function, shared by
+// the query that reads one and the queries that list them; it lives here
+// when both engines read it the same way (the columns each engine stores
+// differently, such as times, read through Time, NullTime and Text), and
+// in the engine's store otherwise. The SQL, which differs by engine,
+// stays in each store.
 package rowscan
 
 import "encoding/json"

@@ -63,7 +63,7 @@ func (s ledgerStore) Write(ctx context.Context, fn func(ledger.Tx) error) error 
 type ledgerTx struct{ t *writeTx }
 
 func (x ledgerTx) transfer(ctx context.Context, query string, args ...any) (ledger.Transfer, bool, error) {
-	t, err := scanLedgerTransfer(x.t.queryRow(ctx, query, args...))
+	t, err := rowscan.LedgerTransfer(x.t.queryRow(ctx, query, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ledger.Transfer{}, false, nil
 	}
@@ -86,13 +86,13 @@ func (x ledgerTx) Resolution(ctx context.Context, pendingID string) (ledger.Tran
 func (x ledgerTx) LockAccounts(ctx context.Context, accounts []ledger.Account) ([]ledger.Account, error) {
 	out := make([]ledger.Account, len(accounts))
 	for i, a := range accounts {
-		got, err := scanLedgerAccount(x.t.queryRow(ctx, ledgerAccountSQL, a.ID))
+		got, err := rowscan.LedgerAccount(x.t.queryRow(ctx, ledgerAccountSQL, a.ID))
 		if errors.Is(err, sql.ErrNoRows) && a.OperatorID != "" {
 			if _, err := x.t.exec(ctx, ledgerOpenAccountSQL, a.ID, a.OperatorID, a.Currency, string(a.Kind), a.BettorID,
 				a.MustNotGoNegative, micros(a.CreatedAt)); err != nil {
 				return nil, fmt.Errorf("open account: %w", err)
 			}
-			got, err = scanLedgerAccount(x.t.queryRow(ctx, ledgerAccountSQL, a.ID))
+			got, err = rowscan.LedgerAccount(x.t.queryRow(ctx, ledgerAccountSQL, a.ID))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("account %s: %w", a.ID, err)
@@ -120,61 +120,6 @@ func (x ledgerTx) InsertEntry(ctx context.Context, e ledger.Entry, withBalance b
 func (x ledgerTx) UpdateBalances(ctx context.Context, a ledger.Account) error {
 	_, err := x.t.exec(ctx, ledgerUpdateBalancesSQL, a.Balance.String(), a.DebitsPending.String(), a.CreditsPending.String(), a.ID)
 	return err
-}
-
-func scanLedgerAccount(r rowscan.Row) (ledger.Account, error) {
-	var a ledger.Account
-	var kind, balance, debits, credits string
-	var created int64
-	if err := r.Scan(&a.ID, &a.OperatorID, &a.Currency, &kind, &a.BettorID, &a.MustNotGoNegative, &balance, &debits, &credits, &created); err != nil {
-		return ledger.Account{}, err
-	}
-	a.Kind, a.CreatedAt = ledger.AccountKind(kind), fromMicros(created)
-	var err error
-	if a.Balance, err = parseStored(balance); err != nil {
-		return ledger.Account{}, err
-	}
-	if a.DebitsPending, err = parseStored(debits); err != nil {
-		return ledger.Account{}, err
-	}
-	if a.CreditsPending, err = parseStored(credits); err != nil {
-		return ledger.Account{}, err
-	}
-	return a, nil
-}
-
-func scanLedgerTransfer(r rowscan.Row) (ledger.Transfer, error) {
-	var t ledger.Transfer
-	var kind, amount string
-	var pending sql.NullString
-	var created int64
-	if err := r.Scan(&t.ID, &t.OperatorID, &t.Key, &t.Currency, &kind, &t.DebitAccountID, &t.CreditAccountID, &amount, &pending,
-		&t.Code, &t.Reference, &created); err != nil {
-		return ledger.Transfer{}, err
-	}
-	t.Kind, t.PendingID, t.CreatedAt = ledger.TransferKind(kind), pending.String, fromMicros(created)
-	var err error
-	t.Amount, err = parseStored(amount)
-	return t, err
-}
-
-// scanLedgerEntry scans an entry; kept says its balance_after was
-// written (else BalanceAfter is zero, for the caller to compute).
-func scanLedgerEntry(r rowscan.Row, extra ...any) (ledger.Entry, bool, error) {
-	var e ledger.Entry
-	var amount string
-	var after sql.NullString
-	var created int64
-	if err := r.Scan(append([]any{&e.Seq, &e.AccountID, &e.TransferID, &amount, &after, &created}, extra...)...); err != nil {
-		return ledger.Entry{}, false, err
-	}
-	e.CreatedAt = fromMicros(created)
-	var err error
-	if e.Amount, err = parseStored(amount); err != nil || !after.Valid {
-		return e, false, err
-	}
-	e.BalanceAfter, err = parseStored(after.String)
-	return e, true, err
 }
 
 // ledgerQuery is a reader's or a read transaction's query.
@@ -224,7 +169,7 @@ func deriveBalances(ctx context.Context, q ledgerQuery, a *ledger.Account) error
 }
 
 func (s ledgerStore) Account(ctx context.Context, id string) (ledger.Account, error) {
-	a, err := scanLedgerAccount(s.d.reader.queryRow(ctx, ledgerAccountSQL, id))
+	a, err := rowscan.LedgerAccount(s.d.reader.queryRow(ctx, ledgerAccountSQL, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ledger.Account{}, &ledger.Error{Code: ledger.ErrNotFound, Message: "no account " + id}
 	}
@@ -248,9 +193,7 @@ func (s ledgerStore) statementEntries(ctx context.Context, runningBalances bool,
 	out := []ledger.Entry{}
 	var kept []bool
 	err = rowscan.Each(rows, func(row rowscan.Row) error {
-		var code, ref, key string
-		e, k, err := scanLedgerEntry(row, &code, &ref, &key)
-		e.Code, e.Reference, e.Key = code, ref, key
+		e, k, err := rowscan.LedgerStatementEntry(row)
 		out, kept = append(out, e), append(kept, k)
 		return err
 	})
@@ -277,7 +220,7 @@ func (s ledgerStore) statementEntries(ctx context.Context, runningBalances bool,
 }
 
 func (s ledgerStore) TransferByKey(ctx context.Context, operatorID, key string) (ledger.Transfer, error) {
-	t, err := scanLedgerTransfer(s.d.reader.queryRow(ctx, ledgerTransferByKeySQL, operatorID, key))
+	t, err := rowscan.LedgerTransfer(s.d.reader.queryRow(ctx, ledgerTransferByKeySQL, operatorID, key))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ledger.Transfer{}, &ledger.Error{Code: ledger.ErrNotFound, Message: "no transfer " + key}
 	}
@@ -334,7 +277,7 @@ func (s ledgerSnapshot) each(ctx context.Context, query string, fn func(rowscan.
 func (s ledgerSnapshot) Accounts(ctx context.Context, fn func(ledger.Account) error) error {
 	var derived []ledger.Account
 	if err := s.each(ctx, `SELECT `+ledgerAccountColumns+` FROM ledger_accounts ORDER BY id`, func(r rowscan.Row) error {
-		a, err := scanLedgerAccount(r)
+		a, err := rowscan.LedgerAccount(r)
 		if err != nil {
 			return err
 		}
@@ -357,7 +300,7 @@ func (s ledgerSnapshot) Accounts(ctx context.Context, fn func(ledger.Account) er
 
 func (s ledgerSnapshot) Transfers(ctx context.Context, fn func(ledger.Transfer) error) error {
 	return s.each(ctx, `SELECT `+ledgerTransferColumns+` FROM ledger_transfers ORDER BY rowid`, func(r rowscan.Row) error {
-		t, err := scanLedgerTransfer(r)
+		t, err := rowscan.LedgerTransfer(r)
 		if err != nil {
 			return err
 		}
@@ -368,7 +311,7 @@ func (s ledgerSnapshot) Transfers(ctx context.Context, fn func(ledger.Transfer) 
 func (s ledgerSnapshot) Entries(ctx context.Context, fn func(ledger.Entry) error) error {
 	sums := map[string]money.Amount{}
 	return s.each(ctx, `SELECT seq, account_id, transfer_id, amount, balance_after, created_at FROM ledger_entries ORDER BY seq`, func(r rowscan.Row) error {
-		e, kept, err := scanLedgerEntry(r)
+		e, kept, err := rowscan.LedgerEntry(r)
 		if err != nil {
 			return err
 		}
