@@ -58,25 +58,28 @@ type draft struct {
 	topic    string
 	labels   []string
 	value    float64
-	conf     float64
-	phase    int
-	weight   int // extra size for estimation
-	deps     []*draft
-	qs       []*question
-	parts    []*draft // drafts merged into this one, for splitting back
-	covers   []*draft // drafts a test or docs task covers
-	users    []*draft // endpoint drafts that use a resource
-	into     *draft   // the draft this one was merged into
-	ep       *endpoint
-	words    wordSet
-	order    int
-	alive    bool
-	epoch    int          // how many drafts this one absorbed
-	tkTitle  string       // title titleKeys was computed for
-	tkWords  []string     // keywords of the title
-	lowText  string       // see lower
-	lowIndex *phraseIndex // see lowerIndex
-	prio     string       // priority, computed once when rendering
+	// importance is what the spec's priority of the work adds to its
+	// value (see priorityValue): a must-have keeps its ticket at the cap.
+	importance float64
+	conf       float64
+	phase      int
+	weight     int // extra size for estimation
+	deps       []*draft
+	qs         []*question
+	parts      []*draft // drafts merged into this one, for splitting back
+	covers     []*draft // drafts a test or docs task covers
+	users      []*draft // endpoint drafts that use a resource
+	into       *draft   // the draft this one was merged into
+	ep         *endpoint
+	words      wordSet
+	order      int
+	alive      bool
+	epoch      int          // how many drafts this one absorbed
+	tkTitle    string       // title titleKeys was computed for
+	tkWords    []string     // keywords of the title
+	lowText    string       // see lower
+	lowIndex   *phraseIndex // see lowerIndex
+	prio       string       // priority, computed once when rendering
 }
 
 // lower returns the title and criteria in lower case without code spans,
@@ -716,6 +719,18 @@ func layer(title string) int {
 	return best
 }
 
+// draftLayer is the layer of a draft's title or, for the ticket of a
+// whole section titled by its first requirement ("Expand the .spec for a
+// CronJob with a new timeZone field" of "### CronJob API"), of its
+// section's heading.
+func draftLayer(d *draft) int {
+	l := layer(d.title)
+	if l < 0 && d.origin == originSection && d.sec != nil {
+		l = layer(cleanHeading(d.sec.heading))
+	}
+	return l
+}
+
 // isASCIIWordByte is a word byte of a regular expression's \b.
 func isASCIIWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
@@ -773,7 +788,7 @@ func (b *builder) layerDependencies() {
 			continue
 		}
 		b.m.tick(1)
-		if l := layer(d.title); l >= 0 {
+		if l := draftLayer(d); l >= 0 {
 			all = append(all, layered{d, l, nameWords(d.title)})
 		}
 	}

@@ -62,6 +62,7 @@ func (b *builder) mergeWith(sets listSets, into, from *draft, retitle bool) {
 	sets.add(&into.labels, from.labels...)
 	into.weight += max(1, len(from.crit)/2) + from.weight
 	into.value = min(1, max(into.value, from.value)+0.05)
+	into.importance = max(into.importance, from.importance)
 	into.phase = min(into.phase, from.phase)
 	if into.words == nil {
 		into.words = wordSet{}
@@ -441,7 +442,7 @@ func (b *builder) bestReduction(live []*draft, losses lossCache) *reduction {
 			consider(reduction{loss: d.value, drop: d})
 			continue
 		default:
-			consider(reduction{loss: d.value + 0.3, drop: d})
+			consider(reduction{loss: dropLoss(d), drop: d})
 		}
 		partners := byGroup[d.grp]
 		if len(d.users) == 1 && resolve(d.users[0]) != nil && resolve(d.users[0]).grp != d.grp {
@@ -519,6 +520,9 @@ func mergeLoss(d, p *draft) float64 {
 	}
 	loss -= 0.02 * float64(min(overlap, 4))
 	loss += 0.1 * d.value
+	// A must-have loses its own ticket after what the spec may ship
+	// without: its priority weighs more than its other value.
+	loss += 2 * d.importance
 	if len(d.crit)+len(p.crit) > 12 {
 		loss += 0.1
 	}
@@ -704,7 +708,7 @@ func dropLoss(d *draft) float64 {
 	case originSpike, originOverview, originTest, originDocs, originFollowUp:
 		return d.value
 	}
-	return d.value + 0.3
+	return d.value + 0.3 + 2*d.importance
 }
 
 // rollUp replaces every draft with one ticket for the whole spec, used

@@ -52,7 +52,7 @@ func (b *builder) orderDependencies() {
 			r = rolloutSection(d.sec)
 			rollouts[d.sec] = r
 		}
-		of[d] = facts{layer(d.title), r, titleNames(d.title)}
+		of[d] = facts{draftLayer(d), r, titleNames(d.title)}
 	}
 	b.phaseDependencies(work)
 	for _, x := range work {

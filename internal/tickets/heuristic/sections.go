@@ -852,7 +852,16 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 			return t
 		}
 	}
-	return shorten(verbFirst(h), 12, 100)
+	title := verbFirst(h)
+	if strings.HasPrefix(title, "Implement ") && len(units) > 0 {
+		// "### CronJob API" opening "The .spec for a CronJob is expanded
+		// with a new timeZone field …": the requirement names the work,
+		// the heading only where it is.
+		if t := activeVoice(strings.TrimRight(strings.TrimSpace(stripCode(units[0].text)), ".")); t != "" {
+			return shorten(t, 12, 90)
+		}
+	}
+	return shorten(title, 12, 100)
 }
 
 // genericWorkHeading is a heading that names the part of a document that
@@ -954,7 +963,8 @@ func (b *builder) sectionDraft(s *section, topic string, units []*unit, title st
 	}
 	d := b.newDraft(kind, originSection, title, s)
 	d.topic = topic
-	d.conf, d.value = 0.75, 0.6
+	d.importance = priorityValue(headingPriority(s))
+	d.conf, d.value = 0.75, 0.6+d.importance
 	sets := newListSets(len(texts))
 	for _, t := range texts {
 		sets.add(&d.crit, sentenceCase(t))
@@ -1108,6 +1118,67 @@ func (b *builder) itemDrafts(s *section, units []*unit) {
 // in …"). Groups: the identifier, the keyword, the requirement.
 var requirementLabel = regexp.MustCompile(`^\**([A-Z]{2,8}-\d{1,4}[a-z]?)\**\s*(?:\(\s*(MUST|SHOULD|MAY|SHALL|COULD|WON'?T|P[0-4])\s*\)\s*)?[:.\x{2013}\x{2014}-]?\s+(\S.*)$`)
 
+// shortRequirementLabel opens a list item with a short identifier and a
+// full stop or colon ("M1. Download the inspections …" under "Must
+// have"); groups as requirementLabel's, the keyword always empty.
+var shortRequirementLabel = regexp.MustCompile(`^\**([A-Z]{1,2}\d{1,3})\**()[.:]\s+(\S.*)$`)
+
+// matchRequirement matches a list item against requirementLabel, then
+// shortRequirementLabel: the identifier, the keyword and the requirement,
+// or nil.
+func matchRequirement(s string) []string {
+	if m := requirementLabel.FindStringSubmatch(s); m != nil {
+		return m
+	}
+	return shortRequirementLabel.FindStringSubmatch(s)
+}
+
+// matchRequirementIf is matchRequirement when possible says a section
+// lists labelled requirements, nil otherwise.
+func matchRequirementIf(possible bool, s string) []string {
+	if !possible {
+		return nil
+	}
+	return matchRequirement(s)
+}
+
+// priorityValue is what a requirement's priority keyword adds to the
+// value of its draft: what the spec says the release cannot ship without
+// keeps its ticket at the cap before what it may ship without.
+func priorityValue(keyword string) float64 {
+	switch keyword {
+	case "MUST", "SHALL", "P0":
+		return 0.15
+	case "MAY", "COULD", "P2", "P3", "P4", "WON'T", "WONT":
+		return -0.15
+	}
+	return 0
+}
+
+// headingPriority is the priority keyword the nearest heading that states
+// one gives the work of a section: "MUST" under "Must have" or "Phase 0:
+// Foundations (P0)", "COULD" under "Could have", "Nice to have" or "(P2)",
+// "" under "Should have", "(P1)" or no such heading.
+func headingPriority(s *section) string {
+	for ; s != nil && s.parent != nil; s = s.parent {
+		switch {
+		case mustHeading.MatchString(s.heading):
+			return "MUST"
+		case couldHeading.MatchString(s.heading):
+			return "COULD"
+		case shouldHeading.MatchString(s.heading):
+			return ""
+		}
+	}
+	return ""
+}
+
+var (
+	mustHeading   = regexp.MustCompile(`(?i)\b(must[ -]haves?|p0)\b`)
+	shouldHeading = regexp.MustCompile(`(?i)\b(should[ -]haves?|p1)\b`)
+	couldHeading  = regexp.MustCompile(`(?i)\b(could[ -]haves?|nice[ -]to[ -]haves?|p[2-4])\b`)
+)
+
 // labelledRequirements reports whether a section lists its work as
 // labelled requirements: two or more items, at least half of them opening
 // with a requirement identifier. Each is a ticket of its own, as the
@@ -1118,7 +1189,7 @@ func labelledRequirements(in *sectionInfo) bool {
 	}
 	n := 0
 	for _, ig := range in.items {
-		if len(ig.text) > 3 && (ig.text[0] >= 'A' && ig.text[0] <= 'Z' || ig.text[0] == '*') && requirementLabel.MatchString(ig.text) {
+		if len(ig.text) > 3 && (ig.text[0] >= 'A' && ig.text[0] <= 'Z' || ig.text[0] == '*') && matchRequirement(ig.text) != nil {
 			n++
 		}
 	}
@@ -1146,10 +1217,14 @@ func closeParenthesis(title string) string {
 func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 	first := units[0].text
 	var reqID, keyword string
-	if m := matchIf(labelledRequirements(b.info[s.index]), requirementLabel, first); m != nil {
+	if m := matchRequirementIf(labelledRequirements(b.info[s.index]), first); m != nil {
 		// "FND-1 (MUST) Staff sign in …": the title is the requirement, the
 		// identifier follows it so a lead can find it in the spec.
 		reqID, keyword, first = m[1], m[2], m[3]
+	} else if m := matchRequirementIf(labelledRequirements(b.info[s.index]), ig.text); m != nil && strings.HasPrefix(m[3], first) {
+		// "M1. Download …": the sentences of the item left the short
+		// identifier out as a sentence of its own.
+		reqID, keyword = m[1], m[2]
 	}
 	title, role := imperative(first)
 	if reqID == "" && ig.label != "" && len(strings.Fields(ig.label)) <= 5 && len(units) > 1 {
@@ -1189,14 +1264,11 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 	d.topic = b.info[s.index].topic
 	d.conf, d.value = 0.7, 0.65
 	d.reqID = reqID
-	switch keyword {
-	case "MUST", "SHALL", "P0":
-		// What the spec says the release cannot ship without keeps its
-		// ticket at the cap before what it may ship without.
-		d.value += 0.15
-	case "MAY", "COULD", "P2", "P3", "P4", "WON'T", "WONT":
-		d.value -= 0.15
+	if keyword == "" {
+		keyword = headingPriority(s)
 	}
+	d.importance = priorityValue(keyword)
+	d.value += d.importance
 	d.role = role
 	if kind == tickets.TypeStory && d.role == "" {
 		d.role = b.docRole

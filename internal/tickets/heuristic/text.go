@@ -590,7 +590,7 @@ var baseVerbs = map[string]bool{
 	"give": true, "take": true, "get": true, "put": true, "post": true, "patch": true,
 	"cover": true, "describe": true, "include": true, "contain": true, "need": true, "want": true,
 	"receive": true, "choose": true, "explain": true, "offer": true, "bet": true, "own": true,
-	"belong": true, "tail": true, "follow": true, "print": true, "ship": true,
+	"belong": true, "tail": true, "follow": true, "print": true, "ship": true, "expand": true, "extend": true, "synchronise": true, "synchronize": true,
 }
 
 // hasVerb reports whether a sentence seems to have a verb.
@@ -698,6 +698,14 @@ func imperative(s string) (title, role string) {
 			return upperFirst(m[3]) + " " + strings.ToLower(m[1]) + " " + m[2], ""
 		}
 	}
+	if m := conditionFirst.FindStringSubmatch(s); m != nil {
+		// "If the same inspection was changed on the server while I was
+		// offline, keep both versions and ask …": the action is the work,
+		// the condition stays in the criteria.
+		if f := strings.Fields(m[3]); len(f) > 1 && baseVerb(f[0]) == f[0] {
+			return upperFirst(m[3]), ""
+		}
+	}
 	if m := matchModal(s); m != nil && len(strings.Fields(m[1])) <= 6 {
 		subject := strings.TrimSpace(m[1])
 		lowSubject := strings.ToLower(subject)
@@ -746,6 +754,10 @@ func imperative(s string) (title, role string) {
 // waitFirst is a sentence that opens with what its action waits for:
 // groups are the cue, what it waits for and the action.
 var waitFirst = regexp.MustCompile(`^(After|Once) ([^,]{3,80}), (\S.*)$`)
+
+// conditionFirst is a sentence that opens with the condition of its
+// action: groups are the cue, the condition and the action.
+var conditionFirst = regexp.MustCompile(`^(If|When|Whenever) ([^,]{3,120}), (\S.*)$`)
 
 // passivePattern is a sentence in the passive voice: a short subject, "is"
 // or "are", a participle and what follows ("Passwords are hashed with a

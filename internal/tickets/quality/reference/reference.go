@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -88,6 +89,12 @@ type Cap struct {
 	MustInclude    []string `json:"must_include"`
 	Why            string   `json:"why,omitempty"`
 }
+
+// phraseBreak is a sentence break inside an item's phrase: matching cuts
+// a ticket's text into sentences there (sentenceBreak), and engines end
+// titles there. A colon is no break here: "Phase 1: Work orders" is one
+// heading.
+var phraseBreak = regexp.MustCompile(`[.!?;]\s`)
 
 // Case is one spec of a reference set with its reference.
 type Case struct {
@@ -198,6 +205,9 @@ func (c *Case) Check() error {
 			}
 			if len(c.doc.linesOf(p)) == 0 {
 				problems = append(problems, fmt.Sprintf("item %s: phrase %q is not in the spec", it.ID, p))
+			}
+			if phraseBreak.MatchString(p) {
+				problems = append(problems, fmt.Sprintf("item %s: phrase %q runs across a sentence break, so no sentence or title can hold all of it", it.ID, p))
 			}
 		}
 	}

@@ -68,10 +68,11 @@ func TestReferenceSet(t *testing.T) {
 // A reference that does not fit its spec is refused, with the reason.
 func TestCheckRefusesReferenceNotInSpec(t *testing.T) {
 	t.Parallel()
-	spec := "# Shop\n\n## Checkout\n\nUsers pay by card.\n\n## Non-goals\n\n- Gift cards.\n"
+	spec := "# Shop\n\n## Checkout\n\nUsers pay by card; cash is refused.\n\n## Non-goals\n\n- Gift cards.\n"
 	for _, tt := range []struct{ ref, want string }{
 		{`{"items":[{"id":"a","type":"story","must":true,"phrases":["pay by cash"]}],"cap":{"max_ticket_count":1}}`, "not in the spec"},
 		{`{"items":[{"id":"a","type":"story","must":true,"phrases":["pay"]}],"cap":{"max_ticket_count":1}}`, "fewer than two words"},
+		{`{"items":[{"id":"a","type":"story","must":true,"phrases":["pay by card; cash is refused"]}],"cap":{"max_ticket_count":1}}`, "sentence break"},
 		{`{"items":[{"id":"a","type":"chore","must":true,"phrases":["pay by card"]}],"cap":{"max_ticket_count":1}}`, "unknown type"},
 		{`{"items":[{"id":"a","type":"story","must":true,"phrases":["pay by card"]}],"not_work":[{"heading":"Out of scope","why":"x"}],"cap":{"max_ticket_count":1}}`, "not a heading"},
 		{`{"items":[{"id":"a","type":"story","must":true,"phrases":["pay by card"]}],"dependencies":[{"item":"a","on":"b"}],"cap":{"max_ticket_count":1}}`, "unknown item"},

@@ -1,0 +1,72 @@
+package heuristic_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// moscowSpec lists its requirements under MoSCoW headings with short
+// identifiers ("M1."), one of them opening with its condition.
+const moscowSpec = "# Offline inspections\n\n## Requirements\n\n### Must have\n\n" +
+	"- M1. Download the inspections assigned to me for the next 7 days.\n" +
+	"- M2. Complete an inspection offline with its checklist and photos.\n" +
+	"- M3. Queue offline changes and sync them when a connection returns.\n" +
+	"- M4. If the same inspection was changed on the server, keep both versions and ask the inspector which to keep.\n\n" +
+	"### Should have\n\n- S1. A manual sync button in the menu.\n- S2. Warn before logout when changes wait to sync.\n\n" +
+	"### Could have\n\n- C1. Download area maps for offline use.\n"
+
+// TestMustHavesKeepTheirTicketsAtTheCap asks for as many tickets as the
+// spec has must-haves: each must-have keeps a ticket of its own, titled by
+// its action and identifier, and the should- and could-haves are named in
+// an open question instead (they had kept tickets while the must-haves
+// were merged into one).
+func TestMustHavesKeepTheirTicketsAtTheCap(t *testing.T) {
+	req := defaultRequest(moscowSpec, "Offline inspections")
+	req.Options.MaxTicketCount = 4
+	res := generate(t, req)
+	got := titles(res.Tickets)
+	for _, want := range []string{"(M1)", "(M2)", "(M3)", "Keep both versions and ask the inspector which to keep (M4)"} {
+		if !slices.ContainsFunc(got, func(title string) bool { return strings.Contains(title, want) }) {
+			t.Errorf("no ticket says %q: %v", want, got)
+		}
+	}
+	wantCapNames(t, req, "manual sync button", "Warn before logout", "area maps")
+}
+
+// TestConditionFirstTitles titles a requirement that opens with its
+// condition by its action ("If …, keep both versions …" is not "Implement
+// if the same inspection …").
+func TestConditionFirstTitles(t *testing.T) {
+	res := generate(t, defaultRequest(moscowSpec, "Offline inspections"))
+	got := titles(res.Tickets)
+	if !slices.Contains(got, "Keep both versions and ask the inspector which to keep (M4)") {
+		t.Errorf("no ticket titled by M4's action: %v", got)
+	}
+}
+
+// TestSectionTitledByItsPassiveRequirement titles the ticket of a section
+// whose heading only says where ("### CronJob API") by the requirement it
+// opens with, and keeps the order its heading gives: the controller waits
+// for the API.
+func TestSectionTitledByItsPassiveRequirement(t *testing.T) {
+	spec := "# KEP: time zones in CronJob\n\n## Design Details\n\n### CronJob API\n\n" +
+		"The `.spec` for a CronJob is expanded with a new `timeZone` field which allows specifying the time zone.\n\n" +
+		"### CronJob controller\n\nThe controller uses the `timeZone` field when it parses the schedule.\n"
+	res := generate(t, defaultRequest(spec, "KEP: time zones in CronJob"))
+	api, controller := "", ""
+	for _, tk := range res.Tickets {
+		switch {
+		case tk.Title == "Expand the .spec for a CronJob with a new timeZone field":
+			api = tk.ExternalID
+		case strings.Contains(tk.Title, "controller"):
+			controller = tk.ExternalID
+			if api == "" || !slices.Contains(tk.Dependencies, api) {
+				t.Errorf("%q does not wait for the API ticket %q: %v", tk.Title, api, tk.Dependencies)
+			}
+		}
+	}
+	if api == "" || controller == "" {
+		t.Errorf("no API ticket titled by its requirement or no controller ticket: %v", titles(res.Tickets))
+	}
+}
