@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -40,23 +39,16 @@ func (s ticketStore) CreateClient(ctx context.Context, c tickets.Client) error {
 
 const clientColumns = `id::text, name, webhook_secret, suspended, tickets_enabled, created_at`
 
-func scanClient(row rowscan.Row) (tickets.Client, error) {
-	var c tickets.Client
-	err := row.Scan(&c.ID, &c.Name, &c.WebhookSecret, &c.Suspended, &c.TicketsEnabled, &c.CreatedAt)
-	c.CreatedAt = c.CreatedAt.UTC()
-	return c, notFound(err)
-}
-
 func (s ticketStore) GetClient(ctx context.Context, id string) (tickets.Client, error) {
-	return scanClient(s.d.pool.QueryRow(ctx, `SELECT `+clientColumns+` FROM ticket_clients WHERE id = $1`, id))
+	return rowscan.TicketClient(s.d.pool.QueryRow(ctx, `SELECT `+clientColumns+` FROM ticket_clients WHERE id = $1`, id))
 }
 
 func (s ticketStore) ListClients(ctx context.Context, afterID string, limit int) ([]tickets.Client, error) {
-	return queryList(ctx, s.d.pool, `SELECT `+clientColumns+` FROM ticket_clients WHERE id::text > $1 ORDER BY id::text LIMIT $2`, []any{afterID, limit}, scanClient)
+	return queryList(ctx, s.d.pool, `SELECT `+clientColumns+` FROM ticket_clients WHERE id::text > $1 ORDER BY id::text LIMIT $2`, []any{afterID, limit}, rowscan.TicketClient)
 }
 
 func (s ticketStore) UpdateClient(ctx context.Context, id string, u tickets.ClientUpdate) (tickets.Client, error) {
-	return scanClient(s.d.pool.QueryRow(ctx,
+	return rowscan.TicketClient(s.d.pool.QueryRow(ctx,
 		`UPDATE ticket_clients SET suspended = coalesce($1, suspended), tickets_enabled = coalesce($2, tickets_enabled)
 		 WHERE id = $3 RETURNING `+clientColumns, u.Suspended, u.TicketsEnabled, id))
 }
@@ -64,56 +56,26 @@ func (s ticketStore) UpdateClient(ctx context.Context, id string, u tickets.Clie
 func (s ticketStore) CreateKey(ctx context.Context, k tickets.APIKey) error {
 	_, err := s.d.pool.Exec(ctx,
 		`INSERT INTO ticket_api_keys (id, client_id, secret_hash, scopes, expires_at, revoked_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		k.ID, k.ClientID, k.SecretHash, joinScopes(k.Scopes), k.ExpiresAt, k.RevokedAt, k.CreatedAt)
+		k.ID, k.ClientID, k.SecretHash, rowscan.TicketScopes(k.Scopes), k.ExpiresAt, k.RevokedAt, k.CreatedAt)
 	if isForeignKeyViolation(err) {
 		return tickets.ErrNotFound
 	}
 	return err
 }
 
-func joinScopes(scopes []tickets.Scope) string {
-	s := make([]string, len(scopes))
-	for i, sc := range scopes {
-		s[i] = string(sc)
-	}
-	return strings.Join(s, " ")
-}
-
-func splitScopes(s string) []tickets.Scope {
-	var out []tickets.Scope
-	for f := range strings.FieldsSeq(s) {
-		out = append(out, tickets.Scope(f))
-	}
-	return out
-}
-
 const keyColumns = `k.id::text, k.client_id::text, k.secret_hash, k.scopes, k.expires_at, k.revoked_at, k.created_at`
-
-func scanKey(row rowscan.Row, extra ...any) (tickets.APIKey, error) {
-	var k tickets.APIKey
-	var scopes string
-	err := row.Scan(append([]any{&k.ID, &k.ClientID, &k.SecretHash, &scopes, &k.ExpiresAt, &k.RevokedAt, &k.CreatedAt}, extra...)...)
-	k.Scopes, k.CreatedAt = splitScopes(scopes), k.CreatedAt.UTC()
-	for _, t := range []*time.Time{k.ExpiresAt, k.RevokedAt} {
-		if t != nil {
-			*t = t.UTC()
-		}
-	}
-	return k, notFound(err)
-}
 
 func (s ticketStore) GetKey(ctx context.Context, id string) (tickets.APIKey, tickets.Client, error) {
 	var c tickets.Client
-	k, err := scanKey(s.d.pool.QueryRow(ctx,
+	k, err := rowscan.TicketKey(s.d.pool.QueryRow(ctx,
 		`SELECT `+keyColumns+`, c.id::text, c.name, c.webhook_secret, c.suspended, c.tickets_enabled, c.created_at
 		 FROM ticket_api_keys k JOIN ticket_clients c ON c.id = k.client_id WHERE k.id = $1`, id),
-		&c.ID, &c.Name, &c.WebhookSecret, &c.Suspended, &c.TicketsEnabled, &c.CreatedAt)
-	c.CreatedAt = c.CreatedAt.UTC()
+		&c.ID, &c.Name, &c.WebhookSecret, &c.Suspended, &c.TicketsEnabled, rowscan.Time(&c.CreatedAt))
 	return k, c, err
 }
 
 func (s ticketStore) ListKeys(ctx context.Context, clientID string) ([]tickets.APIKey, error) {
-	return queryList(ctx, s.d.pool, `SELECT `+keyColumns+` FROM ticket_api_keys k WHERE k.client_id = $1 ORDER BY k.created_at, k.id`, []any{clientID}, func(r rowscan.Row) (tickets.APIKey, error) { return scanKey(r) })
+	return queryList(ctx, s.d.pool, `SELECT `+keyColumns+` FROM ticket_api_keys k WHERE k.client_id = $1 ORDER BY k.created_at, k.id`, []any{clientID}, func(r rowscan.Row) (tickets.APIKey, error) { return rowscan.TicketKey(r) })
 }
 
 func (s ticketStore) RevokeKey(ctx context.Context, clientID, keyID string, at time.Time) error {
@@ -128,26 +90,11 @@ func (s ticketStore) RevokeKey(ctx context.Context, clientID, keyID string, at t
 	return nil
 }
 
-// jobColumns are the columns of a tickets.Job, read with scanJob. The
-// ids' text forms are renamed so that ORDER BY id sorts by the indexed
-// uuid column.
+// jobColumns are the columns of a tickets.Job, read with
+// rowscan.TicketJob. The ids' text forms are renamed so that ORDER BY id
+// sorts by the indexed uuid column.
 const jobColumns = `id::text AS job_id, client_id::text AS job_client_id, idempotency_key, request_hash, request, status, stage, error_code, error_message,
 	callback_failed, result, created_at, updated_at, expires_at`
-
-func scanJob(row rowscan.Row) (tickets.Job, error) {
-	var j tickets.Job
-	var request []byte
-	err := row.Scan(&j.ID, &j.ClientID, &j.IdempotencyKey, &j.RequestHash, &request, &j.Status, &j.Stage,
-		&j.ErrorCode, &j.ErrorMessage, &j.CallbackFailed, &j.Result, &j.CreatedAt, &j.UpdatedAt, &j.ExpiresAt)
-	if err != nil {
-		return j, notFound(err)
-	}
-	if err := json.Unmarshal(request, &j.Request); err != nil {
-		return j, fmt.Errorf("job %s request: %w", j.ID, err)
-	}
-	j.CreatedAt, j.UpdatedAt, j.ExpiresAt = j.CreatedAt.UTC(), j.UpdatedAt.UTC(), j.ExpiresAt.UTC()
-	return j, nil
-}
 
 // CreateJob hands the job to the database's group-commit batcher, which
 // writes it together with the jobs submitted at the same moment.
@@ -284,9 +231,9 @@ func (r *newJobRows) add(j tickets.Job, request []byte) {
 
 func (s ticketStore) GetJob(ctx context.Context, clientID, id string) (tickets.Job, error) {
 	if clientID == "" {
-		return scanJob(s.d.pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = $1`, id))
+		return rowscan.TicketJob(s.d.pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = $1`, id))
 	}
-	return scanJob(s.d.pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = $1 AND client_id = $2`, id, clientID))
+	return rowscan.TicketJob(s.d.pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = $1 AND client_id = $2`, id, clientID))
 }
 
 func (s ticketStore) JobStatus(ctx context.Context, id string) (tickets.Status, error) {
@@ -306,37 +253,16 @@ func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]ticke
 		q += ` AND status = ` + arg(f.Status)
 	}
 	q += newestFirst(arg, f.BeforeCreatedAt, f.BeforeID, f.Limit)
-	return queryList(ctx, s.d.pool, q, args, scanJob)
+	return queryList(ctx, s.d.pool, q, args, rowscan.TicketJob)
 }
 
 // summaryColumns are the columns of a tickets.JobSummary, read with
-// scanSummary: neither the spec nor the result is read. The ids' text
+// rowscan.TicketJobSummary: neither the spec nor the result is read. The ids' text
 // forms are renamed so that ORDER BY id sorts by the indexed uuid column.
 const summaryColumns = `id::text AS job_id, client_id::text AS job_client_id, (SELECT name FROM ticket_clients c WHERE c.id = ticket_jobs.client_id),
 	coalesce(request->>'title', ''), status, stage, error_code, error_message, engine, attempts, ticket_count,
 	coalesce(request->>'callback_url', '') <> '', callback_failed, callback_delivered_at,
 	created_at, updated_at, expires_at, started_at, finished_at`
-
-func scanSummary(row rowscan.Row) (tickets.JobSummary, error) {
-	var j tickets.JobSummary
-	var clientName *string
-	err := row.Scan(&j.ID, &j.ClientID, &clientName, &j.Title, &j.Status, &j.Stage, &j.ErrorCode, &j.ErrorMessage, &j.Engine,
-		&j.Attempts, &j.TicketCount, &j.HasCallback, &j.CallbackFailed, &j.CallbackDeliveredAt,
-		&j.CreatedAt, &j.UpdatedAt, &j.ExpiresAt, &j.StartedAt, &j.FinishedAt)
-	if err != nil {
-		return j, notFound(err)
-	}
-	if clientName != nil {
-		j.ClientName = *clientName
-	}
-	j.CreatedAt, j.UpdatedAt, j.ExpiresAt = j.CreatedAt.UTC(), j.UpdatedAt.UTC(), j.ExpiresAt.UTC()
-	for _, t := range []*time.Time{j.CallbackDeliveredAt, j.StartedAt, j.FinishedAt} {
-		if t != nil {
-			*t = t.UTC()
-		}
-	}
-	return j, nil
-}
 
 func (s ticketStore) ListJobSummaries(ctx context.Context, f tickets.JobFilter) ([]tickets.JobSummary, error) {
 	q := `SELECT ` + summaryColumns + ` FROM ticket_jobs WHERE true`
@@ -352,11 +278,11 @@ func (s ticketStore) ListJobSummaries(ctx context.Context, f tickets.JobFilter) 
 		q += ` AND status = ` + arg(f.Status)
 	}
 	q += newestFirst(arg, f.BeforeCreatedAt, f.BeforeID, f.Limit)
-	return queryList(ctx, s.d.pool, q, args, scanSummary)
+	return queryList(ctx, s.d.pool, q, args, rowscan.TicketJobSummary)
 }
 
 func (s ticketStore) GetJobSummary(ctx context.Context, id string) (tickets.JobSummary, error) {
-	return scanSummary(s.d.pool.QueryRow(ctx, `SELECT `+summaryColumns+` FROM ticket_jobs WHERE id = $1`, id))
+	return rowscan.TicketJobSummary(s.d.pool.QueryRow(ctx, `SELECT `+summaryColumns+` FROM ticket_jobs WHERE id = $1`, id))
 }
 
 func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpdate) (tickets.Job, error) {
@@ -381,7 +307,7 @@ func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpda
 	if u.Status.Terminal() {
 		finished = &u.At
 	}
-	j, err := scanJob(tx.QueryRow(ctx, `UPDATE ticket_jobs SET status = $1, stage = coalesce(nullif($2, ''), stage),
+	j, err := rowscan.TicketJob(tx.QueryRow(ctx, `UPDATE ticket_jobs SET status = $1, stage = coalesce(nullif($2, ''), stage),
 		error_code = $3, error_message = $4, result = coalesce($5, result), ticket_count = coalesce($9, ticket_count), updated_at = $6,
 		attempts = attempts + $10, started_at = coalesce(started_at, $11), engine = coalesce(nullif($12, ''), engine),
 		finished_at = coalesce(finished_at, $13)
@@ -519,7 +445,7 @@ func readChecks(results pgx.BatchResults) (map[string]int, map[[2]string]tickets
 	if err != nil {
 		return nil, nil, err
 	}
-	found, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tickets.Job, error) { return scanJob(r) })
+	found, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tickets.Job, error) { return rowscan.TicketJob(r) })
 	if err != nil {
 		return nil, nil, err
 	}

@@ -51,27 +51,16 @@ func (s ticketStore) CreateClient(ctx context.Context, c tickets.Client) error {
 
 const clientColumns = `id, name, webhook_secret, suspended, tickets_enabled, created_at`
 
-func scanClient(row rowscan.Row) (tickets.Client, error) {
-	var c tickets.Client
-	var created int64
-	err := row.Scan(&c.ID, &c.Name, &c.WebhookSecret, &c.Suspended, &c.TicketsEnabled, &created)
-	if errors.Is(err, sql.ErrNoRows) {
-		return c, tickets.ErrNotFound
-	}
-	c.CreatedAt = fromMicros(created)
-	return c, err
-}
-
 func (s ticketStore) GetClient(ctx context.Context, id string) (tickets.Client, error) {
-	return scanClient(s.d.reader.queryRow(ctx, `SELECT `+clientColumns+` FROM ticket_clients WHERE id = ?`, id))
+	return rowscan.TicketClient(s.d.reader.queryRow(ctx, `SELECT `+clientColumns+` FROM ticket_clients WHERE id = ?`, id))
 }
 
 func (s ticketStore) ListClients(ctx context.Context, afterID string, limit int) ([]tickets.Client, error) {
-	return queryList(ctx, s.d.reader, `SELECT `+clientColumns+` FROM ticket_clients WHERE id > ? ORDER BY id LIMIT ?`, []any{afterID, limit}, scanClient)
+	return queryList(ctx, s.d.reader, `SELECT `+clientColumns+` FROM ticket_clients WHERE id > ? ORDER BY id LIMIT ?`, []any{afterID, limit}, rowscan.TicketClient)
 }
 
 func (s ticketStore) UpdateClient(ctx context.Context, id string, u tickets.ClientUpdate) (tickets.Client, error) {
-	return scanClient(s.d.writer.queryRow(ctx,
+	return rowscan.TicketClient(s.d.writer.queryRow(ctx,
 		`UPDATE ticket_clients SET suspended = coalesce(?, suspended), tickets_enabled = coalesce(?, tickets_enabled)
 		 WHERE id = ? RETURNING `+clientColumns, u.Suspended, u.TicketsEnabled, id))
 }
@@ -79,57 +68,26 @@ func (s ticketStore) UpdateClient(ctx context.Context, id string, u tickets.Clie
 func (s ticketStore) CreateKey(ctx context.Context, k tickets.APIKey) error {
 	_, err := s.d.writer.exec(ctx,
 		`INSERT INTO ticket_api_keys (id, client_id, secret_hash, scopes, expires_at, revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		k.ID, k.ClientID, k.SecretHash, joinScopes(k.Scopes), nullMicros(k.ExpiresAt), nullMicros(k.RevokedAt), micros(k.CreatedAt))
+		k.ID, k.ClientID, k.SecretHash, rowscan.TicketScopes(k.Scopes), nullMicros(k.ExpiresAt), nullMicros(k.RevokedAt), micros(k.CreatedAt))
 	if isForeignKeyViolation(err) {
 		return tickets.ErrNotFound
 	}
 	return err
 }
 
-func joinScopes(scopes []tickets.Scope) string {
-	s := make([]string, len(scopes))
-	for i, sc := range scopes {
-		s[i] = string(sc)
-	}
-	return strings.Join(s, " ")
-}
-
-func splitScopes(s string) []tickets.Scope {
-	var out []tickets.Scope
-	for f := range strings.FieldsSeq(s) {
-		out = append(out, tickets.Scope(f))
-	}
-	return out
-}
-
 const keyColumns = `k.id, k.client_id, k.secret_hash, k.scopes, k.expires_at, k.revoked_at, k.created_at`
-
-func scanKey(row rowscan.Row, extra ...any) (tickets.APIKey, error) {
-	var k tickets.APIKey
-	var scopes string
-	var expires, revoked sql.NullInt64
-	var created int64
-	err := row.Scan(append([]any{&k.ID, &k.ClientID, &k.SecretHash, &scopes, &expires, &revoked, &created}, extra...)...)
-	if errors.Is(err, sql.ErrNoRows) {
-		return k, tickets.ErrNotFound
-	}
-	k.Scopes, k.ExpiresAt, k.RevokedAt, k.CreatedAt = splitScopes(scopes), timePtr(expires), timePtr(revoked), fromMicros(created)
-	return k, err
-}
 
 func (s ticketStore) GetKey(ctx context.Context, id string) (tickets.APIKey, tickets.Client, error) {
 	var c tickets.Client
-	var created int64
-	k, err := scanKey(s.d.reader.queryRow(ctx,
+	k, err := rowscan.TicketKey(s.d.reader.queryRow(ctx,
 		`SELECT `+keyColumns+`, c.id, c.name, c.webhook_secret, c.suspended, c.tickets_enabled, c.created_at
 		 FROM ticket_api_keys k JOIN ticket_clients c ON c.id = k.client_id WHERE k.id = ?`, id),
-		&c.ID, &c.Name, &c.WebhookSecret, &c.Suspended, &c.TicketsEnabled, &created)
-	c.CreatedAt = fromMicros(created)
+		&c.ID, &c.Name, &c.WebhookSecret, &c.Suspended, &c.TicketsEnabled, rowscan.Time(&c.CreatedAt))
 	return k, c, err
 }
 
 func (s ticketStore) ListKeys(ctx context.Context, clientID string) ([]tickets.APIKey, error) {
-	return queryList(ctx, s.d.reader, `SELECT `+keyColumns+` FROM ticket_api_keys k WHERE k.client_id = ? ORDER BY k.created_at, k.id`, []any{clientID}, func(r rowscan.Row) (tickets.APIKey, error) { return scanKey(r) })
+	return queryList(ctx, s.d.reader, `SELECT `+keyColumns+` FROM ticket_api_keys k WHERE k.client_id = ? ORDER BY k.created_at, k.id`, []any{clientID}, func(r rowscan.Row) (tickets.APIKey, error) { return rowscan.TicketKey(r) })
 }
 
 func (s ticketStore) RevokeKey(ctx context.Context, clientID, keyID string, at time.Time) error {
@@ -146,25 +104,6 @@ func (s ticketStore) RevokeKey(ctx context.Context, clientID, keyID string, at t
 
 const jobColumns = `id, client_id, idempotency_key, request_hash, request, status, stage, error_code, error_message,
 	callback_failed, result, created_at, updated_at, expires_at`
-
-func scanJob(row rowscan.Row) (tickets.Job, error) {
-	var j tickets.Job
-	var request string
-	var created, updated, expires int64
-	err := row.Scan(&j.ID, &j.ClientID, &j.IdempotencyKey, &j.RequestHash, &request, &j.Status, &j.Stage,
-		&j.ErrorCode, &j.ErrorMessage, &j.CallbackFailed, &j.Result, &created, &updated, &expires)
-	if errors.Is(err, sql.ErrNoRows) {
-		return j, tickets.ErrNotFound
-	}
-	if err != nil {
-		return j, err
-	}
-	if err := json.Unmarshal([]byte(request), &j.Request); err != nil {
-		return j, fmt.Errorf("job %s request: %w", j.ID, err)
-	}
-	j.CreatedAt, j.UpdatedAt, j.ExpiresAt = fromMicros(created), fromMicros(updated), fromMicros(expires)
-	return j, nil
-}
 
 // CreateJob hands the job to the database's group-commit batcher, which
 // writes it together with the jobs submitted at the same moment. The
@@ -237,7 +176,7 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 		}
 		active[j.ClientID] = n
 		if n >= nj.maxActive {
-			existing, err := scanJob(byKey.QueryRowContext(ctx, j.ClientID, j.IdempotencyKey))
+			existing, err := rowscan.TicketJob(byKey.QueryRowContext(ctx, j.ClientID, j.IdempotencyKey))
 			switch {
 			case err == nil:
 				out[i] = createResult{job: existing}
@@ -258,7 +197,7 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 			return nil, err
 		}
 		if inserted == 0 {
-			existing, err := scanJob(byKey.QueryRowContext(ctx, j.ClientID, j.IdempotencyKey))
+			existing, err := rowscan.TicketJob(byKey.QueryRowContext(ctx, j.ClientID, j.IdempotencyKey))
 			if err != nil {
 				return nil, fmt.Errorf("job of idempotency key %q: %w", j.IdempotencyKey, err)
 			}
@@ -276,9 +215,9 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 
 func (s ticketStore) GetJob(ctx context.Context, clientID, id string) (tickets.Job, error) {
 	if clientID == "" {
-		return scanJob(s.d.reader.queryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = ?`, id))
+		return rowscan.TicketJob(s.d.reader.queryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = ?`, id))
 	}
-	return scanJob(s.d.reader.queryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = ? AND client_id = ?`, id, clientID))
+	return rowscan.TicketJob(s.d.reader.queryRow(ctx, `SELECT `+jobColumns+` FROM ticket_jobs WHERE id = ? AND client_id = ?`, id, clientID))
 }
 
 func (s ticketStore) JobStatus(ctx context.Context, id string) (tickets.Status, error) {
@@ -297,34 +236,15 @@ func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]ticke
 		q += ` AND status = ?`
 		args = append(args, f.Status)
 	}
-	return queryNewestFirst(ctx, s.d.reader, q, args, f.BeforeCreatedAt, f.BeforeID, f.Limit, scanJob)
+	return queryNewestFirst(ctx, s.d.reader, q, args, f.BeforeCreatedAt, f.BeforeID, f.Limit, rowscan.TicketJob)
 }
 
 // summaryColumns are the columns of a tickets.JobSummary, read with
-// scanSummary: neither the spec nor the result is read.
+// rowscan.TicketJobSummary: neither the spec nor the result is read.
 const summaryColumns = `id, client_id, (SELECT name FROM ticket_clients c WHERE c.id = ticket_jobs.client_id),
 	coalesce(json_extract(request, '$.title'), ''), status, stage, error_code, error_message, engine, attempts, ticket_count,
 	coalesce(json_extract(request, '$.callback_url'), '') <> '', callback_failed, callback_delivered_at,
 	created_at, updated_at, expires_at, started_at, finished_at`
-
-func scanSummary(row rowscan.Row) (tickets.JobSummary, error) {
-	var j tickets.JobSummary
-	var clientName sql.NullString
-	var created, updated, expires int64
-	var delivered, started, finished sql.NullInt64
-	err := row.Scan(&j.ID, &j.ClientID, &clientName, &j.Title, &j.Status, &j.Stage, &j.ErrorCode, &j.ErrorMessage, &j.Engine,
-		&j.Attempts, &j.TicketCount, &j.HasCallback, &j.CallbackFailed, &delivered, &created, &updated, &expires, &started, &finished)
-	if errors.Is(err, sql.ErrNoRows) {
-		return j, tickets.ErrNotFound
-	}
-	if err != nil {
-		return j, err
-	}
-	j.ClientName = clientName.String
-	j.CreatedAt, j.UpdatedAt, j.ExpiresAt = fromMicros(created), fromMicros(updated), fromMicros(expires)
-	j.CallbackDeliveredAt, j.StartedAt, j.FinishedAt = timePtr(delivered), timePtr(started), timePtr(finished)
-	return j, nil
-}
 
 func (s ticketStore) ListJobSummaries(ctx context.Context, f tickets.JobFilter) ([]tickets.JobSummary, error) {
 	q := `SELECT ` + summaryColumns + ` FROM ticket_jobs WHERE true`
@@ -337,11 +257,11 @@ func (s ticketStore) ListJobSummaries(ctx context.Context, f tickets.JobFilter) 
 		q += ` AND status = ?`
 		args = append(args, f.Status)
 	}
-	return queryNewestFirst(ctx, s.d.reader, q, args, f.BeforeCreatedAt, f.BeforeID, f.Limit, scanSummary)
+	return queryNewestFirst(ctx, s.d.reader, q, args, f.BeforeCreatedAt, f.BeforeID, f.Limit, rowscan.TicketJobSummary)
 }
 
 func (s ticketStore) GetJobSummary(ctx context.Context, id string) (tickets.JobSummary, error) {
-	return scanSummary(s.d.reader.queryRow(ctx, `SELECT `+summaryColumns+` FROM ticket_jobs WHERE id = ?`, id))
+	return rowscan.TicketJobSummary(s.d.reader.queryRow(ctx, `SELECT `+summaryColumns+` FROM ticket_jobs WHERE id = ?`, id))
 }
 
 func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpdate) (tickets.Job, error) {
@@ -368,7 +288,7 @@ func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpda
 		from[i] = "?"
 		args = append(args, st)
 	}
-	j, err := scanJob(tx.QueryRowContext(ctx, `UPDATE ticket_jobs SET status = ?, stage = coalesce(nullif(?, ''), stage),
+	j, err := rowscan.TicketJob(tx.QueryRowContext(ctx, `UPDATE ticket_jobs SET status = ?, stage = coalesce(nullif(?, ''), stage),
 		error_code = ?, error_message = ?, result = coalesce(?, result), ticket_count = coalesce(?, ticket_count), updated_at = ?,
 		attempts = attempts + ?, started_at = coalesce(started_at, ?), engine = coalesce(nullif(?, ''), engine),
 		finished_at = coalesce(finished_at, ?)
