@@ -95,9 +95,17 @@ type Casino struct {
 	journal *journal.Journal
 	keeper  *journal.Keeper
 
-	mu sync.Mutex
-	// State replayed from the journal (see rebuildLocked).
-	setup      *journal.Setup[configRecord] // the signing secret and the configuration recorded last
+	mu    sync.Mutex
+	setup *journal.Setup[configRecord] // the signing secret and the configuration recorded last
+	// State replayed from the journal, replaced as one after a failed
+	// append (see fresh).
+	replayed
+	// Live state, never journalled.
+	faults *faults.Table // armed fault injection
+}
+
+// replayed is the casino's state that its journal keeps.
+type replayed struct {
 	decimals   map[string]int32
 	starting   *money.Amount
 	betLimit   *money.Amount
@@ -113,8 +121,6 @@ type Casino struct {
 	txSeq      int64
 	roundSeq   int64
 	storeSeq   int64 // stored answers, in order
-	// Live state, never journalled.
-	faults *faults.Table // armed fault injection
 }
 
 // account is one wallet: one balance in one currency.
@@ -243,25 +249,27 @@ func New(cfg Config) (*Casino, error) {
 // build checks cfg and returns a Casino with no state.
 func build(cfg Config) (*Casino, error) {
 	c := &Casino{
-		setup:      journal.NewSetup(configOf(cfg), cfg.SigningSecret),
-		now:        cfg.Now,
-		cfg:        cfg,
-		journal:    cfg.Journal,
-		accounts:   make(map[string]*account),
-		blocked:    make(map[string]bool),
-		limits:     make(map[string]money.Amount),
-		txs:        make(map[string]*record),
-		processed:  make(map[string]*transaction),
-		tombstones: make(map[string]string),
-		rounds:     make(map[string]*round),
-		finishes:   make(map[string]*record),
-		faults:     faults.NewTable(protocol),
+		setup:   journal.NewSetup(configOf(cfg), cfg.SigningSecret),
+		now:     cfg.Now,
+		cfg:     cfg,
+		journal: cfg.Journal,
+		replayed: replayed{
+			accounts:   make(map[string]*account),
+			blocked:    make(map[string]bool),
+			limits:     make(map[string]money.Amount),
+			txs:        make(map[string]*record),
+			processed:  make(map[string]*transaction),
+			tombstones: make(map[string]string),
+			rounds:     make(map[string]*round),
+			finishes:   make(map[string]*record),
+		},
+		faults: faults.NewTable(protocol),
 	}
 	c.everyAccount = c.faults.Every()
 	if c.now == nil {
 		c.now = time.Now
 	}
-	c.keeper = journal.NewKeeper(cfg.Journal, c.now, "casino", ErrJournal, c.reloadLocked)
+	c.keeper = journal.NewKeeper(cfg.Journal, c.now, "casino", ErrJournal, c.fresh)
 	if err := c.applyConfig(configOf(cfg)); err != nil {
 		return nil, fmt.Errorf("casino: %w", err)
 	}
@@ -382,13 +390,7 @@ func (c *Casino) Unblock(accountID string) error { return c.setBlocked(&walletOp
 func (c *Casino) setBlocked(x *walletOp, accountID string, blocked bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.keeper.Begin(&x.Op); err != nil {
-		return err
-	}
-	if kind := journal.Block(c.blocked, accountID, blocked); kind != "" {
-		return c.keeper.Commit(&x.Op, kind, accountRecord{AccountID: accountID})
-	}
-	return nil
+	return c.keeper.SetBlocked(&x.Op, c.blocked, accountID, blocked, accountRecord{AccountID: accountID})
 }
 
 // SetBetLimit sets the largest stake of one bet of accountID (a positive

@@ -1,7 +1,6 @@
 package casino
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,24 +59,19 @@ func (c *Casino) SigningSecret() string { return string(c.setup.Secret()) }
 // keeps it waiting. It does not close Config.Journal.
 func (c *Casino) Close() { c.faults.Close() }
 
-// reloadLocked replaces the journalled state with a replay of the journal,
-// after a failed append (journal.Keeper.Commit). Armed faults are kept.
-func (c *Casino) reloadLocked() error {
+// fresh is a Casino with no state, for the keeper's reload after a failed
+// append: the journal replayed into it replaces the journalled state.
+// Armed faults are kept, and so is the secret: it never changes after New
+// (verification reads it without the lock).
+func (c *Casino) fresh() (journal.Fresh, error) {
 	t, err := build(c.cfg)
 	if err != nil {
-		return err
+		return journal.Fresh{}, err
 	}
-	if err := c.journal.Replay(context.Background(), t.applyRecord); err != nil {
-		return err
-	}
-	// The secret never changes after New: it is not copied (verification
-	// reads it without the lock).
-	c.setup.Reloaded(t.setup)
-	c.decimals, c.starting, c.betLimit = t.decimals, t.starting, t.betLimit
-	c.accounts, c.blocked, c.limits = t.accounts, t.blocked, t.limits
-	c.txs, c.processed, c.tombstones, c.rounds, c.finishes = t.txs, t.processed, t.tombstones, t.rounds, t.finishes
-	c.ledger, c.txSeq, c.roundSeq, c.storeSeq = t.ledger, t.txSeq, t.roundSeq, t.storeSeq
-	return nil
+	return journal.Fresh{Apply: t.applyRecord, Install: func() {
+		c.setup.Reloaded(t.setup)
+		c.replayed = t.replayed
+	}}, nil
 }
 
 // lacking is what the replayed journal lacks: the current configuration

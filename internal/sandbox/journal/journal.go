@@ -130,17 +130,27 @@ type Keeper struct {
 	// failure wraps; sandbox names the sandbox ("casino").
 	errJournal error
 	sandbox    string
-	// reload replays the journal into a fresh state and installs it.
-	reload func() error
+	// fresh returns the sandbox with no state that a reload replays the
+	// journal into.
+	fresh  func() (Fresh, error)
 	failed error
 }
 
+// Fresh is a sandbox with no state, built for a reload after a failed
+// append: Apply applies one journal record to it, as the sandbox's replay
+// does; Install, called once every record is applied, makes its state the
+// sandbox's (the journal is then the truth).
+type Fresh struct {
+	Apply   func(Record) error
+	Install func()
+}
+
 // NewKeeper returns the keeper of j (nil: none) for the sandbox named
-// sandbox, whose clock is now. Every failure wraps errJournal. reload,
-// called after a failed append, must replay the journal into a fresh
-// state and install it (the journal is then the truth), or fail.
-func NewKeeper(j *Journal, now func() time.Time, sandbox string, errJournal error, reload func() error) *Keeper {
-	return &Keeper{journal: j, now: now, sandbox: sandbox, errJournal: errJournal, reload: reload}
+// sandbox, whose clock is now. Every failure wraps errJournal. After a
+// failed append the keeper replays the journal into what fresh returns and
+// installs it; fresh is called under the sandbox's lock.
+func NewKeeper(j *Journal, now func() time.Time, sandbox string, errJournal error, fresh func() (Fresh, error)) *Keeper {
+	return &Keeper{journal: j, now: now, sandbox: sandbox, errJournal: errJournal, fresh: fresh}
 }
 
 // Clock is the time of a live operation. With a journal it is Stamped,
@@ -201,6 +211,19 @@ func (k *Keeper) Commit(op *Op, kind string, v any) error {
 	return nil
 }
 
+// reload replays the journal into a fresh sandbox and installs its state.
+func (k *Keeper) reload() error {
+	f, err := k.fresh()
+	if err != nil {
+		return err
+	}
+	if err := k.journal.Replay(context.Background(), f.Apply); err != nil {
+		return err
+	}
+	f.Install()
+	return nil
+}
+
 // Failed is the error that fails every operation once the journal failed
 // for good; nil before.
 func (k *Keeper) Failed() error { return k.failed }
@@ -248,17 +271,23 @@ const (
 	KindUnblock = "unblock"
 )
 
-// Block adds id to blocked (block true) or takes it out, and returns the
-// kind of the record that says so (KindBlock or KindUnblock), or "" when
-// blocked already said so.
-func Block(blocked map[string]bool, id string, block bool) string {
-	if blocked[id] == block {
-		return ""
+// SetBlocked is a helper call that blocks a wallet or unblocks it: it
+// begins op, adds id to blocked (block true) or takes it out, and commits
+// op as a KindBlock or KindUnblock record with input v, when blocked did
+// not already say so. Errors are Begin's and Commit's.
+func (k *Keeper) SetBlocked(op *Op, blocked map[string]bool, id string, block bool, v any) error {
+	if err := k.Begin(op); err != nil {
+		return err
 	}
+	if blocked[id] == block {
+		return nil
+	}
+	kind := KindUnblock
 	if block {
 		blocked[id] = true
-		return KindBlock
+		kind = KindBlock
+	} else {
+		delete(blocked, id)
 	}
-	delete(blocked, id)
-	return KindUnblock
+	return k.Commit(op, kind, v)
 }

@@ -113,9 +113,20 @@ type Operator struct {
 	journal  *journal.Journal
 	keeper   *journal.Keeper
 
-	mu sync.Mutex
-	// State replayed from the journal (see rebuildLocked).
-	setup       *journal.Setup[configRecord] // the signing secret and the configuration recorded last
+	mu    sync.Mutex
+	setup *journal.Setup[configRecord] // the signing secret and the configuration recorded last
+	// State replayed from the journal, replaced as one after a failed
+	// append (see fresh).
+	replayed
+	// Live state, never journalled.
+	nonces     map[uuid.UUID]time.Time
+	nonceSweep time.Time
+	sessions   map[string]*sessionRequest
+	faults     *faults.Table
+}
+
+// replayed is the operator's state that its journal keeps.
+type replayed struct {
 	currency    string
 	decimals    map[string]int32
 	starting    *money.Amount
@@ -129,11 +140,6 @@ type Operator struct {
 	ledger      []Entry
 	opSeq       int64
 	txSeq       int64
-	// Live state, never journalled.
-	nonces     map[uuid.UUID]time.Time
-	nonceSweep time.Time
-	sessions   map[string]*sessionRequest
-	faults     *faults.Table
 }
 
 // bettor is one wallet.
@@ -245,26 +251,28 @@ func build(cfg Config) (*Operator, error) {
 		return nil, errors.New("operator: Config.ID (OPERATOR_ID) is required")
 	}
 	o := &Operator{
-		id:          cfg.ID,
-		setup:       journal.NewSetup(configOf(cfg), cfg.SigningSecret),
-		lifetime:    cfg.TokenLifetime,
-		now:         cfg.Now,
-		cfg:         cfg,
-		journal:     cfg.Journal,
-		bettors:     make(map[string]*bettor),
-		blocked:     make(map[string]bool),
-		txs:         make(map[string]*txRecord),
-		withdrawals: make(map[string]*withdrawalState),
-		tombstones:  make(map[string]bool),
-		nonces:      make(map[uuid.UUID]time.Time),
-		sessions:    make(map[string]*sessionRequest),
-		faults:      faults.NewTable(protocol),
+		id:       cfg.ID,
+		setup:    journal.NewSetup(configOf(cfg), cfg.SigningSecret),
+		lifetime: cfg.TokenLifetime,
+		now:      cfg.Now,
+		cfg:      cfg,
+		journal:  cfg.Journal,
+		replayed: replayed{
+			bettors:     make(map[string]*bettor),
+			blocked:     make(map[string]bool),
+			txs:         make(map[string]*txRecord),
+			withdrawals: make(map[string]*withdrawalState),
+			tombstones:  make(map[string]bool),
+		},
+		nonces:   make(map[uuid.UUID]time.Time),
+		sessions: make(map[string]*sessionRequest),
+		faults:   faults.NewTable(protocol),
 	}
 	o.everyBettor = o.faults.Every()
 	if o.now == nil {
 		o.now = time.Now
 	}
-	o.keeper = journal.NewKeeper(cfg.Journal, o.now, "operator", ErrJournal, o.reloadLocked)
+	o.keeper = journal.NewKeeper(cfg.Journal, o.now, "operator", ErrJournal, o.fresh)
 	if err := o.applyConfig(configOf(cfg)); err != nil {
 		return nil, fmt.Errorf("operator: %w", err)
 	}
@@ -435,13 +443,7 @@ func (o *Operator) Unblock(bettorID string) error {
 func (o *Operator) setBlocked(x *journal.Op, bettorID string, blocked bool) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if err := o.keeper.Begin(x); err != nil {
-		return err
-	}
-	if kind := journal.Block(o.blocked, bettorID, blocked); kind != "" {
-		return o.keeper.Commit(x, kind, bettorRecord{BettorID: bettorID})
-	}
-	return nil
+	return o.keeper.SetBlocked(x, o.blocked, bettorID, blocked, bettorRecord{BettorID: bettorID})
 }
 
 // Balance returns a bettor's balance written with the currency's decimals

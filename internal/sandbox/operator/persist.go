@@ -1,7 +1,6 @@
 package operator
 
 import (
-	"context"
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/json"
@@ -89,25 +88,20 @@ func (o *Operator) SigningSecret() string { return string(o.setup.Secret()) }
 // keeps it waiting. It does not close Config.Journal.
 func (o *Operator) Close() { o.faults.Close() }
 
-// reloadLocked replaces the journalled state with a replay of the journal,
-// after a failed append (journal.Keeper.Commit). Live state (nonces,
-// session requests, faults) is kept.
-func (o *Operator) reloadLocked() error {
+// fresh is an Operator with no state, for the keeper's reload after a
+// failed append: the journal replayed into it replaces the journalled
+// state. Live state (nonces, session requests, faults) is kept, and so is
+// the secret: it never changes after New (authentication reads it without
+// the lock).
+func (o *Operator) fresh() (journal.Fresh, error) {
 	t, err := build(o.cfg)
 	if err != nil {
-		return err
+		return journal.Fresh{}, err
 	}
-	if err := o.journal.Replay(context.Background(), t.applyRecord); err != nil {
-		return err
-	}
-	// The secret never changes after New: it is not copied (authentication
-	// reads it without the lock).
-	o.setup.Reloaded(t.setup)
-	o.currency, o.decimals, o.starting = t.currency, t.decimals, t.starting
-	o.keys, o.bettors, o.blocked, o.txs, o.lifetimeSet = t.keys, t.bettors, t.blocked, t.txs, t.lifetimeSet
-	o.withdrawals, o.tombstones, o.ledger = t.withdrawals, t.tombstones, t.ledger
-	o.opSeq, o.txSeq = t.opSeq, t.txSeq
-	return nil
+	return journal.Fresh{Apply: t.applyRecord, Install: func() {
+		o.setup.Reloaded(t.setup)
+		o.replayed = t.replayed
+	}}, nil
 }
 
 // lacking is what the replayed journal lacks: the current configuration,
