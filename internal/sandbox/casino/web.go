@@ -249,13 +249,6 @@ func (c *Casino) accountViewLocked(id string) (accountView, bool) {
 	return v, true
 }
 
-// accountViewOf is the view of the account id, which exists; the caller
-// holds the lock.
-func (c *Casino) accountViewOf(id string) accountView {
-	v, _ := c.accountViewLocked(id)
-	return v
-}
-
 func (c *Casino) accountView(id string) (accountView, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -307,7 +300,7 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 	c.mu.Lock()
 	d.BetLimits = true
 	sandboxweb.ListWallets(&d.Ledger, c.accounts, c.blocked, accountsPageSize, func(id string) sandboxweb.WalletRow {
-		v := c.accountViewOf(id)
+		v, _ := c.accountViewLocked(id)
 		return sandboxweb.WalletRow{ID: v.ID, Balance: v.Balance, Currency: v.Currency, Blocked: v.Blocked, BetLimit: v.BetLimit}
 	})
 	for id, rd := range c.rounds {
@@ -365,7 +358,7 @@ func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 	c := s.c
 	c.mu.Lock()
-	accounts, blocked, ledger := sandboxweb.Snapshot(c.accounts, c.accountViewOf, c.blocked, c.ledger, stateLedgerSize)
+	accounts, blocked, ledger := sandboxweb.Snapshot(c.accounts, c.accountViewLocked, c.blocked, c.ledger, stateLedgerSize)
 	rounds := make([]roundView, 0, len(c.rounds))
 	for id, rd := range c.rounds {
 		rounds = append(rounds, roundView{Seq: rd.seq, Round: Round{RoundID: id, CasinoRoundID: rd.id, Account: rd.account, Currency: rd.currency, Finished: rd.finished}})

@@ -185,13 +185,6 @@ func (o *Operator) bettorViewLocked(id string) (bettorView, bool) {
 	return bettorView{ID: id, Currency: b.currency, Balance: o.format(b.balance, b.currency), Blocked: o.blocked[id]}, true
 }
 
-// bettorViewOf is the view of the bettor id, who exists; the caller holds
-// the lock.
-func (o *Operator) bettorViewOf(id string) bettorView {
-	v, _ := o.bettorViewLocked(id)
-	return v
-}
-
 func (o *Operator) bettorView(id string) (bettorView, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -224,7 +217,7 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 	o := s.op
 	o.mu.Lock()
 	sandboxweb.ListWallets(&d.Ledger, o.bettors, o.blocked, bettorsPageSize, func(id string) sandboxweb.WalletRow {
-		v := o.bettorViewOf(id)
+		v, _ := o.bettorViewLocked(id)
 		return sandboxweb.WalletRow{ID: v.ID, Balance: v.Balance, Currency: v.Currency, Blocked: v.Blocked}
 	})
 	d.Entries, d.Older = sandboxweb.LedgerPage(o.ledger, func(e Entry) int64 { return e.Seq }, func(e Entry) string { return e.BettorID },
@@ -273,7 +266,7 @@ func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 	o := s.op
 	o.mu.Lock()
-	bettors, blocked, ledger := sandboxweb.Snapshot(o.bettors, o.bettorViewOf, o.blocked, o.ledger, stateLedgerSize)
+	bettors, blocked, ledger := sandboxweb.Snapshot(o.bettors, o.bettorViewLocked, o.blocked, o.ledger, stateLedgerSize)
 	currency := o.currency
 	lifetime := o.tokenLifetimeLocked()
 	o.mu.Unlock()

@@ -139,11 +139,14 @@ func (l *Ledger[E, S]) Fail(err error) {
 // Snapshot is what a control API's GET /sandbox/api/state shows of a
 // partner's wallets: the view of every wallet, sorted by id; every blocked
 // id, sorted; and the newest entries of the ledger (kept oldest first), at
-// most newest, newest first. None of the three is nil.
-func Snapshot[W, V, E any](wallets map[string]W, view func(id string) V, blocked map[string]bool, ledger []E, newest int) (views []V, blockedIDs []string, entries []E) {
+// most newest, newest first. None of the three is nil. view is the
+// partner's lookup of a wallet's view; it is asked only for ids of
+// wallets, so its bool is not read.
+func Snapshot[W, V, E any](wallets map[string]W, view func(id string) (V, bool), blocked map[string]bool, ledger []E, newest int) (views []V, blockedIDs []string, entries []E) {
 	views = make([]V, 0, len(wallets))
 	for _, id := range slices.Sorted(maps.Keys(wallets)) {
-		views = append(views, view(id))
+		v, _ := view(id)
+		views = append(views, v)
 	}
 	blockedIDs = slices.Sorted(maps.Keys(blocked))
 	if blockedIDs == nil {
