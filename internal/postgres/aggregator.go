@@ -26,15 +26,12 @@ func (s aggregatorStore) CreateLaunch(ctx context.Context, l aggregator.Launch) 
 }
 
 func (s aggregatorStore) UseLaunch(ctx context.Context, tokenHash string, now time.Time) (aggregator.Launch, error) {
-	var l aggregator.Launch
-	err := s.d.pool.QueryRow(ctx, `UPDATE agg_launches SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL AND expires_at > $1
+	l, err := rowscan.AggregatorLaunch(s.d.pool.QueryRow(ctx, `UPDATE agg_launches SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL AND expires_at > $1
 		RETURNING token_hash, operator_id, casino_id, account_id, currency, session_id, locale, demo, created_at, expires_at`,
-		now, tokenHash).Scan(&l.TokenHash, &l.OperatorID, &l.CasinoID, &l.AccountID, &l.Currency, &l.SessionID, &l.Locale,
-		&l.Demo, &l.CreatedAt, &l.ExpiresAt)
+		now, tokenHash))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return l, aggregator.ErrLaunchInvalid
 	}
-	l.CreatedAt, l.ExpiresAt = l.CreatedAt.UTC(), l.ExpiresAt.UTC()
 	return l, err
 }
 
@@ -44,14 +41,7 @@ func (s aggregatorStore) DeleteLaunches(ctx context.Context, before time.Time) (
 }
 
 func (s aggregatorStore) PlatformKeys(ctx context.Context) ([]aggregator.StoredKey, error) {
-	return queryList(ctx, s.d.pool, `SELECT kid, private_pem, created_at FROM platform_keys ORDER BY created_at, kid`, nil, scanPlatformKey)
-}
-
-func scanPlatformKey(row rowscan.Row) (aggregator.StoredKey, error) {
-	var k aggregator.StoredKey
-	err := row.Scan(&k.ID, &k.PrivatePEM, &k.CreatedAt)
-	k.CreatedAt = k.CreatedAt.UTC()
-	return k, err
+	return queryList(ctx, s.d.pool, `SELECT kid, private_pem, created_at FROM platform_keys ORDER BY created_at, kid`, nil, rowscan.PlatformKey)
 }
 
 func (s aggregatorStore) AddPlatformKey(ctx context.Context, k aggregator.StoredKey) error {

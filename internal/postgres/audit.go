@@ -79,22 +79,5 @@ func (s auditStore) List(ctx context.Context, f audit.Filter) ([]audit.Entry, er
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += " ORDER BY seq DESC LIMIT " + arg(f.Limit)
-	return queryList(ctx, s.d.pool, q, args, scanAuditEntry)
-}
-
-func scanAuditEntry(row rowscan.Row) (audit.Entry, error) {
-	var e audit.Entry
-	var before, after *string
-	if err := row.Scan(&e.Seq, &e.ID, &e.At, &e.Actor.Kind, &e.Actor.Name, &e.Actor.CredentialID, &e.Actor.OperatorID, &e.Action,
-		&e.TargetKind, &e.TargetID, &e.OperatorID, &e.ClientAddress, &e.RequestID, &before, &after); err != nil {
-		return audit.Entry{}, err
-	}
-	e.At = e.At.UTC()
-	if before != nil {
-		e.Before = json.RawMessage(*before)
-	}
-	if after != nil {
-		e.After = json.RawMessage(*after)
-	}
-	return e, nil
+	return queryList(ctx, s.d.pool, q, args, rowscan.AuditEntry)
 }

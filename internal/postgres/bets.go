@@ -13,13 +13,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
-	"github.com/shopspring/decimal"
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/groupcommit"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/money"
-	"github.com/foresight-dev/foresight/internal/odds"
+	"github.com/foresight-dev/foresight/internal/rowscan"
 )
 
 // BetStore returns the database as a betting.BetStore. Amounts are
@@ -39,28 +38,15 @@ func (s betStore) EnsureBettor(ctx context.Context, b betting.Bettor) (betting.B
 }
 
 func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (betting.Bettor, error) {
-	var b betting.Bettor
-	var balance *string
-	err := s.d.pool.QueryRow(ctx, `SELECT operator_id, id, currency, balance::text, created_at FROM betting_bettors WHERE operator_id = $1 AND id = $2`,
-		operatorID, bettorID).Scan(&b.OperatorID, &b.ID, &b.Currency, &balance, &b.CreatedAt)
+	b, err := rowscan.Bettor(s.d.pool.QueryRow(ctx, `SELECT operator_id, id, currency, balance::text, created_at FROM betting_bettors
+		WHERE operator_id = $1 AND id = $2`, operatorID, bettorID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return b, missing("bettor", bettorID)
 	}
-	if err != nil {
-		return b, err
-	}
-	if balance != nil {
-		a, err := storedAmount(*balance)
-		if err != nil {
-			return b, err
-		}
-		b.Balance = &a
-	}
-	b.CreatedAt = b.CreatedAt.UTC()
-	return b, nil
+	return b, err
 }
 
-// betColumns are the columns of a betting.Bet, read with scanBet. The id's
+// betColumns are the columns of a betting.Bet, read with rowscan.Bet. The id's
 // text form is renamed so that ORDER BY id sorts by the indexed uuid
 // column (named id, the text form took the sort: every page of a list
 // sorted all the rows it matched).
@@ -75,45 +61,11 @@ func storedAmount(s string) (money.Amount, error) {
 }
 
 func scanBet(row pgx.Row, id string) (betting.Bet, error) {
-	var b betting.Bet
-	var stake, entry, payout, prob string
-	var payoutAmount *string
-	err := row.Scan(&b.ID, &b.OperatorID, &b.BettorID, &b.IdempotencyKey, &b.EventID, &b.MarketID, &b.OutcomeID, &b.OutcomeIndex,
-		&stake, &b.Currency, &entry, &payout, &prob, &b.Status, &b.RejectionCode, &b.RejectionReason, &b.WithdrawalTxID, &b.OperatorTxID,
-		&payoutAmount, &b.SettledAt, &b.Accepted, &b.CreatedAt, &b.UpdatedAt, &b.Reserved, &b.DepositConfirmedAt, &b.RollbackConfirmedAt, &b.SessionID,
-		&b.RollbackOwed)
+	b, err := rowscan.Bet(row)
 	if errors.Is(err, pgx.ErrNoRows) || badID(err) {
 		return b, missing("bet", id)
 	}
-	if err != nil {
-		return b, err
-	}
-	var errs []error
-	var e error
-	b.Stake, e = storedAmount(stake)
-	errs = append(errs, e)
-	b.EntryOdds, e = odds.Parse(entry)
-	errs = append(errs, e)
-	b.PotentialPayout, e = storedAmount(payout)
-	errs = append(errs, e)
-	b.DisplayProbability, e = decimal.NewFromString(prob)
-	errs = append(errs, e)
-	if payoutAmount != nil {
-		a, e := storedAmount(*payoutAmount)
-		errs = append(errs, e)
-		b.PayoutAmount = &a
-	}
-	b.CreatedAt, b.UpdatedAt = b.CreatedAt.UTC(), b.UpdatedAt.UTC()
-	for _, t := range []**time.Time{&b.SettledAt, &b.DepositConfirmedAt, &b.RollbackConfirmedAt} {
-		if *t != nil {
-			utc := (*t).UTC()
-			*t = &utc
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return b, fmt.Errorf("bet %s: %w", b.ID, err)
-	}
-	return b, nil
+	return b, err
 }
 
 const betByKeySQL = `SELECT ` + betColumns + ` FROM betting_bets WHERE operator_id = $1 AND bettor_id = $2 AND idempotency_key = $3`

@@ -30,20 +30,8 @@ func (s credentialStore) CreateCredential(ctx context.Context, c betting.Credent
 
 const credentialColumns = `id::text, operator_id, name, key_hash, created_at, expires_at, revoked_at`
 
-func scanCredential(row rowscan.Row) (betting.Credential, error) {
-	var c betting.Credential
-	err := row.Scan(&c.ID, &c.OperatorID, &c.Name, &c.KeyHash, &c.CreatedAt, &c.ExpiresAt, &c.RevokedAt)
-	c.CreatedAt = c.CreatedAt.UTC()
-	for _, t := range []*time.Time{c.ExpiresAt, c.RevokedAt} {
-		if t != nil {
-			*t = t.UTC()
-		}
-	}
-	return c, err
-}
-
 func (s credentialStore) CredentialByHash(ctx context.Context, hash []byte) (betting.Credential, error) {
-	c, err := scanCredential(s.d.pool.QueryRow(ctx, `SELECT `+credentialColumns+` FROM operator_credentials WHERE key_hash = $1`, hash))
+	c, err := rowscan.Credential(s.d.pool.QueryRow(ctx, `SELECT `+credentialColumns+` FROM operator_credentials WHERE key_hash = $1`, hash))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return betting.Credential{}, missing("credential", "with that key")
 	}
@@ -52,7 +40,7 @@ func (s credentialStore) CredentialByHash(ctx context.Context, hash []byte) (bet
 
 func (s credentialStore) ListCredentials(ctx context.Context, operatorID string) ([]betting.Credential, error) {
 	return queryList(ctx, s.d.pool, `SELECT `+credentialColumns+` FROM operator_credentials WHERE operator_id = $1 ORDER BY created_at, id`,
-		[]any{operatorID}, scanCredential)
+		[]any{operatorID}, rowscan.Credential)
 }
 
 func (s credentialStore) RevokeCredential(ctx context.Context, operatorID, id string, at time.Time) error {

@@ -67,24 +67,9 @@ func (s betStore) AppendWalletAttempts(ctx context.Context, attempts []betting.W
 
 func (s betStore) WalletAttempts(ctx context.Context, betID string) ([]betting.WalletAttempt, error) {
 	out, err := queryList(ctx, s.d.pool, `SELECT bet_id::text, kind, transaction_id, amount::text, currency, started_at, duration_us, result, code,
-		http_status, error FROM betting_wallet_attempts WHERE bet_id = $1 ORDER BY started_at, id`, []any{betID}, scanWalletAttempt)
+		http_status, error FROM betting_wallet_attempts WHERE bet_id = $1 ORDER BY started_at, id`, []any{betID}, rowscan.WalletAttempt)
 	if badID(err) {
 		return []betting.WalletAttempt{}, nil
 	}
 	return out, err
-}
-
-func scanWalletAttempt(row rowscan.Row) (betting.WalletAttempt, error) {
-	var a betting.WalletAttempt
-	var amount string
-	var duration int64
-	var status int32
-	if err := row.Scan(&a.BetID, &a.Kind, &a.TransactionID, &amount, &a.Currency, &a.StartedAt, &duration, &a.Result, &a.Code,
-		&status, &a.Error); err != nil {
-		return betting.WalletAttempt{}, err
-	}
-	var err error
-	a.Amount, err = storedAmount(amount)
-	a.StartedAt, a.Duration, a.HTTPStatus = a.StartedAt.UTC(), time.Duration(duration)*time.Microsecond, int(status)
-	return a, err
 }

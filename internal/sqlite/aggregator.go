@@ -25,16 +25,12 @@ func (s aggregatorStore) CreateLaunch(ctx context.Context, l aggregator.Launch) 
 }
 
 func (s aggregatorStore) UseLaunch(ctx context.Context, tokenHash string, now time.Time) (aggregator.Launch, error) {
-	var l aggregator.Launch
-	var created, expires int64
-	err := s.d.writer.queryRow(ctx, `UPDATE agg_launches SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?
+	l, err := rowscan.AggregatorLaunch(s.d.writer.queryRow(ctx, `UPDATE agg_launches SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?
 		RETURNING token_hash, operator_id, casino_id, account_id, currency, session_id, locale, demo, created_at, expires_at`,
-		micros(now), tokenHash, micros(now)).Scan(&l.TokenHash, &l.OperatorID, &l.CasinoID, &l.AccountID, &l.Currency, &l.SessionID, &l.Locale,
-		&l.Demo, &created, &expires)
+		micros(now), tokenHash, micros(now)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return l, aggregator.ErrLaunchInvalid
 	}
-	l.CreatedAt, l.ExpiresAt = fromMicros(created), fromMicros(expires)
 	return l, err
 }
 
@@ -48,15 +44,7 @@ func (s aggregatorStore) DeleteLaunches(ctx context.Context, before time.Time) (
 }
 
 func (s aggregatorStore) PlatformKeys(ctx context.Context) ([]aggregator.StoredKey, error) {
-	return queryList(ctx, s.d.reader, `SELECT kid, private_pem, created_at FROM platform_keys ORDER BY created_at, kid`, nil, scanPlatformKey)
-}
-
-func scanPlatformKey(row rowscan.Row) (aggregator.StoredKey, error) {
-	var k aggregator.StoredKey
-	var created int64
-	err := row.Scan(&k.ID, &k.PrivatePEM, &created)
-	k.CreatedAt = fromMicros(created)
-	return k, err
+	return queryList(ctx, s.d.reader, `SELECT kid, private_pem, created_at FROM platform_keys ORDER BY created_at, kid`, nil, rowscan.PlatformKey)
 }
 
 func (s aggregatorStore) AddPlatformKey(ctx context.Context, k aggregator.StoredKey) error {

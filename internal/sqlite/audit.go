@@ -106,23 +106,5 @@ func (s auditStore) List(ctx context.Context, f audit.Filter) ([]audit.Entry, er
 		return nil, err
 	}
 	defer rows.Close()
-	return rowscan.All(rows, scanAuditEntry)
-}
-
-func scanAuditEntry(row rowscan.Row) (audit.Entry, error) {
-	var e audit.Entry
-	var at int64
-	var before, after sql.NullString
-	if err := row.Scan(&e.Seq, &e.ID, &at, &e.Actor.Kind, &e.Actor.Name, &e.Actor.CredentialID, &e.Actor.OperatorID, &e.Action,
-		&e.TargetKind, &e.TargetID, &e.OperatorID, &e.ClientAddress, &e.RequestID, &before, &after); err != nil {
-		return audit.Entry{}, err
-	}
-	e.At = fromMicros(at)
-	if before.Valid {
-		e.Before = json.RawMessage(before.String)
-	}
-	if after.Valid {
-		e.After = json.RawMessage(after.String)
-	}
-	return e, nil
+	return rowscan.All(rows, rowscan.AuditEntry)
 }

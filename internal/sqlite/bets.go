@@ -5,17 +5,14 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/money"
-	"github.com/foresight-dev/foresight/internal/odds"
+	"github.com/foresight-dev/foresight/internal/rowscan"
 )
 
 // BetStore returns the database as a betting.BetStore. Amounts are TEXT;
@@ -35,26 +32,12 @@ func (s betStore) EnsureBettor(ctx context.Context, b betting.Bettor) (betting.B
 }
 
 func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (betting.Bettor, error) {
-	var b betting.Bettor
-	var balance sql.NullString
-	var created int64
-	err := s.d.reader.queryRow(ctx, `SELECT operator_id, id, currency, balance, created_at FROM betting_bettors WHERE operator_id = ? AND id = ?`,
-		operatorID, bettorID).Scan(&b.OperatorID, &b.ID, &b.Currency, &balance, &created)
+	b, err := rowscan.Bettor(s.d.reader.queryRow(ctx, `SELECT operator_id, id, currency, balance, created_at FROM betting_bettors
+		WHERE operator_id = ? AND id = ?`, operatorID, bettorID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, notFound("bettor", bettorID)
 	}
-	if err != nil {
-		return b, err
-	}
-	if balance.Valid {
-		a, err := money.ParseAmount(balance.String)
-		if err != nil {
-			return b, err
-		}
-		b.Balance = &a
-	}
-	b.CreatedAt = fromMicros(created)
-	return b, nil
+	return b, err
 }
 
 const betColumns = `id, operator_id, bettor_id, idempotency_key, event_id, market_id, outcome_id, outcome_index, stake, currency,
@@ -62,47 +45,12 @@ const betColumns = `id, operator_id, bettor_id, idempotency_key, event_id, marke
 	payout_amount, settled_at, accepted, created_at, updated_at, exposure_reserved, deposit_confirmed_at, rollback_confirmed_at, session_id,
 	rollback_owed`
 
-func scanBet(row interface{ Scan(...any) error }, id string) (betting.Bet, error) {
-	var b betting.Bet
-	var stake, entry, payout, prob string
-	var code, payoutAmount sql.NullString
-	var settled, deposited, rolledBack sql.NullInt64
-	var created, updated int64
-	err := row.Scan(&b.ID, &b.OperatorID, &b.BettorID, &b.IdempotencyKey, &b.EventID, &b.MarketID, &b.OutcomeID, &b.OutcomeIndex,
-		&stake, &b.Currency, &entry, &payout, &prob, &b.Status, &code, &b.RejectionReason, &b.WithdrawalTxID, &b.OperatorTxID,
-		&payoutAmount, &settled, &b.Accepted, &created, &updated, &b.Reserved, &deposited, &rolledBack, &b.SessionID,
-		&b.RollbackOwed)
+func scanBet(row rowscan.Row, id string) (betting.Bet, error) {
+	b, err := rowscan.Bet(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, notFound("bet", id)
 	}
-	if err != nil {
-		return b, err
-	}
-	var errs []error
-	var e error
-	b.Stake, e = money.ParseAmount(stake)
-	errs = append(errs, e)
-	b.EntryOdds, e = odds.Parse(entry)
-	errs = append(errs, e)
-	b.PotentialPayout, e = parseStored(payout)
-	errs = append(errs, e)
-	b.DisplayProbability, e = decimal.NewFromString(prob)
-	errs = append(errs, e)
-	if code.Valid {
-		rc := betting.RejectionCode(code.String)
-		b.RejectionCode = &rc
-	}
-	if payoutAmount.Valid {
-		a, e := money.ParseAmount(payoutAmount.String)
-		errs = append(errs, e)
-		b.PayoutAmount = &a
-	}
-	b.SettledAt, b.DepositConfirmedAt, b.RollbackConfirmedAt = timePtr(settled), timePtr(deposited), timePtr(rolledBack)
-	b.CreatedAt, b.UpdatedAt = fromMicros(created), fromMicros(updated)
-	if err := errors.Join(errs...); err != nil {
-		return b, fmt.Errorf("bet %s: %w", b.ID, err)
-	}
-	return b, nil
+	return b, err
 }
 
 // parseStored reads a stored amount of up to 16 decimals (a potential

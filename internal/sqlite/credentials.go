@@ -29,17 +29,8 @@ func (s credentialStore) CreateCredential(ctx context.Context, c betting.Credent
 
 const credentialColumns = `id, operator_id, name, key_hash, created_at, expires_at, revoked_at`
 
-func scanCredential(row rowscan.Row) (betting.Credential, error) {
-	var c betting.Credential
-	var created int64
-	var expires, revoked sql.NullInt64
-	err := row.Scan(&c.ID, &c.OperatorID, &c.Name, &c.KeyHash, &created, &expires, &revoked)
-	c.CreatedAt, c.ExpiresAt, c.RevokedAt = fromMicros(created), timePtr(expires), timePtr(revoked)
-	return c, err
-}
-
 func (s credentialStore) CredentialByHash(ctx context.Context, hash []byte) (betting.Credential, error) {
-	c, err := scanCredential(s.d.reader.queryRow(ctx, `SELECT `+credentialColumns+` FROM operator_credentials WHERE key_hash = ?`, hash))
+	c, err := rowscan.Credential(s.d.reader.queryRow(ctx, `SELECT `+credentialColumns+` FROM operator_credentials WHERE key_hash = ?`, hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return betting.Credential{}, notFound("credential", "with that key")
 	}
@@ -48,7 +39,7 @@ func (s credentialStore) CredentialByHash(ctx context.Context, hash []byte) (bet
 
 func (s credentialStore) ListCredentials(ctx context.Context, operatorID string) ([]betting.Credential, error) {
 	return queryList(ctx, s.d.reader, `SELECT `+credentialColumns+` FROM operator_credentials WHERE operator_id = ? ORDER BY created_at, id`,
-		[]any{operatorID}, scanCredential)
+		[]any{operatorID}, rowscan.Credential)
 }
 
 func (s credentialStore) RevokeCredential(ctx context.Context, operatorID, id string, at time.Time) error {

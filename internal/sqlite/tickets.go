@@ -14,7 +14,8 @@ import (
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
-// Times are stored as INTEGER microseconds since the Unix epoch, UTC.
+// Times are stored as INTEGER microseconds since the Unix epoch, UTC, and
+// read with rowscan.Time and rowscan.NullTime.
 
 func micros(t time.Time) int64 { return t.UTC().UnixMicro() }
 
@@ -25,14 +26,6 @@ func nullMicros(t *time.Time) sql.NullInt64 {
 		return sql.NullInt64{}
 	}
 	return sql.NullInt64{Int64: micros(*t), Valid: true}
-}
-
-func timePtr(n sql.NullInt64) *time.Time {
-	if !n.Valid {
-		return nil
-	}
-	t := fromMicros(n.Int64)
-	return &t
 }
 
 // TicketStore returns the database as a tickets.Store.

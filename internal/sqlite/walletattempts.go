@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"time"
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/rowscan"
@@ -37,19 +36,5 @@ func (s betStore) AppendWalletAttempts(ctx context.Context, attempts []betting.W
 
 func (s betStore) WalletAttempts(ctx context.Context, betID string) ([]betting.WalletAttempt, error) {
 	return queryList(ctx, s.d.reader, `SELECT bet_id, kind, transaction_id, amount, currency, started_at, duration_us, result, code, http_status, error
-		FROM betting_wallet_attempts WHERE bet_id = ? ORDER BY started_at, id`, []any{betID}, scanWalletAttempt)
-}
-
-func scanWalletAttempt(row rowscan.Row) (betting.WalletAttempt, error) {
-	var a betting.WalletAttempt
-	var amount string
-	var started, duration int64
-	if err := row.Scan(&a.BetID, &a.Kind, &a.TransactionID, &amount, &a.Currency, &started, &duration, &a.Result, &a.Code,
-		&a.HTTPStatus, &a.Error); err != nil {
-		return betting.WalletAttempt{}, err
-	}
-	var err error
-	a.Amount, err = parseStored(amount)
-	a.StartedAt, a.Duration = fromMicros(started), time.Duration(duration)*time.Microsecond
-	return a, err
+		FROM betting_wallet_attempts WHERE bet_id = ? ORDER BY started_at, id`, []any{betID}, rowscan.WalletAttempt)
 }
