@@ -222,7 +222,12 @@ type Round struct {
 	Finished bool
 }
 
-var currencyPattern = regexp.MustCompile(`^[A-Z0-9]{3,7}$`)
+// currencies are the currency codes the casino accepts.
+var currencies = sandboxweb.CurrencyCodes{
+	Pattern:     regexp.MustCompile(`^[A-Z0-9]{3,7}$`),
+	Described:   "3 to 7 upper-case letters or digits",
+	MaxDecimals: MaxDecimals,
+}
 
 // New checks cfg and returns a Casino. Without Config.Journal it has no
 // accounts. With one, New replays it (see "Persistence" in the package
@@ -280,15 +285,9 @@ func build(cfg Config) (*Casino, error) {
 // decimals, the starting balance and the bet limit. Errors name the Config
 // field.
 func (c *Casino) applyConfig(r configRecord) error {
-	decimals := make(map[string]int32, len(r.Decimals))
-	for code, d := range r.Decimals {
-		if !currencyPattern.MatchString(code) {
-			return fmt.Errorf("Config.Decimals: currency %q must be 3 to 7 upper-case letters or digits", code)
-		}
-		if d < 0 || d > MaxDecimals {
-			return fmt.Errorf("Config.Decimals: %s must have 0 to %d decimals, not %d", code, MaxDecimals, d)
-		}
-		decimals[code] = d
+	decimals, err := currencies.Decimals(r.Decimals)
+	if err != nil {
+		return err
 	}
 	var starting, betLimit *money.Amount
 	if r.StartingBalance != "" {
@@ -331,8 +330,8 @@ func (c *Casino) adjust(x *walletOp, accountID, currency, amount string, add boo
 	if err := sandboxweb.CheckID("account id", accountID); err != nil {
 		return fmt.Errorf("casino: %w", err)
 	}
-	if !currencyPattern.MatchString(currency) {
-		return fmt.Errorf("casino: currency %q must be 3 to 7 upper-case letters or digits", currency)
+	if err := currencies.Check(currency); err != nil {
+		return fmt.Errorf("casino: %w", err)
 	}
 	parse := money.ParseNonNegative
 	if add {

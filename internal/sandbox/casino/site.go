@@ -99,7 +99,7 @@ func OpenSite(ctx context.Context, cfg SiteConfig) (*Site, error) {
 	if cfg.DemoAccount == "" {
 		cfg.DemoAccount = DefaultDemoAccount
 	}
-	if !currencyPattern.MatchString(cfg.Currency) {
+	if !currencies.Pattern.MatchString(cfg.Currency) {
 		return nil, fmt.Errorf("casino: the currency %q must be 3 to 7 upper-case letters or digits", cfg.Currency)
 	}
 	for name, v := range map[string]string{"casino id": cfg.CasinoID, "demo account": cfg.DemoAccount} {

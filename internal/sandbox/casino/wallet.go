@@ -93,8 +93,8 @@ func (p *party) check(gameRequired bool) error {
 	if p.Currency == "" {
 		return errors.New("currency is required")
 	}
-	if !currencyPattern.MatchString(p.Currency) {
-		return fmt.Errorf("currency %q must be 3 to 7 upper-case letters or digits", p.Currency)
+	if err := currencies.Check(p.Currency); err != nil {
+		return err
 	}
 	switch {
 	case p.GameID == nil && gameRequired:

@@ -178,7 +178,7 @@ func (s *Site) callLauncher(r *http.Request, d *lobbyData) (string, error) {
 		if err := sandboxweb.CheckID("the account id", d.Account); err != nil {
 			return "", err
 		}
-		if !currencyPattern.MatchString(d.Currency) {
+		if !currencies.Pattern.MatchString(d.Currency) {
 			return "", fmt.Errorf("the currency %q must be 3 to 7 upper-case letters or digits", d.Currency)
 		}
 		path = launcherRealPath

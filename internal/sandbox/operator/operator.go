@@ -216,7 +216,12 @@ type Entry struct {
 	BalanceAfter string `json:"balance_after"`
 }
 
-var currencyPattern = regexp.MustCompile(`^[A-Z]{3,5}$`)
+// currencies are the currency codes the operator accepts.
+var currencies = sandboxweb.CurrencyCodes{
+	Pattern:     regexp.MustCompile(`^[A-Z]{3,5}$`),
+	Described:   "3 to 5 upper-case letters",
+	MaxDecimals: money.MaxScale,
+}
 
 // New checks cfg and returns an Operator. Without Config.Journal it has no
 // bettors. With one, New replays it (see "Persistence" in the package
@@ -295,15 +300,9 @@ func build(cfg Config) (*Operator, error) {
 // the default currency, the currencies' decimals and the starting
 // balance. Errors name the Config field.
 func (o *Operator) applyConfig(c configRecord) error {
-	decimals := make(map[string]int32, len(c.Decimals))
-	for code, d := range c.Decimals {
-		if !currencyPattern.MatchString(code) {
-			return fmt.Errorf("Config.Decimals: currency %q must be 3 to 5 upper-case letters", code)
-		}
-		if d < 0 || d > money.MaxScale {
-			return fmt.Errorf("Config.Decimals: %s must have 0 to %d decimals, not %d", code, money.MaxScale, d)
-		}
-		decimals[code] = d
+	decimals, err := currencies.Decimals(c.Decimals)
+	if err != nil {
+		return err
 	}
 	var starting *money.Amount
 	if c.StartingBalance != "" {
@@ -481,8 +480,8 @@ func (o *Operator) LedgerFrom(n int) []Entry {
 // currencyDecimals returns the decimal places of a currency code:
 // Config.Decimals first, then ISO 4217.
 func (o *Operator) currencyDecimals(code string) (int32, error) {
-	if !currencyPattern.MatchString(code) {
-		return 0, fmt.Errorf("currency %q must be 3 to 5 upper-case letters", code)
+	if err := currencies.Check(code); err != nil {
+		return 0, err
 	}
 	if d, ok := o.decimals[code]; ok {
 		return d, nil

@@ -43,6 +43,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -523,4 +524,38 @@ func CheckID(name, v string) error {
 		}
 	}
 	return nil
+}
+
+// CurrencyCodes is the currency codes a sandbox partner accepts.
+type CurrencyCodes struct {
+	// Pattern matches an accepted code; Described says in words what it
+	// matches ("3 to 5 upper-case letters").
+	Pattern   *regexp.Regexp
+	Described string
+	// MaxDecimals is the most decimals a code may be given.
+	MaxDecimals int32
+}
+
+// Check returns an error naming code unless Pattern matches it.
+func (cc CurrencyCodes) Check(code string) error {
+	if !cc.Pattern.MatchString(code) {
+		return fmt.Errorf("currency %q must be %s", code, cc.Described)
+	}
+	return nil
+}
+
+// Decimals checks a partner's Config.Decimals (code → decimals, 0 to
+// MaxDecimals) and returns a copy; its errors name Config.Decimals.
+func (cc CurrencyCodes) Decimals(given map[string]int32) (map[string]int32, error) {
+	decimals := make(map[string]int32, len(given))
+	for code, d := range given {
+		if err := cc.Check(code); err != nil {
+			return nil, fmt.Errorf("Config.Decimals: %w", err)
+		}
+		if d < 0 || d > cc.MaxDecimals {
+			return nil, fmt.Errorf("Config.Decimals: %s must have 0 to %d decimals, not %d", code, cc.MaxDecimals, d)
+		}
+		decimals[code] = d
+	}
+	return decimals, nil
 }

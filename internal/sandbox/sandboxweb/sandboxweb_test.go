@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -234,5 +235,31 @@ func TestNewPage(t *testing.T) {
 	}}
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("page = %+v\nwant %+v", p, want)
+	}
+}
+
+// TestCurrencyCodes: a copy of the accepted decimals, or the error that
+// names the field and the code.
+func TestCurrencyCodes(t *testing.T) {
+	t.Parallel()
+	cc := sandboxweb.CurrencyCodes{Pattern: regexp.MustCompile(`^[A-Z]{3,5}$`), Described: "3 to 5 upper-case letters", MaxDecimals: 8}
+	if err := cc.Check("usd"); err == nil || err.Error() != `currency "usd" must be 3 to 5 upper-case letters` {
+		t.Errorf("Check(usd) = %v", err)
+	}
+	given := map[string]int32{"BTC": 8, "JPY": 0}
+	got, err := cc.Decimals(given)
+	if err != nil || !reflect.DeepEqual(got, given) {
+		t.Fatalf("Decimals = %v, %v", got, err)
+	}
+	if got["BTC"] = 2; given["BTC"] != 8 {
+		t.Error("Decimals returned the given map, not a copy")
+	}
+	for in, want := range map[string]string{
+		"btc": `Config.Decimals: currency "btc" must be 3 to 5 upper-case letters`,
+		"BTC": "Config.Decimals: BTC must have 0 to 8 decimals, not 9",
+	} {
+		if _, err := cc.Decimals(map[string]int32{in: 9}); err == nil || err.Error() != want {
+			t.Errorf("Decimals(%s: 9) = %v, want %s", in, err, want)
+		}
 	}
 }
