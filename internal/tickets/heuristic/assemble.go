@@ -723,6 +723,13 @@ func (b *builder) computePriority(d *draft) string {
 	case musts == 0 && d.origin == originItem && mayWords.MatchString(text) && !shouldWords.MatchString(text):
 		level = min(level, 1)
 	}
+	switch {
+	case d.importance > 0:
+		// "Must have", "(P0)", "FND-1 (MUST)": the spec's own priority.
+		level = max(level, 3)
+	case d.importance < 0:
+		level = min(level, 1)
+	}
 	money, security := moneySignal(d), securitySignal(d)
 	if money > 1 || security > 1 || containsAny(text, "critical") {
 		level++

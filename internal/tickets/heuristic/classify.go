@@ -140,8 +140,14 @@ func classifySections(doc *document) {
 		designed = designed || strings.EqualFold(strings.TrimSpace(s.heading), "design details")
 		referenced = referenced || strings.EqualFold(strings.TrimSpace(s.heading), "reference-level explanation")
 	}
+	title := documentTitle(doc)
 	for _, s := range doc.sections[1:] {
 		s.class = classifyHeading(s.heading)
+		if s == title && s.class == notWorkSection {
+			// "# PRD-002: Dash v2.0 Launch Preparation" names the release
+			// the document plans, not a later one it defers work to.
+			s.class = classifyHeading(versionNumber.ReplaceAllString(s.heading, ""))
+		}
 		if designed && strings.EqualFold(strings.TrimSpace(s.heading), "proposal") && s.class == workSection {
 			// A KEP's "Proposal" summarises what its "Design Details"
 			// specify; the work is ticketed from the details.
@@ -167,6 +173,23 @@ func classifySections(doc *document) {
 			s.class = p.class
 		}
 	}
+}
+
+// versionNumber is a release number in a heading ("v2.0", "V1.5").
+var versionNumber = regexp.MustCompile(`(?i)\bv\d+\.\d+\b`)
+
+// documentTitle is the heading that titles the whole document: its first
+// section, of level 1, when no other section is of level 1; or nil.
+func documentTitle(doc *document) *section {
+	if len(doc.sections) < 2 || doc.sections[1].level != 1 {
+		return nil
+	}
+	for _, s := range doc.sections[2:] {
+		if s.level == 1 {
+			return nil
+		}
+	}
+	return doc.sections[1]
 }
 
 var (

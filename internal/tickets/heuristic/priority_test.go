@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
 // moscowSpec lists its requirements under MoSCoW headings with short
@@ -68,5 +70,47 @@ func TestSectionTitledByItsPassiveRequirement(t *testing.T) {
 	}
 	if api == "" || controller == "" {
 		t.Errorf("no API ticket titled by its requirement or no controller ticket: %v", titles(res.Tickets))
+	}
+}
+
+// TestVersionInTheTitleIsNoDeferral reads a document titled by the release
+// it plans ("Dash v2.0 launch preparation"): its requirements are work,
+// where "v2.0" in the title had made the whole document deferred work and
+// the result one "Implement spec" ticket.
+func TestVersionInTheTitleIsNoDeferral(t *testing.T) {
+	spec := "# PRD-002: Dash v2.0 launch preparation\n\n## Launch requirements\n\n" +
+		"- [ ] The CLI builds without the skipLibCheck option.\n- [ ] The status command reports a healthy orchestrator.\n\n" +
+		"## Deferred to v2.1\n\n- [ ] Shell completion scripts for every command.\n"
+	res := generate(t, defaultRequest(spec, "spec"))
+	got := strings.Join(titles(res.Tickets), "\n")
+	for _, want := range []string{"skipLibCheck", "healthy orchestrator"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no ticket says %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "completion") {
+		t.Errorf("the work deferred to v2.1 has a ticket:\n%s", got)
+	}
+}
+
+// TestPriorityFromTheSpec gives a must-have a high priority and a
+// could-have a low one, as the spec ranks them (all were medium).
+func TestPriorityFromTheSpec(t *testing.T) {
+	res := generate(t, defaultRequest(moscowSpec, "Offline inspections"))
+	for _, tk := range res.Tickets {
+		want := ""
+		switch {
+		case strings.Contains(tk.Title, "(M"):
+			want = tickets.PriorityHigh
+		case strings.Contains(tk.Title, "area maps"):
+			want = tickets.PriorityLow
+		}
+		got := ""
+		if tk.Priority != nil {
+			got = *tk.Priority
+		}
+		if want != "" && got != want {
+			t.Errorf("%q has priority %q, want %q", tk.Title, got, want)
+		}
 	}
 }
