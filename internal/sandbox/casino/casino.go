@@ -90,10 +90,8 @@ type Casino struct {
 	// DropResponseNext (see Faults).
 	*everyAccount
 
-	now     func() time.Time
-	cfg     Config
-	journal *journal.Journal
-	keeper  *journal.Keeper
+	cfg    Config
+	keeper *journal.Keeper
 
 	mu    sync.Mutex
 	setup *journal.Setup[configRecord] // the signing secret and the configuration recorded last
@@ -254,10 +252,8 @@ func New(cfg Config) (*Casino, error) {
 // build checks cfg and returns a Casino with no state.
 func build(cfg Config) (*Casino, error) {
 	c := &Casino{
-		setup:   journal.NewSetup(configOf(cfg), cfg.SigningSecret),
-		now:     cfg.Now,
-		cfg:     cfg,
-		journal: cfg.Journal,
+		setup: journal.NewSetup(configOf(cfg), cfg.SigningSecret),
+		cfg:   cfg,
 		replayed: replayed{
 			accounts:   make(map[string]*account),
 			blocked:    make(map[string]bool),
@@ -271,10 +267,7 @@ func build(cfg Config) (*Casino, error) {
 		faults: faults.NewTable(protocol),
 	}
 	c.everyAccount = c.faults.Every()
-	if c.now == nil {
-		c.now = time.Now
-	}
-	c.keeper = journal.NewKeeper(cfg.Journal, c.now, "casino", ErrJournal, c.fresh)
+	c.keeper = journal.NewKeeper(cfg.Journal, cfg.Now, "casino", ErrJournal, c.fresh)
 	if err := c.applyConfig(configOf(cfg)); err != nil {
 		return nil, fmt.Errorf("casino: %w", err)
 	}

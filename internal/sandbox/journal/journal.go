@@ -146,10 +146,14 @@ type Fresh struct {
 }
 
 // NewKeeper returns the keeper of j (nil: none) for the sandbox named
-// sandbox, whose clock is now. Every failure wraps errJournal. After a
+// sandbox, whose clock is now (nil: time.Now). Every failure wraps
+// errJournal. After a
 // failed append the keeper replays the journal into what fresh returns and
 // installs it; fresh is called under the sandbox's lock.
 func NewKeeper(j *Journal, now func() time.Time, sandbox string, errJournal error, fresh func() (Fresh, error)) *Keeper {
+	if now == nil {
+		now = time.Now
+	}
 	return &Keeper{journal: j, now: now, sandbox: sandbox, errJournal: errJournal, fresh: fresh}
 }
 

@@ -110,7 +110,6 @@ type Operator struct {
 	origins  map[string]bool
 	now      func() time.Time
 	cfg      Config
-	journal  *journal.Journal
 	keeper   *journal.Keeper
 
 	mu    sync.Mutex
@@ -261,7 +260,6 @@ func build(cfg Config) (*Operator, error) {
 		lifetime: cfg.TokenLifetime,
 		now:      cfg.Now,
 		cfg:      cfg,
-		journal:  cfg.Journal,
 		replayed: replayed{
 			bettors:     make(map[string]*bettor),
 			blocked:     make(map[string]bool),
