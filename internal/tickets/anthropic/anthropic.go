@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
@@ -92,25 +91,12 @@ func (m *Model) Complete(ctx context.Context, c llm.Conversation) (llm.Answer, e
 	return a, nil
 }
 
-// providerError maps an SDK error to engine_unavailable without the
-// provider's message; the context's error passes through for the engine to
-// classify.
+// providerError is llm.ProviderError for an SDK error: its HTTP status,
+// or none when the model API could not be reached.
 func providerError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
 	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) {
-		msg := fmt.Sprintf("The model API answered HTTP %d.", apiErr.StatusCode)
-		switch apiErr.StatusCode {
-		case http.StatusUnauthorized, http.StatusForbidden:
-			msg = fmt.Sprintf("The model API refused Foresight's API key (HTTP %d).", apiErr.StatusCode)
-		case http.StatusNotFound:
-			msg = "The model API does not know the configured model (HTTP 404)."
-		case http.StatusTooManyRequests, 529:
-			msg = fmt.Sprintf("The model API is overloaded or rate limiting Foresight (HTTP %d).", apiErr.StatusCode)
-		}
-		return &tickets.Error{Code: tickets.CodeEngineUnavailable, Message: msg, Err: fmt.Errorf("anthropic: HTTP %d", apiErr.StatusCode)}
+		return llm.ProviderError(ctx, "model API", apiErr.StatusCode, fmt.Errorf("anthropic: HTTP %d", apiErr.StatusCode))
 	}
-	return &tickets.Error{Code: tickets.CodeEngineUnavailable, Message: "The model API cannot be reached.", Err: errors.Unwrap(err)}
+	return llm.ProviderError(ctx, "model API", 0, errors.Unwrap(err))
 }

@@ -101,25 +101,12 @@ func (m *Model) Complete(ctx context.Context, c llm.Conversation) (llm.Answer, e
 	return a, nil
 }
 
-// providerError maps an SDK error to engine_unavailable without the
-// provider's message, which may quote the API key; the context's error
-// passes through for the engine to classify.
+// providerError is llm.ProviderError for an SDK error: its HTTP status,
+// or none when the model server could not be reached.
 func providerError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
 	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) {
-		msg := fmt.Sprintf("The model server answered HTTP %d.", apiErr.StatusCode)
-		switch apiErr.StatusCode {
-		case http.StatusUnauthorized, http.StatusForbidden:
-			msg = fmt.Sprintf("The model server refused Foresight's API key (HTTP %d).", apiErr.StatusCode)
-		case http.StatusNotFound:
-			msg = "The model server does not know the configured model or path (HTTP 404)."
-		case http.StatusTooManyRequests:
-			msg = "The model server is rate limiting Foresight (HTTP 429)."
-		}
-		return &tickets.Error{Code: tickets.CodeEngineUnavailable, Message: msg, Err: fmt.Errorf("openai: HTTP %d %s", apiErr.StatusCode, apiErr.Type)}
+		return llm.ProviderError(ctx, "model server", apiErr.StatusCode, fmt.Errorf("openai: HTTP %d %s", apiErr.StatusCode, apiErr.Type))
 	}
-	return &tickets.Error{Code: tickets.CodeEngineUnavailable, Message: "The model server cannot be reached.", Err: errors.Unwrap(err)}
+	return llm.ProviderError(ctx, "model server", 0, errors.Unwrap(err))
 }
