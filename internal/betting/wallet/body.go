@@ -95,12 +95,18 @@ type Rollback struct {
 }
 
 // The wire forms. Field order is the order in the JSON.
+
+// transferHead is what every body begins with.
+type transferHead struct {
+	TransactionID string `json:"transaction_id"`
+	BettorID      string `json:"bettor_id"`
+	Amount        string `json:"amount"`
+	Currency      string `json:"currency"`
+}
+
 type withdrawalWire struct {
-	TransactionID string             `json:"transaction_id"`
-	BettorID      string             `json:"bettor_id"`
-	Amount        string             `json:"amount"`
-	Currency      string             `json:"currency"`
-	Metadata      withdrawalMetadata `json:"metadata"`
+	transferHead
+	Metadata withdrawalMetadata `json:"metadata"`
 }
 
 type withdrawalMetadata struct {
@@ -109,11 +115,8 @@ type withdrawalMetadata struct {
 }
 
 type depositWire struct {
-	TransactionID string          `json:"transaction_id"`
-	BettorID      string          `json:"bettor_id"`
-	Amount        string          `json:"amount"`
-	Currency      string          `json:"currency"`
-	Metadata      depositMetadata `json:"metadata"`
+	transferHead
+	Metadata depositMetadata `json:"metadata"`
 }
 
 type depositMetadata struct {
@@ -123,13 +126,6 @@ type depositMetadata struct {
 	Result                  DepositResult `json:"result"`
 }
 
-type rollbackWire struct {
-	TransactionID string `json:"transaction_id"`
-	BettorID      string `json:"bettor_id"`
-	Amount        string `json:"amount"`
-	Currency      string `json:"currency"`
-}
-
 // WithdrawalBody returns the canonical JSON bytes of a withdrawal:
 //
 //	{"transaction_id":"…","bettor_id":"…","amount":"10.50","currency":"USD","metadata":{"market_id":"…","bet_id":"…"}}
@@ -137,26 +133,12 @@ type rollbackWire struct {
 // Persist the bytes before the first attempt and send the same bytes on
 // every retry, also after a restart. Errors wrap ErrInvalidBody.
 func WithdrawalBody(w Withdrawal) ([]byte, error) {
-	amount, err := formatAmount(w.Amount, w.Decimals, true)
+	head, err := newTransferHead(w.TransactionID, w.BettorID, w.Amount, w.Currency, w.Decimals, true,
+		field{"market_id", w.MarketID}, field{"bet_id", w.BetID})
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFields(
-		field{"transaction_id", w.TransactionID}, field{"bettor_id", w.BettorID},
-		field{"market_id", w.MarketID}, field{"bet_id", w.BetID},
-	); err != nil {
-		return nil, err
-	}
-	if err := checkCurrency(w.Currency); err != nil {
-		return nil, err
-	}
-	return encode(withdrawalWire{
-		TransactionID: w.TransactionID,
-		BettorID:      w.BettorID,
-		Amount:        amount,
-		Currency:      w.Currency,
-		Metadata:      withdrawalMetadata{MarketID: w.MarketID, BetID: w.BetID},
-	})
+	return encode(withdrawalWire{transferHead: head, Metadata: withdrawalMetadata{MarketID: w.MarketID, BetID: w.BetID}})
 }
 
 // DepositBody returns the canonical JSON bytes of a deposit:
@@ -178,32 +160,18 @@ func DepositBody(d Deposit) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("%w: result must be won, lost or voided", ErrInvalidBody)
 	}
-	amount, err := formatAmount(d.Amount, d.Decimals, false)
+	head, err := newTransferHead(d.TransactionID, d.BettorID, d.Amount, d.Currency, d.Decimals, false,
+		field{"market_id", d.MarketID}, field{"bet_id", d.BetID},
+		field{"withdrawal_transaction_id", d.WithdrawalTransactionID})
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFields(
-		field{"transaction_id", d.TransactionID}, field{"bettor_id", d.BettorID},
-		field{"market_id", d.MarketID}, field{"bet_id", d.BetID},
-		field{"withdrawal_transaction_id", d.WithdrawalTransactionID},
-	); err != nil {
-		return nil, err
-	}
-	if err := checkCurrency(d.Currency); err != nil {
-		return nil, err
-	}
-	return encode(depositWire{
-		TransactionID: d.TransactionID,
-		BettorID:      d.BettorID,
-		Amount:        amount,
-		Currency:      d.Currency,
-		Metadata: depositMetadata{
-			MarketID:                d.MarketID,
-			BetID:                   d.BetID,
-			WithdrawalTransactionID: d.WithdrawalTransactionID,
-			Result:                  d.Result,
-		},
-	})
+	return encode(depositWire{transferHead: head, Metadata: depositMetadata{
+		MarketID:                d.MarketID,
+		BetID:                   d.BetID,
+		WithdrawalTransactionID: d.WithdrawalTransactionID,
+		Result:                  d.Result,
+	}})
 }
 
 // RollbackBody returns the canonical JSON bytes of a rollback:
@@ -212,22 +180,29 @@ func DepositBody(d Deposit) ([]byte, error) {
 //
 // Errors wrap ErrInvalidBody.
 func RollbackBody(r Rollback) ([]byte, error) {
-	amount, err := formatAmount(r.Amount, r.Decimals, true)
+	head, err := newTransferHead(r.TransactionID, r.BettorID, r.Amount, r.Currency, r.Decimals, true)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFields(field{"transaction_id", r.TransactionID}, field{"bettor_id", r.BettorID}); err != nil {
-		return nil, err
+	return encode(head)
+}
+
+// newTransferHead checks what every body has, and the ids of its metadata,
+// and returns the head with the amount written with exactly decimals
+// places; positive says the amount must be more than zero. It checks the
+// amount first, then the ids in order, then the currency.
+func newTransferHead(transactionID, bettorID string, amount money.Amount, currency string, decimals int32, positive bool, metadata ...field) (transferHead, error) {
+	a, err := formatAmount(amount, decimals, positive)
+	if err != nil {
+		return transferHead{}, err
 	}
-	if err := checkCurrency(r.Currency); err != nil {
-		return nil, err
+	if err := checkFields(append([]field{{"transaction_id", transactionID}, {"bettor_id", bettorID}}, metadata...)...); err != nil {
+		return transferHead{}, err
 	}
-	return encode(rollbackWire{
-		TransactionID: r.TransactionID,
-		BettorID:      r.BettorID,
-		Amount:        amount,
-		Currency:      r.Currency,
-	})
+	if err := checkCurrency(currency); err != nil {
+		return transferHead{}, err
+	}
+	return transferHead{TransactionID: transactionID, BettorID: bettorID, Amount: a, Currency: currency}, nil
 }
 
 // maxIDLength bounds the ids the platform sends.
