@@ -2,14 +2,12 @@ package browsertest
 
 import (
 	"context"
-	"io"
 	"net"
-	"net/http"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/foresight-dev/foresight/internal/apitest"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/server"
 )
@@ -66,25 +64,8 @@ func StartServer(t *testing.T, adminToken string, configure ...func(*server.Conf
 // be sent or an answer that cannot be read fails t.
 func Request(t testing.TB, method, url, token, body string, headers ...string) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, data
+	_, r := apitest.Do(t, method, url, token, []byte(body), headers...)
+	return r.Status, r.Body
 }
 
 // World is what every browser test runs against: a Foresight server

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/admin"
+	"github.com/foresight-dev/foresight/internal/apitest"
 	"github.com/foresight-dev/foresight/internal/openapitest"
 	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
 	"github.com/foresight-dev/foresight/internal/server"
@@ -243,34 +243,11 @@ func checkedTrip(t testing.TB, spec *openapitest.Validator, method, url, token, 
 	return r
 }
 
-// roundTrip sends a request to url with body (declared JSON when not
-// nil), the bearer token (none when empty) and the header pairs (set
-// last), and returns it with the response; failures are t's.
+// roundTrip is apitest.Do with its answer as a response.
 func roundTrip(t testing.TB, method, url, token string, body []byte, header ...string) (*http.Request, response) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return req, response{status: resp.StatusCode, header: resp.Header, body: data}
+	req, r := apitest.Do(t, method, url, token, body, header...)
+	return req, response{status: r.Status, header: r.Header, body: r.Body}
 }
 
 func submitBody(key, spec string, extra map[string]any) []byte {
