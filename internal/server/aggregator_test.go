@@ -200,9 +200,7 @@ func TestAggregatorRounds(t *testing.T) {
 			t.Errorf("pending round = %s", d.body)
 		}
 
-		if st, p := aw.admin("POST", "/admin/v1/markets/"+aw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, aw.outcome[0])); st != 200 {
-			t.Fatalf("resolve = %d %v", st, p)
-		}
+		aw.resolve(aw.market, aw.outcome[0])
 		waitfor.Check(t, func() error {
 			var win, finish int
 			for _, e := range aw.casino.Ledger() {
@@ -492,9 +490,7 @@ func TestAggregatorSessionsAndCredits(t *testing.T) {
 		// The win is processed and its answer lost: the outbox resends the
 		// same request and the casino replays its answer.
 		aw.casino.DropResponseNext("betwin", 1)
-		if st, p := aw.admin("POST", "/admin/v1/markets/"+aw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, aw.outcome[0])); st != 200 {
-			t.Fatalf("resolve = %d %v", st, p)
-		}
+		aw.resolve(aw.market, aw.outcome[0])
 		waitfor.True(t, "the win's confirmation", func() bool {
 			st, bets := aw.admin("GET", "/admin/v1/bets?operator_id=agg&status=settled", "")
 			if st != 200 {

@@ -96,6 +96,15 @@ func (bw *bettingWorld) admin(method, path, body string) (int, map[string]any) {
 	return r.status, m
 }
 
+// resolve resolves market with outcome as its winner through the admin
+// API; any answer but 200 fails the test.
+func (bw *bettingWorld) resolve(market, outcome string) {
+	bw.t.Helper()
+	if st, p := bw.admin("POST", "/admin/v1/markets/"+market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, outcome)); st != 200 {
+		bw.t.Fatalf("resolve = %d %v", st, p)
+	}
+}
+
 // bettor returns a token for a bettor with balance in the sandbox wallet.
 func (bw *bettingWorld) bettor(id, balance string) string {
 	bw.t.Helper()
@@ -327,9 +336,7 @@ func TestSettlement(t *testing.T) {
 		}
 		bw.op.FailNext("deposits", 2, 503) // deposits are retried until the operator answers
 		for range 2 {
-			if st, p := bw.admin("POST", "/admin/v1/markets/"+bw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, bw.outcome[0])); st != 200 {
-				t.Fatalf("resolve = %d %v", st, p)
-			}
+			bw.resolve(bw.market, bw.outcome[0])
 		}
 		if st, _ := bw.admin("POST", "/admin/v1/markets/"+bw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, bw.outcome[1])); st != 409 {
 			t.Errorf("resolving with another winner = %d, want 409", st)
@@ -581,9 +588,7 @@ func TestTwoServersSettleOnce(t *testing.T) {
 			t.Fatalf("bet %d = %v", i, b)
 		}
 	}
-	if st, _ := bw.admin("POST", "/admin/v1/markets/"+bw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, bw.outcome[0])); st != 200 {
-		t.Fatalf("resolve = %d", st)
-	}
+	bw.resolve(bw.market, bw.outcome[0])
 	deposits := map[string]int{}
 	waitfor.Check(t, func() error {
 		clear(deposits)

@@ -183,9 +183,7 @@ func newCrashWorld(t *testing.T, db, addr string) (*crashWorld, *childServer) {
 	cw.payouts = crashBettors
 
 	bw.op.StallNext("deposits", 1000)
-	if st, _ := bw.admin("POST", "/admin/v1/markets/"+bw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, bw.outcome[0])); st != 200 {
-		t.Fatalf("resolve = %d", st)
-	}
+	bw.resolve(bw.market, bw.outcome[0])
 	waitfor.True(t, "the first deposit reaching the operator", func() bool { return deposits.Load() > 0 })
 
 	st, ev := bw.admin("POST", "/admin/v1/events", `{"category":"sports","title":{"en":"Replay"},"image_url":"https://img.example.com/r.png",

@@ -189,9 +189,7 @@ func TestRoundDetailsBeforeTheAnswer(t *testing.T) {
 		// pending → won (Round/BetWin win), pending → lost (Round/Finish).
 		hw := gate.arm("Round/BetWin", `"round_id":"`+won+`"`)
 		hf := gate.arm("Round/Finish", `"round_id":"`+lost+`"`)
-		if st, p := aw.admin("POST", "/admin/v1/markets/"+aw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, aw.outcome[0])); st != 200 {
-			t.Fatalf("resolve = %d %v", st, p)
-		}
+		aw.resolve(aw.market, aw.outcome[0])
 		hw.wait(t)
 		hf.wait(t)
 		if d := expect("win's BetWin unanswered", won, "pending"); d != nil && (d["payout"] != nil || d["settled_at"] != nil) {
@@ -224,9 +222,7 @@ func TestRoundDetailsBeforeTheAnswer(t *testing.T) {
 		hb := gate.arm("Round/BetWin", `"type":"bet"`)
 		standing := place(more[1])
 		hb.wait(t)
-		if st, p := aw.admin("POST", "/admin/v1/markets/"+more[1].id+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, more[1].outcome)); st != 200 {
-			t.Fatalf("resolve = %d %v", st, p)
-		}
+		aw.resolve(more[1].id, more[1].outcome)
 		hr := gate.arm("Round/Rollback", `"round_id_provider":"`+standing+`"`)
 		gate.open(hb)
 		if bet := aw.settled(token, standing); bet["status"] != "rejected" || bet["rejection_code"] != "wallet_rolled_back" {

@@ -111,9 +111,7 @@ func TestBetWalletTransactions(t *testing.T) {
 		// Settled: the deposit fails once (503), then the outbox's retry
 		// is confirmed.
 		bw.op.ForBettor("alice").FailNext("deposits", 1, 503)
-		if st, p := bw.admin("POST", "/admin/v1/markets/"+bw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, bw.outcome[0])); st != 200 {
-			t.Fatalf("resolve = %d %v", st, p)
-		}
+		bw.resolve(bw.market, bw.outcome[0])
 		txs = waitTransactions(t, api, bw.world, id, "withdrawal+[unknown//0/connection_closed done//200/] deposit+[unknown//503/ done//200/]")
 		if dp := txs[1]; dp.TransactionID != "dp-"+id || dp.Amount.String() != "44.21" || dp.Currency != "USD" {
 			t.Errorf("deposit = %+v, want dp-%s of 44.21 USD", dp, id)
@@ -168,9 +166,7 @@ func TestAggregatorBetWalletTransactions(t *testing.T) {
 	if bet := aw.settled(token, id); bet["status"] != "confirmed" {
 		t.Fatalf("bet = %v", bet)
 	}
-	if st, p := aw.admin("POST", "/admin/v1/markets/"+aw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, aw.outcome[0])); st != 200 {
-		t.Fatalf("resolve = %d %v", st, p)
-	}
+	aw.resolve(aw.market, aw.outcome[0])
 	txs := waitTransactions(t, api, aw.world, id, "withdrawal+[unknown//500/ done//200/] deposit+[done//200/]")
 	if dp := txs[1]; dp.TransactionID != "dp-"+id || !dp.Amount.IsZero() || dp.Currency != "EUR" {
 		t.Errorf("the loss's Round/Finish = %+v, want dp-%s of 0 EUR", dp, id)

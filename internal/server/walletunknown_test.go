@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -90,9 +89,7 @@ func TestMalformedCreditAnswerIsSentAgain(t *testing.T) {
 			t.Fatalf("bet = %v", bet)
 		}
 		bw.op.ForBettor("alice").MalformedNext("deposits", 1, malformed.HTML)
-		if st, p := bw.admin("POST", "/admin/v1/markets/"+bw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, bw.outcome[0])); st != 200 {
-			t.Fatalf("resolve = %d %v", st, p)
-		}
+		bw.resolve(bw.market, bw.outcome[0])
 		waitTransactions(t, api, bw.world, id, "withdrawal+[done//200/] deposit+[unknown//200/unreadable_answer done//200/]")
 		if bal, _ := bw.op.Balance("alice"); bal != "134.21" {
 			t.Errorf("balance %s, want 134.21 (the payout once)", bal)
@@ -121,9 +118,7 @@ func TestAggregatorMalformedCreditAnswerIsSentAgain(t *testing.T) {
 		}
 		aw.casino.ForAccount("player-4").MalformedNext(casino.EndpointBetWin, 1, malformed.Foreign)
 		aw.casino.ForAccount("player-4").MalformedNext(casino.EndpointFinish, 1, malformed.Empty)
-		if st, p := aw.admin("POST", "/admin/v1/markets/"+aw.market+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, aw.outcome[0])); st != 200 {
-			t.Fatalf("resolve = %d %v", st, p)
-		}
+		aw.resolve(aw.market, aw.outcome[0])
 		for _, id := range []string{won, lost} {
 			waitTransactions(t, api, aw.world, id, "withdrawal+[done//200/] deposit+[unknown//200/unreadable_answer done//200/]")
 		}
