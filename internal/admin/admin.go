@@ -8,6 +8,7 @@ package admin
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -103,7 +104,7 @@ func New(token string, ticketService *tickets.Service, bettingService *betting.S
 	mux.HandleFunc("GET /admin/v1/ticket-clients/{id}", h.ids(h.getClient))
 	mux.HandleFunc("PATCH /admin/v1/ticket-clients/{id}", h.ids(h.updateClient))
 	mux.HandleFunc("POST /admin/v1/ticket-clients/{id}/keys", h.ids(h.createKey))
-	mux.HandleFunc("GET /admin/v1/ticket-clients/{id}/keys", h.ids(h.listKeys))
+	mux.HandleFunc("GET /admin/v1/ticket-clients/{id}/keys", h.ids(listWhole(h, "id", h.tickets.ListKeys, keyID, toKeyListItem)))
 	mux.HandleFunc("DELETE /admin/v1/ticket-clients/{id}/keys/{key_id}", h.ids(h.revokeKey))
 	mux.HandleFunc("GET /admin/v1/ticket-jobs", h.listTicketJobs)
 	mux.HandleFunc("GET /admin/v1/ticket-jobs/{id}", h.ids(h.getTicketJob))
@@ -152,6 +153,25 @@ func toKeyJSON(k tickets.APIKey) TicketKey {
 type list[T any] struct {
 	Items      []T     `json:"items"`
 	NextCursor *string `json:"next_cursor"`
+}
+
+// listWhole is the handler of a list read whole: read returns the items
+// of the parent whose id is the path value parent, and the answer is the
+// page pageAfter makes of them with the request's cursor and limit.
+func listWhole[T, J any](h *handler, parent string, read func(ctx context.Context, parentID string) ([]T, error), id func(T) string, toJSON func(T) J) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		limit, err := pageLimit(r)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		items, err := read(r.Context(), r.PathValue(parent))
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		httpjson.Write(w, http.StatusOK, pageAfter(items, id, r.URL.Query().Get("cursor"), limit, toJSON))
+	}
 }
 
 // pageAfter pages a list read whole: the items after the one whose id is
@@ -306,21 +326,10 @@ func (h *handler) createKey(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusCreated, out)
 }
 
-func (h *handler) listKeys(w http.ResponseWriter, r *http.Request) {
-	limit, err := pageLimit(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	ks, err := h.tickets.ListKeys(r.Context(), r.PathValue("id"))
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, pageAfter(ks, func(k tickets.APIKey) string { return k.ID }, r.URL.Query().Get("cursor"), limit,
-		func(k tickets.APIKey) keyListItem {
-			return keyListItem{TicketKey: toKeyJSON(k), RevokedAt: k.RevokedAt}
-		}))
+func keyID(k tickets.APIKey) string { return k.ID }
+
+func toKeyListItem(k tickets.APIKey) keyListItem {
+	return keyListItem{TicketKey: toKeyJSON(k), RevokedAt: k.RevokedAt}
 }
 
 // revokeKey revokes a key; the audit trail records the first revocation

@@ -37,10 +37,12 @@ func toCredentialJSON(c betting.Credential) OperatorCredential {
 	return OperatorCredential{ID: c.ID, OperatorID: c.OperatorID, Name: c.Name, CreatedAt: c.CreatedAt.UTC(), ExpiresAt: c.ExpiresAt, RevokedAt: c.RevokedAt}
 }
 
+func credentialID(c betting.Credential) string { return c.ID }
+
 func (h *handler) credentialRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /admin/v1/whoami", h.whoami)
 	mux.HandleFunc("POST /admin/v1/operators/{op}/credentials", h.issueCredential)
-	mux.HandleFunc("GET /admin/v1/operators/{op}/credentials", h.listCredentials)
+	mux.HandleFunc("GET /admin/v1/operators/{op}/credentials", listWhole(h, "op", h.credentials.List, credentialID, toCredentialJSON))
 	mux.HandleFunc("DELETE /admin/v1/operators/{op}/credentials/{id}", h.ids(h.revokeCredential))
 }
 
@@ -67,20 +69,6 @@ func (h *handler) issueCredential(w http.ResponseWriter, r *http.Request) {
 	out := toCredentialJSON(c)
 	out.Key = key
 	httpjson.Write(w, http.StatusCreated, out)
-}
-
-func (h *handler) listCredentials(w http.ResponseWriter, r *http.Request) {
-	limit, err := pageLimit(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	cs, err := h.credentials.List(r.Context(), r.PathValue("op"))
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, pageAfter(cs, func(c betting.Credential) string { return c.ID }, r.URL.Query().Get("cursor"), limit, toCredentialJSON))
 }
 
 // revokeCredential revokes a credential; the audit trail records the first
