@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -118,23 +117,11 @@ func TestReconcileBundled(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			txs := map[string][]WalletTransaction{}
-			for _, b := range cleanBets {
-				if b.DepositConfirmedAt != nil {
-					txs[b.ID] = []WalletTransaction{{TransactionID: "dp-" + b.ID, Kind: "deposit", ConfirmedAt: b.DepositConfirmedAt}}
-				}
-			}
+			txs := confirmedDeposits(cleanBets)
 			got := Reconcile(Books{Bets: cleanBets, Transactions: txs, Movements: moves, Resolved: true,
 				Wallets: map[string]WalletKind{bundledID: BundledWallet}})
 			got = append(got, ReconcileCashier(lines, accepted, refused, unanswered, funding)...)
-			if len(got) != len(tt.want) {
-				t.Fatalf("got %d discrepancies, want %d: %v", len(got), len(tt.want), got)
-			}
-			for i, w := range tt.want {
-				if got[i].BetID != w[0] || !strings.Contains(got[i].What, w[1]) {
-					t.Errorf("discrepancy %d = %q, want bet %q and %q", i, got[i], w[0], w[1])
-				}
-			}
+			checkDiscrepancies(t, got, tt.want)
 		})
 	}
 }

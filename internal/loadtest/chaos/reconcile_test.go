@@ -180,24 +180,37 @@ func TestReconcile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The platform's account of the payouts it confirmed.
-			txs := map[string][]WalletTransaction{}
-			for _, b := range bets {
-				if b.DepositConfirmedAt != nil {
-					txs[b.ID] = []WalletTransaction{{TransactionID: "dp-" + b.ID, Kind: "deposit", ConfirmedAt: b.DepositConfirmedAt}}
-				}
-			}
+			txs := confirmedDeposits(bets)
 			got := Reconcile(Books{Bets: bets, Transactions: txs, Movements: append(moves, casMoves...), Resolved: true,
 				Wallets: map[string]WalletKind{operatorID: StandaloneWallet, aggregatorID: AggregatorWallet}})
-			if len(got) != len(tt.want) {
-				t.Fatalf("got %d discrepancies, want %d: %v", len(got), len(tt.want), got)
-			}
-			for i, w := range tt.want {
-				if got[i].BetID != w[0] || !strings.Contains(got[i].What, w[1]) {
-					t.Errorf("discrepancy %d = %q, want bet %q and %q", i, got[i], w[0], w[1])
-				}
-			}
+			checkDiscrepancies(t, got, tt.want)
 		})
+	}
+}
+
+// confirmedDeposits is the platform's account of the payouts it
+// confirmed: a deposit transaction for each bet with a confirmed deposit.
+func confirmedDeposits(bets []Bet) map[string][]WalletTransaction {
+	txs := map[string][]WalletTransaction{}
+	for _, b := range bets {
+		if b.DepositConfirmedAt != nil {
+			txs[b.ID] = []WalletTransaction{{TransactionID: "dp-" + b.ID, Kind: "deposit", ConfirmedAt: b.DepositConfirmedAt}}
+		}
+	}
+	return txs
+}
+
+// checkDiscrepancies checks got against want, one {bet id, part of the
+// text} a discrepancy, in order.
+func checkDiscrepancies(t *testing.T, got []Discrepancy, want [][2]string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d discrepancies, want %d: %v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if got[i].BetID != w[0] || !strings.Contains(got[i].What, w[1]) {
+			t.Errorf("discrepancy %d = %q, want bet %q and %q", i, got[i], w[0], w[1])
+		}
 	}
 }
 
