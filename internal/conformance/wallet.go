@@ -133,3 +133,12 @@ func (t *T) UndoLater(undo func(ctx context.Context) error) *Pending {
 	})
 	return p
 }
+
+// WrongSecret keys the signature of a wrong-signature check: any secret
+// but shared, the one the wallet shares with the platform.
+func WrongSecret(shared string) string {
+	if shared == "conformance-wrong-secret" {
+		return "conformance-other-secret"
+	}
+	return "conformance-wrong-secret"
+}

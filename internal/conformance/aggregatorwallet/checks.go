@@ -191,14 +191,11 @@ type refusal struct {
 }
 
 func (s *suite) refusals() []refusal {
-	wrong := []byte("conformance-wrong-secret")
-	if string(s.secret) == string(wrong) {
-		wrong = []byte("conformance-other-secret")
-	}
+	wrong := conformance.WrongSecret(string(s.secret))
 	return []refusal{
 		{name: "wrong-signature", step: "bet signed with another secret",
 			rule:  "a bet with a wrong X-REQUEST-SIGN is answered 403, moves nothing and does not use up its id_provider",
-			alter: func(h http.Header, body []byte) { h.Set(signatureHeader, wallet.Sign(string(wrong), body)) }},
+			alter: func(h http.Header, body []byte) { h.Set(signatureHeader, wallet.Sign(wrong, body)) }},
 		{name: "missing-signature", step: "bet without X-REQUEST-SIGN",
 			rule:  "a bet without X-REQUEST-SIGN is answered 403, moves nothing and does not use up its id_provider",
 			alter: func(h http.Header, _ []byte) { h.Del(signatureHeader) }},

@@ -25,15 +25,6 @@ const (
 	specFunds      = "docs/decisions.md › Contract details: Standalone wallet answers; bettor-and-operator-api.md › Errors (insufficient_funds)"
 )
 
-// wrongSecret keys the signature of the wrong-signature check: any key but
-// the shared one.
-func (s *suite) wrongSecret() string {
-	if s.secret == "conformance-wrong-secret" {
-		return "conformance-other-secret"
-	}
-	return "conformance-wrong-secret"
-}
-
 // Checks returns the checks of the operator wallet, in the order Run runs
 // them, with a Run that does nothing: for listings.
 func Checks() []conformance.Check { return conformance.Listing((&suite{}).checks()) }
@@ -164,7 +155,7 @@ func (s *suite) refusals() []refusal {
 		{name: "wrong-signature", step: "withdrawal signed with another secret",
 			rule: "a withdrawal with a wrong X-Payload-Signature is refused 401 and moves nothing",
 			alter: func(h http.Header, body []byte) {
-				h.Set(wallet.HeaderSignature, wallet.Sign(s.wrongSecret(), body))
+				h.Set(wallet.HeaderSignature, wallet.Sign(conformance.WrongSecret(s.secret), body))
 			}},
 		{name: "missing-signature", step: "withdrawal without X-Payload-Signature",
 			rule:  "a withdrawal without X-Payload-Signature is refused 401 and moves nothing",
