@@ -46,10 +46,10 @@ func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (b
 	return b, err
 }
 
-// betColumns are the columns of a betting.Bet, read with rowscan.Bet. The id's
-// text form is renamed so that ORDER BY id sorts by the indexed uuid
-// column (named id, the text form took the sort: every page of a list
-// sorted all the rows it matched).
+// betColumns are the columns of a betting.Bet, read with rowscan.Bet.
+// The id's text form is renamed so that ORDER BY id sorts by the indexed
+// uuid column (named id, the text form took the sort: every page of a
+// list sorted all the rows it matched).
 const betColumns = `id::text AS bet_id, operator_id, bettor_id, idempotency_key, event_id::text, market_id::text, outcome_id::text, outcome_index,
 	stake::text, currency, entry_odds::text, potential_payout::text, display_probability::text, status, rejection_code, rejection_reason,
 	withdrawal_tx_id, operator_tx_id, payout_amount::text, settled_at, accepted, created_at, updated_at, exposure_reserved,
@@ -225,11 +225,7 @@ func (s betStore) GetBet(ctx context.Context, operatorID, bettorID, id string) (
 
 func (s betStore) ListBets(ctx context.Context, f betting.BetFilter) ([]betting.Bet, error) {
 	q, args := listBetsQuery(f)
-	rows, err := s.d.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.Bet, error) { return scanBet(r, "") })
+	return queryList(ctx, s.d.pool, q, args, rowscan.Bet)
 }
 
 // listBetsQuery is ListBets' query: betting_bets_operator (or, with a
@@ -487,12 +483,8 @@ func (d *DB) confirmBets(ctx context.Context, items []betUpdate) ([]updatedBet, 
 }
 
 func (s betStore) MarketBets(ctx context.Context, marketID string, status betting.BetStatus, limit int) ([]betting.Bet, error) {
-	rows, err := s.d.pool.Query(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE market_id = $1 AND status = $2 ORDER BY created_at, id LIMIT $3`,
-		marketID, status, limit)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.Bet, error) { return scanBet(r, "") })
+	return queryList(ctx, s.d.pool, `SELECT `+betColumns+` FROM betting_bets WHERE market_id = $1 AND status = $2 ORDER BY created_at, id LIMIT $3`,
+		[]any{marketID, status, limit}, rowscan.Bet)
 }
 
 func (s betStore) SettleBets(ctx context.Context, settlements []betting.Settlement, at time.Time) (int, error) {
@@ -539,15 +531,7 @@ func (s betStore) SettleBets(ctx context.Context, settlements []betting.Settleme
 }
 
 func (s betStore) BetsByID(ctx context.Context, ids []string) ([]betting.Bet, error) {
-	rows, err := s.d.pool.Query(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE id = ANY($1::uuid[])`, ids)
-	if err != nil {
-		return nil, err
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.Bet, error) { return scanBet(r, "") })
-	if out == nil && err == nil {
-		out = []betting.Bet{}
-	}
-	return out, err
+	return queryList(ctx, s.d.pool, `SELECT `+betColumns+` FROM betting_bets WHERE id = ANY($1::uuid[])`, []any{ids}, rowscan.Bet)
 }
 
 func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditConfirmation, attempts []betting.WalletAttempt) error {

@@ -9,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/foresight-dev/foresight/internal/ledger"
-	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/rowscan"
 )
 
@@ -60,11 +59,7 @@ func (s ledgerStore) Write(ctx context.Context, fn func(ledger.Tx) error) error 
 type pgLedgerTx struct{ tx pgx.Tx }
 
 func (x pgLedgerTx) transfer(ctx context.Context, where string, args ...any) (ledger.Transfer, bool, error) {
-	t, err := rowscan.LedgerTransfer(x.tx.QueryRow(ctx, `SELECT `+pgLedgerTransferColumns+` FROM ledger_transfers WHERE `+where, args...))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return ledger.Transfer{}, false, nil
-	}
-	return t, err == nil, err
+	return rowscan.Found(rowscan.LedgerTransfer(x.tx.QueryRow(ctx, `SELECT `+pgLedgerTransferColumns+` FROM ledger_transfers WHERE `+where, args...)))
 }
 
 func (x pgLedgerTx) TransferByKey(ctx context.Context, operatorID, key string) (ledger.Transfer, bool, error) {
@@ -222,38 +217,15 @@ func (s pgLedgerSnapshot) each(ctx context.Context, query string, fn func(rowsca
 }
 
 func (s pgLedgerSnapshot) Accounts(ctx context.Context, fn func(ledger.Account) error) error {
-	return s.each(ctx, pgLedgerAccountRead+` ORDER BY a.id`, func(r rowscan.Row) error {
-		a, err := rowscan.LedgerAccount(r)
-		if err != nil {
-			return err
-		}
-		return fn(a)
-	})
+	return s.each(ctx, pgLedgerAccountRead+` ORDER BY a.id`, rowscan.Calling(rowscan.LedgerAccount, fn))
 }
 
 func (s pgLedgerSnapshot) Transfers(ctx context.Context, fn func(ledger.Transfer) error) error {
-	return s.each(ctx, `SELECT `+pgLedgerTransferColumns+` FROM ledger_transfers ORDER BY created_at, id`, func(r rowscan.Row) error {
-		t, err := rowscan.LedgerTransfer(r)
-		if err != nil {
-			return err
-		}
-		return fn(t)
-	})
+	return s.each(ctx, `SELECT `+pgLedgerTransferColumns+` FROM ledger_transfers ORDER BY created_at, id`, rowscan.Calling(rowscan.LedgerTransfer, fn))
 }
 
 // Entries reads every entry in seq order; one written without its
 // balance after gets the running sum of its account's entries.
 func (s pgLedgerSnapshot) Entries(ctx context.Context, fn func(ledger.Entry) error) error {
-	sums := map[string]money.Amount{}
-	return s.each(ctx, `SELECT `+pgLedgerEntryColumns+` FROM ledger_entries ORDER BY seq`, func(r rowscan.Row) error {
-		e, kept, err := rowscan.LedgerEntry(r)
-		if err != nil {
-			return err
-		}
-		sums[e.AccountID] = sums[e.AccountID].Add(e.Amount)
-		if !kept {
-			e.BalanceAfter = sums[e.AccountID]
-		}
-		return fn(e)
-	})
+	return s.each(ctx, `SELECT `+pgLedgerEntryColumns+` FROM ledger_entries ORDER BY seq`, rowscan.EveryLedgerEntry(fn))
 }

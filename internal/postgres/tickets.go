@@ -445,7 +445,8 @@ func readChecks(results pgx.BatchResults) (map[string]int, map[[2]string]tickets
 	if err != nil {
 		return nil, nil, err
 	}
-	found, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tickets.Job, error) { return rowscan.TicketJob(r) })
+	found, err := rowscan.All(rows, rowscan.TicketJob)
+	rows.Close()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -66,3 +66,22 @@ func amount(s string) (money.Amount, error) {
 	var a money.Amount
 	return a, a.Scan(s)
 }
+
+// EveryLedgerEntry returns the fn of Each for the rows of every entry of
+// the ledger in seq order, read as LedgerEntry reads them: it calls fn
+// with each entry, one written without its balance after (an account
+// that keeps none) with the running sum of its account's entries.
+func EveryLedgerEntry(fn func(ledger.Entry) error) func(Row) error {
+	sums := map[string]money.Amount{}
+	return func(row Row) error {
+		e, kept, err := LedgerEntry(row)
+		if err != nil {
+			return err
+		}
+		sums[e.AccountID] = sums[e.AccountID].Add(e.Amount)
+		if !kept {
+			e.BalanceAfter = sums[e.AccountID]
+		}
+		return fn(e)
+	}
+}

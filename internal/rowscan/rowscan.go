@@ -9,7 +9,11 @@
 // stays in each store.
 package rowscan
 
-import "encoding/json"
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+)
 
 // Row is one row of a result: *sql.Row, *sql.Rows, pgx.Row or pgx.Rows.
 // It is an alias, so a scan function may name the interface itself.
@@ -62,4 +66,31 @@ func JSON[T any](row Row) (T, error) {
 		return v, err
 	}
 	return v, json.Unmarshal(doc, &v)
+}
+
+// Found reads what a scan of one row returned as found or not: v and
+// true for a row; a zero T and false, with no error, for no row
+// (sql.ErrNoRows, which pgx's ErrNoRows also is); a zero T, false and err
+// for any other error.
+func Found[T any](v T, err error) (T, bool, error) {
+	var zero T
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return zero, false, nil
+	case err != nil:
+		return zero, false, err
+	}
+	return v, true, nil
+}
+
+// Calling returns the fn of Each for rows of one kind: it reads the row
+// with scan and calls fn with the value.
+func Calling[T any](scan func(Row) (T, error), fn func(T) error) func(Row) error {
+	return func(row Row) error {
+		v, err := scan(row)
+		if err != nil {
+			return err
+		}
+		return fn(v)
+	}
 }

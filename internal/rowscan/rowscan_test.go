@@ -105,3 +105,53 @@ func TestJSON(t *testing.T) {
 		t.Errorf("JSON of no row: %v, want sql.ErrNoRows", err)
 	}
 }
+
+func TestFound(t *testing.T) {
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, tc := range []struct {
+		name    string
+		query   string
+		want    int
+		wantOK  bool
+		wantErr bool
+	}{
+		{"a row", `SELECT 7`, 7, true, false},
+		{"no row", `SELECT 1 WHERE 0`, 0, false, false},
+		{"an error", `SELECT 'x'`, 0, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok, err := rowscan.Found(scanInt(db.QueryRow(tc.query)))
+			if got != tc.want || ok != tc.wantOK || (err != nil) != tc.wantErr {
+				t.Errorf("Found = %d, %v, %v; want %d, %v, error %v", got, ok, err, tc.want, tc.wantOK, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestCalling(t *testing.T) {
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT column1 FROM (VALUES (1), (2), (3))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var seen []int
+	err = rowscan.Each(rows, rowscan.Calling(scanInt, func(n int) error {
+		seen = append(seen, n)
+		if n == 2 {
+			return errStop
+		}
+		return nil
+	}))
+	if !errors.Is(err, errStop) || !slices.Equal(seen, []int{1, 2}) {
+		t.Errorf("Calling: err %v, saw %v; want errStop after 1, 2", err, seen)
+	}
+}

@@ -153,7 +153,7 @@ func (s betStore) GetBet(ctx context.Context, operatorID, bettorID, id string) (
 
 func (s betStore) ListBets(ctx context.Context, f betting.BetFilter) ([]betting.Bet, error) {
 	q, args := listBetsQuery(f)
-	return queryList(ctx, s.d.reader, q, args, func(row interface{ Scan(...any) error }) (betting.Bet, error) { return scanBet(row, "") })
+	return queryList(ctx, s.d.reader, q, args, rowscan.Bet)
 }
 
 // listBetsQuery is ListBets' query: betting_bets_operator (or, with a
@@ -339,21 +339,8 @@ func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate)
 }
 
 func (s betStore) MarketBets(ctx context.Context, marketID string, status betting.BetStatus, limit int) ([]betting.Bet, error) {
-	rows, err := s.d.reader.query(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE market_id = ? AND status = ? ORDER BY created_at, id LIMIT ?`,
-		marketID, status, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []betting.Bet{}
-	for rows.Next() {
-		b, err := scanBet(rows, "")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return queryList(ctx, s.d.reader, `SELECT `+betColumns+` FROM betting_bets WHERE market_id = ? AND status = ? ORDER BY created_at, id LIMIT ?`,
+		[]any{marketID, status, limit}, rowscan.Bet)
 }
 
 func (s betStore) SettleBets(ctx context.Context, settlements []betting.Settlement, at time.Time) (int, error) {
@@ -398,27 +385,14 @@ func (s betStore) SettleBets(ctx context.Context, settlements []betting.Settleme
 type exposureKey struct{ operatorID, outcomeID, currency string }
 
 func (s betStore) BetsByID(ctx context.Context, ids []string) ([]betting.Bet, error) {
-	out := []betting.Bet{}
 	if len(ids) == 0 {
-		return out, nil
+		return []betting.Bet{}, nil
 	}
 	args := make([]any, len(ids))
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := s.d.reader.query(ctx, `SELECT `+betColumns+` FROM betting_bets WHERE id IN (`+placeholders(len(ids))+`)`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		b, err := scanBet(rows, "")
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return queryList(ctx, s.d.reader, `SELECT `+betColumns+` FROM betting_bets WHERE id IN (`+placeholders(len(ids))+`)`, args, rowscan.Bet)
 }
 
 func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditConfirmation, attempts []betting.WalletAttempt) error {

@@ -63,11 +63,7 @@ func (s ledgerStore) Write(ctx context.Context, fn func(ledger.Tx) error) error 
 type ledgerTx struct{ t *writeTx }
 
 func (x ledgerTx) transfer(ctx context.Context, query string, args ...any) (ledger.Transfer, bool, error) {
-	t, err := rowscan.LedgerTransfer(x.t.queryRow(ctx, query, args...))
-	if errors.Is(err, sql.ErrNoRows) {
-		return ledger.Transfer{}, false, nil
-	}
-	return t, err == nil, err
+	return rowscan.Found(rowscan.LedgerTransfer(x.t.queryRow(ctx, query, args...)))
 }
 
 func (x ledgerTx) TransferByKey(ctx context.Context, operatorID, key string) (ledger.Transfer, bool, error) {
@@ -299,26 +295,10 @@ func (s ledgerSnapshot) Accounts(ctx context.Context, fn func(ledger.Account) er
 }
 
 func (s ledgerSnapshot) Transfers(ctx context.Context, fn func(ledger.Transfer) error) error {
-	return s.each(ctx, `SELECT `+ledgerTransferColumns+` FROM ledger_transfers ORDER BY rowid`, func(r rowscan.Row) error {
-		t, err := rowscan.LedgerTransfer(r)
-		if err != nil {
-			return err
-		}
-		return fn(t)
-	})
+	return s.each(ctx, `SELECT `+ledgerTransferColumns+` FROM ledger_transfers ORDER BY rowid`, rowscan.Calling(rowscan.LedgerTransfer, fn))
 }
 
 func (s ledgerSnapshot) Entries(ctx context.Context, fn func(ledger.Entry) error) error {
-	sums := map[string]money.Amount{}
-	return s.each(ctx, `SELECT seq, account_id, transfer_id, amount, balance_after, created_at FROM ledger_entries ORDER BY seq`, func(r rowscan.Row) error {
-		e, kept, err := rowscan.LedgerEntry(r)
-		if err != nil {
-			return err
-		}
-		sums[e.AccountID] = sums[e.AccountID].Add(e.Amount)
-		if !kept {
-			e.BalanceAfter = sums[e.AccountID] // written without it: the running sum
-		}
-		return fn(e)
-	})
+	return s.each(ctx, `SELECT seq, account_id, transfer_id, amount, balance_after, created_at FROM ledger_entries ORDER BY seq`,
+		rowscan.EveryLedgerEntry(fn))
 }
