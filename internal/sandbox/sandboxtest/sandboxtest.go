@@ -22,6 +22,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/foresight-dev/foresight/internal/apitest"
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 	"github.com/foresight-dev/foresight/internal/server"
 )
@@ -72,22 +73,8 @@ func StartPlatform(t testing.TB) *Platform {
 // status and body.
 func (p *Platform) Admin(t testing.TB, method, path string, body []byte) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(method, p.URL+path, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+AdminToken)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, b
+	_, r := apitest.Do(t, method, p.URL+path, AdminToken, body)
+	return r.Status, r.Body
 }
 
 // Served is a sandbox Site's handler served on loopback for one test, with
