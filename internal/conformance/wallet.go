@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"mime"
+	"net/http"
 	"net/url"
 	"strings"
 
@@ -141,4 +142,27 @@ func WrongSecret(shared string) string {
 		return "conformance-other-secret"
 	}
 	return "conformance-wrong-secret"
+}
+
+// Refusal is a request the wallet must refuse because its authentication
+// is wrong: the protocol's usual money-moving request (Step names it in
+// the report) changed by Alter, checked as Name with Rule.
+type Refusal struct {
+	Name, Rule, Step string
+	Alter            func(h http.Header, body []byte)
+	// Optional, when set, says why the spec does not require a refusal:
+	// accepting the request, or refusing it otherwise than the protocol
+	// does, is then a warning.
+	Optional string
+}
+
+// RefusalChecks returns a check of each refusal, pointing at spec, that
+// run performs.
+func RefusalChecks(spec string, refusals []Refusal, run func(context.Context, *T, Refusal)) []Check {
+	checks := make([]Check, 0, len(refusals))
+	for _, r := range refusals {
+		checks = append(checks, Check{Name: r.Name, Rule: r.Rule, Spec: spec,
+			Run: func(ctx context.Context, t *T) { run(ctx, t, r) }})
+	}
+	return checks
 }

@@ -43,10 +43,7 @@ func (s *suite) checks() []conformance.Check {
 			Rule: "a rollback of a bet is answered 200 {balance, round_id, transactions} and credits the stake back once, also when replayed",
 			Run:  s.checkRollback},
 	}
-	for _, r := range s.refusals() {
-		cs = append(cs, conformance.Check{Name: r.name, Rule: r.rule, Spec: specAuth,
-			Run: func(ctx context.Context, t *conformance.T) { s.checkRefusal(ctx, t, r) }})
-	}
+	cs = append(cs, conformance.RefusalChecks(specAuth, s.refusals(), s.checkRefusal)...)
 	return append(cs,
 		conformance.Check{Name: "replay", Spec: specIdempotent,
 			Rule: "a replayed bet (same id_provider and body) returns the first answer and debits once",
@@ -184,42 +181,37 @@ func (s *suite) checkRollback(ctx context.Context, t *conformance.T) {
 	requireReplay(t, ex, replay, "rollback")
 }
 
-// refusal is a bet whose signature is wrong.
-type refusal struct {
-	name, rule, step string
-	alter            func(http.Header, []byte)
-}
-
-func (s *suite) refusals() []refusal {
+// refusals are the requests whose authentication is wrong.
+func (s *suite) refusals() []conformance.Refusal {
 	wrong := conformance.WrongSecret(string(s.secret))
-	return []refusal{
-		{name: "wrong-signature", step: "bet signed with another secret",
-			rule:  "a bet with a wrong X-REQUEST-SIGN is answered 403, moves nothing and does not use up its id_provider",
-			alter: func(h http.Header, body []byte) { h.Set(signatureHeader, wallet.Sign(wrong, body)) }},
-		{name: "missing-signature", step: "bet without X-REQUEST-SIGN",
-			rule:  "a bet without X-REQUEST-SIGN is answered 403, moves nothing and does not use up its id_provider",
-			alter: func(h http.Header, _ []byte) { h.Del(signatureHeader) }},
+	return []conformance.Refusal{
+		{Name: "wrong-signature", Step: "bet signed with another secret",
+			Rule:  "a bet with a wrong X-REQUEST-SIGN is answered 403, moves nothing and does not use up its id_provider",
+			Alter: func(h http.Header, body []byte) { h.Set(signatureHeader, wallet.Sign(wrong, body)) }},
+		{Name: "missing-signature", Step: "bet without X-REQUEST-SIGN",
+			Rule:  "a bet without X-REQUEST-SIGN is answered 403, moves nothing and does not use up its id_provider",
+			Alter: func(h http.Header, _ []byte) { h.Del(signatureHeader) }},
 	}
 }
 
 // checkRefusal sends a badly signed bet, reads the balance, then sends the
 // same bet signed.
-func (s *suite) checkRefusal(ctx context.Context, t *conformance.T, r refusal) {
+func (s *suite) checkRefusal(ctx context.Context, t *conformance.T, r conformance.Refusal) {
 	before := s.balance(ctx, t, "before")
 	idProvider, roundID := newID("bet"), newID("round")
 	body := s.betBody(idProvider, roundID, s.stake)
-	ex := s.post(ctx, t, r.step, wallet.PathBetWin, body, r.alter)
+	ex := s.post(ctx, t, r.Step, wallet.PathBetWin, body, r.Alter)
 	if ex.Answered() && ex.Response.Status == http.StatusBadRequest && answerCode(ex) == "403" {
 		t.Warnf(&ex, "deviation signature-400: the %s was answered HTTP 400 with meta.api_code 403 (the convention of some aggregator SDKs), "+
 			"not the spec's HTTP 403. The platform signs every request; were the secrets to differ, it would read api_code 403 (400 to 499) "+
 			"as a final rejection of each bet, as it reads a 403, so no money is at risk. Answer HTTP 403 to follow the spec "+
-			"(docs/aggregator-integration.md, \"Wallets built on an SDK\")", r.step)
+			"(docs/aggregator-integration.md, \"Wallets built on an SDK\")", r.Step)
 	} else if ex.Response.Status != http.StatusForbidden || !ex.Answered() {
 		if success(ex) {
 			s.undoLater(t, "bet", idProvider, roundID)
-			t.Fatalf(&ex, "the %s was accepted; the spec answers a missing or wrong signature 403 and processes nothing", r.step)
+			t.Fatalf(&ex, "the %s was accepted; the spec answers a missing or wrong signature 403 and processes nothing", r.Step)
 		}
-		t.Fatalf(&ex, "the %s was answered %s; the spec answers a missing or wrong signature with HTTP 403", r.step, describe(ex))
+		t.Fatalf(&ex, "the %s was answered %s; the spec answers a missing or wrong signature with HTTP 403", r.Step, describe(ex))
 	}
 	if mid := s.balance(ctx, t, "after the refused bet"); !mid.Equal(before) {
 		s.undoLater(t, "bet", idProvider, roundID)

@@ -38,10 +38,7 @@ func (s *suite) checks() []conformance.Check {
 			Rule: "a rollback of a debited withdrawal is answered 200 and credits the stake back once, also when replayed",
 			Run:  s.checkRollback},
 	}
-	for _, r := range s.refusals() {
-		cs = append(cs, conformance.Check{Name: r.name, Rule: r.rule, Spec: specAuth,
-			Run: func(ctx context.Context, t *conformance.T) { s.checkRefusal(ctx, t, r) }})
-	}
+	cs = append(cs, conformance.RefusalChecks(specAuth, s.refusals(), s.checkRefusal)...)
 	return append(cs,
 		conformance.Check{Name: "replayed-nonce", Spec: specAuth,
 			Rule: "a request reusing an X-Nonce may be refused 401 (optional), and then moves nothing",
@@ -140,69 +137,60 @@ func (s *suite) checkRollback(ctx context.Context, t *conformance.T) {
 	requireReplay(t, ex, replay, "rollback")
 }
 
-// refusal is a withdrawal whose authentication headers are wrong.
-type refusal struct {
-	name, rule, step string
-	alter            func(h http.Header, body []byte)
-	// optional, when set, says why the spec does not require a refusal:
-	// accepting the request, or refusing it otherwise than 401, is then a
-	// warning.
-	optional string
-}
-
-func (s *suite) refusals() []refusal {
-	return []refusal{
-		{name: "wrong-signature", step: "withdrawal signed with another secret",
-			rule: "a withdrawal with a wrong X-Payload-Signature is refused 401 and moves nothing",
-			alter: func(h http.Header, body []byte) {
+// refusals are the requests whose authentication is wrong.
+func (s *suite) refusals() []conformance.Refusal {
+	return []conformance.Refusal{
+		{Name: "wrong-signature", Step: "withdrawal signed with another secret",
+			Rule: "a withdrawal with a wrong X-Payload-Signature is refused 401 and moves nothing",
+			Alter: func(h http.Header, body []byte) {
 				h.Set(wallet.HeaderSignature, wallet.Sign(conformance.WrongSecret(s.secret), body))
 			}},
-		{name: "missing-signature", step: "withdrawal without X-Payload-Signature",
-			rule:  "a withdrawal without X-Payload-Signature is refused 401 and moves nothing",
-			alter: func(h http.Header, _ []byte) { h.Del(wallet.HeaderSignature) }},
-		{name: "missing-timestamp", step: "withdrawal without X-Timestamp",
-			rule:  "a withdrawal without X-Timestamp is refused 401 and moves nothing",
-			alter: func(h http.Header, _ []byte) { h.Del(wallet.HeaderTimestamp) }},
-		{name: "missing-nonce", step: "withdrawal without X-Nonce",
-			rule:  "a withdrawal without X-Nonce is refused 401 and moves nothing",
-			alter: func(h http.Header, _ []byte) { h.Del(wallet.HeaderNonce) }},
-		{name: "stale-timestamp", step: "withdrawal with an X-Timestamp 10 minutes old",
-			rule: "a withdrawal whose X-Timestamp is older than 5 minutes is refused 401 and moves nothing",
-			alter: func(h http.Header, _ []byte) {
+		{Name: "missing-signature", Step: "withdrawal without X-Payload-Signature",
+			Rule:  "a withdrawal without X-Payload-Signature is refused 401 and moves nothing",
+			Alter: func(h http.Header, _ []byte) { h.Del(wallet.HeaderSignature) }},
+		{Name: "missing-timestamp", Step: "withdrawal without X-Timestamp",
+			Rule:  "a withdrawal without X-Timestamp is refused 401 and moves nothing",
+			Alter: func(h http.Header, _ []byte) { h.Del(wallet.HeaderTimestamp) }},
+		{Name: "missing-nonce", Step: "withdrawal without X-Nonce",
+			Rule:  "a withdrawal without X-Nonce is refused 401 and moves nothing",
+			Alter: func(h http.Header, _ []byte) { h.Del(wallet.HeaderNonce) }},
+		{Name: "stale-timestamp", Step: "withdrawal with an X-Timestamp 10 minutes old",
+			Rule: "a withdrawal whose X-Timestamp is older than 5 minutes is refused 401 and moves nothing",
+			Alter: func(h http.Header, _ []byte) {
 				h.Set(wallet.HeaderTimestamp, time.Now().Add(-10*time.Minute).UTC().Format(time.RFC3339))
 			}},
-		{name: "malformed-nonce", step: "withdrawal whose X-Nonce is not a UUID",
-			rule:     "a withdrawal whose X-Nonce is not a UUID v4 is refused 401 and moves nothing (a warning only: the spec names the format, not the refusal)",
-			alter:    func(h http.Header, _ []byte) { h.Set(wallet.HeaderNonce, "conformance-not-a-uuid") },
-			optional: "the spec wants X-Nonce to be a UUID v4, and the platform always sends one, but does not say that another value is refused"},
+		{Name: "malformed-nonce", Step: "withdrawal whose X-Nonce is not a UUID",
+			Rule:     "a withdrawal whose X-Nonce is not a UUID v4 is refused 401 and moves nothing (a warning only: the spec names the format, not the refusal)",
+			Alter:    func(h http.Header, _ []byte) { h.Set(wallet.HeaderNonce, "conformance-not-a-uuid") },
+			Optional: "the spec wants X-Nonce to be a UUID v4, and the platform always sends one, but does not say that another value is refused"},
 	}
 }
 
 // checkRefusal sends a withdrawal with bad authentication headers between
 // two balance reads.
-func (s *suite) checkRefusal(ctx context.Context, t *conformance.T, r refusal) {
+func (s *suite) checkRefusal(ctx context.Context, t *conformance.T, r conformance.Refusal) {
 	before := s.balance(ctx, t, "before")
 	wdID := newID("wd")
-	ex := s.withdraw(ctx, t, r.step, s.withdrawalBody(wdID, s.stake), r.alter)
+	ex := s.withdraw(ctx, t, r.Step, s.withdrawalBody(wdID, s.stake), r.Alter)
 	want := before
 	switch {
 	case ex.Answered() && ex.Response.Status == http.StatusUnauthorized:
 	case ok2xx(ex):
 		s.undoLater(t, wdID, s.stake)
-		if r.optional == "" {
-			t.Fatalf(&ex, "the %s was accepted (%d); the spec answers it 401 and processes nothing", r.step, ex.Response.Status)
+		if r.Optional == "" {
+			t.Fatalf(&ex, "the %s was accepted (%d); the spec answers it 401 and processes nothing", r.Step, ex.Response.Status)
 		}
-		t.Warnf(&ex, "the %s was accepted (%d); %s", r.step, ex.Response.Status, r.optional)
+		t.Warnf(&ex, "the %s was accepted (%d); %s", r.Step, ex.Response.Status, r.Optional)
 		want = before.Sub(s.stake.Decimal())
-	case r.optional == "":
-		t.Fatalf(&ex, "the %s was answered %s; the spec answers a missing header, an old timestamp or a wrong signature with 401", r.step, ex.Outcome())
+	case r.Optional == "":
+		t.Fatalf(&ex, "the %s was answered %s; the spec answers a missing header, an old timestamp or a wrong signature with 401", r.Step, ex.Outcome())
 	default:
-		t.Warnf(&ex, "the %s was answered %s; failed header checks are answered 401 in the spec", r.step, ex.Outcome())
+		t.Warnf(&ex, "the %s was answered %s; failed header checks are answered 401 in the spec", r.Step, ex.Outcome())
 	}
 	after := s.balance(ctx, t, "after")
 	if !after.Equal(want) {
 		t.Fatalf(&ex, "the balance went from %s to %s around the refused %s: a refused request must change nothing (%s)",
-			s.v(before), s.v(after), r.step, movedBy(after.Sub(want), s.stake.Decimal(), "stake"))
+			s.v(before), s.v(after), r.Step, movedBy(after.Sub(want), s.stake.Decimal(), "stake"))
 	}
 }
 
