@@ -1,7 +1,6 @@
 package rowscan_test
 
 import (
-	"database/sql"
 	"testing"
 	"time"
 
@@ -11,11 +10,7 @@ import (
 // TestColumns reads the engine-neutral destinations from SQLite's
 // encodings (PostgreSQL's are read by the store conformance suites).
 func TestColumns(t *testing.T) {
-	db, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memoryDB(t)
 	at := time.Date(2026, 11, 27, 3, 4, 5, 6000, time.UTC)
 	var tm time.Time
 	var nt *time.Time

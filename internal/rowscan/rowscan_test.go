@@ -19,12 +19,19 @@ func scanInt(row rowscan.Row) (int, error) {
 
 var errStop = errors.New("stop")
 
-func TestAll(t *testing.T) {
+// memoryDB opens an in-memory SQLite database, closed when the test ends.
+func memoryDB(t *testing.T) *sql.DB {
+	t.Helper()
 	db, err := sql.Open("sqlite", ":memory:")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestAll(t *testing.T) {
+	db := memoryDB(t)
 	for _, tc := range []struct {
 		name    string
 		query   string
@@ -59,37 +66,29 @@ func TestAll(t *testing.T) {
 	}
 }
 
+// TestEachStopsAtError reads the rows through Calling, whose fn stops
+// at the second.
 func TestEachStopsAtError(t *testing.T) {
-	db, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	rows, err := db.Query(`SELECT column1 FROM (VALUES (1), (2), (3))`)
+	rows, err := memoryDB(t).Query(`SELECT column1 FROM (VALUES (1), (2), (3))`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	var seen []int
-	err = rowscan.Each(rows, func(row rowscan.Row) error {
-		n, err := scanInt(row)
+	err = rowscan.Each(rows, rowscan.Calling(scanInt, func(n int) error {
 		seen = append(seen, n)
 		if n == 2 {
 			return errStop
 		}
-		return err
-	})
+		return nil
+	}))
 	if !errors.Is(err, errStop) || !slices.Equal(seen, []int{1, 2}) {
 		t.Errorf("Each: err %v, saw %v; want errStop after 1, 2", err, seen)
 	}
 }
 
 func TestJSON(t *testing.T) {
-	db, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memoryDB(t)
 	type doc struct {
 		Name string `json:"name"`
 		N    int    `json:"n"`
@@ -107,11 +106,7 @@ func TestJSON(t *testing.T) {
 }
 
 func TestFound(t *testing.T) {
-	db, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := memoryDB(t)
 	for _, tc := range []struct {
 		name    string
 		query   string
@@ -129,29 +124,5 @@ func TestFound(t *testing.T) {
 				t.Errorf("Found = %d, %v, %v; want %d, %v, error %v", got, ok, err, tc.want, tc.wantOK, tc.wantErr)
 			}
 		})
-	}
-}
-
-func TestCalling(t *testing.T) {
-	db, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	rows, err := db.Query(`SELECT column1 FROM (VALUES (1), (2), (3))`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var seen []int
-	err = rowscan.Each(rows, rowscan.Calling(scanInt, func(n int) error {
-		seen = append(seen, n)
-		if n == 2 {
-			return errStop
-		}
-		return nil
-	}))
-	if !errors.Is(err, errStop) || !slices.Equal(seen, []int{1, 2}) {
-		t.Errorf("Calling: err %v, saw %v; want errStop after 1, 2", err, seen)
 	}
 }
