@@ -314,20 +314,8 @@ type AuditQuery struct {
 // invalid_request for a bad action, actor, limit or cursor.
 func (c *Client) AuditEntries(ctx context.Context, q AuditQuery) ([]AuditEntry, string, error) {
 	v := url.Values{}
-	for name, value := range map[string]string{"operator_id": q.OperatorID, "action": q.Action, "actor": q.Actor,
-		"target_kind": q.TargetKind, "target_id": q.TargetID, "cursor": q.Cursor} {
-		if value != "" {
-			v.Set(name, value)
-		}
-	}
-	if !q.Since.IsZero() {
-		v.Set("since", q.Since.UTC().Format(time.RFC3339Nano))
-	}
-	if !q.Until.IsZero() {
-		v.Set("until", q.Until.UTC().Format(time.RFC3339Nano))
-	}
-	if q.Limit != 0 {
-		v.Set("limit", strconv.Itoa(q.Limit))
-	}
-	return getPage[AuditEntry](ctx, c, "/admin/v1/audit", v)
+	setStrings(v, map[string]string{"operator_id": q.OperatorID, "action": q.Action, "actor": q.Actor,
+		"target_kind": q.TargetKind, "target_id": q.TargetID})
+	setTimes(v, map[string]time.Time{"since": q.Since, "until": q.Until})
+	return getPage[AuditEntry](ctx, c, "/admin/v1/audit", v, q.Limit, q.Cursor)
 }

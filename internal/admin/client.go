@@ -99,9 +99,9 @@ func (c *Client) CreateTicketClient(ctx context.Context, name string) (TicketCli
 // ListTicketClients returns every client, following cursors.
 func (c *Client) ListTicketClients(ctx context.Context) ([]TicketClient, error) {
 	var all []TicketClient
-	v := url.Values{"limit": {"100"}}
+	cursor := ""
 	for {
-		items, next, err := getPage[TicketClient](ctx, c, "/admin/v1/ticket-clients", v)
+		items, next, err := getPage[TicketClient](ctx, c, "/admin/v1/ticket-clients", url.Values{}, 100, cursor)
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +109,7 @@ func (c *Client) ListTicketClients(ctx context.Context) ([]TicketClient, error) 
 		if next == "" {
 			return all, nil
 		}
-		v.Set("cursor", next)
+		cursor = next
 	}
 }
 
@@ -165,15 +165,8 @@ func (c *Client) RevokeTicketKey(ctx context.Context, clientID, keyID string) er
 // bad limit or cursor.
 func (c *Client) ListTicketJobs(ctx context.Context, q TicketJobQuery) ([]TicketJob, string, error) {
 	v := url.Values{}
-	for name, value := range map[string]string{"client_id": q.ClientID, "status": q.Status, "cursor": q.Cursor} {
-		if value != "" {
-			v.Set(name, value)
-		}
-	}
-	if q.Limit != 0 {
-		v.Set("limit", fmt.Sprint(q.Limit))
-	}
-	return getPage[TicketJob](ctx, c, "/admin/v1/ticket-jobs", v)
+	setStrings(v, map[string]string{"client_id": q.ClientID, "status": q.Status})
+	return getPage[TicketJob](ctx, c, "/admin/v1/ticket-jobs", v, q.Limit, q.Cursor)
 }
 
 // GetTicketJob returns a ticket job; a *Problem with not_found when there
@@ -190,27 +183,37 @@ func (c *Client) GetTicketJob(ctx context.Context, id string) (TicketJob, error)
 // window, limit or cursor.
 func (c *Client) PriceHistory(ctx context.Context, marketID string, q PriceHistoryQuery) ([]PricePoint, string, error) {
 	v := url.Values{}
-	if q.OperatorID != "" {
-		v.Set("operator_id", q.OperatorID)
-	}
-	if !q.From.IsZero() {
-		v.Set("from", q.From.UTC().Format(time.RFC3339Nano))
-	}
-	if !q.To.IsZero() {
-		v.Set("to", q.To.UTC().Format(time.RFC3339Nano))
-	}
-	if q.Limit != 0 {
-		v.Set("limit", strconv.Itoa(q.Limit))
-	}
-	if q.Cursor != "" {
-		v.Set("cursor", q.Cursor)
-	}
-	return getPage[PricePoint](ctx, c, "/admin/v1/markets/"+url.PathEscape(marketID)+"/price-history", v)
+	setStrings(v, map[string]string{"operator_id": q.OperatorID})
+	setTimes(v, map[string]time.Time{"from": q.From, "to": q.To})
+	return getPage[PricePoint](ctx, c, "/admin/v1/markets/"+url.PathEscape(marketID)+"/price-history", v, q.Limit, q.Cursor)
 }
 
-// getPage gets one page of the list at path with the query v, and returns
-// its items and the cursor of the next page ("" after the last).
-func getPage[T any](ctx context.Context, c *Client, path string, v url.Values) ([]T, string, error) {
+// setStrings sets in v each of values that is not empty.
+func setStrings(v url.Values, values map[string]string) {
+	for name, value := range values {
+		if value != "" {
+			v.Set(name, value)
+		}
+	}
+}
+
+// setTimes sets in v each of times that is not zero, in RFC 3339 in UTC.
+func setTimes(v url.Values, times map[string]time.Time) {
+	for name, t := range times {
+		if !t.IsZero() {
+			v.Set(name, t.UTC().Format(time.RFC3339Nano))
+		}
+	}
+}
+
+// getPage gets one page of the list at path with the query v, limit (the
+// server's default when 0) and cursor (the first page when empty), and
+// returns its items and the cursor of the next page ("" after the last).
+func getPage[T any](ctx context.Context, c *Client, path string, v url.Values, limit int, cursor string) ([]T, string, error) {
+	if limit != 0 {
+		v.Set("limit", strconv.Itoa(limit))
+	}
+	setStrings(v, map[string]string{"cursor": cursor})
 	if len(v) > 0 {
 		path += "?" + v.Encode()
 	}
