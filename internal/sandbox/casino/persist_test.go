@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	_ "modernc.org/sqlite"
-
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	_ "modernc.org/sqlite"
-
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
