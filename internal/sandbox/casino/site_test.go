@@ -330,22 +330,13 @@ func TestCasinoControlAPIRefusesBadFaults(t *testing.T) {
 func TestCasinoSiteRestartAndRegistration(t *testing.T) {
 	t.Parallel()
 	cfg := casino.SiteConfig{AggregatorID: "agg", CasinoID: "c-1", SiteSettings: sandboxweb.SiteSettings{PlatformURL: "http://platform.test", DatabasePath: filepath.Join(t.TempDir(), "c.db"), Currency: "EUR"}}
-	first, err := casino.OpenSite(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := first.Casino().SetBalance("alice", "EUR", "7.5"); err != nil {
-		t.Fatal(err)
-	}
-	secret := first.Casino().SigningSecret()
-	if err := first.Close(); err != nil {
-		t.Fatal(err)
-	}
-	second, err := casino.OpenSite(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer second.Close()
+	var secret string
+	second := sandboxtest.Restart(t, casino.OpenSite, cfg, func(first *casino.Site) {
+		if err := first.Casino().SetBalance("alice", "EUR", "7.5"); err != nil {
+			t.Fatal(err)
+		}
+		secret = first.Casino().SigningSecret()
+	})
 	if got, _ := second.Casino().Balance("alice", "EUR"); got != "7.50" || second.Casino().SigningSecret() != secret {
 		t.Errorf("after a restart: balance %s, same secret %v", got, second.Casino().SigningSecret() == secret)
 	}
@@ -357,15 +348,10 @@ func TestCasinoSiteRestartAndRegistration(t *testing.T) {
 		fmt.Sprint(reg["casino_ids"]) != "[c-1]" || fmt.Sprint(reg["currencies"]) != "[map[code:EUR decimals:2]]" {
 		t.Errorf("registration %v", reg)
 	}
-	for _, bad := range []casino.SiteConfig{
-		{AggregatorID: "Agg", SiteSettings: sandboxweb.SiteSettings{PlatformURL: "http://p"}},
-		{AggregatorID: "agg", SiteSettings: sandboxweb.SiteSettings{PlatformURL: "p"}},
-		{AggregatorID: "agg", SiteSettings: sandboxweb.SiteSettings{PlatformURL: "http://p", Currency: "eur"}},
-		{AggregatorID: "agg", SiteSettings: sandboxweb.SiteSettings{PlatformURL: "http://p", StartingBalance: "x"}},
-	} {
-		if s, err := casino.OpenSite(context.Background(), bad); err == nil {
-			s.Close()
-			t.Errorf("OpenSite(%+v) succeeded", bad)
-		}
-	}
+	sandboxtest.WantOpenRefused(t, casino.OpenSite,
+		casino.SiteConfig{AggregatorID: "Agg", SiteSettings: sandboxweb.SiteSettings{PlatformURL: "http://p"}},
+		casino.SiteConfig{AggregatorID: "agg", SiteSettings: sandboxweb.SiteSettings{PlatformURL: "p"}},
+		casino.SiteConfig{AggregatorID: "agg", SiteSettings: sandboxweb.SiteSettings{PlatformURL: "http://p", Currency: "eur"}},
+		casino.SiteConfig{AggregatorID: "agg", SiteSettings: sandboxweb.SiteSettings{PlatformURL: "http://p", StartingBalance: "x"}},
+	)
 }

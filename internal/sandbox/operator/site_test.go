@@ -485,22 +485,13 @@ func TestSiteRestartKeepsTheWorld(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "operator.db")
 	cfg := operator.SiteConfig{ID: "sandbox-op", SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL, DatabasePath: path}}
-	first, err := operator.OpenSite(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := first.Operator().SetBalance("alice", "", "5.00"); err != nil {
-		t.Fatal(err)
-	}
-	secret, kid := first.Operator().SigningSecret(), first.Operator().KeyID()
-	if err := first.Close(); err != nil {
-		t.Fatal(err)
-	}
-	second, err := operator.OpenSite(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer second.Close()
+	var secret, kid string
+	second := sandboxtest.Restart(t, operator.OpenSite, cfg, func(first *operator.Site) {
+		if err := first.Operator().SetBalance("alice", "", "5.00"); err != nil {
+			t.Fatal(err)
+		}
+		secret, kid = first.Operator().SigningSecret(), first.Operator().KeyID()
+	})
 	if got, _ := second.Operator().Balance("alice"); got != "5.00" || second.Operator().SigningSecret() != secret || second.Operator().KeyID() != kid {
 		t.Errorf("after a restart: balance %s, same secret %v, same key %v", got, second.Operator().SigningSecret() == secret, second.Operator().KeyID() == kid)
 	}
@@ -516,18 +507,13 @@ func TestSiteRestartKeepsTheWorld(t *testing.T) {
 
 func TestOpenSiteRefusesBadConfig(t *testing.T) {
 	t.Parallel()
-	for _, cfg := range []operator.SiteConfig{
-		{ID: "Sandbox Op", SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL}},
-		{ID: "op", SiteSettings: sandboxweb.SiteSettings{PlatformURL: "platform.test"}},
-		{ID: "op", SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL, StartingBalance: "-1"}},
-		{ID: "op", SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL, Currency: "usd"}},
-		{ID: "op", SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL, DatabasePath: t.TempDir()}},
-	} {
-		if s, err := operator.OpenSite(context.Background(), cfg); err == nil {
-			s.Close()
-			t.Errorf("OpenSite(%+v) succeeded", cfg)
-		}
-	}
+	sandboxtest.WantOpenRefused(t, operator.OpenSite,
+		operator.SiteConfig{ID: "Sandbox Op", SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL}},
+		operator.SiteConfig{ID: "op", SiteSettings: sandboxweb.SiteSettings{PlatformURL: "platform.test"}},
+		operator.SiteConfig{ID: "op", SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL, StartingBalance: "-1"}},
+		operator.SiteConfig{ID: "op", SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL, Currency: "usd"}},
+		operator.SiteConfig{ID: "op", SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL, DatabasePath: t.TempDir()}},
+	)
 }
 
 // TestPlatformAcceptsTheSite registers the site on the real platform with

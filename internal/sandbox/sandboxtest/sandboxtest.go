@@ -117,6 +117,39 @@ func OpenSite[C any, S Site](t testing.TB, open func(context.Context, C) (S, err
 	return s, &Served{T: t, Srv: srv, NoGo: noGo}
 }
 
+// Restart opens a Site with open and cfg, calls before on it, closes it
+// and opens it again with the same cfg, as a restart of the sandbox does.
+// The second Site is closed when the test ends.
+func Restart[C any, S Site](t testing.TB, open func(context.Context, C) (S, error), cfg C, before func(S)) S {
+	t.Helper()
+	first, err := open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before(first)
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	second, err := open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { second.Close() })
+	return second
+}
+
+// WantOpenRefused fails t for each of cfgs that open accepts (the Site is
+// closed again).
+func WantOpenRefused[C any, S Site](t testing.TB, open func(context.Context, C) (S, error), cfgs ...C) {
+	t.Helper()
+	for _, cfg := range cfgs {
+		if s, err := open(context.Background(), cfg); err == nil {
+			s.Close()
+			t.Errorf("OpenSite(%+v) succeeded", cfg)
+		}
+	}
+}
+
 // Handled is a sandbox (casino.Casino, operator.Operator) to its tests:
 // its wallet API.
 type Handled interface {
