@@ -15,6 +15,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -357,6 +358,20 @@ func pageLimit(r *http.Request) (int, error) {
 		return 0, problem(http.StatusBadRequest, CodeInvalidRequest, "limit must be an integer between 1 and 100.")
 	}
 	return n, nil
+}
+
+// queryTime reads the query parameter name as an RFC 3339 time: the zero
+// time when it is absent, an invalid_request problem when it is not a time.
+func queryTime(q url.Values, name string) (time.Time, error) {
+	v := q.Get(name)
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, problem(http.StatusBadRequest, CodeInvalidRequest, name+" must be an RFC 3339 time, like 2026-05-01T14:03:00Z.")
+	}
+	return t, nil
 }
 
 // decode reads a JSON body of at most 1 MiB into v, rejecting unknown

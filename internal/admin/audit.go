@@ -259,18 +259,13 @@ func (h *handler) listAudit(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, `actor must be "admin" or an operator credential id.`))
 		return
 	}
-	for _, bound := range []struct {
-		name string
-		dst  *time.Time
-	}{{"since", &f.Since}, {"until", &f.Until}} {
-		if v := q.Get(bound.name); v != "" {
-			t, err := time.Parse(time.RFC3339Nano, v)
-			if err != nil {
-				h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, bound.name+" must be an RFC 3339 time."))
-				return
-			}
-			*bound.dst = t
-		}
+	if f.Since, err = queryTime(q, "since"); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if f.Until, err = queryTime(q, "until"); err != nil {
+		h.writeError(w, r, err)
+		return
 	}
 	if c := q.Get("cursor"); c != "" {
 		if f.BeforeSeq, err = strconv.ParseInt(c, 10, 64); err != nil || f.BeforeSeq <= 0 {

@@ -51,16 +51,14 @@ func (h *handler) priceHistory(w http.ResponseWriter, r *http.Request) {
 		name string
 		dst  *time.Time
 	}{{"from", &f.From}, {"to", &f.To}} {
-		v := q.Get(bound.name)
-		if v == "" {
-			continue
-		}
-		t, err := time.Parse(time.RFC3339Nano, v)
+		t, err := queryTime(q, bound.name)
 		if err != nil {
-			h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, bound.name+" must be an RFC 3339 time, like 2026-05-01T14:03:00Z."))
+			h.writeError(w, r, err)
 			return
 		}
-		*bound.dst = t.UTC().Truncate(time.Microsecond)
+		if !t.IsZero() {
+			*bound.dst = t.UTC().Truncate(time.Microsecond)
+		}
 	}
 	if c := q.Get("cursor"); c != "" {
 		at, market, ok := cursor.Decode(c)
