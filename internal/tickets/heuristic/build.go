@@ -145,6 +145,8 @@ type unit struct {
 // itemGroup is a top-level list item with what it holds.
 type itemGroup struct {
 	label    string
+	reqID    string // the identifier a requirement table gives the item ("R1")
+	keyword  string // the priority a requirement table gives the item (see priorityKeyword)
 	text     string
 	units    []*unit
 	children bool
@@ -1041,11 +1043,38 @@ func (b *builder) walkRequirementRows(s *section, t *table, caption string) {
 			later = append(later, strings.TrimRight(name, ".")+" ("+row[prio]+")")
 			continue
 		}
+		in := b.info[s.index]
+		n := len(in.items)
 		b.walkItem(s, &listItem{text: req}, caption)
+		if len(in.items) > n {
+			// The row's identifier and priority are the item's, as a
+			// list item's "FND-1 (MUST)" are.
+			ig := in.items[len(in.items)-1]
+			if id >= 0 && id != text {
+				ig.reqID = strings.TrimSpace(stripCode(row[id]))
+			}
+			if prio >= 0 && prio != text {
+				ig.keyword = priorityKeyword(row[prio])
+			}
+		}
 	}
 	if len(later) > 0 {
 		b.notTicketed = append(b.notTicketed, "Not ticketed, as their priority ships last or not in this release: "+strings.Join(later, "; ")+" (\""+cleanHeading(s.heading)+"\", line "+itoa(s.first)+"). Should any of them get a ticket now?")
 	}
+}
+
+// priorityKeyword names a requirement table's priority cell as
+// priorityValue reads it: "P0", "Must" and "High" are "MUST", "P2" to
+// "P4", "Could", "Nice to have" and "Low" are "COULD", anything else "".
+func priorityKeyword(cell string) string {
+	c := strings.ToLower(strings.TrimSpace(stripCode(cell)))
+	switch {
+	case c == "p0" || strings.HasPrefix(c, "must") || c == "high" || c == "critical" || c == "highest":
+		return "MUST"
+	case lowPriority.MatchString(c) || strings.HasPrefix(c, "could") || strings.HasPrefix(c, "nice"):
+		return "COULD"
+	}
+	return ""
 }
 
 func headerIndex(header []string, names ...string) int {

@@ -114,3 +114,50 @@ func TestPriorityFromTheSpec(t *testing.T) {
 		}
 	}
 }
+
+// shoppingSpec lists its requirements in a table with an identifier and a
+// priority column, and rolls out behind a flag.
+const shoppingSpec = "# PRD: Shared shopping lists\n\n## Requirements\n\n| ID | Requirement | Priority |\n|---|---|---|\n" +
+	"| R1 | A list owner can invite up to 5 members by link. | P0 |\n" +
+	"| R2 | All members see edits within 5 seconds while online. | P0 |\n" +
+	"| R3 | Edits made offline are kept and merged when the device is back online. | P0 |\n" +
+	"| R4 | A push notification when someone starts shopping from the list. | P1 |\n" +
+	"| R5 | Items can be assigned to a member. | P1 |\n\n" +
+	"## Launch plan\n\n### Rollout\n\n- Behind the `shared_lists` remote flag; 5 % of users for one week, then everyone, if the crash-free rate holds.\n"
+
+// TestRequirementTableRows gives each row of a requirement table its
+// identifier and its priority: "(R1)" in the title, P0 rows high and kept
+// at the cap before P1 rows.
+func TestRequirementTableRows(t *testing.T) {
+	res := generate(t, defaultRequest(shoppingSpec, "Shared lists"))
+	for _, tk := range res.Tickets {
+		if strings.Contains(tk.Title, "invite up to 5 members") && (!strings.HasSuffix(tk.Title, "(R1)") || tk.Priority == nil || *tk.Priority != tickets.PriorityHigh) {
+			t.Errorf("R1's ticket is %q at priority %v, want its identifier and high", tk.Title, *tk.Priority)
+		}
+	}
+	req := defaultRequest(shoppingSpec, "Shared lists")
+	req.Options.MaxTicketCount = 3
+	got := titles(generate(t, req).Tickets)
+	for _, id := range []string{"(R1)", "(R2)", "(R3)"} {
+		if !slices.ContainsFunc(got, func(title string) bool { return strings.Contains(title, id) }) {
+			t.Errorf("no ticket of %s at 3 tickets: %v", id, got)
+		}
+	}
+}
+
+// TestRolloutStepIsATask titles a rollout step by what it does and types
+// it a task: "if the crash-free rate holds" reports no crash and "5 % of
+// users" makes it no user story (it was a bug titled "Implement behind
+// the shared_lists remote flag").
+func TestRolloutStepIsATask(t *testing.T) {
+	res := generate(t, defaultRequest(shoppingSpec, "Shared lists"))
+	for _, tk := range res.Tickets {
+		if strings.Contains(tk.Title, "shared_lists") {
+			if tk.Title != "Roll out behind the shared_lists remote flag" || tk.TicketType != tickets.TypeTask {
+				t.Errorf("rollout step: %s %q, want a task titled \"Roll out behind the shared_lists remote flag\"", tk.TicketType, tk.Title)
+			}
+			return
+		}
+	}
+	t.Errorf("no rollout ticket: %v", titles(res.Tickets))
+}

@@ -958,7 +958,7 @@ func (b *builder) sectionDraft(s *section, topic string, units []*unit, title st
 		u.claimed = true
 	}
 	joined := strings.Join(texts, " ")
-	if storyTopics[topic] && roleIn(joined) != "" {
+	if storyTopics[topic] && roleIn(joined) != "" && !rolloutSection(s) {
 		kind = tickets.TypeStory
 	}
 	d := b.newDraft(kind, originSection, title, s)
@@ -1142,6 +1142,10 @@ func matchRequirementIf(possible bool, s string) []string {
 	return matchRequirement(s)
 }
 
+// rolloutPlace opens a rollout step that names where or to whom the work
+// is turned on ("behind the flag", "to 5 % of users").
+var rolloutPlace = regexp.MustCompile(`^(behind|to|in|on|at|for|from|via|with)\s`)
+
 // priorityValue is what a requirement's priority keyword adds to the
 // value of its draft: what the spec says the release cannot ship without
 // keeps its ticket at the cap before what it may ship without.
@@ -1226,22 +1230,33 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 		// identifier out as a sentence of its own.
 		reqID, keyword = m[1], m[2]
 	}
+	listID := reqID // an identifier the item itself opens with
+	if reqID == "" && keyword == "" {
+		reqID, keyword = ig.reqID, ig.keyword // a requirement table's row
+	}
 	title, role := imperative(first)
-	if reqID == "" && ig.label != "" && len(strings.Fields(ig.label)) <= 5 && len(units) > 1 {
+	if listID == "" && ig.label != "" && len(strings.Fields(ig.label)) <= 5 && len(units) > 1 {
 		title = verbFirst(cleanHeading(ig.label))
 	}
-	if b.info[s.index].topic == "testing" && reqID == "" {
+	if b.info[s.index].topic == "testing" && listID == "" {
 		// "Integration test: a pool with a 5-minute job scales down …":
 		// a test plan's item says what is tested in its own words.
 		title = closeParenthesis(shorten(strings.TrimRight(stripCode(first), "."), 16, 110))
 	} else {
 		title = closeParenthesis(shorten(title, 12, 90))
 	}
-	if reqID != "" {
-		title += " (" + reqID + ")"
+	if rest, ok := strings.CutPrefix(title, "Implement "); ok && rolloutSection(s) && rolloutPlace.MatchString(rest) {
+		// "Behind the shared_lists remote flag; 5 % of users …" says
+		// how to roll out, not what to implement.
+		title = "Roll out " + rest
+	}
+	if listID != "" {
+		title += " (" + listID + ")"
 	} else if b.info[s.index].topic != "testing" && ig.label != "" && len(units) == 1 && len(strings.Fields(ig.label)) <= 4 && !strings.Contains(strings.ToLower(title), strings.ToLower(ig.label)) {
 		// "Embedded widget: respect the theme parameter" names where.
 		title += " (" + ig.label + ")"
+	} else if reqID != "" {
+		title += " (" + reqID + ")"
 	}
 	kind := tickets.TypeTask
 	joined := joinUnits(units)
@@ -1251,7 +1266,9 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 	if role == "" {
 		role = roleIn(joined)
 	}
-	if role != "" || b.userFacing(s, joined) {
+	if (role != "" || b.userFacing(s, joined)) && !rolloutSection(s) {
+		// A rollout step ("5 % of users for one week") is the team's
+		// work, however many users it names.
 		kind = tickets.TypeStory
 	}
 	if reqID == "" && isBugText(joined) {
@@ -1321,10 +1338,18 @@ var bugWords = regexp.MustCompile(`(?i)\b(bug|crash(es|ed|ing)?|regression|broke
 
 // bugHints are words of which every match of bugWords holds one, in
 // foldKey form: a text without any of them is not run through bugWords.
+var crashFree = regexp.MustCompile(`(?i)\bcrash[- ]free\b`)
+
 var bugHints = []string{"BUG", "CRASH", "REGRESSION", "BROKEN", "FAIL", "EXCEPTION", "STACK", "ERROR MESSAGE", "500 ERROR", "N'T WORK", "NOT WORK"}
 
 func isBugText(s string) bool {
 	folded := foldKey(s)
+	if strings.Contains(folded, "CRASH-FREE") || strings.Contains(folded, "CRASH FREE") {
+		// "if the crash-free rate holds" watches a rate; it reports no
+		// crash.
+		s = crashFree.ReplaceAllString(s, "")
+		folded = foldKey(s)
+	}
 	hinted := false
 	for _, h := range bugHints {
 		if strings.Contains(folded, h) {
