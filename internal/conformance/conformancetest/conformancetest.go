@@ -76,6 +76,20 @@ func ProcessedThenRefused(inner http.Handler, wrong func(*http.Request, []byte) 
 	}}
 }
 
+var balanceString = regexp.MustCompile(`"balance":"([0-9.]+)"`)
+
+// BalancesAsNumbers is a broken wallet's After: every balance of its
+// answers is a JSON number, not a string.
+func BalancesAsNumbers(_ *http.Request, _ []byte, a *Answer) {
+	a.Body = balanceString.ReplaceAll(a.Body, []byte(`"balance":$1`))
+}
+
+// AnswersContentType returns a broken wallet's After: its answers say
+// Content-Type ct.
+func AnswersContentType(ct string) func(*http.Request, []byte, *Answer) {
+	return func(_ *http.Request, _ []byte, a *Answer) { a.Header.Set("Content-Type", ct) }
+}
+
 func write(w http.ResponseWriter, a *Answer) {
 	for k, v := range a.Header {
 		w.Header()[k] = v
