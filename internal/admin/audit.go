@@ -141,15 +141,7 @@ func credentialAudit(c betting.Credential) json.RawMessage {
 // credentialOf returns the operator's credential id, false when there is
 // none (or the list fails: the action then answers for it).
 func (h *handler) credentialOf(r *http.Request) (betting.Credential, bool) {
-	cs, err := h.credentials.List(r.Context(), r.PathValue("op"))
-	if err != nil {
-		return betting.Credential{}, false
-	}
-	i := slices.IndexFunc(cs, func(c betting.Credential) bool { return c.ID == r.PathValue("id") })
-	if i < 0 {
-		return betting.Credential{}, false
-	}
-	return cs[i], true
+	return findByID(r.Context(), h.credentials.List, r.PathValue("op"), r.PathValue("id"), credentialID)
 }
 
 // clientAudit is what the audit trail keeps of a ticket client; its
@@ -170,17 +162,25 @@ func keyAudit(k tickets.APIKey) json.RawMessage {
 		"revoked_at": j.RevokedAt})
 }
 
-// keyOf returns the client's key {key_id}, false when there is none.
+// keyOf returns the client's key {key_id}, false when there is none (or
+// the list fails).
 func (h *handler) keyOf(r *http.Request) (tickets.APIKey, bool) {
-	ks, err := h.tickets.ListKeys(r.Context(), r.PathValue("id"))
+	return findByID(r.Context(), h.tickets.ListKeys, r.PathValue("id"), r.PathValue("key_id"), keyID)
+}
+
+// findByID returns the item whose id is want among those read returns
+// for parent; false when there is none or read fails.
+func findByID[T any](ctx context.Context, read func(ctx context.Context, parentID string) ([]T, error), parent, want string, id func(T) string) (T, bool) {
+	var none T
+	items, err := read(ctx, parent)
 	if err != nil {
-		return tickets.APIKey{}, false
+		return none, false
 	}
-	i := slices.IndexFunc(ks, func(k tickets.APIKey) bool { return k.ID == r.PathValue("key_id") })
+	i := slices.IndexFunc(items, func(it T) bool { return id(it) == want })
 	if i < 0 {
-		return tickets.APIKey{}, false
+		return none, false
 	}
-	return ks[i], true
+	return items[i], true
 }
 
 // cashierAudit is a bettor's balance in a currency, before or after a
