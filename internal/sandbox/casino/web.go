@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -62,19 +61,13 @@ func (s *Site) page(r *http.Request, title, current string, data any) sandboxweb
 	return sandboxweb.NewPage(r, "Sandbox casino "+s.cfg.CasinoID, sandboxweb.Link{Href: "/sandbox/lobby", Label: "Lobby"}, title, current, data)
 }
 
-// option is one choice of a select.
-type option struct {
-	Value, Label string
-	Selected     bool
-}
-
 // lobbyData is the lobby's content.
 type lobbyData struct {
 	Game       string
 	CasinoID   string
 	Account    string
 	Currency   string
-	Locales    []option
+	Locales    []sandboxweb.Choice
 	Demo       bool
 	Balance    string
 	LaunchURL  string
@@ -90,12 +83,7 @@ func (s *Site) lobbyData(account, currency, locale string, demo bool) *lobbyData
 	if d.Currency == "" {
 		d.Currency = s.cfg.Currency
 	}
-	if !slices.Contains(lobbyLocales, locale) {
-		locale = lobbyLocales[0]
-	}
-	for _, l := range lobbyLocales {
-		d.Locales = append(d.Locales, option{Value: l, Label: l, Selected: l == locale})
-	}
+	d.Locales = sandboxweb.Choices(lobbyLocales, locale)
 	d.Balance, _ = s.c.Balance(d.Account, d.Currency)
 	return d
 }
@@ -152,12 +140,6 @@ type launchAccount struct {
 // callLauncher asks the platform for a launch URL; errors are for the
 // lobby's reader.
 func (s *Site) callLauncher(r *http.Request, d *lobbyData) (string, error) {
-	locale := lobbyLocales[0]
-	for _, l := range d.Locales {
-		if l.Selected {
-			locale = l.Value
-		}
-	}
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
@@ -165,7 +147,7 @@ func (s *Site) callLauncher(r *http.Request, d *lobbyData) (string, error) {
 	req := launchRequest{
 		CasinoID:   s.cfg.CasinoID,
 		Game:       GameID,
-		Locale:     locale,
+		Locale:     sandboxweb.Chosen(d.Locales),
 		IP:         clientIP(r),
 		ClientType: "desktop",
 		URLs:       map[string]string{"return_url": scheme + "://" + r.Host + "/sandbox/lobby"},

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -64,24 +63,10 @@ func (s *Site) page(r *http.Request, title, current string, data any) sandboxweb
 	return sandboxweb.NewPage(r, "Sandbox operator "+s.op.ID(), sandboxweb.Link{Href: "/sandbox/host", Label: "Host page"}, title, current, data)
 }
 
-// option is one choice of a select.
-type option struct {
-	Value    string
-	Selected bool
-}
-
-func options(values []string, selected string) []option {
-	out := make([]option, len(values))
-	for i, v := range values {
-		out[i] = option{Value: v, Selected: v == selected}
-	}
-	return out
-}
-
 // hostData is the host page's content.
 type hostData struct {
 	Bettor           string
-	Locales, Themes  []option
+	Locales, Themes  []sandboxweb.Choice
 	Balance          string
 	Currency         string
 	SessionRequestID string
@@ -101,15 +86,7 @@ func (s *Site) hostPage(w http.ResponseWriter, r *http.Request) {
 	if d.Bettor == "" {
 		d.Bettor = s.cfg.DemoBettor
 	}
-	locale := q.Get("locale")
-	if !slices.Contains(hostLocales, locale) {
-		locale = hostLocales[0]
-	}
-	theme := q.Get("theme")
-	if !slices.Contains(hostThemes, theme) {
-		theme = hostThemes[0]
-	}
-	d.Locales, d.Themes = options(hostLocales, locale), options(hostThemes, theme)
+	d.Locales, d.Themes = sandboxweb.Choices(hostLocales, q.Get("locale")), sandboxweb.Choices(hostThemes, q.Get("theme"))
 	page := s.page(r, "Host page", "/sandbox/host", &d)
 	id, err := s.op.CreateSessionRequest(d.Bettor, "")
 	if err != nil {
@@ -124,8 +101,8 @@ func (s *Site) hostPage(w http.ResponseWriter, r *http.Request) {
 	d.WidgetURL = s.platformURL + "/widget/?" + url.Values{
 		"session_request_id": {id},
 		"operator":           {s.op.ID()},
-		"locale":             {locale},
-		"theme":              {theme},
+		"locale":             {sandboxweb.Chosen(d.Locales)},
+		"theme":              {sandboxweb.Chosen(d.Themes)},
 	}.Encode()
 	d.PlatformOrigin = s.platformOrigin
 	d.BalanceURL = "/sandbox/host/balance?" + url.Values{"bettor_id": {d.Bettor}}.Encode()

@@ -263,3 +263,28 @@ func TestCurrencyCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestChoices: the selected value is chosen, another value chooses the
+// first.
+func TestChoices(t *testing.T) {
+	t.Parallel()
+	values := []string{"en", "es", "fr"}
+	for selected, want := range map[string]string{"es": "es", "pt": "en", "": "en"} {
+		got := sandboxweb.Choices(values, selected)
+		if len(got) != len(values) || sandboxweb.Chosen(got) != want {
+			t.Errorf("Choices(%q) = %v, want %s chosen", selected, got, want)
+		}
+		n := 0
+		for _, c := range got {
+			if c.Selected {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("Choices(%q) selects %d values", selected, n)
+		}
+	}
+	if got := sandboxweb.Chosen(nil); got != "" {
+		t.Errorf("Chosen(nil) = %q", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -127,6 +128,35 @@ func (ws Wallets) Form(id, currency string, currencyMax int) WalletsForm {
 
 // Option is one choice of a select: its value and what it shows.
 type Option struct{ Value, Label string }
+
+// Choice is one choice of a page's select that shows its value.
+type Choice struct {
+	Value    string
+	Selected bool
+}
+
+// Choices are the choices of a select of values, selected chosen; the
+// first value when selected is not one of them.
+func Choices(values []string, selected string) []Choice {
+	if !slices.Contains(values, selected) && len(values) > 0 {
+		selected = values[0]
+	}
+	out := make([]Choice, len(values))
+	for i, v := range values {
+		out[i] = Choice{Value: v, Selected: v == selected}
+	}
+	return out
+}
+
+// Chosen is the value of the selected choice; "" when none is.
+func Chosen(choices []Choice) string {
+	for _, c := range choices {
+		if c.Selected {
+			return c.Value
+		}
+	}
+	return ""
+}
 
 // FaultsForm is the controls page's faults section (the layout's "faults"
 // template): the form that arms a fault and the armed faults.
