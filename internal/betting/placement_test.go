@@ -106,6 +106,19 @@ func (w *placementWorld) bet(t *testing.T) betting.Bet {
 	return w.betWithKey(t, "11111111-1111-4111-8111-111111111111")
 }
 
+// betStoppedAfterDebit places a bet whose processing stops once its
+// withdrawal is sent: the wallet ends the processing's context.
+func (w *placementWorld) betStoppedAfterDebit(t *testing.T) betting.Bet {
+	t.Helper()
+	b := w.bet(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	w.wallet.stop = cancel
+	if err := w.place.Process(ctx, b.ID, false); err == nil {
+		t.Fatal("a stopped placement reported success")
+	}
+	return b
+}
+
 func (w *placementWorld) betWithKey(t *testing.T, key string) betting.Bet {
 	t.Helper()
 	m := w.event.Markets[0]
@@ -151,12 +164,7 @@ func done() *betting.WalletAnswer {
 func TestPlacementResumesAfterTheDebit(t *testing.T) {
 	t.Parallel()
 	w := newPlacementWorld(t, nil, done())
-	b := w.bet(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	w.wallet.stop = cancel
-	if err := w.place.Process(ctx, b.ID, false); err == nil {
-		t.Fatal("a stopped placement reported success")
-	}
+	b := w.betStoppedAfterDebit(t)
 	// The price moves beyond the tolerance meanwhile: no longer a reason to refuse.
 	m := w.event.Markets[0]
 	if _, err := w.svc.SetPrices(context.Background(), m.ID, map[string]decimal.Decimal{
@@ -177,10 +185,7 @@ func TestPlacementResumesAfterTheDebit(t *testing.T) {
 func TestDebitOfAClosedMarketIsRolledBack(t *testing.T) {
 	t.Parallel()
 	w := newPlacementWorld(t, nil, done())
-	b := w.bet(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	w.wallet.stop = cancel
-	w.place.Process(ctx, b.ID, false)
+	b := w.betStoppedAfterDebit(t)
 	if _, err := w.svc.SetMarketStatus(context.Background(), w.event.Markets[0].ID, betting.StatusSuspended); err != nil {
 		t.Fatal(err)
 	}
