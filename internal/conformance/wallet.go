@@ -152,7 +152,8 @@ type Refusal struct {
 	Alter            func(h http.Header, body []byte)
 	// Optional, when set, says why the spec does not require a refusal:
 	// accepting the request, or refusing it otherwise than the protocol
-	// does, is then a warning.
+	// does, is then a warning. Only the operator protocol has optional
+	// refusals; the aggregator checker's checkRefusal does not read it.
 	Optional string
 }
 
