@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 )
 
@@ -167,3 +168,7 @@ func RefusalChecks(spec string, refusals []Refusal, run func(context.Context, *T
 	}
 	return checks
 }
+
+// NewID returns a fresh id of kind ("bet", "wd", "round") for a check's
+// request: "conformance-<kind>-<UUID>".
+func NewID(kind string) string { return "conformance-" + kind + "-" + uuid.NewString() }

@@ -122,7 +122,7 @@ func (s *suite) checkPathCase(ctx context.Context, t *conformance.T, ex conforma
 // checkBet places a bet and follows the money.
 func (s *suite) checkBet(ctx context.Context, t *conformance.T) {
 	before := s.balance(ctx, t, "before")
-	idProvider, roundID := newID("bet"), newID("round")
+	idProvider, roundID := conformance.NewID("bet"), conformance.NewID("round")
 	ex := s.post(ctx, t, "bet", wallet.PathBetWin, s.betBody(idProvider, roundID, s.stake), nil)
 	if !success(ex) {
 		t.Fatalf(&ex, "a signed bet of %s (balance %s) was answered %s; the spec answers 200 {round_id, balance, transactions}", s.stake, before, describe(ex))
@@ -149,7 +149,7 @@ func (s *suite) checkBet(ctx context.Context, t *conformance.T) {
 func (s *suite) checkRollback(ctx context.Context, t *conformance.T) {
 	before := s.balance(ctx, t, "before")
 	idProvider, roundID, _, p := s.bet(ctx, t)
-	body := s.rollbackBody(newID("rb"), roundID, idProvider)
+	body := s.rollbackBody(conformance.NewID("rb"), roundID, idProvider)
 	ex := s.post(ctx, t, "rollback of the bet", wallet.PathRollback, body, nil)
 	if !success(ex) {
 		t.Fatalf(&ex, "the rollback of a processed bet was answered %s; the spec answers 200 {balance, round_id, transactions} and credits the stake back", describe(ex))
@@ -198,7 +198,7 @@ func (s *suite) refusals() []conformance.Refusal {
 // same bet signed.
 func (s *suite) checkRefusal(ctx context.Context, t *conformance.T, r conformance.Refusal) {
 	before := s.balance(ctx, t, "before")
-	idProvider, roundID := newID("bet"), newID("round")
+	idProvider, roundID := conformance.NewID("bet"), conformance.NewID("round")
 	body := s.betBody(idProvider, roundID, s.stake)
 	ex := s.post(ctx, t, r.Step, wallet.PathBetWin, body, r.Alter)
 	if ex.Answered() && ex.Response.Status == http.StatusBadRequest && answerCode(ex) == "403" {
@@ -232,7 +232,7 @@ func (s *suite) checkRefusal(ctx context.Context, t *conformance.T, r conformanc
 // checkReplay sends one bet twice.
 func (s *suite) checkReplay(ctx context.Context, t *conformance.T) {
 	before := s.balance(ctx, t, "before")
-	idProvider, roundID := newID("bet"), newID("round")
+	idProvider, roundID := conformance.NewID("bet"), conformance.NewID("round")
 	body := s.betBody(idProvider, roundID, s.stake)
 	ex := s.post(ctx, t, "bet", wallet.PathBetWin, body, nil)
 	if !success(ex) {
@@ -262,7 +262,7 @@ func requireReplay(t *conformance.T, first, replay conformance.Exchange, what st
 // amount.
 func (s *suite) checkReplayOtherBody(ctx context.Context, t *conformance.T) {
 	before := s.balance(ctx, t, "before")
-	idProvider, roundID := newID("bet"), newID("round")
+	idProvider, roundID := conformance.NewID("bet"), conformance.NewID("round")
 	ex := s.post(ctx, t, "bet", wallet.PathBetWin, s.betBody(idProvider, roundID, s.stake), nil)
 	if !success(ex) {
 		t.Skipf("not checked: a bet of %s was answered %s (see the check bet)", s.stake, describe(ex))
@@ -289,8 +289,8 @@ func (s *suite) checkReplayOtherBody(ctx context.Context, t *conformance.T) {
 // checkRollbackUnknown rolls back a bet never sent, then sends it.
 func (s *suite) checkRollbackUnknown(ctx context.Context, t *conformance.T) {
 	before := s.balance(ctx, t, "before")
-	idProvider, roundID := newID("bet"), newID("round")
-	ex := s.post(ctx, t, "rollback of a bet never sent", wallet.PathRollback, s.rollbackBody(newID("rb"), roundID, idProvider), nil)
+	idProvider, roundID := conformance.NewID("bet"), conformance.NewID("round")
+	ex := s.post(ctx, t, "rollback of a bet never sent", wallet.PathRollback, s.rollbackBody(conformance.NewID("rb"), roundID, idProvider), nil)
 	if !success(ex) {
 		t.Fatalf(&ex, "the rollback of a bet the wallet never saw was answered %s; the spec: process it even if it arrives before the bet, and answer a valid response with id \"\" (the platform resends it until a 200)",
 			describe(ex))
@@ -326,7 +326,7 @@ func (s *suite) checkWin(ctx context.Context, t *conformance.T) {
 	before := s.balance(ctx, t, "before")
 	_, roundID, _, p := s.bet(ctx, t)
 	payout := s.stake.Add(s.stake)
-	body := s.winBody(newID("win"), roundID, payout)
+	body := s.winBody(conformance.NewID("win"), roundID, payout)
 	ex := s.post(ctx, t, "win of the round (finished true)", wallet.PathBetWin, body, nil)
 	if !success(ex) {
 		t.Fatalf(&ex, "a win of %s was answered %s; the spec answers 200 {round_id, balance, transactions}, and the platform resends it until a 200", payout, describe(ex))
@@ -383,7 +383,7 @@ func (s *suite) checkClosedRound(ctx context.Context, t *conformance.T) {
 	if !success(fin) {
 		t.Skipf("not checked: Round/Finish was answered %s (see the check finish)", describe(fin))
 	}
-	ex := s.post(ctx, t, "win in the finished round", wallet.PathBetWin, s.winBody(newID("win"), roundID, s.stake), nil)
+	ex := s.post(ctx, t, "win in the finished round", wallet.PathBetWin, s.winBody(conformance.NewID("win"), roundID, s.stake), nil)
 	if !success(ex) {
 		t.Fatalf(&ex, "a win in a round already finished was answered %s; the spec: do not reject a transaction because the round is already closed", describe(ex))
 	}
@@ -397,7 +397,7 @@ func (s *suite) checkClosedRound(ctx context.Context, t *conformance.T) {
 // back.
 func (s *suite) checkWinWithoutBet(ctx context.Context, t *conformance.T) {
 	before := s.balance(ctx, t, "before")
-	idProvider, roundID := newID("win"), newID("round")
+	idProvider, roundID := conformance.NewID("win"), conformance.NewID("round")
 	ex := s.post(ctx, t, "win in a round without a bet", wallet.PathBetWin, s.winBody(idProvider, roundID, s.stake), nil)
 	if !success(ex) {
 		t.Fatalf(&ex, "a win in a round without a debit was answered %s; the spec: a win for a round without a debit must still be accepted", describe(ex))
@@ -416,7 +416,7 @@ func (s *suite) checkInsufficientFunds(ctx context.Context, t *conformance.T) {
 	if err != nil {
 		t.Skipf("not checked: the balance %s plus one stake is not an amount the platform can send: %v", before, err)
 	}
-	idProvider, roundID := newID("bet"), newID("round")
+	idProvider, roundID := conformance.NewID("bet"), conformance.NewID("round")
 	ex := s.post(ctx, t, "bet above the balance", wallet.PathBetWin, s.betBody(idProvider, roundID, amount), nil)
 	if success(ex) {
 		s.undoLater(t, "bet", idProvider, roundID)

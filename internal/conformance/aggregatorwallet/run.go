@@ -131,9 +131,6 @@ func (s *suite) balanceReader() conformance.Balance {
 		}}
 }
 
-// newID returns a fresh id of kind ("bet", "win", "rb", "round").
-func newID(kind string) string { return "conformance-" + kind + "-" + uuid.NewString() }
-
 // player is the test account and session every request names.
 func (s *suite) player() wallet.Player {
 	return wallet.Player{AccountID: s.account, Currency: s.currency, SessionID: s.session}
@@ -176,7 +173,7 @@ func (s *suite) post(ctx context.Context, t *conformance.T, step, path string, b
 // round roundID, unless the check settles it before it ends.
 func (s *suite) undoLater(t *conformance.T, what, idProvider, roundID string) *conformance.Pending {
 	return t.UndoLater(func(ctx context.Context) error {
-		ex := s.post(ctx, t, "cleanup: rollback of the "+what, wallet.PathRollback, s.rollbackBody(newID("rb"), roundID, idProvider), nil)
+		ex := s.post(ctx, t, "cleanup: rollback of the "+what, wallet.PathRollback, s.rollbackBody(conformance.NewID("rb"), roundID, idProvider), nil)
 		if !success(ex) {
 			return fmt.Errorf("the rollback of the %s %s was answered %s: it may stay in the balance", what, idProvider, describe(ex))
 		}
@@ -211,7 +208,7 @@ func (s *suite) balance(ctx context.Context, t *conformance.T, why string) decim
 // check is skipped otherwise (it is the check bet's business). The bet's
 // rollback is registered for the end of the check.
 func (s *suite) bet(ctx context.Context, t *conformance.T) (idProvider, roundID string, ex conformance.Exchange, p *conformance.Pending) {
-	idProvider, roundID = newID("bet"), newID("round")
+	idProvider, roundID = conformance.NewID("bet"), conformance.NewID("round")
 	ex = s.post(ctx, t, "bet", wallet.PathBetWin, s.betBody(idProvider, roundID, s.stake), nil)
 	if !success(ex) {
 		t.Skipf("not checked: a bet of %s was answered %s (see the check bet)", s.stake, describe(ex))

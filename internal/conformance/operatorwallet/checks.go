@@ -73,7 +73,7 @@ func (s *suite) checks() []conformance.Check {
 // checkWithdrawal: two fresh withdrawals; the first answer has the spec's
 // fields, the second balance is the first minus the stake.
 func (s *suite) checkWithdrawal(ctx context.Context, t *conformance.T) {
-	first := newID("wd")
+	first := conformance.NewID("wd")
 	ex := s.withdraw(ctx, t, "withdrawal", s.withdrawalBody(first, s.stake), nil)
 	if !ok2xx(ex) {
 		if insufficientFunds(ex) {
@@ -97,7 +97,7 @@ func (s *suite) checkWithdrawal(ctx context.Context, t *conformance.T) {
 	if err != nil {
 		t.Fatalf(&ex, "the withdrawal's answer has no readable balance (%v); the platform treats the bet as unknown and rolls it back", err)
 	}
-	second := newID("wd")
+	second := conformance.NewID("wd")
 	ex2 := s.withdraw(ctx, t, "second withdrawal", s.withdrawalBody(second, s.stake), nil)
 	if !ok2xx(ex2) {
 		t.Fatalf(&ex2, "a second correctly signed withdrawal of %s %s (balance %s) was answered %s; the spec answers 200",
@@ -119,7 +119,7 @@ func (s *suite) checkWithdrawal(ctx context.Context, t *conformance.T) {
 func (s *suite) checkRollback(ctx context.Context, t *conformance.T) {
 	before := s.balance(ctx, t, "before")
 	wdID, _, _, p := s.debit(ctx, t, "withdrawal to roll back", s.stake)
-	body := s.rollbackBody(newID("rb"), s.stake)
+	body := s.rollbackBody(conformance.NewID("rb"), s.stake)
 	ex := s.rollback(ctx, t, "rollback of the withdrawal", wdID, body)
 	if !ok2xx(ex) {
 		t.Fatalf(&ex, "the rollback of a debited withdrawal was answered %s; the spec answers 200 and credits the stake back", ex.Outcome())
@@ -170,7 +170,7 @@ func (s *suite) refusals() []conformance.Refusal {
 // two balance reads.
 func (s *suite) checkRefusal(ctx context.Context, t *conformance.T, r conformance.Refusal) {
 	before := s.balance(ctx, t, "before")
-	wdID := newID("wd")
+	wdID := conformance.NewID("wd")
 	ex := s.withdraw(ctx, t, r.Step, s.withdrawalBody(wdID, s.stake), r.Alter)
 	want := before
 	switch {
@@ -199,13 +199,13 @@ func (s *suite) checkReplayedNonce(ctx context.Context, t *conformance.T) {
 	before := s.balance(ctx, t, "before")
 	nonce := uuid.NewString()
 	setNonce := func(h http.Header, _ []byte) { h.Set(wallet.HeaderNonce, nonce) }
-	first := newID("wd")
+	first := conformance.NewID("wd")
 	ex1 := s.withdraw(ctx, t, "withdrawal with a fresh X-Nonce", s.withdrawalBody(first, s.stake), setNonce)
 	if !ok2xx(ex1) {
 		t.Skipf("not checked: a correctly signed withdrawal was answered %s (see the check withdrawal)", ex1.Outcome())
 	}
 	s.undoLater(t, first, s.stake)
-	second := newID("wd")
+	second := conformance.NewID("wd")
 	ex2 := s.withdraw(ctx, t, "another withdrawal with the same X-Nonce", s.withdrawalBody(second, s.stake), setNonce)
 	want := before.Sub(s.stake.Decimal())
 	switch {
@@ -228,7 +228,7 @@ func (s *suite) checkReplayedNonce(ctx context.Context, t *conformance.T) {
 // checkReplay sends one withdrawal twice.
 func (s *suite) checkReplay(ctx context.Context, t *conformance.T) {
 	before := s.balance(ctx, t, "before")
-	wdID := newID("wd")
+	wdID := conformance.NewID("wd")
 	body := s.withdrawalBody(wdID, s.stake)
 	ex1 := s.withdraw(ctx, t, "withdrawal", body, nil)
 	if !ok2xx(ex1) {
@@ -248,7 +248,7 @@ func (s *suite) checkReplay(ctx context.Context, t *conformance.T) {
 // amount.
 func (s *suite) checkReplayOtherBody(ctx context.Context, t *conformance.T) {
 	before := s.balance(ctx, t, "before")
-	wdID := newID("wd")
+	wdID := conformance.NewID("wd")
 	ex1 := s.withdraw(ctx, t, "withdrawal", s.withdrawalBody(wdID, s.stake), nil)
 	if !ok2xx(ex1) {
 		t.Skipf("not checked: a correctly signed withdrawal was answered %s (see the check withdrawal)", ex1.Outcome())
@@ -276,8 +276,8 @@ func (s *suite) checkReplayOtherBody(ctx context.Context, t *conformance.T) {
 // sends it.
 func (s *suite) checkRollbackUnknown(ctx context.Context, t *conformance.T) {
 	before := s.balance(ctx, t, "before")
-	wdID := newID("wd")
-	ex := s.rollback(ctx, t, "rollback of a withdrawal never sent", wdID, s.rollbackBody(newID("rb"), s.stake))
+	wdID := conformance.NewID("wd")
+	ex := s.rollback(ctx, t, "rollback of a withdrawal never sent", wdID, s.rollbackBody(conformance.NewID("rb"), s.stake))
 	if !ok2xx(ex) {
 		t.Fatalf(&ex, "the rollback of a withdrawal the wallet never saw was answered %s; the operator answers 200 even when it never saw the withdrawal (otherwise the platform retries the rollback for ever)",
 			ex.Outcome())
@@ -303,7 +303,7 @@ func (s *suite) checkRollbackUnknown(ctx context.Context, t *conformance.T) {
 func (s *suite) checkDepositLost(ctx context.Context, t *conformance.T) {
 	before := s.balance(ctx, t, "before")
 	wdID, _, _, p := s.debit(ctx, t, "withdrawal of the bet's stake", s.stake)
-	body := s.depositBody(newID("dp"), wdID, money.Zero(), wallet.ResultLost)
+	body := s.depositBody(conformance.NewID("dp"), wdID, money.Zero(), wallet.ResultLost)
 	ex := s.deposit(ctx, t, "deposit of 0 for the lost bet", body)
 	if !ok2xx(ex) {
 		t.Fatalf(&ex, "a deposit of amount %s (a lost bet) was answered %s; the spec: \"the amount can be zero for a lost bet\", and the platform resends it until a 2xx",
@@ -327,7 +327,7 @@ func (s *suite) checkDepositWon(ctx context.Context, t *conformance.T) {
 	before := s.balance(ctx, t, "before")
 	wdID, _, _, p := s.debit(ctx, t, "withdrawal of the bet's stake", s.stake)
 	payout := s.stake.Add(s.stake)
-	body := s.depositBody(newID("dp"), wdID, payout, wallet.ResultWon)
+	body := s.depositBody(conformance.NewID("dp"), wdID, payout, wallet.ResultWon)
 	ex := s.deposit(ctx, t, "deposit of the won bet's payout", body)
 	if !ok2xx(ex) {
 		t.Fatalf(&ex, "the deposit of a won bet's payout %s was answered %s; the spec answers 200, and the platform resends it until a 2xx", s.amount(payout), ex.Outcome())
@@ -353,7 +353,7 @@ func (s *suite) checkInsufficientFunds(ctx context.Context, t *conformance.T) {
 	if err != nil {
 		t.Skipf("not checked: the balance %s plus one stake is not an amount the platform can send: %v", s.v(before), err)
 	}
-	wdID := newID("wd")
+	wdID := conformance.NewID("wd")
 	ex := s.withdraw(ctx, t, "withdrawal above the balance", s.withdrawalBody(wdID, amount), nil)
 	switch {
 	case insufficientFunds(ex):

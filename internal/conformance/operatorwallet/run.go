@@ -149,9 +149,6 @@ func (s *suite) balanceReader() conformance.Balance {
 		}}
 }
 
-// newID returns a fresh transaction id of kind ("wd", "rb", "dp").
-func newID(kind string) string { return "conformance-" + kind + "-" + uuid.NewString() }
-
 // v writes a balance for a message: with the currency's decimals, or more
 // when the exact value needs more.
 func (s *suite) v(d decimal.Decimal) string {
@@ -237,7 +234,7 @@ func (s *suite) deposit(ctx context.Context, t *conformance.T, step string, body
 // settles it (rolled back or paid by a deposit) before it ends.
 func (s *suite) undoLater(t *conformance.T, wdID string, amount money.Amount) *conformance.Pending {
 	return t.UndoLater(func(ctx context.Context) error {
-		ex := s.rollback(ctx, t, "cleanup: rollback of "+wdID, wdID, s.rollbackBody(newID("rb"), amount))
+		ex := s.rollback(ctx, t, "cleanup: rollback of "+wdID, wdID, s.rollbackBody(conformance.NewID("rb"), amount))
 		if !ok2xx(ex) {
 			return fmt.Errorf("the rollback of withdrawal %s was answered %s: %s %s may stay debited", wdID, ex.Outcome(), s.amount(amount), s.currency)
 		}
@@ -251,7 +248,7 @@ func (s *suite) undoLater(t *conformance.T, wdID string, amount money.Amount) *c
 // cannot be read (or, with needStakes, is below MinStakes stakes) the
 // check is skipped.
 func (s *suite) readBalance(ctx context.Context, t *conformance.T, why string, needStakes bool) decimal.Decimal {
-	wdID := newID("wd")
+	wdID := conformance.NewID("wd")
 	ex := s.withdraw(ctx, t, "balance read "+why+": withdrawal", s.withdrawalBody(wdID, s.stake), nil)
 	if !ok2xx(ex) {
 		if insufficientFunds(ex) {
@@ -264,7 +261,7 @@ func (s *suite) readBalance(ctx context.Context, t *conformance.T, why string, n
 		s.undoLater(t, wdID, s.stake)
 		t.Skipf("could not read the balance %s: the withdrawal's answer has no readable balance: %v (see the check withdrawal)", why, err)
 	}
-	rb := s.rollback(ctx, t, "balance read "+why+": rollback", wdID, s.rollbackBody(newID("rb"), s.stake))
+	rb := s.rollback(ctx, t, "balance read "+why+": rollback", wdID, s.rollbackBody(conformance.NewID("rb"), s.stake))
 	if !ok2xx(rb) {
 		t.Skipf("could not read the balance %s: the rollback of its withdrawal %s was answered %s (see the check rollback); %s %s may stay debited",
 			why, wdID, rb.Outcome(), s.amount(s.stake), s.currency)
@@ -286,7 +283,7 @@ func (s *suite) balance(ctx context.Context, t *conformance.T, why string) decim
 // withdrawal's id, the exchange and the balance it reported, and registers
 // its rollback for the end of the check.
 func (s *suite) debit(ctx context.Context, t *conformance.T, step string, amount money.Amount) (string, conformance.Exchange, decimal.Decimal, *conformance.Pending) {
-	wdID := newID("wd")
+	wdID := conformance.NewID("wd")
 	ex := s.withdraw(ctx, t, step, s.withdrawalBody(wdID, amount), nil)
 	if !ok2xx(ex) {
 		t.Skipf("not checked: the %s was answered %s (see the check withdrawal)", step, ex.Outcome())
