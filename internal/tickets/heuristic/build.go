@@ -984,30 +984,47 @@ func (b *builder) isPlanSummary(s *section, t *table) bool {
 	}
 	named := 0
 	for _, row := range t.rows {
-		b.m.tick(len(b.doc.sections))
 		first := strings.ToLower(strings.TrimSpace(stripCode(row[0])))
 		if first == "" {
 			return false
 		}
-		found := false
-		for _, o := range b.doc.sections[1:] {
-			if o == s {
-				continue
-			}
-			h := strings.TrimSpace(headingNumber.ReplaceAllString(strings.ToLower(o.heading), ""))
-			if strings.HasPrefix(h, first) && (len(h) == len(first) || !unicode.IsLetter(rune(h[len(first)])) && !unicode.IsDigit(rune(h[len(first)]))) {
-				found = true
-				break
-			}
-		}
 		switch {
-		case found:
+		case b.sectionNamed(s, first) != nil:
 			named++
 		case !deferredRow.MatchString(strings.Join(row, " ")):
 			return false
 		}
 	}
-	return named >= 2
+	if named < 2 {
+		return false
+	}
+	if prio := headerIndex(t.header, "priority", "severity", "moscow"); prio > 0 {
+		// "| F-03 | IDOR … | Critical | Open |": the row's priority is
+		// its section's.
+		for _, row := range t.rows {
+			if o := b.sectionNamed(s, strings.ToLower(strings.TrimSpace(stripCode(row[0])))); o != nil && prio < len(row) {
+				o.priority = strings.TrimSpace(stripCode(row[prio]))
+			}
+		}
+	}
+	return true
+}
+
+// sectionNamed returns the section other than s whose heading, without
+// its number and in lower case, starts with first as a whole word ("phase
+// 0" for "6. Phase 0: Foundations (P0)"), or nil.
+func (b *builder) sectionNamed(s *section, first string) *section {
+	b.m.tick(len(b.doc.sections))
+	for _, o := range b.doc.sections[1:] {
+		if o == s {
+			continue
+		}
+		h := strings.TrimSpace(headingNumber.ReplaceAllString(strings.ToLower(o.heading), ""))
+		if strings.HasPrefix(h, first) && (len(h) == len(first) || !unicode.IsLetter(rune(h[len(first)])) && !unicode.IsDigit(rune(h[len(first)]))) {
+			return o
+		}
+	}
+	return nil
 }
 
 // isRequirementTable reports whether t lists requirements, one a row: a

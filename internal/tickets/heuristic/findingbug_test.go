@@ -3,6 +3,8 @@ package heuristic_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
 // TestCodeReviewFindingsAreBugs reads a code review's numbered findings,
@@ -29,5 +31,42 @@ func TestCodeReviewFindingsAreBugs(t *testing.T) {
 	}
 	for title := range want {
 		t.Errorf("no ticket %q: %v", title, titles(res.Tickets))
+	}
+}
+
+// TestPenTestFindingsAreBugs reads a penetration test's findings, each a
+// section "F-01 <what is wrong>" with what was seen and a
+// "Recommendation:", as bugs titled by their label and subject, of the
+// severity the overview table gives them (they were tasks titled "Set up
+// F-01 …" at medium); the critical one keeps its ticket at the cap before the low one.
+func TestPenTestFindingsAreBugs(t *testing.T) {
+	spec := "# Penetration test report: customer portal\n\n## Findings overview\n\n| ID | Finding | Severity | Status |\n|---|---|---|---|\n" +
+		"| F-01 | Password reset tokens do not expire | High | Open |\n| F-02 | Verbose stack traces on API errors | Low | Open |\n" +
+		"| F-03 | Invoices of other customers readable by changing the id | Critical | Open |\n\n## Details\n\n" +
+		"### F-01 Password reset tokens do not expire\n\nA reset link from a month-old email still works. **Recommendation:** tokens expire after 30 minutes.\n\n" +
+		"### F-02 — Verbose stack traces on API errors\n\nA malformed JSON body returns a stack trace. **Recommendation:** return the generic error body.\n\n" +
+		"### F-03 Invoices of other customers readable by changing the id\n\nAny logged-in customer reads any invoice. **Recommendation:** check ownership on every invoice endpoint.\n"
+	want := map[string]string{
+		"Fix F-01: Password reset tokens do not expire":                     tickets.PriorityHigh,
+		"Fix F-02: Verbose stack traces on API errors":                      tickets.PriorityLow,
+		"Fix F-03: Invoices of other customers readable by changing the id": tickets.PriorityCritical,
+	}
+	for _, tk := range generate(t, defaultRequest(spec, "Pen test")).Tickets {
+		prio, ok := want[tk.Title]
+		if !ok {
+			continue
+		}
+		delete(want, tk.Title)
+		if tk.TicketType != tickets.TypeBug || tk.Priority == nil || *tk.Priority != prio {
+			t.Errorf("%q: %s at %v, want a bug at %s", tk.Title, tk.TicketType, *tk.Priority, prio)
+		}
+	}
+	for title := range want {
+		t.Errorf("no ticket %q", title)
+	}
+	req := defaultRequest(spec, "Pen test")
+	req.Options.MaxTicketCount = 2
+	if got := strings.Join(titles(generate(t, req).Tickets), "\n"); !strings.Contains(got, "Fix F-03") || strings.Contains(got, "Fix F-02") {
+		t.Errorf("at two tickets:\n%s\nwant the critical F-03 kept before the low F-02", got)
 	}
 }

@@ -63,6 +63,9 @@ type section struct {
 	end      int // last line before the next heading of the same or a higher level
 	class    sectionClass
 	closed   bool // a report the spec marks fixed, duplicate or won't fix
+	// priority is the priority or severity a summary table gives the
+	// section ("Critical", "P0"), "" when none does.
+	priority string
 	// guide is an RFC's guide-level explanation beside its reference-level
 	// one: only what the reference-level sections leave out is work.
 	guide bool

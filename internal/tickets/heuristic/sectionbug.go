@@ -13,7 +13,7 @@ import (
 // heading.
 
 var (
-	bugField     = regexp.MustCompile(`(?i)^(severity|priority|repro|reproduce|steps to reproduce|steps|expected(?: result| behaviou?r)?|actual(?: result| behaviou?r)?|observed|what is wrong|what's wrong|environment|behaviou?r|current behaviou?r|symptoms?|root cause|cause|(?:product |user )?impact|(?:suggested |proposed )?fix|workaround)\s*:\s*(.*)$`)
+	bugField     = regexp.MustCompile(`(?i)^(severity|priority|repro|reproduce|steps to reproduce|steps|expected(?: result| behaviou?r)?|actual(?: result| behaviou?r)?|observed|what is wrong|what's wrong|environment|behaviou?r|current behaviou?r|symptoms?|root cause|cause|(?:product |user )?impact|(?:suggested |proposed )?fix|workaround|recommendations?|remediation)\s*:\s*(.*)$`)
 	reportLabel  = regexp.MustCompile(`^([A-Z][A-Z0-9]*-\d+|#\d+|[A-Z]\d+|\d+)[.:)]?\s+(.+)$`)
 	listPrefix   = regexp.MustCompile(`^\s*(?:[-*+]|\d{1,9}[.)])\s+`)
 	severityRank = []struct {
@@ -40,6 +40,28 @@ type sectionBugReport struct {
 	behaviour []string
 	fix       []string
 	notes     []string
+	// before are the lines before the first field and the fix, what a
+	// finding says was seen.
+	before []string
+}
+
+// findingsHeading is a heading of a report of findings: a penetration
+// test, a security or code audit.
+var findingsHeading = regexp.MustCompile(`(?i)\b(findings?|penetration|pen[- ]?test|audit|vulnerabilit(y|ies))\b`)
+
+// findingLabel is the heading of one finding, its identifier holding a
+// letter ("F-01 …", "V3 …"; a bare "3." numbers a section of any document).
+var findingLabel = regexp.MustCompile(`^([A-Z][A-Z0-9]*-\d+|[A-Z]{1,3}\d+)[.:)]?\s+(.+)$`)
+
+// findingsDocument reports whether s lies in a report of findings: the
+// heading of one of the sections it is in says so.
+func (b *builder) findingsDocument(s *section) bool {
+	for p := s.parent; p != nil; p = p.parent {
+		if findingsHeading.MatchString(p.heading) {
+			return true
+		}
+	}
+	return false
 }
 
 // specLines returns the spec's lines, numbered from 1 at index 0.
@@ -60,6 +82,7 @@ func (b *builder) readSectionBug(s *section) *sectionBugReport {
 	}
 	lines := b.specLines()
 	r := &sectionBugReport{}
+	finding := s.heading != "" && s.heading[0] >= 'A' && s.heading[0] <= 'Z' && findingLabel.MatchString(stripCode(s.heading))
 	var cur *[]string
 	var queue []string
 	for n := s.first + 1; n <= s.last && n <= len(lines) || len(queue) > 0; {
@@ -95,7 +118,7 @@ func (b *builder) readSectionBug(s *section) *sectionBugReport {
 				continue
 			case strings.HasPrefix(field, "behavio") || strings.HasPrefix(field, "current") || strings.HasPrefix(field, "symptom"):
 				cur = &r.behaviour
-			case strings.HasSuffix(field, "fix") || field == "workaround":
+			case strings.HasSuffix(field, "fix") || field == "workaround" || strings.HasPrefix(field, "recommendation") || field == "remediation":
 				cur = &r.fix
 			case strings.HasSuffix(field, "impact") || strings.HasSuffix(field, "cause"):
 				cur = &r.notes
@@ -112,6 +135,8 @@ func (b *builder) readSectionBug(s *section) *sectionBugReport {
 		}
 		if cur != nil {
 			*cur = append(*cur, listPrefix.ReplaceAllString(line, ""))
+		} else if finding && len(r.fix) == 0 {
+			r.before = append(r.before, line)
 		}
 	}
 	if len(r.expected) > 0 && (len(r.actual) > 0 || len(r.repro) > 0) || len(r.wrong) > 0 {
@@ -122,6 +147,16 @@ func (b *builder) readSectionBug(s *section) *sectionBugReport {
 		// and "Fix:" lines: a code review's finding, what the code does
 		// being what is wrong.
 		r.wrong = r.behaviour
+		return r
+	}
+	if finding && len(r.fix) > 0 && b.findingsDocument(s) {
+		// "### F-01 Password reset tokens do not expire" with what was
+		// seen and a "Recommendation:": a finding of an audit or
+		// penetration test, its heading saying what is wrong.
+		r.wrong = r.before
+		if len(r.wrong) == 0 {
+			r.wrong = []string{findingLabel.FindStringSubmatch(stripCode(s.heading))[2]}
+		}
 		return r
 	}
 	if numberedReport.MatchString(s.heading) {
@@ -146,9 +181,21 @@ func (b *builder) readSectionBug(s *section) *sectionBugReport {
 	return nil
 }
 
-// inlineFields splits a line that holds a second report field after a
-// sentence ("Expected: 12.50. Actual: 12.500.") before that field.
+// inlineFields splits a line that holds a report field after a sentence
+// ("Expected: 12.50. Actual: 12.500.", "A reset link … still works.
+// Recommendation: …") before that field.
 func inlineFields(line string) (first, rest string, ok bool) {
+	if !strings.Contains(line, ":") {
+		return "", "", false
+	}
+	if strings.Contains(line, "ecommendation") {
+		low := strings.ToLower(line)
+		if i := strings.Index(low, ". recommendation"); i > 0 {
+			if j := strings.IndexByte(low[i+2:], ':'); j >= 0 && j < 24 {
+				return strings.TrimSpace(line[:i+1]), strings.TrimSpace(line[i+2:]), true
+			}
+		}
+	}
 	if strings.Count(line, ":") < 2 {
 		return "", "", false
 	}
@@ -187,7 +234,7 @@ func (b *builder) sectionBugDraft(s *section) bool {
 	label := ""
 	if m := reportLabel.FindStringSubmatch(heading); m != nil {
 		label = m[1]
-		title = "Fix " + label + ": " + m[2]
+		title = "Fix " + label + ": " + strings.TrimLeft(m[2], "-\u2013\u2014 ")
 	} else if m := numberedReport.FindStringSubmatch(heading); m != nil && m[1] != "" {
 		// "Bug 1 — CRITICAL: Year-boundary date comparison": the subject
 		// without its severity.
@@ -206,12 +253,21 @@ func (b *builder) sectionBugDraft(s *section) bool {
 	d.value, d.conf, d.phase, d.weight = 0.9, 0.8, 1, 0
 	d.labels = []string{"bug"}
 	severity := r.severity
+	if severity == "" {
+		severity = s.priority // "| F-03 | IDOR … | Critical |" of a findings table
+	}
 	if severity == "" && numberedReport.MatchString(heading) {
 		severity = heading // "Bug 2 — MEDIUM: God method"
 	}
 	for _, sv := range severityRank {
 		if severity != "" && sv.re.MatchString(severity) {
 			d.prio, d.value = sv.prio, sv.val
+			switch sv.prio {
+			case tickets.PriorityCritical, tickets.PriorityHigh:
+				d.importance = priorityValue("MUST") // fixed before the rest at the cap
+			case tickets.PriorityLow:
+				d.importance = priorityValue("COULD")
+			}
 			break
 		}
 	}

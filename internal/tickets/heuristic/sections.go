@@ -1165,6 +1165,9 @@ func priorityValue(keyword string) float64 {
 // "" under "Should have", "(P1)" or no such heading.
 func headingPriority(s *section) string {
 	for ; s != nil && s.parent != nil; s = s.parent {
+		if s.priority != "" {
+			return priorityKeyword(s.priority)
+		}
 		switch {
 		case mustHeading.MatchString(s.heading):
 			return "MUST"
