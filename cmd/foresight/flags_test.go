@@ -43,3 +43,23 @@ func TestCommandFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandHelp: help, -h or --help in place of a command prints that
+// level's usage to stdout and succeeds (exit 0).
+func TestCommandHelp(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want string // in the usage
+	}{
+		{[]string{"help"}, "foresight serve [flags]"},
+		{[]string{"--help"}, "foresight serve [flags]"},
+		{[]string{"tickets", "-h"}, "foresight tickets lint"},
+		{[]string{"sandbox", "--help"}, "foresight sandbox operator"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if err := run(context.Background(), tt.args, envOf(nil), &stdout, &stderr); err != nil || !strings.Contains(stdout.String(), tt.want) {
+			t.Errorf("foresight %s: %v, stdout %q; want nil and a usage with %q", strings.Join(tt.args, " "), err, stdout.String(), tt.want)
+		}
+	}
+}

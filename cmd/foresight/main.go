@@ -62,43 +62,52 @@ var errUsage = errors.New("usage")
 
 // run is the whole program; main only supplies the process's environment.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	return dispatch(args, usage, "command", stdout, stderr, map[string]command{
+		"serve":   func(args []string) error { return runServe(ctx, args, getenv, stderr) },
+		"demo":    func(args []string) error { return runDemo(ctx, args, getenv, stdout, stderr) },
+		"tickets": func(args []string) error { return runTickets(ctx, args, getenv, stdout, stderr) },
+		"loadtest": func(args []string) error {
+			if len(args) > 0 && args[0] == "bets" {
+				return runLoadtestBets(ctx, args[1:], stdout, stderr)
+			}
+			if len(args) > 0 && args[0] == "stream" {
+				return runLoadtestStream(ctx, args[1:], stdout, stderr)
+			}
+			if len(args) > 0 && args[0] == "aggregator" {
+				return runLoadtestAggregator(ctx, args[1:], stdout, stderr)
+			}
+			if len(args) > 0 && args[0] == "chaos" {
+				return runLoadtestChaos(ctx, args[1:], stdout, stderr)
+			}
+			return runLoadtest(ctx, args, getenv, stdout, stderr)
+		},
+		"migrate":     func(args []string) error { return runMigrate(ctx, args, getenv, stdout, stderr) },
+		"admin":       func(args []string) error { return runAdmin(ctx, args, getenv, stdout, stderr) },
+		"conformance": func(args []string) error { return runConformance(ctx, args, getenv, stdout, stderr) },
+		"sandbox":     func(args []string) error { return runSandbox(ctx, args, getenv, stdout, stderr) },
+	})
+}
+
+// command runs a subcommand with the arguments after its name.
+type command func(args []string) error
+
+// dispatch runs the command of commands that args[0] names. With no name it
+// prints usage to stderr and returns errUsage; help, -h and --help print
+// usage to stdout and return nil; an unknown name prints usage to stderr
+// and is an error calling it an unknown what.
+func dispatch(args []string, usage, what string, stdout, stderr io.Writer, commands map[string]command) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return errUsage
 	}
+	if run, ok := commands[args[0]]; ok {
+		return run(args[1:])
+	}
 	switch args[0] {
-	case "serve":
-		return runServe(ctx, args[1:], getenv, stderr)
-	case "demo":
-		return runDemo(ctx, args[1:], getenv, stdout, stderr)
-	case "tickets":
-		return runTickets(ctx, args[1:], getenv, stdout, stderr)
-	case "loadtest":
-		if len(args) > 1 && args[1] == "bets" {
-			return runLoadtestBets(ctx, args[2:], stdout, stderr)
-		}
-		if len(args) > 1 && args[1] == "stream" {
-			return runLoadtestStream(ctx, args[2:], stdout, stderr)
-		}
-		if len(args) > 1 && args[1] == "aggregator" {
-			return runLoadtestAggregator(ctx, args[2:], stdout, stderr)
-		}
-		if len(args) > 1 && args[1] == "chaos" {
-			return runLoadtestChaos(ctx, args[2:], stdout, stderr)
-		}
-		return runLoadtest(ctx, args[1:], getenv, stdout, stderr)
-	case "migrate":
-		return runMigrate(ctx, args[1:], getenv, stdout, stderr)
-	case "admin":
-		return runAdmin(ctx, args[1:], getenv, stdout, stderr)
-	case "conformance":
-		return runConformance(ctx, args[1:], getenv, stdout, stderr)
-	case "sandbox":
-		return runSandbox(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
 	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", args[0])
+	return fmt.Errorf("unknown %s %q", what, args[0])
 }

@@ -49,22 +49,10 @@ func (f *sandboxFlags) siteSettings(token string) sandboxweb.SiteSettings {
 // runSandbox runs `foresight sandbox operator` or `foresight sandbox
 // casino` until ctx is done.
 func runSandbox(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, sandboxUsage)
-		return errUsage
-	}
-	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stderr, sandboxUsage)
-		return flag.ErrHelp
-	}
-	switch args[0] {
-	case "operator":
-		return runSandboxOperator(ctx, args[1:], getenv, stdout, stderr)
-	case "casino":
-		return runSandboxCasino(ctx, args[1:], getenv, stdout, stderr)
-	}
-	fmt.Fprint(stderr, sandboxUsage)
-	return fmt.Errorf("unknown sandbox %q (want operator or casino)", args[0])
+	return dispatch(args, sandboxUsage, "sandbox", stdout, stderr, map[string]command{
+		"operator": func(args []string) error { return runSandboxOperator(ctx, args, getenv, stdout, stderr) },
+		"casino":   func(args []string) error { return runSandboxCasino(ctx, args, getenv, stdout, stderr) },
+	})
 }
 
 // sandboxListener listens on addr and returns the listener, the public

@@ -27,20 +27,11 @@ const ticketsUsage = `Usage:
 `
 
 func runTickets(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, ticketsUsage)
-		return errUsage
-	}
-	switch args[0] {
-	case "lint":
-		return runTicketsLint(args[1:], stdout, stderr)
-	case "bench":
-		return runTicketsBench(ctx, args[1:], getenv, stdout, stderr)
-	case "measure":
-		return runTicketsMeasure(ctx, args[1:], getenv, stdout, stderr)
-	}
-	fmt.Fprint(stderr, ticketsUsage)
-	return fmt.Errorf("unknown tickets command %q", args[0])
+	return dispatch(args, ticketsUsage, "tickets command", stdout, stderr, map[string]command{
+		"lint":    func(args []string) error { return runTicketsLint(args, stdout, stderr) },
+		"bench":   func(args []string) error { return runTicketsBench(ctx, args, getenv, stdout, stderr) },
+		"measure": func(args []string) error { return runTicketsMeasure(ctx, args, getenv, stdout, stderr) },
+	})
 }
 
 func runTicketsLint(args []string, stdout, stderr io.Writer) error {
@@ -87,14 +78,9 @@ func runTicketsLint(args []string, stdout, stderr io.Writer) error {
 }
 
 func runTicketsBench(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("tickets bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg, e := ticketEngineFlags(fs, getenv)
+	fs, engineOf := ticketEngineFlags("tickets bench", getenv, stderr)
 	dir := fs.String("dir", "testdata/specs", "directory of specs (*.md, *.txt)")
-	if err := e.parse(args); err != nil {
-		return err
-	}
-	engine, err := server.NewEngine(*cfg)
+	engine, err := engineOf(args)
 	if err != nil {
 		return err
 	}
@@ -145,19 +131,14 @@ func runTicketsBench(ctx context.Context, args []string, getenv func(string) str
 }
 
 func runTicketsMeasure(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("tickets measure", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg, e := ticketEngineFlags(fs, getenv)
+	fs, engineOf := ticketEngineFlags("tickets measure", getenv, stderr)
 	refDir := fs.String("ref", "testdata/reference", "directory of specs and their NAME.ref.json references")
 	resultsDir := fs.String("results", "", "directory of stored results NAME.LABEL.json to measure too (default REF/results when it exists)")
 	baselines := fs.Bool("baselines", false, "also measure the deliberately poor baseline results")
 	verbose := fs.Bool("v", false, "explain, per ticket of the engine's results, what it matched and why")
 	only := fs.String("spec", "", "measure only these specs (names without extension, comma-separated)")
 	save := fs.String("save", "", "write the engine's results (main runs) to DIR as NAME.ENGINE.json, for --results later")
-	if err := e.parse(args); err != nil {
-		return err
-	}
-	engine, err := server.NewEngine(*cfg)
+	engine, err := engineOf(args)
 	if err != nil {
 		return err
 	}
@@ -218,12 +199,21 @@ func runTicketsMeasure(ctx context.Context, args []string, getenv func(string) s
 	return nil
 }
 
-// ticketEngineFlags defines on fs only the engine's settings: the tickets
-// commands run an engine without a server, so they take no database,
-// listener or admin token.
-func ticketEngineFlags(fs *flag.FlagSet, getenv func(string) string) (*server.Config, *envFlags) {
+// ticketEngineFlags returns the flag set of the tickets command name
+// (errors and help to stderr) with only the engine's settings defined, and
+// engineOf, which parses args with it and returns the engine they
+// configure: the tickets commands run an engine without a server, so they
+// take no database, listener or admin token.
+func ticketEngineFlags(name string, getenv func(string) string, stderr io.Writer) (fs *flag.FlagSet, engineOf func(args []string) (tickets.Engine, error)) {
+	fs = flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	cfg := server.DefaultConfig()
 	e := &envFlags{fs: fs, getenv: getenv}
 	engineFlags(e, &cfg)
-	return &cfg, e
+	return fs, func(args []string) (tickets.Engine, error) {
+		if err := e.parse(args); err != nil {
+			return nil, err
+		}
+		return server.NewEngine(cfg)
+	}
 }
