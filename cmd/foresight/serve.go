@@ -28,47 +28,44 @@ type envFlags struct {
 	envs   map[string]string // flag name → variable
 }
 
-func (e *envFlags) bind(name, envName string) {
+// bind records that the flag name reads the variable envName and returns
+// the flag's usage text, which names the variable.
+func (e *envFlags) bind(name, envName, usage string) string {
 	if e.envs == nil {
 		e.envs = map[string]string{}
 	}
 	e.envs[name] = envName
+	return usage + " ($" + envName + ")"
 }
 
 func (e *envFlags) String(p *string, name, envName, def, usage string) {
-	e.fs.StringVar(p, name, def, usage+" ($"+envName+")")
-	e.bind(name, envName)
+	e.fs.StringVar(p, name, def, e.bind(name, envName, usage))
 }
 
 func (e *envFlags) Bool(p *bool, name, envName string, def bool, usage string) {
-	e.fs.BoolVar(p, name, def, usage+" ($"+envName+")")
-	e.bind(name, envName)
+	e.fs.BoolVar(p, name, def, e.bind(name, envName, usage))
 }
 
 func (e *envFlags) Int(p *int, name, envName string, def int, usage string) {
-	e.fs.IntVar(p, name, def, usage+" ($"+envName+")")
-	e.bind(name, envName)
+	e.fs.IntVar(p, name, def, e.bind(name, envName, usage))
 }
 
 func (e *envFlags) Int64(p *int64, name, envName string, def int64, usage string) {
-	e.fs.Int64Var(p, name, def, usage+" ($"+envName+")")
-	e.bind(name, envName)
+	e.fs.Int64Var(p, name, def, e.bind(name, envName, usage))
 }
 
 func (e *envFlags) Float(p *float64, name, envName string, def float64, usage string) {
-	e.fs.Float64Var(p, name, def, usage+" ($"+envName+")")
-	e.bind(name, envName)
+	e.fs.Float64Var(p, name, def, e.bind(name, envName, usage))
 }
 
 func (e *envFlags) Duration(p *time.Duration, name, envName string, def time.Duration, usage string) {
-	e.fs.DurationVar(p, name, def, usage+" ($"+envName+")")
-	e.bind(name, envName)
+	e.fs.DurationVar(p, name, def, e.bind(name, envName, usage))
 }
 
 // Durations is a comma-separated list of durations.
 func (e *envFlags) Durations(p *[]time.Duration, name, envName string, def []time.Duration, usage string) {
 	*p = def
-	e.fs.Func(name, usage+" ($"+envName+")", func(s string) error {
+	e.fs.Func(name, e.bind(name, envName, usage), func(s string) error {
 		var ds []time.Duration
 		for f := range strings.SplitSeq(s, ",") {
 			d, err := time.ParseDuration(strings.TrimSpace(f))
@@ -80,7 +77,6 @@ func (e *envFlags) Durations(p *[]time.Duration, name, envName string, def []tim
 		*p = ds
 		return nil
 	})
-	e.bind(name, envName)
 }
 
 // parse parses args, then applies the variables of the flags args did not
