@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -71,38 +70,35 @@ func scanBet(row pgx.Row, id string) (betting.Bet, error) {
 const betByKeySQL = `SELECT ` + betColumns + ` FROM betting_bets WHERE operator_id = $1 AND bettor_id = $2 AND idempotency_key = $3`
 
 // A bet's acceptance and its confirmation are each one write per bet that
-// the bettor's POST or the placement waits for. Concurrent ones share a
-// transaction through group-commit batchers (groupcommit): one commit, one
-// WAL flush and one River insert per batch instead of per bet, and each
-// caller returns once its batch is committed, as a lone write would. Each
-// kind has betLanes batchers, taken in turn, so that a batch waiting for
-// its commit does not hold up the next: a single committer serialised what
-// PostgreSQL runs in parallel (docs/performance.md).
-const betLanes = 4
+// the bettor's POST or the placement waits for. A write that finds no
+// other waiting and a flush free is committed at once in its caller's
+// goroutine, as a transaction of its own (createBet, confirmBet); under
+// load the writes that arrive while betFlushes batches are committing
+// share the next transaction (groupcommit): one commit, one WAL flush and
+// one River insert per batch instead of per bet, and each caller returns
+// once its batch is committed, as a lone write would. Several batches
+// commit at once so that one waiting for its commit does not hold up the
+// next: a single committer serialised what PostgreSQL runs in parallel
+// (docs/performance.md).
+const betFlushes = 4
 
 type betBatchers struct {
-	next     atomic.Uint32
-	creates  [betLanes]*groupcommit.Batcher[betting.Bet, createdBet]
-	confirms [betLanes]*groupcommit.Batcher[betUpdate, updatedBet]
+	creates  *groupcommit.Batcher[betting.Bet, createdBet]
+	confirms *groupcommit.Batcher[betUpdate, updatedBet]
 }
 
 func newBetBatchers(d *DB) *betBatchers {
-	b := &betBatchers{}
-	for i := range betLanes {
-		b.creates[i] = groupcommit.New(d.createBets, 256, 30*time.Second)
-		b.confirms[i] = groupcommit.New(d.confirmBets, 256, 30*time.Second)
+	return &betBatchers{
+		creates: groupcommit.NewWith(d.createBets, groupcommit.Options[betting.Bet, createdBet]{
+			Max: 256, Timeout: 30 * time.Second, Flushes: betFlushes, Alone: d.createBet}),
+		confirms: groupcommit.NewWith(d.confirmBets, groupcommit.Options[betUpdate, updatedBet]{
+			Max: 256, Timeout: 30 * time.Second, Flushes: betFlushes, Alone: d.confirmBet}),
 	}
-	return b
 }
 
-// lane returns the index of the next lane.
-func (b *betBatchers) lane() uint32 { return b.next.Add(1) % betLanes }
-
 func (b *betBatchers) close() {
-	for i := range betLanes {
-		b.creates[i].Close()
-		b.confirms[i].Close()
-	}
+	b.creates.Close()
+	b.confirms.Close()
 }
 
 // createdBet is CreateBet's answer.
@@ -111,20 +107,26 @@ type createdBet struct {
 	created bool
 }
 
+// insertBetSQL starts the insert of new bets; the rows follow.
+const insertBetSQL = `INSERT INTO betting_bets (id, operator_id, bettor_id, idempotency_key, event_id, market_id, outcome_id,
+		outcome_index, stake, currency, entry_odds, potential_payout, display_probability, status, rejection_code, rejection_reason,
+		withdrawal_tx_id, operator_tx_id, accepted, created_at, updated_at, session_id) `
+
 // insertBetsSQL inserts the bets of a batch, skipping those whose key is
 // used (by an earlier bet or by an earlier one of the batch), and returns
-// the ids it inserted.
-const insertBetsSQL = `INSERT INTO betting_bets (id, operator_id, bettor_id, idempotency_key, event_id, market_id, outcome_id,
-		outcome_index, stake, currency, entry_odds, potential_payout, display_probability, status, rejection_code, rejection_reason,
-		withdrawal_tx_id, operator_tx_id, accepted, created_at, updated_at, session_id)
-	SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::uuid[], $7::uuid[], $8::int[],
+// the ids it inserted. insertOneBetSQL inserts one, unless its key is used.
+const (
+	insertBetsSQL = insertBetSQL + `SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::uuid[], $7::uuid[], $8::int[],
 		$9::numeric[], $10::text[], $11::numeric[], $12::numeric[], $13::numeric[], $14::text[], $15::text[], $16::text[],
 		$17::text[], $18::text[], $19::bytea[], $20::timestamptz[], $21::timestamptz[], $22::text[])
 	ON CONFLICT (operator_id, bettor_id, idempotency_key) DO NOTHING
 	RETURNING id::text`
+	insertOneBetSQL = insertBetSQL + `VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+	ON CONFLICT (operator_id, bettor_id, idempotency_key) DO NOTHING`
+)
 
 func (s betStore) CreateBet(ctx context.Context, b betting.Bet) (betting.Bet, bool, error) {
-	r, err := s.d.bets.creates[s.d.bets.lane()].Do(ctx, b)
+	r, err := s.d.bets.creates.Do(ctx, b)
 	return r.bet, r.created, err
 }
 
@@ -195,6 +197,31 @@ func (d *DB) createBets(ctx context.Context, given []betting.Bet) ([]createdBet,
 		}
 	}
 	return out, tx.Commit(ctx)
+}
+
+// createBet inserts one bet and enqueues its placement in one transaction,
+// or returns the bet that holds its key: a lone bet's write, without a
+// batch's arrays.
+func (d *DB) createBet(ctx context.Context, b betting.Bet) (createdBet, error) {
+	tx, err := d.pool.Begin(ctx)
+	if err != nil {
+		return createdBet{}, err
+	}
+	defer tx.Rollback(ctx)
+	tag, err := tx.Exec(ctx, insertOneBetSQL, b.ID, b.OperatorID, b.BettorID, b.IdempotencyKey, b.EventID, b.MarketID, b.OutcomeID,
+		b.OutcomeIndex, b.Stake.String(), b.Currency, b.EntryOdds.String(), b.PotentialPayout.String(), b.DisplayProbability.String(),
+		b.Status, b.RejectionCode, b.RejectionReason, b.WithdrawalTxID, b.OperatorTxID, b.Accepted, b.CreatedAt, b.UpdatedAt, b.SessionID)
+	if err != nil {
+		return createdBet{}, err
+	}
+	if tag.RowsAffected() == 0 {
+		got, err := scanBet(tx.QueryRow(ctx, betByKeySQL, b.OperatorID, b.BettorID, b.IdempotencyKey), b.ID)
+		return createdBet{bet: got}, err
+	}
+	if _, err := d.queue.InsertTx(ctx, tx, jobqueue.BetPlaceArgs{BetID: b.ID}, nil); err != nil {
+		return createdBet{}, fmt.Errorf("enqueue placement: %w", err)
+	}
+	return createdBet{bet: b, created: true}, tx.Commit(ctx)
 }
 
 func (s betStore) PendingBets(ctx context.Context, after betting.BetRef, limit int) ([]betting.BetRef, error) {
@@ -392,7 +419,7 @@ func updateBet(ctx context.Context, q interface {
 // enqueues it.
 func (s betStore) UpdateBet(ctx context.Context, id string, u betting.BetUpdate) error {
 	if !u.Release && !u.Rollback {
-		r, err := s.d.bets.confirms[s.d.bets.lane()].Do(ctx, betUpdate{id: id, u: u})
+		r, err := s.d.bets.confirms.Do(ctx, betUpdate{id: id, u: u})
 		if err != nil {
 			return err
 		}
@@ -430,7 +457,8 @@ type betUpdate struct {
 }
 
 // confirmBets applies a batch of updates that give back no reservation
-// and enqueue no rollback, in one transaction and one round trip. The
+// and enqueue no rollback, in one transaction and one round trip (a
+// pipeline run as one implicit transaction). The
 // rows they lock are the bets and the bettors whose balance they record;
 // the bettors are locked first, in one order (operator, id), as
 // ConfirmCredits locks them, then the bets in id order, so that batches of
@@ -447,39 +475,44 @@ func (d *DB) confirmBets(ctx context.Context, items []betUpdate) ([]updatedBet, 
 			balanced = append(balanced, it.id)
 		}
 	}
+	batch := &pgx.Batch{}
+	if len(balanced) > 0 {
+		batch.Queue(`SELECT 1 FROM betting_bettors r WHERE (r.operator_id, r.id) IN (
+				SELECT b.operator_id, b.bettor_id FROM betting_bets b WHERE b.id = ANY($1::uuid[]))
+			ORDER BY r.operator_id, r.id FOR UPDATE OF r`, balanced)
+	}
+	for _, i := range order {
+		query, args := updateBetQuery(items[i].id, items[i].u)
+		batch.Queue(query, args...)
+	}
+	results := d.pool.SendBatch(ctx, batch)
+	defer results.Close()
+	if len(balanced) > 0 {
+		if _, err := results.Exec(); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]updatedBet, len(items))
-	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
-		batch := &pgx.Batch{}
-		if len(balanced) > 0 {
-			batch.Queue(`SELECT 1 FROM betting_bettors r WHERE (r.operator_id, r.id) IN (
-					SELECT b.operator_id, b.bettor_id FROM betting_bets b WHERE b.id = ANY($1::uuid[]))
-				ORDER BY r.operator_id, r.id FOR UPDATE OF r`, balanced)
+	for _, i := range order {
+		var was betting.BetStatus
+		err := results.QueryRow().Scan(&was)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+		case err != nil:
+			return nil, err
+		default:
+			out[i] = updatedBet{was: was, found: true}
 		}
-		for _, i := range order {
-			query, args := updateBetQuery(items[i].id, items[i].u)
-			batch.Queue(query, args...)
-		}
-		results := tx.SendBatch(ctx, batch)
-		defer results.Close()
-		if len(balanced) > 0 {
-			if _, err := results.Exec(); err != nil {
-				return err
-			}
-		}
-		for _, i := range order {
-			var was betting.BetStatus
-			err := results.QueryRow().Scan(&was)
-			switch {
-			case errors.Is(err, pgx.ErrNoRows):
-			case err != nil:
-				return err
-			default:
-				out[i] = updatedBet{was: was, found: true}
-			}
-		}
-		return results.Close()
-	})
-	return out, err
+	}
+	// The batch is one implicit transaction, committed before Close
+	// returns.
+	return out, results.Close()
+}
+
+// confirmBet applies one update that gives back no reservation and
+// enqueues no rollback: one statement, committed on its own.
+func (d *DB) confirmBet(ctx context.Context, it betUpdate) (updatedBet, error) {
+	return updateBet(ctx, d.pool, it.id, it.u)
 }
 
 func (s betStore) MarketBets(ctx context.Context, marketID string, status betting.BetStatus, limit int) ([]betting.Bet, error) {

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
 	"github.com/foresight-dev/foresight/internal/enginetest"
+	"github.com/foresight-dev/foresight/internal/loadtest"
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/postgres"
 	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
@@ -86,4 +88,62 @@ func TestReservationsOfTwoNodesDoNotDeadlock(t *testing.T) {
 			t.Errorf("exposure of %s = %v, %v; want %v", o, got, err, want)
 		}
 	}
+}
+
+// BenchmarkBetWrites measures the two writes of a bet that its bettor or
+// its placement waits for, its creation and its confirmation, from one
+// caller at a time ("alone": each write finds the store idle) and from 32
+// at once ("burst"). The database's own CPU is not in cpu-ns/op.
+func BenchmarkBetWrites(b *testing.B) {
+	for _, callers := range []int{1, 32} {
+		name := map[bool]string{true: "alone", false: "burst"}[callers == 1]
+		b.Run(name, func(b *testing.B) { benchBetWrites(b, callers) })
+	}
+}
+
+func benchBetWrites(b *testing.B, callers int) {
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, pgtest.NewDatabase(b), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	store := db.BetStore()
+	const bettors = 200
+	for i := range bettors {
+		if _, err := store.EnsureBettor(ctx, betting.Bettor{OperatorID: "acme", ID: fmt.Sprint("b", i), Currency: "USD", CreatedAt: time.Now()}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	outcome := uuid.NewString()
+	var next sync.Mutex
+	left := b.N
+	b.ResetTimer()
+	cpu := loadtest.ProcessCPU()
+	var wg sync.WaitGroup
+	for c := range callers {
+		wg.Go(func() {
+			for {
+				next.Lock()
+				if left == 0 {
+					next.Unlock()
+					return
+				}
+				left--
+				next.Unlock()
+				bet := bettingtest.NewBet(fmt.Sprint("b", c%bettors), uuid.NewString(), outcome, time.Now())
+				if _, _, err := store.CreateBet(ctx, bet); err != nil {
+					b.Error(err)
+					return
+				}
+				confirm := betting.BetUpdate{From: betting.BetPending, Status: betting.BetConfirmed, At: time.Now()}
+				if err := store.UpdateBet(ctx, bet.ID, confirm); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.ReportMetric(float64(loadtest.ProcessCPU()-cpu)/float64(b.N), "cpu-ns/op")
 }

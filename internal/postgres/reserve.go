@@ -18,7 +18,8 @@ import (
 // updates, and PostgreSQL holds the row's lock until the commit: one
 // reservation per commit caps an outcome at a few hundred bets a second.
 // Reservations therefore go through group-commit batchers, one batch per
-// transaction and one round trip per batch. An outcome always maps to the
+// transaction and one round trip per batch; a reservation that finds its
+// batcher idle is committed at once on its own. An outcome always maps to the
 // same batcher, so batches never queue on each other's exposure rows,
 // while outcomes of different batchers reserve in parallel.
 const reservationShards = 4
@@ -53,7 +54,8 @@ const reserveSQL = `WITH bet AS (
 func newReservers(d *DB) []*groupcommit.Batcher[reservation, reserveResult] {
 	rs := make([]*groupcommit.Batcher[reservation, reserveResult], reservationShards)
 	for i := range rs {
-		rs[i] = groupcommit.New(d.reserve, 128, 30*time.Second)
+		rs[i] = groupcommit.NewWith(d.reserve, groupcommit.Options[reservation, reserveResult]{
+			Max: 128, Timeout: 30 * time.Second, Alone: d.reserveOne})
 	}
 	return rs
 }
@@ -79,24 +81,33 @@ func (d *DB) reserve(ctx context.Context, items []reservation) ([]reserveResult,
 		a, b := items[i].bet, items[j].bet
 		return cmp.Or(cmp.Compare(a.OperatorID, b.OperatorID), cmp.Compare(a.OutcomeID, b.OutcomeID), cmp.Compare(a.Currency, b.Currency))
 	})
+	batch := &pgx.Batch{}
+	for _, i := range order {
+		r := items[i]
+		b := r.bet
+		batch.Queue(reserveSQL, b.OperatorID, b.OutcomeID, b.Currency, b.PotentialPayout.String(), r.limit.String(), b.ID)
+	}
+	// The batch is one implicit transaction, committed before Close
+	// returns.
+	results := d.pool.SendBatch(ctx, batch)
+	defer results.Close()
 	out := make([]reserveResult, len(items))
-	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
-		batch := &pgx.Batch{}
-		for _, i := range order {
-			r := items[i]
-			b := r.bet
-			batch.Queue(reserveSQL, b.OperatorID, b.OutcomeID, b.Currency, b.PotentialPayout.String(), r.limit.String(), b.ID)
+	for _, i := range order {
+		var unreserved, added int
+		if err := results.QueryRow().Scan(&unreserved, &added); err != nil {
+			return nil, err
 		}
-		results := tx.SendBatch(ctx, batch)
-		for _, i := range order {
-			var unreserved, added int
-			if err := results.QueryRow().Scan(&unreserved, &added); err != nil {
-				results.Close()
-				return err
-			}
-			out[i] = reserveResult{unreserved: unreserved > 0, added: added > 0}
-		}
-		return results.Close()
-	})
-	return out, err
+		out[i] = reserveResult{unreserved: unreserved > 0, added: added > 0}
+	}
+	return out, results.Close()
+}
+
+// reserveOne applies a reservation that found its outcome's batcher idle:
+// one statement, committed on its own.
+func (d *DB) reserveOne(ctx context.Context, r reservation) (reserveResult, error) {
+	b := r.bet
+	var unreserved, added int
+	err := d.pool.QueryRow(ctx, reserveSQL, b.OperatorID, b.OutcomeID, b.Currency, b.PotentialPayout.String(), r.limit.String(), b.ID).
+		Scan(&unreserved, &added)
+	return reserveResult{unreserved: unreserved > 0, added: added > 0}, err
 }
