@@ -257,8 +257,8 @@ func TestCasinoControlAPIFaults(t *testing.T) {
 					t.Errorf("%s: %d %s", c.account, status, answer)
 				}
 			}
-			if _, m := s.Control("GET", "/sandbox/api/state", nil); len(m["faults"].([]any)) != 0 {
-				t.Errorf("faults left: %v", m["faults"])
+			if left := s.ArmedFaults(); len(left) != 0 {
+				t.Errorf("faults left: %v", left)
 			}
 		})
 	}
@@ -287,9 +287,7 @@ func TestCasinoControlAPIRefuseRetry(t *testing.T) {
 func TestCasinoControlAPIStall(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, "http://platform.test")
-	if status, m := s.Control("POST", "/sandbox/api/faults", map[string]string{"endpoint": "betwin", "kind": "stall"}); status != 200 {
-		t.Fatalf("arm: %d %v", status, m)
-	}
+	s.ArmFault(map[string]string{"endpoint": "betwin", "kind": "stall"})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
@@ -297,8 +295,7 @@ func TestCasinoControlAPIStall(t *testing.T) {
 		done <- status
 	}()
 	waitfor.True(t, "the stall taking the bet", func() bool {
-		_, m := s.Control("GET", "/sandbox/api/state", nil)
-		return len(m["faults"].([]any)) == 0
+		return len(s.ArmedFaults()) == 0
 	})
 	cancel()
 	if status := <-done; status != 0 {

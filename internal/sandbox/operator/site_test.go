@@ -397,8 +397,8 @@ func TestControlAPIFaults(t *testing.T) {
 			}
 			// Every fault is used up: the state lists none, and the
 			// retries succeed.
-			if _, m := s.Control("GET", "/sandbox/api/state", nil); len(m["faults"].([]any)) != 0 {
-				t.Errorf("faults left: %v", m["faults"])
+			if left := s.ArmedFaults(); len(left) != 0 {
+				t.Errorf("faults left: %v", left)
 			}
 			for _, b := range []string{"victim", "bystander"} {
 				if status, answer := s.withdraw("wd-"+b, b, "10.00"); status != 200 {
@@ -434,9 +434,7 @@ func TestControlAPIRefuseRetry(t *testing.T) {
 func TestControlAPIStall(t *testing.T) {
 	t.Parallel()
 	s := newSite(t)
-	if status, m := s.Control("POST", "/sandbox/api/faults", map[string]string{"bettor_id": "victim", "endpoint": "withdrawals", "kind": "stall"}); status != 200 {
-		t.Fatalf("arm: %d %v", status, m)
-	}
+	s.ArmFault(map[string]string{"bettor_id": "victim", "endpoint": "withdrawals", "kind": "stall"})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -446,8 +444,7 @@ func TestControlAPIStall(t *testing.T) {
 	// Wait until the operator holds the request (the fault is used up),
 	// then give up as a client with a time-out would.
 	waitfor.True(t, "the stall taking the request", func() bool {
-		_, m := s.Control("GET", "/sandbox/api/state", nil)
-		return len(m["faults"].([]any)) == 0
+		return len(s.ArmedFaults()) == 0
 	})
 	cancel()
 	if err := <-done; err == nil {

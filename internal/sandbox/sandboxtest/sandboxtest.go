@@ -309,6 +309,14 @@ func (s *Served) ArmFault(fields map[string]string, defaults ...string) {
 	}
 }
 
+// ArmedFaults returns the faults the control API's state lists as armed.
+func (s *Served) ArmedFaults() []any {
+	s.T.Helper()
+	_, m := s.Control("GET", "/sandbox/api/state", nil)
+	armed, _ := m["faults"].([]any)
+	return armed
+}
+
 // Do sends req with client and returns the answer's status, body and
 // headers; the test stops if there is no answer.
 func Do(t testing.TB, client *http.Client, req *http.Request) (int, []byte, http.Header) {
