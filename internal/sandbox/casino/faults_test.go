@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
+	"github.com/foresight-dev/foresight/internal/sandbox/faults"
 	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
 	"github.com/foresight-dev/foresight/internal/waitfor"
@@ -210,11 +211,10 @@ func TestDelayNext(t *testing.T) {
 		return got == "90.00"
 	})
 	// The delay was used up.
-	start := time.Now()
-	e.postOK("after the delay", casino.PathBetWin, betBody(t, "a1", "USD", "r2", "bet-2", "10.00"))
-	if time.Since(start) > 250*time.Millisecond {
-		t.Error("the second request was delayed too")
+	if armed := e.c.ArmedFaults(); len(armed) != 0 {
+		t.Errorf("armed after the delayed request: %+v, want none", armed)
 	}
+	e.postOK("after the delay", casino.PathBetWin, betBody(t, "a1", "USD", "r2", "bet-2", "10.00"))
 	e.wantBalance("a1", "USD", "80.00")
 }
 
@@ -311,15 +311,13 @@ func TestFaultsForAccount(t *testing.T) {
 		t.Error("the dropped finish was not processed")
 	}
 	e.c.ForAccount("a2").DelayNext(casino.EndpointBalance, 1, 200*time.Millisecond)
-	start := time.Now()
 	e.postOK("a1 balance", casino.PathBalance, balanceBody(t, "a1", "USD"))
-	if time.Since(start) >= 200*time.Millisecond {
-		t.Error("a1 was delayed")
+	if armed := e.c.ArmedFaults(); len(armed) != 1 || armed[0].Scope != "a2" || armed[0].Kind != faults.KindDelay || armed[0].Remaining != 1 {
+		t.Errorf("armed after a1's request: %+v, want a2's delay, unused", armed)
 	}
-	start = time.Now()
 	e.postOK("a2 balance", casino.PathBalance, balanceBody(t, "a2", "USD"))
-	if time.Since(start) < 200*time.Millisecond {
-		t.Error("a2 was not delayed")
+	if armed := e.c.ArmedFaults(); len(armed) != 0 {
+		t.Errorf("armed after a2's request: %+v, want none (a2's delay used)", armed)
 	}
 }
 
