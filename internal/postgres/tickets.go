@@ -314,14 +314,7 @@ func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpda
 		WHERE id = $7 AND status = ANY($8) RETURNING `+jobColumns,
 		u.Status, u.Stage, u.ErrorCode, u.ErrorMessage, u.Result, u.At, id, from, ticketCount, attempts, started, u.Engine, finished))
 	if errors.Is(err, tickets.ErrNotFound) {
-		var n int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM ticket_jobs WHERE id = $1`, id).Scan(&n); err != nil {
-			return tickets.Job{}, err
-		}
-		if n == 0 {
-			return tickets.Job{}, tickets.ErrNotFound
-		}
-		return tickets.Job{}, tickets.ErrConflict
+		return tickets.Job{}, rowscan.TicketJobUnchanged(tx.QueryRow(ctx, `SELECT count(*) FROM ticket_jobs WHERE id = $1`, id))
 	}
 	if err != nil {
 		return tickets.Job{}, err

@@ -83,3 +83,18 @@ func TicketJobSummary(row Row) (tickets.JobSummary, error) {
 		Time(&j.CreatedAt), Time(&j.UpdatedAt), Time(&j.ExpiresAt), NullTime(&j.StartedAt), NullTime(&j.FinishedAt))
 	return j, ticketsNotFound(err)
 }
+
+// TicketJobUnchanged reads why a conditional update changed no job from
+// the count of jobs with its id: tickets.ErrNotFound when there is none,
+// else tickets.ErrConflict (the job is not in a state the update
+// expected).
+func TicketJobUnchanged(row Row) error {
+	var n int
+	if err := row.Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return tickets.ErrNotFound
+	}
+	return tickets.ErrConflict
+}

@@ -287,14 +287,7 @@ func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpda
 		finished_at = coalesce(finished_at, ?)
 		WHERE id = ? AND status IN (`+strings.Join(from, ", ")+`) RETURNING `+jobColumns, args...))
 	if errors.Is(err, tickets.ErrNotFound) {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM ticket_jobs WHERE id = ?`, id).Scan(&n); err != nil {
-			return tickets.Job{}, err
-		}
-		if n == 0 {
-			return tickets.Job{}, tickets.ErrNotFound
-		}
-		return tickets.Job{}, tickets.ErrConflict
+		return tickets.Job{}, rowscan.TicketJobUnchanged(tx.QueryRowContext(ctx, `SELECT count(*) FROM ticket_jobs WHERE id = ?`, id))
 	}
 	if err != nil {
 		return tickets.Job{}, err
