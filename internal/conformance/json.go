@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/foresight-dev/foresight/internal/money"
 )
 
 // Object is a JSON object whose member values are kept raw, so that a
@@ -119,9 +121,7 @@ func PlainDecimal(raw json.RawMessage) (string, error) {
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", fmt.Errorf("%s is not a valid JSON string", printable(raw, 40))
 	}
-	body := strings.TrimPrefix(s, "-")
-	intPart, frac, hasPoint := strings.Cut(body, ".")
-	if !allDigits(intPart) || (hasPoint && !allDigits(frac)) {
+	if !money.IsPlainDecimal(s) {
 		return "", fmt.Errorf("%q is not a plain decimal (digits, an optional point and digits; no exponent, sign '+' or spaces)", s)
 	}
 	return s, nil
@@ -139,18 +139,6 @@ func FractionDigits(plain string) int {
 func IntegerDigits(plain string) int {
 	i, _, _ := strings.Cut(strings.TrimPrefix(plain, "-"), ".")
 	return len(i)
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 func jsonKind(raw []byte) string {

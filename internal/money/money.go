@@ -150,6 +150,15 @@ func parse(s string, policy signPolicy, maxInt, maxFrac int) (Amount, error) {
 	return Amount{d}, nil
 }
 
+// IsPlainDecimal reports whether s is written as the wire writes amounts:
+// an optional '-', one or more digits, and optionally a point and one or
+// more digits; no exponent, no '+', no white space. It says nothing of the
+// limits ParseAmount adds (leading zeros, numbers of digits).
+func IsPlainDecimal(s string) bool {
+	intPart, frac, hasPoint := strings.Cut(strings.TrimPrefix(s, "-"), ".")
+	return digits(intPart) && (!hasPoint || digits(frac))
+}
+
 // digits reports whether s is non-empty and all ASCII digits.
 func digits(s string) bool {
 	if s == "" {

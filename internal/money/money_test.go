@@ -297,3 +297,15 @@ func TestPayoutExamples(t *testing.T) {
 		}
 	}
 }
+
+func TestIsPlainDecimal(t *testing.T) {
+	for s, want := range map[string]bool{
+		"0": true, "10": true, "10.50": true, "-3.1": true, "007": true,
+		"": false, "-": false, ".5": false, "5.": false, "+5": false, "1e3": false,
+		" 1": false, "1,5": false, "--1": false, "1.2.3": false,
+	} {
+		if got := IsPlainDecimal(s); got != want {
+			t.Errorf("IsPlainDecimal(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
