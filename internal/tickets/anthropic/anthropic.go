@@ -24,7 +24,8 @@ type Config struct {
 	Model   string
 	// Temperature; 0 asks for the most deterministic answer.
 	Temperature float64
-	// MaxTokens bounds the answer (required by the API).
+	// MaxTokens bounds the answer (required by the API); 0 means
+	// llm.DefaultAnswerTokens.
 	MaxTokens int64
 	// MaxRetries of the SDK on connection errors, 408, 409, 429 and 5xx.
 	MaxRetries int
@@ -42,7 +43,7 @@ func New(cfg Config) (*Model, error) {
 		return nil, errors.New("anthropic engine: a model name is required (FORESIGHT_ANTHROPIC_MODEL)")
 	}
 	if cfg.MaxTokens == 0 {
-		cfg.MaxTokens = 16000
+		cfg.MaxTokens = llm.DefaultAnswerTokens
 	}
 	opts := []option.RequestOption{option.WithMaxRetries(cfg.MaxRetries), option.WithAPIKey(cfg.APIKey)}
 	if cfg.BaseURL != "" {

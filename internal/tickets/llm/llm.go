@@ -77,9 +77,14 @@ type Options struct {
 	Timeout time.Duration
 	// ContextTokens is the model's context window; 0 means 128,000.
 	ContextTokens int
-	// AnswerTokens is the room kept for the answer; 0 means 16,000.
+	// AnswerTokens is the room kept for the answer; 0 means
+	// DefaultAnswerTokens.
 	AnswerTokens int
 }
+
+// DefaultAnswerTokens is the longest answer, in tokens, that the engine
+// keeps room for and the adapters ask for when no limit is configured.
+const DefaultAnswerTokens = 16_000
 
 // NewEngine returns an engine named name ("openai", "anthropic") that
 // asks model.
@@ -88,7 +93,7 @@ func NewEngine(name string, model Model, opts Options) *Engine {
 		opts.ContextTokens = 128_000
 	}
 	if opts.AnswerTokens == 0 {
-		opts.AnswerTokens = 16_000
+		opts.AnswerTokens = DefaultAnswerTokens
 	}
 	return &Engine{name: name, model: model, opts: opts}
 }

@@ -28,7 +28,7 @@ type Config struct {
 	// Temperature; 0 asks for the most deterministic answer.
 	Temperature float64
 	// MaxTokens bounds the answer (max_tokens, understood by every
-	// compatible server).
+	// compatible server); 0 means llm.DefaultAnswerTokens.
 	MaxTokens int64
 	// MaxRetries of the SDK on connection errors, 408, 409, 429 and 5xx.
 	MaxRetries int
@@ -48,7 +48,7 @@ func New(cfg Config) (*Model, error) {
 		return nil, errors.New("openai engine: a model name is required (FORESIGHT_OPENAI_MODEL)")
 	}
 	if cfg.MaxTokens == 0 {
-		cfg.MaxTokens = 16000
+		cfg.MaxTokens = llm.DefaultAnswerTokens
 	}
 	opts := []option.RequestOption{option.WithMaxRetries(cfg.MaxRetries), option.WithAPIKey(cfg.APIKey)}
 	if cfg.BaseURL != "" {
