@@ -4,7 +4,8 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
-	"strconv"
+
+	"github.com/foresight-dev/foresight/internal/decimaltext"
 )
 
 // MarshalJSON writes a as a JSON string holding its exact value (String:
@@ -23,12 +24,9 @@ func (a Amount) MarshalJSON() ([]byte, error) {
 // without calling this method). A field that must be positive or non-negative
 // still needs that check after decoding. Errors wrap ErrInvalidAmount.
 func (a *Amount) UnmarshalJSON(b []byte) error {
-	if len(b) == 0 || b[0] != '"' {
-		return fmt.Errorf("%w: an amount must be a JSON string, got %s", ErrInvalidAmount, quote(string(b)))
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalidAmount, err)
+	s, err := decimaltext.FromJSON(b, ErrInvalidAmount, "an amount")
+	if err != nil {
+		return err
 	}
 	v, err := ParseAmount(s)
 	if err != nil {
@@ -50,7 +48,7 @@ func (a *Amount) UnmarshalJSON(b []byte) error {
 func (a Amount) Value() (driver.Value, error) {
 	s := a.String()
 	if _, err := parse(s, signed, storageIntegerDigits, storageFractionalDigits); err != nil {
-		return nil, fmt.Errorf("money: cannot store %s: %w", quote(s), err)
+		return nil, fmt.Errorf("money: cannot store %s: %w", decimaltext.Quote(s), err)
 	}
 	return s, nil
 }
@@ -68,18 +66,9 @@ func (a Amount) Value() (driver.Value, error) {
 // float64 and every other type: money is never a float. Errors wrap
 // ErrInvalidAmount.
 func (a *Amount) Scan(src any) error {
-	var s string
-	switch v := src.(type) {
-	case string:
-		s = v
-	case []byte:
-		s = string(v)
-	case int64:
-		s = strconv.FormatInt(v, 10)
-	case nil:
-		return fmt.Errorf("%w: NULL (use sql.Null[money.Amount] for a nullable column)", ErrInvalidAmount)
-	default:
-		return fmt.Errorf("%w: cannot scan %T (store amounts as TEXT or NUMERIC, never REAL or float)", ErrInvalidAmount, src)
+	s, err := decimaltext.FromColumn(src, ErrInvalidAmount, "money.Amount", "amounts")
+	if err != nil {
+		return err
 	}
 	v, err := parse(s, signed, storageIntegerDigits, storageFractionalDigits)
 	if err != nil {

@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/foresight-dev/foresight/internal/decimaltext"
 	"github.com/shopspring/decimal"
 
 	"github.com/foresight-dev/foresight/internal/odds"
@@ -120,32 +121,32 @@ func parse(s string, policy signPolicy, maxInt, maxFrac int) (Amount, error) {
 	neg := strings.HasPrefix(body, "-")
 	if neg {
 		if policy != signed {
-			return Amount{}, fmt.Errorf("%w: %s: a sign is not allowed here", ErrInvalidAmount, quote(s))
+			return Amount{}, fmt.Errorf("%w: %s: a sign is not allowed here", ErrInvalidAmount, decimaltext.Quote(s))
 		}
 		body = body[1:]
 	}
 	intPart, frac, hasPoint := strings.Cut(body, ".")
 	if !digits(intPart) || (hasPoint && !digits(frac)) {
-		return Amount{}, fmt.Errorf("%w: %s is not a plain decimal number (digits, optional '.' and digits, no exponent)", ErrInvalidAmount, quote(s))
+		return Amount{}, fmt.Errorf("%w: %s is not a plain decimal number (digits, optional '.' and digits, no exponent)", ErrInvalidAmount, decimaltext.Quote(s))
 	}
 	if len(intPart) > 1 && intPart[0] == '0' {
-		return Amount{}, fmt.Errorf("%w: %s has a leading zero", ErrInvalidAmount, quote(s))
+		return Amount{}, fmt.Errorf("%w: %s has a leading zero", ErrInvalidAmount, decimaltext.Quote(s))
 	}
 	if len(intPart) > maxInt {
-		return Amount{}, fmt.Errorf("%w: %s has more than %d integer digits", ErrInvalidAmount, quote(s), maxInt)
+		return Amount{}, fmt.Errorf("%w: %s has more than %d integer digits", ErrInvalidAmount, decimaltext.Quote(s), maxInt)
 	}
 	if len(frac) > maxFrac {
-		return Amount{}, fmt.Errorf("%w: %s has more than %d fractional digits", ErrInvalidAmount, quote(s), maxFrac)
+		return Amount{}, fmt.Errorf("%w: %s has more than %d fractional digits", ErrInvalidAmount, decimaltext.Quote(s), maxFrac)
 	}
 	d, err := decimal.NewFromString(body)
 	if err != nil { // not reachable after the checks above; kept as a guard
-		return Amount{}, fmt.Errorf("%w: %s: %v", ErrInvalidAmount, quote(s), err)
+		return Amount{}, fmt.Errorf("%w: %s: %v", ErrInvalidAmount, decimaltext.Quote(s), err)
 	}
 	if neg {
 		d = d.Neg()
 	}
 	if policy == positive && !d.IsPositive() {
-		return Amount{}, fmt.Errorf("%w: %s must be greater than zero", ErrInvalidAmount, quote(s))
+		return Amount{}, fmt.Errorf("%w: %s must be greater than zero", ErrInvalidAmount, decimaltext.Quote(s))
 	}
 	return Amount{d}, nil
 }
@@ -170,15 +171,6 @@ func digits(s string) bool {
 		}
 	}
 	return true
-}
-
-// quote renders an input for an error message, shortened if long.
-func quote(s string) string {
-	const max = 40
-	if len(s) > max {
-		return fmt.Sprintf("%q…", s[:max])
-	}
-	return fmt.Sprintf("%q", s)
 }
 
 // Add returns a + b, exactly.

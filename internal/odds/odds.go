@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/foresight-dev/foresight/internal/decimaltext"
 	"github.com/shopspring/decimal"
 )
 
@@ -78,20 +79,20 @@ func MaxOdds() Odds { return Odds{maxOdds} }
 func Parse(s string) (Odds, error) {
 	intDigits, fracDigits, ok := plainDecimal(s)
 	if !ok {
-		return Odds{}, fmt.Errorf("%w: %s is not a plain decimal number", ErrInvalidOdds, quote(s))
+		return Odds{}, fmt.Errorf("%w: %s is not a plain decimal number", ErrInvalidOdds, decimaltext.Quote(s))
 	}
 	if fracDigits > EntryDecimals {
-		return Odds{}, fmt.Errorf("%w: %s has more than %d decimal places", ErrInvalidOdds, quote(s), EntryDecimals)
+		return Odds{}, fmt.Errorf("%w: %s has more than %d decimal places", ErrInvalidOdds, decimaltext.Quote(s), EntryDecimals)
 	}
 	if intDigits > maxIntegerDigits {
-		return Odds{}, fmt.Errorf("%w: %s is above the maximum %s", ErrInvalidOdds, quote(s), maxOdds.StringFixed(EntryDecimals))
+		return Odds{}, fmt.Errorf("%w: %s is above the maximum %s", ErrInvalidOdds, decimaltext.Quote(s), maxOdds.StringFixed(EntryDecimals))
 	}
 	d, err := decimal.NewFromString(s)
 	if err != nil {
-		return Odds{}, fmt.Errorf("%w: %s: %v", ErrInvalidOdds, quote(s), err)
+		return Odds{}, fmt.Errorf("%w: %s: %v", ErrInvalidOdds, decimaltext.Quote(s), err)
 	}
 	if d.LessThan(minOdds) || d.GreaterThan(maxOdds) {
-		return Odds{}, fmt.Errorf("%w: %s is outside [1.01, %s]", ErrInvalidOdds, quote(s), maxOdds.StringFixed(EntryDecimals))
+		return Odds{}, fmt.Errorf("%w: %s is outside [1.01, %s]", ErrInvalidOdds, decimaltext.Quote(s), maxOdds.StringFixed(EntryDecimals))
 	}
 	return Odds{d}, nil
 }
@@ -174,12 +175,9 @@ func (o Odds) MarshalJSON() ([]byte, error) {
 // null are rejected (a field of type *Odds decodes null to nil without calling
 // this method). Errors wrap ErrInvalidOdds.
 func (o *Odds) UnmarshalJSON(b []byte) error {
-	if len(b) == 0 || b[0] != '"' {
-		return fmt.Errorf("%w: odds must be a JSON string, got %s", ErrInvalidOdds, quote(string(b)))
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalidOdds, err)
+	s, err := decimaltext.FromJSON(b, ErrInvalidOdds, "odds")
+	if err != nil {
+		return err
 	}
 	v, err := Parse(s)
 	if err != nil {
@@ -205,18 +203,9 @@ func (o Odds) Value() (driver.Value, error) {
 // float64 and other types are errors wrapping ErrInvalidOdds; read a nullable
 // column into sql.Null[odds.Odds].
 func (o *Odds) Scan(src any) error {
-	var s string
-	switch v := src.(type) {
-	case string:
-		s = v
-	case []byte:
-		s = string(v)
-	case int64:
-		s = fmt.Sprint(v)
-	case nil:
-		return fmt.Errorf("%w: NULL (use sql.Null[odds.Odds])", ErrInvalidOdds)
-	default:
-		return fmt.Errorf("%w: cannot scan %T (store odds as TEXT or NUMERIC)", ErrInvalidOdds, src)
+	s, err := decimaltext.FromColumn(src, ErrInvalidOdds, "odds.Odds", "odds")
+	if err != nil {
+		return err
 	}
 	v, err := Parse(s)
 	if err != nil {
@@ -283,13 +272,4 @@ func plainDecimal(s string) (intDigits, fracDigits int, ok bool) {
 		}
 	}
 	return len(intPart), len(frac), true
-}
-
-// quote renders an input for an error message, shortened if long.
-func quote(s string) string {
-	const max = 40
-	if len(s) > max {
-		return fmt.Sprintf("%q…", s[:max])
-	}
-	return fmt.Sprintf("%q", s)
 }
