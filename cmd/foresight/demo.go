@@ -461,18 +461,28 @@ func (d *demoWorld) placeBets(ctx context.Context, catalog *betting.Service, op 
 
 // waitFor calls ok every 50 ms until it is true, ctx ends or limit passes.
 func waitFor(ctx context.Context, limit time.Duration, ok func() bool) error {
-	deadline := time.Now().Add(limit)
+	start := time.Now()
 	for !ok() {
-		if time.Now().After(deadline) {
-			return errors.New("timed out")
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+		if err := pollPause(ctx, start, limit, errors.New("timed out")); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// pollPause waits the 50 ms between two looks at something that must come
+// about within limit of start. It returns ctx's error when ctx ends first,
+// and late once limit has passed.
+func pollPause(ctx context.Context, start time.Time, limit time.Duration, late error) error {
+	if time.Since(start) > limit {
+		return late
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(50 * time.Millisecond):
+		return nil
+	}
 }
 
 func fileExists(path string) bool {

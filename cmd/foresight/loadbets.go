@@ -139,13 +139,8 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 	var settled time.Duration
 	seen := len(op.Ledger())
 	for deposits := 0; deposits < debited; {
-		if time.Since(start) > 10*time.Minute {
-			return fmt.Errorf("%d of %d deposits after 10 minutes", deposits, debited)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+		if err := pollPause(ctx, start, 10*time.Minute, fmt.Errorf("%d of %d deposits after 10 minutes", deposits, debited)); err != nil {
+			return err
 		}
 		news := op.LedgerFrom(seen)
 		seen += len(news)
@@ -300,13 +295,8 @@ func settleBundled(ctx context.Context, stdout io.Writer, admin func(method, pat
 		if confirmed == 0 && paid == settled {
 			break
 		}
-		if time.Since(start) > 10*time.Minute {
-			return fmt.Errorf("%d of %d payouts confirmed after 10 minutes", paid, toPay)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+		if err := pollPause(ctx, start, 10*time.Minute, fmt.Errorf("%d of %d payouts confirmed after 10 minutes", paid, toPay)); err != nil {
+			return err
 		}
 	}
 	took := time.Since(start)
