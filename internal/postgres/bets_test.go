@@ -103,10 +103,7 @@ func BenchmarkBetWrites(b *testing.B) {
 
 func benchBetWrites(b *testing.B, callers int) {
 	ctx := context.Background()
-	db, err := postgres.Open(ctx, pgtest.NewDatabase(b), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	db := openDB(b, pgtest.NewDatabase(b))
 	defer db.Close()
 	store := db.BetStore()
 	const bettors = 200

@@ -11,7 +11,7 @@ import (
 )
 
 // openDB opens (and migrates) the database at url.
-func openDB(t *testing.T, url string) *postgres.DB {
+func openDB(t testing.TB, url string) *postgres.DB {
 	t.Helper()
 	db, err := postgres.Open(context.Background(), url, nil)
 	if err != nil {

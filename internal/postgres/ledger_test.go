@@ -1,20 +1,15 @@
 package postgres_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/ledger"
 	"github.com/foresight-dev/foresight/internal/ledger/ledgertest"
-	"github.com/foresight-dev/foresight/internal/postgres"
 	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
 )
 
 func BenchmarkLedger(b *testing.B) {
-	db, err := postgres.Open(context.Background(), pgtest.NewDatabase(b), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	db := openDB(b, pgtest.NewDatabase(b))
 	defer db.Close()
 	ledgertest.Benchmark(b, db.LedgerStore())
 }
@@ -26,10 +21,7 @@ func TestLedgerTwoNodes(t *testing.T) {
 	url := pgtest.NewDatabase(t)
 	var stores []ledger.Store
 	for range 2 {
-		db, err := postgres.Open(context.Background(), url, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := openDB(t, url)
 		t.Cleanup(func() { db.Close() })
 		stores = append(stores, db.LedgerStore())
 	}

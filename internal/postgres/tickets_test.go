@@ -56,10 +56,7 @@ func TestJobRecovery(t *testing.T) {
 	t.Parallel()
 	jobqueuetest.Run(t, func(t *testing.T) jobqueuetest.Database[pgx.Tx] {
 		url := pgtest.NewDatabase(t)
-		db, err := postgres.Open(context.Background(), url, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := openDB(t, url)
 		t.Cleanup(func() { db.Close() })
 		pool, err := pgxpool.New(context.Background(), url)
 		if err != nil {
@@ -74,10 +71,7 @@ func TestJobRecovery(t *testing.T) {
 // storetest.BenchmarkCreateJob); the database's own CPU is not in
 // cpu-ns/op.
 func BenchmarkCreateJob(b *testing.B) {
-	db, err := postgres.Open(context.Background(), pgtest.NewDatabase(b), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	db := openDB(b, pgtest.NewDatabase(b))
 	defer db.Close()
 	storetest.BenchmarkCreateJob(b, db.TicketStore())
 }
@@ -92,10 +86,7 @@ func TestQueueBoundTwoNodes(t *testing.T) {
 	url := pgtest.NewDatabase(t)
 	var stores [2]tickets.Store
 	for i := range stores {
-		db, err := postgres.Open(ctx, url, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := openDB(t, url)
 		t.Cleanup(func() { db.Close() })
 		stores[i] = db.TicketStore()
 	}
