@@ -182,6 +182,9 @@ func (a Amount) Sub(b Amount) Amount { return Amount{a.d.Sub(b.d)} }
 // Neg returns −a.
 func (a Amount) Neg() Amount { return Amount{a.d.Neg()} }
 
+// Abs returns |a|.
+func (a Amount) Abs() Amount { return Amount{a.d.Abs()} }
+
 // MulOdds returns a × o exactly (no rounding: a stake with 12 decimals times
 // odds with 4 has at most 16). This is a bet's gross potential payout; round it
 // with RoundToCurrency for what is paid. It panics if o is the zero Odds

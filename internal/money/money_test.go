@@ -108,6 +108,9 @@ func TestArithmetic(t *testing.T) {
 	if got := a.Neg().String(); got != "-10.1" {
 		t.Errorf("Neg = %s", got)
 	}
+	if got, back := a.Neg().Abs().String(), a.Abs().String(); got != "10.1" || back != "10.1" {
+		t.Errorf("Abs = %s and %s", got, back)
+	}
 	// 0.1 + 0.2 is exactly 0.3 (it is not in float64).
 	if !MustParse("0.1").Add(MustParse("0.2")).Equal(MustParse("0.3")) {
 		t.Error("0.1 + 0.2 != 0.3")

@@ -247,7 +247,7 @@ func (p *platform) verifyLedger(ctx context.Context) ([]Discrepancy, error) {
 func LedgerMovements(lines []StatementLine) ([]Movement, error) {
 	var out []Movement
 	for _, l := range lines {
-		m := Movement{Wallet: "ledger of " + l.Bettor, Seq: l.Seq, TransactionID: l.IdempotencyKey, BetID: l.Reference, Amount: l.Amount}
+		m := Movement{Wallet: "ledger of " + l.Bettor, Seq: l.Seq, TransactionID: l.IdempotencyKey, BetID: l.Reference, Amount: l.Amount.Abs()}
 		switch l.Kind {
 		case "deposit", "withdrawal":
 			continue
@@ -259,9 +259,6 @@ func LedgerMovements(lines []StatementLine) ([]Movement, error) {
 			m.Kind = Payout
 		default:
 			return nil, fmt.Errorf("statement of %s, entry %d: unknown kind %q", l.Bettor, l.Seq, l.Kind)
-		}
-		if m.Amount.IsNegative() {
-			m.Amount = m.Amount.Neg()
 		}
 		out = append(out, m)
 	}

@@ -133,10 +133,7 @@ func OperatorMovements(ledger []operator.Entry) ([]Movement, error) {
 		if err != nil {
 			return nil, fmt.Errorf("operator ledger entry %d: %w", e.Seq, err)
 		}
-		if a.IsNegative() {
-			a = a.Neg()
-		}
-		m.Amount = a
+		m.Amount = a.Abs()
 		out = append(out, m)
 	}
 	return out, nil
@@ -164,10 +161,7 @@ func CasinoMovements(ledger []casino.Entry) ([]Movement, error) {
 		if err != nil {
 			return nil, fmt.Errorf("casino ledger entry %d: %w", e.Seq, err)
 		}
-		if a.IsNegative() {
-			a = a.Neg()
-		}
-		m.Amount = a
+		m.Amount = a.Abs()
 		// A bet's entries name its round: one that does not is not the
 		// platform's.
 		if m.BetID != "" && e.RoundID != m.BetID {
