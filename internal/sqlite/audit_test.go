@@ -1,19 +1,14 @@
 package sqlite_test
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/audit/audittest"
-	"github.com/foresight-dev/foresight/internal/sqlite"
 )
 
 func BenchmarkAudit(b *testing.B) {
-	db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	db := openDB(b, filepath.Join(b.TempDir(), "bench.db"))
 	defer db.Close()
 	audittest.Benchmark(b, db.AuditStore())
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // openDB opens (and migrates) the database file at path.
-func openDB(t *testing.T, path string) *sqlite.DB {
+func openDB(t testing.TB, path string) *sqlite.DB {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), path, nil)
 	if err != nil {

@@ -53,10 +53,7 @@ func TestJobRecovery(t *testing.T) {
 	t.Parallel()
 	jobqueuetest.Run(t, func(t *testing.T) jobqueuetest.Database[*sql.Tx] {
 		path := filepath.Join(t.TempDir(), "test.db")
-		db, err := sqlite.Open(context.Background(), path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := openDB(t, path)
 		t.Cleanup(func() { db.Close() })
 		raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
 		if err != nil {
@@ -145,10 +142,7 @@ func TestOneProcessWorksTheQueues(t *testing.T) {
 func BenchmarkCommit(b *testing.B) {
 	for _, sync := range []string{"normal", "full"} {
 		b.Run(sync, func(b *testing.B) {
-			db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "test.db")+"?synchronous="+sync, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
+			db := openDB(b, filepath.Join(b.TempDir(), "test.db")+"?synchronous="+sync)
 			defer db.Close()
 			for i := 0; b.Loop(); i++ {
 				c := tickets.Client{ID: fmt.Sprint("c", i), Name: "n", WebhookSecret: "s", TicketsEnabled: true}
@@ -163,10 +157,7 @@ func BenchmarkCommit(b *testing.B) {
 // BenchmarkCreateJob measures job submission at the store (see
 // storetest.BenchmarkCreateJob): the single writer's share of a submission.
 func BenchmarkCreateJob(b *testing.B) {
-	db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	db := openDB(b, filepath.Join(b.TempDir(), "bench.db"))
 	defer db.Close()
 	storetest.BenchmarkCreateJob(b, db.TicketStore())
 }
