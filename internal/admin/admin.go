@@ -16,7 +16,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -358,6 +360,16 @@ func pageLimit(r *http.Request) (int, error) {
 		return 0, problem(http.StatusBadRequest, CodeInvalidRequest, "limit must be an integer between 1 and 100.")
 	}
 	return n, nil
+}
+
+// checkOneOf accepts v, the value of the query parameter name, when it is
+// empty (no filter) or one of allowed; anything else is an invalid_request
+// problem that lists allowed.
+func checkOneOf(name, v string, allowed []string) error {
+	if v == "" || slices.Contains(allowed, v) {
+		return nil
+	}
+	return problem(http.StatusBadRequest, CodeInvalidRequest, name+" must be one of "+strings.Join(allowed, ", ")+".")
 }
 
 // queryTime reads the query parameter name as an RFC 3339 time: the zero

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -245,8 +244,8 @@ func (h *handler) listAudit(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := audit.Filter{OperatorID: q.Get("operator_id"), Action: q.Get("action"), TargetKind: q.Get("target_kind"), TargetID: q.Get("target_id"),
 		Limit: limit + 1}
-	if f.Action != "" && !slices.Contains(audit.Actions, f.Action) {
-		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "action must be one of "+strings.Join(audit.Actions, ", ")+"."))
+	if err := checkOneOf("action", f.Action, audit.Actions); err != nil {
+		h.writeError(w, r, err)
 		return
 	}
 	switch actor := q.Get("actor"); {

@@ -244,12 +244,12 @@ func (h *handler) listEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	f := betting.EventFilter{Category: strings.ToLower(q.Get("category")), Status: betting.MarketStatus(strings.ToLower(q.Get("status"))), Limit: limit + 1}
-	if f.Category != "" && !slices.Contains(betting.Categories, f.Category) {
-		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "category must be one of "+strings.Join(betting.Categories, ", ")+"."))
+	if err := checkOneOf("category", f.Category, betting.Categories); err != nil {
+		h.writeError(w, r, err)
 		return
 	}
-	if f.Status != "" && !slices.Contains(eventStatuses, string(f.Status)) {
-		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "status must be one of "+strings.Join(eventStatuses, ", ")+"."))
+	if err := checkOneOf("status", string(f.Status), eventStatuses); err != nil {
+		h.writeError(w, r, err)
 		return
 	}
 	if f.BeforeCreatedAt, f.BeforeID, err = pageCursor(r); err != nil {
