@@ -147,11 +147,8 @@ func (c *Client) CreateTicketKey(ctx context.Context, clientID string, scopes []
 
 // ListTicketKeys returns a client's keys.
 func (c *Client) ListTicketKeys(ctx context.Context, clientID string) ([]TicketKey, error) {
-	var page struct {
-		Items []TicketKey `json:"items"`
-	}
-	err := c.Do(ctx, http.MethodGet, "/admin/v1/ticket-clients/"+url.PathEscape(clientID)+"/keys?limit=100", nil, &page)
-	return page.Items, err
+	keys, _, err := getPage[TicketKey](ctx, c, "/admin/v1/ticket-clients/"+url.PathEscape(clientID)+"/keys", url.Values{}, 100, "")
+	return keys, err
 }
 
 // RevokeTicketKey revokes a key.
@@ -235,9 +232,6 @@ func getPage[T any](ctx context.Context, c *Client, path string, v url.Values, l
 // the order of their first attempts. An unknown bet is a *Problem with
 // code not_found.
 func (c *Client) BetWalletTransactions(ctx context.Context, betID string) ([]WalletTransaction, error) {
-	var page struct {
-		Items []WalletTransaction `json:"items"`
-	}
-	err := c.Do(ctx, http.MethodGet, "/admin/v1/bets/"+url.PathEscape(betID)+"/wallet-transactions", nil, &page)
-	return page.Items, err
+	txs, _, err := getPage[WalletTransaction](ctx, c, "/admin/v1/bets/"+url.PathEscape(betID)+"/wallet-transactions", url.Values{}, 0, "")
+	return txs, err
 }

@@ -108,11 +108,8 @@ func (c *Client) IssueOperatorCredential(ctx context.Context, operatorID, name s
 // ListOperatorCredentials returns an operator's credentials (without
 // keys), oldest first, revoked and expired ones included.
 func (c *Client) ListOperatorCredentials(ctx context.Context, operatorID string) ([]OperatorCredential, error) {
-	var page struct {
-		Items []OperatorCredential `json:"items"`
-	}
-	err := c.Do(ctx, http.MethodGet, "/admin/v1/operators/"+url.PathEscape(operatorID)+"/credentials?limit=100", nil, &page)
-	return page.Items, err
+	creds, _, err := getPage[OperatorCredential](ctx, c, "/admin/v1/operators/"+url.PathEscape(operatorID)+"/credentials", url.Values{}, 100, "")
+	return creds, err
 }
 
 // RevokeOperatorCredential revokes an operator's credential at once.
