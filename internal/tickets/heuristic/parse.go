@@ -223,18 +223,11 @@ func parseDocument(m *meter, text string) *document {
 			p.startSection(p.rstLevel("u"+string(c)), heading)
 			continue
 		}
-		if len(p.para) > 0 && first == '=' && setextH1.MatchString(line) {
+		if level := setextLevel(first, line); level > 0 && len(p.para) > 0 {
 			heading := strings.Join(p.para, " ")
 			p.para = nil
 			p.flush()
-			p.startSection(1, heading)
-			continue
-		}
-		if len(p.para) > 0 && first == '-' && setextH2.MatchString(line) {
-			heading := strings.Join(p.para, " ")
-			p.para = nil
-			p.flush()
-			p.startSection(2, heading)
+			p.startSection(level, heading)
 			continue
 		}
 		if (first == '-' || first == '*' || first == '_') && thematicBreak.MatchString(line) {
@@ -341,6 +334,19 @@ func matchIf(possible bool, re *regexp.Regexp, s string) []string {
 		return nil
 	}
 	return re.FindStringSubmatch(s)
+}
+
+// setextLevel returns the heading level a setext underline gives the
+// paragraph above it: 1 for a line of "=", 2 for a line of "-", 0 for any
+// other line. first is the first byte of the trimmed line.
+func setextLevel(first byte, line string) int {
+	switch {
+	case first == '=' && setextH1.MatchString(line):
+		return 1
+	case first == '-' && setextH2.MatchString(line):
+		return 2
+	}
+	return 0
 }
 
 // rstAdornment reports whether line is a reStructuredText title

@@ -27,16 +27,7 @@ collections.UserString, with similar behavior.
 
 func TestProseAdditionsAndLiteralBlocks(t *testing.T) {
 	res := generate(t, defaultRequest(pepSpec, "PEP 616"))
-	got := titles(res.Tickets)
-	for _, want := range []string{"Add two new methods to the builtin str class", "Add methods with the corresponding semantics to the builtin bytes and bytearray objects", "Add two methods to the collections.UserString"} {
-		found := false
-		for _, title := range got {
-			found = found || strings.EqualFold(title, want)
-		}
-		if !found {
-			t.Errorf("no ticket %q: %q", want, got)
-		}
-	}
+	wantTitles(t, res.Tickets, strings.EqualFold, "Add two new methods to the builtin str class", "Add methods with the corresponding semantics to the builtin bytes and bytearray objects", "Add two methods to the collections.UserString")
 	for _, tk := range res.Tickets {
 		if strings.Contains(strings.Join(tk.AcceptanceCriteria, " "), "startswith") {
 			t.Errorf("the literal block after \"::\" became criteria of %q: %q", tk.Title, tk.AcceptanceCriteria)

@@ -236,20 +236,7 @@ func (b *builder) resourceDraft(s *section, units []*unit) {
 		d.lead = "Define the " + name + " shape (types, required fields and rules) as the spec's field table lists it, and serialise it exactly so."
 		d.labels = []string{"schema"}
 	}
-	n := len(units)
-	for _, t := range in.fields {
-		n += len(t.rows)
-	}
-	sets := newListSets(n)
-	for _, t := range in.fields {
-		for _, row := range t.rows {
-			sets.add(&d.crit, fieldCriterion(t.header, row))
-		}
-	}
-	for _, u := range units {
-		sets.add(&d.crit, sentenceCase(u.text))
-		u.claimed = true
-	}
+	addTableCriteria(&d.crit, in.fields, fieldCriterion, units)
 	if len(d.crit) == 0 {
 		d.crit = append(d.crit, "The "+name+" matches the spec's description field for field.")
 	}
@@ -432,6 +419,26 @@ func (b *builder) stateEntity(s *section) string {
 	return best
 }
 
+// addTableCriteria appends to crit the criterion of each row of tables,
+// written by criterion, then the sentence of each unit, skipping repeats, and
+// claims the units.
+func addTableCriteria(crit *[]string, tables []*table, criterion func(header, row []string) string, units []*unit) {
+	n := len(units)
+	for _, t := range tables {
+		n += len(t.rows)
+	}
+	sets := newListSets(n)
+	for _, t := range tables {
+		for _, row := range t.rows {
+			sets.add(crit, criterion(t.header, row))
+		}
+	}
+	for _, u := range units {
+		sets.add(crit, sentenceCase(u.text))
+		u.claimed = true
+	}
+}
+
 // stateDraft builds the state machine task of a section.
 func (b *builder) stateDraft(s *section, units []*unit) {
 	entity := b.stateEntity(s)
@@ -448,20 +455,9 @@ func (b *builder) stateDraft(s *section, units []*unit) {
 	}
 	d.lead = "Model " + what + " and allow only the transitions of the spec's state table; every other transition is refused."
 	in := b.info[s.index]
-	n := len(units)
+	addTableCriteria(&d.crit, in.states, transitionCriterion, units)
 	for _, t := range in.states {
-		n += len(t.rows)
-	}
-	sets := newListSets(n)
-	for _, t := range in.states {
-		for _, row := range t.rows {
-			sets.add(&d.crit, transitionCriterion(t.header, row))
-		}
 		d.weight += len(t.rows) / 2
-	}
-	for _, u := range units {
-		sets.add(&d.crit, sentenceCase(u.text))
-		u.claimed = true
 	}
 	d.labels = []string{"state-machine"}
 	d.words = newWordSet(entity, "state transition")

@@ -96,6 +96,38 @@ func titles(ts []tickets.Ticket) []string {
 	return out
 }
 
+// wantTitles reports each title of want that no ticket of ts has, as match
+// compares them (sameTitle, strings.HasPrefix, strings.EqualFold).
+func wantTitles(t *testing.T, ts []tickets.Ticket, match func(title, want string) bool, want ...string) {
+	t.Helper()
+	got := titles(ts)
+	for _, w := range want {
+		if !slices.ContainsFunc(got, func(title string) bool { return match(title, w) }) {
+			t.Errorf("no ticket %q: %q", w, got)
+		}
+	}
+}
+
+// sameTitle reports whether a ticket's title is want to the letter.
+func sameTitle(title, want string) bool { return title == want }
+
+// wantOneTitledEach reports each word that is not in the title of exactly one
+// ticket of ts, in any case.
+func wantOneTitledEach(t *testing.T, ts []tickets.Ticket, words ...string) {
+	t.Helper()
+	for _, word := range words {
+		n := 0
+		for _, tk := range ts {
+			if strings.Contains(strings.ToLower(tk.Title), word) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d tickets have %q in their title, want 1: %v", n, word, titles(ts))
+		}
+	}
+}
+
 const bugListSpec = `# Bug bash: checkout
 
 ### CK-01 Order total ignores the shipping discount
@@ -195,17 +227,13 @@ func TestRequirementTableRowsAreTickets(t *testing.T) {
 		"| R3 | Ticking an item shows who ticked it and when. | P1 |\n" +
 		"| R4 | Per-item comments with photos. | P2 |\n"
 	res := generate(t, defaultRequest(spec, "Shared lists"))
-	for _, word := range []string{"invite", "edits", "ticked"} {
-		n := 0
-		for _, tk := range res.Tickets {
-			if tk.TicketType != tickets.TypeEpic && strings.Contains(strings.ToLower(tk.Title), word) {
-				n++
-			}
-		}
-		if n != 1 {
-			t.Errorf("%d tickets have %q in their title, want 1: %v", n, word, titles(res.Tickets))
+	var work []tickets.Ticket
+	for _, tk := range res.Tickets {
+		if tk.TicketType != tickets.TypeEpic {
+			work = append(work, tk)
 		}
 	}
+	wantOneTitledEach(t, work, "invite", "edits", "ticked")
 	named := false
 	for _, q := range res.OpenQuestions {
 		named = named || strings.Contains(q.Question, "Per-item comments")
@@ -285,17 +313,7 @@ func TestChecklistItemsAreTickets(t *testing.T) {
 		"- [ ] Email templates are out of scope here, see below\n" +
 		"- [ ] Embedded widget: respect the theme query parameter of the host page\n"
 	res := generate(t, defaultRequest(spec, "Dark mode"))
-	for _, word := range []string{"palette", "appearance", "widget"} {
-		n := 0
-		for _, tk := range res.Tickets {
-			if strings.Contains(strings.ToLower(tk.Title), word) {
-				n++
-			}
-		}
-		if n != 1 {
-			t.Errorf("%d tickets have %q in their title, want 1: %v", n, word, titles(res.Tickets))
-		}
-	}
+	wantOneTitledEach(t, res.Tickets, "palette", "appearance", "widget")
 	for _, tk := range res.Tickets {
 		text := strings.ToLower(tk.Title + " " + strings.Join(tk.AcceptanceCriteria, " "))
 		if strings.Contains(text, "email templates") || strings.Contains(text, "sign-up") {
