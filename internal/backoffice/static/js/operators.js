@@ -128,8 +128,7 @@ function drawForm(ctx, view, op) {
   f.integration.addEventListener("change", integrationShown);
   integrationShown();
 
-  const status = h("p", { class: "status", role: "status", "aria-live": "polite", tabindex: "-1", "data-form-status": true });
-  const error = h("p", { class: "error", role: "alert", tabindex: "-1", "data-form-error": true });
+  const { status, error } = formMessages();
   const form = h("form", { novalidate: true, "data-operator-form": creating ? "new" : o.id },
     h("fieldset", {}, h("legend", {}, "Operator"),
       h("div", { class: "grid" },
@@ -138,11 +137,7 @@ function drawForm(ctx, view, op) {
         field("Integration", f.integration)),
       bundledNote),
     wallet,
-    h("fieldset", {}, h("legend", {}, "Odds"),
-      h("div", { class: "grid" },
-        field("Margin method", f.method),
-        field("Margin", f.margin, "At least 0 and below 0.5, e.g. 0.05."),
-        field("Odds tolerance", f.tolerance, "Accepted relative move of the odds between quote and bet, 0 to 1."))),
+    oddsFieldset(f.method, f.margin, f.tolerance),
     h("fieldset", {}, h("legend", {}, "Currencies and limits"),
       h("div", { class: "table-wrap" }, h("table", { class: "currencies" },
         h("thead", {}, h("tr", {}, ["Code", "Decimals", ...LIMITS.map(([, l]) => l), ""].map((c) => h("th", { scope: "col" }, c)))),
@@ -152,13 +147,7 @@ function drawForm(ctx, view, op) {
     status,
     h("div", { class: "buttons" }, h("button", { type: "submit", class: "primary" }, creating ? "Create operator" : "Save changes")));
 
-  form.addEventListener("input", () => {
-    error.textContent = "";
-  });
-  form.addEventListener("submit", async (e) => {
-    e.preventDefault();
-    error.textContent = "";
-    status.textContent = "";
+  whenSubmitted(form, status, error, async () => {
     const built = build(f, rows, creating);
     if (built.error) {
       error.textContent = built.error;
@@ -181,9 +170,7 @@ function drawForm(ctx, view, op) {
       return;
     }
     drawForm(ctx, view, a.data);
-    const s = view.querySelector("[data-form-status]");
-    s.textContent = "Changes saved.";
-    s.focus();
+    announceSaved(view);
   });
 
   replace(view,
@@ -196,6 +183,47 @@ function drawForm(ctx, view, op) {
     status.textContent = flash;
     flash = "";
   }
+}
+
+// formMessages returns the status line and the error line of an operator
+// form, which the tests and the redrawn form find by their data attributes.
+function formMessages() {
+  return {
+    status: h("p", { class: "status", role: "status", "aria-live": "polite", tabindex: "-1", "data-form-status": true }),
+    error: h("p", { class: "error", role: "alert", tabindex: "-1", "data-form-error": true }),
+  };
+}
+
+// whenSubmitted runs submit when form is submitted, with its status and error
+// lines cleared; typing in the form clears the error line.
+function whenSubmitted(form, status, error, submit) {
+  form.addEventListener("input", () => {
+    error.textContent = "";
+  });
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    error.textContent = "";
+    status.textContent = "";
+    submit();
+  });
+}
+
+// announceSaved says "Changes saved." in the status line of the form just
+// drawn in view, and moves the focus there.
+function announceSaved(view) {
+  const s = view.querySelector("[data-form-status]");
+  s.textContent = "Changes saved.";
+  s.focus();
+}
+
+// oddsFieldset is the "Odds" part of both operator forms: the margin method,
+// the margin and the odds tolerance.
+function oddsFieldset(method, margin, tolerance) {
+  return h("fieldset", {}, h("legend", {}, "Odds"),
+    h("div", { class: "grid" },
+      field("Margin method", method),
+      field("Margin", margin, "At least 0 and below 0.5, e.g. 0.05."),
+      field("Odds tolerance", tolerance, "Accepted relative move of the odds between quote and bet, 0 to 1.")));
 }
 
 // build reads the form into the request body, or an error with the
@@ -278,14 +306,9 @@ function drawCommercial(ctx, view, o) {
     LIMITS.map(([k, label]) => h("td", {}, h("input", { value: o.limits?.[c.code]?.[k] ?? "", inputmode: "decimal", autocomplete: "off",
       "aria-label": `${c.code} ${label.toLowerCase()}`, "data-col": k }))))));
   const fact = (k, v) => (v ? [h("dt", {}, k), h("dd", {}, v)] : null);
-  const status = h("p", { class: "status", role: "status", "aria-live": "polite", tabindex: "-1", "data-form-status": true });
-  const error = h("p", { class: "error", role: "alert", tabindex: "-1", "data-form-error": true });
+  const { status, error } = formMessages();
   const form = h("form", { novalidate: true, "data-operator-form": o.id, "data-commercial": true },
-    h("fieldset", {}, h("legend", {}, "Odds"),
-      h("div", { class: "grid" },
-        field("Margin method", method),
-        field("Margin", margin, "At least 0 and below 0.5, e.g. 0.05."),
-        field("Odds tolerance", tolerance, "Accepted relative move of the odds between quote and bet, 0 to 1."))),
+    oddsFieldset(method, margin, tolerance),
     h("fieldset", {}, h("legend", {}, "Limits per currency"),
       h("div", { class: "table-wrap" }, h("table", { class: "currencies" },
         h("thead", {}, h("tr", {}, ["Currency", "Decimals", ...LIMITS.map(([, l]) => l)].map((c) => h("th", { scope: "col" }, c)))),
@@ -293,13 +316,7 @@ function drawCommercial(ctx, view, o) {
     error,
     status,
     h("div", { class: "buttons" }, h("button", { type: "submit", class: "primary" }, "Save changes")));
-  form.addEventListener("input", () => {
-    error.textContent = "";
-  });
-  form.addEventListener("submit", async (e) => {
-    e.preventDefault();
-    error.textContent = "";
-    status.textContent = "";
+  whenSubmitted(form, status, error, async () => {
     const fail = (message, focus) => {
       error.textContent = message;
       (focus ?? error).focus();
@@ -315,9 +332,7 @@ function drawCommercial(ctx, view, o) {
     status.textContent = "";
     if (!a.ok) return fail(`Saving failed: ${describe(a)}`);
     drawCommercial(ctx, view, a.data);
-    const s = view.querySelector("[data-form-status]");
-    s.textContent = "Changes saved.";
-    s.focus();
+    announceSaved(view);
   });
   replace(view,
     h("h1", {}, `${o.name} (${o.id})`),
