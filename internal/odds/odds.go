@@ -175,16 +175,7 @@ func (o Odds) MarshalJSON() ([]byte, error) {
 // null are rejected (a field of type *Odds decodes null to nil without calling
 // this method). Errors wrap ErrInvalidOdds.
 func (o *Odds) UnmarshalJSON(b []byte) error {
-	s, err := decimaltext.FromJSON(b, ErrInvalidOdds, "odds")
-	if err != nil {
-		return err
-	}
-	v, err := Parse(s)
-	if err != nil {
-		return err
-	}
-	*o = v
-	return nil
+	return o.setParsed(decimaltext.FromJSON(b, ErrInvalidOdds, "odds"))
 }
 
 // Value stores o as its String form, for a TEXT (SQLite) or NUMERIC
@@ -203,9 +194,14 @@ func (o Odds) Value() (driver.Value, error) {
 // float64 and other types are errors wrapping ErrInvalidOdds; read a nullable
 // column into sql.Null[odds.Odds].
 func (o *Odds) Scan(src any) error {
-	s, err := decimaltext.FromColumn(src, ErrInvalidOdds, "odds.Odds", "odds")
-	if err != nil {
-		return err
+	return o.setParsed(decimaltext.FromColumn(src, ErrInvalidOdds, "odds.Odds", "odds"))
+}
+
+// setParsed sets o to Parse(s), or returns readErr, the error of reading s
+// from JSON or a column, and leaves o unchanged.
+func (o *Odds) setParsed(s string, readErr error) error {
+	if readErr != nil {
+		return readErr
 	}
 	v, err := Parse(s)
 	if err != nil {
