@@ -119,6 +119,14 @@ var (
 	hosts      = regexp.MustCompile(`(?i)\b([a-z]+) hosts\b`)
 )
 
+// hostPhrases are the phrases of a heading that name who hosts its
+// endpoints, in the order headingDirection tries them, each with the
+// submatch that holds that party.
+var hostPhrases = []struct {
+	re    *regexp.Regexp
+	party int
+}{{hostedBy, 1}, {hostedDash, 1}, {calls, 2}, {hosts, 1}}
+
 var selfParties = map[string]bool{"platform": true, "service": true, "server": true, "system": true, "backend": true, "api": true, "we": true, "us": true, "our": true, "foresight": true}
 
 type directionInfo struct {
@@ -142,21 +150,11 @@ func (b *builder) direction(s *section) (bool, string) {
 func headingDirection(s *section) (inbound bool, party string) {
 	for c := s; c != nil && c.parent != nil; c = c.parent {
 		h := c.heading
-		if m := hostedBy.FindStringSubmatch(h); m != nil {
-			p := strings.ToLower(m[1])
-			return selfParties[p], p
-		}
-		if m := hostedDash.FindStringSubmatch(h); m != nil {
-			p := strings.ToLower(m[1])
-			return selfParties[p], p
-		}
-		if m := calls.FindStringSubmatch(h); m != nil {
-			p := strings.ToLower(m[2])
-			return selfParties[p], p
-		}
-		if m := hosts.FindStringSubmatch(h); m != nil {
-			p := strings.ToLower(m[1])
-			return selfParties[p], p
+		for _, hp := range hostPhrases {
+			if m := hp.re.FindStringSubmatch(h); m != nil {
+				p := strings.ToLower(m[hp.party])
+				return selfParties[p], p
+			}
 		}
 		if strings.Contains(strings.ToLower(h), "called by") {
 			return true, ""
