@@ -2,6 +2,7 @@ package decimaltext_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/decimaltext"
@@ -22,15 +23,7 @@ func TestFromJSON(t *testing.T) {
 		{in: `"12`, err: true},
 	} {
 		got, err := decimaltext.FromJSON([]byte(tc.in), errInvalid, "a thing")
-		if tc.err {
-			if !errors.Is(err, errInvalid) {
-				t.Errorf("FromJSON(%s): error %v, want one wrapping errInvalid", tc.in, err)
-			}
-			continue
-		}
-		if err != nil || got != tc.want {
-			t.Errorf("FromJSON(%s) = %q, %v; want %q", tc.in, got, err, tc.want)
-		}
+		checkText(t, "FromJSON("+tc.in+")", got, err, tc.want, tc.err)
 	}
 }
 
@@ -47,15 +40,19 @@ func TestFromColumn(t *testing.T) {
 		{in: 1.5, err: true},
 	} {
 		got, err := decimaltext.FromColumn(tc.in, errInvalid, "pkg.Thing", "things")
-		if tc.err {
-			if !errors.Is(err, errInvalid) {
-				t.Errorf("FromColumn(%#v): error %v, want one wrapping errInvalid", tc.in, err)
-			}
-			continue
-		}
-		if err != nil || got != tc.want {
-			t.Errorf("FromColumn(%#v) = %q, %v; want %q", tc.in, got, err, tc.want)
-		}
+		checkText(t, fmt.Sprintf("FromColumn(%#v)", tc.in), got, err, tc.want, tc.err)
+	}
+}
+
+// checkText reports a call that gave the wrong text, or no error wrapping
+// errInvalid where one was wanted.
+func checkText(t *testing.T, call, got string, err error, want string, wantErr bool) {
+	t.Helper()
+	switch {
+	case wantErr && !errors.Is(err, errInvalid):
+		t.Errorf("%s: error %v, want one wrapping errInvalid", call, err)
+	case !wantErr && (err != nil || got != want):
+		t.Errorf("%s = %q, %v; want %q", call, got, err, want)
 	}
 }
 
