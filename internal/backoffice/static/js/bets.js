@@ -7,7 +7,7 @@
 import { seg } from "./api.js";
 import { columns } from "./chart.js";
 import { sum } from "./decimal.js";
-import { badge, field, select, text, uid, when } from "./dom.js";
+import { badge, field, pagedRows, select, text, uid, when } from "./dom.js";
 import { h, replace } from "./elements.js";
 import { describe } from "./exchange.js";
 import { cash, cashCell, exactly, figure, learnCurrencies } from "./money.js";
@@ -261,33 +261,21 @@ export async function renderBettors(ctx, view, parts) {
   const status = h("p", { class: "status", role: "status", "aria-live": "polite" });
   const body = h("tbody");
   const more = h("button", { type: "button", class: "secondary", hidden: true }, "Load more");
-  let next = null;
-  let count = 0;
-  let seq = 0; // only the latest load draws
-  const load = async (reset) => {
-    if (!operator) return;
-    const mine = ++seq;
-    const a = await ctx.api.get("/bettors", { operator_id: operator, limit: 100, cursor: reset ? "" : next });
-    if (!ctx.alive() || mine !== seq) return;
-    if (!a.ok) {
-      status.textContent = `Bettors could not be loaded: ${describe(a)}`;
-      return;
-    }
-    if (reset) {
-      replace(body);
-      count = 0;
-    }
-    count += a.data.items.length;
-    body.append(...a.data.items.map((b) => h("tr", { "data-bettor": b.id },
+  const loadPage = pagedRows(ctx, {
+    body, more, status, noun: "bettor",
+    page: (cursor) => ctx.api.get("/bettors", { operator_id: operator, limit: 100, cursor }),
+    row: (b) => h("tr", { "data-bettor": b.id },
       h("td", {}, h("a", { href: `#/bettors/${seg(b.operator_id)}/${seg(b.id)}` }, b.id)),
       h("td", {}, b.currency),
       cashCell(b.balance, b.currency, {}, { code: false }),
-      h("td", {}, when(b.created_at)))));
-    next = a.data.next_cursor;
-    more.hidden = !next;
-    status.textContent = `${count} bettor${count === 1 ? "" : "s"}${next ? " loaded (more to load)" : ""}.`;
+      h("td", {}, when(b.created_at))),
+    failed: (a) => {
+      status.textContent = `Bettors could not be loaded: ${describe(a)}`;
+    },
+  });
+  const load = async (reset) => {
+    if (operator) await loadPage(reset);
   };
-  more.addEventListener("click", () => load(false));
   view.append(h("h1", {}, "Bettors"),
     items.length ? h("div", { class: "toolbar" }, operatorSelect(items, () => load(true))) : h("p", {}, "No operator yet."),
     status,

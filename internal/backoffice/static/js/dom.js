@@ -1,8 +1,8 @@
-// The backoffice's parts of pages: labelled fields, selects, badges, times
-// and secrets shown once, built with the shared element builder
+// The backoffice's parts of pages: labelled fields, selects, badges, times,
+// secrets shown once and tables filled page by page, built with the shared element builder
 // (elements.js), so that no text is ever parsed as HTML.
 
-import { h } from "./elements.js";
+import { h, replace } from "./elements.js";
 
 // ids makes unique element ids for labels and descriptions.
 let counter = 0;
@@ -81,4 +81,37 @@ export function secretBox(label, secret, note) {
   });
   return h("div", { class: "key", role: "group", "aria-label": label, tabindex: "-1" },
     h("strong", {}, `${label}:`), code, copy, said, h("p", { class: "hint" }, note));
+}
+
+// pagedRows fills body, a tbody, with the rows of a list the API answers in
+// pages, and returns load: load(true) draws the first page again,
+// load(false) appends the next one, as the more button does when clicked.
+// Only the latest load draws. page(cursor) asks for one page ("" for the
+// first), row(item) builds an item's row and failed(answer) reports a page
+// that could not be loaded. The status line counts the rows drawn: "3
+// clients loaded (more to load)."
+export function pagedRows(ctx, { body, more, status, noun, page, row, failed }) {
+  let next = null;
+  let count = 0;
+  let seq = 0; // only the latest load draws
+  const load = async (reset) => {
+    const mine = ++seq;
+    const a = await page(reset ? "" : next);
+    if (!ctx.alive() || mine !== seq) return;
+    if (!a.ok) {
+      failed(a);
+      return;
+    }
+    if (reset) {
+      replace(body);
+      count = 0;
+    }
+    count += a.data.items.length;
+    body.append(...a.data.items.map((item) => row(item)));
+    next = a.data.next_cursor;
+    more.hidden = !next;
+    status.textContent = `${count} ${noun}${count === 1 ? "" : "s"}${next ? " loaded (more to load)" : ""}.`;
+  };
+  more.addEventListener("click", () => load(false));
+  return load;
 }

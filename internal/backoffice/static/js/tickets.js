@@ -7,7 +7,7 @@
 
 import { seg } from "./api.js";
 import { confirm } from "./dialog.js";
-import { badge, field, readExpiry, secretBox, when } from "./dom.js";
+import { badge, field, pagedRows, readExpiry, secretBox, when } from "./dom.js";
 import { h, replace } from "./elements.js";
 import { describe } from "./exchange.js";
 import * as jobs from "./ticketjobs.js";
@@ -37,33 +37,17 @@ async function clients(ctx, view) {
   const more = h("button", { type: "button", class: "secondary", hidden: true }, "Load more");
   const status = h("p", { class: "status", role: "status", "aria-live": "polite" });
   const created = h("div", {});
-  let next = null;
-  let count = 0;
-  let seq = 0; // only the latest load draws
-  const load = async (reset) => {
-    const mine = ++seq;
-    const a = await ctx.api.get("/ticket-clients", { limit: 50, cursor: reset ? "" : next });
-    if (!ctx.alive() || mine !== seq) return;
-    if (!a.ok) {
-      ctx.notify(`Ticket clients could not be loaded: ${describe(a)}`);
-      return;
-    }
-    if (reset) {
-      replace(body);
-      count = 0;
-    }
-    count += a.data.items.length;
-    body.append(...a.data.items.map((c) => h("tr", { "data-client": c.id },
+  const load = pagedRows(ctx, {
+    body, more, status, noun: "client",
+    page: (cursor) => ctx.api.get("/ticket-clients", { limit: 50, cursor }),
+    row: (c) => h("tr", { "data-client": c.id },
       h("td", {}, h("a", { href: `#/tickets/${seg(c.id)}` }, c.name)),
       h("td", {}, c.id),
       h("td", {}, badge(c.suspended ? "suspended" : "open")),
       h("td", {}, badge(c.tickets_enabled ? "live" : "disabled")),
-      h("td", {}, when(c.created_at)))));
-    next = a.data.next_cursor;
-    more.hidden = !next;
-    status.textContent = `${count} client${count === 1 ? "" : "s"}${next ? " loaded (more to load)" : ""}.`;
-  };
-  more.addEventListener("click", () => load(false));
+      h("td", {}, when(c.created_at))),
+    failed: (a) => ctx.notify(`Ticket clients could not be loaded: ${describe(a)}`),
+  });
 
   const name = h("input", { name: "client_name", autocomplete: "off" });
   const error = h("p", { class: "error", role: "alert" });
