@@ -233,17 +233,8 @@ func (s betStore) PendingBets(ctx context.Context, after betting.BetRef, limit i
 	if after.ID == "" {
 		after.CreatedAt, after.ID = time.Unix(0, 0), uuid.Nil.String()
 	}
-	rows, err := s.d.pool.Query(ctx, `SELECT id, created_at FROM betting_bets WHERE status = 'pending'
-		AND (created_at, id) > ($1, $2) ORDER BY created_at, id LIMIT $3`, after.CreatedAt, after.ID, limit)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (betting.BetRef, error) {
-		var r betting.BetRef
-		err := row.Scan(&r.ID, &r.CreatedAt)
-		r.CreatedAt = r.CreatedAt.UTC()
-		return r, err
-	})
+	return queryList(ctx, s.d.pool, `SELECT id, created_at FROM betting_bets WHERE status = 'pending'
+		AND (created_at, id) > ($1, $2) ORDER BY created_at, id LIMIT $3`, []any{after.CreatedAt, after.ID, limit}, rowscan.BetRef)
 }
 
 func (s betStore) GetBetByKey(ctx context.Context, operatorID, bettorID, key string) (betting.Bet, error) {
@@ -637,25 +628,6 @@ func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditCo
 }
 
 func (s betStore) ListBettors(ctx context.Context, operatorID, afterID string, limit int) ([]betting.Bettor, error) {
-	rows, err := s.d.pool.Query(ctx, `SELECT operator_id, id, currency, balance::text, created_at FROM betting_bettors
-		WHERE operator_id = $1 AND id > $2 ORDER BY id LIMIT $3`, operatorID, afterID, limit)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.Bettor, error) {
-		var b betting.Bettor
-		var balance *string
-		if err := r.Scan(&b.OperatorID, &b.ID, &b.Currency, &balance, &b.CreatedAt); err != nil {
-			return b, err
-		}
-		if balance != nil {
-			a, err := storedAmount(*balance)
-			if err != nil {
-				return b, err
-			}
-			b.Balance = &a
-		}
-		b.CreatedAt = b.CreatedAt.UTC()
-		return b, nil
-	})
+	return queryList(ctx, s.d.pool, `SELECT operator_id, id, currency, balance::text, created_at FROM betting_bettors
+		WHERE operator_id = $1 AND id > $2 ORDER BY id LIMIT $3`, []any{operatorID, afterID, limit}, rowscan.Bettor)
 }

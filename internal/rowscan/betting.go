@@ -97,3 +97,11 @@ func WalletAttempt(row Row) (betting.WalletAttempt, error) {
 	a.Duration = time.Duration(duration) * time.Microsecond
 	return a, nil
 }
+
+// BetRef reads a bet's place in the list of pending bets from id,
+// created_at.
+func BetRef(row Row) (betting.BetRef, error) {
+	var r betting.BetRef
+	err := row.Scan(&r.ID, Time(&r.CreatedAt))
+	return r, err
+}

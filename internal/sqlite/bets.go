@@ -114,23 +114,8 @@ func (s betStore) CreateBet(ctx context.Context, b betting.Bet) (betting.Bet, bo
 // PendingBets reads the partial index of pending bets: SQLite enqueues
 // no placements (CreateBet), and a betting.Dispatcher sweeps this list.
 func (s betStore) PendingBets(ctx context.Context, after betting.BetRef, limit int) ([]betting.BetRef, error) {
-	rows, err := s.d.reader.query(ctx, `SELECT id, created_at FROM betting_bets WHERE status = 'pending'
-		AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?`, micros(after.CreatedAt), after.ID, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var refs []betting.BetRef
-	for rows.Next() {
-		var r betting.BetRef
-		var created int64
-		if err := rows.Scan(&r.ID, &created); err != nil {
-			return nil, err
-		}
-		r.CreatedAt = fromMicros(created)
-		refs = append(refs, r)
-	}
-	return refs, rows.Err()
+	return queryList(ctx, s.d.reader, `SELECT id, created_at FROM betting_bets WHERE status = 'pending'
+		AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?`, []any{micros(after.CreatedAt), after.ID, limit}, rowscan.BetRef)
 }
 
 func (s betStore) GetBetByKey(ctx context.Context, operatorID, bettorID, key string) (betting.Bet, error) {
@@ -416,29 +401,8 @@ func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditCo
 }
 
 func (s betStore) ListBettors(ctx context.Context, operatorID, afterID string, limit int) ([]betting.Bettor, error) {
-	rows, err := s.d.reader.query(ctx, `SELECT id FROM betting_bettors WHERE operator_id = ? AND id > ? ORDER BY id LIMIT ?`, operatorID, afterID, limit)
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	out := []betting.Bettor{}
-	for _, id := range ids {
-		b, err := s.GetBettor(ctx, operatorID, id)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, rows.Err()
+	return queryList(ctx, s.d.reader, `SELECT operator_id, id, currency, balance, created_at FROM betting_bettors
+		WHERE operator_id = ? AND id > ? ORDER BY id LIMIT ?`, []any{operatorID, afterID, limit}, rowscan.Bettor)
 }
 
 // placeholders returns n comma-separated parameters.
