@@ -559,7 +559,8 @@ var headStops = map[string]bool{
 	"by": true, "at": true, "when": true, "where": true, "who": true, "whose": true, "than": true,
 }
 
-// thirdPersonVerbs maps common third-person verb forms to their base form.
+// baseVerbs are the base forms of the verbs a requirement commonly opens
+// with; baseVerb also finds their third-person forms here.
 var baseVerbs = map[string]bool{
 	"accept": true, "add": true, "allow": true, "apply": true, "build": true, "calculate": true,
 	"call": true, "cancel": true, "change": true, "check": true, "compute": true, "configure": true,
