@@ -327,23 +327,20 @@ func (s ticketStore) ExpireJobs(ctx context.Context, now time.Time) (int, error)
 		id       string
 		callback bool
 	}
-	var dues []due
-	for rows.Next() {
+	dues, err := rowscan.All(rows, func(row rowscan.Row) (due, error) {
 		var id, request string
 		var st tickets.Status
-		if err := rows.Scan(&id, &st, &request); err != nil {
-			rows.Close()
-			return 0, err
+		if err := row.Scan(&id, &st, &request); err != nil {
+			return due{}, err
 		}
 		var r tickets.Request
 		if err := json.Unmarshal([]byte(request), &r); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("job %s request: %w", id, err)
+			return due{}, fmt.Errorf("job %s request: %w", id, err)
 		}
-		dues = append(dues, due{id, !st.Terminal() && r.CallbackURL != ""})
-	}
+		return due{id, !st.Terminal() && r.CallbackURL != ""}, nil
+	})
 	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return 0, err
 	}
 	for _, d := range dues {
@@ -374,20 +371,19 @@ func (s ticketStore) CancelStaleJobs(ctx context.Context, before, now time.Time)
 	}
 	var callbacks []string
 	n := 0
-	for rows.Next() {
-		var id string
-		var callbackURL sql.NullString
-		if err := rows.Scan(&id, &callbackURL); err != nil {
-			rows.Close()
-			return 0, err
+	err = rowscan.Each(rows, func(row rowscan.Row) error {
+		var id, callbackURL string
+		if err := row.Scan(&id, rowscan.Text(&callbackURL)); err != nil {
+			return err
 		}
 		n++
-		if callbackURL.String != "" {
+		if callbackURL != "" {
 			callbacks = append(callbacks, id)
 		}
-	}
+		return nil
+	})
 	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return 0, err
 	}
 	for _, id := range callbacks {
