@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/audit/audittest"
-	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
 )
 
 // TestAuditRefusesTruncate: TRUNCATE, which row triggers do not see, is
@@ -18,7 +17,5 @@ func TestAuditRefusesTruncate(t *testing.T) {
 }
 
 func BenchmarkAudit(b *testing.B) {
-	db := openDB(b, pgtest.NewDatabase(b))
-	defer db.Close()
-	audittest.Benchmark(b, db.AuditStore())
+	audittest.Benchmark(b, openBench(b).AuditStore())
 }

@@ -20,6 +20,14 @@ func openDB(t testing.TB, url string) *postgres.DB {
 	return db
 }
 
+// openBench opens a new database for the benchmark, closed when it ends.
+func openBench(b *testing.B) *postgres.DB {
+	b.Helper()
+	db := openDB(b, pgtest.NewDatabase(b))
+	b.Cleanup(func() { db.Close() })
+	return db
+}
+
 // execAll runs each statement on the database at url, outside the store
 // (to undo a migration).
 func execAll(t *testing.T, url string, statements ...string) {

@@ -9,9 +9,7 @@ import (
 )
 
 func BenchmarkLedger(b *testing.B) {
-	db := openDB(b, pgtest.NewDatabase(b))
-	defer db.Close()
-	ledgertest.Benchmark(b, db.LedgerStore())
+	ledgertest.Benchmark(b, openBench(b).LedgerStore())
 }
 
 // TestLedgerTwoNodes runs the 200 concurrent debits through two processes'

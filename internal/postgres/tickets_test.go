@@ -71,9 +71,7 @@ func TestJobRecovery(t *testing.T) {
 // storetest.BenchmarkCreateJob); the database's own CPU is not in
 // cpu-ns/op.
 func BenchmarkCreateJob(b *testing.B) {
-	db := openDB(b, pgtest.NewDatabase(b))
-	defer db.Close()
-	storetest.BenchmarkCreateJob(b, db.TicketStore())
+	storetest.BenchmarkCreateJob(b, openBench(b).TicketStore())
 }
 
 // TestQueueBoundTwoNodes submits a burst for one client through two

@@ -35,10 +35,17 @@ func execAll(t *testing.T, path string, statements ...string) {
 	}
 }
 
-// openWithExec opens a new database for the test, closed when it ends,
-// and a function that runs a statement on it outside the store (to break
-// what the store guards).
-func openWithExec(t *testing.T) (*sqlite.DB, func(q string) error) {
+// openBench opens a new database for the benchmark, closed when it ends.
+func openBench(b *testing.B) *sqlite.DB {
+	b.Helper()
+	db := openDB(b, filepath.Join(b.TempDir(), "bench.db"))
+	b.Cleanup(func() { db.Close() })
+	return db
+}
+
+// openWithRaw opens a new database for the test and a second pool on
+// its file, outside the store; both are closed when the test ends.
+func openWithRaw(t *testing.T) (*sqlite.DB, *sql.DB) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "test.db")
 	db := openDB(t, path)
@@ -48,6 +55,15 @@ func openWithExec(t *testing.T) (*sqlite.DB, func(q string) error) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { raw.Close() })
+	return db, raw
+}
+
+// openWithExec opens a new database for the test, closed when it ends,
+// and a function that runs a statement on it outside the store (to break
+// what the store guards).
+func openWithExec(t *testing.T) (*sqlite.DB, func(q string) error) {
+	t.Helper()
+	db, raw := openWithRaw(t)
 	return db, func(q string) error {
 		_, err := raw.Exec(q)
 		return err

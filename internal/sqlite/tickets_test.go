@@ -52,15 +52,8 @@ func TestOpenTwiceKeepsData(t *testing.T) {
 func TestJobRecovery(t *testing.T) {
 	t.Parallel()
 	jobqueuetest.Run(t, func(t *testing.T) jobqueuetest.Database[*sql.Tx] {
-		path := filepath.Join(t.TempDir(), "test.db")
-		db := openDB(t, path)
-		t.Cleanup(func() { db.Close() })
-		raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
-		if err != nil {
-			t.Fatal(err)
-		}
+		db, raw := openWithRaw(t)
 		raw.SetMaxOpenConns(1)
-		t.Cleanup(func() { raw.Close() })
 		return jobqueuetest.Database[*sql.Tx]{Recovery: db, Driver: riversqlite.New(raw)}
 	})
 }
@@ -157,7 +150,5 @@ func BenchmarkCommit(b *testing.B) {
 // BenchmarkCreateJob measures job submission at the store (see
 // storetest.BenchmarkCreateJob): the single writer's share of a submission.
 func BenchmarkCreateJob(b *testing.B) {
-	db := openDB(b, filepath.Join(b.TempDir(), "bench.db"))
-	defer db.Close()
-	storetest.BenchmarkCreateJob(b, db.TicketStore())
+	storetest.BenchmarkCreateJob(b, openBench(b).TicketStore())
 }
