@@ -61,6 +61,12 @@ func Errorf(code ErrorCode, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// NotFound returns an ErrNotFound error saying that there is no what of
+// id ("no bet b-1"); the stores use it for a row that is not there.
+func NotFound(what, id string) *Error {
+	return &Error{Code: ErrNotFound, Message: "no " + what + " " + id}
+}
+
 // ErrorCodeOf returns the code of the first *Error in err's chain, or
 // ErrInternal when there is none. A nil err has no code.
 func ErrorCodeOf(err error) ErrorCode {

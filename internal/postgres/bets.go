@@ -40,7 +40,7 @@ func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (b
 	b, err := rowscan.Bettor(s.d.pool.QueryRow(ctx, `SELECT operator_id, id, currency, balance::text, created_at FROM betting_bettors
 		WHERE operator_id = $1 AND id = $2`, operatorID, bettorID))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return b, missing("bettor", bettorID)
+		return b, betting.NotFound("bettor", bettorID)
 	}
 	return b, err
 }
@@ -62,7 +62,7 @@ func storedAmount(s string) (money.Amount, error) {
 func scanBet(row pgx.Row, id string) (betting.Bet, error) {
 	b, err := rowscan.Bet(row)
 	if errors.Is(err, pgx.ErrNoRows) || badID(err) {
-		return b, missing("bet", id)
+		return b, betting.NotFound("bet", id)
 	}
 	return b, err
 }
@@ -389,7 +389,7 @@ type updatedBet struct {
 func (r updatedBet) err(id string, u betting.BetUpdate) error {
 	switch {
 	case !r.found:
-		return missing("bet", id)
+		return betting.NotFound("bet", id)
 	case r.was != u.From:
 		return &betting.Error{Code: betting.ErrConflict, Message: "bet " + id + " is " + string(r.was)}
 	}

@@ -23,10 +23,6 @@ type bettingStore struct{ d *DB }
 
 var _ betting.Store = bettingStore{}
 
-func missing(what, id string) error {
-	return &betting.Error{Code: betting.ErrNotFound, Message: "no " + what + " " + id}
-}
-
 func (s bettingStore) CreateOperator(ctx context.Context, o betting.Operator) error {
 	doc, err := json.Marshal(o)
 	if err != nil {
@@ -47,7 +43,7 @@ func (s bettingStore) CreateOperator(ctx context.Context, o betting.Operator) er
 func (s bettingStore) GetOperator(ctx context.Context, id string) (betting.Operator, error) {
 	o, err := rowscan.JSON[betting.Operator](s.d.pool.QueryRow(ctx, `SELECT doc FROM betting_operators WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return betting.Operator{}, missing("operator", id)
+		return betting.Operator{}, betting.NotFound("operator", id)
 	}
 	return o, err
 }
@@ -114,7 +110,7 @@ func (s bettingStore) CreateEvent(ctx context.Context, e betting.Event) error {
 func scanEventDoc(row rowscan.Row, what, id string) (betting.Event, error) {
 	e, err := rowscan.JSON[betting.Event](row)
 	if errors.Is(err, pgx.ErrNoRows) || badID(err) {
-		return betting.Event{}, missing(what, id)
+		return betting.Event{}, betting.NotFound(what, id)
 	}
 	return e, err
 }
@@ -167,7 +163,7 @@ func (s bettingStore) updateEvent(ctx context.Context, e betting.Event, prev tim
 			return err
 		}
 		if !exists {
-			return missing("event", e.ID)
+			return betting.NotFound("event", e.ID)
 		}
 		return &betting.Error{Code: betting.ErrConflict, Message: "event " + e.ID + " changed meanwhile"}
 	}

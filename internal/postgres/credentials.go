@@ -33,7 +33,7 @@ const credentialColumns = `id::text, operator_id, name, key_hash, created_at, ex
 func (s credentialStore) CredentialByHash(ctx context.Context, hash []byte) (betting.Credential, error) {
 	c, err := rowscan.Credential(s.d.pool.QueryRow(ctx, `SELECT `+credentialColumns+` FROM operator_credentials WHERE key_hash = $1`, hash))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return betting.Credential{}, missing("credential", "with that key")
+		return betting.Credential{}, betting.NotFound("credential", "with that key")
 	}
 	return c, err
 }
@@ -47,7 +47,7 @@ func (s credentialStore) RevokeCredential(ctx context.Context, operatorID, id st
 	tag, err := s.d.pool.Exec(ctx, `UPDATE operator_credentials SET revoked_at = coalesce(revoked_at, $1) WHERE id = $2 AND operator_id = $3`,
 		at, id, operatorID)
 	if badID(err) || err == nil && tag.RowsAffected() == 0 {
-		return missing("credential", id)
+		return betting.NotFound("credential", id)
 	}
 	return err
 }

@@ -25,7 +25,7 @@ func insertPricePoint(ctx context.Context, tx pgx.Tx, p betting.PricePoint) erro
 func (s bettingStore) RepriceMarket(ctx context.Context, e betting.Event, prev time.Time, marketID string) error {
 	m, ok := e.Market(marketID)
 	if !ok {
-		return missing("market", marketID)
+		return betting.NotFound("market", marketID)
 	}
 	point := betting.PricePointOf(*m, e.UpdatedAt)
 	return s.updateEvent(ctx, e, prev, func(tx pgx.Tx) error {
@@ -94,7 +94,7 @@ func (s bettingStore) PriceHistory(ctx context.Context, f betting.PriceHistoryFi
 		return p, json.Unmarshal(outcomes, &p.Outcomes)
 	})
 	if badID(err) {
-		return nil, missing("market", f.MarketID)
+		return nil, betting.NotFound("market", f.MarketID)
 	}
 	if err != nil {
 		return nil, err
@@ -105,7 +105,7 @@ func (s bettingStore) PriceHistory(ctx context.Context, f betting.PriceHistoryFi
 			return nil, err
 		}
 		if !exists {
-			return nil, missing("market", f.MarketID)
+			return nil, betting.NotFound("market", f.MarketID)
 		}
 	}
 	return out, nil

@@ -35,7 +35,7 @@ func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (b
 	b, err := rowscan.Bettor(s.d.reader.queryRow(ctx, `SELECT operator_id, id, currency, balance, created_at FROM betting_bettors
 		WHERE operator_id = ? AND id = ?`, operatorID, bettorID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return b, notFound("bettor", bettorID)
+		return b, betting.NotFound("bettor", bettorID)
 	}
 	return b, err
 }
@@ -48,7 +48,7 @@ const betColumns = `id, operator_id, bettor_id, idempotency_key, event_id, marke
 func scanBet(row rowscan.Row, id string) (betting.Bet, error) {
 	b, err := rowscan.Bet(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return b, notFound("bet", id)
+		return b, betting.NotFound("bet", id)
 	}
 	return b, err
 }

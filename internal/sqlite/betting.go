@@ -21,10 +21,6 @@ type bettingStore struct{ d *DB }
 
 var _ betting.Store = bettingStore{}
 
-func notFound(what, id string) error {
-	return &betting.Error{Code: betting.ErrNotFound, Message: "no " + what + " " + id}
-}
-
 func (s bettingStore) CreateOperator(ctx context.Context, o betting.Operator) error {
 	doc, err := json.Marshal(o)
 	if err != nil {
@@ -40,7 +36,7 @@ func (s bettingStore) CreateOperator(ctx context.Context, o betting.Operator) er
 func (s bettingStore) GetOperator(ctx context.Context, id string) (betting.Operator, error) {
 	o, err := rowscan.JSON[betting.Operator](s.d.reader.queryRow(ctx, `SELECT doc FROM betting_operators WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return betting.Operator{}, notFound("operator", id)
+		return betting.Operator{}, betting.NotFound("operator", id)
 	}
 	return o, err
 }
@@ -102,7 +98,7 @@ func (s bettingStore) CreateEvent(ctx context.Context, e betting.Event) error {
 func scanEvent(row rowscan.Row, id string) (betting.Event, error) {
 	e, err := rowscan.JSON[betting.Event](row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return betting.Event{}, notFound("event", id)
+		return betting.Event{}, betting.NotFound("event", id)
 	}
 	return e, err
 }
@@ -116,7 +112,7 @@ func (s bettingStore) EventOfMarket(ctx context.Context, marketID string) (betti
 		`SELECT e.doc FROM betting_markets m JOIN betting_events e ON e.id = m.event_id WHERE m.id = ?`, marketID), marketID)
 	var be *betting.Error
 	if errors.As(err, &be) && be.Code == betting.ErrNotFound {
-		return e, notFound("market", marketID)
+		return e, betting.NotFound("market", marketID)
 	}
 	return e, err
 }
@@ -152,7 +148,7 @@ func replaceEvent(ctx context.Context, w eventWriter, e betting.Event, prev time
 		return err
 	}
 	if !exists {
-		return notFound("event", e.ID)
+		return betting.NotFound("event", e.ID)
 	}
 	return &betting.Error{Code: betting.ErrConflict, Message: "event " + e.ID + " changed meanwhile"}
 }

@@ -32,7 +32,7 @@ const credentialColumns = `id, operator_id, name, key_hash, created_at, expires_
 func (s credentialStore) CredentialByHash(ctx context.Context, hash []byte) (betting.Credential, error) {
 	c, err := rowscan.Credential(s.d.reader.queryRow(ctx, `SELECT `+credentialColumns+` FROM operator_credentials WHERE key_hash = ?`, hash))
 	if errors.Is(err, sql.ErrNoRows) {
-		return betting.Credential{}, notFound("credential", "with that key")
+		return betting.Credential{}, betting.NotFound("credential", "with that key")
 	}
 	return c, err
 }
@@ -49,7 +49,7 @@ func (s credentialStore) RevokeCredential(ctx context.Context, operatorID, id st
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return notFound("credential", id)
+		return betting.NotFound("credential", id)
 	}
 	return nil
 }

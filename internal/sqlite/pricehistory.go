@@ -26,7 +26,7 @@ func insertPricePoint(ctx context.Context, tx *sql.Tx, p betting.PricePoint) err
 func (s bettingStore) RepriceMarket(ctx context.Context, e betting.Event, prev time.Time, marketID string) error {
 	m, ok := e.Market(marketID)
 	if !ok {
-		return notFound("market", marketID)
+		return betting.NotFound("market", marketID)
 	}
 	tx, err := s.d.writer.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -106,7 +106,7 @@ func (s bettingStore) PriceHistory(ctx context.Context, f betting.PriceHistoryFi
 		var id string
 		err := s.d.reader.queryRow(ctx, `SELECT id FROM betting_markets WHERE id = ?`, f.MarketID).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, notFound("market", f.MarketID)
+			return nil, betting.NotFound("market", f.MarketID)
 		}
 		if err != nil {
 			return nil, err
