@@ -168,12 +168,14 @@ func (tb *Tab) Click(sel string) {
 	tb.Do(chromedp.Click(chromedp.CSS(sel), append(tb.Query(), chromedp.NodeVisible)...))
 }
 
-// TypeIn replaces the value of an input by typing text into it.
+// TypeIn replaces the value of an input by typing text into it. It waits
+// until the input exists and takes the focus (a page still drawing may
+// hide or disable it for a moment), empties it, then types as a user
+// would, key by key.
 func (tb *Tab) TypeIn(sel, text string) {
 	tb.T.Helper()
-	var cleared bool
-	tb.Eval(fmt.Sprintf("(() => { const e = document.querySelector(%q); e.value = ''; e.dispatchEvent(new Event('input', {bubbles: true})); return true; })()", sel), &cleared)
-	tb.Do(chromedp.SendKeys(chromedp.CSS(sel), text, tb.Query()...))
+	tb.WaitFor(sel+" to take the focus", fmt.Sprintf("(() => { const e = document.querySelector(%q); if (!e) return false; e.focus(); if (document.activeElement !== e) return false; e.value = ''; e.dispatchEvent(new Event('input', {bubbles: true})); return true; })()", sel))
+	tb.Do(chromedp.KeyEvent(text))
 }
 
 // Screenshot saves the page as docs/screenshots/name.png when
