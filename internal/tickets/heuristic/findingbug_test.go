@@ -57,8 +57,8 @@ func TestPenTestFindingsAreBugs(t *testing.T) {
 			continue
 		}
 		delete(want, tk.Title)
-		if tk.TicketType != tickets.TypeBug || tk.Priority == nil || *tk.Priority != prio {
-			t.Errorf("%q: %s at %v, want a bug at %s", tk.Title, tk.TicketType, *tk.Priority, prio)
+		if tk.TicketType != tickets.TypeBug || priorityOf(tk) != prio {
+			t.Errorf("%q: %s at %q, want a bug at %s", tk.Title, tk.TicketType, priorityOf(tk), prio)
 		}
 	}
 	for title := range want {

@@ -105,11 +105,7 @@ func TestPriorityFromTheSpec(t *testing.T) {
 		case strings.Contains(tk.Title, "area maps"):
 			want = tickets.PriorityLow
 		}
-		got := ""
-		if tk.Priority != nil {
-			got = *tk.Priority
-		}
-		if want != "" && got != want {
+		if got := priorityOf(tk); want != "" && got != want {
 			t.Errorf("%q has priority %q, want %q", tk.Title, got, want)
 		}
 	}
@@ -131,8 +127,8 @@ const shoppingSpec = "# PRD: Shared shopping lists\n\n## Requirements\n\n| ID | 
 func TestRequirementTableRows(t *testing.T) {
 	res := generate(t, defaultRequest(shoppingSpec, "Shared lists"))
 	for _, tk := range res.Tickets {
-		if strings.Contains(tk.Title, "invite up to 5 members") && (!strings.HasSuffix(tk.Title, "(R1)") || tk.Priority == nil || *tk.Priority != tickets.PriorityHigh) {
-			t.Errorf("R1's ticket is %q at priority %v, want its identifier and high", tk.Title, *tk.Priority)
+		if strings.Contains(tk.Title, "invite up to 5 members") && (!strings.HasSuffix(tk.Title, "(R1)") || priorityOf(tk) != tickets.PriorityHigh) {
+			t.Errorf("R1's ticket is %q at priority %q, want its identifier and high", tk.Title, priorityOf(tk))
 		}
 	}
 	req := defaultRequest(shoppingSpec, "Shared lists")
@@ -160,4 +156,12 @@ func TestRolloutStepIsATask(t *testing.T) {
 		}
 	}
 	t.Errorf("no rollout ticket: %v", titles(res.Tickets))
+}
+
+// priorityOf is a ticket's priority, "" when it has none.
+func priorityOf(tk tickets.Ticket) string {
+	if tk.Priority == nil {
+		return ""
+	}
+	return *tk.Priority
 }
