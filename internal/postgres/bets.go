@@ -138,8 +138,9 @@ func (s betStore) CreateBet(ctx context.Context, b betting.Bet) (betting.Bet, bo
 // createBets inserts a batch of bets and enqueues the placements of those
 // it inserted, in one transaction; a bet whose key is used gets the bet
 // that holds it. The rows are inserted in the order of their keys, so that
-// two lanes' batches holding the same keys (a request repeated at once)
-// wait for each other instead of deadlocking.
+// two batches in flight at once (up to createFlushes) holding the same
+// keys (a request repeated at once) wait for each other instead of
+// deadlocking.
 func (d *DB) createBets(ctx context.Context, given []betting.Bet) ([]createdBet, error) {
 	bets := slices.Clone(given)
 	slices.SortStableFunc(bets, func(a, b betting.Bet) int {
@@ -454,11 +455,11 @@ type betUpdate struct {
 
 // confirmBets applies a batch of updates that give back no reservation
 // and enqueue no rollback, in one transaction and one round trip (a
-// pipeline run as one implicit transaction). The
-// rows they lock are the bets and the bettors whose balance they record;
-// the bettors are locked first, in one order (operator, id), as
-// ConfirmCredits locks them, then the bets in id order, so that batches of
-// several lanes cannot deadlock on them.
+// pipeline run as one implicit transaction). The rows they lock are the
+// bets and the bettors whose balance they record; the bettors are locked
+// first, in one order (operator, id), as ConfirmCredits locks them, then
+// the bets in id order, so that a batch cannot deadlock with
+// ConfirmCredits or with another writer of the same bets.
 func (d *DB) confirmBets(ctx context.Context, items []betUpdate) ([]updatedBet, error) {
 	order := make([]int, len(items))
 	for i := range order {
