@@ -19,17 +19,8 @@ const rfcShape = "- Feature Name: `path_in_parse_errors`\n\n# Summary\n\nParse e
 // is no "never" rule.
 func TestRFCShape(t *testing.T) {
 	res := generate(t, defaultRequest(rfcShape, "Path in parse errors"))
-	found := false
-	for _, tk := range res.Tickets {
-		low := strings.ToLower(tk.Title)
-		if strings.Contains(low, "guide-level") {
-			t.Errorf("ticket %q comes from the guide-level explanation", tk.Title)
-		}
-		found = found || strings.HasPrefix(tk.Title, "Add field source")
-	}
-	if !found {
-		t.Errorf("no ticket 'Add field source: …': %v", titles(res.Tickets))
-	}
+	wantNoTitleWith(t, res.Tickets, "the guide-level explanation", "guide-level")
+	wantTitles(t, res.Tickets, strings.HasPrefix, "Add field source")
 	for _, r := range res.Risks {
 		if strings.Contains(r.Description, "\"never\" rule") {
 			t.Errorf("risk from 'whenever': %s", r.Description)

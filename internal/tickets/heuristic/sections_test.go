@@ -111,6 +111,33 @@ func wantTitles(t *testing.T, ts []tickets.Ticket, match func(title, want string
 // sameTitle reports whether a ticket's title is want to the letter.
 func sameTitle(title, want string) bool { return title == want }
 
+// wantNoTitleWith reports each ticket of ts whose title holds one of words
+// (lower case) in any case: those words belong to a part of the spec that
+// is no work, which from names in the message.
+func wantNoTitleWith(t *testing.T, ts []tickets.Ticket, from string, words ...string) {
+	t.Helper()
+	for _, tk := range ts {
+		low := strings.ToLower(tk.Title)
+		for _, w := range words {
+			if strings.Contains(low, w) {
+				t.Errorf("ticket %q comes from %s (its title has %q)", tk.Title, from, w)
+			}
+		}
+	}
+}
+
+// wantAsked reports a result none of whose open questions contains
+// substr; what says what that question should have done.
+func wantAsked(t *testing.T, res *tickets.Result, substr, what string) {
+	t.Helper()
+	for _, q := range res.OpenQuestions {
+		if strings.Contains(q.Question, substr) {
+			return
+		}
+	}
+	t.Errorf("no open question %s (%q): %+v", what, substr, res.OpenQuestions)
+}
+
 // wantOneTitledEach reports each word that is not in the title of exactly one
 // ticket of ts, in any case.
 func wantOneTitledEach(t *testing.T, ts []tickets.Ticket, words ...string) {
@@ -162,11 +189,9 @@ Status: fixed in build rc3.
 
 func TestBugListGivesOneBugPerOpenReport(t *testing.T) {
 	res := generate(t, defaultRequest(bugListSpec, "Bug bash"))
+	wantNoTitleWith(t, res.Tickets, "the fixed report CK-03", "password")
 	bugs := map[string]tickets.Ticket{}
 	for _, tk := range res.Tickets {
-		if strings.Contains(tk.Title, "password") {
-			t.Errorf("the fixed report CK-03 became ticket %q", tk.Title)
-		}
 		if tk.TicketType == tickets.TypeBug {
 			bugs[tk.Title] = tk
 		}
@@ -234,18 +259,8 @@ func TestRequirementTableRowsAreTickets(t *testing.T) {
 		}
 	}
 	wantOneTitledEach(t, work, "invite", "edits", "ticked")
-	named := false
-	for _, q := range res.OpenQuestions {
-		named = named || strings.Contains(q.Question, "Per-item comments")
-	}
-	for _, tk := range res.Tickets {
-		if strings.Contains(strings.ToLower(tk.Title), "comments") {
-			t.Errorf("the P2 row became ticket %q", tk.Title)
-		}
-	}
-	if !named {
-		t.Errorf("no open question names the P2 row: %+v", res.OpenQuestions)
-	}
+	wantNoTitleWith(t, res.Tickets, "the P2 row", "comments")
+	wantAsked(t, res, "Per-item comments", "names the P2 row")
 }
 
 // TestSmallSpecHasNoEpics: an epic over three tickets of a six-ticket spec
@@ -382,13 +397,7 @@ func TestSpecWordsKept(t *testing.T) {
 			t.Errorf("no criterion keeps %q:\n%s", want, all.String())
 		}
 	}
-	asked := false
-	for _, q := range res.OpenQuestions {
-		asked = asked || strings.Contains(q.Question, "fast")
-	}
-	if !asked {
-		t.Errorf("no open question asks what \"fast\" means: %+v", res.OpenQuestions)
-	}
+	wantAsked(t, res, "fast", "asks what \"fast\" means")
 }
 
 // TestHeadedSectionsStayApart: a section under its own heading is a piece
