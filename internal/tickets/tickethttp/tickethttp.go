@@ -63,9 +63,9 @@ func New(svc *tickets.Service, cfg Config) http.Handler {
 	mux.Handle("POST /tickets/v1/jobs", h.authed(tickets.ScopeSubmit, h.submit))
 	mux.Handle("POST /v1/task-generation/jobs", h.authed(tickets.ScopeSubmit, h.submit))
 	mux.Handle("GET /tickets/v1/jobs", h.authed(tickets.ScopeRead, h.list))
-	mux.Handle("GET /tickets/v1/jobs/{job_id}", h.authed(tickets.ScopeRead, h.get))
-	mux.Handle("DELETE /tickets/v1/jobs/{job_id}", h.authed(tickets.ScopeCancel, h.cancel))
-	mux.Handle("GET /tickets/v1/jobs/{job_id}/result", h.authed(tickets.ScopeRead, h.result))
+	mux.Handle("GET /tickets/v1/jobs/{job_id}", h.authed(tickets.ScopeRead, h.ofJob(h.get)))
+	mux.Handle("DELETE /tickets/v1/jobs/{job_id}", h.authed(tickets.ScopeCancel, h.ofJob(h.cancel)))
+	mux.Handle("GET /tickets/v1/jobs/{job_id}/result", h.authed(tickets.ScopeRead, h.ofJob(h.result)))
 	mux.Handle("GET /tickets/v1/schema", h.authed(tickets.ScopeRead, h.schema))
 	mux.HandleFunc("/tickets/v1/", h.notFound)
 	mux.HandleFunc("/v1/task-generation/", h.notFound)
@@ -205,22 +205,23 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request, p tickets.Princip
 	httpjson.Write(w, http.StatusOK, out)
 }
 
-// jobID returns the canonical form of the {job_id} path value.
-func jobID(r *http.Request) (string, error) {
-	raw := r.PathValue("job_id")
-	u, err := uuid.Parse(raw)
-	if err != nil || len(raw) != 36 {
-		return "", tickets.Errorf(tickets.CodeInvalidRequest, "job_id must be a UUID such as 123e4567-e89b-12d3-a456-426614174000.")
+type jobFunc func(w http.ResponseWriter, r *http.Request, p tickets.Principal, id string)
+
+// ofJob calls next with the canonical form of the {job_id} path value, or
+// answers invalid_request when it is not a UUID.
+func (h *handler) ofJob(next jobFunc) authedFunc {
+	return func(w http.ResponseWriter, r *http.Request, p tickets.Principal) {
+		raw := r.PathValue("job_id")
+		u, err := uuid.Parse(raw)
+		if err != nil || len(raw) != 36 {
+			h.writeError(w, r, tickets.Errorf(tickets.CodeInvalidRequest, "job_id must be a UUID such as 123e4567-e89b-12d3-a456-426614174000."))
+			return
+		}
+		next(w, r, p, u.String())
 	}
-	return u.String(), nil
 }
 
-func (h *handler) get(w http.ResponseWriter, r *http.Request, p tickets.Principal) {
-	id, err := jobID(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
+func (h *handler) get(w http.ResponseWriter, r *http.Request, p tickets.Principal, id string) {
 	j, err := h.svc.Get(r.Context(), p, id)
 	if err != nil {
 		h.writeError(w, r, err)
@@ -232,12 +233,7 @@ func (h *handler) get(w http.ResponseWriter, r *http.Request, p tickets.Principa
 	httpjson.Write(w, http.StatusOK, j.Record())
 }
 
-func (h *handler) cancel(w http.ResponseWriter, r *http.Request, p tickets.Principal) {
-	id, err := jobID(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
+func (h *handler) cancel(w http.ResponseWriter, r *http.Request, p tickets.Principal, id string) {
 	j, err := h.svc.Cancel(r.Context(), p, id)
 	if err != nil {
 		h.writeError(w, r, err)
@@ -246,12 +242,7 @@ func (h *handler) cancel(w http.ResponseWriter, r *http.Request, p tickets.Princ
 	httpjson.Write(w, http.StatusOK, j.Record())
 }
 
-func (h *handler) result(w http.ResponseWriter, r *http.Request, p tickets.Principal) {
-	id, err := jobID(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
+func (h *handler) result(w http.ResponseWriter, r *http.Request, p tickets.Principal, id string) {
 	j, result, err := h.svc.Result(r.Context(), p, id)
 	switch {
 	case err != nil:
