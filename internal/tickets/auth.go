@@ -96,3 +96,16 @@ func (p Principal) Authorize(scope Scope) error {
 func storageError(err error) error {
 	return &Error{Code: CodeStorageError, Message: "The job store is unavailable; try again.", Err: err}
 }
+
+// lookupError is a store error as the administration methods return it:
+// nil, ErrNotFound as it is, or a storage_error.
+func lookupError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrNotFound):
+		return ErrNotFound
+	default:
+		return storageError(err)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -43,11 +42,8 @@ func (s *Service) CreateClient(ctx context.Context, name string) (Client, error)
 // GetClient returns a client, or ErrNotFound.
 func (s *Service) GetClient(ctx context.Context, id string) (Client, error) {
 	c, err := s.store.GetClient(ctx, id)
-	if errors.Is(err, ErrNotFound) {
-		return Client{}, ErrNotFound
-	}
 	if err != nil {
-		return Client{}, storageError(err)
+		return Client{}, lookupError(err)
 	}
 	return c, nil
 }
@@ -66,11 +62,8 @@ func (s *Service) ListClients(ctx context.Context, afterID string, limit int) ([
 func (s *Service) UpdateClient(ctx context.Context, id string, u ClientUpdate) (Client, error) {
 	defer s.keys.dropClient(id)
 	c, err := s.store.UpdateClient(ctx, id, u)
-	if errors.Is(err, ErrNotFound) {
-		return Client{}, ErrNotFound
-	}
 	if err != nil {
-		return Client{}, storageError(err)
+		return Client{}, lookupError(err)
 	}
 	return c, nil
 }
@@ -103,12 +96,8 @@ func (s *Service) CreateKey(ctx context.Context, clientID string, scopes []Scope
 	k := APIKey{ID: uuid.NewString(), ClientID: clientID, Scopes: scopes, ExpiresAt: expiresAt, CreatedAt: now}
 	key, hash := NewKeySecret(k.ID)
 	k.SecretHash = hash
-	err := s.store.CreateKey(ctx, k)
-	if errors.Is(err, ErrNotFound) {
-		return APIKey{}, "", ErrNotFound
-	}
-	if err != nil {
-		return APIKey{}, "", storageError(err)
+	if err := s.store.CreateKey(ctx, k); err != nil {
+		return APIKey{}, "", lookupError(err)
 	}
 	return k, key, nil
 }
@@ -129,12 +118,5 @@ func (s *Service) ListKeys(ctx context.Context, clientID string) ([]APIKey, erro
 // Returns ErrNotFound when the client has no such key.
 func (s *Service) RevokeKey(ctx context.Context, clientID, keyID string) error {
 	defer s.keys.dropKey(keyID)
-	err := s.store.RevokeKey(ctx, clientID, keyID, s.Now())
-	if errors.Is(err, ErrNotFound) {
-		return ErrNotFound
-	}
-	if err != nil {
-		return storageError(err)
-	}
-	return nil
+	return lookupError(s.store.RevokeKey(ctx, clientID, keyID, s.Now()))
 }

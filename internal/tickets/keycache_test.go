@@ -71,19 +71,19 @@ func TestAuthenticateCachesKeys(t *testing.T) {
 	}
 	wantCode(key, tickets.CodeKeyRevoked)
 
-	suspended := true
-	c, _, key = newKey()
-	wantCode(key, "")
-	if _, err := svc.UpdateClient(ctx, c.ID, tickets.ClientUpdate{Suspended: &suspended}); err != nil {
-		t.Fatal(err)
+	suspended, off := true, false
+	for _, update := range []struct {
+		change tickets.ClientUpdate
+		code   tickets.Code
+	}{
+		{tickets.ClientUpdate{Suspended: &suspended}, tickets.CodeClientSuspended},
+		{tickets.ClientUpdate{TicketsEnabled: &off}, tickets.CodeFeatureDisabled},
+	} {
+		c, _, key = newKey()
+		wantCode(key, "")
+		if _, err := svc.UpdateClient(ctx, c.ID, update.change); err != nil {
+			t.Fatal(err)
+		}
+		wantCode(key, update.code)
 	}
-	wantCode(key, tickets.CodeClientSuspended)
-
-	off := false
-	c, _, key = newKey()
-	wantCode(key, "")
-	if _, err := svc.UpdateClient(ctx, c.ID, tickets.ClientUpdate{TicketsEnabled: &off}); err != nil {
-		t.Fatal(err)
-	}
-	wantCode(key, tickets.CodeFeatureDisabled)
 }

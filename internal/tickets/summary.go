@@ -2,7 +2,6 @@ package tickets
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -109,11 +108,8 @@ func (s *Service) JobSummary(ctx context.Context, id string) (JobSummary, error)
 		return JobSummary{}, ErrNotFound // no job has such an id
 	}
 	j, err := s.store.GetJobSummary(ctx, id)
-	if errors.Is(err, ErrNotFound) {
-		return JobSummary{}, ErrNotFound
-	}
 	if err != nil {
-		return JobSummary{}, storageError(err)
+		return JobSummary{}, lookupError(err)
 	}
 	return j, nil
 }
