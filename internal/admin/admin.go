@@ -103,7 +103,7 @@ func New(token string, ticketService *tickets.Service, bettingService *betting.S
 	h.audit = opts.Audit
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /admin/v1/ticket-clients", h.createClient)
-	mux.HandleFunc("GET /admin/v1/ticket-clients", h.listClients)
+	mux.HandleFunc("GET /admin/v1/ticket-clients", listPage(h, h.readClients, clientID, toClientJSON))
 	mux.HandleFunc("GET /admin/v1/ticket-clients/{id}", h.ids(h.getClient))
 	mux.HandleFunc("PATCH /admin/v1/ticket-clients/{id}", h.ids(h.updateClient))
 	mux.HandleFunc("POST /admin/v1/ticket-clients/{id}/keys", h.ids(h.createKey))
@@ -114,7 +114,7 @@ func New(token string, ticketService *tickets.Service, bettingService *betting.S
 	h.bettingRoutes(mux)
 	h.credentialRoutes(mux)
 	h.ledgerRoutes(mux)
-	mux.HandleFunc("GET /admin/v1/audit", h.listAudit)
+	mux.HandleFunc("GET /admin/v1/audit", h.listAudit())
 	mux.HandleFunc("/admin/v1/", func(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, problem(http.StatusNotFound, CodeNotFound, "There is no endpoint "+r.Method+" "+r.URL.Path+"."))
 	})
@@ -134,6 +134,8 @@ func (h *handler) ids(next http.HandlerFunc) http.HandlerFunc {
 		next(w, r)
 	}
 }
+
+func clientID(c tickets.Client) string { return c.ID }
 
 func toClientJSON(c tickets.Client) TicketClient {
 	return TicketClient{ID: c.ID, Name: c.Name, Suspended: c.Suspended, TicketsEnabled: c.TicketsEnabled, CreatedAt: c.CreatedAt.UTC()}
@@ -177,6 +179,40 @@ func listWhole[T, J any](h *handler, parent string, read func(ctx context.Contex
 	}
 }
 
+// listPage is the handler of a cursor-paged list: read returns the items
+// of the request's page, at most limit of them (the page's limit plus one,
+// which tells whether more follow), and the answer is the page pageOf
+// makes of them with next's cursor.
+func listPage[T, J any](h *handler, read func(r *http.Request, limit int) ([]T, error), next func(T) string, toJSON func(T) J) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		limit, err := pageLimit(r)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		items, err := read(r, limit+1)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		httpjson.Write(w, http.StatusOK, pageOf(items, limit, next, toJSON))
+	}
+}
+
+// requireQuery answers invalid_request when one of the query parameters
+// names is missing, and passes the request to next otherwise.
+func (h *handler) requireQuery(next http.HandlerFunc, names ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		for _, n := range names {
+			if r.URL.Query().Get(n) == "" {
+				h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, n+" is required."))
+				return
+			}
+		}
+		next(w, r)
+	}
+}
+
 // pageAfter pages a list read whole: the items after the one whose id is
 // cursor (from the first when cursor is empty), at most limit of them,
 // with the id of the last one as the next cursor when more follow.
@@ -215,18 +251,38 @@ func pageCursor(r *http.Request) (time.Time, string, error) {
 	return at, id, nil
 }
 
-// pageNewestFirst is the page of items read newest first with a limit of
-// limit+1: the first limit of them, with the cursor after the last one
-// (its position) when more follow.
-func pageNewestFirst[T any](items []T, limit int, position func(T) (time.Time, string)) list[T] {
-	out := list[T]{Items: []T{}}
+// pageOf is the page of items read with a limit of limit+1: the first
+// limit of them as toJSON writes them and, when more follow, the cursor
+// next makes of the last of those.
+func pageOf[T, J any](items []T, limit int, next func(T) string, toJSON func(T) J) list[J] {
+	out := list[J]{Items: []J{}}
 	if len(items) > limit {
 		items = items[:limit]
-		next := cursor.Encode(position(items[limit-1]))
-		out.NextCursor = &next
+		c := next(items[limit-1])
+		out.NextCursor = &c
 	}
-	out.Items = append(out.Items, items...)
+	for _, it := range items {
+		out.Items = append(out.Items, toJSON(it))
+	}
 	return out
+}
+
+// asIs is the toJSON of pageOf for items the API shows as they are.
+func asIs[T any](it T) T { return it }
+
+// seqCursor reads the cursor of a list paged by sequence number: 0 when
+// there is none, an invalid_request problem when it is not a number of at
+// least min.
+func seqCursor(r *http.Request, min int64) (int64, error) {
+	c := r.URL.Query().Get("cursor")
+	if c == "" {
+		return 0, nil
+	}
+	seq, err := strconv.ParseInt(c, 10, 64)
+	if err != nil || seq < min {
+		return 0, problem(http.StatusBadRequest, CodeInvalidRequest, "cursor must be the next_cursor of a previous page.")
+	}
+	return seq, nil
 }
 
 func (h *handler) createClient(w http.ResponseWriter, r *http.Request) {
@@ -253,36 +309,13 @@ func (h *handler) createClient(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusCreated, out)
 }
 
-func (h *handler) listClients(w http.ResponseWriter, r *http.Request) {
-	limit, err := pageLimit(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	cs, err := h.tickets.ListClients(r.Context(), r.URL.Query().Get("cursor"), limit+1)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	out := list[TicketClient]{Items: []TicketClient{}}
-	for i, c := range cs {
-		if i == limit {
-			next := cs[limit-1].ID
-			out.NextCursor = &next
-			break
-		}
-		out.Items = append(out.Items, toClientJSON(c))
-	}
-	httpjson.Write(w, http.StatusOK, out)
+func (h *handler) readClients(r *http.Request, limit int) ([]tickets.Client, error) {
+	return h.tickets.ListClients(r.Context(), r.URL.Query().Get("cursor"), limit)
 }
 
 func (h *handler) getClient(w http.ResponseWriter, r *http.Request) {
 	c, err := h.tickets.GetClient(r.Context(), r.PathValue("id"))
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, toClientJSON(c))
+	h.reply(w, r, http.StatusOK, toClientJSON(c), err)
 }
 
 func (h *handler) updateClient(w http.ResponseWriter, r *http.Request) {
@@ -431,7 +464,8 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	httpjson.WriteProblemBody(w, p.Status, p)
 }
 
-// reply writes v with status, or the problem of err when err is not nil.
+// reply writes v with status, or the problem of err when err is not nil
+// (v, made of the zero values a failed read returns, is then dropped).
 func (h *handler) reply(w http.ResponseWriter, r *http.Request, status int, v any, err error) {
 	if err != nil {
 		h.writeError(w, r, err)

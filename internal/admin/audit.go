@@ -16,7 +16,6 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/audit"
 	"github.com/foresight-dev/foresight/internal/betting"
-	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/ledger"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
 	"github.com/foresight-dev/foresight/internal/requestid"
@@ -231,22 +230,24 @@ type AuditEntry = audit.Entry
 // target_id, since and until (RFC 3339; since ≤ at < until), cursor
 // paged. An operator credential sees its own operator's entries only
 // (routeAccess: ownQuery).
-func (h *handler) listAudit(w http.ResponseWriter, r *http.Request) {
-	if h.audit == nil {
-		h.writeError(w, r, problem(http.StatusNotFound, CodeNotFound, "This server keeps no audit trail."))
-		return
+func (h *handler) listAudit() http.HandlerFunc {
+	page := listPage(h, h.readAudit, func(e AuditEntry) string { return strconv.FormatInt(e.Seq, 10) }, asIs)
+	return func(w http.ResponseWriter, r *http.Request) {
+		if h.audit == nil {
+			h.writeError(w, r, problem(http.StatusNotFound, CodeNotFound, "This server keeps no audit trail."))
+			return
+		}
+		page(w, r)
 	}
-	limit, err := pageLimit(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
+}
+
+// readAudit reads a page of the audit trail with listAudit's filters.
+func (h *handler) readAudit(r *http.Request, limit int) ([]AuditEntry, error) {
 	q := r.URL.Query()
 	f := audit.Filter{OperatorID: q.Get("operator_id"), Action: q.Get("action"), TargetKind: q.Get("target_kind"), TargetID: q.Get("target_id"),
-		Limit: limit + 1}
+		Limit: limit}
 	if err := checkOneOf("action", f.Action, audit.Actions); err != nil {
-		h.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	switch actor := q.Get("actor"); {
 	case actor == "":
@@ -255,38 +256,19 @@ func (h *handler) listAudit(w http.ResponseWriter, r *http.Request) {
 	case uuid.Validate(actor) == nil:
 		f.CredentialID = actor
 	default:
-		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, `actor must be "admin" or an operator credential id.`))
-		return
+		return nil, problem(http.StatusBadRequest, CodeInvalidRequest, `actor must be "admin" or an operator credential id.`)
 	}
+	var err error
 	if f.Since, err = queryTime(q, "since"); err != nil {
-		h.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	if f.Until, err = queryTime(q, "until"); err != nil {
-		h.writeError(w, r, err)
-		return
+		return nil, err
 	}
-	if c := q.Get("cursor"); c != "" {
-		if f.BeforeSeq, err = strconv.ParseInt(c, 10, 64); err != nil || f.BeforeSeq <= 0 {
-			h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "cursor must be the next_cursor of a previous page."))
-			return
-		}
+	if f.BeforeSeq, err = seqCursor(r, 1); err != nil {
+		return nil, err
 	}
-	entries, err := h.audit.List(r.Context(), f)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	out := list[AuditEntry]{Items: []AuditEntry{}}
-	for i, e := range entries {
-		if i == limit {
-			next := strconv.FormatInt(entries[limit-1].Seq, 10)
-			out.NextCursor = &next
-			break
-		}
-		out.Items = append(out.Items, e)
-	}
-	httpjson.Write(w, http.StatusOK, out)
+	return h.audit.List(r.Context(), f)
 }
 
 // AuditQuery selects audit entries; empty fields select all, zero times

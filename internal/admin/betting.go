@@ -12,6 +12,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/audit"
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/cursor"
 	"github.com/foresight-dev/foresight/internal/httpjson"
 )
 
@@ -35,7 +36,7 @@ func (h *handler) bettingRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /admin/v1/operators/{op}", h.getOperator)
 	mux.HandleFunc("PATCH /admin/v1/operators/{op}", h.updateOperator)
 	mux.HandleFunc("POST /admin/v1/events", h.createEvent)
-	mux.HandleFunc("GET /admin/v1/events", h.listEvents)
+	mux.HandleFunc("GET /admin/v1/events", listPage(h, h.readEvents, func(e betting.Event) string { return cursor.Encode(e.CreatedAt, e.ID) }, asIs))
 	mux.HandleFunc("GET /admin/v1/events/{id}", h.ids(h.getEvent))
 	mux.HandleFunc("PATCH /admin/v1/events/{id}", h.ids(h.updateEvent))
 	mux.HandleFunc("POST /admin/v1/markets/{id}/prices", h.ids(h.setPrices))
@@ -44,10 +45,10 @@ func (h *handler) bettingRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /admin/v1/markets/{id}/resolve", h.ids(h.resolveMarket))
 	mux.HandleFunc("POST /admin/v1/markets/{id}/cancel", h.ids(h.cancelMarket))
 	mux.HandleFunc("GET /admin/v1/markets/{id}/price-history", h.ids(h.priceHistory))
-	mux.HandleFunc("GET /admin/v1/exposure", h.exposure)
-	mux.HandleFunc("GET /admin/v1/bettors", h.bettors)
-	mux.HandleFunc("GET /admin/v1/bets", h.bets)
-	mux.HandleFunc("GET /admin/v1/bets/totals", h.betTotals)
+	mux.HandleFunc("GET /admin/v1/exposure", h.requireQuery(h.exposure, "operator_id", "market_id"))
+	mux.HandleFunc("GET /admin/v1/bettors", h.requireQuery(listPage(h, h.readBettors, func(b betting.Bettor) string { return b.ID }, asIs), "operator_id"))
+	mux.HandleFunc("GET /admin/v1/bets", h.requireQuery(listPage(h, h.readBets, func(b betting.Bet) string { return cursor.Encode(b.CreatedAt, b.ID) }, asIs), "operator_id"))
+	mux.HandleFunc("GET /admin/v1/bets/totals", h.requireQuery(h.betTotals, "operator_id"))
 	mux.HandleFunc("GET /admin/v1/bets/{id}/wallet-transactions", h.ids(h.walletTransactions))
 }
 
@@ -145,11 +146,7 @@ func (h *handler) listOperators(w http.ResponseWriter, r *http.Request) {
 
 func (h *handler) getOperator(w http.ResponseWriter, r *http.Request) {
 	o, err := h.betting.GetOperator(r.Context(), r.PathValue("op"))
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, publicOperator(o))
+	h.reply(w, r, http.StatusOK, publicOperator(o), err)
 }
 
 func (h *handler) updateOperator(w http.ResponseWriter, r *http.Request) {
@@ -234,34 +231,22 @@ func (h *handler) createEvent(w http.ResponseWriter, r *http.Request) {
 // eventStatuses are the values of the status filter of GET /admin/v1/events.
 var eventStatuses = []string{string(betting.StatusOpen), string(betting.StatusSuspended), string(betting.StatusResolved), string(betting.StatusCancelled)}
 
-// listEvents is the catalog, newest first, cursor paged, optionally of one
+// readEvents reads a page of the catalog, newest first, optionally of one
 // category or status (matched case-insensitively).
-func (h *handler) listEvents(w http.ResponseWriter, r *http.Request) {
-	limit, err := pageLimit(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
+func (h *handler) readEvents(r *http.Request, limit int) ([]betting.Event, error) {
 	q := r.URL.Query()
-	f := betting.EventFilter{Category: strings.ToLower(q.Get("category")), Status: betting.MarketStatus(strings.ToLower(q.Get("status"))), Limit: limit + 1}
+	f := betting.EventFilter{Category: strings.ToLower(q.Get("category")), Status: betting.MarketStatus(strings.ToLower(q.Get("status"))), Limit: limit}
 	if err := checkOneOf("category", f.Category, betting.Categories); err != nil {
-		h.writeError(w, r, err)
-		return
+		return nil, err
 	}
 	if err := checkOneOf("status", string(f.Status), eventStatuses); err != nil {
-		h.writeError(w, r, err)
-		return
+		return nil, err
 	}
+	var err error
 	if f.BeforeCreatedAt, f.BeforeID, err = pageCursor(r); err != nil {
-		h.writeError(w, r, err)
-		return
+		return nil, err
 	}
-	events, err := h.betting.ListEvents(r.Context(), f)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, pageNewestFirst(events, limit, func(e betting.Event) (time.Time, string) { return e.CreatedAt, e.ID }))
+	return h.betting.ListEvents(r.Context(), f)
 }
 
 func (h *handler) getEvent(w http.ResponseWriter, r *http.Request) {
@@ -349,20 +334,7 @@ func (h *handler) cancelMarket(w http.ResponseWriter, r *http.Request) {
 	h.reply(w, r, http.StatusOK, e, err)
 }
 
-func required(r *http.Request, names ...string) error {
-	for _, n := range names {
-		if r.URL.Query().Get(n) == "" {
-			return problem(http.StatusBadRequest, CodeInvalidRequest, n+" is required.")
-		}
-	}
-	return nil
-}
-
 func (h *handler) exposure(w http.ResponseWriter, r *http.Request) {
-	if err := required(r, "operator_id", "market_id"); err != nil {
-		h.writeError(w, r, err)
-		return
-	}
 	q := r.URL.Query()
 	if uuid.Validate(q.Get("market_id")) != nil {
 		h.writeError(w, r, problem(http.StatusNotFound, CodeNotFound, "No market "+q.Get("market_id")+"."))
@@ -376,62 +348,27 @@ func (h *handler) exposure(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusOK, list[betting.OutcomeExposure]{Items: items})
 }
 
-func (h *handler) bettors(w http.ResponseWriter, r *http.Request) {
-	if err := required(r, "operator_id"); err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	limit, err := pageLimit(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	bs, err := h.placement.Bettors(r.Context(), r.URL.Query().Get("operator_id"), r.URL.Query().Get("cursor"), limit+1)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	out := list[betting.Bettor]{Items: []betting.Bettor{}}
-	for i, b := range bs {
-		if i == limit {
-			next := bs[limit-1].ID
-			out.NextCursor = &next
-			break
-		}
-		out.Items = append(out.Items, b)
-	}
-	httpjson.Write(w, http.StatusOK, out)
+// readBettors reads a page of an operator's bettors.
+func (h *handler) readBettors(r *http.Request, limit int) ([]betting.Bettor, error) {
+	return h.placement.Bettors(r.Context(), r.URL.Query().Get("operator_id"), r.URL.Query().Get("cursor"), limit)
 }
 
-func (h *handler) bets(w http.ResponseWriter, r *http.Request) {
-	if err := required(r, "operator_id"); err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	limit, err := pageLimit(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
+// readBets reads a page of an operator's bets, newest first, optionally
+// of one bettor, market or status.
+func (h *handler) readBets(r *http.Request, limit int) ([]betting.Bet, error) {
 	q := r.URL.Query()
-	f := betting.BetFilter{OperatorID: q.Get("operator_id"), BettorID: q.Get("bettor_id"), MarketID: q.Get("market_id"), Limit: limit + 1}
+	f := betting.BetFilter{OperatorID: q.Get("operator_id"), BettorID: q.Get("bettor_id"), MarketID: q.Get("market_id"), Limit: limit}
 	if f.MarketID != "" && uuid.Validate(f.MarketID) != nil {
-		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "market_id must be a UUID."))
-		return
+		return nil, problem(http.StatusBadRequest, CodeInvalidRequest, "market_id must be a UUID.")
 	}
 	if st := q.Get("status"); st != "" {
 		f.Statuses = []betting.BetStatus{betting.BetStatus(strings.ToLower(st))}
 	}
+	var err error
 	if f.BeforeCreatedAt, f.BeforeID, err = pageCursor(r); err != nil {
-		h.writeError(w, r, err)
-		return
+		return nil, err
 	}
-	bets, err := h.placement.Bets(r.Context(), f)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, pageNewestFirst(bets, limit, func(b betting.Bet) (time.Time, string) { return b.CreatedAt, b.ID }))
+	return h.placement.Bets(r.Context(), f)
 }
 
 // BetTotal is one status and currency of GET /admin/v1/bets/totals.
@@ -449,10 +386,6 @@ type BetTotal struct {
 // currency, of one market when market_id is set: one read, whatever the
 // number of bets, where the list would take a page per hundred.
 func (h *handler) betTotals(w http.ResponseWriter, r *http.Request) {
-	if err := required(r, "operator_id"); err != nil {
-		h.writeError(w, r, err)
-		return
-	}
 	q := r.URL.Query()
 	if m := q.Get("market_id"); m != "" && uuid.Validate(m) != nil {
 		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "market_id must be a UUID."))

@@ -98,19 +98,7 @@ func (c *Client) CreateTicketClient(ctx context.Context, name string) (TicketCli
 
 // ListTicketClients returns every client, following cursors.
 func (c *Client) ListTicketClients(ctx context.Context) ([]TicketClient, error) {
-	var all []TicketClient
-	cursor := ""
-	for {
-		items, next, err := getPage[TicketClient](ctx, c, "/admin/v1/ticket-clients", url.Values{}, 100, cursor)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, items...)
-		if next == "" {
-			return all, nil
-		}
-		cursor = next
-	}
+	return getAll[TicketClient](ctx, c, "/admin/v1/ticket-clients")
 }
 
 // GetTicketClient returns a client (without its webhook secret).
@@ -136,19 +124,14 @@ func (c *Client) UpdateTicketClient(ctx context.Context, id string, suspended, t
 
 // CreateTicketKey issues a key; the returned Key is shown once.
 func (c *Client) CreateTicketKey(ctx context.Context, clientID string, scopes []string, expiresAt *time.Time) (TicketKey, error) {
-	body := map[string]any{"scopes": scopes}
-	if expiresAt != nil {
-		body["expires_at"] = expiresAt.UTC().Format(time.RFC3339)
-	}
 	var out TicketKey
-	err := c.Do(ctx, http.MethodPost, "/admin/v1/ticket-clients/"+url.PathEscape(clientID)+"/keys", body, &out)
+	err := c.Do(ctx, http.MethodPost, "/admin/v1/ticket-clients/"+url.PathEscape(clientID)+"/keys", withExpiry(map[string]any{"scopes": scopes}, expiresAt), &out)
 	return out, err
 }
 
-// ListTicketKeys returns a client's keys.
+// ListTicketKeys returns a client's keys, following cursors.
 func (c *Client) ListTicketKeys(ctx context.Context, clientID string) ([]TicketKey, error) {
-	keys, _, err := getPage[TicketKey](ctx, c, "/admin/v1/ticket-clients/"+url.PathEscape(clientID)+"/keys", url.Values{}, 100, "")
-	return keys, err
+	return getAll[TicketKey](ctx, c, "/admin/v1/ticket-clients/"+url.PathEscape(clientID)+"/keys")
 }
 
 // RevokeTicketKey revokes a key.
@@ -183,6 +166,15 @@ func (c *Client) PriceHistory(ctx context.Context, marketID string, q PriceHisto
 	setStrings(v, map[string]string{"operator_id": q.OperatorID})
 	setTimes(v, map[string]time.Time{"from": q.From, "to": q.To})
 	return getPage[PricePoint](ctx, c, "/admin/v1/markets/"+url.PathEscape(marketID)+"/price-history", v, q.Limit, q.Cursor)
+}
+
+// withExpiry returns body with expires_at set to expiresAt in RFC 3339 in
+// UTC, or body as it is when expiresAt is nil (no expiry).
+func withExpiry(body map[string]any, expiresAt *time.Time) map[string]any {
+	if expiresAt != nil {
+		body["expires_at"] = expiresAt.UTC().Format(time.RFC3339)
+	}
+	return body
 }
 
 // setStrings sets in v each of values that is not empty.
@@ -225,6 +217,24 @@ func getPage[T any](ctx context.Context, c *Client, path string, v url.Values, l
 		return page.Items, "", nil
 	}
 	return page.Items, *page.NextCursor, nil
+}
+
+// getAll gets every item of the list at path, a page of 100 at a time,
+// following cursors.
+func getAll[T any](ctx context.Context, c *Client, path string) ([]T, error) {
+	var all []T
+	cursor := ""
+	for {
+		items, next, err := getPage[T](ctx, c, path, url.Values{}, 100, cursor)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, items...)
+		if next == "" {
+			return all, nil
+		}
+		cursor = next
+	}
 }
 
 // BetWalletTransactions returns a bet's transactions in its operator's

@@ -96,20 +96,16 @@ func (c *Client) Whoami(ctx context.Context) (Whoami, error) {
 // IssueOperatorCredential issues a credential named name for an operator,
 // valid until expiresAt (never when nil); the returned Key is shown once.
 func (c *Client) IssueOperatorCredential(ctx context.Context, operatorID, name string, expiresAt *time.Time) (OperatorCredential, error) {
-	body := map[string]any{"name": name}
-	if expiresAt != nil {
-		body["expires_at"] = expiresAt.UTC().Format(time.RFC3339)
-	}
 	var out OperatorCredential
-	err := c.Do(ctx, http.MethodPost, "/admin/v1/operators/"+url.PathEscape(operatorID)+"/credentials", body, &out)
+	err := c.Do(ctx, http.MethodPost, "/admin/v1/operators/"+url.PathEscape(operatorID)+"/credentials", withExpiry(map[string]any{"name": name}, expiresAt), &out)
 	return out, err
 }
 
 // ListOperatorCredentials returns an operator's credentials (without
-// keys), oldest first, revoked and expired ones included.
+// keys), oldest first, revoked and expired ones included, following
+// cursors.
 func (c *Client) ListOperatorCredentials(ctx context.Context, operatorID string) ([]OperatorCredential, error) {
-	creds, _, err := getPage[OperatorCredential](ctx, c, "/admin/v1/operators/"+url.PathEscape(operatorID)+"/credentials", url.Values{}, 100, "")
-	return creds, err
+	return getAll[OperatorCredential](ctx, c, "/admin/v1/operators/"+url.PathEscape(operatorID)+"/credentials")
 }
 
 // RevokeOperatorCredential revokes an operator's credential at once.

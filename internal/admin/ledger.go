@@ -191,29 +191,20 @@ func (h *handler) statement(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	var after int64
-	if c := q.Get("cursor"); c != "" {
-		if after, err = strconv.ParseInt(c, 10, 64); err != nil || after < 0 {
-			h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "cursor must be the next_cursor of a previous page."))
-			return
-		}
+	after, err := seqCursor(r, 0)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
 	}
 	entries, err := h.ledger.Store().Statement(r.Context(), accountID, after, limit+1)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	out := Statement{OperatorID: op.ID, BettorID: bettor, Currency: cur.Code, Balance: acc.Balance.StringFixed(cur.Decimals),
-		Held: acc.DebitsPending.StringFixed(cur.Decimals), Available: acc.Available().StringFixed(cur.Decimals), Items: []StatementLine{}}
-	for i, e := range entries {
-		if i == limit {
-			next := strconv.FormatInt(entries[limit-1].Seq, 10)
-			out.NextCursor = &next
-			break
-		}
-		out.Items = append(out.Items, statementLine(e, cur.Decimals))
-	}
-	httpjson.Write(w, http.StatusOK, out)
+	page := pageOf(entries, limit, func(e ledger.Entry) string { return strconv.FormatInt(e.Seq, 10) },
+		func(e ledger.Entry) StatementLine { return statementLine(e, cur.Decimals) })
+	httpjson.Write(w, http.StatusOK, Statement{OperatorID: op.ID, BettorID: bettor, Currency: cur.Code, Balance: acc.Balance.StringFixed(cur.Decimals),
+		Held: acc.DebitsPending.StringFixed(cur.Decimals), Available: acc.Available().StringFixed(cur.Decimals), Items: page.Items, NextCursor: page.NextCursor})
 }
 
 // statementCSV writes every entry of the account as CSV, a page of the

@@ -82,16 +82,8 @@ func (h *handler) priceHistory(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	out := list[PricePoint]{Items: []PricePoint{}}
-	for i, p := range points {
-		if i == limit {
-			next := cursor.Encode(points[limit-1].At, f.MarketID)
-			out.NextCursor = &next
-			break
-		}
-		out.Items = append(out.Items, pricedPoint(p, op))
-	}
-	httpjson.Write(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, pageOf(points, limit, func(p betting.PricePoint) string { return cursor.Encode(p.At, f.MarketID) },
+		func(p betting.PricePoint) PricePoint { return pricedPoint(p, op) }))
 }
 
 // pricedPoint is p as the admin API shows it, priced with op's margin when

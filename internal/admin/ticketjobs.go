@@ -108,9 +108,5 @@ func (h *handler) listTicketJobs(w http.ResponseWriter, r *http.Request) {
 // getTicketJob answers GET /admin/v1/ticket-jobs/{id}.
 func (h *handler) getTicketJob(w http.ResponseWriter, r *http.Request) {
 	j, err := h.tickets.JobSummary(r.Context(), r.PathValue("id"))
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	httpjson.Write(w, http.StatusOK, toTicketJobJSON(j))
+	h.reply(w, r, http.StatusOK, toTicketJobJSON(j), err)
 }
