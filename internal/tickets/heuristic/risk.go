@@ -188,26 +188,31 @@ func specRiskSeverity(text string) string {
 // share the most of its words (at least two).
 func (b *builder) specRiskTickets(text string, slots []slot) []string {
 	words := keywords(text)
-	type scored struct {
-		id    string
-		score int
-	}
-	var cands []scored
+	var cands []scoredID
 	for _, sl := range slots {
 		if sl.d == nil {
 			continue
 		}
 		b.m.tick(len(words))
 		if n := sl.d.lowerIndex().count(words...); n >= 2 {
-			cands = append(cands, scored{sl.id, n})
+			cands = append(cands, scoredID{sl.id, n})
 		}
 	}
+	return bestIDs(cands, 3)
+}
+
+// scoredID is a ticket id with how well it fits a risk.
+type scoredID struct {
+	id    string
+	score int
+}
+
+// bestIDs returns the ids of the n candidates of highest score, the first
+// in cands on a tie, in ticket order.
+func bestIDs(cands []scoredID, n int) []string {
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
-	ids := []string{}
-	for _, c := range cands {
-		if len(ids) == 3 {
-			break
-		}
+	ids := make([]string, 0, n)
+	for _, c := range cands[:min(n, len(cands))] {
 		ids = append(ids, c.id)
 	}
 	return sortIDs(ids)
@@ -231,13 +236,8 @@ func (b *builder) unitRef(u *unit) string {
 // evidence's section first, then those whose text carries the category's
 // terms most.
 func (b *builder) riskTickets(cat riskCategory, evidence *unit, ts []tickets.Ticket, slots []slot) []string {
-	type scored struct {
-		id    string
-		score int
-		pos   int
-	}
-	var cands []scored
-	for i, sl := range slots {
+	var cands []scoredID
+	for _, sl := range slots {
 		if sl.d == nil {
 			continue
 		}
@@ -246,21 +246,8 @@ func (b *builder) riskTickets(cat riskCategory, evidence *unit, ts []tickets.Tic
 			score += 3
 		}
 		if score >= 1 {
-			cands = append(cands, scored{sl.id, score, i})
+			cands = append(cands, scoredID{sl.id, score})
 		}
 	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		if cands[i].score != cands[j].score {
-			return cands[i].score > cands[j].score
-		}
-		return cands[i].pos < cands[j].pos
-	})
-	var ids []string
-	for _, c := range cands {
-		if len(ids) >= 4 {
-			break
-		}
-		ids = append(ids, c.id)
-	}
-	return sortIDs(ids)
+	return bestIDs(cands, 4)
 }

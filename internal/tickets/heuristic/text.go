@@ -269,21 +269,7 @@ func (ws wordSet) overlap(words []string) int {
 
 // containsWord reports whether text contains word as a whole word (case-insensitive).
 func containsWord(text, word string) bool {
-	text = strings.ToLower(text)
-	word = strings.ToLower(word)
-	for i := 0; ; {
-		j := strings.Index(text[i:], word)
-		if j < 0 {
-			return false
-		}
-		j += i
-		before := j == 0 || !isWordByte(text[j-1])
-		after := j+len(word) >= len(text) || !isWordByte(text[j+len(word)])
-		if before && after {
-			return true
-		}
-		i = j + 1
-	}
+	return containsWordCase(strings.ToLower(text), strings.ToLower(word))
 }
 
 func isWordByte(c byte) bool {
