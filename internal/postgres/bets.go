@@ -169,12 +169,9 @@ func (d *DB) createBets(ctx context.Context, given []betting.Bet) ([]createdBet,
 		return nil, err
 	}
 	defer tx.Rollback(ctx)
-	rows, err := tx.Query(ctx, insertBetsSQL, ids, operators, bettors, keys, events, markets, outcomes, indexes, stakes, currencies,
-		entries, payouts, probabilities, statuses, codes, reasons, withdrawals, operatorTxs, accepted, created, updated, sessions)
-	if err != nil {
-		return nil, err
-	}
-	inserted, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	inserted, err := queryList(ctx, tx, insertBetsSQL, []any{ids, operators, bettors, keys, events, markets, outcomes, indexes, stakes,
+		currencies, entries, payouts, probabilities, statuses, codes, reasons, withdrawals, operatorTxs, accepted, created, updated, sessions},
+		rowscan.Value[string])
 	if err != nil {
 		return nil, err
 	}
@@ -284,29 +281,23 @@ func (s betStore) BetTotals(ctx context.Context, operatorID, marketID string) ([
 		q += ` AND market_id = $2::uuid`
 		args = append(args, marketID)
 	}
-	rows, err := s.d.pool.Query(ctx, q+` GROUP BY status, currency ORDER BY status, currency`, args...)
-	if err != nil {
-		return nil, err
+	return queryList(ctx, s.d.pool, q+` GROUP BY status, currency ORDER BY status, currency`, args, scanBetTotal)
+}
+
+// scanBetTotal reads a total from status, currency, count, stake (text),
+// payout (text), payouts confirmed, last confirmed at.
+func scanBetTotal(row rowscan.Row) (betting.BetTotal, error) {
+	var t betting.BetTotal
+	var stake, payout string
+	if err := row.Scan(&t.Status, &t.Currency, &t.Bets, &stake, &payout, &t.PayoutsConfirmed, rowscan.NullTime(&t.LastPayoutConfirmedAt)); err != nil {
+		return t, err
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (betting.BetTotal, error) {
-		var t betting.BetTotal
-		var stake, payout string
-		if err := r.Scan(&t.Status, &t.Currency, &t.Bets, &stake, &payout, &t.PayoutsConfirmed, &t.LastPayoutConfirmedAt); err != nil {
-			return t, err
-		}
-		var err error
-		if t.Stake, err = storedAmount(stake); err != nil {
-			return t, err
-		}
-		if t.Payout, err = storedAmount(payout); err != nil {
-			return t, err
-		}
-		if t.LastPayoutConfirmedAt != nil {
-			at := t.LastPayoutConfirmedAt.UTC()
-			t.LastPayoutConfirmedAt = &at
-		}
-		return t, nil
-	})
+	var err error
+	if t.Stake, err = storedAmount(stake); err != nil {
+		return t, err
+	}
+	t.Payout, err = storedAmount(payout)
+	return t, err
 }
 
 func (s betStore) ReserveExposure(ctx context.Context, b betting.Bet, limit money.Amount) error {

@@ -57,6 +57,13 @@ func Each(rows Rows, fn func(Row) error) error {
 	return rows.Err()
 }
 
+// Value reads a row whose one column is a T, such as an id.
+func Value[T any](row Row) (T, error) {
+	var v T
+	err := row.Scan(&v)
+	return v, err
+}
+
 // JSON reads a row whose one column is a JSON document (TEXT on SQLite,
 // jsonb on PostgreSQL) into a new T.
 func JSON[T any](row Row) (T, error) {

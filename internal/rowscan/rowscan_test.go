@@ -11,12 +11,6 @@ import (
 	"github.com/foresight-dev/foresight/internal/rowscan"
 )
 
-func scanInt(row rowscan.Row) (int, error) {
-	var n int
-	err := row.Scan(&n)
-	return n, err
-}
-
 var errStop = errors.New("stop")
 
 // memoryDB opens an in-memory SQLite database, closed when the test ends.
@@ -39,10 +33,10 @@ func TestAll(t *testing.T) {
 		want    []int
 		wantErr error
 	}{
-		{"rows in order", `SELECT column1 FROM (VALUES (3), (1), (2))`, scanInt, []int{3, 1, 2}, nil},
-		{"no rows is an empty list", `SELECT 1 WHERE 0`, scanInt, []int{}, nil},
+		{"rows in order", `SELECT column1 FROM (VALUES (3), (1), (2))`, rowscan.Value[int], []int{3, 1, 2}, nil},
+		{"no rows is an empty list", `SELECT 1 WHERE 0`, rowscan.Value[int], []int{}, nil},
 		{"a scan error stops", `SELECT column1 FROM (VALUES (1), (2))`, func(row rowscan.Row) (int, error) {
-			n, _ := scanInt(row)
+			n, _ := rowscan.Value[int](row)
 			if n == 2 {
 				return 0, errStop
 			}
@@ -75,7 +69,7 @@ func TestEachStopsAtError(t *testing.T) {
 	}
 	defer rows.Close()
 	var seen []int
-	err = rowscan.Each(rows, rowscan.Calling(scanInt, func(n int) error {
+	err = rowscan.Each(rows, rowscan.Calling(rowscan.Value[int], func(n int) error {
 		seen = append(seen, n)
 		if n == 2 {
 			return errStop
@@ -119,7 +113,7 @@ func TestFound(t *testing.T) {
 		{"an error", `SELECT 'x'`, 0, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok, err := rowscan.Found(scanInt(db.QueryRow(tc.query)))
+			got, ok, err := rowscan.Found(rowscan.Value[int](db.QueryRow(tc.query)))
 			if got != tc.want || ok != tc.wantOK || (err != nil) != tc.wantErr {
 				t.Errorf("Found = %d, %v, %v; want %d, %v, error %v", got, ok, err, tc.want, tc.wantOK, tc.wantErr)
 			}

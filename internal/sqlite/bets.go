@@ -184,39 +184,27 @@ func (s betStore) BetTotals(ctx context.Context, operatorID, marketID string) ([
 		currency string
 	}
 	totals := map[group]*betting.BetTotal{}
-	for rows.Next() {
-		var g group
-		var stake string
-		var payout sql.NullString
-		var confirmed sql.NullInt64
-		if err := rows.Scan(&g.status, &g.currency, &stake, &payout, &confirmed); err != nil {
-			return nil, err
-		}
+	err = rowscan.Each(rows, rowscan.Calling(scanBetAmounts, func(b betAmounts) error {
+		g := group{b.status, b.currency}
 		t := totals[g]
 		if t == nil {
 			t = &betting.BetTotal{Status: g.status, Currency: g.currency, Stake: money.Zero(), Payout: money.Zero()}
 			totals[g] = t
 		}
-		a, err := parseStored(stake)
-		if err != nil {
-			return nil, err
-		}
 		t.Bets++
-		t.Stake = t.Stake.Add(a)
-		if payout.Valid {
-			if a, err = parseStored(payout.String); err != nil {
-				return nil, err
-			}
-			t.Payout = t.Payout.Add(a)
+		t.Stake = t.Stake.Add(b.stake)
+		if b.payout != nil {
+			t.Payout = t.Payout.Add(*b.payout)
 		}
-		if confirmed.Valid {
+		if at := b.confirmedAt; at != nil {
 			t.PayoutsConfirmed++
-			if at := fromMicros(confirmed.Int64); t.LastPayoutConfirmedAt == nil || at.After(*t.LastPayoutConfirmedAt) {
-				t.LastPayoutConfirmedAt = &at
+			if t.LastPayoutConfirmedAt == nil || at.After(*t.LastPayoutConfirmedAt) {
+				t.LastPayoutConfirmedAt = at
 			}
 		}
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}))
+	if err != nil {
 		return nil, err
 	}
 	out := make([]betting.BetTotal, 0, len(totals))
@@ -227,6 +215,32 @@ func (s betStore) BetTotals(ctx context.Context, operatorID, marketID string) ([
 		return cmp.Or(cmp.Compare(a.Status, b.Status), cmp.Compare(a.Currency, b.Currency))
 	})
 	return out, nil
+}
+
+// betAmounts is what BetTotals sums of one bet.
+type betAmounts struct {
+	status      betting.BetStatus
+	currency    string
+	stake       money.Amount
+	payout      *money.Amount // nil until settled
+	confirmedAt *time.Time    // when the operator confirmed the payout
+}
+
+// scanBetAmounts reads a bet's amounts from status, currency, stake,
+// payout_amount, deposit_confirmed_at.
+func scanBetAmounts(row rowscan.Row) (betAmounts, error) {
+	var b betAmounts
+	var stake, payout string
+	if err := row.Scan(&b.status, &b.currency, &stake, rowscan.Text(&payout), rowscan.NullTime(&b.confirmedAt)); err != nil {
+		return b, err
+	}
+	var err error
+	if b.stake, err = parseStored(stake); err != nil || payout == "" {
+		return b, err
+	}
+	a, err := parseStored(payout)
+	b.payout = &a
+	return b, err
 }
 
 func (s betStore) ReserveExposure(ctx context.Context, b betting.Bet, limit money.Amount) error {
