@@ -169,6 +169,17 @@ func (s bettingStore) ListEvents(ctx context.Context, f betting.EventFilter) ([]
 }
 
 func (s bettingStore) SettleMarket(ctx context.Context, e betting.Event, prev time.Time, marketID string) error {
+	return s.updateEvent(ctx, e, prev, func(tx *sql.Tx) error {
+		if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.SettleMarketArgs{MarketID: marketID}, nil); err != nil {
+			return fmt.Errorf("enqueue settlement: %w", err)
+		}
+		return nil
+	})
+}
+
+// updateEvent writes e over the stored event as replaceEvent does and
+// runs also in the same transaction: both or neither.
+func (s bettingStore) updateEvent(ctx context.Context, e betting.Event, prev time.Time, also func(tx *sql.Tx) error) error {
 	tx, err := s.d.writer.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -177,8 +188,8 @@ func (s bettingStore) SettleMarket(ctx context.Context, e betting.Event, prev ti
 	if err := replaceEvent(ctx, tx, e, prev); err != nil {
 		return err
 	}
-	if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.SettleMarketArgs{MarketID: marketID}, nil); err != nil {
-		return fmt.Errorf("enqueue settlement: %w", err)
+	if err := also(tx); err != nil {
+		return err
 	}
 	return tx.Commit()
 }

@@ -28,27 +28,19 @@ func (s bettingStore) RepriceMarket(ctx context.Context, e betting.Event, prev t
 	if !ok {
 		return betting.NotFound("market", marketID)
 	}
-	tx, err := s.d.writer.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := replaceEvent(ctx, tx, e, prev); err != nil {
-		return err
-	}
-	var last sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT MAX(at) FROM betting_price_points WHERE market_id = ?`, m.ID).Scan(&last); err != nil {
-		return err
-	}
-	if err := insertPricePoint(ctx, tx, betting.PricePointOf(*m, e.UpdatedAt)); err != nil {
-		return err
-	}
-	if last.Valid {
-		if err := thinPriceHistory(ctx, tx, m.ID, fromMicros(last.Int64), e.UpdatedAt); err != nil {
+	return s.updateEvent(ctx, e, prev, func(tx *sql.Tx) error {
+		var last sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT MAX(at) FROM betting_price_points WHERE market_id = ?`, m.ID).Scan(&last); err != nil {
 			return err
 		}
-	}
-	return tx.Commit()
+		if err := insertPricePoint(ctx, tx, betting.PricePointOf(*m, e.UpdatedAt)); err != nil {
+			return err
+		}
+		if !last.Valid {
+			return nil
+		}
+		return thinPriceHistory(ctx, tx, m.ID, fromMicros(last.Int64), e.UpdatedAt)
+	})
 }
 
 // thinPriceHistory applies betting.PriceHistoryRetention to the market
