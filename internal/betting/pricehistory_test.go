@@ -25,6 +25,16 @@ func prices(m betting.Market, probs ...string) map[string]decimal.Decimal {
 	return out
 }
 
+// createEvent creates bettingtest's event in s, as of s's clock.
+func createEvent(t *testing.T, s *betting.Service) betting.Event {
+	t.Helper()
+	e, err := s.CreateEvent(context.Background(), bettingtest.NewEvent(s.Now()))
+	if err != nil {
+		t.Fatalf("create the event: %v", err)
+	}
+	return e
+}
+
 // TestPriceHistoryRecordsChanges: creation and every change of a market's
 // probabilities add a point; the same probabilities again, a refused
 // change, a status change or a text change add none.
@@ -32,10 +42,7 @@ func TestPriceHistoryRecordsChanges(t *testing.T) {
 	t.Parallel()
 	s := newService(t)
 	ctx := context.Background()
-	e, err := s.CreateEvent(ctx, bettingtest.NewEvent(s.Now()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := createEvent(t, s)
 	m := e.Markets[0]
 	history := func() []betting.PricePoint {
 		t.Helper()
@@ -49,7 +56,7 @@ func TestPriceHistoryRecordsChanges(t *testing.T) {
 		t.Fatalf("history of a new market = %+v", h)
 	}
 
-	e, err = s.SetPrices(ctx, m.ID, prices(m, "0.25", "0.75"))
+	e, err := s.SetPrices(ctx, m.ID, prices(m, "0.25", "0.75"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,10 +87,7 @@ func TestPriceHistoryRefusesBadFilters(t *testing.T) {
 	t.Parallel()
 	s := newService(t)
 	ctx := context.Background()
-	e, err := s.CreateEvent(ctx, bettingtest.NewEvent(s.Now()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := createEvent(t, s)
 	at := e.CreatedAt
 	tests := []struct {
 		name string
