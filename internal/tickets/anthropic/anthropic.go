@@ -12,7 +12,6 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 
-	"github.com/foresight-dev/foresight/internal/tickets"
 	"github.com/foresight-dev/foresight/internal/tickets/llm"
 )
 
@@ -87,7 +86,7 @@ func (m *Model) Complete(ctx context.Context, c llm.Conversation) (llm.Answer, e
 		a.Model = m.cfg.Model
 	}
 	if resp.StopReason == sdk.StopReasonRefusal {
-		return llm.Answer{}, &tickets.Error{Code: tickets.CodeModelOutputInvalid, Message: "The model refused to answer."}
+		return llm.Answer{}, llm.RefusalError()
 	}
 	return a, nil
 }

@@ -83,6 +83,12 @@ func TestRepairRoundAndTruncation(t *testing.T) {
 	if tickets.ErrorCode(err) != tickets.CodeModelOutputInvalid || !strings.Contains(tickets.ErrorMessage(err), "cut off") {
 		t.Errorf("truncated twice: %v", err)
 	}
+
+	refused := anthropictest.New(t, anthropictest.Reply{StopReason: "refusal"})
+	_, err = engine(t, refused, 5*time.Second, 0).Generate(context.Background(), request())
+	if tickets.ErrorCode(err) != tickets.CodeModelOutputInvalid || !strings.Contains(tickets.ErrorMessage(err), "refused") {
+		t.Errorf("refusal: %v", err)
+	}
 }
 
 func TestProviderFailures(t *testing.T) {

@@ -8,6 +8,12 @@ import (
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
+// RefusalError is the error a Model returns when the model declines to
+// answer: model_output_invalid, as an answer that is no result.
+func RefusalError() error {
+	return &tickets.Error{Code: tickets.CodeModelOutputInvalid, Message: "The model refused to answer."}
+}
+
 // ProviderError is the error a Model returns when a call to its provider
 // fails, with none of the provider's own message, which may quote the API
 // key. When ctx has ended it is the context's error, for the engine to

@@ -96,7 +96,7 @@ func (m *Model) Complete(ctx context.Context, c llm.Conversation) (llm.Answer, e
 		a.PromptTokens, a.CompletionTokens = &p, &c
 	}
 	if choice.Message.Refusal != "" && a.Text == "" {
-		return llm.Answer{}, &tickets.Error{Code: tickets.CodeModelOutputInvalid, Message: "The model refused to answer."}
+		return llm.Answer{}, llm.RefusalError()
 	}
 	return a, nil
 }
