@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/admin"
+	"github.com/foresight-dev/foresight/internal/browsertest"
 	"github.com/foresight-dev/foresight/internal/server"
 	"github.com/foresight-dev/foresight/internal/tickets"
 	"github.com/foresight-dev/foresight/internal/tickets/heuristic"
@@ -51,20 +51,12 @@ func (w *world) submitJob(key, title string) string {
 	w.T.Helper()
 	body, _ := json.Marshal(map[string]string{"schema_version": "tickets.input.v1", "idempotency_key": title,
 		"title": title, "spec": "- Users must log in with their e-mail address.\n- Admins can export the monthly report."})
-	req, _ := http.NewRequest("POST", w.URL+"/tickets/v1/jobs", strings.NewReader(string(body)))
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		w.T.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
+	status, data := browsertest.Request(w.T, "POST", w.URL+"/tickets/v1/jobs", key, string(body))
 	var job struct {
 		JobID string `json:"job_id"`
 	}
-	if resp.StatusCode != http.StatusAccepted || json.Unmarshal(data, &job) != nil || job.JobID == "" {
-		w.T.Fatalf("submitting %q = %d %s", title, resp.StatusCode, data)
+	if status != http.StatusAccepted || json.Unmarshal(data, &job) != nil || job.JobID == "" {
+		w.T.Fatalf("submitting %q = %d %s", title, status, data)
 	}
 	return job.JobID
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/browsertest"
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/waitfor"
 )
@@ -241,20 +241,12 @@ func aggregatorWorld(t *testing.T) *world {
 // does: Launcher/Real with an account, Launcher/Demo without.
 func (w *world) launch(path, body string) string {
 	w.T.Helper()
-	req, _ := http.NewRequest("POST", w.URL+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-REQUEST-SIGN", casino.Sign([]byte(casinoSecret), []byte(body)))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		w.T.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
+	status, data := browsertest.Request(w.T, "POST", w.URL+path, "", body, "X-REQUEST-SIGN", casino.Sign([]byte(casinoSecret), []byte(body)))
 	var out struct {
 		LaunchURL string `json:"launch_url"`
 	}
-	if resp.StatusCode != 200 || json.Unmarshal(data, &out) != nil || out.LaunchURL == "" {
-		w.T.Fatalf("%s = %d %s", path, resp.StatusCode, data)
+	if status != 200 || json.Unmarshal(data, &out) != nil || out.LaunchURL == "" {
+		w.T.Fatalf("%s = %d %s", path, status, data)
 	}
 	return out.LaunchURL
 }
