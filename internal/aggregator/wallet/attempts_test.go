@@ -1,7 +1,6 @@
 package wallet_test
 
 import (
-	"context"
 	"fmt"
 	"net/http/httptest"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/aggregator/wallet"
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/odds"
 )
@@ -45,27 +45,7 @@ func TestWalletAttempts(t *testing.T) {
 			op := betting.Operator{ID: "agg", Integration: betting.IntegrationAggregator, WalletURL: srv.URL, SigningSecret: secret}
 			b := betting.Bet{ID: "b1", BettorID: "p1", Currency: "EUR", Stake: money.MustParse("1.50"), EntryOdds: odds.MustParse("2"),
 				WithdrawalTxID: "wd-b1", SessionID: "s-1", Status: betting.BetSettled, PayoutAmount: &payout}
-			var attempts []betting.WalletAttempt
-			switch tt.call {
-			case "withdraw":
-				ans, err := cl.Withdraw(context.Background(), op, b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				attempts = ans.Attempts
-			case "deposit":
-				c, err := cl.Deposit(context.Background(), op, b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				attempts = c.Attempts
-			case "rollback":
-				c, err := cl.Rollback(context.Background(), op, b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				attempts = c.Attempts
-			}
+			attempts := bettingtest.WalletAttempts(t, cl, tt.call, op, b)
 			var got []string
 			for i, a := range attempts {
 				got = append(got, fmt.Sprintf("%s/%s/%d/%s", a.Result, a.Code, a.HTTPStatus, a.Error))

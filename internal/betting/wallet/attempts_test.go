@@ -1,7 +1,6 @@
 package wallet_test
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
 	"github.com/foresight-dev/foresight/internal/betting/wallet"
 	"github.com/foresight-dev/foresight/internal/money"
 )
@@ -101,27 +101,13 @@ func TestBettingWalletAttempts(t *testing.T) {
 			op := betting.Operator{ID: "acme", WalletURL: url, SigningSecret: testSecret, Currencies: []betting.Currency{{Code: "USD", Decimals: 2}}}
 			w := wallet.New(wallet.Options{AllowInsecure: true, Timeout: 100 * time.Millisecond})
 			before := time.Now()
-			var attempts []betting.WalletAttempt
+			attempts := bettingtest.WalletAttempts(t, w, tt.call, op, b)
 			kind, txID, amount := betting.TxWithdrawal, "wd-bet-1", b.Stake
 			switch tt.call {
-			case "withdraw":
-				ans, err := w.Withdraw(context.Background(), op, b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				attempts = ans.Attempts
 			case "deposit":
-				credit, err := w.Deposit(context.Background(), op, b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				attempts, kind, txID, amount = credit.Attempts, betting.TxDeposit, "dp-bet-1", payout
+				kind, txID, amount = betting.TxDeposit, "dp-bet-1", payout
 			case "rollback":
-				credit, err := w.Rollback(context.Background(), op, b)
-				if err != nil {
-					t.Fatal(err)
-				}
-				attempts, kind, txID = credit.Attempts, betting.TxRollback, "rb-bet-1"
+				kind, txID = betting.TxRollback, "rb-bet-1"
 			}
 			if got := attemptSummary(attempts); got != tt.want {
 				t.Errorf("attempts %s, want %s", got, tt.want)
