@@ -53,9 +53,7 @@ func testConcurrentCredits(t *testing.T, s betting.BetStore) {
 				t.Fatal(err)
 			}
 			b := NewBet(id, fmt.Sprint("k", g), outcome, t0)
-			if _, _, err := s.CreateBet(ctx, b); err != nil {
-				t.Fatal(err)
-			}
+			createBet(t, s, b)
 			bets[g] = append(bets[g], b)
 		}
 	}
@@ -107,9 +105,7 @@ func testBetTotals(t *testing.T, s betting.BetStore) {
 	mk := func(key, currency, stake string, at time.Time) betting.Bet {
 		b := NewBet("b1", key, outcome, at)
 		b.MarketID, b.Currency, b.Stake = market, currency, money.MustParse(stake)
-		if _, _, err := s.CreateBet(ctx, b); err != nil {
-			t.Fatal(err)
-		}
+		createBet(t, s, b)
 		return b
 	}
 	won, lost, voided := mk("won", "USD", "10.25", t0), mk("lost", "USD", "2.50", t0.Add(time.Second)), mk("void", "USD", "1.10", t0.Add(2*time.Second))
@@ -118,14 +114,10 @@ func testBetTotals(t *testing.T, s betting.BetStore) {
 	mk("pending", "USD", "4.75", t0.Add(5*time.Second))
 	mk("euro", "EUR", "5", t0.Add(6*time.Second))
 	elsewhere := NewBet("b1", "elsewhere", outcome, t0)
-	if _, _, err := s.CreateBet(ctx, elsewhere); err != nil { // another market
-		t.Fatal(err)
-	}
+	createBet(t, s, elsewhere) // another market
 	other := NewBet("b1", "other", outcome, t0)
 	other.OperatorID = "other"
-	if _, _, err := s.CreateBet(ctx, other); err != nil {
-		t.Fatal(err)
-	}
+	createBet(t, s, other)
 	for _, b := range []betting.Bet{won, lost, voided, unpaid} {
 		if err := s.UpdateBet(ctx, b.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetConfirmed, At: t0}); err != nil {
 			t.Fatal(err)
@@ -201,9 +193,7 @@ func testPendingBets(t *testing.T, s betting.BetStore) {
 	var want []betting.BetRef
 	for i, at := range []time.Time{t0.Add(2 * time.Second), t0, t0.Add(time.Second), t0.Add(time.Second), t0.Add(3 * time.Second)} {
 		b := NewBet("b1", fmt.Sprintf("k%d", i), outcome, at)
-		if _, _, err := s.CreateBet(ctx, b); err != nil {
-			t.Fatal(err)
-		}
+		createBet(t, s, b)
 		if i == 4 {
 			if err := s.UpdateBet(ctx, b.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, At: at}); err != nil {
 				t.Fatal(err)
@@ -231,6 +221,28 @@ func testPendingBets(t *testing.T, s betting.BetStore) {
 	if !slices.EqualFunc(got, want, func(a, b betting.BetRef) bool { return a.ID == b.ID && a.CreatedAt.Equal(b.CreatedAt) }) {
 		t.Errorf("PendingBets = %v, want %v", got, want)
 	}
+}
+
+// createBet stores b, failing the test (with b's idempotency key) when
+// the store refuses it.
+func createBet(t *testing.T, s betting.BetStore, b betting.Bet) {
+	t.Helper()
+	if _, _, err := s.CreateBet(context.Background(), b); err != nil {
+		t.Fatalf("CreateBet(%s): %v", b.IdempotencyKey, err)
+	}
+}
+
+// createBets stores n bets of bettor b1 on outcome (see NewBet), with
+// idempotency keys prefix0, prefix1, …, created a second apart from t0,
+// and returns them in that order.
+func createBets(t *testing.T, s betting.BetStore, n int, prefix, outcome string) []betting.Bet {
+	t.Helper()
+	bets := make([]betting.Bet, n)
+	for i := range bets {
+		bets[i] = NewBet("b1", fmt.Sprint(prefix, i), outcome, t0.Add(time.Duration(i)*time.Second))
+		createBet(t, s, bets[i])
+	}
+	return bets
 }
 
 // NewBet returns a pending bet of operator acme's bettor on outcome, with
@@ -348,14 +360,7 @@ func testExposure(t *testing.T, s betting.BetStore) {
 	ctx := context.Background()
 	outcome := uuid.NewString()
 	limit := money.MustParse("100")
-	var bets []betting.Bet
-	for i := range 12 {
-		b := NewBet("b1", fmt.Sprint("e", i), outcome, t0.Add(time.Duration(i)*time.Second))
-		if _, _, err := s.CreateBet(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-		bets = append(bets, b)
-	}
+	bets := createBets(t, s, 12, "e", outcome)
 	// Each bet's payout is 10.50 × 1.9234 = 20.1957: four fit in 100.
 	var wg sync.WaitGroup
 	results := make([]error, len(bets))
@@ -401,16 +406,11 @@ func testSettlement(t *testing.T, s betting.BetStore) {
 	s.EnsureBettor(ctx, betting.Bettor{OperatorID: "acme", ID: "b1", Currency: "USD", CreatedAt: t0})
 	outcome := uuid.NewString()
 	limit := money.MustParse("1000")
-	var bets []betting.Bet
-	for i := range 3 {
-		b := NewBet("b1", fmt.Sprint("s", i), outcome, t0.Add(time.Duration(i)*time.Second))
-		if _, _, err := s.CreateBet(ctx, b); err != nil {
-			t.Fatal(err)
-		}
+	bets := createBets(t, s, 3, "s", outcome)
+	for _, b := range bets {
 		if err := s.ReserveExposure(ctx, b, limit); err != nil {
 			t.Fatal(err)
 		}
-		bets = append(bets, b)
 	}
 	won, lost, pending := bets[0], bets[1], bets[2]
 	for _, b := range []betting.Bet{won, lost} {
@@ -532,9 +532,7 @@ func RunRollbackOwedMigration(t *testing.T, open func(t *testing.T) (betting.Bet
 	ids := make([]string, len(cases))
 	for i, c := range cases {
 		b := NewBet("m1", fmt.Sprint("migration-", i), uuid.NewString(), t0.Add(time.Duration(i)*time.Second))
-		if _, _, err := s.CreateBet(ctx, b); err != nil {
-			t.Fatal(err)
-		}
+		createBet(t, s, b)
 		var attempts []betting.WalletAttempt
 		for j, r := range c.attempts {
 			attempts = append(attempts, attempt(b, betting.TxWithdrawal, r, time.Duration(j)*time.Second))

@@ -62,15 +62,11 @@ func testMarketBets(t *testing.T, s betting.BetStore) {
 		// order of insertion.
 		b := NewBet("b1", fmt.Sprint("m", i), outcome, t0.Add(time.Duration(4-i)*time.Second))
 		b.MarketID = market
-		if _, _, err := s.CreateBet(ctx, b); err != nil {
-			t.Fatal(err)
-		}
+		createBet(t, s, b)
 		bets = append(bets, b)
 	}
 	elsewhere := NewBet("b1", "elsewhere", outcome, t0)
-	if _, _, err := s.CreateBet(ctx, elsewhere); err != nil {
-		t.Fatal(err)
-	}
+	createBet(t, s, elsewhere)
 	// bets[3] is the oldest; bets[0] stays pending.
 	for _, b := range bets[1:] {
 		if err := s.UpdateBet(ctx, b.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetConfirmed, At: t0.Add(time.Minute)}); err != nil {

@@ -46,9 +46,7 @@ func testWalletAttempts(t *testing.T, s betting.BetStore) {
 	b := NewBet("b1", "w1", outcome, t0)
 	other := NewBet("b1", "w2", outcome, t0)
 	for _, x := range []betting.Bet{b, other} {
-		if _, _, err := s.CreateBet(ctx, x); err != nil {
-			t.Fatal(err)
-		}
+		createBet(t, s, x)
 	}
 	if got, err := s.WalletAttempts(ctx, b.ID); err != nil || len(got) != 0 {
 		t.Fatalf("WalletAttempts before any = %v, %v", got, err)
