@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -155,8 +154,7 @@ Run "foresight admin <command> -h" for a command's flags.
 // runAdmin runs one admin command through the admin API and prints its
 // answer as JSON.
 func runAdmin(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("admin", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("admin", stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, adminUsage()) }
 	c := &admin.Client{}
 	fs.StringVar(&c.BaseURL, "url", adminURL(getenv), "server URL")
@@ -195,8 +193,7 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 // parse reads args with a flag set of the command's own flags only and
 // checks that the required ones are given.
 func (cmd adminCommand) parse(args []string, stderr io.Writer) (adminValues, error) {
-	fs := flag.NewFlagSet("admin "+cmd.name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("admin "+cmd.name, stderr)
 	values := adminValues{}
 	ptrs := map[string]*string{}
 	for _, f := range slices.Concat(cmd.required, cmd.optional) {

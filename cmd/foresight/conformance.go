@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -76,8 +75,7 @@ func (c *conformanceFlags) check() error {
 // checker with run and prints its report.
 func runConformanceCommand(name string, args []string, getenv func(string) string, stdout, stderr io.Writer,
 	own func(e *envFlags, common *conformanceFlags), run func(common *conformanceFlags) (*conformance.Report, error)) error {
-	fs := flag.NewFlagSet("conformance "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("conformance "+name, stderr)
 	e := &envFlags{fs: fs, getenv: getenv}
 	var common conformanceFlags
 	common.define(e)

@@ -151,8 +151,7 @@ type demoOptions struct {
 // directory, the simulator feed at a demo's pace), and creates the
 // directory.
 func parseDemoFlags(args []string, getenv func(string) string, stderr io.Writer) (demoOptions, error) {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("demo", stderr)
 	cfg, logFormat, e := serverFlags(fs, getenv)
 	o := demoOptions{cfg: cfg}
 	e.String(&o.dir, "dir", "FORESIGHT_DEMO_DIR", ".", "directory of the demo's databases (foresight-demo.db, sandbox-operator.db, sandbox-casino.db)")

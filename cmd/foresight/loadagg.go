@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -23,8 +22,7 @@ import (
 // rate limit off), then aggregator bets as fast as possible until every
 // round is open, then a backlog placed with placement paused.
 func runLoadtestAggregator(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("loadtest aggregator", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("loadtest aggregator", stderr)
 	var (
 		f       betLoadFlags
 		players int

@@ -27,8 +27,7 @@ import (
 // latency of POST /api/v1/bettor/bets at a fixed rate, then how many bets
 // per second reach CONFIRMED when submitted as fast as possible.
 func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("loadtest bets", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("loadtest bets", stderr)
 	var (
 		f       betLoadFlags
 		bettors int
@@ -395,13 +394,47 @@ type loadMarket struct {
 	} `json:"outcomes"`
 }
 
-// betLoadFlags are the flags the betting load commands share.
-type betLoadFlags struct {
+// betWorldFlags are the flags of every betting load command: the server
+// the betLoad runs against (--target, or one in this process on
+// --database-url) and the CPU profile of the run.
+type betWorldFlags struct {
 	dbURL, cpuProfile string
 	target            loadTarget
-	duration          time.Duration
-	concurrency       int
-	rate              float64
+}
+
+// register defines the flags on fs.
+func (f *betWorldFlags) register(fs *flag.FlagSet) {
+	f.target.register(fs)
+	fs.StringVar(&f.dbURL, "database-url", "", "database of the server in this process (default: a new SQLite file in a temporary directory)")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
+}
+
+// start starts the profile, the database and the world the flags name,
+// whose client keeps at most conns connections to the server; done stops
+// them.
+func (f *betWorldFlags) start(ctx context.Context, conns int) (_ *betLoad, done func(), err error) {
+	if err := f.target.check(); err != nil {
+		return nil, nil, err
+	}
+	dbURL, stop, err := loadSetup(f.cpuProfile, f.dbURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := startBetLoad(ctx, dbURL, f.target, conns)
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return w, func() { w.close(); stop() }, nil
+}
+
+// betLoadFlags are the flags the commands that send bets share: the
+// world's, and the length, concurrency and rate of each phase.
+type betLoadFlags struct {
+	betWorldFlags
+	duration    time.Duration
+	concurrency int
+	rate        float64
 }
 
 // loadTarget names a server in another process or node for a load
@@ -434,30 +467,16 @@ func (t loadTarget) check() error {
 
 // register defines the flags on fs; rate is the default of -rate.
 func (f *betLoadFlags) register(fs *flag.FlagSet, rate float64, rateHelp string) {
-	f.target.register(fs)
-	fs.StringVar(&f.dbURL, "database-url", "", "database of the server in this process (default: a new SQLite file in a temporary directory)")
+	f.betWorldFlags.register(fs)
 	fs.DurationVar(&f.duration, "duration", 10*time.Second, "length of each phase")
 	fs.IntVar(&f.concurrency, "concurrency", 32, "requests in flight")
 	fs.Float64Var(&f.rate, "rate", rate, rateHelp)
-	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 }
 
-// start starts the profile, the database and the world the flags name;
-// done stops them.
+// start starts the world the flags name, with two connections to the
+// server per request in flight; done stops it.
 func (f *betLoadFlags) start(ctx context.Context) (_ *betLoad, done func(), err error) {
-	if err := f.target.check(); err != nil {
-		return nil, nil, err
-	}
-	dbURL, stop, err := loadSetup(f.cpuProfile, f.dbURL)
-	if err != nil {
-		return nil, nil, err
-	}
-	w, err := startBetLoad(ctx, dbURL, f.target, f.concurrency*2)
-	if err != nil {
-		stop()
-		return nil, nil, err
-	}
-	return w, func() { w.close(); stop() }, nil
+	return f.betWorldFlags.start(ctx, f.concurrency*2)
 }
 
 // loadCasinoSecret is the secret the load's aggregator shares with the

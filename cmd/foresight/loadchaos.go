@@ -22,8 +22,7 @@ var errChaosFailed = errors.New("the chaos run failed")
 // placement and settlement, injects wallet faults, and reconciles every
 // bet against the sandbox wallets' ledgers.
 func runLoadtestChaos(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("loadtest chaos", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("loadtest chaos", stderr)
 	cfg := chaos.Config{}
 	var keep string
 	fs.StringVar(&cfg.DatabaseURL, "database-url", "", "PostgreSQL database of the nodes, postgres://… (default: a new SQLite file, one node)")

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,38 +21,25 @@ import (
 // change took to reach each stream, from the moment the admin request was
 // sent to the moment the stream delivered the change's line.
 func runLoadtestStream(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("loadtest stream", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("loadtest stream", stderr)
 	var (
-		dbURL      string
-		target     loadTarget
-		streams    int
-		changes    int
-		interval   time.Duration
-		cpuProfile string
+		world    betWorldFlags
+		streams  int
+		changes  int
+		interval time.Duration
 	)
-	target.register(fs)
-	fs.StringVar(&dbURL, "database-url", "", "database of the server in this process (default: a new SQLite file in a temporary directory)")
+	world.register(fs)
 	fs.IntVar(&streams, "streams", 5000, "connected streams")
 	fs.IntVar(&changes, "changes", 20, "price changes")
 	fs.DurationVar(&interval, "interval", 500*time.Millisecond, "time between price changes")
-	fs.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if err := target.check(); err != nil {
-		return err
-	}
-	dbURL, done, err := loadSetup(cpuProfile, dbURL)
+	w, done, err := world.start(ctx, 8)
 	if err != nil {
 		return err
 	}
 	defer done()
-	w, err := startBetLoad(ctx, dbURL, target, 8)
-	if err != nil {
-		return err
-	}
-	defer w.close()
 	fmt.Fprintf(stdout, "%s, %d streams, %d price changes %v apart\n", w.describe(), streams, changes, interval)
 
 	// One token per stream: a token holds at most

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -26,8 +25,7 @@ import (
 // (--target), beside a bare net/http handler in the generator's process
 // measured in the same run.
 func runLoadtest(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("loadtest", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("loadtest", stderr)
 	var (
 		dbURL       string
 		duration    time.Duration

@@ -88,6 +88,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	})
 }
 
+// newFlagSet returns the flag set of the (sub)command name: parsing
+// returns its errors, flag.ErrHelp for -h, instead of exiting, and writes
+// them and the usage to stderr.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
 // command runs a subcommand with the arguments after its name.
 type command func(args []string) error
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -84,8 +83,7 @@ func sandboxListener(f *sandboxFlags) (net.Listener, string, string, error) {
 }
 
 func runSandboxOperator(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("sandbox operator", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("sandbox operator", stderr)
 	e := &envFlags{fs: fs, getenv: getenv}
 	var f sandboxFlags
 	var id string
@@ -125,8 +123,7 @@ Press Ctrl-C to stop.
 }
 
 func runSandboxCasino(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("sandbox casino", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("sandbox casino", stderr)
 	e := &envFlags{fs: fs, getenv: getenv}
 	var f sandboxFlags
 	var aggregatorID, casinoID string

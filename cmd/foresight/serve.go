@@ -171,8 +171,7 @@ func newLogger(format string, w io.Writer) *slog.Logger {
 }
 
 func runServe(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("serve", stderr)
 	cfg, logFormat, e := serverFlags(fs, getenv)
 	if err := e.parse(args); err != nil {
 		return err
@@ -194,8 +193,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 }
 
 func runMigrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("migrate", stderr)
 	var url string
 	e := &envFlags{fs: fs, getenv: getenv}
 	e.String(&url, "database-url", "FORESIGHT_DATABASE_URL", server.DefaultConfig().DatabaseURL, "sqlite:PATH or postgres://…")

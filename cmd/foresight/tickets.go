@@ -35,8 +35,7 @@ func runTickets(ctx context.Context, args []string, getenv func(string) string, 
 }
 
 func runTicketsLint(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("tickets lint", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("tickets lint", stderr)
 	specFile := fs.String("spec", "", "the spec the result was generated from (enables coverage and open-question checks)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -205,8 +204,7 @@ func runTicketsMeasure(ctx context.Context, args []string, getenv func(string) s
 // configure: the tickets commands run an engine without a server, so they
 // take no database, listener or admin token.
 func ticketEngineFlags(name string, getenv func(string) string, stderr io.Writer) (fs *flag.FlagSet, engineOf func(args []string) (tickets.Engine, error)) {
-	fs = flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs = newFlagSet(name, stderr)
 	cfg := server.DefaultConfig()
 	e := &envFlags{fs: fs, getenv: getenv}
 	engineFlags(e, &cfg)
