@@ -166,16 +166,29 @@ func (s *Service) Get(ctx context.Context, p Principal, id string) (Job, error) 
 //
 // Errors: invalid_request for a bad status, cursor or limit.
 func (s *Service) List(ctx context.Context, p Principal, status Status, limit int, cursor string) ([]Job, string, error) {
-	f, err := pageFilter(p.ClientID, status, limit, cursor)
+	return listPage(ctx, p.ClientID, status, limit, cursor, s.store.ListJobs, func(j Job) (time.Time, string) { return j.CreatedAt, j.ID })
+}
+
+// listPage returns a page of limit rows of a client's jobs in status after
+// cursor, read with list, and the cursor after the page's last row ("" at
+// the end); position is a row's creation time and id.
+//
+// Errors: invalid_request for a bad status, cursor or limit; storage_error.
+func listPage[T any](ctx context.Context, clientID string, status Status, limit int, cursor string,
+	list func(context.Context, JobFilter) ([]T, error), position func(T) (time.Time, string)) ([]T, string, error) {
+	f, err := pageFilter(clientID, status, limit, cursor)
 	if err != nil {
 		return nil, "", err
 	}
-	jobs, err := s.store.ListJobs(ctx, f)
+	rows, err := list(ctx, f)
 	if err != nil {
 		return nil, "", storageError(err)
 	}
-	jobs, next := trimPage(jobs, limit, func(j Job) (time.Time, string) { return j.CreatedAt, j.ID })
-	return jobs, next, nil
+	if len(rows) <= limit {
+		return rows, "", nil
+	}
+	rows = rows[:limit]
+	return rows, cursorpkg.Encode(position(rows[limit-1])), nil
 }
 
 // pageFilter is the filter of a page of limit jobs (and one more, which
@@ -198,16 +211,6 @@ func pageFilter(clientID string, status Status, limit int, cursor string) (JobFi
 		f.BeforeCreatedAt, f.BeforeID = at, id
 	}
 	return f, nil
-}
-
-// trimPage cuts the extra row pageFilter asks for and returns the cursor
-// after the page's last row, or "" when rows was the last page.
-func trimPage[T any](rows []T, limit int, position func(T) (time.Time, string)) ([]T, string) {
-	if len(rows) <= limit {
-		return rows, ""
-	}
-	rows = rows[:limit]
-	return rows, cursorpkg.Encode(position(rows[limit-1]))
 }
 
 // Cancel cancels the principal's job: a queued job becomes cancelled at

@@ -90,16 +90,7 @@ func (s *Service) JobSummaries(ctx context.Context, clientID string, status Stat
 	if clientID != "" && uuid.Validate(clientID) != nil {
 		return nil, "", Errorf(CodeInvalidRequest, "client_id must be a UUID.")
 	}
-	f, err := pageFilter(clientID, status, limit, cursor)
-	if err != nil {
-		return nil, "", err
-	}
-	jobs, err := s.store.ListJobSummaries(ctx, f)
-	if err != nil {
-		return nil, "", storageError(err)
-	}
-	jobs, next := trimPage(jobs, limit, func(j JobSummary) (time.Time, string) { return j.CreatedAt, j.ID })
-	return jobs, next, nil
+	return listPage(ctx, clientID, status, limit, cursor, s.store.ListJobSummaries, func(j JobSummary) (time.Time, string) { return j.CreatedAt, j.ID })
 }
 
 // JobSummary returns the summary of any client's job, or ErrNotFound.

@@ -527,7 +527,6 @@ func check(res *tickets.Result, req tickets.GenerationRequest) []string {
 	return p
 }
 
-// findCycle returns a ticket on a dependency cycle, or "".
 // askedAbout reports whether an open question related to ticket id quotes
 // its criterion: a vague criterion of the spec is kept and asked about,
 // never deleted in silence.
@@ -540,6 +539,7 @@ func askedAbout(res *tickets.Result, id, criterion string) bool {
 	return false
 }
 
+// findCycle returns a ticket on a dependency cycle, or "".
 func findCycle(ts []tickets.Ticket) string {
 	deps := map[string][]string{}
 	for _, t := range ts {
