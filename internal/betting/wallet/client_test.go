@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -80,6 +81,20 @@ func (f *fakeWallet) requests() []request {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]request(nil), f.reqs...)
+}
+
+// wantOneSignedRequest fails t unless f was sent exactly one request, method
+// path with body and a signature that verifies; label names the case.
+func (f *fakeWallet) wantOneSignedRequest(t *testing.T, label, method, path string, body []byte) {
+	t.Helper()
+	reqs := f.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%s: %d requests, want exactly 1", label, len(reqs))
+	}
+	r := reqs[0]
+	if r.method != method || r.path != path || string(r.body) != string(body) || r.verifyErr != nil {
+		t.Errorf("%s: request %s %s %s (verify %v)", label, r.method, r.path, r.body, r.verifyErr)
+	}
 }
 
 // client trusts the fake wallet's test certificate; AllowInsecure stays off.
@@ -436,14 +451,7 @@ func TestDeposit(t *testing.T) {
 		if o.Done != tt.done || o.HTTPStatus != tt.status {
 			t.Errorf("%d: Deposit = %+v, want done %v", tt.status, o, tt.done)
 		}
-		reqs := f.requests()
-		if len(reqs) != 1 {
-			t.Fatalf("%d: %d requests, want exactly 1", tt.status, len(reqs))
-		}
-		r := reqs[0]
-		if r.method != http.MethodPost || r.path != "/v1/deposits" || string(r.body) != string(body) || r.verifyErr != nil {
-			t.Errorf("%d: request %s %s %s (verify %v)", tt.status, r.method, r.path, r.body, r.verifyErr)
-		}
+		f.wantOneSignedRequest(t, strconv.Itoa(tt.status), http.MethodPost, "/v1/deposits", body)
 		checkNoSecret(t, o.Detail)
 	}
 
@@ -507,14 +515,7 @@ func TestRollback(t *testing.T) {
 		if o.Done != tt.done {
 			t.Errorf("%d: Rollback = %+v, want done %v", tt.status, o, tt.done)
 		}
-		reqs := f.requests()
-		if len(reqs) != 1 {
-			t.Fatalf("%d: %d requests, want exactly 1", tt.status, len(reqs))
-		}
-		r := reqs[0]
-		if r.method != http.MethodDelete || r.path != "/v1/rollbacks/wd-1" || string(r.body) != string(body) || r.verifyErr != nil {
-			t.Errorf("%d: request %s %s %s (verify %v)", tt.status, r.method, r.path, r.body, r.verifyErr)
-		}
+		f.wantOneSignedRequest(t, strconv.Itoa(tt.status), http.MethodDelete, "/v1/rollbacks/wd-1", body)
 	}
 
 	// The withdrawal id is one escaped path segment.
