@@ -16,8 +16,7 @@ import (
 )
 
 func TestFailNext(t *testing.T) {
-	e := newEnv(t)
-	e.setBalance("b1", "USD", "100.00")
+	e := fundedEnv(t)
 	n := e.ledgerLen()
 	body := withdrawalBody(t, "tx-1", "b1", "10.00", "USD")
 
@@ -77,8 +76,7 @@ func TestFailNext(t *testing.T) {
 }
 
 func TestDropResponseNext(t *testing.T) {
-	e := newEnv(t)
-	e.setBalance("b1", "USD", "100.00")
+	e := fundedEnv(t)
 	body := withdrawalBody(t, "tx-1", "b1", "10.00", "USD")
 
 	e.op.DropResponseNext("withdrawals", 1)
@@ -129,8 +127,7 @@ func TestDropResponseNext(t *testing.T) {
 }
 
 func TestDelayNext(t *testing.T) {
-	e := newEnv(t)
-	e.setBalance("b1", "USD", "100.00")
+	e := fundedEnv(t)
 	e.op.DelayNext("withdrawals", 1, 300*time.Millisecond)
 
 	// The client gives up before the operator answers ...
@@ -156,8 +153,7 @@ func TestDelayNext(t *testing.T) {
 // armed. RefuseRetryNext is the non-conforming wallet: it refuses exactly
 // those retries afresh.
 func TestRejectKeepsIdempotency(t *testing.T) {
-	e := newEnv(t)
-	e.setBalance("b1", "USD", "100.00")
+	e := fundedEnv(t)
 	first := withdrawalBody(t, "tx-1", "b1", "10.00", "USD")
 	status, debit := e.withdraw(first)
 	wantStatus(t, "debit", status, debit, http.StatusOK, "")
@@ -188,8 +184,7 @@ func TestRejectKeepsIdempotency(t *testing.T) {
 // TestMalformedNext: a 200 whose body is not the wallet's answer, before
 // any processing: nothing changes, and the same request is processed next.
 func TestMalformedNext(t *testing.T) {
-	e := newEnv(t)
-	e.setBalance("b1", "USD", "100.00")
+	e := fundedEnv(t)
 	for _, shape := range malformed.Shapes {
 		body := withdrawalBody(t, "tx-"+shape, "b1", "1.00", "USD")
 		e.op.MalformedNext("withdrawals", 1, shape)

@@ -73,6 +73,15 @@ func newEnv(t *testing.T, mutate ...func(*operator.Config)) *env {
 	}, mutate)
 }
 
+// fundedEnv is newEnv with bettor b1 holding 100.00 USD, where most tests
+// start.
+func fundedEnv(t *testing.T) *env {
+	t.Helper()
+	e := newEnv(t)
+	e.setBalance("b1", "USD", "100.00")
+	return e
+}
+
 // serveEnv is an operator of cfg, changed by mutate, served on loopback
 // until the test ends; clock is the one cfg.Now reads.
 func serveEnv(t *testing.T, clock *fakeClock, cfg operator.Config, mutate []func(*operator.Config)) *env {

@@ -102,8 +102,7 @@ func TestSessionFaultForOneBettor(t *testing.T) {
 }
 
 func TestStallAndCloseLeaveNothingDone(t *testing.T) {
-	e := newEnv(t)
-	e.setBalance("b1", "USD", "100.00")
+	e := fundedEnv(t)
 	body := withdrawalBody(t, "wd-1", "b1", "10.00", "USD")
 	// Close ends every stall, even one armed or arriving later: the
 	// request ends with no answer and nothing processed.

@@ -16,8 +16,7 @@ import (
 )
 
 func TestWithdrawal(t *testing.T) {
-	e := newEnv(t)
-	e.setBalance("b1", "USD", "100.00")
+	e := fundedEnv(t)
 
 	status, body := e.withdraw(withdrawalBody(t, "tx-1", "b1", "10.50", "USD"))
 	wantStatus(t, "withdrawal", status, body, http.StatusOK, "")
@@ -123,8 +122,7 @@ func TestStartingBalanceCreatesBettors(t *testing.T) {
 }
 
 func TestWithdrawalIdempotency(t *testing.T) {
-	e := newEnv(t)
-	e.setBalance("b1", "USD", "100.00")
+	e := fundedEnv(t)
 	body := withdrawalBody(t, "tx-1", "b1", "10.00", "USD")
 
 	status1, first := e.withdraw(body)
@@ -224,8 +222,7 @@ func TestConcurrentWithdrawals(t *testing.T) {
 }
 
 func TestRollbackAfterWithdrawal(t *testing.T) {
-	e := newEnv(t)
-	e.setBalance("b1", "USD", "100.00")
+	e := fundedEnv(t)
 	if status, body := e.withdraw(withdrawalBody(t, "wd-1", "b1", "10.00", "USD")); status != http.StatusOK {
 		t.Fatalf("withdrawal: %d %s", status, body)
 	}
@@ -281,8 +278,7 @@ func TestRollbackAfterWithdrawal(t *testing.T) {
 }
 
 func TestRollbackBeforeWithdrawal(t *testing.T) {
-	e := newEnv(t)
-	e.setBalance("b1", "USD", "100.00")
+	e := fundedEnv(t)
 
 	status, body := e.rollback("wd-late", rollbackBody(t, "rb-1", "b1", "10.00", "USD"))
 	wantStatus(t, "rollback of an unseen withdrawal", status, body, http.StatusOK, "")
@@ -329,8 +325,7 @@ func TestRollbackBeforeWithdrawal(t *testing.T) {
 }
 
 func TestRollbackRefusals(t *testing.T) {
-	e := newEnv(t)
-	e.setBalance("b1", "USD", "100.00")
+	e := fundedEnv(t)
 	for _, tx := range []string{"wd-1", "wd-2"} {
 		if status, body := e.withdraw(withdrawalBody(t, tx, "b1", "10.00", "USD")); status != http.StatusOK {
 			t.Fatalf("withdrawal: %d %s", status, body)
@@ -361,8 +356,7 @@ func TestRollbackRefusals(t *testing.T) {
 }
 
 func TestDeposits(t *testing.T) {
-	e := newEnv(t)
-	e.setBalance("b1", "USD", "100.00")
+	e := fundedEnv(t)
 	e.setBalance("b2", "USD", "100.00")
 	for _, tx := range []string{"wd-won", "wd-lost", "wd-void", "wd-blocked"} {
 		if status, body := e.withdraw(withdrawalBody(t, tx, "b1", "10.00", "USD")); status != http.StatusOK {
@@ -530,8 +524,7 @@ func TestAmountValidation(t *testing.T) {
 }
 
 func TestAuthentication(t *testing.T) {
-	e := newEnv(t)
-	e.setBalance("b1", "USD", "100.00")
+	e := fundedEnv(t)
 	body := withdrawalBody(t, "tx-1", "b1", "10.00", "USD")
 	now := e.clock.Now()
 	v1, _ := uuid.NewUUID() // a version 1 UUID
@@ -628,8 +621,7 @@ func TestAuthentication(t *testing.T) {
 }
 
 func TestRequestShape(t *testing.T) {
-	e := newEnv(t)
-	e.setBalance("b1", "USD", "100.00")
+	e := fundedEnv(t)
 	body := withdrawalBody(t, "tx-1", "b1", "10.00", "USD")
 
 	// Authenticated, but not JSON.
@@ -722,8 +714,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 
 // LedgerFrom(n) returns the entries a reader that has seen n has not.
 func TestLedgerFrom(t *testing.T) {
-	e := newEnv(t)
-	e.setBalance("b1", "USD", "100.00")
+	e := fundedEnv(t)
 	for i := range 3 {
 		status, body := e.withdraw(withdrawalBody(t, fmt.Sprint("tx-", i), "b1", "1.00", "USD"))
 		wantStatus(t, "withdrawal", status, body, http.StatusOK, "")
