@@ -161,25 +161,25 @@ func (s *Service) CachedOperator(ctx context.Context, id string) (Operator, erro
 
 // CachedEvent returns an event from the cache or the store.
 func (s *Service) CachedEvent(ctx context.Context, id string) (Event, error) {
-	now := s.Now()
-	if e, ok := s.cache.event(id, now); ok {
-		return e, nil
-	}
-	e, err := s.store.GetEvent(ctx, id)
-	if err == nil {
-		s.cache.putEvent(e, now)
-	}
-	return e, err
+	return s.eventThroughCache(ctx, id, s.cache.event, s.store.GetEvent)
 }
 
 // cachedEventOfMarket returns the event of a market from the cache or the
 // store.
 func (s *Service) cachedEventOfMarket(ctx context.Context, marketID string) (Event, error) {
+	return s.eventThroughCache(ctx, marketID, s.cache.eventOfMarket, s.store.EventOfMarket)
+}
+
+// eventThroughCache returns the event cached under key, or the one load
+// reads from the store, which the cache then keeps. An error of load is
+// returned as is and nothing is cached.
+func (s *Service) eventThroughCache(ctx context.Context, key string, cached func(key string, now time.Time) (Event, bool),
+	load func(ctx context.Context, key string) (Event, error)) (Event, error) {
 	now := s.Now()
-	if e, ok := s.cache.eventOfMarket(marketID, now); ok {
+	if e, ok := cached(key, now); ok {
 		return e, nil
 	}
-	e, err := s.store.EventOfMarket(ctx, marketID)
+	e, err := load(ctx, key)
 	if err == nil {
 		s.cache.putEvent(e, now)
 	}
