@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -131,12 +132,15 @@ type createResult struct {
 // its bound of unfinished jobs (counting the batch's own) gets ErrQueueFull.
 // The batch takes its clients' submission locks first (transaction-level
 // advisory locks, in key order, so batches on several nodes cannot
-// deadlock), which makes count and insert atomic. Unlike the row locks
-// they replace (SELECT … FOR UPDATE on ticket_clients), they write nothing
-// to the clients' rows or the log.
-// The lock, the count and the key lookup go to the server in one round trip
-// (a pipeline of three statements, run in turn: the count's snapshot is
-// taken once the locks are held, as when each was sent alone).
+// deadlock), which makes the check of the bound and the insert atomic.
+// Unlike the row locks they replace (SELECT … FOR UPDATE on
+// ticket_clients), they write nothing to the clients' rows or the log.
+// A client's unfinished jobs are counted only when its stored upper bound
+// (ticket_unfinished_bounds) leaves too little room for the batch's jobs;
+// the batch then stores the number it used plus the jobs it inserted.
+// The lock, the bound or count and the key lookup go to the server in one
+// round trip (a pipeline of three statements, run in turn: the second's
+// snapshot is taken once the locks are held, as when each was sent alone).
 func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, error) {
 	tx, err := d.pool.Begin(ctx)
 	if err != nil {
@@ -150,12 +154,12 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 	checks := &pgx.Batch{}
 	checks.Queue(`SELECT pg_advisory_xact_lock($2, k) FROM (SELECT DISTINCT hashtext(id) AS k FROM unnest($1::text[]) AS id ORDER BY k) AS keys`,
 		clientIDs, submissionLockClass)
-	checks.Queue(`SELECT client_id::text, count(*) FROM ticket_jobs
-		WHERE client_id = ANY($1::uuid[]) AND status IN ('queued', 'processing', 'cancel_requested') GROUP BY client_id`, clientIDs)
+	batchClients, room := roomNeeded(jobs)
+	checks.Queue(unfinishedSQL, batchClients, room)
 	checks.Queue(`SELECT `+jobColumns+` FROM ticket_jobs
 		WHERE (client_id, idempotency_key) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))`, clientIDs, keys)
 	results := tx.SendBatch(ctx, checks)
-	active, existing, err := readChecks(results)
+	active, stored, existing, err := readChecks(results)
 	if cerr := results.Close(); err == nil {
 		err = cerr
 	}
@@ -182,10 +186,25 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 		out[i] = createResult{job: j, created: true}
 		args = append(args, river.InsertManyParams{Args: jobqueue.GenerateArgs{JobID: j.ID}})
 	}
+	writes := &pgx.Batch{}
 	if len(rows.id) > 0 {
-		if _, err := tx.Exec(ctx, insertJobsSQL, rows.id, rows.clientID, rows.idempotencyKey, rows.requestHash, rows.request,
+		writes.Queue(insertJobsSQL, rows.id, rows.clientID, rows.idempotencyKey, rows.requestHash, rows.request,
 			rows.status, rows.stage, rows.errorCode, rows.errorMessage, rows.callbackFailed, rows.result,
-			rows.createdAt, rows.updatedAt, rows.expiresAt); err != nil {
+			rows.createdAt, rows.updatedAt, rows.expiresAt)
+	}
+	var boundClients []string
+	var bounds []int
+	for id, n := range active {
+		if at, ok := stored[id]; !ok || at != n {
+			boundClients, bounds = append(boundClients, id), append(bounds, n)
+		}
+	}
+	if len(boundClients) > 0 {
+		writes.Queue(`INSERT INTO ticket_unfinished_bounds (client_id, at_most) SELECT * FROM unnest($1::uuid[], $2::int[])
+			ON CONFLICT (client_id) DO UPDATE SET at_most = excluded.at_most`, boundClients, bounds)
+	}
+	if writes.Len() > 0 {
+		if err := tx.SendBatch(ctx, writes).Close(); err != nil {
 			return nil, err
 		}
 	}
@@ -285,7 +304,15 @@ func (s ticketStore) GetJobSummary(ctx context.Context, id string) (tickets.JobS
 	return rowscan.TicketJobSummary(s.d.pool.QueryRow(ctx, `SELECT `+summaryColumns+` FROM ticket_jobs WHERE id = $1`, id))
 }
 
+// errUnfinishedAgain is UpdateJob's answer to an update that would make a
+// finished job unfinished: the stored bounds of unfinished jobs
+// (ticket_unfinished_bounds) count on finished jobs staying finished.
+var errUnfinishedAgain = errors.New("postgres: a finished job cannot become unfinished again")
+
 func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpdate) (tickets.Job, error) {
+	if !u.Status.Terminal() && slices.ContainsFunc(u.From, tickets.Status.Terminal) {
+		return tickets.Job{}, errUnfinishedAgain
+	}
 	tx, err := s.d.pool.Begin(ctx)
 	if err != nil {
 		return tickets.Job{}, err
@@ -414,40 +441,78 @@ func (s ticketStore) CancelStaleJobs(ctx context.Context, before, now time.Time)
 // id; two clients sharing a hash only wait for each other).
 const submissionLockClass int32 = 0x7469636b // "tick"
 
-// readChecks reads the answers to createJobs' checks: the locks, then the
-// number of unfinished jobs of each client, then the existing jobs of the
+// unfinishedSQL answers, for each of the batch's clients ($1) with the
+// room its jobs need under the client's bound ($2: the smallest bound of its
+// jobs less their number), an upper bound of its unfinished jobs: the stored
+// one when it leaves that room, else their count; and the stored bound,
+// NULL when there is none.
+const unfinishedSQL = `SELECT c.id::text, CASE WHEN b.at_most <= c.room THEN b.at_most ELSE
+		(SELECT count(*) FROM ticket_jobs j WHERE j.client_id = c.id AND j.status IN ('queued', 'processing', 'cancel_requested')) END,
+		b.at_most
+	FROM unnest($1::uuid[], $2::int[]) AS c (id, room) LEFT JOIN ticket_unfinished_bounds b ON b.client_id = c.id`
+
+// roomNeeded returns the batch's clients and, for each, the largest stored
+// bound of its unfinished jobs that lets all of its jobs in the batch in
+// without a count: the smallest maxActive of its jobs less their number.
+func roomNeeded(jobs []newJob) ([]string, []int) {
+	index := map[string]int{}
+	var clients []string
+	var smallest, count []int
+	for _, nj := range jobs {
+		i, seen := index[nj.job.ClientID]
+		if !seen {
+			i = len(clients)
+			index[nj.job.ClientID] = i
+			clients, smallest, count = append(clients, nj.job.ClientID), append(smallest, nj.maxActive), append(count, 0)
+		}
+		smallest[i] = min(smallest[i], nj.maxActive)
+		count[i]++
+	}
+	for i := range smallest {
+		smallest[i] -= count[i]
+	}
+	return clients, smallest
+}
+
+// readChecks reads the answers to createJobs' checks: the locks, then an
+// upper bound of the unfinished jobs of each client (exact when it was
+// counted) and the bounds stored before, then the existing jobs of the
 // batch's (client, idempotency key) pairs.
-func readChecks(results pgx.BatchResults) (map[string]int, map[[2]string]tickets.Job, error) {
+func readChecks(results pgx.BatchResults) (active, stored map[string]int, existing map[[2]string]tickets.Job, err error) {
 	if _, err := results.Exec(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	rows, err := results.Query()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	counts := map[string]int{}
+	active, stored = map[string]int{}, map[string]int{}
 	var id string
 	var n int
-	if _, err := pgx.ForEachRow(rows, []any{&id, &n}, func() error {
-		counts[id] = n
+	var at *int
+	if _, err := pgx.ForEachRow(rows, []any{&id, &n, &at}, func() error {
+		active[id] = n
+		if at != nil {
+			stored[id] = *at
+		}
 		return nil
 	}); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	rows, err = results.Query()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	found, err := rowscan.All(rows, rowscan.TicketJob)
 	rows.Close()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	byKey := make(map[[2]string]tickets.Job, len(found))
+	existing = make(map[[2]string]tickets.Job, len(found))
 	for _, j := range found {
-		byKey[[2]string{j.ClientID, j.IdempotencyKey}] = j
+		existing[[2]string{j.ClientID, j.IdempotencyKey}] = j
 	}
-	return counts, byKey, nil
+	return active, stored, existing, nil
 }
 
 func (s ticketStore) PurgeExpiredJobs(ctx context.Context, before time.Time) (int, error) {

@@ -117,3 +117,36 @@ func TestQueueBoundTwoNodes(t *testing.T) {
 		t.Errorf("%d submissions through two nodes with a bound of %d: %d accepted", tries, bound, accepted)
 	}
 }
+
+// TestFinishedJobStaysFinished checks that UpdateJob refuses to make a
+// finished job unfinished, which the stored bounds of unfinished jobs
+// would not count, and leaves the job as it was.
+func TestFinishedJobStaysFinished(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openDB(t, pgtest.NewDatabase(t))
+	t.Cleanup(func() { db.Close() })
+	s := db.TicketStore()
+	c := tickets.Client{ID: uuid.NewString(), Name: "finished", WebhookSecret: "whsec", TicketsEnabled: true, CreatedAt: time.Now()}
+	if err := s.CreateClient(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	j := tickets.Job{ID: uuid.NewString(), ClientID: c.ID, IdempotencyKey: "k", RequestHash: "h",
+		Request: tickets.Request{Title: "t", Spec: "s"}, Status: tickets.StatusQueued, Stage: tickets.StageQueued,
+		CreatedAt: now, UpdatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	if _, _, err := s.CreateJob(ctx, j, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateJob(ctx, j.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued},
+		Status: tickets.StatusFailed, At: now}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateJob(ctx, j.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusFailed},
+		Status: tickets.StatusQueued, At: now}); err == nil {
+		t.Fatal("UpdateJob from failed to queued succeeded; want an error")
+	}
+	if st, err := s.JobStatus(ctx, j.ID); err != nil || st != tickets.StatusFailed {
+		t.Fatalf("status after the refused update = %q, %v; want failed", st, err)
+	}
+}

@@ -80,7 +80,9 @@ type Store interface {
 	// UpdateJob applies u to the job when its status is one of u.From and
 	// returns the updated job; ErrConflict when the status is another one,
 	// ErrNotFound when there is no such job. A terminal u.Status sets the
-	// job's finish time to u.At unless it has one.
+	// job's finish time to u.At unless it has one. A finished job never
+	// becomes unfinished again: a store may refuse a u.From with a terminal
+	// status when u.Status is not terminal.
 	UpdateJob(ctx context.Context, id string, u JobUpdate) (Job, error)
 	// MarkCallbackFailed records that the job's callback finally failed:
 	// callback_failed is set, and a completed job's error becomes
