@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/foresight-dev/foresight/internal/netguard/netguardtest"
 )
 
 func TestPublicAddr(t *testing.T) {
@@ -76,24 +77,9 @@ func TestCanonicalHost(t *testing.T) {
 	}
 }
 
-// fakeResolver answers every name from a table.
-type fakeResolver map[string][]string
-
-func (f fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	addrs, ok := f[host]
-	if !ok {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	var out []netip.Addr
-	for _, a := range addrs {
-		out = append(out, netip.MustParseAddr(a))
-	}
-	return out, nil
-}
-
 func TestCheckResolved(t *testing.T) {
 	t.Parallel()
-	r := fakeResolver{
+	r := netguardtest.Resolver{
 		"public.example":   {"93.184.216.34", "2606:4700::1111"},
 		"loopback.example": {"127.0.0.1"},
 		"mixed.example":    {"93.184.216.34", "10.0.0.7"},

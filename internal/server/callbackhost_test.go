@@ -1,28 +1,14 @@
 package server_test
 
 import (
-	"context"
 	"fmt"
-	"net"
 	"net/http"
-	"net/netip"
 	"path/filepath"
 	"testing"
 
+	"github.com/foresight-dev/foresight/internal/netguard/netguardtest"
 	"github.com/foresight-dev/foresight/internal/server"
 )
-
-// namesResolver answers the names of its table; other names do not
-// resolve.
-type namesResolver map[string]string
-
-func (r namesResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	a, ok := r[host]
-	if !ok {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	return []netip.Addr{netip.MustParseAddr(a)}, nil
-}
 
 // TestCallbackHostResolvingToLoopback: a callback_url whose host name
 // resolves to a loopback or private address is refused at submission
@@ -32,8 +18,8 @@ func TestCallbackHostResolvingToLoopback(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, "sqlite:"+filepath.Join(t.TempDir(), "foresight.db"), worldOptions{noWorkers: true,
 		config: func(c *server.Config) {
-			c.CallbackResolver = namesResolver{"loop.example.com": "127.0.0.1", "intranet.example.com": "192.168.1.20",
-				"public.example.com": "93.184.216.34"}
+			c.CallbackResolver = netguardtest.Resolver{"loop.example.com": {"127.0.0.1"}, "intranet.example.com": {"192.168.1.20"},
+				"public.example.com": {"93.184.216.34"}}
 		}})
 	for i, tt := range []struct {
 		url  string

@@ -3,10 +3,10 @@ package tickets
 import (
 	"context"
 	"encoding/json"
-	"net"
-	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/foresight-dev/foresight/internal/netguard/netguardtest"
 )
 
 const testJobID = "00000000-0000-4000-8000-000000000000"
@@ -214,21 +214,10 @@ func TestParseSubmissionRejects(t *testing.T) {
 	}
 }
 
-// resolverOf answers every name from a table; other names do not resolve.
-type resolverOf map[string]string
-
-func (r resolverOf) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	a, ok := r[host]
-	if !ok {
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	return []netip.Addr{netip.MustParseAddr(a)}, nil
-}
-
 func TestCheckCallbackHost(t *testing.T) {
 	t.Parallel()
-	r := resolverOf{"loop.example.com": "127.0.0.1", "internal.example.com": "10.1.2.3", "v6loop.example.com": "::1",
-		"public.example.com": "93.184.216.34"}
+	r := netguardtest.Resolver{"loop.example.com": {"127.0.0.1"}, "internal.example.com": {"10.1.2.3"}, "v6loop.example.com": {"::1"},
+		"public.example.com": {"93.184.216.34"}}
 	base := `{"schema_version":"tickets.input.v1","idempotency_key":"k","title":"t","spec":"s","callback_url":"`
 	for url, refused := range map[string]bool{
 		"https://loop.example.com/cb":     true,
