@@ -522,10 +522,7 @@ func TestAggregatorVoid(t *testing.T) {
 	t.Parallel()
 	aw := newAggWorld(t, "sqlite:"+t.TempDir()+"/f.db", nil)
 	token := aw.session("player-6", "EUR", uuid.NewString())
-	id := aw.place(token, uuid.NewString(), aw.outcome[1], "2.50").json(t)["id"].(string)
-	if bet := aw.settled(token, id); bet["status"] != "confirmed" {
-		t.Fatalf("bet = %v", bet)
-	}
+	id := aw.placeConfirmed(token, aw.outcome[1], "2.50")
 	// Texts are read when the details are asked for: an edit shows at once.
 	event := aw.details(id, "").json(t)["round_details"].(map[string]any)["event"].(map[string]any)["id"].(string)
 	if st, p := aw.admin("PATCH", "/admin/v1/events/"+event, `{"title":{"en":"The final, renamed","fr":"La finale"}}`); st != 200 {

@@ -89,6 +89,18 @@ func (bw *bettingWorld) addStandalone(t testing.TB, h http.Handler, id, secret, 
 	}
 }
 
+// addSandboxOperator makes a sandbox operator of cfg and adds it as a
+// standalone operator with the odds-ratio margin margin (addStandalone).
+func (bw *bettingWorld) addSandboxOperator(t testing.TB, cfg operator.Config, margin string) *operator.Operator {
+	t.Helper()
+	op, err := operator.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bw.addStandalone(t, op.Handler(), cfg.ID, cfg.SigningSecret, margin)
+	return op
+}
+
 func (bw *bettingWorld) admin(method, path, body string) (int, map[string]any) {
 	_, r := roundTrip(bw.t, method, bw.url+path, adminToken, []byte(body))
 	var m map[string]any
@@ -132,6 +144,18 @@ func (bw *bettingWorld) request(t testing.TB, method, path, token, body string, 
 func (bw *bettingWorld) place(token, key, outcome, stake string) response {
 	return bw.api("POST", "/api/v1/bettor/bets", token, fmt.Sprintf(`{"market_id":%q,"outcome_id":%q,"stake":%q}`, bw.market, outcome, stake),
 		"Idempotency-Key", key)
+}
+
+// placeConfirmed places a bet of stake on outcome of the world's market
+// with a new idempotency key, waits until it leaves pending and fails the
+// test unless it is confirmed; it returns the bet's id.
+func (bw *bettingWorld) placeConfirmed(token, outcome, stake string) string {
+	bw.t.Helper()
+	id := bw.place(token, uuid.NewString(), outcome, stake).json(bw.t)["id"].(string)
+	if bet := bw.settled(token, id); bet["status"] != "confirmed" {
+		bw.t.Fatalf("bet of %s on %s = %v, want confirmed", stake, outcome, bet)
+	}
+	return id
 }
 
 // settled polls a bet until it leaves pending.

@@ -22,10 +22,7 @@ func TestAggregatorProfileHidesBalance(t *testing.T) {
 			t.Fatalf("PATCH wallet_url = %d %v", st, p)
 		}
 		token := aw.session("player-10", "EUR", uuid.NewString())
-		id := aw.place(token, uuid.NewString(), aw.outcome[0], "10.00").json(t)["id"].(string)
-		if bet := aw.settled(token, id); bet["status"] != "confirmed" {
-			t.Fatalf("bet = %v", bet)
-		}
+		aw.placeConfirmed(token, aw.outcome[0], "10.00")
 		if me := aw.api("GET", "/api/v1/auth/me", token, "").json(t); me["balance"] != "90" && me["balance"] != "90.00" {
 			t.Fatalf("auth/me after the bet = %v, want the casino's balance 90", me)
 		}

@@ -81,6 +81,15 @@ func (bw *bundledWorld) cashier(t *testing.T, kind, bettor, key, amount string) 
 		`{"currency":"EUR","amount":"`+amount+`"}`, "Idempotency-Key", key)
 }
 
+// deposit credits a bettor with amount under the idempotency key key, and
+// fails the test unless the cashier answers a new movement (201).
+func (bw *bundledWorld) deposit(t *testing.T, bettor, key, amount string) {
+	t.Helper()
+	if r := bw.cashier(t, "deposits", bettor, key, amount); r.status != 201 {
+		t.Fatalf("deposit of %s to %s = %d %s", amount, bettor, r.status, r.body)
+	}
+}
+
 // session opens a bettor's session as the operator's server does and
 // exchanges its widget URL's session_request_id as the widget does; it
 // returns the session token and the exchange's answer.
@@ -183,9 +192,7 @@ func TestBundledBets(t *testing.T) {
 	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, db string) {
 		bw := newBundledWorld(t, db)
-		if r := bw.cashier(t, "deposits", "ann", "psp-1", "100"); r.status != 201 {
-			t.Fatalf("deposit = %d %s", r.status, r.body)
-		}
+		bw.deposit(t, "ann", "psp-1", "100")
 		token, opened := bw.session(t, "ann")
 		if opened["balance"] != "100.00" || bw.balance(t, token) != "100" {
 			t.Fatalf("session balance %v, profile %v; want 100.00", opened["balance"], bw.balance(t, token))
@@ -347,9 +354,7 @@ func TestBundledBalanceNeverNegative(t *testing.T) {
 	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, db string) {
 		bw := newBundledWorld(t, db)
-		if r := bw.cashier(t, "deposits", "bob", "bob-in", "100"); r.status != 201 {
-			t.Fatalf("deposit = %d %s", r.status, r.body)
-		}
+		bw.deposit(t, "bob", "bob-in", "100")
 		token, _ := bw.session(t, "bob")
 		const each = 100
 		var (

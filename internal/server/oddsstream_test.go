@@ -63,12 +63,8 @@ func TestOddsStreamEndsWithItsToken(t *testing.T) {
 	bw := newBettingWorld(t, "sqlite:"+t.TempDir()+"/f.db")
 	// An operator whose clock is 25 s behind mints tokens of 1 s: each
 	// expired 24 s ago and is accepted for about 6 s more.
-	late, err := operator.New(operator.Config{ID: "late", SigningSecret: "late-signing-secret-0123", TokenLifetime: time.Second,
-		Now: func() time.Time { return time.Now().Add(-25 * time.Second) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bw.addStandalone(t, late.Handler(), "late", "late-signing-secret-0123", "0.05")
+	late := bw.addSandboxOperator(t, operator.Config{ID: "late", SigningSecret: "late-signing-secret-0123", TokenLifetime: time.Second,
+		Now: func() time.Time { return time.Now().Add(-25 * time.Second) }}, "0.05")
 	token, err := late.MintToken("bob", "USD")
 	if err != nil {
 		t.Fatal(err)
@@ -164,11 +160,7 @@ func TestOddsStreamsPerToken(t *testing.T) {
 func TestOddsStreamPerMarginAndLocale(t *testing.T) {
 	t.Parallel()
 	bw := newBettingWorld(t, "sqlite:"+t.TempDir()+"/f.db")
-	wide, err := operator.New(operator.Config{ID: "wide", SigningSecret: "wide-signing-secret-0123"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bw.addStandalone(t, wide.Handler(), "wide", "wide-signing-secret-0123", "0.12")
+	wide := bw.addSandboxOperator(t, operator.Config{ID: "wide", SigningSecret: "wide-signing-secret-0123"}, "0.12")
 	wideToken, err := wide.MintToken("walt", "USD")
 	if err != nil {
 		t.Fatal(err)

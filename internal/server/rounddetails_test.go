@@ -172,6 +172,21 @@ func TestRoundDetailsBeforeTheAnswer(t *testing.T) {
 				t.Fatalf("bet %s = %v, want confirmed", id, bet)
 			}
 		}
+		// rolledBack checks that the bet id (what) is rejected with code,
+		// that its round stays before while its Round/Rollback hr is held,
+		// and that the round is rejected with code once hr is answered.
+		rolledBack := func(what, id, code, before string, hr *heldCall) {
+			t.Helper()
+			if bet := aw.settled(token, id); bet["status"] != "rejected" || bet["rejection_code"] != code {
+				t.Fatalf("%s = %v, want rejected %s", what, bet, code)
+			}
+			hr.wait(t)
+			expect("Rollback of "+what+" unanswered", id, before)
+			gate.open(hr)
+			if d := eventually("the rollback's confirmation of "+what, id, "rejected"); d["rejection_code"] != code {
+				t.Errorf("%s: round = %v, want rejected %s", what, d, code)
+			}
+		}
 
 		// (none) → pending: the stake's Round/BetWin.
 		h := gate.arm("Round/BetWin", `"type":"bet"`)
@@ -225,29 +240,13 @@ func TestRoundDetailsBeforeTheAnswer(t *testing.T) {
 		aw.resolve(more[1].id, more[1].outcome)
 		hr := gate.arm("Round/Rollback", `"round_id_provider":"`+standing+`"`)
 		gate.open(hb)
-		if bet := aw.settled(token, standing); bet["status"] != "rejected" || bet["rejection_code"] != "wallet_rolled_back" {
-			t.Fatalf("bet debited on a resolved market = %v", bet)
-		}
-		hr.wait(t)
-		expect("Rollback of a debit that stood unanswered", standing, "pending")
-		gate.open(hr)
-		if d := eventually("the rollback's confirmation", standing, "rejected"); d["rejection_code"] != "wallet_rolled_back" {
-			t.Errorf("rolled back round = %v", d)
-		}
+		rolledBack("a bet debited on a resolved market", standing, "wallet_rolled_back", "pending", hr)
 
 		// (none) → rejected: a debit refused with a final code of no
 		// meaning of its own is reversed all the same.
 		aw.casino.RejectNext("betwin", 1, "404")
 		hr = gate.arm("Round/Rollback", `"original_id_provider":"wd-`)
 		refused := place(more[2])
-		if bet := aw.settled(token, refused); bet["status"] != "rejected" || bet["rejection_code"] != "bet_rejected_other" {
-			t.Fatalf("refused bet = %v", bet)
-		}
-		hr.wait(t)
-		expect("Rollback of a refused debit unanswered", refused, "none")
-		gate.open(hr)
-		if d := eventually("the rollback's confirmation", refused, "rejected"); d["rejection_code"] != "bet_rejected_other" {
-			t.Errorf("refused round = %v", d)
-		}
+		rolledBack("a refused debit", refused, "bet_rejected_other", "none", hr)
 	})
 }

@@ -85,10 +85,7 @@ func TestBetWalletTransactions(t *testing.T) {
 		// The first withdrawal's answer is lost; the same bytes again get
 		// the debit.
 		bw.op.ForBettor("alice").DropResponseNext("withdrawals", 1)
-		id := bw.place(alice, uuid.NewString(), bw.outcome[0], "10.00").json(t)["id"].(string)
-		if bet := bw.settled(alice, id); bet["status"] != "confirmed" {
-			t.Fatalf("bet = %v", bet)
-		}
+		id := bw.placeConfirmed(alice, bw.outcome[0], "10.00")
 		txs := waitTransactions(t, api, bw.world, id, "withdrawal+[unknown//0/connection_closed done//200/]")
 		wd := txs[0]
 		if wd.TransactionID != "wd-"+id || wd.Amount.String() != "10" || wd.Currency != "USD" {
@@ -162,10 +159,7 @@ func TestAggregatorBetWalletTransactions(t *testing.T) {
 	api := openapitest.Load(t, "admin.yaml")
 	token := aw.session("player-7", "EUR", uuid.NewString())
 	aw.casino.FailNext("betwin", 1, 500)
-	id := aw.place(token, uuid.NewString(), aw.outcome[1], "10.00").json(t)["id"].(string)
-	if bet := aw.settled(token, id); bet["status"] != "confirmed" {
-		t.Fatalf("bet = %v", bet)
-	}
+	id := aw.placeConfirmed(token, aw.outcome[1], "10.00")
 	aw.resolve(aw.market, aw.outcome[0])
 	txs := waitTransactions(t, api, aw.world, id, "withdrawal+[unknown//500/ done//200/] deposit+[done//200/]")
 	if dp := txs[1]; dp.TransactionID != "dp-"+id || !dp.Amount.IsZero() || dp.Currency != "EUR" {

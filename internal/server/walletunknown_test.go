@@ -84,10 +84,7 @@ func TestMalformedCreditAnswerIsSentAgain(t *testing.T) {
 		bw := newBettingWorld(t, db)
 		api := openapitest.Load(t, "admin.yaml")
 		alice := bw.bettor("alice", "100.00")
-		id := bw.place(alice, uuid.NewString(), bw.outcome[0], "10.00").json(t)["id"].(string)
-		if bet := bw.settled(alice, id); bet["status"] != "confirmed" {
-			t.Fatalf("bet = %v", bet)
-		}
+		id := bw.placeConfirmed(alice, bw.outcome[0], "10.00")
 		bw.op.ForBettor("alice").MalformedNext("deposits", 1, malformed.HTML)
 		bw.resolve(bw.market, bw.outcome[0])
 		waitTransactions(t, api, bw.world, id, "withdrawal+[done//200/] deposit+[unknown//200/unreadable_answer done//200/]")
