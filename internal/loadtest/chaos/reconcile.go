@@ -102,13 +102,27 @@ type Movement struct {
 	Amount money.Amount
 }
 
-// betOfTransaction returns the bet id in a platform transaction id of
-// prefix ("wd-" and the bet id), or "".
-func betOfTransaction(txID, prefix string) string {
-	if id, ok := strings.CutPrefix(txID, prefix); ok && id != "" {
-		return id
+// transactionPrefixes are the prefixes of the platform's transaction ids
+// ("wd-" and the bet id), by the kind of movement the transaction makes.
+var transactionPrefixes = map[MovementKind]string{Debit: "wd-", Refund: "rb-", Payout: "dp-"}
+
+// newMovement is the movement of kind of wallet's ledger entry seq, made
+// at at for the platform's transaction txID, of amount (a decimal string,
+// of either sign). Its bet is the one txID names: none when txID is not
+// the platform's for kind, or for a Close.
+func newMovement(wallet string, seq int64, at time.Time, kind MovementKind, txID, amount string) (Movement, error) {
+	m := Movement{Wallet: wallet, Seq: seq, Time: at, Kind: kind, TransactionID: txID}
+	if prefix, ok := transactionPrefixes[kind]; ok {
+		if id, ok := strings.CutPrefix(txID, prefix); ok && id != "" {
+			m.BetID = id
+		}
 	}
-	return ""
+	a, err := money.ParseAmount(amount)
+	if err != nil {
+		return Movement{}, fmt.Errorf("%s ledger entry %d: %w", wallet, seq, err)
+	}
+	m.Amount = a.Abs()
+	return m, nil
 }
 
 // OperatorMovements reads a sandbox operator's ledger; adjustments (the
@@ -116,24 +130,23 @@ func betOfTransaction(txID, prefix string) string {
 func OperatorMovements(ledger []operator.Entry) ([]Movement, error) {
 	var out []Movement
 	for _, e := range ledger {
-		m := Movement{Wallet: "operator", Seq: e.Seq, Time: e.Time, TransactionID: e.TransactionID}
+		var kind MovementKind
 		switch e.Type {
 		case operator.EntryAdjustment:
 			continue
 		case operator.EntryWithdrawal:
-			m.Kind, m.BetID = Debit, betOfTransaction(e.TransactionID, "wd-")
+			kind = Debit
 		case operator.EntryRollback:
-			m.Kind, m.BetID = Refund, betOfTransaction(e.TransactionID, "rb-")
+			kind = Refund
 		case operator.EntryDeposit:
-			m.Kind, m.BetID = Payout, betOfTransaction(e.TransactionID, "dp-")
+			kind = Payout
 		default:
 			return nil, fmt.Errorf("operator ledger entry %d: unknown type %q", e.Seq, e.Type)
 		}
-		a, err := money.ParseAmount(e.Amount)
+		m, err := newMovement("operator", e.Seq, e.Time, kind, e.TransactionID, e.Amount)
 		if err != nil {
-			return nil, fmt.Errorf("operator ledger entry %d: %w", e.Seq, err)
+			return nil, err
 		}
-		m.Amount = a.Abs()
 		out = append(out, m)
 	}
 	return out, nil
@@ -143,28 +156,30 @@ func OperatorMovements(ledger []operator.Entry) ([]Movement, error) {
 func CasinoMovements(ledger []casino.Entry) ([]Movement, error) {
 	var out []Movement
 	for _, e := range ledger {
-		m := Movement{Wallet: "casino", Seq: e.Seq, Time: e.Time, TransactionID: e.IDProvider}
+		var kind MovementKind
 		switch e.Type {
 		case casino.EntryBet:
-			m.Kind, m.BetID = Debit, betOfTransaction(e.IDProvider, "wd-")
+			kind = Debit
 		case casino.EntryRollback:
-			m.Kind, m.BetID = Refund, betOfTransaction(e.IDProvider, "rb-")
+			kind = Refund
 		case casino.EntryWin:
-			m.Kind, m.BetID = Payout, betOfTransaction(e.IDProvider, "dp-")
+			kind = Payout
 		case casino.EntryFinish:
-			// The platform's round_id is the bet id.
-			m.Kind, m.BetID = Close, e.RoundID
+			kind = Close
 		default:
 			return nil, fmt.Errorf("casino ledger entry %d: unknown type %q", e.Seq, e.Type)
 		}
-		a, err := money.ParseAmount(e.Amount)
+		m, err := newMovement("casino", e.Seq, e.Time, kind, e.IDProvider, e.Amount)
 		if err != nil {
-			return nil, fmt.Errorf("casino ledger entry %d: %w", e.Seq, err)
+			return nil, err
 		}
-		m.Amount = a.Abs()
-		// A bet's entries name its round: one that does not is not the
-		// platform's.
-		if m.BetID != "" && e.RoundID != m.BetID {
+		switch {
+		case kind == Close:
+			// The platform's round_id is the bet id.
+			m.BetID = e.RoundID
+		case m.BetID != "" && e.RoundID != m.BetID:
+			// A bet's entries name its round: one that does not is not
+			// the platform's.
 			m.BetID = ""
 		}
 		out = append(out, m)
