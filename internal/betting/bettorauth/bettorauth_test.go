@@ -93,6 +93,24 @@ func newValidator(t *testing.T, s *jwksServer, limit time.Duration) *bettorauth.
 	return v
 }
 
+// newOperatorA starts operator op-a's JWKS over TLS, holding the first
+// test key as kid k1, and returns the test keys, the server, a validator
+// that trusts the server's certificate (and refreshes for an unknown kid
+// at most once per limit) and the operator.
+func newOperatorA(t *testing.T, limit time.Duration) ([]*rsa.PrivateKey, *jwksServer, *bettorauth.Validator, bettorauth.Operator) {
+	t.Helper()
+	k := testKeys()
+	s := newJWKSServer(t, true, jwk{"k1", &k[0].PublicKey})
+	return k, s, newValidator(t, s, limit), bettorauth.Operator{ID: "op-a", JWKSURL: s.url()}
+}
+
+// operatorAToken is a token of op-a's claims signed with the first test
+// key as kid k1, as op-a's JWKS of newOperatorA publishes it.
+func operatorAToken(t *testing.T) string {
+	t.Helper()
+	return sign(t, jwt.SigningMethodRS256, testKeys()[0], "k1", claims("op-a"))
+}
+
 func claims(iss string) jwt.MapClaims {
 	now := time.Now()
 	return jwt.MapClaims{
@@ -125,10 +143,7 @@ func with(c jwt.MapClaims, mod func(jwt.MapClaims)) jwt.MapClaims {
 
 func TestValidTokenAccepted(t *testing.T) {
 	t.Parallel()
-	k := testKeys()
-	s := newJWKSServer(t, true, jwk{"k1", &k[0].PublicKey})
-	v := newValidator(t, s, 10*time.Millisecond)
-	op := bettorauth.Operator{ID: "op-a", JWKSURL: s.url()}
+	k, _, v, op := newOperatorA(t, 10*time.Millisecond)
 	c := claims("op-a")
 	got, err := v.Validate(context.Background(), op, sign(t, jwt.SigningMethodRS256, k[0], "k1", c))
 	if err != nil {
@@ -151,10 +166,7 @@ func TestValidTokenAccepted(t *testing.T) {
 
 func TestInvalidTokensRejected(t *testing.T) {
 	t.Parallel()
-	k := testKeys()
-	s := newJWKSServer(t, true, jwk{"k1", &k[0].PublicKey})
-	v := newValidator(t, s, 10*time.Millisecond)
-	op := bettorauth.Operator{ID: "op-a", JWKSURL: s.url()}
+	k, _, v, op := newOperatorA(t, 10*time.Millisecond)
 	good := claims("op-a")
 
 	der, err := x509.MarshalPKIXPublicKey(&k[0].PublicKey)
@@ -230,12 +242,9 @@ func signWithHeader(t *testing.T, key *rsa.PrivateKey, header map[string]any, c 
 // the unknown kid triggers.
 func TestKeyRotation(t *testing.T) {
 	t.Parallel()
-	k := testKeys()
-	s := newJWKSServer(t, true, jwk{"k1", &k[0].PublicKey})
-	v := newValidator(t, s, 10*time.Millisecond)
-	op := bettorauth.Operator{ID: "op-a", JWKSURL: s.url()}
+	k, s, v, op := newOperatorA(t, 10*time.Millisecond)
 	ctx := context.Background()
-	if _, err := v.Validate(ctx, op, sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a"))); err != nil {
+	if _, err := v.Validate(ctx, op, operatorAToken(t)); err != nil {
 		t.Fatalf("k1 token: %v", err)
 	}
 	if n := s.fetches.Load(); n != 1 {
@@ -254,7 +263,7 @@ func TestKeyRotation(t *testing.T) {
 		t.Errorf("%d JWKS fetches, want %d (one refresh for the new kid)", n, before+1)
 	}
 	// Known kids need no fetch.
-	for _, tok := range []string{rotated, sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a"))} {
+	for _, tok := range []string{rotated, operatorAToken(t)} {
 		if _, err := v.Validate(ctx, op, tok); err != nil {
 			t.Errorf("known kid: %v", err)
 		}
@@ -267,12 +276,9 @@ func TestKeyRotation(t *testing.T) {
 // Unknown kids cannot make the platform hammer the operator's JWKS.
 func TestUnknownKIDRefreshIsRateLimited(t *testing.T) {
 	t.Parallel()
-	k := testKeys()
-	s := newJWKSServer(t, true, jwk{"k1", &k[0].PublicKey})
-	v := newValidator(t, s, time.Hour)
-	op := bettorauth.Operator{ID: "op-a", JWKSURL: s.url()}
+	k, s, v, op := newOperatorA(t, time.Hour)
 	ctx := context.Background()
-	if _, err := v.Validate(ctx, op, sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a"))); err != nil {
+	if _, err := v.Validate(ctx, op, operatorAToken(t)); err != nil {
 		t.Fatal(err)
 	}
 	for i, kid := range []string{"x1", "x2", "x3", "x4"} {
@@ -299,7 +305,7 @@ func TestOperatorsAreIsolated(t *testing.T) {
 	opB := bettorauth.Operator{ID: "op-b", JWKSURL: b.url()}
 	ctx := context.Background()
 
-	tokA := sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a"))
+	tokA := operatorAToken(t)
 	tokB := sign(t, jwt.SigningMethodRS256, k[2], "k1", claims("op-b"))
 	if _, err := v.Validate(ctx, opA, tokA); err != nil {
 		t.Fatalf("A's token for A: %v", err)
@@ -325,11 +331,8 @@ func TestOperatorsAreIsolated(t *testing.T) {
 
 func TestConcurrentFirstUseFetchesOnce(t *testing.T) {
 	t.Parallel()
-	k := testKeys()
-	s := newJWKSServer(t, true, jwk{"k1", &k[0].PublicKey})
-	v := newValidator(t, s, time.Hour)
-	op := bettorauth.Operator{ID: "op-a", JWKSURL: s.url()}
-	tok := sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a"))
+	_, s, v, op := newOperatorA(t, time.Hour)
+	tok := operatorAToken(t)
 	var wg sync.WaitGroup
 	errs := make(chan error, 32)
 	for range 32 {
@@ -353,7 +356,7 @@ func TestJWKSURLRules(t *testing.T) {
 	t.Parallel()
 	k := testKeys()
 	plain := newJWKSServer(t, false, jwk{"k1", &k[0].PublicKey})
-	tok := sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a"))
+	tok := operatorAToken(t)
 	ctx := context.Background()
 
 	strict := bettorauth.New(bettorauth.Options{})
@@ -384,7 +387,7 @@ func TestDefaultClientRefusesNonPublicAddresses(t *testing.T) {
 	s := newJWKSServer(t, true, jwk{"k1", &k[0].PublicKey})
 	v := bettorauth.New(bettorauth.Options{RefreshUnknownKIDRateLimit: time.Millisecond})
 	t.Cleanup(v.Close)
-	_, err := v.Validate(context.Background(), bettorauth.Operator{ID: "op-a", JWKSURL: s.url()}, sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a")))
+	_, err := v.Validate(context.Background(), bettorauth.Operator{ID: "op-a", JWKSURL: s.url()}, operatorAToken(t))
 	if !errors.Is(err, bettorauth.ErrInvalidToken) {
 		t.Errorf("Validate = %v, want ErrInvalidToken (keys unavailable)", err)
 	}
@@ -400,7 +403,7 @@ func TestChangedJWKSURLReplacesKeys(t *testing.T) {
 	moved := newJWKSServer(t, true, jwk{"k2", &k[1].PublicKey})
 	v := newValidator(t, old, time.Hour)
 	ctx := context.Background()
-	tok1 := sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a"))
+	tok1 := operatorAToken(t)
 	if _, err := v.Validate(ctx, bettorauth.Operator{ID: "op-a", JWKSURL: old.url()}, tok1); err != nil {
 		t.Fatal(err)
 	}
@@ -419,7 +422,7 @@ func TestClose(t *testing.T) {
 	s := newJWKSServer(t, true, jwk{"k1", &k[0].PublicKey})
 	v := bettorauth.New(bettorauth.Options{HTTPClient: s.srv.Client()})
 	op := bettorauth.Operator{ID: "op-a", JWKSURL: s.url()}
-	tok := sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a"))
+	tok := operatorAToken(t)
 	if _, err := v.Validate(context.Background(), op, tok); err != nil {
 		t.Fatal(err)
 	}
@@ -449,8 +452,7 @@ func TestContextEndsWhileKeysLoad(t *testing.T) {
 	t.Cleanup(v.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	k := testKeys()
-	_, err := v.Validate(ctx, bettorauth.Operator{ID: "op-a", JWKSURL: slow.URL}, sign(t, jwt.SigningMethodRS256, k[0], "k1", claims("op-a")))
+	_, err := v.Validate(ctx, bettorauth.Operator{ID: "op-a", JWKSURL: slow.URL}, operatorAToken(t))
 	if !errors.Is(err, bettorauth.ErrInvalidToken) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Validate = %v, want ErrInvalidToken wrapping the deadline", err)
 	}
