@@ -12,6 +12,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/sandbox/faults"
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxledger"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
 
@@ -115,7 +116,7 @@ type replayed struct {
 	tombstones map[string]string       // original_id_provider never seen → rollback id_provider
 	rounds     map[string]*round       // platform round_id → round
 	finishes   map[string]*record      // platform round_id → first Finish answer
-	ledger     []Entry
+	ledger     sandboxledger.Ledger[Entry, *Entry]
 	txSeq      int64
 	roundSeq   int64
 	storeSeq   int64 // stored answers, in order
@@ -177,10 +178,9 @@ const (
 // Entry is one transaction the casino processed. Replays, refusals and
 // balance changes made with SetBalance or StartingBalance are not entries.
 type Entry struct {
-	// Seq numbers the entries from 1, in order.
-	Seq int64 `json:"seq"`
-	// Time is the casino's clock when the entry was made.
-	Time time.Time `json:"time"`
+	// Stamp numbers the entry and holds the casino's clock when it was
+	// made.
+	sandboxledger.Stamp
 	// Type is what made the entry.
 	Type EntryType `json:"type"`
 	// Account and Currency name the wallet.
@@ -418,9 +418,7 @@ func (c *Casino) setBetLimit(x *walletOp, accountID, limit string) error {
 func (c *Casino) Ledger() []Entry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]Entry, len(c.ledger))
-	copy(out, c.ledger)
-	return out
+	return c.ledger.All()
 }
 
 // Round returns the round the platform calls roundID, and false if the
@@ -503,13 +501,11 @@ func (c *Casino) nextTxIDLocked() string {
 	return "casino-tx-" + strconv.FormatInt(c.txSeq, 10)
 }
 
-// recordLocked appends a ledger entry made at time at; e.Seq, Time,
+// recordLocked appends a ledger entry made at time at; its Stamp,
 // Currency, Amount and BalanceAfter are filled in here.
 func (c *Casino) recordLocked(at time.Time, e Entry, acct *account, delta money.Amount) {
-	e.Seq = int64(len(c.ledger)) + 1
-	e.Time = at
 	e.Currency = acct.currency
 	e.Amount = c.format(delta, acct.currency)
 	e.BalanceAfter = c.format(acct.balance, acct.currency)
-	c.ledger = append(c.ledger, e)
+	c.ledger.Append(at, e)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxledger"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
 )
 
@@ -141,9 +142,9 @@ func TestBetAndWin(t *testing.T) {
 
 	ledger := e.c.Ledger()
 	wantLedger := []casino.Entry{
-		{Seq: 1, Time: testStart, Type: casino.EntryBet, Account: "a1", Currency: "USD", Amount: "-10.50", BalanceAfter: "89.50",
+		{Stamp: sandboxledger.Stamp{Seq: 1, Time: testStart}, Type: casino.EntryBet, Account: "a1", Currency: "USD", Amount: "-10.50", BalanceAfter: "89.50",
 			IDProvider: "bet-1", RoundID: "r1", CasinoRoundID: roundID, CasinoTxID: betTx},
-		{Seq: 2, Time: testStart, Type: casino.EntryWin, Account: "a1", Currency: "USD", Amount: "25.25", BalanceAfter: "114.75",
+		{Stamp: sandboxledger.Stamp{Seq: 2, Time: testStart}, Type: casino.EntryWin, Account: "a1", Currency: "USD", Amount: "25.25", BalanceAfter: "114.75",
 			IDProvider: "win-1", RoundID: "r1", CasinoRoundID: roundID, CasinoTxID: a.Transactions[0].ID},
 	}
 	if len(ledger) != len(wantLedger) {

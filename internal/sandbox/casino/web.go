@@ -290,7 +290,7 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 			d.Rounds = append(d.Rounds, roundView{Seq: rd.seq, Round: Round{RoundID: id, CasinoRoundID: rd.id, Account: rd.account, Currency: rd.currency, Finished: rd.finished}})
 		}
 	}
-	d.Entries, d.Older = sandboxweb.LedgerPage(c.ledger, func(e Entry) int64 { return e.Seq }, func(e Entry) string { return e.Account },
+	d.Entries, d.Older = sandboxweb.LedgerPage(c.ledger.Entries(), func(e Entry) int64 { return e.Seq }, func(e Entry) string { return e.Account },
 		d.Filter, before, ledgerPageSize, "account_id")
 	for key, rec := range c.txs {
 		if d.Filter == "" || rec.account == d.Filter {
@@ -340,7 +340,7 @@ func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 	c := s.c
 	c.mu.Lock()
-	accounts, blocked, ledger := sandboxweb.Snapshot(c.accounts, c.accountViewLocked, c.blocked, c.ledger, stateLedgerSize)
+	accounts, blocked, ledger := sandboxweb.Snapshot(c.accounts, c.accountViewLocked, c.blocked, c.ledger.Entries(), stateLedgerSize)
 	rounds := make([]roundView, 0, len(c.rounds))
 	for id, rd := range c.rounds {
 		rounds = append(rounds, roundView{Seq: rd.seq, Round: Round{RoundID: id, CasinoRoundID: rd.id, Account: rd.account, Currency: rd.currency, Finished: rd.finished}})

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/sandbox/faults"
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxledger"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
 
@@ -136,7 +136,7 @@ type replayed struct {
 	txs         map[string]*txRecord
 	withdrawals map[string]*withdrawalState
 	tombstones  map[string]bool
-	ledger      []Entry
+	ledger      sandboxledger.Ledger[Entry, *Entry]
 	opSeq       int64
 	txSeq       int64
 }
@@ -187,10 +187,9 @@ const (
 
 // Entry is one movement of a bettor's balance.
 type Entry struct {
-	// Seq numbers the entries from 1, in order.
-	Seq int64 `json:"seq"`
-	// Time is the operator's clock when the entry was made.
-	Time time.Time `json:"time"`
+	// Stamp numbers the entry and holds the operator's clock when it was
+	// made.
+	sandboxledger.Stamp
 	// Type is what made the entry.
 	Type EntryType `json:"type"`
 	// TransactionID is the platform's transaction_id; empty for
@@ -459,9 +458,7 @@ func (o *Operator) Balance(bettorID string) (string, bool) {
 func (o *Operator) Ledger() []Entry {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	out := make([]Entry, len(o.ledger))
-	copy(out, o.ledger)
-	return out
+	return o.ledger.All()
 }
 
 // LedgerFrom returns a copy of the balance movements after the first n,
@@ -469,10 +466,7 @@ func (o *Operator) Ledger() []Entry {
 func (o *Operator) LedgerFrom(n int) []Entry {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if n >= len(o.ledger) {
-		return nil
-	}
-	return slices.Clone(o.ledger[max(n, 0):])
+	return o.ledger.From(n)
 }
 
 // currencyDecimals returns the decimal places of a currency code:
@@ -524,9 +518,7 @@ func (o *Operator) nextOpTxIDLocked() string {
 // record appends a ledger entry made at time at for a change delta of b's
 // balance (already applied).
 func (o *Operator) record(at time.Time, typ EntryType, txID, opTxID, ref, bettorID string, b *bettor, delta money.Amount, decimals int32) {
-	o.ledger = append(o.ledger, Entry{
-		Seq:                   int64(len(o.ledger)) + 1,
-		Time:                  at,
+	o.ledger.Append(at, Entry{
 		Type:                  typ,
 		TransactionID:         txID,
 		OperatorTransactionID: opTxID,

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxledger"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxtest"
 )
 
@@ -29,7 +30,7 @@ func TestWithdrawal(t *testing.T) {
 	ledger := e.op.Ledger()
 	last := ledger[len(ledger)-1]
 	want := operator.Entry{
-		Seq: int64(len(ledger)), Time: testStart, Type: operator.EntryWithdrawal,
+		Stamp: sandboxledger.Stamp{Seq: int64(len(ledger)), Time: testStart}, Type: operator.EntryWithdrawal,
 		TransactionID: "tx-1", OperatorTransactionID: a["transaction_id"],
 		BettorID: "b1", Currency: "USD", Amount: "-10.50", BalanceAfter: "89.50",
 	}

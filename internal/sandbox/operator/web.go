@@ -197,7 +197,7 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 		v, _ := o.bettorViewLocked(id)
 		return sandboxweb.WalletRow{ID: v.ID, Balance: v.Balance, Currency: v.Currency, Blocked: v.Blocked}
 	})
-	d.Entries, d.Older = sandboxweb.LedgerPage(o.ledger, func(e Entry) int64 { return e.Seq }, func(e Entry) string { return e.BettorID },
+	d.Entries, d.Older = sandboxweb.LedgerPage(o.ledger.Entries(), func(e Entry) int64 { return e.Seq }, func(e Entry) string { return e.BettorID },
 		d.Filter, before, ledgerPageSize, "bettor_id")
 	for txID, rec := range o.txs {
 		if d.Filter != "" && rec.bettorID != d.Filter {
@@ -243,7 +243,7 @@ func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 	o := s.op
 	o.mu.Lock()
-	bettors, blocked, ledger := sandboxweb.Snapshot(o.bettors, o.bettorViewLocked, o.blocked, o.ledger, stateLedgerSize)
+	bettors, blocked, ledger := sandboxweb.Snapshot(o.bettors, o.bettorViewLocked, o.blocked, o.ledger.Entries(), stateLedgerSize)
 	currency := o.currency
 	lifetime := o.tokenLifetimeLocked()
 	o.mu.Unlock()
