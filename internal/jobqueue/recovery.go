@@ -176,14 +176,7 @@ func (k *keeper) beat(ctx context.Context) {
 		}
 	})
 	defer timer.Stop()
-	tick := time.NewTicker(k.cfg.BeatInterval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+	k.eachBeat(ctx, func() {
 		sent := time.Now()
 		bctx, cancel := context.WithTimeout(ctx, k.cfg.FenceAfter)
 		err := k.rec.Beat(bctx, k.node)
@@ -197,12 +190,26 @@ func (k *keeper) beat(ctx context.Context) {
 		case ctx.Err() == nil:
 			k.log.Warn("job queue beat failed", "node", k.node, "error", err)
 		}
-	}
+	})
 }
 
 // rescue makes the jobs of dead nodes available again every BeatInterval
 // until ctx ends.
 func (k *keeper) rescue(ctx context.Context) {
+	k.eachBeat(ctx, func() {
+		n, err := k.rec.RescueJobs(ctx, k.node, k.cfg.DeadAfter)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			k.log.Warn("rescue of the jobs of stopped nodes failed", "error", err)
+		case n > 0:
+			k.log.Warn("resumed the jobs of a node that stopped", "count", n)
+		}
+	})
+}
+
+// eachBeat calls f every BeatInterval, the first time one interval from
+// now, until ctx ends.
+func (k *keeper) eachBeat(ctx context.Context, f func()) {
 	tick := time.NewTicker(k.cfg.BeatInterval)
 	defer tick.Stop()
 	for {
@@ -210,13 +217,7 @@ func (k *keeper) rescue(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-		}
-		n, err := k.rec.RescueJobs(ctx, k.node, k.cfg.DeadAfter)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			k.log.Warn("rescue of the jobs of stopped nodes failed", "error", err)
-		case n > 0:
-			k.log.Warn("resumed the jobs of a node that stopped", "count", n)
+			f()
 		}
 	}
 }
