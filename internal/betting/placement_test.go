@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/sqlite"
+	"github.com/foresight-dev/foresight/internal/sqlite/sqlitetest"
 	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
@@ -74,12 +74,7 @@ type placementWorld struct {
 
 func newPlacementWorld(t *testing.T, answers ...*betting.WalletAnswer) *placementWorld {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "p.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return newPlacementWorldOn(t, db, answers...)
+	return newPlacementWorldOn(t, sqlitetest.Open(t), answers...)
 }
 
 // newPlacementWorldOn is newPlacementWorld on an open database.

@@ -14,16 +14,12 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/sqlite"
+	"github.com/foresight-dev/foresight/internal/sqlite/sqlitetest"
 )
 
 func newService(t *testing.T) *betting.Service {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "b.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return betting.NewService(db.BettingStore(), false)
+	return betting.NewService(sqlitetest.Open(t).BettingStore(), false)
 }
 
 func TestOperatorValidation(t *testing.T) {

@@ -3,7 +3,6 @@ package feed_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -12,18 +11,13 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/feed"
-	"github.com/foresight-dev/foresight/internal/sqlite"
+	"github.com/foresight-dev/foresight/internal/sqlite/sqlitetest"
 	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 func newCatalog(t *testing.T) *betting.Service {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "feed.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return betting.NewService(db.BettingStore(), false)
+	return betting.NewService(sqlitetest.Open(t).BettingStore(), false)
 }
 
 func d(s string) decimal.Decimal { return decimal.RequireFromString(s) }

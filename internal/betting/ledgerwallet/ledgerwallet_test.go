@@ -3,14 +3,13 @@ package ledgerwallet_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/betting/ledgerwallet"
 	"github.com/foresight-dev/foresight/internal/ledger"
 	"github.com/foresight-dev/foresight/internal/money"
-	"github.com/foresight-dev/foresight/internal/sqlite"
+	"github.com/foresight-dev/foresight/internal/sqlite/sqlitetest"
 )
 
 func amount(s string) money.Amount {
@@ -25,12 +24,7 @@ func amount(s string) money.Amount {
 // to bettor ann of operator op.
 func newLedger(t *testing.T) *ledger.Ledger {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "ledger.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	l := ledger.New(db.LedgerStore(), ledger.Options{})
+	l := ledger.New(sqlitetest.Open(t).LedgerStore(), ledger.Options{})
 	if _, _, err := l.Transfer(context.Background(), ledger.TransferRequest{OperatorID: "op", Currency: "EUR", Key: "in",
 		Debit: ledger.Funding(), Credit: ledger.Bettor("ann"), Amount: amount("100"), Code: "deposit"}); err != nil {
 		t.Fatal(err)
