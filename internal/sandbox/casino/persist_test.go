@@ -104,12 +104,12 @@ func TestRestartReplaysTheJournal(t *testing.T) {
 	// A later clock and another configuration change nothing replayed.
 	now = now.Add(time.Hour)
 	e2, _ := journalEnv(t, path, &now, func(c *casino.Config) { c.StartingBalance = "3"; c.BetLimit = "" })
-	if got := e2.c.SigningSecret(); got != secret {
-		t.Errorf("secret after the restart %q, want %q", got, secret)
-	}
-	if got := e2.c.Ledger(); !reflect.DeepEqual(got, ledger) {
-		t.Errorf("ledger after the restart:\n%+v\nwant\n%+v", got, ledger)
-	}
+	sandboxtest.Journalled[casino.Entry]{Secret: secret, Ledger: ledger, Answers: first[1:]}.WantRestored(t, e2.c.SigningSecret(), e2.c.Ledger,
+		func(i int) (string, []byte) {
+			c := calls[i+1]
+			_, again := e2.postAs(c.path, c.body)
+			return c.path, again
+		})
 	for acct, want := range balances {
 		cur := map[string]string{"alice": "EUR", "bob": "USD", "carol": "USD"}[acct]
 		e2.wantBalance(acct, cur, want)
@@ -118,14 +118,6 @@ func TestRestartReplaysTheJournal(t *testing.T) {
 		if got, ok := e2.c.Round(id); !ok || got != want {
 			t.Errorf("round %s after the restart %+v, want %+v", id, got, want)
 		}
-	}
-	for i, c := range calls[1:] {
-		if _, again := e2.postAs(c.path, c.body); !bytes.Equal(again, first[i+1]) {
-			t.Errorf("%s again after the restart: %s, first %s", c.path, again, first[i+1])
-		}
-	}
-	if n := len(e2.c.Ledger()); n != len(ledger) {
-		t.Errorf("replayed requests made %d ledger entries", n-len(ledger))
 	}
 
 	tests := []struct {

@@ -111,23 +111,15 @@ func TestRestartReplaysTheJournal(t *testing.T) {
 	// starting balance: neither may change what the journal rebuilds.
 	clock.Advance(10 * time.Minute)
 	e2, _ := journalEnv(t, path, clock, func(c *operator.Config) { c.StartingBalance = "7.00" })
-	if got := e2.op.SigningSecret(); got != secret {
-		t.Errorf("secret after the restart %q, want %q", got, secret)
-	}
-	if got := e2.op.Ledger(); !reflect.DeepEqual(got, ledger) {
-		t.Errorf("ledger after the restart:\n%+v\nwant\n%+v", got, ledger)
-	}
 	for b, want := range balances {
 		e2.wantBalance(b, want)
 	}
-	for i, c := range calls {
-		if _, again := e2.signedAs(c.method, c.path, c.body); string(again) != string(first[i]) {
-			t.Errorf("%s %s again after the restart: %s, first %s", c.method, c.path, again, first[i])
-		}
-	}
-	if n := len(e2.op.Ledger()); n != len(ledger) {
-		t.Errorf("replayed requests made %d ledger entries", n-len(ledger))
-	}
+	sandboxtest.Journalled[operator.Entry]{Secret: secret, Ledger: ledger, Answers: first}.WantRestored(t, e2.op.SigningSecret(), e2.op.Ledger,
+		func(i int) (string, []byte) {
+			c := calls[i]
+			_, again := e2.signedAs(c.method, c.path, c.body)
+			return c.method + " " + c.path, again
+		})
 
 	tests := []struct {
 		name   string

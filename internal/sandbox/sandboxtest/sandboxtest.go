@@ -19,6 +19,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -242,6 +243,37 @@ func OpenJournal(t testing.TB, path string) *journal.Journal {
 	}
 	t.Cleanup(func() { j.Close() })
 	return j
+}
+
+// Journalled is what a sandbox showed before its restart from its
+// journal.
+type Journalled[E any] struct {
+	Secret  string   // its signing secret
+	Ledger  []E      // its ledger
+	Answers [][]byte // its first answers to the requests sent again after the restart
+}
+
+// WantRestored fails t unless the sandbox restarted from the journal shows
+// what j holds: the signing secret, the ledger (ledger reads it) and, for
+// each of j.Answers, the same answer to the request sent again (again(i)
+// sends the i-th, and returns what it was and its answer), with no new
+// ledger entry.
+func (j Journalled[E]) WantRestored(t testing.TB, secret string, ledger func() []E, again func(i int) (what string, answer []byte)) {
+	t.Helper()
+	if secret != j.Secret {
+		t.Errorf("secret after the restart %q, want %q", secret, j.Secret)
+	}
+	if got := ledger(); !reflect.DeepEqual(got, j.Ledger) {
+		t.Errorf("ledger after the restart:\n%+v\nwant\n%+v", got, j.Ledger)
+	}
+	for i, first := range j.Answers {
+		if what, answer := again(i); !bytes.Equal(answer, first) {
+			t.Errorf("%s again after the restart: %s, first %s", what, answer, first)
+		}
+	}
+	if n := len(ledger()); n != len(j.Ledger) {
+		t.Errorf("replayed requests made %d ledger entries", n-len(j.Ledger))
+	}
 }
 
 // JSON encodes v, failing the test if it cannot.
