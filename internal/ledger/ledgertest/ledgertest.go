@@ -54,6 +54,15 @@ func deposit(key, bettor, amount string) ledger.TransferRequest {
 		Amount: amt(amount), Code: "deposit"}
 }
 
+// deposited credits bettor with amount through a deposit keyed key,
+// failing the test when the ledger refuses it.
+func deposited(t *testing.T, l *ledger.Ledger, key, bettor, amount string) {
+	t.Helper()
+	if _, _, err := l.Transfer(context.Background(), deposit(key, bettor, amount)); err != nil {
+		t.Fatalf("deposit %s of %s to %s: %v", key, amount, bettor, err)
+	}
+}
+
 func withdrawal(key, bettor, amount string) ledger.TransferRequest {
 	return ledger.TransferRequest{OperatorID: op, Currency: "USD", Key: key, Debit: ledger.Bettor(bettor), Credit: ledger.Funding(),
 		Amount: amt(amount), Code: "withdrawal"}
@@ -221,9 +230,7 @@ func testTransfers(t *testing.T, db Database) {
 func testTwoPhase(t *testing.T, db Database) {
 	ctx := context.Background()
 	l := newLedger(db.Store)
-	if _, _, err := l.Transfer(ctx, deposit("d1", "ann", "100")); err != nil {
-		t.Fatal(err)
-	}
+	deposited(t, l, "d1", "ann", "100")
 	hold, replayed, err := l.Hold(ctx, stake("h1", "ann", "60"))
 	if err != nil || replayed || hold.Kind != ledger.Pending {
 		t.Fatalf("hold = %+v %v %v", hold, replayed, err)
@@ -373,9 +380,7 @@ func ConcurrentDebits(t *testing.T, stores ...ledger.Store) {
 func testConcurrentResolutions(t *testing.T, db Database) {
 	ctx := context.Background()
 	l := newLedger(db.Store)
-	if _, _, err := l.Transfer(ctx, deposit("d1", "ann", "25")); err != nil {
-		t.Fatal(err)
-	}
+	deposited(t, l, "d1", "ann", "25")
 	for i := range 25 {
 		if _, _, err := l.Hold(ctx, stake(fmt.Sprintf("h%d", i), "ann", "1")); err != nil {
 			t.Fatal(err)
@@ -508,9 +513,7 @@ func testConcurrentReplays(t *testing.T, db Database) {
 func testTampering(t *testing.T, db Database) {
 	ctx := context.Background()
 	l := newLedger(db.Store)
-	if _, _, err := l.Transfer(ctx, deposit("d1", "ann", "100")); err != nil {
-		t.Fatal(err)
-	}
+	deposited(t, l, "d1", "ann", "100")
 	if _, _, err := l.Hold(ctx, stake("h1", "ann", "10")); err != nil {
 		t.Fatal(err)
 	}
@@ -539,9 +542,7 @@ func testTampering(t *testing.T, db Database) {
 		t.Errorf("house after its row changed = %+v, want balance 0, 10 held", h)
 	}
 	bob := ledger.AccountID(op, "USD", ledger.Bettor("bob"))
-	if _, _, err := l.Transfer(ctx, deposit("d2", "bob", "20")); err != nil {
-		t.Fatal(err)
-	}
+	deposited(t, l, "d2", "bob", "20")
 	if _, _, err := l.Hold(ctx, stake("h2", "bob", "5")); err != nil {
 		t.Fatal(err)
 	}
@@ -567,9 +568,7 @@ func testTampering(t *testing.T, db Database) {
 func testBetLifecycle(t *testing.T, db Database) {
 	ctx := context.Background()
 	l := newLedger(db.Store)
-	if _, _, err := l.Transfer(ctx, deposit("d1", "ann", "100")); err != nil {
-		t.Fatal(err)
-	}
+	deposited(t, l, "d1", "ann", "100")
 	bet := func(id string) ledger.BetRef {
 		return ledger.BetRef{OperatorID: op, Currency: "USD", BettorID: "ann", BetID: id}
 	}
@@ -645,9 +644,7 @@ func testConcurrentStakes(t *testing.T, db Database) {
 	l := newLedger(db.Store)
 	const bettors, stakes = 50, 4
 	for b := range bettors {
-		if _, _, err := l.Transfer(ctx, deposit(fmt.Sprintf("d%d", b), fmt.Sprintf("b%d", b), "10")); err != nil {
-			t.Fatal(err)
-		}
+		deposited(t, l, fmt.Sprintf("d%d", b), fmt.Sprintf("b%d", b), "10")
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -723,9 +720,7 @@ func testStakesDoNotQueueOnTheHouse(t *testing.T, db Database) {
 	ctx := context.Background()
 	l := newLedger(db.Store)
 	for _, b := range []string{"ann", "bob"} {
-		if _, _, err := l.Transfer(ctx, deposit("d-"+b, b, "10")); err != nil {
-			t.Fatal(err)
-		}
+		deposited(t, l, "d-"+b, b, "10")
 	}
 	if _, _, err := l.Transfer(ctx, stake("s-ann", "ann", "1")); err != nil { // opens the house account
 		t.Fatal(err)
