@@ -5,7 +5,7 @@
 // only: the API decides.
 
 import { seg } from "./api.js";
-import { field, select, when } from "./dom.js";
+import { field, searchForm, select, when } from "./dom.js";
 import { h } from "./elements.js";
 import { describe } from "./exchange.js";
 
@@ -140,19 +140,14 @@ export async function render(ctx, view) {
     more.hidden = !next;
     status.textContent = count ? `${count} entr${count === 1 ? "y" : "ies"}${next ? " loaded (more to load)" : ""}.` : "No entry matches.";
   };
-  const form = h("form", { class: "toolbar", novalidate: true, role: "search", "data-audit-filters": true },
+  const form = searchForm("data-audit-filters", [
     field("Operator", operator),
     field("Action", action),
     field("Actor", actor, "admin, or an operator key's id"),
     field("Target kind", kind),
     field("Target id", targetID),
     field("Since (UTC)", since),
-    field("Until (UTC)", until),
-    h("button", { type: "submit", class: "primary" }, "Search"));
-  form.addEventListener("submit", (e) => {
-    e.preventDefault();
-    load(true);
-  });
+    field("Until (UTC)", until)], load);
   for (const s of [operator, action, kind]) s.addEventListener("change", () => load(true));
   more.addEventListener("click", () => load(false));
   view.append(h("h1", {}, "Audit trail"),

@@ -7,7 +7,7 @@
 import { seg } from "./api.js";
 import { columns } from "./chart.js";
 import { sum } from "./decimal.js";
-import { badge, field, pagedRows, select, text, uid, when } from "./dom.js";
+import { badge, field, pagedRows, searchForm, select, text, uid, when } from "./dom.js";
 import { h, replace } from "./elements.js";
 import { describe } from "./exchange.js";
 import { cash, cashCell, exactly, figure, learnCurrencies } from "./money.js";
@@ -236,16 +236,11 @@ export async function renderBets(ctx, view, parts) {
     more.hidden = !next;
     status.textContent = `${bets.length} bet${bets.length === 1 ? "" : "s"}${next ? " loaded (more to load)" : ""}.`;
   };
-  const form = h("form", { class: "toolbar", novalidate: true, role: "search", "data-bet-filters": true },
+  const form = searchForm("data-bet-filters", [
     items.length ? operatorSelect(items, () => load(true)) : null,
     field("Bettor id", bettor),
     field("Market id", market),
-    field("Status", state),
-    h("button", { type: "submit", class: "primary" }, "Search"));
-  form.addEventListener("submit", (e) => {
-    e.preventDefault();
-    load(true);
-  });
+    field("Status", state)], load);
   state.addEventListener("change", () => load(true));
   more.addEventListener("click", () => load(false));
   view.append(h("h1", {}, "Bets"), items.length ? form : h("p", {}, "No operator yet: bets appear once an operator exists."), status, results, more);

@@ -24,6 +24,19 @@ export function field(label, control, hint) {
   return h("div", { class: "field" }, parts);
 }
 
+// searchForm is a filter toolbar, marked by the attribute attr: the fields
+// (null ones left out), then a Search button; submitting it runs
+// load(true), a search from the first page.
+export function searchForm(attr, fields, load) {
+  const form = h("form", { class: "toolbar", novalidate: true, role: "search", [attr]: true },
+    fields, h("button", { type: "submit", class: "primary" }, "Search"));
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    load(true);
+  });
+  return form;
+}
+
 // select builds a select of [value, label] options with value selected.
 export function select(options, value, props = {}) {
   return h("select", props, options.map(([v, label]) => h("option", { value: v, selected: v === value }, label)));
