@@ -6,13 +6,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/foresight-dev/foresight/internal/openapitest"
 )
 
 // adminDo sends an admin request with token and validates the exchange
 // against api/admin.yaml.
-func adminDo(t *testing.T, api *openapitest.Validator, w *world, method, path, token string, body any) (int, map[string]any) {
+func (w *world) adminDo(t *testing.T, method, path, token string, body any) (int, map[string]any) {
 	t.Helper()
 	var raw []byte
 	if body != nil {
@@ -22,7 +20,7 @@ func adminDo(t *testing.T, api *openapitest.Validator, w *world, method, path, t
 		}
 	}
 	req, r := roundTrip(t, method, w.url+path, token, raw)
-	api.Check(t, req, raw, r.status, r.header, r.body)
+	w.adminSpec.Check(t, req, raw, r.status, r.header, r.body)
 	var m map[string]any
 	if len(r.body) > 0 {
 		if err := json.Unmarshal(r.body, &m); err != nil {
@@ -47,16 +45,15 @@ func TestAdminAPI(t *testing.T) {
 
 func testAdminAPI(t *testing.T, db string) {
 	w := newWorld(t, db, worldOptions{noWorkers: true})
-	api := openapitest.Load(t, "admin.yaml")
 	do := func(method, path string, body any) (int, map[string]any) {
 		t.Helper()
-		return adminDo(t, api, w, method, path, adminToken, body)
+		return w.adminDo(t, method, path, adminToken, body)
 	}
 
-	if st, p := adminDo(t, api, w, "GET", "/admin/v1/ticket-clients", "", nil); st != 401 || p["code"] != "unauthorized" {
+	if st, p := w.adminDo(t, "GET", "/admin/v1/ticket-clients", "", nil); st != 401 || p["code"] != "unauthorized" {
 		t.Errorf("no token = %d %v", st, p)
 	}
-	if st, _ := adminDo(t, api, w, "GET", "/admin/v1/ticket-clients", "wrong", nil); st != 401 {
+	if st, _ := w.adminDo(t, "GET", "/admin/v1/ticket-clients", "wrong", nil); st != 401 {
 		t.Errorf("wrong token = %d", st)
 	}
 

@@ -3,8 +3,6 @@ package server_test
 import (
 	"strings"
 	"testing"
-
-	"github.com/foresight-dev/foresight/internal/openapitest"
 )
 
 // TestAdminOperatorsAndCatalog sets up an operator and an event through the
@@ -13,14 +11,13 @@ func TestAdminOperatorsAndCatalog(t *testing.T) {
 	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, db string) {
 		w := newWorld(t, db, worldOptions{noWorkers: true})
-		api := openapitest.Load(t, "admin.yaml")
 		call := func(method, path, body string) (int, map[string]any) {
 			t.Helper()
 			var b any
 			if body != "" {
 				b = body
 			}
-			return adminDo(t, api, w, method, path, adminToken, b)
+			return w.adminDo(t, method, path, adminToken, b)
 		}
 		operator := `{"id":"acme","name":"Acme Bets","integration":"standalone","wallet_url":"https://wallet.acme.example",
 			"signing_secret":"s3cret-s3cret-s3cret","jwks_url":"https://wallet.acme.example/.well-known/jwks.json",

@@ -20,7 +20,7 @@ import (
 // two markets.
 type bundledWorld struct {
 	*world
-	adminSpec, bettorSpec *openapitest.Validator
+	bettorSpec *openapitest.Validator
 	// key is the operator's credential: its server's calls use it.
 	key     string
 	markets [2]string
@@ -34,8 +34,7 @@ const playhouse = `{"id":"playhouse","name":"Playhouse","integration":"bundled",
 
 func newBundledWorld(t *testing.T, db string) *bundledWorld {
 	t.Helper()
-	bw := &bundledWorld{world: newWorld(t, db, worldOptions{}), adminSpec: openapitest.Load(t, "admin.yaml"),
-		bettorSpec: openapitest.Load(t, "bettor.yaml")}
+	bw := &bundledWorld{world: newWorld(t, db, worldOptions{}), bettorSpec: openapitest.Load(t, "bettor.yaml")}
 	if r := bw.adminCall(t, "POST", "/admin/v1/operators", adminToken, playhouse); r.status != 201 {
 		t.Fatalf("create the bundled operator = %d %s", r.status, r.body)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
-	"github.com/foresight-dev/foresight/internal/openapitest"
 )
 
 // credentialWorld is a betting world (operator "sandbox" with a confirmed
@@ -18,15 +17,14 @@ import (
 // each, a revoked and an expired one of sandbox.
 type credentialWorld struct {
 	*bettingWorld
-	spec                         *openapitest.Validator // api/admin.yaml
-	bet                          string                 // sandbox's bet
-	own, other, revoked, expired string                 // keys
-	ownID, revokedID, expiredID  string                 // credential ids
+	bet                          string // sandbox's bet
+	own, other, revoked, expired string // keys
+	ownID, revokedID, expiredID  string // credential ids
 }
 
 func newCredentialWorld(t *testing.T, db string) *credentialWorld {
 	t.Helper()
-	cw := &credentialWorld{bettingWorld: newBettingWorld(t, db), spec: openapitest.Load(t, "admin.yaml")}
+	cw := &credentialWorld{bettingWorld: newBettingWorld(t, db)}
 	ctx := context.Background()
 	cw.call(t, "POST", "/admin/v1/operators", adminToken, `{"id":"rival","name":"Rival Bets","integration":"standalone",
 		"wallet_url":"https://wallet.rival.example","signing_secret":"rival-signing-secret-0123","jwks_url":"https://wallet.rival.example/jwks.json",
@@ -74,7 +72,7 @@ func (cw *credentialWorld) call(t *testing.T, method, path, token, body string, 
 	if body != "" {
 		b = body
 	}
-	st, m := adminDo(t, cw.spec, cw.world, method, path, token, b)
+	st, m := cw.world.adminDo(t, method, path, token, b)
 	if want != 0 && st != want {
 		t.Errorf("%s %s = %d %v, want %d", method, path, st, m, want)
 	}
@@ -91,7 +89,7 @@ func TestOperatorCredentialAccess(t *testing.T) {
 		unknown := uuid.NewString()
 		clients := "/admin/v1/ticket-clients/" + cw.client.ID
 		market := "/admin/v1/markets/" + cw.market
-		st, ev := adminDo(t, cw.spec, cw.world, "GET", "/admin/v1/events?limit=1", adminToken, nil)
+		st, ev := cw.world.adminDo(t, "GET", "/admin/v1/events?limit=1", adminToken, nil)
 		if st != 200 {
 			t.Fatalf("events = %d", st)
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/foresight-dev/foresight/internal/ledger"
-	"github.com/foresight-dev/foresight/internal/openapitest"
 )
 
 const bundledOperator = `{"id":"house-of-play","name":"House of Play","integration":"bundled",
@@ -24,13 +23,12 @@ const bundledOperator = `{"id":"house-of-play","name":"House of Play","integrati
 // database behind the server's back.
 type ledgerWorld struct {
 	*world
-	spec *openapitest.Validator
 	exec func(t *testing.T, query string)
 }
 
 func newLedgerWorld(t *testing.T, db string) *ledgerWorld {
 	t.Helper()
-	lw := &ledgerWorld{world: newWorld(t, db, worldOptions{noWorkers: true}), spec: openapitest.Load(t, "admin.yaml")}
+	lw := &ledgerWorld{world: newWorld(t, db, worldOptions{noWorkers: true})}
 	lw.exec = func(t *testing.T, query string) {
 		t.Helper()
 		var err error
@@ -61,7 +59,7 @@ func newLedgerWorld(t *testing.T, db string) *ledgerWorld {
 // exchange against api/admin.yaml.
 func (lw *ledgerWorld) admin(t *testing.T, method, path, token, body string, header ...string) response {
 	t.Helper()
-	return checkedTrip(t, lw.spec, method, lw.url+path, token, body, header...)
+	return checkedTrip(t, lw.adminSpec, method, lw.url+path, token, body, header...)
 }
 
 func (lw *ledgerWorld) move(t *testing.T, kind, bettor, key, body string) response {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/admin"
 	"github.com/foresight-dev/foresight/internal/cursor"
-	"github.com/foresight-dev/foresight/internal/openapitest"
 )
 
 // TestMarketPriceHistory: every price change through the admin API adds a
@@ -23,10 +22,9 @@ func TestMarketPriceHistory(t *testing.T) {
 	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, db string) {
 		w := newWorld(t, db, worldOptions{noWorkers: true})
-		api := openapitest.Load(t, "admin.yaml")
 		call := func(method, path string, body any) (int, map[string]any) {
 			t.Helper()
-			return adminDo(t, api, w, method, path, adminToken, body)
+			return w.adminDo(t, method, path, adminToken, body)
 		}
 		st, _ := call("POST", "/admin/v1/operators", `{"id":"acme","name":"Acme Bets","integration":"standalone","wallet_url":"https://wallet.acme.example",
 			"signing_secret":"s3cret-s3cret-s3cret","jwks_url":"https://wallet.acme.example/.well-known/jwks.json",

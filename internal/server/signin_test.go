@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/foresight-dev/foresight/internal/openapitest"
 	"github.com/foresight-dev/foresight/internal/server"
 )
 
@@ -23,16 +22,15 @@ func TestWrongTokensAreSlowed(t *testing.T) {
 			c.AuthFailuresPerMinute, c.AuthFailureBurst = defaults.AuthFailuresPerMinute, defaults.AuthFailureBurst
 		}})
 	burst := defaults.AuthFailureBurst
-	api := openapitest.Load(t, "admin.yaml")
 
 	for i := range 3 * burst {
-		if st, p := adminDo(t, api, w, "GET", "/admin/v1/whoami", adminToken, nil); st != http.StatusOK {
+		if st, p := w.adminDo(t, "GET", "/admin/v1/whoami", adminToken, nil); st != http.StatusOK {
 			t.Fatalf("valid request %d = %d %v", i+1, st, p)
 		}
 	}
 	wrong := []string{"wrong", "fso_00000000000000000000000000000000", ""}
 	for i := range burst - 1 {
-		if st, p := adminDo(t, api, w, "GET", "/admin/v1/whoami", wrong[i%len(wrong)], nil); st != http.StatusUnauthorized {
+		if st, p := w.adminDo(t, "GET", "/admin/v1/whoami", wrong[i%len(wrong)], nil); st != http.StatusUnauthorized {
 			t.Fatalf("wrong token %d = %d %v, want 401", i+1, st, p)
 		}
 	}
@@ -41,7 +39,7 @@ func TestWrongTokensAreSlowed(t *testing.T) {
 	}
 	// The budget is used up: every request from this address waits.
 	for _, token := range []string{"wrong", adminToken} {
-		st, p := adminDo(t, api, w, "GET", "/admin/v1/whoami", token, nil)
+		st, p := w.adminDo(t, "GET", "/admin/v1/whoami", token, nil)
 		if st != http.StatusTooManyRequests || p["code"] != "rate_limited" {
 			t.Fatalf("after %d wrong tokens = %d %v, want 429 rate_limited", burst, st, p)
 		}

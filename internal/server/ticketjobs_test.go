@@ -15,7 +15,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/admin"
-	"github.com/foresight-dev/foresight/internal/openapitest"
 	"github.com/foresight-dev/foresight/internal/server"
 	"github.com/foresight-dev/foresight/internal/tickets"
 	"github.com/foresight-dev/foresight/internal/tickets/heuristic"
@@ -38,10 +37,9 @@ func testAdminTicketJobs(t *testing.T, db string) {
 		c.Engine = scriptedEngine{heuristic.New()}
 		c.CallbackTransport = tr
 	}})
-	api := openapitest.Load(t, "admin.yaml")
 	get := func(path string) (int, map[string]any) {
 		t.Helper()
-		return adminDo(t, api, w, "GET", path, adminToken, nil)
+		return w.adminDo(t, "GET", path, adminToken, nil)
 	}
 	ids := func(page map[string]any) []string {
 		t.Helper()
@@ -198,7 +196,7 @@ func testAdminTicketJobs(t *testing.T, db string) {
 			t.Errorf("job %s = %d %v, want 404 not_found", unknown, st, p)
 		}
 	}
-	if st, _ := adminDo(t, api, w, "GET", "/admin/v1/ticket-jobs", "", nil); st != 401 {
+	if st, _ := w.adminDo(t, "GET", "/admin/v1/ticket-jobs", "", nil); st != 401 {
 		t.Errorf("no token = %d, want 401", st)
 	}
 

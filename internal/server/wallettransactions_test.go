@@ -12,15 +12,14 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/admin"
-	"github.com/foresight-dev/foresight/internal/openapitest"
 	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // walletTransactions reads a bet's wallet transactions through the admin
 // API, checked against api/admin.yaml.
-func walletTransactions(t *testing.T, api *openapitest.Validator, w *world, betID string) []admin.WalletTransaction {
+func walletTransactions(t *testing.T, w *world, betID string) []admin.WalletTransaction {
 	t.Helper()
-	st, body := adminDo(t, api, w, "GET", "/admin/v1/bets/"+betID+"/wallet-transactions", adminToken, nil)
+	st, body := w.adminDo(t, "GET", "/admin/v1/bets/"+betID+"/wallet-transactions", adminToken, nil)
 	if st != 200 || body["next_cursor"] != nil {
 		t.Fatalf("wallet transactions of %s = %d %v", betID, st, body)
 	}
@@ -55,11 +54,11 @@ func summary(txs []admin.WalletTransaction) string {
 
 // waitTransactions polls a bet's wallet transactions until their summary
 // is want; then the Go client must read the same.
-func waitTransactions(t *testing.T, api *openapitest.Validator, w *world, betID, want string) []admin.WalletTransaction {
+func waitTransactions(t *testing.T, w *world, betID, want string) []admin.WalletTransaction {
 	t.Helper()
 	var txs []admin.WalletTransaction
 	waitfor.Check(t, func() error {
-		if txs = walletTransactions(t, api, w, betID); summary(txs) != want {
+		if txs = walletTransactions(t, w, betID); summary(txs) != want {
 			return fmt.Errorf("bet %s's wallet transactions %s, want %s", betID, summary(txs), want)
 		}
 		return nil
@@ -79,14 +78,13 @@ func TestBetWalletTransactions(t *testing.T) {
 	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, db string) {
 		bw := newBettingWorld(t, db)
-		api := openapitest.Load(t, "admin.yaml")
 		alice := bw.bettor("alice", "100.00")
 
 		// The first withdrawal's answer is lost; the same bytes again get
 		// the debit.
 		bw.op.ForBettor("alice").DropResponseNext("withdrawals", 1)
 		id := bw.placeConfirmed(alice, bw.outcome[0], "10.00")
-		txs := waitTransactions(t, api, bw.world, id, "withdrawal+[unknown//0/connection_closed done//200/]")
+		txs := waitTransactions(t, bw.world, id, "withdrawal+[unknown//0/connection_closed done//200/]")
 		wd := txs[0]
 		if wd.TransactionID != "wd-"+id || wd.Amount.String() != "10" || wd.Currency != "USD" {
 			t.Errorf("withdrawal = %+v", wd)
@@ -103,13 +101,13 @@ func TestBetWalletTransactions(t *testing.T) {
 		if bet := bw.settled(bob, poor); bet["rejection_code"] != "insufficient_funds" {
 			t.Fatalf("bet = %v", bet)
 		}
-		waitTransactions(t, api, bw.world, poor, "withdrawal[refused/insufficient_funds/409/]")
+		waitTransactions(t, bw.world, poor, "withdrawal[refused/insufficient_funds/409/]")
 
 		// Settled: the deposit fails once (503), then the outbox's retry
 		// is confirmed.
 		bw.op.ForBettor("alice").FailNext("deposits", 1, 503)
 		bw.resolve(bw.market, bw.outcome[0])
-		txs = waitTransactions(t, api, bw.world, id, "withdrawal+[unknown//0/connection_closed done//200/] deposit+[unknown//503/ done//200/]")
+		txs = waitTransactions(t, bw.world, id, "withdrawal+[unknown//0/connection_closed done//200/] deposit+[unknown//503/ done//200/]")
 		if dp := txs[1]; dp.TransactionID != "dp-"+id || dp.Amount.String() != "44.21" || dp.Currency != "USD" {
 			t.Errorf("deposit = %+v, want dp-%s of 44.21 USD", dp, id)
 		}
@@ -130,14 +128,14 @@ func TestBetWalletTransactions(t *testing.T) {
 		if bet := bw.settled(carol, lost); bet["status"] != "rejected" || bet["rejection_code"] != nil {
 			t.Fatalf("bet = %v", bet)
 		}
-		txs = waitTransactions(t, api, bw.world, lost, "withdrawal[unknown//502/ unknown//502/ unknown//502/] rollback+[done//200/]")
+		txs = waitTransactions(t, bw.world, lost, "withdrawal[unknown//502/ unknown//502/ unknown//502/] rollback+[done//200/]")
 		if rb := txs[1]; rb.TransactionID != "rb-"+lost || rb.Amount.String() != "2" {
 			t.Errorf("rollback = %+v", rb)
 		}
 
 		// No such bet.
 		for _, path := range []string{"/admin/v1/bets/" + uuid.NewString() + "/wallet-transactions", "/admin/v1/bets/nope/wallet-transactions"} {
-			if st, p := adminDo(t, api, bw.world, "GET", path, adminToken, nil); st != 404 || p["code"] != "not_found" {
+			if st, p := bw.world.adminDo(t, "GET", path, adminToken, nil); st != 404 || p["code"] != "not_found" {
 				t.Errorf("GET %s = %d %v, want 404 not_found", path, st, p)
 			}
 		}
@@ -145,7 +143,7 @@ func TestBetWalletTransactions(t *testing.T) {
 		if _, err := bw.world.admin.BetWalletTransactions(context.Background(), uuid.NewString()); !errors.As(err, &p) || p.Code != "not_found" {
 			t.Errorf("the Go client on an unknown bet = %v, want a not_found problem", err)
 		}
-		if st, _ := adminDo(t, api, bw.world, "GET", "/admin/v1/bets/"+id+"/wallet-transactions", "", nil); st != 401 {
+		if st, _ := bw.world.adminDo(t, "GET", "/admin/v1/bets/"+id+"/wallet-transactions", "", nil); st != 401 {
 			t.Errorf("without the admin token = %d, want 401", st)
 		}
 	})
@@ -156,12 +154,11 @@ func TestBetWalletTransactions(t *testing.T) {
 func TestAggregatorBetWalletTransactions(t *testing.T) {
 	t.Parallel()
 	aw := newAggWorld(t, "sqlite:"+t.TempDir()+"/agg.db", nil)
-	api := openapitest.Load(t, "admin.yaml")
 	token := aw.session("player-7", "EUR", uuid.NewString())
 	aw.casino.FailNext("betwin", 1, 500)
 	id := aw.placeConfirmed(token, aw.outcome[1], "10.00")
 	aw.resolve(aw.market, aw.outcome[0])
-	txs := waitTransactions(t, api, aw.world, id, "withdrawal+[unknown//500/ done//200/] deposit+[done//200/]")
+	txs := waitTransactions(t, aw.world, id, "withdrawal+[unknown//500/ done//200/] deposit+[done//200/]")
 	if dp := txs[1]; dp.TransactionID != "dp-"+id || !dp.Amount.IsZero() || dp.Currency != "EUR" {
 		t.Errorf("the loss's Round/Finish = %+v, want dp-%s of 0 EUR", dp, id)
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/foresight-dev/foresight/internal/openapitest"
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/sandbox/malformed"
 )
@@ -31,7 +30,6 @@ func TestRefusedRetryIsRolledBack(t *testing.T) {
 	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, db string) {
 		bw := newBettingWorld(t, db)
-		api := openapitest.Load(t, "admin.yaml")
 		for _, c := range []struct{ bettor, code, status string }{
 			{"alice", "insufficient_funds", "409"}, {"bob", "bettor_blocked", "403"}, {"carol", "bet_limit_reached", "409"},
 		} {
@@ -42,7 +40,7 @@ func TestRefusedRetryIsRolledBack(t *testing.T) {
 			if bet := bw.settled(token, id); bet["status"] != "rejected" || bet["rejection_code"] != c.code {
 				t.Fatalf("%s: bet = %v, want rejected %s", c.bettor, bet, c.code)
 			}
-			waitTransactions(t, api, bw.world, id, "withdrawal[unknown//0/connection_closed refused/"+c.code+"/"+c.status+"/] rollback+[done//200/]")
+			waitTransactions(t, bw.world, id, "withdrawal[unknown//0/connection_closed refused/"+c.code+"/"+c.status+"/] rollback+[done//200/]")
 			if bal, _ := bw.op.Balance(c.bettor); bal != "100.00" {
 				t.Errorf("%s: balance %s after the rollback, want 100.00", c.bettor, bal)
 			}
@@ -58,7 +56,6 @@ func TestAggregatorRefusedRetryIsRolledBack(t *testing.T) {
 	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, db string) {
 		aw := newAggWorld(t, db, nil)
-		api := openapitest.Load(t, "admin.yaml")
 		token := aw.session("player-3", "EUR", uuid.NewString())
 		aw.casino.ForAccount("player-3").DropResponseNext(casino.EndpointBetWin, 1)
 		aw.casino.ForAccount("player-3").RefuseRetryNext(casino.EndpointBetWin, 1, "100")
@@ -66,7 +63,7 @@ func TestAggregatorRefusedRetryIsRolledBack(t *testing.T) {
 		if bet := aw.settled(token, id); bet["status"] != "rejected" || bet["rejection_code"] != "insufficient_funds" {
 			t.Fatalf("bet = %v, want rejected insufficient_funds", bet)
 		}
-		waitTransactions(t, api, aw.world, id, "withdrawal[unknown//0/connection_closed refused/insufficient_funds/400/] rollback+[done//200/]")
+		waitTransactions(t, aw.world, id, "withdrawal[unknown//0/connection_closed refused/insufficient_funds/400/] rollback+[done//200/]")
 		if b, _ := aw.casino.Balance("player-3", "EUR"); b != "100.00" {
 			t.Errorf("balance %s after the rollback, want 100.00", b)
 		}
@@ -82,12 +79,11 @@ func TestMalformedCreditAnswerIsSentAgain(t *testing.T) {
 	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, db string) {
 		bw := newBettingWorld(t, db)
-		api := openapitest.Load(t, "admin.yaml")
 		alice := bw.bettor("alice", "100.00")
 		id := bw.placeConfirmed(alice, bw.outcome[0], "10.00")
 		bw.op.ForBettor("alice").MalformedNext("deposits", 1, malformed.HTML)
 		bw.resolve(bw.market, bw.outcome[0])
-		waitTransactions(t, api, bw.world, id, "withdrawal+[done//200/] deposit+[unknown//200/unreadable_answer done//200/]")
+		waitTransactions(t, bw.world, id, "withdrawal+[done//200/] deposit+[unknown//200/unreadable_answer done//200/]")
 		if bal, _ := bw.op.Balance("alice"); bal != "134.21" {
 			t.Errorf("balance %s, want 134.21 (the payout once)", bal)
 		}
@@ -104,7 +100,6 @@ func TestAggregatorMalformedCreditAnswerIsSentAgain(t *testing.T) {
 	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, db string) {
 		aw := newAggWorld(t, db, nil)
-		api := openapitest.Load(t, "admin.yaml")
 		token := aw.session("player-4", "EUR", uuid.NewString())
 		won := aw.place(token, uuid.NewString(), aw.outcome[0], "10.00").json(t)["id"].(string)
 		lost := aw.place(token, uuid.NewString(), aw.outcome[1], "10.00").json(t)["id"].(string)
@@ -117,7 +112,7 @@ func TestAggregatorMalformedCreditAnswerIsSentAgain(t *testing.T) {
 		aw.casino.ForAccount("player-4").MalformedNext(casino.EndpointFinish, 1, malformed.Empty)
 		aw.resolve(aw.market, aw.outcome[0])
 		for _, id := range []string{won, lost} {
-			waitTransactions(t, api, aw.world, id, "withdrawal+[done//200/] deposit+[unknown//200/unreadable_answer done//200/]")
+			waitTransactions(t, aw.world, id, "withdrawal+[done//200/] deposit+[unknown//200/unreadable_answer done//200/]")
 		}
 		wins := 0
 		for _, e := range aw.casino.Ledger() {

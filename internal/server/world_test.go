@@ -64,7 +64,10 @@ type world struct {
 	client admin.TicketClient
 	key    string
 	api    *openapitest.Validator
-	stop   func()
+	// adminSpec is api/admin.yaml, which adminDo checks the admin API's
+	// exchanges against; nil with noContractCheck.
+	adminSpec *openapitest.Validator
+	stop      func()
 	// log receives the server's logs; nil discards them.
 	log *slog.Logger
 }
@@ -103,6 +106,7 @@ func newWorld(t testing.TB, databaseURL string, opts worldOptions) *world {
 	w := &world{t: t, log: opts.log}
 	if !opts.noContractCheck {
 		w.api = openapitest.Load(t, "tickets.yaml")
+		w.adminSpec = openapitest.Load(t, "admin.yaml")
 	}
 	w.start(cfg, opts.noWorkers)
 	t.Cleanup(func() { w.stop() })
