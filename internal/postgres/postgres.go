@@ -8,9 +8,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +20,8 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/groupcommit"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
+	"github.com/foresight-dev/foresight/internal/rowscan"
+	"github.com/foresight-dev/foresight/internal/sqlmigrate"
 )
 
 //go:embed migration/*.sql
@@ -166,46 +166,21 @@ func (d *DB) migrate(ctx context.Context) error {
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("river migrations: %w", err)
 	}
-	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS foresight_migrations (name TEXT PRIMARY KEY)`); err != nil {
-		return fmt.Errorf("migrations table: %w", err)
-	}
-	names, err := fs.Glob(migrations, "migration/*.sql")
-	if err != nil {
-		return err
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		if err := migrateFile(ctx, conn.Conn(), name); err != nil {
-			return fmt.Errorf("migration %s: %w", name, err)
-		}
-	}
-	return nil
+	return sqlmigrate.Apply(ctx, migrations, "migration/*.sql", "$1", func(ctx context.Context, fn func(sqlmigrate.Tx) error) error {
+		return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error { return fn(migrationTx{tx}) })
+	})
 }
 
-func migrateFile(ctx context.Context, conn *pgx.Conn, name string) error {
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx)
-	var n int
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM foresight_migrations WHERE name = $1`, name).Scan(&n); err != nil {
-		return err
-	}
-	if n > 0 {
-		return nil
-	}
-	body, err := fs.ReadFile(migrations, name)
-	if err != nil {
-		return err
-	}
-	if _, err := tx.Exec(ctx, string(body)); err != nil {
-		return err
-	}
-	if _, err := tx.Exec(ctx, `INSERT INTO foresight_migrations (name) VALUES ($1)`, name); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
+// migrationTx is a migration's transaction for sqlmigrate.
+type migrationTx struct{ tx pgx.Tx }
+
+func (m migrationTx) Exec(ctx context.Context, sql string, args ...any) error {
+	_, err := m.tx.Exec(ctx, sql, args...)
+	return err
+}
+
+func (m migrationTx) QueryRow(ctx context.Context, sql string, args ...any) rowscan.Row {
+	return m.tx.QueryRow(ctx, sql, args...)
 }
 
 // PlacesBetsInProcess reports false: CreateBet enqueues the bet's

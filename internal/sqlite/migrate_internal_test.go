@@ -27,7 +27,7 @@ BEGIN
 END;
 `)}}
 	for range 2 {
-		if err := d.migrateFile(ctx, files, "9999_trigger.sql"); err != nil {
+		if err := d.migrateFiles(ctx, files, "*.sql"); err != nil {
 			t.Fatalf("migrate: %v", err)
 		}
 	}

@@ -24,6 +24,8 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/groupcommit"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
+	"github.com/foresight-dev/foresight/internal/rowscan"
+	"github.com/foresight-dev/foresight/internal/sqlmigrate"
 )
 
 //go:embed migration/*.sql
@@ -283,51 +285,35 @@ func (d *DB) migrate(ctx context.Context) error {
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("river migrations: %w", err)
 	}
-	if _, err := d.writer.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS foresight_migrations (name TEXT PRIMARY KEY)`); err != nil {
-		return fmt.Errorf("migrations table: %w", err)
-	}
-	names, err := fs.Glob(migrations, "migration/*.sql")
-	if err != nil {
-		return err
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		if err := d.migrateFile(ctx, migrations, name); err != nil {
-			return fmt.Errorf("migration %s: %w", name, err)
-		}
-	}
-	return nil
+	return d.migrateFiles(ctx, migrations, "migration/*.sql")
 }
 
-// migrateFile applies the migration file name of fsys in one transaction,
-// unless foresight_migrations records it as applied.
-func (d *DB) migrateFile(ctx context.Context, fsys fs.FS, name string) error {
-	tx, err := d.writer.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM foresight_migrations WHERE name = ?`, name).Scan(&n); err != nil {
-		return err
-	}
-	if n > 0 {
-		return nil
-	}
-	body, err := fs.ReadFile(fsys, name)
-	if err != nil {
-		return err
-	}
-	// The driver runs every statement of the file in turn (SQLite's
-	// prepare reports where each ends), so a trigger's body with its own
-	// semicolons is one statement, as the file means it.
-	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO foresight_migrations (name) VALUES (?)`, name); err != nil {
-		return err
-	}
-	return tx.Commit()
+// migrateFiles applies the migration files of fsys that match pattern
+// (see sqlmigrate.Apply) through the writer.
+func (d *DB) migrateFiles(ctx context.Context, fsys fs.FS, pattern string) error {
+	return sqlmigrate.Apply(ctx, fsys, pattern, "?", func(ctx context.Context, fn func(sqlmigrate.Tx) error) error {
+		tx, err := d.writer.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		if err := fn(migrationTx{tx}); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
+}
+
+// migrationTx is a migration's transaction for sqlmigrate.
+type migrationTx struct{ tx *sql.Tx }
+
+func (m migrationTx) Exec(ctx context.Context, query string, args ...any) error {
+	_, err := m.tx.ExecContext(ctx, query, args...)
+	return err
+}
+
+func (m migrationTx) QueryRow(ctx context.Context, query string, args ...any) rowscan.Row {
+	return m.tx.QueryRowContext(ctx, query, args...)
 }
 
 // PauseQueue stops every process from starting jobs of queue until
