@@ -1,15 +1,13 @@
 package browsertest
 
 import (
-	"context"
-	"net"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/apitest"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/server"
+	"github.com/foresight-dev/foresight/internal/server/servertest"
 )
 
 // SandboxSigningSecret is the signing secret of the sandbox operator the
@@ -24,37 +22,12 @@ const SandboxSigningSecret = "sandbox-signing-secret-0123"
 // Each of configure changes the configuration before the server starts.
 func StartServer(t *testing.T, adminToken string, configure ...func(*server.Config)) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := server.DefaultConfig()
-	cfg.DatabaseURL = "sqlite:" + filepath.Join(t.TempDir(), "foresight.db")
-	cfg.AdminToken = adminToken
-	cfg.PublicURL = "http://" + l.Addr().String()
-	cfg.RateLimit = 0
-	cfg.LauncherRateLimit = 0
-	cfg.DevAllowInsecure = true
+	cfg, l := servertest.Loopback(t, "foresight.db", adminToken)
 	cfg.Queue.PollInterval = 50 * time.Millisecond
 	for _, f := range configure {
 		f(&cfg)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := server.New(ctx, cfg, nil)
-	if err != nil {
-		cancel()
-		l.Close()
-		t.Fatalf("server.New: %v", err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx, l) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("server.Run: %v", err)
-		}
-		srv.Close()
-	})
+	servertest.Run(t, cfg, l)
 	return cfg.PublicURL
 }
 

@@ -14,18 +14,16 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/apitest"
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
-	"github.com/foresight-dev/foresight/internal/server"
+	"github.com/foresight-dev/foresight/internal/server/servertest"
 )
 
 // AdminToken is the platform's admin token.
@@ -43,30 +41,8 @@ type Platform struct {
 // limit.
 func StartPlatform(t testing.TB) *Platform {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := server.DefaultConfig()
-	cfg.DatabaseURL = "sqlite:" + filepath.Join(t.TempDir(), "platform.db")
-	cfg.AdminToken = AdminToken
-	cfg.PublicURL = "http://" + l.Addr().String()
-	cfg.DevAllowInsecure = true
-	cfg.RateLimit = 0
-	cfg.LauncherRateLimit = 0
-	srv, err := server.New(context.Background(), cfg, nil)
-	if err != nil {
-		l.Close()
-		t.Fatalf("server.New: %v", err)
-	}
-	hs := &http.Server{Handler: srv.Handler()}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(l) }()
-	t.Cleanup(func() {
-		hs.Close()
-		<-done
-		srv.Close()
-	})
+	cfg, l := servertest.Loopback(t, "platform.db", AdminToken)
+	servertest.ServeAPIs(t, cfg, l)
 	return &Platform{URL: cfg.PublicURL}
 }
 
