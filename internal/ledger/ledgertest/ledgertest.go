@@ -446,23 +446,39 @@ func testConcurrentResolutions(t *testing.T, db Database) {
 
 // testConcurrentReplays sends one request 50 times at once: one transfer.
 func testConcurrentReplays(t *testing.T, db Database) {
-	ctx := context.Background()
 	l := newLedger(db.Store)
+	if n := transfersOfCopies(t, l, deposit("once", "ann", "10")); n != 1 {
+		t.Errorf("50 replays made %d transfers", n)
+	}
+	balances(t, db.Store, ledger.Bettor("ann"), "10", "0")
+
+	// 50 copies of a withdrawal of the whole balance: one moves it, the
+	// others are its replays, not refusals for want of funds.
+	if n := transfersOfCopies(t, l, withdrawal("all", "ann", "10")); n != 1 {
+		t.Errorf("50 replays of a withdrawal made %d transfers", n)
+	}
+	balances(t, db.Store, ledger.Bettor("ann"), "0", "0")
+	verified(t, db.Store)
+}
+
+// transfersOfCopies sends 50 copies of req at once and returns how many
+// distinct transfers answered them. A copy that fails fails the test,
+// naming req's key.
+func transfersOfCopies(t *testing.T, l *ledger.Ledger, req ledger.TransferRequest) int {
+	t.Helper()
 	ids := make(chan string, 50)
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for range 50 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			<-start
-			tr, _, err := l.Transfer(ctx, deposit("once", "ann", "10"))
+			tr, _, err := l.Transfer(context.Background(), req)
 			if err != nil {
-				t.Error(err)
+				t.Errorf("copy of %s: %v", req.Key, err)
 				return
 			}
 			ids <- tr.ID
-		}()
+		})
 	}
 	close(start)
 	wg.Wait()
@@ -471,40 +487,7 @@ func testConcurrentReplays(t *testing.T, db Database) {
 	for id := range ids {
 		seen[id] = true
 	}
-	if len(seen) != 1 {
-		t.Errorf("50 replays made %d transfers", len(seen))
-	}
-	balances(t, db.Store, ledger.Bettor("ann"), "10", "0")
-
-	// 50 copies of a withdrawal of the whole balance: one moves it, the
-	// others are its replays, not refusals for want of funds.
-	ids = make(chan string, 50)
-	start = make(chan struct{})
-	for range 50 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			tr, _, err := l.Transfer(ctx, withdrawal("all", "ann", "10"))
-			if err != nil {
-				t.Errorf("replay of a withdrawal: %v", err)
-				return
-			}
-			ids <- tr.ID
-		}()
-	}
-	close(start)
-	wg.Wait()
-	close(ids)
-	seen = map[string]bool{}
-	for id := range ids {
-		seen[id] = true
-	}
-	if len(seen) != 1 {
-		t.Errorf("50 replays of a withdrawal made %d transfers", len(seen))
-	}
-	balances(t, db.Store, ledger.Bettor("ann"), "0", "0")
-	verified(t, db.Store)
+	return len(seen)
 }
 
 // testTampering changes rows behind the ledger's back and checks that
