@@ -288,15 +288,7 @@ func (s betStore) BetTotals(ctx context.Context, operatorID, marketID string) ([
 // payout (text), payouts confirmed, last confirmed at.
 func scanBetTotal(row rowscan.Row) (betting.BetTotal, error) {
 	var t betting.BetTotal
-	var stake, payout string
-	if err := row.Scan(&t.Status, &t.Currency, &t.Bets, &stake, &payout, &t.PayoutsConfirmed, rowscan.NullTime(&t.LastPayoutConfirmedAt)); err != nil {
-		return t, err
-	}
-	var err error
-	if t.Stake, err = storedAmount(stake); err != nil {
-		return t, err
-	}
-	t.Payout, err = storedAmount(payout)
+	err := row.Scan(&t.Status, &t.Currency, &t.Bets, &t.Stake, &t.Payout, &t.PayoutsConfirmed, rowscan.NullTime(&t.LastPayoutConfirmedAt))
 	return t, err
 }
 

@@ -230,12 +230,8 @@ type betAmounts struct {
 // payout_amount, deposit_confirmed_at.
 func scanBetAmounts(row rowscan.Row) (betAmounts, error) {
 	var b betAmounts
-	var stake, payout string
-	if err := row.Scan(&b.status, &b.currency, &stake, rowscan.Text(&payout), rowscan.NullTime(&b.confirmedAt)); err != nil {
-		return b, err
-	}
-	var err error
-	if b.stake, err = parseStored(stake); err != nil || payout == "" {
+	var payout string
+	if err := row.Scan(&b.status, &b.currency, &b.stake, rowscan.Text(&payout), rowscan.NullTime(&b.confirmedAt)); err != nil || payout == "" {
 		return b, err
 	}
 	a, err := parseStored(payout)
