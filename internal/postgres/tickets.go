@@ -138,9 +138,9 @@ type createResult struct {
 // A client's unfinished jobs are counted only when its stored upper bound
 // (ticket_unfinished_bounds) leaves too little room for the batch's jobs;
 // the batch then stores the number it used plus the jobs it inserted.
-// The lock, the bound or count and the key lookup go to the server in one
-// round trip (a pipeline of three statements, run in turn: the second's
-// snapshot is taken once the locks are held, as when each was sent alone).
+// The locks, the bound or count and the key lookup go to the server in one
+// round trip (a pipeline of statements run in turn: the bound's snapshot
+// is taken once the locks are held, as when each was sent alone).
 func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, error) {
 	tx, err := d.pool.Begin(ctx)
 	if err != nil {
@@ -152,6 +152,13 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 		clientIDs[i], keys[i] = nj.job.ClientID, nj.job.IdempotencyKey
 	}
 	checks := &pgx.Batch{}
+	// Each pooled connection plans these statements once and keeps the
+	// plan until the next analyze of the table; planned on a new database,
+	// while ticket_jobs is nearly empty, the key lookup became a sequential
+	// scan that grew with the table (docs/performance.md, "Job submission on
+	// PostgreSQL: a bound instead of a count"). Every statement of this
+	// transaction has an index that serves it.
+	checks.Queue(`SET LOCAL enable_seqscan = off`)
 	checks.Queue(`SELECT pg_advisory_xact_lock($2, k) FROM (SELECT DISTINCT hashtext(id) AS k FROM unnest($1::text[]) AS id ORDER BY k) AS keys`,
 		clientIDs, submissionLockClass)
 	batchClients, room := roomNeeded(jobs)
@@ -474,13 +481,15 @@ func roomNeeded(jobs []newJob) ([]string, []int) {
 	return clients, smallest
 }
 
-// readChecks reads the answers to createJobs' checks: the locks, then an
-// upper bound of the unfinished jobs of each client (exact when it was
-// counted) and the bounds stored before, then the existing jobs of the
-// batch's (client, idempotency key) pairs.
+// readChecks reads the answers to createJobs' checks: the planner setting
+// and the locks, then an upper bound of the unfinished jobs of each client
+// (exact when it was counted) and the bounds stored before, then the
+// existing jobs of the batch's (client, idempotency key) pairs.
 func readChecks(results pgx.BatchResults) (active, stored map[string]int, existing map[[2]string]tickets.Job, err error) {
-	if _, err := results.Exec(); err != nil {
-		return nil, nil, nil, err
+	for range 2 {
+		if _, err := results.Exec(); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	rows, err := results.Query()
 	if err != nil {
