@@ -256,9 +256,8 @@ func pageCursor(r *http.Request) (time.Time, string, error) {
 // next makes of the last of those.
 func pageOf[T, J any](items []T, limit int, next func(T) string, toJSON func(T) J) list[J] {
 	out := list[J]{Items: []J{}}
-	if len(items) > limit {
-		items = items[:limit]
-		c := next(items[limit-1])
+	items, c := cursor.Page(items, limit, next)
+	if c != "" {
 		out.NextCursor = &c
 	}
 	for _, it := range items {

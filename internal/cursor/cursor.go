@@ -30,3 +30,15 @@ func Decode(c string) (time.Time, string, bool) {
 	}
 	return time.UnixMicro(n).UTC(), id, true
 }
+
+// Page cuts rows, read with a limit of limit+1 (one more row than the
+// page holds, which tells whether more follow), to the page's first limit
+// rows, and returns the cursor next makes of the page's last row when more
+// follow ("" when rows was the last page).
+func Page[T any](rows []T, limit int, next func(T) string) ([]T, string) {
+	if len(rows) <= limit {
+		return rows, ""
+	}
+	rows = rows[:limit]
+	return rows, next(rows[limit-1])
+}

@@ -184,11 +184,8 @@ func listPage[T any](ctx context.Context, clientID string, status Status, limit 
 	if err != nil {
 		return nil, "", storageError(err)
 	}
-	if len(rows) <= limit {
-		return rows, "", nil
-	}
-	rows = rows[:limit]
-	return rows, cursorpkg.Encode(position(rows[limit-1])), nil
+	rows, next := cursorpkg.Page(rows, limit, func(r T) string { return cursorpkg.Encode(position(r)) })
+	return rows, next, nil
 }
 
 // pageFilter is the filter of a page of limit jobs (and one more, which

@@ -174,12 +174,11 @@ func (h *handler) listBets(w http.ResponseWriter, r *http.Request, b Bettor) {
 		return
 	}
 	out := betList{Items: []betView{}}
-	for i, bet := range bets {
-		if i == limit {
-			next := cursor.Encode(bets[limit-1].CreatedAt, bets[limit-1].ID)
-			out.NextCursor = &next
-			break
-		}
+	bets, next := cursor.Page(bets, limit, func(b betting.Bet) string { return cursor.Encode(b.CreatedAt, b.ID) })
+	if next != "" {
+		out.NextCursor = &next
+	}
+	for _, bet := range bets {
 		out.Items = append(out.Items, h.view(r.Context(), bet))
 	}
 	httpjson.Write(w, http.StatusOK, out)

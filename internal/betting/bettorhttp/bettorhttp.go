@@ -138,12 +138,11 @@ func (h *handler) listEvents(w http.ResponseWriter, r *http.Request, b Bettor) {
 		return
 	}
 	out := eventList{Items: []betting.EventView{}}
-	for i, e := range events {
-		if i == limit {
-			next := cursor.Encode(events[limit-1].CreatedAt, events[limit-1].ID)
-			out.NextCursor = &next
-			break
-		}
+	events, next := cursor.Page(events, limit, func(e betting.Event) string { return cursor.Encode(e.CreatedAt, e.ID) })
+	if next != "" {
+		out.NextCursor = &next
+	}
+	for _, e := range events {
 		out.Items = append(out.Items, betting.View(b.Operator, e, q.Get("locale")))
 	}
 	httpjson.Write(w, http.StatusOK, out)
