@@ -5,33 +5,12 @@ import (
 	"testing"
 )
 
-// boilerplateSpec has the sections that drew canned sentences instead of
-// the spec's words on public specs (a Todo API spec, KEP-3140): rate
-// limiting, authorization rules and a version skew strategy that says
-// there is nothing to do.
-const boilerplateSpec = `# Todo API
-
-## Endpoints
-
-### GET /api/todos
-
-List all todos of the current user.
-
-## Authorization Rules
-
-- Users can only access their own todos.
-- Expired tokens return 401.
-
-## Rate Limiting
-
-- 100 requests per minute per user, then 429 Too Many Requests.
-
-## Version Skew Strategy
-
-This feature has no node runtime implications.
-`
-
 func TestCriteriaComeFromTheSpec(t *testing.T) {
+	// boilerplateSpec has the sections that drew canned sentences instead of
+	// the spec's words on public specs (a Todo API spec, KEP-3140): rate
+	// limiting, authorization rules and a version skew strategy that says
+	// there is nothing to do.
+	boilerplateSpec := readSpec(t, "specs/todo-api-boilerplate")
 	res := generate(t, defaultRequest(boilerplateSpec, "Todo API"))
 	for _, tk := range res.Tickets {
 		text := tk.Title + "\n" + tk.Description + "\n" + strings.Join(tk.AcceptanceCriteria, "\n")
@@ -54,7 +33,7 @@ func TestCriteriaComeFromTheSpec(t *testing.T) {
 // criterion, word for word (a TOTP PRD's "Support for iOS and Android"
 // became "For iOS and Android works end to end").
 func TestRequirementItemsKeepTheirWords(t *testing.T) {
-	spec := "# Authenticator\n\n## Requirements\n\n- Support for iOS and Android (Expo-managed)\n- Generate TOTP codes according to RFC 6238\n- Securely store credentials on device\n"
+	spec := readSpec(t, "specs/authenticator-platform-list")
 	res := generate(t, defaultRequest(spec, "Authenticator"))
 	var all []string
 	for _, tk := range res.Tickets {
@@ -76,7 +55,7 @@ func TestRequirementItemsKeepTheirWords(t *testing.T) {
 // TestEndpointStoryWantsItsPurpose: the story line of an endpoint says what
 // the user wants, not that the endpoint should "work as specified".
 func TestEndpointStoryWantsItsPurpose(t *testing.T) {
-	spec := "# Todo API\n\n## Endpoints\n\n### GET /api/todos\n\n- **Description:** List all todos for the current authenticated user\n- **Authorization:** User can only see their own todos\n"
+	spec := readSpec(t, "specs/todo-api-endpoint-fields")
 	res := generate(t, defaultRequest(spec, "Todo API"))
 	for _, tk := range res.Tickets {
 		if strings.HasPrefix(tk.Title, "Implement GET /api/todos") {

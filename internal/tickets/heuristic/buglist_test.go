@@ -7,17 +7,11 @@ import (
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
-// issueListSpec is a bug list in the shape of cagebreak's Bugs.md: "Issue
-// N" headings, a "Fixed: x.y.z" field on closed reports, a number used
-// twice, and a report that is only the request as filed, in a code block.
-const issueListSpec = "# Bugs\n\n## Issues\n\n" +
-	"### Issue 1\n\n  * Github issue number: N/A\n  * Fixed: 1.0.2\n\nThis issue is a focussing bug when using anki in release 1.0.1.\n\n" +
-	"### Issue 2\n\n  * Github issue number: N/A\n\nThe compositor crashes when a popup closes.\n\nSteps to reproduce:\n\n  * start the compositor\n  * open a popup and close it\n\n" +
-	"### Issue 24\n\n  * Github issue number: N/A\n\nViews can be focussed without tiles.\n\n" +
-	"### Issue 24\n\n  * Github issue number: N/A\n\nThe surface iterator increments a variable and not a pointer.\n\n" +
-	"### Issue 25\n\n  * github issue number: #8\n\n```\nPlease load predefined defaults when no config file is found.\n```\n"
-
 func TestIssueListGivesOneBugPerOpenIssue(t *testing.T) {
+	// issueListSpec is a bug list in the shape of cagebreak's Bugs.md: "Issue
+	// N" headings, a "Fixed: x.y.z" field on closed reports, a number used
+	// twice, and a report that is only the request as filed, in a code block.
+	issueListSpec := readSpec(t, "specs/issue-list-cagebreak")
 	res := generate(t, defaultRequest(issueListSpec, "Bugs"))
 	var bugs []string
 	for _, tk := range res.Tickets {
@@ -41,7 +35,7 @@ func TestIssueListGivesOneBugPerOpenIssue(t *testing.T) {
 // A list whose reports are all closed gives one task to confirm them, not
 // a ticket guessed from the title ("Implement bugs").
 func TestAllClosedListGivesOneConfirmationTask(t *testing.T) {
-	spec := "# Bugs\n\n## Issues\n\n### Issue 1\n\n  * Fixed: 1.0.2\n\nThe keyboard stops entering keystrokes.\n\n### Issue 2\n\n  * Fixed: 1.0.4\n\nA modifier key is consumed wrongly.\n"
+	spec := readSpec(t, "specs/issue-list-all-closed")
 	res := generate(t, defaultRequest(spec, "Bugs"))
 	if len(res.Tickets) != 1 || res.Tickets[0].TicketType != tickets.TypeTask || !strings.HasPrefix(res.Tickets[0].Title, "Confirm the 2 reports marked closed") {
 		t.Errorf("tickets %v, want one task confirming the 2 closed reports", titles(res.Tickets))

@@ -12,10 +12,7 @@ import (
 // ticket by what the section says, not only by its heading ("Implement
 // storage" tells a lead nothing of the retention it merged away).
 func TestCapQuotesWhatItMerges(t *testing.T) {
-	spec := "# Audit trail\n\n## Capture\n\nEvery write to the accounts service appends an entry with the actor, the action and the time.\n\n" +
-		"## Storage\n\nEntries are kept for seven years in cold storage after ninety days.\n\n" +
-		"## Export\n\nCompliance officers download the entries of one tenant as a signed archive.\n\n" +
-		"## Alerting\n\nA deleted entry pages the security on-call within five minutes.\n"
+	spec := readSpec(t, "specs/audit-trail-capture")
 	req := defaultRequest(spec, "Audit trail")
 	req.Options.MaxTicketCount = 1
 	wantCapNames(t, req, "seven years in cold storage", "signed archive", "pages the security on-call")
@@ -26,12 +23,7 @@ func TestCapQuotesWhatItMerges(t *testing.T) {
 // question quotes the later ones too (the sign-off must not go unnamed
 // because three others came first).
 func TestCapQuotesEveryRequirementOfAMergedSection(t *testing.T) {
-	spec := "# Depot rollout\n\n## Work orders\n\n- A defect reported in the driver app creates a work order.\n- The supervisor assigns a work order to a technician.\n" +
-		"- Technicians see their assigned work orders on a phone.\n- A supervisor signs off a done work order.\n" +
-		"- A signed-off work order becomes read-only.\n- A vehicle page lists all its work orders.\n- Work orders export to the ERP nightly.\n\n" +
-		"## Rollout\n\n- The pilot depot goes live for four weeks.\n- Three depots a week go live after the pilot review.\n" +
-		"- Each depot gets a half-day training on site.\n- A per-depot feature switch turns the new flow on and off.\n" +
-		"- The old system is switched off after the last depot.\n"
+	spec := readSpec(t, "specs/depot-rollout-work-orders")
 	req := defaultRequest(spec, "Depot rollout")
 	req.Options.MaxTicketCount = 1
 	wantCapNames(t, req, "signs off a done work order", "becomes read-only")

@@ -13,9 +13,7 @@ import (
 // the ticket an "after …" sentence names, and the work a rollout step
 // turns on (the reference set's dependency recall was 0.46).
 func TestOrderFromTheDocument(t *testing.T) {
-	design := "# Drain\n\n## Design Details\n\n### API\n\nA new optional field `drain` on the Pool spec. Validation rejects a negative timeout.\n\n" +
-		"### Controller behaviour\n\nThe controller reads the drain field and stops assigning jobs to a draining worker.\n\n" +
-		"### Test Plan\n\n- Unit tests for the validation of the drain field.\n- Integration test: a pool scales down and its running job completes.\n"
+	design := readSpec(t, "specs/drain-design-details")
 	for _, c := range []struct{ name, spec, from, on string }{
 		{"sibling layers", design, "Implement controller behaviour", "Implement API"},
 		{"integration test after the work", design, "Integration test: a pool scales down and its running job completes", "Implement controller behaviour"},

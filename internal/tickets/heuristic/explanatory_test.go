@@ -5,57 +5,13 @@ import (
 	"testing"
 )
 
-// explanatorySpec has one section of work among the explanatory sections
-// real proposals and PRDs carry (seen on PEP 616, KEP-3140 and a TOTP
-// app's PRD): an abstract, a rationale, a reference implementation, a
-// history of revisions, analytics, notes for a code generator, and risks
-// and assumptions given as labelled lists.
-const explanatorySpec = `# Prefix removal
-
-## Abstract
-
-This is a proposal to add two new methods to the string objects of the standard library.
-
-## Rationale
-
-Users are confused by the lstrip method and keep writing helper functions of their own.
-
-## Specification
-
-- The str class gains a removeprefix method that returns the string without the given prefix.
-- The bytes class gains the same method with the same behaviour.
-
-## Technical considerations
-
-- **Assumptions:**
-  - Callers pass a prefix shorter than one megabyte
-- **Risks & Mitigations:**
-  - Risk: Camera permissions denied → Mitigation: Provide manual entry fallback
-
-## Risks and Mitigations
-
-- Outdated time zone data might lead to wrong schedule times
-
-This problem can be mitigated with a fresh build against an updated database.
-
-## Reference Implementation
-
-See the pull request on the code host.
-
-## History of Major revisions
-
-- Version 2: Changed the name of the methods to removeprefix.
-
-## Analytics & Tracking
-
-- Number of prefixes removed per day
-
-## Notes for Generator
-
-- Basic CRUD operations can be generated with templates.
-`
-
 func TestExplanatorySectionsMakeNoTickets(t *testing.T) {
+	// explanatorySpec has one section of work among the explanatory sections
+	// real proposals and PRDs carry (seen on PEP 616, KEP-3140 and a TOTP
+	// app's PRD): an abstract, a rationale, a reference implementation, a
+	// history of revisions, analytics, notes for a code generator, and risks
+	// and assumptions given as labelled lists.
+	explanatorySpec := readSpec(t, "specs/prefix-removal-proposal")
 	res := generate(t, defaultRequest(explanatorySpec, "Prefix removal"))
 	for _, tk := range res.Tickets {
 		text := strings.ToLower(tk.Title + " " + strings.Join(tk.AcceptanceCriteria, " "))

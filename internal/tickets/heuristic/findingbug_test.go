@@ -11,9 +11,7 @@ import (
 // each with "Behavior:", "Impact:" and "Fix:" lines, as bugs titled by
 // their subject without the severity, prioritised by it.
 func TestCodeReviewFindingsAreBugs(t *testing.T) {
-	spec := "# Review of the billing worker\n\n## Confirmed bugs\n\n" +
-		"### Bug 1 — CRITICAL: Invoices issued twice after a restart\n**Behavior:** The worker re-reads the whole queue on start and issues every pending invoice again.\n**Impact:** Customers are charged twice.\n**Fix:** Mark each message done before issuing.\n\n" +
-		"### Bug 2 — LOW: Log line without tenant id\n**Behavior:** The retry log line omits the tenant.\n**Fix:** Add the tenant id to the log fields.\n"
+	spec := readSpec(t, "specs/billing-worker-review")
 	res := generate(t, defaultRequest(spec, "Billing worker review"))
 	want := map[string]string{"Fix bug 1: Invoices issued twice after a restart": "critical", "Fix bug 2: Log line without tenant id": "low"}
 	for _, tk := range res.Tickets {
@@ -40,12 +38,7 @@ func TestCodeReviewFindingsAreBugs(t *testing.T) {
 // severity the overview table gives them (they were tasks titled "Set up
 // F-01 …" at medium); the critical one keeps its ticket at the cap before the low one.
 func TestPenTestFindingsAreBugs(t *testing.T) {
-	spec := "# Penetration test report: customer portal\n\n## Findings overview\n\n| ID | Finding | Severity | Status |\n|---|---|---|---|\n" +
-		"| F-01 | Password reset tokens do not expire | High | Open |\n| F-02 | Verbose stack traces on API errors | Low | Open |\n" +
-		"| F-03 | Invoices of other customers readable by changing the id | Critical | Open |\n\n## Details\n\n" +
-		"### F-01 Password reset tokens do not expire\n\nA reset link from a month-old email still works. **Recommendation:** tokens expire after 30 minutes.\n\n" +
-		"### F-02 — Verbose stack traces on API errors\n\nA malformed JSON body returns a stack trace. **Recommendation:** return the generic error body.\n\n" +
-		"### F-03 Invoices of other customers readable by changing the id\n\nAny logged-in customer reads any invoice. **Recommendation:** check ownership on every invoice endpoint.\n"
+	spec := readSpec(t, "specs/customer-portal-pen-test")
 	want := map[string]string{
 		"Fix F-01: Password reset tokens do not expire":                     tickets.PriorityHigh,
 		"Fix F-02: Verbose stack traces on API errors":                      tickets.PriorityLow,

@@ -36,6 +36,12 @@ func readSpec(t testing.TB, name string) string {
 
 // inputs are the specs every combination of options is run against.
 func inputs(t testing.TB) []struct{ name, title, spec string } {
+	cliSpec := readSpec(t, "specs/logpipe-cli")
+	setextSpec := readSpec(t, "specs/notification-preferences-setext")
+	// rstSpec is written as PEPs are: a header of fields, overlined titles
+	// ("=" then "-" then "'"), a specification among sections that explain,
+	// and objections with their responses, which are not work.
+	rstSpec := readSpec(t, "specs/counter-merge-pep")
 	out := []struct{ name, title, spec string }{
 		{"paragraph", "Invoice CSV export", "We need a CSV export of the monthly invoices page so the finance team can reconcile payments. The export should include the invoice number, customer name, amount, currency and status, and it must respect the filters the user has applied. Large exports should run in the background and email a download link when they are ready."},
 		{"bug", "Crash when uploading a large profile photo", "The mobile app crashes when a user uploads a profile photo larger than 10 MB. This is a regression since 3.2.0.\n\nSteps to reproduce:\n1. Open Settings > Profile\n2. Tap \"Change photo\"\n3. Pick a 12 MB JPEG\n\nExpected: the photo is resized to 2048 px and saved.\nActual: the app crashes with an OutOfMemoryError.\n\nEnvironment: Android 14, app 3.2.1."},
@@ -53,15 +59,6 @@ func inputs(t testing.TB) []struct{ name, title, spec string } {
 	}
 	return out
 }
-
-// rstSpec is written as PEPs are: a header of fields, overlined titles
-// ("=" then "-" then "'"), a specification among sections that explain,
-// and objections with their responses, which are not work.
-const rstSpec = "PEP: 9999\nTitle: Add a Merge Operator To Counters\nStatus: Draft\n\n\n========\nAbstract\n========\n\nThis PEP proposes a merge operator for counters.\n\n\n=============\nSpecification\n=============\n\nCounter merge will return a new counter holding the sum of both operands.\nThe in-place version updates the left operand.\nMerging with anything but a counter raises TypeError.\n\n\n================\nMajor Objections\n================\n\n---------------------\nMerge Is Not Addition\n---------------------\n\nSome readers expect the largest count to win.\n\n\n''''''''\nResponse\n''''''''\n\nThe sum is what update already does.\n\n\n==============\nRejected Ideas\n==============\n\nA method named merge was proposed first.\n"
-
-const cliSpec = "# logpipe\n\nlogpipe is a command-line tool that tails log files, filters them and ships them to a remote collector.\n\n## Commands\n\n- `logpipe init` — writes a default config file to ~/.logpipe.yaml; refuses to overwrite an existing file unless --force is given.\n- `logpipe tail <file>` — follows a file and prints matching lines; must survive log rotation.\n- `logpipe ship` — sends buffered lines to the collector in batches of at most 500 lines.\n- `logpipe status` — prints the queue length and the last shipping error.\n\n## Flags\n\n| Flag | Type | Description |\n|---|---|---|\n| --config | path | config file to use |\n| --filter | regex | only lines matching it are kept |\n| --dry-run | bool | print what would be shipped, send nothing |\n\n## Exit codes\n\n- 0 on success, 1 on usage errors, 2 when the collector is unreachable.\n- The collector URL and its authentication are TBD.\n"
-
-const setextSpec = "Notification preferences\n========================\n\nUsers get too many emails. This feature lets them choose which notifications they receive.\n\nRequirements\n------------\n\n1. Users must be able to turn each notification type on or off.\n2. The settings page should show a preview of a sample email.\n3. Security notifications must never be disabled.\n4. Preferences may be exported as JSON.\n\nOpen questions\n--------------\n\n- Should digests be daily or weekly?\n- The unsubscribe link format is TBD.\n"
 
 // options lists every combination the tests run: include_epics,
 // output_detail, ticket_count (0 = unset) and max_ticket_count. The service
@@ -606,6 +603,8 @@ func TestGeneratedInputs(t *testing.T) {
 // FuzzGenerate checks that any text gives a valid result. go test runs the
 // seeds; go test -fuzz FuzzGenerate explores further.
 func FuzzGenerate(f *testing.F) {
+	setextSpec := readSpec(f, "specs/notification-preferences-setext")
+	cliSpec := readSpec(f, "specs/logpipe-cli")
 	for _, seed := range []string{"", "x", "# A\n\n| a | b |\n|---|---|\n| GET /x | y |\n", "- `cmd run` — runs\n", "Is it? TBD.", "## S\n\n1. (1) a; (2) b\n   - nested: item\n", setextSpec, cliSpec} {
 		f.Add(seed, uint8(0), true)
 	}
@@ -628,6 +627,7 @@ func FuzzGenerate(f *testing.F) {
 // titled by what the spec builds, from its "Title:" header.
 func TestReStructuredTextTitles(t *testing.T) {
 	t.Parallel()
+	rstSpec := readSpec(t, "specs/counter-merge-pep")
 	res := generate(t, defaultRequest(rstSpec, "PEP 9999"))
 	var titles []string
 	for _, tk := range res.Tickets {

@@ -5,23 +5,14 @@ import (
 	"testing"
 )
 
-// labelledSpec lists its requirements with identifiers and RFC 2119
-// keywords under headings that name a topic, not "Requirements".
-const labelledSpec = "# Courier app PRD\n\n## 4. Phase 1: Deliveries (P0)\n\n### 4.1 Pickup\n\n" +
-	"- DLV-1 (MUST) Couriers scan the parcel barcode at pickup; an unknown barcode is refused with a sound.\n" +
-	"- DLV-2 (SHOULD) A courier can add a photo of a damaged parcel before leaving the depot.\n" +
-	"- DLV-3 (MUST) Every pickup records the courier, the time and the GPS position.\n\n" +
-	"### 4.2 Drop-off\n\n" +
-	"- DLV-4 (MUST) The recipient signs on the courier's phone, or the courier photographs the parcel at the door.\n" +
-	"- DLV-5 (MAY) Recipients rate the delivery from one to five stars.\n\n" +
-	"## 9. Open questions\n\n" +
-	"- Do we keep signatures for one year or seven? Legal is checking with the insurer.\n"
-
 // TestLabelledRequirementsAreTickets gives each labelled requirement its
 // own ticket, titled by what it asks and followed by its identifier,
 // without the keyword; at a small cap the MUST items keep their tickets
 // and the rest is named in an open question.
 func TestLabelledRequirementsAreTickets(t *testing.T) {
+	// labelledSpec lists its requirements with identifiers and RFC 2119
+	// keywords under headings that name a topic, not "Requirements".
+	labelledSpec := readSpec(t, "specs/courier-app-prd")
 	res := generate(t, defaultRequest(labelledSpec, "Courier app"))
 	for _, id := range []string{"DLV-1", "DLV-2", "DLV-3", "DLV-4", "DLV-5"} {
 		n := 0
@@ -55,6 +46,7 @@ func TestLabelledRequirementsAreTickets(t *testing.T) {
 // TestOpenQuestionContextIsNoWork keeps the sentence beside an open
 // question ("Legal is checking with the insurer") out of the tickets.
 func TestOpenQuestionContextIsNoWork(t *testing.T) {
+	labelledSpec := readSpec(t, "specs/courier-app-prd")
 	res := generate(t, defaultRequest(labelledSpec, "Courier app"))
 	wantNoTitleWith(t, res.Tickets, "the context of an open question", "legal", "insurer")
 }
@@ -63,8 +55,7 @@ func TestOpenQuestionContextIsNoWork(t *testing.T) {
 // task whatever its words ("failing files are rejected" reads like a
 // defect), and gives an actors table no ticket.
 func TestLabelledRequirementIsNoBug(t *testing.T) {
-	spec := "# Photo shop\n\n## Actors\n\n| Actor | Description |\n|---|---|\n| Guest | Unauthenticated visitor who can browse the albums. |\n| Seller | Verified user who uploads photos for sale. |\n\n" +
-		"## Uploads\n\n- UP-1: Uploaded photos must pass a virus scan; failing files are rejected with an error message.\n- UP-2: Sellers can set a price per photo.\n"
+	spec := readSpec(t, "specs/photo-shop-actors")
 	res := generate(t, defaultRequest(spec, "Photo shop"))
 	for _, tk := range res.Tickets {
 		if tk.TicketType == "bug" {

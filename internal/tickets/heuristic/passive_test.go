@@ -8,7 +8,7 @@ import (
 // verb-first title ("Previews are served via the CDN" is "Serve previews
 // via the CDN"), not "Implement previews are served …".
 func TestPassiveRequirementTitles(t *testing.T) {
-	spec := "# Shop\n\n## Requirements\n\n- SH-1: Previews are served via the CDN.\n- SH-2: Order totals are updated from the payment webhooks.\n"
+	spec := readSpec(t, "specs/shop-passive-requirements")
 	res := generate(t, defaultRequest(spec, "Shop"))
 	wantTitles(t, res.Tickets, sameTitle, "Serve previews via the CDN (SH-1)", "Update order totals from the payment webhooks (SH-2)")
 }

@@ -5,25 +5,11 @@ import (
 	"testing"
 )
 
-// labelledPRD is the shape of a short public PRD (a TOTP app's): the work
-// sits in labelled lists under one heading, and the upgrade strategy of a
-// KEP describes behaviour the design already covers.
-const labelledPRD = `# Authenticator app
-
-## 4. Requirements
-- **User Stories:**
-  - As a user, I want to view a list of all my added applications and their current codes so that I can use them for login.
-  - As a user, I want to delete credentials I no longer need so that I can keep my list organized.
-- **Functional Requirements:**
-  - Generate TOTP codes according to RFC 6238
-  - Securely store credentials on device
-
-## Upgrade / Downgrade Strategy
-
-When upgrading from a release without this feature users should not notice any change in behavior.
-`
-
 func TestLabelledListsGiveATicketPerItem(t *testing.T) {
+	// labelledPRD is the shape of a short public PRD (a TOTP app's): the work
+	// sits in labelled lists under one heading, and the upgrade strategy of a
+	// KEP describes behaviour the design already covers.
+	labelledPRD := readSpec(t, "specs/authenticator-app-prd")
 	res := generate(t, defaultRequest(labelledPRD, "Authenticator app"))
 	wantTitles(t, res.Tickets, strings.HasPrefix, "View a list of all my added applications", "Delete credentials I no longer need", "Generate TOTP codes according to RFC 6238", "Securely store credentials on device")
 	for _, tk := range res.Tickets {
@@ -38,7 +24,7 @@ func TestLabelledListsGiveATicketPerItem(t *testing.T) {
 // integration tests covering the time zone mechanics of CronJob,
 // including:" over "- defaulting", "- validation", …).
 func TestShortListUnderACaptionIsKept(t *testing.T) {
-	spec := "# KEP\n\n## Test Plan\n\nUnit and integration tests covering the time zone mechanics of CronJob, including:\n\n- defaulting\n- validation\n- creating CronJob\n\nAll tests run with the feature gate enabled and disabled.\n"
+	spec := readSpec(t, "specs/cronjob-test-plan-caption")
 	res := generate(t, defaultRequest(spec, "KEP"))
 	for _, tk := range res.Tickets {
 		if strings.Contains(strings.Join(tk.AcceptanceCriteria, " "), "including: defaulting, validation, creating CronJob") {
@@ -53,8 +39,7 @@ func TestShortListUnderACaptionIsKept(t *testing.T) {
 // "Add a new application by scanning a QR code" and "Add new TOTP
 // credential via QR code scan").
 func TestRestatedRequirementJoinsItsStory(t *testing.T) {
-	spec := "# App\n\n## Requirements\n- **User Stories:**\n  - As a user, I want to add a new application by scanning a QR code so that I can set it up quickly.\n  - As a user, I want to delete credentials I no longer need so that my list stays short.\n" +
-		"- **Functional Requirements:**\n  - Add new TOTP credential via QR code scan (using device camera)\n  - Generate TOTP codes according to RFC 6238\n"
+	spec := readSpec(t, "specs/authenticator-restated-requirement")
 	res := generate(t, defaultRequest(spec, "App"))
 	n := 0
 	for _, tk := range res.Tickets {

@@ -8,22 +8,15 @@ import (
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
-// moscowSpec lists its requirements under MoSCoW headings with short
-// identifiers ("M1."), one of them opening with its condition.
-const moscowSpec = "# Offline inspections\n\n## Requirements\n\n### Must have\n\n" +
-	"- M1. Download the inspections assigned to me for the next 7 days.\n" +
-	"- M2. Complete an inspection offline with its checklist and photos.\n" +
-	"- M3. Queue offline changes and sync them when a connection returns.\n" +
-	"- M4. If the same inspection was changed on the server, keep both versions and ask the inspector which to keep.\n\n" +
-	"### Should have\n\n- S1. A manual sync button in the menu.\n- S2. Warn before logout when changes wait to sync.\n\n" +
-	"### Could have\n\n- C1. Download area maps for offline use.\n"
-
 // TestMustHavesKeepTheirTicketsAtTheCap asks for as many tickets as the
 // spec has must-haves: each must-have keeps a ticket of its own, titled by
 // its action and identifier, and the should- and could-haves are named in
 // an open question instead (they had kept tickets while the must-haves
 // were merged into one).
 func TestMustHavesKeepTheirTicketsAtTheCap(t *testing.T) {
+	// moscowSpec lists its requirements under MoSCoW headings with short
+	// identifiers ("M1."), one of them opening with its condition.
+	moscowSpec := readSpec(t, "specs/offline-inspections-moscow")
 	req := defaultRequest(moscowSpec, "Offline inspections")
 	req.Options.MaxTicketCount = 4
 	res := generate(t, req)
@@ -40,6 +33,7 @@ func TestMustHavesKeepTheirTicketsAtTheCap(t *testing.T) {
 // condition by its action ("If …, keep both versions …" is not "Implement
 // if the same inspection …").
 func TestConditionFirstTitles(t *testing.T) {
+	moscowSpec := readSpec(t, "specs/offline-inspections-moscow")
 	res := generate(t, defaultRequest(moscowSpec, "Offline inspections"))
 	got := titles(res.Tickets)
 	if !slices.Contains(got, "Keep both versions and ask the inspector which to keep (M4)") {
@@ -52,9 +46,7 @@ func TestConditionFirstTitles(t *testing.T) {
 // opens with, and keeps the order its heading gives: the controller waits
 // for the API.
 func TestSectionTitledByItsPassiveRequirement(t *testing.T) {
-	spec := "# KEP: time zones in CronJob\n\n## Design Details\n\n### CronJob API\n\n" +
-		"The `.spec` for a CronJob is expanded with a new `timeZone` field which allows specifying the time zone.\n\n" +
-		"### CronJob controller\n\nThe controller uses the `timeZone` field when it parses the schedule.\n"
+	spec := readSpec(t, "specs/cronjob-time-zones-kep")
 	res := generate(t, defaultRequest(spec, "KEP: time zones in CronJob"))
 	api, controller := "", ""
 	for _, tk := range res.Tickets {
@@ -78,9 +70,7 @@ func TestSectionTitledByItsPassiveRequirement(t *testing.T) {
 // where "v2.0" in the title had made the whole document deferred work and
 // the result one "Implement spec" ticket.
 func TestVersionInTheTitleIsNoDeferral(t *testing.T) {
-	spec := "# PRD-002: Dash v2.0 launch preparation\n\n## Launch requirements\n\n" +
-		"- [ ] The CLI builds without the skipLibCheck option.\n- [ ] The status command reports a healthy orchestrator.\n\n" +
-		"## Deferred to v2.1\n\n- [ ] Shell completion scripts for every command.\n"
+	spec := readSpec(t, "specs/dash-launch-prd")
 	res := generate(t, defaultRequest(spec, "spec"))
 	got := strings.Join(titles(res.Tickets), "\n")
 	for _, want := range []string{"skipLibCheck", "healthy orchestrator"} {
@@ -96,6 +86,7 @@ func TestVersionInTheTitleIsNoDeferral(t *testing.T) {
 // TestPriorityFromTheSpec gives a must-have a high priority and a
 // could-have a low one, as the spec ranks them (all were medium).
 func TestPriorityFromTheSpec(t *testing.T) {
+	moscowSpec := readSpec(t, "specs/offline-inspections-moscow")
 	res := generate(t, defaultRequest(moscowSpec, "Offline inspections"))
 	for _, tk := range res.Tickets {
 		want := ""
@@ -111,20 +102,13 @@ func TestPriorityFromTheSpec(t *testing.T) {
 	}
 }
 
-// shoppingSpec lists its requirements in a table with an identifier and a
-// priority column, and rolls out behind a flag.
-const shoppingSpec = "# PRD: Shared shopping lists\n\n## Requirements\n\n| ID | Requirement | Priority |\n|---|---|---|\n" +
-	"| R1 | A list owner can invite up to 5 members by link. | P0 |\n" +
-	"| R2 | All members see edits within 5 seconds while online. | P0 |\n" +
-	"| R3 | Edits made offline are kept and merged when the device is back online. | P0 |\n" +
-	"| R4 | A push notification when someone starts shopping from the list. | P1 |\n" +
-	"| R5 | Items can be assigned to a member. | P1 |\n\n" +
-	"## Launch plan\n\n### Rollout\n\n- Behind the `shared_lists` remote flag; 5 % of users for one week, then everyone, if the crash-free rate holds.\n"
-
 // TestRequirementTableRows gives each row of a requirement table its
 // identifier and its priority: "(R1)" in the title, P0 rows high and kept
 // at the cap before P1 rows.
 func TestRequirementTableRows(t *testing.T) {
+	// shoppingSpec lists its requirements in a table with an identifier and a
+	// priority column, and rolls out behind a flag.
+	shoppingSpec := readSpec(t, "specs/shared-shopping-lists-prd")
 	res := generate(t, defaultRequest(shoppingSpec, "Shared lists"))
 	for _, tk := range res.Tickets {
 		if strings.Contains(tk.Title, "invite up to 5 members") && (!strings.HasSuffix(tk.Title, "(R1)") || priorityOf(tk) != tickets.PriorityHigh) {
@@ -146,6 +130,7 @@ func TestRequirementTableRows(t *testing.T) {
 // users" makes it no user story (it was a bug titled "Implement behind
 // the shared_lists remote flag").
 func TestRolloutStepIsATask(t *testing.T) {
+	shoppingSpec := readSpec(t, "specs/shared-shopping-lists-prd")
 	res := generate(t, defaultRequest(shoppingSpec, "Shared lists"))
 	for _, tk := range res.Tickets {
 		if strings.Contains(tk.Title, "shared_lists") {

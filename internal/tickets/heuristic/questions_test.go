@@ -5,33 +5,12 @@ import (
 	"testing"
 )
 
-// questionsSpec mixes real open points (a question, TBD, "To be provided
-// by") with sentences that only look like them to a word match (the noun
-// "todo" of a todo app, a condition "is not specified", a quantified
-// "fast"), seen on a public Todo API spec, KEP-3140 and a TOTP PRD.
-const questionsSpec = `# Todo app
-
-## Endpoints
-
-### DELETE /api/todos/:id
-
-- **Description:** Delete a todo
-- **Errors:** ` + "`404 Not Found`" + `: Todo not found
-
-## Scheduling
-
-- In case the field is not specified or is empty, the controller keeps the current behavior.
-- Fast code generation (<1s)
-- Should completed todos be archived after 30 days?
-
-## Design
-
-- **Wireframes/Mockups:**
-  - To be provided by Design Team
-- **Export format:** TBD
-`
-
 func TestOnlyRealQuestionsAreAsked(t *testing.T) {
+	// questionsSpec mixes real open points (a question, TBD, "To be provided
+	// by") with sentences that only look like them to a word match (the noun
+	// "todo" of a todo app, a condition "is not specified", a quantified
+	// "fast"), seen on a public Todo API spec, KEP-3140 and a TOTP PRD.
+	questionsSpec := readSpec(t, "specs/todo-app-delete-endpoint")
 	res := generate(t, defaultRequest(questionsSpec, "Todo app"))
 	var qs []string
 	for _, q := range res.OpenQuestions {

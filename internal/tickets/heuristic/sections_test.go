@@ -10,51 +10,11 @@ import (
 	"testing"
 )
 
-// classifiedSpec has one work section and, around it, the parts a lead
-// never tickets: front matter, template prompts, ticked checklist items,
-// non-goals, alternatives, an appendix and a deferred version.
-const classifiedSpec = `---
-name: Feature request
-labels: enhancement
----
-
-# Bulk export
-
-### Prerequisites
-
-- [x] I have searched the existing issues for a duplicate
-- [ ] Rotate the signing keys every month
-
-**Is your feature request related to a problem? Please describe.**
-I am always frustrated when the nightly report times out.
-
-## Requirements
-
-- Users can export every invoice of a month as one CSV file.
-- The export must include the invoice number, amount and currency.
-
-## Non-goals
-
-- Exporting receipts as PDF documents.
-
-## Alternatives considered
-
-We looked at emailing spreadsheets every night.
-
-## Deferred to V1.5
-
-- Scheduled exports to the partner bucket.
-
-## Risks
-
-Storage costs grow with every exported month.
-
-## Appendix A: Glossary
-
-Reconciliation means matching payments to invoices.
-`
-
 func TestNotWorkSectionsMakeNoTickets(t *testing.T) {
+	// classifiedSpec has one work section and, around it, the parts a lead
+	// never tickets: front matter, template prompts, ticked checklist items,
+	// non-goals, alternatives, an appendix and a deferred version.
+	classifiedSpec := readSpec(t, "specs/bulk-export-classified")
 	res := generate(t, defaultRequest(classifiedSpec, "Bulk export"))
 	lines := strings.Split(classifiedSpec, "\n")
 	for _, tk := range res.Tickets {
@@ -155,39 +115,8 @@ func wantOneTitledEach(t *testing.T, ts []tickets.Ticket, words ...string) {
 	}
 }
 
-const bugListSpec = `# Bug bash: checkout
-
-### CK-01 Order total ignores the shipping discount
-
-Severity: S3
-
-Repro:
-1. Add two items over 50 EUR to the cart.
-2. Go to the payment step.
-
-Expected: the total excludes shipping.
-Actual: the total still includes 4.90.
-
-### CK-02 Double charge when pressing Pay twice
-
-Severity: S1
-
-Repro: double-click "Pay".
-Expected: one payment.
-Actual: two payments.
-
-### CK-03 Guest checkout asks for a password
-
-Severity: S2
-
-Repro: choose "Continue as guest".
-Expected: email only.
-Actual: a password field is shown.
-
-Status: fixed in build rc3.
-`
-
 func TestBugListGivesOneBugPerOpenReport(t *testing.T) {
+	bugListSpec := readSpec(t, "specs/checkout-bug-bash")
 	res := generate(t, defaultRequest(bugListSpec, "Bug bash"))
 	wantNoTitleWith(t, res.Tickets, "the fixed report CK-03", "password")
 	bugs := map[string]tickets.Ticket{}
@@ -215,13 +144,7 @@ func TestBugListGivesOneBugPerOpenReport(t *testing.T) {
 // work: every requirement keeps a ticket or is named in an open question
 // with the max_ticket_count that would fit it.
 func TestCapNamesWhatItLeavesOut(t *testing.T) {
-	spec := "# Invoices\n\n## Requirements\n\n" +
-		"- Users can export every invoice of a month as one CSV file.\n" +
-		"- Finance can void an invoice with a written reason.\n" +
-		"- Customers receive a reminder email seven days before the due date.\n" +
-		"- Support can resend an invoice to a second address.\n" +
-		"- Admins can change the numbering prefix per country.\n" +
-		"- Auditors can download the change log of one invoice.\n"
+	spec := readSpec(t, "specs/invoices-six-requirements")
 	req := defaultRequest(spec, "Invoices")
 	req.Options.MaxTicketCount = 2
 	res := generate(t, req)
@@ -246,11 +169,7 @@ func TestCapNamesWhatItLeavesOut(t *testing.T) {
 // TestRequirementTableRowsAreTickets gives each row of a requirement
 // table its own ticket; a P2 row is named in an open question instead.
 func TestRequirementTableRowsAreTickets(t *testing.T) {
-	spec := "# PRD: Shared lists\n\n## Requirements\n\n| ID | Requirement | Priority |\n|---|---|---|\n" +
-		"| R1 | A list owner can invite up to 5 members by link or by email. | P0 |\n" +
-		"| R2 | All members see edits within 5 seconds while online. | P0 |\n" +
-		"| R3 | Ticking an item shows who ticked it and when. | P1 |\n" +
-		"| R4 | Per-item comments with photos. | P2 |\n"
+	spec := readSpec(t, "specs/shared-lists-requirement-table")
 	res := generate(t, defaultRequest(spec, "Shared lists"))
 	var work []tickets.Ticket
 	for _, tk := range res.Tickets {
@@ -266,8 +185,7 @@ func TestRequirementTableRowsAreTickets(t *testing.T) {
 // TestSmallSpecHasNoEpics: an epic over three tickets of a six-ticket spec
 // repeats their titles; a lead reads such a spec as a flat list.
 func TestSmallSpecHasNoEpics(t *testing.T) {
-	spec := "# Invoices\n\n## Requirements\n\n### Must have\n\n- M1. Export every invoice of a month as one CSV file.\n- M2. Exports larger than 10 MB run in the background and email a link.\n- M3. Choose the CSV delimiter per account.\n\n" +
-		"### Should have\n\n- S1. Customers receive a reminder email seven days before the due date.\n- S2. Finance can turn reminders off per customer.\n- S3. A second reminder goes out on the due date.\n"
+	spec := readSpec(t, "specs/invoices-moscow-small")
 	res := generate(t, defaultRequest(spec, "Invoices"))
 	for _, tk := range res.Tickets {
 		if tk.TicketType == tickets.TypeEpic {
@@ -295,8 +213,7 @@ func TestNoBoilerplateCriteria(t *testing.T) {
 // TestUserFacingRequirementsAreStories: in a requirements list, what a
 // user sees or does is a story, a quality of the system a task.
 func TestUserFacingRequirementsAreStories(t *testing.T) {
-	spec := "# Field app\n\n## Requirements\n\n- S1. A manual sync badge in the menu with the count of queued changes.\n- S2. Warn before logout when changes are waiting to sync.\n\n" +
-		"## Non-functional requirements\n\n- Offline data is encrypted at rest with a key kept in the platform keystore.\n"
+	spec := readSpec(t, "specs/field-app-requirements")
 	res := generate(t, defaultRequest(spec, "Field app"))
 	found := 0
 	for _, tk := range res.Tickets {
@@ -322,11 +239,7 @@ func TestUserFacingRequirementsAreStories(t *testing.T) {
 // checklist is a ticket; a done item and an item that says it is out of
 // scope are none.
 func TestChecklistItemsAreTickets(t *testing.T) {
-	spec := "## Tracking: dark mode\n\n### Screens\n\n- [x] Login and sign-up (#1201)\n" +
-		"- [ ] Reports: move the chart palette to design tokens\n" +
-		"- [ ] Settings: add the Appearance section with Light, Dark and System\n" +
-		"- [ ] Email templates are out of scope here, see below\n" +
-		"- [ ] Embedded widget: respect the theme query parameter of the host page\n"
+	spec := readSpec(t, "specs/dark-mode-tracking-checklist")
 	res := generate(t, defaultRequest(spec, "Dark mode"))
 	wantOneTitledEach(t, res.Tickets, "palette", "appearance", "widget")
 	for _, tk := range res.Tickets {
@@ -340,10 +253,7 @@ func TestChecklistItemsAreTickets(t *testing.T) {
 // TestStepsDependOnTheStepBefore: the steps of a plan are written in the
 // order they build on each other.
 func TestStepsDependOnTheStepBefore(t *testing.T) {
-	spec := "# Plan: move sessions to Redis\n\n## Steps\n\n" +
-		"1. Upgrade the session library from 4.x to 5.x in the web app.\n" +
-		"2. Add a Redis session backend behind the session_backend setting. Requires step 1.\n" +
-		"3. Implement dual mode: write every session to both stores. Requires step 2.\n"
+	spec := readSpec(t, "specs/redis-sessions-plan")
 	res := generate(t, defaultRequest(spec, "Sessions"))
 	id := map[string]string{}
 	deps := map[string][]string{}
@@ -385,8 +295,7 @@ func TestParagraphAsksAreTickets(t *testing.T) {
 // ("etcd" lost its "etc", "may not" became "can not") and no vague
 // sentence deleted in silence.
 func TestSpecWordsKept(t *testing.T) {
-	spec := "# Config service\n\n## Requirements\n\n- The service stores its configuration in etcd and reloads it on change.\n" +
-		"- Viewers may not see draft configurations.\n- The settings page loads fast for every tenant.\n"
+	spec := readSpec(t, "specs/config-service-requirements")
 	res := generate(t, defaultRequest(spec, "Config service"))
 	var all strings.Builder
 	for _, tk := range res.Tickets {

@@ -85,8 +85,7 @@ func TestPageWaitsForItsRecords(t *testing.T) {
 // which names no work: the detailed design's first sentence, an order,
 // titles its ticket (a public RFC's only ticket was "Implement summary").
 func TestDetailedDesignTitledByItsOrder(t *testing.T) {
-	spec := "- Feature Name: as_micros\n\n# Summary\n\nAdd `as_micros` to `Duration`.\n\n# Motivation\n\nMicroseconds are common.\n\n" +
-		"# Detailed design\n\nAdd a `as_micros` function on `std::time::Duration` that returns the whole microseconds.\n\n# Drawbacks\n\nNone.\n"
+	spec := readSpec(t, "specs/as-micros-rfc")
 	res := generate(t, defaultRequest(spec, ""))
 	want := "Add a as_micros function on std::time::Duration that returns the whole microseconds"
 	if titled(res.Tickets, want) < 0 {
@@ -99,13 +98,7 @@ func TestDetailedDesignTitledByItsOrder(t *testing.T) {
 // a ticket per scenario; "*(mandatory)*" leaves no "**" in a title;
 // "User Story 2 - " does not open one; measurable outcomes are no work.
 func TestFeatureSpecStories(t *testing.T) {
-	spec := "# Feature Specification: Draft exports\n\n## User Scenarios & Testing *(mandatory)*\n\n" +
-		"### User Story 1 - Export a draft as PDF with its Version history (Priority: P1)\n\nAn editor exports the open draft as a PDF to send it for review.\n\n" +
-		"**Acceptance Scenarios**:\n\n1. **Given** an open draft, **When** the editor chooses Export, **Then** a PDF of the draft downloads.\n" +
-		"2. **Given** a draft with images, **When** it is exported, **Then** the PDF holds the images.\n\n" +
-		"### User Story 2 - Validate Export Settings Before Sending (Priority: P2)\n\nAn editor checks the page size and margins before the export.\n\n" +
-		"**Acceptance Scenarios**:\n\n1. **Given** no page size, **When** the editor exports, **Then** the export asks for one.\n\n" +
-		"## Success Criteria *(mandatory)*\n\n### Measurable Outcomes\n\n- **SC-001**: 95% of exports finish in under 5 seconds.\n- **SC-002**: Editors need no support to export.\n"
+	spec := readSpec(t, "specs/draft-exports-feature-spec")
 	res := generate(t, defaultRequest(spec, ""))
 	got := titles(res.Tickets)
 	for _, tk := range res.Tickets {
@@ -128,8 +121,7 @@ func TestFeatureSpecStories(t *testing.T) {
 // A PRD's own "## Acceptance criteria" section lists the criteria of all
 // its stories: it is not folded into the "## User stories" before it.
 func TestPRDAcceptanceSectionStays(t *testing.T) {
-	spec := "# PRD: Exports\n\n## User stories\n\n- As an editor, I want to export a draft as PDF.\n- As an editor, I want to export a draft as Word.\n\n" +
-		"## Acceptance criteria\n\n- A PDF export keeps the images of the draft.\n- A Word export keeps the headings of the draft.\n- An export of a 50-page draft takes under 5 seconds.\n"
+	spec := readSpec(t, "specs/exports-prd-acceptance-section")
 	res := generate(t, defaultRequest(spec, ""))
 	for _, tk := range res.Tickets {
 		if tk.Title == "Implement user stories" {

@@ -7,10 +7,7 @@ import (
 // TestTestPlanItemsAreTickets gives each kind of test a test plan lists
 // its own ticket, titled in the plan's words.
 func TestTestPlanItemsAreTickets(t *testing.T) {
-	spec := "# Queue retention\n\n## Design\n\nMessages older than the retention period are deleted by a nightly sweeper.\n\n" +
-		"### Test Plan\n\n- Unit tests for the sweeper's age computation and its batch size.\n" +
-		"- Integration test: a queue with a one-hour retention loses its two-hour-old messages after a sweep.\n" +
-		"- Load test: a sweep of ten million messages finishes within five minutes.\n"
+	spec := readSpec(t, "specs/queue-retention-test-plan")
 	res := generate(t, defaultRequest(spec, "Queue retention"))
 	wantTitles(t, res.Tickets, sameTitle,
 		"Unit tests for the sweeper's age computation and its batch size",
