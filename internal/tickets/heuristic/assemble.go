@@ -258,7 +258,7 @@ var vagueToken = regexp.MustCompile(`\b(TBD|TBC|TODO|FIXME)|(?i)\b(user-friendly
 // sanitize removes vague words from a criterion the engine wrote.
 func sanitize(c string) string {
 	c = vagueToken.ReplaceAllString(c, "")
-	return strings.Join(strings.Fields(c), " ")
+	return collapseSpaces(c)
 }
 
 // cleanCriteria drops vague criteria and fixes their form.
@@ -436,7 +436,7 @@ func (b *builder) renderDraft(d *draft, qids map[*question]string) tickets.Ticke
 // finalTitle enforces the title rules: 1 to 120 runes, no trailing
 // punctuation.
 func (b *builder) finalTitle(title string) string {
-	title = strings.Join(strings.Fields(title), " ")
+	title = collapseSpaces(title)
 	title = truncateRunes(title, 120)
 	title = strings.TrimRight(title, ".,;:!? ")
 	if title == "" {
@@ -889,7 +889,7 @@ func (b *builder) sectionSummary(s *section) string {
 				}
 			}
 			for _, sent := range splitSentences(text) {
-				if strings.HasSuffix(sent, ":") || hasMarker(sent) || len(strings.Fields(sent)) < 4 {
+				if strings.HasSuffix(sent, ":") || hasMarker(sent) || fieldCount(sent) < 4 {
 					continue
 				}
 				return shorten(sent, 45, 300) + "."
@@ -1108,7 +1108,7 @@ func (b *builder) summary() string {
 	var picked []string
 	add := func(s string) bool {
 		s = strings.TrimSpace(s)
-		if s == "" || strings.HasSuffix(s, ":") || strings.HasSuffix(s, "?") || otherDocument.MatchString(s) || hasMarker(s) || len(strings.Fields(s)) < 4 || !hasVerb(s) {
+		if s == "" || strings.HasSuffix(s, ":") || strings.HasSuffix(s, "?") || otherDocument.MatchString(s) || hasMarker(s) || fieldCount(s) < 4 || !hasVerb(s) {
 			return false
 		}
 		if f := strings.Fields(s); baseVerb(f[0]) != "" && strings.HasSuffix(strings.ToLower(f[0]), "s") {

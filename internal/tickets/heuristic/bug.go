@@ -98,7 +98,7 @@ func (b *builder) buildBug() {
 	r := b.readBug()
 	root := b.doc.root
 	problem := strings.TrimSpace(b.req.Title)
-	if problem == "" || len(strings.Fields(problem)) > 12 {
+	if problem == "" || fieldCount(problem) > 12 {
 		if len(r.summary) > 0 {
 			problem = splitFirst(r.summary[0])
 		} else if len(r.actual) > 0 {
@@ -214,7 +214,7 @@ func itoa(n int) string {
 // read: it is scoped from the spec's words or the request title.
 func (b *builder) buildFromTitle() {
 	feature := sanitize(strings.TrimLeft(cleanInline(b.req.Spec), "#>*-+=| "))
-	if !hasContentWord(feature) || len(strings.Fields(feature)) > 16 || hasMarker(feature) {
+	if !hasContentWord(feature) || fieldCount(feature) > 16 || hasMarker(feature) {
 		feature = sanitize(b.req.Title)
 	}
 	if feature == "" {

@@ -543,7 +543,7 @@ func (b *builder) walkItem(s *section, it *listItem, caption string) {
 		if l, _, ok := splitLabel(it.text); ok {
 			label = l
 		}
-		if len(strings.Fields(label)) <= 6 {
+		if fieldCount(label) <= 6 {
 			if len(it.children) >= 2 && itemListLabel.MatchString(label) {
 				// "**User Stories:**" or "**Functional Requirements:**"
 				// over a list: each item is a piece of work of its own.
@@ -569,7 +569,7 @@ func (b *builder) walkItem(s *section, it *listItem, caption string) {
 	b.order++
 	ig := &itemGroup{text: itemText(it), children: len(it.children) > 0, ordered: it.ordered, sec: s, order: b.order}
 	ig.steps = strings.Contains(it.text, "(1)") || strings.Contains(it.text, " 1) ")
-	if label, _, ok := splitLabel(it.text); ok && len(strings.Fields(label)) <= 7 {
+	if label, _, ok := splitLabel(it.text); ok && fieldCount(label) <= 7 {
 		ig.label = strings.TrimSpace(label)
 	} else if strings.HasSuffix(it.text, ":") {
 		ig.label = strings.TrimSuffix(it.text, ":")
@@ -826,7 +826,7 @@ func (b *builder) collectRisks(s *section) {
 			}
 			open = len(bl.items) > 0
 		case paragraphBlock:
-			text := strings.Join(strings.Fields(bl.text), " ")
+			text := collapseSpaces(bl.text)
 			if open && len(b.specRisks) > 0 {
 				r := &b.specRisks[len(b.specRisks)-1]
 				r.text = strings.TrimRight(r.text, ". ") + ". " + text
@@ -851,12 +851,12 @@ var mitigationLabel = regexp.MustCompile(`(?i)\bmitigations?\s*:\s*(.+)$`)
 // such is also work, and gets a task of its own.
 func (b *builder) addSpecRisk(s *section, text string) {
 	text = strings.TrimSpace(text)
-	if len(strings.Fields(text)) < 2 {
+	if fieldCount(text) < 2 {
 		return
 	}
 	b.specRisks = append(b.specRisks, specRisk{text: text, sec: s})
 	m := mitigationLabel.FindStringSubmatch(text)
-	if m == nil || len(strings.Fields(m[1])) < 3 {
+	if m == nil || fieldCount(m[1]) < 3 {
 		return
 	}
 	title, _ := imperative(dropParentheticals(m[1]))
@@ -878,7 +878,7 @@ func shortItems(items []*listItem) bool {
 		return false
 	}
 	for _, it := range items {
-		if len(it.children) > 0 || it.check || len(strings.Fields(it.text)) > 2 {
+		if len(it.children) > 0 || it.check || fieldCount(it.text) > 2 {
 			return false
 		}
 	}
@@ -915,7 +915,7 @@ func (b *builder) addUnit(s *section, text, caption string, ig *itemGroup, t *ta
 	if strings.HasSuffix(text, ":") && additionTitle(text) != "" {
 		text = strings.TrimRight(text, ":") + "." // "The str class will gain two new methods …::"
 	}
-	if strings.HasSuffix(text, ":") || len(strings.Fields(text)) < 3 || containsAny(text, "document", "doc ", "section", "see ") && crossReference.MatchString(text) {
+	if strings.HasSuffix(text, ":") || fieldCount(text) < 3 || containsAny(text, "document", "doc ", "section", "see ") && crossReference.MatchString(text) {
 		return nil
 	}
 	u := &unit{text: text, sec: s, order: b.order, caption: caption, item: ig, table: t, words: keywords(text + " " + caption)}
@@ -1188,7 +1188,7 @@ func commandName(text string) string {
 	if strings.HasPrefix(cmd, "-") || strings.HasPrefix(cmd, "/") || strings.Contains(cmd, "=") || notCommand.MatchString(cmd) || upperCode.MatchString(cmd) || fieldType.MatchString(rest) {
 		return ""
 	}
-	if len(strings.Fields(cmd)) < 2 && !strings.HasPrefix(rest, "—") && !strings.HasPrefix(rest, "-") && !strings.HasPrefix(rest, ":") && !strings.HasPrefix(rest, "–") {
+	if fieldCount(cmd) < 2 && !strings.HasPrefix(rest, "—") && !strings.HasPrefix(rest, "-") && !strings.HasPrefix(rest, ":") && !strings.HasPrefix(rest, "–") {
 		return ""
 	}
 	return cmd

@@ -897,7 +897,7 @@ func (b *builder) expandSplit() bool {
 			}
 			t, ok := actionTitle(d.crit[k])
 			t = shorten(t, 12, 90)
-			if ok && !b.titleTaken(t) && runeLen(t) >= 12 && len(strings.Fields(t)) >= 3 {
+			if ok && !b.titleTaken(t) && runeLen(t) >= 12 && fieldCount(t) >= 3 {
 				pick, title, at = d, t, k
 				break
 			}

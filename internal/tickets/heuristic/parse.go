@@ -527,7 +527,7 @@ func cleanInline(s string) string {
 	}
 	s = strings.ReplaceAll(s, "**", "")
 	s = strings.ReplaceAll(s, "__", "")
-	return strings.Join(strings.Fields(s), " ")
+	return collapseSpaces(s)
 }
 
 // itemText returns a list item's text followed by the text of its nested

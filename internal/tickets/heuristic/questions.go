@@ -30,7 +30,7 @@ func (b *builder) questionFrom(s *section, text string) *question {
 	case strings.HasSuffix(t, "?"):
 		q = plain
 		subject = decisionSubject(strings.TrimSuffix(t, "?"))
-	case hasMarker(t) && (markerFirst.MatchString(t) || len(strings.Fields(strings.Trim(markers.ReplaceAllString(t, ""), " :,;.-"))) < 3):
+	case hasMarker(t) && (markerFirst.MatchString(t) || fieldCount(strings.Trim(markers.ReplaceAllString(t, ""), " :,;.-")) < 3):
 		// "TBD", "To be provided by Design Team": the open point is what
 		// the section or label names.
 		what := cleanHeading(s.heading)
@@ -84,7 +84,7 @@ func resolvePronoun(subject, np string) string {
 // verb, without the article ("A real-time channel carries odds" gives
 // "real-time channel").
 func nounPhrase(sentence string) string {
-	if label, _, ok := splitLabel(stripCode(sentence)); ok && len(strings.Fields(label)) <= 5 {
+	if label, _, ok := splitLabel(stripCode(sentence)); ok && fieldCount(label) <= 5 {
 		return lowerFirst(strings.TrimSpace(label))
 	}
 	fields := strings.Fields(stripCode(sentence))
@@ -314,7 +314,7 @@ func blockScore(subject string) int {
 func spikeTitle(q *question) string {
 	subject := strings.TrimSpace(dropParentheticals(stripCode(q.subject)))
 	for _, cut := range []string{" beyond ", ", other than ", " other than ", " except ", ", and "} {
-		if i := strings.Index(subject, cut); i > 0 && len(strings.Fields(subject[:i])) >= 2 {
+		if i := strings.Index(subject, cut); i > 0 && fieldCount(subject[:i]) >= 2 {
 			subject = subject[:i]
 		}
 	}

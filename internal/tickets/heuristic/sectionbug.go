@@ -166,9 +166,9 @@ func (b *builder) readSectionBug(s *section) *sectionBugReport {
 		for _, bl := range s.blocks {
 			switch {
 			case bl.kind == paragraphBlock && len(r.wrong) == 0:
-				r.wrong = append(r.wrong, strings.Join(strings.Fields(bl.text), " "))
+				r.wrong = append(r.wrong, collapseSpaces(bl.text))
 			case bl.kind == codeBlock && len(r.repro) == 0:
-				r.repro = append(r.repro, shorten(strings.Join(strings.Fields(bl.text), " "), 60, 400))
+				r.repro = append(r.repro, shorten(collapseSpaces(bl.text), 60, 400))
 			}
 		}
 		if len(r.wrong) == 0 && len(r.repro) > 0 {
@@ -239,13 +239,13 @@ func (b *builder) sectionBugDraft(s *section) bool {
 		// "Bug 1 — CRITICAL: Year-boundary date comparison": the subject
 		// without its severity.
 		subject := strings.TrimSpace(severityWord.ReplaceAllString(m[1], ""))
-		label = strings.Join(strings.Fields(heading[:len(heading)-len(m[1])]), " ")
+		label = collapseSpaces(heading[:len(heading)-len(m[1])])
 		label = strings.TrimRight(label, " -:.\u2013\u2014")
 		title = "Fix " + lowerFirst(label) + ": " + subject
 	} else if m != nil && len(r.wrong) > 0 {
 		// "Issue 24" says nothing: the title carries the symptom, and two
 		// reports under one number stay two bugs.
-		label = strings.Join(strings.Fields(heading), " ")
+		label = collapseSpaces(heading)
 		title = "Fix " + lowerFirst(label) + ": " + strings.TrimRight(shorten(splitSentences(r.wrong[0])[0], 12, 90), ".")
 	}
 	d := b.newDraft(tickets.TypeBug, originBug, shorten(title, 16, 110), s)

@@ -797,7 +797,7 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 		return "Set up " + lowerFirst(cleanHeading(s.heading))
 	}
 	h := cleanHeading(s.heading)
-	if s.parent != nil && entityParent.MatchString(cleanHeading(s.parent.heading)) && len(strings.Fields(h)) <= 3 {
+	if s.parent != nil && entityParent.MatchString(cleanHeading(s.parent.heading)) && fieldCount(h) <= 3 {
 		return "Define the " + h + " entity" // "### Todo" under "## Entities"
 	}
 	if f := strings.Fields(h); len(f) == 2 && httpMethods[f[0]] && strings.HasPrefix(f[1], "/") && len(units) > 0 {
@@ -824,7 +824,7 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 			return shorten(t, 12, 90)
 		}
 	}
-	if len(strings.Fields(h)) <= 2 && len(units) > 0 {
+	if fieldCount(h) <= 2 && len(units) > 0 {
 		// "The widget is an iframe loaded from …" names what to build.
 		text := stripCode(units[0].text)
 		if mayNameWhat(text, h) {
@@ -1015,7 +1015,7 @@ func (b *builder) overviewDrafts(s *section, units []*unit) {
 				own = append(own, u)
 			}
 		}
-		if len(own) == 0 || len(strings.Fields(ig.text)) < 10 {
+		if len(own) == 0 || fieldCount(ig.text) < 10 {
 			continue
 		}
 		if b.coveredElsewhere(own) {
@@ -1210,7 +1210,7 @@ func closeParenthesis(title string) string {
 	if open <= 0 || strings.Contains(title[open:], ")") {
 		return title
 	}
-	if cut := strings.TrimSpace(title[:open]); len(strings.Fields(cut)) >= 3 {
+	if cut := strings.TrimSpace(title[:open]); fieldCount(cut) >= 3 {
 		return trimTrailing(cut)
 	}
 	return title
@@ -1234,7 +1234,7 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 		reqID, keyword = ig.reqID, ig.keyword // a requirement table's row
 	}
 	title, role := imperative(first)
-	if listID == "" && ig.label != "" && len(strings.Fields(ig.label)) <= 5 && len(units) > 1 {
+	if listID == "" && ig.label != "" && fieldCount(ig.label) <= 5 && len(units) > 1 {
 		title = verbFirst(cleanHeading(ig.label))
 	}
 	if b.info[s.index].topic == "testing" && listID == "" {
@@ -1251,7 +1251,7 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 	}
 	if listID != "" {
 		title += " (" + listID + ")"
-	} else if b.info[s.index].topic != "testing" && ig.label != "" && len(units) == 1 && len(strings.Fields(ig.label)) <= 4 && !strings.Contains(strings.ToLower(title), strings.ToLower(ig.label)) {
+	} else if b.info[s.index].topic != "testing" && ig.label != "" && len(units) == 1 && fieldCount(ig.label) <= 4 && !strings.Contains(strings.ToLower(title), strings.ToLower(ig.label)) {
 		// "Embedded widget: respect the theme parameter" names where.
 		title += " (" + ig.label + ")"
 	} else if reqID != "" {
@@ -1466,7 +1466,7 @@ func splitAsk(text string) []string {
 		return []string{text}
 	}
 	m := matchModal(first)
-	if m == nil || hasVerb(m[1]) || len(strings.Fields(second)) < 3 || baseVerb(strings.Fields(second)[0]) == "" {
+	if m == nil || hasVerb(m[1]) || fieldCount(second) < 3 || baseVerb(strings.Fields(second)[0]) == "" {
 		return []string{text}
 	}
 	lead := strings.TrimSpace(m[1] + " " + m[2] + " " + m[4])
@@ -1494,7 +1494,7 @@ func (b *builder) requestDraft(s *section, units []*unit) *draft {
 	case len(texts) == 1 && len(first3) > 0 && len(first3) <= 12 && baseVerb(first3[0]) != "" && strings.EqualFold(baseVerb(first3[0]), first3[0]):
 		// A one-line imperative request is its own best title.
 		title = strings.TrimRight(stripCode(texts[0]), ".!")
-	case strings.TrimSpace(b.req.Title) != "" && len(strings.Fields(b.req.Title)) <= 12:
+	case strings.TrimSpace(b.req.Title) != "" && fieldCount(b.req.Title) <= 12:
 		title = verbFirst(stripCode(strings.TrimSpace(b.req.Title)))
 	default:
 		t, _ := imperative(texts[0])
@@ -1563,7 +1563,7 @@ func splitClauses(s string) []string {
 		}
 	}
 	second := upperFirst(subject) + " " + s[loc[4]:]
-	if len(strings.Fields(first)) < 4 || len(strings.Fields(second)) < 4 {
+	if fieldCount(first) < 4 || fieldCount(second) < 4 {
 		return []string{s}
 	}
 	return []string{first + ".", second}
@@ -1571,7 +1571,7 @@ func splitClauses(s string) []string {
 
 // roleFromEnds finds the beneficiary of "so the finance team can …".
 func roleFromEnds(ends string) string {
-	if m := endsRole.FindStringSubmatch(strings.TrimSpace(ends)); m != nil && len(strings.Fields(m[1])) <= 3 && !actorWords[strings.ToLower(m[1])] {
+	if m := endsRole.FindStringSubmatch(strings.TrimSpace(ends)); m != nil && fieldCount(m[1]) <= 3 && !actorWords[strings.ToLower(m[1])] {
 		return strings.ToLower(m[1])
 	}
 	return ""
@@ -1591,7 +1591,7 @@ func meansAndEnds(s string) (means, ends string) {
 	if m := needPattern.FindStringSubmatch(s); m != nil {
 		return m[1], m[2]
 	}
-	if m := soThatPattern.FindStringSubmatch(s); m != nil && len(strings.Fields(m[2])) >= 3 {
+	if m := soThatPattern.FindStringSubmatch(s); m != nil && fieldCount(m[2]) >= 3 {
 		return "", m[2]
 	}
 	return "", ""

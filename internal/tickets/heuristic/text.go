@@ -20,7 +20,7 @@ var abbreviations = map[string]bool{
 // spans or brackets, after common abbreviations, or before a lower-case
 // continuation.
 func splitSentences(text string) []string {
-	text = strings.Join(strings.Fields(text), " ")
+	text = collapseSpaces(text)
 	if text == "" {
 		return nil
 	}
@@ -408,16 +408,12 @@ func dropParentheticals(s string) string {
 // trimTrailing removes trailing punctuation and dangling small words.
 func trimTrailing(s string) string {
 	for {
-		s = strings.TrimRight(strings.TrimSpace(s), ".,;:!?-–—")
-		fields := strings.Fields(s)
-		if len(fields) < 2 {
-			return strings.TrimSpace(s)
+		s = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s), ".,;:!?-–—"))
+		last := lastFieldStart(s)
+		if last < 0 || !danglingWords[strings.ToLower(s[last:])] {
+			return s
 		}
-		last := strings.ToLower(fields[len(fields)-1])
-		if !danglingWords[last] {
-			return strings.TrimSpace(s)
-		}
-		s = strings.Join(fields[:len(fields)-1], " ")
+		s = collapseSpaces(s[:last])
 	}
 }
 
@@ -434,8 +430,8 @@ var danglingWords = map[string]bool{
 // clause boundary, and trims dangling words.
 func shorten(s string, maxWords, maxRunes int) string {
 	s = strings.TrimSpace(s)
-	fields := strings.Fields(s)
-	if len(fields) > maxWords || utf8.RuneCountInString(s) > maxRunes {
+	if fieldCount(s) > maxWords || utf8.RuneCountInString(s) > maxRunes {
+		fields := strings.Fields(s)
 		// Prefer a clause boundary after at least four words.
 		cut := -1
 		for i := 3; i < len(fields) && i < maxWords; i++ {
@@ -672,14 +668,14 @@ func imperative(s string) (title, role string) {
 			return verbFirst(m[2]), role
 		}
 	}
-	if label, rest, ok := splitLabel(s); ok && labelled && len(strings.Fields(label)) <= 4 && len(strings.Fields(rest)) >= 3 {
+	if label, rest, ok := splitLabel(s); ok && labelled && fieldCount(label) <= 4 && fieldCount(rest) >= 3 {
 		s = rest
 	}
 	if m := waitFirst.FindStringSubmatch(s); m != nil {
 		// "After two successful restore tests, switch off the pg_dump
 		// job": the action first, what it waits for after it.
 		if f := strings.Fields(m[3]); len(f) > 1 && f[0] == strings.ToLower(f[0]) && !stopWords[f[0]] && (baseVerb(f[0]) == "" || baseVerb(f[0]) == f[0]) {
-			if len(f)+1+len(strings.Fields(m[2])) > 12 {
+			if len(f)+1+fieldCount(m[2]) > 12 {
 				return upperFirst(m[3]), "" // a title cut inside "after …" says less than none
 			}
 			return upperFirst(m[3]) + " " + strings.ToLower(m[1]) + " " + m[2], ""
@@ -693,7 +689,7 @@ func imperative(s string) (title, role string) {
 			return upperFirst(m[3]), ""
 		}
 	}
-	if m := matchModal(s); m != nil && len(strings.Fields(m[1])) <= 6 {
+	if m := matchModal(s); m != nil && fieldCount(m[1]) <= 6 {
 		subject := strings.TrimSpace(m[1])
 		lowSubject := strings.ToLower(subject)
 		neg := m[3] != ""
@@ -760,7 +756,7 @@ func activeVoice(s string) string {
 		return ""
 	}
 	m := passivePattern.FindStringSubmatch(s)
-	if m == nil || len(strings.Fields(m[1])) > 6 {
+	if m == nil || fieldCount(m[1]) > 6 {
 		return ""
 	}
 	p := m[2]
@@ -924,7 +920,7 @@ func sentenceCase(s string) string {
 	if s == "" {
 		return s
 	}
-	if first := strings.Fields(s)[0]; !strings.ContainsAny(first, "_/`.{}<>+") {
+	if first := firstField(s); !strings.ContainsAny(first, "_/`.{}<>+") {
 		s = upperFirst(s)
 	}
 	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "?") && !strings.HasSuffix(s, "!") {
