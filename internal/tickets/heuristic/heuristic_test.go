@@ -314,8 +314,9 @@ var (
 	points     = map[int]bool{1: true, 2: true, 3: true, 5: true, 8: true, 13: true}
 )
 
-// check is a self-contained validator of tickets.result.v1 and of the
-// engine's own promises. It returns every problem found.
+// check validates a result as the service does (tickets.ValidateResult:
+// tickets.result.v1 and its rules, a dependency cycle among them) and
+// checks the engine's own promises. It returns every problem found.
 func check(res *tickets.Result, req tickets.GenerationRequest) []string {
 	var p []string
 	bad := func(format string, args ...any) { p = append(p, fmt.Sprintf(format, args...)) }
@@ -469,9 +470,6 @@ func check(res *tickets.Result, req tickets.GenerationRequest) []string {
 			}
 		}
 	}
-	if cycle := findCycle(res.Tickets); cycle != "" {
-		bad("dependency cycle through %s", cycle)
-	}
 	for i, r := range res.Risks {
 		if want := fmt.Sprintf("RISK-%d", i+1); r.ID != want || !riskID.MatchString(r.ID) {
 			bad("risk %d has id %q", i, r.ID)
@@ -514,7 +512,16 @@ func check(res *tickets.Result, req tickets.GenerationRequest) []string {
 	raw, err := json.Marshal(res)
 	if err != nil {
 		bad("marshal: %v", err)
-	} else if bytes.Contains(raw, []byte(`":null`)) {
+		return p
+	}
+	// The service rejects ticket_count above max_ticket_count before an
+	// engine runs; options() runs those combinations anyway.
+	validated := req.Options
+	validated.MaxTicketCount = max(validated.MaxTicketCount, validated.TicketCount)
+	for _, problem := range tickets.ValidateResult(raw, req.JobID, validated) {
+		bad("tickets.ValidateResult: %s", problem)
+	}
+	if bytes.Contains(raw, []byte(`":null`)) {
 		// Only the nullable scalars may be null.
 		cleaned := regexp.MustCompile(`"(story_points|priority|parent_external_id|prompt_tokens|completion_tokens|finish_reason)":null`).ReplaceAll(raw, nil)
 		if bytes.Contains(cleaned, []byte(`":null`)) {
@@ -534,43 +541,6 @@ func askedAbout(res *tickets.Result, id, criterion string) bool {
 		}
 	}
 	return false
-}
-
-// findCycle returns a ticket on a dependency cycle, or "".
-func findCycle(ts []tickets.Ticket) string {
-	deps := map[string][]string{}
-	for _, t := range ts {
-		deps[t.ExternalID] = t.Dependencies
-	}
-	const (
-		unseen = iota
-		active
-		done
-	)
-	state := map[string]int{}
-	var visit func(id string) string
-	visit = func(id string) string {
-		switch state[id] {
-		case active:
-			return id
-		case done:
-			return ""
-		}
-		state[id] = active
-		for _, d := range deps[id] {
-			if c := visit(d); c != "" {
-				return c
-			}
-		}
-		state[id] = done
-		return ""
-	}
-	for _, t := range ts {
-		if c := visit(t.ExternalID); c != "" {
-			return c
-		}
-	}
-	return ""
 }
 
 // TestGeneratedInputs runs a few hundred inputs stitched together from
