@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/money"
-	"github.com/foresight-dev/foresight/internal/sandbox/faults"
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxcore"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxledger"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
@@ -90,17 +90,16 @@ type Casino struct {
 	// RefuseRetryNext, MalformedNext, DelayNext, StallNext and
 	// DropResponseNext (see Faults).
 	*everyAccount
+	// The journal's setup and keeper and the armed faults, with
+	// SigningSecret, Close and ClearFaults.
+	sandboxcore.Core[configRecord]
 
-	cfg    Config
-	keeper *journal.Keeper
+	cfg Config
 
-	mu    sync.Mutex
-	setup *journal.Setup[configRecord] // the signing secret and the configuration recorded last
+	mu sync.Mutex
 	// State replayed from the journal, replaced as one after a failed
-	// append (see fresh).
+	// append (see install).
 	replayed
-	// Live state, never journalled.
-	faults *faults.Table // armed fault injection
 }
 
 // replayed is the casino's state that its journal keeps.
@@ -243,7 +242,7 @@ func New(cfg Config) (*Casino, error) {
 		}
 		return c, nil
 	}
-	if err := c.keeper.Open(c.applyRecord, c.lacking); err != nil {
+	if err := c.Keeper.Open(c.applyRecord, c.lacking); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -252,8 +251,8 @@ func New(cfg Config) (*Casino, error) {
 // build checks cfg and returns a Casino with no state.
 func build(cfg Config) (*Casino, error) {
 	c := &Casino{
-		setup: journal.NewSetup(configOf(cfg), cfg.SigningSecret),
-		cfg:   cfg,
+		Core: sandboxcore.New(configOf(cfg), cfg.SigningSecret, protocol),
+		cfg:  cfg,
 		replayed: replayed{
 			accounts:   make(map[string]*account),
 			blocked:    make(map[string]bool),
@@ -264,10 +263,10 @@ func build(cfg Config) (*Casino, error) {
 			rounds:     make(map[string]*round),
 			finishes:   make(map[string]*record),
 		},
-		faults: faults.NewTable(protocol),
 	}
-	c.everyAccount = c.faults.Every()
-	c.keeper = journal.NewKeeper(cfg.Journal, cfg.Now, "casino", ErrJournal, c.fresh)
+	c.everyAccount = c.Faults.Every()
+	rebuild := func() (*Casino, error) { return build(cfg) }
+	c.Keeper = journal.NewKeeper(cfg.Journal, cfg.Now, "casino", ErrJournal, journal.Rebuild(rebuild, (*Casino).applyRecord, c.install))
 	if err := c.applyConfig(configOf(cfg)); err != nil {
 		return nil, fmt.Errorf("casino: %w", err)
 	}
@@ -336,7 +335,7 @@ func (c *Casino) adjust(x *walletOp, accountID, currency, amount string, add boo
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.keeper.Begin(&x.Op); err != nil {
+	if err := c.Keeper.Begin(&x.Op); err != nil {
 		return err
 	}
 	acct := c.accounts[accountID]
@@ -354,7 +353,7 @@ func (c *Casino) adjust(x *walletOp, accountID, currency, amount string, add boo
 	} else {
 		acct.balance = a
 	}
-	return c.keeper.Commit(&x.Op, kind, accountRecord{AccountID: accountID, Currency: currency, Amount: amount})
+	return c.Keeper.Commit(&x.Op, kind, accountRecord{AccountID: accountID, Currency: currency, Amount: amount})
 }
 
 // Balance returns an account's balance as the casino writes it in answers
@@ -382,7 +381,7 @@ func (c *Casino) Unblock(accountID string) error { return c.setBlocked(&walletOp
 func (c *Casino) setBlocked(x *walletOp, accountID string, blocked bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.keeper.SetBlocked(&x.Op, c.blocked, accountID, blocked, accountRecord{AccountID: accountID})
+	return c.Keeper.SetBlocked(&x.Op, c.blocked, accountID, blocked, accountRecord{AccountID: accountID})
 }
 
 // SetBetLimit sets the largest stake of one bet of accountID (a positive
@@ -403,7 +402,7 @@ func (c *Casino) setBetLimit(x *walletOp, accountID, limit string) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.keeper.Begin(&x.Op); err != nil {
+	if err := c.Keeper.Begin(&x.Op); err != nil {
 		return err
 	}
 	if limit == "" {
@@ -411,7 +410,7 @@ func (c *Casino) setBetLimit(x *walletOp, accountID, limit string) error {
 	} else {
 		c.limits[accountID] = a
 	}
-	return c.keeper.Commit(&x.Op, kindBetLimit, accountRecord{AccountID: accountID, Amount: limit})
+	return c.Keeper.Commit(&x.Op, kindBetLimit, accountRecord{AccountID: accountID, Amount: limit})
 }
 
 // Ledger returns a copy of every entry so far, oldest first.

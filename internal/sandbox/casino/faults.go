@@ -70,15 +70,12 @@ type Faults struct{ *faults.Scope }
 // ForAccount returns the fault switches that apply only to requests whose
 // account_id is accountID. It panics on an empty accountID.
 func (c *Casino) ForAccount(accountID string) *Faults {
-	return &Faults{c.faults.Only("ForAccount", accountID)}
+	return &Faults{c.Faults.Only("ForAccount", accountID)}
 }
 
 // everyAccount is the every-account scope, whose switches the Casino
 // carries as its own methods (FailNext, RejectNext, …; see Faults).
 type everyAccount = faults.Scope
-
-// ClearFaults disarms every fault, of every scope and endpoint.
-func (c *Casino) ClearFaults() { c.faults.Clear() }
 
 // OmitRoundIDNext makes the next n Round/BetWin answers of 200, for every
 // account, leave out round_id; see Faults.OmitRoundIDNext.
@@ -96,13 +93,13 @@ func (f *Faults) OmitRoundIDNext(n int) { f.ArmExtra(kindOmitRoundID, n) }
 // peeked at: whether its id_provider (a Round/Finish: its round) already
 // has an answer decides between RejectNext and RefuseRetryNext.
 func (c *Casino) takeFault(endpoint string, w who) faults.Fault {
-	if c.faults.Empty() {
+	if c.Faults.Empty() {
 		return faults.Fault{}
 	}
 	c.mu.Lock()
 	retry := c.answeredLocked(endpoint, w)
 	c.mu.Unlock()
-	return c.faults.Take(endpoint, w.AccountID, retry)
+	return c.Faults.Take(endpoint, w.AccountID, retry)
 }
 
 // answeredLocked says whether the request w peeked at is a retry: its
@@ -124,7 +121,7 @@ func (c *Casino) omitRoundIDLocked(x *walletOp, accountID string) bool {
 	if x.Replay {
 		return x.omitRoundID
 	}
-	x.omitRoundID = c.faults.TakeExtra(kindOmitRoundID, accountID)
+	x.omitRoundID = c.Faults.TakeExtra(kindOmitRoundID, accountID)
 	return x.omitRoundID
 }
 

@@ -95,7 +95,7 @@ func (c *Casino) endpoint(name string, process processFunc) http.Handler {
 			writeResponse(w, c.injectedRejection(f.Reject, who))
 			return
 		}
-		if !c.faults.Hold(w, r, f) {
+		if !c.Faults.Hold(w, r, f) {
 			return
 		}
 		resp := process(&walletOp{}, body)
@@ -123,7 +123,7 @@ func Sign(secret, body []byte) string { return wire.Sign(secret, body) }
 // digits, equal (in constant time) to the HMAC of body.
 func (c *Casino) verify(h http.Header, body []byte) bool {
 	values := h.Values(SignatureHeader)
-	return len(values) == 1 && wire.SignatureMatches(values[0], c.setup.Secret(), body)
+	return len(values) == 1 && wire.SignatureMatches(values[0], c.Setup.Secret(), body)
 }
 
 func writeResponse(w http.ResponseWriter, resp response) { wire.Write(w, resp.status, resp.body) }

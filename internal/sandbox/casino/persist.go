@@ -49,42 +49,26 @@ type accountRecord struct {
 	Amount    string `json:"amount,omitempty"`
 }
 
-// SigningSecret returns the secret of X-REQUEST-SIGN: Config.SigningSecret,
-// or the one recorded in (or generated into) the journal.
-func (c *Casino) SigningSecret() string { return string(c.setup.Secret()) }
-
-// Close ends the waits of requests held by DelayNext or StallNext, now and
-// later: such a request then ends unprocessed and unanswered. Serving goes
-// on. Call it before shutting the HTTP server down, so that no handler
-// keeps it waiting. It does not close Config.Journal.
-func (c *Casino) Close() { c.faults.Close() }
-
-// fresh is a Casino with no state, for the keeper's reload after a failed
-// append: the journal replayed into it replaces the journalled state.
-// Armed faults are kept, and so is the secret: it never changes after New
-// (verification reads it without the lock).
-func (c *Casino) fresh() (journal.Fresh, error) {
-	t, err := build(c.cfg)
-	if err != nil {
-		return journal.Fresh{}, err
-	}
-	return journal.Fresh{Apply: t.applyRecord, Install: func() {
-		c.setup.Reloaded(t.setup)
-		c.replayed = t.replayed
-	}}, nil
+// install makes t's journalled state c's, after the keeper's reload
+// replayed the journal into t, a Casino built with no state after a failed
+// append. Armed faults are kept, and so is the secret: it never changes
+// after New (verification reads it without the lock).
+func (c *Casino) install(t *Casino) {
+	c.Setup.Reloaded(t.Setup)
+	c.replayed = t.replayed
 }
 
 // lacking is what the replayed journal lacks: the current configuration
 // and a generated signing secret.
 func (c *Casino) lacking() ([]journal.Lacking, error) {
-	return c.setup.Lacking(sandboxweb.RandomSecret), nil
+	return c.Setup.Lacking(sandboxweb.RandomSecret), nil
 }
 
 // applyRecord applies one journal record at its time, through the code
 // that applied it first, without the signature check and without
 // appending.
 func (c *Casino) applyRecord(r journal.Record) error {
-	if setup, err := c.setup.Apply(r, c.applyConfig); setup {
+	if setup, err := c.Setup.Apply(r, c.applyConfig); setup {
 		return err
 	}
 	x := &walletOp{Op: *journal.Replaying(r)}

@@ -122,7 +122,7 @@ func OpenSite(ctx context.Context, cfg SiteConfig) (*Site, error) {
 	}
 	s.shell = sh
 	s.c, err = New(Config{SigningSecret: secret, StartingBalance: cfg.StartingBalance, Journal: sh.Journal()})
-	if err := sh.Start(err, s.routes, s.c.Close); err != nil {
+	if err := sh.Start(err, s.routes, s.c); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -216,7 +216,7 @@ func (c *Casino) answerOnce(x *walletOp, call onceCall, process func() (resp res
 	fingerprint := wire.Canonical(call.body)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.keeper.Begin(&x.Op); err != nil {
+	if err := c.Keeper.Begin(&x.Op); err != nil {
 		return unavailable()
 	}
 	if rec := (*call.stored)[call.key]; rec != nil {
@@ -234,7 +234,7 @@ func (c *Casino) answerOnce(x *walletOp, call onceCall, process func() (resp res
 	}
 	(*call.stored)[call.key] = c.storeLocked(x, call.account, call.endpoint, fingerprint, resp)
 	// Only a BetWin's answer sets x.omitRoundID.
-	if err := c.keeper.Commit(&x.Op, call.endpoint, walletRecord{Body: string(call.body), OmitRoundID: x.omitRoundID}); err != nil {
+	if err := c.Keeper.Commit(&x.Op, call.endpoint, walletRecord{Body: string(call.body), OmitRoundID: x.omitRoundID}); err != nil {
 		return unavailable()
 	}
 	return resp
@@ -258,7 +258,7 @@ func (c *Casino) balance(x *walletOp, body []byte) response {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.keeper.Begin(&x.Op); err != nil {
+	if err := c.Keeper.Begin(&x.Op); err != nil {
 		return unavailable()
 	}
 	if resp, ok := c.currencyLocked(req.AccountID, req.Currency); !ok {
@@ -272,7 +272,7 @@ func (c *Casino) balance(x *walletOp, body []byte) response {
 	resp := okJSON(balanceAnswer{Balance: c.format(acct.balance, acct.currency)})
 	if !known {
 		x.Applied = true
-		if err := c.keeper.Commit(&x.Op, EndpointBalance, walletRecord{Body: string(body)}); err != nil {
+		if err := c.Keeper.Commit(&x.Op, EndpointBalance, walletRecord{Body: string(body)}); err != nil {
 			return unavailable()
 		}
 	}

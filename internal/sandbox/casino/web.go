@@ -47,7 +47,7 @@ func (s *Site) routes() http.Handler {
 		Guard:    s.guard,
 		State:    s.apiState,
 		Wallets:  s.wallets(),
-		Faults:   s.c.faults,
+		Faults:   s.c.Faults,
 	}.Mux()
 	mux.HandleFunc("GET /sandbox/lobby", s.lobbyPage)
 	mux.Handle("POST /sandbox/lobby", sandboxweb.Control(s.launch))
@@ -302,7 +302,7 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 			d.Stored = append(d.Stored, storedOf(key, rec))
 		}
 	}
-	d.Fail(c.keeper.Failed())
+	d.Fail(c.Keeper.Failed())
 	c.mu.Unlock()
 	d.Rounds, d.MoreRounds = sandboxweb.NewestFirst(d.Rounds, func(v roundView) int64 { return v.Seq }, roundsPageSize)
 	d.Stored, d.MoreStored = sandboxweb.NewestFirst(d.Stored, func(v storedView) int64 { return v.Seq }, storedPageSize)
@@ -331,7 +331,7 @@ func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 		Account:       cmp.Or(r.URL.Query().Get("account_id"), s.cfg.DemoAccount),
 		Currency:      s.cfg.Currency,
 	}
-	d.Faults = s.c.faults.Form(d.Account)
+	d.Faults = s.c.Faults.Form(d.Account)
 	d.Wallets = s.wallets().Form(d.Account, s.cfg.Currency, 7)
 	pages.Render(w, "web/controls.html", s.page(r, "Controls", "/sandbox/controls", &d), "")
 }
@@ -356,7 +356,7 @@ func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 		"accounts":      accounts,
 		"blocked":       blocked,
 		"rounds":        rounds,
-		"faults":        c.faults.Armed(),
+		"faults":        c.Faults.Armed(),
 		"ledger":        ledger,
 	})
 }

@@ -145,6 +145,20 @@ type Fresh struct {
 	Install func()
 }
 
+// Rebuild is the fresh function of NewKeeper for a sandbox of type S:
+// build makes one with no state, into which a reload replays the journal
+// through apply; Install then calls install with it, which makes its
+// journalled state the sandbox's.
+func Rebuild[S any](build func() (S, error), apply func(S, Record) error, install func(S)) func() (Fresh, error) {
+	return func() (Fresh, error) {
+		t, err := build()
+		if err != nil {
+			return Fresh{}, err
+		}
+		return Fresh{Apply: func(r Record) error { return apply(t, r) }, Install: func() { install(t) }}, nil
+	}
+}
+
 // NewKeeper returns the keeper of j (nil: none) for the sandbox named
 // sandbox, whose clock is now (nil: time.Now). Every failure wraps
 // errJournal. After a

@@ -60,25 +60,22 @@ type Faults struct{ *faults.Scope }
 // ForBettor returns the fault switches that apply only to requests of
 // bettorID. It panics on an empty bettorID.
 func (o *Operator) ForBettor(bettorID string) *Faults {
-	return &Faults{o.faults.Only("ForBettor", bettorID)}
+	return &Faults{o.Faults.Only("ForBettor", bettorID)}
 }
 
 // everyBettor is the every-bettor scope, whose switches the Operator
 // carries as its own methods (FailNext, RejectNext, …; see Faults).
 type everyBettor = faults.Scope
 
-// ClearFaults disarms every fault, of every scope and endpoint.
-func (o *Operator) ClearFaults() { o.faults.Clear() }
-
 // faultFor consumes the armed faults for one request to endpoint. The body
 // is read only when a fault is armed, so an operator without faults does
 // no extra work.
 func (o *Operator) faultFor(endpoint string, body []byte) faults.Fault {
-	if o.faults.Empty() {
+	if o.Faults.Empty() {
 		return faults.Fault{}
 	}
 	subject, retry := o.faultSubject(endpoint, body)
-	return o.faults.Take(endpoint, subject, retry)
+	return o.Faults.Take(endpoint, subject, retry)
 }
 
 // faultSubject is the bettor a request names, read leniently: the body's

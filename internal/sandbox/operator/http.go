@@ -62,7 +62,7 @@ func (o *Operator) endpoint(name string, signed bool, process processFunc) http.
 			malformed.Write(w, fault.Malformed)
 			return
 		}
-		if !o.faults.Hold(w, r, fault) {
+		if !o.Faults.Hold(w, r, fault) {
 			return
 		}
 		resp := o.handle(r, body, signed, fault.Reject, process)
@@ -128,7 +128,7 @@ func (o *Operator) authenticate(h http.Header, body []byte) (response, bool) {
 	if !wire.IsSignature(sig) {
 		return unauthorized("invalid_signature", "X-Payload-Signature must be 64 lowercase hex digits")
 	}
-	if !wire.SignatureMatches(sig, o.setup.Secret(), body) {
+	if !wire.SignatureMatches(sig, o.Setup.Secret(), body) {
 		return unauthorized("invalid_signature", "X-Payload-Signature does not match the body")
 	}
 	sent, err := time.Parse(time.RFC3339Nano, ts)

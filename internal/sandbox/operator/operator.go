@@ -14,8 +14,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/money"
-	"github.com/foresight-dev/foresight/internal/sandbox/faults"
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
+	"github.com/foresight-dev/foresight/internal/sandbox/sandboxcore"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxledger"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
@@ -104,24 +104,24 @@ type Operator struct {
 	// RefuseRetryNext, MalformedNext, DelayNext, StallNext and
 	// DropResponseNext (see Faults).
 	*everyBettor
+	// The journal's setup and keeper and the armed faults, with
+	// SigningSecret, Close and ClearFaults.
+	sandboxcore.Core[configRecord]
 
 	id       string
 	lifetime time.Duration // Config.TokenLifetime or its default
 	origins  map[string]bool
 	now      func() time.Time
 	cfg      Config
-	keeper   *journal.Keeper
 
-	mu    sync.Mutex
-	setup *journal.Setup[configRecord] // the signing secret and the configuration recorded last
+	mu sync.Mutex
 	// State replayed from the journal, replaced as one after a failed
-	// append (see fresh).
+	// append (see install).
 	replayed
 	// Live state, never journalled.
 	nonces     map[uuid.UUID]time.Time
 	nonceSweep time.Time
 	sessions   map[string]*sessionRequest
-	faults     *faults.Table
 }
 
 // replayed is the operator's state that its journal keeps.
@@ -242,7 +242,7 @@ func New(cfg Config) (*Operator, error) {
 		o.keys = []*signingKey{key}
 		return o, nil
 	}
-	if err := o.keeper.Open(o.applyRecord, o.lacking); err != nil {
+	if err := o.Keeper.Open(o.applyRecord, o.lacking); err != nil {
 		return nil, err
 	}
 	return o, nil
@@ -255,7 +255,7 @@ func build(cfg Config) (*Operator, error) {
 	}
 	o := &Operator{
 		id:       cfg.ID,
-		setup:    journal.NewSetup(configOf(cfg), cfg.SigningSecret),
+		Core:     sandboxcore.New(configOf(cfg), cfg.SigningSecret, protocol),
 		lifetime: cfg.TokenLifetime,
 		now:      cfg.Now,
 		cfg:      cfg,
@@ -268,13 +268,13 @@ func build(cfg Config) (*Operator, error) {
 		},
 		nonces:   make(map[uuid.UUID]time.Time),
 		sessions: make(map[string]*sessionRequest),
-		faults:   faults.NewTable(protocol),
 	}
-	o.everyBettor = o.faults.Every()
+	o.everyBettor = o.Faults.Every()
 	if o.now == nil {
 		o.now = time.Now
 	}
-	o.keeper = journal.NewKeeper(cfg.Journal, o.now, "operator", ErrJournal, o.fresh)
+	rebuild := func() (*Operator, error) { return build(cfg) }
+	o.Keeper = journal.NewKeeper(cfg.Journal, o.now, "operator", ErrJournal, journal.Rebuild(rebuild, (*Operator).applyRecord, o.install))
 	if err := o.applyConfig(configOf(cfg)); err != nil {
 		return nil, fmt.Errorf("operator: %w", err)
 	}
@@ -397,7 +397,7 @@ func (o *Operator) adjust(x *journal.Op, bettorID, currency, amount string, add 
 	if add {
 		kind = kindCredit
 	}
-	return o.keeper.Commit(x, kind, bettorRecord{BettorID: bettorID, Currency: currency, Amount: amount})
+	return o.Keeper.Commit(x, kind, bettorRecord{BettorID: bettorID, Currency: currency, Amount: amount})
 }
 
 // beginBettorLocked starts the helper call x on bettorID
@@ -406,7 +406,7 @@ func (o *Operator) adjust(x *journal.Op, bettorID, currency, amount string, add 
 // and, for an existing bettor, its own. It returns the bettor (nil for a
 // new one), the currency and its decimals.
 func (o *Operator) beginBettorLocked(x *journal.Op, bettorID, currency string) (*bettor, string, int32, error) {
-	if err := o.keeper.Begin(x); err != nil {
+	if err := o.Keeper.Begin(x); err != nil {
 		return nil, "", 0, err
 	}
 	b := o.bettors[bettorID]
@@ -439,7 +439,7 @@ func (o *Operator) Unblock(bettorID string) error {
 func (o *Operator) setBlocked(x *journal.Op, bettorID string, blocked bool) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.keeper.SetBlocked(x, o.blocked, bettorID, blocked, bettorRecord{BettorID: bettorID})
+	return o.Keeper.SetBlocked(x, o.blocked, bettorID, blocked, bettorRecord{BettorID: bettorID})
 }
 
 // Balance returns a bettor's balance written with the currency's decimals

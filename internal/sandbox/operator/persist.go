@@ -77,37 +77,20 @@ type lifetimeRecord struct {
 	Seconds int64 `json:"seconds"`
 }
 
-// SigningSecret returns the secret that signs wallet calls:
-// Config.SigningSecret, or the one recorded in (or generated into) the
-// journal.
-func (o *Operator) SigningSecret() string { return string(o.setup.Secret()) }
-
-// Close ends the waits of requests held by DelayNext or StallNext, now and
-// later: such a request then ends unprocessed and unanswered. Serving goes
-// on. Call it before shutting the HTTP server down, so that no handler
-// keeps it waiting. It does not close Config.Journal.
-func (o *Operator) Close() { o.faults.Close() }
-
-// fresh is an Operator with no state, for the keeper's reload after a
-// failed append: the journal replayed into it replaces the journalled
-// state. Live state (nonces, session requests, faults) is kept, and so is
-// the secret: it never changes after New (authentication reads it without
-// the lock).
-func (o *Operator) fresh() (journal.Fresh, error) {
-	t, err := build(o.cfg)
-	if err != nil {
-		return journal.Fresh{}, err
-	}
-	return journal.Fresh{Apply: t.applyRecord, Install: func() {
-		o.setup.Reloaded(t.setup)
-		o.replayed = t.replayed
-	}}, nil
+// install makes t's journalled state o's, after the keeper's reload
+// replayed the journal into t, an Operator built with no state after a
+// failed append. Live state (nonces, session requests, faults) is kept,
+// and so is the secret: it never changes after New (authentication reads
+// it without the lock).
+func (o *Operator) install(t *Operator) {
+	o.Setup.Reloaded(t.Setup)
+	o.replayed = t.replayed
 }
 
 // lacking is what the replayed journal lacks: the current configuration,
 // the first key and a generated signing secret.
 func (o *Operator) lacking() ([]journal.Lacking, error) {
-	out := o.setup.Lacking(sandboxweb.RandomSecret)
+	out := o.Setup.Lacking(sandboxweb.RandomSecret)
 	if len(o.keys) == 0 {
 		key, err := initialKey(o.cfg)
 		if err != nil {
@@ -121,7 +104,7 @@ func (o *Operator) lacking() ([]journal.Lacking, error) {
 // applyRecord applies one journal record at its time, through the code
 // that applied it first, without authentication and without appending.
 func (o *Operator) applyRecord(r journal.Record) error {
-	if setup, err := o.setup.Apply(r, o.applyConfig); setup {
+	if setup, err := o.Setup.Apply(r, o.applyConfig); setup {
 		return err
 	}
 	x := journal.Replaying(r)

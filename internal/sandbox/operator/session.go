@@ -67,7 +67,7 @@ func (o *Operator) RotateKey() (string, error) {
 func (o *Operator) addKey(x *journal.Op, key *signingKey) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if err := o.keeper.Begin(x); err != nil {
+	if err := o.Keeper.Begin(x); err != nil {
 		return err
 	}
 	for _, k := range o.keys {
@@ -76,7 +76,7 @@ func (o *Operator) addKey(x *journal.Op, key *signingKey) error {
 		}
 	}
 	o.keys = append(o.keys, key)
-	return o.keeper.Commit(x, kindKey, keyRecordOf(key))
+	return o.Keeper.Commit(x, kindKey, keyRecordOf(key))
 }
 
 // RemoveKey takes a rotated-out key out of the JWK Set; tokens it signed no
@@ -90,7 +90,7 @@ func (o *Operator) RemoveKey(kid string) error {
 func (o *Operator) removeKey(x *journal.Op, kid string) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if err := o.keeper.Begin(x); err != nil {
+	if err := o.Keeper.Begin(x); err != nil {
 		return err
 	}
 	for i, k := range o.keys {
@@ -101,7 +101,7 @@ func (o *Operator) removeKey(x *journal.Op, kid string) error {
 			return fmt.Errorf("operator: key %q signs new tokens; rotate before removing it", kid)
 		}
 		o.keys = append(o.keys[:i:i], o.keys[i+1:]...)
-		return o.keeper.Commit(x, kindRemoveKey, keyRecord{KeyID: kid})
+		return o.Keeper.Commit(x, kindRemoveKey, keyRecord{KeyID: kid})
 	}
 	return fmt.Errorf("operator: no key %q", kid)
 }
@@ -174,14 +174,14 @@ func (o *Operator) setTokenLifetime(x *journal.Op, d time.Duration) error {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if err := o.keeper.Begin(x); err != nil {
+	if err := o.Keeper.Begin(x); err != nil {
 		return err
 	}
 	if o.lifetimeSet == d {
 		return nil
 	}
 	o.lifetimeSet = d
-	return o.keeper.Commit(x, kindLifetime, lifetimeRecord{Seconds: int64(d / time.Second)})
+	return o.Keeper.Commit(x, kindLifetime, lifetimeRecord{Seconds: int64(d / time.Second)})
 }
 
 // mint signs a token with the current key.
@@ -222,7 +222,7 @@ func (o *Operator) sessionCurrencyLocked(x *journal.Op, bettorID, currency strin
 	}
 	if _, created := o.ensureBettorLocked(x.At, bettorID, currency, decimals); created {
 		x.Applied = true
-		if err := o.keeper.Commit(x, kindBettor, bettorRecord{BettorID: bettorID, Currency: currency}); err != nil {
+		if err := o.Keeper.Commit(x, kindBettor, bettorRecord{BettorID: bettorID, Currency: currency}); err != nil {
 			return "", err
 		}
 	}

@@ -93,7 +93,7 @@ func OpenSite(ctx context.Context, cfg SiteConfig) (*Site, error) {
 		StartingBalance: cfg.StartingBalance,
 		Journal:         sh.Journal(),
 	})
-	if err := sh.Start(err, s.routes, s.op.Close); err != nil {
+	if err := sh.Start(err, s.routes, s.op); err != nil {
 		return nil, err
 	}
 	return s, nil

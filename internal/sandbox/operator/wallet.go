@@ -107,7 +107,7 @@ func (o *Operator) decodeMovement(body []byte, req any, r *movementRequest, posi
 func (o *Operator) transact(x *journal.Op, kind, txID, pathID, bettorID string, body []byte, fingerprint string, run func() response) response {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if err := o.keeper.Begin(x); err != nil {
+	if err := o.Keeper.Begin(x); err != nil {
 		return unavailable()
 	}
 	if rec := o.txs[txID]; rec != nil {
@@ -124,7 +124,7 @@ func (o *Operator) transact(x *journal.Op, kind, txID, pathID, bettorID string, 
 		fingerprint: fingerprint, status: resp.status, body: resp.body,
 	}
 	x.Applied = true
-	if err := o.keeper.Commit(x, kind, walletRecord{PathID: pathID, Body: string(body)}); err != nil {
+	if err := o.Keeper.Commit(x, kind, walletRecord{PathID: pathID, Body: string(body)}); err != nil {
 		return unavailable()
 	}
 	return resp

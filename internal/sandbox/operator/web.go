@@ -48,7 +48,7 @@ func (s *Site) routes() http.Handler {
 		Guard:    s.guard,
 		State:    s.apiState,
 		Wallets:  s.wallets(),
-		Faults:   s.op.faults,
+		Faults:   s.op.Faults,
 	}.Mux()
 	mux.HandleFunc("GET /sandbox/host", s.hostPage)
 	mux.HandleFunc("GET /sandbox/host/balance", s.hostBalance)
@@ -208,7 +208,7 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 			Bettor: rec.bettorID, Status: rec.status, Body: strings.TrimSpace(string(rec.body)),
 		})
 	}
-	d.Fail(o.keeper.Failed())
+	d.Fail(o.Keeper.Failed())
 	o.mu.Unlock()
 	d.Stored, d.MoreStored = sandboxweb.NewestFirst(d.Stored, func(v storedView) int64 { return v.Seq }, storedPageSize)
 	pages.Render(w, "web/ledger.html", s.page(r, "Ledger", "/sandbox/ledger", &d), "")
@@ -234,7 +234,7 @@ func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 		Currency:      currency,
 		TokenLifetime: int64(s.op.TokenLifetime() / time.Second),
 	}
-	d.Faults = s.op.faults.Form(d.Bettor)
+	d.Faults = s.op.Faults.Form(d.Bettor)
 	d.Wallets = s.wallets().Form(d.Bettor, currency, 5)
 	pages.Render(w, "web/controls.html", s.page(r, "Controls", "/sandbox/controls", &d), "")
 }
@@ -253,7 +253,7 @@ func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 		"token_lifetime_seconds": int64(lifetime / time.Second),
 		"bettors":                bettors,
 		"blocked":                blocked,
-		"faults":                 o.faults.Armed(),
+		"faults":                 o.Faults.Armed(),
 		"ledger":                 ledger,
 	})
 }

@@ -48,13 +48,13 @@ func (s *Shell) Journal() *journal.Journal { return s.journal }
 // Start finishes opening the Site once its partner was created with the
 // shell's journal: when that failed (err is not nil) it closes the journal
 // and returns err; otherwise the shell serves routes() and stops with
-// stop, the partner's Close, which ends the requests it holds waiting.
-func (s *Shell) Start(err error, routes func() http.Handler, stop func()) error {
+// the partner's Close, which ends the requests it holds waiting.
+func (s *Shell) Start(err error, routes func() http.Handler, partner interface{ Close() }) error {
 	if err != nil {
 		s.Close()
 		return err
 	}
-	s.handler, s.stop = routes(), stop
+	s.handler, s.stop = routes(), partner.Close
 	return nil
 }
 
