@@ -214,7 +214,8 @@ type builder struct {
 	folded         []*draft // drafts fit merged into other tickets
 	notTicketed    []string // open questions about work the spec ranks too low to ticket
 	specRisks      []specRisk
-	caption        string // the label over the sentence addUnit reads
+	caption        string   // the label over the sentence addUnit reads
+	headingNames   []string // by section index: the heading in lower case without its number, see sectionNamed
 }
 
 // specRisk is a risk the spec names itself, in a risk section or under a
@@ -1015,11 +1016,17 @@ func (b *builder) isPlanSummary(s *section, t *table) bool {
 // 0" for "6. Phase 0: Foundations (P0)"), or nil.
 func (b *builder) sectionNamed(s *section, first string) *section {
 	b.m.tick(len(b.doc.sections))
-	for _, o := range b.doc.sections[1:] {
+	if b.headingNames == nil {
+		b.headingNames = make([]string, len(b.doc.sections))
+		for i, o := range b.doc.sections {
+			b.headingNames[i] = strings.TrimSpace(headingNumber.ReplaceAllString(strings.ToLower(o.heading), ""))
+		}
+	}
+	for i, o := range b.doc.sections[1:] {
 		if o == s {
 			continue
 		}
-		h := strings.TrimSpace(headingNumber.ReplaceAllString(strings.ToLower(o.heading), ""))
+		h := b.headingNames[i+1]
 		if strings.HasPrefix(h, first) && (len(h) == len(first) || !unicode.IsLetter(rune(h[len(first)])) && !unicode.IsDigit(rune(h[len(first)]))) {
 			return o
 		}
