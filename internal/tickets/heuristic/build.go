@@ -1103,9 +1103,8 @@ func priorityKeyword(cell string) string {
 
 func headerIndex(header []string, names ...string) int {
 	for i, h := range header {
-		h = strings.ToLower(h)
 		for _, n := range names {
-			if strings.Contains(h, n) {
+			if containsLower(h, n) {
 				return i
 			}
 		}

@@ -287,6 +287,32 @@ func containsAny(text string, phrases ...string) bool {
 	return false
 }
 
+// containsLower is strings.Contains(strings.ToLower(s), sub) for a
+// lower-case sub; it lower-cases nothing when s is ASCII.
+func containsLower(s, sub string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.Contains(strings.ToLower(s), sub)
+		}
+	}
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for ; j < len(sub); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != sub[j] {
+				break
+			}
+		}
+		if j == len(sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // countAny counts how many of the phrases occur in lower-cased text.
 func countAny(text string, phrases ...string) int {
 	return countLower(strings.ToLower(text), phrases...)
