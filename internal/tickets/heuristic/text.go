@@ -115,6 +115,33 @@ var wordSplit = regexp.MustCompile(`[^\p{L}\p{N}_]+`)
 func keywords(s string) []string {
 	out := make([]string, 0, 8)
 	var seen map[string]bool // the words of out, once it is long
+	eachKeyword(s, func(w string) {
+		if len(out) < 16 {
+			for _, o := range out {
+				if o == w {
+					return
+				}
+			}
+			out = append(out, w)
+			return
+		}
+		if seen == nil {
+			seen = make(map[string]bool, 2*len(out))
+			for _, o := range out {
+				seen[o] = true
+			}
+		}
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	})
+	return out
+}
+
+// eachKeyword calls add with each stemmed content word of s in order,
+// repeats included: the parts of a snake_case word, then the word.
+func eachKeyword(s string, add func(string)) {
 	s = strings.ToLower(s)
 	start := -1
 	flush := func(end int) {
@@ -124,11 +151,17 @@ func keywords(s string) []string {
 		w := s[start:end]
 		start = -1
 		if strings.IndexByte(w, '_') >= 0 {
-			for _, part := range strings.Split(w, "_") {
-				addKeywordSeen(&out, &seen, part)
+			for rest := w; ; {
+				i := strings.IndexByte(rest, '_')
+				if i < 0 {
+					addContentWord(add, rest)
+					break
+				}
+				addContentWord(add, rest[:i])
+				rest = rest[i+1:]
 			}
 		}
-		addKeywordSeen(&out, &seen, w)
+		addContentWord(add, w)
 	}
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -154,7 +187,15 @@ func keywords(s string) []string {
 		i += size
 	}
 	flush(len(s))
-	return out
+}
+
+// addContentWord calls add with w stemmed unless w is a stop word, a
+// number or shorter than two bytes.
+func addContentWord(add func(string), w string) {
+	if len(w) < 2 || stopWords[w] || isNumber(w) {
+		return
+	}
+	add(stem(w))
 }
 
 // hasContentWord reports whether s has at least one keyword; it stops at
@@ -174,41 +215,6 @@ func hasContentWord(s string) bool {
 		start = -1
 	}
 	return start >= 0 && len(keywords(s[start:])) > 0
-}
-
-// addKeywordSeen is addKeyword that, once out is long, finds repeats in
-// the set *seen instead of comparing with every word of out.
-func addKeywordSeen(out *[]string, seen *map[string]bool, w string) {
-	if len(*out) < 16 {
-		addKeyword(out, w)
-		return
-	}
-	if *seen == nil {
-		*seen = make(map[string]bool, 2*len(*out))
-		for _, o := range *out {
-			(*seen)[o] = true
-		}
-	}
-	if len(w) < 2 || stopWords[w] || isNumber(w) {
-		return
-	}
-	if w = stem(w); !(*seen)[w] {
-		(*seen)[w] = true
-		*out = append(*out, w)
-	}
-}
-
-func addKeyword(out *[]string, w string) {
-	if len(w) < 2 || stopWords[w] || isNumber(w) {
-		return
-	}
-	w = stem(w)
-	for _, o := range *out {
-		if o == w {
-			return
-		}
-	}
-	*out = append(*out, w)
 }
 
 func isNumber(w string) bool {
@@ -240,19 +246,13 @@ type wordSet map[string]bool
 
 func newWordSet(texts ...string) wordSet {
 	ws := wordSet{}
-	for _, t := range texts {
-		for _, k := range keywords(t) {
-			ws[k] = true
-		}
-	}
+	ws.add(texts...)
 	return ws
 }
 
 func (ws wordSet) add(texts ...string) {
 	for _, t := range texts {
-		for _, k := range keywords(t) {
-			ws[k] = true
-		}
+		eachKeyword(t, func(w string) { ws[w] = true })
 	}
 }
 
