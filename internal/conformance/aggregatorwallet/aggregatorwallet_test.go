@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/foresight-dev/foresight/internal/conformance"
 	"github.com/foresight-dev/foresight/internal/conformance/aggregatorwallet"
 	"github.com/foresight-dev/foresight/internal/conformance/conformancetest"
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
@@ -34,28 +33,21 @@ func newCasino(t *testing.T) *casino.Casino {
 	return c
 }
 
-func run(t *testing.T, h http.Handler) *conformance.Report {
-	t.Helper()
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	rep, err := aggregatorwallet.Run(context.Background(), aggregatorwallet.Config{URL: srv.URL, Secret: secret, AccountID: account})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep
+// checker is the aggregator wallet's checker with the sandbox casino.
+var checker = conformancetest.Checker[*casino.Casino, aggregatorwallet.Config]{
+	NewWallet: newCasino,
+	Config: func(url string, timeout time.Duration) aggregatorwallet.Config {
+		return aggregatorwallet.Config{URL: url, Secret: secret, AccountID: account, Timeout: timeout}
+	},
+	Run:     aggregatorwallet.Run,
+	Checks:  aggregatorwallet.Checks(),
+	Secret:  secret,
+	Balance: func(c *casino.Casino) string { bal, _ := c.Balance(account, "USD"); return bal },
 }
 
 func TestSandboxCasinoPasses(t *testing.T) {
 	t.Parallel()
-	c := newCasino(t)
-	rep := run(t, c.Handler())
-	conformancetest.CheckConforms(t, rep, aggregatorwallet.Checks(), secret)
-	if bal, _ := c.Balance(account, "USD"); bal != "1000.00" {
-		t.Errorf("balance after the run = %s, want 1000.00 (the run undoes its money)", bal)
-	}
-	if again := run(t, c.Handler()); !again.Passed() {
-		t.Errorf("second run:\n%s", again)
-	}
+	checker.CheckSandboxPasses(t, "1000.00")
 }
 
 // TestSandboxCasinoUnderAPrefix mounts the wallet below a path, as the
@@ -330,14 +322,12 @@ func TestBrokenCasinoWallets(t *testing.T) {
 			Shown:   []string{"Content-Type: text/plain"},
 		},
 	}
-	conformancetest.RunBreaks(t, tests, newCasino, run)
+	checker.RunBreaks(t, tests)
 }
 
 func TestUnreachableCasinoWallet(t *testing.T) {
 	t.Parallel()
-	conformancetest.CheckUnreachable(t, func(url string) (*conformance.Report, error) {
-		return aggregatorwallet.Run(context.Background(), aggregatorwallet.Config{URL: url, Secret: secret, AccountID: account, Timeout: 2 * time.Second})
-	}, "balance", "Player/Balance was answered no answer: ")
+	checker.CheckUnreachable(t, "balance", "Player/Balance was answered no answer: ")
 }
 
 func TestCasinoConfigErrors(t *testing.T) {
@@ -351,11 +341,11 @@ func TestCasinoConfigErrors(t *testing.T) {
 		{Name: "stake with 13 decimals", Cfg: aggregatorwallet.Config{URL: "https://w.example", Secret: "s", AccountID: "a", Stake: "0.0000000000001"}, Want: "stake"},
 		{Name: "negative stake", Cfg: aggregatorwallet.Config{URL: "https://w.example", Secret: "s", AccountID: "a", Stake: "-1"}, Want: "stake"},
 	}
-	conformancetest.CheckConfigErrors(t, tests, aggregatorwallet.Run)
+	checker.CheckConfigErrors(t, tests)
 }
 
 // TestDocListsEveryCheck keeps the package documentation's list true.
 func TestDocListsEveryCheck(t *testing.T) {
 	t.Parallel()
-	conformancetest.CheckDocListsEveryCheck(t, aggregatorwallet.Checks())
+	checker.CheckDocListsEveryCheck(t)
 }

@@ -16,7 +16,7 @@ func TestSDKSignatureRefusal(t *testing.T) {
 	t.Parallel()
 	c := newCasino(t)
 	inner := c.Handler()
-	rep := run(t, conformancetest.BrokenWallet{Inner: inner, After: func(r *http.Request, body []byte, a *conformancetest.Answer) {
+	rep := checker.Report(t, conformancetest.BrokenWallet{Inner: inner, After: func(r *http.Request, body []byte, a *conformancetest.Answer) {
 		if a.Status == http.StatusForbidden {
 			a.Status = http.StatusBadRequest
 			a.Body = []byte(`{"code":"permission_denied","msg":"bad sign","meta":{"api_code":"403","api_message":"Forbidden"}}`)
@@ -37,7 +37,7 @@ func TestSDKLowerCasePaths(t *testing.T) {
 	t.Parallel()
 	c := newCasino(t)
 	inner := c.Handler()
-	rep := run(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	rep := checker.Report(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path := r.URL.Path
 		if path != strings.ToLower(path) {
 			http.NotFound(w, r)

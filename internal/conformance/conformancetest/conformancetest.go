@@ -1,8 +1,10 @@
 // Package conformancetest is the test harness both wallet checkers share:
-// a wrapper that breaks one rule of a sandbox wallet, the run of a checker
-// against a table of such breaks with the assertions on its report that
-// every broken wallet must meet, and the checks of an unreachable wallet,
-// of configuration errors and of the checker's documentation.
+// a wrapper that breaks one rule of a sandbox wallet, the assertions on the
+// report of a conforming and of a broken wallet, and a Checker (a checker
+// with the sandbox wallet it is written for) whose methods are the tests
+// every checker gets: its run against the sandbox, against a table of
+// breaks, against an unreachable wallet, on configuration errors and on
+// its documentation. Each checker gives only its tables.
 package conformancetest
 
 import (
@@ -18,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/foresight-dev/foresight/internal/conformance"
 )
@@ -212,29 +215,76 @@ type Break[W any] struct {
 // Handlered is a sandbox wallet: it serves its wallet endpoints.
 type Handlered interface{ Handler() http.Handler }
 
-// RunBreaks runs the checker (run) against each break of a new sandbox
-// wallet (newWallet), in parallel subtests, and checks each report as
-// CheckReport does.
-func RunBreaks[W Handlered](t *testing.T, breaks []Break[W], newWallet func(*testing.T) W, run func(*testing.T, http.Handler) *conformance.Report) {
+// Checker is a wallet checker under test, with the sandbox wallet W it is
+// written for; C is the checker's Config. Its methods are the tests every
+// checker gets.
+type Checker[W Handlered, C any] struct {
+	// NewWallet returns a new sandbox wallet, which conforms.
+	NewWallet func(*testing.T) W
+	// Config is the configuration of a run against the wallet at url with
+	// the secret Secret, timing requests out after timeout (0: the
+	// checker's default).
+	Config func(url string, timeout time.Duration) C
+	// Run is the checker's Run; Checks lists its checks.
+	Run    func(context.Context, C) (*conformance.Report, error)
+	Checks []conformance.Check
+	// Secret is the signing secret of NewWallet's wallets.
+	Secret string
+	// Balance is the test wallet's balance in w, written as w writes it.
+	Balance func(w W) string
+}
+
+// Report runs the checker against h, served until the test ends.
+func (c Checker[W, C]) Report(t *testing.T, h http.Handler) *conformance.Report {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	rep, err := c.Run(context.Background(), c.Config(srv.URL, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// CheckSandboxPasses runs the checker against a new sandbox wallet: the
+// report must be as CheckConforms wants, the test wallet's balance
+// afterwards must be start (the run undoes its money), and a second run
+// must pass too (every id is fresh). It returns the first report.
+func (c Checker[W, C]) CheckSandboxPasses(t *testing.T, start string) *conformance.Report {
+	t.Helper()
+	w := c.NewWallet(t)
+	rep := c.Report(t, w.Handler())
+	CheckConforms(t, rep, c.Checks, c.Secret)
+	if bal := c.Balance(w); bal != start {
+		t.Errorf("balance after the run = %s, want %s (the run undoes its money)", bal, start)
+	}
+	if again := c.Report(t, w.Handler()); !again.Passed() {
+		t.Errorf("second run:\n%s", again)
+	}
+	return rep
+}
+
+// RunBreaks runs the checker against each break of a new sandbox wallet,
+// in parallel subtests, and checks each report as CheckReport does.
+func (c Checker[W, C]) RunBreaks(t *testing.T, breaks []Break[W]) {
 	t.Helper()
 	for _, b := range breaks {
 		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
-			w := newWallet(t)
+			w := c.NewWallet(t)
 			h := http.Handler(BrokenWallet{Inner: w.Handler(), Before: b.Before, After: b.After})
 			if b.Wrap != nil {
 				h = b.Wrap(w, w.Handler())
 			}
-			rep := run(t, h)
+			rep := c.Report(t, h)
 			CheckReport(t, rep, Want{Fail: b.Fail, Warn: b.Warn, Check: b.Check, Message: b.Message, Shown: b.Shown})
 		})
 	}
 }
 
-// CheckUnreachable runs the checker (run) against a URL where nothing
-// listens: check must fail with a reason containing reason, and no check
-// may pass.
-func CheckUnreachable(t *testing.T, run func(url string) (*conformance.Report, error), check, reason string) {
+// CheckUnreachable runs the checker against a URL where nothing listens:
+// check must fail with a reason containing reason, and no check may pass.
+func (c Checker[W, C]) CheckUnreachable(t *testing.T, check, reason string) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -242,7 +292,7 @@ func CheckUnreachable(t *testing.T, run func(url string) (*conformance.Report, e
 	}
 	url := "http://" + l.Addr().String()
 	l.Close()
-	rep, err := run(url)
+	rep, err := c.Run(context.Background(), c.Config(url, 2*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,11 +315,11 @@ type ConfigError[C any] struct {
 
 // CheckConfigErrors runs the checker on each configuration and checks
 // its error.
-func CheckConfigErrors[C any](t *testing.T, cases []ConfigError[C], run func(context.Context, C) (*conformance.Report, error)) {
+func (c Checker[W, C]) CheckConfigErrors(t *testing.T, cases []ConfigError[C]) {
 	t.Helper()
 	for _, tt := range cases {
 		t.Run(tt.Name, func(t *testing.T) {
-			_, err := run(context.Background(), tt.Cfg)
+			_, err := c.Run(context.Background(), tt.Cfg)
 			if err == nil || !strings.Contains(err.Error(), tt.Want) {
 				t.Errorf("Run: %v, want an error containing %q", err, tt.Want)
 			}
@@ -280,18 +330,18 @@ func CheckConfigErrors[C any](t *testing.T, cases []ConfigError[C], run func(con
 // CheckDocListsEveryCheck keeps a checker's package documentation (its
 // doc.go, in the test's directory) true: it lists every check, and every
 // check has a rule and a spec reference.
-func CheckDocListsEveryCheck(t *testing.T, checks []conformance.Check) {
+func (c Checker[W, C]) CheckDocListsEveryCheck(t *testing.T) {
 	t.Helper()
 	doc, err := os.ReadFile("doc.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range checks {
-		if !regexp.MustCompile(`(?m)^//\t` + regexp.QuoteMeta(c.Name) + ` `).Match(doc) {
-			t.Errorf("doc.go does not list the check %s", c.Name)
+	for _, check := range c.Checks {
+		if !regexp.MustCompile(`(?m)^//\t` + regexp.QuoteMeta(check.Name) + ` `).Match(doc) {
+			t.Errorf("doc.go does not list the check %s", check.Name)
 		}
-		if c.Rule == "" || c.Spec == "" {
-			t.Errorf("check %s has no rule or spec reference", c.Name)
+		if check.Rule == "" || check.Spec == "" {
+			t.Errorf("check %s has no rule or spec reference", check.Name)
 		}
 	}
 }

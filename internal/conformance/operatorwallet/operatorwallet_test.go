@@ -2,13 +2,11 @@ package operatorwallet_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
@@ -18,7 +16,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/betting/wallet"
-	"github.com/foresight-dev/foresight/internal/conformance"
 	"github.com/foresight-dev/foresight/internal/conformance/conformancetest"
 	"github.com/foresight-dev/foresight/internal/conformance/operatorwallet"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
@@ -48,32 +45,23 @@ func newOperator(t *testing.T) *operator.Operator {
 	return op
 }
 
-func run(t *testing.T, h http.Handler) *conformance.Report {
-	t.Helper()
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	rep, err := operatorwallet.Run(context.Background(), operatorwallet.Config{URL: srv.URL + "/", Secret: secret, BettorID: bettor})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep
+// checker is the operator wallet's checker with the sandbox operator.
+var checker = conformancetest.Checker[*operator.Operator, operatorwallet.Config]{
+	NewWallet: newOperator,
+	Config: func(url string, timeout time.Duration) operatorwallet.Config {
+		return operatorwallet.Config{URL: url + "/", Secret: secret, BettorID: bettor, Timeout: timeout}
+	},
+	Run:     operatorwallet.Run,
+	Checks:  operatorwallet.Checks(),
+	Secret:  secret,
+	Balance: func(op *operator.Operator) string { bal, _ := op.Balance(bettor); return bal },
 }
 
 func TestSandboxOperatorPasses(t *testing.T) {
 	t.Parallel()
-	op := newOperator(t)
-	rep := run(t, op.Handler())
-	conformancetest.CheckConforms(t, rep, operatorwallet.Checks(), secret)
-	if bal, _ := op.Balance(bettor); bal != "1000.00" {
-		t.Errorf("balance after the run = %s, want 1000.00 (the run undoes its money)", bal)
-	}
+	rep := checker.CheckSandboxPasses(t, "1000.00")
 	if text := rep.String(); !strings.Contains(text, "1000.00 USD at the start of the run, the same at the end") {
 		t.Errorf("the notes do not give the balance:\n%s", text)
-	}
-
-	// A second run against the same wallet passes too: every id is fresh.
-	if again := run(t, op.Handler()); !again.Passed() {
-		t.Errorf("second run:\n%s", again)
 	}
 }
 
@@ -302,14 +290,12 @@ func TestBrokenOperatorWallets(t *testing.T) {
 			Shown:   []string{"Content-Type: text/plain; charset=utf-8"},
 		},
 	}
-	conformancetest.RunBreaks(t, tests, newOperator, run)
+	checker.RunBreaks(t, tests)
 }
 
 func TestUnreachableOperatorWallet(t *testing.T) {
 	t.Parallel()
-	conformancetest.CheckUnreachable(t, func(url string) (*conformance.Report, error) {
-		return operatorwallet.Run(context.Background(), operatorwallet.Config{URL: url, Secret: secret, BettorID: bettor, Timeout: 2 * time.Second})
-	}, "withdrawal", "was answered no answer: ")
+	checker.CheckUnreachable(t, "withdrawal", "was answered no answer: ")
 }
 
 func TestOperatorConfigErrors(t *testing.T) {
@@ -326,11 +312,11 @@ func TestOperatorConfigErrors(t *testing.T) {
 		{Name: "stake too precise", Cfg: operatorwallet.Config{URL: "https://w.example", Secret: "s", BettorID: "b", Stake: "1.005"}, Want: "more decimals than USD's 2"},
 		{Name: "zero stake", Cfg: operatorwallet.Config{URL: "https://w.example", Secret: "s", BettorID: "b", Stake: "0"}, Want: "stake"},
 	}
-	conformancetest.CheckConfigErrors(t, tests, operatorwallet.Run)
+	checker.CheckConfigErrors(t, tests)
 }
 
 // TestDocListsEveryCheck keeps the package documentation's list true.
 func TestDocListsEveryCheck(t *testing.T) {
 	t.Parallel()
-	conformancetest.CheckDocListsEveryCheck(t, operatorwallet.Checks())
+	checker.CheckDocListsEveryCheck(t)
 }
