@@ -34,6 +34,8 @@ type Hub struct {
 	// recent[p%hubReplay].
 	seq    uint64
 	recent []*Change
+	// closed is set by Close: every subscription ends at once.
+	closed bool
 }
 
 // hubReplay is how many of the last changes the hub holds for subscribers
@@ -104,8 +106,8 @@ func (m *memo) get(key string, compute func() any) any {
 }
 
 // Subscribe returns a channel of changed events and a function that ends
-// the subscription; the channel is closed when the subscription ends or
-// the subscriber falls behind.
+// the subscription; the channel is closed when the subscription ends,
+// the subscriber falls behind or the hub closes.
 func (h *Hub) Subscribe() (<-chan *Change, func()) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -115,7 +117,8 @@ func (h *Hub) Subscribe() (<-chan *Change, func()) {
 // Subscription is a subscriber of a hub, started by Resume.
 type Subscription struct {
 	// Changes are the changes published after position At; the channel is
-	// closed when the subscription ends (Stop) or falls behind.
+	// closed when the subscription ends (Stop), falls behind or the hub
+	// closes (Close).
 	Changes <-chan *Change
 	// At is the position of the last change published before the
 	// subscription.
@@ -150,9 +153,14 @@ func (h *Hub) Resume(epoch string, after uint64) Subscription {
 	return s
 }
 
-// subscribe adds a subscriber; h.mu is held.
+// subscribe adds a subscriber; h.mu is held. After Close its channel
+// is closed already.
 func (h *Hub) subscribe() (<-chan *Change, func()) {
 	ch := make(chan *Change, hubBuffer)
+	if h.closed {
+		close(ch)
+		return ch, func() {}
+	}
 	h.subs[ch] = struct{}{}
 	return ch, func() {
 		h.mu.Lock()
@@ -188,6 +196,19 @@ func (h *Hub) Publish(e Event) {
 			close(ch)
 			h.dropped.Add(1)
 		}
+	}
+}
+
+// Close ends every subscription, and every later one as it starts: the
+// process is stopping, and its streams end so that their clients
+// reconnect elsewhere. They are not counted as dropped.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	for ch := range h.subs {
+		delete(h.subs, ch)
+		close(ch)
 	}
 }
 

@@ -50,3 +50,23 @@ func TestHubResume(t *testing.T) {
 		})
 	}
 }
+
+// Close ends every subscription and every later one, without counting a
+// drop; a publish after it reaches no one and does not panic.
+func TestHubClose(t *testing.T) {
+	t.Parallel()
+	h := NewHub()
+	before := h.Resume("", 0)
+	h.Close()
+	after := h.Resume("", 0)
+	h.Publish(Event{ID: "e", UpdatedAt: time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)})
+	for name, s := range map[string]Subscription{"before": before, "after": after} {
+		if _, open := <-s.Changes; open {
+			t.Errorf("the subscription %s Close got a change", name)
+		}
+		s.Stop()
+	}
+	if h.Dropped() != 0 || h.Subscribers() != 0 {
+		t.Errorf("after Close: %d dropped, %d subscribers, want 0 and 0", h.Dropped(), h.Subscribers())
+	}
+}

@@ -246,6 +246,24 @@ func TestOddsStreamSnapshot(t *testing.T) {
 	}
 }
 
+// readToEnd reads s until the server ends it and returns the id of the
+// last event read and the last market_version.
+func readToEnd(s *rawStream) (lastID string, lastVersion int64) {
+	for line := range s.lines {
+		if id, ok := strings.CutPrefix(line, "id: "); ok {
+			lastID = id
+		}
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			var c struct {
+				MarketVersion int64 `json:"market_version"`
+			}
+			json.Unmarshal([]byte(data), &c)
+			lastVersion = c.MarketVersion
+		}
+	}
+	return lastID, lastVersion
+}
+
 // mustWithout is withoutSequence's data.
 func mustWithout(t *testing.T, data string) string {
 	t.Helper()
@@ -293,24 +311,11 @@ func TestOddsStreamSlowReaderResumes(t *testing.T) {
 	if got := metricValue(t, bw.world, "foresight_odds_stream_drops_total"); got != "1" {
 		t.Errorf("drops = %q, want 1", got)
 	}
-	var last sseEvent
-	lastVersion := int64(0)
-	for line := range slow.lines {
-		if id, ok := strings.CutPrefix(line, "id: "); ok {
-			last.id = id
-		}
-		if data, ok := strings.CutPrefix(line, "data: "); ok {
-			var c struct {
-				MarketVersion int64 `json:"market_version"`
-			}
-			json.Unmarshal([]byte(data), &c)
-			lastVersion = c.MarketVersion
-		}
-	}
+	lastID, lastVersion := readToEnd(slow)
 	if lastVersion >= version {
 		t.Fatalf("the dropped reader read every change (version %d of %d)", lastVersion, version)
 	}
-	s := dialStreamFrom(t, bw.url, alice, last.id)
+	s := dialStreamFrom(t, bw.url, alice, lastID)
 	if first, blank := nextLine(t, s), nextLine(t, s); first != ": connected" || blank != "" {
 		t.Fatalf("the stream began with %q, %q", first, blank)
 	}
@@ -331,10 +336,10 @@ func TestOddsStreamSlowReaderResumes(t *testing.T) {
 		seq++
 		return c.MarketVersion, c.OutcomeID
 	}
-	if !strings.HasPrefix(last.id, hub.Epoch()+"-") {
-		t.Fatalf("last id read %q, not a position of this process", last.id)
+	if !strings.HasPrefix(lastID, hub.Epoch()+"-") {
+		t.Fatalf("last id read %q, not a position of this process", lastID)
 	}
-	if strings.Count(last.id, "-") == 2 {
+	if strings.Count(lastID, "-") == 2 {
 		if v, o := next(); v != lastVersion || o != bw.outcome[1] {
 			t.Fatalf("first event resumed: version %d outcome %s, want the rest of version %d", v, o, lastVersion)
 		}

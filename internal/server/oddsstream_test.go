@@ -34,9 +34,15 @@ func dialStream(t *testing.T, url, token string) (*http.Response, *rawStream) {
 // dialStreamAt is dialStream with the stream's whole URL.
 func dialStreamAt(t *testing.T, url, token string) (*http.Response, *rawStream) {
 	t.Helper()
+	return dialStreamWith(t, http.DefaultClient, url, token)
+}
+
+// dialStreamWith is dialStreamAt through client.
+func dialStreamWith(t *testing.T, client *http.Client, url, token string) (*http.Response, *rawStream) {
+	t.Helper()
 	req, _ := http.NewRequest("GET", url, nil)
 	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,6 +131,10 @@ type Config struct {
 	// submission instead of net.DefaultResolver (tests make a name resolve
 	// to loopback with it).
 	CallbackResolver netguard.Resolver
+	// HTTP2MaxStreams is how many requests (odds streams among them) one
+	// HTTP/2 connection may carry at once; a client or proxy with more
+	// opens another connection.
+	HTTP2MaxStreams int
 }
 
 // DefaultConfig returns the documented defaults.
@@ -151,6 +155,7 @@ func DefaultConfig() Config {
 		LauncherRateLimit:  5,
 		MaxBodyBytes:       1 << 20,
 		ExpiryInterval:     time.Minute,
+		HTTP2MaxStreams:    250,
 
 		AuthFailuresPerMinute: 10,
 		AuthFailureBurst:      10,
@@ -513,7 +518,18 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 		s.log.Warn("catalog notifications are not set up yet; serving anyway")
 	}
 
-	srv := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute}
+	// HTTP/1.1 and, without TLS, HTTP/2 with prior knowledge on the same
+	// listener: a proxy in front carries many bettors' streams on a few
+	// HTTP/2 connections (docs/decisions.md).
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
+	srv := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
+		Protocols: protocols, HTTP2: &http.HTTP2Config{MaxConcurrentStreams: s.cfg.HTTP2MaxStreams}}
+	// Odds streams never end by themselves: at shutdown they end first,
+	// so that their connections close and requests in flight get the
+	// grace period (their clients reconnect to another node).
+	srv.RegisterOnShutdown(s.betting.Hub().Close)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(l) }()
 	s.log.Info("foresight serving", "addr", l.Addr().String(), "public_url", s.cfg.PublicURL)

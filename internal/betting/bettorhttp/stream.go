@@ -193,7 +193,7 @@ type streamEnd struct {
 // connection's events from 1) and, as its SSE id, its position among this
 // process's changes. The stream carries odds, not availability (read the
 // event before betting). A client that falls behind is disconnected and
-// reconnects.
+// reconnects; every stream ends when the process stops (betting.Hub.Close).
 //
 // A reconnection with Last-Event-ID resumes: the changes after that
 // position come first, when this process still holds them all (its last
@@ -300,7 +300,7 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
 			fmt.Fprint(w, ": keep-alive\n\n")
 		case c, ok := <-sub.Changes:
 			if !ok {
-				return // fell behind: the client reconnects
+				return // fell behind, or the process is stopping: the client reconnects
 			}
 			if c.Seq <= seen {
 				continue
