@@ -15,20 +15,10 @@ import (
 	"github.com/foresight-dev/foresight/internal/tickets/llm"
 )
 
-// Config configures the connection and the model.
-type Config struct {
-	// BaseURL of the API; empty means Anthropic's.
-	BaseURL string
-	APIKey  string
-	Model   string
-	// Temperature; 0 asks for the most deterministic answer.
-	Temperature float64
-	// MaxTokens bounds the answer (required by the API); 0 means
-	// llm.DefaultAnswerTokens.
-	MaxTokens int64
-	// MaxRetries of the SDK on connection errors, 408, 409, 429 and 5xx.
-	MaxRetries int
-}
+// Config configures the connection and the model. An empty BaseURL means
+// Anthropic's API; MaxTokens is required by the API, and 0 means
+// llm.DefaultAnswerTokens.
+type Config = llm.ProviderConfig
 
 // Model talks to one Claude model. It implements llm.Model.
 type Model struct {
@@ -38,15 +28,16 @@ type Model struct {
 
 // New returns a Model; it fails without a model name.
 func New(cfg Config) (*Model, error) {
-	if cfg.Model == "" {
-		return nil, errors.New("anthropic engine: a model name is required (FORESIGHT_ANTHROPIC_MODEL)")
-	}
-	if cfg.MaxTokens == 0 {
-		cfg.MaxTokens = llm.DefaultAnswerTokens
+	cfg, err := cfg.WithDefaults("anthropic", "FORESIGHT_ANTHROPIC_MODEL")
+	if err != nil {
+		return nil, err
 	}
 	opts := []option.RequestOption{option.WithMaxRetries(cfg.MaxRetries), option.WithAPIKey(cfg.APIKey)}
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
 	}
 	return &Model{client: sdk.NewClient(opts...), cfg: cfg}, nil
 }

@@ -8,6 +8,37 @@ import (
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
+// ProviderConfig configures a model adapter (openai, anthropic): the
+// connection to the provider's API and the model.
+type ProviderConfig struct {
+	// BaseURL of the provider's API; empty means the provider's own.
+	BaseURL string
+	APIKey  string
+	Model   string
+	// Temperature; 0 asks for the most deterministic answer.
+	Temperature float64
+	// MaxTokens bounds the answer; 0 means DefaultAnswerTokens.
+	MaxTokens int64
+	// MaxRetries of the provider's SDK on connection errors, 408, 409, 429
+	// and 5xx.
+	MaxRetries int
+	// HTTPClient, when set, replaces the SDK's default client.
+	HTTPClient *http.Client
+}
+
+// WithDefaults returns c with MaxTokens defaulted to DefaultAnswerTokens.
+// Without a model name it fails, naming the engine and modelSetting, the
+// setting that names the model.
+func (c ProviderConfig) WithDefaults(engine, modelSetting string) (ProviderConfig, error) {
+	if c.Model == "" {
+		return c, fmt.Errorf("%s engine: a model name is required (%s)", engine, modelSetting)
+	}
+	if c.MaxTokens == 0 {
+		c.MaxTokens = DefaultAnswerTokens
+	}
+	return c, nil
+}
+
 // RefusalError is the error a Model returns when the model declines to
 // answer: model_output_invalid, as an answer that is no result.
 func RefusalError() error {

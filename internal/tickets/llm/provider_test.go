@@ -35,3 +35,18 @@ func TestProviderError(t *testing.T) {
 		t.Errorf("ended context: %v, want context.Canceled", err)
 	}
 }
+
+func TestProviderConfigWithDefaults(t *testing.T) {
+	t.Parallel()
+	c, err := llm.ProviderConfig{Model: "m"}.WithDefaults("openai", "FORESIGHT_OPENAI_MODEL")
+	if err != nil || c.MaxTokens != llm.DefaultAnswerTokens || c.Model != "m" {
+		t.Errorf("defaults = %+v, %v; want MaxTokens %d", c, err, llm.DefaultAnswerTokens)
+	}
+	if c, _ := (llm.ProviderConfig{Model: "m", MaxTokens: 100}).WithDefaults("openai", "FORESIGHT_OPENAI_MODEL"); c.MaxTokens != 100 {
+		t.Errorf("MaxTokens 100 became %d", c.MaxTokens)
+	}
+	_, err = llm.ProviderConfig{}.WithDefaults("anthropic", "FORESIGHT_ANTHROPIC_MODEL")
+	if err == nil || err.Error() != "anthropic engine: a model name is required (FORESIGHT_ANTHROPIC_MODEL)" {
+		t.Errorf("no model: %v", err)
+	}
+}

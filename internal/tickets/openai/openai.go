@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -18,23 +17,11 @@ import (
 	"github.com/foresight-dev/foresight/internal/tickets/llm"
 )
 
-// Config configures the connection and the model.
-type Config struct {
-	// BaseURL of the server's API, e.g. https://api.openai.com/v1 or
-	// http://127.0.0.1:11434/v1 for Ollama. Empty means OpenAI.
-	BaseURL string
-	APIKey  string
-	Model   string
-	// Temperature; 0 asks for the most deterministic answer.
-	Temperature float64
-	// MaxTokens bounds the answer (max_tokens, understood by every
-	// compatible server); 0 means llm.DefaultAnswerTokens.
-	MaxTokens int64
-	// MaxRetries of the SDK on connection errors, 408, 409, 429 and 5xx.
-	MaxRetries int
-	// HTTPClient, when set, replaces the default client.
-	HTTPClient *http.Client
-}
+// Config configures the connection and the model. BaseURL is the
+// server's API, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1
+// for Ollama; empty means OpenAI. MaxTokens is sent as max_tokens, which
+// every compatible server understands; 0 means llm.DefaultAnswerTokens.
+type Config = llm.ProviderConfig
 
 // Model talks to one model. It implements llm.Model.
 type Model struct {
@@ -44,11 +31,9 @@ type Model struct {
 
 // New returns a Model; it fails without a model name.
 func New(cfg Config) (*Model, error) {
-	if cfg.Model == "" {
-		return nil, errors.New("openai engine: a model name is required (FORESIGHT_OPENAI_MODEL)")
-	}
-	if cfg.MaxTokens == 0 {
-		cfg.MaxTokens = llm.DefaultAnswerTokens
+	cfg, err := cfg.WithDefaults("openai", "FORESIGHT_OPENAI_MODEL")
+	if err != nil {
+		return nil, err
 	}
 	opts := []option.RequestOption{option.WithMaxRetries(cfg.MaxRetries), option.WithAPIKey(cfg.APIKey)}
 	if cfg.BaseURL != "" {
