@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/loadtest"
@@ -19,7 +21,9 @@ import (
 // GET /api/v1/odds/stream of an in-process server (or of --target), changes a market's
 // prices through the admin API at an interval, and reports how long each
 // change took to reach each stream, from the moment the admin request was
-// sent to the moment the stream delivered the change's line.
+// sent to the moment the stream delivered the change's line. With --http2
+// the streams share HTTP/2 connections without TLS, as behind a proxy
+// that speaks HTTP/2 to the node; the report counts the connections.
 func runLoadtestStream(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("loadtest stream", stderr)
 	var (
@@ -27,11 +31,13 @@ func runLoadtestStream(ctx context.Context, args []string, stdout, stderr io.Wri
 		streams  int
 		changes  int
 		interval time.Duration
+		http2    bool
 	)
 	world.register(fs)
 	fs.IntVar(&streams, "streams", 5000, "connected streams")
 	fs.IntVar(&changes, "changes", 20, "price changes")
 	fs.DurationVar(&interval, "interval", 500*time.Millisecond, "time between price changes")
+	fs.BoolVar(&http2, "http2", false, "open the streams over HTTP/2 without TLS (prior knowledge), many on a connection, instead of one HTTP/1.1 connection each")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -40,7 +46,11 @@ func runLoadtestStream(ctx context.Context, args []string, stdout, stderr io.Wri
 		return err
 	}
 	defer done()
-	fmt.Fprintf(stdout, "%s, %d streams, %d price changes %v apart\n", w.describe(), streams, changes, interval)
+	protocol := "HTTP/1.1"
+	if http2 {
+		protocol = "HTTP/2"
+	}
+	fmt.Fprintf(stdout, "%s, %d streams over %s, %d price changes %v apart\n", w.describe(), streams, protocol, changes, interval)
 
 	// One token per stream: a token holds at most
 	// bettorhttp.MaxStreamsPerToken streams.
@@ -58,14 +68,40 @@ func runLoadtestStream(ctx context.Context, args []string, stdout, stderr io.Wri
 	)
 	streamCtx, stopStreams := context.WithCancel(ctx)
 	defer stopStreams()
-	transport := &http.Transport{MaxIdleConnsPerHost: -1, DisableCompression: true}
+	// conns counts the streams' connections: one per stream over
+	// HTTP/1.1; over HTTP/2 the transport opens another when the server's
+	// limit of streams per connection is reached.
+	var (
+		conns  connCounter
+		dialer net.Dialer
+	)
+	transport := &http.Transport{MaxIdleConnsPerHost: -1, DisableCompression: true,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dialer.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return conns.track(c), nil
+		}}
+	if http2 {
+		transport.MaxIdleConnsPerHost = 0 // an HTTP/2 connection is shared from the idle list
+		transport.Protocols = new(http.Protocols)
+		transport.Protocols.SetUnencryptedHTTP2(true)
+	}
 	defer transport.CloseIdleConnections()
 	client := &http.Client{Transport: transport}
 	connected := make(chan error, streams)
 	var readers sync.WaitGroup
 	first := w.market.Outcomes[0].ID
 	start := time.Now()
-	for i := range streams {
+	// Over HTTP/2 the streams open a wave at a time: requests started
+	// together while no connection has room each dial one, and the
+	// transport keeps one of them.
+	wave := streams
+	if http2 {
+		wave = http2Wave
+	}
+	open := func(i int) {
 		readers.Go(func() {
 			req, _ := http.NewRequestWithContext(streamCtx, "GET", w.base+"/api/v1/odds/stream?locale=en", nil)
 			req.Header.Set("Authorization", "Bearer "+tokens[i])
@@ -106,12 +142,19 @@ func runLoadtestStream(ctx context.Context, args []string, stdout, stderr io.Wri
 			}
 		})
 	}
-	for range streams {
-		if err := <-connected; err != nil {
-			return fmt.Errorf("connect the streams: %w", err)
+	for from := 0; from < streams; from += wave {
+		n := min(wave, streams-from)
+		for i := range n {
+			open(from + i)
+		}
+		for range n {
+			if err := <-connected; err != nil {
+				return fmt.Errorf("connect the streams: %w", err)
+			}
 		}
 	}
-	fmt.Fprintf(stdout, "%-40s %d streams in %v\n", "connected", streams, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "%-40s %d streams in %v (TCP connections: %d open, %d dialed)\n", "connected", streams, time.Since(start).Round(time.Millisecond),
+		conns.open.Load(), conns.dialed.Load())
 
 	version := w.market.Version
 	for i := range changes {
@@ -155,4 +198,31 @@ func runLoadtestStream(ctx context.Context, args []string, stdout, stderr io.Wri
 		q(0.50).Round(10*time.Microsecond), q(0.90).Round(10*time.Microsecond), q(0.99).Round(10*time.Microsecond),
 		latencies[len(latencies)-1].Round(10*time.Microsecond))
 	return nil
+}
+
+// http2Wave is how many streams a run over HTTP/2 opens at once.
+const http2Wave = 100
+
+// connCounter counts the connections a transport dialed and those still
+// open.
+type connCounter struct{ dialed, open atomic.Int64 }
+
+// track counts c and returns it, counting its close.
+func (n *connCounter) track(c net.Conn) net.Conn {
+	n.dialed.Add(1)
+	n.open.Add(1)
+	return &countedConn{Conn: c, n: n}
+}
+
+// countedConn is a connection of a connCounter.
+type countedConn struct {
+	net.Conn
+	n      *connCounter
+	closed sync.Once
+}
+
+// Close closes the connection and counts it closed the first time.
+func (c *countedConn) Close() error {
+	c.closed.Do(func() { c.n.open.Add(-1) })
+	return c.Conn.Close()
 }

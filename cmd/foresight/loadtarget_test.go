@@ -30,7 +30,9 @@ func TestLoadtestTarget(t *testing.T) {
 		{append([]string{"loadtest", "--duration", "300ms", "--rate", "20", "--concurrency", "4", "--clients", "3"}, target...),
 			[]string{"target http://" + addr, "3 clients", "POST /tickets/v1/jobs, max", "statuses map[202:"}},
 		{append([]string{"loadtest", "stream", "--streams", "5", "--changes", "2", "--interval", "50ms"}, target...),
-			[]string{"5 streams", "price change to every stream"}},
+			[]string{"5 streams over HTTP/1.1", "(TCP connections: 5 open", "price change to every stream", "10 of 10 deliveries"}},
+		{append([]string{"loadtest", "stream", "--streams", "5", "--changes", "2", "--interval", "50ms", "--http2"}, target...),
+			[]string{"5 streams over HTTP/2", "(TCP connections: 1 open", "price change to every stream", "10 of 10 deliveries"}},
 	}
 	for _, tc := range tests {
 		var out, errOut bytes.Buffer
