@@ -374,15 +374,24 @@ func (b *builder) apply(r *reduction, sets listSets) {
 	}
 }
 
-// alive returns the live drafts of ds, in their order.
-func alive(ds []*draft) []*draft {
-	out := make([]*draft, 0, len(ds))
+// appendAlive appends the drafts of ds that are alive to out.
+func appendAlive(out, ds []*draft) []*draft {
 	for _, d := range ds {
 		if d.alive {
 			out = append(out, d)
 		}
 	}
 	return out
+}
+
+// greedyScratch is what the steps of fitCount's greedy keep from one step
+// to the next: the merge losses they remember, and the lists each step
+// makes again, to reuse their memory.
+type greedyScratch struct {
+	losses   lossCache
+	live     []*draft
+	byGroup  map[*group][]*draft // live drafts by group
+	partners []*draft
 }
 
 // lossCache holds the mergeLoss of pairs of drafts, valid while neither
@@ -413,7 +422,7 @@ func (c lossCache) mergeLoss(d, p *draft) float64 {
 
 // bestReduction finds the cheapest way to lose one ticket; live are the
 // live drafts in order.
-func (b *builder) bestReduction(live []*draft, losses lossCache) *reduction {
+func (b *builder) bestReduction(live []*draft, sc *greedyScratch) *reduction {
 	var best reduction
 	found := false
 	consider := func(r reduction) {
@@ -427,7 +436,10 @@ func (b *builder) bestReduction(live []*draft, losses lossCache) *reduction {
 			consider(reduction{loss: 0.5 + 0.05*float64(counts[g]), suppress: g})
 		}
 	}
-	byGroup := map[*group][]*draft{}
+	byGroup := sc.byGroup
+	for g, ds := range byGroup {
+		byGroup[g] = ds[:0]
+	}
 	for _, d := range live {
 		byGroup[d.grp] = append(byGroup[d.grp], d)
 	}
@@ -446,7 +458,8 @@ func (b *builder) bestReduction(live []*draft, losses lossCache) *reduction {
 		}
 		partners := byGroup[d.grp]
 		if len(d.users) == 1 && resolve(d.users[0]) != nil && resolve(d.users[0]).grp != d.grp {
-			partners = append(append([]*draft{}, partners...), resolve(d.users[0]))
+			partners = append(append(sc.partners[:0], partners...), resolve(d.users[0]))
+			sc.partners = partners
 		}
 		if crossCutting[d.topic] {
 			for _, p := range live {
@@ -464,7 +477,7 @@ func (b *builder) bestReduction(live []*draft, losses lossCache) *reduction {
 			if !affinity && (p.value < d.value || p.value == d.value && p.order > d.order) {
 				continue // merge the lower-value draft into the higher one
 			}
-			consider(reduction{loss: losses.mergeLoss(d, p), from: d, into: p})
+			consider(reduction{loss: sc.losses.mergeLoss(d, p), from: d, into: p})
 		}
 	}
 	if !found {
@@ -566,9 +579,10 @@ func (b *builder) fitCount() {
 	// The loop changes drafts only through apply, and creates none.
 	sets := listSets{}
 	all := b.live()
-	losses := lossCache{}
+	sc := &greedyScratch{losses: lossCache{}, byGroup: map[*group][]*draft{}}
 	for guard := 0; b.total() > target && guard < 2000; guard++ {
-		r := b.bestReduction(alive(all), losses)
+		sc.live = appendAlive(sc.live[:0], all)
+		r := b.bestReduction(sc.live, sc)
 		if r == nil {
 			if !b.suppressOne() {
 				break
