@@ -214,8 +214,9 @@ type builder struct {
 	folded         []*draft // drafts fit merged into other tickets
 	notTicketed    []string // open questions about work the spec ranks too low to ticket
 	specRisks      []specRisk
-	caption        string   // the label over the sentence addUnit reads
-	headingNames   []string // by section index: the heading in lower case without its number, see sectionNamed
+	caption        string         // the label over the sentence addUnit reads
+	headingNames   []string       // by section index: the heading in lower case without its number, see sectionNamed
+	groupSizes     map[*group]int // see groupCounts
 }
 
 // specRisk is a risk the spec names itself, in a risk section or under a

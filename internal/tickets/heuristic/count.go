@@ -284,9 +284,14 @@ func (b *builder) groupCount(g *group) int {
 	return n
 }
 
-// groupCounts counts the live drafts of every group in one pass.
+// groupCounts counts the live drafts of every group in one pass, into a
+// map it reuses: the counts hold until its next call.
 func (b *builder) groupCounts() map[*group]int {
-	counts := make(map[*group]int, len(b.groups))
+	if b.groupSizes == nil {
+		b.groupSizes = make(map[*group]int, len(b.groups))
+	}
+	counts := b.groupSizes
+	clear(counts)
 	for _, d := range b.drafts {
 		if d.alive {
 			counts[d.grp]++
@@ -306,23 +311,34 @@ const (
 
 // epicGroups returns the groups that become epics.
 func (b *builder) epicGroups() []*group {
-	if !b.opts.IncludeEpics {
-		return nil
-	}
-	counts := b.groupCounts()
-	if len(counts) > 0 && b.liveCount() < epicMinDrafts {
-		return nil
-	}
 	var out []*group
-	for _, g := range b.groups {
-		if !g.suppressed && counts[g] >= epicMinChildren {
-			out = append(out, g)
-		}
-	}
+	b.eachEpicGroup(func(g *group, _ int) { out = append(out, g) })
 	return out
 }
 
-func (b *builder) total() int { return b.liveCount() + len(b.epicGroups()) }
+// eachEpicGroup calls f with each group that becomes an epic, in order,
+// and the number of its live drafts.
+func (b *builder) eachEpicGroup(f func(g *group, drafts int)) {
+	if !b.opts.IncludeEpics {
+		return
+	}
+	counts := b.groupCounts()
+	if len(counts) > 0 && b.liveCount() < epicMinDrafts {
+		return
+	}
+	for _, g := range b.groups {
+		if n := counts[g]; !g.suppressed && n >= epicMinChildren {
+			f(g, n)
+		}
+	}
+}
+
+// total is the number of tickets: live drafts and epics.
+func (b *builder) total() int {
+	n := b.liveCount()
+	b.eachEpicGroup(func(*group, int) { n++ })
+	return n
+}
 
 // suppressOne drops the epic of the smallest group; it reports whether an
 // epic was dropped.
@@ -430,12 +446,9 @@ func (b *builder) bestReduction(live []*draft, sc *greedyScratch) *reduction {
 			best, found = r, true
 		}
 	}
-	if b.opts.IncludeEpics {
-		counts := b.groupCounts()
-		for _, g := range b.epicGroups() {
-			consider(reduction{loss: 0.5 + 0.05*float64(counts[g]), suppress: g})
-		}
-	}
+	b.eachEpicGroup(func(g *group, drafts int) {
+		consider(reduction{loss: 0.5 + 0.05*float64(drafts), suppress: g})
+	})
 	byGroup := sc.byGroup
 	for g, ds := range byGroup {
 		byGroup[g] = ds[:0]
