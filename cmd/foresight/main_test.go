@@ -27,6 +27,25 @@ func freeAddr(t *testing.T) string {
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
+// commandError is a command line that run must refuse: with args and the
+// environment env, its error contains want.
+type commandError struct {
+	args []string
+	env  map[string]string
+	want string
+}
+
+// wantCommandErrors runs each command line and checks its error.
+func wantCommandErrors(t *testing.T, tests []commandError) {
+	t.Helper()
+	for _, tt := range tests {
+		err := run(context.Background(), tt.args, envOf(tt.env), &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v with %v: %v; want an error about %q", tt.args, tt.env, err, tt.want)
+		}
+	}
+}
+
 // TestOperatorIssuesKeyFromTerminal runs `foresight serve` and the admin
 // commands an operator would type, then uses the key.
 func TestOperatorIssuesKeyFromTerminal(t *testing.T) {
@@ -110,11 +129,7 @@ func TestMigrateAndConfigErrors(t *testing.T) {
 	if !strings.Contains(out.String(), "migrations applied") {
 		t.Errorf("migrate printed %q", out.String())
 	}
-	tests := []struct {
-		args []string
-		env  map[string]string
-		want string
-	}{
+	wantCommandErrors(t, []commandError{
 		{[]string{"serve"}, map[string]string{"FORESIGHT_DATABASE_URL": db}, "admin token"},
 		{[]string{"serve"}, map[string]string{"FORESIGHT_ADMIN_TOKEN": longToken, "FORESIGHT_DATABASE_URL": "mysql://x"}, "want sqlite:PATH or postgres"},
 		{[]string{"serve"}, map[string]string{"FORESIGHT_ADMIN_TOKEN": longToken, "FORESIGHT_TICKETS_RATE_LIMIT": "fast"}, "FORESIGHT_TICKETS_RATE_LIMIT"},
@@ -124,13 +139,7 @@ func TestMigrateAndConfigErrors(t *testing.T) {
 		{[]string{"serve", "--admin-token", longToken, "--metrics-token", "short", "--database-url", db}, nil, "FORESIGHT_METRICS_TOKEN) has 5 characters"},
 		{[]string{"demo", "--admin-token", "short", "--dir", t.TempDir()}, nil, "FORESIGHT_ADMIN_TOKEN) has 5 characters"},
 		{[]string{"bogus"}, nil, "unknown command"},
-	}
-	for _, tt := range tests {
-		err := run(context.Background(), tt.args, envOf(tt.env), &bytes.Buffer{}, &bytes.Buffer{})
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%v with %v: %v; want an error about %q", tt.args, tt.env, err, tt.want)
-		}
-	}
+	})
 }
 
 func TestUsageNeverShowsSecretsFromTheEnvironment(t *testing.T) {

@@ -212,11 +212,7 @@ func TestSandboxOffLoopbackNeedsAnAdminToken(t *testing.T) {
 
 func TestSandboxCommandErrors(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		args []string
-		env  map[string]string
-		want string
-	}{
+	wantCommandErrors(t, []commandError{
 		{[]string{"sandbox"}, nil, errUsage.Error()},
 		{[]string{"sandbox", "bank"}, nil, "unknown sandbox"},
 		{[]string{"sandbox", "operator", "--addr", "127.0.0.1:0", "--database", "", "--operator-id", "Not An Id"}, nil, "operator id"},
@@ -224,13 +220,7 @@ func TestSandboxCommandErrors(t *testing.T) {
 		{[]string{"sandbox", "casino"}, map[string]string{"FORESIGHT_SANDBOX_ADDR": "nowhere"}, "nowhere"},
 		{[]string{"sandbox", "operator", "--addr", "127.0.0.1:0", "--database", "", "--starting-balance", "lots"}, nil, "StartingBalance"},
 		{[]string{"sandbox", "operator", "extra"}, nil, "unexpected arguments"},
-	}
-	for _, tt := range tests {
-		err := run(context.Background(), tt.args, envOf(tt.env), &bytes.Buffer{}, &bytes.Buffer{})
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%v with %v: %v; want an error about %q", tt.args, tt.env, err, tt.want)
-		}
-	}
+	})
 	// The usage names the variables and never shows a secret from them.
 	var errOut bytes.Buffer
 	env := envOf(map[string]string{"FORESIGHT_SANDBOX_SIGNING_SECRET": "hush-hush-secret", "FORESIGHT_SANDBOX_ADMIN_TOKEN": "hush-token"})
