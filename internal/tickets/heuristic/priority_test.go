@@ -20,12 +20,7 @@ func TestMustHavesKeepTheirTicketsAtTheCap(t *testing.T) {
 	req := defaultRequest(moscowSpec, "Offline inspections")
 	req.Options.MaxTicketCount = 4
 	res := generate(t, req)
-	got := titles(res.Tickets)
-	for _, want := range []string{"(M1)", "(M2)", "(M3)", "Keep both versions and ask the inspector which to keep (M4)"} {
-		if !slices.ContainsFunc(got, func(title string) bool { return strings.Contains(title, want) }) {
-			t.Errorf("no ticket says %q: %v", want, got)
-		}
-	}
+	wantTitles(t, res.Tickets, strings.Contains, "(M1)", "(M2)", "(M3)", "Keep both versions and ask the inspector which to keep (M4)")
 	wantCapNames(t, req, "manual sync button", "Warn before logout", "area maps")
 }
 
