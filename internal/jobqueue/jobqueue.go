@@ -134,6 +134,11 @@ type Config struct {
 // 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts over about 28 hours).
 var DefaultCallbackRetries = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
 
+// FetchCooldown is the shortest time between two fetches of a queue's
+// jobs by a worker client, and between two notifications of new jobs in a
+// queue by an inserting one.
+func (c Config) FetchCooldown() time.Duration { return min(20*time.Millisecond, c.PollInterval) }
+
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
 	return Config{Workers: 8, JobTimeout: 5 * time.Minute, CallbackRetries: DefaultCallbackRetries, PollInterval: 200 * time.Millisecond}
@@ -361,7 +366,7 @@ func newClient[TTx any](driver riverdriver.Driver[TTx], workers *river.Workers, 
 		// River's own rescue is the last resort, for the jobs of a node
 		// that never recorded a beat (Recovery rescues the others).
 		RescueStuckJobsAfter: cfg.JobTimeout + time.Minute,
-		FetchCooldown:        min(20*time.Millisecond, cfg.PollInterval),
+		FetchCooldown:        cfg.FetchCooldown(),
 		FetchPollInterval:    cfg.PollInterval,
 		SoftStopTimeout:      0,
 	}

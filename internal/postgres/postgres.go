@@ -35,6 +35,8 @@ type DB struct {
 	beats   *pgxpool.Pool
 	queue   *river.Client[pgx.Tx]
 	creates *groupcommit.Batcher[newJob, createResult]
+	// generations queues the generation jobs of createJobs' batches.
+	generations *generationQueue
 	// reservers batch exposure reservations; see reserve.go.
 	reservers []*groupcommit.Batcher[reservation, reserveResult]
 	// bets batch the acceptance and the confirmation of bets; see bets.go.
@@ -85,6 +87,7 @@ func Open(ctx context.Context, url string, log *slog.Logger) (*DB, error) {
 	if err != nil {
 		return fail(err)
 	}
+	d.generations = newGenerationQueue(jobqueue.DefaultConfig())
 	d.creates = groupcommit.New(d.createJobs, 256, 30*time.Second)
 	d.reservers = newReservers(d)
 	d.bets = newBetBatchers(d)

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/rowscan"
@@ -138,20 +138,34 @@ type createResult struct {
 // A client's unfinished jobs are counted only when its stored upper bound
 // (ticket_unfinished_bounds) leaves too little room for the batch's jobs;
 // the batch then stores the number it used plus the jobs it inserted.
-// The locks, the bound or count and the key lookup go to the server in one
-// round trip (a pipeline of statements run in turn: the bound's snapshot
-// is taken once the locks are held, as when each was sent alone).
+//
+// The transaction takes two round trips, each a pipeline of statements
+// run in turn: BEGIN, the locks, the bound or count and the key lookup
+// (the bound's snapshot is taken once the locks are held, as when each was
+// sent alone); then the inserts (the jobs, River's queue rows), the
+// bounds and COMMIT. The server skips the statements after a failed one
+// up to the pipeline's end, so COMMIT runs only when every write before it
+// succeeded; on any failure the transaction is rolled back.
 func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, error) {
-	tx, err := d.pool.Begin(ctx)
+	conn, err := d.pool.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback(ctx)
+	defer conn.Release()
+	committed := false
+	defer func() {
+		if !committed {
+			// Release destroys a connection left in a transaction; rolling
+			// back keeps it in the pool.
+			conn.Exec(ctx, `ROLLBACK`)
+		}
+	}()
 	clientIDs, keys := make([]string, len(jobs)), make([]string, len(jobs))
 	for i, nj := range jobs {
 		clientIDs[i], keys[i] = nj.job.ClientID, nj.job.IdempotencyKey
 	}
 	checks := &pgx.Batch{}
+	checks.Queue(`BEGIN`)
 	// Each pooled connection plans these statements once and keeps the
 	// plan until the next analyze of the table; planned on a new database,
 	// while ticket_jobs is nearly empty, the key lookup became a sequential
@@ -165,7 +179,7 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 	checks.Queue(unfinishedSQL, batchClients, room)
 	checks.Queue(`SELECT `+jobColumns+` FROM ticket_jobs
 		WHERE (client_id, idempotency_key) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))`, clientIDs, keys)
-	results := tx.SendBatch(ctx, checks)
+	results := conn.SendBatch(ctx, checks)
 	active, stored, existing, err := readChecks(results)
 	if cerr := results.Close(); err == nil {
 		err = cerr
@@ -175,7 +189,7 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 	}
 	out := make([]createResult, len(jobs))
 	var rows newJobRows
-	var args []river.InsertManyParams
+	var generateArgs [][]byte
 	for i, nj := range jobs {
 		j := nj.job
 		key := [2]string{j.ClientID, j.IdempotencyKey}
@@ -187,17 +201,22 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 			out[i] = createResult{err: tickets.ErrQueueFull}
 			continue
 		}
+		args, err := json.Marshal(jobqueue.GenerateArgs{JobID: j.ID})
+		if err != nil {
+			return nil, err
+		}
 		rows.add(j, nj.request)
+		generateArgs = append(generateArgs, args)
 		active[j.ClientID]++
 		existing[key] = j // a repeat of the key later in this batch gets this job
 		out[i] = createResult{job: j, created: true}
-		args = append(args, river.InsertManyParams{Args: jobqueue.GenerateArgs{JobID: j.ID}})
 	}
 	writes := &pgx.Batch{}
 	if len(rows.id) > 0 {
 		writes.Queue(insertJobsSQL, rows.id, rows.clientID, rows.idempotencyKey, rows.requestHash, rows.request,
 			rows.status, rows.stage, rows.errorCode, rows.errorMessage, rows.callbackFailed, rows.result,
 			rows.createdAt, rows.updatedAt, rows.expiresAt)
+		d.generations.queue(writes, generateArgs)
 	}
 	var boundClients []string
 	var bounds []int
@@ -210,17 +229,32 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 		writes.Queue(`INSERT INTO ticket_unfinished_bounds (client_id, at_most) SELECT * FROM unnest($1::uuid[], $2::int[])
 			ON CONFLICT (client_id) DO UPDATE SET at_most = excluded.at_most`, boundClients, bounds)
 	}
-	if writes.Len() > 0 {
-		if err := tx.SendBatch(ctx, writes).Close(); err != nil {
-			return nil, err
+	writes.Queue(`COMMIT`)
+	if err := commitPipeline(conn.SendBatch(ctx, writes), writes.Len()); err != nil {
+		return nil, err
+	}
+	committed = true
+	return out, nil
+}
+
+// commitPipeline reads the answers of a pipeline of n statements that ends with
+// COMMIT and closes it. It fails unless COMMIT committed: the server
+// answers COMMIT in a failed transaction with ROLLBACK, not an error.
+func commitPipeline(results pgx.BatchResults, n int) error {
+	var tag pgconn.CommandTag
+	var err error
+	for range n {
+		if tag, err = results.Exec(); err != nil {
+			break
 		}
 	}
-	if len(args) > 0 {
-		if _, err := d.queue.InsertManyTx(ctx, tx, args); err != nil {
-			return nil, fmt.Errorf("enqueue generation: %w", err)
-		}
+	if cerr := results.Close(); err == nil {
+		err = cerr
 	}
-	return out, tx.Commit(ctx)
+	if err == nil && tag.String() != "COMMIT" {
+		err = fmt.Errorf("postgres: the batch's transaction ended with %s", tag)
+	}
+	return err
 }
 
 // insertJobsSQL inserts a batch's new jobs in one statement, a column per
@@ -481,12 +515,12 @@ func roomNeeded(jobs []newJob) ([]string, []int) {
 	return clients, smallest
 }
 
-// readChecks reads the answers to createJobs' checks: the planner setting
-// and the locks, then an upper bound of the unfinished jobs of each client
+// readChecks reads the answers to createJobs' checks: BEGIN, the planner
+// setting and the locks, then an upper bound of the unfinished jobs of each client
 // (exact when it was counted) and the bounds stored before, then the
 // existing jobs of the batch's (client, idempotency key) pairs.
 func readChecks(results pgx.BatchResults) (active, stored map[string]int, existing map[[2]string]tickets.Job, err error) {
-	for range 2 {
+	for range 3 { // BEGIN, the planner setting, the locks
 		if _, err := results.Exec(); err != nil {
 			return nil, nil, nil, err
 		}
