@@ -14,7 +14,7 @@ import (
 func TestAtWordMatchesLikeWordBoundary(t *testing.T) {
 	unanchored := regexp.MustCompile(`\b(` + notWorkWords + `)\b`)
 	lines := []string{"", "non-goals", "xnon-goals", "_faq", "faq_", "2faq", "é faq", "éfaq", "v1.2 plan", "v1.2x", "aob!", "(aob)", "the roadmap", "roadmaps", "  Drawbacks"}
-	for _, dir := range []string{"../../../testdata/reference", "../../../testdata/specs", "testdata"} {
+	for _, dir := range []string{"../../../testdata/reference", "../../../testdata/specs", "testdata", "testdata/specs"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*"))
 		for _, f := range files {
 			if b, err := os.ReadFile(f); err == nil && !strings.HasSuffix(f, ".json") {
