@@ -440,6 +440,19 @@ func splitRow(line string) []string {
 		line = line[:len(line)-1]
 	}
 	var cells []string
+	if !strings.Contains(line, `\|`) { // no escaped bar: each cell is a piece of line
+		start, inCode := 0, false
+		for i := 0; i < len(line); i++ {
+			switch {
+			case line[i] == '`':
+				inCode = !inCode
+			case line[i] == '|' && !inCode:
+				cells = append(cells, strings.TrimSpace(line[start:i]))
+				start = i + 1
+			}
+		}
+		return append(cells, strings.TrimSpace(line[start:]))
+	}
 	var cur strings.Builder
 	inCode := false
 	for i := 0; i < len(line); i++ {
