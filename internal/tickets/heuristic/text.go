@@ -108,6 +108,16 @@ var stopWords = map[string]bool{
 	"v1": true, "v2": true, "v3": true,
 }
 
+// stopWordMaxLen is the length of the longest stop word: a longer word
+// needs no look-up.
+var stopWordMaxLen = func() int {
+	n := 0
+	for w := range stopWords {
+		n = max(n, len(w))
+	}
+	return n
+}()
+
 var wordSplit = regexp.MustCompile(`[^\p{L}\p{N}_]+`)
 
 // keywords returns the stemmed content words of s, in order of first
@@ -192,7 +202,7 @@ func eachKeyword(s string, add func(string)) {
 // addContentWord calls add with w stemmed unless w is a stop word, a
 // number or shorter than two bytes.
 func addContentWord(add func(string), w string) {
-	if len(w) < 2 || stopWords[w] || isNumber(w) {
+	if len(w) < 2 || len(w) <= stopWordMaxLen && stopWords[w] || isNumber(w) {
 		return
 	}
 	add(stem(w))
