@@ -965,13 +965,25 @@ func sentenceCase(s string) string {
 	return s
 }
 
-var codeSpan = regexp.MustCompile("`[^`]*`")
-
 // prose is text without its code spans, for word signals that must not
 // fire on identifiers such as `forbidden` or `model_timeout`.
 func prose(s string) string {
 	if !strings.Contains(s, "`") {
 		return s
 	}
-	return codeSpan.ReplaceAllString(s, "")
+	var b strings.Builder
+	for {
+		open := strings.IndexByte(s, '`')
+		if open < 0 {
+			break
+		}
+		end := strings.IndexByte(s[open+1:], '`')
+		if end < 0 {
+			break
+		}
+		b.WriteString(s[:open])
+		s = s[open+1+end+1:]
+	}
+	b.WriteString(s)
+	return b.String()
 }
