@@ -220,48 +220,37 @@ func TestCasinoControlAPIHelpers(t *testing.T) {
 // account or for every account, and watches the wallet.
 func TestCasinoControlAPIFaults(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name string
-		body map[string]string
-		// victim's and bystander's HTTP status (0: no answer) and
-		// api_code ("" for none to check).
-		victim, bystander         int
-		victimCode, bystanderCode string
-		victimNoRoundID           bool
-	}{
-		{"insufficient funds for one account", map[string]string{"account_id": "victim", "kind": "reject", "api_code": "100"}, 400, 200, "100", "", false},
-		{"bet limit for every account", map[string]string{"kind": "reject", "api_code": "105", "count": "2"}, 400, 400, "105", "105", false},
-		{"503 for one account", map[string]string{"account_id": "victim", "kind": "reject", "api_code": "503"}, 500, 200, "503", "", false},
-		{"non-numeric for every account", map[string]string{"kind": "reject", "api_code": "not-a-number", "count": "2"}, 400, 400, "not-a-number", "not-a-number", false},
-		{"5xx without a wallet body", map[string]string{"account_id": "victim", "kind": "fail", "status": "502"}, 502, 200, "", "", false},
-		{"answer lost for one account", map[string]string{"account_id": "victim", "kind": "drop"}, 0, 200, "", "", false},
-		{"missing round_id for one account", map[string]string{"account_id": "victim", "kind": "omit_round_id"}, 200, 200, "", "", true},
-		{"latency for every account", map[string]string{"kind": "delay", "delay": "1ms", "count": "2"}, 200, 200, "", "", false},
-		{"a proxy's page for one account", map[string]string{"account_id": "victim", "kind": "malformed"}, 200, 200, "", "", true},
-		{"foreign JSON for one account", map[string]string{"account_id": "victim", "kind": "malformed", "shape": "foreign"}, 200, 200, "", "", true},
+	// answered is what a wallet's request gets: its HTTP status (0: no
+	// answer), its api_code ("" for none to check), and for a 200 whether
+	// it lacks round_id.
+	type answered struct {
+		status  int
+		code    string
+		noRound bool
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s := newSite(t, "http://platform.test")
-			s.ArmFault(tt.body, "endpoint", "betwin")
-			for _, c := range []struct {
-				account string
-				status  int
-				code    string
-				noRound bool
-			}{{"victim", tt.victim, tt.victimCode, tt.victimNoRoundID}, {"bystander", tt.bystander, tt.bystanderCode, false}} {
-				status, answer := s.wallet(context.Background(), casino.PathBetWin, betBody(t, c.account, "USD", "r-"+c.account, "bet-"+c.account, "10"))
-				if status != c.status || (c.code != "" && !strings.Contains(string(answer), `"api_code":"`+c.code+`"`)) ||
-					(status == 200 && c.noRound != !bytes.Contains(answer, []byte(`"round_id"`))) {
-					t.Errorf("%s: %d %s", c.account, status, answer)
-				}
-			}
-			if left := s.ArmedFaults(); len(left) != 0 {
-				t.Errorf("faults left: %v", left)
-			}
-		})
+	tests := []sandboxtest.ControlFault[answered]{
+		{Name: "insufficient funds for one account", Body: map[string]string{"account_id": "victim", "kind": "reject", "api_code": "100"}, Victim: answered{400, "100", false}, Bystander: answered{200, "", false}},
+		{Name: "bet limit for every account", Body: map[string]string{"kind": "reject", "api_code": "105", "count": "2"}, Victim: answered{400, "105", false}, Bystander: answered{400, "105", false}},
+		{Name: "503 for one account", Body: map[string]string{"account_id": "victim", "kind": "reject", "api_code": "503"}, Victim: answered{500, "503", false}, Bystander: answered{200, "", false}},
+		{Name: "non-numeric for every account", Body: map[string]string{"kind": "reject", "api_code": "not-a-number", "count": "2"}, Victim: answered{400, "not-a-number", false}, Bystander: answered{400, "not-a-number", false}},
+		{Name: "5xx without a wallet body", Body: map[string]string{"account_id": "victim", "kind": "fail", "status": "502"}, Victim: answered{502, "", false}, Bystander: answered{200, "", false}},
+		{Name: "answer lost for one account", Body: map[string]string{"account_id": "victim", "kind": "drop"}, Victim: answered{0, "", false}, Bystander: answered{200, "", false}},
+		{Name: "missing round_id for one account", Body: map[string]string{"account_id": "victim", "kind": "omit_round_id"}, Victim: answered{200, "", true}, Bystander: answered{200, "", false}},
+		{Name: "latency for every account", Body: map[string]string{"kind": "delay", "delay": "1ms", "count": "2"}, Victim: answered{200, "", false}, Bystander: answered{200, "", false}},
+		{Name: "a proxy's page for one account", Body: map[string]string{"account_id": "victim", "kind": "malformed"}, Victim: answered{200, "", true}, Bystander: answered{200, "", false}},
+		{Name: "foreign JSON for one account", Body: map[string]string{"account_id": "victim", "kind": "malformed", "shape": "foreign"}, Victim: answered{200, "", true}, Bystander: answered{200, "", false}},
 	}
+	sandboxtest.ControlFaults[*site, answered]{
+		Endpoint: "betwin",
+		NewSite:  func(t *testing.T) *site { return newSite(t, "http://platform.test") },
+		Request: func(t *testing.T, s *site, who string, want answered) {
+			status, answer := s.wallet(context.Background(), casino.PathBetWin, betBody(t, who, "USD", "r-"+who, "bet-"+who, "10"))
+			if status != want.status || (want.code != "" && !strings.Contains(string(answer), `"api_code":"`+want.code+`"`)) ||
+				(status == 200 && want.noRound != !bytes.Contains(answer, []byte(`"round_id"`))) {
+				t.Errorf("%s: %d %s, want %+v", who, status, answer, want)
+			}
+		},
+	}.Run(t, tests)
 }
 
 // TestCasinoControlAPIRefuseRetry arms the non-conforming wallet through

@@ -361,52 +361,42 @@ func wantWithdrawal(s *site, tx, bettor string, status int, code string) error {
 // for every bettor, and watches the wallet endpoints.
 func TestControlAPIFaults(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name string
-		body map[string]string
-		// victim and bystander answers: status (0 = no answer) and code.
-		victim, bystander int
-		victimCode        string
-		bystanderCode     string
-	}{
-		{"5xx for one bettor", map[string]string{"bettor_id": "victim", "kind": "fail", "status": "502"}, 502, 200, "injected_failure", ""},
-		{"5xx for every bettor", map[string]string{"kind": "fail", "count": "2"}, 503, 503, "injected_failure", "injected_failure"},
-		{"insufficient funds for one bettor", map[string]string{"bettor_id": "victim", "kind": "reject"}, 409, 200, "insufficient_funds", ""},
-		{"blocked for every bettor", map[string]string{"kind": "reject", "code": "bettor_blocked", "count": "2"}, 403, 403, "bettor_blocked", "bettor_blocked"},
-		{"answer lost for one bettor", map[string]string{"bettor_id": "victim", "kind": "drop"}, 0, 200, "", ""},
-		{"answer lost for every bettor", map[string]string{"kind": "drop", "count": "2"}, 0, 0, "", ""},
-		{"latency for one bettor", map[string]string{"bettor_id": "victim", "kind": "delay", "delay": "1ms"}, 200, 200, "", ""},
-		{"a proxy's page for one bettor", map[string]string{"bettor_id": "victim", "kind": "malformed"}, 200, 200, "", ""},
-		{"JSON cut short for every bettor", map[string]string{"kind": "malformed", "shape": "truncated", "count": "2"}, 200, 200, "", ""},
-		{"disarmed", map[string]string{"bettor_id": "victim", "kind": "fail", "count": "0"}, 200, 200, "", ""},
+	// answered is what a withdrawal gets: its status (0 = no answer) and
+	// code.
+	type answered struct {
+		status int
+		code   string
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			s := newSite(t)
-			s.ArmFault(tt.body, "endpoint", "withdrawals")
-			for _, c := range []struct {
-				bettor string
-				status int
-				code   string
-			}{{"victim", tt.victim, tt.victimCode}, {"bystander", tt.bystander, tt.bystanderCode}} {
-				status, answer := s.withdraw("wd-"+c.bettor, c.bettor, "10.00")
-				if status != c.status || (c.code != "" && !strings.Contains(answer, `"`+c.code+`"`)) {
-					t.Errorf("%s: %d %s, want %d %s", c.bettor, status, answer, c.status, c.code)
-				}
+	tests := []sandboxtest.ControlFault[answered]{
+		{Name: "5xx for one bettor", Body: map[string]string{"bettor_id": "victim", "kind": "fail", "status": "502"}, Victim: answered{502, "injected_failure"}, Bystander: answered{200, ""}},
+		{Name: "5xx for every bettor", Body: map[string]string{"kind": "fail", "count": "2"}, Victim: answered{503, "injected_failure"}, Bystander: answered{503, "injected_failure"}},
+		{Name: "insufficient funds for one bettor", Body: map[string]string{"bettor_id": "victim", "kind": "reject"}, Victim: answered{409, "insufficient_funds"}, Bystander: answered{200, ""}},
+		{Name: "blocked for every bettor", Body: map[string]string{"kind": "reject", "code": "bettor_blocked", "count": "2"}, Victim: answered{403, "bettor_blocked"}, Bystander: answered{403, "bettor_blocked"}},
+		{Name: "answer lost for one bettor", Body: map[string]string{"bettor_id": "victim", "kind": "drop"}, Victim: answered{0, ""}, Bystander: answered{200, ""}},
+		{Name: "answer lost for every bettor", Body: map[string]string{"kind": "drop", "count": "2"}, Victim: answered{0, ""}, Bystander: answered{0, ""}},
+		{Name: "latency for one bettor", Body: map[string]string{"bettor_id": "victim", "kind": "delay", "delay": "1ms"}, Victim: answered{200, ""}, Bystander: answered{200, ""}},
+		{Name: "a proxy's page for one bettor", Body: map[string]string{"bettor_id": "victim", "kind": "malformed"}, Victim: answered{200, ""}, Bystander: answered{200, ""}},
+		{Name: "JSON cut short for every bettor", Body: map[string]string{"kind": "malformed", "shape": "truncated", "count": "2"}, Victim: answered{200, ""}, Bystander: answered{200, ""}},
+		{Name: "disarmed", Body: map[string]string{"bettor_id": "victim", "kind": "fail", "count": "0"}, Victim: answered{200, ""}, Bystander: answered{200, ""}},
+	}
+	sandboxtest.ControlFaults[*site, answered]{
+		Endpoint: "withdrawals",
+		NewSite:  func(t *testing.T) *site { return newSite(t) },
+		Request: func(t *testing.T, s *site, who string, want answered) {
+			status, answer := s.withdraw("wd-"+who, who, "10.00")
+			if status != want.status || (want.code != "" && !strings.Contains(answer, `"`+want.code+`"`)) {
+				t.Errorf("%s: %d %s, want %d %s", who, status, answer, want.status, want.code)
 			}
-			// Every fault is used up: the state lists none, and the
-			// retries succeed.
-			if left := s.ArmedFaults(); len(left) != 0 {
-				t.Errorf("faults left: %v", left)
-			}
+		},
+		// Every fault is used up: the retries succeed.
+		After: func(t *testing.T, s *site) {
 			for _, b := range []string{"victim", "bystander"} {
 				if status, answer := s.withdraw("wd-"+b, b, "10.00"); status != 200 {
 					t.Errorf("%s's retry: %d %s", b, status, answer)
 				}
 			}
-		})
-	}
+		},
+	}.Run(t, tests)
 }
 
 // TestControlAPIRefuseRetry arms the non-conforming wallet through the

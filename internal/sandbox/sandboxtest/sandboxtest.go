@@ -325,6 +325,57 @@ func (s *Served) ArmedFaults() []any {
 	return armed
 }
 
+// FaultArmer is a Site's test handle (embedding *Served) that arms faults
+// through the control API.
+type FaultArmer interface {
+	ArmFault(fields map[string]string, defaults ...string)
+	ArmedFaults() []any
+}
+
+// ControlFault is a fault armed through the control API, for the wallet
+// "victim" or for every wallet, and what the requests of "victim" and of
+// "bystander" then get: W is what a sandbox's test wants of one answer.
+type ControlFault[W any] struct {
+	Name string
+	// Body is the fault's fields, without the endpoint (ControlFaults').
+	Body              map[string]string
+	Victim, Bystander W
+}
+
+// ControlFaults is a sandbox's test of the faults armed through its
+// control API on one endpoint.
+type ControlFaults[S FaultArmer, W any] struct {
+	Endpoint string
+	// NewSite opens a Site for one case.
+	NewSite func(*testing.T) S
+	// Request sends the wallet who's request to Endpoint and checks its
+	// answer against want.
+	Request func(t *testing.T, s S, who string, want W)
+	// After, when set, runs once the requests used every fault up.
+	After func(t *testing.T, s S)
+}
+
+// Run arms each case's fault on a new Site, in parallel subtests, sends
+// the victim's request and then the bystander's, and checks that no fault
+// is left armed.
+func (c ControlFaults[S, W]) Run(t *testing.T, cases []ControlFault[W]) {
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			t.Parallel()
+			s := c.NewSite(t)
+			s.ArmFault(tt.Body, "endpoint", c.Endpoint)
+			c.Request(t, s, "victim", tt.Victim)
+			c.Request(t, s, "bystander", tt.Bystander)
+			if left := s.ArmedFaults(); len(left) != 0 {
+				t.Errorf("faults left: %v", left)
+			}
+			if c.After != nil {
+				c.After(t, s)
+			}
+		})
+	}
+}
+
 // Do sends req with client and returns the answer's status, body and
 // headers; the test stops if there is no answer.
 func Do(t testing.TB, client *http.Client, req *http.Request) (int, []byte, http.Header) {
