@@ -763,8 +763,20 @@ var (
 	securityTerms = []string{"signature", "hmac", "secret", "token", "jwt", "bearer", "api key", "authenticat", "authoris", "authoriz", "private key", "ssrf", "localhost", "https only", "password", "credential", "encrypt", "jwks"}
 )
 
-func moneySignal(d *draft) int    { return d.lowerIndex().count(moneyTerms...) }
-func securitySignal(d *draft) int { return d.lowerIndex().count(securityTerms...) }
+// moneySignal and securitySignal count the money and the security terms
+// in the draft's lower(), once.
+func moneySignal(d *draft) int    { return d.countSignals().money }
+func securitySignal(d *draft) int { return d.countSignals().security }
+
+type draftSignals struct{ money, security int }
+
+func (d *draft) countSignals() *draftSignals {
+	if d.signals == nil {
+		ix := d.lowerIndex()
+		d.signals = &draftSignals{money: ix.count(moneyTerms...), security: ix.count(securityTerms...)}
+	}
+	return d.signals
+}
 
 // renderEpic renders the epic of a group.
 func (b *builder) renderEpic(g *group, slots []slot, idOf map[*draft]string) tickets.Ticket {

@@ -74,12 +74,13 @@ type draft struct {
 	words      wordSet
 	order      int
 	alive      bool
-	epoch      int          // how many drafts this one absorbed
-	tkTitle    string       // title titleKeys was computed for
-	tkWords    []string     // keywords of the title
-	lowText    string       // see lower
-	lowIndex   *phraseIndex // see lowerIndex
-	prio       string       // priority, computed once when rendering
+	epoch      int           // how many drafts this one absorbed
+	tkTitle    string        // title titleKeys was computed for
+	tkWords    []string      // keywords of the title
+	lowText    string        // see lower
+	lowIndex   *phraseIndex  // see lowerIndex
+	signals    *draftSignals // see moneySignal
+	prio       string        // priority, computed once when rendering
 }
 
 // lower returns the title and criteria in lower case without code spans,
