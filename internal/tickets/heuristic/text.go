@@ -24,18 +24,19 @@ func splitSentences(text string) []string {
 	if text == "" {
 		return nil
 	}
-	runes := []rune(text)
+	if !utf8.ValidString(text) {
+		text = string([]rune(text)) // each invalid byte becomes U+FFFD
+	}
 	var out []string
 	start, depth, inCode := 0, 0, false
 	emit := func(end int) {
-		s := strings.TrimSpace(string(runes[start:end]))
+		s := strings.TrimSpace(text[start:end])
 		if s != "" {
 			out = append(out, s)
 		}
 		start = end
 	}
-	for i := 0; i < len(runes); i++ {
-		r := runes[i]
+	for i, r := range text {
 		switch r {
 		case '`':
 			inCode = !inCode
@@ -51,21 +52,26 @@ func splitSentences(text string) []string {
 			if inCode || depth > 0 {
 				continue
 			}
-			if i+1 < len(runes) && !unicode.IsSpace(runes[i+1]) {
+			next, _ := utf8.DecodeRuneInString(text[i+1:])
+			if i+1 < len(text) && !unicode.IsSpace(next) {
 				continue
 			}
 			j := i + 1
-			for j < len(runes) && unicode.IsSpace(runes[j]) {
-				j++
-			}
-			if j < len(runes) {
-				n := runes[j]
-				if !(unicode.IsUpper(n) || unicode.IsDigit(n) || strings.ContainsRune("`\"'(*[", n)) {
-					continue
+			for j < len(text) {
+				n, size := utf8.DecodeRuneInString(text[j:])
+				if !unicode.IsSpace(n) {
+					if !(unicode.IsUpper(n) || unicode.IsDigit(n) || strings.ContainsRune("`\"'(*[", n)) {
+						j = -1
+					}
+					break
 				}
+				j += size
+			}
+			if j < 0 {
+				continue
 			}
 			if r == '.' {
-				w := strings.ToLower(lastToken(runes[start:i]))
+				w := strings.ToLower(lastToken(text[start:i]))
 				if abbreviations[w] || utf8.RuneCountInString(w) == 1 {
 					continue
 				}
@@ -73,16 +79,20 @@ func splitSentences(text string) []string {
 			emit(i + 1)
 		}
 	}
-	emit(len(runes))
+	emit(len(text))
 	return out
 }
 
-func lastToken(rs []rune) string {
-	i := len(rs)
-	for i > 0 && !unicode.IsSpace(rs[i-1]) && rs[i-1] != '(' {
-		i--
+func lastToken(s string) string {
+	i := len(s)
+	for i > 0 {
+		r, size := utf8.DecodeLastRuneInString(s[:i])
+		if unicode.IsSpace(r) || r == '(' {
+			break
+		}
+		i -= size
 	}
-	return strings.Trim(string(rs[i:]), "\"'`")
+	return strings.Trim(s[i:], "\"'`")
 }
 
 var stopWords = map[string]bool{
