@@ -120,7 +120,7 @@ func (b *builder) uniqueTitles(ts []tickets.Ticket, slots []slot) {
 				sec = slots[i].epic.sec
 			}
 			if sec != nil && sec.parent != nil && sec.parent.parent != nil {
-				title = b.finalTitle(truncateRunes(title, 80) + " for " + cleanHeading(sec.parent.heading))
+				title = b.finalTitle(truncateRunes(title, 80) + " for " + sec.parent.cleanedHeading())
 			}
 			for n := 2; used[strings.ToLower(title)]; n++ {
 				suffix := " part " + itoa(n)
@@ -362,9 +362,10 @@ func (b *builder) sectionName(s *section) string {
 
 func cleanPath(s *section) []string {
 	var out []string
-	for _, h := range s.path() {
-		out = append(out, cleanHeading(h))
+	for c := s; c != nil && c.parent != nil; c = c.parent {
+		out = append(out, c.cleanedHeading())
 	}
+	slices.Reverse(out)
 	return out
 }
 
@@ -587,7 +588,7 @@ func (b *builder) relatedQuestions(d *draft) []*question {
 func (b *builder) labels(d *draft) []string {
 	var out []string
 	if d.sec != nil && d.sec.parent != nil {
-		if l := kebab(cleanHeading(d.sec.heading)); l != "" {
+		if l := kebab(d.sec.cleanedHeading()); l != "" {
 			out = append(out, l)
 		}
 	}
@@ -831,7 +832,7 @@ func (b *builder) renderEpic(g *group, slots []slot, idOf map[*draft]string) tic
 	}
 	label := "general"
 	if g.sec != nil {
-		label = kebab(cleanHeading(g.sec.heading))
+		label = kebab(g.sec.cleanedHeading())
 	}
 	if label == "" {
 		label = "general"
@@ -881,7 +882,7 @@ func (b *builder) groupRef(g *group) string {
 	if g.sec == nil {
 		return "the request"
 	}
-	return "the \"" + cleanHeading(g.sec.heading) + "\" section"
+	return "the \"" + g.sec.cleanedHeading() + "\" section"
 }
 
 // sectionSummary is the first sentence of a section or its first child.
@@ -1060,7 +1061,7 @@ func (b *builder) closedReports() string {
 	var names []string
 	for _, s := range b.doc.sections {
 		if s.closed {
-			names = append(names, cleanHeading(s.heading)+" (line "+itoa(s.first)+")")
+			names = append(names, s.cleanedHeading()+" (line "+itoa(s.first)+")")
 		}
 	}
 	if len(names) == 0 {

@@ -520,7 +520,7 @@ func (b *builder) lineEndpoint(s *section, bl *block) *endpoint {
 	if m == nil || len(b.info[s.index].endpoints) > 0 || methodPath.MatchString(stripCode(s.heading)) {
 		return nil
 	}
-	words := strings.Fields(cleanHeading(s.heading))
+	words := strings.Fields(s.cleanedHeading())
 	for i, w := range words {
 		if len(w) > 1 && w[1:] == strings.ToLower(w[1:]) {
 			words[i] = strings.ToLower(w) // "Get All Tasks": Title Case, no names
@@ -679,7 +679,7 @@ func (b *builder) closedOnly() bool {
 	d.lead = "Every report of the spec is marked fixed, duplicate or won't fix, so none becomes a bug ticket; the open questions name them with their lines."
 	var names []string
 	for _, s := range closed {
-		names = append(names, cleanHeading(s.heading))
+		names = append(names, s.cleanedHeading())
 	}
 	d.crit = []string{
 		"Each closed report (" + shorten(strings.Join(names, ", "), 40, 300) + ") is checked against the release or reason its entry gives.",
@@ -731,7 +731,7 @@ func layer(title string) int {
 func draftLayer(d *draft) int {
 	l := layer(d.title)
 	if l < 0 && d.origin == originSection && d.sec != nil {
-		l = layer(cleanHeading(d.sec.heading))
+		l = layer(d.sec.cleanedHeading())
 	}
 	return l
 }
@@ -1085,7 +1085,7 @@ func (b *builder) walkRequirementRows(s *section, t *table, caption string) {
 		}
 	}
 	if len(later) > 0 {
-		b.notTicketed = append(b.notTicketed, "Not ticketed, as their priority ships last or not in this release: "+strings.Join(later, "; ")+" (\""+cleanHeading(s.heading)+"\", line "+itoa(s.first)+"). Should any of them get a ticket now?")
+		b.notTicketed = append(b.notTicketed, "Not ticketed, as their priority ships last or not in this release: "+strings.Join(later, "; ")+" (\""+s.cleanedHeading()+"\", line "+itoa(s.first)+"). Should any of them get a ticket now?")
 	}
 }
 
@@ -1481,7 +1481,7 @@ var epicNames = []struct{ word, title string }{
 
 // epicTitle names the epic of a section.
 func (b *builder) epicTitle(s *section) string {
-	h := cleanHeading(s.heading)
+	h := s.cleanedHeading()
 	low := strings.ToLower(h)
 	switch low {
 	case "requirements", "functional requirements", "features", "scope", "user stories", "stories", "tasks", "deliverables", "backlog":

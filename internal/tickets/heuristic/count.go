@@ -141,7 +141,7 @@ func (b *builder) mergeSubResources() {
 		if !d.alive {
 			continue
 		}
-		name := strings.ToLower(stripCode(cleanHeading(d.sec.heading)))
+		name := strings.ToLower(stripCode(d.sec.cleanedHeading()))
 		if b.rowsMention(name) {
 			continue
 		}
@@ -154,7 +154,7 @@ func (b *builder) mergeSubResources() {
 			}
 			if b.references(p.sec, name) {
 				for _, t := range b.info[d.sec.index].fields {
-					p.crit = appendUnique(p.crit, upperFirst(name)+" object ("+fieldSummary(t)+") follows the \""+cleanHeading(d.sec.heading)+"\" table.")
+					p.crit = appendUnique(p.crit, upperFirst(name)+" object ("+fieldSummary(t)+") follows the \""+d.sec.cleanedHeading()+"\" table.")
 				}
 				crit := d.crit
 				if len(b.info[d.sec.index].fields) > 0 {

@@ -89,7 +89,7 @@ var integrationTest = regexp.MustCompile(`(?i)\b(integration|e2e|end-to-end|end 
 
 // rolloutSection is a section of rollout steps.
 func rolloutSection(s *section) bool {
-	h := strings.TrimSpace(headingNumber.ReplaceAllString(strings.ToLower(cleanHeading(s.heading)), ""))
+	h := strings.TrimSpace(headingNumber.ReplaceAllString(strings.ToLower(s.cleanedHeading()), ""))
 	return rolloutHeading.MatchString(h) || h == "migration" || h == "migration plan" || h == "cut-over" || h == "cutover"
 }
 
@@ -185,7 +185,7 @@ func (b *builder) phaseDependencies(work []*draft) {
 		}
 	}
 	name := func(s *section) string {
-		return strings.TrimSpace(headingNumber.ReplaceAllString(strings.ToLower(cleanHeading(s.heading)), ""))
+		return strings.TrimSpace(headingNumber.ReplaceAllString(strings.ToLower(s.cleanedHeading()), ""))
 	}
 	before := map[*section]*section{}
 	for i := 1; i < len(majors); i++ {

@@ -633,7 +633,7 @@ func (b *builder) linkResources() {
 		if !d.alive || d.origin != originResource {
 			continue
 		}
-		base := strings.ToLower(cleanHeading(d.sec.heading))
+		base := strings.ToLower(d.sec.cleanedHeading())
 		if i := strings.Index(base, " as "); i > 0 {
 			base = base[:i]
 		}
@@ -644,7 +644,7 @@ func (b *builder) linkResources() {
 			}
 		}
 		for _, p := range d.parts {
-			phrases = append(phrases, strings.ToLower(cleanHeading(p.sec.heading)))
+			phrases = append(phrases, strings.ToLower(p.sec.cleanedHeading()))
 		}
 		named := b.mentioned(d.sec.heading)
 		var users []*draft

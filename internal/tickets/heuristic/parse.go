@@ -69,6 +69,18 @@ type section struct {
 	// guide is an RFC's guide-level explanation beside its reference-level
 	// one: only what the reference-level sections leave out is work.
 	guide bool
+	// cleaned is cleanHeading(heading), once cleanedHeading computed it.
+	cleaned     string
+	cleanedDone bool
+}
+
+// cleanedHeading is cleanHeading(s.heading), computed once: headings do
+// not change after parsing.
+func (s *section) cleanedHeading() string {
+	if !s.cleanedDone {
+		s.cleaned, s.cleanedDone = cleanHeading(s.heading), true
+	}
+	return s.cleaned
 }
 
 // document is a parsed spec.

@@ -33,7 +33,7 @@ func (b *builder) questionFrom(s *section, text string) *question {
 	case hasMarker(t) && (markerFirst.MatchString(t) || fieldCount(strings.Trim(markers.ReplaceAllString(t, ""), " :,;.-")) < 3):
 		// "TBD", "To be provided by Design Team": the open point is what
 		// the section or label names.
-		what := cleanHeading(s.heading)
+		what := s.cleanedHeading()
 		if b.caption != "" {
 			what = b.caption
 		}
@@ -377,7 +377,7 @@ func (b *builder) spikeFor(s *section, qs []*question) *draft {
 	d.crit = append(d.crit, "The decision is recorded in the project docs and the affected tickets are updated to match it.")
 	where := "the request"
 	if s != nil && s.parent != nil {
-		where = "the \"" + cleanHeading(s.heading) + "\" section"
+		where = "the \"" + s.cleanedHeading() + "\" section"
 	}
 	d.lead = "Time-boxed investigation: " + where + " leaves this open, and work there cannot be finished until it is decided."
 	d.value = 0.3 + 0.05*float64(min(block, 5))

@@ -95,7 +95,7 @@ func (b *builder) buildSection(s *section) {
 	case in.topic == "overview":
 		b.overviewDrafts(s, units)
 	case in.topic == "requirements" || in.checklist || in.topic == "questions" && len(in.items) > 0 || labelledRequirements(in) ||
-		len(in.items) >= 2 && len(s.children) == 0 && genericWorkHeading.MatchString(cleanHeading(s.heading)) ||
+		len(in.items) >= 2 && len(s.children) == 0 && genericWorkHeading.MatchString(s.cleanedHeading()) ||
 		in.topic == "testing" && len(in.items) >= 2 && len(s.children) == 0:
 		// A test plan's list ("Unit tests for …", "Integration test: …",
 		// "E2E test: …") names tests of different kinds, each its own work.
@@ -114,7 +114,7 @@ func (b *builder) buildSection(s *section) {
 // whichever has text of its own and at most one list item (one story).
 func (b *builder) acceptanceOwner(s *section) *section {
 	p := s.parent
-	if p == nil || s.level < 3 || len(s.children) > 0 || !acceptanceHeading.MatchString(strings.Trim(cleanHeading(s.heading), "*_: ")) {
+	if p == nil || s.level < 3 || len(s.children) > 0 || !acceptanceHeading.MatchString(strings.Trim(s.cleanedHeading(), "*_: ")) {
 		return nil // a PRD's "## Acceptance criteria" lists the criteria of many stories
 	}
 	one := func(o *section) bool { in := b.info[o.index]; return len(in.units) > 0 && len(in.items) <= 1 }
@@ -761,7 +761,7 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 		case containsAny(text, "oauth"):
 			return "Implement OAuth authentication"
 		}
-		return "Implement " + lowerFirst(cleanHeading(s.heading))
+		return "Implement " + lowerFirst(s.cleanedHeading())
 	case "errors":
 		if containsAny(text, "error.code", "error code", "code") {
 			return "Implement error body and error code mapping"
@@ -776,7 +776,7 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 			t, _ := imperative(dropParentheticals(units[0].text))
 			return shorten(t, 12, 90)
 		}
-		return shorten(verbFirst(cleanHeading(s.heading)), 12, 100)
+		return shorten(verbFirst(s.cleanedHeading()), 12, 100)
 	case "events":
 		if m := callbackToken.FindStringSubmatch(text); m != nil {
 			return "Deliver " + m[1] + " notifications"
@@ -794,10 +794,10 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 		}
 		return "Implement state transitions"
 	case "testing":
-		return "Set up " + lowerFirst(cleanHeading(s.heading))
+		return "Set up " + lowerFirst(s.cleanedHeading())
 	}
-	h := cleanHeading(s.heading)
-	if s.parent != nil && entityParent.MatchString(cleanHeading(s.parent.heading)) && fieldCount(h) <= 3 {
+	h := s.cleanedHeading()
+	if s.parent != nil && entityParent.MatchString(s.parent.cleanedHeading()) && fieldCount(h) <= 3 {
 		return "Define the " + h + " entity" // "### Todo" under "## Entities"
 	}
 	if f := strings.Fields(h); len(f) == 2 && httpMethods[f[0]] && strings.HasPrefix(f[1], "/") && len(units) > 0 {
@@ -920,7 +920,7 @@ func limitTitle(s *section, units []*unit) string {
 			return "Enforce " + lowerFirst(strings.TrimRight(t, ".,"))
 		}
 	}
-	return "Enforce " + lowerFirst(cleanHeading(s.heading))
+	return "Enforce " + lowerFirst(s.cleanedHeading())
 }
 
 // mayNameWhat is a necessary condition for text to start "The <heading>
@@ -995,7 +995,7 @@ func (b *builder) sectionDraft(s *section, topic string, units []*unit, title st
 
 // sectionLead is the first description sentence of a section draft.
 func sectionLead(d *draft, s *section) string {
-	where := "the \"" + cleanHeading(s.heading) + "\" section"
+	where := "the \"" + s.cleanedHeading() + "\" section"
 	if len(d.crit) > 0 {
 		// The spec's own first sentence, not a sentence written for the
 		// topic ("the authentication rules of the … section").
@@ -1304,7 +1304,7 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 	if s.parent == nil {
 		d.lead = "Deliver this item of the request: " + strings.TrimRight(stripCode(units[0].text), ".") + "."
 	} else {
-		d.lead = "Deliver this item of the \"" + cleanHeading(s.heading) + "\" list: " + strings.TrimRight(stripCode(units[0].text), ".") + "."
+		d.lead = "Deliver this item of the \"" + s.cleanedHeading() + "\" list: " + strings.TrimRight(stripCode(units[0].text), ".") + "."
 	}
 	d.words = newWordSet(title)
 	return d
