@@ -27,14 +27,8 @@ var pages = sandboxweb.ParsePages(webFiles, "web/lobby.html", "web/ledger.html",
 // lobbyLocales are the launcher's languages (aggregator-api.md).
 var lobbyLocales = []string{"en", "es", "nl", "fr", "de", "ru"}
 
-// Page sizes.
-const (
-	ledgerPageSize   = 50
-	storedPageSize   = 50
-	roundsPageSize   = 50
-	accountsPageSize = 100
-	stateLedgerSize  = 100
-)
+// roundsPageSize is the number of rounds the ledger page lists.
+const roundsPageSize = 50
 
 func (s *Site) routes() http.Handler {
 	mux, api := sandboxweb.SiteRoutes{
@@ -281,7 +275,7 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 	c := s.c
 	c.mu.Lock()
 	d.BetLimits = true
-	sandboxweb.ListWallets(&d.Ledger, c.accounts, c.blocked, accountsPageSize, func(id string) sandboxweb.WalletRow {
+	sandboxweb.ListWallets(&d.Ledger, c.accounts, c.blocked, sandboxweb.WalletsPageSize, func(id string) sandboxweb.WalletRow {
 		v, _ := c.accountViewLocked(id)
 		return sandboxweb.WalletRow{ID: v.ID, Balance: v.Balance, Currency: v.Currency, Blocked: v.Blocked, BetLimit: v.BetLimit}
 	})
@@ -291,7 +285,7 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	d.Entries, d.Older = sandboxweb.LedgerPage(c.ledger.Entries(), func(e Entry) int64 { return e.Seq }, func(e Entry) string { return e.Account },
-		d.Filter, before, ledgerPageSize, "account_id")
+		d.Filter, before, sandboxweb.LedgerPageSize, "account_id")
 	for key, rec := range c.txs {
 		if d.Filter == "" || rec.account == d.Filter {
 			d.Stored = append(d.Stored, storedOf(key, rec))
@@ -305,7 +299,7 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 	d.Fail(c.Keeper.Failed())
 	c.mu.Unlock()
 	d.Rounds, d.MoreRounds = sandboxweb.NewestFirst(d.Rounds, func(v roundView) int64 { return v.Seq }, roundsPageSize)
-	d.Stored, d.MoreStored = sandboxweb.NewestFirst(d.Stored, func(v storedView) int64 { return v.Seq }, storedPageSize)
+	d.Stored, d.MoreStored = sandboxweb.NewestFirst(d.Stored, func(v storedView) int64 { return v.Seq }, sandboxweb.StoredPageSize)
 	pages.Render(w, "web/ledger.html", s.page(r, "Ledger", "/sandbox/ledger", &d), "")
 }
 
@@ -340,15 +334,15 @@ func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 	c := s.c
 	c.mu.Lock()
-	accounts, blocked, ledger := sandboxweb.Snapshot(c.accounts, c.accountViewLocked, c.blocked, c.ledger.Entries(), stateLedgerSize)
+	accounts, blocked, ledger := sandboxweb.Snapshot(c.accounts, c.accountViewLocked, c.blocked, c.ledger.Entries(), sandboxweb.StateListSize)
 	rounds := make([]roundView, 0, len(c.rounds))
 	for id, rd := range c.rounds {
 		rounds = append(rounds, roundView{Seq: rd.seq, Round: Round{RoundID: id, CasinoRoundID: rd.id, Account: rd.account, Currency: rd.currency, Finished: rd.finished}})
 	}
 	c.mu.Unlock()
 	sort.Slice(rounds, func(i, j int) bool { return rounds[i].Seq > rounds[j].Seq })
-	if len(rounds) > stateLedgerSize {
-		rounds = rounds[:stateLedgerSize]
+	if len(rounds) > sandboxweb.StateListSize {
+		rounds = rounds[:sandboxweb.StateListSize]
 	}
 	sandboxweb.WriteJSON(w, http.StatusOK, map[string]any{
 		"aggregator_id": s.cfg.AggregatorID,

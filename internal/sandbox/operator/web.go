@@ -25,14 +25,6 @@ var (
 	hostThemes  = []string{"light", "dark"}
 )
 
-// Page sizes.
-const (
-	ledgerPageSize  = 50
-	storedPageSize  = 50
-	bettorsPageSize = 100
-	stateLedgerSize = 100
-)
-
 func (s *Site) routes() http.Handler {
 	mux, api := sandboxweb.SiteRoutes{
 		Wallet: s.op.Handler(),
@@ -193,12 +185,12 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 	before := d.Read(r, "bettor", "bettor_id")
 	o := s.op
 	o.mu.Lock()
-	sandboxweb.ListWallets(&d.Ledger, o.bettors, o.blocked, bettorsPageSize, func(id string) sandboxweb.WalletRow {
+	sandboxweb.ListWallets(&d.Ledger, o.bettors, o.blocked, sandboxweb.WalletsPageSize, func(id string) sandboxweb.WalletRow {
 		v, _ := o.bettorViewLocked(id)
 		return sandboxweb.WalletRow{ID: v.ID, Balance: v.Balance, Currency: v.Currency, Blocked: v.Blocked}
 	})
 	d.Entries, d.Older = sandboxweb.LedgerPage(o.ledger.Entries(), func(e Entry) int64 { return e.Seq }, func(e Entry) string { return e.BettorID },
-		d.Filter, before, ledgerPageSize, "bettor_id")
+		d.Filter, before, sandboxweb.LedgerPageSize, "bettor_id")
 	for txID, rec := range o.txs {
 		if d.Filter != "" && rec.bettorID != d.Filter {
 			continue
@@ -210,7 +202,7 @@ func (s *Site) ledgerPage(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Fail(o.Keeper.Failed())
 	o.mu.Unlock()
-	d.Stored, d.MoreStored = sandboxweb.NewestFirst(d.Stored, func(v storedView) int64 { return v.Seq }, storedPageSize)
+	d.Stored, d.MoreStored = sandboxweb.NewestFirst(d.Stored, func(v storedView) int64 { return v.Seq }, sandboxweb.StoredPageSize)
 	pages.Render(w, "web/ledger.html", s.page(r, "Ledger", "/sandbox/ledger", &d), "")
 }
 
@@ -243,7 +235,7 @@ func (s *Site) controlsPage(w http.ResponseWriter, r *http.Request) {
 func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 	o := s.op
 	o.mu.Lock()
-	bettors, blocked, ledger := sandboxweb.Snapshot(o.bettors, o.bettorViewLocked, o.blocked, o.ledger.Entries(), stateLedgerSize)
+	bettors, blocked, ledger := sandboxweb.Snapshot(o.bettors, o.bettorViewLocked, o.blocked, o.ledger.Entries(), sandboxweb.StateListSize)
 	currency := o.currency
 	lifetime := o.tokenLifetimeLocked()
 	o.mu.Unlock()

@@ -10,6 +10,20 @@ import (
 	"strings"
 )
 
+// The sizes of the pages and lists every Site's ledger page and control
+// API show.
+const (
+	// LedgerPageSize is the number of entries on one ledger page.
+	LedgerPageSize = 50
+	// StoredPageSize is the number of stored answers the ledger page lists.
+	StoredPageSize = 50
+	// WalletsPageSize is the number of wallets the ledger page lists.
+	WalletsPageSize = 100
+	// StateListSize is the most items of each list the control API's
+	// state shows (the newest ledger entries first).
+	StateListSize = 100
+)
+
 // IDsPage returns the sorted ids of wallets that filter selects (every id
 // when filter is ""), at most size, and how many more there are.
 func IDsPage[V any](wallets map[string]V, filter string, size int) (ids []string, more int) {
