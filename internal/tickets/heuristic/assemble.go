@@ -712,7 +712,7 @@ func (b *builder) computePriority(d *draft) string {
 		level = max(level, 3)
 	}
 	musts := 0
-	for _, w := range strings.Fields(text) {
+	for w := range strings.FieldsSeq(text) {
 		switch strings.Trim(w, ".,;:()\"'") {
 		case "must", "shall", "required", "never", "always", "only", "mandatory":
 			musts++

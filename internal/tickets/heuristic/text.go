@@ -624,7 +624,7 @@ var baseVerbs = map[string]bool{
 
 // hasVerb reports whether a sentence seems to have a verb.
 func hasVerb(s string) bool {
-	for _, w := range strings.Fields(strings.ToLower(stripCode(s))) {
+	for w := range strings.FieldsSeq(strings.ToLower(stripCode(s))) {
 		w = strings.Trim(w, ".,;:()\"'")
 		switch w {
 		case "is", "are", "was", "were", "be", "has", "have", "can", "must", "will", "should", "may", "does", "do":
@@ -904,7 +904,7 @@ var httpMethods = map[string]bool{"GET": true, "POST": true, "PUT": true, "PATCH
 
 // roleIn returns the first role word found in text, or "".
 func roleIn(text string) string {
-	for _, w := range strings.Fields(strings.ToLower(text)) {
+	for w := range strings.FieldsSeq(strings.ToLower(text)) {
 		w = strings.Trim(w, ".,;:()'\"`")
 		w = stem(w)
 		for _, r := range roleWords {
