@@ -1296,20 +1296,39 @@ func headingTopic(heading string) string {
 	h := " " + strings.Join(strings.FieldsFunc(strings.ToLower(dropParentheticals(heading)), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-'
 	}), " ") + " "
-	for _, r := range topicRules {
-		for _, w := range r.words {
-			if strings.HasSuffix(w, "*") {
-				if strings.Contains(h, " "+strings.TrimSuffix(w, "*")) {
+	for _, r := range topicSearches {
+		for _, forms := range r.forms {
+			for _, f := range forms {
+				if f != "" && strings.Contains(h, f) {
 					return r.topic
 				}
-				continue
-			}
-			if strings.Contains(h, " "+w+" ") || strings.Contains(h, " "+w+"s ") || strings.Contains(h, " "+w+"es ") {
-				return r.topic
 			}
 		}
 	}
 	return ""
+}
+
+// topicSearches are the topicRules as the strings headingTopic looks for
+// in a heading padded with spaces: " word" for a prefix, else " word ",
+// " words " and " wordes ".
+var topicSearches = func() []topicSearch {
+	out := make([]topicSearch, len(topicRules))
+	for i, r := range topicRules {
+		out[i].topic = r.topic
+		for _, w := range r.words {
+			if prefix, ok := strings.CutSuffix(w, "*"); ok {
+				out[i].forms = append(out[i].forms, [3]string{" " + prefix})
+				continue
+			}
+			out[i].forms = append(out[i].forms, [3]string{" " + w + " ", " " + w + "s ", " " + w + "es "})
+		}
+	}
+	return out
+}()
+
+type topicSearch struct {
+	topic string
+	forms [][3]string
 }
 
 // dominantRole returns the role word used most in the lower-case text,
