@@ -9,20 +9,25 @@ import (
 // The functions of this file answer what strings.Fields would, splitting
 // at the same white space (unicode.IsSpace), without making the slice.
 
-// spaceAt reports whether s has white space at byte i, and its length.
-func spaceAt(s string, i int) (bool, int) {
-	if c := s[i]; c < utf8.RuneSelf {
-		return c == ' ' || c >= '\t' && c <= '\r', 1
-	}
+// spaceRuneAt reports whether s has a white-space rune at byte i, and
+// the rune's length; the loops below test ASCII bytes themselves, inline,
+// with asciiSpace.
+func spaceRuneAt(s string, i int) (bool, int) {
 	r, size := utf8.DecodeRuneInString(s[i:])
 	return unicode.IsSpace(r), size
 }
+
+// asciiSpace holds the ASCII bytes unicode.IsSpace accepts.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 // fieldCount is len(strings.Fields(s)).
 func fieldCount(s string) int {
 	n, in := 0, false
 	for i := 0; i < len(s); {
-		space, size := spaceAt(s, i)
+		space, size := asciiSpace[s[i]&0x7f], 1
+		if s[i] >= utf8.RuneSelf {
+			space, size = spaceRuneAt(s, i)
+		}
 		if space {
 			in = false
 		} else if !in {
@@ -38,7 +43,10 @@ func fieldCount(s string) int {
 func firstField(s string) string {
 	start := -1
 	for i := 0; i < len(s); {
-		space, size := spaceAt(s, i)
+		space, size := asciiSpace[s[i]&0x7f], 1
+		if s[i] >= utf8.RuneSelf {
+			space, size = spaceRuneAt(s, i)
+		}
 		if space {
 			if start >= 0 {
 				return s[start:i]
@@ -60,7 +68,10 @@ func firstField(s string) string {
 func collapseSpaces(s string) string {
 	prevSpace := true // no white space at the start
 	for i := 0; i < len(s); {
-		space, size := spaceAt(s, i)
+		space, size := asciiSpace[s[i]&0x7f], 1
+		if s[i] >= utf8.RuneSelf {
+			space, size = spaceRuneAt(s, i)
+		}
 		if space && (prevSpace || size > 1 || s[i] != ' ') {
 			return strings.Join(strings.Fields(s), " ")
 		}
@@ -78,7 +89,10 @@ func collapseSpaces(s string) string {
 func lastFieldStart(s string) int {
 	last := -1
 	for i := 0; i < len(s); {
-		space, size := spaceAt(s, i)
+		space, size := asciiSpace[s[i]&0x7f], 1
+		if s[i] >= utf8.RuneSelf {
+			space, size = spaceRuneAt(s, i)
+		}
 		i += size
 		if space {
 			last = i
