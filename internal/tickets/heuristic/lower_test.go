@@ -18,3 +18,15 @@ func TestContainsLowerAgreesWithToLower(t *testing.T) {
 		}
 	}
 }
+
+// mayBeStopWord holds for every stop word, whatever its letters.
+func TestMayBeStopWordHoldsForEveryStopWord(t *testing.T) {
+	for w := range stopWords {
+		if !mayBeStopWord(w) {
+			t.Errorf("mayBeStopWord(%q) = false", w)
+		}
+	}
+	if mayBeStopWord("requirement") || mayBeStopWord("webhook") || mayBeStopWord("zq") {
+		t.Error("mayBeStopWord holds for words no stop word resembles")
+	}
+}

@@ -128,6 +128,31 @@ var stopWordMaxLen = func() int {
 	return n
 }()
 
+// stopWordEnds holds, by length, the first and last letters (a to z) of
+// the stop words, so that most words need no look-up among them.
+var stopWordEnds = func() [][26 * 26]bool {
+	ends := make([][26 * 26]bool, stopWordMaxLen+1)
+	for w := range stopWords {
+		if first, last := w[0]-'a', w[len(w)-1]-'a'; first < 26 && last < 26 {
+			ends[len(w)][int(first)*26+int(last)] = true
+		}
+	}
+	return ends
+}()
+
+// mayBeStopWord reports whether w may be a stop word: false when no stop
+// word has its length and, for a word between letters a and z, its first
+// and last letters.
+func mayBeStopWord(w string) bool {
+	if len(w) > stopWordMaxLen || w == "" {
+		return false
+	}
+	if first, last := w[0]-'a', w[len(w)-1]-'a'; first < 26 && last < 26 {
+		return stopWordEnds[len(w)][int(first)*26+int(last)]
+	}
+	return true
+}
+
 var wordSplit = regexp.MustCompile(`[^\p{L}\p{N}_]+`)
 
 // keywords returns the stemmed content words of s, in order of first
@@ -212,7 +237,7 @@ func eachKeyword(s string, add func(string)) {
 // addContentWord calls add with w stemmed unless w is a stop word, a
 // number or shorter than two bytes.
 func addContentWord(add func(string), w string) {
-	if len(w) < 2 || len(w) <= stopWordMaxLen && stopWords[w] || isNumber(w) {
+	if len(w) < 2 || mayBeStopWord(w) && stopWords[w] || isNumber(w) {
 		return
 	}
 	add(stem(w))
