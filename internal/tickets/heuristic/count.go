@@ -407,6 +407,7 @@ type greedyScratch struct {
 	losses   lossCache
 	live     []*draft
 	byGroup  map[*group][]*draft // live drafts by group
+	cross    []*draft            // live drafts of a crossCutting topic
 	partners []*draft
 }
 
@@ -453,8 +454,12 @@ func (b *builder) bestReduction(live []*draft, sc *greedyScratch) *reduction {
 	for g, ds := range byGroup {
 		byGroup[g] = ds[:0]
 	}
+	sc.cross = sc.cross[:0]
 	for _, d := range live {
 		byGroup[d.grp] = append(byGroup[d.grp], d)
+		if crossCutting[d.topic] {
+			sc.cross = append(sc.cross, d)
+		}
 	}
 	for _, d := range live {
 		switch d.origin {
@@ -475,8 +480,8 @@ func (b *builder) bestReduction(live []*draft, sc *greedyScratch) *reduction {
 			sc.partners = partners
 		}
 		if crossCutting[d.topic] {
-			for _, p := range live {
-				if p.grp != d.grp && crossCutting[p.topic] {
+			for _, p := range sc.cross {
+				if p.grp != d.grp {
 					partners = append(partners, p)
 				}
 			}
