@@ -178,7 +178,7 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 	batchClients, room := roomNeeded(jobs)
 	checks.Queue(unfinishedSQL, batchClients, room)
 	checks.Queue(`SELECT `+jobColumns+` FROM ticket_jobs
-		WHERE (client_id, idempotency_key) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))`, clientIDs, keys)
+		WHERE (client_id, idempotency_key) IN (SELECT * FROM unnest($1::text[]::uuid[], $2::text[]))`, clientIDs, keys)
 	results := conn.SendBatch(ctx, checks)
 	active, stored, existing, err := readChecks(results)
 	if cerr := results.Close(); err == nil {
@@ -226,7 +226,7 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 		}
 	}
 	if len(boundClients) > 0 {
-		writes.Queue(`INSERT INTO ticket_unfinished_bounds (client_id, at_most) SELECT * FROM unnest($1::uuid[], $2::int[])
+		writes.Queue(`INSERT INTO ticket_unfinished_bounds (client_id, at_most) SELECT * FROM unnest($1::text[]::uuid[], $2::int[])
 			ON CONFLICT (client_id) DO UPDATE SET at_most = excluded.at_most`, boundClients, bounds)
 	}
 	writes.Queue(`COMMIT`)
@@ -259,9 +259,14 @@ func commitPipeline(results pgx.BatchResults, n int) error {
 
 // insertJobsSQL inserts a batch's new jobs in one statement, a column per
 // parameter: one statement to plan and run instead of one per job.
+//
+// The batch's statements take ids as text[] and cast them to uuid[] on
+// the server: given a uuid[] parameter and Go strings, pgx first tries the
+// binary format, fails on the first element (building an error), and
+// encodes the whole array again as text, several times per batch.
 const insertJobsSQL = `INSERT INTO ticket_jobs (id, client_id, idempotency_key, request_hash, request, status, stage,
 	error_code, error_message, callback_failed, result, created_at, updated_at, expires_at)
-	SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::jsonb[], $6::text[], $7::text[],
+	SELECT * FROM unnest($1::text[]::uuid[], $2::text[]::uuid[], $3::text[], $4::text[], $5::jsonb[], $6::text[], $7::text[],
 		$8::text[], $9::text[], $10::boolean[], $11::bytea[], $12::timestamptz[], $13::timestamptz[], $14::timestamptz[])`
 
 // newJobRows are the columns of insertJobsSQL.
@@ -490,7 +495,7 @@ const submissionLockClass int32 = 0x7469636b // "tick"
 const unfinishedSQL = `SELECT c.id::text, CASE WHEN b.at_most <= c.room THEN b.at_most ELSE
 		(SELECT count(*) FROM ticket_jobs j WHERE j.client_id = c.id AND j.status IN ('queued', 'processing', 'cancel_requested')) END,
 		b.at_most
-	FROM unnest($1::uuid[], $2::int[]) AS c (id, room) LEFT JOIN ticket_unfinished_bounds b ON b.client_id = c.id`
+	FROM unnest($1::text[]::uuid[], $2::int[]) AS c (id, room) LEFT JOIN ticket_unfinished_bounds b ON b.client_id = c.id`
 
 // roomNeeded returns the batch's clients and, for each, the largest stored
 // bound of its unfinished jobs that lets all of its jobs in the batch in
