@@ -171,8 +171,13 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 	// while ticket_jobs is nearly empty, the key lookup became a sequential
 	// scan that grew with the table (docs/performance.md, "Job submission on
 	// PostgreSQL: a bound instead of a count"). Every statement of this
-	// transaction has an index that serves it.
-	checks.Queue(`SET LOCAL enable_seqscan = off`)
+	// transaction has an index that serves it. Left to choose, PostgreSQL
+	// also planned the bound's read and the key lookup anew on every call of
+	// a small batch (a custom plan estimated cheaper than the generic one
+	// for a short array), 16–26 µs each ("Job submission on PostgreSQL: two
+	// round trips, River's row in the batch"); the generic plan is the same
+	// index scans.
+	checks.Queue(`SELECT set_config('enable_seqscan', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true)`)
 	checks.Queue(`SELECT pg_advisory_xact_lock($2, k) FROM (SELECT DISTINCT hashtext(id) AS k FROM unnest($1::text[]) AS id ORDER BY k) AS keys`,
 		clientIDs, submissionLockClass)
 	batchClients, room := roomNeeded(jobs)
@@ -521,11 +526,11 @@ func roomNeeded(jobs []newJob) ([]string, []int) {
 }
 
 // readChecks reads the answers to createJobs' checks: BEGIN, the planner
-// setting and the locks, then an upper bound of the unfinished jobs of each client
+// settings and the locks, then an upper bound of the unfinished jobs of each client
 // (exact when it was counted) and the bounds stored before, then the
 // existing jobs of the batch's (client, idempotency key) pairs.
 func readChecks(results pgx.BatchResults) (active, stored map[string]int, existing map[[2]string]tickets.Job, err error) {
-	for range 3 { // BEGIN, the planner setting, the locks
+	for range 3 { // BEGIN, the planner settings, the locks
 		if _, err := results.Exec(); err != nil {
 			return nil, nil, nil, err
 		}
