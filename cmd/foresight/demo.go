@@ -72,7 +72,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 		}
 		cfg.AdminToken = creds.AdminToken
 	}
-	if err := cfg.CheckTokens(); err != nil {
+	if err := cfg.Check(); err != nil {
 		return err
 	}
 	fresh := !strings.HasPrefix(cfg.DatabaseURL, "sqlite:") || !fileExists(strings.TrimPrefix(cfg.DatabaseURL, "sqlite:"))

@@ -138,6 +138,9 @@ func TestMigrateAndConfigErrors(t *testing.T) {
 		{[]string{"serve", "--admin-token", longToken[:31], "--database-url", db}, nil, "FORESIGHT_ADMIN_TOKEN) has 31 characters"},
 		{[]string{"serve", "--admin-token", longToken, "--metrics-token", "short", "--database-url", db}, nil, "FORESIGHT_METRICS_TOKEN) has 5 characters"},
 		{[]string{"demo", "--admin-token", "short", "--dir", t.TempDir()}, nil, "FORESIGHT_ADMIN_TOKEN) has 5 characters"},
+		{[]string{"serve", "--admin-token", longToken, "--database-url", db, "--tickets-max-active-jobs", "-3"}, nil, "FORESIGHT_TICKETS_MAX_ACTIVE_JOBS is -3; it must be at least 1"},
+		{[]string{"serve"}, map[string]string{"FORESIGHT_ADMIN_TOKEN": longToken, "FORESIGHT_DATABASE_URL": db, "FORESIGHT_TICKETS_WORKERS": "0"}, "FORESIGHT_TICKETS_WORKERS is 0"},
+		{[]string{"demo", "--dir", t.TempDir(), "--tickets-job-lifetime", "0s"}, nil, "FORESIGHT_TICKETS_JOB_LIFETIME is 0s"},
 		{[]string{"bogus"}, nil, "unknown command"},
 	})
 }

@@ -177,7 +177,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := e.parse(args); err != nil {
 		return err
 	}
-	if err := cfg.CheckTokens(); err != nil {
+	if err := cfg.Check(); err != nil {
 		return err
 	}
 	log := newLogger(*logFormat, stderr)
