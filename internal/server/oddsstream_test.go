@@ -2,19 +2,24 @@ package server_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/betting/bettorhttp"
 	"github.com/foresight-dev/foresight/internal/odds"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
+	"github.com/foresight-dev/foresight/internal/server"
 	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
@@ -244,4 +249,51 @@ func nextLine(t *testing.T, s *rawStream) string {
 		t.Fatal("no line for 10 s")
 	}
 	return ""
+}
+
+// TestOddsStreamStalledReaderGivesBackItsSlot: four HTTP/2 streams of one
+// token whose clients stop reading fill their flow-control windows, so
+// the server's writes to them wait; each is dropped once it falls behind
+// and ends when a write of it is not taken within the stream's write
+// timeout, and the token's four slots come back. A write that waited for
+// good would hold them (and the streams) as long as the client keeps its
+// connection. HTTP/1.1 streams get the same deadline on their connection;
+// a test would have to fill the kernel's socket buffers first.
+func TestOddsStreamStalledReaderGivesBackItsSlot(t *testing.T) {
+	t.Parallel()
+	var dials atomic.Int64
+	client := http2Client(t, &dials)
+	bw := newBettingWorldWith(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{config: func(c *server.Config) {
+		c.OddsStreamWriteTimeout = 200 * time.Millisecond
+	}})
+	hub := bw.srv.Betting().Hub()
+	alice := bw.bettor("alice", "100.00")
+	for i := range bettorhttp.MaxStreamsPerToken {
+		// Each reader stops once its 100 lines are not taken.
+		if resp, s := dialStreamWith(t, client, bw.url+"/api/v1/odds/stream", alice); s == nil {
+			t.Fatalf("stream %d = %d, want 200", i+1, resp.StatusCode)
+		}
+	}
+	e, err := bw.srv.Betting().GetEvent(context.Background(), bw.event)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.ID = bw.event
+	for version := e.Markets[0].Version; hub.Dropped() < bettorhttp.MaxStreamsPerToken; {
+		if version == 1_000_000 {
+			t.Fatalf("%d of the streams that stopped reading were dropped after 1,000,000 changes", hub.Dropped())
+		}
+		version++
+		e.UpdatedAt = e.UpdatedAt.Add(time.Millisecond)
+		e.Markets = slices.Clone(e.Markets)
+		e.Markets[0].Version = version
+		hub.Publish(e)
+	}
+	waitfor.True(t, "a slot given back by a stalled stream", func() bool {
+		resp, s := dialStreamWith(t, client, bw.url+"/api/v1/odds/stream", alice)
+		if s != nil {
+			s.resp.Body.Close()
+		}
+		return resp.StatusCode == 200
+	})
 }

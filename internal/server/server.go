@@ -131,6 +131,10 @@ type Config struct {
 	// submission instead of net.DefaultResolver (tests make a name resolve
 	// to loopback with it).
 	CallbackResolver netguard.Resolver
+	// OddsStreamWriteTimeout bounds each write of an odds stream; a client
+	// that takes none of it in time loses its stream (zero:
+	// bettorhttp.DefaultStreamWriteTimeout, 30 s; tests shorten it).
+	OddsStreamWriteTimeout time.Duration
 	// HTTP2MaxStreams is how many requests (odds streams among them) one
 	// HTTP/2 connection may carry at once; a client or proxy with more
 	// opens another connection.
@@ -424,7 +428,8 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("/tickets/v1/", metrics.wrap("tickets", ticketAPI))
 	mux.Handle("/v1/task-generation/", metrics.wrap("tickets", ticketAPI))
 	bettorAPI := bettorhttp.New(s.betting, s.placement, bettorhttp.TokenAuthenticator(s.betting, s.placement, s.tokens,
-		bettorhttp.Platform{Keys: s.agg.Keys().PublicKey, Balance: s.balances.Balance}), s.log)
+		bettorhttp.Platform{Keys: s.agg.Keys().PublicKey, Balance: s.balances.Balance}),
+		bettorhttp.Options{Log: s.log, StreamWriteTimeout: s.cfg.OddsStreamWriteTimeout})
 	mux.Handle("/api/v1/", metrics.wrap("bettor", bettorAPI))
 	mux.Handle("GET /api/v1/widget/operators/{id}", metrics.wrap("bettor", bettorhttp.WidgetConfig(s.betting, s.cfg.PublicURL, s.log)))
 	aggregatorAPI := http.NewServeMux()

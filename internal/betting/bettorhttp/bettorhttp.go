@@ -8,6 +8,7 @@
 package bettorhttp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -51,17 +52,28 @@ type Bettor struct {
 type Authenticator func(ctx context.Context, token string) (Bettor, error)
 
 type handler struct {
-	svc       *betting.Service
-	placement *betting.Placement
-	auth      Authenticator
-	streams   *streamSlots
-	errors    errorWriter
+	svc                *betting.Service
+	placement          *betting.Placement
+	auth               Authenticator
+	streams            *streamSlots
+	streamWriteTimeout time.Duration
+	errors             errorWriter
 }
 
-// New returns the /api/v1 handler. log receives the failures answered
-// with a status of 500 or above; nil discards them.
-func New(svc *betting.Service, placement *betting.Placement, auth Authenticator, log *slog.Logger) http.Handler {
-	h := &handler{svc: svc, placement: placement, auth: auth, streams: newStreamSlots(MaxStreamsPerToken), errors: newErrorWriter(log)}
+// Options configures the /api/v1 handler.
+type Options struct {
+	// Log receives the failures answered with a status of 500 or above;
+	// nil discards them.
+	Log *slog.Logger
+	// StreamWriteTimeout bounds the writes of an odds stream: each gets
+	// at least half of it (DefaultStreamWriteTimeout when zero).
+	StreamWriteTimeout time.Duration
+}
+
+// New returns the /api/v1 handler.
+func New(svc *betting.Service, placement *betting.Placement, auth Authenticator, o Options) http.Handler {
+	h := &handler{svc: svc, placement: placement, auth: auth, streams: newStreamSlots(MaxStreamsPerToken),
+		streamWriteTimeout: cmp.Or(o.StreamWriteTimeout, DefaultStreamWriteTimeout), errors: newErrorWriter(o.Log)}
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/v1/events", h.authed(h.listEvents))
 	mux.Handle("GET /api/v1/events/{id}", h.authed(h.getEvent))

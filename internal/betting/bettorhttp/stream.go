@@ -146,6 +146,14 @@ func encodeSnapshot(op betting.Operator, epoch string, s *betting.OddsSnapshot) 
 // keepAlive is how often an idle stream sends a comment line.
 const keepAlive = 15 * time.Second
 
+// DefaultStreamWriteTimeout bounds the writes of an odds stream: a client
+// that has not taken a write's bytes within half of it to all of it (its
+// TCP buffers, or its HTTP/2 stream's window, stay full) has its stream
+// ended, so that it gives back its descriptor or HTTP/2 stream and its
+// token's slot. Two keep-alive intervals: a reading client takes a write
+// at once.
+const DefaultStreamWriteTimeout = 2 * keepAlive
+
 // MaxStreamsPerToken is how many odds streams one bearer token may hold
 // open at once in one process; one more is answered 429. A widget holds
 // one; the rest allows for connections the client dropped that the
@@ -193,7 +201,9 @@ type streamEnd struct {
 // connection's events from 1) and, as its SSE id, its position among this
 // process's changes. The stream carries odds, not availability (read the
 // event before betting). A client that falls behind is disconnected and
-// reconnects; every stream ends when the process stops (betting.Hub.Close).
+// reconnects, and so does one that takes no write within the stream's
+// write timeout (Options.StreamWriteTimeout); every stream ends when the
+// process stops (betting.Hub.Close).
 //
 // A reconnection with Last-Event-ID resumes: the changes after that
 // position come first, when this process still holds them all (its last
@@ -237,7 +247,19 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
 		expired = end.C
 	}
 	rc := http.NewResponseController(w)
-	rc.SetWriteDeadline(time.Time{}) // the server's write timeout does not apply to a stream
+	// The server's write timeout does not apply to a stream; its writes
+	// have a deadline of their own, moved on once less than half of the
+	// timeout is left: each write gets at least half of it, and a stream
+	// that writes often does not move it at every write (on HTTP/2 each
+	// move is a message to the connection's goroutine).
+	var deadline time.Time
+	writeBy := func() {
+		if now := time.Now(); deadline.Sub(now) < h.streamWriteTimeout/2 {
+			deadline = now.Add(h.streamWriteTimeout)
+			rc.SetWriteDeadline(deadline)
+		}
+	}
+	writeBy()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
@@ -293,10 +315,12 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
 			return
 		case <-expired:
 			data, _ := json.Marshal(streamEnd{ExpiresAt: b.ExpiresAt.UTC()})
+			writeBy()
 			fmt.Fprintf(w, "event: token_expired\ndata: %s\n\n", data)
 			rc.Flush()
 			return
 		case <-ticker.C:
+			writeBy()
 			fmt.Fprint(w, ": keep-alive\n\n")
 		case c, ok := <-sub.Changes:
 			if !ok {
@@ -307,6 +331,7 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
 			}
 			buf = buf[:0]
 			writeChange(c)
+			writeBy()
 			if _, err := w.Write(buf); err != nil {
 				return
 			}
