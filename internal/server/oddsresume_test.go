@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
+
+	"github.com/foresight-dev/foresight/internal/betting"
 )
 
 // sseEvent is one server-sent event of the odds stream.
@@ -298,12 +300,7 @@ func TestOddsStreamSlowReaderResumes(t *testing.T) {
 		e.Markets[0].Version = version
 		hub.Publish(e)
 	}
-	for hub.Dropped() == 0 {
-		if version == 1_000_000 {
-			t.Fatal("a reader that stopped was not dropped after a million changes")
-		}
-		publish()
-	}
+	publishUntilDropped(t, hub, 1, 1_000_000, publish)
 	// What comes after the drop the dropped stream does not get.
 	for range 10 {
 		publish()
@@ -354,5 +351,17 @@ func TestOddsStreamSlowReaderResumes(t *testing.T) {
 	bw.setPrices(t, "0.3")
 	if ev := nextEvent(t, s); !strings.Contains(ev.data, bw.event) {
 		t.Fatalf("after the missed changes: %+v, want the live change of %s", ev, bw.event)
+	}
+}
+
+// publishUntilDropped calls publish, which publishes one change, until the
+// hub has dropped want streams in all; it fails after limit changes.
+func publishUntilDropped(t *testing.T, hub *betting.Hub, want int64, limit int, publish func()) {
+	t.Helper()
+	for n := 0; hub.Dropped() < want; n++ {
+		if n == limit {
+			t.Fatalf("%d of %d streams that stopped reading were dropped after %d changes", hub.Dropped(), want, limit)
+		}
+		publish()
 	}
 }
