@@ -7,7 +7,9 @@ import (
 )
 
 // The functions of this file answer what strings.Fields would, splitting
-// at the same white space (unicode.IsSpace), without making the slice.
+// at the same white space (unicode.IsSpace), without making the slice;
+// fieldAfter is strings.FieldsSeq with the fields' positions, which
+// collapseSpaces and lastFieldStart need.
 
 // asciiSpace holds the ASCII bytes unicode.IsSpace accepts.
 var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
@@ -38,7 +40,7 @@ func fieldAfter(s string, i int) (start, end int) {
 // fieldCount is len(strings.Fields(s)).
 func fieldCount(s string) int {
 	n := 0
-	for start, end := fieldAfter(s, 0); start >= 0; start, end = fieldAfter(s, end) {
+	for range strings.FieldsSeq(s) {
 		n++
 	}
 	return n
@@ -46,11 +48,10 @@ func fieldCount(s string) int {
 
 // firstField is strings.Fields(s)[0], or "" when s has no field.
 func firstField(s string) string {
-	start, end := fieldAfter(s, 0)
-	if start < 0 {
-		return ""
+	for f := range strings.FieldsSeq(s) {
+		return f
 	}
-	return s[start:end]
+	return ""
 }
 
 // collapseSpaces is strings.Join(strings.Fields(s), " "): s without
