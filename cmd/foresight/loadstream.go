@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/loadtest"
+	"github.com/foresight-dev/foresight/internal/loadtest/betload"
 )
 
 // runLoadtestStream measures the odds stream: it connects many bettors to
@@ -50,13 +51,13 @@ func runLoadtestStream(ctx context.Context, args []string, stdout, stderr io.Wri
 	if http2 {
 		protocol = "HTTP/2"
 	}
-	fmt.Fprintf(stdout, "%s, %d streams over %s, %d price changes %v apart\n", w.describe(), streams, protocol, changes, interval)
+	fmt.Fprintf(stdout, "%s, %d streams over %s, %d price changes %v apart\n", w.Describe(), streams, protocol, changes, interval)
 
 	// One token per stream: a token holds at most
 	// bettorhttp.MaxStreamsPerToken streams.
 	tokens := make([]string, streams)
 	for i := range tokens {
-		if tokens[i], err = w.op.MintToken(fmt.Sprint("bettor-", i), "USD"); err != nil {
+		if tokens[i], err = w.Operator.MintToken(fmt.Sprint("bettor-", i), "USD"); err != nil {
 			return err
 		}
 	}
@@ -92,7 +93,7 @@ func runLoadtestStream(ctx context.Context, args []string, stdout, stderr io.Wri
 	client := &http.Client{Transport: transport}
 	connected := make(chan error, streams)
 	var readers sync.WaitGroup
-	first := w.market.Outcomes[0].ID
+	first := w.Market.Outcomes[0].ID
 	start := time.Now()
 	// Over HTTP/2 the streams open a wave at a time: requests started
 	// together while no connection has room each dial one, and the
@@ -103,7 +104,7 @@ func runLoadtestStream(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	open := func(i int) {
 		readers.Go(func() {
-			req, _ := http.NewRequestWithContext(streamCtx, "GET", w.base+"/api/v1/odds/stream?locale=en", nil)
+			req, _ := http.NewRequestWithContext(streamCtx, "GET", w.Base+"/api/v1/odds/stream?locale=en", nil)
 			req.Header.Set("Authorization", "Bearer "+tokens[i])
 			resp, err := client.Do(req)
 			if err != nil {
@@ -156,21 +157,21 @@ func runLoadtestStream(ctx context.Context, args []string, stdout, stderr io.Wri
 	fmt.Fprintf(stdout, "%-40s %d streams in %v (TCP connections: %d open, %d dialed)\n", "connected", streams, time.Since(start).Round(time.Millisecond),
 		conns.open.Load(), conns.dialed.Load())
 
-	version := w.market.Version
+	version := w.Market.Version
 	for i := range changes {
 		p := []string{"0.5", "0.5"}
 		if i%2 == 0 {
 			p = []string{"0.6", "0.4"}
 		}
 		body := fmt.Sprintf(`{"outcomes":[{"id":%q,"probability":%q},{"id":%q,"probability":%q}]}`,
-			w.market.Outcomes[0].ID, p[0], w.market.Outcomes[1].ID, p[1])
+			w.Market.Outcomes[0].ID, p[0], w.Market.Outcomes[1].ID, p[1])
 		mu.Lock()
 		sent[version+1] = time.Now()
 		mu.Unlock()
 		var ev struct {
-			Markets []loadMarket `json:"markets"`
+			Markets []betload.Market `json:"markets"`
 		}
-		if err := w.admin("POST", "/admin/v1/markets/"+w.market.ID+"/prices", body, &ev); err != nil {
+		if err := w.Admin(ctx, "POST", "/admin/v1/markets/"+w.Market.ID+"/prices", body, &ev); err != nil {
 			return err
 		}
 		version = ev.Markets[0].Version

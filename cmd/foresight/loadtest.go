@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -212,19 +211,6 @@ func targetJobLoadServer(ctx context.Context, target loadTarget, clients int) (j
 	return s, nil
 }
 
-// startCPUProfile writes a CPU profile to the file at path until stop.
-func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
-}
-
 // loadSetup prepares a load test: it starts profiling the CPU into
 // cpuProfile when it is set, and returns dbURL, or without one a new SQLite
 // file in a temporary directory. done stops the profile and removes the
@@ -237,7 +223,7 @@ func loadSetup(cpuProfile, dbURL string) (url string, done func(), err error) {
 		}
 	}
 	if cpuProfile != "" {
-		stop, err := startCPUProfile(cpuProfile)
+		stop, err := loadtest.StartCPUProfile(cpuProfile)
 		if err != nil {
 			return "", nil, err
 		}
