@@ -43,6 +43,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/foresight-dev/foresight/internal/money"
 )
 
 // Paths a run can take.
@@ -100,69 +102,163 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	progress := func(format string, args ...any) {
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05.000")}, args...)...)
-		}
+	rn := newRun(cfg)
+	defer rn.close()
+	if err := rn.start(ctx); err != nil {
+		return nil, err
 	}
-	r := &Report{Path: cfg.Path, Rate: cfg.Rate, Duration: cfg.Duration, PendingLimit: cfg.PendingLimit, Dir: cfg.Dir,
-		Statuses: map[string]int{}}
-	db := cfg.DatabaseURL
-	if db == "" {
-		db = "sqlite:" + filepath.Join(cfg.Dir, "platform.db")
-		r.Database = "SQLite, 1 node"
-	} else {
-		r.Database = fmt.Sprintf("PostgreSQL, %d nodes", cfg.Nodes)
+	bettors, err := rn.setUp(ctx)
+	if err != nil {
+		return nil, err
 	}
+	stopWatch := rn.watchPending(ctx)
+	defer stopWatch()
+	if err := rn.place(ctx, bettors); err != nil {
+		return nil, err
+	}
+	if err := rn.resolve(ctx); err != nil {
+		return nil, err
+	}
+	after, err := rn.settle(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stopWatch()
+	return rn.reconcile(ctx, after)
+}
 
-	fi := &faultInjector{ratio: cfg.FaultRatio, counts: map[string]int{}, seen: map[string]bool{}}
-	pt, err := startPartners(ctx, cfg.Dir, cfg.Path == PathAggregator || cfg.Path == PathBoth, fi)
-	if err != nil {
-		return nil, err
+// run is the state of one run, which its steps fill in turn: start,
+// setUp, place, resolve, settle and reconcile.
+type run struct {
+	cfg Config
+	// databaseURL is the nodes' database: cfg.DatabaseURL, or a SQLite
+	// file in cfg.Dir.
+	databaseURL string
+	report      *Report
+	faults      *faultInjector
+
+	// Set by start.
+	partners *partners
+	cluster  *cluster
+	platform *platform
+	// Set by setUp: the market bet on, the operators of the path, and
+	// what each bundled bettor is funded with.
+	market    market
+	operators []string
+	funds     money.Amount
+	// Set by watchPending and place.
+	watch  *pendingWatch
+	sender *sender
+	cash   *cashierLoad
+	// Set by resolve: the confirmed bets to pay, and when the market was
+	// resolved.
+	confirmed int
+	resolveAt time.Time
+}
+
+// newRun returns the state of a run of cfg, with the report's
+// description of the run and the fault injector (off).
+func newRun(cfg Config) *run {
+	rn := &run{cfg: cfg, databaseURL: cfg.DatabaseURL,
+		report: &Report{Path: cfg.Path, Rate: cfg.Rate, Duration: cfg.Duration, PendingLimit: cfg.PendingLimit, Dir: cfg.Dir,
+			Statuses: map[string]int{}},
+		faults: &faultInjector{ratio: cfg.FaultRatio, counts: map[string]int{}, seen: map[string]bool{}}}
+	if rn.databaseURL == "" {
+		rn.databaseURL = "sqlite:" + filepath.Join(cfg.Dir, "platform.db")
+		rn.report.Database = "SQLite, 1 node"
+	} else {
+		rn.report.Database = fmt.Sprintf("PostgreSQL, %d nodes", cfg.Nodes)
 	}
-	defer pt.close()
+	return rn
+}
+
+// progress writes a line, prefixed with the time, to cfg.Progress.
+func (rn *run) progress(format string, args ...any) {
+	if rn.cfg.Progress != nil {
+		fmt.Fprintf(rn.cfg.Progress, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05.000")}, args...)...)
+	}
+}
+
+// close stops the nodes, then the partners, of those started.
+func (rn *run) close() {
+	if rn.cluster != nil {
+		rn.cluster.stop()
+	}
+	if rn.partners != nil {
+		rn.partners.close()
+	}
+}
+
+// start starts the sandbox partners (the casino only on a path through
+// the aggregator) and the platform's nodes, one after the other; close
+// stops them. It returns the first that would not start.
+func (rn *run) start(ctx context.Context) error {
+	cfg := rn.cfg
+	pt, err := startPartners(ctx, cfg.Dir, cfg.Path == PathAggregator || cfg.Path == PathBoth, rn.faults)
+	if err != nil {
+		return err
+	}
+	rn.partners = pt
 	adminToken := randomSecret()
-	cl, err := newCluster(cfg.Serve, []string{"FORESIGHT_ADMIN_TOKEN=" + adminToken, "FORESIGHT_DATABASE_URL=" + db}, cfg.Nodes, cfg.Dir)
+	cl, err := newCluster(cfg.Serve, []string{"FORESIGHT_ADMIN_TOKEN=" + adminToken, "FORESIGHT_DATABASE_URL=" + rn.databaseURL}, cfg.Nodes, cfg.Dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer cl.stop()
+	rn.cluster = cl
 	// The first node migrates the database; the others start after it.
 	for _, n := range cl.nodes {
 		if err := cl.start(ctx, n); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	progress("%s: %d node(s) up, logs in %s", r.Database, len(cl.nodes), cfg.Dir)
-	p := &platform{cl: cl, adminToken: adminToken, client: newHTTPClient()}
-	m, err := p.setUp(ctx, pt)
+	rn.progress("%s: %d node(s) up, logs in %s", rn.report.Database, len(cl.nodes), cfg.Dir)
+	rn.platform = &platform{cl: cl, adminToken: adminToken, client: newHTTPClient()}
+	return nil
+}
+
+// pathOperators returns the operators whose bettors bet on path.
+func pathOperators(path string) []string {
+	switch path {
+	case PathStandalone:
+		return []string{operatorID}
+	case PathAggregator:
+		return []string{aggregatorID}
+	case PathBoth:
+		return []string{operatorID, aggregatorID}
+	case PathBundled:
+		return []string{bundledID}
+	}
+	return nil
+}
+
+// setUp registers the partners, creates the market (and the bundled
+// operator on its path) through the admin API, and creates cfg.Bettors
+// bettors of each operator of the path, funded on the bundled path. It
+// returns the bettors once the nodes show each operator's first bettor
+// the market.
+func (rn *run) setUp(ctx context.Context) ([]bettor, error) {
+	cfg, p := rn.cfg, rn.platform
+	m, err := p.setUp(ctx, rn.partners)
 	if err != nil {
 		return nil, fmt.Errorf("set-up: %w", err)
 	}
-	var operators []string
-	var bettors []bettor
-	switch cfg.Path {
-	case PathStandalone:
-		operators = []string{operatorID}
-	case PathAggregator:
-		operators = []string{aggregatorID}
-	case PathBoth:
-		operators = []string{operatorID, aggregatorID}
-	case PathBundled:
-		operators = []string{bundledID}
+	rn.market = m
+	rn.operators = pathOperators(cfg.Path)
+	if cfg.Path == PathBundled {
 		if err := p.setUpBundled(ctx); err != nil {
 			return nil, fmt.Errorf("set-up: %w", err)
 		}
 	}
-	funds := BundledFunds(cfg.Rate, cfg.Duration, cfg.Bettors)
-	for _, op := range operators {
+	rn.funds = BundledFunds(cfg.Rate, cfg.Duration, cfg.Bettors)
+	var bettors []bettor
+	for _, op := range rn.operators {
 		var b []bettor
 		var err error
 		if op == bundledID {
-			progress("funding %d bettors with %s each", cfg.Bettors, funds)
-			b, err = p.bundledBettors(ctx, cfg.Bettors, funds)
+			rn.progress("funding %d bettors with %s each", cfg.Bettors, rn.funds)
+			b, err = p.bundledBettors(ctx, cfg.Bettors, rn.funds)
 		} else {
-			b, err = p.bettors(ctx, pt, op, cfg.Bettors)
+			b, err = p.bettors(ctx, rn.partners, op, cfg.Bettors)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("bettors of %s: %w", op, err)
@@ -172,176 +268,255 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		bettors = append(bettors, b...)
 	}
+	return bettors, nil
+}
 
-	watch := &pendingWatch{p: p, operators: operators, seen: map[string]*pendingSeen{}}
+// watchPending lists the pending bets every 250 ms until the returned
+// stop is called; stop waits for the watch to end, and may be called
+// more than once.
+func (rn *run) watchPending(ctx context.Context) (stop func()) {
+	rn.watch = &pendingWatch{p: rn.platform, operators: rn.operators, seen: map[string]*pendingSeen{}}
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	var watching sync.WaitGroup
-	watching.Go(func() { watch.run(watchCtx, 250*time.Millisecond) })
-	defer func() { stopWatch(); watching.Wait() }()
+	watching.Go(func() { rn.watch.run(watchCtx, 250*time.Millisecond) })
+	return func() { stopWatch(); watching.Wait() }
+}
 
-	fi.on.Store(true)
+// cashierRate is the bundled path's cashier movements per second: a
+// tenth of the bet rate, at least one.
+func (rn *run) cashierRate() float64 { return max(rn.cfg.Rate/10, 1) }
+
+// place turns the wallet faults on and places cfg.Rate bets a second for
+// cfg.Duration from bettors, while cfg.Kills nodes are killed (and, on the
+// bundled path, the cashier moves money). It returns the error of a kill
+// that failed, or ctx's.
+func (rn *run) place(ctx context.Context, bettors []bettor) error {
+	cfg := rn.cfg
+	rn.faults.on.Store(true)
 	if cfg.Path == PathBundled {
-		progress("placing %.0f bets/s for %v with %d kills, the cashier moving money %.0f times a second", cfg.Rate, cfg.Duration, cfg.Kills, max(cfg.Rate/10, 1))
+		rn.progress("placing %.0f bets/s for %v with %d kills, the cashier moving money %.0f times a second", cfg.Rate, cfg.Duration, cfg.Kills, rn.cashierRate())
 	} else {
-		progress("placing %.0f bets/s for %v with %d kills and %.0f%% wallet faults", cfg.Rate, cfg.Duration, cfg.Kills, 100*cfg.FaultRatio)
+		rn.progress("placing %.0f bets/s for %v with %d kills and %.0f%% wallet faults", cfg.Rate, cfg.Duration, cfg.Kills, 100*cfg.FaultRatio)
 	}
-	s := newSender(p, m, bettors)
-	cash := newCashierLoad(p, cfg.Bettors)
-	killCtx, stopKills := context.WithCancel(ctx)
-	defer stopKills()
+	rn.sender = newSender(rn.platform, rn.market, bettors)
+	rn.cash = newCashierLoad(rn.platform, cfg.Bettors)
 	var killErr error
 	var killing sync.WaitGroup
 	killing.Go(func() {
-		r.PlacementKills, killErr = killDuring(killCtx, cl, cfg, cfg.Duration, cfg.Kills, cash.atKill, progress)
+		rn.report.PlacementKills, killErr = killDuring(ctx, rn.cluster, cfg, cfg.Duration, cfg.Kills, rn.cash.atKill, rn.progress)
 	})
 	var cashing sync.WaitGroup
 	if cfg.Path == PathBundled {
-		cashing.Go(func() { cash.run(ctx, max(cfg.Rate/10, 1), cfg.Duration) })
+		cashing.Go(func() { rn.cash.run(ctx, rn.cashierRate(), cfg.Duration) })
 	}
-	s.run(ctx, cfg.Rate, cfg.Duration, 512)
+	rn.sender.run(ctx, cfg.Rate, cfg.Duration, 512)
 	cashing.Wait()
 	killing.Wait()
 	if killErr != nil {
-		return nil, killErr
+		return killErr
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
-	progress("placement done: %d bets sent, %d accepted; waiting for every bet to be final", s.sent, len(s.accepted))
+	rn.progress("placement done: %d bets sent, %d accepted; waiting for every bet to be final", rn.sender.sent, len(rn.sender.accepted))
+	return nil
+}
 
-	// The waits read the bets' totals (one request per operator), not
-	// the bets: a list of 100,000 bets is a thousand pages.
-	totals := func() (BetTotals, error) { return p.betTotals(ctx, operators) }
-	if err := waitFor(ctx, cfg.FinalLimit, func() (bool, error) {
-		t, err := totals()
+// totals returns the totals of the path's bets. The waits read them (one
+// request per operator), not the bets: a list of 100,000 bets is a
+// thousand pages.
+func (rn *run) totals(ctx context.Context) (BetTotals, error) {
+	return rn.platform.betTotals(ctx, rn.operators)
+}
+
+// resolve waits (at most cfg.FinalLimit) until no bet is pending, counts
+// the confirmed bets, and resolves the market on its first outcome.
+func (rn *run) resolve(ctx context.Context) error {
+	if err := waitFor(ctx, rn.cfg.FinalLimit, func() (bool, error) {
+		t, err := rn.totals(ctx)
 		return err == nil && t.Count("pending") == 0, err
 	}); err != nil {
-		progress("not every bet is final: %v (resolving anyway)", err)
+		rn.progress("not every bet is final: %v (resolving anyway)", err)
 	}
-	before, err := totals()
+	before, err := rn.totals(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	confirmed := before.Count("confirmed")
+	rn.confirmed = before.Count("confirmed")
 
-	progress("resolving the market (%d confirmed bets to pay) with %d kills", confirmed, cfg.SettlementKills)
-	resolveAt := time.Now()
-	if err := p.admin(ctx, "POST", "/admin/v1/markets/"+m.ID+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, m.Outcomes[0]), nil); err != nil {
-		return nil, fmt.Errorf("resolve: %w", err)
+	rn.progress("resolving the market (%d confirmed bets to pay) with %d kills", rn.confirmed, rn.cfg.SettlementKills)
+	rn.resolveAt = time.Now()
+	if err := rn.platform.admin(ctx, "POST", "/admin/v1/markets/"+rn.market.ID+"/resolve", fmt.Sprintf(`{"winning_outcome_id":%q}`, rn.market.Outcomes[0]), nil); err != nil {
+		return fmt.Errorf("resolve: %w", err)
 	}
-	paid := func() (int, time.Time, error) {
-		if cfg.Path == PathBundled {
-			t, err := totals()
-			if err != nil {
-				return 0, time.Time{}, err
-			}
-			n, last := t.Paid()
-			return n, last, nil
-		}
-		moves, err := pt.movements()
+	return nil
+}
+
+// paid returns the bets paid since the resolution and the time of the
+// last payout: on the bundled path from the bets' totals, otherwise from
+// the payouts and closes in the sandbox wallets' ledgers.
+func (rn *run) paid(ctx context.Context) (int, time.Time, error) {
+	if rn.cfg.Path == PathBundled {
+		t, err := rn.totals(ctx)
 		if err != nil {
 			return 0, time.Time{}, err
 		}
-		bets := map[string]bool{}
-		var last time.Time
-		for _, mv := range moves {
-			if mv.Kind == Payout || mv.Kind == Close {
-				bets[mv.BetID] = true
-				if mv.Time.After(last) {
-					last = mv.Time
-				}
+		n, last := t.Paid()
+		return n, last, nil
+	}
+	moves, err := rn.partners.movements()
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	bets := map[string]bool{}
+	var last time.Time
+	for _, mv := range moves {
+		if mv.Kind == Payout || mv.Kind == Close {
+			bets[mv.BetID] = true
+			if mv.Time.After(last) {
+				last = mv.Time
 			}
 		}
-		return len(bets), last, nil
 	}
+	return len(bets), last, nil
+}
+
+// settle kills up to cfg.SettlementKills nodes while payouts are left
+// (on the bundled path with the cashier moving money), waits (at most
+// cfg.FinalLimit) for every payout, turns the wallet faults off and
+// records the payouts in the report. It returns the bets' totals once
+// the platform has confirmed every payout, nil if it gave up waiting.
+func (rn *run) settle(ctx context.Context) (BetTotals, error) {
+	cfg, r := rn.cfg, rn.report
 	left := func() (int, error) {
-		n, _, err := paid()
-		return max(confirmed-n, 0), err
-	}
-	allPaid := func() (bool, error) {
-		n, err := left()
-		return n == 0, err
+		n, _, err := rn.paid(ctx)
+		return max(rn.confirmed-n, 0), err
 	}
 	// On the bundled path the cashier goes on during the settlement, so
 	// that its kills also cut deposits and withdrawals short, and the
 	// payouts credit bettors whose balances the cashier moves.
 	cashCtx, stopCash := context.WithCancel(ctx)
 	defer stopCash()
+	var cashing sync.WaitGroup
 	if cfg.Path == PathBundled {
 		cashing.Go(func() {
-			paced(cashCtx, max(cfg.Rate/10, 1), cfg.FinalLimit, 32, func(context.Context) { cash.move(ctx) })
+			paced(cashCtx, rn.cashierRate(), cfg.FinalLimit, 32, func(context.Context) { rn.cash.move(ctx) })
 		})
 	}
-	r.SettlementKills, r.PayoutsLeftAtKills, err = killWhile(ctx, cl, cfg, cfg.SettlementKills, left, cash.atKill, progress)
+	var err error
+	r.SettlementKills, r.PayoutsLeftAtKills, err = killWhile(ctx, rn.cluster, cfg, cfg.SettlementKills, left, rn.cash.atKill, rn.progress)
 	if err != nil {
 		return nil, err
 	}
-	if err := waitFor(ctx, cfg.FinalLimit, allPaid); err != nil {
-		n, _, _ := paid()
-		progress("%d of %d payouts delivered: %v", n, confirmed, err)
+	if err := waitFor(ctx, cfg.FinalLimit, func() (bool, error) {
+		n, err := left()
+		return n == 0, err
+	}); err != nil {
+		n, _, _ := rn.paid(ctx)
+		rn.progress("%d of %d payouts delivered: %v", n, rn.confirmed, err)
 	}
 	stopCash()
 	cashing.Wait()
-	fi.on.Store(false)
-	n, last, err := paid()
+	rn.faults.on.Store(false)
+	n, last, err := rn.paid(ctx)
 	if err != nil {
 		return nil, err
 	}
 	r.Payouts = n
 	if n > 0 {
-		r.ResolveToLastPayout = last.Sub(resolveAt)
+		r.ResolveToLastPayout = last.Sub(rn.resolveAt)
 	}
-	progress("%d payouts delivered %v after the resolution; waiting for the platform to confirm them", n, r.ResolveToLastPayout.Round(time.Millisecond))
+	rn.progress("%d payouts delivered %v after the resolution; waiting for the platform to confirm them", n, r.ResolveToLastPayout.Round(time.Millisecond))
+	return rn.waitDone(ctx), nil
+}
+
+// waitDone waits (at most cfg.FinalLimit) until the platform has
+// confirmed every payout, and returns the bets' totals then; nil if it
+// gave up waiting, as the bets may still change.
+func (rn *run) waitDone(ctx context.Context) BetTotals {
 	var after BetTotals
-	if err := waitFor(ctx, cfg.FinalLimit, func() (bool, error) {
-		t, err := totals()
+	if err := waitFor(ctx, rn.cfg.FinalLimit, func() (bool, error) {
+		t, err := rn.totals(ctx)
 		after = t
 		return err == nil && t.Done(), err
 	}); err != nil {
-		after = nil // bets may still change: the totals are not the list's
-		progress("not every payout is confirmed: %v (reconciling anyway)", err)
+		rn.progress("not every payout is confirmed: %v (reconciling anyway)", err)
+		return nil
 	}
-	stopWatch()
-	watching.Wait()
+	return after
+}
 
-	progress("reconciling: listing the bets")
-	books := Books{Transactions: map[string][]WalletTransaction{}, Resolved: true,
-		Wallets: map[string]WalletKind{operatorID: StandaloneWallet, aggregatorID: AggregatorWallet, bundledID: BundledWallet}}
-	for _, op := range operators {
-		bets, err := p.bets(ctx, op, "")
-		if err != nil {
-			return nil, err
-		}
-		books.Bets = append(books.Bets, bets...)
+// reconcile reads the books and fills the report: the discrepancies
+// Reconcile finds, those of the bundled cashier, of the sender and of the
+// totals after against the bets listed, the bets by status, and the
+// counts of the bets, faults, pending bets and cashier kills.
+func (rn *run) reconcile(ctx context.Context, after BetTotals) (*Report, error) {
+	books, cashierFound, err := rn.readBooks(ctx)
+	if err != nil {
+		return nil, err
 	}
-	var cashierFound []Discrepancy
-	if cfg.Path == PathBundled {
-		// The ledger is the bundled operator's wallet: the statements
-		// hold every movement of a bet, so its wallet transactions (one
-		// request per bet) would add nothing to check.
-		progress("reading %d bettors' statements", cfg.Bettors)
-		if books.Movements, cashierFound, err = p.reconcileBundled(ctx, cfg.Bettors, funds, cash, r); err != nil {
-			return nil, err
-		}
-	} else {
-		progress("reading %d bets' wallet transactions", len(books.Bets))
-		if err := fetchTransactions(ctx, p, books.Bets, books.Transactions); err != nil {
-			return nil, err
-		}
-		if books.Movements, err = pt.movements(); err != nil {
-			return nil, err
-		}
-	}
+	r, s := rn.report, rn.sender
 	r.Discrepancies = Reconcile(books)
 	r.Discrepancies = append(r.Discrepancies, cashierFound...)
 	r.Discrepancies = append(r.Discrepancies, s.problems...)
 	r.Discrepancies = append(r.Discrepancies, CheckTotals(after, books.Bets)...)
+	rn.checkAnswers(books.Bets)
+	r.Sent, r.Accepted, r.Retried, r.Abandoned, r.Refused = s.sent, len(s.accepted), s.retries, s.abandoned, s.refused
+	r.Faults, r.FaultKinds = rn.faults.total()
+	r.PendingAfterRestart = rn.watch.afterRestarts(rn.cluster.windows(), rn.cluster.allKills())
+	r.KillsWithCashierInFlight, r.CashierInFlightAtKills = rn.cash.kills()
+	return r, nil
+}
+
+// readBooks lists the path's bets and reads the wallets' side: on the
+// bundled path every bettor's statement (and returns what the cashier's
+// reconciliation and the ledger's Verify found), otherwise every bet's
+// wallet transactions and the sandbox wallets' ledgers.
+func (rn *run) readBooks(ctx context.Context) (Books, []Discrepancy, error) {
+	rn.progress("reconciling: listing the bets")
+	books := Books{Transactions: map[string][]WalletTransaction{}, Resolved: true,
+		Wallets: map[string]WalletKind{operatorID: StandaloneWallet, aggregatorID: AggregatorWallet, bundledID: BundledWallet}}
+	for _, op := range rn.operators {
+		bets, err := rn.platform.bets(ctx, op, "")
+		if err != nil {
+			return Books{}, nil, err
+		}
+		books.Bets = append(books.Bets, bets...)
+	}
+	var cashierFound []Discrepancy
+	var err error
+	if rn.cfg.Path == PathBundled {
+		// The ledger is the bundled operator's wallet: the statements
+		// hold every movement of a bet, so its wallet transactions (one
+		// request per bet) would add nothing to check.
+		rn.progress("reading %d bettors' statements", rn.cfg.Bettors)
+		if books.Movements, cashierFound, err = rn.platform.reconcileBundled(ctx, rn.cfg.Bettors, rn.funds, rn.cash, rn.report); err != nil {
+			return Books{}, nil, err
+		}
+	} else {
+		rn.progress("reading %d bets' wallet transactions", len(books.Bets))
+		if err := fetchTransactions(ctx, rn.platform, books.Bets, books.Transactions); err != nil {
+			return Books{}, nil, err
+		}
+		if books.Movements, err = rn.partners.movements(); err != nil {
+			return Books{}, nil, err
+		}
+	}
+	return books, cashierFound, nil
+}
+
+// checkAnswers counts the bets listed by status, records the last
+// payout the platform confirmed, and reports a bet listed that no answer
+// named (unless some bets were abandoned) and a bet accepted that is not
+// listed.
+func (rn *run) checkAnswers(bets []Bet) {
+	r, s := rn.report, rn.sender
 	listed := map[string]bool{}
-	for _, b := range books.Bets {
+	for _, b := range bets {
 		listed[b.ID] = true
 		r.Statuses[b.Status]++
 		if b.DepositConfirmedAt != nil {
-			r.ResolveToLastConfirmed = max(r.ResolveToLastConfirmed, b.DepositConfirmedAt.Sub(resolveAt))
+			r.ResolveToLastConfirmed = max(r.ResolveToLastConfirmed, b.DepositConfirmedAt.Sub(rn.resolveAt))
 		}
 		if _, ok := s.accepted[b.ID]; !ok && s.abandoned == 0 {
 			r.Discrepancies = append(r.Discrepancies, Discrepancy{BetID: b.ID, What: "the platform holds it but no answer named it (a bet placed twice?)"})
@@ -352,11 +527,6 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			r.Discrepancies = append(r.Discrepancies, Discrepancy{BetID: id, What: "accepted (202) but the platform does not list it"})
 		}
 	}
-	r.Sent, r.Accepted, r.Retried, r.Abandoned, r.Refused = s.sent, len(s.accepted), s.retries, s.abandoned, s.refused
-	r.Faults, r.FaultKinds = fi.total()
-	r.PendingAfterRestart = watch.afterRestarts(cl.windows(), cl.allKills())
-	r.KillsWithCashierInFlight, r.CashierInFlightAtKills = cash.kills()
-	return r, nil
 }
 
 // check checks cfg and fills its defaults.
