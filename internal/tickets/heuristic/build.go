@@ -148,6 +148,7 @@ type itemGroup struct {
 	label    string
 	reqID    string // the identifier a requirement table gives the item ("R1")
 	keyword  string // the priority a requirement table gives the item (see priorityKeyword)
+	title    string // the title a requirement table gives the item ("Save cart")
 	text     string
 	units    []*unit
 	children bool
@@ -952,6 +953,8 @@ func (b *builder) walkTable(s *section, t *table, caption string) {
 			b.order++
 			b.details = append(b.details, detailRow{sec: s, header: t.header, row: row, caption: caption, order: b.order})
 		}
+	case isQuestionTable(t):
+		b.walkQuestionRows(s, t)
 	case isStateTable(t):
 		in.states = append(in.states, t)
 	case isFieldTable(t):
@@ -1040,7 +1043,44 @@ func (b *builder) sectionNamed(s *section, first string) *section {
 // requirement (story, feature) column beside an id or priority column.
 func isRequirementTable(t *table) bool {
 	text := headerIndex(t.header, "requirement", "user story", "story", "feature", "capability")
-	return text >= 0 && (headerIndex(t.header, "id", "#", "priority", "moscow") >= 0)
+	return text >= 0 && (headerIndex(t.header, "id", "#", "priority", "importance", "moscow") >= 0)
+}
+
+// isQuestionTable reports whether t lists questions with their answers,
+// one a row, as PRD templates do ("| Question | Outcome |").
+func isQuestionTable(t *table) bool {
+	return len(t.header) >= 2 && containsLower(t.header[0], "question") &&
+		headerIndex(t.header[1:], "answer", "outcome", "decision", "resolution", "response") >= 0
+}
+
+// walkQuestionRows reads a question table: a row whose answer is given is
+// decided and is no work of its own (what it decides is work where the
+// spec asks for it); a row without an answer is an open question.
+func (b *builder) walkQuestionRows(s *section, t *table) {
+	answer := 1 + headerIndex(t.header[1:], "answer", "outcome", "decision", "resolution", "response")
+	for _, row := range t.rows {
+		b.m.tick(1)
+		q := strings.TrimSpace(row[0])
+		if q == "" || answer < len(row) && answered(row[answer]) {
+			continue
+		}
+		b.order++
+		if !strings.HasSuffix(q, "?") {
+			q = strings.TrimRight(q, ".:; ") + "?"
+		}
+		b.questionFrom(s, q)
+	}
+}
+
+// answered reports whether an answer cell gives an answer: not empty, a
+// dash or a marker such as "TBD" or "open".
+func answered(cell string) bool {
+	c := strings.Trim(strings.TrimSpace(stripCode(cell)), "-–—?. ")
+	switch strings.ToLower(c) {
+	case "", "open", "pending", "unknown", "unanswered", "n/a", "none yet", "not yet":
+		return false
+	}
+	return !hasMarker(c) || fieldCount(strings.Trim(markers.ReplaceAllString(c, ""), " :,;.-")) >= 3
 }
 
 // lowPriority matches the priorities a PRD ships last or not in this
@@ -1053,7 +1093,9 @@ var lowPriority = regexp.MustCompile(`(?i)^\s*(p[2-9]|could( have)?|won'?t( have
 func (b *builder) walkRequirementRows(s *section, t *table, caption string) {
 	text := headerIndex(t.header, "requirement", "user story", "story", "feature", "capability")
 	id := headerIndex(t.header, "id", "#")
-	prio := headerIndex(t.header, "priority", "moscow")
+	prio := headerIndex(t.header, "priority", "importance", "moscow")
+	name := headerIndex(t.header, "title", "name", "summary")
+	notes := headerIndex(t.header, "notes", "note", "details", "comments")
 	var later []string
 	for _, row := range t.rows {
 		b.m.tick(1)
@@ -1061,26 +1103,34 @@ func (b *builder) walkRequirementRows(s *section, t *table, caption string) {
 		if req == "" {
 			continue
 		}
-		name := req
+		named := req
 		if id >= 0 && id != text && row[id] != "" {
-			name = row[id] + " " + req
+			named = row[id] + " " + req
 		}
 		if prio >= 0 && prio != text && lowPriority.MatchString(row[prio]) {
-			later = append(later, strings.TrimRight(name, ".")+" ("+row[prio]+")")
+			later = append(later, strings.TrimRight(named, ".")+" ("+row[prio]+")")
 			continue
+		}
+		if notes >= 0 && notes != text && notes < len(row) && strings.TrimSpace(row[notes]) != "" {
+			// "| Save on every change; guests' carts stay in the
+			// browser |": the notes say what the requirement must do.
+			req = strings.TrimRight(req, ". ") + ". " + strings.TrimSpace(row[notes])
 		}
 		in := b.info[s.index]
 		n := len(in.items)
 		b.walkItem(s, &listItem{text: req}, caption)
 		if len(in.items) > n {
-			// The row's identifier and priority are the item's, as a
-			// list item's "FND-1 (MUST)" are.
+			// The row's identifier, priority and title are the item's, as
+			// a list item's "FND-1 (MUST)" are.
 			ig := in.items[len(in.items)-1]
 			if id >= 0 && id != text {
 				ig.reqID = strings.TrimSpace(stripCode(row[id]))
 			}
 			if prio >= 0 && prio != text {
 				ig.keyword = priorityKeyword(row[prio])
+			}
+			if name >= 0 && name != text && name != id && name < len(row) {
+				ig.title = strings.TrimSpace(stripCode(row[name]))
 			}
 		}
 	}

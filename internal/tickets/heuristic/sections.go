@@ -944,7 +944,19 @@ var storyTopics = map[string]bool{"": true, "auth": true, "events": true, "overv
 
 // sectionDraft builds one draft from units of a section.
 func (b *builder) sectionDraft(s *section, topic string, units []*unit, title string) *draft {
-	if title == "" {
+	var story []string // the "As a …, I want …, so that …" the section opens with
+	if title == "" && len(units) > 1 {
+		story = storyPattern.FindStringSubmatch(strings.TrimRight(stripCode(units[0].text), "."))
+	}
+	var role string
+	switch {
+	case story != nil:
+		// "As a credit card holder, I want to view my statement balance,
+		// so that …" over its criteria: the story is the ticket, what it
+		// wants its title.
+		title, role = imperative(units[0].text)
+		title = closeParenthesis(shorten(title, 12, 90))
+	case title == "":
 		title = b.topicTitle(s, topic, units)
 	}
 	kind := tickets.TypeTask
@@ -954,15 +966,27 @@ func (b *builder) sectionDraft(s *section, topic string, units []*unit, title st
 		u.claimed = true
 	}
 	joined := strings.Join(texts, " ")
-	if storyTopics[topic] && roleIn(joined) != "" && !rolloutSection(s) {
+	if story != nil || storyTopics[topic] && roleIn(joined) != "" && !rolloutSection(s) {
 		kind = tickets.TypeStory
 	}
 	d := b.newDraft(kind, originSection, title, s)
+	critUnits := units
+	if story != nil {
+		d.means, d.ends = strings.TrimSpace(story[2]), strings.TrimSpace(story[3])
+		if strings.Contains(strings.ToLower(units[0].text), " to "+strings.ToLower(d.means)) {
+			d.means = "to " + d.means // "I want to view …"
+		}
+		critUnits = units[1:]
+	}
 	d.topic = topic
 	d.importance = priorityValue(headingPriority(s))
 	d.conf, d.value = 0.75, 0.6+d.importance
-	sets := newListSets(len(texts))
-	for _, t := range texts {
+	sets := newListSets(len(critUnits))
+	crit := texts
+	if story != nil {
+		crit = itemCriteria(critUnits)
+	}
+	for _, t := range crit {
 		sets.add(&d.crit, sentenceCase(t))
 	}
 	switch topic {
@@ -986,11 +1010,30 @@ func (b *builder) sectionDraft(s *section, topic string, units []*unit, title st
 		d.labels = []string{"state-machine"}
 	}
 	if kind == tickets.TypeStory {
-		d.role = b.roleFor(joined)
+		d.role = role
+		if role == "" {
+			d.role = b.roleFor(joined)
+		}
 	}
 	d.lead = sectionLead(d, s)
 	d.words = newWordSet(title)
 	return d
+}
+
+// itemCriteria are the criteria of a story's units: one per sentence,
+// except that the sentences of one short list item stay one criterion, as
+// the spec wrote them together ("Display total balance. For example
+// $3560.").
+func itemCriteria(units []*unit) []string {
+	out := make([]string, 0, len(units))
+	for i, u := range units {
+		if i > 0 && u.item != nil && u.item == units[i-1].item && len(u.item.units) <= 3 {
+			out[len(out)-1] += " " + u.text
+			continue
+		}
+		out = append(out, u.text)
+	}
+	return out
 }
 
 // sectionLead is the first description sentence of a section draft.
@@ -1236,6 +1279,11 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 	title, role := imperative(first)
 	if listID == "" && ig.label != "" && fieldCount(ig.label) <= 5 && len(units) > 1 {
 		title = verbFirst(cleanHeading(ig.label))
+	}
+	if ig.title != "" && fieldCount(ig.title) <= 8 {
+		// "| 1 | Save cart | As a signed-in shopper, I want … |": the
+		// table names the requirement.
+		title = verbFirst(cleanHeading(ig.title))
 	}
 	if b.info[s.index].topic == "testing" && listID == "" {
 		// "Integration test: a pool with a 5-minute job scales down …":

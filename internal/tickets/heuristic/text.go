@@ -634,7 +634,7 @@ var baseVerbs = map[string]bool{
 	"start": true, "stop": true, "store": true, "submit": true, "support": true, "sync": true,
 	"test": true, "track": true, "translate": true, "turn": true, "update": true, "upgrade": true,
 	"upload": true, "use": true, "validate": true, "verify": true, "warn": true, "write": true, "hold": true,
-	"match": true, "link": true, "mark": true, "compare": true, "round": true, "decide": true,
+	"match": true, "merge": true, "link": true, "mark": true, "compare": true, "round": true, "decide": true,
 	"investigate": true, "clarify": true, "measure": true, "audit": true, "archive": true,
 	"authenticate": true, "authorize": true, "authorise": true, "encrypt": true, "escape": true,
 	"invite": true, "localize": true, "localise": true, "paginate": true, "queue": true,
@@ -732,6 +732,11 @@ func imperative(s string) (title, role string) {
 	if strings.HasPrefix(strings.ToLower(s), "as a") {
 		if m := storyPattern.FindStringSubmatch(s); m != nil {
 			role = strings.ToLower(strings.TrimSpace(m[1]))
+			if f := strings.Fields(m[2]); len(f) > 1 && (f[0] == "a" || f[0] == "an") {
+				// "I want a reminder the evening before my delivery": what
+				// the user wants is a thing the work provides.
+				return "Provide " + strings.ReplaceAll(m[2], " my ", " their "), role
+			}
 			if f := strings.Fields(m[2]); len(f) > 0 && baseVerb(f[0]) == "" && strings.ToLower(f[0]) == f[0] {
 				// What follows "I want to" is a verb phrase ("view a list").
 				return upperFirst(m[2]), role
