@@ -204,7 +204,7 @@ func (d *DB) listen(ctx context.Context, changed func(betting.CatalogChange), li
 	if _, err := conn.Exec(ctx, "LISTEN "+catalogChannel); err != nil {
 		return err
 	}
-	defer conn.Exec(context.WithoutCancel(ctx), "UNLISTEN "+catalogChannel)
+	defer execCleanup(ctx, conn, "UNLISTEN "+catalogChannel)
 	listening()
 	for {
 		n, err := conn.Conn().WaitForNotification(ctx)

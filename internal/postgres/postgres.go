@@ -160,7 +160,7 @@ func (d *DB) migrate(ctx context.Context) error {
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLockID); err != nil {
 		return fmt.Errorf("migration lock: %w", err)
 	}
-	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLockID)
+	defer execCleanup(ctx, conn, `SELECT pg_advisory_unlock($1)`, migrationLockID)
 
 	m, err := rivermigrate.New(riverpgxv5.New(d.pool), nil)
 	if err != nil {
@@ -172,6 +172,20 @@ func (d *DB) migrate(ctx context.Context) error {
 	return sqlmigrate.Apply(ctx, migrations, "migration/*.sql", "$1", func(ctx context.Context, fn func(sqlmigrate.Tx) error) error {
 		return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error { return fn(migrationTx{tx}) })
 	})
+}
+
+// cleanupTimeout bounds a statement that undoes a connection's session
+// state (UNLISTEN, an advisory unlock) once its work has ended, so that an
+// unresponsive database cannot hold up shutdown.
+const cleanupTimeout = 5 * time.Second
+
+// execCleanup runs sql on conn even when ctx has ended, for at most
+// cleanupTimeout. Its error is ignored: a statement that times out closes
+// the connection, and the pool drops it, which ends its session state too.
+func execCleanup(ctx context.Context, conn *pgxpool.Conn, sql string, args ...any) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	_, _ = conn.Exec(ctx, sql, args...)
 }
 
 // migrationTx is a migration's transaction for sqlmigrate.
