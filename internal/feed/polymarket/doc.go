@@ -24,8 +24,9 @@
 //
 // Every request waits for a token-bucket limiter (10 requests a second,
 // burst 5; Gamma allows 500 /events requests in 10 s) and carries Poll's
-// context, so its deadline and cancellation reach the connection; the
-// HTTP client has its own 20 s timeout. A request is tried up to
+// context, so its deadline and cancellation reach the connection; each
+// attempt also has its own timeout, Config.RequestTimeout (20 s), whatever
+// the HTTP client's. A request is tried up to
 // Config.MaxAttempts times (4) when it gets HTTP 429, HTTP 5xx (Gamma's
 // intermittent 500 "cannot get the information") or a transport error.
 // Before the next attempt it waits Backoff × 2^(n−1) after attempt n

@@ -85,9 +85,12 @@ func (s *Source) get(ctx context.Context, path string, q url.Values) ([]byte, er
 	}
 }
 
-// do sends one request. retryAfter is the answer's Retry-After, or -1.
+// do sends one request, for at most the request timeout. retryAfter is
+// the answer's Retry-After, or -1.
 func (s *Source) do(ctx context.Context, path, target string) (body []byte, retryAfter time.Duration, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	attemptCtx, cancel := context.WithTimeout(ctx, s.requestTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(attemptCtx, http.MethodGet, target, nil)
 	if err != nil {
 		return nil, -1, fmt.Errorf("polymarket: GET %s: %w", path, err)
 	}

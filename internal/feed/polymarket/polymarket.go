@@ -52,9 +52,13 @@ type Config struct {
 	// BaseURL is the Gamma API's root (DefaultBaseURL): an absolute http or
 	// https URL.
 	BaseURL string
-	// Client sends the requests (a client with a DefaultTimeout timeout).
-	// Every request also carries Poll's context and its deadline.
+	// Client sends the requests (a new http.Client when nil). Every request
+	// also carries Poll's context and its deadline.
 	Client *http.Client
+	// RequestTimeout bounds each attempt of a request, whatever Client's
+	// own timeout (DefaultTimeout); an attempt that times out is a
+	// transport error and is retried.
+	RequestTimeout time.Duration
 	// MaxEvents is how many new events Poll offers at most
 	// (DefaultMaxEvents).
 	MaxEvents int
@@ -126,6 +130,7 @@ type Source struct {
 	maxRetryAfter   time.Duration
 	concurrency     int
 	maxBody         int64
+	requestTimeout  time.Duration
 	log             *slog.Logger
 	sleep           func(ctx context.Context, d time.Duration) error
 	now             func() time.Time
@@ -147,7 +152,8 @@ func New(c Config) (*Source, error) {
 		maxAttempts: orInt(c.MaxAttempts, DefaultMaxAttempts), backoff: orDur(c.Backoff, DefaultBackoff),
 		maxBackoff: orDur(c.MaxBackoff, DefaultMaxBackoff), maxRetryAfter: orDur(c.MaxRetryAfter, DefaultMaxRetryAfter),
 		concurrency: orInt(c.Concurrency, DefaultConcurrency), maxBody: c.MaxBodyBytes,
-		log: c.Logger, sleep: c.Sleep, now: c.Now,
+		requestTimeout: orDur(c.RequestTimeout, DefaultTimeout),
+		log:            c.Logger, sleep: c.Sleep, now: c.Now,
 	}
 	u, err := url.Parse(s.base)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
@@ -161,6 +167,7 @@ func New(c Config) (*Source, error) {
 		{"Burst", int64(c.Burst)}, {"MaxAttempts", int64(c.MaxAttempts)}, {"Backoff", int64(c.Backoff)},
 		{"MaxBackoff", int64(c.MaxBackoff)}, {"MaxRetryAfter", int64(c.MaxRetryAfter)},
 		{"Concurrency", int64(c.Concurrency)}, {"MaxBodyBytes", c.MaxBodyBytes},
+		{"RequestTimeout", int64(c.RequestTimeout)},
 	} {
 		if f.v < 0 {
 			return nil, fmt.Errorf("polymarket: %s must not be negative", f.name)
@@ -187,7 +194,7 @@ func New(c Config) (*Source, error) {
 		s.rules.maxSpread = decimal.RequireFromString(DefaultMaxSpread)
 	}
 	if s.client == nil {
-		s.client = &http.Client{Timeout: DefaultTimeout}
+		s.client = &http.Client{}
 	}
 	if s.maxBody == 0 {
 		s.maxBody = DefaultMaxBodyBytes

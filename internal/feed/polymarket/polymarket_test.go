@@ -608,6 +608,26 @@ func TestPollContextCancelled(t *testing.T) {
 	})
 }
 
+func TestPollRequestTimeout(t *testing.T) {
+	t.Parallel()
+	g := &gamma{}
+	g.before = func(_ int, _ http.ResponseWriter, r *http.Request) bool {
+		<-r.Context().Done()
+		return true
+	}
+	// The test server's client has no timeout of its own.
+	s, sl := start(t, g, func(c *polymarket.Config) { c.RequestTimeout, c.MaxAttempts = 50*time.Millisecond, 2 })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := s.Poll(ctx, nil)
+	if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "giving up after 2 attempts") {
+		t.Fatalf("Poll error %v (context %v), want both attempts timed out", err, ctx.Err())
+	}
+	if got := len(sl.all()); got != 1 {
+		t.Errorf("%d waits, want 1 between the attempts", got)
+	}
+}
+
 func TestNew(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -621,6 +641,7 @@ func TestNew(t *testing.T) {
 		{"ftp base URL", polymarket.Config{BaseURL: "ftp://gamma"}, false},
 		{"negative max events", polymarket.Config{MaxEvents: -1}, false},
 		{"negative backoff", polymarket.Config{Backoff: -time.Second}, false},
+		{"negative request timeout", polymarket.Config{RequestTimeout: -time.Second}, false},
 		{"negative rate", polymarket.Config{RateLimit: -1}, false},
 		{"negative max spread", polymarket.Config{MaxSpread: decimal.RequireFromString("-0.1")}, false},
 		{"page too large", polymarket.Config{PageSize: 501}, false},
