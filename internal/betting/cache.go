@@ -50,6 +50,9 @@ type catalogCache struct {
 	// unknownOperators remembers operator ids the store did not have, so
 	// tokens naming an unknown issuer do not each cost a database read.
 	unknownOperators map[string]time.Time
+	// integrations caches the operators of one integration, the signers the
+	// aggregator endpoints try before they know who is calling.
+	integrations map[string]cached[[]Operator]
 
 	operatorSweep, eventSweep, unknownSweep sweepClock
 	ttl                                     time.Duration
@@ -57,7 +60,22 @@ type catalogCache struct {
 
 func newCatalogCache(ttl time.Duration) *catalogCache {
 	return &catalogCache{ttl: ttl, operators: map[string]cached[Operator]{}, events: map[string]cached[Event]{}, markets: map[string]string{},
-		unknownOperators: map[string]time.Time{}}
+		unknownOperators: map[string]time.Time{}, integrations: map[string]cached[[]Operator]{}}
+}
+
+// integration returns the cached operators of an integration; hit is
+// false when the cache cannot answer.
+func (c *catalogCache) integration(name string, now time.Time) (ops []Operator, hit bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.integrations[name]
+	return e.v, ok && now.Sub(e.at) < c.ttl
+}
+
+func (c *catalogCache) putIntegration(name string, ops []Operator, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.integrations[name] = cached[[]Operator]{ops, now}
 }
 
 // operator returns a cached operator; known is false when id is remembered
@@ -76,6 +94,7 @@ func (c *catalogCache) putOperator(o Operator, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.unknownOperators, o.ID)
+	clear(c.integrations) // o may have joined, left or changed an integration's list
 	if c.operatorSweep.due(len(c.operators), now) {
 		sweep(c.operators, func(e cached[Operator]) bool { return now.Sub(e.at) >= c.ttl })
 	}
@@ -157,6 +176,31 @@ func (s *Service) CachedOperator(ctx context.Context, id string) (Operator, erro
 		s.cache.putUnknownOperator(id, now)
 	}
 	return o, err
+}
+
+// CachedIntegration returns the operators of an integration
+// (IntegrationAggregator, …), from the cache or the store: for the
+// endpoints that find their caller by trying each operator's secret, so
+// that an unauthenticated request costs no database read. An operator
+// created or changed on this node is seen at once, on another node within
+// the cache's TTL.
+func (s *Service) CachedIntegration(ctx context.Context, integration string) ([]Operator, error) {
+	now := s.Now()
+	if ops, hit := s.cache.integration(integration, now); hit {
+		return ops, nil
+	}
+	all, err := s.store.ListOperators(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ops := make([]Operator, 0, len(all))
+	for _, o := range all {
+		if o.Integration == integration {
+			ops = append(ops, o)
+		}
+	}
+	s.cache.putIntegration(integration, ops, now)
+	return ops, nil
 }
 
 // CachedEvent returns an event from the cache or the store.

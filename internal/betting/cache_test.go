@@ -26,6 +26,30 @@ func TestCacheRemembersUnknownOperators(t *testing.T) {
 	}
 }
 
+// An integration's operator list is trusted for the TTL and dropped when
+// an operator is put: created or changed here, or refreshed from another
+// node's notice.
+func TestCacheKeepsIntegrationListsUntilAnOperatorChanges(t *testing.T) {
+	t.Parallel()
+	c := newCatalogCache(DefaultCacheTTL)
+	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	if _, hit := c.integration(IntegrationAggregator, t0); hit {
+		t.Fatal("an empty cache answered")
+	}
+	c.putIntegration(IntegrationAggregator, []Operator{{ID: "agg"}}, t0)
+	if ops, hit := c.integration(IntegrationAggregator, t0.Add(time.Second)); !hit || len(ops) != 1 {
+		t.Errorf("within the TTL: %v %v, want the list", ops, hit)
+	}
+	if _, hit := c.integration(IntegrationAggregator, t0.Add(DefaultCacheTTL)); hit {
+		t.Error("the list was trusted past the TTL")
+	}
+	c.putIntegration(IntegrationAggregator, []Operator{{ID: "agg"}}, t0)
+	c.putOperator(Operator{ID: "agg2", Integration: IntegrationAggregator}, t0)
+	if _, hit := c.integration(IntegrationAggregator, t0); hit {
+		t.Error("the list outlived a change of an operator")
+	}
+}
+
 // The maps stay bounded: a put past cacheSize sweeps the expired entries,
 // and unknown ids past cacheSize live ones are not remembered.
 func TestCacheIsBounded(t *testing.T) {

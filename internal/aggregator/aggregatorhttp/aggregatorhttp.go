@@ -105,15 +105,12 @@ func (h *handler) signed(r *http.Request) (body []byte, op betting.Operator, too
 	if err != nil || len(sig) != sha256.Size {
 		return body, op, false, false
 	}
-	ops, err := h.catalog.ListOperators(r.Context())
+	ops, err := h.catalog.CachedIntegration(r.Context(), betting.IntegrationAggregator)
 	if err != nil {
 		h.log.ErrorContext(r.Context(), "aggregator: listing operators", requestid.Attr(r.Context()), "err", err)
 		return body, op, false, false
 	}
 	for _, o := range ops {
-		if o.Integration != betting.IntegrationAggregator {
-			continue
-		}
 		m := hmac.New(sha256.New, []byte(o.SigningSecret))
 		m.Write(body)
 		if hmac.Equal(m.Sum(nil), sig) {

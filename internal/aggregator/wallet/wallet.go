@@ -381,8 +381,10 @@ func (c *Client) Rollback(ctx context.Context, op betting.Operator, b betting.Be
 }
 
 // Deposit closes a settled or voided bet's round, one attempt: a win
-// (payout rounded to 12 decimals, trailing zeros removed) or a void (the
-// stake) is a Round/BetWin win with finished true; a loss is Round/Finish.
+// (payout rounded to 12 decimals, trailing zeros removed: settlement
+// rounds it so already, and the wire allows no more) or a void (the stake)
+// is a Round/BetWin win with finished true; a loss is Round/Finish. The
+// amount recorded with the attempt is the amount sent.
 // Done only on a 200 without an api_code and with a decimal-string
 // balance: a 200 without one is not the protocol's answer, and is sent
 // again.
@@ -395,11 +397,11 @@ func (c *Client) Deposit(ctx context.Context, op betting.Operator, b betting.Bet
 	paid := *b.PayoutAmount
 	switch {
 	case b.Status == betting.BetVoided || b.PayoutAmount.IsPositive():
-		pay := b.PayoutAmount.RoundToCurrency(money.AggregatorDecimals)
+		paid = b.PayoutAmount.RoundToCurrency(money.AggregatorDecimals)
 		if b.Status == betting.BetVoided {
-			pay, paid = b.Stake, b.Stake
+			paid = b.Stake
 		}
-		path, body = PathBetWin, WinBody(player(b), b.ID, creditID(b), pay)
+		path, body = PathBetWin, WinBody(player(b), b.ID, creditID(b), paid)
 	default:
 		path, body = PathFinish, FinishBody(player(b), b.ID)
 	}
