@@ -110,11 +110,15 @@ var (
 type parser struct {
 	doc     *document
 	current *section
+	lines   []string
 	para    []string
 	list    *block
 	stack   []*listItem // open list items, outermost first
 	blank   bool        // a blank line was seen since the last list line
 	line    int         // 1-based number of the line being read
+	// prevText is the last line that was not blank (cleared after a
+	// literal block).
+	prevText string
 	// rstStyles are the reStructuredText title styles seen ("o=" for an
 	// overlined and underlined "=", "u~" for underlined "~"), in order: a
 	// style's level is its rank, as reStructuredText decides it.
@@ -123,163 +127,23 @@ type parser struct {
 
 // parseDocument reads spec text into a document.
 func parseDocument(m *meter, text string) *document {
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	text = strings.ReplaceAll(text, "\r", "\n")
-	text = strings.ReplaceAll(text, "\t", "    ")
-	// A comment may span lines (a KEP template's commented-out sections):
-	// it goes whole, and its line breaks stay, so that source lines keep
-	// their numbers.
-	text = htmlComment.ReplaceAllStringFunc(text, func(c string) string { return strings.Repeat("\n", strings.Count(c, "\n")) })
 	root := &section{first: 1}
-	p := &parser{doc: &document{root: root, sections: []*section{root}}, current: root}
-	lines := strings.Split(text, "\n")
-	prevText := "" // the last line that was not blank
-	for i := 0; i < len(lines); i++ {
+	p := &parser{doc: &document{root: root, sections: []*section{root}}, current: root, lines: specLines(text)}
+	for i := 0; i < len(p.lines); i++ {
 		m.tick(1)
 		p.line = i + 1
-		line := lines[i]
-		trimmed := strings.TrimSpace(line)
-		if i == 0 && trimmed == "---" {
-			// YAML front matter (an issue template's name, labels,
-			// assignees) is metadata of the file, not spec text.
-			j := i + 1
-			for j < len(lines) && strings.TrimSpace(lines[j]) != "---" {
-				j++
-			}
-			if j < len(lines) {
-				i = j
+		if i == 0 {
+			if end, ok := frontMatterEnd(p.lines); ok {
+				// YAML front matter (an issue template's name, labels,
+				// assignees) is metadata of the file, not spec text.
+				i = end
 				continue
 			}
 		}
-
-		// The first byte of the trimmed line rules out most patterns
-		// before their regular expressions run.
-		var first byte
-		if trimmed != "" {
-			first = trimmed[0]
-		}
-		if m := matchIf(first == '`' || first == '~', fenceOpen, line); m != nil {
-			p.flush()
-			fence := m[1][:3]
-			var code []string
-			for i++; i < len(lines); i++ {
-				if strings.HasPrefix(strings.TrimSpace(lines[i]), fence) {
-					break
-				}
-				code = append(code, lines[i])
-			}
-			p.current.blocks = append(p.current.blocks, &block{kind: codeBlock, text: strings.Join(code, "\n")})
-			continue
-		}
-		if trimmed == "" {
-			if end := literalBlockEnd(lines, i, prevText); end > i {
-				// reStructuredText: a paragraph ending in "::" is followed by
-				// an indented literal block, which is code, not spec text.
-				p.flush()
-				p.current.blocks = append(p.current.blocks, &block{kind: codeBlock, text: strings.Join(lines[i+1:end], "\n")})
-				prevText = ""
-				i = end - 1
-				continue
-			}
-			p.flushParagraph()
-			p.blank = true
-			continue
-		}
-		prevText = line
-		if m := matchIf(first == '#', atxHeading, line); m != nil {
-			p.flush()
-			p.startSection(len(m[1]), atxClosing.ReplaceAllString(m[2], ""))
-			continue
-		}
-		if len(p.para) == 0 && first == '*' && boldLine.MatchString(trimmed) && p.current.parent != nil && fieldLabel.MatchString(strings.TrimSuffix(strings.Trim(trimmed, "* "), ":")) {
-			// "**Fields:**" under "### Todo", "**Errors:**" under "### GET
-			// /api/todos": a label of its section's text, not a section of
-			// its own (which merged the fields of every entity).
-			p.flush()
-			p.para = append(p.para, strings.TrimSuffix(strings.Trim(trimmed, "* "), ":")+":")
-			continue
-		}
-		if len(p.para) == 0 && first == '*' && boldLine.MatchString(trimmed) {
-			// A line that is all bold ("**Describe the solution you'd
-			// like**") is a heading of the text below it, as issue
-			// templates and many PRDs write them.
-			p.flush()
-			level := 3
-			if p.current.level > 3 {
-				level = p.current.level + 1
-			}
-			p.startSection(level, strings.TrimSuffix(strings.Trim(trimmed, "* "), ":"))
-			continue
-		}
-		c, adorned := rstAdornment(line)
-		if adorned && len(p.para) == 0 && i+2 < len(lines) {
-			// reStructuredText's overlined title: the adornment, the title,
-			// the same adornment again, at least as long as the title.
-			title := strings.TrimSpace(lines[i+1])
-			if c2, ok2 := rstAdornment(lines[i+2]); ok2 && c2 == c && title != "" && len(strings.TrimRight(line, " ")) >= len(title) {
-				p.flush()
-				p.line = i + 2
-				p.startSection(p.rstLevel("o"+string(c)), title)
-				i += 2
-				continue
-			}
-		}
-		if adorned && len(p.para) == 1 && (c != '=' && c != '-' || len(p.rstStyles) > 0) &&
-			len(strings.TrimRight(line, " ")) >= len(strings.TrimSpace(p.para[0])) {
-			// An underlined title of another character than Markdown's "="
-			// and "-" ("~", "^", "'"), or of any in a document that already
-			// has reStructuredText titles: its level is its style's rank.
-			heading := p.para[0]
-			p.para = nil
-			p.flush()
-			p.startSection(p.rstLevel("u"+string(c)), heading)
-			continue
-		}
-		if level := setextLevel(first, line); level > 0 && len(p.para) > 0 {
-			heading := strings.Join(p.para, " ")
-			p.para = nil
-			p.flush()
-			p.startSection(level, heading)
-			continue
-		}
-		if (first == '-' || first == '*' || first == '_') && thematicBreak.MatchString(line) {
-			p.flush()
-			continue
-		}
-		if strings.Contains(line, "|") && i+1 < len(lines) && strings.Contains(lines[i+1], "-") && tableDelimiter.MatchString(lines[i+1]) {
-			p.flush()
-			t := &table{header: splitRow(line)}
-			i += 2
-			for ; i < len(lines); i++ {
-				if strings.TrimSpace(lines[i]) == "" || !strings.Contains(lines[i], "|") {
-					i--
-					break
-				}
-				t.rows = append(t.rows, fitRow(splitRow(lines[i]), len(t.header)))
-			}
-			p.current.blocks = append(p.current.blocks, &block{kind: tableBlock, table: t})
-			continue
-		}
-		if m := matchIf(first == '-' || first == '*' || first == '+' || '0' <= first && first <= '9', listMarker, line); m != nil {
-			p.flushParagraph()
-			p.addListItem(len(m[1]), !strings.ContainsAny(m[2], "-*+"), m[3])
-			continue
-		}
-		indent := len(line) - len(strings.TrimLeft(line, " "))
-		if p.list != nil && len(p.stack) > 0 && (!p.blank || indent >= 2) {
-			last := p.stack[len(p.stack)-1]
-			last.more = append(last.more, trimmed)
-			p.blank = false
-			continue
-		}
-		p.flushList()
-		trimmed = strings.TrimSpace(strings.TrimLeft(trimmed, ">"))
-		if trimmed != "" {
-			p.para = append(p.para, trimmed)
-		}
+		i = p.readLine(i)
 	}
 	p.flush()
-	setSpans(p.doc, len(lines))
+	setSpans(p.doc, len(p.lines))
 	for _, s := range p.doc.sections {
 		for _, b := range s.blocks {
 			cleanBlock(b)
@@ -287,6 +151,233 @@ func parseDocument(m *meter, text string) *document {
 		s.heading = cleanInline(s.heading)
 	}
 	return p.doc
+}
+
+// specLines splits text into lines, its line ends made "\n" and its tabs
+// four spaces. An HTML comment may span lines (a KEP template's
+// commented-out sections): it goes whole, and its line breaks stay, so
+// that source lines keep their numbers.
+func specLines(text string) []string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "\n")
+	text = strings.ReplaceAll(text, "\t", "    ")
+	text = htmlComment.ReplaceAllStringFunc(text, func(c string) string { return strings.Repeat("\n", strings.Count(c, "\n")) })
+	return strings.Split(text, "\n")
+}
+
+// frontMatterEnd returns the index of the "---" line that closes the YAML
+// front matter lines[0] opens, and whether lines[0] opens one that
+// closes.
+func frontMatterEnd(lines []string) (int, bool) {
+	if strings.TrimSpace(lines[0]) != "---" {
+		return 0, false
+	}
+	for j := 1; j < len(lines); j++ {
+		if strings.TrimSpace(lines[j]) == "---" {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
+// readLine reads line i, with the lines after it that its construct takes
+// (a code block, a literal block, an overlined title, a table), and
+// returns the index of the last line it read.
+func (p *parser) readLine(i int) int {
+	line := p.lines[i]
+	trimmed := strings.TrimSpace(line)
+	// The first byte of the trimmed line rules out most patterns before
+	// their regular expressions run.
+	var first byte
+	if trimmed != "" {
+		first = trimmed[0]
+	}
+	if m := matchIf(first == '`' || first == '~', fenceOpen, line); m != nil {
+		return p.readFence(i, m[1][:3])
+	}
+	if trimmed == "" {
+		return p.readBlank(i)
+	}
+	p.prevText = line
+	if last, ok := p.readHeading(i, first, trimmed); ok {
+		return last
+	}
+	if (first == '-' || first == '*' || first == '_') && thematicBreak.MatchString(line) {
+		p.flush()
+		return i
+	}
+	if last, ok := p.readTable(i); ok {
+		return last
+	}
+	if m := matchIf(first == '-' || first == '*' || first == '+' || '0' <= first && first <= '9', listMarker, line); m != nil {
+		p.flushParagraph()
+		p.addListItem(len(m[1]), !strings.ContainsAny(m[2], "-*+"), m[3])
+		return i
+	}
+	p.readText(line, trimmed)
+	return i
+}
+
+// readFence reads the code block that line i opens with fence ("```" or
+// "~~~") up to the line that closes it, or to the end of the text, and
+// returns the index of that closing line (len(p.lines) when none does).
+func (p *parser) readFence(i int, fence string) int {
+	p.flush()
+	var code []string
+	for i++; i < len(p.lines); i++ {
+		if strings.HasPrefix(strings.TrimSpace(p.lines[i]), fence) {
+			break
+		}
+		code = append(code, p.lines[i])
+	}
+	p.current.blocks = append(p.current.blocks, &block{kind: codeBlock, text: strings.Join(code, "\n")})
+	return i
+}
+
+// readBlank reads the blank line i: it ends the paragraph, or starts a
+// reStructuredText literal block (see literalBlockEnd), which is code,
+// not spec text. It returns the index of the last line read.
+func (p *parser) readBlank(i int) int {
+	if end := literalBlockEnd(p.lines, i, p.prevText); end > i {
+		p.flush()
+		p.current.blocks = append(p.current.blocks, &block{kind: codeBlock, text: strings.Join(p.lines[i+1:end], "\n")})
+		p.prevText = ""
+		return end - 1
+	}
+	p.flushParagraph()
+	p.blank = true
+	return i
+}
+
+// readHeading reads line i when it makes a heading: an ATX heading ("##
+// Title"), a line all bold, a reStructuredText title, or a setext
+// underline of the paragraph above. first is the first byte of trimmed,
+// the line trimmed. It returns the index of the last line read, and
+// whether line i made a heading.
+func (p *parser) readHeading(i int, first byte, trimmed string) (int, bool) {
+	line := p.lines[i]
+	if m := matchIf(first == '#', atxHeading, line); m != nil {
+		p.flush()
+		p.startSection(len(m[1]), atxClosing.ReplaceAllString(m[2], ""))
+		return i, true
+	}
+	if len(p.para) == 0 && first == '*' && boldLine.MatchString(trimmed) {
+		p.readBoldLine(trimmed)
+		return i, true
+	}
+	if last, ok := p.readRSTTitle(i); ok {
+		return last, true
+	}
+	if level := setextLevel(first, line); level > 0 && len(p.para) > 0 {
+		heading := strings.Join(p.para, " ")
+		p.para = nil
+		p.flush()
+		p.startSection(level, heading)
+		return i, true
+	}
+	return i, false
+}
+
+// readBoldLine reads a line that is all bold, trimmed, and starts no
+// paragraph: a label of its section's text when it names a part of it
+// (see fieldLabel), else a heading of the text below it.
+func (p *parser) readBoldLine(trimmed string) {
+	label := strings.TrimSuffix(strings.Trim(trimmed, "* "), ":")
+	p.flush()
+	if p.current.parent != nil && fieldLabel.MatchString(label) {
+		// "**Fields:**" under "### Todo", "**Errors:**" under "### GET
+		// /api/todos": a label of its section's text, not a section of
+		// its own (which merged the fields of every entity).
+		p.para = append(p.para, label+":")
+		return
+	}
+	// A line that is all bold ("**Describe the solution you'd like**")
+	// is a heading of the text below it, as issue templates and many
+	// PRDs write them.
+	level := 3
+	if p.current.level > 3 {
+		level = p.current.level + 1
+	}
+	p.startSection(level, label)
+}
+
+// readRSTTitle reads line i when it is a reStructuredText title's
+// adornment: the overline of a title (which takes the title and its
+// underline, the two lines below), or the underline of the one paragraph
+// line above. It returns the index of the last line read, and whether
+// line i was one.
+func (p *parser) readRSTTitle(i int) (int, bool) {
+	line := p.lines[i]
+	c, adorned := rstAdornment(line)
+	if !adorned {
+		return i, false
+	}
+	if len(p.para) == 0 && i+2 < len(p.lines) {
+		// An overlined title: the adornment, the title, the same
+		// adornment again, at least as long as the title.
+		title := strings.TrimSpace(p.lines[i+1])
+		if c2, ok2 := rstAdornment(p.lines[i+2]); ok2 && c2 == c && title != "" && len(strings.TrimRight(line, " ")) >= len(title) {
+			p.flush()
+			p.line = i + 2
+			p.startSection(p.rstLevel("o"+string(c)), title)
+			return i + 2, true
+		}
+	}
+	if len(p.para) == 1 && (c != '=' && c != '-' || len(p.rstStyles) > 0) &&
+		len(strings.TrimRight(line, " ")) >= len(strings.TrimSpace(p.para[0])) {
+		// An underlined title of another character than Markdown's "="
+		// and "-" ("~", "^", "'"), or of any in a document that already
+		// has reStructuredText titles: its level is its style's rank.
+		heading := p.para[0]
+		p.para = nil
+		p.flush()
+		p.startSection(p.rstLevel("u"+string(c)), heading)
+		return i, true
+	}
+	return i, false
+}
+
+// readTable reads the pipe table whose header is line i, when line i+1
+// is its delimiter row, up to the first blank line or line without a
+// pipe. It returns the index of the table's last line, and whether line
+// i starts a table.
+func (p *parser) readTable(i int) (int, bool) {
+	line := p.lines[i]
+	isTable := strings.Contains(line, "|") && i+1 < len(p.lines) && strings.Contains(p.lines[i+1], "-") && tableDelimiter.MatchString(p.lines[i+1])
+	if !isTable {
+		return i, false
+	}
+	p.flush()
+	t := &table{header: splitRow(line)}
+	last := i + 1
+	for _, row := range p.lines[i+2:] {
+		if strings.TrimSpace(row) == "" || !strings.Contains(row, "|") {
+			break
+		}
+		t.rows = append(t.rows, fitRow(splitRow(row), len(t.header)))
+		last++
+	}
+	p.current.blocks = append(p.current.blocks, &block{kind: tableBlock, table: t})
+	return last, true
+}
+
+// readText reads a line that makes no other construct, trimmed: the
+// continuation of the open list item (a line right below it, or indented
+// under it after a blank line), else a line of the paragraph, without a
+// quote's ">".
+func (p *parser) readText(line, trimmed string) {
+	indent := len(line) - len(strings.TrimLeft(line, " "))
+	if p.list != nil && len(p.stack) > 0 && (!p.blank || indent >= 2) {
+		last := p.stack[len(p.stack)-1]
+		last.more = append(last.more, trimmed)
+		p.blank = false
+		return
+	}
+	p.flushList()
+	trimmed = strings.TrimSpace(strings.TrimLeft(trimmed, ">"))
+	if trimmed != "" {
+		p.para = append(p.para, trimmed)
+	}
 }
 
 // literalBlockEnd returns the index of the first line after the literal
