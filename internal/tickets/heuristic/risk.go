@@ -32,30 +32,61 @@ var riskCategories = []riskCategory{
 // moneyMovement are the words that show money actually moves.
 var moneyMovement = []string{"debit", "credit", "payout", "stake", "withdrawal", "deposit", "refund", "charge", "payment", "balance", "wallet", "money", "transfer", "settle"}
 
+// riskHit is a unit that carries a category of risk, with how well.
 type riskHit struct {
 	u     *unit
 	score int
 }
 
+// riskFinding is a category of risk the spec carries: the category (its
+// severity raised where the spec calls for it), its rank in
+// riskCategories, the best evidence, and how many units carry it.
+type riskFinding struct {
+	cat  riskCategory
+	best riskHit
+	hits int
+	rank int
+}
+
 // risks builds the risk list, relating each risk to the tickets that carry
-// its evidence.
+// its evidence: the risks the spec names, the categories of risk its
+// units carry (most severe first), the ambiguity its open questions leave,
+// and a thin spec's. The risks are numbered in that order.
 func (b *builder) risks(ts []tickets.Ticket, slots []slot) []tickets.Risk {
 	out := []tickets.Risk{}
-	type found struct {
-		cat  riskCategory
-		best riskHit
-		hits int
-		rank int
-	}
 	for _, r := range b.specRisks {
 		out = append(out, tickets.Risk{
-			ID:               "RISK-" + itoa(len(out)+1),
 			Description:      "From the spec (\"" + b.sectionName(r.sec) + "\", lines " + itoa(r.sec.first) + "–" + itoa(max(r.sec.first, r.sec.last)) + "): " + strings.TrimRight(shorten(r.text, 80, 600), ".") + ".",
 			Severity:         specRiskSeverity(r.text),
 			RelatedTicketIDs: b.specRiskTickets(r.text, slots),
 		})
 	}
-	var all []found
+	for _, f := range b.riskFindings() {
+		out = append(out, b.findingRisk(f, ts, slots))
+	}
+	if len(b.questions) > 0 {
+		out = append(out, b.ambiguityRisk(slots))
+	}
+	if b.shape == shapeEmpty || b.shape == shapePlain && len(b.units) <= 2 {
+		related := []string{}
+		if len(slots) > 0 {
+			related = append(related, slots[0].id)
+		}
+		out = append(out, tickets.Risk{
+			Description:      "Thin spec: the request gives little detail, so scope and estimates rest on assumptions that must be confirmed with the requester.",
+			Severity:         tickets.PriorityMedium,
+			RelatedTicketIDs: related,
+		})
+	}
+	for i := range out {
+		out[i].ID = "RISK-" + itoa(i+1)
+	}
+	return out
+}
+
+// riskFindings returns the categories of risk the spec's units carry,
+// most severe first, in riskCategories' order on a tie.
+func (b *builder) riskFindings() []riskFinding {
 	lower := make([]*phraseIndex, len(b.units))
 	for i, u := range b.units {
 		b.m.tick(1)
@@ -63,35 +94,13 @@ func (b *builder) risks(ts []tickets.Ticket, slots []slot) []tickets.Risk {
 		// (" never", not the end of "whenever").
 		lower[i] = newPhraseIndex(" " + strings.ToLower(prose(u.text)))
 	}
+	var all []riskFinding
 	for rank, cat := range riskCategories {
-		var f found
-		f.cat, f.rank = cat, rank
 		b.m.tick(len(b.units))
-		for i, u := range b.units {
-			text := lower[i]
-			n := text.count(cat.terms...)
-			if n < cat.min || cat.name == "money" && text.count(moneyMovement...) == 0 {
-				continue
-			}
-			f.hits++
-			score := 2*min(n, 3) + 3*text.count(cat.bonus...)
-			if u.table != nil {
-				score--
-			}
-			if f.best.u == nil || score > f.best.score {
-				f.best = riskHit{u: u, score: score}
-			}
+		if f := b.findRisk(cat, lower); f.best.u != nil {
+			f.rank = rank
+			all = append(all, f)
 		}
-		if f.best.u == nil {
-			continue
-		}
-		if cat.name == "money" && f.hits >= 3 && countLower(b.lowerSpec, "twice", "second time", "never lost", "double") > 0 {
-			f.cat.severity = tickets.PriorityCritical
-		}
-		if cat.name == "concurrency" && f.hits >= 3 && countLower(b.lowerSpec, moneyTerms...) >= 3 {
-			f.cat.severity = tickets.PriorityHigh
-		}
-		all = append(all, f)
 	}
 	sevRank := map[string]int{tickets.PriorityCritical: 0, tickets.PriorityHigh: 1, tickets.PriorityMedium: 2, tickets.PriorityLow: 3}
 	sort.SliceStable(all, func(i, j int) bool {
@@ -100,79 +109,113 @@ func (b *builder) risks(ts []tickets.Ticket, slots []slot) []tickets.Risk {
 		}
 		return all[i].rank < all[j].rank
 	})
-	for _, f := range all {
-		desc := f.cat.why + " Evidence from " + b.unitRef(f.best.u) + ": \"" + shorten(strings.TrimSpace(f.best.u.text), 60, 280) + "\""
-		if f.hits > 1 {
-			desc += " (" + itoa(f.hits) + " related statements in the spec)."
-		} else {
-			desc += "."
+	return all
+}
+
+// findRisk finds the units that carry cat, lower being each unit's
+// lowercased prose, and returns the best of them as evidence (the first
+// on a tie; none when no unit carries it). Money is critical when the
+// spec speaks of paying twice or losing money, concurrency high when the
+// spec is about money, each when at least three units carry it.
+func (b *builder) findRisk(cat riskCategory, lower []*phraseIndex) riskFinding {
+	f := riskFinding{cat: cat}
+	for i, u := range b.units {
+		text := lower[i]
+		n := text.count(cat.terms...)
+		if n < cat.min || cat.name == "money" && text.count(moneyMovement...) == 0 {
+			continue
 		}
-		out = append(out, tickets.Risk{
-			ID:               "RISK-" + itoa(len(out)+1),
-			Description:      desc,
-			Severity:         f.cat.severity,
-			RelatedTicketIDs: b.riskTickets(f.cat, f.best.u, ts, slots),
-		})
+		f.hits++
+		score := 2*min(n, 3) + 3*text.count(cat.bonus...)
+		if u.table != nil {
+			score--
+		}
+		if f.best.u == nil || score > f.best.score {
+			f.best = riskHit{u: u, score: score}
+		}
 	}
-	if n := len(b.questions); n > 0 {
-		sev := tickets.PriorityLow
-		switch {
-		case n >= 8:
-			sev = tickets.PriorityHigh
-		case n >= 3:
-			sev = tickets.PriorityMedium
+	if f.best.u == nil {
+		return f
+	}
+	if cat.name == "money" && f.hits >= 3 && countLower(b.lowerSpec, "twice", "second time", "never lost", "double") > 0 {
+		f.cat.severity = tickets.PriorityCritical
+	}
+	if cat.name == "concurrency" && f.hits >= 3 && countLower(b.lowerSpec, moneyTerms...) >= 3 {
+		f.cat.severity = tickets.PriorityHigh
+	}
+	return f
+}
+
+// findingRisk is the risk of a category the spec carries, quoting its
+// best evidence, without its ID.
+func (b *builder) findingRisk(f riskFinding, ts []tickets.Ticket, slots []slot) tickets.Risk {
+	desc := f.cat.why + " Evidence from " + b.unitRef(f.best.u) + ": \"" + shorten(strings.TrimSpace(f.best.u.text), 60, 280) + "\""
+	if f.hits > 1 {
+		desc += " (" + itoa(f.hits) + " related statements in the spec)."
+	} else {
+		desc += "."
+	}
+	return tickets.Risk{
+		Description:      desc,
+		Severity:         f.cat.severity,
+		RelatedTicketIDs: b.riskTickets(f.cat, f.best.u, ts, slots),
+	}
+}
+
+// ambiguityRisk is the risk of the spec's open questions, without its
+// ID: high from eight questions, medium from three, low below.
+func (b *builder) ambiguityRisk(slots []slot) tickets.Risk {
+	n := len(b.questions)
+	sev := tickets.PriorityLow
+	switch {
+	case n >= 8:
+		sev = tickets.PriorityHigh
+	case n >= 3:
+		sev = tickets.PriorityMedium
+	}
+	return tickets.Risk{
+		Description:      "Ambiguity: the spec leaves " + itoa(n) + " point(s) unresolved (see the open questions); estimates and designs that depend on them may change.",
+		Severity:         sev,
+		RelatedTicketIDs: sortIDs(limitIDs(b.ambiguityTickets(slots), 6)),
+	}
+}
+
+// ambiguityTickets returns the tickets the open questions bear on: the
+// spikes; else the tickets with related questions, the most first; else
+// the first slot (the second when the first is an epic).
+func (b *builder) ambiguityTickets(slots []slot) []string {
+	var related []string
+	for _, sl := range slots {
+		if sl.d != nil && sl.d.origin == originSpike {
+			related = append(related, sl.id)
 		}
-		var related []string
+	}
+	if len(related) == 0 {
+		// The tickets most affected by open questions.
+		type cand struct {
+			id string
+			n  int
+		}
+		var cands []cand
 		for _, sl := range slots {
-			if sl.d != nil && sl.d.origin == originSpike {
-				related = append(related, sl.id)
-			}
-		}
-		if len(related) == 0 {
-			// The tickets most affected by open questions.
-			type cand struct {
-				id string
-				n  int
-			}
-			var cands []cand
-			for _, sl := range slots {
-				if sl.d != nil {
-					if n := len(b.relatedQuestions(sl.d)); n > 0 {
-						cands = append(cands, cand{sl.id, n})
-					}
+			if sl.d != nil {
+				if n := len(b.relatedQuestions(sl.d)); n > 0 {
+					cands = append(cands, cand{sl.id, n})
 				}
 			}
-			sort.SliceStable(cands, func(i, j int) bool { return cands[i].n > cands[j].n })
-			for _, c := range cands {
-				related = append(related, c.id)
-			}
 		}
-		if len(related) == 0 && len(slots) > 0 {
-			related = append(related, slots[0].id)
-			if slots[0].d == nil && len(slots) > 1 {
-				related = []string{slots[1].id}
-			}
+		sort.SliceStable(cands, func(i, j int) bool { return cands[i].n > cands[j].n })
+		for _, c := range cands {
+			related = append(related, c.id)
 		}
-		out = append(out, tickets.Risk{
-			ID:               "RISK-" + itoa(len(out)+1),
-			Description:      "Ambiguity: the spec leaves " + itoa(n) + " point(s) unresolved (see the open questions); estimates and designs that depend on them may change.",
-			Severity:         sev,
-			RelatedTicketIDs: sortIDs(limitIDs(related, 6)),
-		})
 	}
-	if b.shape == shapeEmpty || b.shape == shapePlain && len(b.units) <= 2 {
-		related := []string{}
-		if len(slots) > 0 {
-			related = append(related, slots[0].id)
+	if len(related) == 0 && len(slots) > 0 {
+		related = append(related, slots[0].id)
+		if slots[0].d == nil && len(slots) > 1 {
+			related = []string{slots[1].id}
 		}
-		out = append(out, tickets.Risk{
-			ID:               "RISK-" + itoa(len(out)+1),
-			Description:      "Thin spec: the request gives little detail, so scope and estimates rest on assumptions that must be confirmed with the requester.",
-			Severity:         tickets.PriorityMedium,
-			RelatedTicketIDs: related,
-		})
 	}
-	return out
+	return related
 }
 
 // specRiskSeverity rates a risk the spec names: high when it speaks of
