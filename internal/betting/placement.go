@@ -39,7 +39,9 @@ type WalletAnswer struct {
 	Code         RejectionCode
 	OperatorTxID string
 	Balance      *money.Amount
-	// Detail is an internal diagnostic, stored as rejection_reason.
+	// Detail is an internal diagnostic (what the wallet answered, a
+	// storage error): logged with the bet when the answer is unknown or
+	// an unexpected refusal, never shown to the bettor.
 	Detail string
 	// Attempts are the requests sent, in order; also with an error when
 	// requests were sent before it.
@@ -263,6 +265,7 @@ func (p *Placement) process(ctx context.Context, b Bet) error {
 	}
 	ans, err := p.wallet.Withdraw(ctx, op, b)
 	p.observe(ans.Attempts)
+	p.logDetail(ctx, b, ans)
 	// A bet reserved before this run had its withdrawal sent by an
 	// earlier run whose outcome nobody recorded (a crash, a stop, a run
 	// cut short): like an attempt of this run without a definite answer,
@@ -311,6 +314,22 @@ func (p *Placement) process(ctx context.Context, b Bet) error {
 	}
 	return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: code, RejectionReason: "the wallet gave no definite answer",
 		Release: true, Rollback: true, Attempts: ans.Attempts})
+}
+
+// logDetail logs the diagnostic of a withdrawal that was not done as
+// expected: an unknown outcome, or a refusal without one of the
+// protocol's codes. Ordinary refusals (insufficient funds, limits) are not
+// logged; their codes are on the bet.
+func (p *Placement) logDetail(ctx context.Context, b Bet, ans WalletAnswer) {
+	if p.log == nil || ans.Detail == "" || ans.Status != WalletUnknown && (ans.Status != WalletRefused || ans.Code != RejectOther) {
+		return
+	}
+	outcome := "unknown"
+	if ans.Status == WalletRefused {
+		outcome = "refused"
+	}
+	p.log.WarnContext(ctx, "the operator's wallet did not take the stake", "bet_id", b.ID, "operator_id", b.OperatorID,
+		"outcome", outcome, "code", string(ans.Code), "detail", ans.Detail)
 }
 
 // IntegrationWallets is a Wallet that sends each call to the wallet of

@@ -135,3 +135,36 @@ func TestMalformedSuccessIsLoggedAndObserved(t *testing.T) {
 		t.Errorf("log %q, want an ERROR with the bet and transaction ids and no secret", line)
 	}
 }
+
+// TestWalletDiagnosticIsLogged: the diagnostic of a withdrawal without a
+// definite answer, or refused without one of the protocol's codes, is
+// logged with the bet (the bundled wallet's storage error has no wallet
+// attempt to show it); an ordinary refusal is not.
+func TestWalletDiagnosticIsLogged(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		answer *betting.WalletAnswer
+		logged bool
+	}{
+		{"unknown", &betting.WalletAnswer{Status: betting.WalletUnknown, Detail: "the ledger could not be written: disk I/O error"}, true},
+		{"refused, other", &betting.WalletAnswer{Status: betting.WalletRefused, Code: betting.RejectOther, Detail: "answered 400 code=weird"}, true},
+		{"refused, insufficient funds", &betting.WalletAnswer{Status: betting.WalletRefused, Code: betting.RejectInsufficientFund, Detail: "answered 402"}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			w := newPlacementWorld(t, c.answer)
+			var logs bytes.Buffer
+			w.place.SetLog(slog.New(slog.NewTextHandler(&logs, nil)))
+			b := w.bet(t)
+			if err := w.place.Process(context.Background(), b.ID, false); err != nil {
+				t.Fatal(err)
+			}
+			line := logs.String()
+			if got := strings.Contains(line, c.answer.Detail) && strings.Contains(line, "bet_id="+b.ID); got != c.logged {
+				t.Errorf("log %q: detail logged with the bet %v, want %v", line, got, c.logged)
+			}
+		})
+	}
+}
