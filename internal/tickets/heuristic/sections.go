@@ -510,6 +510,42 @@ type part struct {
 // otherwise one for the section.
 func (b *builder) sectionDrafts(s *section, units []*unit) {
 	in := b.info[s.index]
+	parts, used := b.labelledParts(in)
+	var rest []*unit
+	if len(parts) > 0 {
+		for _, u := range units {
+			if !used[u] && !u.claimed {
+				rest = append(rest, u)
+			}
+		}
+	} else {
+		parts = additionParts(units)
+		if len(parts) == 0 {
+			parts = b.splitParts(s, units)
+		}
+	}
+	if len(parts) < 2 {
+		d := b.sectionDraft(s, in.topic, units, "")
+		in.drafts = append(in.drafts, d)
+		return
+	}
+	residual := placeUnits(parts, rest)
+	b.partDrafts(s, in, parts)
+	if len(residual) >= 2 {
+		d := b.sectionDraft(s, in.topic, residual, "")
+		in.drafts = append(in.drafts, d)
+	} else if len(residual) == 1 {
+		last := in.drafts[len(in.drafts)-1]
+		last.crit = appendUnique(last.crit, sentenceCase(residual[0].text))
+	}
+}
+
+// labelledParts returns the parts of a section that its captioned tables
+// and substantial labelled items make (an item with sub-items and two
+// units, with steps, or with three units), in document order, each with
+// its units no draft claimed (an item's, none a part before took); and
+// the units the parts took.
+func (b *builder) labelledParts(in *sectionInfo) ([]*part, map[*unit]bool) {
 	var parts []*part
 	used := map[*unit]bool{}
 	for _, rt := range in.rules {
@@ -537,42 +573,25 @@ func (b *builder) sectionDrafts(s *section, units []*unit) {
 		if n == 0 || !(ig.children && n >= 2 || ig.steps || n >= 3) {
 			continue
 		}
-		label := ig.label
-		p := &part{label: label, order: ig.order, item: ig}
+		p := &part{label: ig.label, order: ig.order, item: ig}
 		for _, u := range ig.units {
 			if !u.claimed && !used[u] {
 				p.units = append(p.units, u)
 				used[u] = true
 			}
 		}
-		p.title = b.partTitle(in.topic, label, p.units)
+		p.title = b.partTitle(in.topic, ig.label, p.units)
 		parts = append(parts, p)
 	}
 	sort.SliceStable(parts, func(i, j int) bool { return parts[i].order < parts[j].order })
-	var rest []*unit
-	for _, u := range units {
-		if !used[u] && !u.claimed {
-			rest = append(rest, u)
-		}
-	}
-	if len(parts) == 0 {
-		parts = additionParts(units)
-		if len(parts) == 0 {
-			parts = b.splitParts(s, units)
-		}
-		for _, p := range parts {
-			for _, u := range p.units {
-				used[u] = true
-			}
-		}
-		rest = nil
-	}
-	if len(parts) < 2 {
-		d := b.sectionDraft(s, in.topic, units, "")
-		in.drafts = append(in.drafts, d)
-		return
-	}
-	var residual []*unit
+	return parts, used
+}
+
+// placeUnits adds each of the units no part took to the part whose title
+// and units share the most of its words (at least three, and half of
+// its own), else to the captioned table above it when they share a word
+// (its notes elaborate on it); it returns the units left.
+func placeUnits(parts []*part, units []*unit) (residual []*unit) {
 	partWords := make([]wordSet, len(parts))
 	for i, p := range parts {
 		partWords[i] = newWordSet(p.title)
@@ -580,7 +599,7 @@ func (b *builder) sectionDrafts(s *section, units []*unit) {
 			partWords[i].add(pu.text)
 		}
 	}
-	for _, u := range rest {
+	for _, u := range units {
 		best, bestN := (*part)(nil), 0
 		var before *part
 		beforeN := 0
@@ -603,6 +622,13 @@ func (b *builder) sectionDrafts(s *section, units []*unit) {
 			residual = append(residual, u)
 		}
 	}
+	return residual
+}
+
+// partDrafts adds a draft per part to the section's, each after the
+// draft of the part it waits for; a part that is a rule of the system
+// is a task.
+func (b *builder) partDrafts(s *section, in *sectionInfo, parts []*part) {
 	draftOf := map[*part]*draft{}
 	for _, p := range parts {
 		d := b.sectionDraft(s, in.topic, p.units, p.title)
@@ -616,13 +642,6 @@ func (b *builder) sectionDrafts(s *section, units []*unit) {
 		}
 		draftOf[p] = d
 		in.drafts = append(in.drafts, d)
-	}
-	if len(residual) >= 2 {
-		d := b.sectionDraft(s, in.topic, residual, "")
-		in.drafts = append(in.drafts, d)
-	} else if len(residual) == 1 {
-		last := in.drafts[len(in.drafts)-1]
-		last.crit = appendUnique(last.crit, sentenceCase(residual[0].text))
 	}
 }
 
@@ -737,33 +756,14 @@ func signingAlgorithm(text string) string {
 var headerName = regexp.MustCompile("`(X-[A-Za-z0-9-]+)`")
 var callbackToken = regexp.MustCompile("`([a-z_]*(?:callback|webhook)[a-z_]*)`")
 
-// topicTitle names a whole section by its topic.
+// topicTitle names a whole section by its topic, else by its heading
+// (see headingTitle).
 func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
-	text := joinUnits(units)
 	switch topic {
 	case "auth":
-		algo := signingAlgorithm(text)
-		header := ""
-		if m := headerName.FindStringSubmatch(text); m != nil {
-			header = m[1] + " "
-		}
-		switch {
-		case algo != "" && containsAny(text, "hmac", "signature", "sign"):
-			return "Implement " + header + algo + " request signing"
-		case containsAny(text, "jwt") && containsAny(text, "bearer"):
-			return "Implement bearer JWT authentication"
-		case containsAny(text, "api key", "api_key") && containsAny(text, "bearer"):
-			t := "Implement bearer API key authentication"
-			if containsAny(text, "scope") {
-				t += " and scopes"
-			}
-			return t
-		case containsAny(text, "oauth"):
-			return "Implement OAuth authentication"
-		}
-		return "Implement " + lowerFirst(s.cleanedHeading())
+		return authTitle(s, joinUnits(units))
 	case "errors":
-		if containsAny(text, "error.code", "error code", "code") {
+		if containsAny(joinUnits(units), "error.code", "error code", "code") {
 			return "Implement error body and error code mapping"
 		}
 		return "Implement error responses"
@@ -778,16 +778,7 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 		}
 		return shorten(verbFirst(s.cleanedHeading()), 12, 100)
 	case "events":
-		if m := callbackToken.FindStringSubmatch(text); m != nil {
-			return "Deliver " + m[1] + " notifications"
-		}
-		if containsAny(text, "webhook") {
-			return "Deliver webhook notifications"
-		}
-		if containsAny(text, "real-time", "realtime", "stream", "websocket", "server-sent") {
-			return "Implement real-time event channel"
-		}
-		return "Implement event notifications"
+		return eventsTitle(joinUnits(units))
 	case "states":
 		if e := b.stateEntity(s); e != "" {
 			return "Implement " + e + " state transitions"
@@ -796,27 +787,66 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 	case "testing":
 		return "Set up " + lowerFirst(s.cleanedHeading())
 	}
+	return b.headingTitle(s, units)
+}
+
+// authTitle names a section about authentication from its text: the
+// request signing, bearer JWT or API key, or OAuth it asks for, else its
+// heading.
+func authTitle(s *section, text string) string {
+	algo := signingAlgorithm(text)
+	header := ""
+	if m := headerName.FindStringSubmatch(text); m != nil {
+		header = m[1] + " "
+	}
+	switch {
+	case algo != "" && containsAny(text, "hmac", "signature", "sign"):
+		return "Implement " + header + algo + " request signing"
+	case containsAny(text, "jwt") && containsAny(text, "bearer"):
+		return "Implement bearer JWT authentication"
+	case containsAny(text, "api key", "api_key") && containsAny(text, "bearer"):
+		t := "Implement bearer API key authentication"
+		if containsAny(text, "scope") {
+			t += " and scopes"
+		}
+		return t
+	case containsAny(text, "oauth"):
+		return "Implement OAuth authentication"
+	}
+	return "Implement " + lowerFirst(s.cleanedHeading())
+}
+
+// eventsTitle names a section about events from its text: the callbacks
+// or webhooks it delivers, or the real-time channel it opens.
+func eventsTitle(text string) string {
+	if m := callbackToken.FindStringSubmatch(text); m != nil {
+		return "Deliver " + m[1] + " notifications"
+	}
+	if containsAny(text, "webhook") {
+		return "Deliver webhook notifications"
+	}
+	if containsAny(text, "real-time", "realtime", "stream", "websocket", "server-sent") {
+		return "Implement real-time event channel"
+	}
+	return "Implement event notifications"
+}
+
+// headingTitle names a section of no known topic by its heading, made an
+// order; or by its first unit where the heading only says where the work
+// is: an entity under "Entities", an endpoint with a description, a
+// rollout stage, "General", a thing the first sentence says what it is,
+// a generic heading ("Specification"), or a heading that makes only an
+// "Implement …".
+func (b *builder) headingTitle(s *section, units []*unit) string {
 	h := s.cleanedHeading()
 	if s.parent != nil && entityParent.MatchString(s.parent.cleanedHeading()) && fieldCount(h) <= 3 {
 		return "Define the " + h + " entity" // "### Todo" under "## Entities"
 	}
-	if f := strings.Fields(h); len(f) == 2 && httpMethods[f[0]] && strings.HasPrefix(f[1], "/") && len(units) > 0 {
-		// "### GET /api/todos" with "**Description:** List all todos …".
-		if label, rest, ok := splitLabel(stripCode(units[0].text)); ok && strings.EqualFold(label, "description") {
-			if w := strings.Fields(rest); len(w) > 0 && baseVerb(w[0]) != "" {
-				return shorten("Implement "+h+" to "+lowerFirst(strings.TrimRight(rest, ".")), 16, 110)
-			}
-		}
+	if t, ok := endpointDescriptionTitle(h, units); ok {
+		return t
 	}
-	if stageHeading.MatchString(h) {
-		// "Alpha" says when, its list says what: "Alpha: functionality
-		// implemented behind feature gate".
-		if in := b.info[s.index]; len(in.items) > 0 && in.items[0].label != "" {
-			return shorten(h+": "+lowerFirst(in.items[0].label), 14, 100)
-		}
-		if len(units) > 0 {
-			return shorten(h+": "+lowerFirst(strings.TrimRight(stripCode(units[0].text), ".")), 14, 100)
-		}
+	if t, ok := b.stageTitle(s, h, units); ok {
+		return t
 	}
 	if h == "General" {
 		if len(units) > 0 {
@@ -824,29 +854,11 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 			return shorten(t, 12, 90)
 		}
 	}
-	if fieldCount(h) <= 2 && len(units) > 0 {
-		// "The widget is an iframe loaded from …" names what to build.
-		text := stripCode(units[0].text)
-		if mayNameWhat(text, h) {
-			re := regexp.MustCompile(`(?i)^(?:the |a |an )?` + regexp.QuoteMeta(h) + `s? (?:is|are) (?:a |an |the )?([\w-]+)`)
-			if m := re.FindStringSubmatch(text); m != nil && !stopWords[strings.ToLower(m[1])] {
-				return "Implement the " + lowerFirst(h) + " " + m[1]
-			}
-		}
+	if t, ok := whatItIsTitle(h, units); ok {
+		return t
 	}
-	if genericWorkHeading.MatchString(h) {
-		// "Specification", "Proposal": the spec's title says what is built
-		// ("Add union operators to dict"), the heading only where; a first
-		// sentence that is an order ("Add a `as_millis` function on
-		// `std::time::Duration` …") says it better still.
-		if len(units) > 0 {
-			if f := strings.Fields(stripCode(units[0].text)); len(f) > 2 && baseVerb(f[0]) != "" && strings.EqualFold(baseVerb(f[0]), f[0]) {
-				return shorten(strings.TrimRight(stripCode(units[0].text), "."), 12, 90)
-			}
-		}
-		if t := b.workTitle(); t != "" {
-			return t
-		}
+	if t, ok := b.genericHeadingTitle(h, units); ok {
+		return t
 	}
 	title := verbFirst(h)
 	if strings.HasPrefix(title, "Implement ") && len(units) > 0 {
@@ -858,6 +870,81 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 		}
 	}
 	return shorten(title, 12, 100)
+}
+
+// endpointDescriptionTitle names an endpoint's section, heading h ("GET
+// /api/todos"), by the description its first unit gives ("**Description:**
+// List all todos …"), when that starts with a verb; ok is false otherwise.
+func endpointDescriptionTitle(h string, units []*unit) (title string, ok bool) {
+	f := strings.Fields(h)
+	if len(f) != 2 || !httpMethods[f[0]] || !strings.HasPrefix(f[1], "/") || len(units) == 0 {
+		return "", false
+	}
+	label, rest, found := splitLabel(stripCode(units[0].text))
+	if !found || !strings.EqualFold(label, "description") {
+		return "", false
+	}
+	if w := strings.Fields(rest); len(w) > 0 && baseVerb(w[0]) != "" {
+		return shorten("Implement "+h+" to "+lowerFirst(strings.TrimRight(rest, ".")), 16, 110), true
+	}
+	return "", false
+}
+
+// stageTitle names a rollout stage's section, heading h: "Alpha" says
+// when, its list says what ("Alpha: functionality implemented behind
+// feature gate"), else its first unit; ok is false when h is no stage or
+// the section says nothing.
+func (b *builder) stageTitle(s *section, h string, units []*unit) (title string, ok bool) {
+	if !stageHeading.MatchString(h) {
+		return "", false
+	}
+	if in := b.info[s.index]; len(in.items) > 0 && in.items[0].label != "" {
+		return shorten(h+": "+lowerFirst(in.items[0].label), 14, 100), true
+	}
+	if len(units) > 0 {
+		return shorten(h+": "+lowerFirst(strings.TrimRight(stripCode(units[0].text), ".")), 14, 100), true
+	}
+	return "", false
+}
+
+// whatItIsTitle names a section of a short heading h by what its first
+// unit says the thing is ("The widget is an iframe loaded from …" under
+// "Widget" gives "Implement the widget iframe"); ok is false when it says
+// none.
+func whatItIsTitle(h string, units []*unit) (title string, ok bool) {
+	if fieldCount(h) > 2 || len(units) == 0 {
+		return "", false
+	}
+	text := stripCode(units[0].text)
+	if !mayNameWhat(text, h) {
+		return "", false
+	}
+	re := regexp.MustCompile(`(?i)^(?:the |a |an )?` + regexp.QuoteMeta(h) + `s? (?:is|are) (?:a |an |the )?([\w-]+)`)
+	if m := re.FindStringSubmatch(text); m != nil && !stopWords[strings.ToLower(m[1])] {
+		return "Implement the " + lowerFirst(h) + " " + m[1], true
+	}
+	return "", false
+}
+
+// genericHeadingTitle names a section whose heading h names the part of a
+// document that holds the work ("Specification", "Proposal"), not the
+// work: by its first sentence when that is an order ("Add a `as_millis`
+// function on `std::time::Duration` …"), else by the spec's title ("Add
+// union operators to dict", see workTitle); ok is false when neither
+// names it or h is not generic.
+func (b *builder) genericHeadingTitle(h string, units []*unit) (title string, ok bool) {
+	if !genericWorkHeading.MatchString(h) {
+		return "", false
+	}
+	if len(units) > 0 {
+		if f := strings.Fields(stripCode(units[0].text)); len(f) > 2 && baseVerb(f[0]) != "" && strings.EqualFold(baseVerb(f[0]), f[0]) {
+			return shorten(strings.TrimRight(stripCode(units[0].text), "."), 12, 90), true
+		}
+	}
+	if t := b.workTitle(); t != "" {
+		return t, true
+	}
+	return "", false
 }
 
 // genericWorkHeading is a heading that names the part of a document that
