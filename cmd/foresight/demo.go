@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -108,7 +109,8 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	defer casinoSite.Close()
-	srv, err := server.New(ctx, *cfg, newLogger(o.logFormat, stderr))
+	logger := newLogger(o.logFormat, stderr)
+	srv, err := server.New(ctx, *cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -122,7 +124,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 
 	client := &http.Client{Timeout: 10 * time.Second}
 	d := &demoWorld{platform: cfg.PublicURL, client: client, admin: &admin.Client{BaseURL: cfg.PublicURL, Token: cfg.AdminToken, HTTP: client},
-		creds: creds, progress: stdout}
+		creds: creds, progress: stdout, logger: logger}
 	book, err := d.setUpAll(g.ctx, srv, opSite, casinoSite, b, fresh, o.dir)
 	if err != nil {
 		return g.wait(fmt.Errorf("demo set-up: %w", err))
@@ -307,7 +309,7 @@ func (d *demoWorld) setUpAll(ctx context.Context, srv *server.Server, opSite *op
 		return nil, err
 	}
 	return sportsbook.New(sportsbook.Config{OperatorID: demoSportsbookID, PlatformURL: d.platform,
-		Credential: d.creds.SportsbookKey, Currency: "USD", HTTP: d.client})
+		Credential: d.creds.SportsbookKey, Currency: "USD", HTTP: d.client, Logger: d.logger})
 }
 
 // demoWorld sets up the demo through the platform's own APIs.
@@ -317,6 +319,7 @@ type demoWorld struct {
 	admin    *admin.Client
 	creds    demoCredentials // read at start, completed by setUp
 	progress io.Writer       // where setUp says what it is doing
+	logger   *slog.Logger    // the sportsbook's log, the platform's
 }
 
 func (d *demoWorld) setUp(ctx context.Context, srv *server.Server, opSite *operator.Site, casinoSite *casino.Site, operatorURL, casinoURL string, fresh bool) error {

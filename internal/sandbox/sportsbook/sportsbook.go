@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -44,6 +45,9 @@ type Config struct {
 	// HTTP is the client of the admin API's calls; nil uses one with a
 	// ten-second time-out.
 	HTTP *http.Client
+	// Logger receives the platform's answers the site could not read
+	// (which the page only calls unreadable); nil means slog.Default().
+	Logger *slog.Logger
 }
 
 // Site serves the sportsbook's pages under /sandbox/: the host page (a
@@ -74,6 +78,9 @@ func New(cfg Config) (*Site, error) {
 	}
 	if cfg.HTTP == nil {
 		cfg.HTTP = &http.Client{Timeout: 10 * time.Second}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
 	}
 	cfg.PlatformURL = strings.TrimRight(cfg.PlatformURL, "/")
 	sub, err := fs.Sub(files, "web")
@@ -178,12 +185,26 @@ func (s *Site) renew(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(map[string]string{"session_request_id": sess.SessionRequestID})
 }
 
+// maxDepositForm bounds the deposit form's body, in bytes: the page's
+// form sends three short fields.
+const maxDepositForm = 4 << 10
+
 // deposit credits play money to a bettor through the platform's cashier,
 // with a new idempotency key per form, and sends the browser back to the
-// host page.
+// host page. A body above maxDepositForm is refused 413.
 func (s *Site) deposit(w http.ResponseWriter, r *http.Request) {
 	if !sameOrigin(r) {
 		http.Error(w, "cross-site request refused", http.StatusForbidden)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxDepositForm)
+	if err := r.ParseForm(); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			http.Error(w, "the deposit form is too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "the deposit form could not be read", http.StatusBadRequest)
 		return
 	}
 	bettor, amount, key := r.PostFormValue("bettor_id"), r.PostFormValue("amount"), r.PostFormValue("key")
@@ -206,6 +227,8 @@ func (s *Site) deposit(w http.ResponseWriter, r *http.Request) {
 // call POSTs body to the platform's admin API with the operator's
 // credential (and key as the Idempotency-Key, when set) and decodes a 2xx
 // answer into out; another answer is an error with the problem's detail.
+// Its errors are texts a page may show: a 2xx answer that does not decode
+// is logged and called unreadable.
 func (s *Site) call(ctx context.Context, path, key string, body, out any) error {
 	b, _ := json.Marshal(body)
 	req, err := http.NewRequestWithContext(ctx, "POST", s.cfg.PlatformURL+path, bytes.NewReader(b))
@@ -233,7 +256,10 @@ func (s *Site) call(ctx context.Context, path, key string, body, out any) error 
 		return fmt.Errorf("HTTP %d", resp.StatusCode)
 	}
 	if out != nil {
-		return json.Unmarshal(data, out)
+		if err := json.Unmarshal(data, out); err != nil {
+			s.cfg.Logger.Warn("sportsbook: unreadable answer of the platform", "path", path, "status", resp.StatusCode, "err", err)
+			return errors.New("the platform's answer could not be read")
+		}
 	}
 	return nil
 }
