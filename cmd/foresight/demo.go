@@ -129,7 +129,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return g.wait(fmt.Errorf("demo set-up: %w", err))
 	}
-	g.start(func(ctx context.Context) error { return serveUntil(ctx, book.Handler(), sportsbookL) })
+	g.start(func(ctx context.Context) error { return sandboxweb.Serve(ctx, sportsbookL, book.Handler(), func() {}) })
 
 	b.OperatorSecret, b.CasinoSecret = opSite.Operator().SigningSecret(), casinoSite.Casino().SigningSecret()
 	b.OperatorKey, b.TicketClientID, b.TicketWebhookSecret, b.TicketKey = d.creds.OperatorKey, d.creds.TicketClientID, d.creds.TicketWebhookSecret, d.creds.TicketKey
@@ -244,16 +244,6 @@ func (g *serverGroup) wait(first error) error {
 		errs = append(errs, <-g.done)
 	}
 	return errors.Join(errs...)
-}
-
-// serveUntil serves h on l until ctx ends.
-func serveUntil(ctx context.Context, h http.Handler, l net.Listener) error {
-	s := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() { <-ctx.Done(); s.Close() }()
-	if err := s.Serve(l); !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
 }
 
 // demoBanner is what the demo prints once it runs.
