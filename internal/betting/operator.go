@@ -188,7 +188,7 @@ func (o *Operator) Validate(allowInsecure bool) error {
 	if !o.Margin.Method.Valid() {
 		return invalidf("margin.method must be one of %v", odds.Methods())
 	}
-	if o.Margin.Value.IsNegative() || o.Margin.Value.GreaterThanOrEqual(decimal.NewFromFloat(0.5)) {
+	if o.Margin.Value.IsNegative() || o.Margin.Value.GreaterThanOrEqual(decimal.New(5, -1)) {
 		return invalidf("margin.value must be at least 0 and below 0.5")
 	}
 	for code, l := range o.Limits {
