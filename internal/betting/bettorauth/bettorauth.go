@@ -139,6 +139,9 @@ type Validator struct {
 
 	ctx    context.Context // parent of every operator's key set
 	cancel context.CancelFunc
+	// loads are the key sets' first loads under way, which Close waits
+	// for.
+	loads sync.WaitGroup
 
 	mu     sync.Mutex
 	closed bool
@@ -174,14 +177,16 @@ func New(opts Options) *Validator {
 	return v
 }
 
-// Close stops every operator's background refresh. Validate fails after
-// Close.
+// Close stops every operator's background refresh and waits for the
+// first loads of key sets under way, which it cancels. Validate fails
+// after Close.
 func (v *Validator) Close() {
 	v.mu.Lock()
-	defer v.mu.Unlock()
 	v.closed = true
 	v.cancel()
 	clear(v.sets)
+	v.mu.Unlock()
+	v.loads.Wait()
 }
 
 var currencyCode = regexp.MustCompile(`^[A-Z0-9]{3,7}$`)
@@ -411,7 +416,8 @@ func (v *Validator) keyfunc(ctx context.Context, op Operator) (keyfunc.Keyfunc, 
 
 // newKeySet starts loading op's keys in the background (the first fetch
 // can take up to jwksTimeout; a caller whose context ends first stops
-// waiting, the load goes on). Called with v.mu held.
+// waiting, the load goes on; Close cancels it and waits for it). Called
+// with v.mu held, on a validator that is not closed.
 func (v *Validator) newKeySet(op Operator) *keySet {
 	ctx, cancel := context.WithCancel(v.ctx)
 	ks := &keySet{url: op.JWKSURL, cancel: cancel, ready: make(chan struct{})}
@@ -433,11 +439,11 @@ func (v *Validator) newKeySet(op Operator) *keySet {
 			}
 		},
 	}
-	go func() {
+	v.loads.Go(func() {
 		defer close(ks.ready)
 		ks.kf, ks.err = keyfunc.NewDefaultOverrideCtx(ctx, []string{op.JWKSURL}, override)
 		ks.err = netguard.HideURL(ks.err, op.JWKSURL) // it reaches logs; the URL may hold a token
-	}()
+	})
 	return ks
 }
 

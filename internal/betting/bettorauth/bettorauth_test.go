@@ -500,3 +500,31 @@ func TestPlatformKeys(t *testing.T) {
 		}
 	}
 }
+
+// blockingTransport answers no request: it waits until the request's
+// context ends, then, a little later, notes that it returned.
+type blockingTransport struct{ returned atomic.Bool }
+
+func (b *blockingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	<-r.Context().Done()
+	time.Sleep(50 * time.Millisecond)
+	b.returned.Store(true)
+	return nil, r.Context().Err()
+}
+
+// Close cancels a first load of keys that is still under way and waits
+// for it to end.
+func TestCloseWaitsForTheLoads(t *testing.T) {
+	t.Parallel()
+	tr := &blockingTransport{}
+	v := bettorauth.New(bettorauth.Options{HTTPClient: &http.Client{Transport: tr}})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := v.Validate(ctx, bettorauth.Operator{ID: "op-a", JWKSURL: "https://jwks.invalid/keys"}, operatorAToken(t)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Validate = %v, want the deadline while the keys load", err)
+	}
+	v.Close()
+	if !tr.returned.Load() {
+		t.Error("Close returned before the load of the keys ended")
+	}
+}
