@@ -61,7 +61,11 @@ func (s bettingStore) UpdateOperator(ctx context.Context, o, prev betting.Operat
 	if err != nil {
 		return err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("update operator %s: rows affected: %w", o.ID, err)
+	}
+	if n == 0 {
 		if _, err := s.GetOperator(ctx, o.ID); err != nil {
 			return err
 		}
@@ -140,7 +144,11 @@ func replaceEvent(ctx context.Context, w eventWriter, e betting.Event, prev time
 	if err != nil {
 		return err
 	}
-	if n, _ := res.RowsAffected(); n > 0 {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("replace event %s: rows affected: %w", e.ID, err)
+	}
+	if n > 0 {
 		return nil
 	}
 	var exists bool

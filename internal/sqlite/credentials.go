@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/betting"
@@ -48,7 +49,11 @@ func (s credentialStore) RevokeCredential(ctx context.Context, operatorID, id st
 	if err != nil {
 		return err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("revoke credential %s: rows affected: %w", id, err)
+	}
+	if n == 0 {
 		return betting.NotFound("credential", id)
 	}
 	return nil

@@ -89,7 +89,11 @@ func (s ticketStore) RevokeKey(ctx context.Context, clientID, keyID string, at t
 	if err != nil {
 		return err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("revoke ticket key %s: rows affected: %w", keyID, err)
+	}
+	if n == 0 {
 		return tickets.ErrNotFound
 	}
 	return nil
