@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"time"
 
@@ -215,14 +216,20 @@ func (k *Keeper) Begin(op *Op) error {
 // is undone (or kept, if the append reached the disk after all; either
 // way a retry gets a consistent answer), and the error is returned. If
 // the journal cannot be replayed either, every later Begin fails until
-// the sandbox is restarted.
+// the sandbox is restarted. Both failures go to slog's default logger (a
+// sandbox has no log of its own): the sandbox's answers and pages only
+// say that the journal failed.
 func (k *Keeper) Commit(op *Op, kind string, v any) error {
 	if k.journal == nil || op.Replay {
 		return nil
 	}
 	if _, err := k.journal.AppendValue(context.Background(), op.At, kind, v); err != nil {
+		log := slog.Default().With("sandbox", k.sandbox, "kind", kind, "err", err)
 		if rerr := k.reload(); rerr != nil {
 			k.failed = fmt.Errorf("%w (%v), and the state could not be read back from it (%v): restart the %s", k.errJournal, err, rerr, k.sandbox)
+			log.Error("journal: an append failed and the state could not be read back from the journal; restart the sandbox", "reload_err", rerr)
+		} else {
+			log.Warn("journal: an append failed; the operation was undone")
 		}
 		return fmt.Errorf("%w: %w", k.errJournal, err)
 	}

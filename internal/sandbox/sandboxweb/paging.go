@@ -121,7 +121,8 @@ type Ledger[E, S any] struct {
 	// Stored and MoreStored: NewestFirst of the stored answers.
 	Stored     []S
 	MoreStored int
-	// Failed says why the journal failed for good; "" when it did not.
+	// Failed says that the journal failed for good and the sandbox must be
+	// restarted (a fixed text: the journal logs why); "" when it did not.
 	Failed string
 }
 
@@ -143,10 +144,10 @@ func (l *Ledger[E, S]) SubjectTitle() string {
 	return strings.ToUpper(l.Subject[:1]) + l.Subject[1:]
 }
 
-// Fail notes the journal's failure, if err is one.
+// Fail notes the journal's failure for good, if err is one.
 func (l *Ledger[E, S]) Fail(err error) {
 	if err != nil {
-		l.Failed = err.Error()
+		l.Failed = "The journal failed and the state could not be read back from it: restart the sandbox (its log says why)."
 	}
 }
 

@@ -39,6 +39,7 @@ import (
 	"html/template"
 	"io"
 	"io/fs"
+	"log/slog"
 	"mime"
 	"net"
 	"net/http"
@@ -129,7 +130,9 @@ func ParsePages(fsys fs.FS, names ...string) Pages {
 
 // Render writes page with the named template as HTML, with the headers of
 // every sandbox page. frameOrigin, when not empty, is the one origin the
-// page may embed in an iframe (the platform's).
+// page may embed in an iframe (the platform's). A template that fails is
+// answered 500 with a fixed text, and its error goes to slog's default
+// logger (a sandbox has no log of its own).
 func (p Pages) Render(w http.ResponseWriter, name string, page Page, frameOrigin string) {
 	t := p[name]
 	if t == nil {
@@ -137,7 +140,8 @@ func (p Pages) Render(w http.ResponseWriter, name string, page Page, frameOrigin
 	}
 	var buf strings.Builder
 	if err := t.ExecuteTemplate(&buf, "base", page); err != nil {
-		http.Error(w, "the page could not be rendered: "+err.Error(), http.StatusInternalServerError)
+		slog.Error("sandboxweb: a page could not be rendered", "page", name, "err", err)
+		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
 		return
 	}
 	frames := "'none'"

@@ -2,6 +2,8 @@ package sandboxweb_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -10,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
@@ -286,5 +289,42 @@ func TestChoices(t *testing.T) {
 	}
 	if got := sandboxweb.Chosen(nil); got != "" {
 		t.Errorf("Chosen(nil) = %q", got)
+	}
+}
+
+// A page whose template fails is answered 500 with a fixed text, not the
+// template's error.
+func TestRenderHidesATemplateError(t *testing.T) {
+	t.Parallel()
+	pages := sandboxweb.ParsePages(fstest.MapFS{"broken.html": {Data: []byte(`{{define "content"}}{{.Data.NoSuchField}}{{end}}`)}}, "broken.html")
+	w := httptest.NewRecorder()
+	pages.Render(w, "broken.html", sandboxweb.Page{Title: "Broken", Data: struct{}{}}, "")
+	if body := w.Body.String(); w.Code != http.StatusInternalServerError || strings.Contains(body, "NoSuchField") {
+		t.Errorf("Render answered %d %q, want 500 without the template's error", w.Code, body)
+	}
+}
+
+// A journal's failure reaches the control API and the ledger page as fixed
+// text, without the storage error.
+func TestJournalFailureIsFixedText(t *testing.T) {
+	t.Parallel()
+	errJournal := errors.New("operator: the journal failed; nothing changed")
+	storage := fmt.Errorf("%w: disk I/O error at /var/lib/sandbox.db", errJournal)
+	ws := sandboxweb.Wallets{Sandbox: "operator", ErrJournal: errJournal}
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest("POST", "/sandbox/api/credit", strings.NewReader(`{}`))
+	r.Header.Set("Content-Type", "application/json")
+	ws.Fail(w, r, storage)
+	if body := w.Body.String(); w.Code != http.StatusServiceUnavailable || !strings.Contains(body, "storage_unavailable") || strings.Contains(body, "disk") {
+		t.Errorf("control API answered %d %s, want 503 storage_unavailable without the storage error", w.Code, body)
+	}
+	var l sandboxweb.Ledger[struct{}, struct{}]
+	l.Fail(nil)
+	if l.Failed != "" {
+		t.Errorf("Failed = %q without a failure", l.Failed)
+	}
+	l.Fail(storage)
+	if l.Failed == "" || strings.Contains(l.Failed, "disk") {
+		t.Errorf("Failed = %q, want a fixed text", l.Failed)
 	}
 }

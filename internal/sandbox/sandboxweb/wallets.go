@@ -18,7 +18,7 @@ type Wallets struct {
 	// control API's field naming one ("bettor_id").
 	Subject, IDField string
 	// ErrJournal is the partner's error for a failed journal, answered
-	// 503 storage_unavailable.
+	// 503 storage_unavailable with a fixed message (the journal logs why).
 	ErrJournal error
 	// Adjust sets (add false) or adds to (add true) the balance of id, in
 	// currency ("" for the partner's default).
@@ -45,10 +45,13 @@ func (ws Wallets) Handle(api *http.ServeMux) {
 }
 
 // Fail answers an error of the partner's helpers: 503
-// storage_unavailable for the journal, 400 invalid_request otherwise.
+// storage_unavailable for the journal, with a fixed message (the journal
+// logs the reason), and 400 invalid_request with the error's text
+// otherwise.
 func (ws Wallets) Fail(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, ws.ErrJournal) {
-		Fail(w, r, http.StatusServiceUnavailable, "storage_unavailable", err.Error())
+		Fail(w, r, http.StatusServiceUnavailable, "storage_unavailable",
+			"the sandbox "+ws.Sandbox+" could not record the change in its journal; nothing changed (its log says why)")
 		return
 	}
 	Fail(w, r, http.StatusBadRequest, "invalid_request", strings.TrimPrefix(err.Error(), ws.Sandbox+": "))
