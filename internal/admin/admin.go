@@ -28,6 +28,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/cursor"
 	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/ledger"
+	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
 	"github.com/foresight-dev/foresight/internal/requestid"
 	"github.com/foresight-dev/foresight/internal/tickets"
@@ -428,13 +429,54 @@ func decode(r *http.Request, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return problem(http.StatusBadRequest, CodeInvalidRequest, "The request body is not valid: "+err.Error()+".")
+		return problem(http.StatusBadRequest, CodeInvalidRequest, bodyErrorDetail(err))
 	}
 	if dec.More() {
 		return problem(http.StatusBadRequest, CodeInvalidRequest, "The request body has data after the JSON value.")
 	}
 	return nil
 }
+
+// bodyErrorDetail words the JSON decoder's refusal of a request body for
+// the client, naming the field at fault where the decoder knows it and
+// never a Go type: a decimal field's own rule, a field of the wrong type,
+// an unknown field, JSON that does not parse, an empty body. An error of
+// a field's own reader (an amount, a time) keeps its text, which names
+// the value but not the field.
+func bodyErrorDetail(err error) string {
+	var wrongType *json.UnmarshalTypeError
+	var syntax *json.SyntaxError
+	var badTime *time.ParseError
+	switch {
+	case errors.As(err, &wrongType) && wrongType.Field == "":
+		return "The request body must be a JSON object."
+	case errors.As(err, &wrongType) && wrongType.Type == decimalFieldType:
+		return decimalFieldDetail(wrongType.Field)
+	case errors.As(err, &wrongType):
+		return wrongType.Field + " has the wrong type."
+	case strings.HasPrefix(err.Error(), unknownFieldPrefix):
+		// encoding/json's only report of an unknown field is this text.
+		name, unquoteErr := strconv.Unquote(strings.TrimPrefix(err.Error(), unknownFieldPrefix))
+		if unquoteErr != nil {
+			return "The request body has an unknown field."
+		}
+		return "unknown field " + name + "."
+	case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF):
+		return "The request body is not valid JSON."
+	case errors.Is(err, io.EOF):
+		return "The request body is empty; it must be a JSON object."
+	case errors.Is(err, money.ErrInvalidAmount):
+		return "The request body is not valid: " + err.Error() + "."
+	case errors.As(err, &badTime):
+		return "A time in the request body is not RFC 3339, like 2026-05-01T14:03:00Z."
+	default:
+		return "The request body has a value of the wrong form."
+	}
+}
+
+// unknownFieldPrefix starts encoding/json's error for a field the
+// request's type does not have (Decoder.DisallowUnknownFields).
+const unknownFieldPrefix = "json: unknown field "
 
 // writeError answers err as a Problem: a *Problem as it is; the ticket
 // service's not-found and invalid_request; the platform's codes through

@@ -14,6 +14,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/cursor"
 	"github.com/foresight-dev/foresight/internal/httpjson"
+	"github.com/foresight-dev/foresight/internal/odds"
 )
 
 // CodeConflict is the problem code of a state conflict (409).
@@ -70,9 +71,16 @@ type operatorRequest struct {
 	SessionURL    *string                   `json:"session_url"`
 	CasinoIDs     []string                  `json:"casino_ids"`
 	Currencies    []betting.Currency        `json:"currencies"`
-	Margin        *betting.Margin           `json:"margin"`
+	Margin        *marginRequest            `json:"margin"`
 	Limits        map[string]betting.Limits `json:"limits"`
-	OddsTolerance *decimal.Decimal          `json:"odds_tolerance"`
+	OddsTolerance *decimalField             `json:"odds_tolerance"`
+}
+
+// marginRequest is the margin of an operator request; a value left out
+// is 0, a method left out the default (Operator.Validate).
+type marginRequest struct {
+	Method odds.Method  `json:"method"`
+	Value  decimalField `json:"value"`
 }
 
 func (req operatorRequest) apply(o *betting.Operator) {
@@ -94,13 +102,13 @@ func (req operatorRequest) apply(o *betting.Operator) {
 		o.Currencies = req.Currencies
 	}
 	if req.Margin != nil {
-		o.Margin = *req.Margin
+		o.Margin = betting.Margin{Method: req.Margin.Method, Value: req.Margin.Value.Decimal()}
 	}
 	if req.Limits != nil {
 		o.Limits = req.Limits
 	}
 	if req.OddsTolerance != nil {
-		o.OddsTolerance = *req.OddsTolerance
+		o.OddsTolerance = req.OddsTolerance.Decimal()
 	}
 }
 
@@ -186,8 +194,8 @@ func (h *handler) updateOperator(w http.ResponseWriter, r *http.Request) {
 }
 
 type outcomeRequest struct {
-	Name        betting.Texts    `json:"name"`
-	Probability *decimal.Decimal `json:"probability"`
+	Name        betting.Texts `json:"name"`
+	Probability *decimalField `json:"probability"`
 }
 
 type marketRequest struct {
@@ -220,7 +228,7 @@ func (h *handler) createEvent(w http.ResponseWriter, r *http.Request) {
 				h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "every outcome needs a probability."))
 				return
 			}
-			bm.Outcomes = append(bm.Outcomes, betting.Outcome{Name: o.Name, Probability: *o.Probability})
+			bm.Outcomes = append(bm.Outcomes, betting.Outcome{Name: o.Name, Probability: o.Probability.Decimal()})
 		}
 		e.Markets = append(e.Markets, bm)
 	}
@@ -272,8 +280,8 @@ func (h *handler) updateEvent(w http.ResponseWriter, r *http.Request) {
 func (h *handler) setPrices(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Outcomes []struct {
-			ID          string          `json:"id"`
-			Probability decimal.Decimal `json:"probability"`
+			ID          string       `json:"id"`
+			Probability decimalField `json:"probability"`
 		} `json:"outcomes"`
 	}
 	if err := decode(r, &req); err != nil {
@@ -282,7 +290,7 @@ func (h *handler) setPrices(w http.ResponseWriter, r *http.Request) {
 	}
 	probs := map[string]decimal.Decimal{}
 	for _, o := range req.Outcomes {
-		probs[o.ID] = o.Probability
+		probs[o.ID] = o.Probability.Decimal()
 	}
 	before := h.marketBefore(r)
 	e, err := h.betting.SetPrices(r.Context(), r.PathValue("id"), probs)
