@@ -478,14 +478,23 @@ func bodyErrorDetail(err error) string {
 // request's type does not have (Decoder.DisallowUnknownFields).
 const unknownFieldPrefix = "json: unknown field "
 
+// problemStatus is the status and problem code the admin API answers for
+// an error code of a service it calls (bettingStatuses, ledgerStatuses).
+type problemStatus struct {
+	status int
+	code   string
+}
+
 // writeError answers err as a Problem: a *Problem as it is; the ticket
 // service's not-found and invalid_request; the platform's codes through
-// bettingStatuses; anything else 500 internal_error, logged with its cause
+// bettingStatuses and the ledger's through ledgerStatuses, each with the
+// error's message; anything else 500 internal_error, logged with its cause
 // and the request id.
 func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var p *Problem
 	var te *tickets.Error
 	var be *betting.Error
+	var le *ledger.Error
 	switch {
 	case errors.As(err, &p):
 	case errors.Is(err, tickets.ErrNotFound):
@@ -495,6 +504,9 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	case errors.As(err, &be) && bettingStatuses[be.Code].code != "":
 		s := bettingStatuses[be.Code]
 		p = problem(s.status, s.code, be.Message)
+	case errors.As(err, &le) && ledgerStatuses[le.Code].code != "":
+		s := ledgerStatuses[le.Code]
+		p = problem(s.status, s.code, le.Message)
 	default:
 		p = problem(http.StatusInternalServerError, CodeInternal, "Internal error.")
 	}

@@ -22,10 +22,7 @@ const CodeConflict = "conflict"
 
 // bettingStatuses maps the platform's error codes to the admin API's
 // statuses and problem codes; any other code is 500 internal_error.
-var bettingStatuses = map[betting.ErrorCode]struct {
-	status int
-	code   string
-}{
+var bettingStatuses = map[betting.ErrorCode]problemStatus{
 	betting.ErrInvalid:  {http.StatusBadRequest, CodeInvalidRequest},
 	betting.ErrNotFound: {http.StatusNotFound, CodeNotFound},
 	betting.ErrConflict: {http.StatusConflict, CodeConflict},

@@ -3,7 +3,6 @@ package admin
 import (
 	"context"
 	"encoding/csv"
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -108,7 +107,7 @@ func (h *handler) cashier(kind string) http.HandlerFunc {
 		}
 		moved, replayed, err := h.ledger.Transfer(r.Context(), t)
 		if err != nil {
-			h.writeError(w, r, ledgerProblem(err))
+			h.writeError(w, r, err)
 			return
 		}
 		h.recordCashier(r, op.ID, cur, bettor.BettorID, moved, key)
@@ -346,24 +345,14 @@ func (h *handler) house(ctx context.Context, operatorID string, cur betting.Curr
 		BettorBalances: house.Balance.Add(funding.Balance).Neg().StringFixed(d), NetDeposits: funding.Balance.Neg().StringFixed(d)}, nil
 }
 
-// ledgerProblem is the problem of a ledger error; other errors pass
-// through to writeError.
-func ledgerProblem(err error) error {
-	var le *ledger.Error
-	if !errors.As(err, &le) {
-		return err
-	}
-	switch le.Code {
-	case ledger.ErrInvalid:
-		return problem(http.StatusBadRequest, CodeInvalidRequest, le.Message)
-	case ledger.ErrNotFound:
-		return problem(http.StatusNotFound, CodeNotFound, le.Message)
-	case ledger.ErrConflict, ledger.ErrAlreadyResolved:
-		return problem(http.StatusConflict, CodeConflict, le.Message)
-	case ledger.ErrInsufficientFunds:
-		return problem(http.StatusConflict, CodeInsufficientFunds, le.Message)
-	}
-	return err
+// ledgerStatuses maps the ledger's error codes to the admin API's
+// statuses and problem codes; any other code is 500 internal_error.
+var ledgerStatuses = map[ledger.ErrorCode]problemStatus{
+	ledger.ErrInvalid:           {http.StatusBadRequest, CodeInvalidRequest},
+	ledger.ErrNotFound:          {http.StatusNotFound, CodeNotFound},
+	ledger.ErrConflict:          {http.StatusConflict, CodeConflict},
+	ledger.ErrAlreadyResolved:   {http.StatusConflict, CodeConflict},
+	ledger.ErrInsufficientFunds: {http.StatusConflict, CodeInsufficientFunds},
 }
 
 // CodeInsufficientFunds is the problem code of a debit beyond a bettor's
