@@ -239,81 +239,151 @@ func sourceSpan(md map[string]any) (int, int, bool) {
 	return 0, 0, false
 }
 
-func (c *Case) match(t tickets.Ticket) Match {
-	targets := c.targets
-	m := Match{Ticket: t.ExternalID, Title: t.Title, Type: t.TicketType}
-	title := setOf(t.Title)
-	titleWords := titleTokens(t.Title)
-	var sentences []tokenSet
-	all := tokenSet{} // every token of the ticket, to skip phrases no sentence can match
+// ticketText is what a match reads of a ticket: its title's tokens, with
+// and without the generic verbs and numbers, the tokens of each sentence
+// of its title, description and criteria, and all of those tokens.
+type ticketText struct {
+	title      tokenSet
+	titleWords []string
+	sentences  []tokenSet
+	// all holds every token of the ticket, to skip the phrases no
+	// sentence can match.
+	all tokenSet
+}
+
+// readTicket returns the text of t a match reads.
+func readTicket(t tickets.Ticket) ticketText {
+	tt := ticketText{title: setOf(t.Title), titleWords: titleTokens(t.Title), all: tokenSet{}}
 	for _, part := range append([]string{t.Title, t.Description}, t.AcceptanceCriteria...) {
 		for _, s := range sentenceBreak.Split(part, -1) {
 			if set := setOf(s); len(set) > 0 {
-				sentences = append(sentences, set)
+				tt.sentences = append(tt.sentences, set)
 				for tok := range set {
-					all[tok] = true
+					tt.all[tok] = true
 				}
 			}
 		}
 	}
-	first, last, hasSpan := sourceSpan(t.Metadata)
+	return tt
+}
+
+// sourceLines is the span of spec lines a ticket declares (see
+// sourceSpan); ok is false when it declares none.
+type sourceLines struct {
+	first, last int
+	ok          bool
+}
+
+// match matches a ticket with the item or not-work part whose phrases
+// its title or text covers best (a declared source inside a target's
+// lines counts for it), and explains why in Match.Why. A ticket whose
+// declared source lies in parts that are not work is not work whatever
+// its text.
+func (c *Case) match(t tickets.Ticket) Match {
+	m := Match{Ticket: t.ExternalID, Title: t.Title, Type: t.TicketType}
+	text := readTicket(t)
+	var span sourceLines
+	span.first, span.last, span.ok = sourceSpan(t.Metadata)
 	var scores []score
-	for _, tg := range targets {
-		s := score{t: tg}
-		loose := 0.0 // the best share with any number of words, for a declared source
-		consider := func(p phrase, set tokenSet, inTitle bool) {
-			cov, found := p.cover(set)
-			if found == 0 {
-				return
-			}
-			loose = max(loose, cov)
-			if found < min(2, len(p.tokens)) {
-				return
-			}
-			if inTitle && cov > s.titleCov {
-				s.titleCov = cov
-			}
-			if !inTitle && cov > s.textCov {
-				s.textCov = cov
-			}
-			if cov > s.shown {
-				s.shown, s.phrase, s.found, s.of, s.inTitle = cov, p.text, found, len(p.tokens), inTitle
-			}
-		}
-		for _, p := range tg.phrases {
-			if !p.titleOnly || c.w.shareOf(titleWords, p.tokens) >= Threshold {
-				consider(p, title, true)
-			}
-			if cov, _ := p.cover(title); cov > s.tie {
-				s.tie = cov
-			}
-			if p.titleOnly {
-				continue
-			}
-			if _, found := p.cover(all); found == 0 {
-				continue
-			}
-			for _, set := range sentences {
-				consider(p, set, false)
-			}
-		}
-		s.rank = s.textCov
-		if s.titleCov >= Threshold {
-			s.rank += s.titleCov
-		}
-		s.passes = s.titleCov >= Threshold || s.textCov >= Threshold
-		if hasSpan && slices.ContainsFunc(tg.lines, func(n int) bool { return n >= first && n <= last }) {
-			s.bySource = true
-			s.rank++
-			s.passes = s.passes || loose >= Threshold/2
-		}
-		scores = append(scores, s)
+	for _, tg := range c.targets {
+		scores = append(scores, c.scoreTarget(tg, text, span))
 	}
-	if hasSpan && c.spanIsNotWork(first, last) {
+	if span.ok && c.spanIsNotWork(span.first, span.last) {
 		m.NotWork = true
-		m.Why = fmt.Sprintf("its source, lines %d to %d, lies in parts that are not work", first, last)
+		m.Why = fmt.Sprintf("its source, lines %d to %d, lies in parts that are not work", span.first, span.last)
 		return m
 	}
+	best := bestScore(scores)
+	if best == nil {
+		m.Why = "no phrase of any item or not-work part matches its title or text"
+		return m
+	}
+	where := "text"
+	if best.inTitle {
+		where = "title"
+	}
+	m.Why = fmt.Sprintf("phrase %q, %d of %d words in its %s", best.phrase, best.found, best.of, where)
+	if best.bySource {
+		m.Why += fmt.Sprintf(", source lines %d to %d", span.first, span.last)
+	}
+	if best.t.item == nil {
+		m.NotWork = true
+		m.Why = best.t.name + ": " + m.Why
+		return m
+	}
+	m.Item = best.t.item.ID
+	for _, s := range scores {
+		if s.t.item != nil && s.t != best.t && s.titleCov >= Threshold {
+			m.Also = append(m.Also, s.t.item.ID)
+		}
+	}
+	return m
+}
+
+// scoreTarget scores how well a ticket's text covers the phrases of tg:
+// the best share of a phrase in its title (a title-only phrase only when
+// the title's own words are enough of it) and in one of its sentences,
+// counting a phrase when it finds two of its words (one of a one-word
+// phrase). A ticket passes with either share at the Threshold, or, when
+// its declared source lies in tg's lines, with half of it in any number
+// of words.
+func (c *Case) scoreTarget(tg *target, text ticketText, span sourceLines) score {
+	s := score{t: tg}
+	loose := 0.0 // the best share with any number of words, for a declared source
+	consider := func(p phrase, set tokenSet, inTitle bool) {
+		cov, found := p.cover(set)
+		if found == 0 {
+			return
+		}
+		loose = max(loose, cov)
+		if found < min(2, len(p.tokens)) {
+			return
+		}
+		if inTitle && cov > s.titleCov {
+			s.titleCov = cov
+		}
+		if !inTitle && cov > s.textCov {
+			s.textCov = cov
+		}
+		if cov > s.shown {
+			s.shown, s.phrase, s.found, s.of, s.inTitle = cov, p.text, found, len(p.tokens), inTitle
+		}
+	}
+	for _, p := range tg.phrases {
+		if !p.titleOnly || c.w.shareOf(text.titleWords, p.tokens) >= Threshold {
+			consider(p, text.title, true)
+		}
+		if cov, _ := p.cover(text.title); cov > s.tie {
+			s.tie = cov
+		}
+		if p.titleOnly {
+			continue
+		}
+		if _, found := p.cover(text.all); found == 0 {
+			continue
+		}
+		for _, set := range text.sentences {
+			consider(p, set, false)
+		}
+	}
+	s.rank = s.textCov
+	if s.titleCov >= Threshold {
+		s.rank += s.titleCov
+	}
+	s.passes = s.titleCov >= Threshold || s.textCov >= Threshold
+	if span.ok && slices.ContainsFunc(tg.lines, func(n int) bool { return n >= span.first && n <= span.last }) {
+		s.bySource = true
+		s.rank++
+		s.passes = s.passes || loose >= Threshold/2
+	}
+	return s
+}
+
+// bestScore returns the passing score of highest rank, nil when none
+// passes. On a tie, an item wins over a not-work part, and among items
+// or among not-work parts the higher share of a phrase in the title
+// wins; else the first.
+func bestScore(scores []score) *score {
 	var best *score
 	for i := range scores {
 		s := &scores[i]
@@ -329,30 +399,7 @@ func (c *Case) match(t tickets.Ticket) Match {
 			best = s
 		}
 	}
-	if best == nil {
-		m.Why = "no phrase of any item or not-work part matches its title or text"
-		return m
-	}
-	where := "text"
-	if best.inTitle {
-		where = "title"
-	}
-	m.Why = fmt.Sprintf("phrase %q, %d of %d words in its %s", best.phrase, best.found, best.of, where)
-	if best.bySource {
-		m.Why += fmt.Sprintf(", source lines %d to %d", first, last)
-	}
-	if best.t.item == nil {
-		m.NotWork = true
-		m.Why = best.t.name + ": " + m.Why
-		return m
-	}
-	m.Item = best.t.item.ID
-	for _, s := range scores {
-		if s.t.item != nil && s.t != best.t && s.titleCov >= Threshold {
-			m.Also = append(m.Also, s.t.item.ID)
-		}
-	}
-	return m
+	return best
 }
 
 // titleTokens are a title's tokens without the generic verbs in front of
