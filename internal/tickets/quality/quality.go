@@ -64,24 +64,66 @@ func Score(raw []byte, spec string) (Report, error) {
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return Report{}, fmt.Errorf("not a tickets.result.v1 document: %w", err)
 	}
+	valid := validity(raw, r.JobID)
+	marks := ticketMarks{}
+	auto := reference.Auto(spec)
+	m := auto.Measure(&r)
+	titles, criteria := titleChecks(m, r.Tickets, marks)
+	checks := []Check{valid, titles, criteria, uniqueness(r.Tickets), estimability(r.Tickets, marks), dependencies(r.Tickets)}
+	if strings.TrimSpace(spec) != "" {
+		checks = append(checks, specChecks(auto, m, marks)...)
+	}
+	rep := Report{Checks: checks, Tickets: marks.means()}
+	for _, c := range checks {
+		rep.Score += c.Score
+	}
+	rep.Score /= float64(len(checks))
+	return rep, nil
+}
+
+// ticketMarks holds each ticket's outcomes on the checks that apply to
+// one ticket, 1 for a pass and 0 for a failure, by ticket id.
+type ticketMarks map[string][]float64
+
+// mark records whether ticket id passed a check.
+func (marks ticketMarks) mark(id string, ok bool) {
+	v := 0.0
+	if ok {
+		v = 1
+	}
+	marks[id] = append(marks[id], v)
+}
+
+// means returns each ticket's share of the checks it passed.
+func (marks ticketMarks) means() map[string]float64 {
+	out := map[string]float64{}
+	for id, scores := range marks {
+		sum := 0.0
+		for _, s := range scores {
+			sum += s
+		}
+		out[id] = sum / float64(len(scores))
+	}
+	return out
+}
+
+// validity checks raw, the result of job jobID, against the schema and
+// the service's rules.
+func validity(raw []byte, jobID string) Check {
 	opts := tickets.Options{MaxTicketCount: tickets.MaxTickets, IncludeEpics: true}
-	problems := tickets.ValidateResult(raw, r.JobID, opts)
+	problems := tickets.ValidateResult(raw, jobID, opts)
 	valid := Check{Name: "valid", Score: 1, Findings: problems}
 	if len(problems) > 0 {
 		valid.Score = 0
 	}
-	per := map[string][]float64{}
-	mark := func(id string, ok bool) {
-		v := 0.0
-		if ok {
-			v = 1
-		}
-		per[id] = append(per[id], v)
-	}
-	auto := reference.Auto(spec)
-	m := auto.Measure(&r)
-	titles := Check{Name: "titles", Score: m.Titles()}
-	criteria := Check{Name: "criteria", Score: m.Criteria()}
+	return valid
+}
+
+// titleChecks returns the titles and criteria checks of m's findings, and
+// marks each ticket on its title and, but for an epic, its criteria.
+func titleChecks(m reference.Measurement, ts []tickets.Ticket, marks ticketMarks) (titles, criteria Check) {
+	titles = Check{Name: "titles", Score: m.Titles()}
+	criteria = Check{Name: "criteria", Score: m.Criteria()}
 	for _, f := range m.Findings {
 		if strings.Contains(f, "acceptance criteri") {
 			criteria.Findings = append(criteria.Findings, f)
@@ -89,81 +131,84 @@ func Score(raw []byte, spec string) (Report, error) {
 			titles.Findings = append(titles.Findings, f)
 		}
 	}
-	for _, t := range r.Tickets {
-		mark(t.ExternalID, !slices.ContainsFunc(titles.Findings, func(f string) bool { return strings.HasPrefix(f, t.ExternalID+": ") }))
+	for _, t := range ts {
+		marks.mark(t.ExternalID, !slices.ContainsFunc(titles.Findings, func(f string) bool { return strings.HasPrefix(f, t.ExternalID+": ") }))
 		if t.TicketType != tickets.TypeEpic {
-			mark(t.ExternalID, !slices.ContainsFunc(criteria.Findings, func(f string) bool { return strings.HasPrefix(f, t.ExternalID+": ") }))
+			marks.mark(t.ExternalID, !slices.ContainsFunc(criteria.Findings, func(f string) bool { return strings.HasPrefix(f, t.ExternalID+": ") }))
 		}
 	}
+	return titles, criteria
+}
+
+// estimability checks each ticket's story points (see estimate), and
+// marks each ticket on them.
+func estimability(ts []tickets.Ticket, marks ticketMarks) Check {
 	estimable := Check{Name: "estimable"}
 	pass := 0
-	for _, t := range r.Tickets {
+	for _, t := range ts {
 		ok, finding := estimate(t)
 		if ok {
 			pass++
 		} else {
 			estimable.Findings = append(estimable.Findings, t.ExternalID+": "+finding)
 		}
-		mark(t.ExternalID, ok)
+		marks.mark(t.ExternalID, ok)
 	}
-	estimable.Score = ratio(pass, len(r.Tickets))
-	checks := []Check{valid, titles, criteria, uniqueness(r.Tickets), estimable, dependencies(r.Tickets)}
-	if strings.TrimSpace(spec) != "" {
-		notWork := Check{Name: "not_work", Score: 1 - float64(m.NotWork)/float64(max(1, m.Tickets))}
-		supported := Check{Name: "supported", Score: ratio(m.WorkTickets, m.Tickets)}
-		types := Check{Name: "types", Score: ratio(m.RightType, m.WorkTickets)}
-		covered := map[string]bool{}
-		for _, mt := range m.Matches {
-			switch {
-			case mt.NotWork:
-				notWork.Findings = append(notWork.Findings, fmt.Sprintf("%s %q comes from a part that is not work (%s)", mt.Ticket, mt.Title, mt.Why))
-			case mt.Item == "":
-				supported.Findings = append(supported.Findings, fmt.Sprintf("%s %q: no sentence of the spec's work parts supports it", mt.Ticket, mt.Title))
-			default:
-				it := auto.Item(mt.Item)
-				covered[it.Label] = true
-				for _, id := range mt.Also {
-					covered[auto.Item(id).Label] = true
-				}
-				if !it.Accepts(mt.Type) {
-					types.Findings = append(types.Findings, fmt.Sprintf("%s %q is a %s from the bug report %q", mt.Ticket, mt.Title, mt.Type, it.Label))
-				}
+	estimable.Score = ratio(pass, len(ts))
+	return estimable
+}
+
+// specChecks returns the checks that read the spec, from m, the measure
+// of the result against auto: not_work, supported, coverage and types;
+// it marks each ticket on the first two.
+func specChecks(auto *reference.Case, m reference.Measurement, marks ticketMarks) []Check {
+	notWork := Check{Name: "not_work", Score: 1 - float64(m.NotWork)/float64(max(1, m.Tickets))}
+	supported := Check{Name: "supported", Score: ratio(m.WorkTickets, m.Tickets)}
+	types := Check{Name: "types", Score: ratio(m.RightType, m.WorkTickets)}
+	covered := map[string]bool{}
+	for _, mt := range m.Matches {
+		switch {
+		case mt.NotWork:
+			notWork.Findings = append(notWork.Findings, fmt.Sprintf("%s %q comes from a part that is not work (%s)", mt.Ticket, mt.Title, mt.Why))
+		case mt.Item == "":
+			supported.Findings = append(supported.Findings, fmt.Sprintf("%s %q: no sentence of the spec's work parts supports it", mt.Ticket, mt.Title))
+		default:
+			it := auto.Item(mt.Item)
+			covered[it.Label] = true
+			for _, id := range mt.Also {
+				covered[auto.Item(id).Label] = true
 			}
-			mark(mt.Ticket, !mt.NotWork)
-			mark(mt.Ticket, mt.Item != "")
-		}
-		coverage := Check{Name: "coverage"}
-		var sections []string
-		for _, it := range auto.Ref.Items {
-			if !slices.Contains(sections, it.Label) {
-				sections = append(sections, it.Label)
+			if !it.Accepts(mt.Type) {
+				types.Findings = append(types.Findings, fmt.Sprintf("%s %q is a %s from the bug report %q", mt.Ticket, mt.Title, mt.Type, it.Label))
 			}
 		}
-		for _, s := range sections {
-			if !covered[s] {
-				name := s
-				if name == "" {
-					name = "the text before the first heading"
-				}
-				coverage.Findings = append(coverage.Findings, fmt.Sprintf("no ticket comes from %q", shorten(name, 80)))
+		marks.mark(mt.Ticket, !mt.NotWork)
+		marks.mark(mt.Ticket, mt.Item != "")
+	}
+	return []Check{notWork, supported, coverage(auto, covered), types}
+}
+
+// coverage checks that each section of auto's items (the text before the
+// first heading being one) is covered.
+func coverage(auto *reference.Case, covered map[string]bool) Check {
+	c := Check{Name: "coverage"}
+	var sections []string
+	for _, it := range auto.Ref.Items {
+		if !slices.Contains(sections, it.Label) {
+			sections = append(sections, it.Label)
+		}
+	}
+	for _, s := range sections {
+		if !covered[s] {
+			name := s
+			if name == "" {
+				name = "the text before the first heading"
 			}
+			c.Findings = append(c.Findings, fmt.Sprintf("no ticket comes from %q", shorten(name, 80)))
 		}
-		coverage.Score = ratio(len(sections)-len(coverage.Findings), len(sections))
-		checks = append(checks, notWork, supported, coverage, types)
 	}
-	rep := Report{Checks: checks, Tickets: map[string]float64{}}
-	for _, c := range checks {
-		rep.Score += c.Score
-	}
-	rep.Score /= float64(len(checks))
-	for id, scores := range per {
-		sum := 0.0
-		for _, s := range scores {
-			sum += s
-		}
-		rep.Tickets[id] = sum / float64(len(scores))
-	}
-	return rep, nil
+	c.Score = ratio(len(sections)-len(c.Findings), len(sections))
+	return c
 }
 
 // dependencies fails a result of three or more non-epic tickets, not all
