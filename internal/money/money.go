@@ -263,8 +263,7 @@ func checkScale(decimals int32) {
 // the wire form of amounts in a currency (stakes, payouts, balances on the
 // standalone path). decimals must be in [0, MaxScale]; otherwise it panics.
 func (a Amount) StringFixed(decimals int32) string {
-	checkScale(decimals)
-	return a.d.RoundBank(decimals).StringFixed(decimals) // already rounded: StringFixed only pads
+	return a.RoundToCurrency(decimals).d.StringFixed(decimals) // already rounded: StringFixed only pads
 }
 
 // StringTrimmed formats a for the aggregator path: rounded to 12 decimals
@@ -272,7 +271,7 @@ func (a Amount) StringFixed(decimals int32) string {
 // trailing point removed: "12.5", "100", "0.000000000001", and "0" for zero
 // (never "0.000" or "-0").
 func (a Amount) StringTrimmed() string {
-	return trimZeros(a.d.RoundBank(AggregatorDecimals).StringFixed(AggregatorDecimals))
+	return trimZeros(a.RoundToCurrency(AggregatorDecimals).d.StringFixed(AggregatorDecimals))
 }
 
 // String returns the exact value with trailing fractional zeros removed and no
