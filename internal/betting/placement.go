@@ -164,7 +164,7 @@ func (p *Placement) newBet(ctx context.Context, bettor Bettor, op Operator, key 
 	if err != nil {
 		return Bet{}, invalidf("stake must be a positive decimal string")
 	}
-	if !stake.RoundToCurrency(cur.Decimals).Equal(stake) {
+	if !stake.FitsDecimals(cur.Decimals) {
 		return Bet{}, invalidf("stake has more than the %d decimals of %s", cur.Decimals, cur.Code)
 	}
 	if uuid.Validate(req.MarketID) != nil || uuid.Validate(req.OutcomeID) != nil {

@@ -151,7 +151,7 @@ func (l *Ledger) checkAmount(ctx context.Context, operatorID, currency string, a
 	if err != nil {
 		return err
 	}
-	if !a.RoundToCurrency(d).Equal(a) {
+	if !a.FitsDecimals(d) {
 		return errorf(ErrInvalid, "%s has more than the %d decimals of %s", a, d, currency)
 	}
 	return nil

@@ -257,6 +257,15 @@ func checkScale(decimals int32) {
 	}
 }
 
+// FitsDecimals reports whether a is exact at decimals places: whether
+// RoundToCurrency(decimals) leaves its value unchanged, so the amount can be
+// moved in a currency with that many minor units without rounding. Trailing
+// zeros do not count: 1.50 fits 1 decimal, 1.05 does not. decimals must be
+// in [0, MaxScale]; otherwise it panics, as RoundToCurrency does.
+func (a Amount) FitsDecimals(decimals int32) bool {
+	return a.RoundToCurrency(decimals).Equal(a)
+}
+
 // StringFixed rounds a to decimals places with RoundToCurrency's rule and
 // formats it with exactly that many decimals: "12.30", "1235" (0 decimals),
 // "0.000". A negative value that rounds to zero prints without a sign. This is

@@ -225,6 +225,37 @@ func TestRoundToCurrency(t *testing.T) {
 	}
 }
 
+func TestFitsDecimals(t *testing.T) {
+	tests := []struct {
+		in       string
+		decimals int32
+		want     bool
+	}{
+		{"0", 0, true},
+		{"1923", 0, true},
+		{"1923.0", 0, true}, // trailing zeros do not count
+		{"1923.5", 0, false},
+		{"-2.5", 0, false},
+		{"12.34", 2, true},
+		{"12.3", 2, true},
+		{"12.340000", 2, true},
+		{"12.345", 2, false},
+		{"12.3401", 2, false},
+		{"-0.01", 2, true},
+		{"-0.001", 2, false}, // rounds to 0, which is not its value
+		{"1.234", 3, true},
+		{"1.2345", 3, false},
+		{"0.000000000001", 12, true},
+		{"0.0000000000015", 12, false},
+		{"0.1234567890123456", 16, true},
+	}
+	for _, tt := range tests {
+		if got := exact(t, tt.in).FitsDecimals(tt.decimals); got != tt.want {
+			t.Errorf("FitsDecimals(%s, %d) = %v, want %v", tt.in, tt.decimals, got, tt.want)
+		}
+	}
+}
+
 // exact builds an Amount of any scale (exact products have more digits than
 // the wire allows).
 func exact(t *testing.T, s string) Amount {
@@ -237,6 +268,7 @@ func TestScaleOutOfRangePanics(t *testing.T) {
 		for name, f := range map[string]func(){
 			"RoundToCurrency": func() { MustParse("1").RoundToCurrency(d) },
 			"StringFixed":     func() { _ = MustParse("1").StringFixed(d) },
+			"FitsDecimals":    func() { _ = MustParse("1").FitsDecimals(d) },
 		} {
 			func() {
 				defer func() {

@@ -257,7 +257,7 @@ func formatAmount(a money.Amount, decimals int32, positive bool) (string, error)
 		}
 		return "", fmt.Errorf("%w: amount must not be negative", ErrInvalidBody)
 	}
-	if !a.RoundToCurrency(decimals).Equal(a) {
+	if !a.FitsDecimals(decimals) {
 		return "", fmt.Errorf("%w: amount %s has more than %d decimal places", ErrInvalidBody, a, decimals)
 	}
 	return a.StringFixed(decimals), nil

@@ -100,7 +100,7 @@ func newSuite(cfg Config) (*suite, error) {
 		if err != nil {
 			return nil, fmt.Errorf("stake: %w", err)
 		}
-		if !a.RoundToCurrency(s.decimals).Equal(a) {
+		if !a.FitsDecimals(s.decimals) {
 			return nil, fmt.Errorf("stake %s has more decimals than %s's %d", cfg.Stake, s.currency, s.decimals)
 		}
 		s.stake = a
