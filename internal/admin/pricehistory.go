@@ -7,6 +7,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/cursor"
 	"github.com/foresight-dev/foresight/internal/httpjson"
+	"github.com/foresight-dev/foresight/internal/odds"
 )
 
 // PricePoint is a point of a market's odds history as the admin API shows
@@ -101,7 +102,7 @@ func pricedPoint(p betting.PricePoint, op *betting.Operator) PricePoint {
 		return out // the margin cannot price these probabilities: no display prices
 	}
 	for i, q := range quotes {
-		out.Outcomes[i].DisplayOdds, out.Outcomes[i].DisplayProbability = q.DisplayOdds.String(), q.DisplayProbability.StringFixed(2)
+		out.Outcomes[i].DisplayOdds, out.Outcomes[i].DisplayProbability = q.DisplayOdds.String(), odds.FormatDisplayProbability(q.DisplayProbability)
 	}
 	return out
 }

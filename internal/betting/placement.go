@@ -193,7 +193,7 @@ func (p *Placement) newBet(ctx context.Context, bettor Bettor, op Operator, key 
 	}
 	b.WithdrawalTxID = "wd-" + b.ID
 	b.Accepted, err = json.Marshal(accepted{ID: b.ID, Status: "PENDING", Message: "The bet is accepted for processing; poll it until CONFIRMED or REJECTED.",
-		EntryOdds: b.EntryOdds, PotentialPayout: b.PotentialPayout.String(), DisplayProbability: b.DisplayProbability.StringFixed(2), OutcomeIndex: idx})
+		EntryOdds: b.EntryOdds, PotentialPayout: b.PotentialPayout.String(), DisplayProbability: odds.FormatDisplayProbability(b.DisplayProbability), OutcomeIndex: idx})
 	return b, err
 }
 

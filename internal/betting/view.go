@@ -70,7 +70,7 @@ func View(op Operator, e Event, locale string) EventView {
 		for j, o := range m.Outcomes {
 			ov := OutcomeView{ID: o.ID, Index: j, Name: o.Name.Resolve(locale)}
 			if err == nil {
-				prob := quotes[j].DisplayProbability.StringFixed(2)
+				prob := odds.FormatDisplayProbability(quotes[j].DisplayProbability)
 				ov.DisplayOdds, ov.DisplayProbability, ov.EntryOdds = &quotes[j].DisplayOdds, &prob, &quotes[j].Odds
 			}
 			mv.Outcomes[j] = ov

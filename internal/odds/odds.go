@@ -162,6 +162,16 @@ func (o Odds) ImpliedPercent() decimal.Decimal {
 	return quoHalfEven(hundred, o.d, DisplayDecimals)
 }
 
+// FormatDisplayProbability writes a display probability (a percentage, as
+// ImpliedPercent gives it) for the wire: rounded half to even to
+// DisplayDecimals (2) places, the rule ImpliedPercent computes it by, and
+// written with exactly that many decimals ("52.08", "78.12", "50.00",
+// "0.00"). A value from ImpliedPercent, or read back from a bet, already has
+// at most 2 places and is only padded.
+func FormatDisplayProbability(p decimal.Decimal) string {
+	return p.RoundBank(DisplayDecimals).StringFixed(DisplayDecimals)
+}
+
 // MarshalJSON writes o as a JSON string in the String form ("1.9234").
 // Odds are strings on the wire, never JSON numbers. The zero Odds is an error.
 func (o Odds) MarshalJSON() ([]byte, error) {

@@ -84,6 +84,24 @@ func TestDisplay(t *testing.T) {
 	}
 }
 
+func TestFormatDisplayProbability(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"52.08", "52.08"},
+		{"50", "50.00"},
+		{"62.5", "62.50"},
+		{"0", "0.00"},
+		{"99.0100", "99.01"}, // NUMERIC(8,2) read back with more zeros
+		{"78.125", "78.12"},  // half to even, as ImpliedPercent rounds
+		{"78.135", "78.14"},
+		{"3.1505", "3.15"},
+	}
+	for _, tt := range tests {
+		if got := FormatDisplayProbability(decimal.RequireFromString(tt.in)); got != tt.want {
+			t.Errorf("FormatDisplayProbability(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
 func TestQuoHalfEven(t *testing.T) {
 	tests := []struct{ num, den, want string }{
 		{"1", "8", "0.12"}, // 0.125 → even

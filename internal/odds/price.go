@@ -48,8 +48,8 @@ type Quote struct {
 	// and never above Odds.
 	DisplayOdds Odds
 	// DisplayProbability is 100 / DisplayOdds with 2 decimal places, rounded
-	// half to even (a percentage: 52.08 for 1.92). Format it with
-	// StringFixed(2) for the wire.
+	// half to even (a percentage: 52.08 for 1.92). Write it with
+	// FormatDisplayProbability for the wire.
 	DisplayProbability decimal.Decimal
 }
 

@@ -104,7 +104,7 @@ type betView struct {
 func (h *handler) view(ctx context.Context, b betting.Bet) betView {
 	v := betView{ID: b.ID, Status: string(b.Status), MarketID: b.MarketID, OutcomeID: b.OutcomeID, OutcomeIndex: b.OutcomeIndex,
 		Stake: b.Stake.String(), Currency: b.Currency, EntryOdds: b.EntryOdds, PotentialPayout: b.PotentialPayout.String(),
-		DisplayProbability: b.DisplayProbability.StringFixed(2), RejectionCode: b.RejectionCode,
+		DisplayProbability: odds.FormatDisplayProbability(b.DisplayProbability), RejectionCode: b.RejectionCode,
 		PayoutAmount: b.PayoutAmount, SettledAt: b.SettledAt, CreatedAt: b.CreatedAt}
 	if b.RejectionReason != "" {
 		v.RejectionReason = &b.RejectionReason

@@ -59,7 +59,7 @@ func (h *handler) priceHistory(w http.ResponseWriter, r *http.Request, b Bettor)
 	}
 	out := priceHistoryView{MarketID: marketID, OutcomeID: outcome.String(), Points: make([]pricePointView, len(history))}
 	for i, p := range history {
-		out.Points[i] = pricePointView{At: p.At, DisplayOdds: p.DisplayOdds, DisplayProbability: p.DisplayProbability.StringFixed(2)}
+		out.Points[i] = pricePointView{At: p.At, DisplayOdds: p.DisplayOdds, DisplayProbability: odds.FormatDisplayProbability(p.DisplayProbability)}
 	}
 	httpjson.Write(w, http.StatusOK, out)
 }
