@@ -1,5 +1,7 @@
 package tickets
 
+import "math"
+
 // Schema version strings of the tickets.v1 interface.
 const (
 	InputSchemaVersion  = "tickets.input.v1"
@@ -51,6 +53,14 @@ type Ticket struct {
 	Priority           *string        `json:"priority"`
 	ParentExternalID   *string        `json:"parent_external_id"`
 	Metadata           map[string]any `json:"metadata"`
+}
+
+// RoundConfidence rounds c, a ticket's metadata.confidence (in [0, 1]), to
+// the two decimal places every engine reports it with, halves away from zero
+// (math.Round: 0.125 → 0.13). A confidence is a float score, not money: the
+// platform's decimal rounding rule (package money) does not apply.
+func RoundConfidence(c float64) float64 {
+	return math.Round(c*100) / 100
 }
 
 // Risk is a delivery or product risk found in the spec.

@@ -666,8 +666,14 @@ func (b *builder) confidence(d *draft) float64 {
 	if len(d.parts) > 2 {
 		c -= 0.05
 	}
-	c = math.Max(0.1, math.Min(0.95, c))
-	return math.Round(c*100) / 100
+	return boundedConfidence(c)
+}
+
+// boundedConfidence holds c within [0.1, 0.95], since the heuristic never
+// calls a draft certain or baseless, and rounds it as every engine reports
+// a confidence.
+func boundedConfidence(c float64) float64 {
+	return tickets.RoundConfidence(math.Max(0.1, math.Min(0.95, c)))
 }
 
 var (
@@ -860,7 +866,7 @@ func (b *builder) renderEpic(g *group, slots []slot, idOf map[*draft]string) tic
 		Priority:           &prio,
 		Metadata: map[string]any{
 			"component":           comp,
-			"confidence":          math.Round(math.Max(0.1, math.Min(0.95, conf))*100) / 100,
+			"confidence":          boundedConfidence(conf),
 			"suggested_milestone": milestones[max(1, phase)],
 			"source":              b.groupSource(g),
 		},

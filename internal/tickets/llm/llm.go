@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -216,7 +215,7 @@ func setConfidence(res *tickets.Result, spec string) {
 	}
 	for i, t := range res.Tickets {
 		if s, ok := rep.Tickets[t.ExternalID]; ok {
-			res.Tickets[i].Metadata["confidence"] = math.Round(s*100) / 100
+			res.Tickets[i].Metadata["confidence"] = tickets.RoundConfidence(s)
 		}
 	}
 }
