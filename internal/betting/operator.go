@@ -5,6 +5,7 @@
 package betting
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"net/url"
@@ -82,11 +83,15 @@ const decimalsUnset = -1
 // UnmarshalJSON reads a currency; decimals left out are unset, and
 // Operator.Validate fills them from ISO 4217 (or refuses a code that has
 // none, such as a crypto currency), instead of defaulting to 0, which
-// silently allowed whole-number stakes only.
+// silently allowed whole-number stakes only. A key other than code and
+// decimals is an error, as it is elsewhere in an operator's document (a
+// misspelt "decimal" must not leave the decimals unset unnoticed).
 func (c *Currency) UnmarshalJSON(b []byte) error {
 	type plain Currency
 	p := plain{Decimals: decimalsUnset}
-	if err := json.Unmarshal(b, &p); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
 		return err
 	}
 	*c = Currency(p)

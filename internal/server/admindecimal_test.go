@@ -97,6 +97,7 @@ func TestAdminBodyErrors(t *testing.T) {
 		{"a nested field of the wrong type in a map", "/admin/v1/operators", `{"limits":{"USD":[]}}`, "limits has the wrong type."},
 		{"an unknown field", "/admin/v1/ticket-clients", `{"name":"x","colour":1}`, "unknown field colour."},
 		{"an unknown nested field", "/admin/v1/operators", `{"margin":{"method":"shin","colour":1}}`, "unknown field colour."},
+		{"an unknown field of a currency", "/admin/v1/operators", `{"currencies":[{"code":"USD","decimal":2}]}`, "unknown field decimal."},
 		{"not JSON", "/admin/v1/ticket-clients", `{"name":}`, "The request body is not valid JSON."},
 		{"cut short", "/admin/v1/ticket-clients", `{"name":`, "The request body is not valid JSON."},
 		{"empty", "/admin/v1/ticket-clients", ``, "The request body is empty; it must be a JSON object."},
