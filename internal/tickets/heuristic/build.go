@@ -444,64 +444,101 @@ func (b *builder) walk() {
 		if !s.isWork() {
 			continue
 		}
-		caption := ""
-		for bi, bl := range s.blocks {
-			b.m.tick(1)
-			switch bl.kind {
-			case paragraphBlock:
-				in.hasContent = true
-				text := bl.text
-				if s.guide && bi+1 < len(s.blocks) && s.blocks[bi+1].kind == codeBlock && strings.HasSuffix(text, ":") {
-					// "… every response tells it where it stands:" over an
-					// example: the example's lines are what it states.
-					text = strings.TrimSuffix(text, ":") + ": " + exampleLines(s.blocks[bi+1].text) + "."
-				}
-				if ep := b.lineEndpoint(s, bl); ep != nil {
-					// "### Create Task" over "POST /api/tasks": the
-					// section is that endpoint, its heading what it does.
-					in.endpoints = append(in.endpoints, ep)
-					text = strings.TrimSpace(strings.TrimPrefix(text, bl.first))
-				}
-				sentences := splitSentences(text)
-				for _, sent := range sentences {
-					b.addUnit(s, sent, "", nil, nil)
-				}
-				caption = ""
-				if n := len(sentences); n > 0 && strings.HasSuffix(sentences[n-1], ":") {
-					caption = strings.TrimSuffix(sentences[n-1], ":")
-				}
-			case listBlock:
-				in.hasContent = true
-				if caption != "" && shortItems(bl.items) {
-					// "Unit and integration tests …, including:" over
-					// "- defaulting", "- validation": one requirement.
-					var names []string
-					for _, it := range bl.items {
-						names = append(names, strings.TrimRight(itemText(it), ".;,"))
-					}
-					b.addUnit(s, caption+": "+strings.Join(names, ", ")+".", "", nil, nil)
-					caption = ""
-					continue
-				}
-				for _, it := range bl.items {
-					b.walkItem(s, it, caption)
-				}
-				caption = ""
-				if n := len(bl.items); n > 0 {
-					last := bl.items[n-1]
-					if strings.HasSuffix(last.text, ":") && len(last.children) == 0 {
-						caption = strings.TrimSuffix(last.text, ":")
-					} else if label, _, ok := splitLabel(last.text); ok && len(last.children) == 0 {
-						caption = label
-					}
-				}
-			case tableBlock:
-				in.hasContent = true
-				b.walkTable(s, bl.table, caption)
-				caption = ""
-			case codeBlock:
-				caption = ""
+		b.walkBlocks(s)
+	}
+	if b.walkedNothing() {
+		for _, s := range b.doc.sections {
+			if s.class == contextSection && summaryHeading.MatchString(strings.ToLower(s.cleanedHeading())) && (s.parent == nil || s.parent.isWork()) {
+				// "## Summary" holding the RFC's only requirement ("This
+				// RFC proposes to make the field optional.") under a
+				// header of metadata: the summary is the work.
+				s.class = workSection
+				b.info[s.index].topic = "" // the work, no longer an overview of it
+				b.walkBlocks(s)
 			}
+		}
+	}
+}
+
+// summaryHeading is the heading of a summary of the work, read as the work
+// when the spec says nothing else (see walk).
+var summaryHeading = regexp.MustCompile(`^(summary|executive summary|abstract|tl;?dr|overview)$`)
+
+// walkedNothing reports whether walking the work sections found nothing
+// to draft from: no requirement, table or endpoint.
+func (b *builder) walkedNothing() bool {
+	if len(b.units) > 0 || len(b.details) > 0 {
+		return false
+	}
+	for _, in := range b.info {
+		if len(in.fields) > 0 || len(in.states) > 0 || len(in.rules) > 0 || len(in.endpoints) > 0 {
+			return false
+		}
+	}
+	return true // list items hold units when they say anything
+}
+
+// walkBlocks reads the blocks of the work section s into units, tables,
+// items and questions.
+func (b *builder) walkBlocks(s *section) {
+	in := b.info[s.index]
+	caption := ""
+	for bi, bl := range s.blocks {
+		b.m.tick(1)
+		switch bl.kind {
+		case paragraphBlock:
+			in.hasContent = true
+			text := bl.text
+			if s.guide && bi+1 < len(s.blocks) && s.blocks[bi+1].kind == codeBlock && strings.HasSuffix(text, ":") {
+				// "… every response tells it where it stands:" over an
+				// example: the example's lines are what it states.
+				text = strings.TrimSuffix(text, ":") + ": " + exampleLines(s.blocks[bi+1].text) + "."
+			}
+			if ep := b.lineEndpoint(s, bl); ep != nil {
+				// "### Create Task" over "POST /api/tasks": the
+				// section is that endpoint, its heading what it does.
+				in.endpoints = append(in.endpoints, ep)
+				text = strings.TrimSpace(strings.TrimPrefix(text, bl.first))
+			}
+			sentences := splitSentences(text)
+			for _, sent := range sentences {
+				b.addUnit(s, sent, "", nil, nil)
+			}
+			caption = ""
+			if n := len(sentences); n > 0 && strings.HasSuffix(sentences[n-1], ":") {
+				caption = strings.TrimSuffix(sentences[n-1], ":")
+			}
+		case listBlock:
+			in.hasContent = true
+			if caption != "" && shortItems(bl.items) {
+				// "Unit and integration tests …, including:" over
+				// "- defaulting", "- validation": one requirement.
+				var names []string
+				for _, it := range bl.items {
+					names = append(names, strings.TrimRight(itemText(it), ".;,"))
+				}
+				b.addUnit(s, caption+": "+strings.Join(names, ", ")+".", "", nil, nil)
+				caption = ""
+				continue
+			}
+			for _, it := range bl.items {
+				b.walkItem(s, it, caption)
+			}
+			caption = ""
+			if n := len(bl.items); n > 0 {
+				last := bl.items[n-1]
+				if strings.HasSuffix(last.text, ":") && len(last.children) == 0 {
+					caption = strings.TrimSuffix(last.text, ":")
+				} else if label, _, ok := splitLabel(last.text); ok && len(last.children) == 0 {
+					caption = label
+				}
+			}
+		case tableBlock:
+			in.hasContent = true
+			b.walkTable(s, bl.table, caption)
+			caption = ""
+		case codeBlock:
+			caption = ""
 		}
 	}
 }
@@ -916,6 +953,12 @@ func (b *builder) addUnit(s *section, text, caption string, ig *itemGroup, t *ta
 	if (strings.Contains(text, " no ") || strings.HasPrefix(text, "No ")) && noWorkStatement.MatchString(text) {
 		return nil // "This feature has no node runtime implications."
 	}
+	if b.inDocumentHeader(s) && documentMetadata.MatchString(text) {
+		return nil // "Authors: Jay Conrod, Daniel Martí", "- RFC PR: #3052"
+	}
+	if (strings.Contains(text, "merged") || strings.HasPrefix(text, "Please ")) && doneOrInvitation.MatchString(text) {
+		return nil // "An initial implementation was merged in PR 254. Please try it out!"
+	}
 	if strings.HasSuffix(text, ":") && additionTitle(text) != "" {
 		text = strings.TrimRight(text, ":") + "." // "The str class will gain two new methods …::"
 	}
@@ -928,8 +971,37 @@ func (b *builder) addUnit(s *section, text, caption string, ig *itemGroup, t *ta
 	return u
 }
 
+// inDocumentHeader reports whether s is where a document keeps its
+// header: the text before the first heading, or the first section when it
+// titles the document (it comes first and no later heading is of a higher
+// level).
+func (b *builder) inDocumentHeader(s *section) bool {
+	secs := b.doc.sections
+	if s.index == 0 {
+		return len(secs) > 1
+	}
+	if s.index != 1 {
+		return false
+	}
+	for _, o := range secs[2:] {
+		if o.level < s.level {
+			return false
+		}
+	}
+	return true
+}
+
 // noWorkStatement is a sentence saying that something needs no work.
 var noWorkStatement = regexp.MustCompile(`(?i)^(this (feature|change|proposal|enhancement) )?(has|needs|requires|introduces) no\b[^.]*\b(implications?|changes?|impact)\b|^no (new )?[\w /-]{1,40} (is|are) (expected|needed|required)\b`)
+
+// documentMetadata is a line of a document's header that describes the
+// document, not the work: its authors, dates, status and discussion.
+var documentMetadata = regexp.MustCompile(`(?i)^(authors?|author\(s\)|editors?|owners?|champions?|shepherds?|reviewers?|approvers?|last updated|updated|last modified|start date|date|created|status|discussion|discussions|discussion at|issue|issues|tracking issue|rfc pr|rfc issue|rust issue|pr|pull request|feature name)\b[^:]{0,3}(:|\s+at\s+https?://)`)
+
+// doneOrInvitation is a sentence that reports work already done or
+// invites the reader to try it: "An initial implementation of this
+// feature was merged in CL 254365.", "Please try it out!".
+var doneOrInvitation = regexp.MustCompile(`(?i)^(an? |the )?(initial |first |prototype |reference )*implementation\b[^.]{0,80}\b(was|has been|is) (merged|landed)\b|^please (try|test) it( out)?\b`)
 
 var crossReference = regexp.MustCompile(`(?i)^(this document|document \d+|doc \d+|section \d+|see (below|above))\b|\bdocument \d+ covers\b`)
 

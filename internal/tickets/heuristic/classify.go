@@ -30,14 +30,14 @@ var (
 	headingNumber  = regexp.MustCompile(`^(appendix\s+[a-z0-9]+[.:)]?\s*|[a-z]?\d+(\.\d+)*[.):]?\s+|[a-z]\.\d+(\.\d+)*[.):]?\s+)`)
 	notWorkHeading = regexp.MustCompile(`^(?:` + notWorkWords + `)\b`) // see atWord
 	notWorkWhole   = regexp.MustCompile(`^(contents|toc|history|references|schedule|timeline|communication|communications|communication plan|tracking|stakeholders|owners?|authors?|reviewers?|approvers?|status|related (tickets|issues|prs|pull requests|docs|documents|links|work)|other docs|other documents|links|see also|(target )?audience)$`)
-	contextHeading = regexp.MustCompile(`^(decisions?|decisions made|dependencies|external dependencies|summary|executive summary|abstract|tl;?dr|overview|document overview|introduction|motivation|motivating .*|rationale|background.*|business context|context|why|why now|problem|the problem|problem statement|goals|objectives?|assumptions?|notes|caveats|notes/constraints/caveats.*|how to teach this|upgrade / downgrade strategy|upgrade and downgrade strategy|version skew strategy|current state|how .* today|what goes wrong|what exists.*|is your feature request related to a problem.*)$`)
-	riskHeading    = regexp.MustCompile(`^(risks|known risks|key risks|risks? (and|&) mitigations?|risk assessment|risks? (and|&) (open )?issues)$`)
+	contextHeading = regexp.MustCompile(`^(decisions|decisions made|dependencies|external dependencies|summary|executive summary|abstract|tl;?dr|overview|document overview|introduction|motivation|motivating .*|rationale|background.*|business context|context|why|why .*|problem|the problem|problem statement|goals|objectives?|assumptions?|notes|caveats|notes/constraints/caveats.*|how to teach this|(api |design |guiding )?principles|upgrade / downgrade strategy|upgrade and downgrade strategy|version skew strategy|current state|current .* (functionality|behaviou?r|implementation|design|state)|(backwards? )?compatibility|how .* today|what goes wrong|what exists.*|is your feature request related to a problem.*)$`)
+	riskHeading    = regexp.MustCompile(`^(risks|known risks|key risks|risks? (and|&) mitigations?|risk assessment|risks? (and|&) (open )?issues|impacts? (and|&) risks?)$`)
 )
 
 // notWorkWords are the words of a heading of a part that is not work;
 // notWorkHeading matches them at the start of a text, atWord at the start
 // of any word.
-const notWorkWords = `non[- ]?goals?|out[- ]of[- ]scope|not in scope|not doing|won'?t have|won'?t do|deferred|future (work|possibilities|considerations|ideas|versions?|phases?)|later versions?|v\d+\.\d+|roadmap|alternatives?|rejected|drawbacks|(major )?objections?|prior art|implementation history|revision history|change ?log|document history|table of contents|glossary|appendix|success metrics|measurable outcomes|metrics to watch|kpis|marketing|launch (plan|announcement)|personas|(user |system )?actors|faq|frequently asked|screenshots?|prerequisites|attendees|spike results|follow[- ]?ups?|signoff checklist|sign-off checklist|additional context|please complete|which plan|aob|any other business|questionnaire|reference implementation|history of|analytics|event tracking|copyright|licen[cs]e|notes for (the )?generator|generator notes|template[- ]based|ai[- ]assisted|complexity score`
+const notWorkWords = `non[- ]?goals?|out[- ]of[- ]scope|not in scope|not doing|won'?t have|won'?t do|deferred|future (work|possibilities|considerations|ideas|versions?|phases?|directions|features?|feature ideas|enhancements|improvements)|later versions?|v\d+\.\d+|roadmap|alternatives?|rejected|drawbacks|(major )?objections?|prior art|implementation history|revision history|change ?log|document history|table of contents|glossary|appendix|success metrics|measurable outcomes|metrics to watch|kpis|marketing|launch (plan|announcement)|personas|(user |system )?actors|faq|frequently asked|screenshots?|prerequisites|attendees|spike results|follow[- ]?ups?|signoff checklist|sign-off checklist|additional context|please complete|which plan|aob|any other business|questionnaire|reference implementation|history of|analytics|event tracking|copyright|licen[cs]e|notes for (the )?generator|generator notes|template[- ]based|ai[- ]assisted|complexity score`
 
 // atWord reports whether re, anchored at the start, matches text at the
 // start of one of its words: what re without its anchor and behind a \b
@@ -148,6 +148,12 @@ func classifySections(doc *document) {
 			// the document plans, not a later one it defers work to.
 			s.class = classifyHeading(versionNumber.ReplaceAllString(s.heading, ""))
 		}
+		if s.class == notWorkSection && isPlanAppendix(s, title) {
+			// "#### Appendix #2 - Removed system variables" under "##
+			// Implementation Plan" is a part of the plan, not the
+			// document's appendix of context.
+			s.class = classifyHeading(appendixLabel.ReplaceAllString(s.heading, ""))
+		}
 		if designed && strings.EqualFold(strings.TrimSpace(s.heading), "proposal") && s.class == workSection {
 			// A KEP's "Proposal" summarises what its "Design Details"
 			// specify; the work is ticketed from the details.
@@ -173,6 +179,23 @@ func classifySections(doc *document) {
 			s.class = p.class
 		}
 	}
+}
+
+// appendixLabel is the label that opens an appendix's heading ("Appendix
+// #1 - ", "Appendix C: ").
+var appendixLabel = regexp.MustCompile(`(?i)^\s*appendix\s*#?[a-z0-9]{0,3}\s*[-:.–—]?\s*`)
+
+// isPlanAppendix reports whether s is an appendix nested in a work section
+// other than the document's title (an "Implementation Plan" made of
+// appendices): its heading says appendix and nothing else that is not
+// work.
+func isPlanAppendix(s, title *section) bool {
+	p := s.parent
+	if p == nil || p.index == 0 || p == title || p.class != workSection || !appendixLabel.MatchString(s.heading) {
+		return false
+	}
+	rest := appendixLabel.ReplaceAllString(s.heading, "")
+	return rest != "" && classifyHeading(rest) != notWorkSection
 }
 
 // versionNumber is a release number in a heading ("v2.0", "V1.5").

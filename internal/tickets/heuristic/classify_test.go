@@ -45,6 +45,20 @@ func TestClassifyHeading(t *testing.T) {
 		{"Dependencies", contextSection},
 		{"Production Readiness Review Questionnaire", notWorkSection},
 		{"Is your feature request related to a problem? Please describe.", contextSection},
+		// Public specs written elsewhere (issue 17): an ADR's decision is
+		// its work; rationale, today's behaviour, compatibility and later
+		// directions are not.
+		{"Decision", workSection},
+		{"Why not GatewayClass parameters?", contextSection},
+		{"Why can't vendor directories be used?", contextSection},
+		{"Current `go install` and `go get` functionality", contextSection},
+		{"Compatibility", contextSection},
+		{"Impacts & Risks", riskSection},
+		{"Future directions", notWorkSection},
+		{"Future Feature Ideas", notWorkSection},
+		{"Future Handling", workSection},
+		{"API Principles", contextSection},
+		{"Current sprint", workSection},
 	} {
 		if got := classifyHeading(c.heading); got != c.want {
 			t.Errorf("classifyHeading(%q) = %d, want %d", c.heading, got, c.want)
@@ -72,6 +86,19 @@ func TestProposalWithDesignDetailsIsContext(t *testing.T) {
 	for _, s := range doc.sections {
 		if s.heading == "Proposal" && s.class != contextSection {
 			t.Errorf("Proposal beside Design Details: class %d, want context", s.class)
+		}
+	}
+}
+
+// An appendix nested in a work section ("Implementation Plan") is part of
+// the plan; an appendix of the document stays context it does not ticket.
+func TestAppendixOfAPlanIsWork(t *testing.T) {
+	doc := parseDocument(newMeter(t.Context()), "# Proposal\n\n## Implementation Plan\n\n### Appendix #2 - Removed system variables\n\n* Returns an error for `SELECT @@var` queries\n\n## Appendix A: Interview notes\n\nUsers asked for it.\n")
+	classifySections(doc)
+	want := map[string]sectionClass{"Appendix #2 - Removed system variables": workSection, "Appendix A: Interview notes": notWorkSection}
+	for _, s := range doc.sections {
+		if w, ok := want[s.heading]; ok && s.class != w {
+			t.Errorf("%q: class %d, want %d", s.heading, s.class, w)
 		}
 	}
 }
