@@ -23,6 +23,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/admin"
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/poll"
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
@@ -313,7 +314,7 @@ type demoWorld struct {
 }
 
 func (d *demoWorld) setUp(ctx context.Context, srv *server.Server, opSite *operator.Site, casinoSite *casino.Site, operatorURL, casinoURL string, fresh bool) error {
-	if err := waitFor(ctx, 10*time.Second, func() bool { return d.admin.Do(ctx, "GET", "/healthz", nil, nil) == nil }); err != nil {
+	if err := poll.Until(ctx, 10*time.Second, func() bool { return d.admin.Do(ctx, "GET", "/healthz", nil, nil) == nil }); err != nil {
 		return errors.New("the platform did not become healthy")
 	}
 	fmt.Fprintln(d.progress, "Registering the sandbox operator, the sandbox casino and the sportsbook, and the demo's credentials …")
@@ -414,7 +415,7 @@ func (d *demoWorld) staffKey(ctx context.Context, operatorID, name string, key *
 // demo bettor through the bettor API, as the widget would.
 func (d *demoWorld) placeBets(ctx context.Context, catalog *betting.Service, op *operator.Operator) error {
 	var open []betting.Event
-	err := waitFor(ctx, 30*time.Second, func() bool {
+	err := poll.Until(ctx, 30*time.Second, func() bool {
 		events, err := catalog.ListEvents(ctx, betting.EventFilter{Status: betting.StatusOpen, Limit: 50})
 		open = nil
 		for _, e := range events {
@@ -449,32 +450,6 @@ func (d *demoWorld) placeBets(ctx context.Context, catalog *betting.Service, op 
 		}
 	}
 	return nil
-}
-
-// waitFor calls ok every 50 ms until it is true, ctx ends or limit passes.
-func waitFor(ctx context.Context, limit time.Duration, ok func() bool) error {
-	start := time.Now()
-	for !ok() {
-		if err := pollPause(ctx, start, limit, errors.New("timed out")); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// pollPause waits the 50 ms between two looks at something that must come
-// about within limit of start. It returns ctx's error when ctx ends first,
-// and late once limit has passed.
-func pollPause(ctx context.Context, start time.Time, limit time.Duration, late error) error {
-	if time.Since(start) > limit {
-		return late
-	}
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(50 * time.Millisecond):
-		return nil
-	}
 }
 
 func fileExists(path string) bool {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -94,16 +93,12 @@ func (s betStore) CreateBet(ctx context.Context, b betting.Bet) (betting.Bet, bo
 	var got betting.Bet
 	var created bool
 	err := s.d.write(ctx, func(ctx context.Context, tx *writeTx) (error, error) {
-		res, err := tx.exec(ctx, insertBetSQL,
+		n, err := rowsChanged(tx.exec(ctx, insertBetSQL,
 			b.ID, b.OperatorID, b.BettorID, b.IdempotencyKey, b.EventID, b.MarketID, b.OutcomeID, b.OutcomeIndex, b.Stake.String(), b.Currency,
 			b.EntryOdds.String(), b.PotentialPayout.String(), b.DisplayProbability.String(), b.Status, b.RejectionCode, b.RejectionReason,
-			b.WithdrawalTxID, b.OperatorTxID, nil, nil, b.Accepted, micros(b.CreatedAt), micros(b.UpdatedAt), false, b.SessionID)
+			b.WithdrawalTxID, b.OperatorTxID, nil, nil, b.Accepted, micros(b.CreatedAt), micros(b.UpdatedAt), false, b.SessionID))
 		if err != nil {
 			return nil, err
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return nil, fmt.Errorf("insert bet %s: rows affected: %w", b.ID, err)
 		}
 		if n == 0 {
 			created = false

@@ -57,13 +57,9 @@ func (s bettingStore) UpdateOperator(ctx context.Context, o, prev betting.Operat
 	if err != nil {
 		return err
 	}
-	res, err := s.d.writer.exec(ctx, `UPDATE betting_operators SET doc = ? WHERE id = ? AND doc = ?`, string(doc), o.ID, string(prevDoc))
+	n, err := rowsChanged(s.d.writer.exec(ctx, `UPDATE betting_operators SET doc = ? WHERE id = ? AND doc = ?`, string(doc), o.ID, string(prevDoc)))
 	if err != nil {
-		return err
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("update operator %s: rows affected: %w", o.ID, err)
+		return fmt.Errorf("update operator %s: %w", o.ID, err)
 	}
 	if n == 0 {
 		if _, err := s.GetOperator(ctx, o.ID); err != nil {
@@ -139,14 +135,10 @@ func replaceEvent(ctx context.Context, w eventWriter, e betting.Event, prev time
 	if err != nil {
 		return err
 	}
-	res, err := w.ExecContext(ctx, `UPDATE betting_events SET status = ?, doc = ?, updated_at = ? WHERE id = ? AND updated_at = ?`,
-		e.Status, string(doc), micros(e.UpdatedAt), e.ID, micros(prev))
+	n, err := rowsChanged(w.ExecContext(ctx, `UPDATE betting_events SET status = ?, doc = ?, updated_at = ? WHERE id = ? AND updated_at = ?`,
+		e.Status, string(doc), micros(e.UpdatedAt), e.ID, micros(prev)))
 	if err != nil {
-		return err
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("replace event %s: rows affected: %w", e.ID, err)
+		return fmt.Errorf("replace event %s: %w", e.ID, err)
 	}
 	if n > 0 {
 		return nil

@@ -44,14 +44,10 @@ func (s credentialStore) ListCredentials(ctx context.Context, operatorID string)
 }
 
 func (s credentialStore) RevokeCredential(ctx context.Context, operatorID, id string, at time.Time) error {
-	res, err := s.d.writer.exec(ctx, `UPDATE operator_credentials SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? AND operator_id = ?`,
-		micros(at), id, operatorID)
+	n, err := rowsChanged(s.d.writer.exec(ctx, `UPDATE operator_credentials SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? AND operator_id = ?`,
+		micros(at), id, operatorID))
 	if err != nil {
-		return err
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("revoke credential %s: rows affected: %w", id, err)
+		return fmt.Errorf("revoke credential %s: %w", id, err)
 	}
 	if n == 0 {
 		return betting.NotFound("credential", id)

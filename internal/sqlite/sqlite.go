@@ -88,6 +88,19 @@ func (p *pool) query(ctx context.Context, query string, args ...any) (*sql.Rows,
 	return s.QueryContext(ctx, args...)
 }
 
+// rowsChanged returns how many rows the statement whose result and error
+// are res and err changed, or its error: rowsChanged(p.exec(ctx, …)).
+func rowsChanged(res sql.Result, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("rows affected: %w", err)
+	}
+	return n, nil
+}
+
 // exec runs a statement through the statement cache.
 func (p *pool) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	s, err := p.prepared(ctx, query)

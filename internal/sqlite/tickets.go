@@ -84,14 +84,10 @@ func (s ticketStore) ListKeys(ctx context.Context, clientID string) ([]tickets.A
 }
 
 func (s ticketStore) RevokeKey(ctx context.Context, clientID, keyID string, at time.Time) error {
-	res, err := s.d.writer.exec(ctx,
-		`UPDATE ticket_api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? AND client_id = ?`, micros(at), keyID, clientID)
+	n, err := rowsChanged(s.d.writer.exec(ctx,
+		`UPDATE ticket_api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ? AND client_id = ?`, micros(at), keyID, clientID))
 	if err != nil {
-		return err
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("revoke ticket key %s: rows affected: %w", keyID, err)
+		return fmt.Errorf("revoke ticket key %s: %w", keyID, err)
 	}
 	if n == 0 {
 		return tickets.ErrNotFound
@@ -399,10 +395,6 @@ func (s ticketStore) CancelStaleJobs(ctx context.Context, before, now time.Time)
 }
 
 func (s ticketStore) PurgeExpiredJobs(ctx context.Context, before time.Time) (int, error) {
-	res, err := s.d.writer.exec(ctx, `DELETE FROM ticket_jobs WHERE status = 'expired' AND expires_at < ?`, micros(before))
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
+	n, err := rowsChanged(s.d.writer.exec(ctx, `DELETE FROM ticket_jobs WHERE status = 'expired' AND expires_at < ?`, micros(before)))
 	return int(n), err
 }

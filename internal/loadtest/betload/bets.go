@@ -12,6 +12,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/loadtest"
+	"github.com/foresight-dev/foresight/internal/poll"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
 	"github.com/foresight-dev/foresight/internal/server"
 )
@@ -250,7 +251,7 @@ func settleStandalone(ctx context.Context, report io.Writer, w *World) error {
 	var settled time.Duration
 	seen := len(op.Ledger())
 	for deposits := 0; deposits < debited; {
-		if err := pollPause(ctx, start, 10*time.Minute, fmt.Errorf("%d of %d deposits after 10 minutes", deposits, debited)); err != nil {
+		if err := poll.Pause(ctx, start, 10*time.Minute, fmt.Errorf("%d of %d deposits after 10 minutes", deposits, debited)); err != nil {
 			return err
 		}
 		news := op.LedgerFrom(seen)
@@ -350,7 +351,7 @@ func settleBundled(ctx context.Context, report io.Writer, w *World, operatorID s
 		if t.confirmed == 0 && t.paid == t.settled {
 			break
 		}
-		if err := pollPause(ctx, start, 10*time.Minute, fmt.Errorf("%d of %d payouts confirmed after 10 minutes", t.paid, toPay)); err != nil {
+		if err := poll.Pause(ctx, start, 10*time.Minute, fmt.Errorf("%d of %d payouts confirmed after 10 minutes", t.paid, toPay)); err != nil {
 			return err
 		}
 	}
@@ -381,19 +382,4 @@ func (w *World) waitConfirmed(ctx context.Context, operatorID string, limit time
 		}
 	}
 	return errors.New("bets still pending after " + limit.String())
-}
-
-// pollPause waits the 50 ms between two looks at something that must come
-// about within limit of start. It returns ctx's error when ctx ends first,
-// and late once limit has passed.
-func pollPause(ctx context.Context, start time.Time, limit time.Duration, late error) error {
-	if time.Since(start) > limit {
-		return late
-	}
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(50 * time.Millisecond):
-		return nil
-	}
 }
