@@ -441,7 +441,7 @@ func (b *builder) walk() {
 			b.collectRisks(s)
 			continue
 		}
-		if !s.isWork() {
+		if !s.isWork() || hasSolution(s) {
 			continue
 		}
 		b.walkBlocks(s)
@@ -458,6 +458,18 @@ func (b *builder) walk() {
 			}
 		}
 	}
+}
+
+// hasSolution reports whether s states a problem over a solution of its
+// own ("**Recommended solution:**"): its own text is the problem, the
+// solution the work.
+func hasSolution(s *section) bool {
+	for _, c := range s.children {
+		if c.level > 3 && solutionLabel.MatchString(c.heading) {
+			return true
+		}
+	}
+	return false
 }
 
 // summaryHeading is the heading of a summary of the work, read as the work

@@ -295,11 +295,18 @@ func (p *parser) readBoldLine(trimmed string) {
 	// is a heading of the text below it, as issue templates and many
 	// PRDs write them.
 	level := 3
-	if p.current.level > 3 {
+	if p.current.level > 3 || p.current.level == 3 && solutionLabel.MatchString(label) {
+		// "**Recommended solution:**" under "### #2 Experimental flags"
+		// is that heading's solution, not a section beside it (the
+		// solutions of every category were merged into one ticket).
 		level = p.current.level + 1
 	}
 	p.startSection(level, label)
 }
+
+// solutionLabel is a bold label over the solution its section proposes,
+// after the section's account of the problem.
+var solutionLabel = regexp.MustCompile(`(?i)^(recommended|proposed|suggested) (solution|fix|change)s?$|^recommendations?$`)
 
 // readRSTTitle reads line i when it is a reStructuredText title's
 // adornment: the overline of a title (which takes the title and its

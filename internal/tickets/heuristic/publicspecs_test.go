@@ -85,3 +85,33 @@ func allTicketText(ts []tickets.Ticket) string {
 	}
 	return sb.String()
 }
+
+// A design that states each category's problem over its own
+// "**Recommended solution:**" list: the solutions are the work, one
+// ticket each, and the problems are none (the four solutions of the TiDB
+// proposal were merged into one ticket "Implement recommended solution",
+// beside tickets of the problems).
+func TestRecommendedSolutionUnderEachHeading(t *testing.T) {
+	t.Parallel()
+	spec := "# Proposal: Tidy feature flags\n\n## Design\n\n### Stable flags\n\nThese flags were hidden because they will be removed one day.\n\n**Recommended solution:**\n\n* Make every stable flag visible in SHOW VARIABLES.\n\n### Experimental flags\n\nThere are too many experiments to keep track of.\n\n**Recommended solution:**\n\n* Move every experimental flag into `feature_switch`.\n"
+	res := generate(t, defaultRequest(spec, "Tidy feature flags"))
+	var stable, experimental int
+	for _, tk := range res.Tickets {
+		text := ticketText(tk)
+		if strings.Contains(text, "were hidden because") || strings.Contains(text, "too many experiments") {
+			t.Errorf("ticket %q holds a problem statement:\n%s", tk.Title, text)
+		}
+		if strings.Contains(strings.ToLower(tk.Title), "recommended solution") {
+			t.Errorf("ticket titled by the label: %q", tk.Title)
+		}
+		if strings.Contains(text, "stable flag visible") {
+			stable++
+		}
+		if strings.Contains(text, "experimental flag into") {
+			experimental++
+		}
+	}
+	if stable != 1 || experimental != 1 || strings.Contains(allTicketText(res.Tickets), "Also covers") {
+		t.Errorf("want one ticket per solution, got %v:\n%s", titles(res.Tickets), allTicketText(res.Tickets))
+	}
+}

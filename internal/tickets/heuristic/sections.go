@@ -949,7 +949,7 @@ func (b *builder) genericHeadingTitle(h string, units []*unit) (title string, ok
 
 // genericWorkHeading is a heading that names the part of a document that
 // holds the work, not the work.
-var genericWorkHeading = regexp.MustCompile(`(?i)^(the )?(specification|proposal|proposed (change|design|solution)|design|detailed design|design details|implementation|solution|changes?|reference-level explanation)$`)
+var genericWorkHeading = regexp.MustCompile(`(?i)^(the )?(specification|proposal|proposed (change|design|solution)|(recommended|suggested) solution|recommendations?|design|detailed design|design details|implementation|solution|changes?|reference-level explanation)$`)
 
 // headerTitle is a PEP's or RFC's "Title:" header line.
 var headerTitle = regexp.MustCompile(`(?m)^Title:[ \t]*(\S.*)$`)
