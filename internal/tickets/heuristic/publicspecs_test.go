@@ -115,3 +115,40 @@ func TestRecommendedSolutionUnderEachHeading(t *testing.T) {
 		t.Errorf("want one ticket per solution, got %v:\n%s", titles(res.Tickets), allTicketText(res.Tickets))
 	}
 }
+
+// What a proposal proposes names the work, without its frame: "In order
+// to address the concerns above, I propose …", "This RFC proposes to …"
+// (the GEP's one ticket was "Implement API", the RFC's "Implement
+// summary").
+func TestProposalFrameIsNoTitle(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ spec, want string }{
+		{"# GEP-1867: Per-Gateway Infrastructure\n\n## API\n\nIn order to address the concerns above, I propose a standard `infrastructure` API is added to `Gateway`.\n\nThe exact fields are handled by additional GEPs.\n", "Add a standard infrastructure API to Gateway"},
+		{"## RFC: Make the authors field optional\n\n- Feature Name: `optional_authors_field`\n- Start Date: 2021-01-07\n\n## Summary\n\nThis RFC proposes to make the `package.authors` field of `Cargo.toml` optional.\n", "Make the package.authors field of Cargo.toml optional"},
+	} {
+		res := generate(t, defaultRequest(c.spec, ""))
+		if got := titles(res.Tickets); len(got) == 0 || got[0] != c.want {
+			t.Errorf("titles %q, want %q first", got, c.want)
+		}
+	}
+}
+
+// A proposal's "Details" list is the list of the work: one ticket per rule
+// (the Go proposal's rules were criteria of one ticket titled by the
+// first, "Report errors in some cases …").
+func TestDetailsListIsTheWork(t *testing.T) {
+	t.Parallel()
+	spec := "# Proposal: install by version\n\n## Details\n\nWhen a version suffix is used:\n\n* `go install` runs in module mode, regardless of whether a `go.mod` file is present.\n* Command line arguments must refer to main packages (executables).\n* The module must not contain `replace` or `exclude` directives.\n"
+	res := generate(t, defaultRequest(spec, "Install by version"))
+	for _, want := range []string{"module mode", "main packages", "`replace`"} {
+		n := 0
+		for _, tk := range res.Tickets {
+			if strings.Contains(tk.Title+"\n"+strings.Join(tk.AcceptanceCriteria, "\n"), want) && tk.TicketType != tickets.TypeEpic {
+				n++
+			}
+		}
+		if n != 1 || len(res.Tickets) < 3 {
+			t.Errorf("%q in %d tickets, want a ticket of its own: %v", want, n, titles(res.Tickets))
+		}
+	}
+}

@@ -865,7 +865,7 @@ func (b *builder) headingTitle(s *section, units []*unit) string {
 		// "### CronJob API" opening "The .spec for a CronJob is expanded
 		// with a new timeZone field …": the requirement names the work,
 		// the heading only where it is.
-		if t := activeVoice(strings.TrimRight(strings.TrimSpace(stripCode(units[0].text)), ".")); t != "" {
+		if t := activeVoice(unframed(strings.TrimRight(strings.TrimSpace(stripCode(units[0].text)), "."))); t != "" {
 			return shorten(t, 12, 90)
 		}
 	}
@@ -937,6 +937,13 @@ func (b *builder) genericHeadingTitle(h string, units []*unit) (title string, ok
 		return "", false
 	}
 	if len(units) > 0 {
+		if text := strings.TrimSpace(stripCode(units[0].text)); unframed(text) != text {
+			// "This RFC proposes to make the `package.authors` field
+			// optional": what it proposes names the work.
+			if t, _ := imperative(text); !strings.HasPrefix(t, "Implement ") {
+				return shorten(t, 12, 90), true
+			}
+		}
 		if f := strings.Fields(stripCode(units[0].text)); len(f) > 2 && baseVerb(f[0]) != "" && strings.EqualFold(baseVerb(f[0]), f[0]) {
 			return shorten(strings.TrimRight(stripCode(units[0].text), "."), 12, 90), true
 		}
@@ -949,7 +956,7 @@ func (b *builder) genericHeadingTitle(h string, units []*unit) (title string, ok
 
 // genericWorkHeading is a heading that names the part of a document that
 // holds the work, not the work.
-var genericWorkHeading = regexp.MustCompile(`(?i)^(the )?(specification|proposal|proposed (change|design|solution)|(recommended|suggested) solution|recommendations?|design|detailed design|design details|implementation|solution|changes?|reference-level explanation)$`)
+var genericWorkHeading = regexp.MustCompile(`(?i)^(the )?(specification|proposal|proposed (change|design|solution)|(recommended|suggested) solution|recommendations?|design|detailed design|design details|details|implementation|solution|changes?|reference-level explanation|summary|abstract|overview)$`)
 
 // headerTitle is a PEP's or RFC's "Title:" header line.
 var headerTitle = regexp.MustCompile(`(?m)^Title:[ \t]*(\S.*)$`)
@@ -966,8 +973,8 @@ func (b *builder) workTitle() string {
 		title = strings.TrimSpace(m[1])
 	}
 	for _, t := range []string{b.docTitle, b.req.Title} {
-		if title == "" {
-			title = strings.TrimSpace(cleanHeading(t))
+		if title == "" && strings.TrimSpace(t) != "" {
+			title = strings.TrimSpace(cleanHeading(t)) // cleanHeading("") is "General"
 		}
 	}
 	if title == "" {

@@ -615,7 +615,7 @@ var headStops = map[string]bool{
 // baseVerbs are the base forms of the verbs a requirement commonly opens
 // with; baseVerb also finds their third-person forms here.
 var baseVerbs = map[string]bool{
-	"accept": true, "add": true, "allow": true, "apply": true, "build": true, "calculate": true,
+	"accept": true, "add": true, "allow": true, "apply": true, "augment": true, "build": true, "calculate": true,
 	"call": true, "cancel": true, "change": true, "check": true, "compute": true, "configure": true,
 	"connect": true, "convert": true, "create": true, "credit": true, "debit": true, "define": true,
 	"delete": true, "deliver": true, "deploy": true, "design": true, "detect": true, "disable": true,
@@ -747,6 +747,7 @@ func imperative(s string) (title, role string) {
 	if label, rest, ok := splitLabel(s); ok && labelled && fieldCount(label) <= 4 && fieldCount(rest) >= 3 {
 		s = rest
 	}
+	s = unframed(s)
 	if m := waitFirst.FindStringSubmatch(s); m != nil {
 		// "After two successful restore tests, switch off the pg_dump
 		// job": the action first, what it waits for after it.
@@ -808,6 +809,43 @@ func imperative(s string) (title, role string) {
 		return t, ""
 	}
 	return verbFirst(s), ""
+}
+
+// proposalFrame is the frame a proposal puts around what it proposes:
+// "In order to address the concerns above, I propose", "We propose",
+// "This RFC proposes to".
+var proposalFrame = regexp.MustCompile(`(?i)^(in order to [^,]{3,80}, )?((i|we) (propose|suggest|recommend)|this (rfc|proposal|document|design|gep|kep|pep|adr) (proposes|suggests|recommends))( that| to)? `)
+
+// unframed returns s without its proposal frame ("We propose augmenting
+// the `go install` command …" is "Augment the `go install` command …"),
+// or s when it has none or nothing that reads as a requirement follows.
+func unframed(s string) string {
+	loc := proposalFrame.FindStringIndex(s)
+	if loc == nil || fieldCount(s[loc[1]:]) < 3 {
+		return s
+	}
+	rest := s[loc[1]:]
+	first, tail, _ := strings.Cut(rest, " ")
+	if v := gerundBase(first); v != "" {
+		return upperFirst(v) + " " + tail
+	}
+	return upperFirst(rest)
+}
+
+// gerundBase is the base form of a known verb's -ing form ("augmenting"
+// is "augment", "making" "make"), or "".
+func gerundBase(w string) string {
+	w = strings.ToLower(w)
+	if !strings.HasSuffix(w, "ing") || len(w) < 6 {
+		return ""
+	}
+	stem := w[:len(w)-3]
+	for _, c := range []string{stem, stem + "e", stem[:len(stem)-1]} {
+		if baseVerbs[c] {
+			return c
+		}
+	}
+	return ""
 }
 
 // waitFirst is a sentence that opens with what its action waits for:
