@@ -214,9 +214,10 @@ func (b *builder) dependencies(d *draft, at int, ref func(*draft) string, pos ma
 // same list of the spec, which d follows: a plan's steps, a phase's or a
 // requirement list's items are written in the order they build on each
 // other ("Requires step 2", "after step 4"). It is "" for a draft that is
-// no list item and for the first item of a list.
+// no list item, for the first item of a list and for independent work
+// (see draft.independent).
 func (b *builder) previousInList(d *draft, at int, slots []slot) string {
-	if d.origin != originItem || d.sec == nil {
+	if d.origin != originItem || d.sec == nil || d.independent {
 		return ""
 	}
 	for i := at - 1; i >= 0; i-- {

@@ -65,22 +65,26 @@ type draft struct {
 	phase      int
 	weight     int // extra size for estimation
 	deps       []*draft
-	qs         []*question
-	parts      []*draft // drafts merged into this one, for splitting back
-	covers     []*draft // drafts a test or docs task covers
-	users      []*draft // endpoint drafts that use a resource
-	into       *draft   // the draft this one was merged into
-	ep         *endpoint
-	words      wordSet
-	order      int
-	alive      bool
-	epoch      int           // how many drafts this one absorbed
-	tkTitle    string        // title titleKeys was computed for
-	tkWords    []string      // keywords of the title
-	lowText    string        // see lower
-	lowIndex   *phraseIndex  // see lowerIndex
-	signals    *draftSignals // see moneySignal
-	prio       string        // priority, computed once when rendering
+	// independent is work the spec writes as one of several independent
+	// pieces (a rule of its own paragraph, see ruleParagraphParts): its
+	// place among them is no dependency.
+	independent bool
+	qs          []*question
+	parts       []*draft // drafts merged into this one, for splitting back
+	covers      []*draft // drafts a test or docs task covers
+	users       []*draft // endpoint drafts that use a resource
+	into        *draft   // the draft this one was merged into
+	ep          *endpoint
+	words       wordSet
+	order       int
+	alive       bool
+	epoch       int           // how many drafts this one absorbed
+	tkTitle     string        // title titleKeys was computed for
+	tkWords     []string      // keywords of the title
+	lowText     string        // see lower
+	lowIndex    *phraseIndex  // see lowerIndex
+	signals     *draftSignals // see moneySignal
+	prio        string        // priority, computed once when rendering
 }
 
 // lower returns the title and criteria in lower case without code spans,
@@ -141,6 +145,9 @@ type unit struct {
 	table   *table
 	words   []string
 	claimed bool
+	// para is 1 + the index of the paragraph block of its section the
+	// unit was read from, 0 for a unit of a list or table.
+	para int
 }
 
 // itemGroup is a top-level list item with what it holds.
@@ -514,7 +521,9 @@ func (b *builder) walkBlocks(s *section) {
 			}
 			sentences := splitSentences(text)
 			for _, sent := range sentences {
-				b.addUnit(s, sent, "", nil, nil)
+				if u := b.addUnit(s, sent, "", nil, nil); u != nil {
+					u.para = bi + 1
+				}
 			}
 			caption = ""
 			if n := len(sentences); n > 0 && strings.HasSuffix(sentences[n-1], ":") {

@@ -152,3 +152,32 @@ func TestDetailsListIsTheWork(t *testing.T) {
 		}
 	}
 }
+
+// An ADR's decision that sets a rule for each kind of code, a paragraph
+// each over its code example: one ticket per rule, none waiting for the
+// one written before it (the Backstage ADR gave one ticket "Implement
+// decision").
+func TestDecisionRulesPerParagraph(t *testing.T) {
+	t.Parallel()
+	spec := "# ADR014: Use fetch\n\n## Context\n\nNode.js 20 ships a native fetch.\n\n## Decision\n\nAll code that is executed in Node.js (including backend and CLIs) should use the native `fetch` for HTTP data fetching.\n\n```ts\nconst response = await fetch(url);\n```\n\nFrontend plugins and packages should prefer to use the `fetchApiRef`.\n\n```ts\nconst { fetch } = useApi(fetchApiRef);\n```\n\nIsomorphic packages should have a dependency on the `cross-fetch` package for mocking and type definitions.\nPreferably, their classes accept an argument of type `typeof fetch`.\n"
+	res := generate(t, defaultRequest(spec, "Use fetch"))
+	want := map[string]string{"native `fetch`": "Use the native fetch for HTTP data fetching in code that is executed in Node.js", "fetchApiRef": "", "cross-fetch": ""}
+	for phrase, title := range want {
+		var holders []tickets.Ticket
+		for _, tk := range res.Tickets {
+			if strings.Contains(ticketText(tk), phrase) {
+				holders = append(holders, tk)
+			}
+		}
+		if len(holders) != 1 {
+			t.Errorf("%q in %d tickets, want one: %v", phrase, len(holders), titles(res.Tickets))
+			continue
+		}
+		if title != "" && holders[0].Title != title {
+			t.Errorf("title %q, want %q", holders[0].Title, title)
+		}
+		if len(holders[0].Dependencies) > 0 {
+			t.Errorf("%q depends on %v: the rules are independent", holders[0].Title, holders[0].Dependencies)
+		}
+	}
+}

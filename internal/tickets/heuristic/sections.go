@@ -503,6 +503,9 @@ type part struct {
 	item  *itemGroup
 	after *part // the part this one waits for, see splitParts
 	task  bool  // a rule of the system (a limit, a table), never a story
+	// independent is a part the spec writes apart from the others (see
+	// ruleParagraphParts), which waits for none of them.
+	independent bool
 }
 
 // sectionDrafts builds the drafts of a section of requirements: one per
@@ -520,6 +523,9 @@ func (b *builder) sectionDrafts(s *section, units []*unit) {
 		}
 	} else {
 		parts = additionParts(units)
+		if len(parts) == 0 {
+			parts = ruleParagraphParts(units)
+		}
 		if len(parts) == 0 {
 			parts = b.splitParts(s, units)
 		}
@@ -636,6 +642,7 @@ func (b *builder) partDrafts(s *section, in *sectionInfo, parts []*part) {
 		if p.task {
 			d.kind, d.role = tickets.TypeTask, ""
 		}
+		d.independent = p.independent
 		d.order = s.index*10000 + p.order%10000
 		if on := draftOf[p.after]; on != nil {
 			d.deps = append(d.deps, on)
@@ -689,6 +696,72 @@ func additionParts(units []*unit) []*part {
 	}
 	return parts
 }
+
+// ruleParagraphParts returns the parts of a section of prose whose
+// paragraphs each open with a rule for a different subject, one part per
+// rule with the paragraphs up to the next ("All code that is executed in
+// Node.js should use the native `fetch` …", "Frontend plugins and
+// packages should prefer …", "Isomorphic packages should have …": an
+// ADR's decision for three kinds of code); none unless there are two.
+func ruleParagraphParts(units []*unit) []*part {
+	var parts []*part
+	subjects := map[string]bool{}
+	para := 0
+	for _, u := range units {
+		if u.claimed {
+			continue
+		}
+		if u.para == 0 {
+			return nil // a list or table says how the section divides
+		}
+		if u.para != para {
+			para = u.para
+			if m := paragraphRule.FindStringSubmatch(stripCode(u.text)); m != nil && !subjects[strings.ToLower(m[1])] {
+				subjects[strings.ToLower(m[1])] = true
+				t, _ := imperative(dropParentheticals(u.text))
+				if strings.HasPrefix(t, "Implement ") {
+					t = ruleTitle(dropParentheticals(stripCode(u.text)))
+				}
+				parts = append(parts, &part{title: shorten(t, 16, 110), order: u.order, task: true, independent: true})
+			}
+		}
+		if len(parts) == 0 {
+			return nil // the first paragraph states no rule
+		}
+		parts[len(parts)-1].units = append(parts[len(parts)-1].units, u)
+	}
+	if len(parts) < 2 {
+		return nil
+	}
+	return parts
+}
+
+// ruleTitle names a rule whose subject is too long to lead its title:
+// "All code that is executed in Node.js should use the native fetch for
+// HTTP data fetching, and …" is "Use the native fetch for HTTP data
+// fetching in code that is executed in Node.js".
+func ruleTitle(text string) string {
+	loc := ruleModal.FindStringIndex(text)
+	if loc == nil {
+		return "Implement " + lowerFirst(strings.TrimRight(text, "."))
+	}
+	subject := strings.TrimSpace(text[:loc[0]])
+	for _, w := range []string{"All ", "Every ", "Each "} {
+		subject = strings.TrimPrefix(subject, w)
+	}
+	what := strings.TrimRight(text[loc[1]:], ".")
+	if i := strings.Index(what, ", "); i > 0 {
+		what = what[:i]
+	}
+	return upperFirst(what) + " in " + lowerFirst(subject)
+}
+
+// ruleModal is the modal verb of a rule, with the space around it.
+var ruleModal = regexp.MustCompile(` (should|must|shall) `)
+
+// paragraphRule is a sentence that states a rule for its subject: the
+// subject is group 1.
+var paragraphRule = regexp.MustCompile(`^(?:All |Every |Each )?([A-Z][^,;:]{2,100}?) (?:should|must|shall) (?:prefer to |always |only )?[a-z]{2,}\b`)
 
 // joinUnits joins the texts of units, each after a space.
 func joinUnits(units []*unit) string {
