@@ -1491,7 +1491,7 @@ func (b *builder) dominantRole(low string) string {
 			continue
 		}
 		if start >= 0 {
-			if k, ok := index[stem(low[start:i])]; ok {
+			if k, ok := index[stem(low[start:i])]; ok && (roleWords[k] != "support" || supportPeopleAt(low[start:])) {
 				counts[k]++
 			}
 			start = -1
@@ -1512,6 +1512,9 @@ func (b *builder) roleFor(texts ...string) string {
 	joined := strings.ToLower(strings.Join(texts, " "))
 	for _, r := range roleWords {
 		n := strings.Count(joined, r)
+		if r == "support" {
+			n = len(supportRole.FindAllStringIndex(joined, -1)) // "does not support" names nobody
+		}
 		if n > bestN {
 			best, bestN = r, n
 		}

@@ -181,3 +181,27 @@ func TestDecisionRulesPerParagraph(t *testing.T) {
 		}
 	}
 }
+
+// "support" as a verb names no persona ("As a support agent, I want the
+// consequences to work as specified" came from "does not support native
+// fetch"); "I want to see" keeps its "to"; a reason clause does not open
+// a title ("Make because the system variable system support …").
+func TestStoryWordsAndReasonClauses(t *testing.T) {
+	t.Parallel()
+	spec := "# Habit tracker\n\n## Consequences\n\nThe msw 1.x library does not support native fetch properly.\nTests may need to be rewritten to use msw 2.x.\n\n## User Stories\n\n- As a user, I want to see my habits for today, so I know what to do\n- As a user, I want to tap once to complete a habit\n\n## Options\n\n**Recommended solution:**\n\n* Because the system supports dynamic registration, these variables should be removed when the experiment is disabled.\n"
+	res := generate(t, defaultRequest(spec, "Habit tracker"))
+	text := allTicketText(res.Tickets)
+	for _, bad := range []string{"support agent", "As a support", "I want see"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("tickets say %q:\n%s", bad, text)
+		}
+	}
+	if !strings.Contains(text, "I want to see my habits") {
+		t.Errorf("the story sentence lost its words:\n%s", text)
+	}
+	for _, ti := range titles(res.Tickets) {
+		if strings.Contains(ti, "because") || strings.Contains(ti, "Because") {
+			t.Errorf("title %q opens with the reason", ti)
+		}
+	}
+}

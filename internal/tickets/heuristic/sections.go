@@ -1507,6 +1507,9 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 	if m := storyPattern.FindStringSubmatch(strings.TrimRight(stripCode(units[0].text), ".")); m != nil {
 		d.means = strings.TrimSpace(m[2])
 		d.ends = strings.TrimSpace(m[3])
+		if strings.Contains(strings.ToLower(units[0].text), " to "+strings.ToLower(d.means)) {
+			d.means = "to " + d.means // "I want to see my habits", not "I want see my habits"
+		}
 	}
 	sets := newListSets(len(units))
 	for i, u := range units {

@@ -748,6 +748,9 @@ func imperative(s string) (title, role string) {
 		s = rest
 	}
 	s = unframed(s)
+	if m := reasonFirst.FindStringSubmatch(s); m != nil && fieldCount(m[1]) >= 3 {
+		s = upperFirst(m[1]) // "Because the sysvar system supports …, these variables should be removed …"
+	}
 	if m := waitFirst.FindStringSubmatch(s); m != nil {
 		// "After two successful restore tests, switch off the pg_dump
 		// job": the action first, what it waits for after it.
@@ -847,6 +850,10 @@ func gerundBase(w string) string {
 	}
 	return ""
 }
+
+// reasonFirst is a sentence that opens with the reason for what it
+// requires: group 1 is the requirement.
+var reasonFirst = regexp.MustCompile(`^(?:Because|Since) [^,]{3,120}, (\S.*)$`)
 
 // waitFirst is a sentence that opens with what its action waits for:
 // groups are the cue, what it waits for and the action.
@@ -972,17 +979,35 @@ var httpMethods = map[string]bool{"GET": true, "POST": true, "PUT": true, "PATCH
 
 // roleIn returns the first role word found in text, or "".
 func roleIn(text string) string {
-	for w := range strings.FieldsSeq(strings.ToLower(text)) {
+	words := strings.Fields(strings.ToLower(text))
+	for i, w := range words {
 		w = strings.Trim(w, ".,;:()'\"`")
 		w = stem(w)
 		for _, r := range roleWords {
-			if w == r {
+			if w == r && (r != "support" || i+1 < len(words) && supportPeople[strings.Trim(words[i+1], ".,;:()'\"`")]) {
 				return r
 			}
 		}
 	}
 	return ""
 }
+
+// supportPeople are the words after "support" that make it people ("a
+// support agent", "Support sees each tenant's limit"), not a verb ("does
+// not support native fetch").
+var supportPeople = map[string]bool{"agent": true, "agents": true, "staff": true, "team": true, "teams": true, "engineer": true, "engineers": true, "rep": true, "reps": true, "specialist": true, "specialists": true,
+	"sees": true, "can": true, "needs": true, "gets": true, "must": true, "should": true, "wants": true}
+
+// supportPeopleAt reports whether the lower-case text opens with support
+// people ("support agents …").
+func supportPeopleAt(low string) bool {
+	loc := supportRole.FindStringIndex(low)
+	return loc != nil && loc[0] == 0
+}
+
+// supportRole counts the mentions of support people in the lower-case
+// text ("support agent", "support team").
+var supportRole = regexp.MustCompile(`\bsupport (agent|staff|team|engineer|rep|specialist|sees|can|needs|gets|must|should|wants)\b`)
 
 // article returns "a" or "an" for a word.
 func article(word string) string {
