@@ -967,6 +967,9 @@ func (b *builder) addUnit(s *section, text, caption string, ig *itemGroup, t *ta
 	}
 	b.order++
 	b.caption = caption
+	if strings.HasSuffix(text, "?") && reporterQuestion.MatchString(text) {
+		return nil // an issue form asks the reporter: "Would you like to implement this feature?"
+	}
 	if q := b.questionFrom(s, text); q != nil {
 		return nil
 	}
@@ -1014,6 +1017,10 @@ func (b *builder) inDocumentHeader(s *section) bool {
 
 // noWorkStatement is a sentence saying that something needs no work.
 var noWorkStatement = regexp.MustCompile(`(?i)^(this (feature|change|proposal|enhancement) )?(has|needs|requires|introduces) no\b[^.]*\b(implications?|changes?|impact)\b|^no (new )?[\w /-]{1,40} (is|are) (expected|needed|required)\b`)
+
+// reporterQuestion is a question an issue template asks the person who
+// files the issue, not one the spec leaves open for the team.
+var reporterQuestion = regexp.MustCompile(`(?i)^(would|will|do|are|can|could|have) you\b`)
 
 // documentMetadata is a line of a document's header that describes the
 // document, not the work: its authors, dates, status and discussion.
@@ -1439,6 +1446,11 @@ func headingTopic(heading string) string {
 	h := " " + strings.Join(strings.FieldsFunc(strings.ToLower(dropParentheticals(heading)), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-'
 	}), " ") + " "
+	if strings.Contains(h, " solution ") {
+		// "Describe your ideal solution to this problem": the answer is
+		// the work, whatever else the question names.
+		return ""
+	}
 	for _, r := range topicSearches {
 		for _, forms := range r.forms {
 			for _, f := range forms {

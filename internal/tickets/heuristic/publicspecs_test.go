@@ -205,3 +205,32 @@ func TestStoryWordsAndReasonClauses(t *testing.T) {
 		}
 	}
 }
+
+// An issue form: its "Describe your ideal solution to this problem" answer
+// is the work, and the unticked "Would you like to implement this
+// feature?" asks the reporter, not the team (it gave the only ticket, a
+// spike "Decide whether you like would to implement this feature").
+func TestIssueFormSolutionAndReporterQuestion(t *testing.T) {
+	t.Parallel()
+	spec := "### Verified feature request does not already exist?\n\n- [x] I have searched and found no existing issue\n\n### 💻\n\n- [ ] Would you like to implement this feature?\n\n### Pitch: what problem are you trying to solve?\n\nI keep forgetting to budget for yearly bills such as insurance.\n\n### Describe your ideal solution to this problem\n\nAdd each scheduled transaction to the budget of the month it is due.\n"
+	res := generate(t, defaultRequest(spec, ""))
+	if got := titles(res.Tickets); len(got) != 1 || got[0] != "Add each scheduled transaction to the budget of the month" {
+		t.Errorf("titles %q, want the solution's ticket alone", got)
+	}
+	for _, q := range res.OpenQuestions {
+		if strings.Contains(q.Question, "Would you like") {
+			t.Errorf("open question %q asks the reporter", q.Question)
+		}
+	}
+}
+
+// An issue template's front matter title names the work when its prompt
+// heading does not ("Describe the solution you'd like").
+func TestIssueTemplateFrontMatterTitle(t *testing.T) {
+	t.Parallel()
+	spec := "---\nname: Feature request\ntitle: \"[FEATURE] Redeliver failed webhook deliveries from the dashboard\"\n---\n\n**Describe the solution you'd like**\n\nA \"Redeliver\" button on each failed delivery in the dashboard.\n"
+	res := generate(t, defaultRequest(spec, ""))
+	if got := titles(res.Tickets); len(got) != 1 || !strings.Contains(got[0], "failed webhook deliveries") {
+		t.Errorf("titles %q, want the front matter's title", got)
+	}
+}

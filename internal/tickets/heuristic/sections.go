@@ -1029,10 +1029,14 @@ func (b *builder) genericHeadingTitle(h string, units []*unit) (title string, ok
 
 // genericWorkHeading is a heading that names the part of a document that
 // holds the work, not the work.
-var genericWorkHeading = regexp.MustCompile(`(?i)^(the )?(specification|proposal|proposed (change|design|solution)|(recommended|suggested) solution|recommendations?|design|detailed design|design details|details|implementation|solution|changes?|reference-level explanation|summary|abstract|overview)$`)
+var genericWorkHeading = regexp.MustCompile(`(?i)^(the )?(specification|proposal|proposed (change|design|solution)|(recommended|suggested) solution|recommendations?|design|detailed design|design details|details|implementation|solution|changes?|reference-level explanation|summary|abstract|overview|describe (the|your) (ideal |proposed |preferred )?solution( you'?d like| to this problem)?)$`)
 
-// headerTitle is a PEP's or RFC's "Title:" header line.
-var headerTitle = regexp.MustCompile(`(?m)^Title:[ \t]*(\S.*)$`)
+// headerTitle is a PEP's or RFC's "Title:" header line, or an issue
+// template's front matter "title:" (quoted, behind a "[FEATURE]" tag).
+var headerTitle = regexp.MustCompile(`(?m)^[Tt]itle:[ \t]*(\S.*)$`)
+
+// issueTag is the tag an issue template puts before its title.
+var issueTag = regexp.MustCompile(`^\[[^\]]{1,20}\]\s*`)
 
 // workTitle names the work of the whole spec: its "Title:" header (PEPs),
 // its title heading or the request's title, as an imperative.
@@ -1043,7 +1047,7 @@ func (b *builder) workTitle() string {
 		head = head[:4096]
 	}
 	if m := headerTitle.FindStringSubmatch(head); m != nil {
-		title = strings.TrimSpace(m[1])
+		title = issueTag.ReplaceAllString(strings.Trim(strings.TrimSpace(m[1]), `"'`), "")
 	}
 	for _, t := range []string{b.docTitle, b.req.Title} {
 		if title == "" && strings.TrimSpace(t) != "" {
