@@ -10,7 +10,18 @@ import (
 // This file handles the specs that are not specs: bug reports, and inputs
 // too small to analyse, which are scoped from their text or title.
 
-var bugLabel = regexp.MustCompile(`(?i)^[#>*\-\s]*(steps to reproduce|reproduction steps|repro steps|to reproduce|steps|expected(?: result| behaviou?r| outcome)?|actual(?: result| behaviou?r| outcome)?|observed(?: behaviou?r)?|environment|version|platform|device|browser|frequency|workaround|impact)\s*[:\-–—]?\s*(.*)$`)
+var bugLabel = regexp.MustCompile(`(?i)^[#>*\-\s]*(steps to reproduce|reproduction steps|repro steps|to reproduce|steps|expected(?: result| behaviou?r| outcome)?|actual(?: result| behaviou?r| outcome)?|observed(?: behaviou?r)?|environment|version|platform|device|desktop|smartphone|browser|frequency|workaround|impact)\s*[:\-–—]?\s*(.*)$`)
+
+// bugPrompt is a bug template's heading over the report's summary.
+var bugPrompt = regexp.MustCompile(`(?i)^(describe the (bug|issue|problem)|bug description|description|summary|what happened\??)$`)
+
+// templateAsk is a template's request to the reporter inside a heading
+// ("Desktop (please complete the following information):").
+var templateAsk = regexp.MustCompile(`(?i)\s*\(please complete[^)]*\)`)
+
+// bugAside is a bug template's heading over context that is neither the
+// report nor its environment: screenshots, additional context, logs.
+var bugAside = regexp.MustCompile(`(?i)^(screenshots?|additional (context|information)|logs?|related issues?)\b`)
 
 // bugReport holds the parts of a bug report.
 type bugReport struct {
@@ -60,9 +71,30 @@ func (b *builder) isBugReport() bool {
 func (b *builder) readBug() *bugReport {
 	r := &bugReport{}
 	var current *[]string = &r.summary
+	var aside []string // screenshots and other context a template asks for
+	inComment := false
 	for _, line := range strings.Split(strings.ReplaceAll(b.req.Spec, "\r", ""), "\n") {
 		t := strings.TrimSpace(line)
+		if inComment || strings.HasPrefix(t, "<!--") {
+			// "<!-- A clear and concise description of what the bug is.
+			// -->": the template's instructions, not the report.
+			inComment = !strings.Contains(t, "-->")
+			continue
+		}
 		if t == "" {
+			continue
+		}
+		t = strings.TrimSpace(templateAsk.ReplaceAllString(t, ""))
+		if boldLine.MatchString(t) {
+			// "**Steps to reproduce**" on a line of its own heads its
+			// part as "## Steps to reproduce" would.
+			t = "### " + strings.TrimSuffix(strings.Trim(strings.TrimSuffix(t, ":"), "* "), ":")
+		}
+		if h := strings.TrimSpace(strings.TrimLeft(t, "#")); strings.HasPrefix(t, "#") && bugPrompt.MatchString(h) {
+			current = &r.summary // "Describe the bug": the template's prompt, not the report
+			continue
+		} else if strings.HasPrefix(t, "#") && bugAside.MatchString(h) {
+			current = &aside
 			continue
 		}
 		if m := bugLabel.FindStringSubmatch(t); m != nil && (strings.Contains(t, ":") || strings.HasPrefix(t, "#") || strings.TrimSpace(m[2]) == "") {
@@ -75,11 +107,13 @@ func (b *builder) readBug() *bugReport {
 				current = &r.actual
 			default:
 				current = &r.env
-				*current = append(*current, upperFirst(l)+": "+strings.TrimSpace(m[2]))
+				if rest := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(m[2]), ":")); rest != "" {
+					*current = append(*current, upperFirst(l)+": "+rest)
+				}
 				continue
 			}
-			if rest := strings.TrimSpace(m[2]); rest != "" {
-				*current = append(*current, cleanInline(rest))
+			if rest := strings.TrimSpace(m[2]); rest != "" && !(strings.HasSuffix(rest, ":") && fieldCount(rest) <= 3) {
+				*current = append(*current, cleanInline(rest)) // not "Steps to reproduce the behavior:"
 			}
 			continue
 		}

@@ -234,3 +234,27 @@ func TestIssueTemplateFrontMatterTitle(t *testing.T) {
 		t.Errorf("titles %q, want the front matter's title", got)
 	}
 }
+
+// A bug report on GitHub's template with bold labels, a blank line after
+// each: the steps end at "**Expected behavior**", and the template's
+// prompts, comments and screenshot requests are not the report (the steps
+// ran to the end of the text and the title's bug had no expected result).
+func TestBugTemplateWithBoldLabels(t *testing.T) {
+	t.Parallel()
+	spec := "**Describe the bug**\n\nAfter enabling and disabling dark mode in the settings, the dark theme persists until the app is reloaded.\n\n**To Reproduce**\n\nSteps to reproduce the behavior:\n1. Enable dark theme in settings\n2. Disable it after enabling it.\n\n**Expected behavior**\n\n<!-- A clear and concise description of what you expected to happen. -->\nThe app should return to its light theme\n\n**Screenshots**\n\nIf applicable, add screenshots to help explain your problem.\n\n**Desktop (please complete the following information):**\n - Firefox 138.0.1\n"
+	res := generate(t, defaultRequest(spec, "Dark theme persists after disabling it"))
+	if len(res.Tickets) == 0 || res.Tickets[0].TicketType != tickets.TypeBug {
+		t.Fatalf("want a bug first: %v", titles(res.Tickets))
+	}
+	bug := ticketText(res.Tickets[0])
+	for _, want := range []string{"Steps to reproduce: 1) Enable dark theme in settings; 2) Disable it after enabling it.", "expected result: the app should return to its light theme.", "Firefox 138.0.1"} {
+		if !strings.Contains(bug, want) {
+			t.Errorf("the bug does not say %q:\n%s", want, bug)
+		}
+	}
+	for _, not := range []string{"Describe the bug", "<!--", "add screenshots", "please complete", "the behavior:"} {
+		if strings.Contains(bug, not) {
+			t.Errorf("the bug holds the template's %q:\n%s", not, bug)
+		}
+	}
+}
