@@ -258,3 +258,25 @@ func TestBugTemplateWithBoldLabels(t *testing.T) {
 		}
 	}
 }
+
+// A prohibition risk needs a rule: "likely never will" and "We don't need
+// this for the free plan" forbid nothing; "The app never stores the
+// password" does.
+func TestProhibitionRiskNeedsARule(t *testing.T) {
+	t.Parallel()
+	prohibition := func(spec string) bool {
+		res := generate(t, defaultRequest(spec, "Export"))
+		for _, r := range res.Risks {
+			if strings.HasPrefix(r.Description, "Hard prohibitions") {
+				return true
+			}
+		}
+		return false
+	}
+	if prohibition("# Export\n\n## Requirements\n\n- Export the report as CSV for the admin.\n- The msw 1.x library does not support native fetch and likely never will.\n- We don't need this for the free plan.\n") {
+		t.Error("a prohibition risk from text that forbids nothing")
+	}
+	if !prohibition("# Export\n\n## Requirements\n\n- Export the report as CSV for the admin.\n- The export never includes the password hash.\n") {
+		t.Error("no prohibition risk from a never rule")
+	}
+}

@@ -1,6 +1,7 @@
 package heuristic
 
 import (
+	"regexp"
 	"sort"
 	"strings"
 
@@ -112,6 +113,11 @@ func (b *builder) riskFindings() []riskFinding {
 	return all
 }
 
+// notARule is a "never" or "don't" that forbids nothing: a guess ("likely
+// never will"), what the writers or others do ("We don't do that
+// lightly", "they don't apply to my version").
+var notARule = regexp.MustCompile(`(?i)\b(likely|probably|perhaps|maybe) never\b|\bnever (will|would)\b|\b(we|i|they|you|people|users) (don'?t|do not)\b`)
+
 // findRisk finds the units that carry cat, lower being each unit's
 // lowercased prose, and returns the best of them as evidence (the first
 // on a tie; none when no unit carries it). Money is critical when the
@@ -124,6 +130,9 @@ func (b *builder) findRisk(cat riskCategory, lower []*phraseIndex) riskFinding {
 		n := text.count(cat.terms...)
 		if n < cat.min || cat.name == "money" && text.count(moneyMovement...) == 0 {
 			continue
+		}
+		if cat.name == "prohibition" && notARule.MatchString(u.text) && countLower(" "+strings.ToLower(notARule.ReplaceAllString(prose(u.text), "")), cat.terms...) == 0 {
+			continue // "… and likely never will", "We don't do that lightly": no rule
 		}
 		f.hits++
 		score := 2*min(n, 3) + 3*text.count(cat.bonus...)
