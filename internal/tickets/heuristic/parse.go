@@ -3,6 +3,7 @@ package heuristic
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -125,8 +126,66 @@ type parser struct {
 	rstStyles []string
 }
 
-// parseDocument reads spec text into a document.
+// parseDocument reads spec text into a document; a plain-text document
+// outlined by numbered titles ("1. Overview") reads as if they were
+// headings (see numberedTitles).
 func parseDocument(m *meter, text string) *document {
+	doc := parseText(m, text)
+	if doc.headingCount() == 0 {
+		if titled, ok := numberedTitles(text); ok {
+			return parseText(m, titled)
+		}
+	}
+	return doc
+}
+
+// numberedTitle is a line of a plain-text document that titles the part
+// below it: its number and a short name ("2. Habit Management", "4.1
+// Guest").
+var numberedTitle = regexp.MustCompile(`^(\d{1,2}(?:\.\d{1,2})*)\.?\s+([A-Z][^.!?:;]{0,60})$`)
+
+// numberedTitles returns text with the numbered titles of a plain-text
+// document ("1. Overview" alone on its line, a blank line around it, text
+// below it that is no numbered line) written as Markdown headings, one
+// level per number ("## Overview", "### Guest"); ok is false when
+// it has fewer than two such titles at the top level or their numbers do
+// not count up from 1 (a list of steps is no outline).
+func numberedTitles(text string) (titled string, ok bool) {
+	lines := strings.Split(text, "\n")
+	blank := func(i int) bool { return i < 0 || i >= len(lines) || strings.TrimSpace(lines[i]) == "" }
+	top := 0
+	out := make([]string, len(lines))
+	copy(out, lines)
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		m := numberedTitle.FindStringSubmatch(t)
+		if m == nil || !blank(i-1) || !blank(i+1) || fieldCount(m[2]) > 8 {
+			continue
+		}
+		next := ""
+		for j := i + 1; j < len(lines) && next == ""; j++ {
+			next = strings.TrimSpace(lines[j])
+		}
+		if next == "" || numberedTitle.MatchString(next) && !strings.Contains(m[1], ".") && !strings.HasPrefix(next, m[1]+".") {
+			continue // "1. Enable dark theme" over "2. Disable it": steps
+		}
+		depth := strings.Count(m[1], ".") + 1
+		if depth == 1 {
+			if m[1] != strconv.Itoa(top+1) {
+				return "", false
+			}
+			top++
+		}
+		out[i] = strings.Repeat("#", depth+1) + " " + m[2] // the number only orders the outline
+	}
+	if top < 2 {
+		return "", false
+	}
+	return strings.Join(out, "\n"), true
+}
+
+// parseText reads spec text into a document, its headings as written.
+func parseText(m *meter, text string) *document {
 	root := &section{first: 1}
 	p := &parser{doc: &document{root: root, sections: []*section{root}}, current: root, lines: specLines(text)}
 	for i := 0; i < len(p.lines); i++ {

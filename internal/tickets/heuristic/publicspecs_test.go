@@ -280,3 +280,26 @@ func TestProhibitionRiskNeedsARule(t *testing.T) {
 		t.Error("no prohibition risk from a never rule")
 	}
 }
+
+// A plain-text PRD outlined by numbered titles without Markdown ("1.
+// Overview" alone on its line) reads as one with headings: its future
+// ideas and out-of-scope parts give no ticket, its features one (it was
+// read as a list, "Future Feature Ideas" a ticket of its own).
+func TestPlainTextNumberedTitlesAreHeadings(t *testing.T) {
+	t.Parallel()
+	spec := "1. Overview\n\nUsers can create habits and tick them off every day.\n\n2. Habit Management\n\nUser can add a habit with a name\n\nEach habit has a delete button\n\n3. Future Feature Ideas\n\nDaily reminders via email\n\n4. Out of Scope (For Now)\n\nNative mobile apps\n"
+	res := generate(t, defaultRequest(spec, "Habit tracker"))
+	text := allTicketText(res.Tickets)
+	for _, not := range []string{"reminders", "Future Feature Ideas", "Native mobile"} {
+		if strings.Contains(text, not) {
+			t.Errorf("a ticket holds %q:\n%s", not, text)
+		}
+	}
+	if !strings.Contains(text, "delete button") {
+		t.Errorf("the features have no ticket: %v", titles(res.Tickets))
+	}
+	steps := generate(t, defaultRequest("Steps to reproduce:\n\n1. Enable dark theme\n\n2. Disable it again\n\nExpected: the light theme is back.\n", "Dark theme stays"))
+	if len(steps.Tickets) == 0 || steps.Tickets[0].TicketType != tickets.TypeBug {
+		t.Errorf("numbered steps read as an outline: %v", titles(steps.Tickets))
+	}
+}
