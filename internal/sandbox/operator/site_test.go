@@ -260,6 +260,7 @@ func TestControlAPIWithoutTokenIsLoopbackOnly(t *testing.T) {
 	for addr, want := range map[string]int{"127.0.0.1:5555": http.StatusOK, "[::1]:5555": http.StatusOK, "203.0.113.9:5555": http.StatusForbidden} {
 		req := httptest.NewRequest("GET", "/sandbox/api/state", nil)
 		req.RemoteAddr = addr
+		req.Host = "127.0.0.1:8081" // as a loopback client addresses it (see sandboxweb's TestGuardWithoutTokenWantsALoopbackHost)
 		rec := httptest.NewRecorder()
 		s.s.Handler().ServeHTTP(rec, req)
 		if rec.Code != want {

@@ -180,8 +180,10 @@ type Guard struct {
 
 // Wrap serves next to the requests Guard admits and refuses the others:
 // 403 forbidden for a foreign Origin or, without a token, a client that is
-// not on loopback; 401 unauthorized for a missing or wrong token. A form
-// request is refused with a redirect, as Fail does.
+// not on loopback or a request not addressed to a loopback host (a page
+// of another site whose name was rebound to 127.0.0.1 sends its own name
+// as Host and Origin); 401 unauthorized for a missing or wrong token. A
+// form request is refused with a redirect, as Fail does.
 func (g Guard) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !SameOrigin(r) {
@@ -189,8 +191,8 @@ func (g Guard) Wrap(next http.Handler) http.Handler {
 			return
 		}
 		if g.Token == "" {
-			if !loopback(r.RemoteAddr) {
-				Fail(w, r, http.StatusForbidden, "forbidden", "without an admin token the control API answers loopback clients only")
+			if !loopback(r.RemoteAddr) || !loopbackHost(r.Host) {
+				Fail(w, r, http.StatusForbidden, "forbidden", "without an admin token the control API answers loopback clients only, addressed as localhost or a loopback address")
 				return
 			}
 			next.ServeHTTP(w, r)
@@ -219,7 +221,7 @@ func (g Guard) admits(r *http.Request) bool {
 // (for a loopback client), or when it carries the token.
 func (g Guard) LoggedIn(r *http.Request) bool {
 	if g.Token == "" {
-		return loopback(r.RemoteAddr)
+		return loopback(r.RemoteAddr) && loopbackHost(r.Host)
 	}
 	return g.admits(r)
 }
@@ -254,6 +256,20 @@ func SameOrigin(r *http.Request) bool {
 	}
 	u, err := url.Parse(origin)
 	return err == nil && u.Host != "" && strings.EqualFold(u.Host, r.Host)
+}
+
+// loopbackHost reports whether a request's Host names this machine:
+// localhost or a loopback address, with or without a port.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func loopback(remoteAddr string) bool {

@@ -328,3 +328,37 @@ func TestJournalFailureIsFixedText(t *testing.T) {
 		t.Errorf("Failed = %q, want a fixed text", l.Failed)
 	}
 }
+
+// TestGuardWithoutTokenWantsALoopbackHost: without an admin token the
+// control API answers loopback clients that address it as this machine; a
+// page of another site whose name was rebound to 127.0.0.1 (DNS
+// rebinding) sends its own name as Host and Origin, and is refused.
+func TestGuardWithoutTokenWantsALoopbackHost(t *testing.T) {
+	t.Parallel()
+	h := sandboxweb.Guard{}.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	for _, c := range []struct {
+		host, origin string
+		want         int
+	}{
+		{"127.0.0.1:8081", "", http.StatusNoContent},
+		{"localhost:8081", "http://localhost:8081", http.StatusNoContent},
+		{"[::1]:8081", "", http.StatusNoContent},
+		{"127.0.0.1", "", http.StatusNoContent},
+		{"evil.example:8081", "http://evil.example:8081", http.StatusForbidden},
+		{"evil.example:8081", "", http.StatusForbidden},
+		{"10.0.0.5:8081", "", http.StatusForbidden},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/sandbox/api/credit", strings.NewReader(`{}`))
+		r.RemoteAddr = "127.0.0.1:50000"
+		r.Host = c.host
+		r.Header.Set("Content-Type", "application/json")
+		if c.origin != "" {
+			r.Header.Set("Origin", c.origin)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != c.want {
+			t.Errorf("Host %q Origin %q: %d, want %d", c.host, c.origin, w.Code, c.want)
+		}
+	}
+}
