@@ -1,6 +1,7 @@
 package heuristic_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -301,5 +302,20 @@ func TestPlainTextNumberedTitlesAreHeadings(t *testing.T) {
 	steps := generate(t, defaultRequest("Steps to reproduce:\n\n1. Enable dark theme\n\n2. Disable it again\n\nExpected: the light theme is back.\n", "Dark theme stays"))
 	if len(steps.Tickets) == 0 || steps.Tickets[0].TicketType != tickets.TypeBug {
 		t.Errorf("numbered steps read as an outline: %v", titles(steps.Tickets))
+	}
+}
+
+// What a release of a proposal would do titles its ticket ("Implement in
+// Go 1.16" and "Implement in a later release (likely Go 1.17)" were the
+// Go proposal's titles of the deprecation and the removal).
+func TestReleaseStepTitles(t *testing.T) {
+	t.Parallel()
+	spec := "# Proposal: install by version\n\n## Details\n\nWe also propose deprecating the ability for `go get` to install packages.\n\n* In Go 1.16, when `go get` is invoked outside a module, `go get` would print a deprecation warning recommending an equivalent `go install` command.\n* In a later release (likely Go 1.17), `go get` would no longer build or install packages.\n"
+	res := generate(t, defaultRequest(spec, "Install by version"))
+	got := titles(res.Tickets)
+	for _, want := range []string{"Make go get print a deprecation warning recommending an equivalent go install", "Make go get no longer build or install packages"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("titles %q, want %q among them", got, want)
+		}
 	}
 }

@@ -751,6 +751,14 @@ func imperative(s string) (title, role string) {
 	if m := reasonFirst.FindStringSubmatch(s); m != nil && fieldCount(m[1]) >= 3 {
 		s = upperFirst(m[1]) // "Because the sysvar system supports …, these variables should be removed …"
 	}
+	if m := whenFirst.FindStringSubmatch(s); m != nil && fieldCount(m[1]) >= 3 {
+		// "In Go 1.16, when …, `go get` would print a deprecation
+		// warning …": what a release of the proposal would do.
+		if w := wouldDo.FindStringSubmatch(m[1]); w != nil && fieldCount(w[2]) >= 2 {
+			return "Make " + w[1] + " " + w[2], ""
+		}
+		s = upperFirst(m[1])
+	}
 	if m := waitFirst.FindStringSubmatch(s); m != nil {
 		// "After two successful restore tests, switch off the pg_dump
 		// job": the action first, what it waits for after it.
@@ -850,6 +858,16 @@ func gerundBase(w string) string {
 	}
 	return ""
 }
+
+// whenFirst is a sentence that opens with the release or place it applies
+// to ("In Go 1.16, ", "In a later release (likely Go 1.17), "), and a
+// condition after it: group 1 is what follows them.
+var whenFirst = regexp.MustCompile(`^In [^,]{2,40}, (?:(?:when|if) [^,]{3,160}, )?(\S.*)$`)
+
+// wouldDo is a statement of what a proposal would make something do
+// ("go get would print a deprecation warning"): groups are the subject
+// and what it does.
+var wouldDo = regexp.MustCompile(`^(\S.{0,40}?) would (.+)$`)
 
 // reasonFirst is a sentence that opens with the reason for what it
 // requires: group 1 is the requirement.
