@@ -319,3 +319,15 @@ func TestReleaseStepTitles(t *testing.T) {
 		}
 	}
 }
+
+// An ADR's consequences are titled by what the team will do, not
+// "Implement consequences".
+func TestConsequencesTitledByWhatWillBeDone(t *testing.T) {
+	t.Parallel()
+	spec := "# ADR 14: Use native fetch\n\n## Decision\n\nAll backend code should use the native `fetch` for HTTP calls.\n\n## Consequences\n\nWe will gradually transition away from `node-fetch` on the Node.js platform.\nCertain tests may need to be rewritten to use msw 2.x.\n"
+	res := generate(t, defaultRequest(spec, "Use native fetch"))
+	want := "Gradually transition away from node-fetch on the Node.js platform"
+	if got := titles(res.Tickets); !slices.Contains(got, want) {
+		t.Errorf("titles %q, want %q among them", got, want)
+	}
+}

@@ -1012,8 +1012,13 @@ func (b *builder) genericHeadingTitle(h string, units []*unit) (title string, ok
 	if len(units) > 0 {
 		if text := strings.TrimSpace(stripCode(units[0].text)); unframed(text) != text {
 			// "This RFC proposes to make the `package.authors` field
-			// optional": what it proposes names the work.
-			if t, _ := imperative(text); !strings.HasPrefix(t, "Implement ") {
+			// optional", "We will gradually transition away from …": what
+			// it proposes names the work.
+			t, _ := imperative(text)
+			if strings.HasPrefix(t, "Implement ") && strings.HasPrefix(strings.ToLower(text), "we will ") {
+				t = strings.TrimRight(unframed(text), ".")
+			}
+			if !strings.HasPrefix(t, "Implement ") {
 				return shorten(t, 12, 90), true
 			}
 		}
@@ -1029,7 +1034,7 @@ func (b *builder) genericHeadingTitle(h string, units []*unit) (title string, ok
 
 // genericWorkHeading is a heading that names the part of a document that
 // holds the work, not the work.
-var genericWorkHeading = regexp.MustCompile(`(?i)^(the )?(specification|proposal|proposed (change|design|solution)|(recommended|suggested) solution|recommendations?|design|detailed design|design details|details|implementation|solution|changes?|reference-level explanation|summary|abstract|overview|describe (the|your) (ideal |proposed |preferred )?solution( you'?d like| to this problem)?)$`)
+var genericWorkHeading = regexp.MustCompile(`(?i)^(the )?(specification|proposal|proposed (change|design|solution)|(recommended|suggested) solution|recommendations?|design|detailed design|design details|details|implementation|solution|changes?|reference-level explanation|summary|abstract|overview|consequences|describe (the|your) (ideal |proposed |preferred )?solution( you'?d like| to this problem)?)$`)
 
 // headerTitle is a PEP's or RFC's "Title:" header line, or an issue
 // template's front matter "title:" (quoted, behind a "[FEATURE]" tag).
