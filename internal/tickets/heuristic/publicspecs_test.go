@@ -331,3 +331,16 @@ func TestConsequencesTitledByWhatWillBeDone(t *testing.T) {
 		t.Errorf("titles %q, want %q among them", got, want)
 	}
 }
+
+// A list of predicates under a caption that names their subject ("A
+// removed sysvar:" over "Returns an error for …") is titled with that
+// subject, not "Implement returns an error …".
+func TestPredicateItemsTakeTheCaptionSubject(t *testing.T) {
+	t.Parallel()
+	spec := "# Proposal: Removed settings\n\n## Design\n\nWe support removed settings in the framework. A removed setting:\n\n* Is settable via a `SET` statement\n* Returns an error for `SELECT @@var` queries\n"
+	res := generate(t, defaultRequest(spec, "Removed settings"))
+	want := "Make a removed setting return an error for SELECT @@var queries"
+	if got := titles(res.Tickets); !slices.Contains(got, want) {
+		t.Errorf("titles %q, want %q among them", got, want)
+	}
+}

@@ -697,6 +697,25 @@ func additionParts(units []*unit) []*part {
 	return parts
 }
 
+// predicateOf returns the sentence a list item makes with its caption
+// when the item is only a predicate of the caption's subject: "Returns an
+// error for `SELECT @@var` queries" under "A removed sysvar:" is "A
+// removed sysvar returns an error for …". Any other item is itself.
+func predicateOf(caption, item string) string {
+	w, _, _ := strings.Cut(item, " ")
+	if caption == "" || fieldCount(caption) > 5 || w == "" || w == strings.ToLower(w) {
+		return item
+	}
+	low := strings.ToLower(w)
+	if !predicateVerbs[low] && !(strings.HasSuffix(low, "s") && !strings.HasSuffix(low, "ss") && baseVerbs[strings.TrimSuffix(low, "s")]) {
+		return item
+	}
+	return caption + " " + lowerFirst(item)
+}
+
+// predicateVerbs open a predicate with no subject ("Is settable via …").
+var predicateVerbs = map[string]bool{"is": true, "are": true, "has": true, "can": true, "cannot": true, "must": true, "should": true, "will": true, "does": true, "returns": true}
+
 // ruleParagraphParts returns the parts of a section of prose whose
 // paragraphs each open with a rule for a different subject, one part per
 // rule with the paragraphs up to the next ("All code that is executed in
@@ -1452,7 +1471,7 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 	if reqID == "" && keyword == "" {
 		reqID, keyword = ig.reqID, ig.keyword // a requirement table's row
 	}
-	title, role := imperative(first)
+	title, role := imperative(predicateOf(units[0].caption, first))
 	if listID == "" && ig.label != "" && fieldCount(ig.label) <= 5 && len(units) > 1 {
 		title = verbFirst(cleanHeading(ig.label))
 	}
