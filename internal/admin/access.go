@@ -102,23 +102,23 @@ var routeAccess = map[string]access{
 // authenticate puts the caller in the request's context (see caller); a
 // request without a valid token gets 401, the same answer for a missing,
 // wrong, revoked or expired one. Each 401 counts against the client
-// address's failure budget; an address that used it up gets 429
-// rate_limited with Retry-After before its token is looked at.
+// address's failure budget; once the address has used it up, its wrong
+// tokens get 429 rate_limited with Retry-After instead. A valid token is
+// served whatever its address's budget.
 func (h *handler) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if refused, wait := h.failures.Refused(r); refused {
-			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-			h.writeError(w, r, problem(http.StatusTooManyRequests, CodeRateLimited,
-				"Too many wrong tokens from this address; retry after the time in Retry-After."))
-			return
-		}
 		p, ok, err := h.caller(r)
 		if err != nil {
 			h.writeError(w, r, err)
 			return
 		}
 		if !ok {
-			h.failures.Failed(r)
+			if refused, wait := h.failures.Failed(r); refused {
+				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+				h.writeError(w, r, problem(http.StatusTooManyRequests, CodeRateLimited,
+					"Too many wrong tokens from this address; retry after the time in Retry-After."))
+				return
+			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="foresight-admin"`)
 			h.writeError(w, r, problem(http.StatusUnauthorized, CodeUnauthorized, "The admin token or operator key is missing, wrong, revoked or expired."))
 			return

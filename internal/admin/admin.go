@@ -84,10 +84,10 @@ type Options struct {
 	// Sessions opens the sessions of bundled operators' bettors; nil
 	// answers its route 404.
 	Sessions BundledSessions
-	// FailedSignIns counts wrong tokens per client address: an address
-	// that used up its budget is answered 429 rate_limited with
-	// Retry-After, whatever its token, until the budget refills. Nil
-	// never refuses.
+	// FailedSignIns counts wrong tokens per client address: once an
+	// address has used up its budget, its wrong tokens are answered 429
+	// rate_limited with Retry-After instead of 401 until the budget
+	// refills; its valid tokens are served. Nil never refuses.
 	FailedSignIns *ratelimit.FailureGuard
 }
 

@@ -6,14 +6,20 @@ import (
 	"time"
 )
 
-// FailureGuard slows down the guessing of credentials: it counts the
-// failed sign-ins of each client address in a token bucket, and an address
-// whose bucket is empty is refused before its credential is even looked
-// at, until the bucket refills. Successful sign-ins take nothing. A nil
+// FailureGuard slows down clients that send wrong credentials: it counts
+// the failed sign-ins of each client address in a token bucket, and once
+// an address's bucket is empty its wrong credentials are answered 429
+// with Retry-After rather than 401 until the bucket refills. A nil
 // FailureGuard never refuses.
 //
-// An address over its budget is refused with a valid credential too:
-// answering it would tell a guesser which guess was right.
+// A valid credential is served whatever its address's budget: the caller
+// checks the credential first and calls Failed only when it is wrong. One
+// client must not lock out every other client of its address (behind a
+// reverse proxy all of them share the proxy's), and serving valid
+// credentials helps no guesser: the platform's credentials carry at least
+// 192 random bits, which no number of guesses finds. The budget therefore
+// does not bound how fast an address may try credentials; their entropy
+// does.
 type FailureGuard struct {
 	failures *Limiter
 }
@@ -24,21 +30,17 @@ func NewFailureGuard(perMinute float64, burst int) *FailureGuard {
 	return &FailureGuard{failures: New(perMinute/60, burst)}
 }
 
-// Refused reports whether r's client address has used up its failures,
-// and how long until it may try again.
-func (g *FailureGuard) Refused(r *http.Request) (refused bool, retryAfter time.Duration) {
+// Failed counts a failed sign-in of r's client address. When the address
+// has used up its budget, the failure is refused instead: refused is true
+// and retryAfter is how long until the address's budget holds a failure
+// again. The caller answers a refused failure 429 with Retry-After, any
+// other 401.
+func (g *FailureGuard) Failed(r *http.Request) (refused bool, retryAfter time.Duration) {
 	if g == nil {
 		return false, 0
 	}
-	ok, wait := g.failures.Peek(ClientAddress(r))
+	ok, wait := g.failures.Allow(ClientAddress(r))
 	return !ok, wait
-}
-
-// Failed counts a failed sign-in of r's client address.
-func (g *FailureGuard) Failed(r *http.Request) {
-	if g != nil {
-		g.failures.Allow(ClientAddress(r))
-	}
 }
 
 // ClientAddress is the IP address of r's connection (RemoteAddr without

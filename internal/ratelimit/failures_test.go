@@ -16,25 +16,27 @@ func TestFailureGuard(t *testing.T) {
 	b.RemoteAddr = "198.51.100.8:40000"
 
 	for i := range 3 {
-		if refused, _ := g.Refused(a); refused {
-			t.Fatalf("refused before failure %d of a burst of 3", i+1)
+		if refused, _ := g.Failed(a); refused {
+			t.Fatalf("failure %d of a burst of 3 refused", i+1)
 		}
-		g.Failed(a)
 	}
-	refused, wait := g.Refused(a)
+	refused, wait := g.Failed(a)
 	if !refused || wait <= 0 || wait > time.Second {
-		t.Fatalf("after 3 failures: refused %v, wait %v; want refused for up to 1s", refused, wait)
+		t.Fatalf("fourth failure: refused %v, wait %v; want refused for up to 1s", refused, wait)
 	}
 	a.RemoteAddr = "198.51.100.7:40001" // another connection of the same address
-	if refused, _ := g.Refused(a); !refused {
+	if refused, _ := g.Failed(a); !refused {
 		t.Fatal("a new connection of the same address starts afresh")
 	}
-	if refused, _ := g.Refused(b); refused {
+	if refused, _ := g.Failed(b); refused {
 		t.Fatal("another address is refused")
 	}
 	*now = now.Add(wait)
-	if refused, _ := g.Refused(a); refused {
-		t.Fatal("still refused after the advertised wait")
+	if refused, _ := g.Failed(a); refused {
+		t.Fatal("still refused after the advertised wait: refused failures must not push it back")
+	}
+	if refused, _ := g.Failed(a); !refused {
+		t.Fatal("the wait refilled the budget by more than one failure")
 	}
 }
 
@@ -42,8 +44,7 @@ func TestNilFailureGuard(t *testing.T) {
 	t.Parallel()
 	var g *FailureGuard
 	r := httptest.NewRequest("GET", "/", nil)
-	g.Failed(r)
-	if refused, _ := g.Refused(r); refused {
+	if refused, _ := g.Failed(r); refused {
 		t.Fatal("a nil guard refused")
 	}
 }

@@ -60,28 +60,6 @@ func (l *Limiter) Allow(key string) (ok bool, retryAfter time.Duration) {
 	return true, 0
 }
 
-// Peek reports, without taking a token, whether key's bucket holds one,
-// and otherwise how long until it will. Used with Allow it limits events
-// that are only known afterwards, such as failed sign-ins: Peek before
-// serving, Allow once the request turned out to be a failure.
-func (l *Limiter) Peek(key string) (ok bool, retryAfter time.Duration) {
-	if l.rate == rate.Inf {
-		return true, 0
-	}
-	now := l.now()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b := l.buckets[key]
-	if b == nil {
-		return true, 0
-	}
-	tokens := b.lim.TokensAt(now)
-	if tokens >= 1 {
-		return true, 0
-	}
-	return false, time.Duration((1 - tokens) / float64(l.rate) * float64(time.Second))
-}
-
 // sweep forgets buckets that are full again, at most once a minute.
 func (l *Limiter) sweep(now time.Time) {
 	if now.Sub(l.lastSweep) < time.Minute {

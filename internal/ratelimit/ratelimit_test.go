@@ -57,27 +57,3 @@ func TestLimiterForgetsIdleKeys(t *testing.T) {
 		t.Error("idle bucket was not forgotten")
 	}
 }
-
-func TestLimiterPeekTakesNothing(t *testing.T) {
-	t.Parallel()
-	l := New(1, 2)
-	now := setClock(l)
-	for range 10 {
-		if ok, _ := l.Peek("a"); !ok {
-			t.Fatal("Peek refused a key with a full bucket")
-		}
-	}
-	l.Allow("a")
-	l.Allow("a")
-	ok, retry := l.Peek("a")
-	if ok || retry <= 0 || retry > time.Second {
-		t.Fatalf("Peek of an empty bucket = %v, retry after %v; want refused with a wait up to 1s", ok, retry)
-	}
-	*now = now.Add(retry)
-	if ok, _ := l.Peek("a"); !ok {
-		t.Fatal("Peek refused after waiting the advertised time")
-	}
-	if ok, _ := l.Allow("a"); !ok {
-		t.Fatal("Allow refused after waiting the advertised time")
-	}
-}

@@ -102,7 +102,8 @@ func methodLabel(method string) string {
 // tokens (compared over SHA-256 hashes in constant time, every one of them,
 // so that neither which token nor its length leaks); any other request is
 // 401. Wrong or missing tokens count against the client address's budget
-// in failures, and an address that used it up is 429 with Retry-After.
+// in failures; once the address has used it up they are 429 with
+// Retry-After instead. A right token is served whatever the budget.
 func metricsAccess(tokens []string, failures *ratelimit.FailureGuard, next http.Handler) http.Handler {
 	hashes := make([][32]byte, 0, len(tokens))
 	for _, t := range tokens {
@@ -111,11 +112,6 @@ func metricsAccess(tokens []string, failures *ratelimit.FailureGuard, next http.
 		}
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if refused, wait := failures.Refused(r); refused {
-			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-			http.Error(w, "Too many wrong tokens from this address; retry after the time in Retry-After.", http.StatusTooManyRequests)
-			return
-		}
 		scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 		sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
 		match := 0
@@ -123,7 +119,11 @@ func metricsAccess(tokens []string, failures *ratelimit.FailureGuard, next http.
 			match |= subtle.ConstantTimeCompare(sum[:], h[:])
 		}
 		if match != 1 || !strings.EqualFold(scheme, "Bearer") {
-			failures.Failed(r)
+			if refused, wait := failures.Failed(r); refused {
+				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+				http.Error(w, "Too many wrong tokens from this address; retry after the time in Retry-After.", http.StatusTooManyRequests)
+				return
+			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="foresight-metrics"`)
 			http.Error(w, "The metrics token (or the admin token) is required: Authorization: Bearer <token>.", http.StatusUnauthorized)
 			return
