@@ -200,15 +200,16 @@ type sessionClaims struct {
 }
 
 // Validate checks token as a session JWT of op and returns its claims.
-// Rules: at most MaxTokenLength bytes; alg RS256 only; a kid in the
-// header naming an RSA key of at least MinRSABits in op's JWKS; no crit
-// header (no extension is understood: RFC 7515 §4.1.11); no member of the
-// header or the payload twice, nor a registered claim's name in another
-// case; iss equal to op.ID; exp and iat present, exp not passed, nbf and
-// iat not in the future (each with Leeway), all three JSON numbers; aud,
-// when present, listing Options.Audience; sub non-empty; currency 3 to 7
-// upper-case letters or digits. With op.Keys the key comes from it instead
-// of a JWKS.
+// Rules: at most MaxTokenLength bytes; each segment canonical base64url
+// (no padding, the unused low bits of its last character zero); alg
+// RS256 only; a kid in the header naming an RSA key of at least MinRSABits
+// in op's JWKS; no crit header (no extension is understood: RFC 7515
+// §4.1.11); no member of the header or the payload twice, nor a
+// registered claim's name in another case; iss equal to op.ID; exp and
+// iat present, exp not passed, nbf and iat not in the future (each with
+// Leeway), all three JSON numbers; aud, when present, listing
+// Options.Audience; sub non-empty; currency 3 to 7 upper-case letters or
+// digits. With op.Keys the key comes from it instead of a JWKS.
 //
 // Every failure about the token wraps ErrInvalidToken (also an unknown kid
 // when the operator's JWKS cannot be fetched, and ctx ending while the keys
@@ -240,6 +241,11 @@ func (v *Validator) Validate(ctx context.Context, op Operator, token string) (Cl
 		jwt.WithExpirationRequired(),
 		jwt.WithIssuedAt(),
 		jwt.WithLeeway(Leeway),
+		// One token, one spelling: a lenient decoder ignores the unused
+		// low bits of a segment's last character, and the signature
+		// (which signs only the other two segments) could be spelled 16
+		// ways, each counted as another token.
+		jwt.WithStrictDecoding(),
 	)
 	_, err = parser.ParseWithClaims(token, &c, func(t *jwt.Token) (any, error) {
 		kid, _ := t.Header["kid"].(string)

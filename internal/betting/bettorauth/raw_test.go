@@ -1,6 +1,7 @@
 package bettorauth_test
 
 import (
+	"bytes"
 	"context"
 	"crypto"
 	"crypto/rand"
@@ -9,6 +10,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,4 +96,47 @@ func TestRawTokenRules(t *testing.T) {
 	if _, err := bare.Validate(context.Background(), op, handMinted(t, k[0], header, claims(`,"aud":"https://foresight.example"`))); !errors.Is(err, bettorauth.ErrInvalidToken) {
 		t.Errorf("aud with no Audience configured: Validate = %v, want ErrInvalidToken", err)
 	}
+}
+
+// TestOneSpellingPerToken: base64url leaves the unused low bits of a
+// segment's last character free, so decoders that ignore them read one
+// token under several spellings (a 256-byte signature under 16). Only the
+// canonical spelling is accepted: another would count as a different
+// token wherever tokens are counted (the streams per token).
+func TestOneSpellingPerToken(t *testing.T) {
+	t.Parallel()
+	k, _, v, op := newOperatorA(t, time.Hour)
+	header := `{"alg":"RS256","kid":"k1","typ":"JWT"}`
+	now := time.Now().Unix()
+	payload := fmt.Sprintf(`{"sub":"bettor-1","currency":"USD","iss":"op-a","iat":%d,"exp":%d}`, now, now+900)
+	token := handMinted(t, k[0], header, payload)
+	if _, err := v.Validate(context.Background(), op, token); err != nil {
+		t.Fatalf("canonical token: %v", err)
+	}
+	parts := strings.Split(token, ".")
+	for i, name := range []string{"header", "payload", "signature"} {
+		decoded, err := base64.RawURLEncoding.DecodeString(parts[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(decoded)%3 == 0 {
+			continue // every bit of the last character carries data
+		}
+		respelled := slices.Clone(parts)
+		respelled[i] = flipLowestBit(parts[i])
+		if again, err := base64.RawURLEncoding.DecodeString(respelled[i]); err != nil || !bytes.Equal(again, decoded) {
+			t.Fatalf("%s respelled %q does not decode leniently to the same bytes (%v)", name, respelled[i], err)
+		}
+		_, err = v.Validate(context.Background(), op, strings.Join(respelled, "."))
+		if !errors.Is(err, bettorauth.ErrInvalidToken) {
+			t.Errorf("token with its %s respelled: Validate = %v, want ErrInvalidToken", name, err)
+		}
+	}
+}
+
+// flipLowestBit flips the lowest bit of seg's last base64url character.
+func flipLowestBit(seg string) string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	i := strings.IndexByte(alphabet, seg[len(seg)-1])
+	return seg[:len(seg)-1] + string(alphabet[i^1])
 }
