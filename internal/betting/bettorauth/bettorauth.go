@@ -10,10 +10,12 @@
 // could read such a token differently or it was meant for someone else.
 //
 // A Validator keeps one key set per operator, fetched lazily on the first
-// token of the operator and refreshed in the background (hourly, and at
-// once, rate-limited, when a token names a key id the set does not hold, so
-// an operator can rotate keys without telling the platform). One operator's
-// keys never validate another operator's tokens.
+// token of the operator and refreshed in the background (hourly, and when
+// a token names a key id the set does not hold, so an operator can rotate
+// keys without telling the platform: each kid at most once per 5 minutes,
+// at most one such fetch per operator every 15 seconds, so that made-up
+// kids cannot use up the fetch a real new kid needs). One operator's keys
+// never validate another operator's tokens.
 package bettorauth
 
 import (
@@ -35,9 +37,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/MicahParks/jwkset"
 	"github.com/MicahParks/keyfunc/v3"
 	"github.com/golang-jwt/jwt/v5"
-	"golang.org/x/time/rate"
 
 	"github.com/foresight-dev/foresight/internal/netguard"
 )
@@ -51,9 +53,17 @@ const (
 	Leeway = 30 * time.Second
 	// MinRSABits is the smallest RSA modulus accepted for a signing key.
 	MinRSABits = 2048
-	// DefaultRefreshUnknownKIDRateLimit is how often at most an unknown key
-	// id makes a Validator fetch an operator's JWKS again.
+	// DefaultRefreshUnknownKIDRateLimit is how often at most one unknown
+	// key id makes a Validator fetch an operator's JWKS again.
 	DefaultRefreshUnknownKIDRateLimit = 5 * time.Minute
+	// DefaultUnknownKIDRefreshSpacing is the least time between two
+	// fetches of an operator's JWKS caused by unknown key ids, whichever
+	// they are.
+	DefaultUnknownKIDRefreshSpacing = 15 * time.Second
+	// unknownKIDWaitMax is how long at most a token with an unknown key id
+	// waits for the next fetch of its operator's JWKS to begin; when it
+	// begins later, the token is refused at once.
+	unknownKIDWaitMax = 10 * time.Second
 	// RefreshInterval is how often an operator's JWKS is fetched in the
 	// background.
 	RefreshInterval = time.Hour
@@ -82,9 +92,14 @@ type Options struct {
 	// refused without AllowInsecure and bodies are capped at 1 MiB.
 	HTTPClient *http.Client
 	// RefreshUnknownKIDRateLimit is the least time between two JWKS
-	// fetches of one operator caused by unknown key ids; zero means
-	// DefaultRefreshUnknownKIDRateLimit.
+	// fetches of one operator caused by the same unknown key id; zero
+	// means DefaultRefreshUnknownKIDRateLimit.
 	RefreshUnknownKIDRateLimit time.Duration
+	// UnknownKIDRefreshSpacing is the least time between two JWKS fetches
+	// of one operator caused by unknown key ids, whichever they are; zero
+	// means DefaultUnknownKIDRefreshSpacing. It is shortened to
+	// RefreshUnknownKIDRateLimit when that is shorter.
+	UnknownKIDRefreshSpacing time.Duration
 	// AllowInsecure permits http:// JWKS URLs and non-public addresses
 	// (local development and tests only).
 	AllowInsecure bool
@@ -132,7 +147,8 @@ type Claims struct {
 // safe for concurrent use. Close it to stop the background refreshes.
 type Validator struct {
 	client        *http.Client
-	limit         time.Duration
+	perKID        time.Duration // Options.RefreshUnknownKIDRateLimit
+	spacing       time.Duration // Options.UnknownKIDRefreshSpacing
 	allowInsecure bool
 	log           *slog.Logger
 	audience      string
@@ -148,27 +164,35 @@ type Validator struct {
 	sets   map[string]*keySet // by operator id
 }
 
-// keySet is one operator's cached keyfunc.
+// keySet is one operator's cached keys.
 type keySet struct {
 	url    string
 	cancel context.CancelFunc
 	ready  chan struct{} // closed when kf and err are set
-	kf     keyfunc.Keyfunc
-	err    error
+	// kf reads the keys held, without fetching.
+	kf  keyfunc.Keyfunc
+	err error
+	// unknown fetches the JWKS again for key ids kf does not hold.
+	unknown *unknownKIDs
 }
 
 // New returns a Validator.
 func New(opts Options) *Validator {
 	v := &Validator{
-		limit:         opts.RefreshUnknownKIDRateLimit,
+		perKID:        opts.RefreshUnknownKIDRateLimit,
+		spacing:       opts.UnknownKIDRefreshSpacing,
 		allowInsecure: opts.AllowInsecure,
 		log:           opts.Logger,
 		audience:      strings.TrimRight(opts.Audience, "/"),
 		sets:          map[string]*keySet{},
 	}
-	if v.limit <= 0 {
-		v.limit = DefaultRefreshUnknownKIDRateLimit
+	if v.perKID <= 0 {
+		v.perKID = DefaultRefreshUnknownKIDRateLimit
 	}
+	if v.spacing <= 0 {
+		v.spacing = DefaultUnknownKIDRefreshSpacing
+	}
+	v.spacing = min(v.spacing, v.perKID)
 	if v.log == nil {
 		v.log = slog.Default()
 	}
@@ -227,10 +251,10 @@ func (v *Validator) Validate(ctx context.Context, op Operator, token string) (Cl
 	if err != nil {
 		return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 	}
-	var kf keyfunc.Keyfunc
+	var ks *keySet
 	if op.Keys == nil {
 		var err error
-		if kf, err = v.keyfunc(ctx, op); err != nil {
+		if ks, err = v.keySet(ctx, op); err != nil {
 			return Claims{}, err
 		}
 	}
@@ -256,7 +280,7 @@ func (v *Validator) Validate(ctx context.Context, op Operator, token string) (Cl
 		if op.Keys != nil {
 			return checkKey(op.Keys(ctx, kid))
 		}
-		return checkKey(kf.KeyfuncCtx(ctx)(t))
+		return checkKey(ks.key(ctx, t, kid))
 	})
 	if err != nil {
 		return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
@@ -378,9 +402,9 @@ func checkKey(key any, err error) (any, error) {
 	return pub, nil
 }
 
-// keyfunc returns op's keyfunc, creating it on first use. A change of the
+// keySet returns op's key set, creating it on first use. A change of the
 // operator's JWKS URL replaces its key set.
-func (v *Validator) keyfunc(ctx context.Context, op Operator) (keyfunc.Keyfunc, error) {
+func (v *Validator) keySet(ctx context.Context, op Operator) (*keySet, error) {
 	if op.ID == "" {
 		return nil, errors.New("bettorauth: the operator has no id")
 	}
@@ -417,7 +441,27 @@ func (v *Validator) keyfunc(ctx context.Context, op Operator) (keyfunc.Keyfunc, 
 		ks.cancel()
 		return nil, fmt.Errorf("bettorauth: operator %s: %w", op.ID, ks.err)
 	}
-	return ks.kf, nil
+	return ks, nil
+}
+
+// key returns the key that t's kid names. When the key set does not hold
+// it, the token waits for the next fetch of the JWKS that ks.unknown
+// allows, if any, and the key set is read once more.
+func (ks *keySet) key(ctx context.Context, t *jwt.Token, kid string) (any, error) {
+	key, err := ks.kf.KeyfuncCtx(ctx)(t)
+	if !errors.Is(err, jwkset.ErrKeyNotFound) {
+		return key, err
+	}
+	fetched := ks.unknown.await(kid)
+	if fetched == nil {
+		return nil, fmt.Errorf("%w (the operator's JWKS is not fetched again for it yet)", err)
+	}
+	select {
+	case <-fetched:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w (waiting for the operator's JWKS: %w)", err, context.Cause(ctx))
+	}
+	return ks.kf.KeyfuncCtx(ctx)(t)
 }
 
 // newKeySet starts loading op's keys in the background (the first fetch
@@ -428,29 +472,49 @@ func (v *Validator) newKeySet(op Operator) *keySet {
 	ctx, cancel := context.WithCancel(v.ctx)
 	ks := &keySet{url: op.JWKSURL, cancel: cancel, ready: make(chan struct{})}
 	id, log := op.ID, v.log
-	override := keyfunc.Override{
-		Client:      v.client,
-		HTTPTimeout: jwksTimeout,
-		// Bounds the wait for the limiter and the refresh it allows.
-		RateLimitWaitMax:  jwksTimeout,
-		RefreshInterval:   RefreshInterval,
-		RefreshUnknownKID: rate.NewLimiter(rate.Every(v.limit), 1),
-		RefreshErrorHandlerFunc: func(u string) func(context.Context, error) {
-			return func(ctx context.Context, err error) {
-				if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-					return // the validator is closing
-				}
-				log.WarnContext(ctx, "bettorauth: fetching an operator's JWKS failed", "operator_id", id,
-					"jwks_url", netguard.RedactURL(u), "error", netguard.HideURL(err, u))
-			}
-		},
+	reportError := func(ctx context.Context, err error) {
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			return // the validator is closing
+		}
+		log.WarnContext(ctx, "bettorauth: fetching an operator's JWKS failed", "operator_id", id,
+			"jwks_url", netguard.RedactURL(op.JWKSURL), "error", netguard.HideURL(err, op.JWKSURL))
 	}
 	v.loads.Go(func() {
 		defer close(ks.ready)
-		ks.kf, ks.err = keyfunc.NewDefaultOverrideCtx(ctx, []string{op.JWKSURL}, override)
-		ks.err = netguard.HideURL(ks.err, op.JWKSURL) // it reaches logs; the URL may hold a token
+		store, err := jwkset.NewStorageFromHTTP(op.JWKSURL, jwkset.HTTPClientStorageOptions{
+			Client:                    v.client,
+			Ctx:                       ctx,
+			HTTPTimeout:               jwksTimeout,
+			NoErrorReturnFirstHTTPReq: true, // reported; the next token's unknown kid fetches again
+			RefreshErrorHandler:       reportError,
+			RefreshInterval:           RefreshInterval,
+		})
+		if err != nil {
+			ks.err = netguard.HideURL(err, op.JWKSURL) // it reaches logs; the URL may hold a token
+			return
+		}
+		ks.kf, ks.err = keyfunc.New(keyfunc.Options{Ctx: ctx, Storage: store})
+		ks.unknown = newUnknownKIDs(ctx, v.spacing, v.perKID, unknownKIDWaitMax, func(ctx context.Context) {
+			if err := fetchInto(ctx, store, op.JWKSURL, v.client); err != nil {
+				reportError(ctx, err)
+			}
+		})
 	})
 	return ks
+}
+
+// fetchInto fetches the JWKS at jwksURL and replaces the keys of store
+// with it; on failure store keeps its keys.
+func fetchInto(ctx context.Context, store jwkset.Storage, jwksURL string, client *http.Client) error {
+	fetched, err := jwkset.NewStorageFromHTTP(jwksURL, jwkset.HTTPClientStorageOptions{Client: client, Ctx: ctx, HTTPTimeout: jwksTimeout})
+	if err != nil {
+		return err
+	}
+	keys, err := fetched.KeyReadAll(ctx)
+	if err != nil {
+		return err
+	}
+	return store.KeyReplaceAll(ctx, keys)
 }
 
 // checkURL accepts an absolute https URL, or http with AllowInsecure.

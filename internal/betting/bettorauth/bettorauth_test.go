@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -289,6 +290,84 @@ func TestUnknownKIDRefreshIsRateLimited(t *testing.T) {
 			t.Errorf("after unknown kid %d: %d JWKS fetches, want 2 (initial + one rate-limited refresh)", i+1, n)
 		}
 	}
+}
+
+// A made-up kid in an unsigned token, which anyone can send for any
+// operator (operator ids are public), must not keep the operator's new key
+// out: the next fetch, at most the spacing later, reads it. (An outside
+// attack kept it out for up to an hour with one such token.) A flood of
+// made-up kids shares one fetch per spacing, and a kid that caused a fetch
+// causes none again within the per-kid limit.
+func TestMadeUpKIDsDoNotDelayRotation(t *testing.T) {
+	t.Parallel()
+	const spacing = 300 * time.Millisecond
+	k := testKeys()
+	s := newJWKSServer(t, true, jwk{"k1", &k[0].PublicKey})
+	v := bettorauth.New(bettorauth.Options{HTTPClient: s.srv.Client(), RefreshUnknownKIDRateLimit: time.Hour, UnknownKIDRefreshSpacing: spacing})
+	t.Cleanup(v.Close)
+	op := bettorauth.Operator{ID: "op-a", JWKSURL: s.url()}
+	ctx := context.Background()
+	if _, err := v.Validate(ctx, op, operatorAToken(t)); err != nil {
+		t.Fatal(err)
+	}
+	forged := unsignedToken(t, "made-up", claims("op-a"))
+	if _, err := v.Validate(ctx, op, forged); !errors.Is(err, bettorauth.ErrInvalidToken) {
+		t.Fatalf("forged token: %v, want ErrInvalidToken", err)
+	}
+	if n := s.fetches.Load(); n != 2 {
+		t.Fatalf("%d JWKS fetches after the forged token, want 2", n)
+	}
+
+	s.add(jwk{"k2", &k[1].PublicKey})
+	start := time.Now()
+	if _, err := v.Validate(ctx, op, sign(t, jwt.SigningMethodRS256, k[1], "k2", claims("op-a"))); err != nil {
+		t.Fatalf("token of the new key after a forged token: %v", err)
+	}
+	if took := time.Since(start); took > spacing+time.Second {
+		t.Errorf("the new key took %v to be accepted, want about the spacing (%v)", took, spacing)
+	}
+	if n := s.fetches.Load(); n != 3 {
+		t.Fatalf("%d JWKS fetches after the new key, want 3", n)
+	}
+
+	start = time.Now()
+	var wg sync.WaitGroup
+	for i := range 50 {
+		wg.Go(func() {
+			if _, err := v.Validate(ctx, op, unsignedToken(t, fmt.Sprintf("made-up-%d", i), claims("op-a"))); !errors.Is(err, bettorauth.ErrInvalidToken) {
+				t.Errorf("made-up kid %d: %v, want ErrInvalidToken", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if n, most := s.fetches.Load(), 3+1+int32(time.Since(start)/spacing); n > most {
+		t.Errorf("%d JWKS fetches after a flood of made-up kids, want at most %d (one per spacing)", n, most)
+	}
+
+	time.Sleep(spacing)
+	before := s.fetches.Load()
+	if _, err := v.Validate(ctx, op, forged); !errors.Is(err, bettorauth.ErrInvalidToken) {
+		t.Fatalf("forged token again: %v, want ErrInvalidToken", err)
+	}
+	if n := s.fetches.Load(); n != before {
+		t.Errorf("the forged token's kid fetched the JWKS again within the per-kid limit (%d fetches, want %d)", n, before)
+	}
+}
+
+// unsignedToken is a token with claims c and kid whose signature is not
+// one, as anyone can make.
+func unsignedToken(t *testing.T, kid string, c jwt.MapClaims) string {
+	t.Helper()
+	header, err := json.Marshal(map[string]string{"alg": "RS256", "typ": "JWT", "kid": kid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := base64.RawURLEncoding
+	return enc.EncodeToString(header) + "." + enc.EncodeToString(payload) + "." + enc.EncodeToString([]byte("not a signature"))
 }
 
 // Each operator's tokens are checked against that operator's keys only,
