@@ -344,3 +344,17 @@ func TestPredicateItemsTakeTheCaptionSubject(t *testing.T) {
 		t.Errorf("titles %q, want %q among them", got, want)
 	}
 }
+
+// A section headed by a component is titled by what the component will
+// do: "Make Cargo stop fetching …", not "Implement cargo".
+func TestComponentSectionTitledByWhatItWillDo(t *testing.T) {
+	t.Parallel()
+	spec := "# RFC: Make the authors field optional\n\n## Reference-level explanation\n\n### Cargo\n\nCargo will stop fetching the current user's name when running `cargo init`.\n\n### docs.rs\n\ndocs.rs will replace the authors with the current owners in its UI.\n"
+	res := generate(t, defaultRequest(spec, "Optional authors"))
+	got := titles(res.Tickets)
+	for _, want := range []string{"Make Cargo stop fetching the current user's name when running cargo init", "Make docs.rs replace the authors with the current owners in its UI"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("titles %q, want %q among them", got, want)
+		}
+	}
+}

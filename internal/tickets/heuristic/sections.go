@@ -957,11 +957,40 @@ func (b *builder) headingTitle(s *section, units []*unit) string {
 		// "### CronJob API" opening "The .spec for a CronJob is expanded
 		// with a new timeZone field …": the requirement names the work,
 		// the heading only where it is.
-		if t := activeVoice(unframed(strings.TrimRight(strings.TrimSpace(stripCode(units[0].text)), "."))); t != "" {
+		first := strings.TrimRight(strings.TrimSpace(stripCode(units[0].text)), ".")
+		if t := activeVoice(unframed(first)); t != "" {
 			return shorten(t, 12, 90)
+		}
+		if t, ok := componentTitle(h, first); ok {
+			return t
 		}
 	}
 	return shorten(title, 12, 100)
+}
+
+// componentTitle names a section headed by the one-word name of a
+// component ("### Cargo", "### crates.io") by what its first sentence
+// says the component will do ("Cargo will stop fetching the current
+// user's name …" is "Make Cargo stop fetching the current user's name
+// …"); ok is false when the sentence does not open with the heading and a
+// modal verb. A heading of more words ("CronJob controller") names the
+// work well enough behind "Implement".
+func componentTitle(h, first string) (title string, ok bool) {
+	if fieldCount(h) != 1 || !strings.HasPrefix(strings.ToLower(first), strings.ToLower(h)+" ") {
+		return "", false
+	}
+	m := matchModal(first)
+	if m == nil || !strings.EqualFold(strings.TrimSpace(m[1]), h) || m[3] != "" {
+		return "", false
+	}
+	t, _ := imperative(first)
+	if strings.HasPrefix(t, "Implement ") {
+		return "", false
+	}
+	if rest, ok := strings.CutPrefix(t, "Make "+lowerFirst(h)+" "); ok {
+		t = "Make " + h + " " + rest // the component keeps its name: "Make Cargo stop …"
+	}
+	return shorten(t, 12, 90), true
 }
 
 // endpointDescriptionTitle names an endpoint's section, heading h ("GET
