@@ -210,6 +210,9 @@ type BetStore interface {
 	// and currency (of one market when marketID is set), ordered by
 	// status then currency; none for an operator without bets.
 	BetTotals(ctx context.Context, operatorID, marketID string) ([]BetTotal, error)
+	// BettorPortfolio counts a bettor's bets in every status and sums the
+	// stakes of the confirmed ones (a bettor bets in one currency).
+	BettorPortfolio(ctx context.Context, operatorID, bettorID string) (confirmedStake money.Amount, bets int, err error)
 	// ReserveExposure adds the bet's potential payout to its outcome's
 	// exposure when the total stays within limit, once per bet.
 	ReserveExposure(ctx context.Context, b Bet, limit money.Amount) error

@@ -476,27 +476,9 @@ func (p *Placement) BetTotals(ctx context.Context, operatorID, marketID string) 
 }
 
 // Portfolio sums a bettor's positions: the stakes of confirmed bets and
-// the count of bets in every status.
+// the count of bets in every status (BetStore.BettorPortfolio).
 func (p *Placement) Portfolio(ctx context.Context, bettor Bettor) (money.Amount, int, error) {
-	total, count := money.Zero(), 0
-	f := BetFilter{OperatorID: bettor.OperatorID, BettorID: bettor.ID, Limit: 500}
-	for {
-		page, err := p.bets.ListBets(ctx, f)
-		if err != nil {
-			return money.Amount{}, 0, err
-		}
-		for _, b := range page {
-			count++
-			if b.Status == BetConfirmed {
-				total = total.Add(b.Stake)
-			}
-		}
-		if len(page) < f.Limit {
-			return total, count, nil
-		}
-		last := page[len(page)-1]
-		f.BeforeCreatedAt, f.BeforeID = last.CreatedAt, last.ID
-	}
+	return p.bets.BettorPortfolio(ctx, bettor.OperatorID, bettor.ID)
 }
 
 // Bettor returns the bettor a token names, creating them on first sight

@@ -292,6 +292,15 @@ func scanBetTotal(row rowscan.Row) (betting.BetTotal, error) {
 	return t, err
 }
 
+// BettorPortfolio sums in the database: the amounts are NUMERIC.
+func (s betStore) BettorPortfolio(ctx context.Context, operatorID, bettorID string) (money.Amount, int, error) {
+	var stake money.Amount
+	var bets int
+	err := s.d.pool.QueryRow(ctx, `SELECT count(*), coalesce(sum(stake) FILTER (WHERE status = 'confirmed'), 0)::text FROM betting_bets
+		WHERE operator_id = $1 AND bettor_id = $2`, operatorID, bettorID).Scan(&bets, &stake)
+	return stake, bets, err
+}
+
 func (s betStore) ReserveExposure(ctx context.Context, b betting.Bet, limit money.Amount) error {
 	r, err := s.d.reserver(b.OutcomeID).Do(ctx, reservation{bet: b, limit: limit})
 	switch {

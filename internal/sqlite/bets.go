@@ -217,6 +217,27 @@ func (s betStore) BetTotals(ctx context.Context, operatorID, marketID string) ([
 	return out, nil
 }
 
+// BettorPortfolio counts the bettor's bets and lists the stakes of the
+// confirmed ones in one statement, and sums the stakes here: SQLite sums
+// text as floating point (see BetTotals).
+func (s betStore) BettorPortfolio(ctx context.Context, operatorID, bettorID string) (money.Amount, int, error) {
+	var bets int
+	var stakes string
+	if err := s.d.reader.queryRow(ctx, `SELECT count(*), coalesce(group_concat(stake, ' ') FILTER (WHERE status = 'confirmed'), '')
+		FROM betting_bets WHERE operator_id = ? AND bettor_id = ?`, operatorID, bettorID).Scan(&bets, &stakes); err != nil {
+		return money.Amount{}, 0, err
+	}
+	total := money.Zero()
+	for _, s := range strings.Fields(stakes) {
+		stake, err := parseStored(s)
+		if err != nil {
+			return money.Amount{}, 0, err
+		}
+		total = total.Add(stake)
+	}
+	return total, bets, nil
+}
+
 // betAmounts is what BetTotals sums of one bet.
 type betAmounts struct {
 	status      betting.BetStatus

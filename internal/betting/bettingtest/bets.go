@@ -29,6 +29,7 @@ func RunBets(t *testing.T, newStore func(t *testing.T) betting.BetStore) {
 	t.Run("WalletAttempts", func(t *testing.T) { t.Parallel(); testWalletAttempts(t, newStore(t)) })
 	t.Run("PendingBets", func(t *testing.T) { t.Parallel(); testPendingBets(t, newStore(t)) })
 	t.Run("BetTotals", func(t *testing.T) { t.Parallel(); testBetTotals(t, newStore(t)) })
+	t.Run("BettorPortfolio", func(t *testing.T) { t.Parallel(); testBettorPortfolio(t, newStore(t)) })
 	t.Run("ConcurrentCredits", func(t *testing.T) { t.Parallel(); testConcurrentCredits(t, newStore(t)) })
 	t.Run("ListBettors", func(t *testing.T) { t.Parallel(); testListBettors(t, newStore(t)) })
 	t.Run("MarketBets", func(t *testing.T) { t.Parallel(); testMarketBets(t, newStore(t)) })
@@ -90,6 +91,73 @@ func testConcurrentCredits(t *testing.T, s betting.BetStore) {
 			t.Errorf("bettor %s's balance = %v, %v; want the latest answer's %d", id, got.Balance, err, want)
 		}
 	}
+}
+
+// testBettorPortfolio: a bettor's bets counted in every status, the
+// stakes of the confirmed ones summed exactly (whatever their scale, never
+// in floating point);
+// another bettor's and another operator's bettor of the same id left out;
+// the same answer as a fold of the bettor's listed bets.
+func testBettorPortfolio(t *testing.T, s betting.BetStore) {
+	ctx := context.Background()
+	check := func(name, wantStake string, wantBets int) {
+		t.Helper()
+		stake, bets, err := s.BettorPortfolio(ctx, "acme", "b1")
+		if err != nil || stake.String() != wantStake || bets != wantBets {
+			t.Errorf("%s: BettorPortfolio = %s, %d, %v; want %s, %d", name, stake, bets, err, wantStake, wantBets)
+		}
+	}
+	check("no bets", "0", 0)
+	outcome := uuid.NewString()
+	mk := func(bettor, key, stake string, to ...betting.BetStatus) betting.Bet {
+		b := NewBet(bettor, key, outcome, t0)
+		b.Stake = money.MustParse(stake)
+		createBet(t, s, b)
+		from := betting.BetPending
+		for _, status := range to {
+			if status == betting.BetSettled || status == betting.BetVoided {
+				if _, err := s.SettleBets(ctx, []betting.Settlement{{BetID: b.ID, Status: status, Payout: b.Stake}}, t0); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			if err := s.UpdateBet(ctx, b.ID, betting.BetUpdate{From: from, Status: status, At: t0}); err != nil {
+				t.Fatal(err)
+			}
+			from = status
+		}
+		return b
+	}
+	mk("b1", "pending", "4.75")
+	check("a pending bet", "0", 1)
+	mk("b1", "confirmed", "10.25", betting.BetConfirmed)
+	mk("b1", "confirmed2", "2.5", betting.BetConfirmed)
+	mk("b1", "confirmed3", "0.1", betting.BetConfirmed)
+	mk("b1", "confirmed4", "0.2", betting.BetConfirmed) // 0.1 + 0.2 in floating point is 0.30000000000000004
+	mk("b1", "rejected", "7", betting.BetRejected)
+	mk("b1", "settled", "3", betting.BetConfirmed, betting.BetSettled)
+	mk("b1", "voided", "1.10", betting.BetConfirmed, betting.BetVoided)
+	mk("b2", "other bettor", "100", betting.BetConfirmed)
+	other := NewBet("b1", "other operator", outcome, t0)
+	other.OperatorID = "other"
+	createBet(t, s, other)
+	if err := s.UpdateBet(ctx, other.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetConfirmed, At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	check("every status", "13.05", 8)
+
+	listed, count := money.Zero(), 0
+	all, err := s.ListBets(ctx, betting.BetFilter{OperatorID: "acme", BettorID: "b1", Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range all {
+		count++
+		if b.Status == betting.BetConfirmed {
+			listed = listed.Add(b.Stake)
+		}
+	}
+	check("as the listed bets fold", listed.String(), count)
 }
 
 // testBetTotals: an operator's bets counted and summed by status and
