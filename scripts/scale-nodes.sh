@@ -77,7 +77,7 @@ measure() { # measure KIND NODES
   for i in $(seq 1 "$n"); do node_ports+=("$(free_port)"); done
   for i in $(seq 1 "$n"); do
     FORESIGHT_ADMIN_TOKEN=$token FORESIGHT_DEV_ALLOW_INSECURE=true FORESIGHT_TICKETS_RATE_LIMIT=0 \
-      FORESIGHT_LAUNCHER_RATE_LIMIT=0 FORESIGHT_AUTH_FAILURES_PER_MINUTE=0 \
+      FORESIGHT_LAUNCHER_RATE_LIMIT=0 FORESIGHT_BET_RATE_LIMIT=0 FORESIGHT_AUTH_FAILURES_PER_MINUTE=0 \
       "$bin" serve --addr 127.0.0.1:${node_ports[i-1]} --database-url "$url" >"$work/node$i.log" 2>&1 &
     node_pids+=($!); pids+=($!)
   done

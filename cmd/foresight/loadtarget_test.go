@@ -14,7 +14,8 @@ import (
 func TestLoadtestTarget(t *testing.T) {
 	t.Parallel()
 	token := "load-target-admin-token-0123456789abcdef"
-	addr := serveSQLite(t, token, map[string]string{"FORESIGHT_DEV_ALLOW_INSECURE": "true", "FORESIGHT_TICKETS_RATE_LIMIT": "0"}).addr
+	addr := serveSQLite(t, token, map[string]string{"FORESIGHT_DEV_ALLOW_INSECURE": "true", "FORESIGHT_TICKETS_RATE_LIMIT": "0",
+		"FORESIGHT_BET_RATE_LIMIT": "0"}).addr
 	target := []string{"--target", "http://" + addr, "--admin-token", token}
 	tests := []struct {
 		args []string

@@ -3,6 +3,7 @@ package betting
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Error is the platform's error: the betting domain's and the aggregator
@@ -16,6 +17,9 @@ type Error struct {
 	// Err is the underlying cause, for logs only; it is never shown to a
 	// client.
 	Err error
+	// RetryAfter is, for ErrRateLimited, how long until the request may
+	// succeed; zero otherwise.
+	RetryAfter time.Duration
 }
 
 // ErrorCode classifies platform errors; each HTTP edge maps the codes to
@@ -38,6 +42,9 @@ const (
 	ErrUnauthorized ErrorCode = "unauthorized"
 	// ErrForbidden: the caller is known but may not do this.
 	ErrForbidden ErrorCode = "forbidden"
+	// ErrRateLimited: the caller sent more requests than its limit
+	// allows; Error.RetryAfter says when to try again.
+	ErrRateLimited ErrorCode = "rate_limited"
 	// ErrUnavailable: a partner the request needs (a wallet) did not
 	// answer as it must; trying again later may work.
 	ErrUnavailable ErrorCode = "unavailable"

@@ -14,6 +14,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/odds"
+	"github.com/foresight-dev/foresight/internal/ratelimit"
 )
 
 // WalletStatus is what a wallet call established.
@@ -93,11 +94,22 @@ type Placement struct {
 	// markets settled at once) from being in flight together, and bound
 	// the deposit calls in flight to each operator's wallet (see Deposit).
 	credits creditLanes
+	// bettorRate holds each bettor's bucket of new bets (see
+	// LimitBettorRate).
+	bettorRate *ratelimit.Limiter
 }
 
-// NewPlacement returns a Placement.
+// NewPlacement returns a Placement; it places any number of bets per
+// bettor until LimitBettorRate.
 func NewPlacement(catalog *Service, bets BetStore, wallet Wallet) *Placement {
-	return &Placement{catalog: catalog, bets: bets, wallet: wallet, Now: time.Now}
+	return &Placement{catalog: catalog, bets: bets, wallet: wallet, Now: time.Now, bettorRate: ratelimit.New(0, 0)}
+}
+
+// LimitBettorRate lets each bettor place at most burst new bets in a row,
+// then perSecond a second, in this process; perSecond <= 0 lifts the
+// limit. Call it before the first Place.
+func (p *Placement) LimitBettorRate(perSecond float64, burst int) {
+	p.bettorRate = ratelimit.New(perSecond, burst)
 }
 
 // PlaceRequest is the body of POST /api/v1/bettor/bets.
@@ -128,21 +140,22 @@ type accepted struct {
 // request. Whether the market takes bets is decided by the placement, not
 // here (the bet is then rejected validation_failed).
 //
+// A valid request takes one bet from the bettor's bucket (LimitBettorRate);
+// with the bucket empty it stores nothing and calls no wallet, unless its
+// key placed a bet already, which it returns as any repeat.
+//
 // Errors: ErrInvalid for a bad stake, a currency the operator does not
 // offer, an outcome of another market; ErrNotFound for an unknown market;
-// ErrConflict for a market that cannot be priced.
+// ErrConflict for a market that cannot be priced; ErrRateLimited, with
+// its RetryAfter, for a bettor past its rate.
 func (p *Placement) Place(ctx context.Context, bettor Bettor, op Operator, key string, req PlaceRequest) (Bet, error) {
 	b, err := p.newBet(ctx, bettor, op, key, req)
 	if err != nil {
-		// A request the key already placed gets that bet, whatever is
-		// wrong with this one; the key is read only on this path, so that
-		// a new bet costs no read before its insert.
-		if first, kerr := p.bets.GetBetByKey(ctx, op.ID, bettor.ID, key); kerr == nil {
-			return first, nil
-		} else if !IsNotFound(kerr) {
-			return Bet{}, kerr
-		}
-		return Bet{}, err
+		return p.firstBetOr(ctx, bettor, op, key, err)
+	}
+	if ok, wait := p.bettorRate.Allow(op.ID + "\x00" + bettor.ID); !ok {
+		return p.firstBetOr(ctx, bettor, op, key, &Error{Code: ErrRateLimited, RetryAfter: wait,
+			Message: "too many bets in a row; try again in a moment"})
 	}
 	// The insert of a key already used inserts nothing and returns the
 	// first bet.
@@ -151,6 +164,21 @@ func (p *Placement) Place(ctx context.Context, bettor Bettor, op Operator, key s
 		p.dispatcher.Dispatch(got.ID)
 	}
 	return got, err
+}
+
+// firstBetOr returns the bet the key already placed, whatever is wrong
+// with this request, or refused when there is none. The key is read only
+// when a request is refused, so that a new bet costs no read before its
+// insert.
+func (p *Placement) firstBetOr(ctx context.Context, bettor Bettor, op Operator, key string, refused error) (Bet, error) {
+	first, err := p.bets.GetBetByKey(ctx, op.ID, bettor.ID, key)
+	switch {
+	case err == nil:
+		return first, nil
+	case IsNotFound(err):
+		return Bet{}, refused
+	}
+	return Bet{}, err
 }
 
 // newBet checks a placement request and prices the outcome: the bet Place

@@ -97,6 +97,10 @@ type Config struct {
 	// LauncherRateLimit is aggregator launcher requests per second per
 	// client IP address (aggregator-api.md: 5); 0 disables the limit.
 	LauncherRateLimit float64
+	// BetRateLimit is new bets per second per bettor, after BetRateBurst
+	// in a row (betting.Placement.LimitBettorRate); 0 disables the limit.
+	BetRateLimit float64
+	BetRateBurst int
 	// ExpiryInterval is how often expired jobs are swept.
 	ExpiryInterval time.Duration
 
@@ -157,6 +161,8 @@ func DefaultConfig() Config {
 		RateLimit:          20,
 		RateBurst:          40,
 		LauncherRateLimit:  5,
+		BetRateLimit:       1,
+		BetRateBurst:       10,
 		MaxBodyBytes:       1 << 20,
 		ExpiryInterval:     time.Minute,
 		HTTP2MaxStreams:    250,
@@ -340,6 +346,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		betting.IntegrationBundled:    bundledWallets,
 	})
 	placement.SetLog(log)
+	placement.LimitBettorRate(cfg.BetRateLimit, cfg.BetRateBurst)
 	balances := sessionBalances{aggregator: aggregatorWallets, bundled: bundledWallets}
 	s := &Server{cfg: cfg, db: db, tickets: svc, betting: catalog, placement: placement, feed: source,
 		creds:    betting.NewCredentials(db.CredentialStore(), catalog),

@@ -203,9 +203,10 @@ func writeText(w http.ResponseWriter, status int, text string) {
 // statuses maps the platform's error codes to the bettor API's statuses;
 // any other error is 500.
 var statuses = map[betting.ErrorCode]int{
-	betting.ErrInvalid:  http.StatusBadRequest,
-	betting.ErrNotFound: http.StatusNotFound,
-	betting.ErrConflict: http.StatusConflict,
+	betting.ErrInvalid:     http.StatusBadRequest,
+	betting.ErrNotFound:    http.StatusNotFound,
+	betting.ErrConflict:    http.StatusConflict,
+	betting.ErrRateLimited: http.StatusTooManyRequests,
 }
 
 // errorWriter answers errors in the bettor API's problem body.
@@ -218,10 +219,16 @@ func newErrorWriter(log *slog.Logger) errorWriter {
 	return errorWriter{log: log}
 }
 
-// write answers err: the status of its code with its client-safe message,
-// or 500 "Internal error." (logged) for a code the table lacks.
+// write answers err: the status of its code with its client-safe message
+// (and Retry-After, in whole seconds rounded up, when the error says when
+// to try again), or 500 "Internal error." (logged) for a code the table
+// lacks.
 func (e errorWriter) write(w http.ResponseWriter, r *http.Request, err error) {
 	if status, ok := statuses[betting.ErrorCodeOf(err)]; ok {
+		var be *betting.Error
+		if errors.As(err, &be) && be.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(int((be.RetryAfter+time.Second-1)/time.Second)))
+		}
 		httpjson.WriteProblem(w, status, betting.ErrorMessage(err))
 		return
 	}

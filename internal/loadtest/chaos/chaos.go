@@ -59,8 +59,9 @@ const (
 type Config struct {
 	// Serve is the command line that runs one node (`foresight serve`);
 	// the run adds --addr, --public-url, --dev-allow-insecure,
-	// --market-feed manual and --launcher-rate-limit 0, and passes the
-	// admin token and the database URL in the environment.
+	// --market-feed manual, --launcher-rate-limit 0 and --bet-rate-limit
+	// 0, and passes the admin token and the database URL in the
+	// environment.
 	Serve []string
 	// DatabaseURL is the nodes' PostgreSQL database (postgres://…), empty
 	// for a new SQLite file in Dir.

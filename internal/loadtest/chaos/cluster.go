@@ -71,7 +71,7 @@ func (c *cluster) start(ctx context.Context, n *node) error {
 	fmt.Fprintf(log, "--- chaos: start at %s\n", time.Now().UTC().Format(time.RFC3339Nano))
 	args := append(append([]string(nil), c.serve[1:]...),
 		"--addr", n.addr, "--public-url", c.publicURL, "--dev-allow-insecure",
-		"--market-feed", "manual", "--launcher-rate-limit", "0")
+		"--market-feed", "manual", "--launcher-rate-limit", "0", "--bet-rate-limit", "0")
 	cmd := exec.Command(c.serve[0], args...)
 	cmd.Env = append(os.Environ(), c.env...)
 	cmd.Stdout, cmd.Stderr = log, log

@@ -31,6 +31,7 @@ func Loopback(t testing.TB, db, adminToken string) (server.Config, net.Listener)
 	cfg.PublicURL = "http://" + l.Addr().String()
 	cfg.RateLimit = 0
 	cfg.LauncherRateLimit = 0
+	cfg.BetRateLimit = 0
 	cfg.DevAllowInsecure = true
 	return cfg, l
 }
