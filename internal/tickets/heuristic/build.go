@@ -980,6 +980,9 @@ func (b *builder) addUnit(s *section, text, caption string, ig *itemGroup, t *ta
 	if b.inDocumentHeader(s) && documentMetadata.MatchString(text) {
 		return nil // "Authors: Jay Conrod, Daniel Martí", "- RFC PR: #3052"
 	}
+	if (strings.Contains(text, " have been ") || strings.Contains(text, "likely to ")) && speculation.MatchString(text) {
+		return nil // "In some cases these variables might have been miscategorized", "it is unlikely to cause …"
+	}
 	if (strings.Contains(text, "merged") || strings.HasPrefix(text, "Please ")) && doneOrInvitation.MatchString(text) {
 		return nil // "An initial implementation was merged in PR 254. Please try it out!"
 	}
@@ -1025,6 +1028,10 @@ var reporterQuestion = regexp.MustCompile(`(?i)^(would|will|do|are|can|could|hav
 // documentMetadata is a line of a document's header that describes the
 // document, not the work: its authors, dates, status and discussion.
 var documentMetadata = regexp.MustCompile(`(?i)^(authors?|author\(s\)|editors?|owners?|champions?|shepherds?|reviewers?|approvers?|last updated|updated|last modified|start date|date|created|status|discussion|discussions|discussion at|issue|issues|tracking issue|rfc pr|rfc issue|rust issue|pr|pull request|feature name)\b[^:]{0,3}(:|\s+at\s+https?://)`)
+
+// speculation is a sentence that guesses at what was or will be, which
+// asks for nothing.
+var speculation = regexp.MustCompile(`(?i)\b(might|may|could) have been\b|\bis (un)?likely to\b`)
 
 // doneOrInvitation is a sentence that reports work already done or
 // invites the reader to try it: "An initial implementation of this

@@ -358,3 +358,17 @@ func TestComponentSectionTitledByWhatItWillDo(t *testing.T) {
 		}
 	}
 }
+
+// A guess asks for nothing: "might have been miscategorized", "it is
+// unlikely to cause compatibility issues" gave tickets of their own.
+func TestSpeculationIsNoRequirement(t *testing.T) {
+	t.Parallel()
+	spec := "# Proposal: visible settings\n\n## Design\n\n- Make every hidden setting visible in SHOW VARIABLES.\n- In some cases these settings might have been miscategorized and are instead stable.\n\n## Test Design\n\n- Because this change makes more settings visible, it is unlikely to cause compatibility issues.\n"
+	res := generate(t, defaultRequest(spec, "Visible settings"))
+	text := allTicketText(res.Tickets)
+	for _, not := range []string{"miscategorized", "unlikely"} {
+		if strings.Contains(text, not) {
+			t.Errorf("a ticket holds the guess %q:\n%s", not, text)
+		}
+	}
+}
