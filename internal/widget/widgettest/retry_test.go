@@ -147,3 +147,25 @@ func TestPollCeiling(t *testing.T) {
 	tb.Click("#tab-history")
 	tb.WaitText("#history li.bet .bet-status", "Confirmed")
 }
+
+// TestRateLimitedBetIsNotReplayed: a 429 (the bettor's rate, which stores
+// nothing) is a definite refusal, not a lost answer: the widget says to
+// wait and try again, sends the call once, and no bet exists.
+func TestRateLimitedBetIsNotReplayed(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, worldOptions{})
+	tb, ic := w.interceptedWidgetTab(t, "sam", "100.00", func(s seen) verdict {
+		if s.Method == "POST" && s.Stage == "request" {
+			return verdict{status: 429, body: `{"type":"about:blank","title":"Too Many Requests","status":429,"detail":"too many bets in a row; try again in a moment"}`}
+		}
+		return verdict{}
+	})
+	tb.bet(w.outcome[0], "10")
+	tb.WaitText("#slip-status", "Too many bets in a row. Wait a moment and try again.")
+	if n := len(ic.requests("POST", "/api/v1/bettor/bets")); n != 1 {
+		t.Errorf("the place-bet call was sent %d times, want once", n)
+	}
+	if n := w.betsOf("sam"); n != 0 {
+		t.Errorf("sam has %d bets, want none", n)
+	}
+}

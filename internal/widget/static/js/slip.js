@@ -311,7 +311,8 @@ export class Slip {
       this.drop();
       return;
     }
-    const key = { 400: "bet.refused_invalid", 401: this.d.endedKey(), 403: "bet.refused_demo", 409: "bet.refused_unpriced" }[status] ?? "bet.refused";
+    const key = { 400: "bet.refused_invalid", 401: this.d.endedKey(), 403: "bet.refused_demo", 409: "bet.refused_unpriced",
+      429: "bet.refused_rate" }[status] ?? "bet.refused";
     this.say(t(key), "error");
   }
 
