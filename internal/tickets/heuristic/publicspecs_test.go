@@ -372,3 +372,20 @@ func TestSpeculationIsNoRequirement(t *testing.T) {
 		}
 	}
 }
+
+// A list that documents a setting ("Scope: SESSION | GLOBAL", "Default
+// value: (system dependent)") beside what it does: the properties are
+// criteria, not tickets ("Implement SESSION | GLOBAL (Scope)").
+func TestPropertyItemsAreNoTickets(t *testing.T) {
+	t.Parallel()
+	spec := "# Proposal: feature switch\n\n## Requirements\n\n* Scope: SESSION | GLOBAL\n* Default value: (system dependent)\n* This variable allows you to enable or disable features which have not reached GA maturity.\n* A wildcard can be used to change the value of all experiments.\n"
+	res := generate(t, defaultRequest(spec, "Feature switch"))
+	for _, ti := range titles(res.Tickets) {
+		if strings.Contains(ti, "SESSION") || strings.Contains(ti, "Default value") {
+			t.Errorf("a property has a ticket of its own: %q", ti)
+		}
+	}
+	if !strings.Contains(allTicketText(res.Tickets), "SESSION | GLOBAL") {
+		t.Errorf("the scope is in no ticket:\n%s", allTicketText(res.Tickets))
+	}
+}

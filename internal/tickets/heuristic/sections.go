@@ -697,6 +697,19 @@ func additionParts(units []*unit) []*part {
 	return parts
 }
 
+// propertyItem reports whether a list item only states a property of what
+// its list defines, a short label and a short value ("Scope: SESSION |
+// GLOBAL", "Default value: (system dependent)"): a criterion of the work,
+// not work of its own.
+func propertyItem(ig *itemGroup) bool {
+	if ig.children || ig.label == "" || fieldCount(ig.label) > 3 || ig.reqID != "" || ig.title != "" {
+		return false
+	}
+	_, value, ok := splitLabel(ig.text)
+	value = strings.TrimRight(value, ".") // itemText ends every item with a full stop
+	return ok && fieldCount(value) <= 4 && !strings.ContainsAny(value, ".;")
+}
+
 // predicateOf returns the sentence a list item makes with its caption
 // when the item is only a predicate of the caption's subject: "Returns an
 // error for `SELECT @@var` queries" under "A removed sysvar:" is "A
@@ -1340,6 +1353,9 @@ func (b *builder) itemDrafts(s *section, units []*unit) {
 	in := b.info[s.index]
 	used := map[*unit]bool{}
 	for _, ig := range in.items {
+		if propertyItem(ig) && len(in.items) > 2 {
+			continue // "Scope: SESSION | GLOBAL": a property of what the list defines, see below
+		}
 		var own []*unit
 		for _, u := range ig.units {
 			if !u.claimed {
