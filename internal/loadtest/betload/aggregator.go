@@ -29,7 +29,8 @@ type AggregatorOptions struct {
 // Launcher/Real and Round/Details at o.Rate, then aggregator bets as fast
 // as possible until every round is open, then a backlog placed with
 // placement paused. It fails on the first failed launch, session or bet
-// outside the measured phases, or when bets stay pending too long.
+// outside the measured phases, when bets are refused for the bettors'
+// rate, or when bets stay pending too long.
 func RunAggregator(ctx context.Context, w *World, o AggregatorOptions, report io.Writer) error {
 	fmt.Fprintf(report, "%s, concurrency %d, %v per phase, %d players, sandbox casino wallet at %s/casino\n", w.Describe(), o.Concurrency, o.Duration, o.Players, w.walletURL)
 	launch := w.launchRequests(o.Players)
@@ -60,6 +61,9 @@ func RunAggregator(ctx context.Context, w *World, o AggregatorOptions, report io
 	start := time.Now()
 	r = loadtest.Run(ctx, w.Client, p.options(0, o.Duration))
 	fmt.Fprintf(report, "%-40s %s\n", "aggregator bets, max", r)
+	if err := notRateLimited(r); err != nil {
+		return err
+	}
 	if err := w.waitConfirmed(ctx, w.aggregatorID, 5*time.Minute); err != nil {
 		return err
 	}

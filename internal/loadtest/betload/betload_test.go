@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/foresight-dev/foresight/internal/server/servertest"
 )
 
 // startWorld starts a World with its server in this process on a SQLite
@@ -54,5 +56,26 @@ func TestRunInProcess(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRunAgainstALimitedTarget: a target that limits each bettor's rate
+// refuses most of the load's bets; the run fails saying how to run the
+// target instead of timing the refusals.
+func TestRunAgainstALimitedTarget(t *testing.T) {
+	t.Parallel()
+	const token = "betload-target-admin-token-0123456789"
+	cfg, l := servertest.Loopback(t, "target.db", token)
+	cfg.BetRateLimit, cfg.BetRateBurst = 1, 1
+	servertest.Run(t, cfg, l)
+	w, err := Start(context.Background(), Config{Target: Target{URL: cfg.PublicURL, AdminToken: token, WalletListen: "127.0.0.1:0"}, Conns: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	var report bytes.Buffer
+	err = RunBets(context.Background(), w, BetsOptions{Phases: Phases{Duration: 200 * time.Millisecond, Concurrency: 4, Rate: 50}, Bettors: 2}, &report)
+	if err == nil || !strings.Contains(err.Error(), "FORESIGHT_BET_RATE_LIMIT=0") {
+		t.Errorf("a run against a limited target: %v, want the refusals named\n%s", err, report.String())
 	}
 }

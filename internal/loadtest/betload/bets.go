@@ -60,12 +60,23 @@ func (p betPhase) options(rate float64, d time.Duration) loadtest.Options {
 	return loadtest.Options{Rate: rate, Concurrency: p.Concurrency, Duration: d, NewRequest: p.newBet, OK: accepted}
 }
 
+// notRateLimited fails a phase whose bets the server refused for the
+// bettors' rate (429): the run would time refusals, not placements. A
+// server this process starts has the limit off; a target must too.
+func notRateLimited(r loadtest.Result) error {
+	if n := r.Statuses[http.StatusTooManyRequests]; n > 0 {
+		return fmt.Errorf("the server refused %d bets with 429 for the bettors' rate: the run would time refusals, not placements "+
+			"(run the target with FORESIGHT_BET_RATE_LIMIT=0)", n)
+	}
+	return nil
+}
+
 // RunBets measures bet placement over HTTP and writes the report's lines
 // to report: the latency of POST /api/v1/bettor/bets at o.Rate, then how
 // many bets per second reach CONFIRMED when submitted as fast as possible,
 // then, as o asks, the placement of a paused backlog and the settlement.
-// It fails when a bet is rejected, when bets stay pending too long, or on
-// the first failed call of the admin API.
+// It fails when a bet is rejected or refused for the bettors' rate, when
+// bets stay pending too long, or on the first failed call of the admin API.
 func RunBets(ctx context.Context, w *World, o BetsOptions, report io.Writer) error {
 	b, err := w.newBettors(ctx, o.Bundled, o.Bettors)
 	if err != nil {
@@ -81,6 +92,9 @@ func RunBets(ctx context.Context, w *World, o BetsOptions, report io.Writer) err
 	}
 	r := loadtest.Run(ctx, w.Client, p.options(o.Rate, o.Duration))
 	fmt.Fprintf(report, "%-40s %s\n", fmt.Sprintf("POST /api/v1/bettor/bets, %.0f/s", o.Rate), r)
+	if err := notRateLimited(r); err != nil {
+		return err
+	}
 	if err := w.waitConfirmed(ctx, p.operatorID, time.Minute); err != nil {
 		return err
 	}
@@ -143,6 +157,9 @@ func placeToConfirmed(ctx context.Context, report io.Writer, p betPhase) error {
 	start := time.Now()
 	r := loadtest.Run(ctx, p.w.Client, p.options(0, p.Duration))
 	fmt.Fprintf(report, "%-40s %s\n", "POST /api/v1/bettor/bets, max", r)
+	if err := notRateLimited(r); err != nil {
+		return err
+	}
 	if err := p.w.waitConfirmed(ctx, p.operatorID, 5*time.Minute); err != nil {
 		return err
 	}
