@@ -36,9 +36,10 @@ func (c Config) CheckTokens() error {
 // CheckLimits refuses counts, rates and durations that would make the
 // server refuse everything, never run a job or misread a setting: a bound
 // of unfinished jobs, a worker count, a burst or a streams-per-connection
-// limit below 1; a negative rate (0 turns a rate limit off) or answer size
-// (0 is the engine's default); a job lifetime, a generation or model time
-// limit or a callback delay that is not positive; a negative retention,
+// limit below 1; a negative rate (0 turns a rate limit off), answer size
+// (0 is the engine's default) or connection cap (0 is
+// DefaultMaxConnections); a job lifetime, a generation, model or response
+// write time limit or a callback delay that is not positive; a negative retention,
 // feed interval or catalog cache time (0 is the default). Every setting
 // out of range is named, by its environment variable, in one error.
 func (c Config) CheckLimits() error {
@@ -74,11 +75,13 @@ func (c Config) CheckLimits() error {
 	notNegative("FORESIGHT_LAUNCHER_RATE_LIMIT", c.LauncherRateLimit)
 	notNegative("FORESIGHT_BET_RATE_LIMIT", c.BetRateLimit)
 	notNegative("FORESIGHT_AUTH_FAILURES_PER_MINUTE", c.AuthFailuresPerMinute)
+	notNegative("FORESIGHT_MAX_CONNECTIONS", float64(c.MaxConnections))
 	notNegative("FORESIGHT_OPENAI_MAX_TOKENS", float64(c.OpenAI.MaxTokens))
 	notNegative("FORESIGHT_ANTHROPIC_MAX_TOKENS", float64(c.Anthropic.MaxTokens))
 	positive("FORESIGHT_TICKETS_JOB_LIFETIME", c.Tickets.JobLifetime)
 	positive("FORESIGHT_TICKETS_JOB_TIMEOUT", c.Queue.JobTimeout)
 	positive("FORESIGHT_TICKETS_MODEL_TIMEOUT", c.ModelTimeout)
+	positive("FORESIGHT_HTTP_WRITE_TIMEOUT", c.HTTPWriteTimeout)
 	for _, d := range c.Queue.CallbackRetries {
 		positive("a delay of FORESIGHT_CALLBACK_RETRIES", d)
 	}

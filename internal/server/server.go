@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/riverqueue/river"
+	"golang.org/x/net/netutil"
 
 	"github.com/foresight-dev/foresight/api"
 	"github.com/foresight-dev/foresight/internal/admin"
@@ -143,7 +144,22 @@ type Config struct {
 	// HTTP/2 connection may carry at once; a client or proxy with more
 	// opens another connection.
 	HTTP2MaxStreams int
+	// HTTPWriteTimeout bounds the writing of one response, from the end
+	// of its request's headers: a client that stops reading loses the
+	// request then, and its handler ends. Odds streams set deadlines of
+	// their own (OddsStreamWriteTimeout) and outlive it.
+	HTTPWriteTimeout time.Duration
+	// MaxConnections caps the connections served at once; more wait in
+	// the listen backlog until one closes. 0 is DefaultMaxConnections:
+	// the open-file limit minus the descriptors the database, the
+	// journal and outbound calls need.
+	MaxConnections int
 }
+
+// MaxHeaderBytes is the largest request line and header block the server
+// reads; a larger one is answered 431. Session tokens and cookies take a
+// few KiB.
+const MaxHeaderBytes = 64 << 10
 
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
@@ -166,6 +182,7 @@ func DefaultConfig() Config {
 		MaxBodyBytes:       1 << 20,
 		ExpiryInterval:     time.Minute,
 		HTTP2MaxStreams:    250,
+		HTTPWriteTimeout:   time.Minute,
 
 		AuthFailuresPerMinute: 10,
 		AuthFailureBurst:      10,
@@ -536,15 +553,24 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 	protocols := new(http.Protocols)
 	protocols.SetHTTP1(true)
 	protocols.SetUnencryptedHTTP2(true)
-	srv := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
+	srv := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		WriteTimeout: s.cfg.HTTPWriteTimeout, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: MaxHeaderBytes,
 		Protocols: protocols, HTTP2: &http.HTTP2Config{MaxConcurrentStreams: s.cfg.HTTP2MaxStreams}}
+	maxConns := s.cfg.MaxConnections
+	if maxConns == 0 {
+		maxConns = DefaultMaxConnections()
+	}
+	// Connections past the cap wait for a free one in the listen backlog,
+	// so that a client opening thousands cannot take the descriptors the
+	// database, the journal and the wallet calls need.
+	l = netutil.LimitListener(l, maxConns)
 	// Odds streams never end by themselves: at shutdown they end first,
 	// so that their connections close and requests in flight get the
 	// grace period (their clients reconnect to another node).
 	srv.RegisterOnShutdown(s.betting.Hub().Close)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(l) }()
-	s.log.Info("foresight serving", "addr", l.Addr().String(), "public_url", s.cfg.PublicURL)
+	s.log.Info("foresight serving", "addr", l.Addr().String(), "public_url", s.cfg.PublicURL, "max_connections", maxConns)
 
 	select {
 	case <-ctx.Done():

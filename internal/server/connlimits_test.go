@@ -1,0 +1,97 @@
+package server_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/server"
+)
+
+// TestHeaderBlockLimit: a request line and headers beyond
+// server.MaxHeaderBytes are refused with 431 before any handler runs; a
+// block under it is served.
+func TestHeaderBlockLimit(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{noContractCheck: true})
+	for _, c := range []struct {
+		size int
+		want int
+	}{
+		{server.MaxHeaderBytes / 2, http.StatusOK},
+		{server.MaxHeaderBytes + 16<<10, http.StatusRequestHeaderFieldsTooLarge},
+	} {
+		req, _ := http.NewRequest("GET", w.url+"/healthz", nil)
+		req.Header.Set("X-Padding", strings.Repeat("a", c.size))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("GET /healthz with %d bytes of headers: %v", c.size, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("GET /healthz with %d bytes of headers = %d, want %d", c.size, resp.StatusCode, c.want)
+		}
+	}
+}
+
+// TestWriteTimeoutEndsStalledResponses: a client that sends requests and
+// never reads their answers loses its connection after
+// FORESIGHT_HTTP_WRITE_TIMEOUT, instead of holding the handler and its
+// response for as long as it keeps the connection open.
+func TestWriteTimeoutEndsStalledResponses(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{noContractCheck: true,
+		config: func(c *server.Config) { c.HTTPWriteTimeout = 500 * time.Millisecond }})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(w.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// More answers (36 MB) than the sockets' buffers hold: the server
+	// blocks writing them while the client reads nothing.
+	const requests = 300
+	go fmt.Fprint(conn, strings.Repeat("GET /openapi/admin.yaml HTTP/1.1\r\nHost: x\r\n\r\n", requests))
+	time.Sleep(2 * time.Second)
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	r := bufio.NewReader(conn)
+	answered := 0
+	for answered < requests {
+		resp, err := http.ReadResponse(r, nil)
+		if err != nil {
+			break
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			break
+		}
+		answered++
+	}
+	if answered == requests {
+		t.Errorf("all %d answers arrived after the client stalled past the write timeout; want the connection closed", requests)
+	}
+}
+
+// TestOddsStreamOutlivesWriteTimeout: an odds stream sets write deadlines
+// of its own, so it delivers changes long after the server's write
+// timeout.
+func TestOddsStreamOutlivesWriteTimeout(t *testing.T) {
+	t.Parallel()
+	bw := newBettingWorldWith(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{config: func(c *server.Config) { c.HTTPWriteTimeout = 300 * time.Millisecond }})
+	alice := bw.bettor("alice", "100.00")
+	resp, s := dialStream(t, bw.url, alice)
+	if s == nil {
+		t.Fatalf("odds stream = %d", resp.StatusCode)
+	}
+	connectedAt(t, s)
+	time.Sleep(time.Second)
+	bw.setPrices(t, "0.5")
+	if ev := nextEvent(t, s); ev.event != "odds" {
+		t.Fatalf("event after the write timeout = %+v", ev)
+	}
+}
