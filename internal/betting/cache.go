@@ -159,8 +159,14 @@ func (c *catalogCache) putEvent(e Event, now time.Time) {
 // CachedOperator returns an operator from the cache or the store. An id
 // the store did not have is remembered for the cache's TTL: asking again within
 // it answers not found without reading the store, unless the operator was
-// created on this node meanwhile.
+// created on this node meanwhile. An id no operator can have (see
+// Operator.Validate: 1 to 63 lowercase letters, digits, '-' or '_') is
+// not found without reading the store or caching it, and the error does
+// not repeat it: clients send any id in a URL or a token.
 func (s *Service) CachedOperator(ctx context.Context, id string) (Operator, error) {
+	if !operatorID.MatchString(id) {
+		return Operator{}, &Error{Code: ErrNotFound, Message: "no operator has that id: an operator id is 1 to 63 lowercase letters, digits, '-' or '_'"}
+	}
 	now := s.Now()
 	if o, known, hit := s.cache.operator(id, now); hit {
 		if !known {

@@ -1,7 +1,10 @@
 package betting
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -143,5 +146,46 @@ func TestHubDropsASubscriberThatFallsBehind(t *testing.T) {
 	}
 	if got := h.Subscribers(); got != 1 {
 		t.Errorf("%d subscribers, want the one that kept up", got)
+	}
+}
+
+// operatorReads is a Store that counts GetOperator calls and has no
+// operator; any other call panics.
+type operatorReads struct {
+	Store
+	n int
+}
+
+func (s *operatorReads) GetOperator(_ context.Context, id string) (Operator, error) {
+	s.n++
+	return Operator{}, NotFound("operator", id)
+}
+
+// An id no operator can have is not found without a store read, is not
+// remembered (a client sent 500 ids of 900 KB and the process kept them),
+// and the error does not repeat it; an id that could be an operator's is
+// read and remembered.
+func TestCachedOperatorRefusesImpossibleIDs(t *testing.T) {
+	t.Parallel()
+	store := &operatorReads{}
+	svc := NewService(store, false)
+	for _, id := range []string{strings.Repeat("a", 64), strings.Repeat("a", 900<<10), "Upper", "", "-lead", "a b"} {
+		_, err := svc.CachedOperator(context.Background(), id)
+		var e *Error
+		if !errors.As(err, &e) || e.Code != ErrNotFound || (len(id) > 5 && strings.Contains(e.Message, id)) {
+			t.Errorf("CachedOperator(%.20q…) = %v, want not found without the id", id, err)
+		}
+	}
+	if store.n != 0 || len(svc.cache.unknownOperators) != 0 {
+		t.Errorf("impossible ids: %d store reads, %d remembered; want none", store.n, len(svc.cache.unknownOperators))
+	}
+	id := strings.Repeat("a", 63)
+	for range 2 {
+		if _, err := svc.CachedOperator(context.Background(), id); ErrorCodeOf(err) != ErrNotFound {
+			t.Fatalf("CachedOperator(63 letters) = %v, want not found", err)
+		}
+	}
+	if store.n != 1 || len(svc.cache.unknownOperators) != 1 {
+		t.Errorf("a possible id: %d store reads, %d remembered; want 1 and 1", store.n, len(svc.cache.unknownOperators))
 	}
 }
