@@ -462,6 +462,33 @@ func TestLauncherRateLimit(t *testing.T) {
 	}
 }
 
+// TestSessionExchangeRateLimit: past the per-address rate the session
+// exchange answers 429 problem details with Retry-After before reading
+// the database; the launcher's requests from the same address are counted
+// apart.
+func TestSessionExchangeRateLimit(t *testing.T) {
+	t.Parallel()
+	aw := newAggWorld(t, "sqlite:"+t.TempDir()+"/f.db", func(c *server.Config) { c.LauncherRateLimit = 0.01 })
+	var statuses []int
+	for range 3 {
+		a := aw.post("/api/v1/sessions", `{"session_request_id":"never-issued"}`)
+		statuses = append(statuses, a.status)
+		if a.status == 429 {
+			var body map[string]any
+			if a.header.Get("Content-Type") != "application/problem+json" || json.Unmarshal(a.body, &body) != nil || body["status"] != 429.0 ||
+				a.header.Get("Retry-After") == "" {
+				t.Errorf("429 = %v %s", a.header, a.body)
+			}
+		}
+	}
+	if fmt.Sprint(statuses) != "[401 429 429]" {
+		t.Errorf("session exchange statuses = %v, want [401 429 429]", statuses)
+	}
+	if a := aw.signed("/v2/agg_provider.Launcher/Demo", casinoSecret, `{"casino_id":"casino-1","game":"prediction-markets"}`); a.status != 200 {
+		t.Errorf("a launch after the exchanges were limited = %d %s", a.status, a.body)
+	}
+}
+
 // TestAggregatorSessionsAndCredits: a session does not start when the
 // casino's Player/Balance fails, and a failing profile read hides the
 // balance; a win whose answer is lost is resent and paid once; a cancelled

@@ -51,7 +51,9 @@ const (
 // Options configure the handlers.
 type Options struct {
 	// LauncherRate is launcher requests per second per client IP address
-	// (the gateway's limit; 5 in production); 0 disables the limit.
+	// (the gateway's limit; 5 in production), and session exchanges per
+	// second per client IP address, counted apart; 0 disables both
+	// limits.
 	LauncherRate float64
 	Log          *slog.Logger
 }
@@ -59,38 +61,57 @@ type Options struct {
 type handler struct {
 	svc     *aggregator.Service
 	catalog *betting.Service
-	limit   *ratelimit.Limiter
-	log     *slog.Logger
+	// launches and sessions count the launcher's requests and the
+	// session exchanges per client IP address.
+	launches, sessions *ratelimit.Limiter
+	log                *slog.Logger
 }
 
 // Register adds the routes to mux.
 func Register(mux *http.ServeMux, svc *aggregator.Service, catalog *betting.Service, opts Options) {
-	h := &handler{svc: svc, catalog: catalog, limit: ratelimit.New(opts.LauncherRate, max(1, int(opts.LauncherRate))), log: opts.Log}
+	burst := max(1, int(opts.LauncherRate))
+	h := &handler{svc: svc, catalog: catalog, launches: ratelimit.New(opts.LauncherRate, burst),
+		sessions: ratelimit.New(opts.LauncherRate, burst), log: opts.Log}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
-	mux.Handle("POST "+PathLauncherReal, h.limited(http.HandlerFunc(h.launcherReal)))
-	mux.Handle("POST "+PathLauncherDemo, h.limited(http.HandlerFunc(h.launcherDemo)))
+	mux.Handle("POST "+PathLauncherReal, limited(h.launches, tooManyLaunches, http.HandlerFunc(h.launcherReal)))
+	mux.Handle("POST "+PathLauncherDemo, limited(h.launches, tooManyLaunches, http.HandlerFunc(h.launcherDemo)))
 	mux.HandleFunc("POST "+PathRoundDetails, h.roundDetails)
-	mux.HandleFunc("POST /api/v1/sessions", h.startSession)
+	// The exchange is open to anyone and writes to the database before
+	// it knows the token: without a limit, a flood of made-up tokens
+	// slowed every bet on SQLite.
+	mux.Handle("POST /api/v1/sessions", limited(h.sessions, tooManySessions, http.HandlerFunc(h.startSession)))
 	mux.HandleFunc("GET /.well-known/jwks.json", h.jwks)
 }
 
-// limited applies the gateway's per-IP limit: 429 with a body of its own,
-// {"message": "Too many requests"}, and Retry-After.
-func (h *handler) limited(next http.Handler) http.Handler {
+// limited counts requests per client IP address in limit: past it, the
+// answer is refuse's (429), with Retry-After in seconds.
+func limited(limit *ratelimit.Limiter, refuse func(http.ResponseWriter), next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ip, _, err := net.SplitHostPort(r.RemoteAddr)
 		if err != nil {
 			ip = r.RemoteAddr
 		}
-		if ok, wait := h.limit.Allow(ip); !ok {
+		if ok, wait := limit.Allow(ip); !ok {
 			w.Header().Set("Retry-After", strconv.Itoa(max(1, int(wait.Round(time.Second)/time.Second))))
-			httpjson.Write(w, http.StatusTooManyRequests, map[string]string{"message": "Too many requests"})
+			refuse(w)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// tooManyLaunches is the gateway's 429 body for the launcher,
+// {"message": "Too many requests"}.
+func tooManyLaunches(w http.ResponseWriter) {
+	httpjson.Write(w, http.StatusTooManyRequests, map[string]string{"message": "Too many requests"})
+}
+
+// tooManySessions is the session exchange's 429: problem details, like
+// its other errors.
+func tooManySessions(w http.ResponseWriter) {
+	httpjson.WriteProblem(w, http.StatusTooManyRequests, "Too many session requests from this address; retry after Retry-After seconds.")
 }
 
 // signed reads the body and returns it with the aggregator whose secret
