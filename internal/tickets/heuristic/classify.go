@@ -191,7 +191,7 @@ var appendixLabel = regexp.MustCompile(`(?i)^\s*appendix\s*#?[a-z0-9]{0,3}\s*[-:
 // work.
 func isPlanAppendix(s, title *section) bool {
 	p := s.parent
-	if p == nil || p.index == 0 || p == title || p.class != workSection || !appendixLabel.MatchString(s.heading) {
+	if p == nil || p.index == 0 || p == title || p.class != workSection || len(s.heading) < 8 || !strings.EqualFold(s.heading[:8], "appendix") || !appendixLabel.MatchString(s.heading) {
 		return false
 	}
 	rest := appendixLabel.ReplaceAllString(s.heading, "")

@@ -748,7 +748,7 @@ func ruleParagraphParts(units []*unit) []*part {
 		}
 		if u.para != para {
 			para = u.para
-			if m := paragraphRule.FindStringSubmatch(stripCode(u.text)); m != nil && !subjects[strings.ToLower(m[1])] {
+			if m := matchIf(strings.Contains(u.text, " should ") || strings.Contains(u.text, " must ") || strings.Contains(u.text, " shall "), paragraphRule, stripCode(u.text)); m != nil && !subjects[strings.ToLower(m[1])] {
 				subjects[strings.ToLower(m[1])] = true
 				t, _ := imperative(dropParentheticals(u.text))
 				if strings.HasPrefix(t, "Implement ") {

@@ -748,10 +748,10 @@ func imperative(s string) (title, role string) {
 		s = rest
 	}
 	s = unframed(s)
-	if m := reasonFirst.FindStringSubmatch(s); m != nil && fieldCount(m[1]) >= 3 {
+	if m := matchIf(strings.HasPrefix(s, "Because ") || strings.HasPrefix(s, "Since "), reasonFirst, s); m != nil && fieldCount(m[1]) >= 3 {
 		s = upperFirst(m[1]) // "Because the sysvar system supports …, these variables should be removed …"
 	}
-	if m := whenFirst.FindStringSubmatch(s); m != nil && fieldCount(m[1]) >= 3 {
+	if m := matchIf(strings.HasPrefix(s, "In "), whenFirst, s); m != nil && fieldCount(m[1]) >= 3 {
 		// "In Go 1.16, when …, `go get` would print a deprecation
 		// warning …": what a release of the proposal would do.
 		if w := wouldDo.FindStringSubmatch(m[1]); w != nil && fieldCount(w[2]) >= 2 {
@@ -831,6 +831,9 @@ var proposalFrame = regexp.MustCompile(`(?i)^(in order to [^,]{3,80}, )?((i|we) 
 // the `go install` command …" is "Augment the `go install` command …"),
 // or s when it has none or nothing that reads as a requirement follows.
 func unframed(s string) string {
+	if s == "" || !strings.ContainsRune("IiWwTt", rune(s[0])) {
+		return s // every frame opens with "In order", "I", "We" or "This"
+	}
 	loc := proposalFrame.FindStringIndex(s)
 	if loc == nil || fieldCount(s[loc[1]:]) < 3 {
 		return s
@@ -1019,8 +1022,14 @@ var supportPeople = map[string]bool{"agent": true, "agents": true, "staff": true
 // supportPeopleAt reports whether the lower-case text opens with support
 // people ("support agents …").
 func supportPeopleAt(low string) bool {
-	loc := supportRole.FindStringIndex(low)
-	return loc != nil && loc[0] == 0
+	rest, ok := strings.CutPrefix(low, "support ")
+	if !ok {
+		return false
+	}
+	if i := strings.IndexFunc(rest, func(r rune) bool { return !unicode.IsLetter(r) }); i >= 0 {
+		rest = rest[:i]
+	}
+	return supportPeople[rest]
 }
 
 // supportRole counts the mentions of support people in the lower-case
