@@ -92,6 +92,7 @@ func testConfig(databaseURL string) server.Config {
 	cfg.AdminToken = adminToken
 	cfg.RateLimit = 0
 	cfg.AuthFailuresPerMinute = 0
+	cfg.BetRateLimit = 0 // TestBetRateLimitPerBettor sets its own
 	cfg.Queue.PollInterval = 50 * time.Millisecond
 	cfg.Tickets.CancelPollInterval = 50 * time.Millisecond
 	return cfg
