@@ -389,3 +389,16 @@ func TestPropertyItemsAreNoTickets(t *testing.T) {
 		t.Errorf("the scope is in no ticket:\n%s", allTicketText(res.Tickets))
 	}
 }
+
+// A section whose proposal follows a sentence of context is titled by the
+// proposal: "Support "removed system variables" by the sysvar framework",
+// not "Implement appendix #2 - Removed system variables".
+func TestProposalAfterContextTitlesTheSection(t *testing.T) {
+	t.Parallel()
+	spec := "# Proposal: Remove hidden sysvars\n\n## Design\n\nMake every hidden variable visible.\n\n## Implementation Plan\n\n### Appendix #2 - Removed system variables\n\nFor existing experimental flags, the procedure to remove the flag once the feature is GA is problematic.\nThis proposes that we support \"removed system variables\" by the sysvar framework.\nIt helps accommodate phantom `SET` statements in application code.\n"
+	res := generate(t, defaultRequest(spec, "Remove hidden sysvars"))
+	want := "Support \"removed system variables\" by the sysvar framework"
+	if got := titles(res.Tickets); !slices.Contains(got, want) {
+		t.Errorf("titles %q, want %q among them", got, want)
+	}
+}

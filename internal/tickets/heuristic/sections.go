@@ -977,6 +977,16 @@ func (b *builder) headingTitle(s *section, units []*unit) string {
 		if t, ok := componentTitle(h, first); ok {
 			return t
 		}
+		for _, u := range units[1:min(len(units), 5)] {
+			// "This proposes that we support "removed system variables"
+			// by the sysvar framework" after a sentence of context: the
+			// proposal names the work.
+			if text := strings.TrimSpace(stripCode(u.text)); unframed(text) != text {
+				if t, _ := imperative(text); !strings.HasPrefix(t, "Implement ") {
+					return shorten(t, 12, 90)
+				}
+			}
+		}
 	}
 	return shorten(title, 12, 100)
 }

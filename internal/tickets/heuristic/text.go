@@ -824,8 +824,8 @@ func imperative(s string) (title, role string) {
 
 // proposalFrame is the frame a proposal puts around what it proposes:
 // "In order to address the concerns above, I propose", "We propose",
-// "We will", "This RFC proposes to".
-var proposalFrame = regexp.MustCompile(`(?i)^(in order to [^,]{3,80}, )?((i|we) (propose|suggest|recommend|will)|this (rfc|proposal|document|design|gep|kep|pep|adr) (proposes|suggests|recommends))( that| to)? `)
+// "We will", "This RFC proposes to", "This proposes that we".
+var proposalFrame = regexp.MustCompile(`(?i)^(in order to [^,]{3,80}, )?((i|we) (propose|suggest|recommend|will)|this ((rfc|proposal|document|design|gep|kep|pep|adr) )?(proposes|suggests|recommends))( that (we|you)| that| to)? `)
 
 // unframed returns s without its proposal frame ("We propose augmenting
 // the `go install` command …" is "Augment the `go install` command …"),
