@@ -549,13 +549,24 @@ func TestCallbacks(t *testing.T) {
 		if job["status"] != "completed" {
 			t.Errorf("job with a failed callback is %v, want completed", job["status"])
 		}
-		attempts := 0
+		// Deliveries are at least once: on a loaded machine the first job's
+		// callback may have been delivered again (its answer came after the
+		// attempt's time-out), so only the failing job's attempts count.
+		attempts, others := 0, 0
 		for len(recv.got) > 0 {
-			<-recv.got
-			attempts++
+			got := <-recv.got
+			var ev tickets.CallbackEvent
+			if json.Unmarshal(got.body, &ev) == nil && ev.Data.JobID == id {
+				attempts++
+			} else {
+				others++
+			}
+		}
+		if others > 0 {
+			t.Logf("%d more deliveries of the first job's callback", others)
 		}
 		if attempts != 3 {
-			t.Errorf("callback attempts = %d, want 3", attempts)
+			t.Errorf("callback attempts of the failing job = %d, want 3", attempts)
 		}
 	})
 }
