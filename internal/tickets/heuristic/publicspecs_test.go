@@ -305,60 +305,6 @@ func TestPlainTextNumberedTitlesAreHeadings(t *testing.T) {
 	}
 }
 
-// What a release of a proposal would do titles its ticket ("Implement in
-// Go 1.16" and "Implement in a later release (likely Go 1.17)" were the
-// Go proposal's titles of the deprecation and the removal).
-func TestReleaseStepTitles(t *testing.T) {
-	t.Parallel()
-	spec := "# Proposal: install by version\n\n## Details\n\nWe also propose deprecating the ability for `go get` to install packages.\n\n* In Go 1.16, when `go get` is invoked outside a module, `go get` would print a deprecation warning recommending an equivalent `go install` command.\n* In a later release (likely Go 1.17), `go get` would no longer build or install packages.\n"
-	res := generate(t, defaultRequest(spec, "Install by version"))
-	got := titles(res.Tickets)
-	for _, want := range []string{"Make go get print a deprecation warning recommending an equivalent go install", "Make go get no longer build or install packages"} {
-		if !slices.Contains(got, want) {
-			t.Errorf("titles %q, want %q among them", got, want)
-		}
-	}
-}
-
-// An ADR's consequences are titled by what the team will do, not
-// "Implement consequences".
-func TestConsequencesTitledByWhatWillBeDone(t *testing.T) {
-	t.Parallel()
-	spec := "# ADR 14: Use native fetch\n\n## Decision\n\nAll backend code should use the native `fetch` for HTTP calls.\n\n## Consequences\n\nWe will gradually transition away from `node-fetch` on the Node.js platform.\nCertain tests may need to be rewritten to use msw 2.x.\n"
-	res := generate(t, defaultRequest(spec, "Use native fetch"))
-	want := "Gradually transition away from node-fetch on the Node.js platform"
-	if got := titles(res.Tickets); !slices.Contains(got, want) {
-		t.Errorf("titles %q, want %q among them", got, want)
-	}
-}
-
-// A list of predicates under a caption that names their subject ("A
-// removed sysvar:" over "Returns an error for …") is titled with that
-// subject, not "Implement returns an error …".
-func TestPredicateItemsTakeTheCaptionSubject(t *testing.T) {
-	t.Parallel()
-	spec := "# Proposal: Removed settings\n\n## Design\n\nWe support removed settings in the framework. A removed setting:\n\n* Is settable via a `SET` statement\n* Returns an error for `SELECT @@var` queries\n"
-	res := generate(t, defaultRequest(spec, "Removed settings"))
-	want := "Make a removed setting return an error for SELECT @@var queries"
-	if got := titles(res.Tickets); !slices.Contains(got, want) {
-		t.Errorf("titles %q, want %q among them", got, want)
-	}
-}
-
-// A section headed by a component is titled by what the component will
-// do: "Make Cargo stop fetching …", not "Implement cargo".
-func TestComponentSectionTitledByWhatItWillDo(t *testing.T) {
-	t.Parallel()
-	spec := "# RFC: Make the authors field optional\n\n## Reference-level explanation\n\n### Cargo\n\nCargo will stop fetching the current user's name when running `cargo init`.\n\n### docs.rs\n\ndocs.rs will replace the authors with the current owners in its UI.\n"
-	res := generate(t, defaultRequest(spec, "Optional authors"))
-	got := titles(res.Tickets)
-	for _, want := range []string{"Make Cargo stop fetching the current user's name when running cargo init", "Make docs.rs replace the authors with the current owners in its UI"} {
-		if !slices.Contains(got, want) {
-			t.Errorf("titles %q, want %q among them", got, want)
-		}
-	}
-}
-
 // A guess asks for nothing: "might have been miscategorized", "it is
 // unlikely to cause compatibility issues" gave tickets of their own.
 func TestSpeculationIsNoRequirement(t *testing.T) {
@@ -390,15 +336,39 @@ func TestPropertyItemsAreNoTickets(t *testing.T) {
 	}
 }
 
-// A section whose proposal follows a sentence of context is titled by the
-// proposal: "Support "removed system variables" by the sysvar framework",
-// not "Implement appendix #2 - Removed system variables".
-func TestProposalAfterContextTitlesTheSection(t *testing.T) {
+// TestTitlesOfPublicSpecShapes: a ticket is titled by the work a public
+// spec's words name, in the shapes these specs wrote it; each row's
+// comment says what the engine titled it before.
+func TestTitlesOfPublicSpecShapes(t *testing.T) {
 	t.Parallel()
-	spec := "# Proposal: Remove hidden sysvars\n\n## Design\n\nMake every hidden variable visible.\n\n## Implementation Plan\n\n### Appendix #2 - Removed system variables\n\nFor existing experimental flags, the procedure to remove the flag once the feature is GA is problematic.\nThis proposes that we support \"removed system variables\" by the sysvar framework.\nIt helps accommodate phantom `SET` statements in application code.\n"
-	res := generate(t, defaultRequest(spec, "Remove hidden sysvars"))
-	want := "Support \"removed system variables\" by the sysvar framework"
-	if got := titles(res.Tickets); !slices.Contains(got, want) {
-		t.Errorf("titles %q, want %q among them", got, want)
+	for _, c := range []struct {
+		name, spec, title string
+		want              []string
+	}{
+		// What a release of a proposal would do titles its ticket ("Implement in
+		// Go 1.16" and "Implement in a later release (likely Go 1.17)" were the
+		// Go proposal's titles of the deprecation and the removal).
+		{"ReleaseStepTitles", "# Proposal: install by version\n\n## Details\n\nWe also propose deprecating the ability for `go get` to install packages.\n\n* In Go 1.16, when `go get` is invoked outside a module, `go get` would print a deprecation warning recommending an equivalent `go install` command.\n* In a later release (likely Go 1.17), `go get` would no longer build or install packages.\n", "Install by version", []string{"Make go get print a deprecation warning recommending an equivalent go install", "Make go get no longer build or install packages"}},
+		// An ADR's consequences are titled by what the team will do, not
+		// "Implement consequences".
+		{"ConsequencesTitledByWhatWillBeDone", "# ADR 14: Use native fetch\n\n## Decision\n\nAll backend code should use the native `fetch` for HTTP calls.\n\n## Consequences\n\nWe will gradually transition away from `node-fetch` on the Node.js platform.\nCertain tests may need to be rewritten to use msw 2.x.\n", "Use native fetch", []string{"Gradually transition away from node-fetch on the Node.js platform"}},
+		// A list of predicates under a caption that names their subject ("A
+		// removed sysvar:" over "Returns an error for …") is titled with that
+		// subject, not "Implement returns an error …".
+		{"PredicateItemsTakeTheCaptionSubject", "# Proposal: Removed settings\n\n## Design\n\nWe support removed settings in the framework. A removed setting:\n\n* Is settable via a `SET` statement\n* Returns an error for `SELECT @@var` queries\n", "Removed settings", []string{"Make a removed setting return an error for SELECT @@var queries"}},
+		// A section headed by a component is titled by what the component will
+		// do: "Make Cargo stop fetching …", not "Implement cargo".
+		{"ComponentSectionTitledByWhatItWillDo", "# RFC: Make the authors field optional\n\n## Reference-level explanation\n\n### Cargo\n\nCargo will stop fetching the current user's name when running `cargo init`.\n\n### docs.rs\n\ndocs.rs will replace the authors with the current owners in its UI.\n", "Optional authors", []string{"Make Cargo stop fetching the current user's name when running cargo init", "Make docs.rs replace the authors with the current owners in its UI"}},
+		// A section whose proposal follows a sentence of context is titled by the
+		// proposal: "Support "removed system variables" by the sysvar framework",
+		// not "Implement appendix #2 - Removed system variables".
+		{"ProposalAfterContextTitlesTheSection", "# Proposal: Remove hidden sysvars\n\n## Design\n\nMake every hidden variable visible.\n\n## Implementation Plan\n\n### Appendix #2 - Removed system variables\n\nFor existing experimental flags, the procedure to remove the flag once the feature is GA is problematic.\nThis proposes that we support \"removed system variables\" by the sysvar framework.\nIt helps accommodate phantom `SET` statements in application code.\n", "Remove hidden sysvars", []string{"Support \"removed system variables\" by the sysvar framework"}},
+	} {
+		got := titles(generate(t, defaultRequest(c.spec, c.title)).Tickets)
+		for _, want := range c.want {
+			if !slices.Contains(got, want) {
+				t.Errorf("%s: titles %q, want %q among them", c.name, got, want)
+			}
+		}
 	}
 }
