@@ -117,6 +117,7 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*server.Config, 
 	e.String(&cfg.MetricsToken, "metrics-token", "FORESIGHT_METRICS_TOKEN", "", "bearer token that may read /metrics only (at least 32 characters; the admin token reads it too)")
 	e.Float(&cfg.AuthFailuresPerMinute, "auth-failures-per-minute", "FORESIGHT_AUTH_FAILURES_PER_MINUTE", cfg.AuthFailuresPerMinute, "wrong admin, operator and metrics tokens per client address a minute, after the burst (0: unlimited)")
 	e.Int(&cfg.AuthFailureBurst, "auth-failure-burst", "FORESIGHT_AUTH_FAILURE_BURST", cfg.AuthFailureBurst, "wrong tokens per client address in a row before 429")
+	e.String(&cfg.TrustedProxies, "trusted-proxies", "FORESIGHT_TRUSTED_PROXIES", "", "IP addresses and CIDR prefixes of the reverse proxies whose X-Forwarded-For names the client address, comma-separated (default: none)")
 	engineFlags(e, &cfg)
 	e.Bool(&cfg.DevAllowInsecure, "dev-allow-insecure", "FORESIGHT_DEV_ALLOW_INSECURE", false, "allow http:// and private addresses for callback delivery (development only)")
 	e.Duration(&cfg.Tickets.JobLifetime, "tickets-job-lifetime", "FORESIGHT_TICKETS_JOB_LIFETIME", cfg.Tickets.JobLifetime, "time from job creation to expiry")

@@ -25,6 +25,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/audit"
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/clientaddr"
 	"github.com/foresight-dev/foresight/internal/cursor"
 	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/ledger"
@@ -68,6 +69,7 @@ type handler struct {
 	sessions    BundledSessions
 	tokenHash   [32]byte
 	failures    *ratelimit.FailureGuard
+	proxies     clientaddr.Proxies
 	log         *slog.Logger
 }
 
@@ -89,6 +91,9 @@ type Options struct {
 	// rate_limited with Retry-After instead of 401 until the budget
 	// refills; its valid tokens are served. Nil never refuses.
 	FailedSignIns *ratelimit.FailureGuard
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client address the audit trail records; zero trusts none.
+	TrustedProxies clientaddr.Proxies
 }
 
 // New returns the /admin/v1 handler. token is the admin bearer token;
@@ -100,7 +105,7 @@ func New(token string, ticketService *tickets.Service, bettingService *betting.S
 		log = slog.New(slog.DiscardHandler)
 	}
 	h := &handler{tickets: ticketService, betting: bettingService, placement: placement, credentials: credentials, ledger: opts.Ledger, sessions: opts.Sessions,
-		tokenHash: sha256.Sum256([]byte(token)), failures: opts.FailedSignIns, log: log}
+		tokenHash: sha256.Sum256([]byte(token)), failures: opts.FailedSignIns, proxies: opts.TrustedProxies, log: log}
 	h.audit = opts.Audit
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /admin/v1/ticket-clients", h.createClient)

@@ -17,7 +17,6 @@ import (
 	"github.com/foresight-dev/foresight/internal/audit"
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/ledger"
-	"github.com/foresight-dev/foresight/internal/ratelimit"
 	"github.com/foresight-dev/foresight/internal/requestid"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
@@ -51,7 +50,7 @@ func (h *handler) record(r *http.Request, e audit.Entry) {
 		return
 	}
 	e.Actor = principalOf(r).actor()
-	e.ClientAddress = ratelimit.ClientAddress(r)
+	e.ClientAddress = h.proxies.Of(r)
 	e.RequestID = requestid.FromContext(r.Context())
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), auditWriteTimeout)
 	defer cancel()

@@ -94,8 +94,10 @@ type Entry struct {
 	// credential, its bettor); empty for what every operator shares (the
 	// catalog) or no operator has (the ticket service).
 	OperatorID string `json:"operator_id,omitempty"`
-	// ClientAddress is the address of the request's connection, as the
-	// server saw it; RequestID the request's X-Request-Id.
+	// ClientAddress is the IP address of the request's client: its
+	// connection's, or behind trusted proxies the one their
+	// X-Forwarded-For names (clientaddr.Proxies.Of); RequestID the
+	// request's X-Request-Id.
 	ClientAddress string `json:"client_address"`
 	RequestID     string `json:"request_id"`
 	// Before and After are the target's state as JSON objects; Before is

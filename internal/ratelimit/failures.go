@@ -1,9 +1,10 @@
 package ratelimit
 
 import (
-	"net"
 	"net/http"
 	"time"
+
+	"github.com/foresight-dev/foresight/internal/clientaddr"
 )
 
 // FailureGuard slows down clients that send wrong credentials: it counts
@@ -15,19 +16,22 @@ import (
 // A valid credential is served whatever its address's budget: the caller
 // checks the credential first and calls Failed only when it is wrong. One
 // client must not lock out every other client of its address (behind a
-// reverse proxy all of them share the proxy's), and serving valid
+// reverse proxy that is not trusted all of them share the proxy's), and
+// serving valid
 // credentials helps no guesser: the platform's credentials carry at least
 // 192 random bits, which no number of guesses finds. The budget therefore
 // does not bound how fast an address may try credentials; their entropy
 // does.
 type FailureGuard struct {
 	failures *Limiter
+	proxies  clientaddr.Proxies
 }
 
 // NewFailureGuard allows burst failures per client address, refilled at
-// perMinute a minute. perMinute <= 0 disables the guard.
-func NewFailureGuard(perMinute float64, burst int) *FailureGuard {
-	return &FailureGuard{failures: New(perMinute/60, burst)}
+// perMinute a minute. perMinute <= 0 disables the guard. A request's
+// client address is proxies.Of(r): behind the proxies, the client's.
+func NewFailureGuard(perMinute float64, burst int, proxies clientaddr.Proxies) *FailureGuard {
+	return &FailureGuard{failures: New(perMinute/60, burst), proxies: proxies}
 }
 
 // Failed counts a failed sign-in of r's client address. When the address
@@ -39,16 +43,6 @@ func (g *FailureGuard) Failed(r *http.Request) (refused bool, retryAfter time.Du
 	if g == nil {
 		return false, 0
 	}
-	ok, wait := g.failures.Allow(ClientAddress(r))
+	ok, wait := g.failures.Allow(g.proxies.Of(r))
 	return !ok, wait
-}
-
-// ClientAddress is the IP address of r's connection (RemoteAddr without
-// the port). Behind a reverse proxy it is the proxy's address.
-func ClientAddress(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }

@@ -4,11 +4,13 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/foresight-dev/foresight/internal/clientaddr"
 )
 
 func TestFailureGuard(t *testing.T) {
 	t.Parallel()
-	g := NewFailureGuard(60, 3)
+	g := NewFailureGuard(60, 3, clientaddr.Proxies{})
 	now := setClock(g.failures)
 	a := httptest.NewRequest("GET", "/", nil)
 	a.RemoteAddr = "198.51.100.7:40000"

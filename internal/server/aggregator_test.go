@@ -462,6 +462,42 @@ func TestLauncherRateLimit(t *testing.T) {
 	}
 }
 
+// TestLauncherRateLimitBehindTrustedProxy: behind a trusted proxy the
+// launcher's limit counts each address X-Forwarded-For names (its
+// rightmost untrusted entry, whatever the client put left of it); from a
+// peer that is not trusted the header is ignored and the peer's address
+// is counted.
+func TestLauncherRateLimitBehindTrustedProxy(t *testing.T) {
+	t.Parallel()
+	launch := func(aw *aggWorld, forwardedFor string) int {
+		return aw.signed("/v2/agg_provider.Launcher/Demo", casinoSecret, `{"casino_id":"casino-1","game":"prediction-markets"}`,
+			"X-Forwarded-For", forwardedFor).status
+	}
+	t.Run("trusted peer", func(t *testing.T) {
+		t.Parallel()
+		aw := newAggWorld(t, "sqlite:"+t.TempDir()+"/f.db", func(c *server.Config) {
+			c.LauncherRateLimit = 0.01
+			c.TrustedProxies = "127.0.0.1, 192.0.2.0/24"
+		})
+		statuses := []int{launch(aw, "203.0.113.1"), launch(aw, "203.0.113.1"), launch(aw, "203.0.113.2"),
+			launch(aw, "203.0.113.3, 203.0.113.2, 192.0.2.9")}
+		if fmt.Sprint(statuses) != "[200 429 200 429]" {
+			t.Errorf("launcher statuses = %v, want [200 429 200 429]: one bucket per forwarded client", statuses)
+		}
+	})
+	t.Run("untrusted peer", func(t *testing.T) {
+		t.Parallel()
+		aw := newAggWorld(t, "sqlite:"+t.TempDir()+"/f.db", func(c *server.Config) {
+			c.LauncherRateLimit = 0.01
+			c.TrustedProxies = "192.0.2.0/24"
+		})
+		statuses := []int{launch(aw, "203.0.113.1"), launch(aw, "203.0.113.2")}
+		if fmt.Sprint(statuses) != "[200 429]" {
+			t.Errorf("launcher statuses = %v, want [200 429]: the untrusted peer's header must be ignored", statuses)
+		}
+	})
+}
+
 // TestSessionExchangeRateLimit: past the per-address rate the session
 // exchange answers 429 problem details with Retry-After before reading
 // the database; the launcher's requests from the same address are counted

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/foresight-dev/foresight/internal/clientaddr"
 )
 
 // MinTokenLength is the fewest characters CheckTokens accepts in the admin
@@ -13,11 +15,23 @@ import (
 const MinTokenLength = 32
 
 // Check refuses a configuration that `foresight serve` must not start
-// with: the tokens CheckTokens refuses, and every count, rate and duration
-// outside its range (CheckLimits). The error names each setting by its
-// environment variable, never a token's value.
+// with: the tokens CheckTokens refuses, every count, rate and duration
+// outside its range (CheckLimits), and a trusted proxy that is not an IP
+// address or CIDR prefix. The error names each setting by its environment
+// variable, never a token's value.
 func (c Config) Check() error {
-	return errors.Join(c.CheckTokens(), c.CheckLimits())
+	_, proxiesErr := parseTrustedProxies(c.TrustedProxies)
+	return errors.Join(c.CheckTokens(), c.CheckLimits(), proxiesErr)
+}
+
+// parseTrustedProxies parses FORESIGHT_TRUSTED_PROXIES; the error names
+// the setting and the entry that does not parse.
+func parseTrustedProxies(list string) (clientaddr.Proxies, error) {
+	proxies, err := clientaddr.ParseProxies(list)
+	if err != nil {
+		return clientaddr.Proxies{}, fmt.Errorf("FORESIGHT_TRUSTED_PROXIES: %w", err)
+	}
+	return proxies, nil
 }
 
 // CheckTokens refuses an admin token, or a metrics token when one is set,

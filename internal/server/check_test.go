@@ -49,6 +49,8 @@ func TestCheckRefusesSettingsOutOfRange(t *testing.T) {
 		{"no retention", func(c *server.Config) { c.Tickets.JobRetention = 0 }, ""},
 		{"negative feed interval", func(c *server.Config) { c.FeedInterval = -time.Second }, "FORESIGHT_FEED_INTERVAL"},
 		{"negative cache time", func(c *server.Config) { c.CatalogCacheTTL = -time.Second }, "FORESIGHT_CATALOG_CACHE_TTL"},
+		{"trusted proxy that is not an address", func(c *server.Config) { c.TrustedProxies = "10.0.0.0/8, proxy.example" }, `FORESIGHT_TRUSTED_PROXIES: "proxy.example" is not an IP address or CIDR prefix`},
+		{"trusted proxies", func(c *server.Config) { c.TrustedProxies = "10.0.0.0/8, 192.0.2.7, fd00::/8" }, ""},
 		{"short admin token", func(c *server.Config) { c.AdminToken = "short" }, "FORESIGHT_ADMIN_TOKEN) has 5 characters"},
 	}
 	for _, tt := range tests {

@@ -35,6 +35,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting/bettorhttp"
 	"github.com/foresight-dev/foresight/internal/betting/ledgerwallet"
 	"github.com/foresight-dev/foresight/internal/betting/wallet"
+	"github.com/foresight-dev/foresight/internal/clientaddr"
 	"github.com/foresight-dev/foresight/internal/feed"
 	"github.com/foresight-dev/foresight/internal/feed/polymarket"
 	"github.com/foresight-dev/foresight/internal/feed/simulator"
@@ -71,6 +72,12 @@ type Config struct {
 	// row, then so many a minute); 0 per minute disables it.
 	AuthFailuresPerMinute float64
 	AuthFailureBurst      int
+	// TrustedProxies is a comma-separated list of the IP addresses and
+	// CIDR prefixes of the reverse proxies in front of the server: behind
+	// them, the per-address limits and the audit trail take the client
+	// address from their X-Forwarded-For (clientaddr.Proxies.Of). Empty
+	// trusts none: the client address is the connection's.
+	TrustedProxies string
 	// TicketsEngine names the ticket engine: heuristic (more come with the
 	// LLM engines).
 	TicketsEngine string
@@ -305,6 +312,7 @@ type Server struct {
 	balances sessionBalances
 	tokens   *bettorauth.Validator
 	feed     feed.Source // nil for the manual feed
+	proxies  clientaddr.Proxies
 	handler  http.Handler
 	log      *slog.Logger
 
@@ -323,6 +331,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	}
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "http://" + cfg.Addr
+	}
+	proxies, err := parseTrustedProxies(cfg.TrustedProxies)
+	if err != nil {
+		return nil, err
 	}
 	source, err := NewFeed(cfg)
 	if err != nil {
@@ -365,7 +377,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	placement.SetLog(log)
 	placement.LimitBettorRate(cfg.BetRateLimit, cfg.BetRateBurst)
 	balances := sessionBalances{aggregator: aggregatorWallets, bundled: bundledWallets}
-	s := &Server{cfg: cfg, db: db, tickets: svc, betting: catalog, placement: placement, feed: source,
+	s := &Server{cfg: cfg, db: db, tickets: svc, betting: catalog, placement: placement, feed: source, proxies: proxies,
 		creds:    betting.NewCredentials(db.CredentialStore(), catalog),
 		ledger:   ledgerBook,
 		agg:      aggregator.New(db.AggregatorStore(), catalog, placement, db.BetStore(), balances, keys, cfg.PublicURL),
@@ -457,7 +469,8 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("/api/v1/", metrics.wrap("bettor", bettorAPI))
 	mux.Handle("GET /api/v1/widget/operators/{id}", metrics.wrap("bettor", bettorhttp.WidgetConfig(s.betting, s.cfg.PublicURL, s.log)))
 	aggregatorAPI := http.NewServeMux()
-	aggregatorhttp.Register(aggregatorAPI, s.agg, s.betting, aggregatorhttp.Options{LauncherRate: s.cfg.LauncherRateLimit, Log: s.log})
+	aggregatorhttp.Register(aggregatorAPI, s.agg, s.betting, aggregatorhttp.Options{LauncherRate: s.cfg.LauncherRateLimit,
+		TrustedProxies: s.proxies, Log: s.log})
 	for _, p := range []string{aggregatorhttp.PathLauncherReal, aggregatorhttp.PathLauncherDemo, aggregatorhttp.PathRoundDetails, "/api/v1/sessions"} {
 		mux.Handle("POST "+p, metrics.wrap("aggregator", aggregatorAPI))
 	}
@@ -466,9 +479,9 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("/backoffice/", metrics.wrap("backoffice", backoffice.Handler()))
 	// Wrong admin, operator and metrics tokens share one failure budget
 	// per client address.
-	failedSignIns := ratelimit.NewFailureGuard(s.cfg.AuthFailuresPerMinute, s.cfg.AuthFailureBurst)
+	failedSignIns := ratelimit.NewFailureGuard(s.cfg.AuthFailuresPerMinute, s.cfg.AuthFailureBurst, s.proxies)
 	mux.Handle("/admin/v1/", metrics.wrap("admin", admin.New(s.cfg.AdminToken, s.tickets, s.betting, s.placement, s.creds,
-		admin.Options{Log: s.log, FailedSignIns: failedSignIns, Ledger: s.ledger, Sessions: s.agg,
+		admin.Options{Log: s.log, FailedSignIns: failedSignIns, TrustedProxies: s.proxies, Ledger: s.ledger, Sessions: s.agg,
 			Audit: audit.New(s.db.AuditStore(), audit.Options{})})))
 	mux.Handle("GET "+simulator.ImagesPath, simulator.Images())
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {

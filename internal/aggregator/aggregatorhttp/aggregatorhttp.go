@@ -26,13 +26,13 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/aggregator"
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/clientaddr"
 	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
 	"github.com/foresight-dev/foresight/internal/requestid"
@@ -55,7 +55,10 @@ type Options struct {
 	// second per client IP address, counted apart; 0 disables both
 	// limits.
 	LauncherRate float64
-	Log          *slog.Logger
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client IP address the limits count; zero trusts none.
+	TrustedProxies clientaddr.Proxies
+	Log            *slog.Logger
 }
 
 type handler struct {
@@ -75,25 +78,21 @@ func Register(mux *http.ServeMux, svc *aggregator.Service, catalog *betting.Serv
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
-	mux.Handle("POST "+PathLauncherReal, limited(h.launches, tooManyLaunches, http.HandlerFunc(h.launcherReal)))
-	mux.Handle("POST "+PathLauncherDemo, limited(h.launches, tooManyLaunches, http.HandlerFunc(h.launcherDemo)))
+	mux.Handle("POST "+PathLauncherReal, limited(h.launches, opts.TrustedProxies, tooManyLaunches, http.HandlerFunc(h.launcherReal)))
+	mux.Handle("POST "+PathLauncherDemo, limited(h.launches, opts.TrustedProxies, tooManyLaunches, http.HandlerFunc(h.launcherDemo)))
 	mux.HandleFunc("POST "+PathRoundDetails, h.roundDetails)
 	// The exchange is open to anyone and writes to the database before
 	// it knows the token: without a limit, a flood of made-up tokens
 	// slowed every bet on SQLite.
-	mux.Handle("POST /api/v1/sessions", limited(h.sessions, tooManySessions, http.HandlerFunc(h.startSession)))
+	mux.Handle("POST /api/v1/sessions", limited(h.sessions, opts.TrustedProxies, tooManySessions, http.HandlerFunc(h.startSession)))
 	mux.HandleFunc("GET /.well-known/jwks.json", h.jwks)
 }
 
-// limited counts requests per client IP address in limit: past it, the
-// answer is refuse's (429), with Retry-After in seconds.
-func limited(limit *ratelimit.Limiter, refuse func(http.ResponseWriter), next http.Handler) http.Handler {
+// limited counts requests per client IP address (proxies.Of) in limit:
+// past it, the answer is refuse's (429), with Retry-After in seconds.
+func limited(limit *ratelimit.Limiter, proxies clientaddr.Proxies, refuse func(http.ResponseWriter), next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ip, _, err := net.SplitHostPort(r.RemoteAddr)
-		if err != nil {
-			ip = r.RemoteAddr
-		}
-		if ok, wait := limit.Allow(ip); !ok {
+		if ok, wait := limit.Allow(proxies.Of(r)); !ok {
 			w.Header().Set("Retry-After", strconv.Itoa(max(1, int(wait.Round(time.Second)/time.Second))))
 			refuse(w)
 			return
