@@ -462,12 +462,12 @@ func TestLauncherRateLimit(t *testing.T) {
 	}
 }
 
-// TestLauncherRateLimitBehindTrustedProxy: behind a trusted proxy the
-// launcher's limit counts each address X-Forwarded-For names (its
+// TestTrustedProxies: behind a trusted proxy the launcher's limit counts,
+// and the audit trail records, the address X-Forwarded-For names (its
 // rightmost untrusted entry, whatever the client put left of it); from a
 // peer that is not trusted the header is ignored and the peer's address
 // is counted.
-func TestLauncherRateLimitBehindTrustedProxy(t *testing.T) {
+func TestTrustedProxies(t *testing.T) {
 	t.Parallel()
 	launch := func(aw *aggWorld, forwardedFor string) int {
 		return aw.signed("/v2/agg_provider.Launcher/Demo", casinoSecret, `{"casino_id":"casino-1","game":"prediction-markets"}`,
@@ -483,6 +483,21 @@ func TestLauncherRateLimitBehindTrustedProxy(t *testing.T) {
 			launch(aw, "203.0.113.3, 203.0.113.2, 192.0.2.9")}
 		if fmt.Sprint(statuses) != "[200 429 200 429]" {
 			t.Errorf("launcher statuses = %v, want [200 429 200 429]: one bucket per forwarded client", statuses)
+		}
+
+		_, created := roundTrip(t, "POST", aw.url+"/admin/v1/ticket-clients", adminToken, []byte(`{"name":"Behind the proxy"}`),
+			"X-Forwarded-For", "198.51.100.66, 203.0.113.9")
+		if created.status != 201 {
+			t.Fatalf("POST /admin/v1/ticket-clients = %d %s", created.status, created.body)
+		}
+		_, trail := roundTrip(t, "GET", aw.url+"/admin/v1/audit?target_kind=ticket_client", adminToken, nil)
+		var page struct {
+			Items []auditItem `json:"items"`
+		}
+		clientID, _ := created.json(t)["id"].(string)
+		if err := json.Unmarshal(trail.body, &page); err != nil || len(page.Items) == 0 ||
+			page.Items[0].TargetID != clientID || page.Items[0].ClientAddress != "203.0.113.9" {
+			t.Errorf("audit trail = %d %s; want the newest entry, of %s, from 203.0.113.9", trail.status, trail.body, clientID)
 		}
 	})
 	t.Run("untrusted peer", func(t *testing.T) {
