@@ -82,14 +82,18 @@ func TestWriteTimeoutEndsStalledResponses(t *testing.T) {
 // timeout.
 func TestOddsStreamOutlivesWriteTimeout(t *testing.T) {
 	t.Parallel()
-	bw := newBettingWorldWith(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{config: func(c *server.Config) { c.HTTPWriteTimeout = 300 * time.Millisecond }})
+	// The timeout applies to the setup's admin requests too: 2 s leaves
+	// them room under the race detector on a loaded machine (300 ms did
+	// not: "create client: EOF").
+	const writeTimeout = 2 * time.Second
+	bw := newBettingWorldWith(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{config: func(c *server.Config) { c.HTTPWriteTimeout = writeTimeout }})
 	alice := bw.bettor("alice", "100.00")
 	resp, s := dialStream(t, bw.url, alice)
 	if s == nil {
 		t.Fatalf("odds stream = %d", resp.StatusCode)
 	}
 	connectedAt(t, s)
-	time.Sleep(time.Second)
+	time.Sleep(writeTimeout + time.Second)
 	bw.setPrices(t, "0.5")
 	if ev := nextEvent(t, s); ev.event != "odds" {
 		t.Fatalf("event after the write timeout = %+v", ev)

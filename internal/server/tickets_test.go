@@ -484,7 +484,9 @@ func TestExpiry(t *testing.T) {
 	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, db string) {
 		w := newWorld(t, db, worldOptions{config: func(c *server.Config) {
-			c.Tickets.JobLifetime = 1500 * time.Millisecond
+			// Long enough for the job to complete first under the race
+			// detector on a loaded machine (1.5 s was not, once).
+			c.Tickets.JobLifetime = 4 * time.Second
 			c.ExpiryInterval = 100 * time.Millisecond
 		}})
 		id := w.submit("short-lived", sampleSpec, nil)
