@@ -410,7 +410,10 @@ func (b sessionBalances) Balance(ctx context.Context, op betting.Operator, accou
 
 // PausePlacement stops placing bets, on every node, until
 // ResumePlacement; bets keep being accepted and stay pending. Load tests
-// use it to time placement alone.
+// use it to time placement alone. On PostgreSQL the pause reaches each
+// node's River producer by a notification (or its next poll of the
+// queue's settings), so a bet accepted in the first moments after
+// PausePlacement returns may still be placed.
 func (s *Server) PausePlacement(ctx context.Context) error {
 	if s.dispatcher != nil {
 		s.dispatcher.Pause()
