@@ -45,8 +45,12 @@ func TestHeaderBlockLimit(t *testing.T) {
 // response for as long as it keeps the connection open.
 func TestWriteTimeoutEndsStalledResponses(t *testing.T) {
 	t.Parallel()
+	// The timeout applies to the world's setup requests too: 2 s leaves
+	// them room under the race detector on a loaded machine (500 ms did
+	// not: "create key: EOF").
+	const writeTimeout = 2 * time.Second
 	w := newWorld(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{noContractCheck: true,
-		config: func(c *server.Config) { c.HTTPWriteTimeout = 500 * time.Millisecond }})
+		config: func(c *server.Config) { c.HTTPWriteTimeout = writeTimeout }})
 	conn, err := net.Dial("tcp", strings.TrimPrefix(w.url, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +60,7 @@ func TestWriteTimeoutEndsStalledResponses(t *testing.T) {
 	// blocks writing them while the client reads nothing.
 	const requests = 300
 	go fmt.Fprint(conn, strings.Repeat("GET /openapi/admin.yaml HTTP/1.1\r\nHost: x\r\n\r\n", requests))
-	time.Sleep(2 * time.Second)
+	time.Sleep(writeTimeout + 2*time.Second)
 	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
 	r := bufio.NewReader(conn)
 	answered := 0
