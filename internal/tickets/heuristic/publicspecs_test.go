@@ -13,68 +13,41 @@ import (
 // testdata/reference, and an RFC's header of metadata. A lead reading the
 // engine's results on them would have imported none.
 
-func TestDocumentHeaderIsNoWork(t *testing.T) {
+// TestWorkAndNoWorkOfPublicSpecShapes: in the shapes of the public specs,
+// each row's work has a ticket and no ticket holds its parts that are no
+// work.
+func TestWorkAndNoWorkOfPublicSpecShapes(t *testing.T) {
 	t.Parallel()
-	spec := "## RFC: Add a retry budget\n\n- Feature Name: `retry_budget`\n- Start Date: 2021-01-07\n- RFC PR: #3052\n\nAuthors: Jay Conrod, Daniel Martí\n\nDiscussion at https://golang.org/issue/40276.\n\n## Design\n\nClients must stop retrying once the retry budget of the minute is spent.\n"
-	res := generate(t, defaultRequest(spec, "Retry budget"))
-	for _, tk := range res.Tickets {
-		for _, meta := range []string{"retry_budget", "2021-01-07", "#3052", "Jay Conrod", "golang.org/issue"} {
-			if strings.Contains(ticketText(tk), meta) {
-				t.Errorf("ticket %q holds the header line with %q:\n%s", tk.Title, meta, ticketText(tk))
+	for _, c := range []struct {
+		name, spec, title string
+		work, notWork     []string
+	}{
+		// A document's header (feature name, dates, RFC PR, authors, discussion)
+		// is no work.
+		{"DocumentHeaderIsNoWork", "## RFC: Add a retry budget\n\n- Feature Name: `retry_budget`\n- Start Date: 2021-01-07\n- RFC PR: #3052\n\nAuthors: Jay Conrod, Daniel Martí\n\nDiscussion at https://golang.org/issue/40276.\n\n## Design\n\nClients must stop retrying once the retry budget of the minute is spent.\n", "Retry budget", []string{"retry budget of the minute is spent"}, []string{"retry_budget", "2021-01-07", "#3052", "Jay Conrod", "golang.org/issue"}},
+		// An RFC whose only requirement is its summary, under a header of
+		// metadata, gave one ticket of the header and lost the requirement.
+		{"SummaryHoldingTheOnlyRequirement", "## RFC: Add a retry budget\n\n- Feature Name: `retry_budget`\n- Start Date: 2021-01-07\n- RFC PR: #3052\n\n## Summary\n\nClients must stop retrying once the retry budget of the minute is spent.\n\n## Motivation\n\nRetries made the last outage worse.\n", "Retry budget", []string{"retry budget of the minute is spent"}, []string{"#3052", "last outage"}},
+		// Background, current behaviour, compatibility, work already merged,
+		// rejected options and future directions are no work.
+		{"DoneWorkAndBackgroundSectionsAreNoWork", "# Proposal: Faster report export\n\n## Background\n\nExport takes 40 seconds today for large reports.\n\n## Proposal\n\nThe export job must stream rows instead of loading them all into memory.\n\n## Current export functionality\n\nThe export job is used for building the CSV from the report query. It loads every row first.\n\n## Compatibility\n\nThe CSV format does not change, so existing consumers keep working.\n\n## Implementation\n\nAn initial implementation was merged in PR 254. Please try it out!\n\n## Why not a bigger server?\n\nA bigger server would only move the limit.\n\n## Future directions\n\n1. Export to Parquet as well.\n", "Faster report export", []string{"stream rows"}, []string{"building the CSV", "consumers keep working", "merged in PR 254", "try it out", "bigger server", "Parquet"}},
+		// An ADR's Decision is the work.
+		{"ADRDecisionIsWork", "# ADR 14: Use native fetch\n\n## Context\n\nNode.js 20 ships a stable native `fetch`.\n\n## Decision\n\nAll backend code should use the native `fetch` for HTTP calls.\nFrontend plugins should use `fetchApiRef`.\n\n## Consequences\n\nWe will gradually transition away from `node-fetch`.\n", "Use native fetch", []string{"native `fetch` for HTTP calls"}, []string{}},
+		// An appendix inside an Implementation Plan is part of the plan.
+		{"AppendixOfTheImplementationPlanIsWork", "# Proposal: Removed settings\n\n## Design\n\nSettings that are removed keep working for old scripts.\n\n## Implementation Plan\n\n### Appendix 1 - Removed settings\n\nA removed setting:\n\n* Is settable via a `SET` statement\n* Returns an error for `SELECT @@var` queries\n* Is not visible in `SHOW VARIABLES` output\n", "Removed settings", []string{"SELECT @@var"}, []string{}},
+	} {
+		res := generate(t, defaultRequest(c.spec, c.title))
+		text := allTicketText(res.Tickets)
+		for _, want := range c.work {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: %q has no ticket: %v", c.name, want, titles(res.Tickets))
 			}
 		}
-	}
-	if !strings.Contains(allTicketText(res.Tickets), "retry budget of the minute is spent") {
-		t.Errorf("the requirement has no ticket: %v", titles(res.Tickets))
-	}
-}
-
-// An RFC whose only requirement is its summary, under a header of
-// metadata, gave one ticket of the header and lost the requirement.
-func TestSummaryHoldingTheOnlyRequirement(t *testing.T) {
-	t.Parallel()
-	spec := "## RFC: Add a retry budget\n\n- Feature Name: `retry_budget`\n- Start Date: 2021-01-07\n- RFC PR: #3052\n\n## Summary\n\nClients must stop retrying once the retry budget of the minute is spent.\n\n## Motivation\n\nRetries made the last outage worse.\n"
-	res := generate(t, defaultRequest(spec, "Retry budget"))
-	text := allTicketText(res.Tickets)
-	if !strings.Contains(text, "retry budget of the minute is spent") {
-		t.Errorf("the summary's requirement has no ticket: %v", titles(res.Tickets))
-	}
-	if strings.Contains(text, "#3052") || strings.Contains(text, "last outage") {
-		t.Errorf("a ticket holds the header or the motivation:\n%s", text)
-	}
-}
-
-func TestDoneWorkAndBackgroundSectionsAreNoWork(t *testing.T) {
-	t.Parallel()
-	spec := "# Proposal: Faster report export\n\n## Background\n\nExport takes 40 seconds today for large reports.\n\n## Proposal\n\nThe export job must stream rows instead of loading them all into memory.\n\n## Current export functionality\n\nThe export job is used for building the CSV from the report query. It loads every row first.\n\n## Compatibility\n\nThe CSV format does not change, so existing consumers keep working.\n\n## Implementation\n\nAn initial implementation was merged in PR 254. Please try it out!\n\n## Why not a bigger server?\n\nA bigger server would only move the limit.\n\n## Future directions\n\n1. Export to Parquet as well.\n"
-	res := generate(t, defaultRequest(spec, "Faster report export"))
-	for _, tk := range res.Tickets {
-		for _, not := range []string{"building the CSV", "consumers keep working", "merged in PR 254", "try it out", "bigger server", "Parquet"} {
-			if strings.Contains(ticketText(tk), not) {
-				t.Errorf("ticket %q holds %q, which is no work:\n%s", tk.Title, not, ticketText(tk))
+		for _, not := range c.notWork {
+			if strings.Contains(text, not) {
+				t.Errorf("%s: a ticket holds %q, which is no work:\n%s", c.name, not, text)
 			}
 		}
-	}
-	if !strings.Contains(allTicketText(res.Tickets), "stream rows") {
-		t.Errorf("the requirement has no ticket: %v", titles(res.Tickets))
-	}
-}
-
-func TestADRDecisionIsWork(t *testing.T) {
-	t.Parallel()
-	spec := "# ADR 14: Use native fetch\n\n## Context\n\nNode.js 20 ships a stable native `fetch`.\n\n## Decision\n\nAll backend code should use the native `fetch` for HTTP calls.\nFrontend plugins should use `fetchApiRef`.\n\n## Consequences\n\nWe will gradually transition away from `node-fetch`.\n"
-	res := generate(t, defaultRequest(spec, "Use native fetch"))
-	if !strings.Contains(allTicketText(res.Tickets), "native `fetch` for HTTP calls") {
-		t.Errorf("the decision has no ticket: %v", titles(res.Tickets))
-	}
-}
-
-func TestAppendixOfTheImplementationPlanIsWork(t *testing.T) {
-	t.Parallel()
-	spec := "# Proposal: Removed settings\n\n## Design\n\nSettings that are removed keep working for old scripts.\n\n## Implementation Plan\n\n### Appendix 1 - Removed settings\n\nA removed setting:\n\n* Is settable via a `SET` statement\n* Returns an error for `SELECT @@var` queries\n* Is not visible in `SHOW VARIABLES` output\n"
-	res := generate(t, defaultRequest(spec, "Removed settings"))
-	if !strings.Contains(allTicketText(res.Tickets), "SELECT @@var") {
-		t.Errorf("the appendix's rules have no ticket: %v", titles(res.Tickets))
 	}
 }
 
