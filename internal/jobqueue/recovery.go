@@ -60,14 +60,12 @@ const (
 var errFenced = errors.New("this node could not record that it is alive: its jobs are left to the other nodes")
 
 // Start starts a River client that works the queues with workers until
-// the returned stop function is called, on a store that rescues the jobs
-// of stopped nodes with rec. Before the client starts, it records this
-// node's first beat and rescues what stopped nodes left running (on
-// SQLite: everything the previous process was running); then it beats and
-// rescues in the background (see Recovery). stop cancels the running jobs
-// (they are handed back and resume at the next start, or on another node)
-// and waits for them. log may be nil.
-func Start[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], workers *river.Workers, cfg Config, rec Recovery, log *slog.Logger) (stop func(context.Context) error, err error) {
+// the returned node's Stop, on a store that rescues the jobs of stopped
+// nodes with rec. Before the client starts, it records this node's first
+// beat and rescues what stopped nodes left running (on SQLite: everything
+// the previous process was running); then it beats and rescues in the
+// background (see Recovery). log may be nil.
+func Start[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], workers *river.Workers, cfg Config, rec Recovery, log *slog.Logger) (*Node, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -96,15 +94,98 @@ func Start[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], workers
 	}
 	keeper := &keeper{rec: rec, node: node, cfg: cfg, fence: f, log: log}
 	keepCtx, stopKeeping := context.WithCancel(context.WithoutCancel(ctx))
-	var wg sync.WaitGroup
-	wg.Go(func() { keeper.beat(keepCtx) })
-	wg.Go(func() { keeper.rescue(keepCtx) })
-	return func(ctx context.Context) error {
-		err := c.StopAndCancel(ctx)
-		stopKeeping()
-		wg.Wait()
-		return err
-	}, nil
+	w := &Node{client: c, stopKeeping: stopKeeping}
+	w.keeping.Go(func() { keeper.beat(keepCtx) })
+	w.keeping.Go(func() { keeper.rescue(keepCtx) })
+	return w, nil
+}
+
+// Running is what a process runs to work the job queues: a Node, or a
+// store's wrapper of one.
+type Running interface {
+	// Stop cancels the running jobs (they are handed back to the queue)
+	// and waits for them.
+	Stop(ctx context.Context) error
+	// PauseQueue stops every process from starting jobs of queue until
+	// ResumeQueue (running jobs finish), and returns once this process
+	// has taken the pause.
+	PauseQueue(ctx context.Context, queue string) error
+	// ResumeQueue undoes PauseQueue on every process.
+	ResumeQueue(ctx context.Context, queue string) error
+}
+
+// Node is the River client that works the queues in this process, with
+// its beats and rescues; Start starts it.
+type Node struct {
+	client      nodeClient
+	stopKeeping context.CancelFunc
+	keeping     sync.WaitGroup
+}
+
+// nodeClient is what a Node needs of its River client, whatever the
+// driver's transaction type.
+type nodeClient interface {
+	StopAndCancel(ctx context.Context) error
+	Subscribe(kinds ...river.EventKind) (<-chan *river.Event, func())
+	QueueGet(ctx context.Context, name string) (*rivertype.Queue, error)
+	QueuePause(ctx context.Context, name string, opts *river.QueuePauseOpts) error
+	QueueResume(ctx context.Context, name string, opts *river.QueuePauseOpts) error
+}
+
+// Stop cancels the running jobs (they are handed back and resume at the
+// next start, or on another node), waits for them, and stops beating and
+// rescuing. Its error is River's, for jobs that did not stop before ctx
+// ended.
+func (n *Node) Stop(ctx context.Context) error {
+	err := n.client.StopAndCancel(ctx)
+	n.stopKeeping()
+	n.keeping.Wait()
+	return err
+}
+
+// PauseQueue stops every node from starting jobs of queue until
+// ResumeQueue (running jobs finish), and returns once this node has taken
+// the pause: no job of queue starts here after it returns. Other nodes
+// take it when River's notification, or their next poll of the queue's
+// settings, reaches them. A queue already paused is left as it is.
+// Errors: the database's, River's ErrNotFound for a queue no node has
+// worked, or ctx's while waiting.
+func (n *Node) PauseQueue(ctx context.Context, queue string) error {
+	paused, stopListening := n.client.Subscribe(river.EventKindQueuePaused)
+	defer stopListening()
+	q, err := n.client.QueueGet(ctx, queue)
+	if err != nil {
+		return fmt.Errorf("read queue %s: %w", queue, err)
+	}
+	if q.PausedAt != nil {
+		return nil
+	}
+	// Paused through this node's own client, River hands the pause to
+	// this node's producer directly as well as by notification.
+	if err := n.client.QueuePause(ctx, queue, nil); err != nil {
+		return fmt.Errorf("pause queue %s: %w", queue, err)
+	}
+	for {
+		select {
+		case e, ok := <-paused:
+			if !ok {
+				return fmt.Errorf("pause queue %s: this node stopped", queue)
+			}
+			if e.Queue != nil && e.Queue.Name == queue {
+				return nil
+			}
+		case <-ctx.Done():
+			return fmt.Errorf("wait for queue %s to pause: %w", queue, ctx.Err())
+		}
+	}
+}
+
+// ResumeQueue undoes PauseQueue on every node.
+func (n *Node) ResumeQueue(ctx context.Context, queue string) error {
+	if err := n.client.QueueResume(ctx, queue, nil); err != nil {
+		return fmt.Errorf("resume queue %s: %w", queue, err)
+	}
+	return nil
 }
 
 func (c Config) withRecoveryDefaults() Config {

@@ -83,11 +83,11 @@ func TestFence(t *testing.T) {
 	cfg := jobqueue.DefaultConfig()
 	cfg.PollInterval, cfg.BeatInterval, cfg.FenceAfter, cfg.DeadAfter = 50*time.Millisecond, 20*time.Millisecond, 100*time.Millisecond, 200*time.Millisecond
 	driver := riversqlite.New(raw)
-	stop, err := jobqueue.Start(ctx, driver, workers, cfg, rec, nil)
+	node, err := jobqueue.Start(ctx, driver, workers, cfg, rec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stop(ctx)
+	defer node.Stop(ctx)
 	inserter, err := jobqueue.NewClient(driver, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -121,4 +121,73 @@ func TestFence(t *testing.T) {
 	if n := w.runs.Load(); n != 2 {
 		t.Errorf("the worker ran %d times, want 2 (cut by the fence, then again)", n)
 	}
+}
+
+type countArgs struct{}
+
+func (countArgs) Kind() string { return "jobqueue_test.count" }
+
+func (countArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: jobqueue.QueueBets} }
+
+// countWorker counts its runs.
+type countWorker struct {
+	river.WorkerDefaults[countArgs]
+	runs atomic.Int32
+}
+
+func (w *countWorker) Work(context.Context, *river.Job[countArgs]) error {
+	w.runs.Add(1)
+	return nil
+}
+
+// TestPauseQueue: PauseQueue returns once this node has taken the pause
+// (River's SQLite driver has no notifications: the node's own client hands
+// the pause to its producer), at once when the queue is already paused; a
+// job inserted while paused waits and runs after ResumeQueue.
+func TestPauseQueue(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	path := filepath.Join(t.TempDir(), "test.db")
+	db, err := sqlite.Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.SetMaxOpenConns(1)
+	defer raw.Close()
+	w := &countWorker{}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, w)
+	node, err := db.StartWorkers(ctx, workers, jobqueue.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Stop(context.Background())
+	if err := node.PauseQueue(ctx, jobqueue.QueueBets); err != nil {
+		t.Fatalf("pause: %v", err)
+	}
+	if err := node.PauseQueue(ctx, jobqueue.QueueBets); err != nil {
+		t.Fatalf("pause a paused queue: %v", err)
+	}
+	inserter, err := jobqueue.NewClient(riversqlite.New(raw), jobqueue.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := inserter.Insert(ctx, countArgs{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := node.ResumeQueue(ctx, jobqueue.QueueBets); err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	waitfor.Check(t, func() error {
+		if n := w.runs.Load(); n != 1 {
+			return fmt.Errorf("the job ran %d times after the queue resumed, want 1", n)
+		}
+		return nil
+	})
 }

@@ -107,10 +107,9 @@ func (d *DB) Close() error {
 }
 
 // StartWorkers starts a River client that works the queues with workers
-// until the returned stop function is called; the node beats and rescues
-// the jobs of nodes that stopped beating (see RescueJobs). stop cancels
-// running jobs (they are handed back to the queue) and waits for them.
-func (d *DB) StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (stop func(context.Context) error, err error) {
+// until the returned node's Stop; the node beats and rescues the jobs of
+// nodes that stopped beating (see RescueJobs).
+func (d *DB) StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (jobqueue.Running, error) {
 	return jobqueue.Start(ctx, riverpgxv5.New(d.pool), workers, cfg, d, d.log)
 }
 
@@ -203,15 +202,3 @@ func (m migrationTx) QueryRow(ctx context.Context, sql string, args ...any) rows
 // PlacesBetsInProcess reports false: CreateBet enqueues the bet's
 // placement job in its transaction, and every node's workers place bets.
 func (d *DB) PlacesBetsInProcess() bool { return false }
-
-// PauseQueue stops every process from starting jobs of queue until
-// ResumeQueue; running jobs finish. Processes notice within milliseconds
-// (River notifies them).
-func (d *DB) PauseQueue(ctx context.Context, queue string) error {
-	return d.queue.QueuePause(ctx, queue, nil)
-}
-
-// ResumeQueue undoes PauseQueue.
-func (d *DB) ResumeQueue(ctx context.Context, queue string) error {
-	return d.queue.QueueResume(ctx, queue, nil)
-}

@@ -205,15 +205,11 @@ type database interface {
 	CredentialStore() betting.CredentialStore
 	LedgerStore() ledger.Store
 	AuditStore() audit.Store
-	StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (stop func(context.Context) error, err error)
+	StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (jobqueue.Running, error)
 	// PlacesBetsInProcess reports whether CreateBet leaves the bet's
 	// placement to a betting.Dispatcher in this process (SQLite) instead
 	// of enqueuing a job any node works (PostgreSQL).
 	PlacesBetsInProcess() bool
-	// PauseQueue stops every process from starting jobs of queue until
-	// ResumeQueue; running jobs finish.
-	PauseQueue(ctx context.Context, queue string) error
-	ResumeQueue(ctx context.Context, queue string) error
 	// ListenCatalog calls changed with every operator and event another
 	// node changes, until ctx ends, and listening each time it listens;
 	// with one node (SQLite) it calls listening and returns.
@@ -319,6 +315,10 @@ type Server struct {
 	// dispatcher places bets in this process when the database has no
 	// placement queue (SQLite); nil otherwise.
 	dispatcher *betting.Dispatcher
+
+	// workers are this process's queue workers while Run runs.
+	workersMu sync.Mutex
+	workers   jobqueue.Running
 }
 
 // New opens the database and assembles the services.
@@ -410,16 +410,20 @@ func (b sessionBalances) Balance(ctx context.Context, op betting.Operator, accou
 
 // PausePlacement stops placing bets, on every node, until
 // ResumePlacement; bets keep being accepted and stay pending. Load tests
-// use it to time placement alone. On PostgreSQL the pause reaches each
-// node's River producer by a notification (or its next poll of the
-// queue's settings), so a bet accepted in the first moments after
-// PausePlacement returns may still be placed.
+// use it to time placement alone. It returns once this process has taken
+// the pause (on PostgreSQL, the other nodes take it when River's
+// notification reaches them); on PostgreSQL it fails unless Run is
+// running.
 func (s *Server) PausePlacement(ctx context.Context) error {
 	if s.dispatcher != nil {
 		s.dispatcher.Pause()
 		return nil
 	}
-	return s.db.PauseQueue(ctx, jobqueue.QueueBets)
+	w, err := s.runningWorkers()
+	if err != nil {
+		return err
+	}
+	return w.PauseQueue(ctx, jobqueue.QueueBets)
 }
 
 // ResumePlacement undoes PausePlacement.
@@ -428,7 +432,22 @@ func (s *Server) ResumePlacement(ctx context.Context) error {
 		s.dispatcher.Resume()
 		return nil
 	}
-	return s.db.ResumeQueue(ctx, jobqueue.QueueBets)
+	w, err := s.runningWorkers()
+	if err != nil {
+		return err
+	}
+	return w.ResumeQueue(ctx, jobqueue.QueueBets)
+}
+
+// runningWorkers returns the workers Run started, or an error when Run is
+// not running.
+func (s *Server) runningWorkers() (jobqueue.Running, error) {
+	s.workersMu.Lock()
+	defer s.workersMu.Unlock()
+	if s.workers == nil {
+		return nil, errors.New("the server's workers are not running")
+	}
+	return s.workers, nil
 }
 
 // Tickets returns the ticket service.
@@ -528,10 +547,13 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 		host, _ := os.Hostname()
 		queue.NodeName = host + "@" + l.Addr().String()
 	}
-	stopWorkers, err := s.db.StartWorkers(ctx, jobqueue.NewWorkers(s.tickets, s.placement, queue), queue)
+	workers, err := s.db.StartWorkers(ctx, jobqueue.NewWorkers(s.tickets, s.placement, queue), queue)
 	if err != nil {
 		return err
 	}
+	s.workersMu.Lock()
+	s.workers = workers
+	s.workersMu.Unlock()
 	sweepDone := make(chan struct{})
 	sweepCtx, stopSweep := context.WithCancel(ctx)
 	go func() {
@@ -608,7 +630,10 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 	// back, which takes as long as an engine needs to notice.
 	workersCtx, cancelWorkers := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancelWorkers()
-	if stopErr := stopWorkers(workersCtx); stopErr != nil && err == nil {
+	s.workersMu.Lock()
+	s.workers = nil
+	s.workersMu.Unlock()
+	if stopErr := workers.Stop(workersCtx); stopErr != nil && err == nil {
 		err = fmt.Errorf("stop workers: %w", stopErr)
 	}
 	if errors.Is(err, http.ErrServerClosed) {

@@ -237,26 +237,36 @@ func (d *DB) Close() error {
 func (d *DB) PlacesBetsInProcess() bool { return true }
 
 // StartWorkers starts a River client that works the queues with workers
-// until the returned stop function is called. It fails when another
-// process works the database's queues (a lock file beside it, PATH-workers,
-// which the system releases when that process dies). It then makes
-// available again the jobs the previous process left running (see
-// RescueJobs). stop cancels running jobs (they resume on the next start),
-// waits for them and releases the lock.
-func (d *DB) StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (stop func(context.Context) error, err error) {
+// until the returned workers' Stop. It fails when another process works
+// the database's queues (a lock file beside it, PATH-workers, which the
+// system releases when that process dies). It then makes available again
+// the jobs the previous process left running (see RescueJobs). Stop
+// cancels running jobs (they resume on the next start), waits for them
+// and releases the lock.
+func (d *DB) StartWorkers(ctx context.Context, workers *river.Workers, cfg jobqueue.Config) (jobqueue.Running, error) {
 	release, err := lockWorkers(d.path)
 	if err != nil {
 		return nil, err
 	}
-	stopQueue, err := jobqueue.Start(ctx, riversqlite.New(d.writer.db), workers, cfg, d, d.log)
+	node, err := jobqueue.Start(ctx, riversqlite.New(d.writer.db), workers, cfg, d, d.log)
 	if err != nil {
 		release()
 		return nil, err
 	}
-	return func(ctx context.Context) error {
-		defer release()
-		return stopQueue(ctx)
-	}, nil
+	return lockedWorkers{Node: node, release: release}, nil
+}
+
+// lockedWorkers are the workers of the one process that holds the
+// database's workers lock; Stop releases it.
+type lockedWorkers struct {
+	*jobqueue.Node
+	release func()
+}
+
+// Stop stops the workers, then releases the lock.
+func (w lockedWorkers) Stop(ctx context.Context) error {
+	defer w.release()
+	return w.Node.Stop(ctx)
 }
 
 // Beat records nothing: one process owns the database, so no other
@@ -327,16 +337,4 @@ func (m migrationTx) Exec(ctx context.Context, query string, args ...any) error 
 
 func (m migrationTx) QueryRow(ctx context.Context, query string, args ...any) rowscan.Row {
 	return m.tx.QueryRowContext(ctx, query, args...)
-}
-
-// PauseQueue stops every process from starting jobs of queue until
-// ResumeQueue; running jobs finish. Processes notice within a couple of
-// seconds (River polls SQLite for queue settings).
-func (d *DB) PauseQueue(ctx context.Context, queue string) error {
-	return d.queue.QueuePause(ctx, queue, nil)
-}
-
-// ResumeQueue undoes PauseQueue.
-func (d *DB) ResumeQueue(ctx context.Context, queue string) error {
-	return d.queue.QueueResume(ctx, queue, nil)
 }

@@ -109,24 +109,24 @@ func TestOneProcessWorksTheQueues(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer second.Close()
-	stop, err := first.StartWorkers(ctx, jobqueue.NewWorkers(nil, nil, jobqueue.DefaultConfig()), jobqueue.DefaultConfig())
+	workers, err := first.StartWorkers(ctx, jobqueue.NewWorkers(nil, nil, jobqueue.DefaultConfig()), jobqueue.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stop2, err := second.StartWorkers(ctx, jobqueue.NewWorkers(nil, nil, jobqueue.DefaultConfig()), jobqueue.DefaultConfig()); err == nil {
-		stop2(ctx)
+	if workers2, err := second.StartWorkers(ctx, jobqueue.NewWorkers(nil, nil, jobqueue.DefaultConfig()), jobqueue.DefaultConfig()); err == nil {
+		workers2.Stop(ctx)
 		t.Fatal("a second process started working the queues")
 	} else if !strings.Contains(err.Error(), "another process") {
 		t.Errorf("error = %v, want another process named", err)
 	}
-	if err := stop(ctx); err != nil {
+	if err := workers.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	stop2, err := second.StartWorkers(ctx, jobqueue.NewWorkers(nil, nil, jobqueue.DefaultConfig()), jobqueue.DefaultConfig())
+	workers2, err := second.StartWorkers(ctx, jobqueue.NewWorkers(nil, nil, jobqueue.DefaultConfig()), jobqueue.DefaultConfig())
 	if err != nil {
 		t.Fatalf("after the first stopped: %v", err)
 	}
-	stop2(ctx)
+	workers2.Stop(ctx)
 }
 
 // BenchmarkCommit times one write transaction of the store (a ticket
