@@ -2,7 +2,6 @@ package heuristic
 
 import (
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -121,9 +120,20 @@ type parser struct {
 	// literal block).
 	prevText string
 	// rstStyles are the reStructuredText title styles seen ("o=" for an
-	// overlined and underlined "=", "u~" for underlined "~"), in order: a
-	// style's level is its rank, as reStructuredText decides it.
-	rstStyles []string
+	// overlined and underlined "=", "u~" for underlined "~"), in order,
+	// each with its level: a new style ranks below those seen before it,
+	// as reStructuredText decides it.
+	rstStyles []rstStyle
+	// setextStyles are the "=" and "-" underlines read as Markdown's
+	// (levels 1 and 2) before any other title style was seen: the first
+	// reStructuredText style ranks below them.
+	setextStyles []rstStyle
+}
+
+// rstStyle is a title style ("u=", "o-", "u'") and the level it gives.
+type rstStyle struct {
+	style string
+	level int
 }
 
 // parseDocument reads spec text into a document; a plain-text document
@@ -328,6 +338,7 @@ func (p *parser) readHeading(i int, first byte, trimmed string) (int, bool) {
 		return last, true
 	}
 	if level := setextLevel(first, line); level > 0 && len(p.para) > 0 {
+		p.noteSetextStyle(level)
 		heading := strings.Join(p.para, " ")
 		p.para = nil
 		p.flush()
@@ -535,15 +546,42 @@ func rstAdornment(line string) (byte, bool) {
 	return t[0], true
 }
 
-// rstLevel is the level of a reStructuredText title style: its rank among
-// the styles seen so far, a new style ranking after them (at most 6).
+// rstLevel is the level of a reStructuredText title style: the level it
+// was first given, a new style ranking below every style seen so far,
+// Markdown's underlines among them (at most 6). A PEP's "”'" titles
+// under its "=" and "-" titles are level 3, not level 1 beside "=".
 func (p *parser) rstLevel(style string) int {
-	i := slices.Index(p.rstStyles, style)
-	if i < 0 {
-		p.rstStyles = append(p.rstStyles, style)
-		i = len(p.rstStyles) - 1
+	if len(p.rstStyles) == 0 {
+		p.rstStyles = append(p.rstStyles, p.setextStyles...)
 	}
-	return min(i+1, 6)
+	deepest := 0
+	for _, s := range p.rstStyles {
+		if s.style == style {
+			return s.level
+		}
+		deepest = max(deepest, s.level)
+	}
+	level := min(deepest+1, 6)
+	p.rstStyles = append(p.rstStyles, rstStyle{style, level})
+	return level
+}
+
+// noteSetextStyle records a Markdown underline of the given level ("=" 1,
+// "-" 2) read before any reStructuredText title style.
+func (p *parser) noteSetextStyle(level int) {
+	if len(p.rstStyles) > 0 {
+		return
+	}
+	style := "u="
+	if level == 2 {
+		style = "u-"
+	}
+	for _, s := range p.setextStyles {
+		if s.style == style {
+			return
+		}
+	}
+	p.setextStyles = append(p.setextStyles, rstStyle{style, level})
 }
 
 func (p *parser) startSection(level int, heading string) {
@@ -707,9 +745,29 @@ func cleanInline(s string) string {
 	if strings.Contains(s, "<") {
 		s = htmlTag.ReplaceAllString(s, " ")
 	}
-	s = strings.ReplaceAll(s, "**", "")
-	s = strings.ReplaceAll(s, "__", "")
+	if strings.Contains(s, "**") || strings.Contains(s, "__") {
+		s = dropStrongMarks(s)
+	}
 	return collapseSpaces(s)
+}
+
+// dropStrongMarks removes the "**" and "__" of strong emphasis outside code
+// spans: "`strict=__debug__`" keeps its name.
+func dropStrongMarks(s string) string {
+	var b strings.Builder
+	inCode := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '`' {
+			inCode = !inCode
+		}
+		if !inCode && (c == '*' || c == '_') && i+1 < len(s) && s[i+1] == c {
+			i++
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // itemText returns a list item's text followed by the text of its nested

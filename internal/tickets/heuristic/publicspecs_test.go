@@ -35,6 +35,15 @@ func TestWorkAndNoWorkOfPublicSpecShapes(t *testing.T) {
 		{"ADRDecisionIsWork", "# ADR 14: Use native fetch\n\n## Context\n\nNode.js 20 ships a stable native `fetch`.\n\n## Decision\n\nAll backend code should use the native `fetch` for HTTP calls.\nFrontend plugins should use `fetchApiRef`.\n\n## Consequences\n\nWe will gradually transition away from `node-fetch`.\n", "Use native fetch", []string{"native `fetch` for HTTP calls"}, []string{}},
 		// An appendix inside an Implementation Plan is part of the plan.
 		{"AppendixOfTheImplementationPlanIsWork", "# Proposal: Removed settings\n\n## Design\n\nSettings that are removed keep working for old scripts.\n\n## Implementation Plan\n\n### Appendix 1 - Removed settings\n\nA removed setting:\n\n* Is settable via a `SET` statement\n* Returns an error for `SELECT @@var` queries\n* Is not visible in `SHOW VARIABLES` output\n", "Removed settings", []string{"SELECT @@var"}, []string{}},
+		// A PEP's title levels come from the order its underlines first
+		// appear ("=", "-", then "'"): a "'''" subsection of a rejected idea
+		// is no sibling of "Rejected Ideas" (its text and the next rejected
+		// idea became tickets).
+		{"ReStructuredTextLevelsByFirstAppearance", "Specification\n=============\n\nWhen ``strict=True`` is passed, raise ``ValueError`` on unequal lengths.\n\nRejected Ideas\n==============\n\nAdd a new function\n------------------\n\nPrecedent\n'''''''''\n\nA new function would need its own documentation page.\n\nChange the default behaviour\n----------------------------\n\nThe default must stay as it is for infinite iterators.\n", "PEP 9999", []string{"unequal lengths"}, []string{"documentation page", "infinite iterators"}},
+		// Names keep their spelling: a code span's "__debug__", "iOS" and
+		// "p95" at the start of a criterion (they became "debug", "IOS" and
+		// "P95").
+		{"CodeSpansAndNamesKeepTheirSpelling", "# Checks\n\n## Strict mode\n\n- Users wanting a check disabled in optimized mode can pass `strict=__debug__`.\n- iOS: register with APNs\n- p95 latency < 500ms for key endpoints\n", "Checks", []string{"`strict=__debug__`", "iOS: register", "p95 latency"}, []string{"IOS", "P95"}},
 	} {
 		res := generate(t, defaultRequest(c.spec, c.title))
 		text := allTicketText(res.Tickets)

@@ -374,11 +374,21 @@ func countLower(text string, phrases ...string) int {
 	return n
 }
 
-// upperFirst capitalises the first rune of s.
+// upperFirst capitalises the first rune of s, unless its first word is
+// written in a case of its own: an upper-case letter or a digit after its
+// first letter ("iOS", "macOS", "p95", "k8s") keeps the word as it is.
 func upperFirst(s string) string {
 	r, n := utf8.DecodeRuneInString(s)
-	if n == 0 {
+	if n == 0 || !unicode.IsLower(r) {
 		return s
+	}
+	for _, c := range s[n:] {
+		if unicode.IsSpace(c) || unicode.IsPunct(c) && c != '-' {
+			break
+		}
+		if unicode.IsUpper(c) || unicode.IsDigit(c) {
+			return s
+		}
 	}
 	return string(unicode.ToUpper(r)) + s[n:]
 }
