@@ -59,6 +59,19 @@ func TestClassifyHeading(t *testing.T) {
 		{"Future Handling", workSection},
 		{"API Principles", contextSection},
 		{"Current sprint", workSection},
+		// Eight more public specs (issue 17): an explainer's stakeholder
+		// feedback and acknowledgements, an issue's metadata and
+		// recommended commits, a KEP's example and an RFC template's
+		// addendums are no work.
+		{"Stakeholder Feedback", notWorkSection},
+		{"Acknowledgements", notWorkSection},
+		{"Acknowledgments", notWorkSection},
+		{"Metadata", notWorkSection},
+		{"Recommended Commits", notWorkSection},
+		{"Example Command", notWorkSection},
+		{"Examples", notWorkSection},
+		{"Addendums", notWorkSection},
+		{"Example-driven validation", workSection},
 	} {
 		if got := classifyHeading(c.heading); got != c.want {
 			t.Errorf("classifyHeading(%q) = %d, want %d", c.heading, got, c.want)
