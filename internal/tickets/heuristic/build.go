@@ -56,8 +56,11 @@ type draft struct {
 	sec      *section
 	grp      *group
 	topic    string
-	labels   []string
-	value    float64
+	// byTopic is a title that names the draft's topic, not its section
+	// ("Implement event notifications"; see genericTopicTitle).
+	byTopic bool
+	labels  []string
+	value   float64
 	// importance is what the spec's priority of the work adds to its
 	// value (see priorityValue): a must-have keeps its ticket at the cap.
 	importance float64
@@ -531,9 +534,14 @@ func (b *builder) walkBlocks(s *section) {
 			}
 		case listBlock:
 			in.hasContent = true
-			if caption != "" && shortItems(bl.items) {
+			if shortItems(bl.items) && (caption != "" || len(s.blocks) == 1 && s.level >= 3) {
 				// "Unit and integration tests …, including:" over
-				// "- defaulting", "- validation": one requirement.
+				// "- defaulting", "- validation": one requirement. So is
+				// a bold "**Immediate**" over "- Direct messages", "-
+				// @mentions" (they were lost).
+				if caption == "" {
+					caption = s.cleanedHeading()
+				}
 				var names []string
 				for _, it := range bl.items {
 					names = append(names, strings.TrimRight(itemText(it), ".;,"))
@@ -640,6 +648,24 @@ func (b *builder) walkItem(s *section, it *listItem, caption string) {
 	own := caption
 	if strings.HasSuffix(it.text, ":") && len(it.children) > 0 {
 		own = strings.TrimSuffix(it.text, ":")
+		if fields := strings.Fields(own); len(fields) >= 3 && baseVerbs[strings.ToLower(fields[0])] {
+			// "1. Enable feature flags in Gateway:" over the flags: the
+			// order is the work, its short sub-items what it sets (the
+			// item was lost with them).
+			text := own + "."
+			if shortItems(it.children) || len(it.children) == 1 && fieldCount(it.children[0].text) <= 2 {
+				var names []string
+				for _, c := range it.children {
+					names = append(names, strings.TrimRight(itemText(c), ".;,"))
+				}
+				text = own + ": " + strings.Join(names, ", ") + "."
+				it = &listItem{text: it.text, ordered: it.ordered}
+				ig.children = false
+			}
+			if u := b.addUnit(s, text, caption, ig, nil); u != nil {
+				ig.units = append(ig.units, u)
+			}
+		}
 	} else {
 		for _, sent := range splitSentences(it.text) {
 			if u := b.addUnit(s, sent, caption, ig, nil); u != nil {
@@ -697,6 +723,7 @@ func (b *builder) mergeRestatements() {
 		b.m.tick(len(stories))
 		var best *draft
 		bestN := 0
+		own := keywords(d.title)
 		for _, st := range stories {
 			if st.sec != d.sec || !st.alive || st.order > d.order {
 				continue
@@ -704,12 +731,14 @@ func (b *builder) mergeRestatements() {
 			if words[st] == nil {
 				words[st] = newWordSet(st.title)
 			}
-			if n := words[st].overlap(keywords(d.title)); n > bestN {
+			if n := words[st].overlap(own); n > bestN {
 				best, bestN = st, n
 			}
 		}
-		if best != nil && bestN >= 4 && 2*bestN >= len(words[best]) {
-			// Most of the story's words: the requirement says it again.
+		if best != nil && (bestN >= 4 && 2*bestN >= len(words[best]) || bestN >= 2 && bestN == len(own)) {
+			// Most of the story's words, or all of the requirement's
+			// ("Delete credentials" under "I want to delete credentials I
+			// no longer need"): the requirement says it again.
 			b.absorb(best, d)
 		}
 	}
@@ -947,6 +976,22 @@ func shortItems(items []*listItem) bool {
 	return true
 }
 
+// shortWorkItem reports whether a list item's text of two words names
+// work of its own: an order ("Disable dual-writes") or a thing to build
+// ("Per-category toggles", "Delivery rate"); not a value or a name ("N/A",
+// "Alice Smith", "v2: yes").
+func shortWorkItem(text string) bool {
+	fields := strings.Fields(strings.TrimRight(text, "."))
+	if len(fields) != 2 || strings.ContainsAny(text, ":/=`0123456789") {
+		return false
+	}
+	first, second := fields[0], fields[1]
+	if baseVerb(first) != "" {
+		return true
+	}
+	return unicode.IsLower(rune(second[0])) && !unicode.IsUpper(rune(first[1%len(first)]))
+}
+
 // notWorkLine is a list item that says it is no work of this spec.
 // mayBeNotWorkLine is a necessary condition for notWorkLine, checked
 // first: each of its phrases holds one of these words, in any case.
@@ -989,7 +1034,7 @@ func (b *builder) addUnit(s *section, text, caption string, ig *itemGroup, t *ta
 	if strings.HasSuffix(text, ":") && additionTitle(text) != "" {
 		text = strings.TrimRight(text, ":") + "." // "The str class will gain two new methods …::"
 	}
-	if strings.HasSuffix(text, ":") || fieldCount(text) < 3 || containsAny(text, "document", "doc ", "section", "see ") && crossReference.MatchString(text) {
+	if strings.HasSuffix(text, ":") || fieldCount(text) < 3 && !(ig != nil && shortWorkItem(text)) || containsAny(text, "document", "doc ", "section", "see ") && crossReference.MatchString(text) {
 		return nil
 	}
 	u := &unit{text: text, sec: s, order: b.order, caption: caption, item: ig, table: t, words: keywords(text + " " + caption)}
@@ -1453,6 +1498,7 @@ func headingTopic(heading string) string {
 	h := " " + strings.Join(strings.FieldsFunc(strings.ToLower(dropParentheticals(heading)), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-'
 	}), " ") + " "
+	h = strings.ReplaceAll(h, " status quo ", " ") // "Deficiencies of the status quo" names no states
 	if strings.Contains(h, " solution ") {
 		// "Describe your ideal solution to this problem": the answer is
 		// the work, whatever else the question names.
@@ -1569,18 +1615,42 @@ func (b *builder) live() []*draft {
 }
 
 // dedupeTitles merges drafts with the same title, which happens when a spec
-// repeats itself.
+// repeats itself. Two sections titled by their topic alone are not the
+// same work: each is titled by its heading instead ("Notification
+// Preferences" and "Notification Delivery" were both "Implement event
+// notifications", and one ticket).
 func (b *builder) dedupeTitles() {
 	seen := map[string]*draft{}
 	sets := listSets{} // the loop changes the drafts' lists only through mergeWith
 	for _, d := range b.live() {
 		key := strings.ToLower(d.title)
 		if first, ok := seen[key]; ok {
+			if b.retitleByHeading(first, d) {
+				seen[strings.ToLower(first.title)], seen[strings.ToLower(d.title)] = first, d
+				continue
+			}
 			b.mergeWith(sets, first, d, true)
 			continue
 		}
 		seen[key] = d
 	}
+}
+
+// retitleByHeading titles two drafts of different sections, titled by
+// their topic alone, by their sections' headings, and reports whether
+// that tells them apart.
+func (b *builder) retitleByHeading(first, d *draft) bool {
+	if !first.byTopic || !d.byTopic || first.sec == nil || d.sec == nil || first.sec == d.sec {
+		return false
+	}
+	t1 := b.headingTitle(first.sec, b.info[first.sec.index].units)
+	t2 := b.headingTitle(d.sec, b.info[d.sec.index].units)
+	if strings.EqualFold(t1, t2) {
+		return false
+	}
+	first.title, first.words, first.byTopic = t1, newWordSet(t1), false
+	d.title, d.words, d.byTopic = t2, newWordSet(t2), false
+	return true
 }
 
 // assignGroups sets each draft's group: its major section, or a

@@ -72,6 +72,8 @@ func TestClassifyHeading(t *testing.T) {
 		{"Examples", notWorkSection},
 		{"Addendums", notWorkSection},
 		{"Example-driven validation", workSection},
+		{"4. Analytics Dashboard", workSection},
+		{"Product analytics", notWorkSection},
 	} {
 		if got := classifyHeading(c.heading); got != c.want {
 			t.Errorf("classifyHeading(%q) = %d, want %d", c.heading, got, c.want)
@@ -112,6 +114,17 @@ func TestAppendixOfAPlanIsWork(t *testing.T) {
 	for _, s := range doc.sections {
 		if w, ok := want[s.heading]; ok && s.class != w {
 			t.Errorf("%q: class %d, want %d", s.heading, s.class, w)
+		}
+	}
+}
+
+// "The status quo" is today's state of affairs, no state machine (a PEP's
+// "Deficiencies of the status quo" became "Implement zip state
+// transitions").
+func TestStatusQuoIsNoStateTopic(t *testing.T) {
+	for heading, want := range map[string]string{"Deficiencies of the status quo": "", "Order status": "states", "Push notifications": "events"} {
+		if got := headingTopic(heading); got != want {
+			t.Errorf("headingTopic(%q) = %q, want %q", heading, got, want)
 		}
 	}
 }

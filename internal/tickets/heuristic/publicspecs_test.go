@@ -44,6 +44,12 @@ func TestWorkAndNoWorkOfPublicSpecShapes(t *testing.T) {
 		// "p95" at the start of a criterion (they became "debug", "IOS" and
 		// "P95").
 		{"CodeSpansAndNamesKeepTheirSpelling", "# Checks\n\n## Strict mode\n\n- Users wanting a check disabled in optimized mode can pass `strict=__debug__`.\n- iOS: register with APNs\n- p95 latency < 500ms for key endpoints\n", "Checks", []string{"`strict=__debug__`", "iOS: register", "p95 latency"}, []string{"IOS", "P95"}},
+		// Short items are work: a two-word item ("Disable dual-writes",
+		// "Per-category toggles", "Delivery rate"), the items under a bold
+		// pseudo-heading, and an order ending in ":" over its settings
+		// (all were dropped in silence).
+		{"ShortItemsAreWork", "# Push notifications\n\n## Preferences\n- Per-category toggles\n- Quiet hours setting (10pm - 8am)\n\n## Analytics Dashboard\n- Opt-in rate per notification type\n- Delivery rate\n\n## Categories\n\nSupport these push notification categories:\n\n**Immediate**\n- Direct messages\n- @mentions\n\n**Transactional**\n- Password reset\n- Payment confirmation\n", "Push notifications", []string{"Per-category toggles", "Delivery rate", "Direct messages", "Password reset"}, []string{}},
+		{"OrderOverItsSettingsIsWork", "# Cutover\n\n## Traffic Cutover\n1. Enable feature flags in Gateway:\n   - `Features.UseLegacyChat=false`\n   - `Features.UseLegacyOrchestration=false`\n2. Route 10% → 50% → 100% traffic\n\n## Data Migration\n1. Export legacy data dumps (users, conversations, tasks)\n2. Run SQL migration scripts against Postgres:\n   - Users → `auth.users`\n   - Tasks → `orchestration.tasks`\n\n## Post-Cutover\n- Disable dual-writes\n- Archive legacy artifacts\n", "Cutover", []string{"Enable feature flags in Gateway", "UseLegacyChat=false", "Run SQL migration scripts against Postgres", "Disable dual-writes"}, []string{}},
 	} {
 		res := generate(t, defaultRequest(c.spec, c.title))
 		text := allTicketText(res.Tickets)
@@ -352,5 +358,26 @@ func TestTitlesOfPublicSpecShapes(t *testing.T) {
 				t.Errorf("%s: titles %q, want %q among them", c.name, got, want)
 			}
 		}
+	}
+}
+
+// Sections under one topic's heading are different work: "Opt-in",
+// "Notification Preferences" and "Notification Delivery" under "Push
+// notifications" were one ticket, "Implement event notifications".
+func TestSectionsOfOneTopicStayApart(t *testing.T) {
+	t.Parallel()
+	spec := "# Push notifications\n\n## 1. Opt-in\n- Show a value proposition before the system prompt\n- Don't re-prompt users who declined\n\n## 2. Notification Preferences\n- Per-category toggles\n- Quiet hours setting (10pm - 8am)\n\n## 3. Notification Delivery\n- Queue notifications through background workers\n- Handle bounced tokens\n"
+	res := generate(t, defaultRequest(spec, "Push notifications"))
+	holding := func(s string) string {
+		for _, tk := range res.Tickets {
+			if tk.TicketType != tickets.TypeEpic && strings.Contains(ticketText(tk), s) {
+				return tk.Title
+			}
+		}
+		return ""
+	}
+	opt, prefs, delivery := holding("value proposition"), holding("Quiet hours"), holding("bounced tokens")
+	if opt == "" || prefs == "" || delivery == "" || opt == prefs || prefs == delivery || opt == delivery {
+		t.Errorf("want one ticket per section, got %q, %q, %q:\n%s", opt, prefs, delivery, allTicketText(res.Tickets))
 	}
 }

@@ -864,6 +864,13 @@ var callbackToken = regexp.MustCompile("`([a-z_]*(?:callback|webhook)[a-z_]*)`")
 // topicTitle names a whole section by its topic, else by its heading
 // (see headingTitle).
 func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
+	if genericTopicTitle[topic] && headingTopic(s.heading) != topic {
+		// "## 1. Opt-in" under "# Push notifications" names its work; the
+		// topic taken from the parent named every section below it
+		// "Implement event notifications", and their tickets were merged
+		// into one.
+		return b.headingTitle(s, units)
+	}
 	switch topic {
 	case "auth":
 		return authTitle(s, joinUnits(units))
@@ -894,6 +901,11 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 	}
 	return b.headingTitle(s, units)
 }
+
+// genericTopicTitle are the topics whose title names the topic, not the
+// section: two sections of the topic get the same title (see
+// dedupeTitles).
+var genericTopicTitle = map[string]bool{"events": true, "states": true, "errors": true}
 
 // authTitle names a section about authentication from its text: the
 // request signing, bearer JWT or API key, or OAuth it asks for, else its
@@ -1196,6 +1208,7 @@ func (b *builder) sectionDraft(s *section, topic string, units []*unit, title st
 		story = storyPattern.FindStringSubmatch(strings.TrimRight(stripCode(units[0].text), "."))
 	}
 	var role string
+	byTopic := false
 	switch {
 	case story != nil:
 		// "As a credit card holder, I want to view my statement balance,
@@ -1205,6 +1218,7 @@ func (b *builder) sectionDraft(s *section, topic string, units []*unit, title st
 		title = closeParenthesis(shorten(title, 12, 90))
 	case title == "":
 		title = b.topicTitle(s, topic, units)
+		byTopic = genericTopicTitle[topic]
 	}
 	kind := tickets.TypeTask
 	var texts []string
@@ -1225,7 +1239,7 @@ func (b *builder) sectionDraft(s *section, topic string, units []*unit, title st
 		}
 		critUnits = units[1:]
 	}
-	d.topic = topic
+	d.topic, d.byTopic = topic, byTopic
 	d.importance = priorityValue(headingPriority(s))
 	d.conf, d.value = 0.75, 0.6+d.importance
 	sets := newListSets(len(critUnits))
