@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/foresight-dev/foresight/internal/decimaltext"
+	"github.com/foresight-dev/foresight/internal/money"
 )
 
 // Limits of a decimal field's text: ample for the admin API's decimals
@@ -20,9 +21,10 @@ const (
 )
 
 // decimalField is a decimal number of an admin request body, read as
-// api/admin.yaml writes it (schemas Decimal and Probability): a JSON string
-// of digits with an optional decimal point and at least one digit after
-// it ("0.05", "1", ".5"), at most 18 integer and 12 fractional digits.
+// api/admin.yaml writes it (schemas DecimalInput and ProbabilityInput): a
+// JSON string in the platform's one decimal grammar, money.IsPlainDecimal,
+// without a sign ("0.05", "1"; never ".5" or "5."), at most 18 integer and
+// 12 fractional digits.
 //
 // The platform's types hold shopspring's decimal.Decimal, whose JSON
 // reading also takes a JSON number (0.05), an exponent ("5e-2") and a sign
@@ -55,19 +57,14 @@ func (d *decimalField) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// plainDecimal reports whether s is digits with an optional point followed
-// by at least one digit, within the digit limits.
+// plainDecimal reports whether s is an unsigned money.IsPlainDecimal
+// (digits, and optionally a point and digits) within the digit limits.
 func plainDecimal(s string) bool {
-	intPart, frac, hasPoint := strings.Cut(s, ".")
-	if hasPoint && frac == "" || !hasPoint && intPart == "" {
+	if strings.HasPrefix(s, "-") || !money.IsPlainDecimal(s) {
 		return false
 	}
-	return onlyDigits(intPart) && onlyDigits(frac) &&
-		len(intPart) <= maxDecimalIntegerDigits && len(frac) <= maxDecimalFractionalDigits
-}
-
-func onlyDigits(s string) bool {
-	return strings.Trim(s, "0123456789") == ""
+	intPart, frac, _ := strings.Cut(s, ".")
+	return len(intPart) <= maxDecimalIntegerDigits && len(frac) <= maxDecimalFractionalDigits
 }
 
 // decimalFieldDetail is the problem detail of a refused decimal field.

@@ -8,8 +8,9 @@ import (
 
 // TestAdminDecimalFields sends each decimal field of the admin API's
 // requests as the contract writes it and as it does not: a JSON number, an
-// exponent, a sign or too many digits is 400 invalid_request naming the
-// field, and the contract's strings are taken. The fields are read before
+// exponent, a sign, a point without a digit on each side (".5", refused by
+// money.IsPlainDecimal) or too many digits is 400 invalid_request naming
+// the field, and the contract's strings are taken. The fields are read before
 // any store is reached, so one database is enough.
 func TestAdminDecimalFields(t *testing.T) {
 	t.Parallel()
@@ -46,7 +47,7 @@ func TestAdminDecimalFields(t *testing.T) {
 	for _, f := range fields {
 		for _, bad := range []string{
 			`0.5`, `5e-1`, `"5e-1"`, `"0.5E0"`, `"-0.5"`, `"+0.5"`, `"0.5000000000001"`, `"1234567890123456789"`,
-			`"5."`, `"."`, `""`, `" 0.5"`, `"0,5"`, `"NaN"`, `true`, `["0.5"]`,
+			`"5."`, `"."`, `".5"`, `"-.5"`, `"0.5."`, `"0..5"`, `""`, `" 0.5"`, `"0,5"`, `"NaN"`, `true`, `["0.5"]`,
 		} {
 			body := strings.Replace(f.body, "%v", bad, 1)
 			st, p := call(f.method, f.path, body)
@@ -62,10 +63,10 @@ func TestAdminDecimalFields(t *testing.T) {
 		method, path, body string
 		status             int
 	}{
-		{"PATCH", "/admin/v1/operators/house-of-play", `{"margin":{"method":"shin","value":".04"},"odds_tolerance":"1"}`, 200},
+		{"PATCH", "/admin/v1/operators/house-of-play", `{"margin":{"method":"shin","value":"0.04"},"odds_tolerance":"1"}`, 200},
 		{"PATCH", "/admin/v1/operators/house-of-play", `{"margin":{"value":"0"},"odds_tolerance":"0.000000000001"}`, 200},
 		{"POST", fields[5].path, strings.Replace(strings.Replace(fields[5].body, `%v`, `"0.4"`, 1), `"0.5"`, `"0.6"`, 1), 200},
-		{"POST", fields[5].path, strings.Replace(strings.Replace(fields[5].body, `%v`, `".123456789012"`, 1), `"0.5"`, `"0.876543210988"`, 1), 200},
+		{"POST", fields[5].path, strings.Replace(strings.Replace(fields[5].body, `%v`, `"0.123456789012"`, 1), `"0.5"`, `"0.876543210988"`, 1), 200},
 	} {
 		if st, p := call(c.method, c.path, c.body); st != c.status {
 			t.Errorf("%s %s %s = %d %v, want %d", c.method, c.path, c.body, st, p, c.status)
