@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/netip"
 	"syscall"
 	"time"
@@ -72,12 +73,22 @@ func Control(_, address string, _ syscall.RawConn) error {
 	return nil
 }
 
-// Dialer returns a dialer with timeout that refuses non-public addresses,
-// unless allowInsecure (local development and tests).
-func Dialer(timeout time.Duration, allowInsecure bool) *net.Dialer {
-	d := &net.Dialer{Timeout: timeout}
+// Transport returns the transport of a guarded HTTP client: net/http's
+// default transport (HTTP/2, idle connections, TLS handshake and
+// response-header time-outs) whose connections are dialled within
+// dialTimeout and refused, with ErrForbiddenAddress, when the resolved
+// address is not public (Control), unless allowInsecure (local development
+// and tests). It never uses a proxy, whatever the environment says
+// (HTTPS_PROXY and the like): the guard checks the address it dials, and
+// through a proxy that is the proxy's, so any destination would pass
+// (docs/decisions.md, "Wallet calls").
+func Transport(dialTimeout time.Duration, allowInsecure bool) *http.Transport {
+	d := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}
 	if !allowInsecure {
 		d.Control = Control
 	}
-	return d
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil
+	tr.DialContext = d.DialContext
+	return tr
 }

@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/foresight-dev/foresight/internal/netguard/netguardtest"
 )
@@ -150,5 +154,36 @@ func TestHideURL(t *testing.T) {
 	}
 	if HideURL(nil, raw) != nil {
 		t.Errorf("HideURL(nil) is not nil")
+	}
+}
+
+func TestTransport(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	for _, tt := range []struct {
+		name          string
+		url           string
+		allowInsecure bool
+		wantForbidden bool
+	}{
+		{"loopback address, guarded", srv.URL, false, true},
+		{"loopback name, guarded", "http://localhost:" + port, false, true},
+		{"loopback address, insecure", srv.URL, true, false},
+	} {
+		tr := Transport(time.Second, tt.allowInsecure)
+		if tr.Proxy != nil {
+			t.Errorf("%s: the transport uses a proxy", tt.name)
+		}
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, tt.url, nil)
+		resp, err := tr.RoundTrip(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		if got := errors.Is(err, ErrForbiddenAddress); got != tt.wantForbidden || (!tt.wantForbidden && err != nil) {
+			t.Errorf("%s: RoundTrip error %v, want forbidden %v", tt.name, err, tt.wantForbidden)
+		}
+		tr.CloseIdleConnections()
 	}
 }

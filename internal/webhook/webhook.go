@@ -111,8 +111,8 @@ type SenderOptions struct {
 	// development and tests only.
 	AllowInsecure bool
 	// Transport, when set, replaces the default transport (tests use it to
-	// trust a test certificate). The address guard is added to its dialer
-	// only when Transport is nil.
+	// trust a test certificate). Nil means netguard.Transport: no proxy,
+	// and the address guard unless AllowInsecure.
 	Transport *http.Transport
 }
 
@@ -123,9 +123,7 @@ func NewSender(opts SenderOptions) *Sender {
 	}
 	tr := opts.Transport
 	if tr == nil {
-		tr = http.DefaultTransport.(*http.Transport).Clone()
-		tr.Proxy = nil // a proxy would hide the address we must check
-		tr.DialContext = netguard.Dialer(10*time.Second, opts.AllowInsecure).DialContext
+		tr = netguard.Transport(10*time.Second, opts.AllowInsecure)
 	}
 	return &Sender{
 		client: &http.Client{

@@ -28,7 +28,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -533,20 +532,14 @@ func (v *Validator) checkURL(raw string) error {
 }
 
 // httpClient returns the client JWKS fetches use: a copy of given (or a
-// guarded client of our own) whose redirects stay on https and whose
+// guarded client of our own, on netguard.Transport) whose redirects stay on https and whose
 // bodies are capped.
 func httpClient(given *http.Client, allowInsecure bool) *http.Client {
 	var c http.Client
 	if given != nil {
 		c = *given
 	} else {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		if !allowInsecure {
-			tr.Proxy = nil // a proxy would hide the address the guard checks
-			d := &net.Dialer{Timeout: jwksTimeout, KeepAlive: 30 * time.Second, Control: netguard.Control}
-			tr.DialContext = d.DialContext
-		}
-		c.Transport = tr
+		c.Transport = netguard.Transport(jwksTimeout, allowInsecure)
 	}
 	base := c.Transport
 	if base == nil {

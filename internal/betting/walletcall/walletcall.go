@@ -28,7 +28,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
-	"net"
 	"net/http"
 	"time"
 
@@ -45,12 +44,15 @@ const (
 	// MaxAnswer is how much of an answer's body is read (64 KiB); the rest
 	// is dropped and Answer.TooLarge set.
 	MaxAnswer = 64 << 10
+	// dialTimeout bounds a connection's dial within an attempt.
+	dialTimeout = 10 * time.Second
 )
 
 // Options configure a Client.
 type Options struct {
 	// HTTPClient sends the requests. Nil means a client of the package's
-	// own whose dialer refuses non-public addresses unless AllowInsecure.
+	// own on netguard.Transport: no proxy, and a dialer that refuses
+	// non-public addresses unless AllowInsecure.
 	// A given client is used as is (its transport, its TLS settings, its
 	// dialer), except that redirects are never followed.
 	HTTPClient *http.Client
@@ -78,12 +80,7 @@ func New(opts Options) *Client {
 	if opts.HTTPClient != nil {
 		hc = *opts.HTTPClient
 	} else {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		if !opts.AllowInsecure {
-			tr.Proxy = nil // a proxy would hide the address the guard checks
-			d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: netguard.Control}
-			tr.DialContext = d.DialContext
-		}
+		tr := netguard.Transport(dialTimeout, opts.AllowInsecure)
 		if opts.MaxIdleConnsPerHost > 0 {
 			tr.MaxIdleConnsPerHost = opts.MaxIdleConnsPerHost
 		}
