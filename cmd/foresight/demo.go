@@ -36,6 +36,9 @@ import (
 const (
 	demoOperatorID   = "demo-operator"
 	demoAggregatorID = "demo-casino"
+	// demoCasinoID is the sandbox casino's casino_id, the one its
+	// aggregator launches the game for.
+	demoCasinoID = casino.DefaultCasinoID
 	// demoSportsbookID is the bundled operator: its balances are in the
 	// platform's ledger.
 	demoSportsbookID = "demo-sportsbook"
@@ -81,7 +84,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 
 	fmt.Fprintf(stdout, "Starting the platform on %s, the sandbox operator on %s, the sandbox casino on %s and the sportsbook on %s …\n",
 		cfg.Addr, o.operatorAddr, o.casinoAddr, o.sportsbookAddr)
-	ls, err := listenAll(cfg.Addr, o.operatorAddr, o.casinoAddr, o.sportsbookAddr)
+	ls, err := listenAll(o.flags, "addr", "operator-addr", "casino-addr", "sportsbook-addr")
 	if err != nil {
 		return err
 	}
@@ -92,7 +95,8 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	b := demoBanner{Platform: cfg.PublicURL, Database: cfg.DatabaseURL, AdminToken: cfg.AdminToken, Self: selfCommand(),
 		Operator: "http://" + operatorL.Addr().String(), Casino: "http://" + casinoL.Addr().String(),
-		Sportsbook: "http://" + sportsbookL.Addr().String(), CredentialsFile: filepath.Join(o.dir, demoCredentialsFile)}
+		Sportsbook: "http://" + sportsbookL.Addr().String(), CredentialsFile: filepath.Join(o.dir, demoCredentialsFile),
+		OperatorID: demoOperatorID, AggregatorID: demoAggregatorID, CasinoID: demoCasinoID, TicketJob: demoTicketJob()}
 
 	opSite, err := operator.OpenSite(ctx, operator.SiteConfig{
 		ID:           demoOperatorID,
@@ -103,7 +107,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	defer opSite.Close()
 	casinoSite, err := casino.OpenSite(ctx, casino.SiteConfig{
-		AggregatorID: demoAggregatorID,
+		AggregatorID: demoAggregatorID, CasinoID: demoCasinoID,
 		SiteSettings: sandboxweb.SiteSettings{PlatformURL: cfg.PublicURL, DatabasePath: filepath.Join(o.dir, "sandbox-casino.db")},
 	})
 	if err != nil {
@@ -144,6 +148,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 // its databases and listens for its partners.
 type demoOptions struct {
 	cfg                                      *server.Config
+	flags                                    *envFlags // parsed, to name a flag in an error
 	logFormat                                string
 	dir                                      string
 	operatorAddr, casinoAddr, sportsbookAddr string
@@ -156,12 +161,12 @@ type demoOptions struct {
 func parseDemoFlags(args []string, getenv func(string) string, stderr io.Writer) (demoOptions, error) {
 	fs := newFlagSet("demo", stderr)
 	cfg, logFormat, e := serverFlags(fs, getenv)
-	o := demoOptions{cfg: cfg}
+	o := demoOptions{cfg: cfg, flags: e}
 	e.String(&o.dir, "dir", "FORESIGHT_DEMO_DIR", ".", "directory of the demo's databases (foresight-demo.db, sandbox-operator.db, sandbox-casino.db)")
 	e.String(&o.operatorAddr, "operator-addr", "FORESIGHT_DEMO_OPERATOR_ADDR", "127.0.0.1:8081", "listen address of the sandbox operator")
 	e.String(&o.casinoAddr, "casino-addr", "FORESIGHT_DEMO_CASINO_ADDR", "127.0.0.1:8082", "listen address of the sandbox casino")
 	e.String(&o.sportsbookAddr, "sportsbook-addr", "FORESIGHT_DEMO_SPORTSBOOK_ADDR", "127.0.0.1:8083", "listen address of the demo sportsbook (the bundled operator)")
-	demoFlagDefaults(fs)
+	demoFlagDefaults(e)
 	if err := e.parse(args); err != nil {
 		return o, err
 	}
@@ -186,12 +191,13 @@ func parseDemoFlags(args []string, getenv func(string) string, stderr io.Writer)
 	return o, nil
 }
 
-// listenAll listens on every address, or on none: after a failure it
-// closes the listeners it opened.
-func listenAll(addrs ...string) ([]net.Listener, error) {
+// listenAll listens on the address of every flag named, or on none: after
+// a failure it closes the listeners it opened. Its error names the flag
+// (envFlags.listen).
+func listenAll(e *envFlags, flagNames ...string) ([]net.Listener, error) {
 	var ls []net.Listener
-	for _, addr := range addrs {
-		l, err := net.Listen("tcp", addr)
+	for _, name := range flagNames {
+		l, err := e.listen(name)
 		if err != nil {
 			closeAll(ls)
 			return nil, err
@@ -251,8 +257,10 @@ func (g *serverGroup) wait(first error) error {
 type demoBanner struct {
 	Platform, Database, AdminToken, Self, CredentialsFile string
 	Operator, Casino, Sportsbook                          string
+	OperatorID, AggregatorID, CasinoID                    string
 	OperatorSecret, CasinoSecret, OperatorKey             string
 	TicketClientID, TicketWebhookSecret, TicketKey        string
+	TicketJob                                             string // the JSON body of the printed ticket job
 }
 
 var demoBannerTemplate = template.Must(template.New("banner").Parse(`Foresight demo is running.
@@ -271,23 +279,70 @@ var demoBannerTemplate = template.Must(template.New("banner").Parse(`Foresight d
   Database            {{.Database}}
   Health, metrics     {{.Platform}}/healthz  {{.Platform}}/metrics   (metrics: Authorization: Bearer <admin token>)
 
+The sandbox partners, as registered on the platform:
+
+  Standalone operator  id {{.OperatorID}}   signing secret {{.OperatorSecret}}
+                       (X-Payload-Signature of the platform's calls to {{.Operator}}/v1/…)
+  Aggregator           id {{.AggregatorID}}   casino_id {{.CasinoID}}   shared secret {{.CasinoSecret}}
+                       (X-REQUEST-SIGN of launches at {{.Platform}}/v2/agg_provider.Launcher/Real and of the wallet calls)
+
 The catalog comes from the simulator: new events every minute, markets that resolve and pay out
 on their own. Conformance checks of the sandbox partners' wallets:
 
   {{.Self}} conformance operator-wallet --url {{.Operator}} --secret {{.OperatorSecret}} --bettor conformance-bettor
   {{.Self}} conformance aggregator-wallet --url {{.Casino}} --secret {{.CasinoSecret}} --account conformance-account
 
-Submit a spec to the ticket service:
+Submit a spec to the ticket service (a small product spec in Markdown, in the body's "spec"),
+then read the tickets at the result_url of its answer once the job is completed:
 
   curl -s -X POST {{.Platform}}/tickets/v1/jobs \
     -H 'Authorization: Bearer {{.TicketKey}}' -H 'Content-Type: application/json' \
-    -d '{"schema_version":"tickets.input.v1","idempotency_key":"demo-1","title":"Login","spec":"# Login\n- Users must sign in with email and password.\n- Lock the account after 5 failed attempts?"}'
+    -d '{{.TicketJob}}'
+  curl -s -H 'Authorization: Bearer {{.TicketKey}}' {{.Platform}}/tickets/v1/jobs/<job_id>/result
 
-The credentials are kept in {{.CredentialsFile}} and stay the same when the demo starts again in
-this directory; delete that file to have new ones.
+The credentials are kept in {{.CredentialsFile}}, the sandboxes' signing secrets in their
+databases, and stay the same when the demo starts again in this directory; delete that file to
+have new keys and tokens.
 
 Press Ctrl-C to stop.
 `))
+
+// demoSpec is the spec of the ticket job the demo prints: small, with
+// user stories, requirements, an acceptance criterion and an open
+// question, so that one job shows several kinds of tickets (stories,
+// tasks, a spike, a risk). It holds no single quote (demoTicketJob).
+const demoSpec = `# Password reset
+
+Users who forgot their password reset it themselves by email, without calling support.
+
+## User stories
+1. As a user who forgot my password, I want a reset link by email so that I can sign in again.
+2. As a security officer, I want a reset to sign the user out everywhere else so that a stolen session stops working.
+
+## Requirements
+- Users must request a reset link with the email address of their account.
+- The link must expire after 30 minutes and work only once.
+- The new password must be at least 12 characters long.
+- The system must send no email to an address without an account, and answer the same way.
+
+## Acceptance criteria
+- The system must offer a new link when an expired or used link is opened.
+
+## Open questions
+- Is a locked account unlocked by a reset?
+`
+
+// demoTicketJob is the JSON body of the ticket job the demo prints, on one
+// line and without a single quote (it is printed inside '…').
+func demoTicketJob() string {
+	b, _ := json.Marshal(struct {
+		SchemaVersion  string `json:"schema_version"`
+		IdempotencyKey string `json:"idempotency_key"`
+		Title          string `json:"title"`
+		Spec           string `json:"spec"`
+	}{"tickets.input.v1", "demo-password-reset", "Password reset", demoSpec})
+	return string(b)
+}
 
 // setUpAll sets the demo up through the platform's APIs (setUp), keeps
 // the credentials in dir, and returns the sportsbook's site, which calls

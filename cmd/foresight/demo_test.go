@@ -4,16 +4,21 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
@@ -115,6 +120,9 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("demo bets %v: alice's bet was rejected", got)
 	}
 
+	launchWithBannerCredentials(t, platform, banner)
+	submitBannerTicketJob(t, platform, banner)
+
 	checks := regexp.MustCompile(`foresight (conformance (operator|aggregator)-wallet [^\n]+)`).FindAllStringSubmatch(banner, -1)
 	if len(checks) != 2 {
 		t.Fatalf("the banner shows %d conformance commands, want 2:\n%s", len(checks), banner)
@@ -198,5 +206,127 @@ func sportsbookPlay(t *testing.T, base, banner string) {
 	}
 	if !strings.Contains(body, `id="balance" class="balance">100.00 USD<`) {
 		t.Errorf("after a deposit of 100.00 sent twice, the sportsbook's page shows:\n%s", body)
+	}
+}
+
+// launchWithBannerCredentials launches the game as an aggregator's
+// integrator does, with nothing but what the banner shows: its aggregator
+// id, casino_id and shared secret sign a Launcher/Real that the platform
+// answers with a launch URL of that aggregator.
+func launchWithBannerCredentials(t *testing.T, platform, banner string) {
+	t.Helper()
+	m := regexp.MustCompile(`Aggregator +id (\S+) +casino_id (\S+) +shared secret (\S+)`).FindStringSubmatch(banner)
+	if m == nil {
+		t.Fatalf("the banner shows no aggregator id, casino_id and shared secret:\n%s", banner)
+	}
+	body := fmt.Sprintf(`{"casino_id":%q,"game":"prediction-markets","session_id":"1b4e28ba-2fa1-41d2-883f-0016d3cca427","urls":{},"account":{"id":"player-1","currency":"USD"}}`, m[2])
+	req, _ := http.NewRequest("POST", platform+"/v2/agg_provider.Launcher/Real", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-REQUEST-SIGN", casino.Sign([]byte(m[3]), []byte(body)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var launch struct {
+		URL string `json:"launch_url"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&launch); err != nil || resp.StatusCode != 200 || !strings.Contains(launch.URL, "operator="+m[1]) {
+		t.Errorf("Launcher/Real signed with the banner's casino_id %s and shared secret: %d %+v (%v), want 200 and a launch URL of %s", m[2], resp.StatusCode, launch, err, m[1])
+	}
+}
+
+// submitBannerTicketJob sends the banner's ticket job as printed and
+// checks that its spec comes back as several kinds of tickets: stories,
+// tasks, a spike for its open question.
+func submitBannerTicketJob(t *testing.T, platform, banner string) {
+	t.Helper()
+	key := regexp.MustCompile(`Ticket API key +(\S+)`).FindStringSubmatch(banner)
+	job := regexp.MustCompile(`-d '([^']+)'`).FindStringSubmatch(banner)
+	if key == nil || job == nil {
+		t.Fatalf("the banner shows no ticket key or job:\n%s", banner)
+	}
+	call := func(method, url, body string, out any) int {
+		t.Helper()
+		req, _ := http.NewRequest(method, url, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+key[1])
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		_ = json.NewDecoder(resp.Body).Decode(out)
+		return resp.StatusCode
+	}
+	var accepted struct {
+		ResultURL string `json:"result_url"`
+	}
+	if status := call("POST", platform+"/tickets/v1/jobs", job[1], &accepted); status != http.StatusAccepted {
+		t.Fatalf("the banner's ticket job: %d, want 202", status)
+	}
+	var result struct {
+		Tickets []struct {
+			Type string `json:"ticket_type"`
+		} `json:"tickets"`
+		OpenQuestions []json.RawMessage `json:"open_questions"`
+	}
+	waitfor.Check(t, func() error {
+		if status := call("GET", accepted.ResultURL, "", &result); status != 200 {
+			return fmt.Errorf("the job's result: %d", status)
+		}
+		return nil
+	})
+	kinds := map[string]int{}
+	for _, tk := range result.Tickets {
+		kinds[tk.Type]++
+	}
+	if kinds["story"] < 2 || kinds["task"] < 2 || kinds["spike"] != 1 || len(result.OpenQuestions) != 1 {
+		t.Errorf("the banner's ticket job gave tickets %v and %d open questions, want stories, tasks, a spike and one question", kinds, len(result.OpenQuestions))
+	}
+}
+
+// TestDemoListenErrorNamesTheFlag: an address in use stops the demo with
+// an error that names the flag and its variable, not the address alone.
+func TestDemoListenErrorNamesTheFlag(t *testing.T) {
+	t.Parallel()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	addr := taken.Addr().String()
+	err = run(context.Background(), []string{"demo", "--dir", t.TempDir(), "--addr", freeAddr(t), "--operator-addr", freeAddr(t),
+		"--casino-addr", addr, "--sportsbook-addr", freeAddr(t)}, envOf(nil), io.Discard, io.Discard)
+	if want := "listen on --casino-addr " + addr + " ($FORESIGHT_DEMO_CASINO_ADDR): "; err == nil || !strings.HasPrefix(err.Error(), want) || !errors.Is(err, syscall.EADDRINUSE) {
+		t.Errorf("demo on a casino address in use: %v, want an error starting %q that is EADDRINUSE", err, want)
+	}
+}
+
+// TestDemoReadsServeVariables: the server settings the demo gives its own
+// defaults read their FORESIGHT_* variables as serve does, and demo -h
+// names each variable.
+func TestDemoReadsServeVariables(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := map[string]string{"FORESIGHT_DEMO_DIR": dir, "FORESIGHT_DATABASE_URL": "sqlite:" + filepath.Join(dir, "other.db"),
+		"FORESIGHT_MARKET_FEED": "manual", "FORESIGHT_FEED_INTERVAL": "7s", "FORESIGHT_SIMULATOR_PERIOD": "3m", "FORESIGHT_ADMIN_TOKEN": longToken}
+	o, err := parseDemoFlags(nil, envOf(env), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []any{o.dir, o.cfg.DatabaseURL, o.cfg.MarketFeed, o.cfg.FeedInterval, o.cfg.Simulator.Period, o.cfg.AdminToken}
+	want := []any{dir, env["FORESIGHT_DATABASE_URL"], "manual", 7 * time.Second, 3 * time.Minute, longToken}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("demo settings from the environment %v, want %v", got, want)
+	}
+	var usage bytes.Buffer
+	if err := run(context.Background(), []string{"demo", "-h"}, envOf(nil), io.Discard, &usage); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("demo -h: %v", err)
+	}
+	for name := range env {
+		if !strings.Contains(usage.String(), "($"+name+")") {
+			t.Errorf("demo -h does not name $%s:\n%s", name, usage.String())
+		}
 	}
 }

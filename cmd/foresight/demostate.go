@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -65,19 +64,21 @@ func saveDemoCredentials(dir string, c demoCredentials) error {
 }
 
 // demoFlagDefaults makes `foresight demo -h` tell the demo's own defaults
-// of the server flags it shares with serve.
-func demoFlagDefaults(fs *flag.FlagSet) {
-	set := func(name, def, usage string) {
-		if f := fs.Lookup(name); f != nil {
-			f.DefValue, f.Usage = def, usage
-		}
+// of the server flags it shares with serve. Their usage keeps naming their
+// variables, which the demo reads as serve does; only --dev-allow-insecure
+// names none, since the demo always turns it on.
+func demoFlagDefaults(e *envFlags) {
+	for name, def := range map[string]string{
+		"database-url":     "sqlite:DIR/foresight-demo.db",
+		"market-feed":      "simulator",
+		"feed-interval":    "5s",
+		"simulator-period": "1m0s",
+	} {
+		e.fs.Lookup(name).DefValue = def
 	}
-	set("database-url", "sqlite:DIR/foresight-demo.db", "sqlite:PATH or postgres://…")
-	set("admin-token", "", "bearer token of /admin/v1 (default: generated on the first run and kept in DIR/"+demoCredentialsFile+")")
-	set("market-feed", "simulator", "market feed: manual (admin API only), simulator or polymarket")
-	set("feed-interval", "5s", "time between two polls of the market feed")
-	set("simulator-period", "1m0s", "time between two waves of simulated events; lifetimes scale with it (simulator feed)")
-	set("dev-allow-insecure", "true", "always on in the demo: the sandboxes and images are on http://127.0.0.1")
+	e.fs.Lookup("admin-token").Usage = "bearer token of /admin/v1 (default: generated on the first run and kept in DIR/" + demoCredentialsFile + ") ($" + e.envs["admin-token"] + ")"
+	insecure := e.fs.Lookup("dev-allow-insecure")
+	insecure.DefValue, insecure.Usage = "true", "always on in the demo: the sandboxes and images are on http://127.0.0.1"
 }
 
 // selfCommand is how to run this program again from the directory it was

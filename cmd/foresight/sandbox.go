@@ -54,11 +54,11 @@ func runSandbox(ctx context.Context, args []string, getenv func(string) string, 
 	})
 }
 
-// sandboxListener listens on addr and returns the listener, the public
+// sandboxListener listens on --addr of e and returns the listener, the public
 // base URL and the admin token: a generated one when none is set and the
 // listener is not on loopback.
-func sandboxListener(f *sandboxFlags) (net.Listener, string, string, error) {
-	l, err := net.Listen("tcp", f.addr)
+func sandboxListener(e *envFlags, f *sandboxFlags) (net.Listener, string, string, error) {
+	l, err := e.listen("addr")
 	if err != nil {
 		return nil, "", "", err
 	}
@@ -92,7 +92,7 @@ func runSandboxOperator(ctx context.Context, args []string, getenv func(string) 
 	if err := e.parse(args); err != nil {
 		return err
 	}
-	l, base, token, err := sandboxListener(&f)
+	l, base, token, err := sandboxListener(e, &f)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func runSandboxCasino(ctx context.Context, args []string, getenv func(string) st
 	if err := e.parse(args); err != nil {
 		return err
 	}
-	l, base, token, err := sandboxListener(&f)
+	l, base, token, err := sandboxListener(e, &f)
 	if err != nil {
 		return err
 	}

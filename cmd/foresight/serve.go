@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"strings"
 	"time"
 
@@ -191,7 +190,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer srv.Close()
-	l, err := net.Listen("tcp", cfg.Addr)
+	l, err := e.listen("addr")
 	if err != nil {
 		return err
 	}
