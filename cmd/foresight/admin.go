@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -152,7 +153,8 @@ Run "foresight admin <command> -h" for a command's flags.
 }
 
 // runAdmin runs one admin command through the admin API and prints its
-// answer as JSON.
+// answer as JSON. When the server cannot be reached, the error says which
+// URL was tried and how to set another.
 func runAdmin(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("admin", stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, adminUsage()) }
@@ -182,6 +184,10 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 		return errors.New("no admin token: set $FORESIGHT_ADMIN_TOKEN or pass --token")
 	}
 	out, err := cmd.run(ctx, c, values)
+	var unreachable *url.Error
+	if errors.As(err, &unreachable) {
+		return fmt.Errorf("%w (is the server at %s? set its URL with --url or $FORESIGHT_ADMIN_URL)", err, c.BaseURL)
+	}
 	if err != nil {
 		return err
 	}

@@ -63,3 +63,16 @@ func TestCommandHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminUnreachableServerNamesTheSetting: when nothing answers at the
+// admin API's URL, the error names that URL and the settings that choose
+// it, so that a server on another port is one flag away.
+func TestAdminUnreachableServerNamesTheSetting(t *testing.T) {
+	t.Parallel()
+	url := "http://" + freeAddr(t)
+	err := run(context.Background(), []string{"admin", "ticket-clients", "list"},
+		envOf(map[string]string{"FORESIGHT_ADMIN_TOKEN": longToken, "FORESIGHT_ADMIN_URL": url}), &bytes.Buffer{}, &bytes.Buffer{})
+	if want := "(is the server at " + url + "? set its URL with --url or $FORESIGHT_ADMIN_URL)"; err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("admin with no server at %s: %v, want an error ending %q", url, err, want)
+	}
+}
