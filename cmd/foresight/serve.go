@@ -118,7 +118,7 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*server.Config, 
 	e.Int(&cfg.AuthFailureBurst, "auth-failure-burst", "FORESIGHT_AUTH_FAILURE_BURST", cfg.AuthFailureBurst, "wrong tokens per client address in a row before 429")
 	e.String(&cfg.TrustedProxies, "trusted-proxies", "FORESIGHT_TRUSTED_PROXIES", "", "IP addresses and CIDR prefixes of the reverse proxies whose X-Forwarded-For names the client address, comma-separated (default: none)")
 	engineFlags(e, &cfg)
-	e.Bool(&cfg.DevAllowInsecure, "dev-allow-insecure", "FORESIGHT_DEV_ALLOW_INSECURE", false, "allow http:// and private addresses for callback delivery (development only)")
+	e.Bool(&cfg.DevAllowInsecure, "dev-allow-insecure", "FORESIGHT_DEV_ALLOW_INSECURE", false, "development only: allow http:// and private addresses for partners' wallet, session and JWKS URLs, event images and ticket callback delivery")
 	e.Duration(&cfg.Tickets.JobLifetime, "tickets-job-lifetime", "FORESIGHT_TICKETS_JOB_LIFETIME", cfg.Tickets.JobLifetime, "time from job creation to expiry")
 	e.Duration(&cfg.Tickets.JobRetention, "tickets-job-retention", "FORESIGHT_TICKETS_JOB_RETENTION", cfg.Tickets.JobRetention, "time an expired job's record is kept before it is deleted")
 	e.Int(&cfg.Tickets.MaxActiveJobs, "tickets-max-active-jobs", "FORESIGHT_TICKETS_MAX_ACTIVE_JOBS", cfg.Tickets.MaxActiveJobs, "unfinished jobs per client before queue_full")

@@ -240,7 +240,7 @@ func checkPartnerURL(field, raw string, allowInsecure bool) error {
 		return invalidf("%s must be an absolute URL", field)
 	}
 	if u.Scheme != "https" && !allowInsecure {
-		return invalidf("%s must use https", field)
+		return invalidf("%s must use https (a development server may allow http:// with --dev-allow-insecure)", field)
 	}
 	return nil
 }

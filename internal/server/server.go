@@ -345,7 +345,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	if cfg.DevAllowInsecure {
-		log.Warn("FORESIGHT_DEV_ALLOW_INSECURE is on: callbacks may go to http:// and private addresses; never use this in production")
+		log.Warn("FORESIGHT_DEV_ALLOW_INSECURE is on: partners' wallet, session and JWKS URLs, event images and ticket callbacks may use http:// and private addresses; never use this in production")
 	}
 	db, err := OpenDatabase(ctx, cfg.DatabaseURL, log)
 	if err != nil {
