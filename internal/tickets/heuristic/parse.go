@@ -41,6 +41,8 @@ type listItem struct {
 	done     bool // a ticked checklist item ("- [x]"): work already done
 	check    bool // a checklist item ("- [ ]" or "- [x]")
 	children []*listItem
+	// dashStep is a step written "-- 1. …" under its item (see readText).
+	dashStep bool
 }
 
 // table is a pipe table: a header row and body rows of the same width.
@@ -446,6 +448,19 @@ func (p *parser) readText(line, trimmed string) {
 	indent := len(line) - len(strings.TrimLeft(line, " "))
 	if p.list != nil && len(p.stack) > 0 && (!p.blank || indent >= 2) {
 		last := p.stack[len(p.stack)-1]
+		if m := dashStep.FindStringSubmatch(trimmed); m != nil {
+			// "-- 1. check the flag" under "- Define a function … like
+			// below": a step of the item, not more of its sentence (the
+			// steps were glued into one criterion).
+			if !last.dashStep {
+				indent = last.indent + 2
+			} else {
+				indent = last.indent
+			}
+			p.addListItem(indent, true, "Step "+m[1]+": "+m[2])
+			p.stack[len(p.stack)-1].dashStep = true
+			return
+		}
 		last.more = append(last.more, trimmed)
 		p.blank = false
 		return
@@ -456,6 +471,10 @@ func (p *parser) readText(line, trimmed string) {
 		p.para = append(p.para, trimmed)
 	}
 }
+
+// dashStep is a numbered step written after two dashes ("-- 4.1 if the
+// command is log …").
+var dashStep = regexp.MustCompile(`^--\s+(\d+(?:\.\d+)*)\.?\s+(.+)$`)
 
 // literalBlockEnd returns the index of the first line after the literal
 // block that starts below the blank line i, when the text line before it

@@ -381,3 +381,35 @@ func TestSectionsOfOneTopicStayApart(t *testing.T) {
 		t.Errorf("want one ticket per section, got %q, %q, %q:\n%s", opt, prefs, delivery, allTicketText(res.Tickets))
 	}
 }
+
+// A list of orders is a ticket per order, and a step list written "-- 1."
+// under an order is steps, not more of its sentence (KEP-2227's design
+// details were one ticket "Implement publishing data" whose criterion of
+// about 500 characters glued the steps together).
+func TestListOfOrdersAndDashSteps(t *testing.T) {
+	t.Parallel()
+	spec := "# Default container\n\n## Design Details\n\n**Publishing Data:**\n\n- Define a well known annotation `kubectl.kubernetes.io/default-container` in a Pod.\n- Define a global function GetDefaultContainerName for kubectl that uses this annotation like below\n-- 1. check `-c`/`--container` flag: if it is specified, use it; if not, next step.\n-- 2. check containers number in pod: if only one container, use its name; if more than one, next step.\n-- 3. use the first container name as the default. Print a notice message before it.\n- Validate the annotation value before using it, as the container name should follow RFC 1123.\n- Add test cases to make sure that the command is running with the right container.\n"
+	res := generate(t, defaultRequest(spec, "Default container"))
+	seen := map[string]string{}
+	for _, want := range []string{"well known annotation", "GetDefaultContainerName", "Validate the annotation value", "Add test cases"} {
+		for _, tk := range res.Tickets {
+			if tk.TicketType != tickets.TypeEpic && strings.Contains(ticketText(tk), want) {
+				if other, dup := seen[tk.Title]; dup {
+					t.Errorf("%q and %q share the ticket %q", other, want, tk.Title)
+				}
+				seen[tk.Title] = want
+				break
+			}
+		}
+	}
+	if len(seen) != 4 {
+		t.Errorf("want a ticket per order, got %v", titles(res.Tickets))
+	}
+	for _, tk := range res.Tickets {
+		for _, c := range tk.AcceptanceCriteria {
+			if strings.Contains(c, "-- ") || strings.Contains(c, "Step 1") && strings.Contains(c, "Step 3") {
+				t.Errorf("steps glued into one criterion of %q: %q", tk.Title, c)
+			}
+		}
+	}
+}

@@ -75,7 +75,7 @@ func (b *builder) buildSection(s *section) {
 		b.stateDraft(s, units)
 		units = nil
 	}
-	if len(in.fields) > 0 || (in.topic == "resources" && len(s.children) == 0 && len(units) > 0 && len(in.endpoints) == 0 && len(in.items) < 6 && !labelledRequirements(in)) {
+	if len(in.fields) > 0 || (in.topic == "resources" && len(s.children) == 0 && len(units) > 0 && len(in.endpoints) == 0 && len(in.items) < 6 && !labelledRequirements(in) && !orderList(in.items)) {
 		b.resourceDraft(s, units)
 		units = nil
 	}
@@ -96,11 +96,15 @@ func (b *builder) buildSection(s *section) {
 		b.overviewDrafts(s, units)
 	case in.topic == "requirements" || in.checklist || in.topic == "questions" && len(in.items) > 0 || labelledRequirements(in) ||
 		len(in.items) >= 2 && len(s.children) == 0 && genericWorkHeading.MatchString(s.cleanedHeading()) ||
-		in.topic == "testing" && len(in.items) >= 2 && len(s.children) == 0:
+		in.topic == "testing" && len(in.items) >= 2 && len(s.children) == 0 ||
+		len(s.children) == 0 && orderList(in.items):
 		// A test plan's list ("Unit tests for …", "Integration test: …",
 		// "E2E test: …") names tests of different kinds, each its own work.
 		// A list under "Specification", "Implementation" or an RFC's
-		// "Reference-level explanation" is the list of the work.
+		// "Reference-level explanation" is the list of the work, and so
+		// is a list of orders ("Define …", "Validate …", "Add test cases
+		// …") under any heading: a KEP's "**Publishing Data:**" list was
+		// one ticket with its steps packed three to a criterion.
 		b.itemDrafts(s, units)
 	default:
 		b.sectionDrafts(s, units)
@@ -900,6 +904,22 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 		return "Set up " + lowerFirst(s.cleanedHeading())
 	}
 	return b.headingTitle(s, units)
+}
+
+// orderList reports whether items are three or more orders, each opening
+// with a verb ("Define a well known annotation …", "Validate the
+// annotation value …"), but for at most one.
+func orderList(items []*itemGroup) bool {
+	if len(items) < 3 {
+		return false
+	}
+	others := 0
+	for _, ig := range items {
+		if first := firstField(ig.text); !baseVerbs[strings.ToLower(first)] || first == strings.ToLower(first) {
+			others++
+		}
+	}
+	return others <= 1
 }
 
 // genericTopicTitle are the topics whose title names the topic, not the
