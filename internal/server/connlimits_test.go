@@ -2,11 +2,13 @@ package server_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -101,5 +103,50 @@ func TestOddsStreamOutlivesWriteTimeout(t *testing.T) {
 	bw.setPrices(t, "0.5")
 	if ev := nextEvent(t, s); ev.event != "odds" {
 		t.Fatalf("event after the write timeout = %+v", ev)
+	}
+}
+
+// TestStalledBodiesEndSoon: over HTTP/2, where one connection carries
+// hundreds of requests, a request whose body sends one byte and stalls
+// does not hold its handler for the read timeout (a minute): a
+// round-details call without a signature is refused before its body is
+// read, and a bet's body must arrive within the placement's 3 s.
+func TestStalledBodiesEndSoon(t *testing.T) {
+	t.Parallel()
+	bw := newBettingWorld(t, "sqlite:"+t.TempDir()+"/f.db")
+	alice := bw.bettor("alice", "100.00")
+	var dials atomic.Int64
+	client := http2Client(t, &dials)
+	for _, c := range []struct {
+		name, path string
+		header     []string
+		want       int
+		within     time.Duration
+	}{
+		{"round details without a signature", "/v2/agg_provider.Round/Details", nil, http.StatusForbidden, time.Second},
+		{"a bet", "/api/v1/bettor/bets", []string{"Authorization", "Bearer " + alice,
+			"Idempotency-Key", "6f1c2d3e-4a5b-4c6d-8e7f-000000000001"}, http.StatusBadRequest, 3*time.Second + 2*time.Second},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body, stall := io.Pipe()
+			defer stall.Close()
+			go stall.Write([]byte("{"))
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "POST", bw.url+c.path, body)
+			req.Header.Set("Content-Type", "application/json")
+			for i := 0; i < len(c.header); i += 2 {
+				req.Header.Set(c.header[i], c.header[i+1])
+			}
+			start := time.Now()
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatalf("POST %s with a stalled body: %v after %v; want %d within %v", c.path, err, time.Since(start).Round(time.Millisecond), c.want, c.within)
+			}
+			resp.Body.Close()
+			if took := time.Since(start); resp.StatusCode != c.want || took > c.within {
+				t.Errorf("POST %s with a stalled body = %d after %v, want %d within %v", c.path, resp.StatusCode, took.Round(time.Millisecond), c.want, c.within)
+			}
+		})
 	}
 }

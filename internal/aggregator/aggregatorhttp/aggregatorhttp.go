@@ -35,6 +35,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/clientaddr"
 	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
+	"github.com/foresight-dev/foresight/internal/requestbody"
 	"github.com/foresight-dev/foresight/internal/requestid"
 )
 
@@ -114,16 +115,18 @@ func tooManySessions(w http.ResponseWriter) {
 }
 
 // signed reads the body and returns it with the aggregator whose secret
-// signed it. ok is false when the body is too large or unreadable (tooLarge
-// says which) or no aggregator signed it.
-func (h *handler) signed(r *http.Request) (body []byte, op betting.Operator, tooLarge, ok bool) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
-	if err != nil || len(body) > MaxBody {
-		return nil, op, true, false
-	}
+// signed it. ok is false when the body is too large, unreadable or not
+// sent within requestbody.Within (tooLarge says so) or no aggregator
+// signed it. A missing or malformed X-REQUEST-SIGN is refused before the
+// body is read.
+func (h *handler) signed(w http.ResponseWriter, r *http.Request) (body []byte, op betting.Operator, tooLarge, ok bool) {
 	sig, err := hex.DecodeString(r.Header.Get("X-REQUEST-SIGN"))
 	if err != nil || len(sig) != sha256.Size {
-		return body, op, false, false
+		return nil, op, false, false
+	}
+	body, err = requestbody.Read(w, r, MaxBody)
+	if err != nil {
+		return nil, op, true, false
 	}
 	ops, err := h.catalog.CachedIntegration(r.Context(), betting.IntegrationAggregator)
 	if err != nil {
@@ -219,7 +222,7 @@ func (h *handler) launcherReal(w http.ResponseWriter, r *http.Request) { h.launc
 func (h *handler) launcherDemo(w http.ResponseWriter, r *http.Request) { h.launch(w, r, true) }
 
 func (h *handler) launch(w http.ResponseWriter, r *http.Request, demo bool) {
-	body, op, tooLarge, ok := h.signed(r)
+	body, op, tooLarge, ok := h.signed(w, r)
 	switch {
 	case tooLarge:
 		launcherError(w, http.StatusBadRequest, "invalid_request")
@@ -258,7 +261,7 @@ func twirpError(w http.ResponseWriter, status int, code, apiCode, message string
 }
 
 func (h *handler) roundDetails(w http.ResponseWriter, r *http.Request) {
-	body, op, tooLarge, ok := h.signed(r)
+	body, op, tooLarge, ok := h.signed(w, r)
 	switch {
 	case tooLarge:
 		twirpError(w, http.StatusBadRequest, "invalid_argument", "400", "Invalid request.")
@@ -294,8 +297,8 @@ func (h *handler) startSession(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		SessionRequestID string `json:"session_request_id"`
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
-	if err != nil || len(body) > MaxBody || decodeStrict(body, &req) != nil || req.SessionRequestID == "" {
+	body, err := requestbody.Read(w, r, MaxBody)
+	if err != nil || decodeStrict(body, &req) != nil || req.SessionRequestID == "" {
 		httpjson.WriteProblem(w, http.StatusBadRequest, "The body must be {\"session_request_id\": \"…\"}.")
 		return
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"mime"
 	"net/http"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/odds"
+	"github.com/foresight-dev/foresight/internal/requestbody"
 )
 
 // placeTimeLimit is the spec's server limit of a placement request.
@@ -39,8 +39,8 @@ func (h *handler) placeBet(w http.ResponseWriter, r *http.Request, b Bettor) {
 		httpjson.WriteProblem(w, http.StatusUnsupportedMediaType, "The body must be JSON (Content-Type: application/json).")
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<10+1))
-	if err != nil || len(body) > 64<<10 {
+	body, err := requestbody.Read(w, r, 64<<10) // within the placement's 3 s
+	if err != nil {
 		httpjson.WriteProblem(w, http.StatusBadRequest, "The body is unreadable or larger than 64 KiB.")
 		return
 	}
