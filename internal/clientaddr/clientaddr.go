@@ -58,8 +58,8 @@ func (p Proxies) trusts(addr netip.Addr) bool {
 	return false
 }
 
-// Of returns the IP address of r's client, the key of per-address limits
-// and the address the audit trail records.
+// Of returns the IP address of r's client: the address the audit trail
+// records, and the one per-address limits count (by LimitKey).
 //
 // When r's connection comes from a trusted proxy, X-Forwarded-For (every
 // such header, in order) is walked from the right, the entries the
@@ -96,6 +96,31 @@ func (p Proxies) Of(r *http.Request) string {
 		client = addr
 	}
 	return client.String()
+}
+
+// LimitKey returns the key under which per-address limits count r's
+// client, Of(r): an IPv4 address is itself, an IPv6 address its /64
+// prefix ("2001:db8:1:2::/64"); see AddressKey.
+func (p Proxies) LimitKey(r *http.Request) string {
+	return AddressKey(p.Of(r))
+}
+
+// AddressKey returns the key of addr for per-address limits. An IPv6
+// client is given a whole /64 (a home line, a phone, a cloud server) and
+// may send from any address in it, a fresh one per request, so an IPv6
+// address counts as its /64 prefix, its zone dropped; an IPv4-mapped
+// IPv6 address is its IPv4 address, and an IPv4 address is itself. A
+// string that is not an IP address is its own key.
+func AddressKey(addr string) string {
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		return addr
+	}
+	a = a.Unmap().WithZone("")
+	if a.Is4() {
+		return a.String()
+	}
+	return netip.PrefixFrom(a, 64).Masked().String()
 }
 
 // parseEntry parses one X-Forwarded-For entry: an IP address, or an IP

@@ -52,6 +52,48 @@ func TestOf(t *testing.T) {
 	}
 }
 
+func TestAddressKey(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ addr, want string }{
+		{"203.0.113.5", "203.0.113.5"},
+		{"::ffff:203.0.113.5", "203.0.113.5"}, // IPv4-mapped: the IPv4 address
+		{"2001:db8:1:2::7", "2001:db8:1:2::/64"},
+		{"2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64"}, // the same /64
+		{"2001:db8:1:3::7", "2001:db8:1:3::/64"},                  // the next /64
+		{"fe80::1%eth0", "fe80::/64"},                             // the zone dropped
+		{"::1", "::/64"},
+		{"not-an-ip", "not-an-ip"},
+		{"", ""},
+	} {
+		if got := AddressKey(c.addr); got != c.want {
+			t.Errorf("AddressKey(%q) = %q, want %q", c.addr, got, c.want)
+		}
+	}
+}
+
+func TestLimitKey(t *testing.T) {
+	t.Parallel()
+	proxies, err := ParseProxies("10.0.0.0/8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ remoteAddr, forwarded, want string }{
+		{"[2001:db8:1:2::7]:40000", "", "2001:db8:1:2::/64"},
+		{"[::ffff:198.51.100.9]:40000", "", "198.51.100.9"}, // an untrusted mapped peer too
+		{"10.1.2.3:40000", "2001:db8:5:6::1234", "2001:db8:5:6::/64"},
+		{"10.1.2.3:40000", "203.0.113.5", "203.0.113.5"},
+	} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = c.remoteAddr
+		if c.forwarded != "" {
+			r.Header.Set("X-Forwarded-For", c.forwarded)
+		}
+		if got := proxies.LimitKey(r); got != c.want {
+			t.Errorf("LimitKey of %s forwarding %q = %q, want %q", c.remoteAddr, c.forwarded, got, c.want)
+		}
+	}
+}
+
 func TestParseProxiesRefusesGarbage(t *testing.T) {
 	t.Parallel()
 	for _, list := range []string{"10.0.0.0/33", "proxy.example", "10.0.0.1, 10.0.0", "10.0.0.0/8/8"} {

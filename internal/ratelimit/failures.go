@@ -29,7 +29,8 @@ type FailureGuard struct {
 
 // NewFailureGuard allows burst failures per client address, refilled at
 // perMinute a minute. perMinute <= 0 disables the guard. A request's
-// client address is proxies.Of(r): behind the proxies, the client's.
+// client address is proxies.LimitKey(r): behind the proxies, the
+// client's; for IPv6, its /64.
 func NewFailureGuard(perMinute float64, burst int, proxies clientaddr.Proxies) *FailureGuard {
 	return &FailureGuard{failures: New(perMinute/60, burst), proxies: proxies}
 }
@@ -43,6 +44,6 @@ func (g *FailureGuard) Failed(r *http.Request) (refused bool, retryAfter time.Du
 	if g == nil {
 		return false, 0
 	}
-	ok, wait := g.failures.Allow(g.proxies.Of(r))
+	ok, wait := g.failures.Allow(g.proxies.LimitKey(r))
 	return !ok, wait
 }

@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -48,5 +49,29 @@ func TestNilFailureGuard(t *testing.T) {
 	r := httptest.NewRequest("GET", "/", nil)
 	if refused, _ := g.Failed(r); refused {
 		t.Fatal("a nil guard refused")
+	}
+}
+
+// TestFailureGuardCountsAnIPv6ClientByItsPrefix: a client that sends
+// each wrong credential from another address of its /64 gets no fresh
+// budget; another /64 keeps its own.
+func TestFailureGuardCountsAnIPv6ClientByItsPrefix(t *testing.T) {
+	t.Parallel()
+	g := NewFailureGuard(60, 3, clientaddr.Proxies{})
+	setClock(g.failures)
+	r := httptest.NewRequest("GET", "/", nil)
+	for i := range 3 {
+		r.RemoteAddr = fmt.Sprintf("[2001:db8:1:2::%x]:40000", i+1)
+		if refused, _ := g.Failed(r); refused {
+			t.Fatalf("failure %d of a burst of 3 refused", i+1)
+		}
+	}
+	r.RemoteAddr = "[2001:db8:1:2:ffff::9]:40000"
+	if refused, _ := g.Failed(r); !refused {
+		t.Fatal("a fourth address of the same /64 got a fresh budget")
+	}
+	r.RemoteAddr = "[2001:db8:1:3::1]:40000"
+	if refused, _ := g.Failed(r); refused {
+		t.Fatal("another /64 is refused")
 	}
 }

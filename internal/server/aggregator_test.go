@@ -500,6 +500,18 @@ func TestTrustedProxies(t *testing.T) {
 			t.Errorf("audit trail = %d %s; want the newest entry, of %s, from 203.0.113.9", trail.status, trail.body, clientID)
 		}
 	})
+	t.Run("IPv6 clients by their /64", func(t *testing.T) {
+		t.Parallel()
+		aw := newAggWorld(t, "sqlite:"+t.TempDir()+"/f.db", func(c *server.Config) {
+			c.LauncherRateLimit = 0.01
+			c.TrustedProxies = "127.0.0.1"
+		})
+		statuses := []int{launch(aw, "2001:db8:1:2::1"), launch(aw, "2001:db8:1:2::2"), launch(aw, "2001:db8:1:2:ffff::3"),
+			launch(aw, "2001:db8:1:3::1")}
+		if fmt.Sprint(statuses) != "[200 429 429 200]" {
+			t.Errorf("launcher statuses = %v, want [200 429 429 200]: one bucket per /64", statuses)
+		}
+	})
 	t.Run("untrusted peer", func(t *testing.T) {
 		t.Parallel()
 		aw := newAggWorld(t, "sqlite:"+t.TempDir()+"/f.db", func(c *server.Config) {

@@ -89,11 +89,12 @@ func Register(mux *http.ServeMux, svc *aggregator.Service, catalog *betting.Serv
 	mux.HandleFunc("GET /.well-known/jwks.json", h.jwks)
 }
 
-// limited counts requests per client IP address (proxies.Of) in limit:
+// limited counts requests per client IP address (proxies.LimitKey: an
+// IPv6 client by its /64) in limit:
 // past it, the answer is refuse's (429), with Retry-After in seconds.
 func limited(limit *ratelimit.Limiter, proxies clientaddr.Proxies, refuse func(http.ResponseWriter), next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ok, wait := limit.Allow(proxies.Of(r)); !ok {
+		if ok, wait := limit.Allow(proxies.LimitKey(r)); !ok {
 			w.Header().Set("Retry-After", strconv.Itoa(max(1, int(wait.Round(time.Second)/time.Second))))
 			refuse(w)
 			return
