@@ -19,6 +19,13 @@ func Write(w http.ResponseWriter, status int, v any) {
 	write(w, "application/json", status, v)
 }
 
+// WriteRaw answers status with body, JSON already encoded (a stored
+// answer replayed as it was first sent), as application/json with
+// Cache-Control: no-store, like Write. body is sent as it is, unchecked.
+func WriteRaw(w http.ResponseWriter, status int, body []byte) {
+	writeBytes(w, "application/json", status, body)
+}
+
 // Problem is an RFC 9457 problem details body with exactly type
 // (about:blank), title, status and detail: the error body of the bettor
 // API and of the aggregator's session exchange.
@@ -51,8 +58,12 @@ func write(w http.ResponseWriter, contentType string, status int, v any) {
 		buf.Reset()
 		buf.WriteString(`{"error":"internal_error"}` + "\n")
 	}
+	writeBytes(w, contentType, status, buf.Bytes())
+}
+
+func writeBytes(w http.ResponseWriter, contentType string, status int, body []byte) {
 	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(body)
 }

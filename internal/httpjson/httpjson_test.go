@@ -26,6 +26,9 @@ func TestWriters(t *testing.T) {
 		{"problem of the API's own shape", func(w http.ResponseWriter) {
 			httpjson.WriteProblemBody(w, http.StatusNotFound, map[string]any{"status": 404, "code": "not_found"})
 		}, 404, "application/problem+json", `{"code":"not_found","status":404}` + "\n"},
+		{"a stored answer, sent as it is", func(w http.ResponseWriter) {
+			httpjson.WriteRaw(w, http.StatusAccepted, []byte(`{"id":"b1","status":"pending"}`))
+		}, 202, "application/json", `{"id":"b1","status":"pending"}`},
 		{"a value that cannot be encoded", func(w http.ResponseWriter) {
 			httpjson.Write(w, http.StatusOK, map[string]any{"c": make(chan int)})
 		}, 500, "application/json", `{"error":"internal_error"}` + "\n"},

@@ -39,6 +39,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/feed"
 	"github.com/foresight-dev/foresight/internal/feed/polymarket"
 	"github.com/foresight-dev/foresight/internal/feed/simulator"
+	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/ledger"
 	"github.com/foresight-dev/foresight/internal/money"
@@ -512,8 +513,7 @@ func (s *Server) routes() http.Handler {
 		w.Write(favicon)
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{"status":"ok"}` + "\n"))
+		httpjson.Write(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.Handle("GET /metrics", metricsAccess([]string{s.cfg.MetricsToken, s.cfg.AdminToken}, failedSignIns, promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
 	mux.HandleFunc("GET /openapi/{name}", func(w http.ResponseWriter, r *http.Request) {

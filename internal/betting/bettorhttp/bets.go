@@ -75,9 +75,7 @@ func (h *handler) placeBet(w http.ResponseWriter, r *http.Request, b Bettor) {
 		h.errors.write(w, r, err)
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusAccepted)
-	w.Write(bet.Accepted)
+	httpjson.WriteRaw(w, http.StatusAccepted, bet.Accepted)
 }
 
 // betView is a bet as the bettor reads it.

@@ -1,12 +1,12 @@
 package bettorhttp
 
 import (
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strings"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/money"
 )
 
@@ -53,8 +53,6 @@ func WidgetConfig(svc *betting.Service, publicURL string, log *slog.Logger) http
 		for code, l := range o.Limits {
 			c.Limits[code] = widgetLimits{MinStake: l.MinStake, MaxStake: l.MaxStake, MaxPayout: l.MaxPayout}
 		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Cache-Control", "no-cache")
-		json.NewEncoder(w).Encode(c)
+		httpjson.Write(w, http.StatusOK, c)
 	})
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
 
@@ -236,10 +237,10 @@ func (c *Casino) accountView(id string) (accountView, bool) {
 func (s *Site) lobbyBalance(w http.ResponseWriter, r *http.Request) {
 	v, ok := s.c.accountView(r.URL.Query().Get("account_id"))
 	if !ok {
-		sandboxweb.WriteJSON(w, http.StatusNotFound, map[string]string{"error": "account_not_found"})
+		httpjson.Write(w, http.StatusNotFound, map[string]string{"error": "account_not_found"})
 		return
 	}
-	sandboxweb.WriteJSON(w, http.StatusOK, v)
+	httpjson.Write(w, http.StatusOK, v)
 }
 
 // roundView is a round as the pages show it.
@@ -344,7 +345,7 @@ func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 	if len(rounds) > sandboxweb.StateListSize {
 		rounds = rounds[:sandboxweb.StateListSize]
 	}
-	sandboxweb.WriteJSON(w, http.StatusOK, map[string]any{
+	httpjson.Write(w, http.StatusOK, map[string]any{
 		"aggregator_id": s.cfg.AggregatorID,
 		"casino_id":     s.cfg.CasinoID,
 		"accounts":      accounts,

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/sandbox/journal"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
 )
@@ -108,10 +109,10 @@ func (s *Site) hostBalance(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("bettor_id")
 	v, ok := s.op.bettorView(id)
 	if !ok {
-		sandboxweb.WriteJSON(w, http.StatusNotFound, map[string]string{"error": "bettor_not_found"})
+		httpjson.Write(w, http.StatusNotFound, map[string]string{"error": "bettor_not_found"})
 		return
 	}
-	sandboxweb.WriteJSON(w, http.StatusOK, v)
+	httpjson.Write(w, http.StatusOK, v)
 }
 
 // hostSession answers POST /sandbox/host/session?bettor_id=: a new
@@ -122,7 +123,7 @@ func (s *Site) hostBalance(w http.ResponseWriter, r *http.Request) {
 // (403 otherwise); an id the operator refuses is 400.
 func (s *Site) hostSession(w http.ResponseWriter, r *http.Request) {
 	if !sandboxweb.SameOrigin(r) {
-		sandboxweb.WriteJSON(w, http.StatusForbidden, map[string]string{"error": "forbidden"})
+		httpjson.Write(w, http.StatusForbidden, map[string]string{"error": "forbidden"})
 		return
 	}
 	id, err := s.op.CreateSessionRequest(r.URL.Query().Get("bettor_id"), "")
@@ -131,11 +132,10 @@ func (s *Site) hostSession(w http.ResponseWriter, r *http.Request) {
 		if errors.Is(err, ErrJournal) {
 			code, status = "storage_unavailable", http.StatusServiceUnavailable
 		}
-		sandboxweb.WriteJSON(w, status, map[string]string{"error": code})
+		httpjson.Write(w, status, map[string]string{"error": code})
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	sandboxweb.WriteJSON(w, http.StatusOK, map[string]string{"session_request_id": id})
+	httpjson.Write(w, http.StatusOK, map[string]string{"session_request_id": id})
 }
 
 // bettorView is a bettor as the pages and the control API show it.
@@ -239,7 +239,7 @@ func (s *Site) apiState(w http.ResponseWriter, _ *http.Request) {
 	currency := o.currency
 	lifetime := o.tokenLifetimeLocked()
 	o.mu.Unlock()
-	sandboxweb.WriteJSON(w, http.StatusOK, map[string]any{
+	httpjson.Write(w, http.StatusOK, map[string]any{
 		"operator_id":            o.ID(),
 		"currency":               currency,
 		"token_lifetime_seconds": int64(lifetime / time.Second),

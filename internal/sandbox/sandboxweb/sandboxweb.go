@@ -50,6 +50,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/foresight-dev/foresight/internal/httpjson"
 )
 
 // Prefix is the path under which a sandbox partner serves its pages, its
@@ -428,7 +430,7 @@ func Done(w http.ResponseWriter, r *http.Request, message string, extra map[stri
 	for k, x := range extra {
 		v[k] = x
 	}
-	WriteJSON(w, http.StatusOK, v)
+	httpjson.Write(w, http.StatusOK, v)
 }
 
 // Fail answers a control request that failed: JSON {"error": code,
@@ -439,7 +441,7 @@ func Fail(w http.ResponseWriter, r *http.Request, status int, code, message stri
 		redirect(w, r, "error", message)
 		return
 	}
-	WriteJSON(w, status, map[string]string{"error": code, "message": message})
+	httpjson.Write(w, status, map[string]string{"error": code, "message": message})
 }
 
 func redirect(w http.ResponseWriter, r *http.Request, param, message string) {
@@ -450,18 +452,6 @@ func redirect(w http.ResponseWriter, r *http.Request, param, message string) {
 	q.Set(param, message)
 	target.RawQuery = q.Encode()
 	http.Redirect(w, r, target.String(), http.StatusSeeOther)
-}
-
-// WriteJSON writes v as JSON with status.
-func WriteJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"error":"internal_error"}`)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
 }
 
 // connsWithoutRequest tracks a server's connections that have not sent a

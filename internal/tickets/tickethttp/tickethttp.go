@@ -248,9 +248,7 @@ func (h *handler) result(w http.ResponseWriter, r *http.Request, p tickets.Princ
 	case err != nil:
 		h.writeError(w, r, err)
 	case result != nil:
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusOK)
-		w.Write(result)
+		httpjson.WriteRaw(w, http.StatusOK, result)
 	case j.Status.Terminal():
 		httpjson.Write(w, http.StatusOK, j.Record())
 	default:
