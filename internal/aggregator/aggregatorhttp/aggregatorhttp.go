@@ -32,6 +32,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/aggregator"
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/betting/walletcall"
 	"github.com/foresight-dev/foresight/internal/clientaddr"
 	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
@@ -135,9 +136,7 @@ func (h *handler) signed(w http.ResponseWriter, r *http.Request) (body []byte, o
 		return body, op, false, false
 	}
 	for _, o := range ops {
-		m := hmac.New(sha256.New, []byte(o.SigningSecret))
-		m.Write(body)
-		if hmac.Equal(m.Sum(nil), sig) {
+		if hmac.Equal(walletcall.MAC(o.SigningSecret, body), sig) {
 			return body, o, false, true
 		}
 	}
