@@ -523,7 +523,13 @@ func (b *builder) walkBlocks(s *section) {
 				text = strings.TrimSpace(strings.TrimPrefix(text, bl.first))
 			}
 			sentences := splitSentences(text)
-			for _, sent := range sentences {
+			for i, sent := range sentences {
+				if i+1 < len(sentences) && strings.HasSuffix(sent, "?") && !hasMarker(sentences[i+1]) && !strings.HasSuffix(sentences[i+1], "?") {
+					// "So, how should … handle new beneficiaries?" and the
+					// answer in the next sentence: the spec asks to explain,
+					// it leaves nothing open.
+					continue
+				}
 				if u := b.addUnit(s, sent, "", nil, nil); u != nil {
 					u.para = bi + 1
 				}
@@ -944,6 +950,9 @@ func (b *builder) addSpecRisk(s *section, text string) {
 	text = strings.TrimSpace(text)
 	if fieldCount(text) < 2 {
 		return
+	}
+	if rest, ok := strings.CutPrefix(text, "Note:"); ok && noWorkStatement.MatchString(strings.TrimSpace(rest)) {
+		return // "**Note:** No server-side changes are required for this" is no risk
 	}
 	b.specRisks = append(b.specRisks, specRisk{text: text, sec: s})
 	m := mitigationLabel.FindStringSubmatch(text)

@@ -167,6 +167,11 @@ func classifySections(doc *document) {
 			// guideDrafts.
 			s.guide = true
 		}
+		if s.class == workSection && unfilledTemplate(s) {
+			// "TODO" over the template's own prompt ("Collect a list of
+			// action items …"): nothing of the spec's, nothing to ask.
+			s.class = notWorkSection
+		}
 		if s.class == workSection && isClosedReport(s) {
 			s.class, s.closed = notWorkSection, true
 		}
@@ -179,6 +184,15 @@ func classifySections(doc *document) {
 			s.class = p.class
 		}
 	}
+}
+
+// placeholderText is the text of a template's section nobody filled in.
+var placeholderText = regexp.MustCompile(`(?i)^(todo|tbd|tba|to do|to be (written|done|decided|determined))\.?$`)
+
+// unfilledTemplate reports whether s opens with a placeholder ("TODO")
+// over more text, which is then the template's prompt.
+func unfilledTemplate(s *section) bool {
+	return len(s.blocks) > 1 && s.blocks[0].kind == paragraphBlock && placeholderText.MatchString(strings.TrimSpace(s.blocks[0].text))
 }
 
 // appendixLabel is the label that opens an appendix's heading ("Appendix

@@ -445,6 +445,9 @@ func (p *parser) readTable(i int) (int, bool) {
 // under it after a blank line), else a line of the paragraph, without a
 // quote's ">".
 func (p *parser) readText(line, trimmed string) {
+	if trimmed[0] == '[' && linkDefinition.MatchString(trimmed) {
+		return // "[same site]: https://…" defines a link; it says nothing
+	}
 	indent := len(line) - len(strings.TrimLeft(line, " "))
 	if p.list != nil && len(p.stack) > 0 && (!p.blank || indent >= 2) {
 		last := p.stack[len(p.stack)-1]
@@ -471,6 +474,14 @@ func (p *parser) readText(line, trimmed string) {
 		p.para = append(p.para, trimmed)
 	}
 }
+
+// linkDefinition is a Markdown link reference definition ("[Proposed
+// Solution]: #proposed-solution").
+var linkDefinition = regexp.MustCompile(`^\[[^\]]+\]:\s*\S+(\s+("[^"]*"|'[^']*'|\([^)]*\)))?$`)
+
+// referenceLink is a link to a reference definition ("[same site][]",
+// "[the spec][whatwg]"): its text is what it says.
+var referenceLink = regexp.MustCompile(`\[([^\]]+)\]\[[^\]]*\]`)
 
 // dashStep is a numbered step written after two dashes ("-- 4.1 if the
 // command is log …").
@@ -760,6 +771,9 @@ func undone(items []*listItem) []*listItem {
 func cleanInline(s string) string {
 	if strings.Contains(s, "](") {
 		s = markdownLink.ReplaceAllString(s, "$1")
+	}
+	if strings.Contains(s, "][") {
+		s = referenceLink.ReplaceAllString(s, "$1")
 	}
 	if strings.Contains(s, "<") {
 		s = htmlTag.ReplaceAllString(s, " ")

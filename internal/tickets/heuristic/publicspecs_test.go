@@ -413,3 +413,39 @@ func TestListOfOrdersAndDashSteps(t *testing.T) {
 		}
 	}
 }
+
+// What a spec says without asking or risking anything makes no ticket,
+// open question or risk: link reference definitions, an unfilled
+// template's "TODO" over its prompt, a question the next sentence
+// answers, a note that nothing is needed under "Risks".
+func TestNoQuestionsRisksOrCriteriaFromNoise(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, spec string
+		want, not  []string
+	}{
+		{"LinkReferenceDefinitions", "# RFC Proposal\n[RFC Proposal]: #rfc-proposal\n\n## Proposed Solution\n[Proposed Solution]: #proposed-solution\n\nLoad RIF files whose manifest type ends in `_MERGE` and update only the fields they contain.\nAny origin which is [same site][] may be used.\n\n[same site]: https://html.spec.whatwg.org/multipage/origin.html#same-site\n", []string{"_MERGE", "which is same site may"}, []string{"#proposed-solution", "whatwg", "[same site]"}},
+		{"UnfilledTemplate", "# RFC: Partial backfill\n\n## Proposed Solution\nIdentify merge data by the `_MERGE` suffix on the manifest entry type.\n\n### Unresolved Questions\n\nTODO\n\nCollect a list of action items to be resolved before this RFC is submitted, including:\n\n* What parts of the design do you expect to resolve through the RFC process before this gets merged?\n", []string{"_MERGE"}, []string{"Unresolved", "RFC process"}},
+		{"AnsweredQuestion", "# Bulk export since\n\n## Search by lastUpdated\nSupport a `_lastUpdated` search parameter with the `lt` and `gt` operators.\n\n## Roster changes\nA group's roster may change between export calls.\nSo, how should a group export call handle new beneficiaries?\nSince the service does not track groups, partners have to work out solutions for this problem.\n", []string{"_lastUpdated"}, []string{"how should"}},
+		{"NoteThatNothingIsNeeded", "# Default container\n\n## Proposal\nRead the `default-container` annotation in `kubectl exec` when `--container` is not given.\n\n### Risks and Mitigations\n**Note:** No server-side changes are required for this, all expansion is performed on the client side.\n\n- None\n", []string{"default-container"}, []string{"server-side"}},
+	} {
+		res := generate(t, defaultRequest(c.spec, ""))
+		text := allTicketText(res.Tickets)
+		for _, q := range res.OpenQuestions {
+			text += "\nQ " + q.Question
+		}
+		for _, r := range res.Risks {
+			text += "\nR " + r.Description
+		}
+		for _, w := range c.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: %q is in no ticket:\n%s", c.name, w, text)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(text, n) {
+				t.Errorf("%s: the result holds %q:\n%s", c.name, n, text)
+			}
+		}
+	}
+}
