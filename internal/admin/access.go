@@ -5,10 +5,8 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
-	"math"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -114,7 +112,7 @@ func (h *handler) authenticate(next http.Handler) http.Handler {
 		}
 		if !ok {
 			if refused, wait := h.failures.Failed(r); refused {
-				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+				httpjson.SetRetryAfter(w, wait)
 				h.writeError(w, r, problem(http.StatusTooManyRequests, CodeRateLimited,
 					"Too many wrong tokens from this address; retry after the time in Retry-After."))
 				return

@@ -1,13 +1,15 @@
 // Package httpjson writes the JSON answers of Foresight's HTTP APIs: plain
-// JSON and RFC 9457 problem details. Each API keeps its own error body
-// (docs/architecture.md, "Errors"); this package only writes them, the same
-// way everywhere.
+// JSON and RFC 9457 problem details, and the Retry-After header of a
+// refusal. Each API keeps its own error body (docs/architecture.md,
+// "Errors"); this package only writes them, the same way everywhere.
 package httpjson
 
 import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
+	"time"
 )
 
 // Write answers status with v as application/json and Cache-Control:
@@ -66,4 +68,15 @@ func writeBytes(w http.ResponseWriter, contentType string, status int, body []by
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// SetRetryAfter sets the Retry-After header to d in whole seconds, rounded
+// up and at least 1, so that a client that waits as told never comes back
+// early (1.2 s is "2", 0 is "1"). Call it before the answer is written.
+func SetRetryAfter(w http.ResponseWriter, d time.Duration) {
+	secs := d / time.Second
+	if d%time.Second > 0 {
+		secs++
+	}
+	w.Header().Set("Retry-After", strconv.FormatInt(int64(max(secs, 1)), 10))
 }

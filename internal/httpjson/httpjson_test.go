@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/foresight-dev/foresight/internal/httpjson"
 )
@@ -43,5 +44,31 @@ func TestWriters(t *testing.T) {
 					rec.Header().Get("Cache-Control"), c.status, c.contentType, c.body)
 			}
 		})
+	}
+}
+
+// TestSetRetryAfter checks that a wait is told in whole seconds rounded
+// up, never 0: a client that waits as told is never early.
+func TestSetRetryAfter(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		wait time.Duration
+		want string
+	}{
+		{-time.Second, "1"},
+		{0, "1"},
+		{time.Nanosecond, "1"},
+		{500 * time.Millisecond, "1"},
+		{time.Second, "1"},
+		{time.Second + time.Nanosecond, "2"},
+		{1500 * time.Millisecond, "2"},
+		{59*time.Second + 999*time.Millisecond, "60"},
+		{time.Hour, "3600"},
+	} {
+		rec := httptest.NewRecorder()
+		httpjson.SetRetryAfter(rec, c.wait)
+		if got := rec.Header().Get("Retry-After"); got != c.want {
+			t.Errorf("SetRetryAfter(%v) = %q, want %q", c.wait, got, c.want)
+		}
 	}
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"crypto/sha256"
 	"crypto/subtle"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
 )
 
@@ -120,7 +120,7 @@ func metricsAccess(tokens []string, failures *ratelimit.FailureGuard, next http.
 		}
 		if match != 1 || !strings.EqualFold(scheme, "Bearer") {
 			if refused, wait := failures.Failed(r); refused {
-				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+				httpjson.SetRetryAfter(w, wait)
 				http.Error(w, "Too many wrong tokens from this address; retry after the time in Retry-After.", http.StatusTooManyRequests)
 				return
 			}

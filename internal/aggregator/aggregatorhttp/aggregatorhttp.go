@@ -27,7 +27,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/aggregator"
@@ -92,11 +91,12 @@ func Register(mux *http.ServeMux, svc *aggregator.Service, catalog *betting.Serv
 
 // limited counts requests per client IP address (proxies.LimitKey: an
 // IPv6 client by its /64) in limit:
-// past it, the answer is refuse's (429), with Retry-After in seconds.
+// past it, the answer is refuse's (429), with Retry-After in whole seconds
+// rounded up.
 func limited(limit *ratelimit.Limiter, proxies clientaddr.Proxies, refuse func(http.ResponseWriter), next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if ok, wait := limit.Allow(proxies.LimitKey(r)); !ok {
-			w.Header().Set("Retry-After", strconv.Itoa(max(1, int(wait.Round(time.Second)/time.Second))))
+			httpjson.SetRetryAfter(w, wait)
 			refuse(w)
 			return
 		}

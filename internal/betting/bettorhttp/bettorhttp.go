@@ -227,7 +227,7 @@ func (e errorWriter) write(w http.ResponseWriter, r *http.Request, err error) {
 	if status, ok := statuses[betting.ErrorCodeOf(err)]; ok {
 		var be *betting.Error
 		if errors.As(err, &be) && be.RetryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(int((be.RetryAfter+time.Second-1)/time.Second)))
+			httpjson.SetRetryAfter(w, be.RetryAfter)
 		}
 		httpjson.WriteProblem(w, status, betting.ErrorMessage(err))
 		return

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"math"
 	"mime"
 	"net"
 	"net/http"
@@ -228,7 +227,7 @@ func (h *handler) get(w http.ResponseWriter, r *http.Request, p tickets.Principa
 		return
 	}
 	if !j.Status.Terminal() {
-		w.Header().Set("Retry-After", "1")
+		httpjson.SetRetryAfter(w, time.Second)
 	}
 	httpjson.Write(w, http.StatusOK, j.Record())
 }
@@ -252,7 +251,7 @@ func (h *handler) result(w http.ResponseWriter, r *http.Request, p tickets.Princ
 	case j.Status.Terminal():
 		httpjson.Write(w, http.StatusOK, j.Record())
 	default:
-		w.Header().Set("Retry-After", "1")
+		httpjson.SetRetryAfter(w, time.Second)
 		httpjson.Write(w, http.StatusAccepted, errorBody{Error: tickets.ErrorObject{Code: tickets.CodeInvalidRequest,
 			Message: "The result is not ready: the job is " + string(j.Status) + " (stage " + string(j.Stage) + "). Poll status_url."}})
 	}
@@ -344,7 +343,7 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	}
 	var e *tickets.Error
 	if errors.As(err, &e) && e.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+		httpjson.SetRetryAfter(w, e.RetryAfter)
 	}
 	if status == http.StatusUnauthorized {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="foresight-tickets"`)
