@@ -154,8 +154,8 @@ type Validator struct {
 
 	ctx    context.Context // parent of every operator's key set
 	cancel context.CancelFunc
-	// loads are the key sets' first loads under way, which Close waits
-	// for.
+	// loads are the key sets' loads under way (first loads, and the
+	// fetches unknown kids cause), which Close waits for.
 	loads sync.WaitGroup
 
 	mu     sync.Mutex
@@ -201,8 +201,8 @@ func New(opts Options) *Validator {
 }
 
 // Close stops every operator's background refresh and waits for the
-// first loads of key sets under way, which it cancels. Validate fails
-// after Close.
+// loads of key sets under way (first loads, and fetches for unknown key
+// ids), which it cancels. Validate fails after Close.
 func (v *Validator) Close() {
 	v.mu.Lock()
 	v.closed = true
@@ -210,6 +210,18 @@ func (v *Validator) Close() {
 	clear(v.sets)
 	v.mu.Unlock()
 	v.loads.Wait()
+}
+
+// startLoad runs load in a goroutine Close waits for, and reports false,
+// running nothing, once the Validator is closed.
+func (v *Validator) startLoad(load func()) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closed {
+		return false
+	}
+	v.loads.Go(load)
+	return true
 }
 
 var currencyCode = regexp.MustCompile(`^[A-Z0-9]{3,7}$`)
@@ -493,7 +505,7 @@ func (v *Validator) newKeySet(op Operator) *keySet {
 			return
 		}
 		ks.kf, ks.err = keyfunc.New(keyfunc.Options{Ctx: ctx, Storage: store})
-		ks.unknown = newUnknownKIDs(ctx, v.spacing, v.perKID, unknownKIDWaitMax, func(ctx context.Context) {
+		ks.unknown = newUnknownKIDs(ctx, v.spacing, v.perKID, unknownKIDWaitMax, v.startLoad, func(ctx context.Context) {
 			if err := fetchInto(ctx, store, op.JWKSURL, v.client); err != nil {
 				reportError(ctx, err)
 			}

@@ -607,3 +607,51 @@ func TestCloseWaitsForTheLoads(t *testing.T) {
 		t.Error("Close returned before the load of the keys ended")
 	}
 }
+
+// refetchBlocker answers the first request through first, and blocks
+// every later one as blockingTransport does, closing inFlight when the
+// second arrives.
+type refetchBlocker struct {
+	first    http.RoundTripper
+	requests atomic.Int32
+	inFlight chan struct{}
+	blockingTransport
+}
+
+func (r *refetchBlocker) RoundTrip(req *http.Request) (*http.Response, error) {
+	switch r.requests.Add(1) {
+	case 1:
+		return r.first.RoundTrip(req)
+	case 2:
+		close(r.inFlight)
+	}
+	return r.blockingTransport.RoundTrip(req)
+}
+
+// Close also cancels, and waits for, a fetch of the JWKS that an unknown
+// kid caused.
+func TestCloseWaitsForTheFetchOfAnUnknownKID(t *testing.T) {
+	t.Parallel()
+	k := testKeys()
+	s := newJWKSServer(t, true, jwk{"k1", &k[0].PublicKey})
+	tr := &refetchBlocker{first: s.srv.Client().Transport, inFlight: make(chan struct{})}
+	v := bettorauth.New(bettorauth.Options{HTTPClient: &http.Client{Transport: tr}})
+	op := bettorauth.Operator{ID: "op-a", JWKSURL: s.url()}
+	if _, err := v.Validate(t.Context(), op, operatorAToken(t)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := v.Validate(ctx, op, sign(t, jwt.SigningMethodRS256, k[1], "x1", claims("op-a"))); !errors.Is(err, bettorauth.ErrInvalidToken) {
+		t.Fatalf("unknown kid: %v", err)
+	}
+	select {
+	case <-tr.inFlight:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the unknown kid caused no fetch of the JWKS")
+	}
+	v.Close()
+	if !tr.returned.Load() {
+		t.Error("Close returned before the fetch for the unknown kid ended")
+	}
+}

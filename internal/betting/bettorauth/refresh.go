@@ -27,6 +27,9 @@ type unknownKIDs struct {
 	// fetch reads the JWKS again into the key set; it reports its own
 	// failures.
 	fetch func(ctx context.Context)
+	// start runs a fetch in a goroutine its owner waits for when it
+	// closes; false means the owner is closed and nothing runs.
+	start func(func()) bool
 
 	mu    sync.Mutex
 	last  time.Time            // when the last fetch began
@@ -40,14 +43,15 @@ type fetchRound struct {
 	done chan struct{} // closed when it has ended
 }
 
-func newUnknownKIDs(ctx context.Context, spacing, perKID, maxWait time.Duration, fetch func(context.Context)) *unknownKIDs {
-	return &unknownKIDs{spacing: spacing, perKID: perKID, maxWait: maxWait, ctx: ctx, fetch: fetch, tried: map[string]time.Time{}}
+func newUnknownKIDs(ctx context.Context, spacing, perKID, maxWait time.Duration, start func(func()) bool, fetch func(context.Context)) *unknownKIDs {
+	return &unknownKIDs{spacing: spacing, perKID: perKID, maxWait: maxWait, ctx: ctx, start: start, fetch: fetch, tried: map[string]time.Time{}}
 }
 
 // await returns a channel closed when the fetch of the JWKS planned or
 // under way has ended, after which the caller reads its key set again.
 // When there is none, kid plans one, as early as spacing and perKID
-// allow; nil means it would begin later than maxWait from now.
+// allow; nil means it would begin later than maxWait from now, or that
+// the owner is closed.
 func (u *unknownKIDs) await(kid string) <-chan struct{} {
 	now := time.Now()
 	u.mu.Lock()
@@ -65,15 +69,17 @@ func (u *unknownKIDs) await(kid string) <-chan struct{} {
 	if at.Sub(now) > u.maxWait {
 		return nil
 	}
+	r := &fetchRound{at: at, done: make(chan struct{})}
+	if !u.start(func() { u.run(r) }) {
+		return nil
+	}
+	u.next = r
 	u.tried[kid] = at
 	for k, t := range u.tried {
 		if now.Sub(t) >= u.perKID {
 			delete(u.tried, k)
 		}
 	}
-	r := &fetchRound{at: at, done: make(chan struct{})}
-	u.next = r
-	go u.run(r)
 	return r.done
 }
 
