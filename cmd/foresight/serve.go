@@ -124,6 +124,7 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*server.Config, 
 	e.Int(&cfg.Tickets.MaxActiveJobs, "tickets-max-active-jobs", "FORESIGHT_TICKETS_MAX_ACTIVE_JOBS", cfg.Tickets.MaxActiveJobs, "unfinished jobs per client before queue_full")
 	e.Float(&cfg.RateLimit, "tickets-rate-limit", "FORESIGHT_TICKETS_RATE_LIMIT", cfg.RateLimit, "requests per second per API key (0: unlimited)")
 	e.Float(&cfg.LauncherRateLimit, "launcher-rate-limit", "FORESIGHT_LAUNCHER_RATE_LIMIT", cfg.LauncherRateLimit, "aggregator launcher requests per second per client IP (0: unlimited)")
+	e.Float(&cfg.RoundDetailsRateLimit, "round-details-rate-limit", "FORESIGHT_ROUND_DETAILS_RATE_LIMIT", cfg.RoundDetailsRateLimit, "aggregator Round/Details requests per second per client IP, in bursts of as many (0: unlimited)")
 	e.Float(&cfg.BetRateLimit, "bet-rate-limit", "FORESIGHT_BET_RATE_LIMIT", cfg.BetRateLimit, "new bets per second per bettor, after the burst (0: unlimited)")
 	e.Int(&cfg.BetRateBurst, "bet-rate-burst", "FORESIGHT_BET_RATE_BURST", cfg.BetRateBurst, "new bets per bettor in a row before 429")
 	e.Int(&cfg.HTTP2MaxStreams, "http2-max-streams", "FORESIGHT_HTTP2_MAX_STREAMS", cfg.HTTP2MaxStreams, "requests (odds streams among them) one HTTP/2 connection carries at once")

@@ -462,6 +462,31 @@ func TestLauncherRateLimit(t *testing.T) {
 	}
 }
 
+// TestRoundDetailsRateLimit: past its per-address rate Round/Details
+// gets the gateway's 429 with Retry-After, before its body is read; the
+// launcher's requests from the same address are counted apart.
+func TestRoundDetailsRateLimit(t *testing.T) {
+	t.Parallel()
+	aw := newAggWorld(t, "sqlite:"+t.TempDir()+"/f.db", func(c *server.Config) { c.RoundDetailsRateLimit = 0.01 })
+	var statuses []int
+	for range 3 {
+		a := aw.details(uuid.NewString(), "")
+		statuses = append(statuses, a.status)
+		if a.status == 429 {
+			var body map[string]any
+			if json.Unmarshal(a.body, &body) != nil || body["message"] == nil || len(body) != 1 || a.header.Get("Retry-After") == "" {
+				t.Errorf("429 = %v %s", a.header, a.body)
+			}
+		}
+	}
+	if fmt.Sprint(statuses) != "[400 429 429]" {
+		t.Errorf("Round/Details statuses = %v, want [400 429 429]", statuses)
+	}
+	if a := aw.signed("/v2/agg_provider.Launcher/Demo", casinoSecret, `{"casino_id":"casino-1","game":"prediction-markets"}`); a.status != 200 {
+		t.Errorf("launcher after Round/Details' limit = %d %s, want 200: counted apart", a.status, a.body)
+	}
+}
+
 // TestTrustedProxies: behind a trusted proxy the launcher's limit counts,
 // and the audit trail records, the address X-Forwarded-For names (its
 // rightmost untrusted entry, whatever the client put left of it); from a

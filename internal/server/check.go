@@ -87,6 +87,7 @@ func (c Config) CheckLimits() error {
 	atLeastOne("FORESIGHT_TICKETS_MODEL_CONTEXT_TOKENS", c.ModelContextTokens)
 	notNegative("FORESIGHT_TICKETS_RATE_LIMIT", c.RateLimit)
 	notNegative("FORESIGHT_LAUNCHER_RATE_LIMIT", c.LauncherRateLimit)
+	notNegative("FORESIGHT_ROUND_DETAILS_RATE_LIMIT", c.RoundDetailsRateLimit)
 	notNegative("FORESIGHT_BET_RATE_LIMIT", c.BetRateLimit)
 	notNegative("FORESIGHT_AUTH_FAILURES_PER_MINUTE", c.AuthFailuresPerMinute)
 	notNegative("FORESIGHT_MAX_CONNECTIONS", float64(c.MaxConnections))

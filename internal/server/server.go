@@ -106,6 +106,9 @@ type Config struct {
 	// LauncherRateLimit is aggregator launcher requests per second per
 	// client IP address (aggregator-api.md: 5); 0 disables the limit.
 	LauncherRateLimit float64
+	// RoundDetailsRateLimit is Round/Details requests per second per
+	// client IP address, in bursts of as many; 0 disables the limit.
+	RoundDetailsRateLimit float64
 	// BetRateLimit is new bets per second per bettor, after BetRateBurst
 	// in a row (betting.Placement.LimitBettorRate); 0 disables the limit.
 	BetRateLimit float64
@@ -194,6 +197,7 @@ func DefaultConfig() Config {
 
 		AuthFailuresPerMinute: 10,
 		AuthFailureBurst:      10,
+		RoundDetailsRateLimit: 200,
 	}
 }
 
@@ -493,7 +497,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /api/v1/widget/operators/{id}", metrics.wrap("bettor", bettorhttp.WidgetConfig(s.betting, s.cfg.PublicURL, s.log)))
 	aggregatorAPI := http.NewServeMux()
 	aggregatorhttp.Register(aggregatorAPI, s.agg, s.betting, aggregatorhttp.Options{LauncherRate: s.cfg.LauncherRateLimit,
-		TrustedProxies: s.proxies, Log: s.log})
+		DetailsRate: s.cfg.RoundDetailsRateLimit, TrustedProxies: s.proxies, Log: s.log})
 	for _, p := range []string{aggregatorhttp.PathLauncherReal, aggregatorhttp.PathLauncherDemo, aggregatorhttp.PathRoundDetails, "/api/v1/sessions"} {
 		mux.Handle("POST "+p, metrics.wrap("aggregator", aggregatorAPI))
 	}

@@ -56,6 +56,9 @@ type Options struct {
 	// second per client IP address, counted apart; 0 disables both
 	// limits.
 	LauncherRate float64
+	// DetailsRate is Round/Details requests per second per client IP
+	// address, in bursts of as many; 0 disables the limit.
+	DetailsRate float64
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
 	// the client IP address the limits count; zero trusts none.
 	TrustedProxies clientaddr.Proxies
@@ -65,23 +68,28 @@ type Options struct {
 type handler struct {
 	svc     *aggregator.Service
 	catalog *betting.Service
-	// launches and sessions count the launcher's requests and the
-	// session exchanges per client IP address.
-	launches, sessions *ratelimit.Limiter
-	log                *slog.Logger
+	// launches, details and sessions count the launcher's requests, the
+	// Round/Details requests and the session exchanges per client IP
+	// address.
+	launches, details, sessions *ratelimit.Limiter
+	log                         *slog.Logger
 }
 
 // Register adds the routes to mux.
 func Register(mux *http.ServeMux, svc *aggregator.Service, catalog *betting.Service, opts Options) {
 	burst := max(1, int(opts.LauncherRate))
 	h := &handler{svc: svc, catalog: catalog, launches: ratelimit.New(opts.LauncherRate, burst),
+		details:  ratelimit.New(opts.DetailsRate, max(1, int(opts.DetailsRate))),
 		sessions: ratelimit.New(opts.LauncherRate, burst), log: opts.Log}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
-	mux.Handle("POST "+PathLauncherReal, limited(h.launches, opts.TrustedProxies, tooManyLaunches, http.HandlerFunc(h.launcherReal)))
-	mux.Handle("POST "+PathLauncherDemo, limited(h.launches, opts.TrustedProxies, tooManyLaunches, http.HandlerFunc(h.launcherDemo)))
-	mux.HandleFunc("POST "+PathRoundDetails, h.roundDetails)
+	mux.Handle("POST "+PathLauncherReal, limited(h.launches, opts.TrustedProxies, tooManyRequests, http.HandlerFunc(h.launcherReal)))
+	mux.Handle("POST "+PathLauncherDemo, limited(h.launches, opts.TrustedProxies, tooManyRequests, http.HandlerFunc(h.launcherDemo)))
+	// Round/Details reads a body before it knows the caller: without a
+	// limit, one address could keep thousands of handlers reading
+	// trickled bodies over HTTP/2.
+	mux.Handle("POST "+PathRoundDetails, limited(h.details, opts.TrustedProxies, tooManyRequests, http.HandlerFunc(h.roundDetails)))
 	// The exchange is open to anyone and writes to the database before
 	// it knows the token: without a limit, a flood of made-up tokens
 	// slowed every bet on SQLite.
@@ -104,9 +112,9 @@ func limited(limit *ratelimit.Limiter, proxies clientaddr.Proxies, refuse func(h
 	})
 }
 
-// tooManyLaunches is the gateway's 429 body for the launcher,
-// {"message": "Too many requests"}.
-func tooManyLaunches(w http.ResponseWriter) {
+// tooManyRequests is the gateway's 429 body, {"message": "Too many
+// requests"}, for the launcher and Round/Details.
+func tooManyRequests(w http.ResponseWriter) {
 	httpjson.Write(w, http.StatusTooManyRequests, map[string]string{"message": "Too many requests"})
 }
 

@@ -158,13 +158,14 @@ func (w *World) startWallets(listen string) (err error) {
 
 // startServer starts a server with its workers in this process on
 // loopback, on the database at dbURL, with a fresh admin token, the
-// launcher's rate limit off (the load comes from one address) and the
-// bettors' rate limit off (each of the load's bettors places up to 15 bets
-// a second, and the backlog phase queues hundreds each).
+// launcher's and Round/Details' rate limits off (the load comes from one
+// address) and the bettors' rate limit off (each of the load's bettors
+// places up to 15 bets a second, and the backlog phase queues hundreds
+// each).
 func (w *World) startServer(ctx context.Context, dbURL string) error {
 	cfg := server.DefaultConfig()
 	cfg.DatabaseURL, cfg.AdminToken, cfg.DevAllowInsecure = dbURL, loadtest.NewAdminToken(), true
-	cfg.LauncherRateLimit, cfg.BetRateLimit = 0, 0
+	cfg.LauncherRateLimit, cfg.RoundDetailsRateLimit, cfg.BetRateLimit = 0, 0, 0
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
