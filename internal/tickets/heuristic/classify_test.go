@@ -73,6 +73,9 @@ func TestClassifyHeading(t *testing.T) {
 		{"Addendums", notWorkSection},
 		{"Example-driven validation", workSection},
 		{"4. Analytics Dashboard", workSection},
+		{"Deficiencies of the status quo", contextSection},
+		{"Participate", notWorkSection},
+		{"Success Criteria", notWorkSection},
 		{"Product analytics", notWorkSection},
 	} {
 		if got := classifyHeading(c.heading); got != c.want {
