@@ -8,6 +8,7 @@ package jobqueue
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -420,7 +421,34 @@ func (w *callbackWorker) NextRetry(job *river.Job[CallbackArgs]) time.Time {
 }
 
 func (w *callbackWorker) Work(ctx context.Context, job *river.Job[CallbackArgs]) error {
-	return w.svc.DeliverCallback(ctx, job.Args.JobID, job.Args.Status, job.Attempt > len(w.retries))
+	err := w.svc.DeliverCallback(ctx, job.Args.JobID, job.Args.Status, job.Attempt > len(w.retries))
+	if errors.Is(err, tickets.ErrCallbackTurnsTaken) {
+		return river.JobSnooze(callbackSnooze(snoozes(job.JobRow)))
+	}
+	return err
+}
+
+// callbackSnooze is how long a callback whose client's turns are all taken
+// is put back (River's snooze, not an attempt) after it was put back
+// snoozed times already: from half a second to a second at first, twice
+// as long each time after, at most a minute; the jitter spreads a client's
+// waiting callbacks. A client's callbacks behind a receiver that does not
+// answer come back about once a minute each instead of holding workers,
+// and those behind a fast receiver go out within seconds.
+func callbackSnooze(snoozed int) time.Duration {
+	d := min(time.Second<<min(snoozed, 6), time.Minute)
+	return d/2 + rand.N(d/2)
+}
+
+// snoozes is how many times River put the job back with JobSnooze.
+func snoozes(job *rivertype.JobRow) int {
+	var m struct {
+		Snoozes int `json:"snoozes"`
+	}
+	if json.Unmarshal(job.Metadata, &m) != nil {
+		return 0
+	}
+	return m.Snoozes
 }
 
 // warnOnly passes records of level warning and above.

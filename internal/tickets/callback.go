@@ -5,8 +5,50 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
+
+// CallbacksInFlightPerClient bounds the callbacks of one client that a
+// process sends at once, so that a client whose receiver is slow, or accepts
+// connections and never answers, holds that many of the callback workers
+// and the other clients' callbacks go on.
+const CallbacksInFlightPerClient = 2
+
+// ErrCallbackTurnsTaken is returned by DeliverCallback when the job's
+// client already has CallbacksInFlightPerClient callbacks in flight in this
+// process: nothing was sent, and the delivery is to be tried again later
+// without counting as an attempt.
+var ErrCallbackTurnsTaken = errors.New("the client's callbacks in flight are at their bound")
+
+// callbackTurns counts each client's callbacks in flight.
+type callbackTurns struct {
+	mu    sync.Mutex
+	taken map[string]int
+}
+
+// take takes one of the client's turns; false when all of them are taken.
+func (t *callbackTurns) take(clientID string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.taken[clientID] >= CallbacksInFlightPerClient {
+		return false
+	}
+	if t.taken == nil {
+		t.taken = map[string]int{}
+	}
+	t.taken[clientID]++
+	return true
+}
+
+// give gives back a turn take took.
+func (t *callbackTurns) give(clientID string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.taken[clientID]--; t.taken[clientID] == 0 {
+		delete(t.taken, clientID)
+	}
+}
 
 // CallbackEvent is the body of a callback, in the Standard Webhooks shape
 // {type, timestamp, data}: data is the job response at the terminal status.
@@ -27,6 +69,8 @@ func CallbackMessageID(jobID string, status Status) string {
 // delivery on the job. It returns an error
 // when the attempt failed and should be retried. On the last attempt, or on
 // a permanent failure, it records callback_failed on the job and returns nil.
+// It returns ErrCallbackTurnsTaken, sending nothing, when the job's client
+// has CallbacksInFlightPerClient callbacks in flight in this process.
 func (s *Service) DeliverCallback(ctx context.Context, id string, status Status, lastAttempt bool) error {
 	j, err := s.store.GetJob(ctx, "", id)
 	if errors.Is(err, ErrNotFound) {
@@ -48,7 +92,11 @@ func (s *Service) DeliverCallback(ctx context.Context, id string, status Status,
 	if err != nil {
 		return fmt.Errorf("encode callback of job %s: %w", id, err)
 	}
+	if !s.callbackTurns.take(j.ClientID) {
+		return ErrCallbackTurnsTaken
+	}
 	err = s.callback.Send(ctx, j.Request.CallbackURL, c.WebhookSecret, CallbackMessageID(id, status), body)
+	s.callbackTurns.give(j.ClientID)
 	if err == nil {
 		// Sending again only to record the delivery would be worse than a
 		// delivery the admin API does not show: log it and go on.

@@ -78,7 +78,8 @@ type Service struct {
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
 
-	keys *keyCache
+	keys          *keyCache
+	callbackTurns callbackTurns
 
 	mu      sync.Mutex
 	running map[string]*runningJob

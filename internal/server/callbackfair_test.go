@@ -1,0 +1,107 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/server"
+	"github.com/foresight-dev/foresight/internal/tickets"
+)
+
+// TestCallbacksOfOneClientDoNotDelayAnother gives one ticket client 24
+// completed jobs whose callback receiver never answers (each attempt would
+// hold a callback worker for the sender's 15 s), then submits a job of
+// another client: its callback arrives while the tarpit still holds the
+// first client's callbacks, and the tarpit never holds more than
+// 2 of them. Without the per-client bound
+// the 16 callback workers all wait on the tarpit and the other client's
+// callback goes out only when the first of them gives up.
+func TestCallbacksOfOneClientDoNotDelayAnother(t *testing.T) {
+	t.Parallel()
+	forEachDatabase(t, testCallbacksOfOneClientDoNotDelayAnother)
+}
+
+func testCallbacksOfOneClientDoNotDelayAnother(t *testing.T, db string) {
+	recv, tr := newCallbackReceiver(t)
+	tarpit := newTarpit(t)
+	toReceiver := tr.DialContext
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if addr == "tarpit.example.com:443" {
+			return (&net.Dialer{}).DialContext(ctx, network, tarpit.Listener.Addr().String())
+		}
+		return toReceiver(ctx, network, addr)
+	}
+	w := newWorld(t, db, worldOptions{config: func(c *server.Config) { c.CallbackTransport = tr }})
+
+	const slow = 24 // more than the 16 callback workers
+	var ids []string
+	for i := range slow {
+		ids = append(ids, w.submit(fmt.Sprintf("slow-%d", i), sampleSpec, map[string]any{"callback_url": "https://tarpit.example.com/hook"}))
+	}
+	for _, id := range ids {
+		w.waitFor(id, tickets.StatusCompleted)
+	}
+	select {
+	case <-tarpit.arrived:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no callback reached the tarpit")
+	}
+
+	_, otherKey := w.newClient("other team", "tickets:submit", "tickets:read")
+	r := w.do("POST", "/tickets/v1/jobs", otherKey, submitBody("fast", sampleSpec, map[string]any{"callback_url": "https://fast.example.com/hook"}))
+	if r.status != 202 {
+		t.Fatalf("submit as the other client = %d %s", r.status, r.body)
+	}
+	select {
+	case <-recv.got:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no callback of the other client in 60 s")
+	}
+	if n := tarpit.released.Load(); n != 0 {
+		t.Errorf("the other client's callback came after %d tarpit callbacks gave up: it waited for a callback worker", n)
+	}
+	if n := tarpit.held.Load(); n > tickets.CallbacksInFlightPerClient {
+		t.Errorf("the tarpit holds %d callbacks of one client, want at most %d", n, tickets.CallbacksInFlightPerClient)
+	}
+}
+
+// tarpit is an HTTPS receiver, with the test certificate, that never
+// answers: each callback is held until its sender gives up.
+type tarpit struct {
+	*httptest.Server
+	// arrived has a value for each callback that arrived; held is the
+	// number of callbacks being held, released the number whose sender gave
+	// up.
+	arrived  chan struct{}
+	held     atomic.Int32
+	released atomic.Int32
+}
+
+func newTarpit(t *testing.T) *tarpit {
+	tp := &tarpit{arrived: make(chan struct{}, 1000)}
+	stop := make(chan struct{})
+	tp.Server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Once the body is read, the server watches the connection and
+		// ends r's context when the sender closes it.
+		io.Copy(io.Discard, r.Body)
+		tp.held.Add(1)
+		tp.arrived <- struct{}{}
+		select {
+		case <-r.Context().Done():
+			tp.released.Add(1)
+		case <-stop:
+		}
+	}))
+	t.Cleanup(func() {
+		close(stop)
+		tp.Close()
+	})
+	return tp
+}
