@@ -115,14 +115,7 @@ func writeFindings(b *bytes.Buffer, res Result) {
 		return
 	}
 	for _, f := range res.Findings {
-		label := "failed"
-		switch f.Status {
-		case Warn:
-			label = "warning"
-		case Skip:
-			label = "skipped"
-		}
-		fmt.Fprintf(b, "%s%s: %s\n", indent, label, f.Message)
+		fmt.Fprintf(b, "%s%s: %s\n", indent, findingLabel(f.Status), f.Message)
 		if f.Status == Fail || f.Status == Skip {
 			fmt.Fprintf(b, "%sspec: %s\n", indent, res.Spec)
 			writeSteps(b, res.Exchanges)
@@ -132,6 +125,18 @@ func writeFindings(b *bytes.Buffer, res Result) {
 		}
 	}
 	b.WriteString("\n")
+}
+
+// findingLabel is how the report names a finding of status s.
+func findingLabel(s Status) string {
+	switch s {
+	case Warn:
+		return "warning"
+	case Skip:
+		return "skipped"
+	case Fail, Pass: // a finding is never Pass
+	}
+	return "failed"
 }
 
 func writeSteps(b *bytes.Buffer, exs []Exchange) {

@@ -247,7 +247,9 @@ func (v *verifier) checkTransfer(t Transfer) {
 		if tally.n != 2 || !tally.debit || !tally.credit {
 			bad("transfer_entries", "transfer %q of %s has %d entries, not -%s on its debit and +%s on its credit account", t.Key, t.Amount, tally.n, t.Amount, t.Amount)
 		}
-	default:
+	case Pending, VoidPending:
+		fallthrough
+	default: // a kind the ledger does not know must move nothing either
 		if tally.n != 0 {
 			bad("transfer_entries", "%s transfer %q has %d entries; it must have none", t.Kind, t.Key, tally.n)
 		}

@@ -16,11 +16,14 @@ const (
 	StatusExpired         Status = "expired"
 )
 
-// Terminal reports whether pollers stop at s.
+// Terminal reports whether pollers stop at s; false for a status that is
+// not the spec's.
 func (s Status) Terminal() bool {
 	switch s {
 	case StatusCompleted, StatusFailed, StatusCancelled, StatusExpired:
 		return true
+	case StatusQueued, StatusProcessing, StatusCancelRequested:
+		return false
 	}
 	return false
 }
@@ -28,10 +31,11 @@ func (s Status) Terminal() bool {
 // Valid reports whether s is one of the spec's statuses.
 func (s Status) Valid() bool {
 	switch s {
-	case StatusQueued, StatusProcessing, StatusCancelRequested:
+	case StatusQueued, StatusProcessing, StatusCancelRequested,
+		StatusCompleted, StatusFailed, StatusCancelled, StatusExpired:
 		return true
 	}
-	return s.Terminal()
+	return false
 }
 
 // Stage is the stage of a job (tickets-api.md "Job stage values"). Stages

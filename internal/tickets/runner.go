@@ -65,7 +65,9 @@ func (s *Service) run(ctx context.Context, id string) error {
 		}
 	case StatusCancelRequested:
 		return s.finishCancelled(id)
-	default:
+	case StatusCompleted, StatusFailed, StatusCancelled, StatusExpired:
+		fallthrough
+	default: // finished already, or not a status of the spec: left alone
 		return nil
 	}
 

@@ -233,7 +233,9 @@ func (s *Service) Cancel(ctx context.Context, p Principal, id string) (Job, erro
 				ErrorCode: CodeJobCancelled, ErrorMessage: "The job was cancelled before it started.", Callback: true}
 		case StatusProcessing:
 			u = JobUpdate{From: []Status{StatusProcessing}, Status: StatusCancelRequested}
-		default:
+		case StatusCompleted, StatusFailed, StatusCancelled, StatusExpired:
+			fallthrough
+		default: // finished, or not a status of the spec
 			return Job{}, Errorf(CodeNotCancellable, "The job is %s and cannot be cancelled.", j.Status)
 		}
 		u.At = s.Now()
