@@ -60,10 +60,9 @@ const (
 // secret is empty. Nothing was sent.
 var ErrConfig = errors.New("aggregator wallet: invalid call")
 
-// Options configure a Client: the guarded HTTP client, AllowInsecure
-// (which also permits http:// wallet URLs) and the per-attempt time-out,
-// as walletcall.Options describes them; a zero MaxIdleConnsPerHost means
-// 64, as one aggregator's wallet carries the bets of all its operators.
+// Options configure a Client, as walletcall.Options describes them:
+// AllowInsecure also permits http:// wallet URLs, and Now is not used (the
+// protocol sends no time).
 type Options = walletcall.Options
 
 // Client calls aggregators' wallets; it is a betting.Wallet for operators
@@ -80,9 +79,6 @@ var (
 
 // New returns a Client.
 func New(opts Options) *Client {
-	if opts.MaxIdleConnsPerHost == 0 {
-		opts.MaxIdleConnsPerHost = 64
-	}
 	return &Client{calls: walletcall.New(opts)}
 }
 

@@ -8,30 +8,6 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting/walletcall"
 )
 
-// Client is a betting.Wallet: bodies are built from the bet with the
-// operator's currency decimals, so that every retry of a bet's withdrawal
-// or rollback sends the same bytes. Each answer lists the requests sent as
-// betting.WalletAttempts.
-var _ betting.Wallet = (*Client)(nil)
-
-// attempts records the requests sent for tx.
-func attempts(tx walletcall.Transaction, log ...Attempt) []betting.WalletAttempt {
-	out := make([]betting.WalletAttempt, 0, len(log))
-	for _, a := range log {
-		result := betting.AttemptUnknown
-		switch a.Status {
-		case StatusSuccess:
-			result = betting.AttemptDone
-		case StatusRejected:
-			result = betting.AttemptRefused
-		case StatusUnknown:
-		}
-		answer := walletcall.Answer{Status: a.HTTPStatus, Err: a.Err, Started: a.StartedAt, Took: a.Duration}
-		out = append(out, tx.Attempt(answer, result, a.Code, a.Unreadable))
-	}
-	return out
-}
-
 func decimals(op betting.Operator, code string) (int32, error) {
 	cur, ok := op.Currency(code)
 	if !ok {
@@ -40,7 +16,9 @@ func decimals(op betting.Operator, code string) (int32, error) {
 	return cur.Decimals, nil
 }
 
-// Withdraw debits the bet's stake (SendWithdrawal).
+// Withdraw debits the bet's stake: POST /v1/withdrawals, resent with the
+// same bytes while the outcome is unknown (see withdraw for the outcomes
+// and errors).
 func (c *Client) Withdraw(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletAnswer, error) {
 	d, err := decimals(op, b.Currency)
 	if err != nil {
@@ -51,25 +29,11 @@ func (c *Client) Withdraw(ctx context.Context, op betting.Operator, b betting.Be
 	if err != nil {
 		return betting.WalletAnswer{}, err
 	}
-	res, err := c.SendWithdrawal(ctx, op.WalletURL, op.SigningSecret, body)
-	sent := attempts(walletcall.Transaction{Bet: b, Kind: betting.TxWithdrawal, ID: b.WithdrawalTxID, Amount: b.Stake}, res.Log...)
-	if err != nil {
-		// Nothing sent, or stopped by ctx (walletcall's cancellation rule):
-		// the placement runs again with the same bytes.
-		return betting.WalletAnswer{Attempts: sent}, err
-	}
-	switch res.Status {
-	case StatusSuccess:
-		balance := res.Balance
-		return betting.WalletAnswer{Status: betting.WalletDone, OperatorTxID: res.OperatorTransactionID, Balance: &balance, Attempts: sent}, nil
-	case StatusRejected:
-		return betting.WalletAnswer{Status: betting.WalletRefused, Code: res.Code, Detail: res.Detail, Attempts: sent}, nil
-	case StatusUnknown:
-	}
-	return betting.WalletAnswer{Status: betting.WalletUnknown, Detail: res.Detail, Attempts: sent}, nil
+	return c.withdraw(ctx, op.WalletURL, op.SigningSecret, body, walletcall.Transaction{Bet: b, Kind: betting.TxWithdrawal, ID: b.WithdrawalTxID, Amount: b.Stake})
 }
 
-// Rollback reverses the bet's withdrawal (SendRollback), one attempt.
+// Rollback reverses the bet's withdrawal: DELETE
+// /v1/rollbacks/{withdrawal transaction id}, one attempt (see rollback).
 func (c *Client) Rollback(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
 	d, err := decimals(op, b.Currency)
 	if err != nil {
@@ -80,14 +44,11 @@ func (c *Client) Rollback(ctx context.Context, op betting.Operator, b betting.Be
 	if err != nil {
 		return betting.WalletCredit{}, err
 	}
-	out, err := c.SendRollback(ctx, op.WalletURL, op.SigningSecret, b.WithdrawalTxID, body)
-	if err != nil {
-		return betting.WalletCredit{}, err
-	}
-	return betting.WalletCredit{Done: out.Done, Balance: out.Balance, Attempts: attempts(tx, out.Attempt)}, nil
+	return c.rollback(ctx, op.WalletURL, op.SigningSecret, b.WithdrawalTxID, body, tx)
 }
 
-// Deposit credits a settled or voided bet's payout (SendDeposit), one attempt.
+// Deposit credits a settled or voided bet's payout (zero for a lost bet):
+// POST /v1/deposits, one attempt (see deposit).
 func (c *Client) Deposit(ctx context.Context, op betting.Operator, b betting.Bet) (betting.WalletCredit, error) {
 	d, err := decimals(op, b.Currency)
 	if err != nil {
@@ -109,9 +70,5 @@ func (c *Client) Deposit(ctx context.Context, op betting.Operator, b betting.Bet
 	if err != nil {
 		return betting.WalletCredit{}, err
 	}
-	out, err := c.SendDeposit(ctx, op.WalletURL, op.SigningSecret, body)
-	if err != nil {
-		return betting.WalletCredit{}, err
-	}
-	return betting.WalletCredit{Done: out.Done, Balance: out.Balance, Attempts: attempts(tx, out.Attempt)}, nil
+	return c.deposit(ctx, op.WalletURL, op.SigningSecret, body, tx)
 }

@@ -14,7 +14,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/betting/wallet"
+	"github.com/foresight-dev/foresight/internal/betting/walletcall"
 	"github.com/foresight-dev/foresight/internal/money"
 )
 
@@ -106,16 +108,38 @@ func always(status int, body string) func(int) (int, string) {
 	return func(int) (int, string) { return status, body }
 }
 
-func withdrawalBody(t *testing.T) []byte {
+// operator is a standalone operator whose wallet is at walletURL, in USD
+// and EUR, signing with testSecret.
+func operator(walletURL string) betting.Operator {
+	return betting.Operator{ID: "acme", WalletURL: walletURL, SigningSecret: testSecret,
+		Currencies: []betting.Currency{{Code: "USD", Decimals: 2}, {Code: "EUR", Decimals: 2}}}
+}
+
+// testBet is a settled bet of 10.50 USD that pays 21 USD, with fresh ids.
+func testBet() betting.Bet {
+	payout := money.MustParse("21")
+	return betting.Bet{ID: uuid.NewString(), BettorID: "bettor_42", Currency: "USD", Stake: money.MustParse("10.50"),
+		WithdrawalTxID: uuid.NewString(), MarketID: uuid.NewString(), Status: betting.BetSettled, PayoutAmount: &payout}
+}
+
+// withdrawalBody is the body Withdraw sends for b.
+func withdrawalBody(t *testing.T, b betting.Bet) []byte {
 	t.Helper()
-	b, err := wallet.WithdrawalBody(wallet.Withdrawal{
-		TransactionID: uuid.NewString(), BettorID: "bettor_42", Amount: money.MustParse("10.50"),
-		Currency: "USD", Decimals: 2, MarketID: uuid.NewString(), BetID: uuid.NewString(),
-	})
+	body, err := wallet.WithdrawalBody(wallet.Withdrawal{TransactionID: b.WithdrawalTxID, BettorID: b.BettorID, Amount: b.Stake,
+		Currency: b.Currency, Decimals: 2, MarketID: b.MarketID, BetID: b.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b
+	return body
+}
+
+// lastStatus is the HTTP status of the last attempt; 0 when none was
+// made or it got no answer.
+func lastStatus(attempts []betting.WalletAttempt) int {
+	if len(attempts) == 0 {
+		return 0
+	}
+	return attempts[len(attempts)-1].HTTPStatus
 }
 
 func checkNoSecret(t *testing.T, texts ...string) {
@@ -131,65 +155,64 @@ func TestWithdrawOutcomes(t *testing.T) {
 	t.Parallel()
 	success := `{"transaction_id":"op-tx-9","balance":"89.50"}`
 	tests := []struct {
-		name        string
-		status      int
-		body        string
-		want        wallet.Status
-		code        wallet.RejectionCode
-		walletError string
-		requests    int
+		name     string
+		status   int
+		body     string
+		want     betting.WalletStatus
+		code     betting.RejectionCode
+		requests int
 	}{
-		{"200 with transaction_id and balance", 200, success, wallet.StatusSuccess, "", "", 1},
-		{"201 counts as 2xx", 201, success, wallet.StatusSuccess, "", "", 1},
-		{"200 with extra fields", 200, `{"transaction_id":"op-tx-9","balance":"89.50","currency":"USD"}`, wallet.StatusSuccess, "", "", 1},
-		{"200 not JSON", 200, `OK`, wallet.StatusUnknown, "", "", 3},
-		{"200 empty", 200, ``, wallet.StatusUnknown, "", "", 3},
-		{"200 without balance", 200, `{"transaction_id":"op-tx-9"}`, wallet.StatusUnknown, "", "", 3},
-		{"200 without transaction_id", 200, `{"balance":"89.50"}`, wallet.StatusUnknown, "", "", 3},
-		{"200 balance as a number", 200, `{"transaction_id":"op-tx-9","balance":89.5}`, wallet.StatusUnknown, "", "", 3},
-		{"200 over 64 KiB", 200, `{"transaction_id":"op-tx-9","balance":"89.50","pad":"` + strings.Repeat("x", 64<<10) + `"}`, wallet.StatusUnknown, "", "", 3},
-		{"400 insufficient_funds", 400, `{"error":"insufficient_funds"}`, wallet.StatusRejected, wallet.CodeInsufficientFunds, "insufficient_funds", 1},
-		{"402 insufficient_funds", 402, `{"error":"insufficient_funds"}`, wallet.StatusRejected, wallet.CodeInsufficientFunds, "insufficient_funds", 1},
-		{"403 bettor_blocked", 403, `{"error":"bettor_blocked"}`, wallet.StatusRejected, wallet.CodeBettorBlocked, "bettor_blocked", 1},
-		{"404 bettor_not_found", 404, `{"error":"bettor_not_found"}`, wallet.StatusRejected, wallet.CodeBettorBlocked, "bettor_not_found", 1},
-		{"422 bet_limit_reached", 422, `{"error":"bet_limit_reached"}`, wallet.StatusRejected, wallet.CodeBetLimitReached, "bet_limit_reached", 1},
-		{"409 with no body", 409, ``, wallet.StatusRejected, wallet.CodeInsufficientFunds, "", 1},
-		{"409 bettor_blocked", 409, `{"error":"bettor_blocked"}`, wallet.StatusRejected, wallet.CodeBettorBlocked, "bettor_blocked", 1},
-		{"409 other error", 409, `{"error":"duplicate"}`, wallet.StatusRejected, wallet.CodeBetRejectedOther, "duplicate", 1},
-		{"400 other error", 400, `{"error":"currency_not_supported"}`, wallet.StatusRejected, wallet.CodeBetRejectedOther, "currency_not_supported", 1},
-		{"401 bad signature, no body", 401, ``, wallet.StatusRejected, wallet.CodeBetRejectedOther, "", 1},
-		{"400 not JSON", 400, `<html>bad request</html>`, wallet.StatusRejected, wallet.CodeBetRejectedOther, "", 1},
-		{"429", 429, ``, wallet.StatusRejected, wallet.CodeBetRejectedOther, "", 1},
-		{"500", 500, ``, wallet.StatusUnknown, "", "", 3},
-		{"503 with a rejection body", 503, `{"error":"insufficient_funds"}`, wallet.StatusUnknown, "", "", 3},
-		{"307 redirect is not followed", 307, ``, wallet.StatusUnknown, "", "", 3},
+		{"200 with transaction_id and balance", 200, success, betting.WalletDone, "", 1},
+		{"201 counts as 2xx", 201, success, betting.WalletDone, "", 1},
+		{"200 with extra fields", 200, `{"transaction_id":"op-tx-9","balance":"89.50","currency":"USD"}`, betting.WalletDone, "", 1},
+		{"200 not JSON", 200, `OK`, betting.WalletUnknown, "", 3},
+		{"200 empty", 200, ``, betting.WalletUnknown, "", 3},
+		{"200 without balance", 200, `{"transaction_id":"op-tx-9"}`, betting.WalletUnknown, "", 3},
+		{"200 without transaction_id", 200, `{"balance":"89.50"}`, betting.WalletUnknown, "", 3},
+		{"200 balance as a number", 200, `{"transaction_id":"op-tx-9","balance":89.5}`, betting.WalletUnknown, "", 3},
+		{"200 over 64 KiB", 200, `{"transaction_id":"op-tx-9","balance":"89.50","pad":"` + strings.Repeat("x", 64<<10) + `"}`, betting.WalletUnknown, "", 3},
+		{"400 insufficient_funds", 400, `{"error":"insufficient_funds"}`, betting.WalletRefused, betting.RejectInsufficientFund, 1},
+		{"402 insufficient_funds", 402, `{"error":"insufficient_funds"}`, betting.WalletRefused, betting.RejectInsufficientFund, 1},
+		{"403 bettor_blocked", 403, `{"error":"bettor_blocked"}`, betting.WalletRefused, betting.RejectBettorBlocked, 1},
+		{"404 bettor_not_found", 404, `{"error":"bettor_not_found"}`, betting.WalletRefused, betting.RejectBettorBlocked, 1},
+		{"422 bet_limit_reached", 422, `{"error":"bet_limit_reached"}`, betting.WalletRefused, betting.RejectBetLimitReached, 1},
+		{"409 with no body", 409, ``, betting.WalletRefused, betting.RejectInsufficientFund, 1},
+		{"409 bettor_blocked", 409, `{"error":"bettor_blocked"}`, betting.WalletRefused, betting.RejectBettorBlocked, 1},
+		{"409 other error", 409, `{"error":"duplicate"}`, betting.WalletRefused, betting.RejectOther, 1},
+		{"400 other error", 400, `{"error":"currency_not_supported"}`, betting.WalletRefused, betting.RejectOther, 1},
+		{"401 bad signature, no body", 401, ``, betting.WalletRefused, betting.RejectOther, 1},
+		{"400 not JSON", 400, `<html>bad request</html>`, betting.WalletRefused, betting.RejectOther, 1},
+		{"429", 429, ``, betting.WalletRefused, betting.RejectOther, 1},
+		{"500", 500, ``, betting.WalletUnknown, "", 3},
+		{"503 with a rejection body", 503, `{"error":"insufficient_funds"}`, betting.WalletUnknown, "", 3},
+		{"307 redirect is not followed", 307, ``, betting.WalletUnknown, "", 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := newFakeWallet(t, true, always(tt.status, tt.body))
-			res, err := f.client(0).SendWithdrawal(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
+			res, err := f.client(0).Withdraw(context.Background(), operator(f.srv.URL), testBet())
 			if err != nil {
 				t.Fatalf("Withdraw: %v", err)
 			}
-			if res.Status != tt.want || res.Code != tt.code || res.WalletError != tt.walletError {
-				t.Errorf("Withdraw = %v/%q/%q (%s), want %v/%q/%q", res.Status, res.Code, res.WalletError, res.Detail, tt.want, tt.code, tt.walletError)
+			if res.Status != tt.want || res.Code != tt.code {
+				t.Errorf("Withdraw = %v/%q (%s), want %v/%q", res.Status, res.Code, res.Detail, tt.want, tt.code)
 			}
-			if res.HTTPStatus != tt.status {
-				t.Errorf("HTTPStatus = %d, want %d", res.HTTPStatus, tt.status)
+			if got := lastStatus(res.Attempts); got != tt.status {
+				t.Errorf("HTTPStatus = %d, want %d", got, tt.status)
 			}
 			reqs := f.requests()
-			if len(reqs) != tt.requests || res.Attempts != tt.requests {
-				t.Errorf("server got %d requests, Attempts = %d, want %d", len(reqs), res.Attempts, tt.requests)
+			if len(reqs) != tt.requests || len(res.Attempts) != tt.requests {
+				t.Errorf("server got %d requests, Attempts = %d, want %d", len(reqs), len(res.Attempts), tt.requests)
 			}
 			for _, r := range reqs {
 				if r.method != http.MethodPost || r.path != "/v1/withdrawals" {
 					t.Errorf("request %s %s, want POST /v1/withdrawals", r.method, r.path)
 				}
 			}
-			if tt.want == wallet.StatusSuccess {
-				if res.OperatorTransactionID != "op-tx-9" || !res.Balance.Equal(money.MustParse("89.5")) {
-					t.Errorf("success = %q balance %s, want op-tx-9 89.50", res.OperatorTransactionID, res.Balance)
+			if tt.want == betting.WalletDone {
+				if res.OperatorTxID != "op-tx-9" || res.Balance == nil || !res.Balance.Equal(money.MustParse("89.5")) {
+					t.Errorf("success = %q balance %v, want op-tx-9 89.50", res.OperatorTxID, res.Balance)
 				}
 			}
 			checkNoSecret(t, res.Detail)
@@ -202,10 +225,11 @@ func TestWithdrawRequestIsSignedAsSpecified(t *testing.T) {
 	f := newFakeWallet(t, true, always(200, `{"transaction_id":"op-1","balance":"0"}`))
 	fixed := time.Date(2026, 11, 21, 9, 30, 15, 123456789, time.FixedZone("CET", 3600))
 	c := wallet.New(wallet.Options{HTTPClient: f.srv.Client(), Now: func() time.Time { return fixed }})
-	body := withdrawalBody(t)
+	b := testBet()
+	body := withdrawalBody(t, b)
 	// A base URL with a path and a trailing slash.
-	res, err := c.SendWithdrawal(context.Background(), f.srv.URL+"/wallet/", testSecret, body)
-	if err != nil || res.Status != wallet.StatusSuccess {
+	res, err := c.Withdraw(context.Background(), operator(f.srv.URL+"/wallet/"), b)
+	if err != nil || res.Status != betting.WalletDone {
 		t.Fatalf("Withdraw = %+v, %v", res, err)
 	}
 	reqs := f.requests()
@@ -244,18 +268,19 @@ func TestWithdrawRetriesSendIdenticalBytes(t *testing.T) {
 		}
 		return 200, `{"transaction_id":"op-7","balance":"1.00"}`
 	})
-	body := withdrawalBody(t)
+	b := testBet()
+	body := withdrawalBody(t, b)
 	start := time.Now()
-	res, err := f.client(0).SendWithdrawal(context.Background(), f.srv.URL, testSecret, body)
+	res, err := f.client(0).Withdraw(context.Background(), operator(f.srv.URL), b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != wallet.StatusSuccess || res.Attempts != 3 || res.OperatorTransactionID != "op-7" {
+	if res.Status != betting.WalletDone || len(res.Attempts) != 3 || res.OperatorTxID != "op-7" {
 		t.Errorf("Withdraw = %+v, want success after 3 attempts", res)
 	}
 	// Backoff 200 ms then 400 ms: timers never fire early.
-	if elapsed := time.Since(start); elapsed < wallet.FirstBackoff*3 {
-		t.Errorf("3 attempts took %v, less than the backoff of %v", elapsed, wallet.FirstBackoff*3)
+	if elapsed := time.Since(start); elapsed < walletcall.FirstBackoff*3 {
+		t.Errorf("3 attempts took %v, less than the backoff of %v", elapsed, walletcall.FirstBackoff*3)
 	}
 	reqs := f.requests()
 	if len(reqs) != 3 {
@@ -279,11 +304,11 @@ func TestWithdrawRetriesSendIdenticalBytes(t *testing.T) {
 func TestWithdrawGivesUpAfterThreeRequests(t *testing.T) {
 	t.Parallel()
 	f := newFakeWallet(t, true, always(500, ``))
-	res, err := f.client(0).SendWithdrawal(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
+	res, err := f.client(0).Withdraw(context.Background(), operator(f.srv.URL), testBet())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != wallet.StatusUnknown || res.Attempts != 3 || res.HTTPStatus != 500 {
+	if res.Status != betting.WalletUnknown || len(res.Attempts) != 3 || lastStatus(res.Attempts) != 500 {
 		t.Errorf("Withdraw = %+v, want unknown after 3 attempts", res)
 	}
 	if n := len(f.requests()); n != 3 {
@@ -304,22 +329,22 @@ func TestWithdrawTimeoutPerAttempt(t *testing.T) {
 			}
 			return 200, `{"transaction_id":"op-2","balance":"5"}`
 		})
-		res, err := f.client(time.Second).SendWithdrawal(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
+		res, err := f.client(time.Second).Withdraw(context.Background(), operator(f.srv.URL), testBet())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Status != wallet.StatusSuccess || res.Attempts != 2 {
+		if res.Status != betting.WalletDone || len(res.Attempts) != 2 {
 			t.Errorf("Withdraw = %+v, want success on attempt 2", res)
 		}
 	})
 	t.Run("every attempt hangs", func(t *testing.T) {
 		t.Parallel()
 		f := newFakeWallet(t, true, always(hang, ""))
-		res, err := f.client(time.Second).SendWithdrawal(context.Background(), f.srv.URL, testSecret, withdrawalBody(t))
+		res, err := f.client(time.Second).Withdraw(context.Background(), operator(f.srv.URL), testBet())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Status != wallet.StatusUnknown || res.Attempts != 3 || res.HTTPStatus != 0 {
+		if res.Status != betting.WalletUnknown || len(res.Attempts) != 3 || lastStatus(res.Attempts) != 0 {
 			t.Errorf("Withdraw = %+v, want unknown after 3 attempts without an answer", res)
 		}
 		if !strings.Contains(res.Detail, "deadline exceeded") {
@@ -343,20 +368,20 @@ func TestWithdrawStopsWhenContextEnds(t *testing.T) {
 		cancel() // the platform shuts down while the first answer is on its way
 		return 503, ``
 	})
-	res, err := f.client(0).SendWithdrawal(ctx, f.srv.URL, testSecret, withdrawalBody(t))
+	res, err := f.client(0).Withdraw(ctx, operator(f.srv.URL), testBet())
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Withdraw error = %v, want context.Canceled", err)
 	}
-	if res.Status != wallet.StatusUnknown || res.Attempts != 1 || len(res.Log) != 1 {
-		t.Errorf("Withdraw = %+v, want unknown after 1 attempt", res)
+	if len(res.Attempts) != 1 || res.Attempts[0].Result != betting.AttemptUnknown {
+		t.Errorf("Withdraw = %+v, want 1 unknown attempt", res)
 	}
 	if n := len(f.requests()); n != 1 {
 		t.Errorf("%d requests after cancellation, want 1", n)
 	}
 
 	// A context that has ended before the call sends nothing.
-	res, err = f.client(0).SendWithdrawal(ctx, f.srv.URL, testSecret, withdrawalBody(t))
-	if !errors.Is(err, context.Canceled) || res.Status != wallet.StatusUnknown || res.Attempts != 0 {
+	res, err = f.client(0).Withdraw(ctx, operator(f.srv.URL), testBet())
+	if !errors.Is(err, context.Canceled) || len(res.Attempts) != 0 {
 		t.Errorf("Withdraw with an ended context = %+v, %v; want unknown, 0 attempts, context.Canceled", res, err)
 	}
 	if n := len(f.requests()); n != 1 {
@@ -369,31 +394,30 @@ func TestCallsRefuseBadConfiguration(t *testing.T) {
 	plain := newFakeWallet(t, false, always(200, `{"transaction_id":"op-1","balance":"1"}`))
 	strict := wallet.New(wallet.Options{})
 	ctx := context.Background()
-	body := withdrawalBody(t)
 	for _, tt := range []struct {
 		name, url, secret string
-		body              []byte
 	}{
-		{"http without AllowInsecure", plain.srv.URL, testSecret, body},
-		{"relative URL", "/wallet", testSecret, body},
-		{"no scheme", "wallet.example.com", testSecret, body},
-		{"ftp", "ftp://wallet.example.com", testSecret, body},
-		{"credentials", "https://user:pass@wallet.example.com", testSecret, body},
-		{"query", "https://wallet.example.com/?k=v", testSecret, body},
-		{"fragment", "https://wallet.example.com/#x", testSecret, body},
-		{"empty secret", "https://wallet.example.com", "", body},
-		{"body not JSON", "https://wallet.example.com", testSecret, []byte(`{"transaction_id":`)},
+		{"http without AllowInsecure", plain.srv.URL, testSecret},
+		{"relative URL", "/wallet", testSecret},
+		{"no scheme", "wallet.example.com", testSecret},
+		{"ftp", "ftp://wallet.example.com", testSecret},
+		{"credentials", "https://user:pass@wallet.example.com", testSecret},
+		{"query", "https://wallet.example.com/?k=v", testSecret},
+		{"fragment", "https://wallet.example.com/#x", testSecret},
+		{"empty secret", "https://wallet.example.com", ""},
 	} {
-		_, err := strict.SendWithdrawal(ctx, tt.url, tt.secret, tt.body)
+		op := operator(tt.url)
+		op.SigningSecret = tt.secret
+		_, err := strict.Withdraw(ctx, op, testBet())
 		if !errors.Is(err, wallet.ErrConfig) {
 			t.Errorf("Withdraw(%s) = %v, want ErrConfig", tt.name, err)
 			continue
 		}
 		checkNoSecret(t, err.Error())
-		if _, err := strict.SendDeposit(ctx, tt.url, tt.secret, tt.body); !errors.Is(err, wallet.ErrConfig) {
+		if _, err := strict.Deposit(ctx, op, testBet()); !errors.Is(err, wallet.ErrConfig) {
 			t.Errorf("Deposit(%s) = %v, want ErrConfig", tt.name, err)
 		}
-		if _, err := strict.SendRollback(ctx, tt.url, tt.secret, "wd-1", tt.body); !errors.Is(err, wallet.ErrConfig) {
+		if _, err := strict.Rollback(ctx, op, testBet()); !errors.Is(err, wallet.ErrConfig) {
 			t.Errorf("Rollback(%s) = %v, want ErrConfig", tt.name, err)
 		}
 	}
@@ -402,8 +426,8 @@ func TestCallsRefuseBadConfiguration(t *testing.T) {
 	}
 
 	// The same http:// wallet is allowed with AllowInsecure.
-	res, err := wallet.New(wallet.Options{AllowInsecure: true}).SendWithdrawal(ctx, plain.srv.URL, testSecret, body)
-	if err != nil || res.Status != wallet.StatusSuccess {
+	res, err := wallet.New(wallet.Options{AllowInsecure: true}).Withdraw(ctx, operator(plain.srv.URL), testBet())
+	if err != nil || res.Status != betting.WalletDone {
 		t.Errorf("Withdraw with AllowInsecure = %+v, %v; want success", res, err)
 	}
 }
@@ -413,10 +437,10 @@ func TestDefaultClientRefusesNonPublicAddresses(t *testing.T) {
 	f := newFakeWallet(t, true, always(200, `{"transaction_id":"op-1","balance":"1"}`))
 	c := wallet.New(wallet.Options{}) // https required, loopback refused at connect time
 	ctx := context.Background()
-	if _, err := c.SendWithdrawal(ctx, f.srv.URL, testSecret, withdrawalBody(t)); !errors.Is(err, wallet.ErrForbiddenAddress) {
+	if _, err := c.Withdraw(ctx, operator(f.srv.URL), testBet()); !errors.Is(err, wallet.ErrForbiddenAddress) {
 		t.Errorf("Withdraw to loopback = %v, want ErrForbiddenAddress", err)
 	}
-	if _, err := c.SendDeposit(ctx, f.srv.URL, testSecret, []byte(`{}`)); !errors.Is(err, wallet.ErrForbiddenAddress) {
+	if _, err := c.Deposit(ctx, operator(f.srv.URL), testBet()); !errors.Is(err, wallet.ErrForbiddenAddress) {
 		t.Errorf("Deposit to loopback = %v, want ErrForbiddenAddress", err)
 	}
 	if n := len(f.requests()); n != 0 {
@@ -424,16 +448,17 @@ func TestDefaultClientRefusesNonPublicAddresses(t *testing.T) {
 	}
 }
 
-func depositBody(t *testing.T) []byte {
+// depositBody is the body Deposit sends for b, a won bet.
+func depositBody(t *testing.T, b betting.Bet) []byte {
 	t.Helper()
-	b, err := wallet.DepositBody(wallet.Deposit{
-		TransactionID: uuid.NewString(), BettorID: "bettor_42", Amount: money.MustParse("21"), Currency: "EUR", Decimals: 2,
-		MarketID: uuid.NewString(), BetID: uuid.NewString(), WithdrawalTransactionID: uuid.NewString(), Result: wallet.ResultWon,
+	body, err := wallet.DepositBody(wallet.Deposit{
+		TransactionID: "dp-" + b.ID, BettorID: b.BettorID, Amount: *b.PayoutAmount, Currency: b.Currency, Decimals: 2,
+		MarketID: b.MarketID, BetID: b.ID, WithdrawalTransactionID: b.WithdrawalTxID, Result: wallet.ResultWon,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b
+	return body
 }
 
 func TestDeposit(t *testing.T) {
@@ -443,16 +468,15 @@ func TestDeposit(t *testing.T) {
 		done   bool
 	}{{200, true}, {204, true}, {400, false}, {401, false}, {409, false}, {500, false}, {503, false}} {
 		f := newFakeWallet(t, true, always(tt.status, ``))
-		body := depositBody(t)
-		o, err := f.client(0).SendDeposit(context.Background(), f.srv.URL, testSecret, body)
+		b := testBet()
+		o, err := f.client(0).Deposit(context.Background(), operator(f.srv.URL), b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if o.Done != tt.done || o.HTTPStatus != tt.status {
+		if o.Done != tt.done || lastStatus(o.Attempts) != tt.status {
 			t.Errorf("%d: Deposit = %+v, want done %v", tt.status, o, tt.done)
 		}
-		f.wantOneSignedRequest(t, strconv.Itoa(tt.status), http.MethodPost, "/v1/deposits", body)
-		checkNoSecret(t, o.Detail)
+		f.wantOneSignedRequest(t, strconv.Itoa(tt.status), http.MethodPost, "/v1/deposits", depositBody(t, b))
 	}
 
 	// A 2xx answer's balance is read when it is a decimal string, ignored otherwise.
@@ -464,7 +488,7 @@ func TestDeposit(t *testing.T) {
 		``:                                             "",
 	} {
 		f := newFakeWallet(t, true, always(200, answer))
-		o, err := f.client(0).SendDeposit(context.Background(), f.srv.URL, testSecret, depositBody(t))
+		o, err := f.client(0).Deposit(context.Background(), operator(f.srv.URL), testBet())
 		got := ""
 		if o.Balance != nil {
 			got = o.Balance.String()
@@ -478,16 +502,17 @@ func TestDeposit(t *testing.T) {
 	// answer: not done, an unreadable attempt, sent again later.
 	for _, answer := range []string{`not json`, `<html><body>502 Bad Gateway</body></html>`, `{"transaction_id":"op-7","bal`, "\x00\xff\xfe"} {
 		f := newFakeWallet(t, true, always(200, answer))
-		o, err := f.client(0).SendDeposit(context.Background(), f.srv.URL, testSecret, depositBody(t))
-		if err != nil || o.Done || o.HTTPStatus != 200 || !o.Attempt.Unreadable || o.Attempt.Status != wallet.StatusUnknown {
+		o, err := f.client(0).Deposit(context.Background(), operator(f.srv.URL), testBet())
+		if err != nil || o.Done || len(o.Attempts) != 1 || o.Attempts[0].HTTPStatus != 200 ||
+			o.Attempts[0].Error != betting.FailureUnreadableAnswer || o.Attempts[0].Result != betting.AttemptUnknown {
 			t.Errorf("answer %q: Deposit = %+v, %v; want not done, an unreadable 200", answer, o, err)
 		}
 	}
 
 	// No answer in time: not done, one attempt.
 	f := newFakeWallet(t, true, always(hang, ""))
-	o, err := f.client(100*time.Millisecond).SendDeposit(context.Background(), f.srv.URL, testSecret, depositBody(t))
-	if err != nil || o.Done || o.HTTPStatus != 0 {
+	o, err := f.client(100*time.Millisecond).Deposit(context.Background(), operator(f.srv.URL), testBet())
+	if err != nil || o.Done || lastStatus(o.Attempts) != 0 {
 		t.Errorf("Deposit to a hung wallet = %+v, %v; want not done", o, err)
 	}
 	if n := len(f.requests()); n != 1 {
@@ -497,8 +522,10 @@ func TestDeposit(t *testing.T) {
 
 func TestRollback(t *testing.T) {
 	t.Parallel()
+	b := testBet()
+	b.WithdrawalTxID = "wd-1"
 	body, err := wallet.RollbackBody(wallet.Rollback{
-		TransactionID: "rb-1", BettorID: "bettor_42", Amount: money.MustParse("10.50"), Currency: "USD", Decimals: 2,
+		TransactionID: "rb-" + b.ID, BettorID: b.BettorID, Amount: b.Stake, Currency: b.Currency, Decimals: 2,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -508,7 +535,7 @@ func TestRollback(t *testing.T) {
 		done   bool
 	}{{200, true}, {404, false}, {500, false}} {
 		f := newFakeWallet(t, true, always(tt.status, ``))
-		o, err := f.client(0).SendRollback(context.Background(), f.srv.URL+"/", testSecret, "wd-1", body)
+		o, err := f.client(0).Rollback(context.Background(), operator(f.srv.URL+"/"), b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -520,14 +547,16 @@ func TestRollback(t *testing.T) {
 
 	// The withdrawal id is one escaped path segment.
 	f := newFakeWallet(t, true, always(200, ``))
-	if _, err := f.client(0).SendRollback(context.Background(), f.srv.URL, testSecret, "wd/1 ?#", body); err != nil {
+	b.WithdrawalTxID = "wd/1 ?#"
+	if _, err := f.client(0).Rollback(context.Background(), operator(f.srv.URL), b); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.requests()[0].path; got != "/v1/rollbacks/wd%2F1%20%3F%23" {
 		t.Errorf("path %s, want /v1/rollbacks/wd%%2F1%%20%%3F%%23", got)
 	}
 	for _, id := range []string{"", ".", "..", "wd\n1"} {
-		if _, err := f.client(0).SendRollback(context.Background(), f.srv.URL, testSecret, id, body); !errors.Is(err, wallet.ErrConfig) {
+		b.WithdrawalTxID = id
+		if _, err := f.client(0).Rollback(context.Background(), operator(f.srv.URL), b); !errors.Is(err, wallet.ErrConfig) {
 			t.Errorf("Rollback(%q) = %v, want ErrConfig", id, err)
 		}
 	}

@@ -21,28 +21,28 @@ func TestTransportErrorsHideTheURL(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close() // nothing listens: every request fails to connect
-	endpoint := "http://" + addr + "/path-s3cret/v1/withdraw"
+	walletURL := "http://" + addr + "/path-s3cret"
 	c := wallet.New(wallet.Options{AllowInsecure: true, Timeout: 2 * time.Second})
-	res, err := c.SendWithdrawal(context.Background(), endpoint, testSecret, withdrawalBody(t))
+	res, err := c.Withdraw(context.Background(), operator(walletURL), testBet())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Log) == 0 {
+	if len(res.Attempts) == 0 {
 		t.Fatalf("Withdraw = %+v, want attempts", res)
 	}
 	texts := []string{res.Detail}
-	for _, a := range res.Log {
-		if a.Err == nil {
+	for _, a := range res.Attempts {
+		if a.Error == "" {
 			t.Fatalf("attempt %+v: want a transport error", a)
 		}
-		texts = append(texts, a.Err.Error())
+		texts = append(texts, a.Error)
 	}
 	for _, text := range texts {
 		if strings.Contains(text, "s3cret") {
 			t.Errorf("the URL's token leaks: %q", text)
 		}
 	}
-	if !strings.Contains(texts[1], addr) {
-		t.Errorf("the error %q no longer says which host failed", texts[1])
+	if !strings.Contains(res.Detail, addr) {
+		t.Errorf("the detail %q no longer says which host failed", res.Detail)
 	}
 }

@@ -23,6 +23,7 @@ package walletcall
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -62,9 +63,20 @@ type Options struct {
 	// Timeout bounds each attempt; zero means DefaultTimeout.
 	Timeout time.Duration
 	// MaxIdleConnsPerHost sets the own client's idle connections per
-	// wallet host; zero keeps net/http's default.
+	// wallet host; zero means IdleConnsPerHost.
 	MaxIdleConnsPerHost int
+	// Now returns the time a protocol stamps its requests with (the
+	// standalone protocol's X-Timestamp); nil means time.Now.
+	Now func() time.Time
 }
+
+// IdleConnsPerHost is how many idle connections the package's own client
+// keeps to one wallet host by default: as many as the deposits a process
+// sends at once to one operator (betting.DepositCallsPerOperator), which
+// the placement's withdrawals reuse too. net/http's default of 2 closed
+// nearly every connection after its call under load, and the next call
+// dialled a new one.
+const IdleConnsPerHost = betting.DepositCallsPerOperator
 
 // Client sends wallet requests, one attempt at a time. It is safe for
 // concurrent use.
@@ -72,6 +84,7 @@ type Client struct {
 	hc       *http.Client
 	insecure bool
 	timeout  time.Duration
+	now      func() time.Time
 }
 
 // New returns a Client.
@@ -81,17 +94,18 @@ func New(opts Options) *Client {
 		hc = *opts.HTTPClient
 	} else {
 		tr := netguard.Transport(dialTimeout, opts.AllowInsecure)
-		if opts.MaxIdleConnsPerHost > 0 {
-			tr.MaxIdleConnsPerHost = opts.MaxIdleConnsPerHost
-		}
+		tr.MaxIdleConnsPerHost = cmp.Or(opts.MaxIdleConnsPerHost, IdleConnsPerHost)
 		hc.Transport = tr
 	}
 	// A redirect is an answer like any other: the wallet did not process
 	// the request at this URL.
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	c := &Client{hc: &hc, insecure: opts.AllowInsecure, timeout: opts.Timeout}
+	c := &Client{hc: &hc, insecure: opts.AllowInsecure, timeout: opts.Timeout, now: opts.Now}
 	if c.timeout <= 0 {
 		c.timeout = DefaultTimeout
+	}
+	if c.now == nil {
+		c.now = time.Now
 	}
 	return c
 }
@@ -99,6 +113,9 @@ func New(opts Options) *Client {
 // AllowsInsecure reports whether the Client was built with
 // Options.AllowInsecure.
 func (c *Client) AllowsInsecure() bool { return c.insecure }
+
+// Now returns the current time by Options.Now.
+func (c *Client) Now() time.Time { return c.now() }
 
 // Answer is what one attempt got.
 type Answer struct {
