@@ -198,7 +198,11 @@ type sectionInfo struct {
 
 // builder holds one generation.
 type builder struct {
-	m              *meter
+	m *meter
+	// lateCriteria are "Acceptance criteria" sections whose units are
+	// criteria of the work before them, attached once that work is
+	// drafted (see criteriaOfEarlierWork).
+	lateCriteria   []lateCriteria
 	req            tickets.GenerationRequest
 	opts           tickets.Options
 	doc            *document
@@ -299,6 +303,8 @@ func (b *builder) build() {
 			b.m.tick(1)
 			b.buildSection(b.doc.sections[i])
 		}
+		b.attachLateCriteria()
+		b.attachNoteConstraints()
 		b.mergeSubResources()
 		b.linkResources()
 		b.buildQuestionSpikes(false)

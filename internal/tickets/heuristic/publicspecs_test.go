@@ -449,3 +449,30 @@ func TestNoQuestionsRisksOrCriteriaFromNoise(t *testing.T) {
 		}
 	}
 }
+
+// An issue's "Acceptance Criteria" after its tasks are criteria of those
+// tasks, not tickets that repeat them ("Implement form validation works"),
+// and a rule under "Notes" holds for all of them (it was lost).
+func TestIssueCriteriaAndNotesAreCriteriaOfItsTasks(t *testing.T) {
+	t.Parallel()
+	spec := "# User Profile Management UI\n\n### Objective\nBuild the settings page UI for updating user profile details.\n\n### Implementation Tasks\n- [ ] Implement form validation\n- [ ] Connect to user profile API\n\n### Acceptance Criteria\n- [ ] User can update profile\n- [ ] Form validation works\n\n### Notes\nEnsure sensitive data is not logged.\n"
+	res := generate(t, defaultRequest(spec, ""))
+	var work []tickets.Ticket
+	for _, tk := range res.Tickets {
+		if tk.TicketType != tickets.TypeEpic {
+			work = append(work, tk)
+		}
+	}
+	if len(work) != 2 {
+		t.Fatalf("want the two tasks, got %q", titles(res.Tickets))
+	}
+	for _, tk := range work {
+		crit := strings.Join(tk.AcceptanceCriteria, "\n")
+		if !strings.Contains(crit, "sensitive data is not logged") {
+			t.Errorf("%q lacks the note's rule: %q", tk.Title, tk.AcceptanceCriteria)
+		}
+		if strings.Contains(tk.Title, "validation") && !strings.Contains(crit, "Form validation works") {
+			t.Errorf("%q lacks its criterion \"Form validation works\": %q", tk.Title, tk.AcceptanceCriteria)
+		}
+	}
+}

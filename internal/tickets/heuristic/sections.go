@@ -46,6 +46,9 @@ func (b *builder) buildSection(s *section) {
 		b.info[owner.index].units = append(b.info[owner.index].units, units...)
 		return
 	}
+	if b.criteriaOfEarlierWork(s, units) {
+		return
+	}
 	if len(in.endpoints) > 0 {
 		b.attachToEndpoints(s, in.endpoints, units)
 		for _, ep := range in.endpoints {
@@ -131,6 +134,123 @@ func (b *builder) acceptanceOwner(s *section) *section {
 		return p
 	}
 	return nil
+}
+
+// lateCriteria are the units of an "Acceptance criteria" section s.
+type lateCriteria struct {
+	s     *section
+	units []*unit
+}
+
+// criteriaOfEarlierWork reports whether s is an "Acceptance criteria"
+// section after sections of work at its level (an issue's
+// "Implementation Tasks"): its units are criteria of that work, not work
+// of their own (the issue's criteria had become tickets that repeat its
+// tasks). Sections are built last first, so it records them for
+// attachLateCriteria.
+func (b *builder) criteriaOfEarlierWork(s *section, units []*unit) bool {
+	if s.parent == nil || len(s.children) > 0 || len(units) == 0 || !acceptanceHeading.MatchString(strings.Trim(s.cleanedHeading(), "*_: ")) {
+		return false
+	}
+	for _, c := range s.parent.children {
+		if c == s {
+			return false
+		}
+		if c.isWork() && len(b.info[c.index].units) > 0 {
+			b.lateCriteria = append(b.lateCriteria, lateCriteria{s, units})
+			return true
+		}
+	}
+	return false
+}
+
+// attachLateCriteria makes each unit of the recorded acceptance criteria a
+// criterion of the ticket before its section whose title shares most
+// words with it ("Form validation works" of "Implement form validation"),
+// or of every one of them when none does. Without tickets before it, the
+// section is drafted as any other.
+func (b *builder) attachLateCriteria() {
+	for _, lc := range b.lateCriteria {
+		var work []*draft
+		for _, c := range lc.s.parent.children {
+			if c == lc.s {
+				break
+			}
+			for _, d := range append(append([]*draft{}, b.info[c.index].drafts...), b.subtreeDrafts(c)...) {
+				if d.alive && d.kind != tickets.TypeEpic {
+					work = append(work, d)
+				}
+			}
+		}
+		if len(work) == 0 {
+			b.sectionDrafts(lc.s, lc.units)
+			continue
+		}
+		for _, u := range lc.units {
+			u.claimed = true
+			own := keywords(u.text)
+			var best *draft
+			bestN := 0
+			for _, d := range work {
+				if n := d.words.overlap(own); n > bestN {
+					best, bestN = d, n
+				}
+			}
+			if best != nil {
+				best.crit = appendUnique(best.crit, sentenceCase(u.text))
+				continue
+			}
+			for _, d := range work {
+				d.general = appendUnique(d.general, sentenceCase(u.text))
+			}
+		}
+	}
+}
+
+// notesHeading is a heading of notes or constraints, context that may
+// hold a rule for all the work beside it.
+var notesHeading = regexp.MustCompile(`(?i)^(notes?|constraints?|notes/constraints/caveats.*)$`)
+
+// constraintRule is a sentence that orders something of all the work
+// ("Ensure sensitive data is not logged.").
+var constraintRule = regexp.MustCompile(`^(Ensure|Make sure|Never|Do not|Don't|Always)\b`)
+
+// attachNoteConstraints makes the rules of a "Notes" section (a context
+// section) criteria of every ticket of the work beside it: an issue's
+// "Ensure sensitive data is not logged." was lost.
+func (b *builder) attachNoteConstraints() {
+	for _, s := range b.doc.sections[1:] {
+		if s.class != contextSection || s.parent == nil || !notesHeading.MatchString(strings.TrimSpace(s.cleanedHeading())) {
+			continue
+		}
+		var rules []string
+		for _, bl := range s.blocks {
+			texts := []string{bl.text}
+			if bl.kind == listBlock {
+				texts = texts[:0]
+				for _, it := range bl.items {
+					texts = append(texts, itemText(it))
+				}
+			} else if bl.kind != paragraphBlock {
+				continue
+			}
+			for _, t := range texts {
+				for _, sent := range splitSentences(t) {
+					if constraintRule.MatchString(sent) {
+						rules = append(rules, sentenceCase(sent))
+					}
+				}
+			}
+		}
+		if len(rules) == 0 {
+			continue
+		}
+		for _, d := range b.subtreeDrafts(s.parent) {
+			if d.alive && d.kind != tickets.TypeEpic {
+				d.general = appendUnique(d.general, rules...)
+			}
+		}
+	}
 }
 
 // acceptanceHeading is a heading over the acceptance criteria of the
