@@ -21,7 +21,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/riverqueue/river"
-	"golang.org/x/net/netutil"
 
 	"github.com/foresight-dev/foresight/api"
 	"github.com/foresight-dev/foresight/internal/admin"
@@ -604,8 +603,11 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 	}
 	// Connections past the cap wait for a free one in the listen backlog,
 	// so that a client opening thousands cannot take the descriptors the
-	// database, the journal and the wallet calls need.
-	l = netutil.LimitListener(l, maxConns)
+	// database, the journal and the wallet calls need; at the cap, the
+	// connection idle the longest is closed to make room.
+	limiter := newConnLimiter(l, maxConns)
+	srv.ConnState = limiter.track
+	l = limiter
 	// Odds streams never end by themselves: at shutdown they end first,
 	// so that their connections close and requests in flight get the
 	// grace period (their clients reconnect to another node).
