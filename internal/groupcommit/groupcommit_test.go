@@ -3,19 +3,23 @@ package groupcommit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 func TestBatchesConcurrentCalls(t *testing.T) {
 	t.Parallel()
 	var flushes, biggest atomic.Int32
-	release := make(chan struct{})
+	release, holding := make(chan struct{}), make(chan struct{})
 	b := New(func(ctx context.Context, items []int) ([]int, error) {
 		if flushes.Add(1) == 1 {
-			<-release // hold the first flush so the others queue up
+			close(holding)
+			hold(t, release) // the first flush, so the others queue up
 		}
 		if n := int32(len(items)); n > biggest.Load() {
 			biggest.Store(n)
@@ -26,11 +30,11 @@ func TestBatchesConcurrentCalls(t *testing.T) {
 		}
 		return out, nil
 	}, 100, time.Second)
-	defer b.Close()
+	t.Cleanup(b.Close)
 
 	var wg sync.WaitGroup
 	errs := make(chan error, 50)
-	for i := range 50 {
+	do := func(i int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -40,11 +44,13 @@ func TestBatchesConcurrentCalls(t *testing.T) {
 			}
 		}()
 	}
-	// The callers block on an unbuffered channel behind the held flush,
-	// which nothing can observe: give them a moment to get there. The
-	// results are checked whatever the timing; only the batching needs
-	// two of them queued.
-	time.Sleep(50 * time.Millisecond)
+	// The first call holds the first flush; the other 49 queue behind it.
+	do(0)
+	<-holding
+	for i := 1; i < 50; i++ {
+		do(i)
+	}
+	waitQueued(t, b, 49)
 	close(release)
 	wg.Wait()
 	close(errs)
@@ -58,11 +64,12 @@ func TestBatchesConcurrentCalls(t *testing.T) {
 
 func TestFailedBatchRetriesItemsAlone(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{})
+	release, holding := make(chan struct{}), make(chan struct{})
 	var first atomic.Bool
 	b := New(func(ctx context.Context, items []int) ([]int, error) {
 		if first.CompareAndSwap(false, true) {
-			<-release
+			close(holding)
+			hold(t, release)
 		}
 		for _, v := range items {
 			if v == 3 {
@@ -71,9 +78,9 @@ func TestFailedBatchRetriesItemsAlone(t *testing.T) {
 		}
 		return items, nil
 	}, 100, time.Second)
-	defer b.Close()
+	t.Cleanup(b.Close)
 	results := make(chan error, 6)
-	for i := range 6 {
+	do := func(i int) {
 		go func() {
 			_, err := b.Do(context.Background(), i)
 			if i == 3 {
@@ -86,9 +93,14 @@ func TestFailedBatchRetriesItemsAlone(t *testing.T) {
 			results <- err
 		}()
 	}
-	// As above: a moment for the callers to queue behind the held flush,
-	// so the bad item shares a batch with good ones.
-	time.Sleep(50 * time.Millisecond)
+	// A good item holds the first flush; the others, the bad one among
+	// them, queue behind it and are flushed as one batch.
+	do(0)
+	<-holding
+	for i := 1; i < 6; i++ {
+		do(i)
+	}
+	waitQueued(t, b, 5)
 	close(release)
 	for range 6 {
 		if err := <-results; err != nil {
@@ -138,10 +150,10 @@ func TestCallsWhileBusyAreBatched(t *testing.T) {
 		return items, nil
 	}, Options[int, int]{Max: 100, Timeout: time.Second, Alone: func(ctx context.Context, item int) (int, error) {
 		close(holding)
-		<-release // the only lone write: the others find it in flight
+		hold(t, release) // the only lone write: the others find it in flight
 		return item, nil
 	}})
-	defer b.Close()
+	t.Cleanup(b.Close)
 	first := make(chan error, 1)
 	go func() {
 		_, err := b.Do(context.Background(), -1)
@@ -156,7 +168,7 @@ func TestCallsWhileBusyAreBatched(t *testing.T) {
 			}
 		})
 	}
-	waitQueued(b, 20)
+	waitQueued(t, b, 20)
 	close(release)
 	wg.Wait()
 	if err := <-first; err != nil {
@@ -185,9 +197,7 @@ func TestSeveralFlushesAtOnce(t *testing.T) {
 		defer close(done)
 		b.Do(context.Background(), 1)
 	}()
-	for flushes.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	waitfor.True(t, "the first flush", func() bool { return flushes.Load() > 0 })
 	go b.Do(context.Background(), 2)
 	select {
 	case <-second:
@@ -222,7 +232,7 @@ func TestCloseWritesQueuedCalls(t *testing.T) {
 	for i := 1; i < 5; i++ {
 		go do(i)
 	}
-	waitQueued(b, 4)
+	waitQueued(t, b, 4)
 	closed := make(chan struct{})
 	go func() {
 		b.Close()
@@ -237,15 +247,26 @@ func TestCloseWritesQueuedCalls(t *testing.T) {
 	}
 }
 
+// hold holds a flush until release is closed or the test ends, so that
+// a test that fails while holding one can still close its Batcher (a
+// cleanup that runs after the test's context ends).
+func hold(t *testing.T, release <-chan struct{}) {
+	select {
+	case <-release:
+	case <-t.Context().Done():
+	}
+}
+
 // waitQueued waits until n calls are queued in b.
-func waitQueued[T, R any](b *Batcher[T, R], n int) {
-	for {
+func waitQueued[T, R any](t *testing.T, b *Batcher[T, R], n int) {
+	t.Helper()
+	waitfor.Check(t, func() error {
 		b.mu.Lock()
 		queued := len(b.queue)
 		b.mu.Unlock()
-		if queued >= n {
-			return
+		if queued < n {
+			return fmt.Errorf("%d calls queued, want %d", queued, n)
 		}
-		time.Sleep(time.Millisecond)
-	}
+		return nil
+	})
 }
