@@ -225,8 +225,8 @@ func (cw *crashWorld) checkRecovered(t *testing.T, url string, killed time.Time)
 	t.Helper()
 	cw.url = url
 	cw.op.ClearFaults()
-	deadline := killed.Add(recoveryBound)
-	for {
+	var deposits map[string]int
+	waitfor.Check(t, func() error {
 		pending := 0
 		for i, id := range cw.bets2 {
 			if b := cw.api("GET", "/api/v1/bettor/bets/"+id, cw.tokens[i], "").json(t); b["status"] == "pending" {
@@ -235,25 +235,25 @@ func (cw *crashWorld) checkRecovered(t *testing.T, url string, killed time.Time)
 				t.Fatalf("bet %d after the kill = %v, want confirmed", i, b)
 			}
 		}
-		deposits := map[string]int{}
+		deposits = map[string]int{}
 		for _, e := range cw.op.Ledger() {
 			if strings.Contains(string(e.Type), "deposit") {
 				deposits[e.TransactionID]++
 			}
 		}
-		if pending == 0 && len(deposits) == cw.payouts {
-			for tx, c := range deposits {
-				if c != 1 {
-					t.Errorf("deposit %s applied %d times", tx, c)
-				}
-			}
-			break
+		if pending > 0 || len(deposits) != cw.payouts {
+			return fmt.Errorf("%s after the kill: %d of %d bets still pending, %d of %d payouts delivered",
+				time.Since(killed).Round(time.Millisecond), pending, len(cw.bets2), len(deposits), cw.payouts)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s after the kill: %d of %d bets still pending, %d of %d payouts delivered",
-				recoveryBound, pending, len(cw.bets2), len(deposits), cw.payouts)
+		return nil
+	})
+	if took := time.Since(killed); took > recoveryBound {
+		t.Errorf("every bet decided and every payout delivered %s after the kill, want within %s", took.Round(time.Millisecond), recoveryBound)
+	}
+	for tx, c := range deposits {
+		if c != 1 {
+			t.Errorf("deposit %s applied %d times", tx, c)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 	t.Logf("every bet decided and every payout delivered %.1f s after the kill", time.Since(killed).Seconds())
 	// Winners of the first market hold 48 + 8.84; the first half of the
