@@ -163,6 +163,8 @@ func testRescue[TTx any](t *testing.T, db Database[TTx]) {
 		return
 	}
 
+	// Beats are recorded and aged on the database's clock (now() in SQL),
+	// which a test cannot set: time passes for real, well past deadAfter.
 	time.Sleep(50 * time.Millisecond)
 	n = rescue(t, db, "self", 10*time.Millisecond)
 	want[others], wantN = rivertype.JobStateAvailable, 1
@@ -208,6 +210,7 @@ func testLeadership[TTx any](t *testing.T, db Database[TTx]) {
 		}
 		return
 	}
+	// As in testRescue: the database's clock must pass deadAfter for real.
 	time.Sleep(50 * time.Millisecond)
 	rescue(t, db, "self", 10*time.Millisecond)
 	if got := leader(); got != "" {
