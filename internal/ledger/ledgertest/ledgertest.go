@@ -112,9 +112,23 @@ func wantCode(t *testing.T, what string, err error, code ledger.ErrorCode) {
 	}
 }
 
+// testTransfers: a deposit opens the bettor's account; replays and
+// conflicting reuses of its key move nothing; debits stay within the
+// balance while the house may go below zero; invalid requests are
+// refused; and the store reads back what was written.
 func testTransfers(t *testing.T, db Database) {
-	ctx := context.Background()
 	l := newLedger(db.Store)
+	first := checkFirstDeposit(t, db, l)
+	checkReusedKeys(t, db, l, first)
+	checkDebits(t, db, l)
+	checkInvalidTransfers(t, l)
+	checkReadBack(t, db)
+}
+
+// checkFirstDeposit deposits 100.50 to ann, the ledger's first transfer,
+// checks the accounts it opens, and returns it.
+func checkFirstDeposit(t *testing.T, db Database, l *ledger.Ledger) ledger.Transfer {
+	ctx := context.Background()
 	first, replayed, err := l.Transfer(ctx, deposit("d1", "ann", "100.50"))
 	if err != nil || replayed || first.Kind != ledger.Posted {
 		t.Fatalf("deposit = %+v %v %v", first, replayed, err)
@@ -127,8 +141,13 @@ func testTransfers(t *testing.T, db Database) {
 	if a := account(t, db.Store, ledger.Funding()); a.MustNotGoNegative {
 		t.Errorf("funding account must be allowed below zero: %+v", a)
 	}
+	return first
+}
 
-	// A replay returns the first transfer and moves nothing.
+// checkReusedKeys checks that a replay of first returns it and that its
+// key used with other content is a conflict; neither moves money.
+func checkReusedKeys(t *testing.T, db Database, l *ledger.Ledger, first ledger.Transfer) {
+	ctx := context.Background()
 	again, replayed, err := l.Transfer(ctx, deposit("d1", "ann", "100.50"))
 	if err != nil || !replayed || again.ID != first.ID {
 		t.Errorf("replay = %+v %v %v, want %s", again, replayed, err, first.ID)
@@ -144,9 +163,14 @@ func testTransfers(t *testing.T, db Database) {
 	_, _, err = l.Transfer(ctx, withdrawal("d1", "nobody", "1"))
 	wantCode(t, "same key, a bettor without an account", err, ledger.ErrConflict)
 	balances(t, db.Store, ledger.Bettor("ann"), "100.5", "0")
+}
 
-	// A debit beyond the balance is refused; the house may go below zero.
-	_, _, err = l.Transfer(ctx, withdrawal("w1", "ann", "100.51"))
+// checkDebits withdraws from and stakes ann's whole balance, pays her out
+// from the house, and checks that no debit goes beyond a bettor's
+// balance while the house may go below zero.
+func checkDebits(t *testing.T, db Database, l *ledger.Ledger) {
+	ctx := context.Background()
+	_, _, err := l.Transfer(ctx, withdrawal("w1", "ann", "100.51"))
 	wantCode(t, "overdraw", err, ledger.ErrInsufficientFunds)
 	if _, _, err := l.Transfer(ctx, withdrawal("w1", "ann", "0.50")); err != nil {
 		t.Fatal(err)
@@ -164,7 +188,12 @@ func testTransfers(t *testing.T, db Database) {
 	// A bettor with no account cannot be debited.
 	_, _, err = l.Transfer(ctx, withdrawal("w2", "nobody", "1"))
 	wantCode(t, "debit of an empty account", err, ledger.ErrInsufficientFunds)
+}
 
+// checkInvalidTransfers checks that malformed requests are refused as
+// invalid.
+func checkInvalidTransfers(t *testing.T, l *ledger.Ledger) {
+	ctx := context.Background()
 	for name, req := range map[string]ledger.TransferRequest{
 		"zero":           deposit("x1", "ann", "0"),
 		"negative":       deposit("x2", "ann", "-1"),
@@ -184,9 +213,15 @@ func testTransfers(t *testing.T, db Database) {
 	}
 	// JPY has no decimals.
 	jpy := ledger.TransferRequest{OperatorID: op, Currency: "JPY", Key: "j1", Debit: ledger.Funding(), Credit: ledger.Bettor("ann"), Amount: amt("1.5"), Code: "deposit"}
-	_, _, err = l.Transfer(ctx, jpy)
+	_, _, err := l.Transfer(ctx, jpy)
 	wantCode(t, "JPY with decimals", err, ledger.ErrInvalid)
+}
 
+// checkReadBack checks what the store reads back after the transfers of
+// testTransfers: ann's statement and its pages, a transfer's entries, a
+// transfer by key, missing transfers and accounts, and Verify's report.
+func checkReadBack(t *testing.T, db Database) {
+	ctx := context.Background()
 	// The statement: every entry with the balance after it.
 	entries, err := db.Store.Statement(ctx, ledger.AccountID(op, "USD", ledger.Bettor("ann")), 0, 100)
 	if err != nil {
