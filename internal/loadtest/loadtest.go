@@ -54,20 +54,43 @@ func (r Result) String() string {
 	return s
 }
 
+// sample is one request's outcome: its status (0 for a transport error)
+// and its latency from the moment it was due.
+type sample struct {
+	status  int
+	latency time.Duration
+}
+
 // Run sends requests with client until Duration has passed or ctx ends.
 func Run(ctx context.Context, client *http.Client, o Options) Result {
 	if o.OK == nil {
 		o.OK = func(s int) bool { return s >= 200 && s < 300 }
-	}
-	type sample struct {
-		status  int
-		latency time.Duration
 	}
 	due := make(chan time.Time, o.Concurrency)
 	samples := make(chan sample, 4096)
 	ctx, cancel := context.WithTimeout(ctx, o.Duration)
 	defer cancel()
 
+	workers := startWorkers(client, o, due, samples)
+	collected := collect(samples, o.OK)
+	start, cpuStart := time.Now(), ProcessCPU()
+	schedule(ctx, o.Rate, start, due)
+	close(due)
+	workers.Wait()
+	close(samples)
+	r := <-collected
+	r.Elapsed = time.Since(start)
+	r.CPU = ProcessCPU() - cpuStart
+	r.Throughput = float64(r.Succeeded) / r.Elapsed.Seconds()
+	return r
+}
+
+// startWorkers starts o.Concurrency workers (at least one). For each time
+// received from due, a worker sends the next request of o with client,
+// reads the answer whole and puts a sample on samples, its latency
+// measured from that time (from when the worker took it when zero). The
+// returned group is done once due is closed and every request answered.
+func startWorkers(client *http.Client, o Options, due <-chan time.Time, samples chan<- sample) *sync.WaitGroup {
 	var mu sync.Mutex
 	next := 0
 	nextIndex := func() int {
@@ -100,6 +123,14 @@ func Run(ctx context.Context, client *http.Client, o Options) Result {
 			}
 		}()
 	}
+	return &wg
+}
+
+// collect summarises the samples received until samples is closed and
+// then sends the Result on the returned channel: requests sent, statuses,
+// and the successes' count and latency percentiles, a success being a
+// status ok accepts.
+func collect(samples <-chan sample, ok func(status int) bool) <-chan Result {
 	collected := make(chan Result)
 	go func() {
 		r := Result{Statuses: map[int]int{}}
@@ -107,7 +138,7 @@ func Run(ctx context.Context, client *http.Client, o Options) Result {
 		for s := range samples {
 			r.Sent++
 			r.Statuses[s.status]++
-			if o.OK(s.status) {
+			if ok(s.status) {
 				r.Succeeded++
 				lat = append(lat, s.latency)
 			}
@@ -119,10 +150,15 @@ func Run(ctx context.Context, client *http.Client, o Options) Result {
 		}
 		collected <- r
 	}()
+	return collected
+}
 
-	start, cpuStart := time.Now(), ProcessCPU()
-	if o.Rate > 0 {
-		interval := time.Duration(float64(time.Second) / o.Rate)
+// schedule sends on due the times requests are due until ctx ends: rate
+// a second from start (open loop), or, when rate is 0, a zero time
+// whenever a worker is free to take one (closed loop).
+func schedule(ctx context.Context, rate float64, start time.Time, due chan<- time.Time) {
+	if rate > 0 {
+		interval := time.Duration(float64(time.Second) / rate)
 		for i := 0; ; i++ {
 			at := start.Add(time.Duration(i) * interval)
 			if d := time.Until(at); d > 0 {
@@ -132,28 +168,18 @@ func Run(ctx context.Context, client *http.Client, o Options) Result {
 				}
 			}
 			if ctx.Err() != nil {
-				break
+				return
 			}
 			due <- at
 		}
-	} else {
-	loop:
-		for {
-			select {
-			case <-ctx.Done():
-				break loop
-			case due <- time.Time{}:
-			}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case due <- time.Time{}:
 		}
 	}
-	close(due)
-	wg.Wait()
-	close(samples)
-	r := <-collected
-	r.Elapsed = time.Since(start)
-	r.CPU = ProcessCPU() - cpuStart
-	r.Throughput = float64(r.Succeeded) / r.Elapsed.Seconds()
-	return r
 }
 
 // Quantile returns the p quantile (0 < p < 1) of sorted latencies, zero
