@@ -5,10 +5,16 @@ package apitest
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"testing"
+	"time"
 )
+
+// timeout bounds one round trip, the answer read whole. It is generous
+// because the machines that run the tests are loaded.
+const timeout = time.Minute
 
 // Response is an answer read whole.
 type Response struct {
@@ -19,12 +25,17 @@ type Response struct {
 
 // Do sends a request to url with body, declared JSON when not nil, the
 // bearer token (none when empty) and the header pairs, each name followed
-// by its value (set last), through http.DefaultClient. It returns the
-// request sent and the answer. A request that cannot be sent or an answer
-// that cannot be read fails t.
+// by its value (set last), through http.DefaultClient. The round trip
+// ends with t's context and lasts at most a minute, so a server that does
+// not answer fails the test then rather than at the test binary's
+// timeout. It returns the request sent (its context ended) and the
+// answer. A request that cannot be sent or an answer that cannot be read
+// fails t.
 func Do(t testing.TB, method, url, token string, body []byte, header ...string) (*http.Request, Response) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
