@@ -160,6 +160,31 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 			conn.Exec(ctx, `ROLLBACK`)
 		}
 	}()
+	results := conn.SendBatch(ctx, createChecks(jobs))
+	active, stored, existing, err := readChecks(results)
+	if cerr := results.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	out, rows, generateArgs, err := admitJobs(jobs, active, existing)
+	if err != nil {
+		return nil, err
+	}
+	writes := d.createWrites(rows, generateArgs, active, stored)
+	if err := commitPipeline(conn.SendBatch(ctx, writes), writes.Len()); err != nil {
+		return nil, err
+	}
+	committed = true
+	return out, nil
+}
+
+// createChecks is createJobs' first pipeline, read by readChecks: BEGIN,
+// the planner settings, the batch's clients' submission locks, the bound
+// or count of each client's unfinished jobs, and the lookup of the
+// batch's (client, idempotency key) pairs.
+func createChecks(jobs []newJob) *pgx.Batch {
 	clientIDs, keys := make([]string, len(jobs)), make([]string, len(jobs))
 	for i, nj := range jobs {
 		clientIDs[i], keys[i] = nj.job.ClientID, nj.job.IdempotencyKey
@@ -184,14 +209,16 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 	checks.Queue(unfinishedSQL, batchClients, room)
 	checks.Queue(`SELECT `+jobColumns+` FROM ticket_jobs
 		WHERE (client_id, idempotency_key) IN (SELECT * FROM unnest($1::text[]::uuid[], $2::text[]))`, clientIDs, keys)
-	results := conn.SendBatch(ctx, checks)
-	active, stored, existing, err := readChecks(results)
-	if cerr := results.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
+	return checks
+}
+
+// admitJobs decides, in the batch's order, the result of each job given
+// the checks' answers: the existing job of a key already used, ErrQueueFull
+// for a client at its bound, or a new job. It returns the results, the
+// rows and River generation arguments of the new jobs, and counts the new
+// jobs in active and records them in existing (so a repeat of a key later
+// in the batch gets the job created first).
+func admitJobs(jobs []newJob, active map[string]int, existing map[[2]string]tickets.Job) ([]createResult, newJobRows, [][]byte, error) {
 	out := make([]createResult, len(jobs))
 	var rows newJobRows
 	var generateArgs [][]byte
@@ -208,7 +235,7 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 		}
 		args, err := json.Marshal(jobqueue.GenerateArgs{JobID: j.ID})
 		if err != nil {
-			return nil, err
+			return nil, newJobRows{}, nil, err
 		}
 		rows.add(j, nj.request)
 		generateArgs = append(generateArgs, args)
@@ -216,6 +243,13 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 		existing[key] = j // a repeat of the key later in this batch gets this job
 		out[i] = createResult{job: j, created: true}
 	}
+	return out, rows, generateArgs, nil
+}
+
+// createWrites is createJobs' second pipeline: the inserts of the new
+// jobs and their River queue rows, the clients' bounds of unfinished jobs
+// that changed (active, against stored), and COMMIT.
+func (d *DB) createWrites(rows newJobRows, generateArgs [][]byte, active, stored map[string]int) *pgx.Batch {
 	writes := &pgx.Batch{}
 	if len(rows.id) > 0 {
 		writes.Queue(insertJobsSQL, rows.id, rows.clientID, rows.idempotencyKey, rows.requestHash, rows.request,
@@ -235,11 +269,7 @@ func (d *DB) createJobs(ctx context.Context, jobs []newJob) ([]createResult, err
 			ON CONFLICT (client_id) DO UPDATE SET at_most = excluded.at_most`, boundClients, bounds)
 	}
 	writes.Queue(`COMMIT`)
-	if err := commitPipeline(conn.SendBatch(ctx, writes), writes.Len()); err != nil {
-		return nil, err
-	}
-	committed = true
-	return out, nil
+	return writes
 }
 
 // commitPipeline reads the answers of a pipeline of n statements that ends with
