@@ -127,6 +127,8 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*server.Config, 
 	e.Float(&cfg.RoundDetailsRateLimit, "round-details-rate-limit", "FORESIGHT_ROUND_DETAILS_RATE_LIMIT", cfg.RoundDetailsRateLimit, "aggregator Round/Details requests per second per client IP, in bursts of as many (0: unlimited)")
 	e.Float(&cfg.BetRateLimit, "bet-rate-limit", "FORESIGHT_BET_RATE_LIMIT", cfg.BetRateLimit, "new bets per second per bettor, after the burst (0: unlimited)")
 	e.Int(&cfg.BetRateBurst, "bet-rate-burst", "FORESIGHT_BET_RATE_BURST", cfg.BetRateBurst, "new bets per bettor in a row before 429")
+	e.Float(&cfg.OddsStreamRateLimit, "odds-stream-rate-limit", "FORESIGHT_ODDS_STREAM_RATE_LIMIT", cfg.OddsStreamRateLimit, "odds streams opened per second per bettor, after the burst (0: unlimited)")
+	e.Int(&cfg.OddsStreamRateBurst, "odds-stream-rate-burst", "FORESIGHT_ODDS_STREAM_RATE_BURST", cfg.OddsStreamRateBurst, "odds streams a bettor may open in a row before 429")
 	e.Int(&cfg.HTTP2MaxStreams, "http2-max-streams", "FORESIGHT_HTTP2_MAX_STREAMS", cfg.HTTP2MaxStreams, "requests (odds streams among them) one HTTP/2 connection carries at once")
 	e.Duration(&cfg.HTTPWriteTimeout, "http-write-timeout", "FORESIGHT_HTTP_WRITE_TIMEOUT", cfg.HTTPWriteTimeout, "time to write one response to a client that stops reading (odds streams excepted)")
 	e.Int(&cfg.MaxConnections, "max-connections", "FORESIGHT_MAX_CONNECTIONS", cfg.MaxConnections, "connections served at once; more wait (0: the open-file limit minus 1,000)")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -294,4 +295,40 @@ func TestOddsStreamStalledReaderGivesBackItsSlot(t *testing.T) {
 		}
 		return resp.StatusCode == 200
 	})
+}
+
+// TestOddsStreamConnectRate: a bettor that opens more odds streams in a
+// row than its burst (a stale Last-Event-ID costs a snapshot each time)
+// gets 429 problem+json with Retry-After; another bettor of the operator
+// still connects. Each stream is closed before the next opens, so the
+// per-token bound of open streams plays no part.
+func TestOddsStreamConnectRate(t *testing.T) {
+	t.Parallel()
+	bw := newBettingWorldWith(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{
+		config: func(c *server.Config) { c.OddsStreamRateLimit, c.OddsStreamRateBurst = 0.001, 3 }, // no token back during the test
+	})
+	alice := bw.bettor("alice", "100.00")
+	for i := range 3 {
+		s := dialStreamFrom(t, bw.url, alice, "stale-1")
+		if ev := nextEvent(t, s); ev.event != "snapshot" {
+			t.Fatalf("stream %d with a stale Last-Event-ID began with %q, want a snapshot", i+1, ev.event)
+		}
+		s.resp.Body.Close()
+	}
+	refused, s := dialStream(t, bw.url, alice)
+	if s != nil {
+		t.Fatal("a stream past the burst = 200, want 429")
+	}
+	body, _ := io.ReadAll(refused.Body)
+	if refused.StatusCode != 429 || refused.Header.Get("Content-Type") != "application/problem+json" {
+		t.Fatalf("a stream past the burst = %d %q %s, want 429 problem+json", refused.StatusCode, refused.Header.Get("Content-Type"), body)
+	}
+	bw.spec.Check(t, refused.Request, nil, refused.StatusCode, refused.Header, body)
+	if s, err := strconv.Atoi(refused.Header.Get("Retry-After")); err != nil || s < 1 {
+		t.Errorf("Retry-After = %q, want whole seconds", refused.Header.Get("Retry-After"))
+	}
+	bob := bw.bettor("bob", "100.00")
+	if resp, s := dialStream(t, bw.url, bob); s == nil {
+		t.Errorf("another bettor's stream = %d, want 200", resp.StatusCode)
+	}
 }

@@ -112,6 +112,11 @@ type Config struct {
 	// in a row (betting.Placement.LimitBettorRate); 0 disables the limit.
 	BetRateLimit float64
 	BetRateBurst int
+	// OddsStreamRateLimit is odds streams opened per second per bettor,
+	// after OddsStreamRateBurst in a row (bettorhttp.Options
+	// StreamConnectRate); 0 disables the limit.
+	OddsStreamRateLimit float64
+	OddsStreamRateBurst int
 	// ExpiryInterval is how often expired jobs are swept.
 	ExpiryInterval time.Duration
 
@@ -196,6 +201,8 @@ func DefaultConfig() Config {
 
 		AuthFailuresPerMinute: 10,
 		AuthFailureBurst:      10,
+		OddsStreamRateLimit:   1,
+		OddsStreamRateBurst:   10,
 		RoundDetailsRateLimit: 200,
 	}
 }
@@ -491,7 +498,8 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("/v1/task-generation/", metrics.wrap("tickets", ticketAPI))
 	bettorAPI := bettorhttp.New(s.betting, s.placement, bettorhttp.TokenAuthenticator(s.betting, s.placement, s.tokens,
 		bettorhttp.Platform{Keys: s.agg.Keys().PublicKey, Balance: s.balances.Balance}),
-		bettorhttp.Options{Log: s.log, StreamWriteTimeout: s.cfg.OddsStreamWriteTimeout})
+		bettorhttp.Options{Log: s.log, StreamWriteTimeout: s.cfg.OddsStreamWriteTimeout,
+			StreamConnectRate: s.cfg.OddsStreamRateLimit, StreamConnectBurst: s.cfg.OddsStreamRateBurst})
 	mux.Handle("/api/v1/", metrics.wrap("bettor", bettorAPI))
 	mux.Handle("GET /api/v1/widget/operators/{id}", metrics.wrap("bettor", bettorhttp.WidgetConfig(s.betting, s.cfg.PublicURL, s.log)))
 	aggregatorAPI := http.NewServeMux()

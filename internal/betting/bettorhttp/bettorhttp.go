@@ -25,6 +25,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/cursor"
 	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/money"
+	"github.com/foresight-dev/foresight/internal/ratelimit"
 	"github.com/foresight-dev/foresight/internal/requestid"
 )
 
@@ -56,6 +57,7 @@ type handler struct {
 	placement          *betting.Placement
 	auth               Authenticator
 	streams            *streamSlots
+	streamConnects     *ratelimit.Limiter
 	streamWriteTimeout time.Duration
 	errors             errorWriter
 }
@@ -68,11 +70,17 @@ type Options struct {
 	// StreamWriteTimeout bounds the writes of an odds stream: each gets
 	// at least half of it (DefaultStreamWriteTimeout when zero).
 	StreamWriteTimeout time.Duration
+	// StreamConnectRate is how many odds streams a bettor may open a
+	// second in this process once StreamConnectBurst streams were opened
+	// in a row; one more is 429 with Retry-After. Zero or less: no limit.
+	StreamConnectRate  float64
+	StreamConnectBurst int
 }
 
 // New returns the /api/v1 handler.
 func New(svc *betting.Service, placement *betting.Placement, auth Authenticator, o Options) http.Handler {
 	h := &handler{svc: svc, placement: placement, auth: auth, streams: newStreamSlots(MaxStreamsPerToken),
+		streamConnects:     ratelimit.New(o.StreamConnectRate, o.StreamConnectBurst),
 		streamWriteTimeout: cmp.Or(o.StreamWriteTimeout, DefaultStreamWriteTimeout), errors: newErrorWriter(o.Log)}
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/v1/events", h.authed(h.listEvents))

@@ -214,8 +214,17 @@ type streamEnd struct {
 // A stream lasts as long as its token is accepted: at the token's exp
 // plus bettorauth.Leeway it sends a "token_expired" event and ends, and
 // the client reconnects with a new token. A token holds at most
-// MaxStreamsPerToken streams at once; one more is 429 problem+json.
+// MaxStreamsPerToken streams at once; one more is 429 problem+json. A
+// bettor opens at most Options.StreamConnectBurst streams in a row, then
+// Options.StreamConnectRate a second: one more is 429 problem+json with
+// Retry-After (a reconnection with a stale Last-Event-ID costs a snapshot
+// of every open event).
 func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
+	if ok, wait := h.streamConnects.Allow(b.Operator.ID + "\x00" + b.ID); !ok {
+		h.errors.write(w, r, &betting.Error{Code: betting.ErrRateLimited, RetryAfter: wait,
+			Message: "too many odds stream connections in a row; reconnect in a moment"})
+		return
+	}
 	release, ok := h.streams.take(b.token)
 	if !ok {
 		httpjson.WriteProblem(w, http.StatusTooManyRequests, fmt.Sprintf("This session already has %d odds streams open; close one first.", MaxStreamsPerToken))
