@@ -206,20 +206,19 @@ func (h *handler) statement(w http.ResponseWriter, r *http.Request) {
 		Held: acc.DebitsPending.StringFixed(cur.Decimals), Available: acc.Available().StringFixed(cur.Decimals), Items: page.Items, NextCursor: page.NextCursor})
 }
 
-// csvPageWriteTime is how long the client of a CSV export has to take in
-// each page of it: the server's write timeout bounds a whole response,
-// and an account's statement may take longer than that to send.
-const csvPageWriteTime = time.Minute
-
 // statementCSV writes every entry of the account as CSV, a page of the
-// store at a time, each page within csvPageWriteTime of the last. Text a
-// spreadsheet would run as a formula is quoted with a leading apostrophe.
+// store at a time, to a client held to exportMinRate on average after
+// exportGrace (pacedWriter). Text a spreadsheet would run as a formula is
+// quoted with a leading apostrophe.
 func (h *handler) statementCSV(w http.ResponseWriter, r *http.Request, operatorID, bettor string, cur betting.Currency, accountID string) {
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="statement-`+url.PathEscape(operatorID)+`-`+url.PathEscape(bettor)+`-`+cur.Code+`.csv"`)
 	w.Header().Set("Cache-Control", "no-store")
-	rc := http.NewResponseController(w)
-	cw := csv.NewWriter(w)
+	paced, err := newPacedWriter(w)
+	if err != nil {
+		h.log.WarnContext(r.Context(), "statement CSV: the write deadline cannot move; the server's write timeout bounds the export", "err", err)
+	}
+	cw := csv.NewWriter(paced)
 	cw.Write([]string{"seq", "created_at", "kind", "reference", "idempotency_key", "transfer_id", "amount", "balance_after"})
 	var after int64
 	for {
@@ -229,9 +228,6 @@ func (h *handler) statementCSV(w http.ResponseWriter, r *http.Request, operatorI
 			h.log.ErrorContext(r.Context(), "statement CSV", "err", err)
 			return
 		}
-		if err := rc.SetWriteDeadline(time.Now().Add(csvPageWriteTime)); err != nil && after == 0 {
-			h.log.WarnContext(r.Context(), "statement CSV: the write deadline cannot move; the server's write timeout bounds the export", "err", err)
-		}
 		for _, e := range entries {
 			l := statementLine(e, cur.Decimals)
 			cw.Write([]string{strconv.FormatInt(l.Seq, 10), l.CreatedAt.Format(time.RFC3339Nano), spreadsheetSafe(l.Kind),
@@ -239,7 +235,7 @@ func (h *handler) statementCSV(w http.ResponseWriter, r *http.Request, operatorI
 			after = e.Seq
 		}
 		cw.Flush()
-		if len(entries) < 1000 {
+		if len(entries) < 1000 || cw.Error() != nil { // done, or the client is gone or too slow
 			return
 		}
 	}
