@@ -380,6 +380,11 @@ func TestSectionsOfOneTopicStayApart(t *testing.T) {
 	if opt == "" || prefs == "" || delivery == "" || opt == prefs || prefs == delivery || opt == delivery {
 		t.Errorf("want one ticket per section, got %q, %q, %q:\n%s", opt, prefs, delivery, allTicketText(res.Tickets))
 	}
+	for _, title := range []string{opt, prefs, delivery} {
+		if strings.ContainsAny(title, "123") {
+			t.Errorf("title %q holds its heading's section number", title)
+		}
+	}
 }
 
 // A list of orders is a ticket per order, and a step list written "-- 1."

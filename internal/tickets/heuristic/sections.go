@@ -1088,6 +1088,9 @@ func eventsTitle(text string) string {
 	return "Implement event notifications"
 }
 
+// sectionNumber is a heading's leading section number ("1. ", "3.2 ").
+var sectionNumber = regexp.MustCompile(`^\d+(\.\d+)*[.)]?\s+`)
+
 // headingTitle names a section of no known topic by its heading, made an
 // order; or by its first unit where the heading only says where the work
 // is: an entity under "Entities", an endpoint with a description, a
@@ -1096,6 +1099,9 @@ func eventsTitle(text string) string {
 // "Implement …".
 func (b *builder) headingTitle(s *section, units []*unit) string {
 	h := s.cleanedHeading()
+	if m := sectionNumber.FindStringIndex(h); m != nil && m[1] < len(h) {
+		h = h[m[1]:] // "1. Push Notification Opt-in": the number places it, the title names it
+	}
 	if s.parent != nil && entityParent.MatchString(s.parent.cleanedHeading()) && fieldCount(h) <= 3 {
 		return "Define the " + h + " entity" // "### Todo" under "## Entities"
 	}
