@@ -159,10 +159,17 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 	fs := newFlagSet("admin", stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, adminUsage()) }
 	c := &admin.Client{}
-	fs.StringVar(&c.BaseURL, "url", adminURL(getenv), "server URL")
-	fs.StringVar(&c.Token, "token", getenv("FORESIGHT_ADMIN_TOKEN"), "admin token ($FORESIGHT_ADMIN_TOKEN)")
-	if err := fs.Parse(args); err != nil {
+	e := &envFlags{fs: fs, getenv: getenv}
+	e.String(&c.BaseURL, "url", "FORESIGHT_ADMIN_URL", "", "server URL")
+	e.String(&c.Token, "token", "FORESIGHT_ADMIN_TOKEN", "", "admin token")
+	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if err := e.applyEnv(); err != nil {
+		return err
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = defaultAdminURL(getenv)
 	}
 	rest := fs.Args()
 	if len(rest) < 2 {
@@ -173,7 +180,7 @@ func runAdmin(ctx context.Context, args []string, getenv func(string) string, st
 	i := slices.IndexFunc(adminCommands, func(cmd adminCommand) bool { return cmd.name == name })
 	if i < 0 {
 		fs.Usage()
-		return fmt.Errorf("unknown admin command %q", name)
+		return usageError{fmt.Errorf("unknown admin command %q", name)}
 	}
 	cmd := adminCommands[i]
 	values, err := cmd.parse(rest[2:], stderr)
@@ -205,29 +212,27 @@ func (cmd adminCommand) parse(args []string, stderr io.Writer) (adminValues, err
 	for _, f := range slices.Concat(cmd.required, cmd.optional) {
 		ptrs[f] = fs.String(f, "", adminFlags[f])
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("%s: unexpected argument %q", cmd.name, fs.Arg(0))
+		return nil, usageError{fmt.Errorf("%s: unexpected argument %q", cmd.name, fs.Arg(0))}
 	}
 	for f, p := range ptrs {
 		values[f] = *p
 	}
 	for _, f := range cmd.required {
 		if values[f] == "" {
-			return nil, fmt.Errorf("%s needs --%s", cmd.name, f)
+			return nil, usageError{fmt.Errorf("%s needs --%s", cmd.name, f)}
 		}
 	}
 	return values, nil
 }
 
-// adminURL is the admin API's server: $FORESIGHT_ADMIN_URL, else
-// $FORESIGHT_PUBLIC_URL, else http:// + $FORESIGHT_ADDR or its default.
-func adminURL(getenv func(string) string) string {
-	if u := getenv("FORESIGHT_ADMIN_URL"); u != "" {
-		return u
-	}
+// defaultAdminURL is the admin API's server when neither --url nor
+// $FORESIGHT_ADMIN_URL names it: $FORESIGHT_PUBLIC_URL, else http:// +
+// $FORESIGHT_ADDR or its default.
+func defaultAdminURL(getenv func(string) string) string {
 	if u := getenv("FORESIGHT_PUBLIC_URL"); u != "" {
 		return u
 	}

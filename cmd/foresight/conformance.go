@@ -84,7 +84,7 @@ func runConformanceCommand(name string, args []string, getenv func(string) strin
 		return err
 	}
 	if err := common.check(); err != nil {
-		return err
+		return usageError{err}
 	}
 	rep, err := run(&common)
 	if err != nil {

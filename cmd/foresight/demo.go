@@ -3,11 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -73,7 +70,7 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	if cfg.AdminToken == "" {
 		if creds.AdminToken == "" {
-			creds.AdminToken = randomToken()
+			creds.AdminToken = admin.NewToken()
 		}
 		cfg.AdminToken = creds.AdminToken
 	}
@@ -174,7 +171,7 @@ func parseDemoFlags(args []string, getenv func(string) string, stderr io.Writer)
 	if err := os.MkdirAll(o.dir, 0o755); err != nil {
 		return o, fmt.Errorf("demo directory: %w", err)
 	}
-	explicit := func(flagName, envName string) bool { return flagSet(fs, flagName) || getenv(envName) != "" }
+	explicit := func(flagName, envName string) bool { return isFlagSet(fs, flagName) || getenv(envName) != "" }
 	if !explicit("database-url", "FORESIGHT_DATABASE_URL") {
 		cfg.DatabaseURL = "sqlite:" + filepath.Join(o.dir, "foresight-demo.db")
 	}
@@ -510,16 +507,4 @@ func (d *demoWorld) placeBets(ctx context.Context, catalog *betting.Service, op 
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
-}
-
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
-}
-
-func randomToken() string {
-	b := make([]byte, 24)
-	rand.Read(b)
-	return "adm_" + hex.EncodeToString(b)
 }

@@ -76,3 +76,34 @@ func TestAdminUnreachableServerNamesTheSetting(t *testing.T) {
 		t.Errorf("admin with no server at %s: %v, want an error ending %q", url, err, want)
 	}
 }
+
+// TestMisuseIsAUsageError: every wrong call (an unknown command or flag,
+// a stray argument, a required flag missing) is errUsage, so the program
+// exits 2 as Go's flag package does; a command that ran and failed is not.
+func TestMisuseIsAUsageError(t *testing.T) {
+	t.Parallel()
+	env := envOf(map[string]string{"FORESIGHT_ADMIN_TOKEN": longToken, "FORESIGHT_ADMIN_URL": "http://127.0.0.1:1"})
+	for _, args := range [][]string{
+		{"bogus"},
+		{"serve", "--bogus"},
+		{"serve", "extra"},
+		{"admin", "bogus", "command"},
+		{"admin", "ticket-keys", "revoke", "--client", "c"},
+		{"admin", "ticket-clients", "list", "extra"},
+		{"loadtest", "bogus"},
+		{"loadtest", "--bogus"},
+		{"loadtest", "bets", "--bogus"},
+		{"tickets", "lint"},
+		{"conformance", "operator-wallet"},
+		{"sandbox", "bogus"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if err := run(context.Background(), args, env, &stdout, &stderr); !errors.Is(err, errUsage) {
+			t.Errorf("foresight %s: %v, want a usage error (exit 2)", strings.Join(args, " "), err)
+		}
+	}
+	err := run(context.Background(), []string{"admin", "ticket-clients", "list"}, env, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || errors.Is(err, errUsage) {
+		t.Errorf("admin with no server: %v, want an error that is not a usage error (exit 1)", err)
+	}
+}

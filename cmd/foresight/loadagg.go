@@ -20,7 +20,7 @@ func runLoadtestAggregator(ctx context.Context, args []string, stdout, stderr io
 	)
 	f.register(fs, 200, "rate of the Launcher/Real and Round/Details phases, per second")
 	fs.IntVar(&o.Players, "players", 200, "players the bets are spread over")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	o.Phases = f.phases

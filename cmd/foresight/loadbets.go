@@ -30,7 +30,7 @@ func runLoadtestBets(ctx context.Context, args []string, stdout, stderr io.Write
 	fs.StringVar(&o.SettleCPUProfile, "settle-cpuprofile", "", "with --settle: write a CPU profile of the settlement phase alone (from the resolve to the last deposit) to this file")
 	fs.StringVar(&path, "path", "standalone", "the operator the bets go to: standalone (its wallet is the sandbox operator, over HTTP) "+
 		"or bundled (Foresight's ledger keeps the balances: no wallet call)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if path != "standalone" && path != "bundled" {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -38,7 +37,7 @@ func runLoadtestChaos(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.DurationVar(&cfg.PendingLimit, "pending-limit", 10*time.Second, "longest a bet may stay pending after a restart (on several nodes, after any node's restart while it was pending: an upper bound)")
 	fs.DurationVar(&cfg.FinalLimit, "final-limit", 10*time.Minute, "longest wait for every bet to be final, and for every payout")
 	fs.StringVar(&keep, "dir", "", "keep the run's files (node logs, sandbox journals, SQLite database) in this directory (default: a temporary one, removed after a passing run)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -74,11 +73,4 @@ func runLoadtestChaos(ctx context.Context, args []string, stdout, stderr io.Writ
 		os.RemoveAll(cfg.Dir)
 	}
 	return nil
-}
-
-// isFlagSet reports whether the command line set flag name.
-func isFlagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }

@@ -26,7 +26,7 @@ func runLoadtestStream(ctx context.Context, args []string, stdout, stderr io.Wri
 	fs.IntVar(&o.Changes, "changes", 20, "price changes")
 	fs.DurationVar(&o.Interval, "interval", 500*time.Millisecond, "time between price changes")
 	fs.BoolVar(&o.HTTP2, "http2", false, "open the streams over HTTP/2 without TLS (prior knowledge), many on a connection, instead of one HTTP/1.1 connection each")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	w, done, err := world.start(ctx, 8)

@@ -7,11 +7,36 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/loadtest"
 	"github.com/foresight-dev/foresight/internal/loadtest/jobload"
 )
+
+const loadtestUsage = `Usage:
+  foresight loadtest [flags]      measure job submission over HTTP beside a bare handler
+  foresight loadtest bets         measure bet placement against the sandbox operator's wallet
+  foresight loadtest stream       measure how fast a price change reaches many odds streams
+  foresight loadtest aggregator   measure the launcher, round details and aggregator bets against the sandbox casino
+  foresight loadtest chaos        kill -9 the platform's nodes under bet load and wallet faults, then reconcile every bet
+
+Run "foresight loadtest [<load>] -h" for the flags.
+`
+
+// runLoadtests runs the load args[0] names through dispatch; with no
+// name, or flags first, it is the job submission load (runLoadtest).
+func runLoadtests(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return runLoadtest(ctx, args, getenv, stdout, stderr)
+	}
+	return dispatch(args, loadtestUsage, "load", stdout, stderr, map[string]command{
+		"bets":       func(args []string) error { return runLoadtestBets(ctx, args, stdout, stderr) },
+		"stream":     func(args []string) error { return runLoadtestStream(ctx, args, stdout, stderr) },
+		"aggregator": func(args []string) error { return runLoadtestAggregator(ctx, args, stdout, stderr) },
+		"chaos":      func(args []string) error { return runLoadtestChaos(ctx, args, stdout, stderr) },
+	})
+}
 
 // runLoadtest measures job submission over real HTTP on loopback against
 // an in-process server, or against a server in another process or node
@@ -34,7 +59,7 @@ func runLoadtest(ctx context.Context, args []string, getenv func(string) string,
 	fs.StringVar(&target.url, "target", "", "base URL of a running foresight server to load instead of one in this process "+
 		"(it runs its generation workers; start it with FORESIGHT_TICKETS_RATE_LIMIT=0)")
 	fs.StringVar(&target.adminToken, "admin-token", "", "the target's admin token (with --target): the run creates its ticket clients and keys through the admin API")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := target.check(); err != nil {

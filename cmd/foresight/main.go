@@ -26,15 +26,17 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	switch {
+	case err == nil:
+		return
 	case errors.Is(err, flag.ErrHelp): // -h or --help asked for the usage
 		os.Exit(0)
-	case errors.Is(err, errUsage): // the usage was printed for a wrong call
+	case err != errUsage: // the bare errUsage follows the usage, which says it all
+		fmt.Fprintln(os.Stderr, "foresight:", err)
+	}
+	if errors.Is(err, errUsage) { // a wrong call: Go's convention is exit 2
 		os.Exit(2)
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "foresight:", err)
-		os.Exit(1)
-	}
+	os.Exit(1)
 }
 
 const usage = `foresight — ticket generation and prediction-markets services
@@ -58,29 +60,39 @@ Run "foresight <command> -h" for the flags of a command.
 
 // errUsage is returned after printing the usage for a call that named no
 // command; the program exits 2, as for any misuse, but prints nothing more.
+// Every usageError is errUsage too (errors.Is).
 var errUsage = errors.New("usage")
+
+// usageError is a wrong call of the command line: an unknown command or
+// flag, a flag's value its type refuses, an argument too many or a
+// required flag missing. The program prints it and exits 2, as Go's flag
+// package does for misuse, instead of 1 for a command that failed.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+
+func (u usageError) Unwrap() error { return u.err }
+
+// Is makes every usage error errUsage for errors.Is.
+func (usageError) Is(target error) bool { return target == errUsage }
+
+// parseFlags parses args with fs: -h stays flag.ErrHelp, any other error
+// (fs has printed it with the flags' usage) is a usageError.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return usageError{err}
+}
 
 // run is the whole program; main only supplies the process's environment.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	return dispatch(args, usage, "command", stdout, stderr, map[string]command{
-		"serve":   func(args []string) error { return runServe(ctx, args, getenv, stderr) },
-		"demo":    func(args []string) error { return runDemo(ctx, args, getenv, stdout, stderr) },
-		"tickets": func(args []string) error { return runTickets(ctx, args, getenv, stdout, stderr) },
-		"loadtest": func(args []string) error {
-			if len(args) > 0 && args[0] == "bets" {
-				return runLoadtestBets(ctx, args[1:], stdout, stderr)
-			}
-			if len(args) > 0 && args[0] == "stream" {
-				return runLoadtestStream(ctx, args[1:], stdout, stderr)
-			}
-			if len(args) > 0 && args[0] == "aggregator" {
-				return runLoadtestAggregator(ctx, args[1:], stdout, stderr)
-			}
-			if len(args) > 0 && args[0] == "chaos" {
-				return runLoadtestChaos(ctx, args[1:], stdout, stderr)
-			}
-			return runLoadtest(ctx, args, getenv, stdout, stderr)
-		},
+		"serve":       func(args []string) error { return runServe(ctx, args, getenv, stderr) },
+		"demo":        func(args []string) error { return runDemo(ctx, args, getenv, stdout, stderr) },
+		"tickets":     func(args []string) error { return runTickets(ctx, args, getenv, stdout, stderr) },
+		"loadtest":    func(args []string) error { return runLoadtests(ctx, args, getenv, stdout, stderr) },
 		"migrate":     func(args []string) error { return runMigrate(ctx, args, getenv, stdout, stderr) },
 		"admin":       func(args []string) error { return runAdmin(ctx, args, getenv, stdout, stderr) },
 		"conformance": func(args []string) error { return runConformance(ctx, args, getenv, stdout, stderr) },
@@ -97,13 +109,20 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// isFlagSet reports whether the command line set flag name.
+func isFlagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // command runs a subcommand with the arguments after its name.
 type command func(args []string) error
 
 // dispatch runs the command of commands that args[0] names. With no name it
 // prints usage to stderr and returns errUsage; help, -h and --help print
 // usage to stdout and return nil; an unknown name prints usage to stderr
-// and is an error calling it an unknown what.
+// and is a usageError calling it an unknown what.
 func dispatch(args []string, usage, what string, stdout, stderr io.Writer, commands map[string]command) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
@@ -118,5 +137,5 @@ func dispatch(args []string, usage, what string, stdout, stderr io.Writer, comma
 		return nil
 	}
 	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown %s %q", what, args[0])
+	return usageError{fmt.Errorf("unknown %s %q", what, args[0])}
 }

@@ -78,15 +78,21 @@ func (e *envFlags) Durations(p *[]time.Duration, name, envName string, def []tim
 	})
 }
 
-// parse parses args, then applies the variables of the flags args did not
-// set. A bad variable is reported by name, without its value.
+// parse parses args, which must be flags only (anything after them is a
+// usageError), then applies the variables of the flags args did not set.
 func (e *envFlags) parse(args []string) error {
-	if err := e.fs.Parse(args); err != nil {
+	if err := parseFlags(e.fs, args); err != nil {
 		return err
 	}
 	if e.fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments: %v", e.fs.Args())
+		return usageError{fmt.Errorf("unexpected arguments: %v", e.fs.Args())}
 	}
+	return e.applyEnv()
+}
+
+// applyEnv applies the variables of the flags the parsed command line did
+// not set. A bad variable is reported by name, without its value.
+func (e *envFlags) applyEnv() error {
 	set := map[string]bool{}
 	e.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var errs []error

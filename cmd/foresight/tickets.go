@@ -37,12 +37,12 @@ func runTickets(ctx context.Context, args []string, getenv func(string) string, 
 func runTicketsLint(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("tickets lint", stderr)
 	specFile := fs.String("spec", "", "the spec the result was generated from (enables coverage and open-question checks)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprint(stderr, ticketsUsage)
-		return errors.New("tickets lint takes one RESULT.json")
+		return usageError{errors.New("tickets lint takes one RESULT.json")}
 	}
 	raw, err := os.ReadFile(fs.Arg(0))
 	if err != nil {

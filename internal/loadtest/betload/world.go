@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/admin"
 	"github.com/foresight-dev/foresight/internal/loadtest"
 	"github.com/foresight-dev/foresight/internal/sandbox/casino"
 	"github.com/foresight-dev/foresight/internal/sandbox/operator"
@@ -164,7 +165,7 @@ func (w *World) startWallets(listen string) (err error) {
 // each).
 func (w *World) startServer(ctx context.Context, dbURL string) error {
 	cfg := server.DefaultConfig()
-	cfg.DatabaseURL, cfg.AdminToken, cfg.DevAllowInsecure = dbURL, loadtest.NewAdminToken(), true
+	cfg.DatabaseURL, cfg.AdminToken, cfg.DevAllowInsecure = dbURL, admin.NewToken(), true
 	cfg.LauncherRateLimit, cfg.RoundDetailsRateLimit, cfg.BetRateLimit = 0, 0, 0
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

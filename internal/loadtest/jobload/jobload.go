@@ -152,7 +152,7 @@ type jobServer struct {
 func startJobServer(ctx context.Context, dbURL string, workers bool, clients int) (jobServer, error) {
 	cfg := server.DefaultConfig()
 	cfg.DatabaseURL = dbURL
-	cfg.AdminToken = loadtest.NewAdminToken()
+	cfg.AdminToken = admin.NewToken()
 	cfg.RateLimit = 0
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
