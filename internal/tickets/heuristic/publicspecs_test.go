@@ -481,3 +481,17 @@ func TestIssueCriteriaAndNotesAreCriteriaOfItsTasks(t *testing.T) {
 		}
 	}
 }
+
+// A section about notifications whose text names no channel is titled by
+// its heading, not by the topic ("Implement event notifications" was
+// merged with the opt-in ticket at the cap, and named neither).
+func TestNotificationSectionTitledByItsHeading(t *testing.T) {
+	t.Parallel()
+	spec := "# Push\n\n## Requirements\n\n### 5. Rich Notifications\n- Include user avatar for messages\n- Show action buttons (Reply, Mark Done, Dismiss)\n"
+	res := generate(t, defaultRequest(spec, "Push"))
+	for _, tk := range res.Tickets {
+		if tk.Title == "Implement event notifications" {
+			t.Errorf("titled by the topic: %q", titles(res.Tickets))
+		}
+	}
+}

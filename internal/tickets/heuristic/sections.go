@@ -1014,7 +1014,13 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 		}
 		return shorten(verbFirst(s.cleanedHeading()), 12, 100)
 	case "events":
-		return eventsTitle(joinUnits(units))
+		if t := eventsTitle(joinUnits(units)); t != genericEventsTitle || fieldCount(s.cleanedHeading()) == 1 {
+			return t
+		}
+		// "5. Rich Notifications" names its work better than the topic
+		// does (it was "Implement event notifications", and merged with
+		// the opt-in at the cap).
+		return b.headingTitle(s, units)
 	case "states":
 		if e := b.stateEntity(s); e != "" {
 			return "Implement " + e + " state transitions"
@@ -1085,8 +1091,12 @@ func eventsTitle(text string) string {
 	if containsAny(text, "real-time", "realtime", "stream", "websocket", "server-sent") {
 		return "Implement real-time event channel"
 	}
-	return "Implement event notifications"
+	return genericEventsTitle
 }
+
+// genericEventsTitle names a section about events whose text names no
+// channel.
+const genericEventsTitle = "Implement event notifications"
 
 // sectionNumber is a heading's leading section number ("1. ", "3.2 ").
 var sectionNumber = regexp.MustCompile(`^\d+(\.\d+)*[.)]?\s+`)
