@@ -27,9 +27,32 @@ const DepositCallsPerOperator = 128
 // the caller retries (for days); a deposit's transaction id and bytes are
 // the same on every attempt, so the operator pays it once.
 func (p *Placement) Deposit(ctx context.Context, betIDs []string) error {
-	bets, err := p.bets.BetsByID(ctx, betIDs)
+	todo, ops, err := p.depositsDue(ctx, betIDs)
 	if err != nil {
 		return err
+	}
+	confirmed, attempts, failed, firstErr := p.sendDeposits(ctx, todo, ops)
+	if len(confirmed) > 0 {
+		if err := p.confirm(ctx, confirmed, attempts); err != nil {
+			return fmt.Errorf("record %d confirmed deposits: %w", len(confirmed), err)
+		}
+	} else if err := p.record(ctx, attempts); err != nil {
+		return fmt.Errorf("record the attempts of %d deposits: %w", len(todo), err)
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d deposits not confirmed: %w", failed, len(todo), firstErr)
+	}
+	return nil
+}
+
+// depositsDue reads the bets of betIDs and returns those whose deposit is
+// not confirmed yet, in their order, and their operators (from the
+// catalog's cache). A bet to deposit that is neither settled nor voided is
+// an error.
+func (p *Placement) depositsDue(ctx context.Context, betIDs []string) ([]Bet, map[string]Operator, error) {
+	bets, err := p.bets.BetsByID(ctx, betIDs)
+	if err != nil {
+		return nil, nil, err
 	}
 	ops := map[string]Operator{}
 	var todo []Bet
@@ -38,22 +61,27 @@ func (p *Placement) Deposit(ctx context.Context, betIDs []string) error {
 			continue
 		}
 		if b.Status != BetSettled && b.Status != BetVoided {
-			return fmt.Errorf("bet %s is %s, not settled", b.ID, b.Status)
+			return nil, nil, fmt.Errorf("bet %s is %s, not settled", b.ID, b.Status)
 		}
 		if _, ok := ops[b.OperatorID]; !ok {
 			if ops[b.OperatorID], err = p.catalog.CachedOperator(ctx, b.OperatorID); err != nil {
-				return err
+				return nil, nil, err
 			}
 		}
 		todo = append(todo, b)
 	}
+	return todo, ops, nil
+}
+
+// sendDeposits sends the deposits of todo through their operators'
+// wallets (ops): one bettor's one after another in the bettor's turn, at
+// most DepositCallsPerOperator calls to a wallet at once. It returns the
+// confirmed credits, the wallet attempts of every deposit, and how many
+// deposits are not confirmed, with the first reason why.
+func (p *Placement) sendDeposits(ctx context.Context, todo []Bet, ops map[string]Operator) (confirmed []CreditConfirmation, attempts []WalletAttempt, failed int, firstErr error) {
 	var (
-		mu        sync.Mutex
-		confirmed []CreditConfirmation
-		attempts  []WalletAttempt
-		failed    int
-		firstErr  error
-		wg        sync.WaitGroup
+		mu sync.Mutex
+		wg sync.WaitGroup
 	)
 	fail := func(n int, err error) {
 		mu.Lock()
@@ -107,17 +135,7 @@ func (p *Placement) Deposit(ctx context.Context, betIDs []string) error {
 		})
 	}
 	wg.Wait()
-	if len(confirmed) > 0 {
-		if err := p.confirm(ctx, confirmed, attempts); err != nil {
-			return fmt.Errorf("record %d confirmed deposits: %w", len(confirmed), err)
-		}
-	} else if err := p.record(ctx, attempts); err != nil {
-		return fmt.Errorf("record the attempts of %d deposits: %w", len(todo), err)
-	}
-	if failed > 0 {
-		return fmt.Errorf("%d of %d deposits not confirmed: %w", failed, len(todo), firstErr)
-	}
-	return nil
+	return confirmed, attempts, failed, firstErr
 }
 
 // bettorKey names a bettor of an operator.
