@@ -131,6 +131,30 @@ func (o *Operator) Validate(allowInsecure bool) error {
 	if o.Name == "" || len(o.Name) > 200 {
 		return invalidf("name must be 1 to 200 characters")
 	}
+	if err := o.validatePartner(allowInsecure); err != nil {
+		return err
+	}
+	currencies, err := o.validateCurrencies()
+	if err != nil {
+		return err
+	}
+	if err := o.validateMargin(); err != nil {
+		return err
+	}
+	if err := o.validateLimits(currencies); err != nil {
+		return err
+	}
+	if o.OddsTolerance.IsNegative() || o.OddsTolerance.GreaterThan(decimal.NewFromInt(1)) {
+		return invalidf("odds_tolerance must be between 0 and 1")
+	}
+	return nil
+}
+
+// validatePartner checks the integration and what it needs of the
+// operator's partner settings (casino ids, JWKS, session and wallet URLs,
+// signing secret), clearing the settings it does not use and setting
+// missing casino ids to none.
+func (o *Operator) validatePartner(allowInsecure bool) error {
 	switch o.Integration {
 	case IntegrationStandalone:
 		if err := checkPartnerURL("jwks_url", o.JWKSURL, allowInsecure); err != nil {
@@ -164,29 +188,40 @@ func (o *Operator) Validate(allowInsecure bool) error {
 			return invalidf("signing_secret must be at least 16 characters")
 		}
 	}
+	return nil
+}
+
+// validateCurrencies checks the currencies, fills a currency's unset
+// decimals from ISO 4217, and returns the set of their codes.
+func (o *Operator) validateCurrencies() (map[string]bool, error) {
 	if len(o.Currencies) == 0 {
-		return invalidf("currencies must name at least one currency")
+		return nil, invalidf("currencies must name at least one currency")
 	}
 	seen := map[string]bool{}
 	for i, c := range o.Currencies {
 		if !currencyCode.MatchString(c.Code) {
-			return invalidf("currencies[%d].code %q is not a currency code", i, c.Code)
+			return nil, invalidf("currencies[%d].code %q is not a currency code", i, c.Code)
 		}
 		if seen[c.Code] {
-			return invalidf("currency %s is listed twice", c.Code)
+			return nil, invalidf("currency %s is listed twice", c.Code)
 		}
 		seen[c.Code] = true
 		if c.Decimals == decimalsUnset {
 			d, ok := money.CurrencyDecimals(c.Code)
 			if !ok {
-				return invalidf("currencies[%d].decimals is required: %s is not an ISO 4217 currency with a minor unit", i, c.Code)
+				return nil, invalidf("currencies[%d].decimals is required: %s is not an ISO 4217 currency with a minor unit", i, c.Code)
 			}
 			o.Currencies[i].Decimals, c.Decimals = d, d
 		}
 		if c.Decimals < 0 || c.Decimals > 12 {
-			return invalidf("currencies[%d].decimals must be 0 to 12", i)
+			return nil, invalidf("currencies[%d].decimals must be 0 to 12", i)
 		}
 	}
+	return seen, nil
+}
+
+// validateMargin checks the margin and fills its default method.
+func (o *Operator) validateMargin() error {
 	if o.Margin.Method == "" {
 		o.Margin.Method = odds.DefaultMethod
 	}
@@ -196,8 +231,14 @@ func (o *Operator) Validate(allowInsecure bool) error {
 	if o.Margin.Value.IsNegative() || o.Margin.Value.GreaterThanOrEqual(decimal.New(5, -1)) {
 		return invalidf("margin.value must be at least 0 and below 0.5")
 	}
+	return nil
+}
+
+// validateLimits checks that the limits are set for exactly the
+// currencies (the set of their codes) and are consistent.
+func (o *Operator) validateLimits(currencies map[string]bool) error {
 	for code, l := range o.Limits {
-		if !seen[code] {
+		if !currencies[code] {
 			return invalidf("limits name %s, which is not one of the currencies", code)
 		}
 		if !l.MinStake.IsPositive() || l.MaxStake.LessThan(l.MinStake) || !l.MaxPayout.IsPositive() || !l.OutcomeExposure.IsPositive() {
@@ -208,9 +249,6 @@ func (o *Operator) Validate(allowInsecure bool) error {
 		if _, ok := o.Limits[c.Code]; !ok {
 			return invalidf("limits must be set for %s", c.Code)
 		}
-	}
-	if o.OddsTolerance.IsNegative() || o.OddsTolerance.GreaterThan(decimal.NewFromInt(1)) {
-		return invalidf("odds_tolerance must be between 0 and 1")
 	}
 	return nil
 }
