@@ -52,6 +52,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/foresight-dev/foresight/internal/httpjson"
+	"github.com/foresight-dev/foresight/internal/webpage"
 )
 
 // Prefix is the path under which a sandbox partner serves its pages, its
@@ -69,18 +70,11 @@ const maxControlBody = 64 << 10
 var files embed.FS
 
 // Static serves the pages' style sheet and script, to be mounted at
-// /sandbox/static/ (the prefix is stripped here).
+// /sandbox/static/, through webpage.Handler: GET and HEAD only, explicit
+// content types, an ETag per file and Cache-Control: no-cache, like the
+// platform's own pages (the shared modules are there too, unused).
 func Static() http.Handler {
-	sub, err := fs.Sub(files, "static")
-	if err != nil {
-		panic(err)
-	}
-	fileServer := http.StripPrefix(Prefix+"static/", http.FileServer(http.FS(sub)))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-cache")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		fileServer.ServeHTTP(w, r)
-	})
+	return webpage.Handler(webpage.Page{Root: Prefix + "static/", Files: files, Dir: "static"})
 }
 
 // Link is one entry of a page's navigation.

@@ -153,6 +153,21 @@ func TestStaticFiles(t *testing.T) {
 			t.Errorf("%s = %d %s", name, resp.StatusCode, resp.Header.Get("Content-Type"))
 		}
 	}
+	// The platform's pages' policy: reading only, no directory listing.
+	for _, c := range []struct {
+		method, name string
+		want         int
+	}{{"POST", "sandbox.css", http.StatusMethodNotAllowed}, {"DELETE", "frame.js", http.StatusMethodNotAllowed}, {"GET", "", http.StatusNotFound}} {
+		req, _ := http.NewRequest(c.method, srv.URL+"/sandbox/static/"+c.name, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("%s /sandbox/static/%s = %d, want %d", c.method, c.name, resp.StatusCode, c.want)
+		}
+	}
 }
 
 // TestServeStopsCleanly cancels the context while a request waits on
