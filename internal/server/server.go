@@ -207,8 +207,10 @@ func DefaultConfig() Config {
 	}
 }
 
-// database is what the server needs of a storage engine.
-type database interface {
+// Database is what the server needs of a storage engine: the stores of
+// every domain, the job queue's workers and the catalog's notifications.
+// OpenDatabase returns one.
+type Database interface {
 	TicketStore() tickets.Store
 	BettingStore() betting.Store
 	BetStore() betting.BetStore
@@ -229,8 +231,9 @@ type database interface {
 }
 
 // OpenDatabase opens and migrates the database named by url: "sqlite:PATH"
-// or "postgres://…" (also "postgresql://…").
-func OpenDatabase(ctx context.Context, url string, log *slog.Logger) (database, error) {
+// or "postgres://…" (also "postgresql://…"). Another scheme is an error,
+// and so is a database that cannot be opened or migrated.
+func OpenDatabase(ctx context.Context, url string, log *slog.Logger) (Database, error) {
 	switch {
 	case strings.HasPrefix(url, "sqlite:"):
 		return sqlite.Open(ctx, strings.TrimPrefix(url, "sqlite:"), log)
@@ -307,7 +310,7 @@ func NewEngine(cfg Config) (tickets.Engine, error) {
 // Server is an assembled Foresight server.
 type Server struct {
 	cfg       Config
-	db        database
+	db        Database
 	tickets   *tickets.Service
 	betting   *betting.Service
 	placement *betting.Placement

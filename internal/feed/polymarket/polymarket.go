@@ -52,11 +52,12 @@ type Config struct {
 	// BaseURL is the Gamma API's root (DefaultBaseURL): an absolute http or
 	// https URL.
 	BaseURL string
-	// Client sends the requests (a new http.Client when nil). Every request
-	// also carries Poll's context and its deadline.
+	// Client sends the requests (a new http.Client, without a timeout of
+	// its own, when nil). Every request also carries Poll's context and its
+	// deadline.
 	Client *http.Client
-	// RequestTimeout bounds each attempt of a request, whatever Client's
-	// own timeout (DefaultTimeout); an attempt that times out is a
+	// RequestTimeout bounds each attempt of a request (DefaultTimeout),
+	// whatever Client's own timeout; an attempt that times out is a
 	// transport error and is retried.
 	RequestTimeout time.Duration
 	// MaxEvents is how many new events Poll offers at most
