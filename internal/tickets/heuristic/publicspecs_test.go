@@ -495,3 +495,22 @@ func TestNotificationSectionTitledByItsHeading(t *testing.T) {
 		}
 	}
 }
+
+// A label without a verb beside a list of work ("Alpha: default container
+// annotation.", "Next meeting: 10 November.") is context of each ticket,
+// not a criterion of each (it was appended to every ticket's criteria).
+func TestLabelBesideAListIsNoCriterion(t *testing.T) {
+	t.Parallel()
+	spec := "# Default container\n\n## Design Details\n\nAlpha: default container annotation.\n\n- Define a well known annotation `kubectl.kubernetes.io/default-container` in a Pod.\n- Validate the annotation value before using it, as the container name should follow RFC 1123.\n- Add test cases to make sure that the command is running with the right container.\n"
+	res := generate(t, defaultRequest(spec, "Default container"))
+	found := false
+	for _, tk := range res.Tickets {
+		if strings.Contains(strings.Join(tk.AcceptanceCriteria, "\n"), "Alpha:") {
+			t.Errorf("%q holds the label as a criterion: %q", tk.Title, tk.AcceptanceCriteria)
+		}
+		found = found || strings.Contains(tk.Description, "Alpha: default container annotation")
+	}
+	if !found {
+		t.Errorf("the label is in no description:\n%s", allTicketText(res.Tickets))
+	}
+}

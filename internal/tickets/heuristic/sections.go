@@ -1032,6 +1032,13 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 	return b.headingTitle(s, units)
 }
 
+// labelOnly reports whether text is a short label and a value that says
+// nothing is to be done: no verb ("Alpha: default container annotation").
+func labelOnly(text string) bool {
+	label, value, ok := splitLabel(text)
+	return ok && fieldCount(label) <= 3 && fieldCount(value) <= 6 && !hasVerb(value)
+}
+
 // orderList reports whether items are three or more orders, each opening
 // with a verb ("Define a well known annotation …", "Validate the
 // annotation value …"), but for at most one.
@@ -1562,6 +1569,13 @@ func (b *builder) itemDrafts(s *section, units []*unit) {
 		if len(in.drafts) > 0 && len(rest) <= 2 {
 			for _, d := range in.drafts {
 				for _, u := range rest {
+					if labelOnly(u.text) {
+						// "Alpha: default container annotation.", "Android:
+						// Firebase Cloud Messaging (FCM)": context of the
+						// list, no criterion of each of its items.
+						d.notes = appendUnique(d.notes, sentenceCase(u.text))
+						continue
+					}
 					d.general = appendUnique(d.general, sentenceCase(u.text))
 				}
 			}
