@@ -130,7 +130,11 @@ type DisplayPrice struct {
 //
 // Answers are kept (up to priceHistoryCacheSize of them) for the market's
 // version they were read at: a market's history changes only with a new
-// version, so reads between two price changes cost no database read.
+// version, so reads between two price changes cost no database read. The
+// market's history itself is kept too (up to marketHistoryCacheSize
+// markets), so that the answer for another outcome, margin or points at
+// the same version is thinned and priced from memory, without reading the
+// history again.
 //
 // A longer history is thinned on the outcome's source probability by
 // thinPrices (the first and the last point, and the lowest and the
@@ -156,19 +160,22 @@ func (s *Service) OutcomePriceHistory(ctx context.Context, op Operator, marketID
 	}
 	key := priceHistoryKey{market: marketID, outcome: outcomeID, points: points, method: op.Margin.Method, margin: op.Margin.Value.String()}
 	if out, ok := s.prices.get(key, m.Version); ok {
-		return out, nil
+		return slices.Clone(out), nil
 	}
-	out, err := s.outcomePriceHistory(ctx, op, marketID, outcomeID, points)
-	if err != nil {
-		return nil, err
+	history, ok := s.histories.get(marketID, m.Version)
+	if !ok {
+		if history, err = s.readPriceHistory(ctx, marketID); err != nil {
+			return nil, err
+		}
+		s.histories.put(marketID, m.Version, history)
 	}
+	out := outcomePrices(op, history, outcomeID, points)
 	s.prices.put(key, m.Version, out)
 	return slices.Clone(out), nil
 }
 
-// outcomePriceHistory reads the market's whole history and thins and
-// prices it for OutcomePriceHistory.
-func (s *Service) outcomePriceHistory(ctx context.Context, op Operator, marketID, outcomeID string, points int) ([]DisplayPrice, error) {
+// readPriceHistory reads the market's whole history, oldest first.
+func (s *Service) readPriceHistory(ctx context.Context, marketID string) ([]PricePoint, error) {
 	var history []PricePoint
 	for f := (PriceHistoryFilter{MarketID: marketID, Limit: MaxPriceHistoryLimit}); ; {
 		page, err := s.store.PriceHistory(ctx, f)
@@ -177,10 +184,15 @@ func (s *Service) outcomePriceHistory(ctx context.Context, op Operator, marketID
 		}
 		history = append(history, page...)
 		if len(page) < f.Limit {
-			break
+			return history, nil
 		}
 		f.After = page[len(page)-1].At
 	}
+}
+
+// outcomePrices thins a market's history on the outcome's probability and
+// prices it for OutcomePriceHistory. It does not change history.
+func outcomePrices(op Operator, history []PricePoint, outcomeID string, points int) []DisplayPrice {
 	at := make([]time.Time, 0, len(history))
 	probs := make([]decimal.Decimal, 0, len(history))
 	kept := make([]PricePoint, 0, len(history))
@@ -204,7 +216,7 @@ func (s *Service) outcomePriceHistory(ctx context.Context, op Operator, marketID
 		}
 		out = append(out, DisplayPrice{At: kept[i].At, DisplayOdds: q.DisplayOdds, DisplayProbability: q.DisplayProbability})
 	}
-	return out, nil
+	return out
 }
 
 // thinPrices chooses at most n (at least 2) of a line's points, given
@@ -262,16 +274,15 @@ func thinPrices(at []time.Time, values []decimal.Decimal, n int) []int {
 // priceHistoryCacheSize is how many OutcomePriceHistory answers are kept.
 const priceHistoryCacheSize = 4096
 
-// priceHistoryCache keeps OutcomePriceHistory answers, each for the
-// market version it was read at. When full, an arbitrary entry goes.
-type priceHistoryCache struct {
-	mu      sync.Mutex
-	size    int
-	entries map[priceHistoryKey]priceHistoryEntry
-}
+// marketHistoryCacheSize is how many markets' histories OutcomePriceHistory
+// keeps: the history the retention keeps of a two-outcome market a feed
+// reprices every 15 s (about 2,300 points) takes about 0.8 MB. Bettors
+// read one points value, so a kept history mostly serves the market's
+// other outcomes and margins until its next change.
+const marketHistoryCacheSize = 16
 
-// priceHistoryKey is what an answer depends on besides the market's
-// version: the outcome, the points asked for and the margin.
+// priceHistoryKey is what an OutcomePriceHistory answer depends on besides
+// the market's version: the outcome, the points asked for and the margin.
 type priceHistoryKey struct {
 	market, outcome string
 	points          int
@@ -279,29 +290,39 @@ type priceHistoryKey struct {
 	margin          string
 }
 
-type priceHistoryEntry struct {
+// versionCache keeps values, each for the market version it was read at.
+// When full, an arbitrary entry goes. Values are shared: callers must not
+// change them.
+type versionCache[K comparable, V any] struct {
+	mu      sync.Mutex
+	size    int
+	entries map[K]versionEntry[V]
+}
+
+type versionEntry[V any] struct {
 	version int64
-	points  []DisplayPrice
+	value   V
 }
 
-func newPriceHistoryCache(size int) *priceHistoryCache {
-	return &priceHistoryCache{size: size, entries: map[priceHistoryKey]priceHistoryEntry{}}
+func newVersionCache[K comparable, V any](size int) *versionCache[K, V] {
+	return &versionCache[K, V]{size: size, entries: map[K]versionEntry[V]{}}
 }
 
-// get returns a copy of the answer kept for key at version.
-func (c *priceHistoryCache) get(key priceHistoryKey, version int64) ([]DisplayPrice, bool) {
+// get returns the value kept for key at version.
+func (c *versionCache[K, V]) get(key K, version int64) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[key]
 	if !ok || e.version != version {
-		return nil, false
+		var zero V
+		return zero, false
 	}
-	return slices.Clone(e.points), true
+	return e.value, true
 }
 
-// put keeps points, which it owns from then on, as the answer for key at
+// put keeps value, which no one may change from then on, for key at
 // version.
-func (c *priceHistoryCache) put(key priceHistoryKey, version int64, points []DisplayPrice) {
+func (c *versionCache[K, V]) put(key K, version int64, value V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.entries[key]; !ok && len(c.entries) >= c.size {
@@ -310,5 +331,5 @@ func (c *priceHistoryCache) put(key priceHistoryKey, version int64, points []Dis
 			break
 		}
 	}
-	c.entries[key] = priceHistoryEntry{version: version, points: points}
+	c.entries[key] = versionEntry[V]{version: version, value: value}
 }

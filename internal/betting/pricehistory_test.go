@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
+	"github.com/foresight-dev/foresight/internal/sqlite/sqlitetest"
 )
 
 func prices(m betting.Market, probs ...string) map[string]decimal.Decimal {
@@ -310,5 +312,80 @@ func TestOutcomePriceHistory(t *testing.T) {
 		if got := betting.ErrorCodeOf(err); got != tt.want {
 			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// historyReads counts the reads of price history a Store serves.
+type historyReads struct {
+	betting.Store
+	reads atomic.Int32
+}
+
+func (s *historyReads) PriceHistory(ctx context.Context, f betting.PriceHistoryFilter) ([]betting.PricePoint, error) {
+	s.reads.Add(1)
+	return s.Store.PriceHistory(ctx, f)
+}
+
+// TestOutcomePriceHistoryReadsAMarketOncePerVersion: the history of a
+// market is read from the store once per version of the market, whatever
+// the outcome, margin and points asked for; each answer is the one a
+// service that never read the market before gives.
+func TestOutcomePriceHistoryReadsAMarketOncePerVersion(t *testing.T) {
+	t.Parallel()
+	store := &historyReads{Store: sqlitetest.Open(t).BettingStore()}
+	s := betting.NewService(store, false)
+	ctx := context.Background()
+	e := createEvent(t, s)
+	m := e.Markets[0]
+	for i := range 40 {
+		if _, err := s.SetPrices(ctx, m.ID, prices(m, fmt.Sprintf("0.%d", 30+i%17), fmt.Sprintf("0.%d", 70-i%17))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	acme, zero := bettingtest.NewOperator("acme"), bettingtest.NewOperator("zero")
+	zero.Margin.Value = decimal.Zero
+	type ask struct {
+		op      betting.Operator
+		outcome string
+		points  int
+	}
+	var asks []ask
+	for _, op := range []betting.Operator{acme, zero} {
+		for _, o := range m.Outcomes {
+			for points := 2; points <= 42; points += 5 {
+				asks = append(asks, ask{op, o.ID, points})
+			}
+		}
+	}
+	got := make([][]betting.DisplayPrice, len(asks))
+	for i, a := range asks {
+		h, err := s.OutcomePriceHistory(ctx, a.op, m.ID, a.outcome, a.points)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[i] = h
+	}
+	if n := store.reads.Load(); n != 1 {
+		t.Errorf("%d answers read the history %d times, want once", len(asks), n)
+	}
+	for i, a := range asks {
+		fresh, err := betting.NewService(store.Store, false).OutcomePriceHistory(ctx, a.op, m.ID, a.outcome, a.points)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(got[i], fresh, func(x, y betting.DisplayPrice) bool {
+			return x.At.Equal(y.At) && x.DisplayOdds.Equal(y.DisplayOdds) && x.DisplayProbability.Equal(y.DisplayProbability)
+		}) {
+			t.Errorf("%s, outcome %s, %d points: %v, a fresh service answers %v", a.op.ID, a.outcome, a.points, got[i], fresh)
+		}
+	}
+
+	if _, err := s.SetPrices(ctx, m.ID, prices(m, "0.5", "0.5")); err != nil {
+		t.Fatal(err)
+	}
+	h, err := s.OutcomePriceHistory(ctx, acme, m.ID, m.Outcomes[0].ID, 42)
+	before := got[slices.IndexFunc(asks, func(a ask) bool { return a.op.ID == acme.ID && a.outcome == m.Outcomes[0].ID && a.points == 42 })]
+	if err != nil || store.reads.Load() != 2 || h[len(h)-1].At.Equal(before[len(before)-1].At) {
+		t.Errorf("after a change: %d reads, %v, ending %v; want the history read again, ending with the change", store.reads.Load(), err, h[len(h)-1].At)
 	}
 }

@@ -73,7 +73,8 @@ type Service struct {
 	allowInsecure bool
 	hub           *Hub
 	cache         *catalogCache
-	prices        *priceHistoryCache
+	prices        *versionCache[priceHistoryKey, []DisplayPrice]
+	histories     *versionCache[string, []PricePoint]
 	snapshots     snapshots
 	// OwnOrigin is the platform's own origin (scheme://host[:port] of its
 	// public URL). An image URL on it is accepted over http too: the widget
@@ -88,7 +89,8 @@ type Service struct {
 // URLs.
 func NewService(store Store, allowInsecure bool) *Service {
 	return &Service{store: store, allowInsecure: allowInsecure, hub: NewHub(), cache: newCatalogCache(DefaultCacheTTL),
-		prices: newPriceHistoryCache(priceHistoryCacheSize), Now: time.Now}
+		prices:    newVersionCache[priceHistoryKey, []DisplayPrice](priceHistoryCacheSize),
+		histories: newVersionCache[string, []PricePoint](marketHistoryCacheSize), Now: time.Now}
 }
 
 // SetCacheTTL sets how long a cached operator or event is trusted without

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -64,8 +65,10 @@ func defaultsOnly(c server.Config) server.Config {
 // over HTTP for a market with as many points as the retention keeps for a
 // market a feed reprices every 15 s (about 2,300), thinned to 120: cold
 // (the market changed since the last read, so the history is read from
-// the database) and warm (the answer kept for the market's version), beside
-// the event read, from the same run. ms/read is the number
+// the database), warm (the answer kept for the market's version) and with
+// another points value each read (2 to 120 in turn: answers not kept yet,
+// derived from the market's kept history), beside the event read, from the
+// same run. ms/read is the number
 // docs/performance.md records.
 func BenchmarkBettorPriceHistory(b *testing.B) {
 	forEachDatabaseB(b, func(b *testing.B, db string) {
@@ -111,18 +114,30 @@ func BenchmarkBettorPriceHistory(b *testing.B) {
 		for _, c := range []struct {
 			name, path string
 			cold       bool
+			// otherPoints asks each read for another points value (2 to
+			// 120, then again) of the same version: each is an answer
+			// not kept yet.
+			otherPoints bool
 		}{
-			{"history-2300-cold", history, true},
-			{"history-2300-warm", history, false},
-			{"event-read", "/api/v1/events/" + ev, false},
+			{name: "history-2300-cold", path: history, cold: true},
+			{name: "history-2300-warm", path: history},
+			{name: "history-2300-other-points", path: history, otherPoints: true},
+			{name: "event-read", path: "/api/v1/events/" + ev},
 		} {
 			b.Run(c.name, func(b *testing.B) {
 				var took time.Duration
-				for range b.N {
-					if c.cold {
+				for i := range b.N {
+					path := c.path
+					switch {
+					case c.cold:
 						change()
+					case c.otherPoints:
+						if i%119 == 0 {
+							change()
+						}
+						path += "&points=" + strconv.Itoa(2+i%119)
 					}
-					took += get(b, c.path)
+					took += get(b, path)
 				}
 				b.ReportMetric(float64(took.Microseconds())/1000/float64(b.N), "ms/read")
 			})
