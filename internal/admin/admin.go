@@ -483,18 +483,25 @@ func bodyErrorDetail(err error) string {
 // request's type does not have (Decoder.DisallowUnknownFields).
 const unknownFieldPrefix = "json: unknown field "
 
+// ticketStatuses maps the ticket service's error codes to the admin API's
+// statuses and problem codes; any other code is 500 internal_error.
+var ticketStatuses = map[tickets.Code]problemStatus{
+	tickets.CodeInvalidRequest: {http.StatusBadRequest, CodeInvalidRequest},
+}
+
 // problemStatus is the status and problem code the admin API answers for
-// an error code of a service it calls (bettingStatuses, ledgerStatuses).
+// an error code of a service it calls (ticketStatuses, bettingStatuses,
+// ledgerStatuses).
 type problemStatus struct {
 	status int
 	code   string
 }
 
 // writeError answers err as a Problem: a *Problem as it is; the ticket
-// service's not-found and invalid_request; the platform's codes through
-// bettingStatuses and the ledger's through ledgerStatuses, each with the
-// error's message; anything else 500 internal_error, logged with its cause
-// and the request id.
+// store's not-found; the codes of the services through their tables
+// (ticketStatuses, bettingStatuses, ledgerStatuses), each with the error's
+// message; anything else 500 internal_error, logged with its cause and the
+// request id.
 func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var p *Problem
 	var te *tickets.Error
@@ -504,8 +511,9 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	case errors.As(err, &p):
 	case errors.Is(err, tickets.ErrNotFound):
 		p = problem(http.StatusNotFound, CodeNotFound, "No such resource: "+r.URL.Path+".")
-	case errors.As(err, &te) && te.Code == tickets.CodeInvalidRequest:
-		p = problem(http.StatusBadRequest, CodeInvalidRequest, te.Message)
+	case errors.As(err, &te) && ticketStatuses[te.Code].code != "":
+		s := ticketStatuses[te.Code]
+		p = problem(s.status, s.code, te.Message)
 	case errors.As(err, &be) && bettingStatuses[be.Code].code != "":
 		s := bettingStatuses[be.Code]
 		p = problem(s.status, s.code, be.Message)

@@ -193,13 +193,25 @@ const (
 )
 
 // Error is a ledger error the caller can act on; anything else is a
-// storage failure.
+// storage failure. It has the platform's one error shape (betting.Error,
+// tickets.Error): a code, a client-safe message and the cause.
 type Error struct {
 	Code    ErrorCode
 	Message string
+	// Err is the underlying cause, for logs only; it is never shown to a
+	// client.
+	Err error
 }
 
-func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return string(e.Code) + ": " + e.Message
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
 
 func errorf(code ErrorCode, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}

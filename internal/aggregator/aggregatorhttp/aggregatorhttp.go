@@ -185,8 +185,12 @@ func decodeStrict(body []byte, v any) error {
 // answer is a status and an error body of one of the API's shapes.
 type answer struct {
 	status int
-	// code is the launcher's error; apiCode and message are Round/Details'.
+	// code is the launcher's error; apiCode and message are Round/Details';
+	// message alone is the session exchange's problem detail (no body
+	// when empty).
 	code, apiCode, message string
+	// warn logs the answer as a warning: a partner failed, not Foresight.
+	warn bool
 }
 
 // launcherAnswers maps the platform's error codes to the launcher's
@@ -202,11 +206,22 @@ var detailsAnswers = map[betting.ErrorCode]answer{
 	betting.ErrNotFound: {status: http.StatusBadRequest, code: "invalid_argument", apiCode: "404", message: "Not found."},
 }
 
+// sessionAnswers maps the platform's error codes to the session
+// exchange's answers; any other error is 500 problem+json.
+var sessionAnswers = map[betting.ErrorCode]answer{
+	betting.ErrUnauthorized: {status: http.StatusUnauthorized},
+	betting.ErrUnavailable: {status: http.StatusBadGateway, warn: true,
+		message: "The casino's wallet did not give the player's balance; the game cannot start. Launch it again."},
+}
+
 // answerOf returns the answer of err in table, or internal when its code
-// is not there. An internal answer is logged with the cause and the
-// request id.
+// is not there. An internal answer is logged as an error, a table's answer
+// marked warn as a warning, each with the cause and the request id.
 func (h *handler) answerOf(r *http.Request, table map[betting.ErrorCode]answer, internal answer, err error, attrs ...any) answer {
 	if a, ok := table[betting.ErrorCodeOf(err)]; ok {
+		if a.warn {
+			h.logFailure(r, slog.LevelWarn, a.status, err, attrs...)
+		}
 		return a
 	}
 	h.logFailure(r, slog.LevelError, internal.status, err, attrs...)
@@ -317,18 +332,12 @@ func (h *handler) startSession(w http.ResponseWriter, r *http.Request) {
 		httpjson.Write(w, http.StatusOK, s)
 		return
 	}
-	// The session exchange's table: its own statuses and bodies.
-	switch betting.ErrorCodeOf(err) {
-	case betting.ErrUnauthorized:
-		w.WriteHeader(http.StatusUnauthorized)
-	case betting.ErrUnavailable:
-		// The casino's wallet failed, not Foresight: a warning.
-		h.logFailure(r, slog.LevelWarn, http.StatusBadGateway, err)
-		httpjson.WriteProblem(w, http.StatusBadGateway, "The casino's wallet did not give the player's balance; the game cannot start. Launch it again.")
-	default:
-		h.logFailure(r, slog.LevelError, http.StatusInternalServerError, err)
-		httpjson.WriteProblem(w, http.StatusInternalServerError, "The session could not start.")
+	a := h.answerOf(r, sessionAnswers, answer{status: http.StatusInternalServerError, message: "The session could not start."}, err)
+	if a.message == "" {
+		w.WriteHeader(a.status)
+		return
 	}
+	httpjson.WriteProblem(w, a.status, a.message)
 }
 
 func (h *handler) jwks(w http.ResponseWriter, _ *http.Request) {
