@@ -56,7 +56,8 @@ type WalletCredit struct {
 	// Balance is the bettor's balance the answer reported; nil when it
 	// reported none (the spec does not require one).
 	Balance *money.Amount
-	// Attempts are the requests sent, in order.
+	// Attempts are the requests sent, in order; also with an error when
+	// requests were sent before it.
 	Attempts []WalletAttempt
 }
 
@@ -64,7 +65,10 @@ type WalletCredit struct {
 // stake, retrying unknown outcomes a few times with the same bytes;
 // Rollback reverses a bet's withdrawal, one attempt. Each answer lists
 // the requests sent (Attempts), which the placement records with the
-// outcome they led to.
+// outcome they led to. A call whose context ends before a definite answer
+// returns ctx.Err() with the attempts sent (docs/architecture.md, "Wallet
+// calls": the cancellation rule), never a refusal or a credit not done
+// with a nil error.
 type Wallet interface {
 	Withdraw(ctx context.Context, op Operator, b Bet) (WalletAnswer, error)
 	Rollback(ctx context.Context, op Operator, b Bet) (WalletCredit, error)

@@ -404,25 +404,32 @@ func (c *Client) Deposit(ctx context.Context, op betting.Operator, b betting.Bet
 	return c.credit(ctx, op, path, body, walletcall.Transaction{Bet: b, Kind: betting.TxDeposit, ID: creditID(b), Amount: paid})
 }
 
-// credit sends a deposit's or a rollback's body once; the attempt is
-// recorded as one of tx.
+// credit sends a deposit's or a rollback's body once (walletcall.CreditOnce);
+// the attempt is recorded as one of tx. When ctx ends before a definite
+// answer, it returns ctx.Err() with the attempt (walletcall's cancellation
+// rule).
 func (c *Client) credit(ctx context.Context, op betting.Operator, path string, body []byte, tx walletcall.Transaction) (betting.WalletCredit, error) {
-	a, err := c.call(ctx, op, path, body)
-	if err != nil {
-		return betting.WalletCredit{}, err
-	}
-	balance, ok := amount(a.body.Balance)
-	if a.kind == done && !ok {
-		// A 200 without the balance every answer of the protocol carries
-		// is not the aggregator's answer (a proxy's, a stub's): the credit
-		// may not have been applied, so it is sent again, idempotently.
-		a.kind, a.malformed = temporary, true
-	}
-	attempts := []betting.WalletAttempt{a.attempt(tx)}
-	if a.kind != done {
-		return betting.WalletCredit{Attempts: attempts}, nil
-	}
-	return betting.WalletCredit{Done: true, Balance: &balance, Attempts: attempts}, nil
+	var out betting.WalletCredit
+	err := walletcall.CreditOnce.Retry(ctx, func(int) (bool, error) {
+		a, err := c.call(ctx, op, path, body)
+		if err != nil {
+			return false, err
+		}
+		balance, ok := amount(a.body.Balance)
+		if a.kind == done && !ok {
+			// A 200 without the balance every answer of the protocol
+			// carries is not the aggregator's answer (a proxy's, a
+			// stub's): the credit may not have been applied, so it is
+			// sent again, idempotently.
+			a.kind, a.malformed = temporary, true
+		}
+		out.Attempts = []betting.WalletAttempt{a.attempt(tx)}
+		if a.kind == done {
+			out.Done, out.Balance = true, &balance
+		}
+		return a.kind != temporary, nil
+	})
+	return out, err
 }
 
 // Balance reads a player's balance (Player/Balance), one attempt.

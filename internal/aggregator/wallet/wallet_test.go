@@ -2,9 +2,14 @@ package wallet_test
 
 import (
 	"context"
+	"errors"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/foresight-dev/foresight/internal/aggregator/wallet"
 	"github.com/foresight-dev/foresight/internal/betting"
@@ -140,5 +145,58 @@ func TestCreditsAndURLs(t *testing.T) {
 	insecure := wallet.New(wallet.Options{})
 	if _, err := insecure.Withdraw(context.Background(), op, won); err == nil {
 		t.Error("an http:// wallet URL was called without AllowInsecure")
+	}
+}
+
+// TestCreditsStopWhenContextEnds: the walletcall cancellation rule holds
+// for credits too. A win, a Round/Finish or a rollback whose context ends
+// before an answer returns the context's error with the attempt sent,
+// whose outcome is unknown, not a credit "not done yet" with a nil error
+// that a caller shutting down would record as the aggregator's answer.
+func TestCreditsStopWhenContextEnds(t *testing.T) {
+	t.Parallel()
+	payout, zero := money.MustParse("3"), money.Zero()
+	won := betting.Bet{ID: "b1", BettorID: "p1", Currency: "EUR", Stake: money.MustParse("1.50"), WithdrawalTxID: "wd-b1",
+		SessionID: "s-1", Status: betting.BetSettled, PayoutAmount: &payout}
+	lost := won
+	lost.PayoutAmount = &zero
+	for name, call := range map[string]func(context.Context, *wallet.Client, betting.Operator) (betting.WalletCredit, error){
+		"win": func(ctx context.Context, cl *wallet.Client, op betting.Operator) (betting.WalletCredit, error) {
+			return cl.Deposit(ctx, op, won)
+		},
+		"finish": func(ctx context.Context, cl *wallet.Client, op betting.Operator) (betting.WalletCredit, error) {
+			return cl.Deposit(ctx, op, lost)
+		},
+		"rollback": func(ctx context.Context, cl *wallet.Client, op betting.Operator) (betting.WalletCredit, error) {
+			return cl.Rollback(ctx, op, won)
+		},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var requests atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+			io.ReadAll(r.Body) // the server notices the client is gone once the body is read
+			requests.Add(1)
+			cancel() // the platform shuts down while the request is on its way
+			<-r.Context().Done()
+			panic(http.ErrAbortHandler) // no answer at all, not an empty 200
+		}))
+		defer srv.Close()
+		cl := wallet.New(wallet.Options{AllowInsecure: true, Timeout: time.Minute})
+		op := betting.Operator{ID: "agg", Integration: betting.IntegrationAggregator, WalletURL: srv.URL, SigningSecret: secret}
+		c, err := call(ctx, cl, op)
+		if !errors.Is(err, context.Canceled) || c.Done {
+			t.Errorf("%s: %+v, %v; want context.Canceled", name, c, err)
+		}
+		if len(c.Attempts) != 1 || c.Attempts[0].Result != betting.AttemptUnknown || c.Attempts[0].Error != betting.FailureCancelled {
+			t.Errorf("%s: attempts %+v, want one unknown, cancelled", name, c.Attempts)
+		}
+		// A context that has ended before the call sends nothing.
+		if c, err := call(ctx, cl, op); !errors.Is(err, context.Canceled) || len(c.Attempts) != 0 {
+			t.Errorf("%s with an ended context: %+v, %v; want no attempt, context.Canceled", name, c, err)
+		}
+		if n := requests.Load(); n != 1 {
+			t.Errorf("%s: %d requests, want 1", name, n)
+		}
 	}
 }

@@ -18,7 +18,7 @@
 // errors: an error from a call means the call could not be made at all (a
 // bad or insecure URL, an empty secret, an operator without the bet's
 // currency, a wallet host that resolves to a forbidden address) and wraps
-// ErrConfig or ErrForbiddenAddress, or that a withdrawal's context ended
+// ErrConfig or ErrForbiddenAddress, or that the call's context ended
 // before a definite answer (ctx.Err(), with the requests sent so far,
 // whose outcome is unknown: walletcall's cancellation rule). Neither
 // errors nor outcomes ever contain the signing secret.
@@ -117,8 +117,9 @@ func (c *Client) withdraw(ctx context.Context, walletURL, secret string, body []
 // deposit credits a settled bet: POST {walletURL}/v1/deposits with body,
 // one attempt, recorded as one of tx. The credit is done on a 2xx answer
 // with an empty or JSON body; anything else means "not yet": the caller
-// retries later with the same bytes. The error is non-nil only when no
-// request could be sent.
+// retries later with the same bytes. The error is non-nil when no request
+// could be sent, or when ctx ended before a definite answer (ctx.Err(),
+// with the attempt sent: walletcall's cancellation rule).
 func (c *Client) deposit(ctx context.Context, walletURL, secret string, body []byte, tx walletcall.Transaction) (betting.WalletCredit, error) {
 	endpoint, err := c.prepare(walletURL, secret, body, "/v1/deposits")
 	if err != nil {
@@ -133,8 +134,8 @@ func (c *Client) deposit(ctx context.Context, walletURL, secret string, body []b
 // withdrawalTxID is the transaction_id the platform sent in the withdrawal
 // (not the operator's id, which may never have arrived). The rollback is
 // done on a 2xx answer with an empty or JSON body; anything else means
-// "not yet": the caller retries until it gets one. The error is non-nil
-// only when no request could be sent.
+// "not yet": the caller retries until it gets one. The error is as
+// deposit's.
 func (c *Client) rollback(ctx context.Context, walletURL, secret, withdrawalTxID string, body []byte, tx walletcall.Transaction) (betting.WalletCredit, error) {
 	if err := checkID("withdrawal transaction id", withdrawalTxID); err != nil || withdrawalTxID == "." || withdrawalTxID == ".." {
 		return betting.WalletCredit{}, fmt.Errorf("%w: the withdrawal transaction id must be 1 to %d bytes of UTF-8 without control characters, and neither %q nor %q", ErrConfig, maxIDLength, ".", "..")
@@ -146,16 +147,21 @@ func (c *Client) rollback(ctx context.Context, walletURL, secret, withdrawalTxID
 	return c.credit(ctx, http.MethodDelete, endpoint, secret, body, tx)
 }
 
-// credit sends a deposit's or a rollback's body once; the attempt is
-// recorded as one of tx.
+// credit sends a deposit's or a rollback's body once (walletcall.CreditOnce);
+// the attempt is recorded as one of tx.
 func (c *Client) credit(ctx context.Context, method, endpoint, secret string, body []byte, tx walletcall.Transaction) (betting.WalletCredit, error) {
-	a := c.send(ctx, method, endpoint, secret, body)
-	if errors.Is(a.Err, ErrForbiddenAddress) {
-		return betting.WalletCredit{}, fmt.Errorf("%w: %s", ErrForbiddenAddress, netguard.RedactURL(endpoint))
-	}
-	o := classifyCredit(a)
-	attempts := []betting.WalletAttempt{tx.Attempt(a, o.result, o.code, a.Success() && o.result != betting.AttemptDone)}
-	return betting.WalletCredit{Done: o.result == betting.AttemptDone, Balance: o.balance, Attempts: attempts}, nil
+	var out betting.WalletCredit
+	err := walletcall.CreditOnce.Retry(ctx, func(int) (bool, error) {
+		a := c.send(ctx, method, endpoint, secret, body)
+		if errors.Is(a.Err, ErrForbiddenAddress) {
+			return false, fmt.Errorf("%w: %s", ErrForbiddenAddress, netguard.RedactURL(endpoint))
+		}
+		o := classifyCredit(a)
+		out = betting.WalletCredit{Done: o.result == betting.AttemptDone, Balance: o.balance,
+			Attempts: []betting.WalletAttempt{tx.Attempt(a, o.result, o.code, a.Success() && o.result != betting.AttemptDone)}}
+		return o.result != betting.AttemptUnknown, nil
+	})
+	return out, err
 }
 
 // send makes one signed request: the body's signature, a fresh

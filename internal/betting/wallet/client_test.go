@@ -22,8 +22,8 @@ import (
 
 const testSecret = "whsec-operator-secret-7f3a"
 
-// hang, as an answer's status, makes the fake wallet never answer (until
-// the client gives up on the request).
+// hang, as an answer's status, makes the fake wallet never answer: it
+// drops the connection once the client has given up on the request.
 const hang = -1
 
 type request struct {
@@ -59,7 +59,9 @@ func newFakeWallet(t *testing.T, useTLS bool, answer func(n int) (int, string)) 
 		status, text := f.answer(n)
 		if status == hang {
 			<-r.Context().Done()
-			return
+			// No answer at all: returning would send an empty 200, which
+			// a client closing a TLS connection may still read.
+			panic(http.ErrAbortHandler)
 		}
 		if text != "" {
 			w.Header().Set("Content-Type", "application/json")
@@ -558,6 +560,44 @@ func TestRollback(t *testing.T) {
 		b.WithdrawalTxID = id
 		if _, err := f.client(0).Rollback(context.Background(), operator(f.srv.URL), b); !errors.Is(err, wallet.ErrConfig) {
 			t.Errorf("Rollback(%q) = %v, want ErrConfig", id, err)
+		}
+	}
+}
+
+// TestCreditsStopWhenContextEnds: the walletcall cancellation rule holds
+// for credits too. A deposit or a rollback whose context ends before an
+// answer returns the context's error with the attempt sent, whose outcome
+// is unknown, not a credit "not done yet" with a nil error that a caller
+// shutting down would record as the operator's answer.
+func TestCreditsStopWhenContextEnds(t *testing.T) {
+	t.Parallel()
+	for _, call := range []string{"deposit", "rollback"} {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		f := newFakeWallet(t, true, func(int) (int, string) {
+			cancel() // the platform shuts down while the request is on its way
+			return hang, ""
+		})
+		c, op := f.client(time.Minute), operator(f.srv.URL)
+		credit := func() (betting.WalletCredit, error) {
+			if call == "deposit" {
+				return c.Deposit(ctx, op, testBet())
+			}
+			return c.Rollback(ctx, op, testBet())
+		}
+		o, err := credit()
+		if !errors.Is(err, context.Canceled) || o.Done {
+			t.Errorf("%s: %+v, %v; want context.Canceled", call, o, err)
+		}
+		if len(o.Attempts) != 1 || o.Attempts[0].Result != betting.AttemptUnknown || o.Attempts[0].Error != betting.FailureCancelled {
+			t.Errorf("%s: attempts %+v, want one unknown, cancelled", call, o.Attempts)
+		}
+		// A context that has ended before the call sends nothing.
+		if o, err := credit(); !errors.Is(err, context.Canceled) || len(o.Attempts) != 0 {
+			t.Errorf("%s with an ended context: %+v, %v; want no attempt, context.Canceled", call, o, err)
+		}
+		if n := len(f.requests()); n != 1 {
+			t.Errorf("%s: %d requests, want 1", call, n)
 		}
 	}
 }

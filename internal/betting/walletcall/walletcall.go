@@ -203,10 +203,14 @@ const (
 	MaxBackoff = 2 * time.Second
 )
 
-// DebitRetries is the retry schedule of a stake's debit. Credits
-// (deposits, rollbacks) make one attempt per call and are retried by the
-// caller's durable outbox.
+// DebitRetries is the retry schedule of a stake's debit.
 var DebitRetries = Schedule{Attempts: DebitAttempts, FirstBackoff: FirstBackoff, MaxBackoff: MaxBackoff}
+
+// CreditOnce is the schedule of a credit (a deposit, a rollback): one
+// request per call, retried by the caller's durable outbox. Its Retry
+// applies the cancellation rule as DebitRetries' does: a credit whose
+// context ends before a definite answer returns ctx.Err().
+var CreditOnce = Schedule{Attempts: 1}
 
 // Schedule is how an unknown outcome is retried.
 type Schedule struct {
