@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/foresight-dev/foresight/internal/server"
 )
 
@@ -148,5 +150,56 @@ func TestStalledBodiesEndSoon(t *testing.T) {
 				t.Errorf("POST %s with a stalled body = %d after %v, want %d within %v", c.path, resp.StatusCode, took.Round(time.Millisecond), c.want, c.within)
 			}
 		})
+	}
+}
+
+// TestPlacementsInProgressPerBettor: with the bet rate limit on, one
+// bettor's bets in progress at once are capped at twice its burst, so that
+// one token cannot keep thousands of handlers reading stalled bodies over
+// HTTP/2: one more is 429 with Retry-After before its body is read, and
+// once they end the bettor places again.
+func TestPlacementsInProgressPerBettor(t *testing.T) {
+	t.Parallel()
+	const burst, inProgress = 8, 16
+	bw := newBettingWorldWith(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{
+		config: func(c *server.Config) { c.BetRateLimit, c.BetRateBurst = 1, burst }})
+	alice := bw.bettor("alice", "100.00")
+	var dials atomic.Int64
+	client := http2Client(t, &dials)
+	answered := make(chan int, inProgress)
+	var stalls []*io.PipeWriter
+	for range inProgress {
+		body, stall := io.Pipe()
+		stalls = append(stalls, stall)
+		go stall.Write([]byte("{"))
+		req, _ := http.NewRequest("POST", bw.url+"/api/v1/bettor/bets", body)
+		req.Header.Set("Authorization", "Bearer "+alice)
+		req.Header.Set("Idempotency-Key", uuid.NewString())
+		req.Header.Set("Content-Type", "application/json")
+		go func() {
+			resp, err := client.Do(req)
+			if err != nil {
+				answered <- 0
+				return
+			}
+			resp.Body.Close()
+			answered <- resp.StatusCode
+		}()
+	}
+	time.Sleep(500 * time.Millisecond) // their handlers are reading
+	if r := bw.place(alice, uuid.NewString(), bw.outcome[0], "1.00"); r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != "1" {
+		t.Errorf("bet %d while %d are in progress = %d (Retry-After %q) %s, want 429 with Retry-After 1", inProgress+1, inProgress,
+			r.status, r.header.Get("Retry-After"), r.body)
+	}
+	for _, stall := range stalls {
+		stall.Close()
+	}
+	for range inProgress {
+		if status := <-answered; status != http.StatusBadRequest {
+			t.Errorf("a bet whose body ended after one byte = %d, want 400", status)
+		}
+	}
+	if r := bw.place(alice, uuid.NewString(), bw.outcome[0], "1.00"); r.status != http.StatusAccepted {
+		t.Errorf("a bet once the others ended = %d %s, want 202", r.status, r.body)
 	}
 }

@@ -110,6 +110,8 @@ type Config struct {
 	RoundDetailsRateLimit float64
 	// BetRateLimit is new bets per second per bettor, after BetRateBurst
 	// in a row (betting.Placement.LimitBettorRate); 0 disables the limit.
+	// With the limit, a bettor also has at most twice BetRateBurst bets
+	// in progress at once (bettorhttp.Options.MaxPlacementsInProgress).
 	BetRateLimit float64
 	BetRateBurst int
 	// OddsStreamRateLimit is odds streams opened per second per bettor,
@@ -499,10 +501,18 @@ func (s *Server) routes() http.Handler {
 	})
 	mux.Handle("/tickets/v1/", metrics.wrap("tickets", ticketAPI))
 	mux.Handle("/v1/task-generation/", metrics.wrap("tickets", ticketAPI))
+	// At most BetRateBurst new bets pass the rate limit at once; twice
+	// that in progress leaves room for repeated keys. A test or load that
+	// turns the rate limit off runs one bettor hard, with no cap.
+	placementsInProgress := 0
+	if s.cfg.BetRateLimit > 0 {
+		placementsInProgress = 2 * s.cfg.BetRateBurst
+	}
 	bettorAPI := bettorhttp.New(s.betting, s.placement, bettorhttp.TokenAuthenticator(s.betting, s.placement, s.tokens,
 		bettorhttp.Platform{Keys: s.agg.Keys().PublicKey, Balance: s.balances.Balance}),
 		bettorhttp.Options{Log: s.log, StreamWriteTimeout: s.cfg.OddsStreamWriteTimeout,
-			StreamConnectRate: s.cfg.OddsStreamRateLimit, StreamConnectBurst: s.cfg.OddsStreamRateBurst})
+			StreamConnectRate: s.cfg.OddsStreamRateLimit, StreamConnectBurst: s.cfg.OddsStreamRateBurst,
+			MaxPlacementsInProgress: placementsInProgress})
 	mux.Handle("/api/v1/", metrics.wrap("bettor", bettorAPI))
 	mux.Handle("GET /api/v1/widget/operators/{id}", metrics.wrap("bettor", bettorhttp.WidgetConfig(s.betting, s.cfg.PublicURL, s.log)))
 	aggregatorAPI := http.NewServeMux()

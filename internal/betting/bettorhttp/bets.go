@@ -39,6 +39,14 @@ func (h *handler) placeBet(w http.ResponseWriter, r *http.Request, b Bettor) {
 		httpjson.WriteProblem(w, http.StatusUnsupportedMediaType, "The body must be JSON (Content-Type: application/json).")
 		return
 	}
+	release, ok := h.placing.take(b.OperatorID + "\x00" + b.ID)
+	if !ok {
+		httpjson.SetRetryAfter(w, time.Second)
+		httpjson.WriteProblem(w, http.StatusTooManyRequests,
+			"Too many bets of this bettor are in progress; send this one again, with the same Idempotency-Key, after Retry-After seconds.")
+		return
+	}
+	defer release()
 	body, err := requestbody.Read(w, r, 64<<10) // within the placement's 3 s
 	if err != nil {
 		httpjson.WriteProblem(w, http.StatusBadRequest, "The body is unreadable or larger than 64 KiB.")
