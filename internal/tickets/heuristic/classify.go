@@ -180,6 +180,12 @@ func classifySections(doc *document) {
 			// and GA are later milestones with their own plans.
 			s.class = notWorkSection
 		}
+		if p := s.parent; designed && p != nil && s.class == workSection && strings.EqualFold(strings.TrimSpace(p.heading), "proposal") && proposalDetails.MatchString(strings.TrimSpace(s.heading)) {
+			// KEP-2227's "Proposal Details" says what its "Design Details"
+			// leave out (which commands read the annotation, the logs
+			// exception): detail, not the summary its parent is.
+			continue
+		}
 		if p := s.parent; p != nil && p.class > s.class && !(s.class == workSection && rolloutHeading.MatchString(strings.TrimSpace(headingNumber.ReplaceAllString(strings.ToLower(s.heading), ""))) && launchHeading.MatchString(strings.ToLower(p.heading))) {
 			s.class = p.class
 		}
@@ -194,6 +200,10 @@ var placeholderText = regexp.MustCompile(`(?i)^(todo|tbd|tba|to do|to be (writte
 func unfilledTemplate(s *section) bool {
 	return len(s.blocks) > 1 && s.blocks[0].kind == paragraphBlock && placeholderText.MatchString(strings.TrimSpace(s.blocks[0].text))
 }
+
+// proposalDetails is the heading of a proposal's details under a KEP's
+// "Proposal".
+var proposalDetails = regexp.MustCompile(`(?i)^(proposal )?details$`)
 
 // appendixLabel is the label that opens an appendix's heading ("Appendix
 // #1 - ", "Appendix C: ").

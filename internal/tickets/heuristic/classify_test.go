@@ -131,3 +131,17 @@ func TestStatusQuoIsNoStateTopic(t *testing.T) {
 		}
 	}
 }
+
+// A KEP's "Proposal Details" under its "Proposal" is detail the design
+// details leave out (KEP-2227: which commands read the annotation), not
+// the summary its parent is.
+func TestProposalDetailsAreWork(t *testing.T) {
+	doc := parseDocument(newMeter(t.Context()), "# KEP\n\n## Proposal\n\nAdd the annotation.\n\n### User Stories\n\nJulia runs kubectl cp.\n\n### Proposal Details\n\n`kubectl logs` reads the annotation only without `--all-containers`.\n\n## Design Details\n\n### API\n\nThe annotation is validated.\n")
+	classifySections(doc)
+	want := map[string]sectionClass{"Proposal": contextSection, "User Stories": contextSection, "Proposal Details": workSection}
+	for _, s := range doc.sections {
+		if w, ok := want[s.heading]; ok && s.class != w {
+			t.Errorf("%q: class %d, want %d", s.heading, s.class, w)
+		}
+	}
+}
