@@ -593,6 +593,10 @@ func joinAnd(items []string) string {
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
+// leadingAdverbial is a phrase of time, place or manner before a
+// sentence's subject ("By default, ", "In production, ").
+var leadingAdverbial = regexp.MustCompile(`^(?i:by|in|on|at|for|during|after|before|once)\b[^,]{1,30},\s+`)
+
 // looksPlural guesses whether a noun phrase is plural from its head: the
 // words before the first preposition, relative pronoun or participle.
 func looksPlural(phrase string) bool {
@@ -789,6 +793,11 @@ func imperative(s string) (title, role string) {
 	}
 	if m := matchModal(s); m != nil && fieldCount(m[1]) <= 6 {
 		subject := strings.TrimSpace(m[1])
+		if lead := leadingAdverbial.FindString(subject); lead != "" && lead != subject {
+			// "By default, this feature should be enabled": the subject is
+			// "this feature", one of them ("this feature are enabled").
+			subject = subject[len(lead):]
+		}
 		lowSubject := strings.ToLower(subject)
 		neg := m[3] != ""
 		rest := strings.TrimSpace(m[5])

@@ -89,3 +89,12 @@ func TestTitlesKeepTheSpecsNames(t *testing.T) {
 		t.Errorf("no draft keeps the endpoint's method and path parameter: %q", got)
 	}
 }
+
+// A phrase before the subject ("By default, ") is no part of it: "this
+// feature" is one ("Ensure by default, this feature are enabled" was
+// KEP-2227's title).
+func TestLeadingAdverbialIsNoSubject(t *testing.T) {
+	if got, _ := imperative("By default, this feature should be enabled as this feature is opt-in."); !strings.HasPrefix(got, "Ensure this feature is enabled") {
+		t.Errorf("title %q, want \"Ensure this feature is enabled …\"", got)
+	}
+}
