@@ -57,24 +57,32 @@ func (f *flakyBeats) Beat(ctx context.Context, node string) error {
 	return f.Recovery.Beat(ctx, node)
 }
 
+// openSQLite opens a fresh SQLite store and a connection of its own to
+// the same file, for River's driver; both close when t ends.
+func openSQLite(t *testing.T) (*sqlite.DB, *sql.DB) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "test.db")
+	db, err := sqlite.Open(context.Background(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.SetMaxOpenConns(1)
+	t.Cleanup(func() { raw.Close() })
+	return db, raw
+}
+
 // TestFence: a node that cannot record its beats for FenceAfter cancels
 // the job it runs and hands it back; once it beats again the job runs
 // again and completes.
 func TestFence(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "test.db")
-	db, err := sqlite.Open(ctx, path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw.SetMaxOpenConns(1)
-	defer raw.Close()
+	db, raw := openSQLite(t)
 
 	w := &holdWorker{started: make(chan struct{}), cancelled: make(chan struct{})}
 	workers := river.NewWorkers()
@@ -148,18 +156,7 @@ func TestPauseQueue(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	path := filepath.Join(t.TempDir(), "test.db")
-	db, err := sqlite.Open(ctx, path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw.SetMaxOpenConns(1)
-	defer raw.Close()
+	db, raw := openSQLite(t)
 	w := &countWorker{}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, w)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 )
 
@@ -20,35 +19,6 @@ const CallbacksInFlightPerClient = 2
 // process: nothing was sent, and the delivery is to be tried again later
 // without counting as an attempt.
 var ErrCallbackTurnsTaken = errors.New("the client's callbacks in flight are at their bound")
-
-// callbackTurns counts each client's callbacks in flight.
-type callbackTurns struct {
-	mu    sync.Mutex
-	taken map[string]int
-}
-
-// take takes one of the client's turns; false when all of them are taken.
-func (t *callbackTurns) take(clientID string) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.taken[clientID] >= CallbacksInFlightPerClient {
-		return false
-	}
-	if t.taken == nil {
-		t.taken = map[string]int{}
-	}
-	t.taken[clientID]++
-	return true
-}
-
-// give gives back a turn take took.
-func (t *callbackTurns) give(clientID string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.taken[clientID]--; t.taken[clientID] == 0 {
-		delete(t.taken, clientID)
-	}
-}
 
 // CallbackEvent is the body of a callback, in the Standard Webhooks shape
 // {type, timestamp, data}: data is the job response at the terminal status.
@@ -92,11 +62,12 @@ func (s *Service) DeliverCallback(ctx context.Context, id string, status Status,
 	if err != nil {
 		return fmt.Errorf("encode callback of job %s: %w", id, err)
 	}
-	if !s.callbackTurns.take(j.ClientID) {
+	release, ok := s.callbackTurns.Take(j.ClientID)
+	if !ok {
 		return ErrCallbackTurnsTaken
 	}
 	err = s.callback.Send(ctx, j.Request.CallbackURL, c.WebhookSecret, CallbackMessageID(id, status), body)
-	s.callbackTurns.give(j.ClientID)
+	release()
 	if err == nil {
 		// Sending again only to record the delivery would be worse than a
 		// delivery the admin API does not show: log it and go on.

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	cursorpkg "github.com/foresight-dev/foresight/internal/cursor"
+	"github.com/foresight-dev/foresight/internal/ratelimit"
 )
 
 // Config holds the service's tunables.
@@ -78,8 +79,9 @@ type Service struct {
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
 
-	keys          *keyCache
-	callbackTurns callbackTurns
+	keys *keyCache
+	// callbackTurns counts each client's callbacks in flight.
+	callbackTurns *ratelimit.InFlight[string]
 
 	mu      sync.Mutex
 	running map[string]*runningJob
@@ -92,9 +94,10 @@ func NewService(store Store, engine Engine, callback CallbackSender, cfg Config,
 	}
 	return &Service{
 		store: store, engine: engine, callback: callback, cfg: cfg, log: log,
-		Now:     time.Now,
-		keys:    newKeyCache(),
-		running: make(map[string]*runningJob),
+		Now:           time.Now,
+		keys:          newKeyCache(),
+		running:       make(map[string]*runningJob),
+		callbackTurns: ratelimit.NewInFlight[string](CallbacksInFlightPerClient),
 	}
 }
 

@@ -39,7 +39,7 @@ func (h *handler) placeBet(w http.ResponseWriter, r *http.Request, b Bettor) {
 		httpjson.WriteProblem(w, http.StatusUnsupportedMediaType, "The body must be JSON (Content-Type: application/json).")
 		return
 	}
-	release, ok := h.placing.take(b.OperatorID + "\x00" + b.ID)
+	release, ok := h.placing.Take(b.OperatorID + "\x00" + b.ID)
 	if !ok {
 		httpjson.SetRetryAfter(w, time.Second)
 		httpjson.WriteProblem(w, http.StatusTooManyRequests,

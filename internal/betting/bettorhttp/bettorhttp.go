@@ -10,6 +10,7 @@ package bettorhttp
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -53,11 +54,12 @@ type Bettor struct {
 type Authenticator func(ctx context.Context, token string) (Bettor, error)
 
 type handler struct {
-	svc                *betting.Service
-	placement          *betting.Placement
-	auth               Authenticator
-	streams            *streamSlots
-	placing            *inFlight
+	svc       *betting.Service
+	placement *betting.Placement
+	auth      Authenticator
+	// streams counts the open streams of each token (by its SHA-256).
+	streams            *ratelimit.InFlight[[sha256.Size]byte]
+	placing            *ratelimit.InFlight[string]
 	streamConnects     *ratelimit.Limiter
 	streamWriteTimeout time.Duration
 	errors             errorWriter
@@ -87,8 +89,8 @@ type Options struct {
 
 // New returns the /api/v1 handler.
 func New(svc *betting.Service, placement *betting.Placement, auth Authenticator, o Options) http.Handler {
-	h := &handler{svc: svc, placement: placement, auth: auth, streams: newStreamSlots(MaxStreamsPerToken),
-		placing:            newInFlight(o.MaxPlacementsInProgress),
+	h := &handler{svc: svc, placement: placement, auth: auth, streams: ratelimit.NewInFlight[[sha256.Size]byte](MaxStreamsPerToken),
+		placing:            ratelimit.NewInFlight[string](o.MaxPlacementsInProgress),
 		streamConnects:     ratelimit.New(o.StreamConnectRate, o.StreamConnectBurst),
 		streamWriteTimeout: cmp.Or(o.StreamWriteTimeout, DefaultStreamWriteTimeout), errors: newErrorWriter(o.Log)}
 	mux := http.NewServeMux()

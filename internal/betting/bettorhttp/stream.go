@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/betting"
@@ -160,36 +159,6 @@ const DefaultStreamWriteTimeout = 2 * keepAlive
 // server has not noticed yet.
 const MaxStreamsPerToken = 4
 
-// streamSlots counts the open streams of each token (by its SHA-256).
-type streamSlots struct {
-	max  int
-	mu   sync.Mutex
-	open map[[sha256.Size]byte]int
-}
-
-func newStreamSlots(max int) *streamSlots {
-	return &streamSlots{max: max, open: map[[sha256.Size]byte]int{}}
-}
-
-// take holds one of token's slots; ok is false when all are held. release
-// gives it back.
-func (s *streamSlots) take(token string) (release func(), ok bool) {
-	key := sha256.Sum256([]byte(token))
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.open[key] >= s.max {
-		return nil, false
-	}
-	s.open[key]++
-	return func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.open[key]--; s.open[key] <= 0 {
-			delete(s.open, key)
-		}
-	}, true
-}
-
 // streamEnd is the data of the stream's last event, token_expired.
 type streamEnd struct {
 	ExpiresAt time.Time `json:"expires_at"`
@@ -225,7 +194,7 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
 			Message: "too many odds stream connections in a row; reconnect in a moment"})
 		return
 	}
-	release, ok := h.streams.take(b.token)
+	release, ok := h.streams.Take(sha256.Sum256([]byte(b.token)))
 	if !ok {
 		httpjson.WriteProblem(w, http.StatusTooManyRequests, fmt.Sprintf("This session already has %d odds streams open; close one first.", MaxStreamsPerToken))
 		return
