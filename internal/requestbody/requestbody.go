@@ -1,6 +1,7 @@
-// Package requestbody reads the small bodies of API requests (a bet, an
-// aggregator's launcher or round-details call, a session exchange) with a
-// bound on their size and on the time their client takes to send them.
+// Package requestbody reads the bodies of API requests (a bet, an
+// aggregator's launcher or round-details call, a session exchange, a
+// ticket job's submission) with a bound on their size and on the time
+// their client takes to send them.
 //
 // The server's read timeout bounds a whole request to a minute, which is
 // too long for a body of a few hundred bytes: over HTTP/2 one connection
@@ -22,6 +23,10 @@ import (
 // then needs 6.5 KB/s; the bodies clients send are a few hundred bytes.
 const Within = 10 * time.Second
 
+// MinRate is the slowest average rate, in bytes a second, at which
+// ReadLarge lets a client send a body beyond Within.
+const MinRate = 64 << 10
+
 // ErrTooLarge is Read's error for a body longer than its limit.
 var ErrTooLarge = errors.New("the request body is larger than its limit")
 
@@ -38,6 +43,14 @@ var ErrTooLarge = errors.New("the request body is larger than its limit")
 // the server gives up on the rest of the body by then.
 func Read(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	return read(w, r, limit, Within)
+}
+
+// ReadLarge is Read for a body whose limit is larger than the small ones'
+// (a ticket spec's 1 MiB): the client has Within plus a second for every
+// MinRate bytes of limit (26 s for 1 MiB), so that a client sending a whole
+// body at 64 KiB/s is never cut, while one that stalls is.
+func ReadLarge(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	return read(w, r, limit, Within+time.Duration(limit)*time.Second/MinRate)
 }
 
 // read is Read with within in place of Within.

@@ -3,6 +3,7 @@ package server_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -201,5 +202,40 @@ func TestPlacementsInProgressPerBettor(t *testing.T) {
 	}
 	if r := bw.place(alice, uuid.NewString(), bw.outcome[0], "1.00"); r.status != http.StatusAccepted {
 		t.Errorf("a bet once the others ended = %d %s, want 202", r.status, r.body)
+	}
+}
+
+// TestStalledTicketSubmissionEnds: a ticket job whose body stalls ends
+// once requestbody.ReadLarge's time for the API's body limit has passed
+// (here a 64 KiB limit: 11 s), answered 400 in the ticket API's error
+// shape, instead of holding its handler for the server's read timeout.
+func TestStalledTicketSubmissionEnds(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{
+		config: func(c *server.Config) { c.MaxBodyBytes = 64 << 10 }})
+	var dials atomic.Int64
+	client := http2Client(t, &dials)
+	body, stall := io.Pipe()
+	defer stall.Close()
+	go stall.Write([]byte("{"))
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", w.url+"/tickets/v1/jobs", body)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+w.key)
+	start := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("a stalled submission: %v after %v", err, time.Since(start).Round(time.Millisecond))
+	}
+	defer resp.Body.Close()
+	var e struct {
+		Error struct{ Code, Message string } `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&e); err != nil {
+		t.Fatalf("a stalled submission's answer (%d): %v", resp.StatusCode, err)
+	}
+	if took := time.Since(start); resp.StatusCode != http.StatusBadRequest || e.Error.Code != "invalid_request" || took > 20*time.Second {
+		t.Errorf("a stalled submission = %d %+v after %v, want 400 invalid_request within 11 s (20 s allowed)", resp.StatusCode, e.Error, took.Round(time.Millisecond))
 	}
 }

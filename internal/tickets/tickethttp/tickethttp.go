@@ -7,7 +7,6 @@ package tickethttp
 
 import (
 	"errors"
-	"io"
 	"log/slog"
 	"mime"
 	"net"
@@ -21,6 +20,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/httpjson"
 	"github.com/foresight-dev/foresight/internal/netguard"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
+	"github.com/foresight-dev/foresight/internal/requestbody"
 	"github.com/foresight-dev/foresight/internal/requestid"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
@@ -152,7 +152,8 @@ func (h *handler) submit(w http.ResponseWriter, r *http.Request, p tickets.Princ
 	})
 }
 
-// readJSONBody reads a JSON request body of at most MaxBodyBytes.
+// readJSONBody reads a JSON request body of at most MaxBodyBytes, sent
+// within requestbody.ReadLarge's time.
 func (h *handler) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
@@ -162,13 +163,12 @@ func (h *handler) readJSONBody(w http.ResponseWriter, r *http.Request) ([]byte, 
 	if r.ContentLength > h.cfg.MaxBodyBytes {
 		return nil, tooLarge
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxBodyBytes))
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
+	body, err := requestbody.ReadLarge(w, r, h.cfg.MaxBodyBytes)
+	if errors.Is(err, requestbody.ErrTooLarge) {
 		return nil, tooLarge
 	}
 	if err != nil {
-		return nil, tickets.Errorf(tickets.CodeInvalidRequest, "The request body could not be read.")
+		return nil, tickets.Errorf(tickets.CodeInvalidRequest, "The request body could not be read (it must arrive at %d KiB/s or faster).", requestbody.MinRate>>10)
 	}
 	return body, nil
 }
