@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/server"
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // TestHeaderBlockLimit: a request line and headers beyond
@@ -167,34 +168,57 @@ func TestPlacementsInProgressPerBettor(t *testing.T) {
 	alice := bw.bettor("alice", "100.00")
 	var dials atomic.Int64
 	client := http2Client(t, &dials)
-	answered := make(chan int, inProgress)
-	var stalls []*io.PipeWriter
-	for range inProgress {
+	// stalledBet sends a bet whose body stops after one byte, until ctx
+	// ends or the server answers.
+	stalledBet := func(ctx context.Context) (*http.Response, *io.PipeWriter, error) {
 		body, stall := io.Pipe()
-		stalls = append(stalls, stall)
 		go stall.Write([]byte("{"))
-		req, _ := http.NewRequest("POST", bw.url+"/api/v1/bettor/bets", body)
+		req, _ := http.NewRequestWithContext(ctx, "POST", bw.url+"/api/v1/bettor/bets", body)
 		req.Header.Set("Authorization", "Bearer "+alice)
 		req.Header.Set("Idempotency-Key", uuid.NewString())
 		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		return resp, stall, err
+	}
+	// inProgress stalled bets, each sent again when a probe below held the
+	// slot it came for, answered once the placement's 3 s have passed.
+	answered := make(chan int, inProgress)
+	for range inProgress {
 		go func() {
-			resp, err := client.Do(req)
-			if err != nil {
-				answered <- 0
-				return
+			for {
+				resp, stall, err := stalledBet(context.Background())
+				stall.Close()
+				if err != nil {
+					answered <- 0
+					return
+				}
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusTooManyRequests {
+					answered <- resp.StatusCode
+					return
+				}
+				time.Sleep(10 * time.Millisecond) // a probe holds a slot for at most 300 ms
 			}
-			resp.Body.Close()
-			answered <- resp.StatusCode
 		}()
 	}
-	time.Sleep(500 * time.Millisecond) // their handlers are reading
-	if r := bw.place(alice, uuid.NewString(), bw.outcome[0], "1.00"); r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != "1" {
-		t.Errorf("bet %d while %d are in progress = %d (Retry-After %q) %s, want 429 with Retry-After 1", inProgress+1, inProgress,
-			r.status, r.header.Get("Retry-After"), r.body)
-	}
-	for _, stall := range stalls {
-		stall.Close()
-	}
+	// Once their handlers are reading, one more bet is refused before its
+	// body is read. Each probe is a stalled bet given up after 300 ms: one
+	// let in before the others arrived holds a slot only that long.
+	waitfor.Check(t, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		resp, stall, err := stalledBet(ctx)
+		defer stall.Close()
+		if err != nil {
+			return fmt.Errorf("bet %d while %d should be in progress: no answer (%v), want 429", inProgress+1, inProgress, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" {
+			return fmt.Errorf("bet %d while %d are in progress = %d (Retry-After %q), want 429 with Retry-After 1",
+				inProgress+1, inProgress, resp.StatusCode, resp.Header.Get("Retry-After"))
+		}
+		return nil
+	})
 	for range inProgress {
 		if status := <-answered; status != http.StatusBadRequest {
 			t.Errorf("a bet whose body ended after one byte = %d, want 400", status)

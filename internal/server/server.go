@@ -149,6 +149,9 @@ type Config struct {
 	// the guarded default transport (tests route a test host name to a
 	// local TLS server with it).
 	CallbackTransport *http.Transport
+	// CallbackTimeout bounds one callback delivery attempt (default 15 s;
+	// the callback job's own minute bounds it too).
+	CallbackTimeout time.Duration
 	// CallbackResolver, when set, looks up callback_url host names at
 	// submission instead of net.DefaultResolver (tests make a name resolve
 	// to loopback with it).
@@ -367,7 +370,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	sender := webhook.NewSender(webhook.SenderOptions{AllowInsecure: cfg.DevAllowInsecure, Transport: cfg.CallbackTransport})
+	sender := webhook.NewSender(webhook.SenderOptions{AllowInsecure: cfg.DevAllowInsecure, Transport: cfg.CallbackTransport, Timeout: cfg.CallbackTimeout})
 	svc := tickets.NewService(db.TicketStore(), engine, sender, cfg.Tickets, log)
 	catalog := betting.NewService(db.BettingStore(), cfg.DevAllowInsecure)
 	if u, err := url.Parse(cfg.PublicURL); err == nil && u.Host != "" {
