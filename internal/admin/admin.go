@@ -31,6 +31,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/ledger"
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/ratelimit"
+	"github.com/foresight-dev/foresight/internal/requestbody"
 	"github.com/foresight-dev/foresight/internal/requestid"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
@@ -294,7 +295,7 @@ func (h *handler) createClient(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Name *string `json:"name"`
 	}
-	if err := decode(r, &req); err != nil {
+	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
@@ -328,7 +329,7 @@ func (h *handler) updateClient(w http.ResponseWriter, r *http.Request) {
 		Suspended      *bool `json:"suspended"`
 		TicketsEnabled *bool `json:"tickets_enabled"`
 	}
-	if err := decode(r, &req); err != nil {
+	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
@@ -352,7 +353,7 @@ func (h *handler) createKey(w http.ResponseWriter, r *http.Request) {
 		Scopes    []tickets.Scope `json:"scopes"`
 		ExpiresAt *time.Time      `json:"expires_at"`
 	}
-	if err := decode(r, &req); err != nil {
+	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
@@ -424,12 +425,13 @@ func queryTime(q url.Values, name string) (time.Time, error) {
 	return t, nil
 }
 
-// decode reads a JSON body of at most 1 MiB into v, rejecting unknown
+// decode reads a JSON body of at most 1 MiB, sent within
+// requestbody.ReadLarge's time (26 s), into v, rejecting unknown
 // fields and trailing data.
-func decode(r *http.Request, v any) error {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20+1))
-	if err != nil || len(body) > 1<<20 {
-		return problem(http.StatusBadRequest, CodeInvalidRequest, "The request body is unreadable or larger than 1 MiB.")
+func decode(w http.ResponseWriter, r *http.Request, v any) error {
+	body, err := requestbody.ReadLarge(w, r, 1<<20)
+	if err != nil {
+		return problem(http.StatusBadRequest, CodeInvalidRequest, "The request body is unreadable, larger than 1 MiB, or slower than 64 KiB/s to arrive.")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

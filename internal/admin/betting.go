@@ -111,7 +111,7 @@ func (req operatorRequest) apply(o *betting.Operator) {
 
 func (h *handler) createOperator(w http.ResponseWriter, r *http.Request) {
 	var req operatorRequest
-	if err := decode(r, &req); err != nil {
+	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
@@ -156,7 +156,7 @@ func (h *handler) getOperator(w http.ResponseWriter, r *http.Request) {
 
 func (h *handler) updateOperator(w http.ResponseWriter, r *http.Request) {
 	var req operatorRequest
-	if err := decode(r, &req); err != nil {
+	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
@@ -213,7 +213,7 @@ type eventRequest struct {
 
 func (h *handler) createEvent(w http.ResponseWriter, r *http.Request) {
 	var req eventRequest
-	if err := decode(r, &req); err != nil {
+	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
@@ -266,7 +266,7 @@ func (h *handler) updateEvent(w http.ResponseWriter, r *http.Request) {
 		Markets     map[string]betting.Texts `json:"markets"`
 		Outcomes    map[string]betting.Texts `json:"outcomes"`
 	}
-	if err := decode(r, &req); err != nil {
+	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
@@ -281,7 +281,7 @@ func (h *handler) setPrices(w http.ResponseWriter, r *http.Request) {
 			Probability decimalField `json:"probability"`
 		} `json:"outcomes"`
 	}
-	if err := decode(r, &req); err != nil {
+	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
@@ -318,7 +318,7 @@ func (h *handler) resolveMarket(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		WinningOutcomeID string `json:"winning_outcome_id"`
 	}
-	if err := decode(r, &req); err != nil {
+	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
 	}

@@ -51,7 +51,7 @@ func (h *handler) issueCredential(w http.ResponseWriter, r *http.Request) {
 		Name      *string    `json:"name"`
 		ExpiresAt *time.Time `json:"expires_at"`
 	}
-	if err := decode(r, &req); err != nil {
+	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
 	}

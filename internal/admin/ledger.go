@@ -86,7 +86,7 @@ func (h *handler) cashier(kind string) http.HandlerFunc {
 			Amount    *money.Amount `json:"amount"`
 			Reference string        `json:"reference"`
 		}
-		if err := decode(r, &req); err != nil {
+		if err := decode(w, r, &req); err != nil {
 			h.writeError(w, r, err)
 			return
 		}

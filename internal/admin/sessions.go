@@ -28,7 +28,7 @@ func (h *handler) bundledSession(w http.ResponseWriter, r *http.Request) {
 		Currency string `json:"currency"`
 		Locale   string `json:"locale"`
 	}
-	if err := decode(r, &req); err != nil {
+	if err := decode(w, r, &req); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
