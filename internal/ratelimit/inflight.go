@@ -39,10 +39,3 @@ func (f *InFlight[K]) Take(key K) (release func(), ok bool) {
 		}
 	}, true
 }
-
-// InProgress returns how many requests of key are in progress.
-func (f *InFlight[K]) InProgress(key K) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.open[key]
-}

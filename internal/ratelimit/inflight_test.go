@@ -13,7 +13,7 @@ func TestInFlight(t *testing.T) {
 	if _, ok := f.Take("a"); ok {
 		t.Fatal("a third request of a key with two in progress accepted")
 	}
-	if n := f.InProgress("a"); n != 2 {
+	if n := f.open["a"]; n != 2 {
 		t.Fatalf("refused request counted: %d in progress, want 2", n)
 	}
 	rb, ok := f.Take("b")
@@ -28,7 +28,7 @@ func TestInFlight(t *testing.T) {
 	}
 	r2()
 	r3()
-	if n := f.InProgress("a"); n != 0 || len(f.open) != 0 {
+	if n := f.open["a"]; n != 0 || len(f.open) != 0 {
 		t.Fatalf("after every request ended: %d in progress, %d keys kept", n, len(f.open))
 	}
 }
@@ -41,7 +41,7 @@ func TestInFlightUnbounded(t *testing.T) {
 			t.Fatal("a max of 0 refused a request")
 		}
 	}
-	if n := f.InProgress(1); n != 0 {
+	if n := f.open[1]; n != 0 {
 		t.Fatalf("a max of 0 counted %d requests", n)
 	}
 }

@@ -109,6 +109,25 @@ func TestOddsStreamOutlivesWriteTimeout(t *testing.T) {
 	}
 }
 
+// postStalled posts to url, with header's name and value pairs and a JSON
+// content type, a body that stops after its first byte, and returns the
+// answer once the server gives one (or ctx ends); closing stall ends the
+// body.
+func postStalled(ctx context.Context, client *http.Client, url string, header ...string) (resp *http.Response, stall *io.PipeWriter, err error) {
+	body, stall := io.Pipe()
+	go stall.Write([]byte("{"))
+	req, err := http.NewRequestWithContext(ctx, "POST", url, body)
+	if err != nil {
+		return nil, stall, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err = client.Do(req)
+	return resp, stall, err
+}
+
 // TestStalledBodiesEndSoon: over HTTP/2, where one connection carries
 // hundreds of requests, a request whose body sends one byte and stalls
 // does not hold its handler for the read timeout (a minute): a
@@ -131,18 +150,11 @@ func TestStalledBodiesEndSoon(t *testing.T) {
 			"Idempotency-Key", "6f1c2d3e-4a5b-4c6d-8e7f-000000000001"}, http.StatusBadRequest, 3*time.Second + 2*time.Second},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			body, stall := io.Pipe()
-			defer stall.Close()
-			go stall.Write([]byte("{"))
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			req, _ := http.NewRequestWithContext(ctx, "POST", bw.url+c.path, body)
-			req.Header.Set("Content-Type", "application/json")
-			for i := 0; i < len(c.header); i += 2 {
-				req.Header.Set(c.header[i], c.header[i+1])
-			}
 			start := time.Now()
-			resp, err := client.Do(req)
+			resp, stall, err := postStalled(ctx, client, bw.url+c.path, c.header...)
+			defer stall.Close()
 			if err != nil {
 				t.Fatalf("POST %s with a stalled body: %v after %v; want %d within %v", c.path, err, time.Since(start).Round(time.Millisecond), c.want, c.within)
 			}
@@ -170,14 +182,7 @@ func TestPlacementsInProgressPerBettor(t *testing.T) {
 	// stalledBet sends a bet whose body stops after one byte, until ctx
 	// ends or the server answers.
 	stalledBet := func(ctx context.Context) (*http.Response, *io.PipeWriter, error) {
-		body, stall := io.Pipe()
-		go stall.Write([]byte("{"))
-		req, _ := http.NewRequestWithContext(ctx, "POST", bw.url+"/api/v1/bettor/bets", body)
-		req.Header.Set("Authorization", "Bearer "+alice)
-		req.Header.Set("Idempotency-Key", uuid.NewString())
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := client.Do(req)
-		return resp, stall, err
+		return postStalled(ctx, client, bw.url+"/api/v1/bettor/bets", "Authorization", "Bearer "+alice, "Idempotency-Key", uuid.NewString())
 	}
 	// inProgress stalled bets, each sent again when a probe below held the
 	// slot it came for, answered once the placement's 3 s have passed.
@@ -248,16 +253,11 @@ func TestStalledBodiesOfLargeLimitsEnd(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			body, stall := io.Pipe()
-			defer stall.Close()
-			go stall.Write([]byte("{"))
 			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
 			defer cancel()
-			req, _ := http.NewRequestWithContext(ctx, "POST", w.url+c.path, body)
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", "Bearer "+c.token)
 			start := time.Now()
-			resp, err := client.Do(req)
+			resp, stall, err := postStalled(ctx, client, w.url+c.path, "Authorization", "Bearer "+c.token)
+			defer stall.Close()
 			if err != nil {
 				t.Fatalf("a stalled body: %v after %v", err, time.Since(start).Round(time.Millisecond))
 			}
