@@ -99,7 +99,14 @@ func TestBettingWalletAttempts(t *testing.T) {
 				url = scriptedOperator(t, tt.script)
 			}
 			op := betting.Operator{ID: "acme", WalletURL: url, SigningSecret: testSecret, Currencies: []betting.Currency{{Code: "USD", Decimals: 2}}}
-			w := wallet.New(wallet.Options{AllowInsecure: true, Timeout: 100 * time.Millisecond})
+			// Only a hanging operator needs a short time-out; on a busy
+			// machine a refused or answered attempt may take longer than
+			// 100 ms to be seen, and must not be read as a time-out.
+			timeout := 10 * time.Second
+			if tt.name == "time-outs" {
+				timeout = 100 * time.Millisecond
+			}
+			w := wallet.New(wallet.Options{AllowInsecure: true, Timeout: timeout})
 			before := time.Now()
 			attempts := bettingtest.WalletAttempts(t, w, tt.call, op, b)
 			kind, txID, amount := betting.TxWithdrawal, "wd-bet-1", b.Stake
