@@ -6,7 +6,7 @@
 // cannot be read, the chart draws the prices seen since the page opened
 // and says so. See docs/decisions.md.
 
-import { s as svg } from "./elements.js";
+import { h, s as svg } from "./elements.js";
 import * as fmt from "./format.js";
 import { locale, t } from "./i18n.js";
 import { steps } from "./steps.js";
@@ -67,11 +67,11 @@ export class PriceLog {
   // never dated before the history's last point.
   line(outcomeID) {
     const seen = this.seenBy.get(outcomeID) ?? [];
-    const h = this.historyBy.get(outcomeID);
-    if (!h) return { points: seen, history: false };
-    const out = [...h.points];
+    const read = this.historyBy.get(outcomeID);
+    if (!read) return { points: seen, history: false };
+    const out = [...read.points];
     for (const p of seen) {
-      if (p.at < h.asked) continue;
+      if (p.at < read.asked) continue;
       const last = out[out.length - 1];
       if (last.odds === p.odds && last.probability === p.probability) continue;
       out.push({ ...p, at: Math.max(p.at, last.at) });
@@ -113,22 +113,30 @@ export function priceChart({ points, history }, now = Date.now()) {
   const coords = steps(points, (p) => x(p.at), (p, i) => y(probs[i]), W).map(([vx, vy]) => `${vx.toFixed(1)},${vy.toFixed(1)}`);
   const moved = Number(last.probability) - Number(first.probability);
   const trend = moved > 0 ? "up" : moved < 0 ? "down" : "flat";
+  const pointList = coords.join(" ");
   const chart = svg("svg", {
     class: "price-chart", viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none", "aria-hidden": "true",
     "data-trend": trend, "data-points": points.length, "data-source": history ? "history" : "seen",
-  });
-  chart.append(svg("polygon", { class: "area", points: `0,${H} ${coords.join(" ")} ${W},${H}` }),
-    svg("line", { class: "axis", x1: 0, y1: H - 1, x2: W, y2: H - 1 }), svg("polyline", { points: coords.join(" "), fill: "none" }));
-  const caption = document.createElement("figcaption");
+  },
+    svg("polygon", { class: "area", points: `0,${H} ${pointList} ${W},${H}` }),
+    svg("line", { class: "axis", x1: 0, y1: H - 1, x2: W, y2: H - 1 }),
+    svg("polyline", { points: pointList, fill: "none" }));
+  return [chart, h("figcaption", {}, captionText(points, history))];
+}
+
+// captionText says in words what a chart of the points shows: the chance
+// from the first price to the last and the last odds, since when (the
+// history's start) or, without the history, how many prices were seen.
+function captionText(points, history) {
+  const first = points[0];
+  const last = points[points.length - 1];
   const chance = (p) => fmt.percent(p.probability, locale());
   const odds = fmt.odds(last.odds, locale());
   if (history) {
     const since = sinceText(first.at);
-    caption.textContent = points.length === 1 ? t("chart.since_one", { chance: chance(last), odds, since })
+    return points.length === 1 ? t("chart.since_one", { chance: chance(last), odds, since })
       : t("chart.since_moves", { from: chance(first), to: chance(last), since, odds });
-  } else {
-    caption.textContent = points.length === 1 ? t("chart.one", { chance: chance(last), odds })
-      : t("chart.moves", { from: chance(first), to: chance(last), odds, count: points.length });
   }
-  return [chart, caption];
+  return points.length === 1 ? t("chart.one", { chance: chance(last), odds })
+    : t("chart.moves", { from: chance(first), to: chance(last), odds, count: points.length });
 }
