@@ -2,6 +2,7 @@ package bettorhttp
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -189,14 +190,8 @@ type streamEnd struct {
 // Retry-After (a reconnection with a stale Last-Event-ID costs a snapshot
 // of every open event).
 func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
-	if ok, wait := h.streamConnects.Allow(b.Operator.ID + "\x00" + b.ID); !ok {
-		h.errors.write(w, r, &betting.Error{Code: betting.ErrRateLimited, RetryAfter: wait,
-			Message: "too many odds stream connections in a row; reconnect in a moment"})
-		return
-	}
-	release, ok := h.streams.Take(sha256.Sum256([]byte(b.token)))
+	release, ok := h.admitStream(w, r, b)
 	if !ok {
-		httpjson.WriteProblem(w, http.StatusTooManyRequests, fmt.Sprintf("This session already has %d odds streams open; close one first.", MaxStreamsPerToken))
 		return
 	}
 	defer release()
@@ -204,11 +199,7 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
 	epoch := hub.Epoch()
 	lastID := r.Header.Get("Last-Event-ID")
 	from, resuming := parseStreamPosition(lastID)
-	after := from.change
-	if resuming && from.line >= 0 && after > 0 {
-		after-- // the rest of a change read in part comes again
-	}
-	sub := hub.Resume(from.epoch, after)
+	sub := hub.Resume(from.epoch, resumeAfter(from, resuming))
 	defer sub.Stop()
 	var snapshot *betting.OddsSnapshot
 	if lastID != "" && !sub.Resumed {
@@ -224,97 +215,184 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
 		defer end.Stop()
 		expired = end.C
 	}
-	rc := http.NewResponseController(w)
-	// The server's write timeout does not apply to a stream; its writes
-	// have a deadline of their own, moved on once less than half of the
-	// timeout is left: each write gets at least half of it, and a stream
-	// that writes often does not move it at every write (on HTTP/2 each
-	// move is a message to the connection's goroutine).
-	var deadline time.Time
-	writeBy := func() {
-		if now := time.Now(); deadline.Sub(now) < h.streamWriteTimeout/2 {
-			deadline = now.Add(h.streamWriteTimeout)
-			rc.SetWriteDeadline(deadline)
-		}
-	}
-	writeBy()
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	op := b.Operator
-	margin := marginKey(op.Margin)
-	var (
-		seq  int64
-		buf  = []byte(": connected\n\n")
-		skip = -1 // the lines of the first missed change the client has read
-		// seen is the last position sent: a change at or before it is
-		// in the snapshot already.
-		seen = sub.At
-	)
-	writeFrame := func(f sseFrame) {
-		seq++
-		buf = append(buf, f.head...)
-		buf = strconv.AppendInt(buf, seq, 10)
-		buf = append(buf, f.tail...)
-	}
-	writeChange := func(c *betting.Change) {
-		frames := c.Memo(margin, func(betting.Event) any { return encodeOdds(op, epoch, c) }).(oddsFrames)
-		for i, f := range frames {
-			if i > skip {
-				writeFrame(f)
-			}
-		}
-		skip = -1
-	}
+	s := newOddsStream(w, h.streamWriteTimeout, b.Operator, epoch, sub.At)
+	s.writeHeader()
 	switch {
 	case sub.Resumed:
-		for _, c := range sub.Missed {
-			if resuming && from.line >= 0 && c.Seq == from.change {
-				skip = from.line
-			}
-			writeChange(c)
-		}
+		s.appendMissed(sub.Missed, from, resuming)
 	case snapshot != nil:
-		writeFrame(snapshot.Memo(margin, func([]betting.Event) any { return encodeSnapshot(op, epoch, snapshot) }).(sseFrame))
-		seen = snapshot.At
+		s.appendSnapshot(snapshot)
 	default:
-		buf = append(buf, "id: "+streamPosition{epoch: epoch, change: sub.At, line: -1}.String()+"\n\n"...)
+		s.appendStart(sub.At)
 	}
-	if _, err := w.Write(buf); err != nil {
+	if _, err := w.Write(s.buf); err != nil {
 		return
 	}
-	rc.Flush()
+	s.rc.Flush()
+	s.follow(r.Context(), sub.Changes, expired, b.ExpiresAt)
+}
+
+// admitStream lets bettor b open a stream, or answers 429 and returns
+// false: when b has opened too many in a row (with Retry-After), or when
+// b's token holds MaxStreamsPerToken streams already. release gives the
+// token's slot back when the stream ends.
+func (h *handler) admitStream(w http.ResponseWriter, r *http.Request, b Bettor) (release func(), ok bool) {
+	if ok, wait := h.streamConnects.Allow(b.Operator.ID + "\x00" + b.ID); !ok {
+		h.errors.write(w, r, &betting.Error{Code: betting.ErrRateLimited, RetryAfter: wait,
+			Message: "too many odds stream connections in a row; reconnect in a moment"})
+		return nil, false
+	}
+	release, ok = h.streams.Take(sha256.Sum256([]byte(b.token)))
+	if !ok {
+		httpjson.WriteProblem(w, http.StatusTooManyRequests, fmt.Sprintf("This session already has %d odds streams open; close one first.", MaxStreamsPerToken))
+		return nil, false
+	}
+	return release, true
+}
+
+// resumeAfter is the position after which a stream starting from `from`
+// (a Last-Event-ID, read when resuming) needs the hub's changes: the
+// change before from's when the client read from's change only in part,
+// so that its rest comes again.
+func resumeAfter(from streamPosition, resuming bool) uint64 {
+	after := from.change
+	if resuming && from.line >= 0 && after > 0 {
+		after--
+	}
+	return after
+}
+
+// oddsStream is one connection's odds stream as it writes: its response
+// and write deadline, the events it has numbered, and buf, the bytes of
+// its next write.
+type oddsStream struct {
+	w        http.ResponseWriter
+	rc       *http.ResponseController
+	timeout  time.Duration
+	deadline time.Time
+	op       betting.Operator
+	margin   string
+	epoch    string
+	seq      int64
+	buf      []byte
+	// skip is the last line (zero-based) of the next change that the
+	// client has read already; -1 for none.
+	skip int
+	// seen is the last position sent: a change at or before it is in the
+	// snapshot already.
+	seen uint64
+}
+
+// newOddsStream starts the stream of op's odds on w from position at of
+// the hub named epoch, its writes bounded by timeout; its first write
+// begins with a comment line.
+func newOddsStream(w http.ResponseWriter, timeout time.Duration, op betting.Operator, epoch string, at uint64) *oddsStream {
+	return &oddsStream{w: w, rc: http.NewResponseController(w), timeout: timeout, op: op, margin: marginKey(op.Margin),
+		epoch: epoch, buf: []byte(": connected\n\n"), skip: -1, seen: at}
+}
+
+// moveDeadline gives the next write its deadline. The server's write
+// timeout does not apply to a stream; its writes have a deadline of their
+// own, moved on once less than half of the timeout is left: each write
+// gets at least half of it, and a stream that writes often does not move
+// it at every write (on HTTP/2 each move is a message to the connection's
+// goroutine).
+func (s *oddsStream) moveDeadline() {
+	if now := time.Now(); s.deadline.Sub(now) < s.timeout/2 {
+		s.deadline = now.Add(s.timeout)
+		s.rc.SetWriteDeadline(s.deadline)
+	}
+}
+
+// writeHeader sets the first write's deadline and sends the response
+// header of an event stream.
+func (s *oddsStream) writeHeader() {
+	s.moveDeadline()
+	s.w.Header().Set("Content-Type", "text/event-stream")
+	s.w.Header().Set("Cache-Control", "no-store")
+	s.w.Header().Set("X-Accel-Buffering", "no")
+	s.w.WriteHeader(http.StatusOK)
+}
+
+// appendFrame adds f to buf with the stream's next sequence number.
+func (s *oddsStream) appendFrame(f sseFrame) {
+	s.seq++
+	s.buf = append(s.buf, f.head...)
+	s.buf = strconv.AppendInt(s.buf, s.seq, 10)
+	s.buf = append(s.buf, f.tail...)
+}
+
+// appendChange adds the odds events of c to buf, but for the lines the
+// client has read already (skip), priced with the stream's margin.
+func (s *oddsStream) appendChange(c *betting.Change) {
+	frames := c.Memo(s.margin, func(betting.Event) any { return encodeOdds(s.op, s.epoch, c) }).(oddsFrames)
+	for i, f := range frames {
+		if i > s.skip {
+			s.appendFrame(f)
+		}
+	}
+	s.skip = -1
+}
+
+// appendMissed adds the changes a resuming client missed, without the
+// lines it read of the change at `from`.
+func (s *oddsStream) appendMissed(missed []*betting.Change, from streamPosition, resuming bool) {
+	for _, c := range missed {
+		if resuming && from.line >= 0 && c.Seq == from.change {
+			s.skip = from.line
+		}
+		s.appendChange(c)
+	}
+}
+
+// appendSnapshot adds the snapshot event of snapshot; later changes at or
+// before it are skipped.
+func (s *oddsStream) appendSnapshot(snapshot *betting.OddsSnapshot) {
+	s.appendFrame(snapshot.Memo(s.margin, func([]betting.Event) any { return encodeSnapshot(s.op, s.epoch, snapshot) }).(sseFrame))
+	s.seen = snapshot.At
+}
+
+// appendStart adds the id-only event naming a new stream's starting
+// position, at.
+func (s *oddsStream) appendStart(at uint64) {
+	s.buf = append(s.buf, "id: "+streamPosition{epoch: s.epoch, change: at, line: -1}.String()+"\n\n"...)
+}
+
+// follow sends the changes of changes, and a keep-alive comment every
+// keepAlive, until ctx ends, the token expires (expired fires: a
+// token_expired event for expiresAt is the last), changes is closed or a
+// write or flush fails.
+func (s *oddsStream) follow(ctx context.Context, changes <-chan *betting.Change, expired <-chan time.Time, expiresAt time.Time) {
 	ticker := time.NewTicker(keepAlive)
 	defer ticker.Stop()
 	for {
 		select {
-		case <-r.Context().Done():
+		case <-ctx.Done():
 			return
 		case <-expired:
-			data, _ := json.Marshal(streamEnd{ExpiresAt: b.ExpiresAt.UTC()})
-			writeBy()
-			fmt.Fprintf(w, "event: token_expired\ndata: %s\n\n", data)
-			rc.Flush()
+			data, _ := json.Marshal(streamEnd{ExpiresAt: expiresAt.UTC()})
+			s.moveDeadline()
+			fmt.Fprintf(s.w, "event: token_expired\ndata: %s\n\n", data)
+			s.rc.Flush()
 			return
 		case <-ticker.C:
-			writeBy()
-			fmt.Fprint(w, ": keep-alive\n\n")
-		case c, ok := <-sub.Changes:
+			s.moveDeadline()
+			fmt.Fprint(s.w, ": keep-alive\n\n")
+		case c, ok := <-changes:
 			if !ok {
 				return // fell behind, or the process is stopping: the client reconnects
 			}
-			if c.Seq <= seen {
+			if c.Seq <= s.seen {
 				continue
 			}
-			buf = buf[:0]
-			writeChange(c)
-			writeBy()
-			if _, err := w.Write(buf); err != nil {
+			s.buf = s.buf[:0]
+			s.appendChange(c)
+			s.moveDeadline()
+			if _, err := s.w.Write(s.buf); err != nil {
 				return
 			}
 		}
-		if err := rc.Flush(); err != nil {
+		if err := s.rc.Flush(); err != nil {
 			return
 		}
 	}
