@@ -243,35 +243,41 @@ func defaultAdminURL(getenv func(string) string) string {
 	return "http://" + addr
 }
 
+// optionalTime is the RFC 3339 time of flag name's value v, or nil when v
+// is empty; any other value is a usageError.
 func optionalTime(v, name string) (*time.Time, error) {
 	if v == "" {
 		return nil, nil
 	}
 	t, err := time.Parse(time.RFC3339, v)
 	if err != nil {
-		return nil, fmt.Errorf("--%s %q is not RFC 3339 (2026-12-31T00:00:00Z)", name, v)
+		return nil, usageError{fmt.Errorf("--%s %q is not RFC 3339 (2026-12-31T00:00:00Z)", name, v)}
 	}
 	return &t, nil
 }
 
+// optionalBool is the boolean of flag name's value v (as strconv.ParseBool
+// reads it), or nil when v is empty; any other value is a usageError.
 func optionalBool(v, name string) (*bool, error) {
 	if v == "" {
 		return nil, nil
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return nil, fmt.Errorf("--%s %q: want true or false", name, v)
+		return nil, usageError{fmt.Errorf("--%s %q: want true or false", name, v)}
 	}
 	return &b, nil
 }
 
+// optionalInt is the whole number of flag name's value v, or 0 when v is
+// empty; any other value is a usageError.
 func optionalInt(v, name string) (int, error) {
 	if v == "" {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil {
-		return 0, fmt.Errorf("--%s %q: want a whole number", name, v)
+		return 0, usageError{fmt.Errorf("--%s %q: want a whole number", name, v)}
 	}
 	return n, nil
 }

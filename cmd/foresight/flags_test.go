@@ -107,3 +107,34 @@ func TestMisuseIsAUsageError(t *testing.T) {
 		t.Errorf("admin with no server: %v, want an error that is not a usage error (exit 1)", err)
 	}
 }
+
+// TestAdminFlagValueIsAUsageError: an admin command's flag given a value
+// its kind refuses (a number, a boolean, an RFC 3339 time) is a usage
+// error, exit 2 like a value Go's flag package refuses, with the message
+// that names the flag and the form it wants; the server is never asked.
+func TestAdminFlagValueIsAUsageError(t *testing.T) {
+	t.Parallel()
+	env := envOf(map[string]string{"FORESIGHT_ADMIN_TOKEN": longToken, "FORESIGHT_ADMIN_URL": "http://127.0.0.1:1"})
+	for _, tt := range []struct {
+		args []string
+		want string // the error's message
+	}{
+		{[]string{"ticket-jobs", "list", "--limit", "ten"}, `--limit "ten": want a whole number`},
+		{[]string{"audit", "list", "--limit", "2.5"}, `--limit "2.5": want a whole number`},
+		{[]string{"ticket-clients", "update", "--client", "c", "--suspended", "maybe"}, `--suspended "maybe": want true or false`},
+		{[]string{"ticket-clients", "update", "--client", "c", "--tickets-enabled", "yes"}, `--tickets-enabled "yes": want true or false`},
+		{[]string{"ticket-keys", "create", "--client", "c", "--scopes", "tickets:read", "--expires-at", "2026-12-31"},
+			`--expires-at "2026-12-31" is not RFC 3339 (2026-12-31T00:00:00Z)`},
+		{[]string{"operator-credentials", "issue", "--operator", "o", "--name", "n", "--expires-at", "tomorrow"},
+			`--expires-at "tomorrow" is not RFC 3339 (2026-12-31T00:00:00Z)`},
+		{[]string{"audit", "list", "--since", "yesterday"}, `--since "yesterday" is not RFC 3339 (2026-12-31T00:00:00Z)`},
+		{[]string{"audit", "list", "--until", "2026-13-01T00:00:00Z"}, `--until "2026-13-01T00:00:00Z" is not RFC 3339 (2026-12-31T00:00:00Z)`},
+	} {
+		args := append([]string{"admin"}, tt.args...)
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), args, env, &stdout, &stderr)
+		if !errors.Is(err, errUsage) || err.Error() != tt.want {
+			t.Errorf("foresight %s: %v, want the usage error (exit 2) %q", strings.Join(args, " "), err, tt.want)
+		}
+	}
+}
