@@ -10,6 +10,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/foresight-dev/foresight/internal/waitfor"
 )
 
 // limitedServer serves h behind a connLimiter of limit connections on a
@@ -31,15 +33,11 @@ func limitedServer(t *testing.T, limit int, h http.Handler) (string, *connLimite
 // finished with their last requests.
 func waitIdle(t *testing.T, l *connLimiter, n int) {
 	t.Helper()
-	for start := time.Now(); time.Since(start) < 5*time.Second; time.Sleep(5 * time.Millisecond) {
+	waitfor.True(t, fmt.Sprintf("%d idle connections", n), func() bool {
 		l.mu.Lock()
-		idle := l.idle.Len()
-		l.mu.Unlock()
-		if idle == n {
-			return
-		}
-	}
-	t.Fatalf("the limiter did not count %d idle connections within 5 s", n)
+		defer l.mu.Unlock()
+		return l.idle.Len() == n
+	})
 }
 
 // keepAlive opens a connection to addr, gets path on it and keeps it
@@ -126,9 +124,10 @@ func TestIdleConnectionsMakeRoom(t *testing.T) {
 // busy, a new connection waits until one closes.
 func TestConnectionsWaitWhenNoneIsIdle(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{})
+	release, inHandler := make(chan struct{}), make(chan struct{})
 	addr, _ := limitedServer(t, 1, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/busy" {
+			close(inHandler)
 			<-release
 		}
 	}))
@@ -137,7 +136,13 @@ func TestConnectionsWaitWhenNoneIsIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 	fmt.Fprint(busy, "GET /busy HTTP/1.1\r\nHost: x\r\n\r\n")
-	time.Sleep(100 * time.Millisecond) // the request is read: the connection is busy
+	// Until its request is read the connection counts as idle, and the
+	// new one below would close it.
+	select {
+	case <-inHandler:
+	case <-time.After(waitfor.Bound):
+		t.Fatalf("the busy request did not reach its handler within %v", waitfor.Bound)
+	}
 	answered := make(chan error, 1)
 	go func() {
 		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
