@@ -511,9 +511,11 @@ func TestDeposit(t *testing.T) {
 		}
 	}
 
-	// No answer in time: not done, one attempt.
+	// No answer in time: not done, one attempt. The limit is a second so
+	// that the request (over TLS) reaches the wallet before it, even on a
+	// loaded machine.
 	f := newFakeWallet(t, true, always(hang, ""))
-	o, err := f.client(100*time.Millisecond).Deposit(context.Background(), operator(f.srv.URL), testBet())
+	o, err := f.client(time.Second).Deposit(context.Background(), operator(f.srv.URL), testBet())
 	if err != nil || o.Done || lastStatus(o.Attempts) != 0 {
 		t.Errorf("Deposit to a hung wallet = %+v, %v; want not done", o, err)
 	}
