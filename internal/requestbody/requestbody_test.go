@@ -99,12 +99,16 @@ func TestHandlerOutlivesTheDeadline(t *testing.T) {
 		t.Run(protocol, func(t *testing.T) {
 			t.Parallel()
 			url, client := serve(t, protocol, func(w http.ResponseWriter, r *http.Request) {
-				body, err := read(w, r, 1024, 100*time.Millisecond)
+				// Time enough for the body on a loaded machine; the
+				// handler then runs past the deadline.
+				const within = 2 * time.Second
+				deadline := time.Now().Add(within)
+				body, err := read(w, r, 1024, within)
 				if err != nil {
 					w.WriteHeader(http.StatusBadRequest)
 					return
 				}
-				time.Sleep(500 * time.Millisecond)
+				time.Sleep(time.Until(deadline) + 500*time.Millisecond)
 				if r.Context().Err() != nil {
 					w.WriteHeader(http.StatusServiceUnavailable)
 					return
