@@ -566,6 +566,30 @@ var favicon []byte
 // ends, then shuts down gracefully: the listener closes, requests in flight
 // finish, running jobs are handed back to the queue.
 func (s *Server) Run(ctx context.Context, l net.Listener) error {
+	workers, err := s.startWorkers(ctx, l)
+	if err != nil {
+		return err
+	}
+	loops := s.startBackground(ctx)
+	srv, limited := s.newHTTPServer(l)
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(limited) }()
+	s.log.Info("foresight serving", "addr", limited.Addr().String(), "public_url", s.cfg.PublicURL, "max_connections", limited.limit)
+
+	select {
+	case <-ctx.Done():
+		s.log.Info("foresight stopping: finishing requests in progress, then handing running jobs back")
+	case err = <-serveErr:
+		s.log.Error("foresight stopping: the listener failed", "error", err)
+	}
+	return s.shutdown(ctx, srv, loops, workers, err)
+}
+
+// startWorkers starts this process's queue workers and keeps them for
+// the handlers that report on them. Unless the configuration names the
+// node, it is named after this host and l's address. The error is the
+// database's failure to start them.
+func (s *Server) startWorkers(ctx context.Context, l net.Listener) (jobqueue.Running, error) {
 	queue := s.cfg.Queue
 	if queue.NodeName == "" {
 		// No other live process can listen where this one does: a process
@@ -576,42 +600,71 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 	}
 	workers, err := s.db.StartWorkers(ctx, jobqueue.NewWorkers(s.tickets, s.placement, queue), queue)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	s.workersMu.Lock()
 	s.workers = workers
 	s.workersMu.Unlock()
-	sweepDone := make(chan struct{})
-	sweepCtx, stopSweep := context.WithCancel(ctx)
+	return workers, nil
+}
+
+// backgroundLoops are the loops Run starts beside the HTTP server, all
+// ended by one cancel.
+type backgroundLoops struct {
+	stop func()
+	done []chan struct{}
+}
+
+// start runs loop in a goroutine of its own until it returns.
+func (b *backgroundLoops) start(loop func()) {
+	done := make(chan struct{})
+	b.done = append(b.done, done)
 	go func() {
-		defer close(sweepDone)
-		s.maintain(sweepCtx)
+		defer close(done)
+		loop()
 	}()
-	dispatchDone := make(chan struct{})
-	go func() {
-		defer close(dispatchDone)
+}
+
+// stopAndWait ends every loop and returns once all have returned.
+func (b *backgroundLoops) stopAndWait() {
+	b.stop()
+	for _, done := range b.done {
+		<-done
+	}
+}
+
+// startBackground starts the periodic sweeps, the bet dispatcher and the
+// feed (when this process has them) and the relay of other nodes'
+// catalog changes, until ctx ends or stopAndWait. It returns once the
+// relay listens, so that other nodes' changes reach this node's streams,
+// or after 5 s with a warning.
+func (s *Server) startBackground(ctx context.Context) *backgroundLoops {
+	loopCtx, stop := context.WithCancel(ctx)
+	loops := &backgroundLoops{stop: stop}
+	loops.start(func() { s.maintain(loopCtx) })
+	loops.start(func() {
 		if s.dispatcher != nil {
-			s.dispatcher.Run(sweepCtx)
+			s.dispatcher.Run(loopCtx)
 		}
-	}()
-	feedDone := make(chan struct{})
-	go func() {
-		defer close(feedDone)
+	})
+	loops.start(func() {
 		if s.feed != nil {
-			feed.NewRunner(s.feed, s.betting, s.cfg.FeedInterval, s.log).Run(sweepCtx)
+			feed.NewRunner(s.feed, s.betting, s.cfg.FeedInterval, s.log).Run(loopCtx)
 		}
-	}()
-	listenDone, listening := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(listenDone)
-		s.relayCatalogChanges(sweepCtx, listening)
-	}()
-	select { // serve once other nodes' changes reach this node's streams
+	})
+	listening := make(chan struct{})
+	loops.start(func() { s.relayCatalogChanges(loopCtx, listening) })
+	select {
 	case <-listening:
 	case <-time.After(5 * time.Second):
 		s.log.Warn("catalog notifications are not set up yet; serving anyway")
 	}
+	return loops
+}
 
+// newHTTPServer returns the HTTP server of s.handler and l wrapped in the
+// cap on open connections that it is to serve.
+func (s *Server) newHTTPServer(l net.Listener) (*http.Server, *connLimiter) {
 	// HTTP/1.1 and, without TLS, HTTP/2 with prior knowledge on the same
 	// listener: a proxy in front carries many bettors' streams on a few
 	// HTTP/2 connections (docs/decisions.md).
@@ -631,31 +684,25 @@ func (s *Server) Run(ctx context.Context, l net.Listener) error {
 	// connection idle the longest is closed to make room.
 	limiter := newConnLimiter(l, maxConns)
 	srv.ConnState = limiter.track
-	l = limiter
 	// Odds streams never end by themselves: at shutdown they end first,
 	// so that their connections close and requests in flight get the
 	// grace period (their clients reconnect to another node).
 	srv.RegisterOnShutdown(s.betting.Hub().Close)
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(l) }()
-	s.log.Info("foresight serving", "addr", l.Addr().String(), "public_url", s.cfg.PublicURL, "max_connections", maxConns)
+	return srv, limiter
+}
 
-	select {
-	case <-ctx.Done():
-		s.log.Info("foresight stopping: finishing requests in progress, then handing running jobs back")
-	case err = <-serveErr:
-		s.log.Error("foresight stopping: the listener failed", "error", err)
-	}
+// shutdown stops what Run started, in order: srv, whose requests in
+// flight get 15 s; the background loops; then the workers, which get 30 s
+// to cancel their running jobs and hand them back. It returns err, why
+// serving ended (nil for a server closed by Shutdown), or else the
+// workers' failure to stop.
+func (s *Server) shutdown(ctx context.Context, srv *http.Server, loops *backgroundLoops, workers jobqueue.Running, err error) error {
 	stopping := time.Now()
 	defer func() { s.log.Info("foresight stopped", "took", time.Since(stopping).Round(time.Millisecond).String()) }()
 	httpCtx, cancelHTTP := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancelHTTP()
 	srv.Shutdown(httpCtx)
-	stopSweep()
-	<-sweepDone
-	<-dispatchDone
-	<-feedDone
-	<-listenDone
+	loops.stopAndWait()
 	// Workers get their own time: running jobs are cancelled and handed
 	// back, which takes as long as an engine needs to notice.
 	workersCtx, cancelWorkers := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
