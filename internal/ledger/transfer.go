@@ -235,92 +235,138 @@ func (l *Ledger) open(ctx context.Context, kind TransferKind, req TransferReques
 	return t, replayed, err
 }
 
+// resolve posts or voids (kind) the pending transfer req.PendingKey; see
+// Post and Void for its results and errors.
 func (l *Ledger) resolve(ctx context.Context, kind TransferKind, req ResolveRequest) (Transfer, bool, error) {
+	if err := l.checkResolve(ctx, kind, req); err != nil {
+		return Transfer{}, false, err
+	}
+	now := l.now().UTC().Truncate(time.Microsecond)
+	return l.write(ctx, nil, func(tx Tx) (Transfer, bool, error) {
+		pending, err := pendingByKey(ctx, tx, req.OperatorID, req.PendingKey)
+		if err != nil {
+			return Transfer{}, false, err
+		}
+		want, err := resolution(kind, req, pending, now)
+		if err != nil {
+			return Transfer{}, false, err
+		}
+		return commitResolution(ctx, tx, req.PendingKey, pending, want)
+	})
+}
+
+// checkResolve checks a post's or void's request before its write: its
+// texts, that a void has no amount, and that a post's amount suits the
+// pending transfer's currency. Errors: ErrInvalid, and the store's
+// failure to read the pending transfer (ErrNotFound when there is none).
+func (l *Ledger) checkResolve(ctx context.Context, kind TransferKind, req ResolveRequest) error {
 	for _, c := range []struct {
 		name, v string
 	}{{"operator_id", req.OperatorID}, {"idempotency key", req.Key}, {"pending transfer's key", req.PendingKey}} {
 		if err := checkText(c.name, c.v, true); err != nil {
-			return Transfer{}, false, err
+			return err
 		}
 	}
 	if err := checkText("code", req.Code, false); err != nil {
-		return Transfer{}, false, err
+		return err
 	}
 	if err := checkText("reference", req.Reference, false); err != nil {
-		return Transfer{}, false, err
+		return err
 	}
 	if kind == VoidPending && !req.Amount.IsZero() {
-		return Transfer{}, false, errorf(ErrInvalid, "a void takes no amount")
+		return errorf(ErrInvalid, "a void takes no amount")
 	}
 	if !req.Amount.IsZero() {
 		// The pending transfer is immutable: its currency read here is
 		// the one the write finds.
 		pending, err := l.store.TransferByKey(ctx, req.OperatorID, req.PendingKey)
 		if err != nil {
-			return Transfer{}, false, err
+			return err
 		}
 		if err := l.checkAmount(ctx, req.OperatorID, pending.Currency, req.Amount, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pendingByKey reads, in tx, the pending transfer a post or void names.
+// Errors: ErrNotFound, ErrInvalid (the transfer is not a pending one),
+// and tx's.
+func pendingByKey(ctx context.Context, tx Tx, operatorID, key string) (Transfer, error) {
+	pending, ok, err := tx.TransferByKey(ctx, operatorID, key)
+	if err != nil {
+		return Transfer{}, err
+	}
+	if !ok {
+		return Transfer{}, errorf(ErrNotFound, "no transfer %q", key)
+	}
+	if pending.Kind != Pending {
+		return Transfer{}, errorf(ErrInvalid, "transfer %q is %s, not pending", key, pending.Kind)
+	}
+	return pending, nil
+}
+
+// resolution is the transfer of kind (a post or void) that req asks for
+// pending, created at now: between pending's accounts, of req's amount
+// for a partial post and else all of pending's, with pending's code and
+// reference unless req gives its own. An amount over pending's is
+// ErrInvalid.
+func resolution(kind TransferKind, req ResolveRequest, pending Transfer, now time.Time) (Transfer, error) {
+	amount := req.Amount
+	if kind == VoidPending || amount.IsZero() {
+		amount = pending.Amount
+	}
+	if amount.GreaterThan(pending.Amount) {
+		return Transfer{}, errorf(ErrInvalid, "the amount %s exceeds the pending %s", amount, pending.Amount)
+	}
+	want := Transfer{ID: uuid.NewString(), OperatorID: req.OperatorID, Currency: pending.Currency, Key: req.Key, Kind: kind,
+		DebitAccountID: pending.DebitAccountID, CreditAccountID: pending.CreditAccountID, Amount: amount, PendingID: pending.ID,
+		Code: req.Code, Reference: req.Reference, CreatedAt: now}
+	if want.Code == "" {
+		want.Code = pending.Code
+	}
+	if want.Reference == "" {
+		want.Reference = pending.Reference
+	}
+	return want, nil
+}
+
+// commitResolution writes want, the post or void of pending (whose key is
+// pendingKey), in tx: under the locks of pending's accounts it releases
+// pending's hold and, for a post, moves want's amount. A key already used
+// is a replay (or ErrConflict); a pending transfer already posted or
+// voided is ErrAlreadyResolved.
+func commitResolution(ctx context.Context, tx Tx, pendingKey string, pending, want Transfer) (Transfer, bool, error) {
+	accounts, err := lockPair(ctx, tx, Account{ID: pending.DebitAccountID}, Account{ID: pending.CreditAccountID})
+	if err != nil {
+		return Transfer{}, false, err
+	}
+	// Under the locks, as in open: a concurrent request with this key
+	// has committed, and this one is its replay.
+	if prev, ok, err := tx.TransferByKey(ctx, want.OperatorID, want.Key); err != nil || ok {
+		return replay(prev, want, err)
+	}
+	if res, ok, err := tx.Resolution(ctx, pending.ID); err != nil {
+		return Transfer{}, false, err
+	} else if ok {
+		return Transfer{}, false, errorf(ErrAlreadyResolved, "transfer %q was already %s (%q)", pendingKey, res.Kind, res.Key)
+	}
+	d, c := accounts[0], accounts[1]
+	if err := tx.InsertTransfer(ctx, want); err != nil {
+		return Transfer{}, false, err
+	}
+	d.DebitsPending = d.DebitsPending.Sub(pending.Amount)
+	c.CreditsPending = c.CreditsPending.Sub(pending.Amount)
+	if want.Kind == PostPending {
+		if err := move(ctx, tx, &d, &c, want); err != nil {
 			return Transfer{}, false, err
 		}
 	}
-	now := l.now().UTC().Truncate(time.Microsecond)
-	return l.write(ctx, nil, func(tx Tx) (Transfer, bool, error) {
-		pending, ok, err := tx.TransferByKey(ctx, req.OperatorID, req.PendingKey)
-		if err != nil {
-			return Transfer{}, false, err
-		}
-		if !ok {
-			return Transfer{}, false, errorf(ErrNotFound, "no transfer %q", req.PendingKey)
-		}
-		if pending.Kind != Pending {
-			return Transfer{}, false, errorf(ErrInvalid, "transfer %q is %s, not pending", req.PendingKey, pending.Kind)
-		}
-		amount := req.Amount
-		if kind == VoidPending || amount.IsZero() {
-			amount = pending.Amount
-		}
-		if amount.GreaterThan(pending.Amount) {
-			return Transfer{}, false, errorf(ErrInvalid, "the amount %s exceeds the pending %s", amount, pending.Amount)
-		}
-		want := Transfer{ID: uuid.NewString(), OperatorID: req.OperatorID, Currency: pending.Currency, Key: req.Key, Kind: kind,
-			DebitAccountID: pending.DebitAccountID, CreditAccountID: pending.CreditAccountID, Amount: amount, PendingID: pending.ID,
-			Code: req.Code, Reference: req.Reference, CreatedAt: now}
-		if want.Code == "" {
-			want.Code = pending.Code
-		}
-		if want.Reference == "" {
-			want.Reference = pending.Reference
-		}
-		accounts, err := lockPair(ctx, tx, Account{ID: pending.DebitAccountID}, Account{ID: pending.CreditAccountID})
-		if err != nil {
-			return Transfer{}, false, err
-		}
-		// Under the locks, as in open: a concurrent request with this key
-		// has committed, and this one is its replay.
-		if prev, ok, err := tx.TransferByKey(ctx, req.OperatorID, req.Key); err != nil || ok {
-			return replay(prev, want, err)
-		}
-		if res, ok, err := tx.Resolution(ctx, pending.ID); err != nil {
-			return Transfer{}, false, err
-		} else if ok {
-			return Transfer{}, false, errorf(ErrAlreadyResolved, "transfer %q was already %s (%q)", req.PendingKey, res.Kind, res.Key)
-		}
-		d, c := accounts[0], accounts[1]
-		if err := tx.InsertTransfer(ctx, want); err != nil {
-			return Transfer{}, false, err
-		}
-		d.DebitsPending = d.DebitsPending.Sub(pending.Amount)
-		c.CreditsPending = c.CreditsPending.Sub(pending.Amount)
-		if kind == PostPending {
-			if err := move(ctx, tx, &d, &c, want); err != nil {
-				return Transfer{}, false, err
-			}
-		}
-		if err := updatePair(ctx, tx, d, c); err != nil {
-			return Transfer{}, false, err
-		}
-		return want, false, nil
-	})
+	if err := updatePair(ctx, tx, d, c); err != nil {
+		return Transfer{}, false, err
+	}
+	return want, false, nil
 }
 
 // write runs fn in a store transaction, again when it raced another
