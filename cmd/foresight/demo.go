@@ -59,24 +59,11 @@ var demoBettors = []string{"alice", "bob", "carol"}
 // on a new database, a few bets already placed. It prints every URL and
 // credential and runs until ctx ends.
 func runDemo(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	o, err := parseDemoFlags(args, getenv, stderr)
+	o, creds, err := loadDemoSettings(args, getenv, stderr)
 	if err != nil {
 		return err
 	}
 	cfg := o.cfg
-	creds, err := loadDemoCredentials(o.dir)
-	if err != nil {
-		return err
-	}
-	if cfg.AdminToken == "" {
-		if creds.AdminToken == "" {
-			creds.AdminToken = admin.NewToken()
-		}
-		cfg.AdminToken = creds.AdminToken
-	}
-	if err := cfg.Check(); err != nil {
-		return err
-	}
 	fresh := !strings.HasPrefix(cfg.DatabaseURL, "sqlite:") || !fileExists(strings.TrimPrefix(cfg.DatabaseURL, "sqlite:"))
 
 	fmt.Fprintf(stdout, "Starting the platform on %s, the sandbox operator on %s, the sandbox casino on %s and the sportsbook on %s …\n",
@@ -90,26 +77,13 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "http://" + platformL.Addr().String()
 	}
-	b := demoBanner{Platform: cfg.PublicURL, Database: cfg.DatabaseURL, AdminToken: cfg.AdminToken, Self: selfCommand(),
-		Operator: "http://" + operatorL.Addr().String(), Casino: "http://" + casinoL.Addr().String(),
-		Sportsbook: "http://" + sportsbookL.Addr().String(), CredentialsFile: filepath.Join(o.dir, demoCredentialsFile),
-		OperatorID: demoOperatorID, AggregatorID: demoAggregatorID, CasinoID: demoCasinoID, TicketJob: demoTicketJob()}
+	b := newDemoBanner(cfg, o.dir, operatorL, casinoL, sportsbookL)
 
-	opSite, err := operator.OpenSite(ctx, operator.SiteConfig{
-		ID:           demoOperatorID,
-		SiteSettings: sandboxweb.SiteSettings{PlatformURL: cfg.PublicURL, DatabasePath: filepath.Join(o.dir, "sandbox-operator.db")},
-	})
+	opSite, casinoSite, err := openDemoSites(ctx, cfg.PublicURL, o.dir)
 	if err != nil {
 		return err
 	}
 	defer opSite.Close()
-	casinoSite, err := casino.OpenSite(ctx, casino.SiteConfig{
-		AggregatorID: demoAggregatorID, CasinoID: demoCasinoID,
-		SiteSettings: sandboxweb.SiteSettings{PlatformURL: cfg.PublicURL, DatabasePath: filepath.Join(o.dir, "sandbox-casino.db")},
-	})
-	if err != nil {
-		return err
-	}
 	defer casinoSite.Close()
 	logger := newLogger(o.logFormat, stderr)
 	srv, err := server.New(ctx, *cfg, logger)
@@ -133,12 +107,58 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	g.start(func(ctx context.Context) error { return sandboxweb.Serve(ctx, sportsbookL, book.Handler(), func() {}) })
 
-	b.OperatorSecret, b.CasinoSecret = opSite.Operator().SigningSecret(), casinoSite.Casino().SigningSecret()
-	b.OperatorKey, b.TicketClientID, b.TicketWebhookSecret, b.TicketKey = d.creds.OperatorKey, d.creds.TicketClientID, d.creds.TicketWebhookSecret, d.creds.TicketKey
+	b.addSecrets(opSite, casinoSite, d.creds)
 	if err := demoBannerTemplate.Execute(stdout, b); err != nil {
 		return g.wait(err)
 	}
 	return g.wait(g.first(ctx))
+}
+
+// loadDemoSettings reads the demo's flags and its saved credentials. The
+// server's admin token is the flags' or the environment's, else the saved
+// one, else a new one that the credentials keep. Errors are the flags',
+// the credentials file's and the configuration's (server.Config.Check).
+func loadDemoSettings(args []string, getenv func(string) string, stderr io.Writer) (demoOptions, demoCredentials, error) {
+	o, err := parseDemoFlags(args, getenv, stderr)
+	if err != nil {
+		return o, demoCredentials{}, err
+	}
+	creds, err := loadDemoCredentials(o.dir)
+	if err != nil {
+		return o, creds, err
+	}
+	if o.cfg.AdminToken == "" {
+		if creds.AdminToken == "" {
+			creds.AdminToken = admin.NewToken()
+		}
+		o.cfg.AdminToken = creds.AdminToken
+	}
+	if err := o.cfg.Check(); err != nil {
+		return o, creds, err
+	}
+	return o, creds, nil
+}
+
+// openDemoSites opens the sandbox operator and the sandbox casino of the
+// platform at platformURL, with their databases in dir; after a failure
+// it closes what it opened.
+func openDemoSites(ctx context.Context, platformURL, dir string) (*operator.Site, *casino.Site, error) {
+	opSite, err := operator.OpenSite(ctx, operator.SiteConfig{
+		ID:           demoOperatorID,
+		SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL, DatabasePath: filepath.Join(dir, "sandbox-operator.db")},
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	casinoSite, err := casino.OpenSite(ctx, casino.SiteConfig{
+		AggregatorID: demoAggregatorID, CasinoID: demoCasinoID,
+		SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL, DatabasePath: filepath.Join(dir, "sandbox-casino.db")},
+	})
+	if err != nil {
+		opSite.Close()
+		return nil, nil, err
+	}
+	return opSite, casinoSite, nil
 }
 
 // demoOptions are the demo's flags: the server's, and where the demo keeps
@@ -258,6 +278,23 @@ type demoBanner struct {
 	OperatorSecret, CasinoSecret, OperatorKey             string
 	TicketClientID, TicketWebhookSecret, TicketKey        string
 	TicketJob                                             string // the JSON body of the printed ticket job
+}
+
+// newDemoBanner is the banner of the platform of cfg, the demo's
+// credentials file in dir and the partners listening on operatorL,
+// casinoL and sportsbookL, before the set-up issues their secrets.
+func newDemoBanner(cfg *server.Config, dir string, operatorL, casinoL, sportsbookL net.Listener) demoBanner {
+	return demoBanner{Platform: cfg.PublicURL, Database: cfg.DatabaseURL, AdminToken: cfg.AdminToken, Self: selfCommand(),
+		Operator: "http://" + operatorL.Addr().String(), Casino: "http://" + casinoL.Addr().String(),
+		Sportsbook: "http://" + sportsbookL.Addr().String(), CredentialsFile: filepath.Join(dir, demoCredentialsFile),
+		OperatorID: demoOperatorID, AggregatorID: demoAggregatorID, CasinoID: demoCasinoID, TicketJob: demoTicketJob()}
+}
+
+// addSecrets completes b with the sandboxes' signing secrets and the
+// credentials the set-up issued.
+func (b *demoBanner) addSecrets(opSite *operator.Site, casinoSite *casino.Site, creds demoCredentials) {
+	b.OperatorSecret, b.CasinoSecret = opSite.Operator().SigningSecret(), casinoSite.Casino().SigningSecret()
+	b.OperatorKey, b.TicketClientID, b.TicketWebhookSecret, b.TicketKey = creds.OperatorKey, creds.TicketClientID, creds.TicketWebhookSecret, creds.TicketKey
 }
 
 var demoBannerTemplate = template.Must(template.New("banner").Parse(`Foresight demo is running.
