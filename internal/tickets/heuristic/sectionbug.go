@@ -80,65 +80,8 @@ func (b *builder) readSectionBug(s *section) *sectionBugReport {
 	if s.parent == nil || !s.isWork() {
 		return nil
 	}
-	lines := b.specLines()
-	r := &sectionBugReport{}
 	finding := s.heading != "" && s.heading[0] >= 'A' && s.heading[0] <= 'Z' && findingLabel.MatchString(stripCode(s.heading))
-	var cur *[]string
-	var queue []string
-	for n := s.first + 1; n <= s.last && n <= len(lines) || len(queue) > 0; {
-		var line string
-		if len(queue) > 0 {
-			line, queue = queue[0], queue[1:]
-		} else {
-			b.m.tick(1)
-			line = strings.TrimSpace(strings.ReplaceAll(lines[n-1], "**", ""))
-			n++
-			if first, rest, ok := inlineFields(line); ok {
-				// "Expected: 12.50. Actual: 12.500.": two fields on a line.
-				line, queue = first, append(queue, rest)
-			}
-		}
-		if line == "" || strings.HasPrefix(line, "```") {
-			continue
-		}
-		if m := matchIf(strings.IndexByte(line, ':') > 0, bugField, line); m != nil {
-			field, rest := strings.ToLower(m[1]), strings.TrimSpace(m[2])
-			switch {
-			case field == "severity" || field == "priority":
-				r.severity, cur = rest, nil
-				continue
-			case strings.HasPrefix(field, "expected"):
-				cur = &r.expected
-			case strings.HasPrefix(field, "actual") || field == "observed":
-				cur = &r.actual
-			case strings.HasPrefix(field, "what"):
-				cur = &r.wrong
-			case field == "environment":
-				cur = nil
-				continue
-			case strings.HasPrefix(field, "behavio") || strings.HasPrefix(field, "current") || strings.HasPrefix(field, "symptom"):
-				cur = &r.behaviour
-			case strings.HasSuffix(field, "fix") || field == "workaround" || strings.HasPrefix(field, "recommendation") || field == "remediation":
-				cur = &r.fix
-			case strings.HasSuffix(field, "impact") || strings.HasSuffix(field, "cause"):
-				cur = &r.notes
-				if rest != "" {
-					rest = upperFirst(field) + ": " + rest
-				}
-			default:
-				cur = &r.repro
-			}
-			if rest != "" {
-				*cur = append(*cur, rest)
-			}
-			continue
-		}
-		if cur != nil {
-			*cur = append(*cur, listPrefix.ReplaceAllString(line, ""))
-		} else if finding && len(r.fix) == 0 {
-			r.before = append(r.before, line)
-		}
-	}
+	r := b.readBugFields(s, finding)
 	if len(r.expected) > 0 && (len(r.actual) > 0 || len(r.repro) > 0) || len(r.wrong) > 0 {
 		return r
 	}
@@ -159,26 +102,105 @@ func (b *builder) readSectionBug(s *section) *sectionBugReport {
 		}
 		return r
 	}
-	if numberedReport.MatchString(s.heading) {
-		// "### Issue 3" or "## Bug 12": a report by its heading; its first
-		// paragraph says what is wrong, and a code block under it (the
-		// request or log as filed) is part of its repro.
-		for _, bl := range s.blocks {
-			switch {
-			case bl.kind == paragraphBlock && len(r.wrong) == 0:
-				r.wrong = append(r.wrong, collapseSpaces(bl.text))
-			case bl.kind == codeBlock && len(r.repro) == 0:
-				r.repro = append(r.repro, shorten(collapseSpaces(bl.text), 60, 400))
-			}
-		}
-		if len(r.wrong) == 0 && len(r.repro) > 0 {
-			r.wrong = append(r.wrong, r.repro[0])
-		}
-		if len(r.wrong) > 0 {
-			return r
-		}
+	if numberedReport.MatchString(s.heading) && r.readNumberedReport(s) {
+		return r
 	}
 	return nil
+}
+
+// readBugFields reads s's own lines into a report: each labelled field
+// (two on one line count as two lines), and the lines after one as its
+// continuation. When s is a finding (finding), the lines before its
+// first field and its fix are what it saw. Code fences and blank lines
+// are skipped.
+func (b *builder) readBugFields(s *section, finding bool) *sectionBugReport {
+	lines := b.specLines()
+	r := &sectionBugReport{}
+	var cur *[]string
+	var queue []string
+	for n := s.first + 1; n <= s.last && n <= len(lines) || len(queue) > 0; {
+		var line string
+		if len(queue) > 0 {
+			line, queue = queue[0], queue[1:]
+		} else {
+			b.m.tick(1)
+			line = strings.TrimSpace(strings.ReplaceAll(lines[n-1], "**", ""))
+			n++
+			if first, rest, ok := inlineFields(line); ok {
+				// "Expected: 12.50. Actual: 12.500.": two fields on a line.
+				line, queue = first, append(queue, rest)
+			}
+		}
+		if line == "" || strings.HasPrefix(line, "```") {
+			continue
+		}
+		if m := matchIf(strings.IndexByte(line, ':') > 0, bugField, line); m != nil {
+			cur = r.addField(strings.ToLower(m[1]), strings.TrimSpace(m[2]))
+			continue
+		}
+		if cur != nil {
+			*cur = append(*cur, listPrefix.ReplaceAllString(line, ""))
+		} else if finding && len(r.fix) == 0 {
+			r.before = append(r.before, line)
+		}
+	}
+	return r
+}
+
+// addField files the text rest of the labelled field named field (lower
+// case) and returns the list its continuation lines go to: nil after a
+// severity or an environment, whose text is one line or none of the
+// report's.
+func (r *sectionBugReport) addField(field, rest string) *[]string {
+	var cur *[]string
+	switch {
+	case field == "severity" || field == "priority":
+		r.severity = rest
+		return nil
+	case strings.HasPrefix(field, "expected"):
+		cur = &r.expected
+	case strings.HasPrefix(field, "actual") || field == "observed":
+		cur = &r.actual
+	case strings.HasPrefix(field, "what"):
+		cur = &r.wrong
+	case field == "environment":
+		return nil
+	case strings.HasPrefix(field, "behavio") || strings.HasPrefix(field, "current") || strings.HasPrefix(field, "symptom"):
+		cur = &r.behaviour
+	case strings.HasSuffix(field, "fix") || field == "workaround" || strings.HasPrefix(field, "recommendation") || field == "remediation":
+		cur = &r.fix
+	case strings.HasSuffix(field, "impact") || strings.HasSuffix(field, "cause"):
+		cur = &r.notes
+		if rest != "" {
+			rest = upperFirst(field) + ": " + rest
+		}
+	default:
+		cur = &r.repro
+	}
+	if rest != "" {
+		*cur = append(*cur, rest)
+	}
+	return cur
+}
+
+// readNumberedReport completes the report of s, headed "### Issue 3" or
+// "## Bug 12" (a report by its heading), from its blocks: its first
+// paragraph says what is wrong, and a code block under it (the request or
+// log as filed) is part of its repro, or what is wrong when it has no
+// paragraph. It reports whether the report now says what is wrong.
+func (r *sectionBugReport) readNumberedReport(s *section) bool {
+	for _, bl := range s.blocks {
+		switch {
+		case bl.kind == paragraphBlock && len(r.wrong) == 0:
+			r.wrong = append(r.wrong, collapseSpaces(bl.text))
+		case bl.kind == codeBlock && len(r.repro) == 0:
+			r.repro = append(r.repro, shorten(collapseSpaces(bl.text), 60, 400))
+		}
+	}
+	if len(r.wrong) == 0 && len(r.repro) > 0 {
+		r.wrong = append(r.wrong, r.repro[0])
+	}
+	return len(r.wrong) > 0
 }
 
 // inlineFields splits a line that holds a report field after a sentence
