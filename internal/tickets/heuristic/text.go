@@ -745,17 +745,7 @@ func imperative(s string) (title, role string) {
 	s = strings.TrimRight(s, ".!;: ")
 	if strings.HasPrefix(strings.ToLower(s), "as a") {
 		if m := storyPattern.FindStringSubmatch(s); m != nil {
-			role = strings.ToLower(strings.TrimSpace(m[1]))
-			if f := strings.Fields(m[2]); len(f) > 1 && (f[0] == "a" || f[0] == "an") {
-				// "I want a reminder the evening before my delivery": what
-				// the user wants is a thing the work provides.
-				return "Provide " + strings.ReplaceAll(m[2], " my ", " their "), role
-			}
-			if f := strings.Fields(m[2]); len(f) > 0 && baseVerb(f[0]) == "" && strings.ToLower(f[0]) == f[0] {
-				// What follows "I want to" is a verb phrase ("view a list").
-				return upperFirst(m[2]), role
-			}
-			return verbFirst(m[2]), role
+			return storyImperative(m)
 		}
 	}
 	if label, rest, ok := splitLabel(s); ok && labelled && fieldCount(label) <= 4 && fieldCount(rest) >= 3 {
@@ -792,45 +782,7 @@ func imperative(s string) (title, role string) {
 		}
 	}
 	if m := matchModal(s); m != nil && fieldCount(m[1]) <= 6 {
-		subject := strings.TrimSpace(m[1])
-		if lead := leadingAdverbial.FindString(subject); lead != "" && lead != subject {
-			// "By default, this feature should be enabled": the subject is
-			// "this feature", one of them ("this feature are enabled").
-			subject = subject[len(lead):]
-		}
-		lowSubject := strings.ToLower(subject)
-		neg := m[3] != ""
-		rest := strings.TrimSpace(m[5])
-		if r := roleIn(lowSubject); r != "" && !actorWords[lowSubject] {
-			if neg {
-				return "Ensure " + lowerFirst(subject) + " cannot " + rest, r
-			}
-			return "Allow " + lowerFirst(subject) + " to " + rest, r
-		}
-		if actorWords[lowSubject] {
-			if neg {
-				return "Ensure " + lowerFirst(subject) + " never " + rest, ""
-			}
-			return verbFirst(rest), ""
-		}
-		if neg {
-			return "Ensure " + lowerFirst(subject) + " cannot " + rest, ""
-		}
-		lowRest := strings.ToLower(rest)
-		modal := strings.ToLower(m[2])
-		switch {
-		case strings.HasPrefix(lowRest, "never "):
-			return "Ensure " + lowerFirst(subject) + " can never " + rest[6:], ""
-		case strings.HasPrefix(lowRest, "be ") && (modal == "may" || modal == "can" || modal == "could"):
-			return "Ensure " + lowerFirst(subject) + " can " + rest, ""
-		case strings.HasPrefix(lowRest, "be "):
-			verb := "is"
-			if looksPlural(subject) {
-				verb = "are"
-			}
-			return "Ensure " + lowerFirst(subject) + " " + verb + " " + rest[3:], ""
-		}
-		return "Make " + lowerFirst(subject) + " " + rest, ""
+		return modalImperative(m)
 	}
 	if m := existsPattern.FindStringSubmatch(s); m != nil {
 		return "Provide " + lowerFirst(m[1]) + " for " + m[2], ""
@@ -839,6 +791,69 @@ func imperative(s string) (title, role string) {
 		return t, ""
 	}
 	return verbFirst(s), ""
+}
+
+// storyImperative is the title of a user story, m its match of
+// storyPattern ("As a <role>, I want <m[2]>"), and the story's role.
+func storyImperative(m []string) (title, role string) {
+	role = strings.ToLower(strings.TrimSpace(m[1]))
+	if f := strings.Fields(m[2]); len(f) > 1 && (f[0] == "a" || f[0] == "an") {
+		// "I want a reminder the evening before my delivery": what
+		// the user wants is a thing the work provides.
+		return "Provide " + strings.ReplaceAll(m[2], " my ", " their "), role
+	}
+	if f := strings.Fields(m[2]); len(f) > 0 && baseVerb(f[0]) == "" && strings.ToLower(f[0]) == f[0] {
+		// What follows "I want to" is a verb phrase ("view a list").
+		return upperFirst(m[2]), role
+	}
+	return verbFirst(m[2]), role
+}
+
+// modalImperative is the title of a sentence with a modal verb, m its
+// match of modalPattern (m[1] the subject, m[2] the modal verb, m[3] a
+// "not", m[5] the rest), and the role its subject names: "Allow <role> to …" or "Ensure <role> cannot
+// …" for a role, the rest itself for the system, "Ensure …" for what
+// must hold or never happen, otherwise "Make <subject> <rest>".
+func modalImperative(m []string) (title, role string) {
+	subject := strings.TrimSpace(m[1])
+	if lead := leadingAdverbial.FindString(subject); lead != "" && lead != subject {
+		// "By default, this feature should be enabled": the subject is
+		// "this feature", one of them ("this feature are enabled").
+		subject = subject[len(lead):]
+	}
+	lowSubject := strings.ToLower(subject)
+	neg := m[3] != ""
+	rest := strings.TrimSpace(m[5])
+	if r := roleIn(lowSubject); r != "" && !actorWords[lowSubject] {
+		if neg {
+			return "Ensure " + lowerFirst(subject) + " cannot " + rest, r
+		}
+		return "Allow " + lowerFirst(subject) + " to " + rest, r
+	}
+	if actorWords[lowSubject] {
+		if neg {
+			return "Ensure " + lowerFirst(subject) + " never " + rest, ""
+		}
+		return verbFirst(rest), ""
+	}
+	if neg {
+		return "Ensure " + lowerFirst(subject) + " cannot " + rest, ""
+	}
+	lowRest := strings.ToLower(rest)
+	modal := strings.ToLower(m[2])
+	switch {
+	case strings.HasPrefix(lowRest, "never "):
+		return "Ensure " + lowerFirst(subject) + " can never " + rest[6:], ""
+	case strings.HasPrefix(lowRest, "be ") && (modal == "may" || modal == "can" || modal == "could"):
+		return "Ensure " + lowerFirst(subject) + " can " + rest, ""
+	case strings.HasPrefix(lowRest, "be "):
+		verb := "is"
+		if looksPlural(subject) {
+			verb = "are"
+		}
+		return "Ensure " + lowerFirst(subject) + " " + verb + " " + rest[3:], ""
+	}
+	return "Make " + lowerFirst(subject) + " " + rest, ""
 }
 
 // proposalFrame is the frame a proposal puts around what it proposes:
