@@ -1125,103 +1125,127 @@ var otherDocument = regexp.MustCompile(`(?i)\b(document|doc|section|chapter) \d+
 
 // summary writes one to three sentences that say what the spec is about.
 func (b *builder) summary() string {
-	var picked []string
-	add := func(s string) bool {
-		s = strings.TrimSpace(s)
-		if s == "" || strings.HasSuffix(s, ":") || strings.HasSuffix(s, "?") || otherDocument.MatchString(s) || hasMarker(s) || fieldCount(s) < 4 || !hasVerb(s) {
-			return false
-		}
-		if f := strings.Fields(s); baseVerb(f[0]) != "" && strings.HasSuffix(strings.ToLower(f[0]), "s") {
-			s = "It " + lowerFirst(s)
-		}
-		picked = append(picked, shorten(s, 60, 400)+".")
-		return true
-	}
-	fromSection := func(s *section, limit int) {
-		for _, bl := range s.blocks {
-			if len(picked) >= limit {
-				return
-			}
-			switch bl.kind {
-			case paragraphBlock:
-				for _, sent := range splitSentences(bl.text) {
-					if len(picked) >= limit {
-						return
-					}
-					add(sent)
-				}
-			case listBlock:
-				for _, it := range bl.items {
-					if len(picked) >= limit {
-						return
-					}
-					if ss := splitSentences(it.text); len(ss) > 0 {
-						add(ss[0])
-					}
-				}
-			}
-		}
-	}
 	if b.shape == shapeQuestions && len(b.questions) > 0 {
 		return "The spec is a list of " + itoa(len(b.questions)) + " open question(s) to settle before building, starting with: \"" + b.questions[0].text + "\""
 	}
+	var p summaryPicker
 	if b.shape == shapeBug {
 		if r := b.readBug(); len(r.summary) > 0 {
 			for _, s := range splitSentences(strings.Join(r.summary, " ")) {
-				if len(picked) >= 2 {
+				if len(p.picked) >= 2 {
 					break
 				}
-				add(s)
+				p.add(s)
 			}
 		}
 	}
 	// One sentence of the introduction, one of the overview section; the
 	// introduction fills in when there is no overview.
+	overview := b.overviewSection()
 	introLimit := 2
-	for _, s := range b.doc.sections[1:] {
-		if b.top[s] && b.info[s.index].topic == "overview" {
-			introLimit = 1
-			break
-		}
+	if overview != nil {
+		introLimit = 1
 	}
-	if len(picked) == 0 {
-		fromSection(b.doc.root, introLimit)
+	if len(p.picked) == 0 {
+		p.addFrom(b.doc.root, introLimit)
 		for _, s := range b.doc.sections[1:] {
-			if len(picked) >= 1 {
+			if len(p.picked) >= 1 {
 				break
 			}
 			if !b.top[s] && b.major(s) == nil {
-				fromSection(s, introLimit)
+				p.addFrom(s, introLimit)
 			}
 		}
 	}
-	if len(picked) < 2 {
-		for _, s := range b.doc.sections[1:] {
-			if b.top[s] && b.info[s.index].topic == "overview" {
-				fromSection(s, len(picked)+1)
-				break
-			}
-		}
+	if len(p.picked) < 2 && overview != nil {
+		p.addFrom(overview, len(p.picked)+1)
 	}
-	if len(picked) == 0 {
+	if len(p.picked) == 0 {
 		for _, s := range b.doc.sections {
-			fromSection(s, 2)
-			if len(picked) > 0 {
+			p.addFrom(s, 2)
+			if len(p.picked) > 0 {
 				break
 			}
 		}
 	}
-	if len(picked) == 0 {
-		text := strings.TrimSpace(cleanInline(b.req.Spec))
-		switch {
-		case hasContentWord(text):
-			return "Request: " + shorten(stripCode(text), 40, 300) + "."
-		case strings.TrimSpace(b.req.Title) != "":
-			return "The spec text is empty or too short to analyse; the tickets are scoped from the title \"" + shorten(b.req.Title, 20, 140) + "\"."
-		}
-		return "The spec text is empty; one ticket asks for the scope to be written down."
+	if len(p.picked) == 0 {
+		return b.summaryWithoutSentences()
 	}
-	out := strings.Join(picked, " ")
+	out := strings.Join(p.picked, " ")
 	out = strings.ReplaceAll(out, "..", ".")
 	return out
+}
+
+// overviewSection returns the first top section about the overview, or
+// nil.
+func (b *builder) overviewSection() *section {
+	for _, s := range b.doc.sections[1:] {
+		if b.top[s] && b.info[s.index].topic == "overview" {
+			return s
+		}
+	}
+	return nil
+}
+
+// summaryWithoutSentences is the summary of a spec with no sentence to
+// pick: its text when it has a content word, else what the tickets are
+// scoped from.
+func (b *builder) summaryWithoutSentences() string {
+	text := strings.TrimSpace(cleanInline(b.req.Spec))
+	switch {
+	case hasContentWord(text):
+		return "Request: " + shorten(stripCode(text), 40, 300) + "."
+	case strings.TrimSpace(b.req.Title) != "":
+		return "The spec text is empty or too short to analyse; the tickets are scoped from the title \"" + shorten(b.req.Title, 20, 140) + "\"."
+	}
+	return "The spec text is empty; one ticket asks for the scope to be written down."
+}
+
+// summaryPicker collects the sentences of a summary.
+type summaryPicker struct {
+	picked []string
+}
+
+// add picks sentence s when it says something: four words or more with
+// a verb, neither a lead-in (ending in a colon) nor a question, nor about
+// another document or an unresolved item. A sentence starting with a
+// verb in the third person gets "It".
+func (p *summaryPicker) add(s string) {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.HasSuffix(s, ":") || strings.HasSuffix(s, "?") || otherDocument.MatchString(s) || hasMarker(s) || fieldCount(s) < 4 || !hasVerb(s) {
+		return
+	}
+	if f := strings.Fields(s); baseVerb(f[0]) != "" && strings.HasSuffix(strings.ToLower(f[0]), "s") {
+		s = "It " + lowerFirst(s)
+	}
+	p.picked = append(p.picked, shorten(s, 60, 400)+".")
+}
+
+// addFrom picks the sentences of s's own paragraphs and the first
+// sentence of each item of its lists, in order, until limit sentences
+// are picked.
+func (p *summaryPicker) addFrom(s *section, limit int) {
+	for _, bl := range s.blocks {
+		if len(p.picked) >= limit {
+			return
+		}
+		switch bl.kind {
+		case paragraphBlock:
+			for _, sent := range splitSentences(bl.text) {
+				if len(p.picked) >= limit {
+					return
+				}
+				p.add(sent)
+			}
+		case listBlock:
+			for _, it := range bl.items {
+				if len(p.picked) >= limit {
+					return
+				}
+				if ss := splitSentences(it.text); len(ss) > 0 {
+					p.add(ss[0])
+				}
+			}
+		}
+	}
 }
