@@ -1695,51 +1695,8 @@ func closeParenthesis(title string) string {
 
 // itemDraft builds a story or task from one list item.
 func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
-	first := units[0].text
-	var reqID, keyword string
-	if m := matchRequirementIf(labelledRequirements(b.info[s.index]), first); m != nil {
-		// "FND-1 (MUST) Staff sign in …": the title is the requirement, the
-		// identifier follows it so a lead can find it in the spec.
-		reqID, keyword, first = m[1], m[2], m[3]
-	} else if m := matchRequirementIf(labelledRequirements(b.info[s.index]), ig.text); m != nil && strings.HasPrefix(m[3], first) {
-		// "M1. Download …": the sentences of the item left the short
-		// identifier out as a sentence of its own.
-		reqID, keyword = m[1], m[2]
-	}
-	listID := reqID // an identifier the item itself opens with
-	if reqID == "" && keyword == "" {
-		reqID, keyword = ig.reqID, ig.keyword // a requirement table's row
-	}
-	title, role := imperative(predicateOf(units[0].caption, first))
-	if listID == "" && ig.label != "" && fieldCount(ig.label) <= 5 && len(units) > 1 {
-		title = verbFirst(cleanHeading(ig.label))
-	}
-	if ig.title != "" && fieldCount(ig.title) <= 8 {
-		// "| 1 | Save cart | As a signed-in shopper, I want … |": the
-		// table names the requirement.
-		title = verbFirst(cleanHeading(ig.title))
-	}
-	if b.info[s.index].topic == "testing" && listID == "" {
-		// "Integration test: a pool with a 5-minute job scales down …":
-		// a test plan's item says what is tested in its own words.
-		title = closeParenthesis(shorten(strings.TrimRight(stripCode(first), "."), 16, 110))
-	} else {
-		title = closeParenthesis(shorten(title, 12, 90))
-	}
-	if rest, ok := strings.CutPrefix(title, "Implement "); ok && rolloutSection(s) && rolloutPlace.MatchString(rest) {
-		// "Behind the shared_lists remote flag; 5 % of users …" says
-		// how to roll out, not what to implement.
-		title = "Roll out " + rest
-	}
-	if listID != "" {
-		title += " (" + listID + ")"
-	} else if b.info[s.index].topic != "testing" && ig.label != "" && len(units) == 1 && fieldCount(ig.label) <= 4 && !strings.Contains(strings.ToLower(title), strings.ToLower(ig.label)) {
-		// "Embedded widget: respect the theme parameter" names where.
-		title += " (" + ig.label + ")"
-	} else if reqID != "" {
-		title += " (" + reqID + ")"
-	}
-	kind := tickets.TypeTask
+	req, first := b.itemRequirement(s, ig, units[0].text)
+	title, role := b.itemTitle(s, ig, units, req, first)
 	joined := joinUnits(units)
 	for _, u := range units {
 		u.claimed = true
@@ -1747,37 +1704,21 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 	if role == "" {
 		role = roleIn(joined)
 	}
-	if (role != "" || b.userFacing(s, joined)) && !rolloutSection(s) {
-		// A rollout step ("5 % of users for one week") is the team's
-		// work, however many users it names.
-		kind = tickets.TypeStory
-	}
-	if reqID == "" && isBugText(joined) {
-		// A numbered requirement says what to build, whatever its words
-		// ("must pass a virus scan"); only an unnumbered item can report
-		// a defect.
-		kind = tickets.TypeBug
-	}
-	d := b.newDraft(kind, originItem, title, s)
+	d := b.newDraft(b.itemKind(s, req.id, role, joined), originItem, title, s)
 	d.topic = b.info[s.index].topic
 	d.conf, d.value = 0.7, 0.65
-	d.reqID = reqID
+	d.reqID = req.id
+	keyword := req.keyword
 	if keyword == "" {
 		keyword = headingPriority(s)
 	}
 	d.importance = priorityValue(keyword)
 	d.value += d.importance
 	d.role = role
-	if kind == tickets.TypeStory && d.role == "" {
+	if d.kind == tickets.TypeStory && d.role == "" {
 		d.role = b.docRole
 	}
-	if m := storyPattern.FindStringSubmatch(strings.TrimRight(stripCode(units[0].text), ".")); m != nil {
-		d.means = strings.TrimSpace(m[2])
-		d.ends = strings.TrimSpace(m[3])
-		if strings.Contains(strings.ToLower(units[0].text), " to "+strings.ToLower(d.means)) {
-			d.means = "to " + d.means // "I want to see my habits", not "I want see my habits"
-		}
-	}
+	d.readStory(units[0].text)
 	sets := newListSets(len(units))
 	for i, u := range units {
 		if i == 0 && len(units) > 1 && d.means != "" {
@@ -1793,6 +1734,107 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 	}
 	d.words = newWordSet(title)
 	return d
+}
+
+// itemRequirement is what names a list item as a requirement.
+type itemRequirement struct {
+	// id is the requirement's identifier, the item's own or its table
+	// row's; keyword is its priority keyword ("MUST").
+	id, keyword string
+	// listID is the identifier the item itself opens with.
+	listID string
+}
+
+// itemRequirement reads the requirement an item of s (its group ig, its
+// first sentence first) names, and returns first without its
+// identifier: "FND-1 (MUST) Staff sign in …", or "M1. Download …" whose
+// sentences left the short identifier out as a sentence of its own, or
+// else the group's requirement table row.
+func (b *builder) itemRequirement(s *section, ig *itemGroup, first string) (itemRequirement, string) {
+	var req itemRequirement
+	if m := matchRequirementIf(labelledRequirements(b.info[s.index]), first); m != nil {
+		// "FND-1 (MUST) Staff sign in …": the title is the requirement, the
+		// identifier follows it so a lead can find it in the spec.
+		req.id, req.keyword, first = m[1], m[2], m[3]
+	} else if m := matchRequirementIf(labelledRequirements(b.info[s.index]), ig.text); m != nil && strings.HasPrefix(m[3], first) {
+		// "M1. Download …": the sentences of the item left the short
+		// identifier out as a sentence of its own.
+		req.id, req.keyword = m[1], m[2]
+	}
+	req.listID = req.id // an identifier the item itself opens with
+	if req.id == "" && req.keyword == "" {
+		req.id, req.keyword = ig.reqID, ig.keyword // a requirement table's row
+	}
+	return req, first
+}
+
+// itemTitle is the title of the item of s made of units (its group ig,
+// its requirement req, its first sentence first without identifier),
+// with the identifier or label that finds it in the spec, and the role
+// its first sentence names.
+func (b *builder) itemTitle(s *section, ig *itemGroup, units []*unit, req itemRequirement, first string) (title, role string) {
+	title, role = imperative(predicateOf(units[0].caption, first))
+	if req.listID == "" && ig.label != "" && fieldCount(ig.label) <= 5 && len(units) > 1 {
+		title = verbFirst(cleanHeading(ig.label))
+	}
+	if ig.title != "" && fieldCount(ig.title) <= 8 {
+		// "| 1 | Save cart | As a signed-in shopper, I want … |": the
+		// table names the requirement.
+		title = verbFirst(cleanHeading(ig.title))
+	}
+	if b.info[s.index].topic == "testing" && req.listID == "" {
+		// "Integration test: a pool with a 5-minute job scales down …":
+		// a test plan's item says what is tested in its own words.
+		title = closeParenthesis(shorten(strings.TrimRight(stripCode(first), "."), 16, 110))
+	} else {
+		title = closeParenthesis(shorten(title, 12, 90))
+	}
+	if rest, ok := strings.CutPrefix(title, "Implement "); ok && rolloutSection(s) && rolloutPlace.MatchString(rest) {
+		// "Behind the shared_lists remote flag; 5 % of users …" says
+		// how to roll out, not what to implement.
+		title = "Roll out " + rest
+	}
+	if req.listID != "" {
+		title += " (" + req.listID + ")"
+	} else if b.info[s.index].topic != "testing" && ig.label != "" && len(units) == 1 && fieldCount(ig.label) <= 4 && !strings.Contains(strings.ToLower(title), strings.ToLower(ig.label)) {
+		// "Embedded widget: respect the theme parameter" names where.
+		title += " (" + ig.label + ")"
+	} else if req.id != "" {
+		title += " (" + req.id + ")"
+	}
+	return title, role
+}
+
+// itemKind is the ticket type of an item of s whose text is joined: a
+// story when it names a role or a user's need (outside a rollout), a bug
+// when it reports a defect and has no requirement identifier (reqID),
+// else a task.
+func (b *builder) itemKind(s *section, reqID, role, joined string) string {
+	kind := tickets.TypeTask
+	if (role != "" || b.userFacing(s, joined)) && !rolloutSection(s) {
+		// A rollout step ("5 % of users for one week") is the team's
+		// work, however many users it names.
+		kind = tickets.TypeStory
+	}
+	if reqID == "" && isBugText(joined) {
+		// A numbered requirement says what to build, whatever its words
+		// ("must pass a virus scan"); only an unnumbered item can report
+		// a defect.
+		kind = tickets.TypeBug
+	}
+	return kind
+}
+
+// readStory sets d's means and ends from text when it is a user story
+// ("As a …, I want <means> so that <ends>").
+func (d *draft) readStory(text string) {
+	if m := storyPattern.FindStringSubmatch(strings.TrimRight(stripCode(text), ".")); m != nil {
+		d.means = strings.TrimSpace(m[2])
+		d.ends = strings.TrimSpace(m[3])
+		if strings.Contains(strings.ToLower(text), " to "+strings.ToLower(d.means)) {
+			d.means = "to " + d.means // "I want to see my habits", not "I want see my habits"
+		}
+	}
 }
 
 var (
