@@ -50,38 +50,15 @@ var (
 func Auto(spec string) *Case {
 	c := &Case{Name: "spec", File: "spec", Spec: spec, doc: parseDocument(spec)}
 	c.w = newWeights(c.doc.lines)
-	inNotWork := map[int]bool{}
-	sectionOf := make([]string, len(c.doc.lines)+1)
-	bugSection := make([]bool, len(c.doc.lines)+1)
+	secs := c.readAutoSections()
 	for _, h := range c.doc.headings {
-		first, last := h.line, c.doc.sectionEnd(h)
-		isBug := bugMarker.MatchString(strings.Join(c.doc.lines[first-1:last], "\n"))
-		for n := first; n <= last; n++ {
-			sectionOf[n] = h.text // a later heading is a nested one: the innermost wins
-			bugSection[n] = isBug
-		}
-		if notWorkHeading.MatchString(headingKey(h.text)) {
-			c.Ref.NotWork = append(c.Ref.NotWork, NotWork{Heading: h.text, Why: "its heading"})
-			for n := first; n <= last; n++ {
-				inNotWork[n] = true
-			}
-		}
-	}
-	item := func(id, label string, bug bool, phrases ...string) {
-		it := Item{ID: id, Type: tickets.TypeTask, Label: label, Phrases: phrases,
-			Also: []string{tickets.TypeEpic, tickets.TypeStory, tickets.TypeBug, tickets.TypeSpike}}
-		if bug {
-			it.Type, it.Also = tickets.TypeBug, nil
-		}
-		c.Ref.Items = append(c.Ref.Items, it)
-	}
-	for _, h := range c.doc.headings {
-		if !inNotWork[h.line] && len(Tokens(h.text)) >= 3 {
-			item(fmt.Sprintf("heading %d", h.line), h.text, bugSection[h.line], h.text)
+		if !secs.notWork[h.line] && len(Tokens(h.text)) >= 3 {
+			c.addAutoItem(fmt.Sprintf("heading %d", h.line), h.text, secs.bug[h.line], h.text)
 		}
 	}
 	wholeBug := bugMarker.MatchString(spec) // a spec that is one bug report is one section
-	var lines []string
+	labelBySentence := len(c.doc.headings) < 2 && !wholeBug
+	var notWorkLines []string
 	inCode, inComment := false, false
 	for i, l := range c.doc.lines {
 		n := i + 1
@@ -89,40 +66,99 @@ func Auto(spec string) *Case {
 			inCode = !inCode
 			continue
 		}
-		if inCode || inNotWork[n] || strings.TrimSpace(l) == "" {
+		if inCode || secs.notWork[n] || strings.TrimSpace(l) == "" {
 			continue
 		}
 		if inComment || strings.Contains(l, "<!--") && !strings.Contains(l, "-->") {
 			inComment = !strings.Contains(l, "-->")
-			lines = append(lines, l)
+			notWorkLines = append(notWorkLines, l)
 			continue
 		}
 		if tickedItem.MatchString(l) || htmlComment.MatchString(l) {
-			lines = append(lines, l)
+			notWorkLines = append(notWorkLines, l)
 			continue
 		}
 		if atxHeading.MatchString(l) || boldHeading.MatchString(strings.TrimSpace(l)) || tableRule.MatchString(l) {
 			continue
 		}
-		for j, s := range sentenceBreak.Split(plainLine(l), -1) {
-			if len(Tokens(s)) < 2 {
-				continue
+		c.addSentenceItems(n, l, secs.heading[n], labelBySentence, secs.bug[n])
+	}
+	c.addNotWorkLines(notWorkLines)
+	c.targets = c.buildTargets()
+	return c
+}
+
+// autoSections are the sections of a spec as Auto reads them, each
+// indexed by line number (from 1).
+type autoSections struct {
+	// heading is the heading of the innermost section of each line.
+	heading []string
+	// bug reports whether the innermost section of each line reports a
+	// bug (it has expected, actual or repro lines).
+	bug []bool
+	// notWork holds the lines of the sections that hold no work.
+	notWork map[int]bool
+}
+
+// readAutoSections reads the sections of c's spec, and adds those whose
+// heading names no work to c's reference.
+func (c *Case) readAutoSections() autoSections {
+	secs := autoSections{heading: make([]string, len(c.doc.lines)+1), bug: make([]bool, len(c.doc.lines)+1), notWork: map[int]bool{}}
+	for _, h := range c.doc.headings {
+		first, last := h.line, c.doc.sectionEnd(h)
+		isBug := bugMarker.MatchString(strings.Join(c.doc.lines[first-1:last], "\n"))
+		for n := first; n <= last; n++ {
+			secs.heading[n] = h.text // a later heading is a nested one: the innermost wins
+			secs.bug[n] = isBug
+		}
+		if notWorkHeading.MatchString(headingKey(h.text)) {
+			c.Ref.NotWork = append(c.Ref.NotWork, NotWork{Heading: h.text, Why: "its heading"})
+			for n := first; n <= last; n++ {
+				secs.notWork[n] = true
 			}
-			phrases := []string{s}
-			if clauses := clauseBreak.Split(s, -1); len(clauses) > 1 {
-				for _, cl := range clauses {
-					if len(Tokens(cl)) >= 2 {
-						phrases = append(phrases, cl)
-					}
-				}
-			}
-			label := sectionOf[n]
-			if len(c.doc.headings) < 2 && !wholeBug {
-				label = s
-			}
-			item(fmt.Sprintf("line %d.%d", n, j+1), label, bugSection[n], phrases...)
 		}
 	}
+	return secs
+}
+
+// addAutoItem adds an item to c's reference, none must-have: a bug's
+// (bug) accepts only the type bug, any other every type.
+func (c *Case) addAutoItem(id, label string, bug bool, phrases ...string) {
+	it := Item{ID: id, Type: tickets.TypeTask, Label: label, Phrases: phrases,
+		Also: []string{tickets.TypeEpic, tickets.TypeStory, tickets.TypeBug, tickets.TypeSpike}}
+	if bug {
+		it.Type, it.Also = tickets.TypeBug, nil
+	}
+	c.Ref.Items = append(c.Ref.Items, it)
+}
+
+// addSentenceItems adds an item for every sentence of two words or more
+// of line l (number n), its clauses phrases of it too, labelled label or,
+// when labelBySentence, with the sentence itself; bug is addAutoItem's.
+func (c *Case) addSentenceItems(n int, l, label string, labelBySentence, bug bool) {
+	for j, s := range sentenceBreak.Split(plainLine(l), -1) {
+		if len(Tokens(s)) < 2 {
+			continue
+		}
+		phrases := []string{s}
+		if clauses := clauseBreak.Split(s, -1); len(clauses) > 1 {
+			for _, cl := range clauses {
+				if len(Tokens(cl)) >= 2 {
+					phrases = append(phrases, cl)
+				}
+			}
+		}
+		itemLabel := label
+		if labelBySentence {
+			itemLabel = s
+		}
+		c.addAutoItem(fmt.Sprintf("line %d.%d", n, j+1), itemLabel, bug, phrases...)
+	}
+}
+
+// addNotWorkLines adds the text of lines, ticked items and comments, to
+// c's reference as one not-work entry, when any has a word.
+func (c *Case) addNotWorkLines(lines []string) {
 	var phrases []string
 	for _, l := range lines {
 		l = strings.NewReplacer("<!--", " ", "-->", " ").Replace(l)
@@ -133,8 +169,6 @@ func Auto(spec string) *Case {
 	if len(phrases) > 0 {
 		c.Ref.NotWork = append(c.Ref.NotWork, NotWork{Phrases: phrases, Why: "ticked items and comments"})
 	}
-	c.targets = c.buildTargets()
-	return c
 }
 
 // sectionEnd is the last line of the section under h.
