@@ -609,8 +609,10 @@ func (b *builder) lineEndpoint(s *section, bl *block) *endpoint {
 	return b.endpointFromRow(s, t, t.rows[0])
 }
 
+// walkItem reads list item it of s, under caption: a command of a CLI, a
+// line that is no work, a labelled group, or else an item group whose
+// sentences and whose sub-items' sentences are its units.
 func (b *builder) walkItem(s *section, it *listItem, caption string) {
-	in := b.info[s.index]
 	if cmd := commandName(it.text); cmd != "" && b.cliContext(s) {
 		b.addCommand(s, it, cmd)
 		return
@@ -618,33 +620,56 @@ func (b *builder) walkItem(s *section, it *listItem, caption string) {
 	if mayBeNotWorkLine(it.text) && notWorkLine.MatchString(it.text) {
 		return // "Email templates are out of scope here": a line that is no work
 	}
-	if len(it.children) > 0 {
-		// A labelled group ("**Assumptions:**", "**Risks & Mitigations:**")
-		// is of the class its label names, as a heading would be.
-		label := strings.TrimSuffix(strings.TrimSpace(it.text), ":")
-		if l, _, ok := splitLabel(it.text); ok {
-			label = l
-		}
-		if fieldCount(label) <= 6 {
-			if len(it.children) >= 2 && itemListLabel.MatchString(label) {
-				// "**User Stories:**" or "**Functional Requirements:**"
-				// over a list: each item is a piece of work of its own.
-				for _, c := range it.children {
-					b.walkItem(s, c, label)
-				}
-				return
-			}
-			switch classifyHeading(label) {
-			case riskSection:
-				for _, c := range it.children {
-					b.addSpecRisk(s, itemText(c))
-				}
-				return
-			case contextSection, notWorkSection:
-				return
-			}
+	if len(it.children) > 0 && b.walkLabelledGroup(s, it) {
+		return
+	}
+	ig := b.newItemGroup(s, it)
+	children, childCaption := b.addItemOwnUnits(s, it, caption, ig)
+	for _, c := range children {
+		for _, sent := range splitSentences(itemText(c)) {
+			b.addItemUnit(s, sent, childCaption, ig)
 		}
 	}
+}
+
+// walkLabelledGroup walks item it of s, which has sub-items, when its
+// short label makes it a group of the class the label names, as a
+// heading would ("**Assumptions:**", "**Risks & Mitigations:**"): a list
+// of work whose sub-items are each a piece of work, risks, or context or
+// no work, which adds nothing. It reports whether it was such a group.
+func (b *builder) walkLabelledGroup(s *section, it *listItem) bool {
+	label := strings.TrimSuffix(strings.TrimSpace(it.text), ":")
+	if l, _, ok := splitLabel(it.text); ok {
+		label = l
+	}
+	if fieldCount(label) > 6 {
+		return false
+	}
+	if len(it.children) >= 2 && itemListLabel.MatchString(label) {
+		// "**User Stories:**" or "**Functional Requirements:**"
+		// over a list: each item is a piece of work of its own.
+		for _, c := range it.children {
+			b.walkItem(s, c, label)
+		}
+		return true
+	}
+	switch classifyHeading(label) {
+	case riskSection:
+		for _, c := range it.children {
+			b.addSpecRisk(s, itemText(c))
+		}
+		return true
+	case contextSection, notWorkSection:
+		return true
+	}
+	return false
+}
+
+// newItemGroup records the group of list item it of s, labelled with
+// the label it opens with or the text before its closing colon, and
+// marks s a checklist when it is a checkbox.
+func (b *builder) newItemGroup(s *section, it *listItem) *itemGroup {
+	in := b.info[s.index]
 	if it.check {
 		in.checklist = true
 	}
@@ -657,43 +682,52 @@ func (b *builder) walkItem(s *section, it *listItem, caption string) {
 		ig.label = strings.TrimSuffix(it.text, ":")
 	}
 	in.items = append(in.items, ig)
-	own := caption
+	return ig
+}
+
+// addItemOwnUnits records the units of item it's own text, under
+// caption, in group ig. It returns the sub-items whose sentences are
+// units of ig too, and the caption they go under: the item's text before
+// its colon when it introduces them, else its label or caption. An order
+// over short sub-items ("1. Enable feature flags in Gateway:" over the
+// flags) is one unit that names them, and they are no units of their
+// own.
+func (b *builder) addItemOwnUnits(s *section, it *listItem, caption string, ig *itemGroup) (children []*listItem, childCaption string) {
+	children, childCaption = it.children, caption
 	if strings.HasSuffix(it.text, ":") && len(it.children) > 0 {
-		own = strings.TrimSuffix(it.text, ":")
-		if fields := strings.Fields(own); len(fields) >= 3 && baseVerbs[strings.ToLower(fields[0])] {
+		childCaption = strings.TrimSuffix(it.text, ":")
+		if fields := strings.Fields(childCaption); len(fields) >= 3 && baseVerbs[strings.ToLower(fields[0])] {
 			// "1. Enable feature flags in Gateway:" over the flags: the
 			// order is the work, its short sub-items what it sets (the
 			// item was lost with them).
-			text := own + "."
+			text := childCaption + "."
 			if shortItems(it.children) || len(it.children) == 1 && fieldCount(it.children[0].text) <= 2 {
 				var names []string
 				for _, c := range it.children {
 					names = append(names, strings.TrimRight(itemText(c), ".;,"))
 				}
-				text = own + ": " + strings.Join(names, ", ") + "."
-				it = &listItem{text: it.text, ordered: it.ordered}
+				text = childCaption + ": " + strings.Join(names, ", ") + "."
+				children = nil
 				ig.children = false
 			}
-			if u := b.addUnit(s, text, caption, ig, nil); u != nil {
-				ig.units = append(ig.units, u)
-			}
+			b.addItemUnit(s, text, caption, ig)
 		}
-	} else {
-		for _, sent := range splitSentences(it.text) {
-			if u := b.addUnit(s, sent, caption, ig, nil); u != nil {
-				ig.units = append(ig.units, u)
-			}
-		}
-		if ig.label != "" {
-			own = ig.label
-		}
+		return children, childCaption
 	}
-	for _, c := range it.children {
-		for _, sent := range splitSentences(itemText(c)) {
-			if u := b.addUnit(s, sent, own, ig, nil); u != nil {
-				ig.units = append(ig.units, u)
-			}
-		}
+	for _, sent := range splitSentences(it.text) {
+		b.addItemUnit(s, sent, caption, ig)
+	}
+	if ig.label != "" {
+		childCaption = ig.label
+	}
+	return children, childCaption
+}
+
+// addItemUnit records text as a unit of item group ig under caption (see
+// addUnit).
+func (b *builder) addItemUnit(s *section, text, caption string, ig *itemGroup) {
+	if u := b.addUnit(s, text, caption, ig, nil); u != nil {
+		ig.units = append(ig.units, u)
 	}
 }
 
