@@ -1900,36 +1900,7 @@ func (b *builder) buildPlain(s *section, units []*unit) {
 		}
 	}
 	if listed > 0 && len(in.items) >= 2 {
-		for _, ig := range in.items {
-			var own []*unit
-			for _, u := range ig.units {
-				if !u.claimed {
-					own = append(own, u)
-				}
-			}
-			if len(own) > 0 {
-				in.drafts = append(in.drafts, b.itemDraft(s, ig, own))
-			}
-		}
-		var tableUnits []*unit
-		for _, u := range units {
-			if u.table != nil && !u.claimed {
-				tableUnits = append(tableUnits, u)
-			}
-		}
-		if len(tableUnits) > 0 {
-			in.drafts = append(in.drafts, b.sectionDraft(s, "", tableUnits, ""))
-		}
-		// Prose above a list is context, unless it states requirements.
-		var reqs []*unit
-		for _, u := range prose {
-			if isRequirement(u.text) {
-				reqs = append(reqs, u)
-			}
-		}
-		if len(reqs) >= 2 {
-			in.drafts = append(in.drafts, b.requestDraft(s, reqs))
-		}
+		b.buildPlainList(s, units, prose)
 		return
 	}
 	var rest, asks []*unit
@@ -1942,36 +1913,82 @@ func (b *builder) buildPlain(s *section, units []*unit) {
 		}
 	}
 	if len(asks) >= 3 {
-		// A paragraph that asks for several things: each ask is a ticket,
-		// the sentences around them are its context.
-		var thing *draft // the last ask that names what it builds
-		for _, u := range asks {
-			for _, text := range splitAsk(u.text) {
-				var record *draft
-				if title := recordTitle(text); title != "" {
-					record = b.plainDraft(s, u.order, text)
-					record.title, record.kind, record.role = title, tickets.TypeTask, ""
-					record.words = newWordSet(title)
-				}
-				d := b.plainDraft(s, u.order, text)
-				pronoun := (strings.Contains(text, " it") || strings.Contains(text, " them")) && pronounObject.MatchString(text)
-				switch {
-				case record != nil:
-					d.deps = append(d.deps, record)
-				case thing != nil && pronoun:
-					d.deps = append(d.deps, thing) // "download it as CSV": it is the page asked for before
-				}
-				if !pronoun {
-					thing = d
-				}
-				in.drafts = append(in.drafts, d)
-			}
-			u.claimed = true
-		}
+		b.buildAsks(s, asks)
 		return
 	}
 	if len(rest) > 0 {
 		in.drafts = append(in.drafts, b.requestDraft(s, rest))
+	}
+}
+
+// buildPlainList drafts a text without headings that lists its work:
+// a ticket per list item, one for the units of its tables, and one for
+// its prose (above the list) when that states two requirements or more;
+// other prose is context.
+func (b *builder) buildPlainList(s *section, units, prose []*unit) {
+	in := b.info[s.index]
+	for _, ig := range in.items {
+		var own []*unit
+		for _, u := range ig.units {
+			if !u.claimed {
+				own = append(own, u)
+			}
+		}
+		if len(own) > 0 {
+			in.drafts = append(in.drafts, b.itemDraft(s, ig, own))
+		}
+	}
+	var tableUnits []*unit
+	for _, u := range units {
+		if u.table != nil && !u.claimed {
+			tableUnits = append(tableUnits, u)
+		}
+	}
+	if len(tableUnits) > 0 {
+		in.drafts = append(in.drafts, b.sectionDraft(s, "", tableUnits, ""))
+	}
+	// Prose above a list is context, unless it states requirements.
+	var reqs []*unit
+	for _, u := range prose {
+		if isRequirement(u.text) {
+			reqs = append(reqs, u)
+		}
+	}
+	if len(reqs) >= 2 {
+		in.drafts = append(in.drafts, b.requestDraft(s, reqs))
+	}
+}
+
+// buildAsks drafts a paragraph that asks for several things: each ask
+// is a ticket, the sentences around them are its context. An ask for a
+// page that lists events depends on a task to record them (recordTitle);
+// one that refers back to a thing ("download it as CSV") depends on the
+// last ask that named what it builds.
+func (b *builder) buildAsks(s *section, asks []*unit) {
+	in := b.info[s.index]
+	var thing *draft // the last ask that names what it builds
+	for _, u := range asks {
+		for _, text := range splitAsk(u.text) {
+			var record *draft
+			if title := recordTitle(text); title != "" {
+				record = b.plainDraft(s, u.order, text)
+				record.title, record.kind, record.role = title, tickets.TypeTask, ""
+				record.words = newWordSet(title)
+			}
+			d := b.plainDraft(s, u.order, text)
+			pronoun := (strings.Contains(text, " it") || strings.Contains(text, " them")) && pronounObject.MatchString(text)
+			switch {
+			case record != nil:
+				d.deps = append(d.deps, record)
+			case thing != nil && pronoun:
+				d.deps = append(d.deps, thing) // "download it as CSV": it is the page asked for before
+			}
+			if !pronoun {
+				thing = d
+			}
+			in.drafts = append(in.drafts, d)
+		}
+		u.claimed = true
 	}
 }
 
