@@ -794,49 +794,9 @@ func (b *builder) renderEpic(g *group, slots []slot, idOf map[*draft]string) tic
 			children = append(children, sl.d)
 		}
 	}
-	var work []*draft
-	for _, c := range children {
-		if c.origin != originSpike {
-			work = append(work, c)
-		}
-	}
-	crit := []string{"All " + itoa(len(children)) + " child tickets are done and their acceptance criteria pass."}
-	for _, c := range work {
-		if len(crit) >= b.criteriaCap()-1 {
-			break
-		}
-		crit = append(crit, "Delivered: "+b.finalTitle(c.title)+".")
-	}
-	if g.sec == nil {
-		crit = append(crit, "Nothing in the request is left without a ticket or an open question.")
-	} else {
-		crit = append(crit, "Nothing in "+b.groupRef(g)+" of the spec is left without a ticket or an open question.")
-	}
-	crit = cleanCriteria(crit)
-	level := 1
-	for _, c := range children {
-		switch b.priority(c) {
-		case tickets.PriorityMedium:
-			level = max(level, 2)
-		case tickets.PriorityHigh:
-			level = max(level, 3)
-		case tickets.PriorityCritical:
-			level = max(level, 4)
-		}
-	}
-	prio := levelName(level)
-	desc := "Epic for " + b.groupRef(g) + " of the spec"
-	if g.sec == nil {
-		desc = "Epic for the whole request"
-	}
-	if s := b.sectionSummary(g.sec); s != "" && b.opts.OutputDetail != tickets.DetailCompact {
-		desc += ". " + s
-	} else {
-		desc += "."
-	}
-	if b.opts.OutputDetail != tickets.DetailCompact {
-		desc += "\n\nChild tickets: " + itoa(len(children)) + "."
-	}
+	crit := b.epicCriteria(g, children)
+	prio := b.epicPriority(children)
+	desc := b.epicDescription(g, len(children))
 	label := "general"
 	if g.sec != nil {
 		label = kebab(g.sec.cleanedHeading())
@@ -844,15 +804,7 @@ func (b *builder) renderEpic(g *group, slots []slot, idOf map[*draft]string) tic
 	if label == "" {
 		label = "general"
 	}
-	phase := 3
-	conf := 0.0
-	for _, c := range children {
-		phase = min(phase, c.phase)
-		conf += b.confidence(c)
-	}
-	if len(children) > 0 {
-		conf /= float64(len(children))
-	}
+	phase, conf := b.earliestPhaseAndMeanConfidence(children)
 	comp := b.mainTitle()
 	if g.sec != nil {
 		comp = b.sectionName(g.sec)
@@ -872,6 +824,82 @@ func (b *builder) renderEpic(g *group, slots []slot, idOf map[*draft]string) tic
 			"source":              b.groupSource(g),
 		},
 	}
+}
+
+// epicCriteria are the acceptance criteria of the epic of g: its
+// children are done, each piece of work (not a spike) is delivered, as
+// many as the criteria cap leaves room for, and nothing of its part of
+// the spec is left out.
+func (b *builder) epicCriteria(g *group, children []*draft) []string {
+	var work []*draft
+	for _, c := range children {
+		if c.origin != originSpike {
+			work = append(work, c)
+		}
+	}
+	crit := []string{"All " + itoa(len(children)) + " child tickets are done and their acceptance criteria pass."}
+	for _, c := range work {
+		if len(crit) >= b.criteriaCap()-1 {
+			break
+		}
+		crit = append(crit, "Delivered: "+b.finalTitle(c.title)+".")
+	}
+	if g.sec == nil {
+		crit = append(crit, "Nothing in the request is left without a ticket or an open question.")
+	} else {
+		crit = append(crit, "Nothing in "+b.groupRef(g)+" of the spec is left without a ticket or an open question.")
+	}
+	return cleanCriteria(crit)
+}
+
+// epicPriority is the priority of an epic: its most urgent child's, low
+// at least.
+func (b *builder) epicPriority(children []*draft) string {
+	level := 1
+	for _, c := range children {
+		switch b.priority(c) {
+		case tickets.PriorityMedium:
+			level = max(level, 2)
+		case tickets.PriorityHigh:
+			level = max(level, 3)
+		case tickets.PriorityCritical:
+			level = max(level, 4)
+		}
+	}
+	return levelName(level)
+}
+
+// epicDescription is the description of the epic of g: the part of the
+// spec it covers and, but for compact output, that part's summary and
+// how many child tickets (childCount) it has.
+func (b *builder) epicDescription(g *group, childCount int) string {
+	desc := "Epic for " + b.groupRef(g) + " of the spec"
+	if g.sec == nil {
+		desc = "Epic for the whole request"
+	}
+	if s := b.sectionSummary(g.sec); s != "" && b.opts.OutputDetail != tickets.DetailCompact {
+		desc += ". " + s
+	} else {
+		desc += "."
+	}
+	if b.opts.OutputDetail != tickets.DetailCompact {
+		desc += "\n\nChild tickets: " + itoa(childCount) + "."
+	}
+	return desc
+}
+
+// earliestPhaseAndMeanConfidence are the earliest phase of children (3
+// at most) and their mean confidence (0 for none).
+func (b *builder) earliestPhaseAndMeanConfidence(children []*draft) (phase int, conf float64) {
+	phase = 3
+	for _, c := range children {
+		phase = min(phase, c.phase)
+		conf += b.confidence(c)
+	}
+	if len(children) > 0 {
+		conf /= float64(len(children))
+	}
+	return phase, conf
 }
 
 // groupSource is metadata.source of an epic: its section with everything
