@@ -186,7 +186,10 @@ func TestPlacementsInProgressPerBettor(t *testing.T) {
 		return postStalled(ctx, client, bw.url+"/api/v1/bettor/bets", "Authorization", "Bearer "+alice, "Idempotency-Key", uuid.NewString())
 	}
 	// inProgress stalled bets, each sent again when a probe below held the
-	// slot it came for, answered once the placement's 3 s have passed.
+	// slot it came for, and again when the placement's 3 s ended it, until
+	// a probe has been refused: a loaded machine may take longer than
+	// those 3 s to answer a probe.
+	refused := make(chan struct{})
 	answered := make(chan int, inProgress)
 	for range inProgress {
 		go func() {
@@ -198,19 +201,27 @@ func TestPlacementsInProgressPerBettor(t *testing.T) {
 					return
 				}
 				resp.Body.Close()
-				if resp.StatusCode != http.StatusTooManyRequests {
-					answered <- resp.StatusCode
-					return
+				if resp.StatusCode == http.StatusTooManyRequests {
+					time.Sleep(10 * time.Millisecond) // a probe holds the slot until its answer
+					continue
 				}
-				time.Sleep(10 * time.Millisecond) // a probe holds a slot for at most 300 ms
+				select {
+				case <-refused:
+				default:
+					if resp.StatusCode == http.StatusBadRequest {
+						continue
+					}
+				}
+				answered <- resp.StatusCode
+				return
 			}
 		}()
 	}
 	// Once their handlers are reading, one more bet is refused before its
-	// body is read. Each probe is a stalled bet given up after 300 ms: one
-	// let in before the others arrived holds a slot only that long.
+	// body is read. Each probe is a stalled bet: one let in before the
+	// others arrived holds a slot until the placement's 3 s end it (400).
 	waitfor.Check(t, func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		resp, stall, err := stalledBet(ctx)
 		defer stall.Close()
@@ -224,6 +235,7 @@ func TestPlacementsInProgressPerBettor(t *testing.T) {
 		}
 		return nil
 	})
+	close(refused)
 	for range inProgress {
 		if status := <-answered; status != http.StatusBadRequest {
 			t.Errorf("a bet whose body ended after one byte = %d, want 400", status)
