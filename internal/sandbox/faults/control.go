@@ -19,8 +19,7 @@ import (
 func (t *Table) Arm(f map[string]string) (string, error) {
 	p := t.p
 	subject, endpoint, kind := f[p.SubjectField], f["endpoint"], f["kind"]
-	extra, isExtra := t.extra(kind)
-	if isExtra && endpoint == "" {
+	if extra, isExtra := t.extra(kind); isExtra && endpoint == "" {
 		endpoint = extra.Endpoint
 	}
 	if !slices.Contains(p.Endpoints, endpoint) {
@@ -39,15 +38,30 @@ func (t *Table) Arm(f map[string]string) (string, error) {
 	if subject != "" {
 		sc, scope = t.Only("Arm", subject), p.Subject+" "+subject
 	}
-	what := ""
+	what, err := sc.armKind(f, kind, endpoint, n)
+	if err != nil {
+		return "", err
+	}
+	if n == 0 {
+		return fmt.Sprintf("%s faults of %s disarmed for %s", kind, endpoint, scope), nil
+	}
+	return fmt.Sprintf("the next %d %s requests of %s will %s", n, endpoint, scope, what), nil
+}
+
+// armKind arms fault kind for the next n requests of endpoint in s, with the
+// settings of form f that kind takes (status, code field, shape, delay),
+// and says what those requests will do. Its error says what is wrong
+// with the form; nothing is armed then.
+func (s *Scope) armKind(f map[string]string, kind, endpoint string, n int) (what string, err error) {
+	p := s.t.p
 	switch kind {
 	case KindFail:
 		status, err := sandboxweb.Count(f, "status", http.StatusServiceUnavailable)
 		if err != nil || status < p.MinFailStatus || status > 599 {
 			return "", fmt.Errorf("status must be an HTTP status from %d to 599", p.MinFailStatus)
 		}
-		sc.FailNext(endpoint, n, status)
-		what = fmt.Sprintf("answer %d injected_failure", status)
+		s.FailNext(endpoint, n, status)
+		return fmt.Sprintf("answer %d injected_failure", status), nil
 	case KindReject, KindRefuseRetry:
 		code := cmp.Or(f[p.CodeField], p.DefaultCode)
 		if slices.Contains(p.Unrefusable, endpoint) {
@@ -57,46 +71,41 @@ func (t *Table) Arm(f map[string]string) (string, error) {
 			return "", err
 		}
 		if kind == KindReject {
-			sc.RejectNext(endpoint, n, code)
-			what = p.DescribeRefusal(code) + " (a retry of a transaction already answered gets its first answer)"
-		} else {
-			sc.RefuseRetryNext(endpoint, n, code)
-			what = p.DescribeRefusal(code) + " to a retry of a transaction already answered, instead of its first answer (a non-conforming wallet)"
+			s.RejectNext(endpoint, n, code)
+			return p.DescribeRefusal(code) + " (a retry of a transaction already answered gets its first answer)", nil
 		}
+		s.RefuseRetryNext(endpoint, n, code)
+		return p.DescribeRefusal(code) + " to a retry of a transaction already answered, instead of its first answer (a non-conforming wallet)", nil
 	case KindMalformed:
 		shape := cmp.Or(f["shape"], malformed.HTML)
 		if err := malformed.Check(shape); err != nil {
 			return "", err
 		}
-		sc.MalformedNext(endpoint, n, shape)
-		what = "get a 200 with a " + shape + " body, unprocessed"
+		s.MalformedNext(endpoint, n, shape)
+		return "get a 200 with a " + shape + " body, unprocessed", nil
 	case KindDelay:
 		d, err := sandboxweb.Duration(f, "delay", 2*time.Second)
 		if err != nil {
 			return "", err
 		}
-		sc.DelayNext(endpoint, n, d)
-		what = "wait " + d.String() + " before processing"
+		s.DelayNext(endpoint, n, d)
+		return "wait " + d.String() + " before processing", nil
 	case KindStall:
-		sc.StallNext(endpoint, n)
-		what = "hang unprocessed until the client gives up"
+		s.StallNext(endpoint, n)
+		return "hang unprocessed until the client gives up", nil
 	case KindDrop:
-		sc.DropResponseNext(endpoint, n)
-		what = "be processed, then get no answer"
-	default:
-		if !isExtra {
-			return "", fmt.Errorf("kind %q must be %s", kind, orList(t.kinds()))
-		}
-		if endpoint != extra.Endpoint {
-			return "", fmt.Errorf("%s applies to %s only", kind, extra.Endpoint)
-		}
-		sc.ArmExtra(kind, n)
-		what = extra.Describe
+		s.DropResponseNext(endpoint, n)
+		return "be processed, then get no answer", nil
 	}
-	if n == 0 {
-		return fmt.Sprintf("%s faults of %s disarmed for %s", kind, endpoint, scope), nil
+	extra, isExtra := s.t.extra(kind)
+	if !isExtra {
+		return "", fmt.Errorf("kind %q must be %s", kind, orList(s.t.kinds()))
 	}
-	return fmt.Sprintf("the next %d %s requests of %s will %s", n, endpoint, scope, what), nil
+	if endpoint != extra.Endpoint {
+		return "", fmt.Errorf("%s applies to %s only", kind, extra.Endpoint)
+	}
+	s.ArmExtra(kind, n)
+	return extra.Describe, nil
 }
 
 func (t *Table) kinds() []string {
