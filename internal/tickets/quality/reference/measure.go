@@ -32,6 +32,13 @@ type Measurement struct {
 	// Dependencies of the reference, and those the result carries.
 	Dependencies    int `json:"dependencies"`
 	DependenciesMet int `json:"dependencies_met"`
+	// ResultDependencies are the result's dependencies between tickets
+	// matched to two different items; DependenciesSupported those the
+	// reference supports (see Case.measurePrecision), and Unsupported the others,
+	// as "SPEC-3 (item) → SPEC-2 (item)".
+	ResultDependencies    int      `json:"result_dependencies"`
+	DependenciesSupported int      `json:"dependencies_supported"`
+	Unsupported           []string `json:"unsupported_dependencies"`
 	// InformativeTitles and SpecificCriteria count tickets that pass the
 	// title and criteria rules (see TitleProblem, CriteriaProblem).
 	InformativeTitles int `json:"informative_titles"`
@@ -58,6 +65,12 @@ func (m Measurement) TypeAccuracy() float64 { return rate(m.RightType, m.WorkTic
 // carries.
 func (m Measurement) DependencyRecall() float64 { return rate(m.DependenciesMet, m.Dependencies) }
 
+// DependencyPrecision is the share of the result's dependencies between
+// matched tickets that the reference supports.
+func (m Measurement) DependencyPrecision() float64 {
+	return rate(m.DependenciesSupported, m.ResultDependencies)
+}
+
 // Titles is the share of tickets with an informative title.
 func (m Measurement) Titles() float64 { return rate(m.InformativeTitles, m.Tickets) }
 
@@ -66,14 +79,18 @@ func (m Measurement) Titles() float64 { return rate(m.InformativeTitles, m.Ticke
 func (m Measurement) Criteria() float64 { return rate(m.SpecificCriteria, m.CriteriaTickets) }
 
 // Score is the mean of recall, precision, type accuracy, dependency recall
-// (when the reference has dependencies), titles, criteria, the share of
-// tickets that are not "not work" and the share of must-have items not
-// dropped in silence. It ranks results; the columns say why.
+// (when the reference has dependencies), dependency precision (when the
+// result has dependencies between matched tickets), titles, criteria, the
+// share of tickets that are not "not work" and the share of must-have
+// items not dropped in silence. It ranks results; the columns say why.
 func (m Measurement) Score() float64 {
 	parts := []float64{m.Recall(), m.Precision(), m.TypeAccuracy(), m.Titles(), m.Criteria(),
 		1 - rate0(m.NotWork, m.Tickets), 1 - rate0(len(m.SilentDrops), m.MustItems)}
 	if m.Dependencies > 0 {
 		parts = append(parts, m.DependencyRecall())
+	}
+	if m.ResultDependencies > 0 {
+		parts = append(parts, m.DependencyPrecision())
 	}
 	sum := 0.0
 	for _, p := range parts {
@@ -98,9 +115,11 @@ func rate0(n, d int) float64 {
 
 // Measure compares res with the case's reference.
 func (c *Case) Measure(res *tickets.Result) Measurement {
-	m := Measurement{Tickets: len(res.Tickets), SilentDrops: []string{}, Left: []string{}, Missing: []string{}}
+	m := Measurement{Tickets: len(res.Tickets), SilentDrops: []string{}, Left: []string{}, Missing: []string{},
+		Unsupported: []string{}}
 	covered := map[string][]string{} // item → tickets
 	primary := map[string][]string{}
+	itemOf := map[string]string{} // ticket → item
 	for _, t := range res.Tickets {
 		mt := c.match(t)
 		m.Matches = append(m.Matches, mt)
@@ -113,6 +132,7 @@ func (c *Case) Measure(res *tickets.Result) Measurement {
 				m.RightType++
 			}
 			primary[mt.Item] = append(primary[mt.Item], t.ExternalID)
+			itemOf[t.ExternalID] = mt.Item
 			covered[mt.Item] = append(covered[mt.Item], t.ExternalID)
 			for _, id := range mt.Also {
 				covered[id] = append(covered[id], t.ExternalID)
@@ -144,6 +164,7 @@ func (c *Case) Measure(res *tickets.Result) Measurement {
 			m.DependenciesMet++
 		}
 	}
+	c.measurePrecision(&m, res.Tickets, itemOf)
 	headings := map[string]bool{}
 	for _, h := range c.doc.headings {
 		headings[headingKey(h.text)] = true
@@ -206,6 +227,55 @@ func dependencyClosure(ts []tickets.Ticket) map[string]map[string]bool {
 		out[t.ExternalID] = seen
 	}
 	return out
+}
+
+// measurePrecision counts the result's dependencies between tickets
+// matched to two different items (see Measurement.ResultDependencies) and
+// those the reference supports. A dependency between two tickets of one
+// item splits that item's work, on which the reference says nothing.
+func (c *Case) measurePrecision(m *Measurement, ts []tickets.Ticket, itemOf map[string]string) {
+	reach := c.itemClosure()
+	for _, t := range ts {
+		from := itemOf[t.ExternalID]
+		if from == "" {
+			continue
+		}
+		for _, dep := range t.Dependencies {
+			on := itemOf[dep]
+			if on == "" || on == from {
+				continue
+			}
+			m.ResultDependencies++
+			if reach[from][on] {
+				m.DependenciesSupported++
+			} else {
+				m.Unsupported = append(m.Unsupported, fmt.Sprintf("%s (%s) → %s (%s)", t.ExternalID, from, dep, on))
+			}
+		}
+	}
+}
+
+// itemClosure maps each item of the reference to every item it depends on
+// by the reference's dependencies, directly or through others; an item
+// inherits the dependencies of its parent epics, as a ticket does in
+// dependencyClosure.
+func (c *Case) itemClosure() map[string]map[string]bool {
+	ts := make([]tickets.Ticket, 0, len(c.Ref.Items))
+	index := map[string]int{}
+	for _, it := range c.Ref.Items {
+		index[it.ID] = len(ts)
+		t := tickets.Ticket{ExternalID: it.ID}
+		if it.Parent != "" {
+			t.ParentExternalID = &it.Parent
+		}
+		ts = append(ts, t)
+	}
+	for _, d := range c.Ref.Dependencies {
+		if i, ok := index[d.Item]; ok {
+			ts[i].Dependencies = append(ts[i].Dependencies, d.On)
+		}
+	}
+	return dependencyClosure(ts)
 }
 
 var labelNumber = regexp.MustCompile(`^(.*?)(\d+)$`)
@@ -303,6 +373,9 @@ func (m Measurement) Explain() []string {
 	for _, id := range m.Left {
 		out = append(out, "left out, named in an open question: "+id)
 	}
+	for _, d := range m.Unsupported {
+		out = append(out, "dependency the reference does not support: "+d)
+	}
 	return append(out, m.Findings...)
 }
 
@@ -332,6 +405,8 @@ func (t *Totals) Add(m Measurement) {
 	s.Left = append(s.Left, m.Left...)
 	s.Dependencies += m.Dependencies
 	s.DependenciesMet += m.DependenciesMet
+	s.ResultDependencies += m.ResultDependencies
+	s.DependenciesSupported += m.DependenciesSupported
 	s.InformativeTitles += m.InformativeTitles
 	s.CriteriaTickets += m.CriteriaTickets
 	s.SpecificCriteria += m.SpecificCriteria

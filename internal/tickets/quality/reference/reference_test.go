@@ -214,6 +214,32 @@ func TestMeasure(t *testing.T) {
 	}
 }
 
+func TestDependencyPrecision(t *testing.T) {
+	t.Parallel()
+	c := shop(t)
+	card := tk("SPEC-1", "story", "Pay by card with 3-D Secure", "x", "a")
+	coupon := tk("SPEC-2", "story", "Apply a coupon code", "x", "a")
+	email := tk("SPEC-3", "task", "Send the order confirmation email", "x", "a")
+	split := tk("SPEC-4", "task", "Send the order confirmation email to the buyer", "x", "a")
+	for _, tt := range []struct {
+		name                 string
+		coupon, email, split []string
+		counted, supported   int
+	}{
+		{"no dependencies: nothing to count", nil, nil, nil, 0, 0},
+		{"a dependency the reference holds", nil, []string{"SPEC-1"}, nil, 1, 1},
+		{"list order the reference does not hold", []string{"SPEC-1"}, []string{"SPEC-2"}, nil, 2, 0},
+		{"two tickets of one item count for nothing", nil, []string{"SPEC-1"}, []string{"SPEC-3"}, 1, 1},
+	} {
+		coupon.Dependencies, email.Dependencies, split.Dependencies = tt.coupon, tt.email, tt.split
+		m := c.Measure(result([]tickets.Ticket{card, coupon, email, split}))
+		if m.ResultDependencies != tt.counted || m.DependenciesSupported != tt.supported || len(m.Unsupported) != tt.counted-tt.supported {
+			t.Errorf("%s: %d counted, %d supported, unsupported %v; want %d, %d", tt.name, m.ResultDependencies,
+				m.DependenciesSupported, m.Unsupported, tt.counted, tt.supported)
+		}
+	}
+}
+
 func TestTitlesAndCriteria(t *testing.T) {
 	t.Parallel()
 	c := shop(t)

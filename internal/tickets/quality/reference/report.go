@@ -107,8 +107,8 @@ func BaselineRows(cases []*Case) []Row {
 // totals line per label, and returns the totals by label.
 func WriteTable(w io.Writer, rows []Row) map[string]*Totals {
 	withCap := slices.ContainsFunc(rows, func(r Row) bool { return r.Cap != nil })
-	head := "| spec | result | tickets | must recall | precision | type accuracy | non-work | silent drops | dependency recall | titles | criteria |"
-	rule := "|---|---|---|---|---|---|---|---|---|---|---|"
+	head := "| spec | result | tickets | must recall | precision | type accuracy | non-work | silent drops | dependency recall | dependency precision | titles | criteria |"
+	rule := "|---|---|---|---|---|---|---|---|---|---|---|---|"
 	if withCap {
 		head += " cap | cap recall | cap silent drops |"
 		rule += "---|---|---|"
@@ -125,9 +125,10 @@ func WriteTable(w io.Writer, rows []Row) map[string]*Totals {
 		}
 		t.Add(r.M)
 		m := r.M
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %d | %d | %s | %.2f | %.2f |", r.Case.File, r.Label, m.Tickets,
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %d | %d | %s | %s | %.2f | %.2f |", r.Case.File, r.Label, m.Tickets,
 			frac(m.MustCovered, m.MustItems), frac(m.WorkTickets, m.Tickets), frac(m.RightType, m.WorkTickets),
-			m.NotWork, len(m.SilentDrops), frac(m.DependenciesMet, m.Dependencies), m.Titles(), m.Criteria())
+			m.NotWork, len(m.SilentDrops), frac(m.DependenciesMet, m.Dependencies),
+			frac(m.DependenciesSupported, m.ResultDependencies), m.Titles(), m.Criteria())
 		if withCap {
 			if r.Cap != nil {
 				t.AddCap(*r.Cap)
@@ -141,9 +142,10 @@ func WriteTable(w io.Writer, rows []Row) map[string]*Totals {
 	for _, l := range labels {
 		t := totals[l]
 		s := t.Sum
-		fmt.Fprintf(w, "| **all %d specs** | %s | %d | %s | %s | %s | %d | %d | %s | %.2f | %.2f |", t.Specs, l, s.Tickets,
+		fmt.Fprintf(w, "| **all %d specs** | %s | %d | %s | %s | %s | %d | %d | %s | %s | %.2f | %.2f |", t.Specs, l, s.Tickets,
 			total(s.MustCovered, s.MustItems), total(s.WorkTickets, s.Tickets), total(s.RightType, s.WorkTickets),
-			s.NotWork, len(s.SilentDrops), total(s.DependenciesMet, s.Dependencies), s.Titles(), s.Criteria())
+			s.NotWork, len(s.SilentDrops), total(s.DependenciesMet, s.Dependencies),
+			total(s.DependenciesSupported, s.ResultDependencies), s.Titles(), s.Criteria())
 		if withCap {
 			if t.CapSpecs > 0 {
 				fmt.Fprintf(w, " – | %.2f | %d |", t.CapRecall(), t.CapSilentDrops)
