@@ -252,8 +252,40 @@ func (b *builder) sectionBugDraft(s *section) bool {
 		return false
 	}
 	heading := strings.TrimRight(stripCode(s.heading), ".!?: ")
-	title := "Fix " + lowerFirst(heading)
-	label := ""
+	title, label := bugTitle(heading, r)
+	d := b.newDraft(tickets.TypeBug, originBug, shorten(title, 16, 110), s)
+	d.topic = "bug"
+	d.value, d.conf, d.phase, d.weight = 0.9, 0.8, 1, 0
+	d.labels = []string{"bug"}
+	severity := r.severity
+	if severity == "" {
+		severity = s.priority // "| F-03 | IDOR … | Critical |" of a findings table
+	}
+	if severity == "" && numberedReport.MatchString(heading) {
+		severity = heading // "Bug 2 — MEDIUM: God method"
+	}
+	d.rankSeverity(severity)
+	d.lead = "Bug report: " + heading + "."
+	d.addBugNotes(r)
+	ref := heading
+	if label != "" {
+		ref = label
+	}
+	d.addBugCriteria(r, ref)
+	d.words = newWordSet(title, strings.Join(r.expected, " "), strings.Join(r.actual, " "), strings.Join(r.wrong, " "))
+	b.info[s.index].drafts = append(b.info[s.index].drafts, d)
+	for _, u := range b.info[s.index].units {
+		u.claimed = true
+	}
+	return true
+}
+
+// bugTitle is the title of the bug report r under heading, and the label
+// that names the report in the spec ("BUG-12", "Bug 1"; "" for none): the
+// heading's subject after its label and without its severity, or the
+// symptom when the heading is only a number ("Issue 24").
+func bugTitle(heading string, r *sectionBugReport) (title, label string) {
+	title = "Fix " + lowerFirst(heading)
 	if m := reportLabel.FindStringSubmatch(heading); m != nil {
 		label = m[1]
 		title = "Fix " + label + ": " + strings.TrimLeft(m[2], "-\u2013\u2014 ")
@@ -270,17 +302,14 @@ func (b *builder) sectionBugDraft(s *section) bool {
 		label = collapseSpaces(heading)
 		title = "Fix " + lowerFirst(label) + ": " + strings.TrimRight(shorten(splitSentences(r.wrong[0])[0], 12, 90), ".")
 	}
-	d := b.newDraft(tickets.TypeBug, originBug, shorten(title, 16, 110), s)
-	d.topic = "bug"
-	d.value, d.conf, d.phase, d.weight = 0.9, 0.8, 1, 0
-	d.labels = []string{"bug"}
-	severity := r.severity
-	if severity == "" {
-		severity = s.priority // "| F-03 | IDOR … | Critical |" of a findings table
-	}
-	if severity == "" && numberedReport.MatchString(heading) {
-		severity = heading // "Bug 2 — MEDIUM: God method"
-	}
+	return title, label
+}
+
+// rankSeverity gives d the priority and value of the first rank that
+// severity, a report's text of it, names (none when it names none or is
+// empty); critical and high bugs are fixed before the rest at the cap,
+// low ones after.
+func (d *draft) rankSeverity(severity string) {
 	for _, sv := range severityRank {
 		if severity != "" && sv.re.MatchString(severity) {
 			d.prio, d.value = sv.prio, sv.val
@@ -290,10 +319,15 @@ func (b *builder) sectionBugDraft(s *section) bool {
 			case tickets.PriorityLow:
 				d.importance = priorityValue("COULD")
 			}
-			break
+			return
 		}
 	}
-	d.lead = "Bug report: " + heading + "."
+}
+
+// addBugNotes adds what bug report r says beyond its criteria to d's
+// notes: its severity, repro steps, actual result, cause, impact and
+// proposed fix.
+func (d *draft) addBugNotes(r *sectionBugReport) {
 	if r.severity != "" {
 		d.notes = append(d.notes, "Severity: "+r.severity)
 	}
@@ -307,6 +341,12 @@ func (b *builder) sectionBugDraft(s *section) bool {
 	if len(r.fix) > 0 {
 		d.notes = append(d.notes, "Proposed fix: "+strings.Join(r.fix, " "))
 	}
+}
+
+// addBugCriteria adds the acceptance criteria of bug report r, named ref
+// in the spec, to d: what is wrong no longer happens, the steps give the
+// expected result, and a regression test covers it.
+func (d *draft) addBugCriteria(r *sectionBugReport, ref string) {
 	for _, w := range r.wrong {
 		d.crit = append(d.crit, "No longer happens: "+w)
 	}
@@ -316,17 +356,7 @@ func (b *builder) sectionBugDraft(s *section) bool {
 	if len(r.actual) > 0 {
 		d.crit = append(d.crit, "The reported behaviour no longer occurs: "+strings.Join(r.actual, " "))
 	}
-	ref := heading
-	if label != "" {
-		ref = label
-	}
 	d.crit = append(d.crit, "A regression test reproduces "+ref+" and passes with the fix.")
-	d.words = newWordSet(title, strings.Join(r.expected, " "), strings.Join(r.actual, " "), strings.Join(r.wrong, " "))
-	b.info[s.index].drafts = append(b.info[s.index].drafts, d)
-	for _, u := range b.info[s.index].units {
-		u.claimed = true
-	}
-	return true
 }
 
 // bugSections counts the sections that report a bug of their own.
