@@ -225,10 +225,9 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
 	default:
 		s.appendStart(sub.At)
 	}
-	if _, err := w.Write(s.buf); err != nil {
+	if err := s.writeFirst(); err != nil {
 		return
 	}
-	s.rc.Flush()
 	s.follow(r.Context(), sub.Changes, expired, b.ExpiresAt)
 }
 
@@ -356,6 +355,15 @@ func (s *oddsStream) appendSnapshot(snapshot *betting.OddsSnapshot) {
 // position, at.
 func (s *oddsStream) appendStart(at uint64) {
 	s.buf = append(s.buf, "id: "+streamPosition{epoch: s.epoch, change: at, line: -1}.String()+"\n\n"...)
+}
+
+// writeFirst sends the stream's first events (buf) at once.
+func (s *oddsStream) writeFirst() error {
+	if _, err := s.w.Write(s.buf); err != nil {
+		return err
+	}
+	s.rc.Flush()
+	return nil
 }
 
 // follow sends the changes of changes, and a keep-alive comment every
