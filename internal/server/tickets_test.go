@@ -445,8 +445,11 @@ func TestCancelAbortsRunningGeneration(t *testing.T) {
 
 func TestRateLimit(t *testing.T) {
 	t.Parallel()
+	// One request back per 100 s, so that the test does not depend on how
+	// fast the machine is (at 0.5 a second, a third request 2 s after the
+	// first would pass).
 	w := newWorld(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{noWorkers: true, config: func(c *server.Config) {
-		c.RateLimit, c.RateBurst = 0.5, 2
+		c.RateLimit, c.RateBurst = 0.01, 2
 	}})
 	for i := range 2 {
 		if r := w.do("GET", "/tickets/v1/jobs", w.key, nil); r.status != http.StatusOK {
