@@ -50,10 +50,11 @@ func TestHeaderBlockLimit(t *testing.T) {
 // response for as long as it keeps the connection open.
 func TestWriteTimeoutEndsStalledResponses(t *testing.T) {
 	t.Parallel()
-	// The timeout applies to the world's setup requests too: 2 s leaves
+	// The timeout applies to the world's setup requests too: 5 s leaves
 	// them room under the race detector on a loaded machine (500 ms did
-	// not: "create key: EOF").
-	const writeTimeout = 2 * time.Second
+	// not: "create key: EOF"; TestOddsStreamOutlivesWriteTimeout's setup
+	// took over 2 s).
+	const writeTimeout = 5 * time.Second
 	w := newWorld(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{noContractCheck: true,
 		config: func(c *server.Config) { c.HTTPWriteTimeout = writeTimeout }})
 	conn, err := net.Dial("tcp", strings.TrimPrefix(w.url, "http://"))
