@@ -264,8 +264,12 @@ func TestOddsStreamStalledReaderGivesBackItsSlot(t *testing.T) {
 	t.Parallel()
 	var dials atomic.Int64
 	client := http2Client(t, &dials)
+	// The write timeout must not end a stream before it falls behind:
+	// the four streams share one connection, whose writes a loaded
+	// machine can hold up for 200 ms (a stream then ended undropped, and
+	// the test failed waiting for its drop).
 	bw := newBettingWorldWith(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{config: func(c *server.Config) {
-		c.OddsStreamWriteTimeout = 200 * time.Millisecond
+		c.OddsStreamWriteTimeout = 2 * time.Second
 	}})
 	hub := bw.srv.Betting().Hub()
 	alice := bw.bettor("alice", "100.00")
