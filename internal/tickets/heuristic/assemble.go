@@ -210,14 +210,14 @@ func (b *builder) dependencies(d *draft, at int, ref func(*draft) string, pos ma
 	return out
 }
 
-// previousInList is the ticket of the item listed just before d in the
-// same list of the spec, which d follows: a plan's steps, a phase's or a
-// requirement list's items are written in the order they build on each
-// other ("Requires step 2", "after step 4"). It is "" for a draft that is
-// no list item, for the first item of a list and for independent work
-// (see draft.independent).
+// previousInList is the ticket of the item listed just before d in its
+// section, which d follows when the spec writes its list in order: a
+// plan's steps, a rollout's stages ("Requires step 2", "after step 4";
+// see listedInOrder). It is "" for a draft that is no list item, for the
+// first item of a list and for work the spec lists in no order (a
+// bulleted list of requirements, rules of separate paragraphs).
 func (b *builder) previousInList(d *draft, at int, slots []slot) string {
-	if d.origin != originItem || d.sec == nil || d.independent {
+	if d.origin != originItem || d.sec == nil || !d.sequenced {
 		return ""
 	}
 	for i := at - 1; i >= 0; i-- {

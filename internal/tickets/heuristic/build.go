@@ -68,26 +68,26 @@ type draft struct {
 	phase      int
 	weight     int // extra size for estimation
 	deps       []*draft
-	// independent is work the spec writes as one of several independent
-	// pieces (a rule of its own paragraph, see ruleParagraphParts): its
-	// place among them is no dependency.
-	independent bool
-	qs          []*question
-	parts       []*draft // drafts merged into this one, for splitting back
-	covers      []*draft // drafts a test or docs task covers
-	users       []*draft // endpoint drafts that use a resource
-	into        *draft   // the draft this one was merged into
-	ep          *endpoint
-	words       wordSet
-	order       int
-	alive       bool
-	epoch       int           // how many drafts this one absorbed
-	tkTitle     string        // title titleKeys was computed for
-	tkWords     []string      // keywords of the title
-	lowText     string        // see lower
-	lowIndex    *phraseIndex  // see lowerIndex
-	signals     *draftSignals // see moneySignal
-	prio        string        // priority, computed once when rendering
+	// sequenced is list work the spec writes in order (see
+	// listedInOrder): it waits for the work listed before it in its
+	// section. Other work's place in a list is no dependency.
+	sequenced bool
+	qs        []*question
+	parts     []*draft // drafts merged into this one, for splitting back
+	covers    []*draft // drafts a test or docs task covers
+	users     []*draft // endpoint drafts that use a resource
+	into      *draft   // the draft this one was merged into
+	ep        *endpoint
+	words     wordSet
+	order     int
+	alive     bool
+	epoch     int           // how many drafts this one absorbed
+	tkTitle   string        // title titleKeys was computed for
+	tkWords   []string      // keywords of the title
+	lowText   string        // see lower
+	lowIndex  *phraseIndex  // see lowerIndex
+	signals   *draftSignals // see moneySignal
+	prio      string        // priority, computed once when rendering
 }
 
 // lower returns the title and criteria in lower case without code spans,
@@ -164,8 +164,10 @@ type itemGroup struct {
 	children bool
 	steps    bool
 	ordered  bool // an item of a numbered list
-	sec      *section
-	order    int
+	// sequenced is an item the spec writes in order (see listedInOrder).
+	sequenced bool
+	sec       *section
+	order     int
 }
 
 // ruleTable is a table that is neither an endpoint, field nor state table;
@@ -623,7 +625,7 @@ func (b *builder) walkItem(s *section, it *listItem, caption string) {
 	if len(it.children) > 0 && b.walkLabelledGroup(s, it) {
 		return
 	}
-	ig := b.newItemGroup(s, it)
+	ig := b.newItemGroup(s, it, caption)
 	children, childCaption := b.addItemOwnUnits(s, it, caption, ig)
 	for _, c := range children {
 		for _, sent := range splitSentences(itemText(c)) {
@@ -665,16 +667,17 @@ func (b *builder) walkLabelledGroup(s *section, it *listItem) bool {
 	return false
 }
 
-// newItemGroup records the group of list item it of s, labelled with
-// the label it opens with or the text before its closing colon, and
-// marks s a checklist when it is a checkbox.
-func (b *builder) newItemGroup(s *section, it *listItem) *itemGroup {
+// newItemGroup records the group of list item it of s, under caption,
+// labelled with the label it opens with or the text before its closing
+// colon, and marks s a checklist when it is a checkbox.
+func (b *builder) newItemGroup(s *section, it *listItem, caption string) *itemGroup {
 	in := b.info[s.index]
 	if it.check {
 		in.checklist = true
 	}
 	b.order++
-	ig := &itemGroup{text: itemText(it), children: len(it.children) > 0, ordered: it.ordered, sec: s, order: b.order}
+	ig := &itemGroup{text: itemText(it), children: len(it.children) > 0, ordered: it.ordered, sec: s, order: b.order,
+		sequenced: listedInOrder(s, it, caption)}
 	ig.steps = strings.Contains(it.text, "(1)") || strings.Contains(it.text, " 1) ")
 	if label, _, ok := splitLabel(it.text); ok && fieldCount(label) <= 7 {
 		ig.label = strings.TrimSpace(label)

@@ -167,8 +167,9 @@ var (
 
 // phaseDependencies makes each draft of a major section wait for the last
 // draft of the work major section before it, when that one is the
-// foundations, or when both are numbered phases: the drafts of a phase are
-// in list order already, so its last one stands for the phase.
+// foundations, or when both are numbered phases. The last draft stands
+// for the phase; the phase's other drafts are reached through it only
+// where the spec writes their order (see listedInOrder).
 func (b *builder) phaseDependencies(work []*draft) {
 	last := map[*section]*draft{}
 	var majors []*section
@@ -205,4 +206,51 @@ func (b *builder) phaseDependencies(work []*draft) {
 			d.deps = appendDraft(d.deps, last[p])
 		}
 	}
+}
+
+var (
+	// sequenceCue is a heading, or the sentence that introduces a list,
+	// that says the list's items are done in turn: steps, phases, stages,
+	// milestones, a rollout, a migration, a plan, "in this order",
+	// "then", "after", "once", "first … next".
+	sequenceCue = regexp.MustCompile(`(?i)\b(steps?|phases?|phased|stages?|staged|milestones?|roll-?outs?|roll out|migrations?|migrate|cut-?over|plan|upgrade path|in (?:this|that|the following|the same) order|in order|in turn|then|after|once|first\b.*\bnext)\b`)
+	// testCue is a heading of tests, which are run in any order ("Test
+	// plan").
+	testCue = regexp.MustCompile(`(?i)\btest`)
+	// refersBack is an item whose own text waits for the work before it:
+	// it names an earlier step ("Requires step 1.", "after step 3", "once
+	// the above is done", "once this is merged").
+	refersBack = regexp.MustCompile(`(?i)\b(requires?|required|after|once|following|depends on|not before|blocked by)\s+(steps?\s+\d+|phase\s+\d+|stage\s+\d+|the (?:above|previous|preceding|prior|last) (?:steps?|items?|ones?|phase|stage)|the above|this step|that step)\b|\bonce\b[^.;]{1,60}\b(?:is|are|has been|have been) (?:done|complete|completed|finished|in place|live|merged|deployed|shipped)\b`)
+)
+
+// listedInOrder reports whether list item it of s, under caption (the
+// sentence ending in ":" that introduces its list, if any), waits for the
+// item listed before it: an item of a numbered list whose section heading
+// or caption reads as a sequence ("## Steps", "## Rollout plan", "Roll
+// out in this order:"; not a test plan), or an item whose own text refers
+// back ("Requires step 1.", "once the above is done"). The items of a
+// bulleted list of requirements can be built in any order.
+func listedInOrder(s *section, it *listItem, caption string) bool {
+	if mayReferBack(it.text) && refersBack.MatchString(it.text) {
+		return true
+	}
+	if !it.ordered {
+		return false
+	}
+	return sequenceCue.MatchString(s.heading) && !testCue.MatchString(s.heading) || sequenceCue.MatchString(caption)
+}
+
+// backWords are the words refersBack needs, as written: a step, phase or
+// stage, the work above or before, a "once".
+var backWords = []string{"step", "phase", "stage", "above", "previous", "preceding", "prior", "last", "once", "Once"}
+
+// mayReferBack is a cheap test that text holds one of backWords, so that
+// most list items are not matched against refersBack.
+func mayReferBack(text string) bool {
+	for _, w := range backWords {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -627,9 +627,6 @@ type part struct {
 	item  *itemGroup
 	after *part // the part this one waits for, see splitParts
 	task  bool  // a rule of the system (a limit, a table), never a story
-	// independent is a part the spec writes apart from the others (see
-	// ruleParagraphParts), which waits for none of them.
-	independent bool
 }
 
 // sectionDrafts builds the drafts of a section of requirements: one per
@@ -766,7 +763,7 @@ func (b *builder) partDrafts(s *section, in *sectionInfo, parts []*part) {
 		if p.task {
 			d.kind, d.role = tickets.TypeTask, ""
 		}
-		d.independent = p.independent
+		d.sequenced = p.item != nil && p.item.sequenced
 		d.order = s.index*10000 + p.order%10000
 		if on := draftOf[p.after]; on != nil {
 			d.deps = append(d.deps, on)
@@ -878,7 +875,7 @@ func ruleParagraphParts(units []*unit) []*part {
 				if strings.HasPrefix(t, "Implement ") {
 					t = ruleTitle(dropParentheticals(stripCode(u.text)))
 				}
-				parts = append(parts, &part{title: shorten(t, 16, 110), order: u.order, task: true, independent: true})
+				parts = append(parts, &part{title: shorten(t, 16, 110), order: u.order, task: true})
 			}
 		}
 		if len(parts) == 0 {
@@ -1705,6 +1702,7 @@ func (b *builder) itemDraft(s *section, ig *itemGroup, units []*unit) *draft {
 		role = roleIn(joined)
 	}
 	d := b.newDraft(b.itemKind(s, req.id, role, joined), originItem, title, s)
+	d.sequenced = ig.sequenced
 	d.topic = b.info[s.index].topic
 	d.conf, d.value = 0.7, 0.65
 	d.reqID = req.id
