@@ -152,6 +152,9 @@ type Config struct {
 	// CallbackTimeout bounds one callback delivery attempt (default 15 s;
 	// the callback job's own minute bounds it too).
 	CallbackTimeout time.Duration
+	// PlacementTimeLimit bounds a bet placement request (default the
+	// spec's 3 s; no flag: tests on a busy machine set more).
+	PlacementTimeLimit time.Duration
 	// CallbackResolver, when set, looks up callback_url host names at
 	// submission instead of net.DefaultResolver (tests make a name resolve
 	// to loopback with it).
@@ -515,7 +518,7 @@ func (s *Server) routes() http.Handler {
 		bettorhttp.Platform{Keys: s.agg.Keys().PublicKey, Balance: s.balances.Balance}),
 		bettorhttp.Options{Log: s.log, StreamWriteTimeout: s.cfg.OddsStreamWriteTimeout,
 			StreamConnectRate: s.cfg.OddsStreamRateLimit, StreamConnectBurst: s.cfg.OddsStreamRateBurst,
-			MaxPlacementsInProgress: placementsInProgress})
+			MaxPlacementsInProgress: placementsInProgress, PlacementTimeLimit: s.cfg.PlacementTimeLimit})
 	mux.Handle("/api/v1/", metrics.wrap("bettor", bettorAPI))
 	mux.Handle("GET /api/v1/widget/operators/{id}", metrics.wrap("bettor", bettorhttp.WidgetConfig(s.betting, s.cfg.PublicURL, s.log)))
 	aggregatorAPI := http.NewServeMux()

@@ -21,8 +21,9 @@ import (
 	"github.com/foresight-dev/foresight/internal/requestbody"
 )
 
-// placeTimeLimit is the spec's server limit of a placement request.
-const placeTimeLimit = 3 * time.Second
+// DefaultPlacementTimeLimit is the spec's server limit of a placement
+// request.
+const DefaultPlacementTimeLimit = 3 * time.Second
 
 func (h *handler) placeBet(w http.ResponseWriter, r *http.Request, b Bettor) {
 	if b.Demo {
