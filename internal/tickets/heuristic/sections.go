@@ -12,6 +12,7 @@ import (
 // state machines, captioned tables, labelled items and plain requirement
 // sections.
 
+// unclaimed is the units no draft has claimed yet, in order.
 func unclaimed(units []*unit) []*unit {
 	var out []*unit
 	for _, u := range units {
@@ -1473,12 +1474,7 @@ func sectionLead(d *draft, s *section) string {
 func (b *builder) overviewDrafts(s *section, units []*unit) {
 	in := b.info[s.index]
 	for _, ig := range in.items {
-		var own []*unit
-		for _, u := range ig.units {
-			if !u.claimed {
-				own = append(own, u)
-			}
-		}
+		own := unclaimed(ig.units)
 		if len(own) == 0 || fieldCount(ig.text) < 10 {
 			continue
 		}
@@ -1926,13 +1922,7 @@ func (b *builder) buildPlain(s *section, units []*unit) {
 func (b *builder) buildPlainList(s *section, units, prose []*unit) {
 	in := b.info[s.index]
 	for _, ig := range in.items {
-		var own []*unit
-		for _, u := range ig.units {
-			if !u.claimed {
-				own = append(own, u)
-			}
-		}
-		if len(own) > 0 {
+		if own := unclaimed(ig.units); len(own) > 0 {
 			in.drafts = append(in.drafts, b.itemDraft(s, ig, own))
 		}
 	}
