@@ -17,7 +17,7 @@ func TestListOrderIsADependencyOnlyWhereTheSpecWritesIt(t *testing.T) {
 		sold    = "Implement shoppers see which saved items are no longer sold"
 		upgrade = "Upgrade the session library from 4.x to 5.x in the web app"
 		backend = "Add a Redis session backend behind the session_backend setting"
-		reads   = "Make switch session read to Redis for all traffic"
+		reads   = "Switch session reads to Redis for all traffic"
 	)
 	carts := "- Shoppers save their cart to their account on every change.\n- Shoppers restore a saved cart when they sign in on another device.\n- Shoppers see which saved items are no longer sold.\n"
 	steps := "1. Upgrade the session library from 4.x to 5.x in the web app.\n2. Add a Redis session backend behind the session_backend setting.\n3. Switch session reads to Redis for all traffic.\n"

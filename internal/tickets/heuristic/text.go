@@ -659,6 +659,7 @@ var baseVerbs = map[string]bool{
 	"cover": true, "describe": true, "include": true, "contain": true, "need": true, "want": true,
 	"receive": true, "choose": true, "explain": true, "offer": true, "bet": true, "own": true,
 	"belong": true, "tail": true, "follow": true, "print": true, "ship": true, "expand": true, "extend": true, "synchronise": true, "synchronize": true,
+	"switch": true, "decommission": true, "ask": true, "respect": true, "redeliver": true,
 }
 
 // hasVerb reports whether a sentence seems to have a verb.
@@ -752,6 +753,9 @@ func imperative(s string) (title, role string) {
 		s = rest
 	}
 	s = unframed(s)
+	if m := matchIf(s != "" && strings.ContainsRune("TtFfAaLlSsNn", rune(s[0])), connectiveFirst, s); m != nil && fieldCount(m[1]) >= 2 {
+		s = upperFirst(m[1]) // "Then switch session reads …" is one step of a sequence
+	}
 	if m := matchIf(strings.HasPrefix(s, "Because ") || strings.HasPrefix(s, "Since "), reasonFirst, s); m != nil && fieldCount(m[1]) >= 3 {
 		s = upperFirst(m[1]) // "Because the sysvar system supports …, these variables should be removed …"
 	}
@@ -792,6 +796,12 @@ func imperative(s string) (title, role string) {
 	}
 	return verbFirst(s), ""
 }
+
+// connectiveFirst is an item that opens with the word joining it to the
+// one before ("Then …", "Finally, …", "Next, …"); m[1] is the rest. "First",
+// "Second" and "Next" count only with a comma, as they also open a noun
+// phrase ("Next release ships …").
+var connectiveFirst = regexp.MustCompile(`^(?:(?:[Tt]hen|[Ff]inally|[Aa]lso|[Ll]astly|[Aa]fterwards),?|(?:[Ff]irst|[Ss]econd|[Tt]hird|[Nn]ext),)\s+(.+)$`)
 
 // storyImperative is the title of a user story, m its match of
 // storyPattern ("As a <role>, I want <m[2]>"), and the story's role.

@@ -98,3 +98,27 @@ func TestLeadingAdverbialIsNoSubject(t *testing.T) {
 		t.Errorf("title %q, want \"Ensure this feature is enabled …\"", got)
 	}
 }
+
+// An item that opens with an imperative verb keeps it, and one that opens
+// with the word joining it to the item before ("Then", "Finally,") loses
+// that word (seen on public specs: "Make switch session read to Redis for
+// all traffic", "Implement decommission the Memcached pool …", "Make then
+// switch …").
+func TestItemsKeepTheirImperativeVerb(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Switch session reads to Redis for all traffic", "Switch session reads to Redis for all traffic"},
+		{"Decommission the Memcached pool once nothing has read from it", "Decommission the Memcached pool once nothing has read from it"},
+		{"Ask the vendor whether their maintenance window moved", "Ask the vendor whether their maintenance window moved"},
+		{"Respect the theme query parameter of the host page", "Respect the theme query parameter of the host page"},
+		{"Redeliver failed webhook deliveries from the dashboard", "Redeliver failed webhook deliveries from the dashboard"},
+		{"Then switch session reads to Redis for all traffic", "Switch session reads to Redis for all traffic"},
+		{"Finally, remove the dual code path", "Remove the dual code path"},
+		{"Also add a metric for drains", "Add a metric for drains"},
+		{"Next, upgrade the session library", "Upgrade the session library"},
+		{"Next release ships the new importer", "Make next release ship the new importer"},
+	} {
+		if got, _ := imperative(c.in); got != c.want {
+			t.Errorf("imperative(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
