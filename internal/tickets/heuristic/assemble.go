@@ -56,7 +56,7 @@ func (b *builder) assemble() *tickets.Result {
 	for i, sl := range slots {
 		var t tickets.Ticket
 		if sl.d == nil {
-			t = b.renderEpic(sl.epic, slots, idOf)
+			t = b.renderEpic(sl.epic, slots)
 		} else {
 			b.m.tick(1 + len(sl.d.crit) + len(sl.d.general) + len(sl.d.also))
 			t = b.renderDraft(sl.d, qids)
@@ -786,8 +786,9 @@ func (d *draft) countSignals() *draftSignals {
 	return d.signals
 }
 
-// renderEpic renders the epic of a group.
-func (b *builder) renderEpic(g *group, slots []slot, idOf map[*draft]string) tickets.Ticket {
+// renderEpic renders the epic of group g, whose tickets are the drafts of
+// slots that belong to it.
+func (b *builder) renderEpic(g *group, slots []slot) tickets.Ticket {
 	var children []*draft
 	for _, sl := range slots {
 		if sl.d != nil && sl.d.grp == g {
