@@ -128,6 +128,7 @@ func serverFlags(fs *flag.FlagSet, getenv func(string) string) (*server.Config, 
 	e.Duration(&cfg.Tickets.JobLifetime, "tickets-job-lifetime", "FORESIGHT_TICKETS_JOB_LIFETIME", cfg.Tickets.JobLifetime, "time from job creation to expiry")
 	e.Duration(&cfg.Tickets.JobRetention, "tickets-job-retention", "FORESIGHT_TICKETS_JOB_RETENTION", cfg.Tickets.JobRetention, "time an expired job's record is kept before it is deleted")
 	e.Int(&cfg.Tickets.MaxActiveJobs, "tickets-max-active-jobs", "FORESIGHT_TICKETS_MAX_ACTIVE_JOBS", cfg.Tickets.MaxActiveJobs, "unfinished jobs per client before queue_full")
+	e.Int(&cfg.Tickets.MaxPendingCallbacks, "tickets-max-pending-callbacks", "FORESIGHT_TICKETS_MAX_PENDING_CALLBACKS", cfg.Tickets.MaxPendingCallbacks, "jobs per client whose callback is not delivered yet before a job with a callback_url gets queue_full")
 	e.Float(&cfg.RateLimit, "tickets-rate-limit", "FORESIGHT_TICKETS_RATE_LIMIT", cfg.RateLimit, "requests per second per API key (0: unlimited)")
 	e.Float(&cfg.LauncherRateLimit, "launcher-rate-limit", "FORESIGHT_LAUNCHER_RATE_LIMIT", cfg.LauncherRateLimit, "aggregator launcher requests per second per client IP (0: unlimited)")
 	e.Float(&cfg.RoundDetailsRateLimit, "round-details-rate-limit", "FORESIGHT_ROUND_DETAILS_RATE_LIMIT", cfg.RoundDetailsRateLimit, "aggregator Round/Details requests per second per client IP, in bursts of as many (0: unlimited)")

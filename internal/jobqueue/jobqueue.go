@@ -428,6 +428,18 @@ func (w *callbackWorker) Work(ctx context.Context, job *river.Job[CallbackArgs])
 	return err
 }
 
+// CallbackOwedAtMost is how long after its job's last update a callback
+// with these retries can still be owed: twice their delays and a minute
+// an attempt (each attempt's bound), for the time its attempts spend put
+// back while the client's turns are taken, and a day.
+func CallbackOwedAtMost(retries []time.Duration) time.Duration {
+	d := 24 * time.Hour
+	for _, r := range retries {
+		d += 2*r + time.Minute
+	}
+	return d + time.Minute
+}
+
 // callbackSnooze is how long a callback whose client's turns are all taken
 // is put back (River's snooze, not an attempt) after it was put back
 // snoozed times already: from half a second to a second at first, twice

@@ -342,6 +342,16 @@ func (s ticketStore) JobStatus(ctx context.Context, id string) (tickets.Status, 
 	return st, notFound(err)
 }
 
+func (s ticketStore) PendingCallbacks(ctx context.Context, clientID string, since time.Time, atMost int) (int, error) {
+	var n int
+	// The WHERE clause repeats the partial index's (migration 0020), which
+	// is what lets the planner use it.
+	err := s.d.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM ticket_jobs
+		WHERE client_id = $1 AND updated_at >= $2 AND callback_delivered_at IS NULL AND NOT callback_failed
+			AND request->>'callback_url' IS NOT NULL LIMIT $3) AS pending`, clientID, since, atMost).Scan(&n)
+	return n, err
+}
+
 func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]tickets.Job, error) {
 	q := `SELECT ` + jobColumns + ` FROM ticket_jobs WHERE client_id = $1`
 	args := []any{f.ClientID}

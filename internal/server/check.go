@@ -79,6 +79,7 @@ func (c Config) CheckLimits() error {
 		}
 	}
 	atLeastOne("FORESIGHT_TICKETS_MAX_ACTIVE_JOBS", c.Tickets.MaxActiveJobs)
+	atLeastOne("FORESIGHT_TICKETS_MAX_PENDING_CALLBACKS", c.Tickets.MaxPendingCallbacks)
 	atLeastOne("FORESIGHT_TICKETS_WORKERS", c.Queue.Workers)
 	atLeastOne("FORESIGHT_TICKETS_RATE_BURST", c.RateBurst)
 	atLeastOne("FORESIGHT_AUTH_FAILURE_BURST", c.AuthFailureBurst)

@@ -22,6 +22,7 @@ func TestCheckRefusesSettingsOutOfRange(t *testing.T) {
 	}{
 		{"no unfinished job allowed", func(c *server.Config) { c.Tickets.MaxActiveJobs = 0 }, "FORESIGHT_TICKETS_MAX_ACTIVE_JOBS is 0; it must be at least 1"},
 		{"negative bound of jobs", func(c *server.Config) { c.Tickets.MaxActiveJobs = -3 }, "FORESIGHT_TICKETS_MAX_ACTIVE_JOBS is -3"},
+		{"no callback owed allowed", func(c *server.Config) { c.Tickets.MaxPendingCallbacks = 0 }, "FORESIGHT_TICKETS_MAX_PENDING_CALLBACKS is 0; it must be at least 1"},
 		{"no worker", func(c *server.Config) { c.Queue.Workers = 0 }, "FORESIGHT_TICKETS_WORKERS is 0"},
 		{"no burst", func(c *server.Config) { c.RateBurst = 0 }, "FORESIGHT_TICKETS_RATE_BURST is 0"},
 		{"no failure burst", func(c *server.Config) { c.AuthFailureBurst = 0 }, "FORESIGHT_AUTH_FAILURE_BURST is 0"},

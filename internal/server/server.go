@@ -374,7 +374,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	sender := webhook.NewSender(webhook.SenderOptions{AllowInsecure: cfg.DevAllowInsecure, Transport: cfg.CallbackTransport, Timeout: cfg.CallbackTimeout})
-	svc := tickets.NewService(db.TicketStore(), engine, sender, cfg.Tickets, log)
+	ticketsCfg := cfg.Tickets
+	ticketsCfg.CallbackPendingAtMost = jobqueue.CallbackOwedAtMost(cfg.Queue.CallbackRetries)
+	svc := tickets.NewService(db.TicketStore(), engine, sender, ticketsCfg, log)
 	catalog := betting.NewService(db.BettingStore(), cfg.DevAllowInsecure)
 	if u, err := url.Parse(cfg.PublicURL); err == nil && u.Host != "" {
 		catalog.OwnOrigin = u.Scheme + "://" + u.Host

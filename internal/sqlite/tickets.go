@@ -222,6 +222,16 @@ func (s ticketStore) JobStatus(ctx context.Context, id string) (tickets.Status, 
 	return st, err
 }
 
+func (s ticketStore) PendingCallbacks(ctx context.Context, clientID string, since time.Time, atMost int) (int, error) {
+	var n int
+	// The WHERE clause repeats the partial index's (migration 0019), which
+	// is what lets the planner use it.
+	err := s.d.reader.queryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM ticket_jobs
+		WHERE client_id = ? AND updated_at >= ? AND callback_delivered_at IS NULL AND callback_failed = 0
+			AND json_extract(request, '$.callback_url') IS NOT NULL LIMIT ?)`, clientID, micros(since), atMost).Scan(&n)
+	return n, err
+}
+
 func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]tickets.Job, error) {
 	q := `SELECT ` + jobColumns + ` FROM ticket_jobs WHERE client_id = ?`
 	args := []any{f.ClientID}

@@ -21,6 +21,16 @@ type Config struct {
 	// MaxActiveJobs bounds a client's queued and processing jobs
 	// (queue_full beyond it).
 	MaxActiveJobs int
+	// MaxPendingCallbacks bounds a client's jobs whose callback is owed
+	// (a callback_url, neither delivered nor failed for good): a
+	// submission with a callback_url beyond it gets queue_full; 0 turns
+	// the bound off.
+	MaxPendingCallbacks int
+	// CallbackPendingAtMost is how long after its job's last update a
+	// callback can still be owed (the callback schedule with a margin); an
+	// older one, whose delivery's record a store failure lost, no longer
+	// counts toward MaxPendingCallbacks. 0 counts every one.
+	CallbackPendingAtMost time.Duration
 	// CancelPollInterval is how often a running job checks the store for a
 	// cancellation requested on another node.
 	CancelPollInterval time.Duration
@@ -36,11 +46,12 @@ type Config struct {
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
 	return Config{
-		JobLifetime:        7 * 24 * time.Hour,
-		MaxActiveJobs:      100,
-		CancelPollInterval: 500 * time.Millisecond,
-		JobRetention:       30 * 24 * time.Hour,
-		StaleCancelAfter:   10 * time.Second,
+		JobLifetime:         7 * 24 * time.Hour,
+		MaxActiveJobs:       100,
+		MaxPendingCallbacks: 1000,
+		CancelPollInterval:  500 * time.Millisecond,
+		JobRetention:        30 * 24 * time.Hour,
+		StaleCancelAfter:    10 * time.Second,
 	}
 }
 
@@ -118,8 +129,9 @@ func (s *Service) Authenticate(ctx context.Context, key string) (Principal, erro
 // existing job for the same idempotency key and request.
 //
 // Errors: invalid_request when the idempotency key was used for another
-// request; queue_full when the client has MaxActiveJobs unfinished jobs;
-// storage_error.
+// request; queue_full when the client has MaxActiveJobs unfinished jobs,
+// or when the request has a callback_url and the client has
+// MaxPendingCallbacks jobs whose callback is owed; storage_error.
 func (s *Service) Submit(ctx context.Context, p Principal, sub Submission) (Job, error) {
 	now := s.Now().UTC().Truncate(time.Microsecond)
 	j := Job{
@@ -134,8 +146,22 @@ func (s *Service) Submit(ctx context.Context, p Principal, sub Submission) (Job,
 		UpdatedAt:      now,
 		ExpiresAt:      now.Add(s.cfg.JobLifetime),
 	}
-	got, created, err := s.store.CreateJob(ctx, j, s.cfg.MaxActiveJobs)
-	if errors.Is(err, ErrQueueFull) {
+	owing, err := s.callbacksAtBound(ctx, p.ClientID, sub.Request.CallbackURL, now)
+	if err != nil {
+		return Job{}, storageError(err)
+	}
+	maxActive := s.cfg.MaxActiveJobs
+	if owing {
+		maxActive = 0 // the job of a key already used, or nothing
+	}
+	got, created, err := s.store.CreateJob(ctx, j, maxActive)
+	switch {
+	case errors.Is(err, ErrQueueFull) && owing:
+		return Job{}, &Error{Code: CodeQueueFull, RetryAfter: time.Minute,
+			Message: fmt.Sprintf("The client already has %d jobs whose callback is not delivered yet; "+
+				"a job with a callback_url is accepted once some are delivered or fail for good. "+
+				"A job without one is accepted now.", s.cfg.MaxPendingCallbacks)}
+	case errors.Is(err, ErrQueueFull):
 		return Job{}, &Error{Code: CodeQueueFull, RetryAfter: 5 * time.Second,
 			Message: fmt.Sprintf("The client already has %d unfinished jobs; wait for some to finish.", s.cfg.MaxActiveJobs)}
 	}
@@ -146,6 +172,24 @@ func (s *Service) Submit(ctx context.Context, p Principal, sub Submission) (Job,
 		return Job{}, idempotencyConflict(sub.IdempotencyKey)
 	}
 	return got, nil
+}
+
+// callbacksAtBound reports whether a submission with callbackURL finds its
+// client at MaxPendingCallbacks callbacks owed. A job without a
+// callback_url adds none, and is not bounded by them.
+func (s *Service) callbacksAtBound(ctx context.Context, clientID, callbackURL string, now time.Time) (bool, error) {
+	if callbackURL == "" || s.cfg.MaxPendingCallbacks <= 0 {
+		return false, nil
+	}
+	var since time.Time
+	if s.cfg.CallbackPendingAtMost > 0 {
+		since = now.Add(-s.cfg.CallbackPendingAtMost)
+	}
+	n, err := s.store.PendingCallbacks(ctx, clientID, since, s.cfg.MaxPendingCallbacks)
+	if err != nil {
+		return false, fmt.Errorf("count the callbacks owed to client %s: %w", clientID, err)
+	}
+	return n >= s.cfg.MaxPendingCallbacks, nil
 }
 
 func idempotencyConflict(key string) error {

@@ -63,7 +63,15 @@ type Store interface {
 	// client already has maxActive queued, processing or cancel_requested
 	// jobs it inserts nothing and returns ErrQueueFull; the count and the
 	// insert are atomic, so concurrent submissions cannot overrun the bound.
+	// With maxActive 0 it only looks the key up: the client's job with
+	// j.IdempotencyKey, or ErrQueueFull.
 	CreateJob(ctx context.Context, j Job, maxActive int) (job Job, created bool, err error)
+	// PendingCallbacks counts the client's jobs last updated at or after
+	// since that have a callback_url and whose callback was neither
+	// delivered nor failed for good (unfinished jobs with a callback_url
+	// included), counting at most atMost of them. An index serves it: it
+	// reads no more than atMost of the client's jobs.
+	PendingCallbacks(ctx context.Context, clientID string, since time.Time, atMost int) (int, error)
 	// GetJob returns the client's job, or ErrNotFound. An empty clientID
 	// matches any client (for workers).
 	GetJob(ctx context.Context, clientID, id string) (Job, error)

@@ -29,6 +29,7 @@ func Run(t *testing.T, newStore func(t *testing.T) tickets.Store) {
 	t.Run("ListJobs", func(t *testing.T) { t.Parallel(); testListJobs(t, newStore(t)) })
 	t.Run("UpdateJob", func(t *testing.T) { t.Parallel(); testUpdateJob(t, newStore(t)) })
 	t.Run("CallbackFailed", func(t *testing.T) { t.Parallel(); testCallbackFailed(t, newStore(t)) })
+	t.Run("PendingCallbacks", func(t *testing.T) { t.Parallel(); testPendingCallbacks(t, newStore(t)) })
 	t.Run("CancelStaleJobs", func(t *testing.T) { t.Parallel(); testCancelStaleJobs(t, newStore(t)) })
 	t.Run("ExpireJobs", func(t *testing.T) { t.Parallel(); testExpireJobs(t, newStore(t)) })
 	t.Run("JobSummaries", func(t *testing.T) { t.Parallel(); testJobSummaries(t, newStore(t)) })
@@ -304,6 +305,70 @@ func testCallbackFailed(t *testing.T, s tickets.Store) {
 	got, _ = s.GetJob(ctx, c.ID, failed.ID)
 	if !got.CallbackFailed || got.ErrorCode != tickets.CodeEngineUnavailable {
 		t.Errorf("failed job after callback failure = %+v; its own error must stay", got)
+	}
+}
+
+// testPendingCallbacks counts a client's callbacks owed: its jobs with a
+// callback_url, unfinished or finished, whose callback is neither
+// delivered nor failed for good and that were updated since the time
+// asked, up to atMost.
+func testPendingCallbacks(t *testing.T, s tickets.Store) {
+	ctx := context.Background()
+	c := newClient(t, s, "owing")
+	other := newClient(t, s, "other")
+	complete := func(id string, at time.Time) {
+		t.Helper()
+		if _, err := s.UpdateJob(ctx, id, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued},
+			Status: tickets.StatusCompleted, Stage: tickets.StageCompleted, Result: []byte(`{}`), At: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pending := func(since time.Time, atMost int) int {
+		t.Helper()
+		n, err := s.PendingCallbacks(ctx, c.ID, since, atMost)
+		if err != nil {
+			t.Fatalf("PendingCallbacks: %v", err)
+		}
+		return n
+	}
+	mustCreateJob(t, s, newJob(c.ID, "queued", t0))
+	complete(mustCreateJob(t, s, newJob(c.ID, "owed", t0)).ID, t0.Add(time.Minute))
+	delivered := mustCreateJob(t, s, newJob(c.ID, "delivered", t0))
+	complete(delivered.ID, t0.Add(time.Minute))
+	if err := s.MarkCallbackDelivered(ctx, delivered.ID, t0.Add(2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	failed := mustCreateJob(t, s, newJob(c.ID, "failed", t0))
+	complete(failed.ID, t0.Add(time.Minute))
+	if err := s.MarkCallbackFailed(ctx, failed.ID, "no answer", t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	silent := newJob(c.ID, "no callback", t0)
+	silent.Request.CallbackURL = ""
+	complete(mustCreateJob(t, s, silent).ID, t0.Add(time.Minute))
+	mustCreateJob(t, s, newJob(other.ID, "other", t0))
+
+	if n := pending(time.Time{}, 100); n != 2 {
+		t.Errorf("callbacks owed = %d, want 2 (a queued job and a completed one, both with a callback_url)", n)
+	}
+	if n := pending(time.Time{}, 1); n != 1 {
+		t.Errorf("callbacks owed, at most 1 = %d", n)
+	}
+	if n := pending(t0.Add(time.Minute), 100); n != 1 {
+		t.Errorf("callbacks owed of jobs updated since the completion = %d, want 1", n)
+	}
+
+	// maxActive 0 looks the key up only: the job of a key already used,
+	// or ErrQueueFull and nothing inserted.
+	got, created, err := s.CreateJob(ctx, newJob(c.ID, "owed", t0.Add(time.Hour)), 0)
+	if err != nil || created || got.IdempotencyKey != "owed" {
+		t.Errorf("CreateJob(used key, 0) = %q created %v, %v; want the job of the key", got.IdempotencyKey, created, err)
+	}
+	if _, _, err := s.CreateJob(ctx, newJob(c.ID, "new", t0.Add(time.Hour)), 0); !errors.Is(err, tickets.ErrQueueFull) {
+		t.Errorf("CreateJob(new key, 0): err = %v, want ErrQueueFull", err)
+	}
+	if n := pending(time.Time{}, 100); n != 2 {
+		t.Errorf("callbacks owed after CreateJob(new key, 0) = %d, want 2: it must insert nothing", n)
 	}
 }
 
