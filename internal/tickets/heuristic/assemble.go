@@ -512,6 +512,11 @@ func (b *builder) storySentence(d *draft) string {
 		role = b.docRole
 	}
 	means := d.means
+	if h, ok := d.statedHeading(); means == "" && ok {
+		// "Counting: the gateway counts requests …" states the work, and
+		// wants no "I want to counting: …".
+		means = "the " + strings.TrimPrefix(lowerFirst(h), "the ") + " to work as specified"
+	}
 	if _, purpose, ok := strings.Cut(d.title, " to "); means == "" && ok && strings.HasPrefix(d.title, "Implement ") {
 		// "Implement GET /api/todos to list all todos …": what the user
 		// wants is the purpose, not the endpoint "to work as specified".

@@ -107,10 +107,16 @@ func (d *draft) lowerIndex() *phraseIndex {
 	return d.lowIndex
 }
 
-// titleKeys returns the keywords of the draft's title, cached.
+// titleKeys returns the keywords of the draft's title, cached; of its
+// heading alone for a title that states its section's first sentence
+// (statedHeading), so that the fit to a ticket count, which weighs them,
+// weighs a section the same whichever way it is titled.
 func (d *draft) titleKeys() []string {
 	if d.tkTitle != d.title || d.tkWords == nil {
 		d.tkTitle, d.tkWords = d.title, keywords(d.title)
+		if h, ok := d.statedHeading(); ok {
+			d.tkWords = keywords(h)
+		}
 	}
 	return d.tkWords
 }
@@ -861,11 +867,28 @@ func layer(title string) int {
 	return best
 }
 
+// statedHeading is the heading of a ticket titled by its section's heading
+// and what the section's first sentence states ("Pagination: List
+// endpoints page with an opaque cursor", see statedTitle), also once it
+// holds the section's other drafts; ok is false for any other title.
+func (d *draft) statedHeading() (heading string, ok bool) {
+	if d.sec == nil {
+		return "", false
+	}
+	h := d.sec.cleanedHeading()
+	return h, strings.HasPrefix(d.title, h+": ")
+}
+
 // draftLayer is the layer of a draft's title or, for the ticket of a
 // whole section titled by its first requirement ("Expand the .spec for a
 // CronJob with a new timeZone field" of "### CronJob API"), of its
 // section's heading.
 func draftLayer(d *draft) int {
+	if h, ok := d.statedHeading(); ok {
+		// "Pagination: List endpoints page with …": the heading says where
+		// the work sits; the statement's words ("page") are its content.
+		return layer(h)
+	}
 	l := layer(d.title)
 	if l < 0 && d.origin == originSection && d.sec != nil {
 		l = layer(d.sec.cleanedHeading())

@@ -52,7 +52,11 @@ func (b *builder) orderDependencies() {
 			r = rolloutSection(d.sec)
 			rollouts[d.sec] = r
 		}
-		of[d] = facts{draftLayer(d), r, titleNames(d.title)}
+		named := d.title
+		if h, ok := d.statedHeading(); ok {
+			named = h // "WAL archiving: archive_command pushes …" is named "WAL archiving"
+		}
+		of[d] = facts{draftLayer(d), r, titleNames(named)}
 	}
 	b.phaseDependencies(work)
 	for _, x := range work {

@@ -15,11 +15,11 @@ import (
 func TestOrderFromTheDocument(t *testing.T) {
 	design := readSpec(t, "specs/drain-design-details")
 	for _, c := range []struct{ name, spec, from, on string }{
-		{"sibling layers", design, "Implement controller behaviour", "Implement API"},
-		{"integration test after the work", design, "Integration test: a pool scales down and its running job completes", "Implement controller behaviour"},
+		{"sibling layers", design, "Controller behaviour: The controller reads the drain field and stops assigning jobs to a draining worker", "API: A new optional field drain on the Pool spec"},
+		{"integration test after the work", design, "Integration test: a pool scales down and its running job completes", "Controller behaviour: The controller reads the drain field and stops assigning jobs to a draining worker"},
 		{"table before its console",
 			"# Discounts\n\n## Design\n\n### Configuration\n\nPlan defaults live in the plans table. Overrides live in a new `discount_overrides` table with `tenant_id` and `expires_at`.\n\n### Admin console\n\nSupport sees each tenant's discount and can add or remove an override.\n",
-			"Implement admin console", "Create the discount_overrides table"},
+			"Admin console: Support sees each tenant's discount and can add or remove an override", "Create the discount_overrides table"},
 		{"after names a ticket",
 			"# Backups\n\n## Design\n\n### Backup job\n\nA full backup runs every night on the replica.\n\n### Restore test\n\nA weekly job restores the latest backup into a scratch instance and compares row counts.\n\n" +
 				"## Rollout plan\n\n1. Enable the backup job on staging.\n2. After two successful restore tests, switch off the old job.\n",
@@ -27,7 +27,7 @@ func TestOrderFromTheDocument(t *testing.T) {
 		{"rollout step turns work on",
 			"# Backups\n\n## Design\n\n### WAL archiving\n\n`archive_command` pushes each WAL segment to the bucket.\n\n### Monitoring\n\nAn alert fires when the last backup is older than a day.\n\n" +
 				"## Rollout plan\n\n1. Enable WAL archiving on the staging cluster.\n2. Enable it on production.\n",
-			"Enable WAL archiving on the staging cluster", "Implement WAL archiving"},
+			"Enable WAL archiving on the staging cluster", "WAL archiving: archive_command pushes each WAL segment to the bucket"},
 		{"screens after the foundations",
 			"## Tracking: Dark mode\n\nTheme work.\n\n### Foundations\n\n- [ ] Define the colour tokens for both themes.\n- [ ] Store the chosen theme in the profile of the user.\n\n" +
 				"### Screens\n\n- [ ] Settings: add the Appearance section with Light and Dark.\n- [ ] Reports: move the chart palette to tokens.\n",

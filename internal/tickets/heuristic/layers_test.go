@@ -14,7 +14,7 @@ func TestLayerDependencies(t *testing.T) {
 		{"# Todo API\n\n## Entities\n\n### Todo\n\n- `id`: string (UUID, primary key)\n- `title`: string (required, max 200 chars)\n- `completed`: boolean (default false)\n\n## Endpoints\n\n### GET /api/todos/:id\n\n- **Description:** Get a single todo by ID\n- **Authorization:** User can only access their own todos\n",
 			"Implement GET /api/todos/:id to get a single todo by ID", "todo"},
 		{"# KEP\n\n## Design Details\n\n### CronJob API\n\nThe spec for a CronJob is expanded with a new timeZone field.\n\n### CronJob controller\n\nCronJob controller will use the timeZone field when scheduling the next run.\n",
-			"Implement CronJob controller", "new timezone field"},
+			"CronJob controller: CronJob controller will use the timeZone field when scheduling the next run", "new timezone field"},
 	} {
 		res := generate(t, defaultRequest(c.spec, "Spec"))
 		on := ""

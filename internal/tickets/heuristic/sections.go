@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
@@ -1160,9 +1161,65 @@ func (b *builder) headingTitle(s *section, units []*unit) string {
 				}
 			}
 		}
+		if t, ok := statedTitle(h, units[0]); ok {
+			return t
+		}
 	}
 	return shorten(title, 12, 100)
 }
+
+// statedTitle names a section of a short heading h that only says what the
+// work is about ("Pagination", "Rate limits") by the heading and what the
+// first sentence of its prose states, as stageTitle does for a rollout
+// stage: "List endpoints page with an opaque cursor: …" under "Pagination"
+// gives "Pagination: List endpoints page with an opaque cursor", not
+// "Implement pagination"; the sentence keeps its case ("Kafka retention …").
+// ok is false for a heading of more than three
+// words (it names the work well enough behind "Implement") or of code,
+// and for a first unit that is not a statement of the work: one not of
+// the section's first paragraph (a list item or table row, which the
+// section's ticket holds all of, or a sentence after a code block the
+// first paragraph introduces), a "Label: value" line,
+// a question, a subordinate clause ("Until step 6, …"), a pointer to
+// another part of the document, fewer than three words, or a clause too
+// long for a title (18 words, 120 characters with the heading).
+func statedTitle(h string, u *unit) (title string, ok bool) {
+	if fieldCount(h) > 3 || strings.ContainsAny(h, "_`()") || u.para != 1 {
+		return "", false
+	}
+	text := strings.TrimSpace(dropParentheticals(stripCode(u.text)))
+	if i := strings.IndexAny(text, ":;"); i > 0 {
+		if fieldCount(text[:i]) < 3 {
+			return "", false // "Requirement keywords: MUST is …", "Scope: SESSION"
+		}
+		text = text[:i] // "… an opaque cursor: `?limit=` (1 to 100, …)": the clause before the detail
+	}
+	text = strings.TrimRight(text, ".!")
+	if fieldCount(text) < 3 || strings.HasSuffix(text, "?") || statesNothing.MatchString(text) {
+		return "", false
+	}
+	title = h + ": " + text
+	if fits := func(t string) bool { return fieldCount(t) <= 18 && utf8.RuneCountInString(t) <= 120 }; !fits(title) {
+		// "… to the bucket, giving point-in-time recovery …": the main
+		// clause, when a comma ends it; cut anywhere else, a title would end
+		// mid-phrase ("… and can add").
+		m := clauseTail.FindStringIndex(text)
+		if m == nil || fieldCount(text[:m[0]]) < 4 || !fits(h+": "+text[:m[0]]) {
+			return "", false
+		}
+		title = h + ": " + text[:m[0]]
+	}
+	return title, true
+}
+
+// clauseTail is a comma that ends a sentence's main clause: before a
+// participle or a clause of its own ("…, giving …", "…, with …", "…, which
+// …"), not inside a list ("non-nil, non-empty value").
+var clauseTail = regexp.MustCompile(`, (\w+ing|with|which|so|while|whereas|but|because|since|as|and then|unless|except)\b`)
+
+// statesNothing opens a sentence that points elsewhere or holds a place
+// instead of stating the work.
+var statesNothing = regexp.MustCompile(`(?i)^(see|refer|tbd|tbc|todo|n/a|none|note|this (section|document|page|chapter)|the following|below|above|as (described|discussed|mentioned)|there (is|are|were|was)|when|whenever|until|if|unless|while|once|after|before|because|since|whether|how|where|why|[A-Z]+-\d+)\b`)
 
 // componentTitle names a section headed by the one-word name of a
 // component ("### Cargo", "### crates.io") by what its first sentence
