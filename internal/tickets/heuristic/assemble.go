@@ -22,6 +22,7 @@ type slot struct {
 
 // assemble renders the result.
 func (b *builder) assemble() *tickets.Result {
+	b.titleStatements()
 	slots := b.layout()
 	idOf := map[*draft]string{}
 	epicID := map[*group]string{}
@@ -505,6 +506,23 @@ func (b *builder) description(d *draft, qids map[*question]string) string {
 	return strings.Join(parts, sep)
 }
 
+// titleStatements titles a draft whose requirement is written as a
+// statement of how things will be, titled "Implement <statement>" by the
+// build ("Implement all members see edits within 5 seconds"), "Ensure
+// <statement>" instead. It runs once the drafts are fitted to the ticket
+// count, whose merges weigh the words of titles: the verb a title is given
+// does not choose which drafts keep a ticket.
+func (b *builder) titleStatements() {
+	for _, d := range b.drafts {
+		b.m.tick(1)
+		if rest, ok := strings.CutPrefix(d.title, "Implement "); ok {
+			if _, _, ok := statedRequirement(rest); ok {
+				d.title = "Ensure " + rest
+			}
+		}
+	}
+}
+
 // storySentence is the "As a …, I want …, so that …" line of a story.
 func (b *builder) storySentence(d *draft) string {
 	role := d.role
@@ -512,6 +530,13 @@ func (b *builder) storySentence(d *draft) string {
 		role = b.docRole
 	}
 	means := d.means
+	stated := false
+	if rest, ok := strings.CutPrefix(d.title, "Ensure "); means == "" && ok {
+		if subject, infinitive, ok := statedRequirement(rest); ok {
+			// "Ensure all members see edits …": "I want all members to see edits …"
+			means, stated = lowerFirst(subject)+" "+infinitive, true
+		}
+	}
 	if h, ok := d.statedHeading(); means == "" && ok {
 		// "Counting: the gateway counts requests …" states the work, and
 		// wants no "I want to counting: …".
@@ -542,8 +567,10 @@ func (b *builder) storySentence(d *draft) string {
 			means = "to " + means
 		}
 	}
-	means = strings.ReplaceAll(" "+means+" ", " their ", " my ")
-	means = strings.ReplaceAll(means, " them ", " me ")
+	if !stated { // "technicians to see their work orders" speaks of others
+		means = strings.ReplaceAll(" "+means+" ", " their ", " my ")
+		means = strings.ReplaceAll(means, " them ", " me ")
+	}
 	means = strings.TrimSpace(means)
 	who := article(role) + " " + role
 	if strings.HasSuffix(role, " team") || role == "team" {

@@ -35,7 +35,7 @@ func TestOrderFromTheDocument(t *testing.T) {
 		{"phase 2 after phase 1",
 			"# Plan\n\n## Phase 1: Work orders\n\n- WO-1: A defect creates a work order.\n- WO-2: A supervisor assigns a work order.\n\n" +
 				"## Phase 2: Preventive maintenance\n\n- PM-1: Fleet engineers define a schedule per vehicle type.\n",
-			"Implement fleet engineers define a schedule per vehicle type (PM-1)", "Implement a supervisor assigns a work order (WO-2)"},
+			"Ensure fleet engineers define a schedule per vehicle type (PM-1)", "Ensure a supervisor assigns a work order (WO-2)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			wantDependsOn(t, generate(t, defaultRequest(c.spec, "Spec")).Tickets, c.from, c.on)

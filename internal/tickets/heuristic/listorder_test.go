@@ -12,9 +12,9 @@ import (
 // tickets got a false chain of blockers from list order (issue 17).
 func TestListOrderIsADependencyOnlyWhereTheSpecWritesIt(t *testing.T) {
 	const (
-		save    = "Implement shoppers save their cart to their account on every change"
-		restore = "Implement shoppers restore a saved cart"
-		sold    = "Implement shoppers see which saved items are no longer sold"
+		save    = "Ensure shoppers save their cart to their account on every change"
+		restore = "Ensure shoppers restore a saved cart"
+		sold    = "Ensure shoppers see which saved items are no longer sold"
 		upgrade = "Upgrade the session library from 4.x to 5.x in the web app"
 		backend = "Add a Redis session backend behind the session_backend setting"
 		reads   = "Switch session reads to Redis for all traffic"

@@ -1161,3 +1161,118 @@ func prose(s string) string {
 	b.WriteString(s)
 	return b.String()
 }
+
+// statedRequirement reads a requirement written as a statement of how
+// things will be ("all members see edits within 5 seconds", "a removed
+// sysvar is not visible in SHOW VARIABLES output", "the supervisor assigns
+// a work order") as its subject and its predicate made an infinitive ("to
+// see edits within 5 seconds", "not to be visible in SHOW VARIABLES
+// output", "to assign a work order"), for "I want <subject> <infinitive>".
+// ok is false when s is not such a statement: it opens with a verb (an
+// order) or a preposition or subordinating word ("in case the field is
+// empty"), holds a colon or semicolon (a label, two clauses), its verb
+// comes after eight words or in the past tense, or nothing follows it.
+func statedRequirement(s string) (subject, infinitive string, ok bool) {
+	if strings.ContainsAny(s, ":;") {
+		return "", "", false
+	}
+	words := strings.Fields(s)
+	if len(words) < 3 || baseVerb(words[0]) != "" || isHTTPMethod(words[0]) || clauseOpeners[strings.ToLower(words[0])] {
+		return "", "", false
+	}
+	for i := 1; i < len(words)-1 && i <= 8; i++ {
+		w := strings.ToLower(words[i])
+		if strings.ContainsAny(words[i-1], ",()") || w == "to" {
+			return "", "", false // "Implement GET … to list", an aside before any verb
+		}
+		rest := words[i+1:]
+		not := strings.EqualFold(rest[0], "not")
+		var pred []string
+		switch {
+		case w == "was" || w == "were" || w == "had" || w == "did":
+			return "", "", false
+		case w == "is" || w == "are":
+			pred = append([]string{"be"}, rest...)
+		case w == "has" || w == "have" && pluralWord(words[i-1]):
+			pred = append([]string{"have"}, rest...)
+		case w == "can" && len(rest) > 1:
+			pred = append([]string{"be", "able", "to"}, rest...) // "items can be assigned": "items to be able to be assigned"
+			if not {
+				pred = append([]string{"be", "not", "able", "to"}, rest[1:]...)
+			}
+		case statementModals[w] && len(rest) > 1:
+			pred = rest
+		case w == "cannot" || w == "can't":
+			pred, not = append([]string{"not"}, rest...), true
+		case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && presentVerb(w) != "" && subjectDeterminers[strings.ToLower(words[0])]:
+			// "the supervisor assigns …", not "work orders …" (a noun)
+			pred = append([]string{presentVerb(w)}, rest...)
+			for j := 2; j < len(pred); j++ {
+				// "becomes read-only and produces a PDF": "to become … and produce …"
+				if (pred[j-1] == "and" || pred[j-1] == "or") && strings.HasSuffix(pred[j], "s") && presentVerb(pred[j]) != "" {
+					pred[j] = presentVerb(pred[j])
+				}
+			}
+		case pluralWord(words[i-1]) && presentVerb(w) == w:
+			pred = append([]string{w}, rest...)
+		default:
+			continue
+		}
+		if not {
+			// "is not visible" → "not to be visible"
+			if strings.EqualFold(pred[0], "not") {
+				pred = pred[1:]
+			} else {
+				pred = append(pred[:1:1], pred[2:]...)
+			}
+			return strings.Join(words[:i], " "), "not to " + strings.Join(pred, " "), true
+		}
+		return strings.Join(words[:i], " "), "to " + strings.Join(pred, " "), true
+	}
+	return "", "", false
+}
+
+// subjectDeterminers open a subject whose verb may be read from its
+// third-person "-s" alone.
+var subjectDeterminers = map[string]bool{"a": true, "an": true, "the": true, "each": true, "every": true, "this": true,
+	"that": true, "its": true, "one": true, "no": true, "any": true, "our": true, "their": true, "your": true}
+
+// clauseOpeners open a subordinate clause or a phrase, not a subject.
+var clauseOpeners = map[string]bool{"in": true, "if": true, "when": true, "whenever": true, "for": true, "on": true,
+	"at": true, "with": true, "by": true, "after": true, "before": true, "once": true, "until": true, "while": true,
+	"because": true, "since": true, "unless": true, "as": true, "from": true, "during": true, "where": true, "so": true}
+
+// statementModals are the modal verbs of a requirement written as a
+// statement ("the export will include archived rows").
+var statementModals = map[string]bool{"can": true, "must": true, "will": true, "should": true, "shall": true, "may": true}
+
+// presentVerb returns the base form of w when w is a known verb in base or
+// third-person form (baseVerb), or one of the verbs statements use that
+// titles never open with ("see", "work", "become"), or "".
+func presentVerb(w string) string {
+	if v := baseVerb(w); v != "" {
+		return v
+	}
+	w = strings.ToLower(w)
+	for _, c := range []string{w, strings.TrimSuffix(w, "s"), strings.TrimSuffix(w, "es")} {
+		if statementVerbs[c] {
+			return c
+		}
+	}
+	return ""
+}
+
+// statementVerbs are verbs of statements that are not in baseVerbs: an item
+// opening with one is not an order ("Work orders move …", "See the
+// appendix").
+var statementVerbs = map[string]bool{"see": true, "become": true, "work": true, "assign": true, "produce": true,
+	"end": true, "appear": true, "run": true, "need": true, "stay": true, "remain": true, "belong": true,
+	"contain": true, "include": true, "reach": true, "fail": true, "take": true, "wait": true, "expire": true,
+	"match": true, "cover": true, "follow": true, "start": true, "stop": true, "live": true, "hold": true}
+
+// pluralWord reports whether w reads as a plural noun ("members",
+// "orders"), not a possessive or a word ending in "ss".
+func pluralWord(w string) bool {
+	w = strings.ToLower(strings.Trim(w, `"'`))
+	return len(w) > 2 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "'s")
+}

@@ -1,0 +1,34 @@
+package heuristic
+
+import "testing"
+
+func TestStatedRequirement(t *testing.T) {
+	for _, c := range []struct{ in, subject, infinitive string }{
+		{"all members see edits (add, remove, tick) within 5 seconds (R2)", "all members", "to see edits (add, remove, tick) within 5 seconds (R2)"},
+		{"a removed sysvar is not visible in SHOW VARIABLES output", "a removed sysvar", "not to be visible in SHOW VARIABLES output"},
+		{"a removed sysvar is settable via a SET statement", "a removed sysvar", "to be settable via a SET statement"},
+		{"the supervisor assigns a work order to a technician (WO-5)", "the supervisor", "to assign a work order to a technician (WO-5)"},
+		{"work orders move through the statuses below (WO-8)", "work orders", "to move through the statuses below (WO-8)"},
+		{"v1 responses get Deprecation and Sunset headers and a link", "v1 responses", "to get Deprecation and Sunset headers and a link"},
+		{"each depot has a stock level per part (PRT-2)", "each depot", "to have a stock level per part (PRT-2)"},
+		{"edits made offline are kept and merged (R3)", "edits made offline", "to be kept and merged (R3)"},
+		{"the sysvar documentation will not document it", "the sysvar documentation", "not to document it"},
+		{"the technician's screen works with poor signal (WO-11)", "the technician's screen", "to work with poor signal (WO-11)"},
+		{"a defect reported in the driver app creates a work order (WO-1)", "a defect reported in the driver app", "to create a work order (WO-1)"},
+		{"items can be assigned to a member (R7)", "items", "to be able to be assigned to a member (R7)"},
+		{"a signed-off work order becomes read-only and produces a PDF job", "a signed-off work order", "to become read-only and produce a PDF job"},
+		{"GET /v2/invoices to list invoices", "", ""},
+		{"dual mode: write every session to both stores", "", ""},
+		{"charts still use hard-coded colours; move the palette", "", ""},
+		{"switch reads to Redis", "", ""},
+		{"pagination", "", ""},
+		{"in case the field is not specified or is empty", "", ""},
+		{"the documentation for the switch can", "", ""},
+		{"the old job was removed last year", "", ""},
+	} {
+		subject, infinitive, ok := statedRequirement(c.in)
+		if subject != c.subject || infinitive != c.infinitive || ok != (c.subject != "") {
+			t.Errorf("statedRequirement(%q) = %q, %q, %v; want %q, %q", c.in, subject, infinitive, ok, c.subject, c.infinitive)
+		}
+	}
+}
