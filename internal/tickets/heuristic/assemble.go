@@ -529,45 +529,15 @@ func (b *builder) storySentence(d *draft) string {
 	if role == "" {
 		role = b.docRole
 	}
-	means := d.means
-	stated := false
-	if rest, ok := strings.CutPrefix(d.title, "Ensure "); means == "" && ok {
-		if subject, infinitive, ok := statedRequirement(rest); ok {
-			// "Ensure all members see edits …": "I want all members to see edits …"
-			means, stated = lowerFirst(subject)+" "+infinitive, true
-		}
-	}
-	if h, ok := d.statedHeading(); means == "" && ok {
-		// "Counting: the gateway counts requests …" states the work, and
-		// wants no "I want to counting: …".
-		means = "the " + strings.TrimPrefix(lowerFirst(h), "the ") + " to work as specified"
-	}
-	if _, purpose, ok := strings.Cut(d.title, " to "); means == "" && ok && strings.HasPrefix(d.title, "Implement ") {
-		// "Implement GET /api/todos to list all todos …": what the user
-		// wants is the purpose, not the endpoint "to work as specified".
-		if f := strings.Fields(purpose); len(f) > 1 && baseVerb(f[0]) == strings.ToLower(f[0]) {
-			means = "to " + purpose
-		}
-	}
-	if means == "" && strings.Contains(d.title, " and ") {
-		means = "to " + lowerFirst(d.title)
-	}
+	means, ofOthers := d.means, false
 	if means == "" {
-		fields := strings.Fields(d.title)
-		switch {
-		case len(fields) > 1 && (strings.EqualFold(fields[0], "implement") || strings.EqualFold(fields[0], "support")):
-			means = "the " + strings.TrimPrefix(lowerFirst(strings.Join(fields[1:], " ")), "the ") + " to work as specified"
-		case len(fields) > 3 && strings.EqualFold(fields[0], "allow") && strings.EqualFold(fields[2], "to"):
-			means = "to " + lowerFirst(strings.Join(fields[3:], " "))
-		default:
-			means = "to " + lowerFirst(d.title)
-		}
+		means, ofOthers = storyWant(d, role)
 	} else if !strings.HasPrefix(strings.ToLower(means), "to ") {
 		if f := strings.Fields(means); len(f) > 0 && baseVerb(f[0]) != "" {
 			means = "to " + means
 		}
 	}
-	if !stated { // "technicians to see their work orders" speaks of others
+	if !ofOthers { // "technicians to see their work orders" speaks of others
 		means = strings.ReplaceAll(" "+means+" ", " their ", " my ")
 		means = strings.ReplaceAll(means, " them ", " me ")
 	}
@@ -585,6 +555,71 @@ func (b *builder) storySentence(d *draft) string {
 		s += ", so that " + strings.TrimRight(ends, ". ")
 	}
 	return s + "."
+}
+
+// storyWant is what a story's persona, role, wants when the spec wrote no
+// "I want …": read from the draft's title, as an infinitive ("to list all
+// todos") or an object and its infinitive ("all members to see edits"),
+// with ofOthers true when it speaks of people other than the persona.
+func storyWant(d *draft, role string) (want string, ofOthers bool) {
+	title := d.title
+	if rest, ok := strings.CutPrefix(title, "Ensure "); ok {
+		if subject, infinitive, ok := statedRequirement(rest); ok {
+			return lowerFirst(subject) + " " + infinitive, true // "I want all members to see edits …"
+		}
+	}
+	if h, ok := d.statedHeading(); ok {
+		// "Counting: The gateway counts requests …" wants no "I want to
+		// counting: …".
+		return "the " + strings.TrimPrefix(lowerFirst(h), "the ") + " to work as specified", false
+	}
+	fields := strings.Fields(title)
+	if len(fields) < 2 {
+		return "to " + lowerFirst(title), false
+	}
+	verb, rest := strings.ToLower(fields[0]), strings.Join(fields[1:], " ")
+	switch {
+	case verb == "implement" && strings.Contains(rest, " to "):
+		// "Implement GET /api/todos to list all todos …": what the user
+		// wants is the purpose, not the endpoint "to work as specified".
+		_, purpose, _ := strings.Cut(rest, " to ")
+		if f := strings.Fields(purpose); len(f) > 1 && baseVerb(f[0]) == strings.ToLower(f[0]) {
+			return "to " + purpose, false
+		}
+	case verb == "make":
+		// "Make the supervisor's board show every open work order": "I
+		// want the supervisor's board to show …".
+		for i := 2; i < len(fields) && i <= 6; i++ {
+			if w := strings.ToLower(fields[i]); baseVerb(w) == w || presentVerb(w) == w {
+				return lowerFirst(strings.Join(fields[1:i], " ")) + " to " + strings.Join(fields[i:], " "), true
+			}
+		}
+	case verb == "allow":
+		// "Allow a list owner to invite …" of an owner: "I want to invite …";
+		// of someone else: "I want admins to be able to …".
+		if subject, action, ok := strings.Cut(rest, " to "); ok && fieldCount(subject) <= 4 {
+			if role != "" && containsWord(strings.TrimSuffix(subject, "s"), strings.TrimSuffix(role, "s")) {
+				return "to " + action, false
+			}
+			return lowerFirst(subject) + " to be able to " + action, true
+		}
+	}
+	if label, after, ok := strings.Cut(title, ": "); ok && fieldCount(label) <= 4 {
+		// "Worker agent: receive a drain request …": "I want to receive …"
+		if f := strings.Fields(after); len(f) > 1 && baseVerb(f[0]) == strings.ToLower(f[0]) {
+			return "to " + lowerFirst(after), false
+		}
+	}
+	if _, after, ok := strings.Cut(title, " and "); ok && baseVerb(strings.SplitN(after, " ", 2)[0]) != "" {
+		return "to " + lowerFirst(title), false // "Implement counting and enforce a limit …"
+	}
+	if verb == "implement" || verb == "support" {
+		if article := strings.ToLower(fields[1]); article == "a" || article == "an" {
+			return rest, false // "I want a manual "Sync now" button in the menu (S1)"
+		}
+		return "the " + strings.TrimPrefix(lowerFirst(rest), "the ") + " to work as specified", false
+	}
+	return "to " + lowerFirst(title), false
 }
 
 var topicEnds = map[string]string{

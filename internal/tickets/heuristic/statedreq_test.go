@@ -32,3 +32,26 @@ func TestStatedRequirement(t *testing.T) {
 		}
 	}
 }
+
+// TestStoryWantFromTitle reads what a story's persona wants from its title
+// when the spec wrote no "I want …": each case was a story's sentence a
+// lead would rewrite ("I want to allow a list owner to invite …", "I want
+// the a manual "Sync now" button … to work as specified").
+func TestStoryWantFromTitle(t *testing.T) {
+	for _, c := range []struct{ title, role, want string }{
+		{"Ensure all members see edits within 5 seconds (R2)", "member", "all members to see edits within 5 seconds (R2)"},
+		{"Allow a list owner to invite up to 5 members by link (R1)", "owner", "to invite up to 5 members by link (R1)"},
+		{"Allow admins to filter it by member", "member", "admins to be able to filter it by member"},
+		{"Make the supervisor's board show every open work order (WO-6)", "operator", "the supervisor's board to show every open work order (WO-6)"},
+		{"Worker agent: receive a drain request and stop polling", "agent", "to receive a drain request and stop polling"},
+		{"Implement a manual \"Sync now\" button in the menu (S1)", "member", "a manual \"Sync now\" button in the menu (S1)"},
+		{"Implement 6.2 Roles and permissions", "admin", "the 6.2 Roles and permissions to work as specified"},
+		{"Implement counting and enforce a limit per source IP", "tenant", "to implement counting and enforce a limit per source IP"},
+		{"Implement GET /api/todos to list all todos", "user", "to list all todos"},
+		{"Download area maps for offline use", "member", "to download area maps for offline use"},
+	} {
+		if got, _ := storyWant(&draft{title: c.title}, c.role); got != c.want {
+			t.Errorf("storyWant(%q, %q) = %q, want %q", c.title, c.role, got, c.want)
+		}
+	}
+}
