@@ -13,7 +13,7 @@ import (
 func TestListOrderIsADependencyOnlyWhereTheSpecWritesIt(t *testing.T) {
 	const (
 		save    = "Ensure shoppers save their cart to their account on every change"
-		restore = "Ensure shoppers restore a saved cart"
+		restore = "Ensure shoppers restore a saved cart when they sign in on another device"
 		sold    = "Ensure shoppers see which saved items are no longer sold"
 		upgrade = "Upgrade the session library from 4.x to 5.x in the web app"
 		backend = "Add a Redis session backend behind the session_backend setting"
@@ -42,7 +42,7 @@ func TestListOrderIsADependencyOnlyWhereTheSpecWritesIt(t *testing.T) {
 			[][2]string{{reads, backend}}, [][2]string{{backend, upgrade}}},
 		{"an item that waits until the work above is in place",
 			"# Sessions\n\n## Work\n\n- Upgrade the session library from 4.x to 5.x in the web app.\n- Add a Redis session backend behind the session_backend setting.\n- Switch session reads to Redis for all traffic once the backend is in place.\n",
-			[][2]string{{reads + " once the backend", backend}}, [][2]string{{backend, upgrade}}},
+			[][2]string{{reads + " once the backend is in place", backend}}, [][2]string{{backend, upgrade}}},
 		{"a numbered test plan",
 			"# Sessions\n\n## Test plan\n\n1. Unit tests cover the Redis session backend's reads and writes.\n2. A load test replays one hour of production session traffic against Redis.\n",
 			nil, [][2]string{{"A load test replays one hour of production session traffic against Redis", "Unit tests cover the Redis session backend's reads and writes"}}},

@@ -203,7 +203,7 @@ func TestIssueFormSolutionAndReporterQuestion(t *testing.T) {
 	t.Parallel()
 	spec := "### Verified feature request does not already exist?\n\n- [x] I have searched and found no existing issue\n\n### 💻\n\n- [ ] Would you like to implement this feature?\n\n### Pitch: what problem are you trying to solve?\n\nI keep forgetting to budget for yearly bills such as insurance.\n\n### Describe your ideal solution to this problem\n\nAdd each scheduled transaction to the budget of the month it is due.\n"
 	res := generate(t, defaultRequest(spec, ""))
-	if got := titles(res.Tickets); len(got) != 1 || got[0] != "Add each scheduled transaction to the budget of the month" {
+	if got := titles(res.Tickets); len(got) != 1 || got[0] != "Add each scheduled transaction to the budget of the month it is due" {
 		t.Errorf("titles %q, want the solution's ticket alone", got)
 	}
 	for _, q := range res.OpenQuestions {
@@ -336,7 +336,7 @@ func TestTitlesOfPublicSpecShapes(t *testing.T) {
 		// What a release of a proposal would do titles its ticket ("Implement in
 		// Go 1.16" and "Implement in a later release (likely Go 1.17)" were the
 		// Go proposal's titles of the deprecation and the removal).
-		{"ReleaseStepTitles", "# Proposal: install by version\n\n## Details\n\nWe also propose deprecating the ability for `go get` to install packages.\n\n* In Go 1.16, when `go get` is invoked outside a module, `go get` would print a deprecation warning recommending an equivalent `go install` command.\n* In a later release (likely Go 1.17), `go get` would no longer build or install packages.\n", "Install by version", []string{"Make go get print a deprecation warning recommending an equivalent go install", "Make go get no longer build or install packages"}},
+		{"ReleaseStepTitles", "# Proposal: install by version\n\n## Details\n\nWe also propose deprecating the ability for `go get` to install packages.\n\n* In Go 1.16, when `go get` is invoked outside a module, `go get` would print a deprecation warning recommending an equivalent `go install` command.\n* In a later release (likely Go 1.17), `go get` would no longer build or install packages.\n", "Install by version", []string{"Make go get print a deprecation warning recommending an equivalent go install command", "Make go get no longer build or install packages"}},
 		// An ADR's consequences are titled by what the team will do, not
 		// "Implement consequences".
 		{"ConsequencesTitledByWhatWillBeDone", "# ADR 14: Use native fetch\n\n## Decision\n\nAll backend code should use the native `fetch` for HTTP calls.\n\n## Consequences\n\nWe will gradually transition away from `node-fetch` on the Node.js platform.\nCertain tests may need to be rewritten to use msw 2.x.\n", "Use native fetch", []string{"Gradually transition away from node-fetch on the Node.js platform"}},

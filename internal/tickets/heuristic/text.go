@@ -498,6 +498,9 @@ func trimTrailing(s string) string {
 	}
 }
 
+// shortenSlack is how many words over its bound shorten keeps whole.
+const shortenSlack = 3
+
 var danglingWords = map[string]bool{
 	"a": true, "an": true, "the": true, "and": true, "or": true, "of": true, "to": true, "in": true,
 	"on": true, "for": true, "with": true, "by": true, "as": true, "at": true, "from": true,
@@ -505,12 +508,19 @@ var danglingWords = map[string]bool{
 	"its": true, "their": true, "than": true, "then": true, "not": true, "but": true, "via": true,
 	"per": true, "if": true, "so": true, "it": true, "no": true, "before": true, "after": true,
 	"where": true, "while": true, "whose": true, "all": true, "any": true, "each": true,
+	"under": true, "over": true, "within": true, "about": true, "until": true, "can": true,
+	"will": true, "should": true, "must": true, "may": true,
 }
 
 // shorten cuts s to at most maxWords words and maxRunes runes, preferring a
 // clause boundary, and trims dangling words.
 func shorten(s string, maxWords, maxRunes int) string {
 	s = strings.TrimSpace(s)
+	if fieldCount(s) <= maxWords+shortenSlack && utf8.RuneCountInString(s) <= maxRunes {
+		// A few words over the bound, within its runes, are kept: a cut there leaves the
+		// phrase without its end ("… for 7" of "… for 7 days").
+		return trimTrailing(s)
+	}
 	if fieldCount(s) > maxWords || utf8.RuneCountInString(s) > maxRunes {
 		fields := strings.Fields(s)
 		// Prefer a clause boundary after at least four words.
