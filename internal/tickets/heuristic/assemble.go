@@ -58,6 +58,9 @@ func (b *builder) assemble() *tickets.Result {
 		var t tickets.Ticket
 		if sl.d == nil {
 			t = b.renderEpic(sl.epic, slots)
+			if id := b.epicBefore(sl.epic, epicID); id != "" {
+				t.Dependencies = []string{id} // "Phase 2" waits for "Phase 1"
+			}
 		} else {
 			b.m.tick(1 + len(sl.d.crit) + len(sl.d.general) + len(sl.d.also))
 			t = b.renderDraft(sl.d, qids)
@@ -78,6 +81,22 @@ func (b *builder) assemble() *tickets.Result {
 	finish := "stop"
 	res.Generation = tickets.Generation{Model: ModelName, FinishReason: &finish}
 	return res
+}
+
+// epicBefore is the id of the epic that the epic of g waits for: the
+// epic of the phase or the foundations before g's (phaseDependencies),
+// when both are epics of a major section; "" otherwise.
+func (b *builder) epicBefore(g *group, epicID map[*group]string) string {
+	before := b.sectionAfter[g.sec]
+	if before == nil {
+		return ""
+	}
+	for other, id := range epicID {
+		if other.sec == before {
+			return id
+		}
+	}
+	return ""
 }
 
 // vagueQuestions asks what a vague criterion quoted from the spec means
@@ -412,6 +431,23 @@ func (b *builder) component(d *draft) string {
 
 var milestones = map[int]string{1: "M1 foundations", 2: "M2 core delivery", 3: "M3 hardening"}
 
+// milestone is the suggested milestone of work in section s: the phase
+// of the spec that holds it ("Phase 2: Preventive maintenance", "Phase 0:
+// Foundations (P0)"), which says the phases' order where no dependency
+// does (see phaseDependencies); else the milestone of its estimated phase
+// (1 to 3).
+func (b *builder) milestone(s *section, phase int) string {
+	if s != nil {
+		if m := b.major(s); m != nil {
+			h := strings.TrimSpace(headingNumber.ReplaceAllString(m.cleanedHeading(), ""))
+			if phaseHeading.MatchString(h) || foundationsHeading.MatchString(h) {
+				return h
+			}
+		}
+	}
+	return milestones[max(1, min(3, phase))]
+}
+
 // renderDraft turns a draft into a ticket (ids are set by the caller).
 func (b *builder) renderDraft(d *draft, qids map[*question]string) tickets.Ticket {
 	t := tickets.Ticket{
@@ -424,7 +460,7 @@ func (b *builder) renderDraft(d *draft, qids map[*question]string) tickets.Ticke
 		Metadata: map[string]any{
 			"component":           b.component(d),
 			"confidence":          b.confidence(d),
-			"suggested_milestone": milestones[max(1, min(3, d.phase))],
+			"suggested_milestone": b.milestone(d.sec, d.phase),
 			"source":              b.draftSource(d),
 		},
 	}
@@ -888,7 +924,7 @@ func (b *builder) renderEpic(g *group, slots []slot) tickets.Ticket {
 		Metadata: map[string]any{
 			"component":           comp,
 			"confidence":          boundedConfidence(conf),
-			"suggested_milestone": milestones[max(1, phase)],
+			"suggested_milestone": b.milestone(g.sec, phase),
 			"source":              b.groupSource(g),
 		},
 	}

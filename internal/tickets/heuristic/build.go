@@ -207,6 +207,10 @@ type sectionInfo struct {
 // builder holds one generation.
 type builder struct {
 	m *meter
+	// sectionAfter is the major section whose work a major section's
+	// work follows: the phase or the foundations before it (see
+	// phaseDependencies).
+	sectionAfter map[*section]*section
 	// lateCriteria are "Acceptance criteria" sections whose units are
 	// criteria of the work before them, attached once that work is
 	// drafted (see criteriaOfEarlierWork).

@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/foresight-dev/foresight/internal/tickets"
@@ -169,26 +170,26 @@ var (
 	foundationsHeading = regexp.MustCompile(`(?i)\b(foundations?|groundwork)\b`)
 )
 
-// phaseDependencies makes each draft of a major section wait for the last
-// draft of the work major section before it, when that one is the
-// foundations, or when both are numbered phases. The last draft stands
-// for the phase; the phase's other drafts are reached through it only
-// where the spec writes their order (see listedInOrder).
+// phaseDependencies records that the work of a major section follows the
+// work of the major section before it, when that one is the foundations,
+// or when both are numbered phases (b.sectionAfter); assemble makes the
+// one's epic wait for the other's when both are epics. The order is the
+// phases', not their tickets': each ticket of "Phase 2" waiting for the
+// last ticket of "Phase 1" made "Define maintenance schedules (PM-1)"
+// wait for "Show a vehicle as off road (WO-9)", which a lead reads as a
+// claim about those two tickets, and each waiting for every ticket of the
+// phase before was 54 dependencies in a PRD of 30 tickets. Without epics
+// the phases' order stays the tickets' order.
 func (b *builder) phaseDependencies(work []*draft) {
-	last := map[*section]*draft{}
-	var majors []*section
+	seen := map[*section]bool{}
+	var majors []*section // the major sections that hold work, in order
 	for _, d := range work {
-		m := b.major(d.sec)
-		if m == nil {
-			continue
-		}
-		if last[m] == nil {
+		if m := b.major(d.sec); m != nil && !seen[m] {
+			seen[m] = true
 			majors = append(majors, m)
 		}
-		if last[m] == nil || d.order > last[m].order {
-			last[m] = d
-		}
 	}
+	sort.SliceStable(majors, func(i, j int) bool { return majors[i].index < majors[j].index })
 	name := func(s *section) string {
 		return strings.TrimSpace(headingNumber.ReplaceAllString(strings.ToLower(s.cleanedHeading()), ""))
 	}
@@ -201,15 +202,7 @@ func (b *builder) phaseDependencies(work []*draft) {
 			before[majors[i]] = majors[i-1]
 		}
 	}
-	if len(before) == 0 {
-		return
-	}
-	for _, d := range work {
-		b.m.tick(1)
-		if p := before[b.major(d.sec)]; p != nil {
-			d.deps = appendDraft(d.deps, last[p])
-		}
-	}
+	b.sectionAfter = before
 }
 
 var (

@@ -28,18 +28,62 @@ func TestOrderFromTheDocument(t *testing.T) {
 			"# Backups\n\n## Design\n\n### WAL archiving\n\n`archive_command` pushes each WAL segment to the bucket.\n\n### Monitoring\n\nAn alert fires when the last backup is older than a day.\n\n" +
 				"## Rollout plan\n\n1. Enable WAL archiving on the staging cluster.\n2. Enable it on production.\n",
 			"Enable WAL archiving on the staging cluster", "WAL archiving: archive_command pushes each WAL segment to the bucket"},
-		{"screens after the foundations",
-			"## Tracking: Dark mode\n\nTheme work.\n\n### Foundations\n\n- [ ] Define the colour tokens for both themes.\n- [ ] Store the chosen theme in the profile of the user.\n\n" +
-				"### Screens\n\n- [ ] Settings: add the Appearance section with Light and Dark.\n- [ ] Reports: move the chart palette to tokens.\n",
-			"Add the Appearance section with Light and Dark (Settings)", "Store the chosen theme in the profile of the user"},
-		{"phase 2 after phase 1",
-			"# Plan\n\n## Phase 1: Work orders\n\n- WO-1: A defect creates a work order.\n- WO-2: A supervisor assigns a work order.\n\n" +
-				"## Phase 2: Preventive maintenance\n\n- PM-1: Fleet engineers define a schedule per vehicle type.\n",
-			"Ensure fleet engineers define a schedule per vehicle type (PM-1)", "Ensure a supervisor assigns a work order (WO-2)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			wantDependsOn(t, generate(t, defaultRequest(c.spec, "Spec")).Tickets, c.from, c.on)
 		})
+	}
+}
+
+// A phase follows the phase before it: their epics say so, and each
+// ticket's suggested milestone names its phase; no ticket of one phase
+// waits for a ticket of another ("Define maintenance schedules (PM-1)"
+// waited for "Show a vehicle as off road (WO-9)", the last ticket of the
+// phase before).
+func TestPhasesWaitForEachOtherAsEpics(t *testing.T) {
+	spec := "# Plan\n\n## Phase 1: Work orders\n\n" +
+		"- WO-1: Drivers report defects from the driver app.\n- WO-2: Supervisors assign jobs to technicians.\n" +
+		"- WO-3: Technicians record labour hours.\n- WO-4: Supervisors sign off finished repairs.\n" +
+		"- WO-5: Sign-off produces a PDF job sheet.\n- WO-6: The depot board lists open jobs by bay.\n" +
+		"- WO-7: Critical defects page the duty manager.\n\n" +
+		"## Phase 2: Preventive maintenance\n\n" +
+		"- PM-1: Fleet engineers define service intervals per vehicle type.\n- PM-2: Mileage is read nightly from telematics.\n" +
+		"- PM-3: Due dates are computed from intervals and mileage.\n- PM-4: Statutory inspections are booked two weeks ahead.\n" +
+		"- PM-5: Engineers export inspection history as CSV.\n- PM-6: Overdue inspections raise an alert.\n" +
+		"- PM-7: Tyre tread depth is logged at each service.\n"
+	ts := generate(t, defaultRequest(spec, "Spec")).Tickets
+	epics := map[string]string{}
+	for _, tk := range ts {
+		if tk.TicketType == tickets.TypeEpic {
+			epics[tk.Title] = tk.ExternalID
+		}
+	}
+	first, second := epics["Phase 1 Work orders"], epics["Phase 2 Preventive maintenance"]
+	if first == "" || second == "" {
+		t.Fatalf("no epic per phase: %v", titles(ts))
+	}
+	for _, tk := range ts {
+		switch {
+		case tk.ExternalID == second:
+			if !slices.Equal(tk.Dependencies, []string{first}) {
+				t.Errorf("the second phase's epic depends on %v, want %s", tk.Dependencies, first)
+			}
+		case tk.TicketType != tickets.TypeEpic:
+			for _, d := range tk.Dependencies {
+				if tk.ParentExternalID == nil {
+					continue
+				}
+				for _, other := range ts {
+					if other.ExternalID == d && other.ParentExternalID != nil && *other.ParentExternalID != *tk.ParentExternalID {
+						t.Errorf("%q depends on %q of the other phase: the phases' order is the epics'", tk.Title, other.Title)
+					}
+				}
+			}
+			want := map[string]string{first: "Phase 1 Work orders", second: "Phase 2 Preventive maintenance"}
+			if tk.ParentExternalID != nil && tk.Metadata["suggested_milestone"] != want[*tk.ParentExternalID] {
+				t.Errorf("%q: suggested milestone %v, want its phase %q", tk.Title, tk.Metadata["suggested_milestone"], want[*tk.ParentExternalID])
+			}
+		}
 	}
 }
 
