@@ -1181,10 +1181,12 @@ func (b *builder) headingTitle(s *section, units []*unit) string {
 // section's ticket holds all of, or a sentence after a code block the
 // first paragraph introduces), a "Label: value" line,
 // a question, a subordinate clause ("Until step 6, …"), a pointer to
-// another part of the document, fewer than three words, or a clause too
-// long for a title (18 words, 120 characters with the heading).
+// another part of the document, a hedge ("may … if necessary"), fewer
+// than three words, or a clause too long for a title (18 words, 120
+// characters with the heading); nor for a heading that names a part of
+// the document ("User Stories", "Guide-level explanation").
 func statedTitle(h string, u *unit) (title string, ok bool) {
-	if fieldCount(h) > 3 || strings.ContainsAny(h, "_`()") || u.para != 1 {
+	if fieldCount(h) > 3 || strings.ContainsAny(h, "_`()") || u.para != 1 || documentPart.MatchString(h) {
 		return "", false
 	}
 	text := strings.TrimSpace(dropParentheticals(stripCode(u.text)))
@@ -1195,7 +1197,7 @@ func statedTitle(h string, u *unit) (title string, ok bool) {
 		text = text[:i] // "… an opaque cursor: `?limit=` (1 to 100, …)": the clause before the detail
 	}
 	text = strings.TrimRight(text, ".!")
-	if fieldCount(text) < 3 || strings.HasSuffix(text, "?") || statesNothing.MatchString(text) {
+	if fieldCount(text) < 3 || strings.HasSuffix(text, "?") || statesNothing.MatchString(text) || hedged.MatchString(text) {
 		return "", false
 	}
 	title = h + ": " + text
@@ -1216,6 +1218,15 @@ func statedTitle(h string, u *unit) (title string, ok bool) {
 // participle or a clause of its own ("…, giving …", "…, with …", "…, which
 // …"), not inside a list ("non-nil, non-empty value").
 var clauseTail = regexp.MustCompile(`, (\w+ing|with|which|so|while|whereas|but|because|since|as|and then|unless|except)\b`)
+
+// hedged is a sentence that says what may or might be, not what will:
+// "The proposed scheme may support deletion of crates, if necessary".
+var hedged = regexp.MustCompile(`(?i)\b(may|might|could|would)\b|\bif (necessary|needed|required|desired)\b`)
+
+// documentPart is a heading that names a part of a design document, not
+// what its work is about: its first sentence is an example or a story
+// ("User Stories: The users keep creating Jobs …").
+var documentPart = regexp.MustCompile(`(?i)^(user stories|stories|use cases|motivation|background|summary|goals?|non-goals|overview|context|rationale|proposal|guide-level explanation|reference-level explanation|design( details)?|detailed design|prior art|drawbacks|alternatives( considered)?|risks( and mitigations)?|notes|examples?)$`)
 
 // statesNothing opens a sentence that points elsewhere or holds a place
 // instead of stating the work.

@@ -55,3 +55,29 @@ func TestStoryWantFromTitle(t *testing.T) {
 		}
 	}
 }
+
+// TestWantedOfOthers titles a user story whose persona wants something of
+// someone or something else, from a public PRD ("Today's admins to keep
+// exactly the powers they have" and "Be the only role …" were titles).
+func TestWantedOfOthers(t *testing.T) {
+	for _, c := range []struct{ want, role, title string }{
+		{"today's admins to keep exactly the powers they have", "operator", "Make today's admins keep exactly the powers they have"},
+		{"banning to remain independent of the ladder", "owner", "Make banning remain independent of the ladder"},
+		{"the last owner to be undemotable", "owner", "Ensure the last owner is undemotable"},
+		{"mutating controls to be absent rather than present", "member", "Ensure mutating controls are absent rather than present"},
+		{"role changes enforced on the server", "owner", "Ensure role changes are enforced on the server"},
+		{"be the only role that can create another owner", "owner", "Make the owner the only role that can create another owner"},
+		{"be offered biometric login after my first PIN login", "user", "Ensure the user is offered biometric login after their first PIN login"},
+		{"my account to keep working", "owner", "Make the owner's account keep working"},
+		{"a revoked or demoted person to lose access on their next request", "owner", "Make a revoked or demoted person lose access on their next request"},
+		{"the platform role and the organization role clearly distinguished in copy", "owner", "Ensure the platform role and the organization role are clearly distinguished in copy"},
+		{"promote a teammate to member", "admin", ""},
+		{"a reminder the evening before my delivery", "shopper", ""},
+		{"access to the console", "member", ""},
+	} {
+		got, ok := wantedOfOthers(c.want, c.role)
+		if got != c.title || ok != (c.title != "") {
+			t.Errorf("wantedOfOthers(%q, %q) = %q, %v; want %q", c.want, c.role, got, ok, c.title)
+		}
+	}
+}

@@ -817,6 +817,9 @@ var connectiveFirst = regexp.MustCompile(`^(?:(?:[Tt]hen|[Ff]inally|[Aa]lso|[Ll]
 // storyPattern ("As a <role>, I want <m[2]>"), and the story's role.
 func storyImperative(m []string) (title, role string) {
 	role = strings.ToLower(strings.TrimSpace(m[1]))
+	if t, ok := wantedOfOthers(m[2], role); ok {
+		return t, role
+	}
 	if f := strings.Fields(m[2]); len(f) > 1 && (f[0] == "a" || f[0] == "an") {
 		// "I want a reminder the evening before my delivery": what
 		// the user wants is a thing the work provides.
@@ -827,6 +830,91 @@ func storyImperative(m []string) (title, role string) {
 		return upperFirst(m[2]), role
 	}
 	return verbFirst(m[2]), role
+}
+
+// wantedOfOthers titles what a story's persona, role, wants of something
+// or someone else ("I want today's admins to keep exactly the powers they
+// have", "I want role changes enforced on the server", "I want to be the
+// only role that can create another owner"): "Make today's admins keep
+// exactly the powers they have", "Ensure role changes are enforced on the
+// server", "Make the owner the only role that can create another owner".
+// Titled as before, they read "Today's admins to keep …" and "Be the only
+// role …". ok is false for any other want.
+func wantedOfOthers(want, role string) (title string, ok bool) {
+	words := strings.Fields(want)
+	if len(words) < 3 {
+		return "", false
+	}
+	persona := "the " + role
+	if role == "" {
+		persona = "the user"
+	}
+	own := func(s string) string { // "my account" is the owner's
+		s = " " + s + " "
+		s = strings.ReplaceAll(s, " my ", " "+persona+"'s ")
+		s = strings.ReplaceAll(s, " me ", " "+persona+" ")
+		return strings.TrimSpace(s)
+	}
+	theirs := func(s string) string { // after the persona is named: "their first login"
+		s = " " + s + " "
+		s = strings.ReplaceAll(s, " my ", " their ")
+		s = strings.ReplaceAll(s, " me ", " them ")
+		return strings.TrimSpace(s)
+	}
+	if strings.EqualFold(words[0], "be") {
+		rest := strings.Join(words[1:], " ")
+		if strings.HasSuffix(words[1], "ed") {
+			return "Ensure " + persona + " is " + theirs(rest), true // "be offered biometric login …"
+		}
+		return "Make " + persona + " " + theirs(rest), true // "be the only role that …", "be unable to …"
+	}
+	if baseVerb(words[0]) != "" || clauseOpeners[strings.ToLower(words[0])] {
+		return "", false // "to promote a teammate", "a reminder the evening before …"
+	}
+	for i := 1; i < len(words)-1 && i <= 8; i++ {
+		w := strings.ToLower(words[i])
+		subject := own(strings.Join(words[:i], " "))
+		rest := own(strings.Join(words[i+1:], " "))
+		be := "is"
+		if pluralWord(words[i-1]) || strings.Contains(subject, " and ") {
+			be = "are"
+		}
+		switch {
+		case w == "to" && strings.EqualFold(words[i+1], "be") && i+2 < len(words):
+			// "the last owner to be undemotable"
+			return "Ensure " + subject + " " + be + " " + own(strings.Join(words[i+2:], " ")), true
+		case w == "to" && !stopWords[strings.ToLower(words[i+1])] && !subjectDeterminers[strings.ToLower(words[i+1])] && opensNounPhrase(words[0]):
+			// "today's admins to keep exactly the powers they have"
+			return "Make " + subject + " " + rest, true
+		case strings.HasSuffix(w, "ed") && len(w) > 4 && nounBefore(words[i-1]):
+			// "role changes enforced on the server …"
+			return "Ensure " + subject + " " + be + " " + w + " " + rest, true
+		case strings.HasSuffix(w, "ly") && strings.HasSuffix(strings.ToLower(words[i+1]), "ed") && nounBefore(words[i-1]):
+			// "the two roles clearly distinguished in copy"
+			return "Ensure " + subject + " " + be + " " + w + " " + rest, true
+		case (baseVerb(w) != "" || statementVerbs[w]) && !pluralWord(w) || stopWords[w] && w != "of" && w != "or" && w != "and" && !subjectDeterminers[w]:
+			return "", false // a verb or a preposition ends the object without "to"
+		}
+	}
+	return "", false
+}
+
+// opensNounPhrase reports whether w can open the object of "I want <object>
+// to …": a determiner, a possessive, "my", a gerund or a plural ("the
+// last owner", "today's admins", "banning", "rules"), not a verb the
+// engine does not know ("promote a teammate to member").
+func opensNounPhrase(w string) bool {
+	low := strings.ToLower(w)
+	return subjectDeterminers[low] || low == "my" || strings.HasSuffix(low, "'s") || strings.HasSuffix(low, "ing") && len(low) > 5 || pluralWord(low)
+}
+
+// nounBefore reports whether w, the word before a participle, can end the
+// noun phrase the participle describes ("changes" of "role changes
+// enforced"), not a determiner, a conjunction or a verb ("a revoked", "or
+// demoted").
+func nounBefore(w string) bool {
+	low := strings.ToLower(w)
+	return !subjectDeterminers[low] && !stopWords[low] && (baseVerb(low) == "" || pluralWord(low))
 }
 
 // modalImperative is the title of a sentence with a modal verb, m its
