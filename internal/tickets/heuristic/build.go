@@ -1578,6 +1578,9 @@ func headingTopic(heading string) string {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-'
 	}), " ") + " "
 	h = strings.ReplaceAll(h, " status quo ", " ") // "Deficiencies of the status quo" names no states
+	// A KEP's "Implementation Details/Notes/Constraints" holds the design,
+	// not limits: its "TTL Controller" was titled "Enforce TTL Controller".
+	h = strings.ReplaceAll(h, " notes constraints ", " ")
 	if strings.Contains(h, " solution ") {
 		// "Describe your ideal solution to this problem": the answer is
 		// the work, whatever else the question names.

@@ -30,7 +30,7 @@ var (
 	headingNumber  = regexp.MustCompile(`^(appendix\s+[a-z0-9]+[.:)]?\s*|[a-z]?\d+(\.\d+)*[.):]?\s+|[a-z]\.\d+(\.\d+)*[.):]?\s+)`)
 	notWorkHeading = regexp.MustCompile(`^(?:` + notWorkWords + `)\b`) // see atWord
 	notWorkWhole   = regexp.MustCompile(`^(contents|toc|history|references|schedule|timeline|communication|communications|communication plan|tracking|stakeholders|owners?|authors?|reviewers?|approvers?|status|related (tickets|issues|prs|pull requests|docs|documents|links|work)|other docs|other documents|links|see also|(target )?audience|acknowledge?ments?|credits|thanks|(stakeholder|community|vendor|browser) (feedback|positions?)|feedback from stakeholders|metadata|(recommended|suggested) commits?|commit messages?|examples?|usage examples?|example (commands?|usage|output|requests?|responses?|configuration|config|files?|pod yaml)|addend(a|ums?)|participate|participation)$`)
-	contextHeading = regexp.MustCompile(`^(decisions|decisions made|dependencies|external dependencies|summary|executive summary|abstract|tl;?dr|overview|document overview|introduction|motivation|motivating .*|rationale|background.*|business context|context|why|why .*|problem|the problem|problem statement|goals|objectives?|assumptions?|notes|caveats|notes/constraints/caveats.*|how to teach this|(api |design |guiding )?principles|upgrade / downgrade strategy|upgrade and downgrade strategy|version skew strategy|current state|current .* (functionality|behaviou?r|implementation|design|state)|(the )?status quo|(deficiencies|shortcomings|limitations|problems?) (of|with) .*|(backwards? )?compatibility|how .* today|what goes wrong|what exists.*|is your feature request related to a problem.*)$`)
+	contextHeading = regexp.MustCompile(`^(decisions|decisions made|dependencies|external dependencies|summary|executive summary|abstract|tl;?dr|overview|document overview|introduction|motivation|motivating .*|rationale|background.*|business context|context|why|why .*|problem|the problem|problem statement|goals|objectives?|assumptions?|notes|caveats|notes/constraints/caveats.*|how to teach this|(api |design |guiding )?principles|upgrade / downgrade strategy|upgrade and downgrade strategy|version skew strategy|current state|current .* (functionality|behaviou?r|implementation|design|state)|(the )?status quo|(deficiencies|shortcomings|limitations|problems?) (of|with) .*|(backwards? )?compatibility|how .* today|what goes wrong|what exists.*|is your feature request related to a problem.*|(concrete |example )?use cases?|(implementation |technical )?feasibility|further notes|additional notes|build order)$`)
 	riskHeading    = regexp.MustCompile(`^(risks|known risks|key risks|risks? (and|&) mitigations?|risk assessment|risks? (and|&) (open )?issues|impacts? (and|&) risks?)$`)
 )
 
@@ -131,6 +131,38 @@ func classifyHeading(heading string) sectionClass {
 	return workSection
 }
 
+// storiesHeading is a heading of user stories or scenarios.
+var storiesHeading = regexp.MustCompile(`^(user stories|stories|user scenarios|scenarios|user journeys?)( \(optional\))?$`)
+
+// holdsStory reports whether s or a section under it writes a user story
+// in the "As a …, I want …" form.
+func holdsStory(s *section) bool {
+	for _, bl := range s.blocks {
+		if storyInText(bl.text) {
+			return true
+		}
+		for _, it := range bl.items {
+			if storyInText(it.text) {
+				return true
+			}
+		}
+	}
+	for _, c := range s.children {
+		if holdsStory(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// storyInText reports whether text holds "As a …, I want" or "As an …, I
+// need".
+func storyInText(text string) bool {
+	low := strings.ToLower(text)
+	i := strings.Index(low, "as a")
+	return i >= 0 && (strings.Contains(low[i:], " i want") || strings.Contains(low[i:], " i need") || strings.Contains(low[i:], " i would like"))
+}
+
 // classifySections sets the class of every section of doc: a section is
 // of its heading's class, and what lies under a not-work or context
 // section is of that section's class too.
@@ -166,6 +198,13 @@ func classifySections(doc *document) {
 			// gets a 429 with Retry-After") is work all the same, see
 			// guideDrafts.
 			s.guide = true
+		}
+		if s.class == workSection && storiesHeading.MatchString(strings.TrimSpace(strings.ToLower(headingNumber.ReplaceAllString(strings.ToLower(s.heading), "")))) && !holdsStory(s) {
+			// A KEP's "User Stories" telling how a user gets on ("The users
+			// keep creating Jobs …", "1. When creating Jobs, the user sets
+			// …"): a scenario the design serves, not stories to build;
+			// "As a …, I want …" under it are stories.
+			s.class = contextSection
 		}
 		if s.class == workSection && unfilledTemplate(s) {
 			// "TODO" over the template's own prompt ("Collect a list of

@@ -63,6 +63,13 @@ func TestClassifyHeading(t *testing.T) {
 		// feedback and acknowledgements, an issue's metadata and
 		// recommended commits, a KEP's example and an RFC template's
 		// addendums are no work.
+		// Four more public specs (session 16): a KEP's use cases, an
+		// RFC's feasibility, a PRD's further notes and build order
+		// explain the work; none is work of its own.
+		{"Concrete Use Cases", contextSection},
+		{"Implementation feasibility", contextSection},
+		{"Further Notes", contextSection},
+		{"Build order", contextSection},
 		{"Stakeholder Feedback", notWorkSection},
 		{"Acknowledgements", notWorkSection},
 		{"Acknowledgments", notWorkSection},

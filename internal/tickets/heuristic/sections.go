@@ -1200,6 +1200,9 @@ func statedTitle(h string, u *unit) (title string, ok bool) {
 	if fieldCount(text) < 3 || strings.HasSuffix(text, "?") || statesNothing.MatchString(text) || hedged.MatchString(text) {
 		return "", false
 	}
+	if order := unframed(text); order != text && fieldCount(order) <= 15 {
+		return order, true // "We will add a TTL controller for finished Jobs": "Add a TTL controller …"
+	}
 	title = h + ": " + text
 	if fits := func(t string) bool { return fieldCount(t) <= 18 && utf8.RuneCountInString(t) <= 120 }; !fits(title) {
 		// "… to the bucket, giving point-in-time recovery …": the main

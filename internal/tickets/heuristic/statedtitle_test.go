@@ -1,6 +1,10 @@
 package heuristic_test
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // TestShortHeadingIsTitledByWhatItStates titles the ticket of a section
 // under a short heading that only says what the work is about by the
@@ -15,6 +19,12 @@ func TestShortHeadingIsTitledByWhatItStates(t *testing.T) {
 			"WAL archiving: archive_command pushes each WAL segment to the bucket"},
 		{"long sentence without a clause to end on", "## Admin console\n\nSupport sees each tenant's current limit and its source and can add, change or remove an override with a reason and a date.\n",
 			"Implement admin console"},
+		{"proposal", "## TTL controller\n\nWe will add a TTL controller for finished Jobs. We considered adding it to the Job controller.\n",
+			"Add a TTL controller for finished Jobs"},
+		{"hedge", "## Deleted crates\n\nThe proposed scheme may support deletion of crates, if necessary.\n",
+			"Implement deleted crates"},
+		{"document part", "## Guide-level explanation\n\nThe index is served over HTTP as plain files, one per crate.\n",
+			"Serve the index over HTTP as plain files, one per crate"},
 		{"label line", "## Scope\n\nRequirement keywords: MUST is needed for the phase to ship, SHOULD is expected.\n",
 			"Implement scope"},
 		{"subordinate clause", "## Rollback\n\nUntil step 6, setting the backend back to memcached restores the old behaviour at once.\n",
@@ -35,6 +45,41 @@ func TestShortHeadingIsTitledByWhatItStates(t *testing.T) {
 				}
 			}
 			t.Errorf("no ticket titled %q: %q", c.want, got)
+		})
+	}
+}
+
+// TestDesignTemplateSections reads two parts of the KEP template as a lead
+// would: "User Stories" that tell how a user gets on, without "As a …, I
+// want …", is a scenario (it gave four tickets chained by its steps:
+// "Make when creating Jobs", "Implement after a Job finishes"), while one
+// that writes stories holds work; the sections under "Implementation
+// Details/Notes/Constraints" are design, not limits ("Enforce TTL
+// Controller").
+func TestDesignTemplateSections(t *testing.T) {
+	const kep = "# KEP: TTL after finished\n\n## Proposal\n\n### User Stories\n\n%s\n\n" +
+		"### Implementation Details/Notes/Constraints\n\n#### TTL Controller\n\nWe will add a TTL controller for finished Jobs.\n\n" +
+		"#### Finished Jobs\n\nA Job is finished when its Complete or Failed condition is true.\n"
+	scenario := "The users keep creating Jobs in a small cluster.\n\nThe steps are:\n\n1. When creating Jobs, the user sets the TTL to 3600.\n1. The user deploys Jobs as usual.\n1. After a Job finishes, the result is stored elsewhere."
+	stories := "- As a cluster admin, I want finished Jobs deleted after their TTL, so that etcd stays small.\n- As a user, I want to see the TTL of a Job in kubectl."
+	for _, c := range []struct {
+		name, body string
+		storyTickets int
+	}{{"a scenario", scenario, 0}, {"stories", stories, 2}} {
+		t.Run(c.name, func(t *testing.T) {
+			res := generate(t, defaultRequest(fmt.Sprintf(kep, c.body), "Spec"))
+			n := 0
+			for _, tk := range res.Tickets {
+				if strings.HasPrefix(tk.Title, "Enforce ") {
+					t.Errorf("ticket %q: the section is design, not a limit", tk.Title)
+				}
+				if strings.Contains(tk.Description, "User Stories") {
+					n++
+				}
+			}
+			if n != c.storyTickets {
+				t.Errorf("%d tickets from User Stories, want %d: %q", n, c.storyTickets, titles(res.Tickets))
+			}
 		})
 	}
 }
