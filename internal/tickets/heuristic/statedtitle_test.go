@@ -63,7 +63,7 @@ func TestDesignTemplateSections(t *testing.T) {
 	scenario := "The users keep creating Jobs in a small cluster.\n\nThe steps are:\n\n1. When creating Jobs, the user sets the TTL to 3600.\n1. The user deploys Jobs as usual.\n1. After a Job finishes, the result is stored elsewhere."
 	stories := "- As a cluster admin, I want finished Jobs deleted after their TTL, so that etcd stays small.\n- As a user, I want to see the TTL of a Job in kubectl."
 	for _, c := range []struct {
-		name, body string
+		name, body   string
 		storyTickets int
 	}{{"a scenario", scenario, 0}, {"stories", stories, 2}} {
 		t.Run(c.name, func(t *testing.T) {
