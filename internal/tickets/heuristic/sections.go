@@ -87,8 +87,9 @@ func (b *builder) buildSection(s *section) {
 	if len(units) == 0 {
 		return
 	}
-	// A few sentences above sub-sections that hold drafts apply to all of them.
-	if below := b.subtreeDrafts(s); len(below) > 0 && len(units) <= 3 && len(in.rules) == 0 {
+	// A few sentences above sub-sections that hold drafts apply to all of
+	// them, unless they propose work of their own.
+	if below := b.subtreeDrafts(s); len(below) > 0 && len(units) <= 3 && len(in.rules) == 0 && !proposesWork(s, units) {
 		for _, d := range below {
 			for _, u := range units {
 				d.general = appendUnique(d.general, sentenceCase(u.text))
@@ -114,6 +115,28 @@ func (b *builder) buildSection(s *section) {
 	default:
 		b.sectionDrafts(s, units)
 	}
+}
+
+// proposesWork reports whether the few sentences of s above its
+// sub-sections propose work of their own: a sentence in a proposal's frame
+// beside a code block that defines it (KEP-592's "API Object": "We will
+// add the following API fields to JobSpec" over the Go struct, above its
+// "Validation"). They were the lead-in of the sub-sections' tickets, and
+// the field had no ticket.
+func proposesWork(s *section, units []*unit) bool {
+	code := false
+	for _, bl := range s.blocks {
+		code = code || bl.kind == codeBlock
+	}
+	if !code {
+		return false
+	}
+	for _, u := range units {
+		if t := strings.TrimSpace(stripCode(u.text)); unframed(t) != t {
+			return true
+		}
+	}
+	return false
 }
 
 // acceptanceOwner is the section whose acceptance criteria s lists: s is
@@ -1028,8 +1051,42 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 	case "testing":
 		return "Set up " + lowerFirst(s.cleanedHeading())
 	}
-	return b.headingTitle(s, units)
+	return namedFields(b.headingTitle(s, units), s)
 }
+
+// namedFields names the fields of "the following API fields" in a title by
+// the Go struct fields that s's code defines ("Add the following API
+// fields to JobSpec" over `TTLSecondsAfterFinished *int32` is "Add the
+// TTLSecondsAfterFinished field to JobSpec"), when it defines one to three.
+func namedFields(title string, s *section) string {
+	loc := followingFields.FindStringIndex(title)
+	if loc == nil {
+		return title
+	}
+	var names []string
+	for _, bl := range s.blocks {
+		if bl.kind != codeBlock || !strings.Contains(bl.text, " struct {") {
+			continue
+		}
+		for _, m := range goStructField.FindAllStringSubmatch(bl.text, -1) {
+			names = append(names, m[1])
+		}
+	}
+	switch {
+	case len(names) == 1:
+		return title[:loc[0]] + "the " + names[0] + " field" + title[loc[1]:]
+	case len(names) >= 2 && len(names) <= 3:
+		return title[:loc[0]] + "the " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " fields" + title[loc[1]:]
+	}
+	return title
+}
+
+var (
+	// followingFields is "the following fields" of a title.
+	followingFields = regexp.MustCompile(`(?i)\bthe following (?:new )?(?:api )?fields?\b`)
+	// goStructField is an exported field of a Go struct, on its own line.
+	goStructField = regexp.MustCompile(`(?m)^\s*([A-Z][A-Za-z0-9]*)\s+[*\[\]]*[A-Za-z][\w.\[\]*]*`)
+)
 
 // labelOnly reports whether text is a short label and a value that says
 // nothing is to be done: no verb ("Alpha: default container annotation").

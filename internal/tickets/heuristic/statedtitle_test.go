@@ -83,3 +83,24 @@ func TestDesignTemplateSections(t *testing.T) {
 		})
 	}
 }
+
+// TestAPIFieldOverItsValidation gives KEP-592's "API Object" a ticket of
+// its own, named by the field its Go struct adds: its sentences were the
+// lead-in of its "Validation" sub-section's ticket, and the new field had
+// no ticket.
+func TestAPIFieldOverItsValidation(t *testing.T) {
+	spec := "# KEP\n\n## Detailed Design\n\n#### API Object\n\nWe will add the following API fields to `JobSpec` (`Job`'s `.spec`).\n\n" +
+		"```go\ntype JobSpec struct {\n\t// ttlSecondsAfterFinished limits the lifetime of a finished Job.\n\t// +optional\n\tTTLSecondsAfterFinished *int32\n}\n```\n\n" +
+		"This allows Jobs to be cleaned up after they finish.\n\n##### Validation\n\nIn Job validation, `ttlSecondsAfterFinished` of its pod template must not be set.\n"
+	res := generate(t, defaultRequest(spec, "Spec"))
+	if titled(res.Tickets, "Add the TTLSecondsAfterFinished field to JobSpec") < 0 {
+		t.Errorf("no ticket for the new field: %q", titles(res.Tickets))
+	}
+	for _, tk := range res.Tickets {
+		for _, c := range tk.AcceptanceCriteria {
+			if strings.Contains(c, "We will add") && !strings.HasPrefix(tk.Title, "Add the TTLSecondsAfterFinished") {
+				t.Errorf("%q holds the field's proposal as a criterion", tk.Title)
+			}
+		}
+	}
+}

@@ -534,6 +534,13 @@ func shorten(s string, maxWords, maxRunes int) string {
 				cut = i + 1
 			}
 		}
+		for i := maxWords; cut < 0 && i < len(fields) && i < maxWords+shortenSlack; i++ {
+			// "… packages at specific versions, ignoring …": the clause
+			// ends a few words after the bound, not mid-phrase at it.
+			if f := fields[i]; (strings.HasSuffix(f, ",") || strings.HasSuffix(f, ";")) && utf8.RuneCountInString(strings.Join(fields[:i+1], " ")) <= maxRunes {
+				cut = i + 1
+			}
+		}
 		if cut < 0 {
 			cut = min(maxWords, len(fields))
 		}
