@@ -335,8 +335,8 @@ func pack(list []string, n int) []string {
 // criteria selects and shapes a draft's acceptance criteria.
 func (b *builder) criteria(d *draft) []string {
 	limit := b.criteriaCap()
-	crit := cleanCriteria(d.crit)
-	general := cleanCriteria(d.general)
+	crit, _ := splitRationale(cleanCriteria(d.crit))
+	general, _ := splitRationale(cleanCriteria(d.general))
 	var out []string
 	if b.opts.OutputDetail == tickets.DetailCompact {
 		out = append(out, crit...)
@@ -363,6 +363,38 @@ func (b *builder) criteria(d *draft) []string {
 	}
 	return out
 }
+
+// splitRationale separates from a draft's sentences those that explain
+// the work instead of stating what must hold: why it is done ("This allows
+// Jobs to be cleaned up …", "Because Job controller depends on Pods …"),
+// what was considered ("We considered adding it in Job controller"), how
+// things are today ("Currently, go install does not
+// allow version suffixes"), a pointer ("See Rationale below"); not one
+// whose later clause is a rule ("Because …, these variables should be
+// removed …", "It is common …; therefore, … is only allowed …"), nor a
+// decision or a note ("We decided not to block deletion on owners", "Note
+// that … it does not remove the condition"). The checks
+// are a ticket's acceptance criteria; the rationale goes to its
+// description (see description), so that nothing of the spec is lost.
+func splitRationale(sentences []string) (checks, rationale []string) {
+	for _, s := range sentences {
+		if rationaleOpener.MatchString(s) && !ruleAfterReason.MatchString(s) {
+			rationale = append(rationale, s)
+		} else {
+			checks = append(checks, s)
+		}
+	}
+	return checks, rationale
+}
+
+// ruleAfterReason is a rule after a sentence's opening reason: "Because
+// the sysvar system supports …, these variables should be removed …" is a
+// requirement with its reason.
+var ruleAfterReason = regexp.MustCompile(`[,;][^,;]*\b(?:should|must|shall|will|need to|needs to|has to|have to|therefore)\b`)
+
+// rationaleOpener opens a sentence that explains the work: its reason,
+// its history or today's state, an aside.
+var rationaleOpener = regexp.MustCompile(`^(?:This (?:allows|lets|enables|makes|means|is because|is why|way)|These (?:allow|let|enable|make|mean)|Because\b|Since\b|As a result\b|In practice\b|Currently\b|Today,|Historically\b|We (?:considered|looked at|discussed|originally)|It is common\b|It's common\b|See (?:the )?(?:[A-Z]\w+ )*(?:below|above|section)|The (?:reason|motivation|rationale)\b)`)
 
 // sourceRef names where a draft came from.
 func (b *builder) sourceRef(d *draft) string {
@@ -498,6 +530,11 @@ func (b *builder) description(d *draft, qids map[*question]string) string {
 	detail := b.opts.OutputDetail
 	if detail != tickets.DetailCompact {
 		parts = append(parts, d.notes...)
+		_, why := splitRationale(cleanCriteria(d.crit))
+		_, whyAll := splitRationale(cleanCriteria(d.general))
+		if why = append(why, whyAll...); len(why) > 0 {
+			parts = append(parts, "Context from the spec: "+strings.Join(why, " "))
+		}
 		if len(d.also) > 0 {
 			parts = append(parts, "Also covers: "+strings.Join(d.also, "; ")+".")
 		}

@@ -81,3 +81,31 @@ func TestWantedOfOthers(t *testing.T) {
 		}
 	}
 }
+
+// TestRationaleIsNoCriterion keeps the sentences that explain the work out
+// of its acceptance criteria, and keeps a rule that gives its reason, a
+// decision and a note among them.
+func TestRationaleIsNoCriterion(t *testing.T) {
+	for _, c := range []struct {
+		sentence  string
+		rationale bool
+	}{
+		{"This allows Jobs to be cleaned up after they finish.", true},
+		{"Because Job controller depends on Pods to exist to work correctly.", true},
+		{"Currently, `go install` does not allow version suffixes.", true},
+		{"We considered adding it in Job controller.", true},
+		{"See Rationale below.", true},
+		{"In practice it's less, because dependencies occur in multiple places.", true},
+		{"Because the sysvar system supports dynamic registration, these variables should be removed when the experiment is disabled.", false},
+		{"It is common for higher level resources to call generic PodSpec validation; therefore, the field is only allowed on a PodSpec with restartPolicy Never.", false},
+		{"We decided not to block deletion on owners.", false},
+		{"Note that the Job controller does not remove the condition.", false},
+		{"Today's admin and user values keep their meaning.", false},
+		{"A removed sysvar is not visible in SHOW VARIABLES output.", false},
+	} {
+		checks, rationale := splitRationale([]string{c.sentence})
+		if got := len(rationale) == 1; got != c.rationale || len(checks)+len(rationale) != 1 {
+			t.Errorf("splitRationale(%q): rationale %v, want %v", c.sentence, got, c.rationale)
+		}
+	}
+}
