@@ -78,6 +78,9 @@ func (GenerateArgs) InsertOpts() river.InsertOpts {
 type CallbackArgs struct {
 	JobID  string         `json:"job_id"`
 	Status tickets.Status `json:"status"`
+	// ClientID is the job's client: the callback is tagged with it, so
+	// that WakeCallbacks finds the client's callbacks.
+	ClientID string `json:"client_id,omitempty"`
 }
 
 // Kind is the River job kind.
@@ -86,9 +89,16 @@ func (CallbackArgs) Kind() string { return "tickets.callback" }
 // InsertOpts routes callbacks to the callbacks queue. The worker decides
 // when the last attempt is (Config.CallbackRetries); River's own bound is a
 // safety net above it.
-func (CallbackArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueCallbacks, MaxAttempts: 100}
+func (a CallbackArgs) InsertOpts() river.InsertOpts {
+	opts := river.InsertOpts{Queue: QueueCallbacks, MaxAttempts: 100}
+	if a.ClientID != "" {
+		opts.Tags = []string{clientTag(a.ClientID)}
+	}
+	return opts
 }
+
+// clientTag is the River tag of a client's callbacks.
+func clientTag(clientID string) string { return "client-" + clientID }
 
 const generateAttempts = 5
 

@@ -95,8 +95,13 @@ func Start[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], workers
 	keeper := &keeper{rec: rec, node: node, cfg: cfg, fence: f, log: log}
 	keepCtx, stopKeeping := context.WithCancel(context.WithoutCancel(ctx))
 	w := &Node{client: c, stopKeeping: stopKeeping}
+	failed, stopListening := c.Subscribe(river.EventKindJobFailed)
 	w.keeping.Go(func() { keeper.beat(keepCtx) })
 	w.keeping.Go(func() { keeper.rescue(keepCtx) })
+	w.keeping.Go(func() {
+		defer stopListening()
+		w.retryLateCallbacks(keepCtx, failed)
+	})
 	return w, nil
 }
 
@@ -112,6 +117,9 @@ type Running interface {
 	PauseQueue(ctx context.Context, queue string) error
 	// ResumeQueue undoes PauseQueue on every process.
 	ResumeQueue(ctx context.Context, queue string) error
+	// WakeCallbacks makes due now a client's callbacks that wait for
+	// their next attempt after a failed one, and returns how many.
+	WakeCallbacks(ctx context.Context, clientID string) (int, error)
 }
 
 // Node is the River client that works the queues in this process, with
@@ -120,6 +128,9 @@ type Node struct {
 	client      nodeClient
 	stopKeeping context.CancelFunc
 	keeping     sync.WaitGroup
+	// answered holds, per client, when WakeCallbacks last found its
+	// receiver answering again (see retryLateCallbacks).
+	answered sync.Map
 }
 
 // nodeClient is what a Node needs of its River client, whatever the
@@ -130,6 +141,80 @@ type nodeClient interface {
 	QueueGet(ctx context.Context, name string) (*rivertype.Queue, error)
 	QueuePause(ctx context.Context, name string, opts *river.QueuePauseOpts) error
 	QueueResume(ctx context.Context, name string, opts *river.QueuePauseOpts) error
+	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
+	JobRetry(ctx context.Context, id int64) (*rivertype.JobRow, error)
+}
+
+// lateCallbackWindow is how long after a client's receiver answered again
+// a callback attempt of that client that failed before it is retried at
+// once (see retryLateCallbacks).
+const lateCallbackWindow = time.Minute
+
+// retryLateCallbacks makes due at once a callback attempt that failed
+// before its client's receiver answered again but was recorded after
+// WakeCallbacks looked: an attempt's failure lands in the queue after the
+// attempt returns, and WakeCallbacks finds only what has landed. It ends
+// when ctx does or failed closes.
+func (n *Node) retryLateCallbacks(ctx context.Context, failed <-chan *river.Event) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e, ok := <-failed:
+			if !ok {
+				return
+			}
+			job := e.Job
+			if job == nil || job.Kind != (CallbackArgs{}).Kind() || job.State != rivertype.JobStateRetryable || job.AttemptedAt == nil {
+				continue
+			}
+			for _, tag := range job.Tags {
+				clientID, ok := strings.CutPrefix(tag, clientTag(""))
+				if !ok {
+					continue
+				}
+				at, ok := n.answered.Load(clientID)
+				if !ok {
+					continue
+				}
+				if answered := at.(time.Time); time.Since(answered) >= lateCallbackWindow {
+					n.answered.CompareAndDelete(clientID, at)
+				} else if job.AttemptedAt.Before(answered) {
+					// Best effort: on an error the attempt keeps its schedule.
+					n.client.JobRetry(ctx, job.ID)
+				}
+			}
+		}
+	}
+}
+
+// callbacksWokenAtMost bounds the callbacks one WakeCallbacks makes due:
+// a client has at most its bound of callbacks owed (1,000 by default).
+const callbacksWokenAtMost = 2000
+
+// WakeCallbacks makes the client's callbacks that wait for their next
+// attempt after a failed one due now, and returns how many. Callbacks put
+// back because the client's turns were taken are not among them: they come
+// back within a minute. It is best effort: a callback that another process
+// works or that finishes meanwhile is left as it is.
+func (n *Node) WakeCallbacks(ctx context.Context, clientID string) (int, error) {
+	res, err := n.client.JobList(ctx, river.NewJobListParams().Kinds(CallbackArgs{}.Kind()).
+		States(rivertype.JobStateRetryable).TagsAll(clientTag(clientID)).First(callbacksWokenAtMost))
+	if err != nil {
+		return 0, fmt.Errorf("list the waiting callbacks of client %s: %w", clientID, err)
+	}
+	n.answered.Store(clientID, time.Now())
+	woken := 0
+	for _, job := range res.Jobs {
+		if _, err := n.client.JobRetry(ctx, job.ID); err != nil {
+			if errors.Is(err, rivertype.ErrNotFound) {
+				continue
+			}
+			return woken, fmt.Errorf("wake callback job %d: %w", job.ID, err)
+		}
+		woken++
+	}
+	return woken, nil
 }
 
 // Stop cancels the running jobs (they are handed back and resume at the

@@ -438,7 +438,7 @@ func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpda
 		return tickets.Job{}, err
 	}
 	if u.Callback && j.Request.CallbackURL != "" {
-		if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.CallbackArgs{JobID: id, Status: j.Status}, nil); err != nil {
+		if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.CallbackArgs{JobID: id, Status: j.Status, ClientID: j.ClientID}, nil); err != nil {
 			return tickets.Job{}, fmt.Errorf("enqueue callback: %w", err)
 		}
 	}
@@ -471,24 +471,24 @@ func (s ticketStore) ExpireJobs(ctx context.Context, now time.Time) (int, error)
 			WHERE expires_at <= $1 AND status <> 'expired' FOR UPDATE SKIP LOCKED)
 		UPDATE ticket_jobs j SET status = 'expired', result = NULL, updated_at = $1, finished_at = coalesce(j.finished_at, $1)
 		FROM due WHERE j.id = due.id
-		RETURNING j.id::text, due.old_status, coalesce(j.request->>'callback_url', '')`, now)
+		RETURNING j.id::text, j.client_id::text, due.old_status, coalesce(j.request->>'callback_url', '')`, now)
 	if err != nil {
 		return 0, err
 	}
 	type due struct {
-		id, callbackURL string
-		old             tickets.Status
+		id, clientID, callbackURL string
+		old                       tickets.Status
 	}
 	dues, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (due, error) {
 		var d due
-		return d, r.Scan(&d.id, &d.old, &d.callbackURL)
+		return d, r.Scan(&d.id, &d.clientID, &d.old, &d.callbackURL)
 	})
 	if err != nil {
 		return 0, err
 	}
 	for _, d := range dues {
 		if d.callbackURL != "" && !d.old.Terminal() {
-			if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.CallbackArgs{JobID: d.id, Status: tickets.StatusExpired}, nil); err != nil {
+			if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.CallbackArgs{JobID: d.id, Status: tickets.StatusExpired, ClientID: d.clientID}, nil); err != nil {
 				return 0, fmt.Errorf("enqueue callback: %w", err)
 			}
 		}
@@ -505,21 +505,21 @@ func (s ticketStore) CancelStaleJobs(ctx context.Context, before, now time.Time)
 	rows, err := tx.Query(ctx, `UPDATE ticket_jobs SET status = 'cancelled', error_code = 'job_cancelled',
 		error_message = 'The job was cancelled.', updated_at = $1, finished_at = coalesce(finished_at, $1)
 		WHERE status = 'cancel_requested' AND updated_at < $2
-		RETURNING id::text, coalesce(request->>'callback_url', '')`, now, before)
+		RETURNING id::text, client_id::text, coalesce(request->>'callback_url', '')`, now, before)
 	if err != nil {
 		return 0, err
 	}
-	type cancelled struct{ id, callbackURL string }
+	type cancelled struct{ id, clientID, callbackURL string }
 	done, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (cancelled, error) {
 		var c cancelled
-		return c, r.Scan(&c.id, &c.callbackURL)
+		return c, r.Scan(&c.id, &c.clientID, &c.callbackURL)
 	})
 	if err != nil {
 		return 0, err
 	}
 	for _, c := range done {
 		if c.callbackURL != "" {
-			if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.CallbackArgs{JobID: c.id, Status: tickets.StatusCancelled}, nil); err != nil {
+			if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.CallbackArgs{JobID: c.id, Status: tickets.StatusCancelled, ClientID: c.clientID}, nil); err != nil {
 				return 0, fmt.Errorf("enqueue callback: %w", err)
 			}
 		}

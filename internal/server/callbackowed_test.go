@@ -73,3 +73,51 @@ func testCallbacksOwedBoundSubmissions(t *testing.T, db string) {
 		return nil
 	})
 }
+
+// TestReceiverBackGetsItsWaitingCallbacks fails three callbacks of a
+// client (the receiver answers 503; the next attempt is an hour away),
+// then lets the receiver answer: the client's next callback is delivered
+// and the three waiting ones follow within seconds, not an hour later.
+func TestReceiverBackGetsItsWaitingCallbacks(t *testing.T) {
+	t.Parallel()
+	forEachDatabase(t, testReceiverBackGetsItsWaitingCallbacks)
+}
+
+func testReceiverBackGetsItsWaitingCallbacks(t *testing.T, db string) {
+	recv, tr := newCallbackReceiver(t)
+	recv.status.Store(http.StatusServiceUnavailable)
+	w := newWorld(t, db, worldOptions{config: func(c *server.Config) {
+		c.CallbackTransport = tr
+		c.Queue.CallbackRetries = []time.Duration{time.Hour}
+	}})
+	hook := map[string]any{"callback_url": "https://hooks.example.com/foresight"}
+	var waiting []string
+	for i := range 3 {
+		waiting = append(waiting, w.submit(fmt.Sprintf("down-%d", i), sampleSpec, hook))
+	}
+	for range waiting {
+		select {
+		case <-recv.got:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the receiver got no callback in 30 s")
+		}
+	}
+
+	recv.status.Store(http.StatusNoContent)
+	w.submit("back", sampleSpec, hook)
+	delivered := map[string]bool{}
+	deadline := time.After(waitfor.Bound)
+	for len(delivered) < len(waiting)+1 {
+		select {
+		case r := <-recv.got:
+			delivered[r.header.Get("webhook-id")] = true
+		case <-deadline:
+			t.Fatalf("%d callbacks delivered once the receiver answered, want %d: the waiting ones wait for their next attempt", len(delivered), len(waiting)+1)
+		}
+	}
+	for _, id := range waiting {
+		if !delivered[tickets.CallbackMessageID(id, tickets.StatusCompleted)] {
+			t.Errorf("job %s's callback was not delivered", id)
+		}
+	}
+}

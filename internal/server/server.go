@@ -607,6 +607,7 @@ func (s *Server) startWorkers(ctx context.Context, l net.Listener) (jobqueue.Run
 	if err != nil {
 		return nil, err
 	}
+	s.tickets.SetCallbackWaker(workers)
 	s.workersMu.Lock()
 	s.workers = workers
 	s.workersMu.Unlock()

@@ -303,7 +303,7 @@ func (s ticketStore) UpdateJob(ctx context.Context, id string, u tickets.JobUpda
 		return tickets.Job{}, err
 	}
 	if u.Callback && j.Request.CallbackURL != "" {
-		if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.CallbackArgs{JobID: id, Status: j.Status}, nil); err != nil {
+		if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.CallbackArgs{JobID: id, Status: j.Status, ClientID: j.ClientID}, nil); err != nil {
 			return tickets.Job{}, fmt.Errorf("enqueue callback: %w", err)
 		}
 	}
@@ -329,25 +329,25 @@ func (s ticketStore) ExpireJobs(ctx context.Context, now time.Time) (int, error)
 		return 0, err
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT id, status, request FROM ticket_jobs WHERE expires_at <= ? AND status <> 'expired'`, micros(now))
+	rows, err := tx.QueryContext(ctx, `SELECT id, client_id, status, request FROM ticket_jobs WHERE expires_at <= ? AND status <> 'expired'`, micros(now))
 	if err != nil {
 		return 0, err
 	}
 	type due struct {
-		id       string
-		callback bool
+		id, clientID string
+		callback     bool
 	}
 	dues, err := rowscan.All(rows, func(row rowscan.Row) (due, error) {
-		var id, request string
+		var id, clientID, request string
 		var st tickets.Status
-		if err := row.Scan(&id, &st, &request); err != nil {
+		if err := row.Scan(&id, &clientID, &st, &request); err != nil {
 			return due{}, err
 		}
 		var r tickets.Request
 		if err := json.Unmarshal([]byte(request), &r); err != nil {
 			return due{}, fmt.Errorf("job %s request: %w", id, err)
 		}
-		return due{id, !st.Terminal() && r.CallbackURL != ""}, nil
+		return due{id, clientID, !st.Terminal() && r.CallbackURL != ""}, nil
 	})
 	rows.Close()
 	if err != nil {
@@ -359,7 +359,7 @@ func (s ticketStore) ExpireJobs(ctx context.Context, now time.Time) (int, error)
 			return 0, err
 		}
 		if d.callback {
-			if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.CallbackArgs{JobID: d.id, Status: tickets.StatusExpired}, nil); err != nil {
+			if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.CallbackArgs{JobID: d.id, Status: tickets.StatusExpired, ClientID: d.clientID}, nil); err != nil {
 				return 0, fmt.Errorf("enqueue callback: %w", err)
 			}
 		}
@@ -375,20 +375,20 @@ func (s ticketStore) CancelStaleJobs(ctx context.Context, before, now time.Time)
 	defer tx.Rollback()
 	rows, err := tx.QueryContext(ctx, `UPDATE ticket_jobs SET status = 'cancelled', error_code = 'job_cancelled',
 		error_message = 'The job was cancelled.', updated_at = ?1, finished_at = coalesce(finished_at, ?1)
-		WHERE status = 'cancel_requested' AND updated_at < ?2 RETURNING id, json_extract(request, '$.callback_url')`, micros(now), micros(before))
+		WHERE status = 'cancel_requested' AND updated_at < ?2 RETURNING id, client_id, json_extract(request, '$.callback_url')`, micros(now), micros(before))
 	if err != nil {
 		return 0, err
 	}
-	var callbacks []string
+	var callbacks []jobqueue.CallbackArgs
 	n := 0
 	err = rowscan.Each(rows, func(row rowscan.Row) error {
-		var id, callbackURL string
-		if err := row.Scan(&id, rowscan.Text(&callbackURL)); err != nil {
+		var id, clientID, callbackURL string
+		if err := row.Scan(&id, &clientID, rowscan.Text(&callbackURL)); err != nil {
 			return err
 		}
 		n++
 		if callbackURL != "" {
-			callbacks = append(callbacks, id)
+			callbacks = append(callbacks, jobqueue.CallbackArgs{JobID: id, Status: tickets.StatusCancelled, ClientID: clientID})
 		}
 		return nil
 	})
@@ -396,8 +396,8 @@ func (s ticketStore) CancelStaleJobs(ctx context.Context, before, now time.Time)
 	if err != nil {
 		return 0, err
 	}
-	for _, id := range callbacks {
-		if _, err := s.d.queue.InsertTx(ctx, tx, jobqueue.CallbackArgs{JobID: id, Status: tickets.StatusCancelled}, nil); err != nil {
+	for _, args := range callbacks {
+		if _, err := s.d.queue.InsertTx(ctx, tx, args, nil); err != nil {
 			return 0, fmt.Errorf("enqueue callback: %w", err)
 		}
 	}

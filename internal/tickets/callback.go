@@ -20,6 +20,20 @@ const CallbacksInFlightPerClient = 2
 // without counting as an attempt.
 var ErrCallbackTurnsTaken = errors.New("the client's callbacks in flight are at their bound")
 
+// CallbackWaker makes due now the callbacks of a client that wait for
+// their next attempt after a failed one (the queue of callbacks does).
+type CallbackWaker interface {
+	WakeCallbacks(ctx context.Context, clientID string) (int, error)
+}
+
+// callbackWakerBox holds a CallbackWaker for an atomic pointer.
+type callbackWakerBox struct{ CallbackWaker }
+
+// SetCallbackWaker sets what DeliverCallback wakes a client's waiting
+// callbacks with once its receiver accepts one again. Without one, they
+// wait for their next attempts (up to 10 hours apart by default).
+func (s *Service) SetCallbackWaker(w CallbackWaker) { s.waker.Store(&callbackWakerBox{w}) }
+
 // CallbackEvent is the body of a callback, in the Standard Webhooks shape
 // {type, timestamp, data}: data is the job response at the terminal status.
 type CallbackEvent struct {
@@ -41,6 +55,12 @@ func CallbackMessageID(jobID string, status Status) string {
 // a permanent failure, it records callback_failed on the job and returns nil.
 // It returns ErrCallbackTurnsTaken, sending nothing, when the job's client
 // has CallbacksInFlightPerClient callbacks in flight in this process.
+//
+// When the receiver accepts a callback after an attempt of the same client
+// failed in this process, the client's callbacks waiting for their next
+// attempt are made due now (SetCallbackWaker): a receiver back after an
+// outage gets its backlog within seconds, not on each callback's next
+// attempt, up to 10 hours later.
 func (s *Service) DeliverCallback(ctx context.Context, id string, status Status, lastAttempt bool) error {
 	j, err := s.store.GetJob(ctx, "", id)
 	if errors.Is(err, ErrNotFound) {
@@ -74,6 +94,7 @@ func (s *Service) DeliverCallback(ctx context.Context, id string, status Status,
 		if err := s.store.MarkCallbackDelivered(ctx, id, s.Now()); err != nil {
 			s.log.WarnContext(ctx, "recording a callback delivery failed", "job_id", id, "err", err)
 		}
+		s.receiverAnswers(ctx, j.ClientID)
 		return nil
 	}
 	reason, permanent := "the delivery failed", false
@@ -82,6 +103,7 @@ func (s *Service) DeliverCallback(ctx context.Context, id string, status Status,
 		reason, permanent = ce.Reason, ce.Permanent
 	}
 	if !lastAttempt && !permanent {
+		s.failingReceivers.Store(j.ClientID, true)
 		return err
 	}
 	s.log.WarnContext(ctx, "callback failed for good", "job_id", id, "err", err)
@@ -89,4 +111,25 @@ func (s *Service) DeliverCallback(ctx context.Context, id string, status Status,
 		return fmt.Errorf("record callback failure of job %s: %w", id, err)
 	}
 	return nil
+}
+
+// receiverAnswers wakes the client's waiting callbacks when an attempt of
+// its receiver had failed before; best effort: a failure is logged and
+// the callbacks wait for their next attempts.
+func (s *Service) receiverAnswers(ctx context.Context, clientID string) {
+	if _, failed := s.failingReceivers.LoadAndDelete(clientID); !failed {
+		return
+	}
+	box := s.waker.Load()
+	if box == nil {
+		return
+	}
+	n, err := box.WakeCallbacks(ctx, clientID)
+	if err != nil {
+		s.log.WarnContext(ctx, "waking a client's waiting callbacks failed", "client_id", clientID, "err", err)
+		return
+	}
+	if n > 0 {
+		s.log.InfoContext(ctx, "callback receiver answers again: waiting callbacks are due now", "client_id", clientID, "callbacks", n)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -93,6 +94,11 @@ type Service struct {
 	keys *keyCache
 	// callbackTurns counts each client's callbacks in flight.
 	callbackTurns *ratelimit.InFlight[string]
+	// failingReceivers holds the clients whose last callback attempt in
+	// this process failed and will be retried; waker makes their waiting
+	// callbacks due once one is delivered (see DeliverCallback).
+	failingReceivers sync.Map
+	waker            atomic.Pointer[callbackWakerBox]
 
 	mu      sync.Mutex
 	running map[string]*runningJob
