@@ -677,6 +677,10 @@ func (b *builder) walkLabelledGroup(s *section, it *listItem) bool {
 	return false
 }
 
+// dashLabel is a list item's label set off by a dash ("Ollama-native
+// client — Ollama's own API …"); m[1] is the label.
+var dashLabel = regexp.MustCompile(`^([^—–:]{2,60}?) [—–] \S`)
+
 // newItemGroup records the group of list item it of s, under caption,
 // labelled with the label it opens with or the text before its closing
 // colon, and marks s a checklist when it is a checkbox.
@@ -693,6 +697,8 @@ func (b *builder) newItemGroup(s *section, it *listItem, caption string) *itemGr
 		ig.label = strings.TrimSpace(label)
 	} else if strings.HasSuffix(it.text, ":") {
 		ig.label = strings.TrimSuffix(it.text, ":")
+	} else if m := dashLabel.FindStringSubmatch(it.text); m != nil && fieldCount(m[1]) <= 5 {
+		ig.label = m[1] // "**Ollama-native client** — Ollama's own API …"
 	}
 	in.items = append(in.items, ig)
 	return ig

@@ -30,7 +30,7 @@ var (
 	headingNumber  = regexp.MustCompile(`^(appendix\s+[a-z0-9]+[.:)]?\s*|[a-z]?\d+(\.\d+)*[.):]?\s+|[a-z]\.\d+(\.\d+)*[.):]?\s+)`)
 	notWorkHeading = regexp.MustCompile(`^(?:` + notWorkWords + `)\b`) // see atWord
 	notWorkWhole   = regexp.MustCompile(`^(contents|toc|history|references|schedule|timeline|communication|communications|communication plan|tracking|stakeholders|owners?|authors?|reviewers?|approvers?|status|related (tickets|issues|prs|pull requests|docs|documents|links|work)|other docs|other documents|links|see also|(target )?audience|acknowledge?ments?|credits|thanks|(stakeholder|community|vendor|browser) (feedback|positions?)|feedback from stakeholders|metadata|(recommended|suggested) commits?|commit messages?|examples?|usage examples?|example (commands?|usage|output|requests?|responses?|configuration|config|files?|pod yaml)|addend(a|ums?)|participate|participation)$`)
-	contextHeading = regexp.MustCompile(`^(decisions|decisions made|dependencies|external dependencies|summary|executive summary|abstract|tl;?dr|overview|document overview|introduction|motivation|motivating .*|rationale|background.*|business context|context|why|why .*|problem|the problem|problem statement|goals|objectives?|assumptions?|notes|caveats|notes/constraints/caveats.*|how to teach this|(api |design |guiding )?principles|upgrade / downgrade strategy|upgrade and downgrade strategy|version skew strategy|current state|current .* (functionality|behaviou?r|implementation|design|state)|(the )?status quo|(deficiencies|shortcomings|limitations|problems?) (of|with) .*|(backwards? )?compatibility|how .* today|what goes wrong|what exists.*|is your feature request related to a problem.*|(concrete |example )?use cases?|(implementation |technical )?feasibility|further notes|additional notes|build order)$`)
+	contextHeading = regexp.MustCompile(`^(decisions|decisions made|dependencies|external dependencies|summary|executive summary|abstract|tl;?dr|overview|document overview|introduction|motivation|motivating .*|rationale|background.*|business context|context|why|why .*|problem|the problem|problem statement|goals|objectives?|assumptions?|notes|caveats|notes/constraints/caveats.*|how to teach this|(api |design |guiding )?principles|upgrade / downgrade strategy|upgrade and downgrade strategy|version skew strategy|current state|current .* (functionality|behaviou?r|implementation|design|state)|(the )?status quo|(deficiencies|shortcomings|limitations|problems?) (of|with) .*|(backwards? )?compatibility|how .* today|what goes wrong|what exists.*|is your feature request related to a problem.*|(concrete |example )?use cases?|(implementation |technical )?feasibility|further notes|additional notes|build order|decision drivers|considered options|options considered|pros and cons( of the options)?)$`)
 	riskHeading    = regexp.MustCompile(`^(risks|known risks|key risks|risks? (and|&) mitigations?|risk assessment|risks? (and|&) (open )?issues|impacts? (and|&) risks?)$`)
 )
 
@@ -131,6 +131,13 @@ func classifyHeading(heading string) sectionClass {
 	return workSection
 }
 
+// madrHeading is a heading of an ADR that weighs options (the MADR
+// template); consequencesHeading the heading of a decision's effects.
+var (
+	madrHeading         = regexp.MustCompile(`(?i)^(decision drivers|considered options|options considered|pros and cons( of the options)?)$`)
+	consequencesHeading = regexp.MustCompile(`(?i)^((positive|negative|neutral) )?consequences$`)
+)
+
 // storiesHeading is a heading of user stories or scenarios.
 var storiesHeading = regexp.MustCompile(`^(user stories|stories|user scenarios|scenarios|user journeys?)( \(optional\))?$`)
 
@@ -167,10 +174,11 @@ func storyInText(text string) bool {
 // of its heading's class, and what lies under a not-work or context
 // section is of that section's class too.
 func classifySections(doc *document) {
-	designed, referenced := false, false
+	designed, referenced, weighed := false, false, false
 	for _, s := range doc.sections[1:] {
 		designed = designed || strings.EqualFold(strings.TrimSpace(s.heading), "design details")
 		referenced = referenced || strings.EqualFold(strings.TrimSpace(s.heading), "reference-level explanation")
+		weighed = weighed || madrHeading.MatchString(strings.TrimSpace(s.heading))
 	}
 	title := documentTitle(doc)
 	for _, s := range doc.sections[1:] {
@@ -204,6 +212,13 @@ func classifySections(doc *document) {
 			// keep creating Jobs …", "1. When creating Jobs, the user sets
 			// …"): a scenario the design serves, not stories to build;
 			// "As a …, I want …" under it are stories.
+			s.class = contextSection
+		}
+		if weighed && s.class == workSection && consequencesHeading.MatchString(strings.TrimSpace(s.heading)) {
+			// An ADR that weighs options (MADR: "Considered options",
+			// "Pros and cons of the options") lists the decision's good
+			// and bad effects under "Consequences"; a plain ADR's
+			// consequences say what will be done, and stay work.
 			s.class = contextSection
 		}
 		if s.class == workSection && unfilledTemplate(s) {

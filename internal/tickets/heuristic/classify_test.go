@@ -70,6 +70,11 @@ func TestClassifyHeading(t *testing.T) {
 		{"Implementation feasibility", contextSection},
 		{"Further Notes", contextSection},
 		{"Build order", contextSection},
+		// An ADR in the MADR template weighs options: its drivers, the
+		// options and their pros and cons explain the decision.
+		{"Decision drivers", contextSection},
+		{"Considered options", contextSection},
+		{"Pros and cons of the options", contextSection},
 		{"Stakeholder Feedback", notWorkSection},
 		{"Acknowledgements", notWorkSection},
 		{"Acknowledgments", notWorkSection},

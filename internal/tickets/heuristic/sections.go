@@ -101,7 +101,7 @@ func (b *builder) buildSection(s *section) {
 	case in.topic == "overview":
 		b.overviewDrafts(s, units)
 	case in.topic == "requirements" || in.checklist || in.topic == "questions" && len(in.items) > 0 || labelledRequirements(in) ||
-		len(in.items) >= 2 && len(s.children) == 0 && genericWorkHeading.MatchString(s.cleanedHeading()) ||
+		len(in.items) >= 2 && !hasWorkBelow(s) && genericWorkHeading.MatchString(s.cleanedHeading()) ||
 		in.topic == "testing" && len(in.items) >= 2 && len(s.children) == 0 ||
 		len(s.children) == 0 && orderList(in.items):
 		// A test plan's list ("Unit tests for …", "Integration test: …",
@@ -115,6 +115,18 @@ func (b *builder) buildSection(s *section) {
 	default:
 		b.sectionDrafts(s, units)
 	}
+}
+
+// hasWorkBelow reports whether a section under s holds work: an ADR's
+// "Decision outcome" over its "Consequences" (context) lists the work
+// itself.
+func hasWorkBelow(s *section) bool {
+	for _, c := range s.children {
+		if c.class == workSection {
+			return true
+		}
+	}
+	return false
 }
 
 // proposesWork reports whether the few sentences of s above its
@@ -1406,7 +1418,7 @@ func (b *builder) genericHeadingTitle(h string, units []*unit) (title string, ok
 
 // genericWorkHeading is a heading that names the part of a document that
 // holds the work, not the work.
-var genericWorkHeading = regexp.MustCompile(`(?i)^(the )?(specification|proposal|proposed (change|design|solution)|(recommended|suggested) solution|recommendations?|design|detailed design|design details|details|implementation|solution|changes?|reference-level explanation|summary|abstract|overview|consequences|describe (the|your) (ideal |proposed |preferred )?solution( you'?d like| to this problem)?)$`)
+var genericWorkHeading = regexp.MustCompile(`(?i)^(the )?(specification|proposal|decision outcome|proposed (change|design|solution)|(recommended|suggested) solution|recommendations?|design|detailed design|design details|details|implementation|solution|changes?|reference-level explanation|summary|abstract|overview|consequences|describe (the|your) (ideal |proposed |preferred )?solution( you'?d like| to this problem)?)$`)
 
 // headerTitle is a PEP's or RFC's "Title:" header line, or an issue
 // template's front matter "title:" (quoted, behind a "[FEATURE]" tag).

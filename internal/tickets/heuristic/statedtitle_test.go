@@ -104,3 +104,39 @@ func TestAPIFieldOverItsValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestWeighedADRTicketsItsDecisionOnly reads an ADR in the MADR template
+// as a lead would: the decision's work gets tickets, each labelled part of
+// it its own; the drivers, the options weighed (the rejected ones above
+// all), their pros and cons and the decision's consequences get none.
+// They gave 13 of 16 tickets of a public ADR, "Implement option A" and
+// "Implement option C" among them.
+func TestWeighedADRTicketsItsDecisionOnly(t *testing.T) {
+	spec := "# ADR-5: Provider abstraction\n\n## Context and problem statement\n\nThe app talks to a local model over HTTP.\n\n" +
+		"## Decision drivers\n\n- **Correctness over uniformity.** Ollama needs its native API.\n- **One interface to callers.** The pipeline calls a port.\n\n" +
+		"## Considered options\n\n- **Option A** — one OpenAI-compatible client for everything.\n- **Option B** — a port with two clients.\n\n" +
+		"## Decision outcome\n\nChosen: **Option B.** A `Provider` port defines the inference surface:\n\n" +
+		"- **Ollama-native client** — Ollama's own API, setting `num_ctx` through the native options.\n" +
+		"- **OpenAI-compatible client** — `/v1/chat/completions` for every other runtime.\n\n" +
+		"### Consequences\n\nPositive:\n\n- Ollama is driven correctly through its native API.\n\nNegative:\n\n- Two clients to build and maintain instead of one.\n\n" +
+		"## Pros and cons of the options\n\n### Option A — One client for everything\n\n- Good, because there is one code path.\n- Bad, because Ollama ignores num_ctx.\n\n" +
+		"### Option C — A heavy client library\n\n- Bad, because it dictates transport.\n"
+	res := generate(t, defaultRequest(spec, "ADR-5"))
+	for _, want := range []string{"Ollama-native client", "OpenAI-compatible client"} {
+		found := false
+		for _, tk := range res.Tickets {
+			found = found || strings.Contains(strings.ToLower(tk.Title), strings.ToLower(want))
+		}
+		if !found {
+			t.Errorf("no ticket for the decision's %q: %q", want, titles(res.Tickets))
+		}
+	}
+	for _, tk := range res.Tickets {
+		low := strings.ToLower(tk.Title)
+		for _, not := range []string{"option a", "option c", "driver", "consequence", "pros and cons", "maintain", "correctness"} {
+			if strings.Contains(low, not) {
+				t.Errorf("ticket %q is no work of the decision", tk.Title)
+			}
+		}
+	}
+}
