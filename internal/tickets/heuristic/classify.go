@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -131,6 +132,56 @@ func classifyHeading(heading string) sectionClass {
 	return workSection
 }
 
+// headingPriority is a priority a heading gives its section ("User Story 1
+// — Publish Legal Document (Priority: P1)", the spec-kit template's).
+var headingPriorityLabel = regexp.MustCompile(`(?i)\(priority:\s*p([0-9])\)`)
+
+// zeroPriority is a priority of a scale that starts at P0.
+var zeroPriority = regexp.MustCompile(`\bP0\b`)
+
+// readHeadingPriorities sets the priority of each section whose heading
+// gives one, "(Priority: P1)": on a scale that starts at P1 (no P0 in the
+// document, as in the spec-kit template, where P1 is the most critical),
+// P1 is a must-have, P2 a should-have, P3 and below could-haves; on a
+// scale from P0, P0 is the must-have and P1 the should-have. Read as P0
+// is elsewhere, spec-kit's P1 stories were should-haves beside a
+// requirement table's must-haves.
+func readHeadingPriorities(doc *document) {
+	fromZero := false
+	for _, s := range doc.sections {
+		fromZero = fromZero || zeroPriority.MatchString(s.heading)
+		for _, bl := range s.blocks {
+			fromZero = fromZero || zeroPriority.MatchString(bl.text)
+			for _, it := range bl.items {
+				fromZero = fromZero || zeroPriority.MatchString(it.text)
+			}
+			if bl.table != nil {
+				for _, row := range bl.table.rows {
+					fromZero = fromZero || slices.ContainsFunc(row, zeroPriority.MatchString)
+				}
+			}
+		}
+	}
+	for _, s := range doc.sections[1:] {
+		m := headingPriorityLabel.FindStringSubmatch(s.heading)
+		if m == nil {
+			continue
+		}
+		n := int(m[1][0] - '0')
+		if !fromZero {
+			n--
+		}
+		switch {
+		case n <= 0:
+			s.priority = "must"
+		case n == 1:
+			s.priority = "should"
+		default:
+			s.priority = "could"
+		}
+	}
+}
+
 // madrHeading is a heading of an ADR that weighs options (the MADR
 // template); consequencesHeading the heading of a decision's effects.
 var (
@@ -174,6 +225,7 @@ func storyInText(text string) bool {
 // of its heading's class, and what lies under a not-work or context
 // section is of that section's class too.
 func classifySections(doc *document) {
+	readHeadingPriorities(doc)
 	designed, referenced, weighed := false, false, false
 	for _, s := range doc.sections[1:] {
 		designed = designed || strings.EqualFold(strings.TrimSpace(s.heading), "design details")

@@ -140,3 +140,39 @@ func TestWeighedADRTicketsItsDecisionOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecKitPrioritiesStartAtP1 reads the spec-kit template's story
+// priorities as it means them: P1 the most critical (high), P2 the next
+// (medium), P3 low; in a document that also uses P0, P1 is the second.
+func TestSpecKitPrioritiesStartAtP1(t *testing.T) {
+	story := func(n int, title, p string) string {
+		return fmt.Sprintf("### User Story %d - %s (Priority: %s)\n\nAs an admin, I want to %s, so that the records stay right.\n\n", n, title, p, strings.ToLower(title))
+	}
+	for _, c := range []struct {
+		name, extra string
+		want        map[string]string
+	}{
+		{"from P1", "", map[string]string{"Publish legal documents": "high", "Export acceptance reports": "medium", "Archive old versions": "low"}},
+		{"from P0", "## Requirements\n\n- P0: the service runs in two regions.\n\n", map[string]string{"Publish legal documents": "medium", "Export acceptance reports": "low"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := "# Legal content\n\n" + c.extra + "## User Scenarios\n\n" + story(1, "Publish legal documents", "P1") +
+				story(2, "Export acceptance reports", "P2") + story(3, "Archive old versions", "P3")
+			res := generate(t, defaultRequest(spec, "Legal content"))
+			for title, want := range c.want {
+				found := false
+				for _, tk := range res.Tickets {
+					if strings.Contains(tk.Title, title) {
+						found = true
+						if tk.Priority == nil || *tk.Priority != want {
+							t.Errorf("%q: priority %v, want %s", tk.Title, *tk.Priority, want)
+						}
+					}
+				}
+				if !found {
+					t.Errorf("no ticket for %q: %q", title, titles(res.Tickets))
+				}
+			}
+		})
+	}
+}
