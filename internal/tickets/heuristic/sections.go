@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -42,6 +43,23 @@ func (b *builder) buildSection(s *section) {
 		return
 	}
 	units := unclaimed(in.units)
+	if flow := flowOfPart(s); flow != nil {
+		// "**Steps**:" of a flow is read as a heading of its own, the
+		// flow's sibling: its steps are the flow's.
+		b.info[flow.index].units = append(b.info[flow.index].units, units...)
+		return
+	}
+	if title, ok := flowTitle(s); ok && len(units) > 0 {
+		// A use case's flow ("**Actors**: …", "**Trigger**: …", "**Steps**:
+		// 1. …", "**Outcome**: …") is one piece of work: its labels were
+		// tickets of their own ("Implement steps", "Implement admin, System
+		// Trigger: …").
+		for _, u := range units {
+			u.claimed = true
+		}
+		in.drafts = append(in.drafts, b.sectionDraft(s, "", units, title))
+		return
+	}
 	if owner := b.acceptanceOwner(s); owner != nil {
 		// "**Acceptance Scenarios**:" under a user story are the story's
 		// criteria, not work of their own.
@@ -116,6 +134,55 @@ func (b *builder) buildSection(s *section) {
 		b.sectionDrafts(s, units)
 	}
 }
+
+// flowTitle titles a section that writes a use case's flow, two or more
+// of the labels "Actors:", "Trigger:", "Preconditions:", "Outcome:" in its
+// text, by its heading without the flow's kind
+// ("Main Flow: Admin Publishes New Legal Version" is "Admin publishes new
+// legal version"); ok is false for any other section.
+func flowTitle(s *section) (title string, ok bool) {
+	labels := 0
+	for _, bl := range s.blocks {
+		if bl.kind == paragraphBlock {
+			labels += len(flowLabel.FindAllString(bl.text, -1))
+		}
+	}
+	if labels < 2 {
+		return "", false
+	}
+	h := strings.TrimSpace(flowKind.ReplaceAllString(s.cleanedHeading(), ""))
+	if fieldCount(h) < 2 {
+		return "", false
+	}
+	return upperFirst(lowerFirst(h)), true
+}
+
+// flowOfPart is the flow whose labelled part ("**Steps**:") the parser
+// read as the heading of s, the section after the flow's; nil when s is
+// no such part.
+func flowOfPart(s *section) *section {
+	if s.parent == nil || len(s.children) > 0 || !flowPart.MatchString(s.cleanedHeading()) {
+		return nil
+	}
+	i := slices.Index(s.parent.children, s)
+	if i < 1 {
+		return nil
+	}
+	prev := s.parent.children[i-1]
+	if _, ok := flowTitle(prev); !ok {
+		return nil
+	}
+	return prev
+}
+
+var (
+	// flowLabel opens a line of a use case's flow.
+	flowLabel = regexp.MustCompile(`(?i)(?:^|\s)(?:actors?|trigger|preconditions?|outcome|postconditions?):`)
+	// flowPart is a labelled part of a flow the parser reads as a heading.
+	flowPart = regexp.MustCompile(`(?i)^(steps|main steps|flow|preconditions?|postconditions?)$`)
+	// flowKind is the kind of flow a heading names before its title.
+	flowKind = regexp.MustCompile(`(?i)^((main|basic|primary|alternative|alternate|exception) (flow|path|scenario)|use case( \d+)?)\s*[:—–-]?\s+`)
+)
 
 // hasWorkBelow reports whether a section under s holds work: an ADR's
 // "Decision outcome" over its "Consequences" (context) lists the work

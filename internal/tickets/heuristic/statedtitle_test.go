@@ -176,3 +176,31 @@ func TestSpecKitPrioritiesStartAtP1(t *testing.T) {
 		})
 	}
 }
+
+// TestUseCaseFlowIsOneTicket makes a use case's flow one ticket titled by
+// its heading, its steps its criteria: a public PRD's "**Actors**:",
+// "**Trigger**:" and "**Steps**:" were tickets of their own ("Implement
+// admin, System Trigger: …", "Implement steps" holding both flows' steps).
+func TestUseCaseFlowIsOneTicket(t *testing.T) {
+	flow := func(title, actor string) string {
+		return "### Main Flow: " + title + "\n\n**Actors**: " + actor + ", System  \n**Trigger**: " + actor + " signs in  \n**Outcome**: the version is current\n\n" +
+			"**Steps**:\n\n1. " + actor + " opens the legal documents\n2. System records the change and notifies the " + actor + "\n\n"
+	}
+	spec := "# Legal content\n\n## Business Workflows\n\n" + flow("Admin Publishes New Legal Version", "Admin") + flow("User Accepts New Version", "User")
+	res := generate(t, defaultRequest(spec, "Legal content"))
+	for _, want := range []string{"Admin publishes new legal version", "User accepts new version"} {
+		i := titled(res.Tickets, want)
+		if i < 0 {
+			t.Errorf("no ticket %q: %q", want, titles(res.Tickets))
+			continue
+		}
+		if n := len(res.Tickets[i].AcceptanceCriteria); n < 2 {
+			t.Errorf("%q has %d criteria, want its steps among them: %q", want, n, res.Tickets[i].AcceptanceCriteria)
+		}
+	}
+	for _, tk := range res.Tickets {
+		if low := strings.ToLower(tk.Title); strings.Contains(low, "steps") || strings.Contains(low, "trigger") {
+			t.Errorf("ticket %q is a label of a flow", tk.Title)
+		}
+	}
+}
