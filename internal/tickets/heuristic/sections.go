@@ -1969,13 +1969,28 @@ func (b *builder) itemRequirement(s *section, ig *itemGroup, first string) (item
 	return req, first
 }
 
+// orderLabel reports whether an item's label is an order: its first word
+// a verb in base form and its second no "of"/"to" ("Configure acceptance
+// rules", not "Display of …" or "Tickets per job").
+func orderLabel(label string) bool {
+	f := strings.Fields(cleanHeading(label))
+	if len(f) < 2 || len(f) > 5 || !strings.EqualFold(baseVerb(f[0]), f[0]) {
+		return false
+	}
+	second := strings.ToLower(f[1])
+	return !stopWords[second] || subjectDeterminers[second]
+}
+
 // itemTitle is the title of the item of s made of units (its group ig,
 // its requirement req, its first sentence first without identifier),
 // with the identifier or label that finds it in the spec, and the role
 // its first sentence names.
 func (b *builder) itemTitle(s *section, ig *itemGroup, units []*unit, req itemRequirement, first string) (title, role string) {
 	title, role = imperative(predicateOf(units[0].caption, first))
-	if req.listID == "" && ig.label != "" && fieldCount(ig.label) <= 5 && len(units) > 1 {
+	if req.listID == "" && ig.label != "" && fieldCount(ig.label) <= 5 && (len(units) > 1 || orderLabel(ig.label)) {
+		// "Configure acceptance rules: who must accept, and when …": a
+		// label that is an order names the work; its text was titled
+		// "Make who accept, and when enforcement applies".
 		title = verbFirst(cleanHeading(ig.label))
 	}
 	if ig.title != "" && fieldCount(ig.title) <= 8 {

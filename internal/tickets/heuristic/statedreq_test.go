@@ -109,3 +109,25 @@ func TestRationaleIsNoCriterion(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderLabel tells an item's label that is an order ("Configure
+// acceptance rules: who must accept, and when …", whose text was titled
+// "Make who accept, and when enforcement applies") from one that names.
+func TestOrderLabel(t *testing.T) {
+	for _, c := range []struct {
+		label string
+		order bool
+	}{
+		{"Configure acceptance rules", true},
+		{"Publish the document", true},
+		{"Draft/Preview/Publish", false},
+		{"Tickets per job", false},
+		{"Embedded widget", false},
+		{"Support", false},
+		{"Display of legal content", false},
+	} {
+		if got := orderLabel(c.label); got != c.order {
+			t.Errorf("orderLabel(%q) = %v, want %v", c.label, got, c.order)
+		}
+	}
+}
