@@ -394,7 +394,7 @@ var ruleAfterReason = regexp.MustCompile(`[,;][^,;]*\b(?:should|must|shall|will|
 
 // rationaleOpener opens a sentence that explains the work: its reason,
 // its history or today's state, an aside.
-var rationaleOpener = regexp.MustCompile(`^(?:This (?:allows|lets|enables|makes|means|is because|is why|way)|These (?:allow|let|enable|make|mean)|Because\b|Since\b|As a result\b|In practice\b|Currently\b|Today,|Historically\b|We (?:considered|looked at|discussed|originally)|It is common\b|It's common\b|See (?:the )?(?:[A-Z]\w+ )*(?:below|above|section)|The (?:reason|motivation|rationale)\b)`)
+var rationaleOpener = regexp.MustCompile(`^(?:This (?:allows|lets|enables|makes|means|is because|is why|is to|way)|That is,|I\.e\.,|These (?:allow|let|enable|make|mean)|Because\b|Since\b|As a result\b|In practice\b|Currently\b|Today,|Historically\b|We (?:considered|looked at|discussed|originally)|It is common\b|It's common\b|See (?:the )?(?:[A-Z]\w+ )*(?:below|above|section)|The (?:reason|motivation|rationale)\b)`)
 
 // sourceRef names where a draft came from.
 func (b *builder) sourceRef(d *draft) string {
@@ -1384,11 +1384,24 @@ func (p *summaryPicker) add(s string) {
 	if s == "" || strings.HasSuffix(s, ":") || strings.HasSuffix(s, "?") || otherDocument.MatchString(s) || hasMarker(s) || fieldCount(s) < 4 || !hasVerb(s) {
 		return
 	}
+	if isTitleCase(strings.Fields(s)) || metadataLine.MatchString(s) || len(fieldLabels.FindAllString(s, 3)) >= 2 {
+		// A heading in a table of contents ("Production Readiness Review
+		// Questionnaire"), a document's metadata ("Links: PR #754 …",
+		// "Module: A-09 … Status: Draft …").
+		return
+	}
 	if f := strings.Fields(s); baseVerb(f[0]) != "" && strings.HasSuffix(strings.ToLower(f[0]), "s") {
 		s = "It " + lowerFirst(s)
 	}
 	p.picked = append(p.picked, shorten(s, 60, 400)+".")
 }
+
+var (
+	// metadataLine opens a line of a document's metadata.
+	metadataLine = regexp.MustCompile(`(?i)^(links?|modules?|feature branch|created|updated|status|sources?|owners?|authors?|date|version|deciders|reviewers?|approvers?|tags?|jira|ticket)\s*:`)
+	// fieldLabels are "Label:" pairs run together in one sentence.
+	fieldLabels = regexp.MustCompile(`(?:^|\s)[A-Z][A-Za-z]+(?: [A-Za-z]+)?: `)
+)
 
 // addFrom picks the sentences of s's own paragraphs and the first
 // sentence of each item of its lists, in order, until limit sentences

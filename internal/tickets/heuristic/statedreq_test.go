@@ -95,6 +95,8 @@ func TestRationaleIsNoCriterion(t *testing.T) {
 		{"Currently, `go install` does not allow version suffixes.", true},
 		{"We considered adding it in Job controller.", true},
 		{"See Rationale below.", true},
+		{"This is to guarantee that we can keep track of completions per-index in the Job status.", true},
+		{"That is, `Indexed` mode cannot be used for work queue patterns.", true},
 		{"In practice it's less, because dependencies occur in multiple places.", true},
 		{"Because the sysvar system supports dynamic registration, these variables should be removed when the experiment is disabled.", false},
 		{"It is common for higher level resources to call generic PodSpec validation; therefore, the field is only allowed on a PodSpec with restartPolicy Never.", false},

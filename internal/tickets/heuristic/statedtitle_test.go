@@ -204,3 +204,17 @@ func TestUseCaseFlowIsOneTicket(t *testing.T) {
 		}
 	}
 }
+
+// TestSummarySkipsContentsAndMetadata keeps a table of contents' headings
+// and a document's metadata out of the result's summary: three of eight
+// public specs' summaries opened with "Production Readiness Review
+// Questionnaire." or "Links: PR #754 …".
+func TestSummarySkipsContentsAndMetadata(t *testing.T) {
+	spec := "# KEP-1: Indexed Job\n\n<!-- toc -->\n- [Summary](#summary)\n- [Production Readiness Review Questionnaire](#prr)\n<!-- /toc -->\n\n" +
+		"**Status:** Draft **Owner:** sig-apps **Created:** 2026-01-02\n\n" +
+		"## Summary\n\nThis KEP extends Jobs with a completion index for each Pod.\n\n## Design\n\n- Add the completion index to the Pod annotations.\n"
+	got := generate(t, defaultRequest(spec, "KEP-1")).Source.Summary
+	if !strings.HasPrefix(got, "This KEP extends Jobs with a completion index") {
+		t.Errorf("summary %q, want it to open with the spec's own summary", got)
+	}
+}
