@@ -461,14 +461,27 @@ func (b *builder) component(d *draft) string {
 	return b.sectionName(d.sec)
 }
 
+// graduationStage is a stage of a KEP's graduation criteria, m[1] the stage
+// its work ships in: "Alpha", "Beta" of "Alpha -> Beta", "GA" of "Beta ->
+// GA".
+var graduationStage = regexp.MustCompile(`(?i)^(?:(?:alpha|beta)\s*(?:->|→|to)\s*)?(alpha|beta|ga|stable)(?: graduation)?$`)
+
 var milestones = map[int]string{1: "M1 foundations", 2: "M2 core delivery", 3: "M3 hardening"}
 
-// milestone is the suggested milestone of work in section s: the phase
+// milestone is the suggested milestone of work in section s: the
+// graduation stage of a KEP that holds it ("Beta" of "Alpha -> Beta"), the phase
 // of the spec that holds it ("Phase 2: Preventive maintenance", "Phase 0:
 // Foundations (P0)"), which says the phases' order where no dependency
 // does (see phaseDependencies); else the milestone of its estimated phase
 // (1 to 3).
 func (b *builder) milestone(s *section, phase int) string {
+	for c := s; c != nil && c.parent != nil; c = c.parent {
+		// A KEP's "Graduation Criteria": "Alpha", "Alpha -> Beta", "Beta ->
+		// GA" are the stages their work ships in.
+		if m := graduationStage.FindStringSubmatch(c.cleanedHeading()); m != nil {
+			return strings.ToUpper(m[1][:1]) + m[1][1:]
+		}
+	}
 	if s != nil {
 		if m := b.major(s); m != nil {
 			h := strings.TrimSpace(headingNumber.ReplaceAllString(m.cleanedHeading(), ""))

@@ -1358,9 +1358,10 @@ func statedTitle(h string, u *unit) (title string, ok bool) {
 // …"), not inside a list ("non-nil, non-empty value").
 var clauseTail = regexp.MustCompile(`, (\w+ing|with|which|so|while|whereas|but|because|since|as|and then|unless|except)\b`)
 
-// hedged is a sentence that says what may or might be, not what will:
-// "The proposed scheme may support deletion of crates, if necessary".
-var hedged = regexp.MustCompile(`(?i)\b(may|might|could|would)\b|\bif (necessary|needed|required|desired)\b`)
+// hedged is a sentence that says what may or might be, not what will,
+// or what is not: "The proposed scheme may support deletion of crates, if
+// necessary", "The Pod and PodSpec APIs don't get any new fields".
+var hedged = regexp.MustCompile(`(?i)\b(may|might|could|would)\b|\bif (necessary|needed|required|desired)\b|n't\b|\b(not|never|no longer)\b`)
 
 // documentPart is a heading that names a part of a design document, not
 // what its work is about: its first sentence is an example or a story

@@ -218,3 +218,23 @@ func TestSummarySkipsContentsAndMetadata(t *testing.T) {
 		t.Errorf("summary %q, want it to open with the spec's own summary", got)
 	}
 }
+
+// TestGraduationStagesAreMilestones gives the work of a KEP's graduation
+// stages the stage as its suggested milestone: "Alpha", "Beta" of "Alpha
+// -> Beta", "GA" of "Beta -> GA" (every ticket was "M2 core delivery").
+func TestGraduationStagesAreMilestones(t *testing.T) {
+	spec := "# KEP-2: Indexed Job\n\n## Design Details\n\n### Completion tracking\n\nThe Job controller counts succeeded Pods per completion index and records them in the Job status.\n\n" +
+		"## Graduation Criteria\n\n### Alpha\n\n- Completion index in the Pod annotation.\n- Unit and integration tests.\n\n" +
+		"### Alpha -> Beta Graduation\n\n- Add metrics for indexed Jobs.\n- Link the e2e tests to Testgrid.\n\n### Beta -> GA Graduation\n\n- Promote the e2e test to conformance.\n"
+	res := generate(t, defaultRequest(spec, "KEP-2"))
+	seen := map[string]bool{}
+	for _, tk := range res.Tickets {
+		m, _ := tk.Metadata["suggested_milestone"].(string)
+		seen[m] = true
+	}
+	for _, want := range []string{"Alpha", "Beta", "GA"} {
+		if !seen[want] {
+			t.Errorf("no ticket with milestone %q: %v", want, seen)
+		}
+	}
+}
