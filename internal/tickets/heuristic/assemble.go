@@ -23,6 +23,7 @@ type slot struct {
 // assemble renders the result.
 func (b *builder) assemble() *tickets.Result {
 	b.titleStatements()
+	b.storiesWithoutWant()
 	slots := b.layout()
 	idOf := map[*draft]string{}
 	epicID := map[*group]string{}
@@ -605,6 +606,25 @@ func (b *builder) titleStatements() {
 			if _, _, ok := statedRequirement(rest); ok {
 				d.title = "Ensure " + rest
 			}
+		}
+	}
+}
+
+// storiesWithoutWant makes a task of a story that says nobody's want: no
+// "I want …" of the spec, and a title that gives none, whose sentence
+// would be "As a user, I want the pod detail to work as specified". A
+// reader of a KEP found such "stories" to be controller tasks.
+func (b *builder) storiesWithoutWant() {
+	for _, d := range b.drafts {
+		if d.kind != tickets.TypeStory || d.means != "" || !d.alive {
+			continue
+		}
+		role := d.role
+		if role == "" {
+			role = b.docRole
+		}
+		if want, _ := storyWant(d, role); strings.HasSuffix(want, " to work as specified") {
+			d.kind = tickets.TypeTask
 		}
 	}
 }

@@ -1333,8 +1333,8 @@ func statedTitle(h string, u *unit) (title string, ok bool) {
 		text = text[:i] // "… an opaque cursor: `?limit=` (1 to 100, …)": the clause before the detail
 	}
 	text = strings.TrimRight(text, ".!")
-	if fieldCount(text) < 3 || strings.HasSuffix(text, "?") || statesNothing.MatchString(text) || hedged.MatchString(text) {
-		return "", false
+	if fieldCount(text) < 3 || strings.HasSuffix(text, "?") || statesNothing.MatchString(text) || hedged.MatchString(text) || storyInText(text) {
+		return "", false // a user story is titled by what it wants (see storyImperative)
 	}
 	if order := unframed(text); order != text && fieldCount(order) <= 15 {
 		return order, true // "We will add a TTL controller for finished Jobs": "Add a TTL controller …"

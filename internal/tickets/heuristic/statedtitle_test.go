@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
 // TestShortHeadingIsTitledByWhatItStates titles the ticket of a section
@@ -236,5 +238,27 @@ func TestGraduationStagesAreMilestones(t *testing.T) {
 		if !seen[want] {
 			t.Errorf("no ticket with milestone %q: %v", want, seen)
 		}
+	}
+}
+
+// TestStoryNeedsAWant makes a task of a ticket typed story that says
+// nobody's want ("As a user, I want the pod detail to work as
+// specified"), and keeps a story that writes one.
+func TestStoryNeedsAWant(t *testing.T) {
+	spec := "# Jobs\n\n## Features\n\n### Pod detail\n\nThe user sees the completion index of each Pod in its annotations and its hostname.\n\n" +
+		"## User stories\n\nAs a shopper with a booked delivery slot,\nI want a reminder the evening before my delivery,\nso that I am at home when the driver arrives.\n\n" +
+		"### Acceptance criteria\n\n1. Send a push notification at 18:00 local time the day before the slot.\n2. Name the slot in the notification.\n"
+	res := generate(t, defaultRequest(spec, "Jobs"))
+	for _, tk := range res.Tickets {
+		if tk.TicketType == tickets.TypeStory && strings.Contains(tk.Description, "to work as specified") {
+			t.Errorf("story %q wants nothing: %q", tk.Title, strings.SplitN(tk.Description, "\n", 2)[0])
+		}
+	}
+	found := false
+	for _, tk := range res.Tickets {
+		found = found || tk.TicketType == tickets.TypeStory && strings.Contains(tk.Description, "I want a reminder the evening before my delivery")
+	}
+	if !found {
+		t.Errorf("the written story is no story: %q", titles(res.Tickets))
 	}
 }
