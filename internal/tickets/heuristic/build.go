@@ -1805,7 +1805,7 @@ func (b *builder) mainTitle() string {
 	if t == "" {
 		t = "Spec delivery"
 	}
-	return shorten(stripCode(t), 14, 110)
+	return shorten(stripCode(withoutDocumentID(t)), 14, 110)
 }
 
 var epicNames = []struct{ word, title string }{

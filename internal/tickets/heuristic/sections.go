@@ -1511,10 +1511,25 @@ func (b *builder) workTitle() string {
 			title = strings.TrimSpace(cleanHeading(t)) // cleanHeading("") is "General"
 		}
 	}
-	if title == "" {
+	if title = withoutDocumentID(title); title == "" {
 		return ""
 	}
 	return shorten(verbFirst(title), 12, 100)
+}
+
+// documentID is the identifier or kind of document that opens its title
+// ("KEP-2232: Suspend Jobs", "ADR-0005 — Provider abstraction …",
+// "Product Requirements Document: Legal Content Management"): it names the
+// document, not the work.
+var documentID = regexp.MustCompile(`(?i)^(?:(?:kep|adr|rfc|pep|gep|jep|eip|tip|prd)[- ]?\d+|product requirements document|prd|design doc(?:ument)?|technical design)\s*[:—–-]?\s+`)
+
+// withoutDocumentID is title without the document identifier it opens with,
+// or title when nothing would be left.
+func withoutDocumentID(title string) string {
+	if loc := documentID.FindStringIndex(title); loc != nil && fieldCount(title[loc[1]:]) >= 2 {
+		return title[loc[1]:]
+	}
+	return title
 }
 
 // entityParent is a heading whose sub-sections each describe an entity.

@@ -133,3 +133,21 @@ func TestOrderLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestWithoutDocumentID keeps a document's identifier out of the titles of
+// the work it names ("Implement KEP-2232 suspend jobs", "Implement
+// ADR-0005 — Provider abstraction …").
+func TestWithoutDocumentID(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"KEP-2232 Suspend Jobs", "Suspend Jobs"},
+		{"ADR-0005 — Provider abstraction with two clients", "Provider abstraction with two clients"},
+		{"PEP 616 String methods to remove prefixes", "String methods to remove prefixes"},
+		{"Product Requirements Document: Legal Content Management", "Legal Content Management"},
+		{"KEP-2232", "KEP-2232"},
+		{"Console Access: the role ladder", "Console Access: the role ladder"},
+	} {
+		if got := withoutDocumentID(c.in); got != c.want {
+			t.Errorf("withoutDocumentID(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
