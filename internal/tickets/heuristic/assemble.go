@@ -1417,7 +1417,7 @@ func (p *summaryPicker) add(s string) {
 	if s == "" || strings.HasSuffix(s, ":") || strings.HasSuffix(s, "?") || otherDocument.MatchString(s) || hasMarker(s) || fieldCount(s) < 4 || !hasVerb(s) {
 		return
 	}
-	if isTitleCase(strings.Fields(s)) || metadataLine.MatchString(s) || len(fieldLabels.FindAllString(s, 3)) >= 2 {
+	if isTitleCase(strings.Fields(s)) || documentMetadata.MatchString(s) || summaryMetadata.MatchString(s) || len(fieldLabels.FindAllString(s, 3)) >= 2 {
 		// A heading in a table of contents ("Production Readiness Review
 		// Questionnaire"), a document's metadata ("Links: PR #754 …",
 		// "Module: A-09 … Status: Draft …").
@@ -1430,8 +1430,10 @@ func (p *summaryPicker) add(s string) {
 }
 
 var (
-	// metadataLine opens a line of a document's metadata.
-	metadataLine = regexp.MustCompile(`(?i)^(links?|modules?|feature branch|created|updated|status|sources?|owners?|authors?|date|version|deciders|reviewers?|approvers?|tags?|jira|ticket)\s*:`)
+	// summaryMetadata opens a line of a document's metadata that
+	// documentMetadata (a header's, dropped from the work) leaves to the
+	// work: in a summary it is metadata all the same.
+	summaryMetadata = regexp.MustCompile(`(?i)^(links?|modules?|feature branch|sources?|version|deciders|tags?|jira|ticket)\s*:`)
 	// fieldLabels are "Label:" pairs run together in one sentence.
 	fieldLabels = regexp.MustCompile(`(?:^|\s)[A-Z][A-Za-z]+(?: [A-Za-z]+)?: `)
 )
