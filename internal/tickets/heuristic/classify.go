@@ -31,7 +31,7 @@ var (
 	headingNumber  = regexp.MustCompile(`^(appendix\s+[a-z0-9]+[.:)]?\s*|[a-z]?\d+(\.\d+)*[.):]?\s+|[a-z]\.\d+(\.\d+)*[.):]?\s+)`)
 	notWorkHeading = regexp.MustCompile(`^(?:` + notWorkWords + `)\b`) // see atWord
 	notWorkWhole   = regexp.MustCompile(`^(contents|toc|history|references|schedule|timeline|communication|communications|communication plan|tracking|stakeholders|owners?|authors?|reviewers?|approvers?|status|related (tickets|issues|prs|pull requests|docs|documents|links|work)|other docs|other documents|links|see also|(target )?audience|acknowledge?ments?|credits|thanks|(stakeholder|community|vendor|browser) (feedback|positions?)|feedback from stakeholders|metadata|(recommended|suggested) commits?|commit messages?|examples?|usage examples?|example (commands?|usage|output|requests?|responses?|configuration|config|files?|pod yaml)|addend(a|ums?)|participate|participation)$`)
-	contextHeading = regexp.MustCompile(`^(decisions|decisions made|dependencies|external dependencies|summary|executive summary|abstract|tl;?dr|overview|document overview|introduction|motivation|motivating .*|rationale|background.*|business context|context|why|why .*|problem|the problem|problem statement|goals|objectives?|assumptions?|notes|caveats|notes/constraints/caveats.*|how to teach this|(api |design |guiding )?principles|upgrade / downgrade strategy|upgrade and downgrade strategy|version skew strategy|current state|current .* (functionality|behaviou?r|implementation|design|state)|(the )?status quo|(deficiencies|shortcomings|limitations|problems?) (of|with) .*|(backwards? )?compatibility|how .* today|what goes wrong|what exists.*|is your feature request related to a problem.*|(concrete |example )?use cases?|(implementation |technical )?feasibility|further notes|additional notes|build order|decision drivers|considered options|options considered|pros and cons( of the options)?)$`)
+	contextHeading = regexp.MustCompile(`^(decisions|decisions made|dependencies|external dependencies|summary|executive summary|abstract|tl;?dr|overview|document overview|introduction|motivation|motivating .*|rationale|background.*|business context|context|why|why .*|problem|the problem|problem statement|goals|objectives?|assumptions?|notes|caveats|notes/constraints/caveats.*|how to teach this|(api |design |guiding )?principles|upgrade / downgrade strategy|upgrade and downgrade strategy|version skew strategy|current state|current .* (functionality|behaviou?r|implementation|design|state)|(the )?status quo|(deficiencies|shortcomings|limitations|problems?) (of|with) .*|(backwards? )?compatibility|how .* today|what goes wrong|what exists.*|is your feature request related to a problem.*|(concrete |example )?use cases?|(implementation |technical )?feasibility|further notes|additional notes|build order)$`)
 	riskHeading    = regexp.MustCompile(`^(risks|known risks|key risks|risks? (and|&) mitigations?|risk assessment|risks? (and|&) (open )?issues|impacts? (and|&) risks?)$`)
 )
 
@@ -126,7 +126,7 @@ func classifyHeading(heading string) sectionClass {
 		return notWorkSection
 	case h == "":
 		return workSection
-	case contextHeading.MatchString(h):
+	case contextHeading.MatchString(h) || madrHeading.MatchString(h):
 		return contextSection
 	}
 	return workSection
@@ -183,7 +183,8 @@ func readHeadingPriorities(doc *document) {
 }
 
 // madrHeading is a heading of an ADR that weighs options (the MADR
-// template); consequencesHeading the heading of a decision's effects.
+// template), context of its decision; consequencesHeading the heading of a
+// decision's effects.
 var (
 	madrHeading         = regexp.MustCompile(`(?i)^(decision drivers|considered options|options considered|pros and cons( of the options)?)$`)
 	consequencesHeading = regexp.MustCompile(`(?i)^((positive|negative|neutral) )?consequences$`)
