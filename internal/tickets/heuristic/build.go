@@ -113,12 +113,19 @@ func (d *draft) lowerIndex() *phraseIndex {
 // weighs a section the same whichever way it is titled.
 func (d *draft) titleKeys() []string {
 	if d.tkTitle != d.title || d.tkWords == nil {
-		d.tkTitle, d.tkWords = d.title, keywords(d.title)
-		if h, ok := d.statedHeading(); ok {
-			d.tkWords = keywords(h)
-		}
+		d.tkTitle, d.tkWords = d.title, keywords(d.workName())
 	}
 	return d.tkWords
+}
+
+// workName is what names the draft's work: its title, or the heading of a
+// title that states its section's first sentence ("WAL archiving" of "WAL
+// archiving: archive_command pushes …", see statedHeading).
+func (d *draft) workName() string {
+	if h, ok := d.statedHeading(); ok {
+		return h
+	}
+	return d.title
 }
 
 // group is a major section of the spec; it becomes an epic when it holds at

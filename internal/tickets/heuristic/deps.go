@@ -53,11 +53,7 @@ func (b *builder) orderDependencies() {
 			r = rolloutSection(d.sec)
 			rollouts[d.sec] = r
 		}
-		named := d.title
-		if h, ok := d.statedHeading(); ok {
-			named = h // "WAL archiving: archive_command pushes …" is named "WAL archiving"
-		}
-		of[d] = facts{draftLayer(d), r, titleNames(named)}
+		of[d] = facts{draftLayer(d), r, titleNames(d.workName())}
 	}
 	b.phaseDependencies(work)
 	for _, x := range work {
