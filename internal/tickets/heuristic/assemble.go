@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
@@ -312,57 +313,68 @@ func cleanCriteria(list []string) []string {
 	return out
 }
 
-// pack fits criteria into at most n items, joining neighbours so no
-// requirement is lost.
-func pack(list []string, n int) []string {
-	if len(list) <= n {
-		return list
-	}
-	out := make([]string, 0, n)
-	per := len(list) / n
-	extra := len(list) % n
-	i := 0
-	for k := 0; k < n; k++ {
-		size := per
-		if k < extra {
-			size++
+// maxJoined is the length in runes up to which two neighbouring checks
+// are joined into one criterion when a draft has more checks than
+// criteria; a longer criterion is a paragraph a tester cannot tick off.
+const maxJoined = 200
+
+// fit fits checks into at most n criteria: while there are too many, it
+// joins the two neighbours whose joined text is shortest, up to maxJoined
+// runes; the checks that still do not fit are further, for the
+// description.
+func fit(checks []string, n int) (criteria, further []string) {
+	list := slices.Clone(checks)
+	for len(list) > n {
+		best, bestLen := -1, maxJoined+1
+		for i := 0; i+1 < len(list); i++ {
+			if l := utf8.RuneCountInString(list[i]) + 1 + utf8.RuneCountInString(list[i+1]); l < bestLen {
+				best, bestLen = i, l
+			}
 		}
-		out = append(out, strings.Join(list[i:i+size], " "))
-		i += size
+		if best < 0 {
+			break
+		}
+		list[best] += " " + list[best+1]
+		list = slices.Delete(list, best+1, best+2)
 	}
-	return out
+	if len(list) > n {
+		return list[:n], list[n:]
+	}
+	return list, nil
 }
 
-// criteria selects and shapes a draft's acceptance criteria.
-func (b *builder) criteria(d *draft) []string {
+// draftCriteria is what a tester reads of a draft's sentences: the
+// acceptance criteria, the checks beyond their number (further), and the
+// sentences that check nothing (context); the last two go to the
+// description.
+type draftCriteria struct {
+	criteria, further, context []string
+}
+
+// criteria selects and shapes a draft's acceptance criteria: its own
+// checks first, fitted to the detail level's number (compact keeps the
+// first ones only), then the checks of its section's text above it while
+// there is room.
+func (b *builder) criteria(d *draft) draftCriteria {
 	limit := b.criteriaCap()
-	crit, _ := splitRationale(cleanCriteria(d.crit))
-	general, _ := splitRationale(cleanCriteria(d.general))
-	var out []string
+	crit, why := splitRationale(cleanCriteria(d.crit))
+	general, whyAll := splitRationale(cleanCriteria(d.general))
+	dc := draftCriteria{context: append(why, whyAll...)}
 	if b.opts.OutputDetail == tickets.DetailCompact {
-		out = append(out, crit...)
-		if len(out) > limit {
-			out = out[:limit]
-		}
-		for _, g := range general {
-			if len(out) >= limit {
-				break
-			}
-			out = appendUnique(out, g)
-		}
+		dc.criteria = crit[:min(len(crit), limit)]
 	} else {
-		out = pack(crit, limit)
-		for _, g := range general {
-			if len(out) >= limit {
-				break
-			}
-			out = appendUnique(out, g)
+		dc.criteria, dc.further = fit(crit, limit)
+	}
+	for _, g := range general {
+		if len(dc.criteria) >= limit {
+			break
 		}
+		dc.criteria = appendUnique(dc.criteria, g)
 	}
-	if len(out) == 0 {
-		out = append(out, sanitize("The behaviour described in "+b.sourceRef(d)+" is implemented and covered by an automated test."))
+	if len(dc.criteria) == 0 {
+		dc.criteria = append(dc.criteria, sanitize("The behaviour described in "+b.sourceRef(d)+" is implemented and covered by an automated test."))
 	}
-	return out
+	return dc
 }
 
 // splitRationale separates from a draft's sentences those that explain
@@ -496,11 +508,12 @@ func (b *builder) milestone(s *section, phase int) string {
 
 // renderDraft turns a draft into a ticket (ids are set by the caller).
 func (b *builder) renderDraft(d *draft, qids map[*question]string) tickets.Ticket {
+	dc := b.criteria(d)
 	t := tickets.Ticket{
 		TicketType:         d.kind,
 		Title:              b.finalTitle(d.title),
-		Description:        b.description(d, qids),
-		AcceptanceCriteria: b.criteria(d),
+		Description:        b.description(d, dc, qids),
+		AcceptanceCriteria: dc.criteria,
 		Labels:             b.labels(d),
 		Dependencies:       []string{},
 		Metadata: map[string]any{
@@ -531,7 +544,7 @@ func (b *builder) finalTitle(title string) string {
 }
 
 // description writes the ticket description for the detail level.
-func (b *builder) description(d *draft, qids map[*question]string) string {
+func (b *builder) description(d *draft, dc draftCriteria, qids map[*question]string) string {
 	var parts []string
 	if d.kind == tickets.TypeStory {
 		parts = append(parts, b.storySentence(d))
@@ -544,10 +557,11 @@ func (b *builder) description(d *draft, qids map[*question]string) string {
 	detail := b.opts.OutputDetail
 	if detail != tickets.DetailCompact {
 		parts = append(parts, d.notes...)
-		_, why := splitRationale(cleanCriteria(d.crit))
-		_, whyAll := splitRationale(cleanCriteria(d.general))
-		if why = append(why, whyAll...); len(why) > 0 {
-			parts = append(parts, "Context from the spec: "+strings.Join(why, " "))
+		if len(dc.further) > 0 {
+			parts = append(parts, "Further requirements from the spec: "+strings.Join(dc.further, " "))
+		}
+		if len(dc.context) > 0 {
+			parts = append(parts, "Context from the spec: "+strings.Join(dc.context, " "))
 		}
 		if len(d.also) > 0 {
 			parts = append(parts, "Also covers: "+strings.Join(d.also, "; ")+".")
@@ -570,9 +584,6 @@ func (b *builder) description(d *draft, qids map[*question]string) string {
 			}
 			if sum := b.sectionSummary(d.sec); sum != "" && d.sec != nil && d.sec.parent != nil && !strings.Contains(strings.Join(append(append([]string{}, d.crit...), d.general...), " "), strings.TrimSuffix(sum, ".")) {
 				parts = append(parts, "Section context: "+sum)
-			}
-			if n := len(d.crit) + len(d.general); n > b.criteriaCap() {
-				parts = append(parts, "The spec states "+itoa(n)+" requirements for this ticket; related ones are grouped in the acceptance criteria.")
 			}
 		}
 		var qs []string
