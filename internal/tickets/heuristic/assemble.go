@@ -979,7 +979,7 @@ func (b *builder) renderEpic(g *group, slots []slot) tickets.Ticket {
 			children = append(children, sl.d)
 		}
 	}
-	crit := b.epicCriteria(g, children)
+	crit := b.epicCriteria(children)
 	prio := b.epicPriority(children)
 	desc := b.epicDescription(g, len(children))
 	label := "general"
@@ -1011,28 +1011,38 @@ func (b *builder) renderEpic(g *group, slots []slot) tickets.Ticket {
 	}
 }
 
-// epicCriteria are the acceptance criteria of the epic of g: its
-// children are done, each piece of work (not a spike) is delivered, as
-// many as the criteria cap leaves room for, and nothing of its part of
-// the spec is left out.
-func (b *builder) epicCriteria(g *group, children []*draft) []string {
+// epicCriteria are the acceptance criteria of an epic: each piece of work
+// among its children (not a spike) is delivered, named by its title; when
+// they are more than the criteria, the last criterion names the rest. That
+// nothing of its part of the spec is left out is the epic's scope, which
+// its description states; a reader took "All 5 child tickets are done"
+// and "Nothing in … is left without a ticket" for tracking, not checks.
+func (b *builder) epicCriteria(children []*draft) []string {
 	var work []*draft
 	for _, c := range children {
 		if c.origin != originSpike {
 			work = append(work, c)
 		}
 	}
-	crit := []string{"All " + itoa(len(children)) + " child tickets are done and their acceptance criteria pass."}
-	for _, c := range work {
-		if len(crit) >= b.criteriaCap()-1 {
+	var crit []string
+	limit := b.criteriaCap()
+	for i, c := range work {
+		if len(work) > limit && i == limit-1 {
+			var rest []string
+			for _, r := range work[i:] {
+				rest = append(rest, b.finalTitle(r.title))
+			}
+			also := "Also delivered: " + strings.Join(rest, "; ") + "."
+			if utf8.RuneCountInString(also) > maxJoined {
+				also = "Also delivered: the other " + itoa(len(rest)) + " child tickets."
+			}
+			crit = append(crit, also)
 			break
 		}
 		crit = append(crit, "Delivered: "+b.finalTitle(c.title)+".")
 	}
-	if g.sec == nil {
-		crit = append(crit, "Nothing in the request is left without a ticket or an open question.")
-	} else {
-		crit = append(crit, "Nothing in "+b.groupRef(g)+" of the spec is left without a ticket or an open question.")
+	if len(crit) == 0 {
+		crit = append(crit, "All "+itoa(len(children))+" child tickets are done and their acceptance criteria pass.")
 	}
 	return cleanCriteria(crit)
 }

@@ -1164,7 +1164,7 @@ var reporterQuestion = regexp.MustCompile(`(?i)^(would|will|do|are|can|could|hav
 
 // documentMetadata is a line of a document's header that describes the
 // document, not the work: its authors, dates, status and discussion.
-var documentMetadata = regexp.MustCompile(`(?i)^(authors?|author\(s\)|editors?|owners?|champions?|shepherds?|reviewers?|approvers?|last updated|updated|last modified|start date|date|created|status|discussion|discussions|discussion at|issue|issues|tracking issue|rfc pr|rfc issue|rust issue|pr|pull request|feature name)\b[^:]{0,3}(:|\s+at\s+https?://)`)
+var documentMetadata = regexp.MustCompile(`(?i)^(authors?|author\(s\)|editors?|owners?|champions?|shepherds?|reviewers?|approvers?|last updated|updated|last modified|start date|date|created|status|discussion|discussions|discussion at|issue|issues|tracking issue|rfc pr|rfc issue|rust issue|pr|pull request|feature name|attendees|participants|agenda|facilitator|note taker)\b[^:]{0,3}(:|\s+at\s+https?://)`)
 
 // speculation is a sentence that guesses at what was or will be, which
 // asks for nothing.

@@ -2,6 +2,7 @@ package heuristic_test
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -49,4 +50,65 @@ func TestManyChecksStayCheckable(t *testing.T) {
 		return
 	}
 	t.Fatalf("no ticket holds the section's checks: %+v", res.Tickets)
+}
+
+// TestBrokenLinesAreSentences reads lines an author broke with two spaces,
+// or that each open with a bold label, as sentences of their own: a use
+// case's "**Actors**: Admin, System" over "**Trigger**: …" was one
+// criterion "Actors: Admin, System Trigger: Admin finalizes …", and a
+// meeting's "**Attendees:**" line over its "**Agenda:**" the evidence of a
+// risk.
+func TestBrokenLinesAreSentences(t *testing.T) {
+	for _, c := range []struct{ name, sep string }{{"hard break", "  \n"}, {"bold labels", "\n"}} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := "# Legal content\n\n## Main Flow: Admin Publishes New Legal Version\n\n" +
+				"**Actors**: Admin, System" + c.sep +
+				"**Trigger**: Admin finalizes the draft and selects Publish" + c.sep +
+				"**Outcome**: The new version becomes current and an audit entry is recorded\n\n" +
+				"**Steps**:\n\n1. Admin previews the content and reviews the change summary\n2. System publishes the new version and archives the previous one\n"
+			res := generate(t, defaultRequest(spec, "Legal content"))
+			for _, tk := range res.Tickets {
+				for _, ac := range append(tk.AcceptanceCriteria, tk.Description) {
+					if strings.Contains(ac, "System Trigger") || strings.Contains(ac, "Publish Outcome") {
+						t.Errorf("%s: two lines run together: %q", tk.ExternalID, ac)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestEngineWritesNoTrackingCriteria keeps the engine's own bookkeeping
+// out of acceptance criteria: a reader took an epic's "All 5 child tickets
+// are done and their acceptance criteria pass", "Nothing in the … section
+// is left without a ticket or an open question" and a spike's "The
+// decision is recorded … and the affected tickets are updated" for
+// tracking, not checks. An epic's criteria name what its children deliver.
+func TestEngineWritesNoTrackingCriteria(t *testing.T) {
+	for _, name := range []string{"tickets-api", "bettor-and-operator-api", "aggregator-api"} {
+		t.Run(name, func(t *testing.T) {
+			spec, err := os.ReadFile("../../../testdata/specs/" + name + ".md")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := generate(t, defaultRequest(string(spec), name))
+			epics := 0
+			for _, tk := range res.Tickets {
+				for _, ac := range tk.AcceptanceCriteria {
+					if strings.Contains(ac, "child tickets are done") || strings.HasPrefix(ac, "Nothing in ") || strings.Contains(ac, "affected tickets are updated") {
+						t.Errorf("%s %s: tracking criterion %q", tk.ExternalID, tk.TicketType, ac)
+					}
+				}
+				if tk.TicketType == "epic" {
+					epics++
+					if !strings.HasPrefix(tk.AcceptanceCriteria[0], "Delivered: ") {
+						t.Errorf("epic %s opens with %q, not what a child delivers", tk.ExternalID, tk.AcceptanceCriteria[0])
+					}
+				}
+			}
+			if epics == 0 {
+				t.Fatal("no epic: the test reads none")
+			}
+		})
+	}
 }

@@ -118,6 +118,9 @@ type parser struct {
 	stack   []*listItem // open list items, outermost first
 	blank   bool        // a blank line was seen since the last list line
 	line    int         // 1-based number of the line being read
+	// lineBreak is true when the paragraph's last line ended in a hard
+	// line break: two spaces or a backslash.
+	lineBreak bool
 	// prevText is the last line that was not blank (cleared after a
 	// literal block).
 	prevText string
@@ -470,9 +473,45 @@ func (p *parser) readText(line, trimmed string) {
 	}
 	p.flushList()
 	trimmed = strings.TrimSpace(strings.TrimLeft(trimmed, ">"))
-	if trimmed != "" {
-		p.para = append(p.para, trimmed)
+	if trimmed == "" {
+		return
 	}
+	if n := len(p.para); n > 0 && (p.lineBreak && opensSentence(trimmed) || strings.HasPrefix(trimmed, "**") && boldLabel.MatchString(trimmed)) {
+		// "**Actors**: Admin, System␣␣" over "**Trigger**: Admin
+		// finalizes the draft": lines the author broke before a capital,
+		// or that each open with a label, are sentences of their own, not
+		// one run-on sentence "Actors: Admin, System Trigger: Admin
+		// finalizes …". Two spaces before a lower-case word ("whether the
+		// Job should␣␣" over "be treated as …") are no break of the
+		// author's.
+		p.para[n-1] = endSentence(p.para[n-1])
+	}
+	p.para = append(p.para, trimmed)
+	p.lineBreak = strings.HasSuffix(line, "  ") || strings.HasSuffix(line, "\\")
+	if strings.HasSuffix(p.para[len(p.para)-1], "\\") {
+		p.para[len(p.para)-1] = strings.TrimSuffix(p.para[len(p.para)-1], "\\")
+	}
+}
+
+// opensSentence reports whether line opens with a capital letter or bold
+// text.
+func opensSentence(line string) bool {
+	r, _ := utf8.DecodeRuneInString(line)
+	return unicode.IsUpper(r) || strings.HasPrefix(line, "**")
+}
+
+// boldLabel opens a line with a label in bold: "**Trigger**: …",
+// "**Status:** Draft".
+var boldLabel = regexp.MustCompile(`^\*\*[^*]{1,40}(?::\*\*|\*\*:)`)
+
+// endSentence ends s with a full stop unless it ends a sentence or
+// opens what follows (":").
+func endSentence(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, ":") {
+		return s
+	}
+	return s + "."
 }
 
 // linkDefinition is a Markdown link reference definition ("[Proposed
@@ -655,6 +694,7 @@ func (p *parser) flushParagraph() {
 	}
 	p.current.blocks = append(p.current.blocks, &block{kind: paragraphBlock, text: strings.Join(p.para, " "), first: p.para[0]})
 	p.para = nil
+	p.lineBreak = false
 }
 
 func (p *parser) flushList() {
@@ -817,14 +857,9 @@ func itemText(it *listItem) string {
 func joinSentences(parts []string) string {
 	var out []string
 	for _, p := range parts {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, endSentence(p))
 		}
-		if !strings.HasSuffix(p, ".") && !strings.HasSuffix(p, "?") && !strings.HasSuffix(p, "!") && !strings.HasSuffix(p, ":") {
-			p += "."
-		}
-		out = append(out, p)
 	}
 	return strings.Join(out, " ")
 }

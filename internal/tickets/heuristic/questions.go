@@ -374,12 +374,11 @@ func (b *builder) spikeFor(s *section, qs []*question) *draft {
 		block += q.block
 		d.crit = append(d.crit, "A written decision answers: "+q.text)
 	}
-	d.crit = append(d.crit, "The decision is recorded in the project docs and the affected tickets are updated to match it.")
 	where := "the request"
 	if s != nil && s.parent != nil {
 		where = "the \"" + s.cleanedHeading() + "\" section"
 	}
-	d.lead = "Time-boxed investigation: " + where + " leaves this open, and work there cannot be finished until it is decided."
+	d.lead = "Time-boxed investigation: " + where + " leaves this open, and work there cannot be finished until it is decided. Record the decision in the project docs and update the affected tickets to match it."
 	d.value = 0.3 + 0.05*float64(min(block, 5))
 	d.conf = 0.7
 	d.phase = 1
