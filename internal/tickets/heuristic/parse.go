@@ -486,11 +486,8 @@ func (p *parser) readText(line, trimmed string) {
 		// author's.
 		p.para[n-1] = endSentence(p.para[n-1])
 	}
-	p.para = append(p.para, trimmed)
+	p.para = append(p.para, strings.TrimSuffix(trimmed, "\\"))
 	p.lineBreak = strings.HasSuffix(line, "  ") || strings.HasSuffix(line, "\\")
-	if strings.HasSuffix(p.para[len(p.para)-1], "\\") {
-		p.para[len(p.para)-1] = strings.TrimSuffix(p.para[len(p.para)-1], "\\")
-	}
 }
 
 // opensSentence reports whether line opens with a capital letter or bold
