@@ -357,8 +357,8 @@ type draftCriteria struct {
 // there is room.
 func (b *builder) criteria(d *draft) draftCriteria {
 	limit := b.criteriaCap()
-	crit, why := splitRationale(cleanCriteria(d.crit))
-	general, whyAll := splitRationale(cleanCriteria(d.general))
+	crit, why := splitChecks(cleanCriteria(d.crit))
+	general, whyAll := splitChecks(cleanCriteria(d.general))
 	dc := draftCriteria{context: append(why, whyAll...)}
 	if b.opts.OutputDetail == tickets.DetailCompact {
 		dc.criteria = crit[:min(len(crit), limit)]
@@ -377,37 +377,99 @@ func (b *builder) criteria(d *draft) draftCriteria {
 	return dc
 }
 
-// splitRationale separates from a draft's sentences those that explain
-// the work instead of stating what must hold: why it is done ("This allows
-// Jobs to be cleaned up …", "Because Job controller depends on Pods …"),
-// what was considered ("We considered adding it in Job controller"), how
-// things are today ("Currently, go install does not
-// allow version suffixes"), a pointer ("See Rationale below"); not one
-// whose later clause is a rule ("Because …, these variables should be
-// removed …", "It is common …; therefore, … is only allowed …"), nor a
-// decision or a note ("We decided not to block deletion on owners", "Note
-// that … it does not remove the condition"). The checks
-// are a ticket's acceptance criteria; the rationale goes to its
-// description (see description), so that nothing of the spec is lost.
-func splitRationale(sentences []string) (checks, rationale []string) {
+// splitChecks separates from a draft's sentences those a tester would not
+// check of its work (its context) from the checks. The context goes to
+// the ticket's description (see description), so that nothing of the spec
+// is lost. Context is:
+//   - rationale: why the work is done ("This allows Jobs to be cleaned up
+//     …", "Because Job controller depends on Pods …"), what was considered
+//     ("We have considered …"), today's state ("Currently, …"), a pointer
+//     ("See Rationale below"), an example ("For instance, …"); not one
+//     whose later clause is a rule ("Because …, these variables should be
+//     removed …", "It is common …; therefore, … is only allowed …"), nor a
+//     decision or a note ("We decided not to block deletion on owners",
+//     "Note that … it does not remove the condition");
+//   - a hedge or a plan: what might happen or could be done later ("The
+//     Pod might not be immediately replaced", "could be extended to …",
+//     "as future work", "We will evaluate …", "may support deletion of
+//     crates, if necessary");
+//   - what nobody here builds: a guarantee not given ("We do not offer
+//     guarantees on creation order"), another part working as usual ("The
+//     kubelet handles container restarts as usual"), what the users'
+//     application must do, what is out of scope;
+//   - a use case's actors and trigger ("Trigger: Admin sets a future
+//     effective date"), and an outcome that names a benefit, not a result
+//     ("Outcome: Regionalized compliance").
+//
+// An outside reader labelled these kinds in the criteria of eight public
+// specs (docs/tickets-quality.md).
+func splitChecks(sentences []string) (checks, context []string) {
 	for _, s := range sentences {
-		if rationaleOpener.MatchString(s) && !ruleAfterReason.MatchString(s) {
-			rationale = append(rationale, s)
+		if isContext(s) {
+			context = append(context, s)
 		} else {
 			checks = append(checks, s)
 		}
 	}
-	return checks, rationale
+	return checks, context
 }
 
-// ruleAfterReason is a rule after a sentence's opening reason: "Because
-// the sysvar system supports …, these variables should be removed …" is a
-// requirement with its reason.
-var ruleAfterReason = regexp.MustCompile(`[,;][^,;]*\b(?:should|must|shall|will|need to|needs to|has to|have to|therefore)\b`)
+// firstClause is s up to its first comma, semicolon or dash.
+func firstClause(s string) string {
+	if i := strings.IndexAny(s, ",;\u2014"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
 
-// rationaleOpener opens a sentence that explains the work: its reason,
-// its history or today's state, an aside.
-var rationaleOpener = regexp.MustCompile(`^(?:This (?:allows|lets|enables|makes|means|is because|is why|is to|way)|That is,|I\.e\.,|These (?:allow|let|enable|make|mean)|Because\b|Since\b|As a result\b|In practice\b|Currently\b|Today,|Historically\b|We (?:considered|looked at|discussed|originally)|It is common\b|It's common\b|See (?:the )?(?:[A-Z]\w+ )*(?:below|above|section)|The (?:reason|motivation|rationale)\b)`)
+// isContext reports whether sentence s is context, not a check (see
+// splitChecks).
+func isContext(s string) bool {
+	switch {
+	case rationaleOpener.MatchString(s):
+		return !ruleAfterReason.MatchString(s)
+	case hedge.MatchString(firstClause(s)), plan.MatchString(s), notOurs.MatchString(s), flowContext.MatchString(s):
+		return true
+	case flowOutcome.MatchString(s):
+		return !hasVerb(flowOutcome.ReplaceAllString(s, ""))
+	}
+	return false
+}
+
+var (
+	// ruleAfterReason is a rule after a sentence's opening reason:
+	// "Because the sysvar system supports …, these variables should be
+	// removed …" is a requirement with its reason.
+	ruleAfterReason = regexp.MustCompile(`[,;][^,;]*\b(?:should|must|shall|will|need to|needs to|has to|have to|therefore)\b`)
+
+	// rationaleOpener opens a sentence that explains the work: its reason,
+	// its history or today's state, an aside, an example.
+	rationaleOpener = regexp.MustCompile(`^(?:This (?:allows|lets|enables|makes|means|is because|is why|is to|way|can be used|could be used)|That is,|I\.e\.,|These (?:allow|let|enable|make|mean)|Because\b|Since\b|As a result\b|In practice\b|Currently\b|Today,|Historically\b|We (?:have |had )?(?:considered|looked at|discussed|originally)|It is common\b|It's common\b|See (?:the )?(?:[A-Z]\w+ )*(?:below|above|section)|The (?:reason|motivation|rationale|prior art)\b|For (?:instance|example),|E\.g\.,|\(.*\)\.?$)`)
+
+	// hedge is a main clause that says what might happen or could be
+	// done ("The Pod might not be immediately replaced, as …"); a hedge
+	// after a rule ("… is settable per session, but some experiments might
+	// only be global") leaves the rule a check.
+	hedge = regexp.MustCompile(`(?i)\bmight\b|\bcould (?:be|also|then|later)\b`)
+
+	// plan is a sentence that says what could be done later or what is
+	// still to be decided.
+	plan = regexp.MustCompile(`(?i)\bcan be extended\b|\bin the future\b|\bfuture work\b|\bchances are\b|\bis desirable\b|^It would be\b|^It(?:'s| is) possible\b|^We (?:will|would|may|might|could|plan to|intend to) (?:evaluate|consider|explore|investigate|revisit|look into)\b|\bmay\b[^.]*\bif (?:necessary|needed|desired)\b`)
+
+	// notOurs is a sentence about what the team does not build: a
+	// guarantee not given, another part working as it does, the users'
+	// application's duty, what is out of scope.
+	notOurs = regexp.MustCompile(`(?i)\b(?:no|not offer|not provide|not give|don't offer|doesn't offer|doesn't provide|don't provide) guarantees?\b|\bnot guaranteed\b|\bas usual\b|^(?:The |Your |Their )?(?:user's )?(?:application|app|workload)s? (?:needs?|has|have) to\b|\b(?:not (?:required |included )?in (?:this )?scope|out of scope)\b`)
+
+	// flowContext is a use case's actors or trigger: who takes part and
+	// what starts it, which a tester sets up, not checks.
+	flowContext = regexp.MustCompile(`^(?:Actors?|Triggers?|Preconditions?):`)
+
+	// flowOutcome is the label of a use case's outcome; the outcome is a
+	// check when it states a result ("New version becomes current"), not
+	// when it names a benefit ("Regionalized compliance").
+	flowOutcome = regexp.MustCompile(`^(?:Outcome|Postconditions?):\s*`)
+)
 
 // sourceRef names where a draft came from.
 func (b *builder) sourceRef(d *draft) string {

@@ -112,3 +112,22 @@ func TestEngineWritesNoTrackingCriteria(t *testing.T) {
 		})
 	}
 }
+
+// TestLinkAloneIsNoCriterion reads a paragraph that is one link and
+// nothing else as a pointer to another document: KEP-592's "[K8s
+// Proposal: TTL controller for finished Jobs and Pods][]" was a criterion
+// of four tickets.
+func TestLinkAloneIsNoCriterion(t *testing.T) {
+	spec := "# TTL after finished\n\n## Proposal\n\n[K8s Proposal: TTL controller for finished Jobs and Pods][]\n\n" +
+		"### Controller\n\nThe TTL controller deletes a finished Job once its TTL has expired.\n\n" +
+		"### API\n\nThe JobSpec gets the field `ttlSecondsAfterFinished`, a non-negative number of seconds.\n\n" +
+		"[K8s Proposal: TTL controller for finished Jobs and Pods]: https://example.com/ttl-proposal\n"
+	res := generate(t, defaultRequest(spec, "TTL after finished"))
+	for _, tk := range res.Tickets {
+		for _, ac := range tk.AcceptanceCriteria {
+			if strings.Contains(ac, "K8s Proposal") {
+				t.Errorf("%s: criterion %q", tk.ExternalID, ac)
+			}
+		}
+	}
+}

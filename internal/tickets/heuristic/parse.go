@@ -476,6 +476,12 @@ func (p *parser) readText(line, trimmed string) {
 	if trimmed == "" {
 		return
 	}
+	if len(p.para) == 0 && trimmed[0] == '[' && wholeLink.MatchString(trimmed) && (p.line >= len(p.lines) || strings.TrimSpace(p.lines[p.line]) == "") {
+		// "[K8s Proposal: TTL controller for finished Jobs and Pods][]"
+		// alone points to another document; it states nothing (it was a
+		// criterion of four tickets).
+		return
+	}
 	if n := len(p.para); n > 0 && (p.lineBreak && opensSentence(trimmed) || strings.HasPrefix(trimmed, "**") && boldLabel.MatchString(trimmed)) {
 		// "**Actors**: Admin, System␣␣" over "**Trigger**: Admin
 		// finalizes the draft": lines the author broke before a capital,
@@ -496,6 +502,10 @@ func opensSentence(line string) bool {
 	r, _ := utf8.DecodeRuneInString(line)
 	return unicode.IsUpper(r) || strings.HasPrefix(line, "**")
 }
+
+// wholeLink is a line that is one link and nothing else: "[text][]",
+// "[text][ref]", "[text](https://…)".
+var wholeLink = regexp.MustCompile(`^\[[^\]]+\](?:\[[^\]]*\]|\([^)\s]*\))$`)
 
 // boldLabel opens a line with a label in bold: "**Trigger**: …",
 // "**Status:** Draft".
