@@ -90,8 +90,8 @@ func TestWantedOfOthers(t *testing.T) {
 // a rule followed by a hedge and an outcome that states a result.
 func TestContextIsNoCriterion(t *testing.T) {
 	for _, c := range []struct {
-		sentence  string
-		context bool
+		sentence string
+		context  bool
 	}{
 		{"This allows Jobs to be cleaned up after they finish.", true},
 		{"Because Job controller depends on Pods to exist to work correctly.", true},
