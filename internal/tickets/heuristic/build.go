@@ -581,6 +581,18 @@ func (b *builder) walkBlocks(s *section) {
 				caption = ""
 				continue
 			}
+			if in.topic == "testing" && caption != "" && testsCover.MatchString(caption) && coveredItems(bl.items) {
+				// "Unit, integration and E2E tests cover the following
+				// Indexed Job mechanics:" over "- Scale up and down", "-
+				// Pod failures": what the tests cover, each a criterion
+				// of the test plan's ticket ("Pod failures." was a ticket
+				// of its own, and its criterion).
+				for _, it := range bl.items {
+					b.addUnit(s, strings.Replace(caption, " the following ", " ", 1)+": "+lowerFirst(strings.TrimRight(itemText(it), ".;,"))+".", "", nil, nil)
+				}
+				caption = ""
+				continue
+			}
 			for _, it := range bl.items {
 				b.walkItem(s, it, caption)
 			}
@@ -1066,6 +1078,22 @@ func shortItems(items []*listItem) bool {
 		}
 	}
 	return true
+}
+
+// testsCover is a test plan's lead-in to what its tests cover: "Unit,
+// integration and E2E tests cover the following …", "Tests for".
+var testsCover = regexp.MustCompile(`(?i)\btests?\b.*\b(?:cover|covers|for|of|include|includes|including|exercise|verify)\b`)
+
+// coveredItems reports whether every item of a list names what is covered
+// in a few words, one phrase with no sub-items: "Scale up and down",
+// "Creation with index annotations and indexed pod hostnames".
+func coveredItems(items []*listItem) bool {
+	for _, it := range items {
+		if len(it.children) > 0 || it.check || fieldCount(it.text) > 10 || strings.Contains(strings.TrimRight(it.text, "."), ". ") {
+			return false
+		}
+	}
+	return len(items) >= 2
 }
 
 // shortWorkItem reports whether a list item's text of two words names

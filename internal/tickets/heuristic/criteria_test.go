@@ -131,3 +131,31 @@ func TestLinkAloneIsNoCriterion(t *testing.T) {
 		}
 	}
 }
+
+// TestWhatTestsCoverIsOneTicket reads a test plan's list under "… tests
+// cover the following …:" as what the tests cover: one ticket whose
+// criteria each name one thing covered, not a ticket per item whose only
+// criterion is the bare item ("Pod failures.").
+func TestWhatTestsCoverIsOneTicket(t *testing.T) {
+	spec := "# Indexed Job\n\n## Design\n\nThe Job controller gives each Pod a completion index from 0 to completions - 1.\n\n" +
+		"## Test Plan\n\nUnit, integration and E2E tests cover the following Indexed Job mechanics:\n\n" +
+		"- Creation with index annotations and indexed pod hostnames.\n- Scale up and down.\n- Pod failures.\n\n" +
+		"Additionally, we add unit tests for API defaulting and validation, with feature gate enabled and disabled.\n"
+	res := generate(t, defaultRequest(spec, "Indexed Job"))
+	var holders []string
+	for _, tk := range res.Tickets {
+		all := strings.Join(tk.AcceptanceCriteria, "\n")
+		if strings.Contains(all, "ailures") {
+			holders = append(holders, tk.Title)
+			if !strings.Contains(all, "tests cover Indexed Job mechanics: pod failures.") || !strings.Contains(all, "scale up and down") {
+				t.Errorf("%q: criteria %q", tk.Title, tk.AcceptanceCriteria)
+			}
+			if tk.Title != "Add unit, integration and E2E tests for Indexed Job mechanics" {
+				t.Errorf("title %q", tk.Title)
+			}
+		}
+	}
+	if len(holders) != 1 {
+		t.Errorf("pod failures are in %d tickets %q, want one", len(holders), holders)
+	}
+}

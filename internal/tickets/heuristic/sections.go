@@ -1128,10 +1128,22 @@ func (b *builder) topicTitle(s *section, topic string, units []*unit) string {
 		}
 		return "Implement state transitions"
 	case "testing":
+		for _, u := range units {
+			if m := testsCoverTitle.FindStringSubmatch(u.text); m != nil {
+				// "Unit, integration and E2E tests cover Indexed Job
+				// mechanics: pod failures." names the work better than
+				// "Set up test plan".
+				return shorten("Add "+lowerFirst(m[1])+" for "+m[2], 12, 90)
+			}
+		}
 		return "Set up " + lowerFirst(s.cleanedHeading())
 	}
 	return namedFields(b.headingTitle(s, units), s)
 }
+
+// testsCoverTitle is a criterion of what a test plan's tests cover (see
+// walkBlocks): the tests and what they cover.
+var testsCoverTitle = regexp.MustCompile(`^(.*?\btests?)\s+(?:cover|covers|exercise|verify)\s+([^:]{3,60}):`)
 
 // namedFields names the fields of "the following API fields" in a title by
 // the Go struct fields that s's code defines ("Add the following API
