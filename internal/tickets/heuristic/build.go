@@ -324,6 +324,7 @@ func (b *builder) build() {
 		}
 		b.attachLateCriteria()
 		b.attachNoteConstraints()
+		b.dropContextOnly()
 		b.mergeSubResources()
 		b.linkResources()
 		b.buildQuestionSpikes(false)
@@ -339,6 +340,24 @@ func (b *builder) build() {
 	b.orderDependencies()
 	b.labelDependencies()
 	b.foldRestatedRequirements()
+}
+
+// dropContextOnly drops the draft of a section or list item whose every
+// sentence is context (see splitChecks): "While all of these new features
+// are pretty small in their own right, they all add up to …" is no work,
+// and was a ticket "Implement while all of these new features are pretty
+// small in their own right". Its sentences stay in the spec; a draft with
+// a story's want, an endpoint, a requirement identifier or no sentences
+// of its own is kept.
+func (b *builder) dropContextOnly() {
+	for _, d := range b.drafts {
+		if !d.alive || d.origin != originSection && d.origin != originItem || d.means != "" || d.ep != nil || d.reqID != "" || len(d.crit) == 0 {
+			continue
+		}
+		if checks, _ := splitChecks(cleanCriteria(d.crit)); len(checks) == 0 {
+			d.alive = false
+		}
+	}
 }
 
 // foldRestatedRequirements folds a short section that restates a numbered

@@ -159,3 +159,20 @@ func TestWhatTestsCoverIsOneTicket(t *testing.T) {
 		t.Errorf("pod failures are in %d tickets %q, want one", len(holders), holders)
 	}
 }
+
+// TestContextOnlySectionIsNoTicket gives no ticket to a section whose every
+// sentence is context: "It could be prohibitively complex …" was a ticket
+// "Implement be prohibitively complex".
+func TestContextOnlySectionIsNoTicket(t *testing.T) {
+	spec := "# Workspace deduplication\n\n## Workspace dependencies\n\nA member declares a dependency with `workspace = true` and inherits its version from the workspace root.\n\n" +
+		"## Complexity\n\nIt could be prohibitively complex to implement. An incremental design could be used to avoid a large refactoring.\n"
+	res := generate(t, defaultRequest(spec, "Workspace deduplication"))
+	for _, tk := range res.Tickets {
+		if strings.Contains(tk.Title, "omplex") || strings.Contains(strings.Join(tk.AcceptanceCriteria, " "), "prohibitively") {
+			t.Errorf("ticket %q from a section of context only: %q", tk.Title, tk.AcceptanceCriteria)
+		}
+	}
+	if len(res.Tickets) == 0 {
+		t.Fatal("no ticket at all")
+	}
+}

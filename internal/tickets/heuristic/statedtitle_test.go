@@ -23,7 +23,7 @@ func TestShortHeadingIsTitledByWhatItStates(t *testing.T) {
 			"Implement admin console"},
 		{"proposal", "## TTL controller\n\nWe will add a TTL controller for finished Jobs. We considered adding it to the Job controller.\n",
 			"Add a TTL controller for finished Jobs"},
-		{"hedge", "## Deleted crates\n\nThe proposed scheme may support deletion of crates, if necessary.\n",
+		{"hedge", "## Deleted crates\n\nThe proposed scheme may support deletion of crates, if necessary. A request for a deleted crate is answered 410.\n",
 			"Implement deleted crates"},
 		{"document part", "## Guide-level explanation\n\nThe index is served over HTTP as plain files, one per crate.\n",
 			"Serve the index over HTTP as plain files, one per crate"},
