@@ -348,10 +348,12 @@ func (b *builder) build() {
 // and was a ticket "Implement while all of these new features are pretty
 // small in their own right". Its sentences stay in the spec; a draft with
 // a story's want, an endpoint, a requirement identifier or no sentences
-// of its own is kept.
+// of its own is kept, and so is a KEP's graduation to a stage, whose
+// gates are met by others ("Implemented feedback from alpha testers") but
+// whose promotion is work.
 func (b *builder) dropContextOnly() {
 	for _, d := range b.drafts {
-		if !d.alive || d.origin != originSection && d.origin != originItem || d.means != "" || d.ep != nil || d.reqID != "" || len(d.crit) == 0 {
+		if !d.alive || d.origin != originSection && d.origin != originItem || d.means != "" || d.ep != nil || d.reqID != "" || len(d.crit) == 0 || graduationOf(d.sec) != "" {
 			continue
 		}
 		if checks, _ := splitChecks(cleanCriteria(d.crit)); len(checks) == 0 {

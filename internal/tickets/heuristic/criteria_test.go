@@ -176,3 +176,33 @@ func TestContextOnlySectionIsNoTicket(t *testing.T) {
 		t.Fatal("no ticket at all")
 	}
 }
+
+// TestGraduationIsAPromotion titles a KEP's "Alpha -> Beta Graduation" by
+// the promotion of what the KEP specifies ("Implement alpha -> beta
+// graduation" said nothing of what graduates), keeps it a task, and reads
+// gates that others meet (time without complaints, adoption) as context.
+func TestGraduationIsAPromotion(t *testing.T) {
+	spec := "# KEP-2214: Indexed Job\n\n## Design Details\n\nThe Job controller gives each Pod a completion index.\n\n### Graduation Criteria\n\n" +
+		"#### Alpha -> Beta Graduation\n\n- Add metrics for the Job controller's sync duration.\n- Enable the IndexedJob feature gate by default.\n\n" +
+		"#### Beta -> GA Graduation\n\n- The E2E test graduates to conformance.\n- Enabled in Beta for at least two releases without complaints.\n- 2 examples of operators using Indexed Jobs.\n"
+	res := generate(t, defaultRequest(spec, "KEP-2214: Indexed Job"))
+	want := map[string]bool{"Graduate Indexed Job to beta": false, "Graduate Indexed Job to GA": false}
+	for _, tk := range res.Tickets {
+		if _, ok := want[tk.Title]; ok {
+			want[tk.Title] = true
+			if tk.TicketType != "task" {
+				t.Errorf("%q is a %s", tk.Title, tk.TicketType)
+			}
+		}
+		for _, ac := range tk.AcceptanceCriteria {
+			if strings.Contains(ac, "complaints") || strings.Contains(ac, "examples of operators") {
+				t.Errorf("%s: gate others meet as a criterion: %q", tk.ExternalID, ac)
+			}
+		}
+	}
+	for title, found := range want {
+		if !found {
+			t.Errorf("no ticket %q", title)
+		}
+	}
+}

@@ -1432,6 +1432,20 @@ func endpointDescriptionTitle(h string, units []*unit) (title string, ok bool) {
 // feature gate"), else its first unit; ok is false when h is no stage or
 // the section says nothing.
 func (b *builder) stageTitle(s *section, h string, units []*unit) (title string, ok bool) {
+	if m := graduationStage.FindStringSubmatch(h); m != nil && !stageHeading.MatchString(h) {
+		if work := b.workName(); work != "" && !bareDocumentID.MatchString(work) {
+			// A KEP's "Alpha -> Beta Graduation" lists what the feature
+			// needs to reach beta: the work is that promotion ("Implement
+			// alpha -> beta graduation" said nothing of what graduates).
+			// A bare "Alpha" is titled by what its list says, below.
+			switch stage := strings.ToLower(m[1]); stage {
+			case "ga", "stable":
+				return shorten("Graduate "+work+" to GA", 14, 100), true
+			default:
+				return shorten("Graduate "+work+" to "+stage, 14, 100), true
+			}
+		}
+	}
 	if !stageHeading.MatchString(h) {
 		return "", false
 	}
@@ -1529,6 +1543,22 @@ func (b *builder) workTitle() string {
 	return shorten(verbFirst(title), 12, 100)
 }
 
+// workName is the name of the work the document specifies, its title
+// without a document identifier ("Indexed Job" of "KEP-2214: Indexed
+// Job"), or "" when it has no title.
+func (b *builder) workName() string {
+	for _, t := range []string{b.docTitle, b.req.Title} {
+		if t = strings.TrimSpace(t); t != "" {
+			return withoutDocumentID(cleanHeading(t))
+		}
+	}
+	return ""
+}
+
+// bareDocumentID is a title that names only the kind of document ("KEP",
+// "RFC 2789").
+var bareDocumentID = regexp.MustCompile(`(?i)^(?:kep|adr|rfc|pep|gep|prd|design doc(?:ument)?)(?:[- ]?\d+)?$`)
+
 // documentID is the identifier or kind of document that opens its title
 // ("KEP-2232: Suspend Jobs", "ADR-0005 — Provider abstraction …",
 // "Product Requirements Document: Legal Content Management"): it names the
@@ -1623,7 +1653,7 @@ func (b *builder) sectionDraft(s *section, topic string, units []*unit, title st
 		u.claimed = true
 	}
 	joined := strings.Join(texts, " ")
-	if story != nil || storyTopics[topic] && roleIn(joined) != "" && !rolloutSection(s) {
+	if story != nil || storyTopics[topic] && roleIn(joined) != "" && !rolloutSection(s) && graduationOf(s) == "" {
 		kind = tickets.TypeStory
 	}
 	d := b.newDraft(kind, originSection, title, s)
