@@ -313,48 +313,43 @@ func cleanCriteria(list []string) []string {
 	return out
 }
 
-// maxJoined is the length in runes up to which two neighbouring checks
-// are joined into one criterion when a draft has more checks than
-// criteria; a longer criterion is a paragraph a tester cannot tick off.
-const maxJoined = 200
+// maxCriteria is the most acceptance criteria a ticket may have (the
+// API's bound): a section that states more checks than its detail level's
+// number gets up to this many before any are joined.
+const maxCriteria = 8
 
-// fit fits checks into at most n criteria: while there are too many, it
-// joins the two neighbours whose joined text is shortest, up to maxJoined
-// runes; the checks that still do not fit are further, for the
-// description.
-func fit(checks []string, n int) (criteria, further []string) {
+// fit fits checks into at most n criteria, joining, while there are too
+// many, the two neighbours whose joined text is shortest: every check
+// stays a criterion, and the joined ones are the shortest that could be.
+func fit(checks []string, n int) []string {
 	list := slices.Clone(checks)
 	for len(list) > n {
-		best, bestLen := -1, maxJoined+1
+		best, bestLen := 0, -1
 		for i := 0; i+1 < len(list); i++ {
-			if l := utf8.RuneCountInString(list[i]) + 1 + utf8.RuneCountInString(list[i+1]); l < bestLen {
+			if l := utf8.RuneCountInString(list[i]) + utf8.RuneCountInString(list[i+1]); bestLen < 0 || l < bestLen {
 				best, bestLen = i, l
 			}
-		}
-		if best < 0 {
-			break
 		}
 		list[best] += " " + list[best+1]
 		list = slices.Delete(list, best+1, best+2)
 	}
-	if len(list) > n {
-		return list[:n], list[n:]
-	}
-	return list, nil
+	return list
 }
 
 // draftCriteria is what a tester reads of a draft's sentences: the
-// acceptance criteria, the checks beyond their number (further), and the
-// sentences that check nothing (context); the last two go to the
-// description.
+// acceptance criteria, and the sentences that check nothing (context),
+// which go to the description.
 type draftCriteria struct {
-	criteria, further, context []string
+	criteria, context []string
 }
 
 // criteria selects and shapes a draft's acceptance criteria: its own
-// checks first, fitted to the detail level's number (compact keeps the
-// first ones only), then the checks of its section's text above it while
-// there is room.
+// checks first, then the checks of its section's text above it while
+// there is room. Compact keeps the first checks only; standard and
+// detailed keep every check, up to maxCriteria when there are more than
+// the level's number, and join the shortest neighbours beyond that. An
+// outside reader preferred every check of the spec among the criteria,
+// some joined, to checks moved into the description.
 func (b *builder) criteria(d *draft) draftCriteria {
 	limit := b.criteriaCap()
 	crit, why := splitChecks(cleanCriteria(d.crit))
@@ -363,7 +358,7 @@ func (b *builder) criteria(d *draft) draftCriteria {
 	if b.opts.OutputDetail == tickets.DetailCompact {
 		dc.criteria = crit[:min(len(crit), limit)]
 	} else {
-		dc.criteria, dc.further = fit(crit, limit)
+		dc.criteria = fit(crit, max(limit, min(len(crit), maxCriteria)))
 	}
 	for _, g := range general {
 		if len(dc.criteria) >= limit {
@@ -634,9 +629,6 @@ func (b *builder) description(d *draft, dc draftCriteria, qids map[*question]str
 	detail := b.opts.OutputDetail
 	if detail != tickets.DetailCompact {
 		parts = append(parts, d.notes...)
-		if len(dc.further) > 0 {
-			parts = append(parts, "Further requirements from the spec: "+strings.Join(dc.further, " "))
-		}
 		if len(dc.context) > 0 {
 			parts = append(parts, "Context from the spec: "+strings.Join(dc.context, " "))
 		}
@@ -1110,7 +1102,7 @@ func (b *builder) epicCriteria(children []*draft) []string {
 				rest = append(rest, b.finalTitle(r.title))
 			}
 			also := "Also delivered: " + strings.Join(rest, "; ") + "."
-			if utf8.RuneCountInString(also) > maxJoined {
+			if utf8.RuneCountInString(also) > maxAlsoDelivered {
 				also = "Also delivered: the other " + itoa(len(rest)) + " child tickets."
 			}
 			crit = append(crit, also)
@@ -1123,6 +1115,10 @@ func (b *builder) epicCriteria(children []*draft) []string {
 	}
 	return cleanCriteria(crit)
 }
+
+// maxAlsoDelivered is the length in runes up to which an epic's last
+// criterion names the children the others leave out.
+const maxAlsoDelivered = 200
 
 // epicPriority is the priority of an epic: its most urgent child's, low
 // at least.
