@@ -415,6 +415,21 @@ func splitChecks(sentences []string) (checks, context []string) {
 	return checks, context
 }
 
+// contextWords are the words one of which hedge, plan and notOurs each
+// need; a sentence with none of them skips their regular expressions.
+var contextWords = []string{"might", "could", "extended", "future", "chances", "desirable", "would be", "possible", "we will", "we would", "we may", "we might", "we plan", "we intend", "if necessary", "if needed", "if desired", "guarantee", "as usual", "need to", "needs to", "has to", "have to", "scope", "complaints", "examples of", "confident"}
+
+// mayHedgeOrPlan reports whether s holds one of contextWords.
+func mayHedgeOrPlan(s string) bool {
+	low := strings.ToLower(s)
+	for _, w := range contextWords {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // firstClause is s up to its first comma, semicolon or dash.
 func firstClause(s string) string {
 	if i := strings.IndexAny(s, ",;\u2014"); i >= 0 {
@@ -429,7 +444,9 @@ func isContext(s string) bool {
 	switch {
 	case rationaleOpener.MatchString(s):
 		return !ruleAfterReason.MatchString(s)
-	case hedge.MatchString(firstClause(s)), plan.MatchString(s), notOurs.MatchString(s), flowContext.MatchString(s):
+	case flowContext.MatchString(s):
+		return true
+	case mayHedgeOrPlan(s) && (hedge.MatchString(firstClause(s)) || plan.MatchString(s) || notOurs.MatchString(s)):
 		return true
 	case flowOutcome.MatchString(s):
 		return !hasVerb(flowOutcome.ReplaceAllString(s, ""))

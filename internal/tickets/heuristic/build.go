@@ -631,10 +631,22 @@ func (b *builder) walkBlocks(s *section) {
 			b.walkTable(s, bl.table, caption)
 			caption = ""
 		case codeBlock:
+			if !s.guide && !(bi > 0 && s.blocks[bi-1].kind == paragraphBlock && exampleLeadIn.MatchString(s.blocks[bi-1].text)) {
+				// "CREATE TABLE system.web_sessions (…)", "rpc
+				// UserLogout(…)": what the design declares is work
+				// (see declarations); an example is not.
+				for _, d := range declarations(bl.text) {
+					b.addUnit(s, d, "", nil, nil)
+				}
+			}
 			caption = ""
 		}
 	}
 }
+
+// exampleLeadIn is a paragraph that introduces a code block as an example
+// or an output, not as what to build.
+var exampleLeadIn = regexp.MustCompile(`(?i)\b(?:for example|for instance|e\.g\.|example|such as|looks like|would look|like this|output|sample)\b`)
 
 // endpointLine is a line that is only an HTTP method and a path.
 var endpointLine = regexp.MustCompile("^`?(GET|POST|PUT|PATCH|DELETE) +(/[^\\s`]*)`?$")

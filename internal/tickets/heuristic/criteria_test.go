@@ -205,3 +205,25 @@ func TestGraduationIsAPromotion(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclaredSchemaIsCriteria makes what a design's code block declares
+// criteria of its section's ticket, and leaves an example's code alone:
+// CockroachDB's web_sessions table and UserLogout RPC were in no ticket.
+func TestDeclaredSchemaIsCriteria(t *testing.T) {
+	spec := "# Web session login\n\n## Session table\n\nSessions are stored in a new system table:\n\n```sql\nCREATE TABLE system.web_sessions (\n  id INT NOT NULL,\n  username STRING NOT NULL,\n  expiresAt TIMESTAMP NOT NULL,\n  PRIMARY KEY (id)\n);\n```\n\n" +
+		"## Logout\n\nThe Authentication service gets a logout call that revokes the session.\n\n```proto\nrpc UserLogout(UserLogoutRequest) returns (UserLogoutResponse) {}\n```\n\n" +
+		"## Login page\n\nThe login page posts the username and password. For example:\n\n```sql\nCREATE TABLE demo (x INT NOT NULL\n);\n```\n"
+	res := generate(t, defaultRequest(spec, "Web session login"))
+	all := ""
+	for _, tk := range res.Tickets {
+		all += strings.Join(tk.AcceptanceCriteria, "\n") + "\n"
+	}
+	for _, want := range []string{"Table `system.web_sessions` has the columns id, username and expiresAt.", "RPC `UserLogout` takes `UserLogoutRequest` and returns `UserLogoutResponse`."} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no criterion %q in:\n%s", want, all)
+		}
+	}
+	if strings.Contains(all, "`demo`") {
+		t.Errorf("an example's table is a criterion:\n%s", all)
+	}
+}

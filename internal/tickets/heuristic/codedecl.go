@@ -1,0 +1,159 @@
+package heuristic
+
+import (
+	"regexp"
+	"strings"
+)
+
+// This file reads what a spec's code block declares, a Go type, a SQL
+// table or index, a protobuf message or RPC, a TypeScript interface, as
+// criteria of its section's work. Readers of three public specs found the
+// declared schema in no ticket: a design's CREATE TABLE and its indexes,
+// a service's new RPC, the Go types of a proposal.
+
+// maxDeclaredNames is how many fields or columns a declaration's criterion
+// names before it counts the rest.
+const maxDeclaredNames = 12
+
+// declarations returns a criterion for each type, table, index, message
+// or RPC that code declares, in order: "`TestResult` has the fields
+// Package, Result, Stdout and Stderr.", "Table `web_sessions` has the
+// columns id, hashedSecret and username.", "RPC `UserLogout` takes
+// `UserLogoutRequest` and returns `UserLogoutResponse`."; none for code
+// that declares nothing (an example, a command, a configuration).
+func declarations(code string) []string {
+	type found struct {
+		at   int
+		text string
+	}
+	var all []found
+	add := func(at int, text string) { all = append(all, found{at, text}) }
+	for _, m := range goStruct.FindAllStringSubmatchIndex(code, -1) {
+		name, body := code[m[2]:m[3]], code[m[4]:m[5]]
+		add(m[0], fieldsCriterion("`"+name+"` has the fields ", goFieldNames(body)))
+	}
+	for _, m := range goNamedType.FindAllStringSubmatchIndex(code, -1) {
+		add(m[0], "`"+code[m[2]:m[3]]+"` is a type of `"+code[m[4]:m[5]]+"`.")
+	}
+	for _, m := range sqlTable.FindAllStringSubmatchIndex(code, -1) {
+		name, body := strings.Trim(code[m[2]:m[3]], `"`), code[m[4]:m[5]]
+		add(m[0], fieldsCriterion("Table `"+name+"` has the columns ", sqlColumns(body)))
+		for _, ix := range sqlInlineIndex.FindAllStringSubmatch(body, -1) {
+			add(m[0]+1, "Table `"+name+"` has an index on ("+strings.TrimSpace(ix[1])+").")
+		}
+	}
+	for _, m := range sqlIndex.FindAllStringSubmatchIndex(code, -1) {
+		add(m[0], "Table `"+strings.Trim(code[m[2]:m[3]], `"`)+"` has an index on ("+strings.TrimSpace(code[m[4]:m[5]])+").")
+	}
+	for _, m := range protoMessage.FindAllStringSubmatchIndex(code, -1) {
+		var names []string
+		for _, f := range protoField.FindAllStringSubmatch(code[m[4]:m[5]], -1) {
+			names = append(names, f[1])
+		}
+		add(m[0], fieldsCriterion("Message `"+code[m[2]:m[3]]+"` has the fields ", names))
+	}
+	for _, m := range protoRPC.FindAllStringSubmatchIndex(code, -1) {
+		add(m[0], "RPC `"+code[m[2]:m[3]]+"` takes `"+code[m[4]:m[5]]+"` and returns `"+code[m[6]:m[7]]+"`.")
+	}
+	for _, m := range tsInterface.FindAllStringSubmatchIndex(code, -1) {
+		var names []string
+		for _, f := range tsField.FindAllStringSubmatch(code[m[4]:m[5]], -1) {
+			names = append(names, f[1])
+		}
+		add(m[0], fieldsCriterion("`"+code[m[2]:m[3]]+"` has the fields ", names))
+	}
+	var out []string
+	for len(all) > 0 {
+		first := 0
+		for i, f := range all {
+			if f.at < all[first].at {
+				first = i
+			}
+		}
+		if all[first].text != "" {
+			out = append(out, all[first].text)
+		}
+		all = append(all[:first], all[first+1:]...)
+	}
+	return out
+}
+
+// fieldsCriterion is lead followed by names ("a, b and c."), the names past
+// maxDeclaredNames counted; "" without names.
+func fieldsCriterion(lead string, names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	if len(names) > maxDeclaredNames {
+		names = append(names[:maxDeclaredNames], itoa(len(names)-maxDeclaredNames)+" more")
+	}
+	if len(names) == 1 {
+		return strings.Replace(lead, "fields ", "field ", 1) + names[0] + "."
+	}
+	return lead + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + "."
+}
+
+// goFieldNames are the field names of a Go struct's body, and the type
+// names it embeds.
+func goFieldNames(body string) []string {
+	var names []string
+	for line := range strings.Lines(body) {
+		line = strings.TrimSpace(line)
+		if i := strings.Index(line, "//"); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
+		if m := goFieldLine.FindStringSubmatch(line); m != nil {
+			names = append(names, strings.Split(m[1], ",")...)
+		}
+	}
+	for i := range names {
+		names[i] = strings.TrimSpace(names[i])
+	}
+	return names
+}
+
+// sqlColumns are the column names of a CREATE TABLE's body, without its
+// keys, indexes and constraints.
+func sqlColumns(body string) []string {
+	var names []string
+	for line := range strings.Lines(body) {
+		line = strings.TrimSpace(line)
+		m := sqlColumn.FindStringSubmatch(line)
+		if m == nil || sqlConstraint.MatchString(m[1]) {
+			continue
+		}
+		names = append(names, strings.Trim(m[1], `"`+"`"))
+	}
+	return names
+}
+
+var (
+	// goStruct is a Go struct type declaration: its name and body.
+	goStruct = regexp.MustCompile(`(?m)^\s*type\s+([A-Za-z_]\w*)\s+struct\s*\{[ \t]*\n((?:.*\n)*?)\s*\}`)
+	// goFieldLine is a field line of a Go struct ("Package string",
+	// "Stdout, Stderr string", "*BenchmarkResult"): the names or the
+	// embedded type.
+	goFieldLine = regexp.MustCompile(`^\*?([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)(?:\s+[*\[\]\w.{}]+.*)?$`)
+	// goNamedType is a Go type declared on another ("type State int").
+	goNamedType = regexp.MustCompile(`(?m)^\s*type\s+([A-Z]\w*)\s+([a-z][\w.]*)\s*$`)
+	// sqlTable is a CREATE TABLE statement: its name and body.
+	sqlTable = regexp.MustCompile(`(?is)\bCREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?([\w."]+)\s*\((.*?)\n\s*\)\s*;?`)
+	// sqlColumn opens a column definition with its name.
+	sqlColumn = regexp.MustCompile(`^([\w"` + "`" + `]+)\s+[A-Za-z]`)
+	// sqlConstraint is a CREATE TABLE line that defines no column.
+	sqlConstraint = regexp.MustCompile(`(?i)^(?:primary|index|unique|constraint|foreign|check|key|family)$`)
+	// sqlInlineIndex is an index inside a CREATE TABLE: its columns.
+	sqlInlineIndex = regexp.MustCompile(`(?im)^\s*(?:UNIQUE\s+)?INDEX\b\s*(?:[\w"]+\s*)?\(([^)]*)\)`)
+	// sqlIndex is a CREATE INDEX statement: its table and columns.
+	sqlIndex = regexp.MustCompile(`(?i)\bCREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?[\w"]*\s*ON\s+([\w."]+)\s*\(([^)]*)\)`)
+	// protoMessage is a protobuf message: its name and body.
+	protoMessage = regexp.MustCompile(`(?m)^\s*message\s+(\w+)\s*\{\n?((?:.*\n)*?)\s*\}`)
+	// protoField is a protobuf field: its name.
+	protoField = regexp.MustCompile(`(?m)^\s*(?:repeated\s+|optional\s+)?(?:map<[^>]*>|[\w.]+)\s+(\w+)\s*=\s*\d+`)
+	// protoRPC is a protobuf RPC: its name, request and response.
+	protoRPC = regexp.MustCompile(`\brpc\s+(\w+)\s*\(\s*(?:stream\s+)?([\w.]+)\s*\)\s*returns\s*\(\s*(?:stream\s+)?([\w.]+)\s*\)`)
+	// tsInterface is a TypeScript interface: its name and body.
+	tsInterface = regexp.MustCompile(`(?m)^\s*(?:export\s+)?interface\s+(\w+)\s*(?:extends\s+[\w, ]+)?\{[ \t]*\n((?:.*\n)*?)\s*\}`)
+	// tsField is a field of a TypeScript interface: its name.
+	tsField = regexp.MustCompile(`(?m)^\s*(?:readonly\s+)?(\w+)\??\s*:`)
+)
