@@ -395,9 +395,8 @@ func (b *builder) criteria(d *draft) draftCriteria {
 //     "as future work", "We will evaluate …", "may support deletion of
 //     crates, if necessary");
 //   - what nobody here builds: a guarantee not given ("We do not offer
-//     guarantees on creation order"), another part working as usual ("The
-//     kubelet handles container restarts as usual"), what the users'
-//     application must do, what is out of scope;
+//     guarantees on creation order"), what the users' application must do
+//     ("The application needs to handle restarts"), what is out of scope;
 //   - a use case's actors and trigger ("Trigger: Admin sets a future
 //     effective date"), and an outcome that names a benefit, not a result
 //     ("Outcome: Regionalized compliance").
@@ -417,7 +416,7 @@ func splitChecks(sentences []string) (checks, context []string) {
 
 // contextWords are the words one of which hedge, plan and notOurs each
 // need; a sentence with none of them skips their regular expressions.
-var contextWords = []string{"might", "could", "extended", "future", "chances", "desirable", "would be", "possible", "we will", "we would", "we may", "we might", "we plan", "we intend", "if necessary", "if needed", "if desired", "guarantee", "as usual", "need to", "needs to", "has to", "have to", "scope", "complaints", "examples of", "confident"}
+var contextWords = []string{"might", "could", "extended", "future", "chances", "desirable", "would be", "possible", "we will", "we would", "we may", "we might", "we plan", "we intend", "if necessary", "if needed", "if desired", "guarantee", "need to", "needs to", "has to", "have to", "scope", "complaints", "examples of", "confident"}
 
 // mayHedgeOrPlan reports whether s holds one of contextWords.
 func mayHedgeOrPlan(s string) bool {
@@ -446,7 +445,7 @@ func isContext(s string) bool {
 		return !ruleAfterReason.MatchString(s)
 	case flowContext.MatchString(s):
 		return true
-	case mayHedgeOrPlan(s) && (hedge.MatchString(firstClause(s)) || plan.MatchString(s) || notOurs.MatchString(s)):
+	case mayHedgeOrPlan(s) && (hedge.MatchString(firstClause(s)) && !couldBeWhat.MatchString(s) || plan.MatchString(s) || notOurs.MatchString(s)):
 		return true
 	case flowOutcome.MatchString(s):
 		return !hasVerb(flowOutcome.ReplaceAllString(s, ""))
@@ -470,16 +469,20 @@ var (
 	// only be global") leaves the rule a check.
 	hedge = regexp.MustCompile(`(?i)\bmight\b|\bcould (?:be|also|then|later)\b`)
 
+	// couldBeWhat is "could be" that says what a value may be ("This
+	// could be a string meaning a crates.io dependency or a table"), no
+	// hedge.
+	couldBeWhat = regexp.MustCompile(`(?i)\bcould be (?:a|an|one|any|either)\b`)
+
 	// plan is a sentence that says what could be done later or what is
 	// still to be decided.
-	plan = regexp.MustCompile(`(?i)\bcan be extended\b|\bin the future\b|\bfuture work\b|\bchances are\b|\bis desirable\b|^It would be\b|^It(?:'s| is) possible\b|^We (?:will|would|may|might|could|plan to|intend to) (?:evaluate|consider|explore|investigate|revisit|look into)\b|\bmay\b[^.]*\bif (?:necessary|needed|desired)\b`)
+	plan = regexp.MustCompile(`(?i)\bcan be extended\b|(?:^|[^se]\s)in the future\b|\bfuture work\b|\bchances are\b|\bis desirable\b|^It would be\b|^It(?:'s| is) possible\b|^We (?:will|would|may|might|could|plan to|intend to) (?:evaluate|consider|explore|investigate|revisit|look into)\b|\bmay\b[^.]*\bif (?:necessary|needed|desired)\b`)
 
 	// notOurs is a sentence about what the team does not build: a
-	// guarantee not given, another part working as it does, the users'
-	// application's duty, what is out of scope, a graduation gate that
+	// guarantee not given, the users' application's duty, what is out of scope, a graduation gate that
 	// others meet (adoption, time without complaints, the authors'
 	// confidence).
-	notOurs = regexp.MustCompile(`(?i)\bwithout (?:any )?complaints\b|\b\d+ examples? of\b[^.]*\busing\b|\bwe(?:'re| are) confident\b|\b(?:no|not offer|not provide|not give|don't offer|doesn't offer|doesn't provide|don't provide) guarantees?\b|\bnot guaranteed\b|\bas usual\b|^(?:The |Your |Their )?(?:user's )?(?:application|app|workload)s? (?:needs?|has|have) to\b|\b(?:not (?:required |included )?in (?:this )?scope|out of scope)\b`)
+	notOurs = regexp.MustCompile(`(?i)\bwithout (?:any )?complaints\b|\b\d+ examples? of\b[^.]*\busing\b|\bwe(?:'re| are) confident\b|\b(?:no|not offer|not provide|not give|don't offer|doesn't offer|doesn't provide|don't provide) guarantees?\b|\bnot guaranteed\b|^(?:The |Your |Their )?(?:user's )?(?:application|app|workload)s? (?:needs?|has|have) to\b|\b(?:not (?:required |included )?in (?:this )?scope|out of scope)\b`)
 
 	// flowContext is a use case's actors or trigger: who takes part and
 	// what starts it, which a tester sets up, not checks.
