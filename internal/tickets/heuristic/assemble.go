@@ -429,6 +429,15 @@ func mayHedgeOrPlan(s string) bool {
 	return false
 }
 
+// planned reports whether s says what could be done later or is still
+// to be decided (plan), a value that lies in the future aside.
+func planned(s string) bool {
+	if strings.Contains(s, " in the future") {
+		s = futureValue.ReplaceAllString(s, "")
+	}
+	return plan.MatchString(s)
+}
+
 // firstClause is s up to its first comma, semicolon or dash.
 func firstClause(s string) string {
 	if i := strings.IndexAny(s, ",;\u2014"); i >= 0 {
@@ -445,7 +454,7 @@ func isContext(s string) bool {
 		return !ruleAfterReason.MatchString(s)
 	case flowContext.MatchString(s):
 		return true
-	case mayHedgeOrPlan(s) && (hedge.MatchString(firstClause(s)) && !couldBeWhat.MatchString(s) || plan.MatchString(s) || notOurs.MatchString(s)):
+	case mayHedgeOrPlan(s) && (hedge.MatchString(firstClause(s)) && !couldBeWhat.MatchString(s) || planned(s) || notOurs.MatchString(s)):
 		return true
 	case flowOutcome.MatchString(s):
 		return !hasVerb(flowOutcome.ReplaceAllString(s, ""))
@@ -469,6 +478,10 @@ var (
 	// only be global") leaves the rule a check.
 	hedge = regexp.MustCompile(`(?i)\bmight\b|\bcould (?:be|also|then|later)\b`)
 
+	// futureValue is a value that lies in the future ("The session's
+	// `expiresAt` timestamp is in the future"): a check, not a plan.
+	futureValue = regexp.MustCompile(`(?i)\b(?:is|are|be|was|were) in the future\b`)
+
 	// couldBeWhat is "could be" that says what a value may be ("This
 	// could be a string meaning a crates.io dependency or a table"), no
 	// hedge.
@@ -476,7 +489,7 @@ var (
 
 	// plan is a sentence that says what could be done later or what is
 	// still to be decided.
-	plan = regexp.MustCompile(`(?i)\bcan be extended\b|(?:^|[^se]\s)in the future\b|\bfuture work\b|\bchances are\b|\bis desirable\b|^It would be\b|^It(?:'s| is) possible\b|^We (?:will|would|may|might|could|plan to|intend to) (?:evaluate|consider|explore|investigate|revisit|look into)\b|\bmay\b[^.]*\bif (?:necessary|needed|desired)\b`)
+	plan = regexp.MustCompile(`(?i)\bcan be extended\b|\bin the future\b|\bfuture work\b|\bchances are\b|\bis desirable\b|^It would be\b|^It(?:'s| is) possible\b|^We (?:will|would|may|might|could|plan to|intend to) (?:evaluate|consider|explore|investigate|revisit|look into)\b|\bmay\b[^.]*\bif (?:necessary|needed|desired)\b`)
 
 	// notOurs is a sentence about what the team does not build: a
 	// guarantee not given, the users' application's duty, what is out of scope, a graduation gate that

@@ -119,6 +119,7 @@ func TestContextIsNoCriterion(t *testing.T) {
 		{"The proposed scheme may support deletion of crates, if necessary.", true},
 		{"We do not offer guarantees on creation order based on completion index.", true},
 		{"The session's `expiresAt` timestamp is in the future.", false},
+		{"A generic annotation is a good choice to avoid needing many new annotations in the future.", true},
 		{"`optional` - this introduces an optional dependency as usual, as well as a feature named after the key.", false},
 		{"This could be a string meaning a crates.io dependency or a table.", false},
 		{"The application needs to handle restarts in a different Pod.", true},

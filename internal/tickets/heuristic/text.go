@@ -802,17 +802,40 @@ func imperative(s string) (title, role string) {
 			return upperFirst(m[3]), ""
 		}
 	}
+	scope := ""
+	if m := clauseFirst.FindStringSubmatch(s); m != nil && fieldCount(m[3]) >= 3 {
+		// "For build-dependencies, these variables are supplied to the
+		// build.rs script": the main clause names the work ("Implement
+		// for build-dependencies, these variables …" did not); what
+		// "For" scopes it to labels the title ("Build-dependencies:
+		// …"), a condition stays in the criteria.
+		s = upperFirst(strings.TrimPrefix(m[3], "then "))
+		if m[1] == "For" && fieldCount(m[2]) <= 3 {
+			scope = upperFirst(m[2]) + ": "
+		}
+	}
 	if m := matchModal(s); m != nil && fieldCount(m[1]) <= 6 {
-		return modalImperative(m)
+		t, r := modalImperative(m)
+		return scope + t, r
 	}
 	if m := existsPattern.FindStringSubmatch(s); m != nil {
 		return "Provide " + lowerFirst(m[1]) + " for " + m[2], ""
 	}
 	if t := activeVoice(s); t != "" {
-		return t, ""
+		return scope + t, ""
+	}
+	if scope != "" {
+		return scope + s, ""
 	}
 	return verbFirst(s), ""
 }
+
+// clauseFirst is a sentence that opens with a clause before its main one:
+// what it is for ("For dev-dependencies, …"), a condition ("If you have a
+// version specifier as well, then …") whose main clause is no order (see
+// conditionFirst); m[1] is the opening word, m[2] the rest of the clause,
+// m[3] the main clause.
+var clauseFirst = regexp.MustCompile(`^(For|If|When|Whenever|Once|Unless) ([^,]{3,80}), (\S.*)$`)
 
 // connectiveFirst is an item that opens with the word joining it to the
 // one before ("Then …", "Finally, …", "Next, …"); m[1] is the rest. "First",
@@ -1061,7 +1084,11 @@ func activeVoice(s string) string {
 	if base == "" {
 		return ""
 	}
-	return upperFirst(base) + " " + lowerFirst(m[1]) + " " + m[3]
+	rest := m[3]
+	if strings.HasPrefix(rest, "and ") && (strings.Contains(rest, " is ") || strings.Contains(rest, " are ")) {
+		rest = "" // "the path key is deleted and the crate is uploaded …": the first clause's order
+	}
+	return strings.TrimSpace(upperFirst(base) + " " + lowerFirst(m[1]) + " " + rest)
 }
 
 var modalWords = []string{" must ", " shall ", " should ", " will ", " can ", " could ", " may ", " need to ", " needs to ", " has to ", " have to ", " required to ", " able to "}

@@ -122,3 +122,22 @@ func TestItemsKeepTheirImperativeVerb(t *testing.T) {
 		}
 	}
 }
+
+// TestClauseFirstIsTitledByItsMainClause titles a sentence that opens with
+// a clause by its main clause: Rust RFC 3028's "For build-dependencies,
+// these variables are supplied to the build.rs script" was "Implement for
+// build-dependencies, these variables are supplied …", RFC 2906's "If you
+// have a version specifier as well, then the path key is deleted and …"
+// "Implement if you have a version specifier as well".
+func TestClauseFirstIsTitledByItsMainClause(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"For build-dependencies, these variables are supplied to the build.rs script.", "Build-dependencies: These variables are supplied to the build.rs script"},
+		{"If you have a version specifier as well, then the path key is deleted and the crate is uploaded with the specified version.", "Delete the path key"},
+		{"When the job is suspended, the controller must delete its active Pods.", "Make the controller delete its active Pods"},
+		{"If the same inspection was changed on the server, keep both versions.", "Keep both versions"},
+	} {
+		if got, _ := imperative(c.in); got != c.want {
+			t.Errorf("imperative(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
