@@ -20,6 +20,12 @@ var (
 // questionFrom records text as an open question when it marks something
 // unresolved; it returns nil for ordinary sentences.
 func (b *builder) questionFrom(s *section, text string) *question {
+	if b.info[s.index].topic == "questions" && indirectQuestion.MatchString(text) {
+		// "Whether to support offline expense creation and later sync in
+		// phase 1" under "Open questions / to decide" asks; it was a task
+		// "Implement whether to support offline expense creation …".
+		text = strings.TrimRight(strings.TrimSpace(text), ".;?") + "?"
+	}
 	if !strings.HasSuffix(strings.TrimSpace(text), "?") && !markerWords(text) {
 		return nil
 	}
@@ -352,6 +358,10 @@ func (b *builder) buildQuestionSpikes(all bool) {
 		b.spikeFor(s, bySection[s])
 	}
 }
+
+// indirectQuestion is a question written without its question mark:
+// "Whether to support …", "How to handle …", "Which provider …".
+var indirectQuestion = regexp.MustCompile(`^(?:Whether|How to|How (?:do|does|should|will) |Which|What|Who|When to|Where to)\b`)
 
 // spikeFor builds a spike for questions of one section.
 func (b *builder) spikeFor(s *section, qs []*question) *draft {
