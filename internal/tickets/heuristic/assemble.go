@@ -352,8 +352,8 @@ type draftCriteria struct {
 // some joined, to checks moved into the description.
 func (b *builder) criteria(d *draft) draftCriteria {
 	limit := b.criteriaCap()
-	crit, why := splitChecks(cleanCriteria(d.crit))
-	general, whyAll := splitChecks(cleanCriteria(d.general))
+	crit, why := b.splitChecks(cleanCriteria(d.crit))
+	general, whyAll := b.splitChecks(cleanCriteria(d.general))
 	dc := draftCriteria{context: append(why, whyAll...)}
 	if b.opts.OutputDetail == tickets.DetailCompact {
 		dc.criteria = crit[:min(len(crit), limit)]
@@ -402,10 +402,20 @@ func (b *builder) criteria(d *draft) draftCriteria {
 //     ("Outcome: Regionalized compliance").
 //
 // An outside reader labelled these kinds in the criteria of eight public
-// specs (docs/tickets-quality.md).
-func splitChecks(sentences []string) (checks, context []string) {
+// specs (docs/tickets-quality.md). Each sentence is read once for all the
+// drafts that hold it (a section's text above its sub-sections is a
+// sentence of each of their drafts).
+func (b *builder) splitChecks(sentences []string) (checks, context []string) {
+	if b.contextOf == nil {
+		b.contextOf = map[string]bool{}
+	}
 	for _, s := range sentences {
-		if isContext(s) {
+		c, ok := b.contextOf[s]
+		if !ok {
+			c = isContext(s)
+			b.contextOf[s] = c
+		}
+		if c {
 			context = append(context, s)
 		} else {
 			checks = append(checks, s)

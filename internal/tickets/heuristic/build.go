@@ -213,7 +213,10 @@ type sectionInfo struct {
 
 // builder holds one generation.
 type builder struct {
-	m *meter
+	// contextOf keeps whether a sentence is context (see splitChecks),
+	// read once for every draft that holds it.
+	contextOf map[string]bool
+	m         *meter
 	// sectionAfter is the major section whose work a major section's
 	// work follows: the phase or the foundations before it (see
 	// phaseDependencies).
@@ -356,7 +359,7 @@ func (b *builder) dropContextOnly() {
 		if !d.alive || d.origin != originSection && d.origin != originItem || d.means != "" || d.ep != nil || d.reqID != "" || len(d.crit) == 0 || graduationOf(d.sec) != "" {
 			continue
 		}
-		if checks, _ := splitChecks(cleanCriteria(d.crit)); len(checks) == 0 {
+		if checks, _ := b.splitChecks(cleanCriteria(d.crit)); len(checks) == 0 {
 			d.alive = false
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestCriteriaLabelsOfAnOutsideReader checks splitChecks against sentences
+// TestCriteriaLabelsOfAnOutsideReader checks isContext against sentences
 // of public specs that an outside reader labelled, blind to the engine, as
 // a check a tester would make of the work or as context
 // (testdata/criteria-labels.tsv): no sentence labelled a check may leave

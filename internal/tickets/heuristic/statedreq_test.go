@@ -130,9 +130,8 @@ func TestContextIsNoCriterion(t *testing.T) {
 		{"Users must be able to read the full content before they accept.", false},
 		{"The client retries the call once if the wallet answers 503.", false},
 	} {
-		checks, context := splitChecks([]string{c.sentence})
-		if got := len(context) == 1; got != c.context || len(checks)+len(context) != 1 {
-			t.Errorf("splitChecks(%q): context %v, want %v", c.sentence, got, c.context)
+		if got := isContext(c.sentence); got != c.context {
+			t.Errorf("isContext(%q) = %v, want %v", c.sentence, got, c.context)
 		}
 	}
 }
