@@ -425,11 +425,13 @@ func (b *builder) splitChecks(sentences []string) (checks, context []string) {
 }
 
 // contextWords are the words one of which hedge, plan and notOurs each
-// need; a sentence with none of them skips their regular expressions.
+// need; a sentence with none of them skips their regular expressions
+// (holdsContextWord).
 var contextWords = []string{"might", "could", "extended", "future", "chances", "desirable", "would be", "possible", "we will", "we would", "we may", "we might", "we plan", "we intend", "if necessary", "if needed", "if desired", "guarantee", "need to", "needs to", "has to", "have to", "scope", "complaints", "examples of", "confident"}
 
-// mayHedgeOrPlan reports whether s holds one of contextWords.
-func mayHedgeOrPlan(s string) bool {
+// holdsContextWord reports whether s holds one of contextWords, in any
+// case.
+func holdsContextWord(s string) bool {
 	low := strings.ToLower(s)
 	for _, w := range contextWords {
 		if strings.Contains(low, w) {
@@ -464,7 +466,7 @@ func isContext(s string) bool {
 		return !ruleAfterReason.MatchString(s)
 	case flowContext.MatchString(s):
 		return true
-	case mayHedgeOrPlan(s) && (hedge.MatchString(firstClause(s)) && !couldBeWhat.MatchString(s) || planned(s) || notOurs.MatchString(s)):
+	case holdsContextWord(s) && (hedge.MatchString(firstClause(s)) && !couldBeWhat.MatchString(s) || planned(s) || notOurs.MatchString(s)):
 		return true
 	case flowOutcome.MatchString(s):
 		return !hasVerb(flowOutcome.ReplaceAllString(s, ""))
@@ -502,9 +504,9 @@ var (
 	plan = regexp.MustCompile(`(?i)\bcan be extended\b|\bin the future\b|\bfuture work\b|\bchances are\b|\bis desirable\b|^It would be\b|^It(?:'s| is) possible\b|^We (?:will|would|may|might|could|plan to|intend to) (?:evaluate|consider|explore|investigate|revisit|look into)\b|\bmay\b[^.]*\bif (?:necessary|needed|desired)\b`)
 
 	// notOurs is a sentence about what the team does not build: a
-	// guarantee not given, the users' application's duty, what is out of scope, a graduation gate that
-	// others meet (adoption, time without complaints, the authors'
-	// confidence).
+	// guarantee not given, the users' application's duty, what is out of
+	// scope, a graduation gate that others meet (adoption, time without
+	// complaints, the authors' confidence).
 	notOurs = regexp.MustCompile(`(?i)\bwithout (?:any )?complaints\b|\b\d+ examples? of\b[^.]*\busing\b|\bwe(?:'re| are) confident\b|\b(?:no|not offer|not provide|not give|don't offer|doesn't offer|doesn't provide|don't provide) guarantees?\b|\bnot guaranteed\b|^(?:The |Your |Their )?(?:user's )?(?:application|app|workload)s? (?:needs?|has|have) to\b|\b(?:not (?:required |included )?in (?:this )?scope|out of scope)\b`)
 
 	// flowContext is a use case's actors or trigger: who takes part and

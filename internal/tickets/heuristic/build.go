@@ -213,10 +213,10 @@ type sectionInfo struct {
 
 // builder holds one generation.
 type builder struct {
+	m *meter
 	// contextOf keeps whether a sentence is context (see splitChecks),
 	// read once for every draft that holds it.
 	contextOf map[string]bool
-	m         *meter
 	// sectionAfter is the major section whose work a major section's
 	// work follows: the phase or the foundations before it (see
 	// phaseDependencies).
