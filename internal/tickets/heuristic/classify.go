@@ -260,6 +260,13 @@ func classifySections(doc *document) {
 			// guideDrafts.
 			s.guide = true
 		}
+		if s.parent != nil && s.parent.guide && s.class == workSection {
+			// "## Workspace-level Dependencies" under "# Guide-level
+			// explanation" teaches what the reference's "## New
+			// dependency directives" specifies; its tickets repeated the
+			// reference's.
+			s.guide = true
+		}
 		if s.class == workSection && storiesHeading.MatchString(strings.TrimSpace(strings.ToLower(headingNumber.ReplaceAllString(strings.ToLower(s.heading), "")))) && !holdsStory(s) {
 			// A KEP's "User Stories" telling how a user gets on ("The users
 			// keep creating Jobs …", "1. When creating Jobs, the user sets

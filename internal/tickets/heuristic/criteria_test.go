@@ -249,3 +249,25 @@ func TestIndirectQuestionIsAQuestion(t *testing.T) {
 		t.Errorf("no open question for the offline support: %+v", res.OpenQuestions)
 	}
 }
+
+// TestGuideSubsectionsRepeatNoReference reads the sub-sections of an RFC's
+// guide-level explanation as the guide itself is read: what they teach
+// that the reference-level explanation specifies gets no second ticket
+// (RFC 2906's "## Workspace-level Dependencies" under the guide repeated
+// the reference's "## New dependency directives").
+func TestGuideSubsectionsRepeatNoReference(t *testing.T) {
+	spec := "# Workspace deduplicate\n\n# Guide-level explanation\n\n## Workspace-level dependencies\n\n" +
+		"A member declares a dependency with `workspace = true` and Cargo inherits its version and features from the workspace's `[workspace.dependencies]` table.\n\n" +
+		"# Reference-level explanation\n\n## New dependency directives\n\n" +
+		"A dependency with `workspace = true` inherits its version and features from the workspace's `[workspace.dependencies]` table. Specifying `version` beside `workspace = true` is an error.\n"
+	res := generate(t, defaultRequest(spec, "Workspace deduplicate"))
+	var holders []string
+	for _, tk := range res.Tickets {
+		if tk.TicketType != "epic" && strings.Contains(tk.Description+strings.Join(tk.AcceptanceCriteria, " "), "inherit") {
+			holders = append(holders, tk.Title)
+		}
+	}
+	if len(holders) != 1 {
+		t.Errorf("the inherited dependency is in %d tickets %q, want one", len(holders), holders)
+	}
+}
