@@ -1117,6 +1117,10 @@ func actionTitle(s string) (string, bool) {
 	return t, true
 }
 
+// changeOf are the openings of a heading that says how something changes:
+// "Updates to X", "Effect on X".
+var changeOf = map[string]bool{"updates to": true, "update to": true, "changes to": true, "effect on": true, "effects on": true, "impact on": true}
+
 // verbFirst makes a phrase start with a base-form verb: third-person verbs
 // lose their ending ("Accepts x, returns y" becomes "Accept x, return y"),
 // and noun phrases get "Implement".
@@ -1137,6 +1141,12 @@ func verbFirst(s string) string {
 	}
 	if strings.EqualFold(fields[0], "to") && len(fields) > 1 {
 		fields = fields[1:]
+	}
+	if len(fields) > 2 && changeOf[strings.ToLower(fields[0]+" "+fields[1])] {
+		// "Updates to `[workspace]`", "Effect on `cargo publish`": the
+		// work changes what follows ("Update to [workspace]",
+		// "Implement effect on cargo publish" were its titles).
+		return "Update " + strings.Join(fields[2:], " ")
 	}
 	if len(fields) > 1 && httpMethods[fields[0]] && strings.HasPrefix(fields[1], "/") {
 		return "Implement " + strings.Join(fields, " ") // "GET /api/todos", not "Get /api/todos"

@@ -23,6 +23,8 @@ func TestTitlesKeepTheSpecsNames(t *testing.T) {
 		{"User Story 3 - Revert to Development After Production Prep (Priority: P3)", "Revert to Development After Production Prep"},
 		{"Restore the last snapshot", "Restore the last snapshot"},
 		{"preserve the current version details", "Preserve the current version details"},
+		{"Updates to `[workspace]`", "Update [workspace]"},
+		{"Effect on `cargo publish`", "Update cargo publish"},
 	} {
 		if got := verbFirst(cleanHeading(c.in)); got != c.want {
 			t.Errorf("title of heading %q = %q, want %q", c.in, got, c.want)
