@@ -321,19 +321,54 @@ const maxCriteria = 8
 // fit fits checks into at most n criteria, joining, while there are too
 // many, the two neighbours whose joined text is shortest: every check
 // stays a criterion, and the joined ones are the shortest that could be.
+// It decides on lengths and joins the texts once; past fitGreedyMost checks
+// (a list of thousands of bullets) it joins even runs of neighbours, as the
+// greedy would take time in the square of their number.
 func fit(checks []string, n int) []string {
-	list := slices.Clone(checks)
-	for len(list) > n {
-		best, bestLen := 0, -1
-		for i := 0; i+1 < len(list); i++ {
-			if l := utf8.RuneCountInString(list[i]) + utf8.RuneCountInString(list[i+1]); bestLen < 0 || l < bestLen {
-				best, bestLen = i, l
+	if len(checks) <= n {
+		return checks
+	}
+	if len(checks) > fitGreedyMost {
+		return joinRuns(checks, n)
+	}
+	type run struct{ from, to, length int } // checks[from:to], their runes
+	runs := make([]run, len(checks))
+	for i, c := range checks {
+		runs[i] = run{i, i + 1, utf8.RuneCountInString(c)}
+	}
+	for len(runs) > n {
+		best := 0
+		for i := 1; i+1 < len(runs); i++ {
+			if runs[i].length+runs[i+1].length < runs[best].length+runs[best+1].length {
+				best = i
 			}
 		}
-		list[best] += " " + list[best+1]
-		list = slices.Delete(list, best+1, best+2)
+		runs[best] = run{runs[best].from, runs[best+1].to, runs[best].length + 1 + runs[best+1].length}
+		runs = slices.Delete(runs, best+1, best+2)
 	}
-	return list
+	out := make([]string, len(runs))
+	for i, r := range runs {
+		out[i] = strings.Join(checks[r.from:r.to], " ")
+	}
+	return out
+}
+
+// fitGreedyMost is the most checks fit joins by the greedy.
+const fitGreedyMost = 64
+
+// joinRuns joins list into n runs of neighbours as even as can be.
+func joinRuns(list []string, n int) []string {
+	out := make([]string, 0, n)
+	per, extra := len(list)/n, len(list)%n
+	for i, k := 0, 0; k < n; k++ {
+		size := per
+		if k < extra {
+			size++
+		}
+		out = append(out, strings.Join(list[i:i+size], " "))
+		i += size
+	}
+	return out
 }
 
 // draftCriteria is what a tester reads of a draft's sentences: the
