@@ -11,6 +11,12 @@ import (
 // declared schema in no ticket: a design's CREATE TABLE and its indexes,
 // a service's new RPC, the Go types of a proposal.
 
+// maxDeclarationBlock is the size in bytes of the largest code block read
+// for declarations: a design declares its types in a few lines, and a
+// larger block (a listing, an unclosed fence that runs to the end of the
+// spec) would only cost time.
+const maxDeclarationBlock = 16 << 10
+
 // maxDeclaredNames is how many fields or columns a declaration's criterion
 // names before it counts the rest.
 const maxDeclaredNames = 12
@@ -22,6 +28,9 @@ const maxDeclaredNames = 12
 // `UserLogoutRequest` and returns `UserLogoutResponse`."; none for code
 // that declares nothing (an example, a command, a configuration).
 func declarations(code string) []string {
+	if len(code) > maxDeclarationBlock {
+		return nil
+	}
 	type found struct {
 		at   int
 		text string
