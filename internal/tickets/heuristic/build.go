@@ -341,6 +341,7 @@ func (b *builder) build() {
 	b.mergeRestatements()
 	b.layerDependencies()
 	b.orderDependencies()
+	b.declaredDependencies()
 	b.labelDependencies()
 	b.foldRestatedRequirements()
 }

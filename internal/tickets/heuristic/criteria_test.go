@@ -3,6 +3,7 @@ package heuristic_test
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -269,5 +270,37 @@ func TestGuideSubsectionsRepeatNoReference(t *testing.T) {
 	}
 	if len(holders) != 1 {
 		t.Errorf("the inherited dependency is in %d tickets %q, want one", len(holders), holders)
+	}
+}
+
+// TestWorkWaitsForWhatItsNamesDeclare makes a ticket that names a field an
+// earlier ticket's code block declares depend on that ticket: KEP-2214's
+// completed-index tracking names `completedIndexes`, which its API
+// ticket's JobStatus declares.
+func TestWorkWaitsForWhatItsNamesDeclare(t *testing.T) {
+	spec := "# Indexed Job\n\n## API\n\nWe add the following fields:\n\n```go\ntype JobStatus struct {\n    CompletedIndexes string\n}\n```\n\n" +
+		"## Completion tracking\n\nThe Job controller keeps track of completed indexes in `.status.completedIndexes`, a compressed list of numbers.\n\n" +
+		"## Metrics\n\nThe controller exports the number of syncs per completion mode.\n"
+	res := generate(t, defaultRequest(spec, "Indexed Job"))
+	ids := map[string]string{}
+	for _, tk := range res.Tickets {
+		ids[tk.Title] = tk.ExternalID
+	}
+	for _, tk := range res.Tickets {
+		all := strings.Join(tk.AcceptanceCriteria, " ")
+		switch {
+		case strings.Contains(all, "compressed list"):
+			var api string
+			for title, id := range ids {
+				if strings.Contains(title, "API") || strings.Contains(title, "fields") {
+					api = id
+				}
+			}
+			if api == "" || !slices.Contains(tk.Dependencies, api) {
+				t.Errorf("%q depends on %q, want the API ticket %q (tickets %v)", tk.Title, tk.Dependencies, api, ids)
+			}
+		case strings.Contains(all, "syncs per completion mode") && len(tk.Dependencies) > 0:
+			t.Errorf("%q names nothing declared, yet depends on %q", tk.Title, tk.Dependencies)
+		}
 	}
 }

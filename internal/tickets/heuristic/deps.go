@@ -247,3 +247,69 @@ func mayReferBack(text string) bool {
 	}
 	return false
 }
+
+// declaredDependencies makes work wait for the ticket that declares what it
+// names: a ticket whose text names a type, a field, a table or an RPC that
+// an earlier ticket's criteria declare (see declarations) depends on that
+// ticket (KEP-1847's controller tickets name the StatefulSet field its API
+// ticket declares; readers found them independent of it). Names are
+// matched whole: a type, table or RPC as declared, a field in any case
+// ("completionMode" for "CompletionMode") when it joins two words.
+func (b *builder) declaredDependencies() {
+	live := b.live()
+	if len(live) > 200 {
+		return // bounded like orderDependencies
+	}
+	declared := map[string]*draft{}
+	for _, d := range live {
+		for _, c := range d.crit {
+			for _, name := range declaredNames(c) {
+				if _, ok := declared[name]; !ok {
+					declared[name] = d
+				}
+			}
+		}
+	}
+	if len(declared) == 0 {
+		return
+	}
+	for _, x := range live {
+		if x.kind == tickets.TypeEpic || x.kind == tickets.TypeSpike {
+			continue
+		}
+		b.m.tick(1)
+		text := strings.ToLower(x.title + " " + strings.Join(x.crit, " "))
+		for name, y := range declared {
+			if y == x || y.order >= x.order || !containsWordCase(text, name) {
+				continue
+			}
+			x.deps = appendDraft(x.deps, y)
+		}
+	}
+}
+
+// declaredNames are the names a criterion written by declarations
+// declares, lower-cased: the type, table, message or RPC, and the fields
+// whose names join two words ("CompletionMode", not "Labels").
+func declaredNames(criterion string) []string {
+	m := declaredCriterion.FindStringSubmatch(criterion)
+	if m == nil {
+		return nil
+	}
+	names := []string{strings.ToLower(m[1])}
+	for _, f := range strings.FieldsFunc(m[2], func(r rune) bool { return r == ',' || r == ' ' }) {
+		if f != "and" && joinedWords.MatchString(f) {
+			names = append(names, strings.ToLower(f))
+		}
+	}
+	return names
+}
+
+var (
+	// declaredCriterion is a criterion declarations writes: the declared
+	// name and, for a type or message, its fields.
+	declaredCriterion = regexp.MustCompile("^(?:Table |Message |RPC )?`([\\w.]+)` (?:has the (?:fields?|columns?) (.*)\\.|is a type of|takes|has an index)")
+	// joinedWords is an identifier of two words or more: "CompletionMode",
+	// "ttlSecondsAfterFinished", "hashed_secret".
+	joinedWords = regexp.MustCompile(`^[A-Za-z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*|_[a-z0-9]+)+$`)
+)
