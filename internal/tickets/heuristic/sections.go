@@ -1471,7 +1471,9 @@ func whatItIsTitle(h string, units []*unit) (title string, ok bool) {
 		return "", false
 	}
 	re := regexp.MustCompile(`(?i)^(?:the |a |an )?` + regexp.QuoteMeta(h) + `s? (?:is|are) (?:a |an |the )?([\w-]+)`)
-	if m := re.FindStringSubmatch(text); m != nil && !stopWords[strings.ToLower(m[1])] {
+	if m := re.FindStringSubmatch(text); m != nil && !stopWords[strings.ToLower(m[1])] && !strings.HasSuffix(strings.ToLower(m[1]), "ed") {
+		// "Session enforcement is handled by …" says how, not what it is
+		// ("Implement the session enforcement handled").
 		return "Implement the " + lowerFirst(h) + " " + m[1], true
 	}
 	return "", false

@@ -31,6 +31,8 @@ func TestShortHeadingIsTitledByWhatItStates(t *testing.T) {
 			"Implement scope"},
 		{"subordinate clause", "## Rollback\n\nUntil step 6, setting the backend back to memcached restores the old behaviour at once.\n",
 			"Implement rollback"},
+		{"passive", "## Session Enforcement\n\nSession enforcement is handled by a wrapper around the gateway mux.\n",
+			"Handle session enforcement by a wrapper around the gateway mux"},
 		{"status quo", "## Documentation\n\nThere are currently 75 undocumented system variables in the server.\n",
 			"Implement documentation"},
 		{"list", "## Rollout\n\n- Private beta with three integrators behind the account flag.\n- General availability after a month.\n",
