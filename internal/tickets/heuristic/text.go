@@ -509,7 +509,8 @@ var danglingWords = map[string]bool{
 	"per": true, "if": true, "so": true, "it": true, "no": true, "before": true, "after": true,
 	"where": true, "while": true, "whose": true, "all": true, "any": true, "each": true,
 	"under": true, "over": true, "within": true, "about": true, "until": true, "can": true,
-	"will": true, "should": true, "must": true, "may": true,
+	"will": true, "should": true, "must": true, "may": true, "around": true, "between": true,
+	"through": true, "across": true, "against": true, "without": true,
 }
 
 // shorten cuts s to at most maxWords words and maxRunes runes, preferring a
@@ -544,9 +545,15 @@ func shorten(s string, maxWords, maxRunes int) string {
 		if cut < 0 {
 			cut = min(maxWords, len(fields))
 		}
+		whole := len(fields)
 		fields = fields[:cut]
 		for len(fields) > 1 && utf8.RuneCountInString(strings.Join(fields, " ")) > maxRunes {
 			fields = fields[:len(fields)-1]
+		}
+		if n := len(fields); n > 4 && n < whole && strings.HasSuffix(strings.ToLower(fields[n-1]), "ing") {
+			// "… a possibly null timestamp indicating", "… around the
+			// existing": a cut after a word that opens what it cut off.
+			fields = fields[:n-1]
 		}
 		s = strings.Join(fields, " ")
 	}

@@ -143,3 +143,20 @@ func TestClauseFirstIsTitledByItsMainClause(t *testing.T) {
 		}
 	}
 }
+
+// TestShortenEndsOnAWholePhrase cuts a long title where its phrase ends,
+// not after a word that opens what the cut leaves out: "… a possibly null
+// timestamp indicating", "… a new muxing wrapper around the existing" (a
+// CockroachDB design's titles).
+func TestShortenEndsOnAWholePhrase(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Ensure revokedAt is a possibly null timestamp indicating when the session was explicitly revoked by its user", "Ensure revokedAt is a possibly null timestamp"},
+		{"Handle session enforcement by adding a new muxing wrapper around the existing gwMux used by the gateway services", "Handle session enforcement by adding a new muxing wrapper"},
+		{"Describe the solution you'd like", "Describe the solution you'd like"},
+		{"Ensure technicians record the parts used on a work order by scanning the barcode on each part", "Ensure technicians record the parts used on a work order"},
+	} {
+		if got := shorten(c.in, 12, 90); got != c.want {
+			t.Errorf("shorten(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
