@@ -120,6 +120,13 @@ func (b *builder) vagueQuestions(ts []tickets.Ticket, n int) []tickets.OpenQuest
 				// generation (<1s)"; a TBD stays open whatever its numbers.
 				continue
 			}
+			if explainingVague.MatchString(c) {
+				// "The Pod name takes the form …, which can be used for
+				// quickly identifying Pods": the word explains a use, it
+				// asks nothing (readers of two KEPs and a design found
+				// such questions noise).
+				continue
+			}
 			seen[foldKey(c)] = true
 			q := "What does \"" + word + "\" mean, in terms a test can check, in \"" + strings.TrimRight(c, ".") + "\"?"
 			out = append(out, tickets.OpenQuestion{ID: "Q-" + itoa(n+len(out)+1), Question: q, RelatedTicketIDs: []string{t.ExternalID}})
@@ -127,6 +134,11 @@ func (b *builder) vagueQuestions(ts []tickets.Ticket, n int) []tickets.OpenQuest
 	}
 	return out
 }
+
+// explainingVague is a vague word in a clause that says what something
+// allows, not what it must do: "which quickly allows an admin to query",
+// "can be used for quickly identifying Pods".
+var explainingVague = regexp.MustCompile(`(?i)\b(?:which|that|so that|used (?:for|to)|can be used (?:for|to)|allows?(?: \w+)? to)\s+(?:\w+\s+){0,2}(?:quickly|fast|easily|easy)\b`)
 
 // uniqueTitles makes every title unique: a repeated title gets the name of
 // its section, then a part number.

@@ -304,3 +304,23 @@ func TestWorkWaitsForWhatItsNamesDeclare(t *testing.T) {
 		}
 	}
 }
+
+// TestVagueWordThatExplainsAsksNothing asks what a vague word means only
+// where it states what the work must do: "…, which can be used for quickly
+// identifying Pods" (KEP-2214) and "`expiresAt`, which quickly allows an
+// admin to query for possibly active sessions" explain a use; "The search
+// page loads quickly" asks.
+func TestVagueWordThatExplainsAsksNothing(t *testing.T) {
+	spec := "# Indexed Job\n\n## Pod names\n\nThe Pod name takes the form `$(job-name)-$(index)`, which can be used for quickly identifying Pods for an index.\n\n" +
+		"## Search\n\nThe search page loads quickly.\n"
+	res := generate(t, defaultRequest(spec, "Indexed Job"))
+	var asked []string
+	for _, q := range res.OpenQuestions {
+		if strings.Contains(q.Question, "\"quickly\"") {
+			asked = append(asked, q.Question)
+		}
+	}
+	if len(asked) != 1 || !strings.Contains(asked[0], "search page") {
+		t.Errorf("questions on \"quickly\": %q, want the search page's only", asked)
+	}
+}
