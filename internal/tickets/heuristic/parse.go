@@ -2,6 +2,7 @@ package heuristic
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -219,6 +220,10 @@ func parseText(m *meter, text string) *document {
 	p.flush()
 	setSpans(p.doc, len(p.lines))
 	for _, s := range p.doc.sections {
+		// "- [Design Details](#design-details)" and its like: a table of
+		// contents without a heading of its own (a KEP's, under its
+		// title) says nothing; its headings were a ticket's criteria.
+		s.blocks = slices.DeleteFunc(s.blocks, func(b *block) bool { return b.kind == listBlock && contentsList(b.items) })
 		for _, b := range s.blocks {
 			cleanBlock(b)
 		}
@@ -226,6 +231,21 @@ func parseText(m *meter, text string) *document {
 	}
 	return p.doc
 }
+
+// contentsList reports whether every item of a list, and of its sub-lists,
+// is a link to a heading of the document: a table of contents.
+func contentsList(items []*listItem) bool {
+	for _, it := range items {
+		if !anchorLink.MatchString(strings.TrimSpace(it.text)) || len(it.children) > 0 && !contentsList(it.children) {
+			return false
+		}
+	}
+	return len(items) > 0
+}
+
+// anchorLink is a link to a heading of the same document and nothing else:
+// "[Design Details](#design-details)".
+var anchorLink = regexp.MustCompile(`^\[[^\]]+\]\(#[^)\s]*\)$`)
 
 // specLines splits text into lines, its line ends made "\n" and its tabs
 // four spaces. An HTML comment may span lines (a KEP template's
