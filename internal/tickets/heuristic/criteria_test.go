@@ -326,16 +326,21 @@ func TestVagueWordThatExplainsAsksNothing(t *testing.T) {
 }
 
 // TestContentsListIsNoWork reads a list whose every item links to a heading
-// of the document as a table of contents: KEP-2599's, under its title with
-// no heading of its own, gave three tickets whose criteria were headings
-// ("Design Details.", "Test Plan.").
+// of the document as a table of contents, wherever it stands: KEP-2599's,
+// under a second copy of its title (its file opens with the template's
+// comments and the copy of the title our reader's fetch put first), gave
+// three tickets whose criteria were headings ("Design Details.", "Test
+// Plan.").
 func TestContentsListIsNoWork(t *testing.T) {
-	spec := "# KEP-2599: minReadySeconds for StatefulSets\n\n- [Summary](#summary)\n- [Design Details](#design-details)\n  - [Test Plan](#test-plan)\n\n" +
+	title := "# KEP-2599: minReadySeconds for StatefulSets\n\n"
+	spec := title + title + "- [Release Signoff Checklist](#release-signoff-checklist)\n- [Summary](#summary)\n- [Proposal](#proposal)\n" +
+		"  - [User Stories (Optional)](#user-stories-optional)\n  - [Risks and Mitigations](#risks-and-mitigations)\n- [Design Details](#design-details)\n" +
+		"  - [Test Plan](#test-plan)\n- [Infrastructure Needed (Optional)](#infrastructure-needed-optional)\n\n" +
 		"## Summary\n\nStatefulSets get the field minReadySeconds.\n\n## Design Details\n\nThe controller counts a Pod available once it has been ready for minReadySeconds.\n\n### Test Plan\n\nUnit tests cover the available replicas count.\n"
 	res := generate(t, defaultRequest(spec, "KEP-2599: minReadySeconds for StatefulSets"))
 	for _, tk := range res.Tickets {
 		for _, ac := range tk.AcceptanceCriteria {
-			if ac == "Design Details." || ac == "Test Plan." || strings.HasPrefix(ac, "Summary.") {
+			if strings.Contains(ac, "Design Details.") || strings.Contains(ac, "Release Signoff Checklist") || strings.Contains(ac, "Risks and Mitigations") {
 				t.Errorf("%s %q: a heading of the contents as a criterion: %q", tk.ExternalID, tk.Title, tk.AcceptanceCriteria)
 			}
 		}
