@@ -1209,6 +1209,13 @@ func (b *builder) inDocumentHeader(s *section) bool {
 	if s.index == 0 {
 		return len(secs) > 1
 	}
+	if s.index == 2 && len(secs[1].blocks) == 0 && s.level == secs[1].level+1 {
+		// "# Product Requirements Document (PRD)" over "## Sabine
+		// Personal Assistant" over "**Status:** …", "**Owner:** …": the
+		// first sub-section of a title with no text of its own opens the
+		// document.
+		return true
+	}
 	if s.index != 1 {
 		return false
 	}
@@ -1229,7 +1236,7 @@ var reporterQuestion = regexp.MustCompile(`(?i)^(would|will|do|are|can|could|hav
 
 // documentMetadata is a line of a document's header that describes the
 // document, not the work: its authors, dates, status and discussion.
-var documentMetadata = regexp.MustCompile(`(?i)^(authors?|author\(s\)|editors?|owners?|champions?|shepherds?|reviewers?|approvers?|last updated|updated|last modified|start date|date|created|status|discussion|discussions|discussion at|issue|issues|tracking issue|rfc pr|rfc issue|rust issue|pr|pull request|feature name|attendees|participants|agenda|facilitator|note taker)\b[^:]{0,3}(:|\s+at\s+https?://)`)
+var documentMetadata = regexp.MustCompile(`(?i)^(authors?|author\(s\)|editors?|owners?|champions?|shepherds?|reviewers?|approvers?|last updated|updated|last modified|start date|date|created|status|discussion|discussions|discussion at|issue|issues|tracking issue|rfc pr|rfc issue|rust issue|\w+ issues?|pr|pull request|feature name|version|attendees|participants|agenda|facilitator|note taker)\b[^:]{0,3}(:|\s+at\s+https?://)`)
 
 // speculation is a sentence that guesses at what was or will be, which
 // asks for nothing.

@@ -346,3 +346,23 @@ func TestContentsListIsNoWork(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderMetadataIsNoWork keeps a document's metadata out of the work
+// where a header holds it: a CockroachDB RFC's "- Cockroach Issue: #15593"
+// and a PRD's "**Status:**", "**Owner:**" under the first sub-section of a
+// title with no text of its own were criteria of a ticket of their own.
+func TestHeaderMetadataIsNoWork(t *testing.T) {
+	for _, spec := range []string{
+		"# Query cancellation\n\n- Feature Name: Query cancellation\n- Status: completed\n- Cockroach Issue: [#15593](https://github.com/cockroachdb/cockroach/issues/15593)\n\n# Detailed design\n\n## Query identifiers\n\nEach query gets an identifier unique across the cluster. `CANCEL QUERY <query-id>` cancels the query with that identifier.\n",
+		"# Product Requirements Document (PRD)\n\n## Sabine Personal Assistant\n\n**Version:** 1.0\n**Status:** In Development\n**Owner:** Product Team\n\n## Reminders\n\nThe assistant sends a reminder by SMS one hour before each event on the family calendar.\n",
+	} {
+		res := generate(t, defaultRequest(spec, ""))
+		for _, tk := range res.Tickets {
+			for _, ac := range tk.AcceptanceCriteria {
+				if strings.Contains(ac, "Issue:") || strings.Contains(ac, "Owner:") || strings.Contains(ac, "Version:") {
+					t.Errorf("%s %q: metadata as a criterion: %q", tk.ExternalID, tk.Title, ac)
+				}
+			}
+		}
+	}
+}
