@@ -1,7 +1,9 @@
 package heuristic
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -39,14 +41,14 @@ func declarations(code string) []string {
 	add := func(at int, text string) { all = append(all, found{at, text}) }
 	for _, m := range goStruct.FindAllStringSubmatchIndex(code, -1) {
 		name, body := code[m[2]:m[3]], code[m[4]:m[5]]
-		add(m[0], fieldsCriterion("`"+name+"` has the fields ", goFieldNames(body)))
+		add(m[0], fieldsCriterion("`"+name+"` has the ", "field", goFieldNames(body)))
 	}
 	for _, m := range goNamedType.FindAllStringSubmatchIndex(code, -1) {
 		add(m[0], "`"+code[m[2]:m[3]]+"` is a type of `"+code[m[4]:m[5]]+"`.")
 	}
 	for _, m := range sqlTable.FindAllStringSubmatchIndex(code, -1) {
 		name, body := strings.Trim(code[m[2]:m[3]], `"`), code[m[4]:m[5]]
-		add(m[0], fieldsCriterion("Table `"+name+"` has the columns ", sqlColumns(body)))
+		add(m[0], fieldsCriterion("Table `"+name+"` has the ", "column", sqlColumns(body)))
 		for _, ix := range sqlInlineIndex.FindAllStringSubmatch(body, -1) {
 			add(m[0]+1, "Table `"+name+"` has an index on ("+strings.TrimSpace(ix[1])+").")
 		}
@@ -55,51 +57,56 @@ func declarations(code string) []string {
 		add(m[0], "Table `"+strings.Trim(code[m[2]:m[3]], `"`)+"` has an index on ("+strings.TrimSpace(code[m[4]:m[5]])+").")
 	}
 	for _, m := range protoMessage.FindAllStringSubmatchIndex(code, -1) {
-		var names []string
-		for _, f := range protoField.FindAllStringSubmatch(code[m[4]:m[5]], -1) {
-			names = append(names, f[1])
-		}
-		add(m[0], fieldsCriterion("Message `"+code[m[2]:m[3]]+"` has the fields ", names))
+		add(m[0], fieldsCriterion("Message `"+code[m[2]:m[3]]+"` has the ", "field", firstGroups(protoField, code[m[4]:m[5]])))
 	}
 	for _, m := range protoRPC.FindAllStringSubmatchIndex(code, -1) {
 		add(m[0], "RPC `"+code[m[2]:m[3]]+"` takes `"+code[m[4]:m[5]]+"` and returns `"+code[m[6]:m[7]]+"`.")
 	}
 	for _, m := range tsInterface.FindAllStringSubmatchIndex(code, -1) {
-		var names []string
-		for _, f := range tsField.FindAllStringSubmatch(code[m[4]:m[5]], -1) {
-			names = append(names, f[1])
-		}
-		add(m[0], fieldsCriterion("`"+code[m[2]:m[3]]+"` has the fields ", names))
+		add(m[0], fieldsCriterion("`"+code[m[2]:m[3]]+"` has the ", "field", firstGroups(tsField, code[m[4]:m[5]])))
 	}
+	slices.SortStableFunc(all, func(a, b found) int { return cmp.Compare(a.at, b.at) })
 	var out []string
-	for len(all) > 0 {
-		first := 0
-		for i, f := range all {
-			if f.at < all[first].at {
-				first = i
-			}
+	for _, f := range all {
+		if f.text != "" {
+			out = append(out, f.text)
 		}
-		if all[first].text != "" {
-			out = append(out, all[first].text)
-		}
-		all = append(all[:first], all[first+1:]...)
 	}
 	return out
 }
 
-// fieldsCriterion is lead followed by names ("a, b and c."), the names past
-// maxDeclaredNames counted; "" without names.
-func fieldsCriterion(lead string, names []string) string {
-	if len(names) == 0 {
+// firstGroups is the first group of each match of re in text.
+func firstGroups(re *regexp.Regexp, text string) []string {
+	var out []string
+	for _, m := range re.FindAllStringSubmatch(text, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// goStructFields are the field names of the Go structs code declares.
+func goStructFields(code string) []string {
+	var names []string
+	for _, m := range goStruct.FindAllStringSubmatch(code, -1) {
+		names = append(names, goFieldNames(m[2])...)
+	}
+	return names
+}
+
+// fieldsCriterion is lead, then noun ("field", "column") in its number,
+// then names ("a, b and c."), the names past maxDeclaredNames counted; ""
+// without names.
+func fieldsCriterion(lead, noun string, names []string) string {
+	switch {
+	case len(names) == 0:
 		return ""
+	case len(names) > maxDeclaredNames:
+		names = append(names[:maxDeclaredNames:maxDeclaredNames], itoa(len(names)-maxDeclaredNames)+" more")
 	}
-	if len(names) > maxDeclaredNames {
-		names = append(names[:maxDeclaredNames], itoa(len(names)-maxDeclaredNames)+" more")
+	if len(names) > 1 {
+		noun += "s"
 	}
-	if len(names) == 1 {
-		return strings.Replace(lead, "fields ", "field ", 1) + names[0] + "."
-	}
-	return lead + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + "."
+	return lead + noun + " " + joinAnd(names) + "."
 }
 
 // goFieldNames are the field names of a Go struct's body, and the type

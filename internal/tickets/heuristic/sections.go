@@ -1156,28 +1156,21 @@ func namedFields(title string, s *section) string {
 	}
 	var names []string
 	for _, bl := range s.blocks {
-		if bl.kind != codeBlock || !strings.Contains(bl.text, " struct {") {
-			continue
-		}
-		for _, m := range goStructField.FindAllStringSubmatch(bl.text, -1) {
-			names = append(names, m[1])
+		if bl.kind == codeBlock {
+			names = append(names, goStructFields(bl.text)...)
 		}
 	}
 	switch {
 	case len(names) == 1:
 		return title[:loc[0]] + "the " + names[0] + " field" + title[loc[1]:]
 	case len(names) >= 2 && len(names) <= 3:
-		return title[:loc[0]] + "the " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " fields" + title[loc[1]:]
+		return title[:loc[0]] + "the " + joinAnd(names) + " fields" + title[loc[1]:]
 	}
 	return title
 }
 
-var (
-	// followingFields is "the following fields" of a title.
-	followingFields = regexp.MustCompile(`(?i)\bthe following (?:new )?(?:api )?fields?\b`)
-	// goStructField is an exported field of a Go struct, on its own line.
-	goStructField = regexp.MustCompile(`(?m)^\s*([A-Z][A-Za-z0-9]*)\s+[*\[\]]*[A-Za-z][\w.\[\]*]*`)
-)
+// followingFields is "the following fields" of a title.
+var followingFields = regexp.MustCompile(`(?i)\bthe following (?:new )?(?:api )?fields?\b`)
 
 // labelOnly reports whether text is a short label and a value that says
 // nothing is to be done: no verb ("Alpha: default container annotation").
