@@ -217,6 +217,9 @@ type builder struct {
 	// contextOf keeps whether a sentence is context (see splitChecks),
 	// read once for every draft that holds it.
 	contextOf map[string]bool
+	// declaredNames maps a criterion read from a code block to the names
+	// it declares (see declarations, declaredDependencies).
+	declaredNames map[string][]string
 	// sectionAfter is the major section whose work a major section's
 	// work follows: the phase or the foundations before it (see
 	// phaseDependencies).
@@ -640,7 +643,12 @@ func (b *builder) walkBlocks(s *section) {
 				// UserLogout(…)": what the design declares is work
 				// (see declarations); an example is not.
 				for _, d := range declarations(bl.text) {
-					b.addUnit(s, d, "", nil, nil)
+					if b.addUnit(s, d.criterion, "", nil, nil) != nil {
+						if b.declaredNames == nil {
+							b.declaredNames = map[string][]string{}
+						}
+						b.declaredNames[d.criterion] = d.names
+					}
 				}
 			}
 			caption = ""

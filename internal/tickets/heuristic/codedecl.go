@@ -23,54 +23,78 @@ const maxDeclarationBlock = 16 << 10
 // names before it counts the rest.
 const maxDeclaredNames = 12
 
-// declarations returns a criterion for each type, table, index, message
-// or RPC that code declares, in order: "`TestResult` has the fields
-// Package, Result, Stdout and Stderr.", "Table `web_sessions` has the
-// columns id, hashedSecret and username.", "RPC `UserLogout` takes
-// `UserLogoutRequest` and returns `UserLogoutResponse`."; none for code
-// that declares nothing (an example, a command, a configuration).
-func declarations(code string) []string {
+// declaration is what a code block declares: a criterion, and the names
+// that work using it would name, lower-cased (see declaredDependencies).
+type declaration struct {
+	criterion string
+	names     []string
+}
+
+// declarations returns a declaration for each type, table, index, message
+// or RPC that code declares, in order. Its criterion: "`TestResult` has the
+// fields Package, Result, Stdout and Stderr.", "Table `web_sessions` has
+// the columns id, hashedSecret and username.", "RPC `UserLogout` takes
+// `UserLogoutRequest` and returns `UserLogoutResponse`."; its names: what
+// it declares and those of its fields that join two words ("CompletionMode",
+// not "Labels"). None for code that declares nothing (an example, a
+// command, a configuration).
+func declarations(code string) []declaration {
 	if len(code) > maxDeclarationBlock {
 		return nil
 	}
 	type found struct {
-		at   int
-		text string
+		at int
+		declaration
 	}
 	var all []found
-	add := func(at int, text string) { all = append(all, found{at, text}) }
+	add := func(at int, criterion, name string, fields []string) {
+		if criterion == "" {
+			return
+		}
+		names := []string{strings.ToLower(name)}
+		for _, f := range fields {
+			if joinedWords.MatchString(f) {
+				names = append(names, strings.ToLower(f))
+			}
+		}
+		all = append(all, found{at, declaration{criterion, names}})
+	}
 	for _, m := range goStruct.FindAllStringSubmatchIndex(code, -1) {
-		name, body := code[m[2]:m[3]], code[m[4]:m[5]]
-		add(m[0], fieldsCriterion("`"+name+"` has the ", "field", goFieldNames(body)))
+		name, fields := code[m[2]:m[3]], goFieldNames(code[m[4]:m[5]])
+		add(m[0], fieldsCriterion("`"+name+"` has the ", "field", fields), name, fields)
 	}
 	for _, m := range goNamedType.FindAllStringSubmatchIndex(code, -1) {
-		add(m[0], "`"+code[m[2]:m[3]]+"` is a type of `"+code[m[4]:m[5]]+"`.")
+		name := code[m[2]:m[3]]
+		add(m[0], "`"+name+"` is a type of `"+code[m[4]:m[5]]+"`.", name, nil)
 	}
 	for _, m := range sqlTable.FindAllStringSubmatchIndex(code, -1) {
 		name, body := strings.Trim(code[m[2]:m[3]], `"`), code[m[4]:m[5]]
-		add(m[0], fieldsCriterion("Table `"+name+"` has the ", "column", sqlColumns(body)))
+		columns := sqlColumns(body)
+		add(m[0], fieldsCriterion("Table `"+name+"` has the ", "column", columns), name, columns)
 		for _, ix := range sqlInlineIndex.FindAllStringSubmatch(body, -1) {
-			add(m[0]+1, "Table `"+name+"` has an index on ("+strings.TrimSpace(ix[1])+").")
+			add(m[0]+1, "Table `"+name+"` has an index on ("+strings.TrimSpace(ix[1])+").", name, nil)
 		}
 	}
 	for _, m := range sqlIndex.FindAllStringSubmatchIndex(code, -1) {
-		add(m[0], "Table `"+strings.Trim(code[m[2]:m[3]], `"`)+"` has an index on ("+strings.TrimSpace(code[m[4]:m[5]])+").")
+		name := strings.Trim(code[m[2]:m[3]], `"`)
+		add(m[0], "Table `"+name+"` has an index on ("+strings.TrimSpace(code[m[4]:m[5]])+").", name, nil)
 	}
 	for _, m := range protoMessage.FindAllStringSubmatchIndex(code, -1) {
-		add(m[0], fieldsCriterion("Message `"+code[m[2]:m[3]]+"` has the ", "field", firstGroups(protoField, code[m[4]:m[5]])))
+		name, fields := code[m[2]:m[3]], firstGroups(protoField, code[m[4]:m[5]])
+		add(m[0], fieldsCriterion("Message `"+name+"` has the ", "field", fields), name, fields)
 	}
 	for _, m := range protoRPC.FindAllStringSubmatchIndex(code, -1) {
-		add(m[0], "RPC `"+code[m[2]:m[3]]+"` takes `"+code[m[4]:m[5]]+"` and returns `"+code[m[6]:m[7]]+"`.")
+		name := code[m[2]:m[3]]
+		add(m[0], "RPC `"+name+"` takes `"+code[m[4]:m[5]]+"` and returns `"+code[m[6]:m[7]]+"`.", name, nil)
 	}
 	for _, m := range tsInterface.FindAllStringSubmatchIndex(code, -1) {
-		add(m[0], fieldsCriterion("`"+code[m[2]:m[3]]+"` has the ", "field", firstGroups(tsField, code[m[4]:m[5]])))
+		name, fields := code[m[2]:m[3]], firstGroups(tsField, code[m[4]:m[5]])
+		add(m[0], fieldsCriterion("`"+name+"` has the ", "field", fields), name, fields)
 	}
 	slices.SortStableFunc(all, func(a, b found) int { return cmp.Compare(a.at, b.at) })
-	var out []string
-	for _, f := range all {
-		if f.text != "" {
-			out = append(out, f.text)
-		}
+	out := make([]declaration, len(all))
+	for i, f := range all {
+		out[i] = f.declaration
 	}
 	return out
 }
@@ -170,6 +194,9 @@ var (
 	protoRPC = regexp.MustCompile(`\brpc\s+(\w+)\s*\(\s*(?:stream\s+)?([\w.]+)\s*\)\s*returns\s*\(\s*(?:stream\s+)?([\w.]+)\s*\)`)
 	// tsInterface is a TypeScript interface: its name and body.
 	tsInterface = regexp.MustCompile(`(?m)^\s*(?:export\s+)?interface\s+(\w+)\s*(?:extends\s+[\w, ]+)?\{[ \t]*\n((?:.*\n)*?)\s*\}`)
+	// joinedWords is an identifier of two words or more: "CompletionMode",
+	// "ttlSecondsAfterFinished", "hashed_secret".
+	joinedWords = regexp.MustCompile(`^[A-Za-z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*|_[a-z0-9]+)+$`)
 	// tsField is a field of a TypeScript interface: its name.
 	tsField = regexp.MustCompile(`(?m)^\s*(?:readonly\s+)?(\w+)\??\s*:`)
 )

@@ -26,8 +26,30 @@ func TestDeclarations(t *testing.T) {
 		{"command", "$ go test -json ./...\nkubectl delete sts web --cascade=false\n", nil},
 		{"yaml", "apiVersion: apps/v1\nkind: StatefulSet\nspec:\n  replicas: 3\n", nil},
 	} {
-		if got := declarations(c.code); !slices.Equal(got, c.want) {
+		var got []string
+		for _, d := range declarations(c.code) {
+			got = append(got, d.criterion)
+		}
+		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: declarations = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestDeclaredNames names what a declaration declares and those of its
+// fields that join two words, which work that uses them names.
+func TestDeclaredNames(t *testing.T) {
+	for _, c := range []struct {
+		code string
+		want []string
+	}{
+		{"type JobStatus struct {\n    CompletedIndexes string\n    Active int32\n}\n", []string{"jobstatus", "completedindexes"}},
+		{"CREATE TABLE web_sessions (\n  id INT,\n  hashed_secret BYTES\n);\n", []string{"web_sessions", "hashed_secret"}},
+		{"rpc UserLogout(UserLogoutRequest) returns (UserLogoutResponse) {}\n", []string{"userlogout"}},
+	} {
+		ds := declarations(c.code)
+		if len(ds) == 0 || !slices.Equal(ds[0].names, c.want) {
+			t.Errorf("declarations(%q) = %+v, want names %q first", c.code, ds, c.want)
 		}
 	}
 }

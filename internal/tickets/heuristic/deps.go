@@ -263,7 +263,7 @@ func (b *builder) declaredDependencies() {
 	declared := map[string]*draft{}
 	for _, d := range live {
 		for _, c := range d.crit {
-			for _, name := range declaredNames(c) {
+			for _, name := range b.declaredNames[c] {
 				if _, ok := declared[name]; !ok {
 					declared[name] = d
 				}
@@ -287,29 +287,3 @@ func (b *builder) declaredDependencies() {
 		}
 	}
 }
-
-// declaredNames are the names a criterion written by declarations
-// declares, lower-cased: the type, table, message or RPC, and the fields
-// whose names join two words ("CompletionMode", not "Labels").
-func declaredNames(criterion string) []string {
-	m := declaredCriterion.FindStringSubmatch(criterion)
-	if m == nil {
-		return nil
-	}
-	names := []string{strings.ToLower(m[1])}
-	for _, f := range strings.FieldsFunc(m[2], func(r rune) bool { return r == ',' || r == ' ' }) {
-		if f != "and" && joinedWords.MatchString(f) {
-			names = append(names, strings.ToLower(f))
-		}
-	}
-	return names
-}
-
-var (
-	// declaredCriterion is a criterion declarations writes: the declared
-	// name and, for a type or message, its fields.
-	declaredCriterion = regexp.MustCompile("^(?:Table |Message |RPC )?`([\\w.]+)` (?:has the (?:fields?|columns?) (.*)\\.|is a type of|takes|has an index)")
-	// joinedWords is an identifier of two words or more: "CompletionMode",
-	// "ttlSecondsAfterFinished", "hashed_secret".
-	joinedWords = regexp.MustCompile(`^[A-Za-z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*|_[a-z0-9]+)+$`)
-)
