@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/foresight-dev/foresight/internal/cputime"
 )
 
 // Options describe one run.
@@ -73,14 +75,14 @@ func Run(ctx context.Context, client *http.Client, o Options) Result {
 
 	workers := startWorkers(client, o, due, samples)
 	collected := collect(samples, o.OK)
-	start, cpuStart := time.Now(), ProcessCPU()
+	start, cpuStart := time.Now(), cputime.Process()
 	schedule(ctx, o.Rate, start, due)
 	close(due)
 	workers.Wait()
 	close(samples)
 	r := <-collected
 	r.Elapsed = time.Since(start)
-	r.CPU = ProcessCPU() - cpuStart
+	r.CPU = cputime.Process() - cpuStart
 	r.Throughput = float64(r.Succeeded) / r.Elapsed.Seconds()
 	return r
 }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
+	"github.com/foresight-dev/foresight/internal/cputime"
 	"github.com/foresight-dev/foresight/internal/enginetest"
-	"github.com/foresight-dev/foresight/internal/loadtest"
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/postgres"
 	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
@@ -116,7 +116,7 @@ func benchBetWrites(b *testing.B, callers int) {
 	var next sync.Mutex
 	left := b.N
 	b.ResetTimer()
-	cpu := loadtest.ProcessCPU()
+	cpu := cputime.Process()
 	var wg sync.WaitGroup
 	for c := range callers {
 		wg.Go(func() {
@@ -142,5 +142,5 @@ func benchBetWrites(b *testing.B, callers int) {
 		})
 	}
 	wg.Wait()
-	b.ReportMetric(float64(loadtest.ProcessCPU()-cpu)/float64(b.N), "cpu-ns/op")
+	cputime.ReportPerOp(b, cpu)
 }

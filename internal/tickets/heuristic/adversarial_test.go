@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/foresight-dev/foresight/internal/cputime"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
@@ -228,15 +229,13 @@ func BenchmarkAdversarial(b *testing.B) {
 		req := adversarialRequest(sh.build(1 << 20))
 		b.Run(sh.name, func(b *testing.B) {
 			b.SetBytes(int64(len(req.Spec)))
-			cpu := processCPU()
+			cpu := cputime.Process()
 			for b.Loop() {
 				if _, err := New().Generate(context.Background(), req); err != nil {
 					b.Fatal(err)
 				}
 			}
-			if used := processCPU() - cpu; used > 0 {
-				b.ReportMetric(float64(used.Nanoseconds())/float64(b.N), "cpu-ns/op")
-			}
+			cputime.ReportPerOp(b, cpu)
 		})
 	}
 }

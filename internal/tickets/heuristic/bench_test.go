@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/foresight-dev/foresight/internal/cputime"
 	"github.com/foresight-dev/foresight/internal/tickets"
 	"github.com/foresight-dev/foresight/internal/tickets/heuristic"
 )
@@ -28,13 +29,11 @@ func BenchmarkGenerate50KB(b *testing.B) {
 	e := heuristic.New()
 	b.SetBytes(int64(len(spec)))
 	b.ReportAllocs()
-	cpu := heuristic.ProcessCPU()
+	cpu := cputime.Process()
 	for b.Loop() {
 		if _, err := e.Generate(context.Background(), req); err != nil {
 			b.Fatal(err)
 		}
 	}
-	if used := heuristic.ProcessCPU() - cpu; used > 0 {
-		b.ReportMetric(float64(used.Nanoseconds())/float64(b.N), "cpu-ns/op")
-	}
+	cputime.ReportPerOp(b, cpu)
 }

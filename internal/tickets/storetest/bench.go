@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/foresight-dev/foresight/internal/loadtest"
+	"github.com/foresight-dev/foresight/internal/cputime"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
@@ -35,7 +35,7 @@ func BenchmarkCreateJob(b *testing.B, s tickets.Store) {
 	var next atomic.Int64
 	b.SetParallelism(max(1, 32/runtime.GOMAXPROCS(0)))
 	b.ResetTimer()
-	cpu := loadtest.ProcessCPU()
+	cpu := cputime.Process()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			i := next.Add(1)
@@ -47,5 +47,5 @@ func BenchmarkCreateJob(b *testing.B, s tickets.Store) {
 			}
 		}
 	})
-	b.ReportMetric(float64(loadtest.ProcessCPU()-cpu)/float64(b.N), "cpu-ns/op")
+	cputime.ReportPerOp(b, cpu)
 }

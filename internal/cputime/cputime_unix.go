@@ -1,14 +1,15 @@
 //go:build unix
 
-package loadtest
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// ProcessCPU is the CPU time this process has used, user and system.
-func ProcessCPU() time.Duration {
+// Process is the CPU time this process has used, user and system; zero
+// where the system does not answer.
+func Process() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
