@@ -481,18 +481,9 @@ func hasUpperInside(s string) bool {
 
 // containsPath reports whether text holds path as a whole path.
 func containsPath(text, path string) bool {
-	for i := 0; ; {
-		j := strings.Index(text[i:], path)
-		if j < 0 {
-			return false
-		}
-		j += i
-		end := j + len(path)
-		if end >= len(text) || !strings.ContainsRune("/{_.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-", rune(text[end])) || text[end] == '.' && (end+1 >= len(text) || text[end+1] == ' ') {
-			return true
-		}
-		i = j + 1
-	}
+	return containsWhere(text, path, func(_, end int) bool {
+		return end >= len(text) || !strings.ContainsRune("/{_.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-", rune(text[end])) || text[end] == '.' && (end+1 >= len(text) || text[end+1] == ' ')
+	})
 }
 
 // claimNamedUnits gives units that name exactly one endpoint to it, wherever

@@ -159,13 +159,21 @@ func hasMarker(text string) bool {
 
 // containsWordCase is containsWord without folding case.
 func containsWordCase(text, word string) bool {
+	return containsWhere(text, word, func(start, end int) bool {
+		return (start == 0 || !isWordByte(text[start-1])) && (end >= len(text) || !isWordByte(text[end]))
+	})
+}
+
+// containsWhere reports whether text holds sub at an occurrence that
+// whole accepts, given where it starts and ends in text.
+func containsWhere(text, sub string, whole func(start, end int) bool) bool {
 	for i := 0; ; {
-		j := strings.Index(text[i:], word)
+		j := strings.Index(text[i:], sub)
 		if j < 0 {
 			return false
 		}
 		j += i
-		if (j == 0 || !isWordByte(text[j-1])) && (j+len(word) >= len(text) || !isWordByte(text[j+len(word)])) {
+		if whole(j, j+len(sub)) {
 			return true
 		}
 		i = j + 1

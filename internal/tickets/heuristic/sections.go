@@ -1671,25 +1671,8 @@ func (b *builder) sectionDraft(s *section, topic string, units []*unit, title st
 	for _, t := range crit {
 		sets.add(&d.crit, sentenceCase(t))
 	}
-	switch topic {
-	case "auth":
-		d.value, d.phase = 0.8, 1
-		d.labels = []string{"security"}
-	case "errors":
-		d.value, d.phase = 0.55, 3
-		d.labels = []string{"errors"}
-	case "limits":
-		d.value, d.phase = 0.5, 3
-		d.labels = []string{"limits"}
-	case "versioning":
-		d.value, d.phase = 0.3, 3
-		d.labels = []string{"versioning"}
-	case "events":
-		d.value = 0.6
-		d.labels = []string{"events"}
-	case "states":
-		d.value = 0.7
-		d.labels = []string{"state-machine"}
+	if tr, ok := topicTraits[topic]; ok {
+		d.value, d.phase, d.labels = tr.value, tr.phase, []string{tr.label}
 	}
 	if kind == tickets.TypeStory {
 		d.role = role
@@ -1700,6 +1683,22 @@ func (b *builder) sectionDraft(s *section, topic string, units []*unit, title st
 	d.lead = sectionLead(d, s)
 	d.words = newWordSet(title)
 	return d
+}
+
+// topicTraits are what a section's topic gives its ticket: its value, its
+// phase (authentication first, the cross-cutting rules last, 2 for the
+// rest as for every draft) and its label.
+var topicTraits = map[string]struct {
+	value float64
+	phase int
+	label string
+}{
+	"auth":       {0.8, 1, "security"},
+	"errors":     {0.55, 3, "errors"},
+	"limits":     {0.5, 3, "limits"},
+	"versioning": {0.3, 3, "versioning"},
+	"events":     {0.6, 2, "events"},
+	"states":     {0.7, 2, "state-machine"},
 }
 
 // itemCriteria are the criteria of a story's units: one per sentence,
