@@ -25,11 +25,7 @@ func TestIssueListGivesOneBugPerOpenIssue(t *testing.T) {
 	}
 	wantAsked(t, res, "Issue 1 (line", "names the closed Issue 1 as left out")
 	all := strings.Join(bugs, "\n")
-	for _, want := range []string{"Fix issue 2: The compositor crashes", "Views can be focussed without tiles", "increments a variable and not a pointer", "load predefined defaults"} {
-		if !strings.Contains(all, want) {
-			t.Errorf("no bug ticket with %q: %v", want, titles(res.Tickets))
-		}
-	}
+	wantHolds(t, "the bug tickets", all, "Fix issue 2: The compositor crashes", "Views can be focussed without tiles", "increments a variable and not a pointer", "load predefined defaults")
 }
 
 // A list whose reports are all closed gives one task to confirm them, not

@@ -3,10 +3,7 @@ package heuristic
 import "testing"
 
 func TestClassifyHeading(t *testing.T) {
-	for _, c := range []struct {
-		heading string
-		want    sectionClass
-	}{
+	checkTextCases(t, "classifyHeading", classifyHeading, []textCase[sectionClass]{
 		{"Requirements", workSection},
 		{"7.6 Vehicle history", workSection},
 		{"Rollout plan", workSection},
@@ -95,71 +92,62 @@ func TestClassifyHeading(t *testing.T) {
 		{"Participate", notWorkSection},
 		{"Success Criteria", notWorkSection},
 		{"Product analytics", notWorkSection},
-	} {
-		if got := classifyHeading(c.heading); got != c.want {
-			t.Errorf("classifyHeading(%q) = %d, want %d", c.heading, got, c.want)
-		}
-	}
+	})
 }
 
 func TestLaterGraduationStagesAreNotWork(t *testing.T) {
-	doc := parseDocument(newMeter(t.Context()), "# KEP\n\n## Graduation Criteria\n\n### Alpha\n\n- Feature gate off by default.\n\n### Beta\n\n- On by default.\n\n### GA\n\n- No open bugs.\n")
-	classifySections(doc)
-	want := map[string]sectionClass{"Alpha": workSection, "Beta": notWorkSection, "GA": notWorkSection}
-	for _, s := range doc.sections {
-		if w, ok := want[s.heading]; ok && s.class != w {
-			t.Errorf("%q: class %d, want %d", s.heading, s.class, w)
-		}
-	}
+	wantClasses(t, "# KEP\n\n## Graduation Criteria\n\n### Alpha\n\n- Feature gate off by default.\n\n### Beta\n\n- On by default.\n\n### GA\n\n- No open bugs.\n", map[string]sectionClass{"Alpha": workSection, "Beta": notWorkSection, "GA": notWorkSection})
 }
 
 // A KEP's "Proposal" summarises its "Design Details": the work is ticketed
 // once, from the details (KEP-3140 got "Implement proposal" beside its
 // API and controller tickets).
 func TestProposalWithDesignDetailsIsContext(t *testing.T) {
-	doc := parseDocument(newMeter(t.Context()), "# KEP\n\n## Proposal\n\nAdd the field.\n\n## Design Details\n\n### API\n\nThe field is validated.\n")
-	classifySections(doc)
-	for _, s := range doc.sections {
-		if s.heading == "Proposal" && s.class != contextSection {
-			t.Errorf("Proposal beside Design Details: class %d, want context", s.class)
-		}
-	}
+	wantClasses(t, "# KEP\n\n## Proposal\n\nAdd the field.\n\n## Design Details\n\n### API\n\nThe field is validated.\n", map[string]sectionClass{"Proposal": contextSection})
 }
 
 // An appendix nested in a work section ("Implementation Plan") is part of
 // the plan; an appendix of the document stays context it does not ticket.
 func TestAppendixOfAPlanIsWork(t *testing.T) {
-	doc := parseDocument(newMeter(t.Context()), "# Proposal\n\n## Implementation Plan\n\n### Appendix #2 - Removed system variables\n\n* Returns an error for `SELECT @@var` queries\n\n## Appendix A: Interview notes\n\nUsers asked for it.\n")
-	classifySections(doc)
-	want := map[string]sectionClass{"Appendix #2 - Removed system variables": workSection, "Appendix A: Interview notes": notWorkSection}
-	for _, s := range doc.sections {
-		if w, ok := want[s.heading]; ok && s.class != w {
-			t.Errorf("%q: class %d, want %d", s.heading, s.class, w)
-		}
-	}
+	wantClasses(t, "# Proposal\n\n## Implementation Plan\n\n### Appendix #2 - Removed system variables\n\n* Returns an error for `SELECT @@var` queries\n\n## Appendix A: Interview notes\n\nUsers asked for it.\n", map[string]sectionClass{"Appendix #2 - Removed system variables": workSection, "Appendix A: Interview notes": notWorkSection})
 }
 
 // "The status quo" is today's state of affairs, no state machine (a PEP's
 // "Deficiencies of the status quo" became "Implement zip state
 // transitions").
 func TestStatusQuoIsNoStateTopic(t *testing.T) {
-	for heading, want := range map[string]string{"Deficiencies of the status quo": "", "Order status": "states", "Push notifications": "events"} {
-		if got := headingTopic(heading); got != want {
-			t.Errorf("headingTopic(%q) = %q, want %q", heading, got, want)
-		}
-	}
+	checkTextCases(t, "headingTopic", headingTopic, []textCase[string]{
+		{"Deficiencies of the status quo", ""},
+		{"Order status", "states"},
+		{"Push notifications", "events"},
+	})
 }
 
 // A KEP's "Proposal Details" under its "Proposal" is detail the design
 // details leave out (KEP-2227: which commands read the annotation), not
 // the summary its parent is.
 func TestProposalDetailsAreWork(t *testing.T) {
-	doc := parseDocument(newMeter(t.Context()), "# KEP\n\n## Proposal\n\nAdd the annotation.\n\n### User Stories\n\nJulia runs kubectl cp.\n\n### Proposal Details\n\n`kubectl logs` reads the annotation only without `--all-containers`.\n\n## Design Details\n\n### API\n\nThe annotation is validated.\n")
+	wantClasses(t, "# KEP\n\n## Proposal\n\nAdd the annotation.\n\n### User Stories\n\nJulia runs kubectl cp.\n\n### Proposal Details\n\n`kubectl logs` reads the annotation only without `--all-containers`.\n\n## Design Details\n\n### API\n\nThe annotation is validated.\n", map[string]sectionClass{"Proposal": contextSection, "User Stories": contextSection, "Proposal Details": workSection})
+}
+
+// wantClasses classifies the sections of markdown and reports each heading
+// of want whose class is another, or that is not there.
+func wantClasses(t *testing.T, markdown string, want map[string]sectionClass) {
+	t.Helper()
+	doc := parseDocument(newMeter(t.Context()), markdown)
 	classifySections(doc)
-	want := map[string]sectionClass{"Proposal": contextSection, "User Stories": contextSection, "Proposal Details": workSection}
+	seen := map[string]bool{}
 	for _, s := range doc.sections {
-		if w, ok := want[s.heading]; ok && s.class != w {
-			t.Errorf("%q: class %d, want %d", s.heading, s.class, w)
+		if w, ok := want[s.heading]; ok {
+			seen[s.heading] = true
+			if s.class != w {
+				t.Errorf("%q: class %d, want %d", s.heading, s.class, w)
+			}
+		}
+	}
+	for h := range want {
+		if !seen[h] {
+			t.Errorf("no section %q", h)
 		}
 	}
 }

@@ -6,10 +6,7 @@ import "testing"
 // that forbids nothing: a chore spared and what does not change gave
 // "Hard prohibitions" risks that readers of three specs found boilerplate.
 func TestNotARule(t *testing.T) {
-	for _, c := range []struct {
-		text string
-		rule bool
-	}{
+	checkTextCases(t, "a rule", func(s string) bool { return !notARule.MatchString(s) }, []textCase[bool]{
 		{"Credentials must never be logged.", true},
 		{"A stake is never debited twice.", true},
 		{"The `workspace` key is not allowed in a package's manifest.", true},
@@ -17,9 +14,5 @@ func TestNotARule(t *testing.T) {
 		{"The Pod and PodSpec APIs don't get any new fields.", false},
 		{"This likely never will be needed.", false},
 		{"We don't do that lightly.", false},
-	} {
-		if got := !notARule.MatchString(c.text); got != c.rule {
-			t.Errorf("%q: a rule %v, want %v", c.text, got, c.rule)
-		}
-	}
+	})
 }

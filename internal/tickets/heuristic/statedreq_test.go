@@ -89,10 +89,7 @@ func TestWantedOfOthers(t *testing.T) {
 // and keeps among them a rule that gives its reason, a decision, a note,
 // a rule followed by a hedge and an outcome that states a result.
 func TestContextIsNoCriterion(t *testing.T) {
-	for _, c := range []struct {
-		sentence string
-		context  bool
-	}{
+	checkTextCases(t, "isContext", isContext, []textCase[bool]{
 		{"This allows Jobs to be cleaned up after they finish.", true},
 		{"Because Job controller depends on Pods to exist to work correctly.", true},
 		{"Currently, `go install` does not allow version suffixes.", true},
@@ -129,21 +126,14 @@ func TestContextIsNoCriterion(t *testing.T) {
 		{"Outcome: The new version becomes current and an audit entry is recorded.", false},
 		{"Users must be able to read the full content before they accept.", false},
 		{"The client retries the call once if the wallet answers 503.", false},
-	} {
-		if got := isContext(c.sentence); got != c.context {
-			t.Errorf("isContext(%q) = %v, want %v", c.sentence, got, c.context)
-		}
-	}
+	})
 }
 
 // TestOrderLabel tells an item's label that is an order ("Configure
 // acceptance rules: who must accept, and when …", whose text was titled
 // "Make who accept, and when enforcement applies") from one that names.
 func TestOrderLabel(t *testing.T) {
-	for _, c := range []struct {
-		label string
-		order bool
-	}{
+	checkTextCases(t, "orderLabel", orderLabel, []textCase[bool]{
 		{"Configure acceptance rules", true},
 		{"Publish the document", true},
 		{"Draft/Preview/Publish", false},
@@ -151,27 +141,19 @@ func TestOrderLabel(t *testing.T) {
 		{"Embedded widget", false},
 		{"Support", false},
 		{"Display of legal content", false},
-	} {
-		if got := orderLabel(c.label); got != c.order {
-			t.Errorf("orderLabel(%q) = %v, want %v", c.label, got, c.order)
-		}
-	}
+	})
 }
 
 // TestWithoutDocumentID keeps a document's identifier out of the titles of
 // the work it names ("Implement KEP-2232 suspend jobs", "Implement
 // ADR-0005 — Provider abstraction …").
 func TestWithoutDocumentID(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
+	checkTextCases(t, "withoutDocumentID", withoutDocumentID, []textCase[string]{
 		{"KEP-2232 Suspend Jobs", "Suspend Jobs"},
 		{"ADR-0005 — Provider abstraction with two clients", "Provider abstraction with two clients"},
 		{"PEP 616 String methods to remove prefixes", "String methods to remove prefixes"},
 		{"Product Requirements Document: Legal Content Management", "Legal Content Management"},
 		{"KEP-2232", "KEP-2232"},
 		{"Console Access: the role ladder", "Console Access: the role ladder"},
-	} {
-		if got := withoutDocumentID(c.in); got != c.want {
-			t.Errorf("withoutDocumentID(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
+	})
 }

@@ -13,7 +13,7 @@ import (
 // TOTP PRD: "Implement error responses and error responses and error
 // responses", "Get /api/todos/id", "Implement user Stories").
 func TestTitlesKeepTheSpecsNames(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
+	checkTextCases(t, "the title of heading", func(s string) string { return verbFirst(cleanHeading(s)) }, []textCase[string]{
 		{"GET /api/todos/:id", "Implement GET /api/todos/:id"},
 		{"DELETE /v2/invoices/{id}", "Implement DELETE /v2/invoices/{id}"},
 		{"User Stories", "Implement user stories"},
@@ -25,11 +25,7 @@ func TestTitlesKeepTheSpecsNames(t *testing.T) {
 		{"preserve the current version details", "Preserve the current version details"},
 		{"Updates to `[workspace]`", "Update [workspace]"},
 		{"Effect on `cargo publish`", "Update cargo publish"},
-	} {
-		if got := verbFirst(cleanHeading(c.in)); got != c.want {
-			t.Errorf("title of heading %q = %q, want %q", c.in, got, c.want)
-		}
-	}
+	})
 	a := &draft{title: "Implement error responses", origin: originSection, sec: &section{}}
 	b := &draft{title: "Implement error responses", origin: originSection, sec: a.sec}
 	if got := combinedTitle(a, b); got != "Implement error responses" {
@@ -113,7 +109,7 @@ func TestLeadingAdverbialIsNoSubject(t *testing.T) {
 // the path key is deleted and …" "Implement if you have a version
 // specifier as well".
 func TestImperativeTitles(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
+	checkTextCases(t, "imperative", func(s string) string { got, _ := imperative(s); return got }, []textCase[string]{
 		{"Switch session reads to Redis for all traffic", "Switch session reads to Redis for all traffic"},
 		{"Decommission the Memcached pool once nothing has read from it", "Decommission the Memcached pool once nothing has read from it"},
 		{"Ask the vendor whether their maintenance window moved", "Ask the vendor whether their maintenance window moved"},
@@ -128,11 +124,7 @@ func TestImperativeTitles(t *testing.T) {
 		{"If you have a version specifier as well, then the path key is deleted and the crate is uploaded with the specified version.", "Delete the path key"},
 		{"When the job is suspended, the controller must delete its active Pods.", "Make the controller delete its active Pods"},
 		{"If the same inspection was changed on the server, keep both versions.", "Keep both versions"},
-	} {
-		if got, _ := imperative(c.in); got != c.want {
-			t.Errorf("imperative(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
+	})
 }
 
 // TestShortenEndsOnAWholePhrase cuts a long title where its phrase ends,
@@ -140,14 +132,10 @@ func TestImperativeTitles(t *testing.T) {
 // timestamp indicating", "… a new muxing wrapper around the existing" (a
 // CockroachDB design's titles).
 func TestShortenEndsOnAWholePhrase(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
+	checkTextCases(t, "shorten", func(s string) string { return shorten(s, 12, 90) }, []textCase[string]{
 		{"Ensure revokedAt is a possibly null timestamp indicating when the session was explicitly revoked by its user", "Ensure revokedAt is a possibly null timestamp"},
 		{"Handle session enforcement by adding a new muxing wrapper around the existing gwMux used by the gateway services", "Handle session enforcement by adding a new muxing wrapper"},
 		{"Describe the solution you'd like", "Describe the solution you'd like"},
 		{"Ensure technicians record the parts used on a work order by scanning the barcode on each part", "Ensure technicians record the parts used on a work order"},
-	} {
-		if got := shorten(c.in, 12, 90); got != c.want {
-			t.Errorf("shorten(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
+	})
 }
