@@ -54,8 +54,7 @@ func TestSignature(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t)
-			e.setBalance("a1", "USD", "100.00")
+			e := newFundedEnv(t)
 			// An armed fault is not used up by a forged request.
 			e.c.FailNext(casino.EndpointBetWin, 1, http.StatusBadGateway)
 			status, resp := e.do(e.request(casino.PathBetWin, body, c.mod))

@@ -18,8 +18,7 @@ import (
 
 func TestFailNext(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.setBalance("a1", "USD", "100.00")
+	e := newFundedEnv(t)
 	body := betBody(t, "a1", "USD", "r1", "bet-1", "10.00")
 
 	e.c.FailNext(casino.EndpointBetWin, 2, http.StatusBadGateway)
@@ -88,8 +87,7 @@ func TestRejectNext(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.apiCode+"/"+c.endpoint, func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t)
-			e.setBalance("a1", "USD", "100.00")
+			e := newFundedEnv(t)
 			e.postOK("setup bet", casino.PathBetWin, betBody(t, "a1", "USD", "r0", "bet-0", "10"))
 
 			var path string
@@ -157,8 +155,7 @@ func TestFailNextBeforeRejectNext(t *testing.T) {
 
 func TestDropResponseNext(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.setBalance("a1", "USD", "100.00")
+	e := newFundedEnv(t)
 	body := betBody(t, "a1", "USD", "r1", "bet-1", "10.00")
 
 	e.c.DropResponseNext(casino.EndpointBetWin, 1)
@@ -195,8 +192,7 @@ func TestDropResponseNext(t *testing.T) {
 
 func TestDelayNext(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.setBalance("a1", "USD", "100.00")
+	e := newFundedEnv(t)
 	e.c.DelayNext(casino.EndpointBetWin, 1, 2*time.Second)
 
 	// The client gives up while the casino holds its request (the delay
@@ -232,8 +228,7 @@ func TestDelayNext(t *testing.T) {
 
 func TestOmitRoundIDNext(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.setBalance("a1", "USD", "100.00")
+	e := newFundedEnv(t)
 	e.setBalance("poor", "USD", "1.00")
 	e.c.OmitRoundIDNext(1)
 
@@ -339,8 +334,7 @@ func TestFaultsForAccount(t *testing.T) {
 // it refuses exactly those retries afresh.
 func TestRejectKeepsIdempotency(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.setBalance("a1", "USD", "100.00")
+	e := newFundedEnv(t)
 	bet := betBody(t, "a1", "USD", "r1", "bet-1", "10.00")
 	status, debit := e.post(casino.PathBetWin, bet)
 	wantOK(t, "debit", status, debit)
@@ -378,8 +372,7 @@ func TestRejectKeepsIdempotency(t *testing.T) {
 // any processing: nothing changes, and the same request is processed next.
 func TestMalformedNext(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.setBalance("a1", "USD", "100.00")
+	e := newFundedEnv(t)
 	for _, shape := range malformed.Shapes {
 		body := betBody(t, "a1", "USD", "r-"+shape, "bet-"+shape, "1.00")
 		e.c.MalformedNext(casino.EndpointBetWin, 1, shape)

@@ -32,6 +32,14 @@ func newEnv(t *testing.T, mutate ...func(*casino.Config)) *env {
 	}, mutate)
 }
 
+// newFundedEnv is newEnv with one funded account: a1 holds 100.00 USD.
+func newFundedEnv(t *testing.T) *env {
+	t.Helper()
+	e := newEnv(t)
+	e.setBalance("a1", "USD", "100.00")
+	return e
+}
+
 // serveEnv is a casino of cfg, changed by mutate, served on loopback until
 // the test ends.
 func serveEnv(t *testing.T, cfg casino.Config, mutate []func(*casino.Config)) *env {

@@ -11,8 +11,7 @@ import (
 
 func TestRollbackAfterBet(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.setBalance("a1", "USD", "100.00")
+	e := newFundedEnv(t)
 	status, resp := e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r1", "bet-1", "10.00"))
 	betAnswer := wantOK(t, "bet", status, resp)
 	e.wantBalance("a1", "USD", "90.00")
@@ -68,8 +67,7 @@ func TestRollbackAfterBet(t *testing.T) {
 
 func TestRollbackBeforeBet(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.setBalance("a1", "USD", "100.00")
+	e := newFundedEnv(t)
 
 	rb := rollbackBody(t, "a1", "USD", "r1", "rb-1", "bet-late")
 	status, first := e.post(casino.PathRollback, rb)
@@ -130,8 +128,7 @@ func TestRollbackBeforeBet(t *testing.T) {
 
 func TestRollbackOfWin(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.setBalance("a1", "USD", "100.00")
+	e := newFundedEnv(t)
 	e.postOK("win", casino.PathBetWin, winBody(t, "a1", "USD", "r1", "win-1", "30.00"))
 	e.wantPostedBalance("rollback of a win", casino.PathRollback, rollbackBody(t, "a1", "USD", "r1", "rb-1", "win-1"), "100.00")
 
@@ -149,8 +146,7 @@ func TestRollbackOfWin(t *testing.T) {
 
 func TestRollbackRefusals(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.setBalance("a1", "USD", "100.00")
+	e := newFundedEnv(t)
 	e.setBalance("a2", "USD", "100.00")
 	for _, b := range [][]byte{
 		betBody(t, "a1", "USD", "r1", "bet-1", "10"),

@@ -9,8 +9,7 @@ import (
 
 func TestStallAndCloseLeaveNothingDone(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.setBalance("a1", "USD", "100.00")
+	e := newFundedEnv(t)
 	body := betBody(t, "a1", "USD", "r1", "bet-1", "10")
 	// Close ends every stall and delay, even one armed or arriving later:
 	// the request ends with no answer and nothing processed.
@@ -33,8 +32,7 @@ func TestStallAndCloseLeaveNothingDone(t *testing.T) {
 
 func TestClearFaults(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.setBalance("a1", "USD", "100.00")
+	e := newFundedEnv(t)
 	e.c.FailNext(casino.EndpointBalance, 5, http.StatusBadGateway)
 	e.c.ForAccount("a1").RejectNext(casino.EndpointBalance, 5, "503")
 	e.c.ClearFaults()

@@ -110,8 +110,7 @@ func TestBalance(t *testing.T) {
 
 func TestBetAndWin(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.setBalance("a1", "USD", "100.00")
+	e := newFundedEnv(t)
 
 	status, resp := e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r1", "bet-1", "10.50"))
 	a := wantOK(t, "bet", status, resp)
@@ -164,8 +163,7 @@ func TestBetAndWin(t *testing.T) {
 
 func TestRounds(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.setBalance("a1", "USD", "100.00")
+	e := newFundedEnv(t)
 	e.setBalance("a2", "USD", "100.00")
 
 	// Many open rounds at once.
@@ -203,8 +201,7 @@ func TestRounds(t *testing.T) {
 
 func TestFinish(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.setBalance("a1", "USD", "100.00")
+	e := newFundedEnv(t)
 	status, resp := e.post(casino.PathBetWin, betBody(t, "a1", "USD", "r1", "bet-1", "10"))
 	roundID := str(wantOK(t, "bet", status, resp).RoundID)
 
@@ -393,8 +390,7 @@ func TestDecimals(t *testing.T) {
 
 func TestIdempotentReplay(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.setBalance("a1", "USD", "100.00")
+	e := newFundedEnv(t)
 	body := betBody(t, "a1", "USD", "r1", "bet-1", "10.00")
 
 	status, first := e.post(casino.PathBetWin, body)
