@@ -2,11 +2,10 @@ package wallet_test
 
 import (
 	"encoding/hex"
-	"os"
-	"regexp"
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/betting/wallet"
+	"github.com/foresight-dev/foresight/internal/betting/walletcall/walletcalltest"
 )
 
 // TestOperatorGuideSignatureExample: the worked example of
@@ -15,15 +14,7 @@ import (
 // hex-decoding it would give another signature.
 func TestOperatorGuideSignatureExample(t *testing.T) {
 	t.Parallel()
-	doc, err := os.ReadFile("../../../docs/operator-integration.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile("the secret\\s+`([^`]+)`\\s+and the body\\s+`([^`]+)`\\s+give\\s+`([0-9a-f]{64})`").FindSubmatch(doc)
-	if m == nil {
-		t.Fatal("docs/operator-integration.md has no signature example (the secret `…` and the body `…` give `…`)")
-	}
-	secret, body, want := string(m[1]), m[2], string(m[3])
+	secret, body, want := walletcalltest.GuideSignatureExample(t, "../../../docs/operator-integration.md")
 	if got := wallet.Sign(secret, body); got != want {
 		t.Errorf("Sign(%q, %s) = %s, the guide says %s", secret, body, got, want)
 	}
