@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/foresight-dev/foresight/internal/audit"
 	"github.com/foresight-dev/foresight/internal/rowscan"
+	"github.com/foresight-dev/foresight/internal/sqlargs"
 )
 
 // AuditStore returns the database as an audit.Store.
@@ -49,11 +49,7 @@ func (s auditStore) Append(ctx context.Context, e audit.Entry) (bool, error) {
 
 func (s auditStore) List(ctx context.Context, f audit.Filter) ([]audit.Entry, error) {
 	var where []string
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
+	args := sqlargs.Numbered()
 	for _, c := range []struct {
 		column, value string
 	}{
@@ -61,23 +57,23 @@ func (s auditStore) List(ctx context.Context, f audit.Filter) ([]audit.Entry, er
 		{"target_kind", f.TargetKind}, {"target_id", f.TargetID},
 	} {
 		if c.value != "" {
-			where = append(where, c.column+" = "+arg(c.value))
+			where = append(where, c.column+" = "+args.Add(c.value))
 		}
 	}
 	if !f.Since.IsZero() {
-		where = append(where, "at >= "+arg(f.Since))
+		where = append(where, "at >= "+args.Add(f.Since))
 	}
 	if !f.Until.IsZero() {
-		where = append(where, "at < "+arg(f.Until))
+		where = append(where, "at < "+args.Add(f.Until))
 	}
 	if f.BeforeSeq != 0 {
-		where = append(where, "seq < "+arg(f.BeforeSeq))
+		where = append(where, "seq < "+args.Add(f.BeforeSeq))
 	}
 	q := `SELECT seq, id::text, at, actor_kind, actor_name, actor_credential_id, actor_operator_id, action, target_kind, target_id,
 		operator_id, client_address, request_id, before_state::text, after_state::text FROM audit_entries`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	q += " ORDER BY seq DESC LIMIT " + arg(f.Limit)
-	return queryList(ctx, s.d.pool, q, args, rowscan.AuditEntry)
+	q += " ORDER BY seq DESC LIMIT " + args.Add(f.Limit)
+	return queryList(ctx, s.d.pool, q, args.Values(), rowscan.AuditEntry)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -18,6 +17,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/rowscan"
+	"github.com/foresight-dev/foresight/internal/sqlargs"
 )
 
 // BetStore returns the database as a betting.BetStore. Amounts are
@@ -253,23 +253,17 @@ func (s betStore) ListBets(ctx context.Context, f betting.BetFilter) ([]betting.
 // bettor or a status, betting_bets_bettor or betting_bets_status) reads
 // each page in order, without sorting the operator's every bet.
 func listBetsQuery(f betting.BetFilter) (string, []any) {
-	q := `SELECT ` + betColumns + ` FROM betting_bets WHERE operator_id = $1`
-	args := []any{f.OperatorID}
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
-	}
-	if f.BettorID != "" {
-		q += ` AND bettor_id = ` + arg(f.BettorID)
-	}
+	args := sqlargs.Numbered()
+	q := `SELECT ` + betColumns + ` FROM betting_bets WHERE operator_id = ` + args.Add(f.OperatorID)
+	q += sqlargs.AndEqual(args, "bettor_id", f.BettorID)
 	if f.MarketID != "" {
-		q += ` AND market_id = ` + arg(f.MarketID) + `::uuid`
+		q += ` AND market_id = ` + args.Add(f.MarketID) + `::uuid`
 	}
 	if len(f.Statuses) > 0 {
-		q += ` AND status = ANY(` + arg(f.Statuses) + `)`
+		q += ` AND status = ANY(` + args.Add(f.Statuses) + `)`
 	}
-	q += newestFirst(arg, f.BeforeCreatedAt, f.BeforeID, f.Limit)
-	return q, args
+	q += newestFirst(args, f.BeforeCreatedAt, f.BeforeID, f.Limit)
+	return q, args.Values()
 }
 
 // BetTotals sums in the database: the amounts are NUMERIC.

@@ -13,6 +13,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/rowscan"
+	"github.com/foresight-dev/foresight/internal/sqlargs"
 )
 
 // BettingStore returns the database as a betting.Store. Operators and
@@ -221,20 +222,11 @@ func (d *DB) listen(ctx context.Context, changed func(betting.CatalogChange), li
 }
 
 func (s bettingStore) ListEvents(ctx context.Context, f betting.EventFilter) ([]betting.Event, error) {
-	q := `SELECT doc FROM betting_events WHERE TRUE`
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
-	if f.Category != "" {
-		q += ` AND category = ` + arg(f.Category)
-	}
-	if f.Status != "" {
-		q += ` AND status = ` + arg(f.Status)
-	}
-	q += newestFirst(arg, f.BeforeCreatedAt, f.BeforeID, f.Limit)
-	return queryList(ctx, s.d.pool, q, args, func(row rowscan.Row) (betting.Event, error) { return scanEventDoc(row, "event", "") })
+	args := sqlargs.Numbered()
+	q := `SELECT doc FROM betting_events WHERE TRUE` + sqlargs.AndEqual(args, "category", f.Category)
+	q += sqlargs.AndEqual(args, "status", f.Status)
+	q += newestFirst(args, f.BeforeCreatedAt, f.BeforeID, f.Limit)
+	return queryList(ctx, s.d.pool, q, args.Values(), func(row rowscan.Row) (betting.Event, error) { return scanEventDoc(row, "event", "") })
 }
 
 func (s bettingStore) SettleMarket(ctx context.Context, e betting.Event, prev time.Time, marketID string) error {

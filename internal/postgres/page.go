@@ -1,15 +1,19 @@
 package postgres
 
-import "time"
+import (
+	"time"
+
+	"github.com/foresight-dev/foresight/internal/sqlargs"
+)
 
 // newestFirst is the end of a newest-first list query: rows strictly older
 // than (beforeAt, beforeID) when beforeID is set (keyset paging on
-// created_at and id), newest first, at most limit. arg adds a parameter
-// and returns its placeholder.
-func newestFirst(arg func(any) string, beforeAt time.Time, beforeID string, limit int) string {
+// created_at and id), newest first, at most limit. Its arguments are
+// added to args.
+func newestFirst(args *sqlargs.List, beforeAt time.Time, beforeID string, limit int) string {
 	q := ""
 	if beforeID != "" {
-		q = ` AND (created_at, id) < (` + arg(beforeAt) + `, ` + arg(beforeID) + `::uuid)`
+		q = ` AND (created_at, id) < (` + args.Add(beforeAt) + `, ` + args.Add(beforeID) + `::uuid)`
 	}
-	return q + ` ORDER BY created_at DESC, id DESC LIMIT ` + arg(limit)
+	return q + ` ORDER BY created_at DESC, id DESC LIMIT ` + args.Add(limit)
 }

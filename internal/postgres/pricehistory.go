@@ -10,6 +10,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/rowscan"
+	"github.com/foresight-dev/foresight/internal/sqlargs"
 )
 
 // insertPricePoint records p in tx.
@@ -67,24 +68,20 @@ func thinPriceHistory(ctx context.Context, tx pgx.Tx, marketID string, last, now
 // as the market's last point at or before it; the primary key (market_id,
 // at) serves both that lookup and the range after it.
 func (s bettingStore) PriceHistory(ctx context.Context, f betting.PriceHistoryFilter) ([]betting.PricePoint, error) {
-	q := `SELECT at, outcomes FROM betting_price_points WHERE market_id = $1`
-	args := []any{f.MarketID}
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
+	args := sqlargs.Numbered()
+	q := `SELECT at, outcomes FROM betting_price_points WHERE market_id = ` + args.Add(f.MarketID)
 	if !f.From.IsZero() {
-		from := arg(f.From)
+		from := args.Add(f.From)
 		q += ` AND at >= COALESCE((SELECT max(at) FROM betting_price_points WHERE market_id = $1 AND at <= ` + from + `), ` + from + `)`
 	}
 	if !f.After.IsZero() {
-		q += ` AND at > ` + arg(f.After)
+		q += ` AND at > ` + args.Add(f.After)
 	}
 	if !f.To.IsZero() {
-		q += ` AND at < ` + arg(f.To)
+		q += ` AND at < ` + args.Add(f.To)
 	}
-	q += ` ORDER BY at LIMIT ` + arg(f.Limit)
-	out, err := queryList(ctx, s.d.pool, q, args, func(row rowscan.Row) (betting.PricePoint, error) {
+	q += ` ORDER BY at LIMIT ` + args.Add(f.Limit)
+	out, err := queryList(ctx, s.d.pool, q, args.Values(), func(row rowscan.Row) (betting.PricePoint, error) {
 		p := betting.PricePoint{MarketID: f.MarketID}
 		var outcomes []byte
 		if err := row.Scan(&p.At, &outcomes); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/rowscan"
+	"github.com/foresight-dev/foresight/internal/sqlargs"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
@@ -353,17 +354,11 @@ func (s ticketStore) PendingCallbacks(ctx context.Context, clientID string, sinc
 }
 
 func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]tickets.Job, error) {
-	q := `SELECT ` + jobColumns + ` FROM ticket_jobs WHERE client_id = $1`
-	args := []any{f.ClientID}
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
-	if f.Status != "" {
-		q += ` AND status = ` + arg(f.Status)
-	}
-	q += newestFirst(arg, f.BeforeCreatedAt, f.BeforeID, f.Limit)
-	return queryList(ctx, s.d.pool, q, args, rowscan.TicketJob)
+	args := sqlargs.Numbered()
+	q := `SELECT ` + jobColumns + ` FROM ticket_jobs WHERE client_id = ` + args.Add(f.ClientID)
+	q += sqlargs.AndEqual(args, "status", f.Status)
+	q += newestFirst(args, f.BeforeCreatedAt, f.BeforeID, f.Limit)
+	return queryList(ctx, s.d.pool, q, args.Values(), rowscan.TicketJob)
 }
 
 // summaryColumns are the columns of a tickets.JobSummary, read with
@@ -375,20 +370,14 @@ const summaryColumns = `id::text AS job_id, client_id::text AS job_client_id, (S
 	created_at, updated_at, expires_at, started_at, finished_at`
 
 func (s ticketStore) ListJobSummaries(ctx context.Context, f tickets.JobFilter) ([]tickets.JobSummary, error) {
+	args := sqlargs.Numbered()
 	q := `SELECT ` + summaryColumns + ` FROM ticket_jobs WHERE true`
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
 	if f.ClientID != "" {
-		q += ` AND client_id = ` + arg(f.ClientID) + `::uuid`
+		q += ` AND client_id = ` + args.Add(f.ClientID) + `::uuid`
 	}
-	if f.Status != "" {
-		q += ` AND status = ` + arg(f.Status)
-	}
-	q += newestFirst(arg, f.BeforeCreatedAt, f.BeforeID, f.Limit)
-	return queryList(ctx, s.d.pool, q, args, rowscan.TicketJobSummary)
+	q += sqlargs.AndEqual(args, "status", f.Status)
+	q += newestFirst(args, f.BeforeCreatedAt, f.BeforeID, f.Limit)
+	return queryList(ctx, s.d.pool, q, args.Values(), rowscan.TicketJobSummary)
 }
 
 func (s ticketStore) GetJobSummary(ctx context.Context, id string) (tickets.JobSummary, error) {

@@ -13,6 +13,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/rowscan"
+	"github.com/foresight-dev/foresight/internal/sqlargs"
 )
 
 // BetStore returns the database as a betting.BetStore. Amounts are TEXT;
@@ -123,17 +124,11 @@ func (s betStore) GetBetByKey(ctx context.Context, operatorID, bettorID, key str
 }
 
 func (s betStore) GetBet(ctx context.Context, operatorID, bettorID, id string) (betting.Bet, error) {
-	q := betByIDSQL
-	args := []any{id}
-	if operatorID != "" {
-		q += ` AND operator_id = ?`
-		args = append(args, operatorID)
-	}
-	if bettorID != "" {
-		q += ` AND bettor_id = ?`
-		args = append(args, bettorID)
-	}
-	return scanBet(s.d.reader.queryRow(ctx, q, args...), id)
+	args := sqlargs.Positional()
+	args.Add(id)
+	q := betByIDSQL + sqlargs.AndEqual(args, "operator_id", operatorID)
+	q += sqlargs.AndEqual(args, "bettor_id", bettorID)
+	return scanBet(s.d.reader.queryRow(ctx, q, args.Values()...), id)
 }
 
 func (s betStore) ListBets(ctx context.Context, f betting.BetFilter) ([]betting.Bet, error) {
@@ -145,36 +140,25 @@ func (s betStore) ListBets(ctx context.Context, f betting.BetFilter) ([]betting.
 // bettor or a status, betting_bets_bettor or betting_bets_status) reads
 // each page in order, without sorting the operator's every bet.
 func listBetsQuery(f betting.BetFilter) (string, []any) {
-	q := `SELECT ` + betColumns + ` FROM betting_bets WHERE operator_id = ?`
-	args := []any{f.OperatorID}
-	if f.BettorID != "" {
-		q += ` AND bettor_id = ?`
-		args = append(args, f.BettorID)
-	}
-	if f.MarketID != "" {
-		q += ` AND market_id = ?`
-		args = append(args, f.MarketID)
-	}
+	args := sqlargs.Positional()
+	q := `SELECT ` + betColumns + ` FROM betting_bets WHERE operator_id = ` + args.Add(f.OperatorID)
+	q += sqlargs.AndEqual(args, "bettor_id", f.BettorID)
+	q += sqlargs.AndEqual(args, "market_id", f.MarketID)
 	if len(f.Statuses) > 0 {
-		q += ` AND status IN (` + placeholders(len(f.Statuses)) + `)`
-		for _, st := range f.Statuses {
-			args = append(args, st)
-		}
+		q += ` AND status IN (` + sqlargs.AddAll(args, f.Statuses) + `)`
 	}
-	return newestFirst(q, args, f.BeforeCreatedAt, f.BeforeID, f.Limit)
+	q += newestFirst(args, f.BeforeCreatedAt, f.BeforeID, f.Limit)
+	return q, args.Values()
 }
 
 // BetTotals reads the operator's bets' status, currency, stake, payout and
 // confirmation and sums them here: SQLite keeps amounts as text and sums
 // numbers as floating point, which money never is.
 func (s betStore) BetTotals(ctx context.Context, operatorID, marketID string) ([]betting.BetTotal, error) {
-	q := `SELECT status, currency, stake, payout_amount, deposit_confirmed_at FROM betting_bets WHERE operator_id = ?`
-	args := []any{operatorID}
-	if marketID != "" {
-		q += ` AND market_id = ?`
-		args = append(args, marketID)
-	}
-	rows, err := s.d.reader.query(ctx, q, args...)
+	args := sqlargs.Positional()
+	q := `SELECT status, currency, stake, payout_amount, deposit_confirmed_at FROM betting_bets WHERE operator_id = ` + args.Add(operatorID)
+	q += sqlargs.AndEqual(args, "market_id", marketID)
+	rows, err := s.d.reader.query(ctx, q, args.Values()...)
 	if err != nil {
 		return nil, err
 	}
@@ -404,11 +388,9 @@ func (s betStore) BetsByID(ctx context.Context, ids []string) ([]betting.Bet, er
 	if len(ids) == 0 {
 		return []betting.Bet{}, nil
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	return queryList(ctx, s.d.reader, `SELECT `+betColumns+` FROM betting_bets WHERE id IN (`+placeholders(len(ids))+`)`, args, rowscan.Bet)
+	args := sqlargs.Positional()
+	q := `SELECT ` + betColumns + ` FROM betting_bets WHERE id IN (` + sqlargs.AddAll(args, ids) + `)`
+	return queryList(ctx, s.d.reader, q, args.Values(), rowscan.Bet)
 }
 
 func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditConfirmation, attempts []betting.WalletAttempt) error {
@@ -434,9 +416,4 @@ func (s betStore) ConfirmCredits(ctx context.Context, credits []betting.CreditCo
 func (s betStore) ListBettors(ctx context.Context, operatorID, afterID string, limit int) ([]betting.Bettor, error) {
 	return queryList(ctx, s.d.reader, `SELECT operator_id, id, currency, balance, created_at FROM betting_bettors
 		WHERE operator_id = ? AND id > ? ORDER BY id LIMIT ?`, []any{operatorID, afterID, limit}, rowscan.Bettor)
-}
-
-// placeholders returns n comma-separated parameters.
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/rowscan"
+	"github.com/foresight-dev/foresight/internal/sqlargs"
 )
 
 // BettingStore returns the database as a betting.Store. Operators and
@@ -154,16 +155,9 @@ func replaceEvent(ctx context.Context, w eventWriter, e betting.Event, prev time
 }
 
 func (s bettingStore) ListEvents(ctx context.Context, f betting.EventFilter) ([]betting.Event, error) {
-	q := `SELECT doc FROM betting_events WHERE 1 = 1`
-	var args []any
-	if f.Category != "" {
-		q += ` AND category = ?`
-		args = append(args, f.Category)
-	}
-	if f.Status != "" {
-		q += ` AND status = ?`
-		args = append(args, f.Status)
-	}
+	args := sqlargs.Positional()
+	q := `SELECT doc FROM betting_events WHERE 1 = 1` + sqlargs.AndEqual(args, "category", f.Category)
+	q += sqlargs.AndEqual(args, "status", f.Status)
 	return queryNewestFirst(ctx, s.d.reader, q, args, f.BeforeCreatedAt, f.BeforeID, f.Limit,
 		func(row rowscan.Row) (betting.Event, error) { return scanEvent(row, "") })
 }

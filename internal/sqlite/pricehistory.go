@@ -10,6 +10,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/rowscan"
+	"github.com/foresight-dev/foresight/internal/sqlargs"
 )
 
 // insertPricePoint records p in tx.
@@ -66,23 +67,21 @@ func thinPriceHistory(ctx context.Context, tx *sql.Tx, marketID string, last, no
 // as the market's last point at or before it; the primary key (market_id,
 // at) serves both that lookup and the range after it.
 func (s bettingStore) PriceHistory(ctx context.Context, f betting.PriceHistoryFilter) ([]betting.PricePoint, error) {
-	q := `SELECT at, outcomes FROM betting_price_points WHERE market_id = ?`
-	args := []any{f.MarketID}
+	args := sqlargs.Positional()
+	q := `SELECT at, outcomes FROM betting_price_points WHERE market_id = ` + args.Add(f.MarketID)
 	if !f.From.IsZero() {
-		q += ` AND at >= COALESCE((SELECT MAX(at) FROM betting_price_points WHERE market_id = ? AND at <= ?), ?)`
-		args = append(args, f.MarketID, micros(f.From), micros(f.From))
+		market, from := args.Add(f.MarketID), args.Add(micros(f.From))
+		q += ` AND at >= COALESCE((SELECT MAX(at) FROM betting_price_points WHERE market_id = ` + market + ` AND at <= ` + from + `), ` +
+			args.Add(micros(f.From)) + `)`
 	}
 	if !f.After.IsZero() {
-		q += ` AND at > ?`
-		args = append(args, micros(f.After))
+		q += ` AND at > ` + args.Add(micros(f.After))
 	}
 	if !f.To.IsZero() {
-		q += ` AND at < ?`
-		args = append(args, micros(f.To))
+		q += ` AND at < ` + args.Add(micros(f.To))
 	}
-	q += ` ORDER BY at LIMIT ?`
-	args = append(args, f.Limit)
-	out, err := queryList(ctx, s.d.reader, q, args, func(row rowscan.Row) (betting.PricePoint, error) {
+	q += ` ORDER BY at LIMIT ` + args.Add(f.Limit)
+	out, err := queryList(ctx, s.d.reader, q, args.Values(), func(row rowscan.Row) (betting.PricePoint, error) {
 		var at int64
 		var outcomes string
 		if err := row.Scan(&at, &outcomes); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/foresight-dev/foresight/internal/jobqueue"
 	"github.com/foresight-dev/foresight/internal/rowscan"
+	"github.com/foresight-dev/foresight/internal/sqlargs"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
@@ -233,12 +234,9 @@ func (s ticketStore) PendingCallbacks(ctx context.Context, clientID string, sinc
 }
 
 func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]tickets.Job, error) {
-	q := `SELECT ` + jobColumns + ` FROM ticket_jobs WHERE client_id = ?`
-	args := []any{f.ClientID}
-	if f.Status != "" {
-		q += ` AND status = ?`
-		args = append(args, f.Status)
-	}
+	args := sqlargs.Positional()
+	q := `SELECT ` + jobColumns + ` FROM ticket_jobs WHERE client_id = ` + args.Add(f.ClientID)
+	q += sqlargs.AndEqual(args, "status", f.Status)
 	return queryNewestFirst(ctx, s.d.reader, q, args, f.BeforeCreatedAt, f.BeforeID, f.Limit, rowscan.TicketJob)
 }
 
@@ -250,16 +248,9 @@ const summaryColumns = `id, client_id, (SELECT name FROM ticket_clients c WHERE 
 	created_at, updated_at, expires_at, started_at, finished_at`
 
 func (s ticketStore) ListJobSummaries(ctx context.Context, f tickets.JobFilter) ([]tickets.JobSummary, error) {
-	q := `SELECT ` + summaryColumns + ` FROM ticket_jobs WHERE true`
-	var args []any
-	if f.ClientID != "" {
-		q += ` AND client_id = ?`
-		args = append(args, f.ClientID)
-	}
-	if f.Status != "" {
-		q += ` AND status = ?`
-		args = append(args, f.Status)
-	}
+	args := sqlargs.Positional()
+	q := `SELECT ` + summaryColumns + ` FROM ticket_jobs WHERE true` + sqlargs.AndEqual(args, "client_id", f.ClientID)
+	q += sqlargs.AndEqual(args, "status", f.Status)
 	return queryNewestFirst(ctx, s.d.reader, q, args, f.BeforeCreatedAt, f.BeforeID, f.Limit, rowscan.TicketJobSummary)
 }
 
