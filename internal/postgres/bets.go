@@ -39,10 +39,7 @@ func (s betStore) EnsureBettor(ctx context.Context, b betting.Bettor) (betting.B
 func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (betting.Bettor, error) {
 	b, err := rowscan.Bettor(s.d.pool.QueryRow(ctx, `SELECT operator_id, id, currency, balance::text, created_at FROM betting_bettors
 		WHERE operator_id = $1 AND id = $2`, operatorID, bettorID))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return b, betting.NotFound("bettor", bettorID)
-	}
-	return b, err
+	return b, rowscan.BettingNotFound(err, "bettor", bettorID)
 }
 
 // betColumns are the columns of a betting.Bet, read with rowscan.Bet.

@@ -43,10 +43,7 @@ func (s bettingStore) CreateOperator(ctx context.Context, o betting.Operator) er
 
 func (s bettingStore) GetOperator(ctx context.Context, id string) (betting.Operator, error) {
 	o, err := rowscan.JSON[betting.Operator](s.d.pool.QueryRow(ctx, `SELECT doc FROM betting_operators WHERE id = $1`, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return betting.Operator{}, betting.NotFound("operator", id)
-	}
-	return o, err
+	return o, rowscan.BettingNotFound(err, "operator", id)
 }
 
 func (s bettingStore) ListOperators(ctx context.Context) ([]betting.Operator, error) {

@@ -2,10 +2,7 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/rowscan"
@@ -32,10 +29,7 @@ const credentialColumns = `id::text, operator_id, name, key_hash, created_at, ex
 
 func (s credentialStore) CredentialByHash(ctx context.Context, hash []byte) (betting.Credential, error) {
 	c, err := rowscan.Credential(s.d.pool.QueryRow(ctx, `SELECT `+credentialColumns+` FROM operator_credentials WHERE key_hash = $1`, hash))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return betting.Credential{}, betting.NotFound("credential", "with that key")
-	}
-	return c, err
+	return c, rowscan.BettingNotFound(err, "credential", "with that key")
 }
 
 func (s credentialStore) ListCredentials(ctx context.Context, operatorID string) ([]betting.Credential, error) {

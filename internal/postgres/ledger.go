@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -144,19 +143,13 @@ func (x pgLedgerTx) UpdateBalances(ctx context.Context, a ledger.Account) error 
 
 func (s ledgerStore) Account(ctx context.Context, id string) (ledger.Account, error) {
 	a, err := rowscan.LedgerAccount(s.d.pool.QueryRow(ctx, pgLedgerAccountRead+` WHERE a.id = $1`, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return ledger.Account{}, &ledger.Error{Code: ledger.ErrNotFound, Message: "no account " + id}
-	}
-	return a, err
+	return a, rowscan.LedgerNotFound(err, "account", id)
 }
 
 func (s ledgerStore) TransferByKey(ctx context.Context, operatorID, key string) (ledger.Transfer, error) {
 	t, err := rowscan.LedgerTransfer(s.d.pool.QueryRow(ctx, `SELECT `+pgLedgerTransferColumns+` FROM ledger_transfers
 		WHERE operator_id = $1 AND idempotency_key = $2`, operatorID, key))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return ledger.Transfer{}, &ledger.Error{Code: ledger.ErrNotFound, Message: "no transfer " + key}
-	}
-	return t, err
+	return t, rowscan.LedgerNotFound(err, "transfer", key)
 }
 
 // OpenAccounts inserts the missing accounts in one statement of its own.

@@ -24,14 +24,6 @@ type ticketStore struct{ d *DB }
 
 var _ tickets.Store = ticketStore{}
 
-// notFound maps pgx's no-rows error to tickets.ErrNotFound.
-func notFound(err error) error {
-	if errors.Is(err, pgx.ErrNoRows) {
-		return tickets.ErrNotFound
-	}
-	return err
-}
-
 func (s ticketStore) CreateClient(ctx context.Context, c tickets.Client) error {
 	_, err := s.d.pool.Exec(ctx,
 		`INSERT INTO ticket_clients (id, name, webhook_secret, suspended, tickets_enabled, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -338,9 +330,8 @@ func (s ticketStore) GetJob(ctx context.Context, clientID, id string) (tickets.J
 }
 
 func (s ticketStore) JobStatus(ctx context.Context, id string) (tickets.Status, error) {
-	var st tickets.Status
-	err := s.d.pool.QueryRow(ctx, `SELECT status FROM ticket_jobs WHERE id = $1`, id).Scan(&st)
-	return st, notFound(err)
+	st, err := rowscan.Value[tickets.Status](s.d.pool.QueryRow(ctx, `SELECT status FROM ticket_jobs WHERE id = $1`, id))
+	return st, rowscan.TicketsNotFound(err)
 }
 
 func (s ticketStore) PendingCallbacks(ctx context.Context, clientID string, since time.Time, atMost int) (int, error) {

@@ -1,6 +1,7 @@
 package rowscan
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -14,6 +15,15 @@ import (
 // The betting platform's rows. Each engine selects the columns in the
 // order given: ids as text and amounts as text (NUMERIC cast to text on
 // PostgreSQL).
+
+// BettingNotFound returns err, or betting.NotFound(what, id) when err is
+// the error of no row (sql.ErrNoRows, which pgx's ErrNoRows also is).
+func BettingNotFound(err error, what, id string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return betting.NotFound(what, id)
+	}
+	return err
+}
 
 // Bettor reads a bettor from operator_id, id, currency, balance (NULL
 // when the operator keeps it), created_at.

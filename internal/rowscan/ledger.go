@@ -1,12 +1,25 @@
 package rowscan
 
 import (
+	"database/sql"
+	"errors"
+
 	"github.com/foresight-dev/foresight/internal/ledger"
 	"github.com/foresight-dev/foresight/internal/money"
 )
 
 // The ledger's rows. Each engine selects the columns in the order given,
 // amounts as text (NUMERIC cast to text on PostgreSQL).
+
+// LedgerNotFound returns err, or the ledger's ErrNotFound naming what and
+// id ("no account <id>") when err is the error of no row (sql.ErrNoRows,
+// which pgx's ErrNoRows also is).
+func LedgerNotFound(err error, what, id string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return &ledger.Error{Code: ledger.ErrNotFound, Message: "no " + what + " " + id}
+	}
+	return err
+}
 
 // LedgerAccount reads an account from id, operator_id, currency, kind,
 // bettor_id, must_not_go_negative, balance, debits_pending,

@@ -13,9 +13,9 @@ import (
 // The ticket service's rows. Each engine selects the columns in the order
 // given (ids as text on PostgreSQL). No row is tickets.ErrNotFound.
 
-// ticketsNotFound maps a query's no-rows error (pgx's is also
-// sql.ErrNoRows) to tickets.ErrNotFound.
-func ticketsNotFound(err error) error {
+// TicketsNotFound returns err, or tickets.ErrNotFound when err is the
+// error of no row (sql.ErrNoRows, which pgx's ErrNoRows also is).
+func TicketsNotFound(err error) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return tickets.ErrNotFound
 	}
@@ -27,7 +27,7 @@ func ticketsNotFound(err error) error {
 func TicketClient(row Row) (tickets.Client, error) {
 	var c tickets.Client
 	err := row.Scan(&c.ID, &c.Name, &c.WebhookSecret, &c.Suspended, &c.TicketsEnabled, Time(&c.CreatedAt))
-	return c, ticketsNotFound(err)
+	return c, TicketsNotFound(err)
 }
 
 // TicketScopes is the text a key's scopes are stored as: space-separated.
@@ -50,7 +50,7 @@ func TicketKey(row Row, extra ...any) (tickets.APIKey, error) {
 	for f := range strings.FieldsSeq(scopes) {
 		k.Scopes = append(k.Scopes, tickets.Scope(f))
 	}
-	return k, ticketsNotFound(err)
+	return k, TicketsNotFound(err)
 }
 
 // TicketJob reads a job from id, client_id, idempotency_key,
@@ -62,7 +62,7 @@ func TicketJob(row Row) (tickets.Job, error) {
 	err := row.Scan(&j.ID, &j.ClientID, &j.IdempotencyKey, &j.RequestHash, &request, &j.Status, &j.Stage,
 		&j.ErrorCode, &j.ErrorMessage, &j.CallbackFailed, &j.Result, Time(&j.CreatedAt), Time(&j.UpdatedAt), Time(&j.ExpiresAt))
 	if err != nil {
-		return j, ticketsNotFound(err)
+		return j, TicketsNotFound(err)
 	}
 	if err := json.Unmarshal(request, &j.Request); err != nil {
 		return j, fmt.Errorf("job %s request: %w", j.ID, err)
@@ -81,7 +81,7 @@ func TicketJobSummary(row Row) (tickets.JobSummary, error) {
 	err := row.Scan(&j.ID, &j.ClientID, Text(&j.ClientName), &j.Title, &j.Status, &j.Stage, &j.ErrorCode, &j.ErrorMessage, &j.Engine,
 		&j.Attempts, &j.TicketCount, &j.HasCallback, &j.CallbackFailed, NullTime(&j.CallbackDeliveredAt),
 		Time(&j.CreatedAt), Time(&j.UpdatedAt), Time(&j.ExpiresAt), NullTime(&j.StartedAt), NullTime(&j.FinishedAt))
-	return j, ticketsNotFound(err)
+	return j, TicketsNotFound(err)
 }
 
 // TicketJobUnchanged reads why a conditional update changed no job from

@@ -35,10 +35,7 @@ func (s betStore) EnsureBettor(ctx context.Context, b betting.Bettor) (betting.B
 func (s betStore) GetBettor(ctx context.Context, operatorID, bettorID string) (betting.Bettor, error) {
 	b, err := rowscan.Bettor(s.d.reader.queryRow(ctx, `SELECT operator_id, id, currency, balance, created_at FROM betting_bettors
 		WHERE operator_id = ? AND id = ?`, operatorID, bettorID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return b, betting.NotFound("bettor", bettorID)
-	}
-	return b, err
+	return b, rowscan.BettingNotFound(err, "bettor", bettorID)
 }
 
 const betColumns = `id, operator_id, bettor_id, idempotency_key, event_id, market_id, outcome_id, outcome_index, stake, currency,
@@ -48,10 +45,7 @@ const betColumns = `id, operator_id, bettor_id, idempotency_key, event_id, marke
 
 func scanBet(row rowscan.Row, id string) (betting.Bet, error) {
 	b, err := rowscan.Bet(row)
-	if errors.Is(err, sql.ErrNoRows) {
-		return b, betting.NotFound("bet", id)
-	}
-	return b, err
+	return b, rowscan.BettingNotFound(err, "bet", id)
 }
 
 // parseStored reads a stored amount of up to 16 decimals (a potential

@@ -36,10 +36,7 @@ func (s bettingStore) CreateOperator(ctx context.Context, o betting.Operator) er
 
 func (s bettingStore) GetOperator(ctx context.Context, id string) (betting.Operator, error) {
 	o, err := rowscan.JSON[betting.Operator](s.d.reader.queryRow(ctx, `SELECT doc FROM betting_operators WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return betting.Operator{}, betting.NotFound("operator", id)
-	}
-	return o, err
+	return o, rowscan.BettingNotFound(err, "operator", id)
 }
 
 func (s bettingStore) ListOperators(ctx context.Context) ([]betting.Operator, error) {
@@ -98,10 +95,7 @@ func (s bettingStore) CreateEvent(ctx context.Context, e betting.Event) error {
 
 func scanEvent(row rowscan.Row, id string) (betting.Event, error) {
 	e, err := rowscan.JSON[betting.Event](row)
-	if errors.Is(err, sql.ErrNoRows) {
-		return betting.Event{}, betting.NotFound("event", id)
-	}
-	return e, err
+	return e, rowscan.BettingNotFound(err, "event", id)
 }
 
 func (s bettingStore) GetEvent(ctx context.Context, id string) (betting.Event, error) {

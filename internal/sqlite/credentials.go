@@ -2,8 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -32,10 +30,7 @@ const credentialColumns = `id, operator_id, name, key_hash, created_at, expires_
 
 func (s credentialStore) CredentialByHash(ctx context.Context, hash []byte) (betting.Credential, error) {
 	c, err := rowscan.Credential(s.d.reader.queryRow(ctx, `SELECT `+credentialColumns+` FROM operator_credentials WHERE key_hash = ?`, hash))
-	if errors.Is(err, sql.ErrNoRows) {
-		return betting.Credential{}, betting.NotFound("credential", "with that key")
-	}
-	return c, err
+	return c, rowscan.BettingNotFound(err, "credential", "with that key")
 }
 
 func (s credentialStore) ListCredentials(ctx context.Context, operatorID string) ([]betting.Credential, error) {

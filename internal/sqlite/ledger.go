@@ -166,11 +166,8 @@ func deriveBalances(ctx context.Context, q ledgerQuery, a *ledger.Account) error
 
 func (s ledgerStore) Account(ctx context.Context, id string) (ledger.Account, error) {
 	a, err := rowscan.LedgerAccount(s.d.reader.queryRow(ctx, ledgerAccountSQL, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return ledger.Account{}, &ledger.Error{Code: ledger.ErrNotFound, Message: "no account " + id}
-	}
 	if err != nil {
-		return ledger.Account{}, err
+		return ledger.Account{}, rowscan.LedgerNotFound(err, "account", id)
 	}
 	return a, deriveBalances(ctx, s.d.reader.query, &a)
 }
@@ -217,10 +214,7 @@ func (s ledgerStore) statementEntries(ctx context.Context, runningBalances bool,
 
 func (s ledgerStore) TransferByKey(ctx context.Context, operatorID, key string) (ledger.Transfer, error) {
 	t, err := rowscan.LedgerTransfer(s.d.reader.queryRow(ctx, ledgerTransferByKeySQL, operatorID, key))
-	if errors.Is(err, sql.ErrNoRows) {
-		return ledger.Transfer{}, &ledger.Error{Code: ledger.ErrNotFound, Message: "no transfer " + key}
-	}
-	return t, err
+	return t, rowscan.LedgerNotFound(err, "transfer", key)
 }
 
 // OpenAccounts opens the missing accounts in a write of its own.

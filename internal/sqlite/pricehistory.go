@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -95,12 +94,8 @@ func (s bettingStore) PriceHistory(ctx context.Context, f betting.PriceHistoryFi
 	}
 	if len(out) == 0 {
 		var id string
-		err := s.d.reader.queryRow(ctx, `SELECT id FROM betting_markets WHERE id = ?`, f.MarketID).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, betting.NotFound("market", f.MarketID)
-		}
-		if err != nil {
-			return nil, err
+		if err := s.d.reader.queryRow(ctx, `SELECT id FROM betting_markets WHERE id = ?`, f.MarketID).Scan(&id); err != nil {
+			return nil, rowscan.BettingNotFound(err, "market", f.MarketID)
 		}
 	}
 	return out, nil

@@ -215,12 +215,8 @@ func (s ticketStore) GetJob(ctx context.Context, clientID, id string) (tickets.J
 }
 
 func (s ticketStore) JobStatus(ctx context.Context, id string) (tickets.Status, error) {
-	var st tickets.Status
-	err := s.d.reader.queryRow(ctx, `SELECT status FROM ticket_jobs WHERE id = ?`, id).Scan(&st)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", tickets.ErrNotFound
-	}
-	return st, err
+	st, err := rowscan.Value[tickets.Status](s.d.reader.queryRow(ctx, `SELECT status FROM ticket_jobs WHERE id = ?`, id))
+	return st, rowscan.TicketsNotFound(err)
 }
 
 func (s ticketStore) PendingCallbacks(ctx context.Context, clientID string, since time.Time, atMost int) (int, error) {
