@@ -85,24 +85,21 @@ func (s bettingStore) CreateEvent(ctx context.Context, e betting.Event) error {
 	if err != nil {
 		return err
 	}
-	tx, err := s.d.pool.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, `INSERT INTO betting_events (id, category, status, doc, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-		e.ID, e.Category, e.Status, doc, e.CreatedAt, e.UpdatedAt); err != nil {
-		return err
-	}
-	for _, m := range e.Markets {
-		if _, err := tx.Exec(ctx, `INSERT INTO betting_markets (id, event_id) VALUES ($1, $2)`, m.ID, e.ID); err != nil {
+	return pgx.BeginFunc(ctx, s.d.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO betting_events (id, category, status, doc, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+			e.ID, e.Category, e.Status, doc, e.CreatedAt, e.UpdatedAt); err != nil {
 			return err
 		}
-		if err := insertPricePoint(ctx, tx, betting.PricePointOf(m, e.CreatedAt)); err != nil {
-			return err
+		for _, m := range e.Markets {
+			if _, err := tx.Exec(ctx, `INSERT INTO betting_markets (id, event_id) VALUES ($1, $2)`, m.ID, e.ID); err != nil {
+				return err
+			}
+			if err := insertPricePoint(ctx, tx, betting.PricePointOf(m, e.CreatedAt)); err != nil {
+				return err
+			}
 		}
-	}
-	return tx.Commit(ctx)
+		return nil
+	})
 }
 
 func scanEventDoc(row rowscan.Row, what, id string) (betting.Event, error) {
@@ -145,35 +142,29 @@ func (s bettingStore) updateEvent(ctx context.Context, e betting.Event, prev tim
 	if err != nil {
 		return err
 	}
-	tx, err := s.d.pool.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx)
-	tag, err := tx.Exec(ctx, `UPDATE betting_events SET status = $1, doc = $2, updated_at = $3 WHERE id = $4 AND updated_at = $5`,
-		e.Status, doc, e.UpdatedAt, e.ID, prev)
-	if err != nil {
-		return err
-	}
-	if tag.RowsAffected() == 0 {
-		var exists bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM betting_events WHERE id = $1)`, e.ID).Scan(&exists); err != nil && !badID(err) {
+	return pgx.BeginFunc(ctx, s.d.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE betting_events SET status = $1, doc = $2, updated_at = $3 WHERE id = $4 AND updated_at = $5`,
+			e.Status, doc, e.UpdatedAt, e.ID, prev)
+		if err != nil {
 			return err
 		}
-		if !exists {
-			return betting.NotFound("event", e.ID)
+		if tag.RowsAffected() == 0 {
+			var exists bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM betting_events WHERE id = $1)`, e.ID).Scan(&exists); err != nil && !badID(err) {
+				return err
+			}
+			if !exists {
+				return betting.NotFound("event", e.ID)
+			}
+			return &betting.Error{Code: betting.ErrConflict, Message: "event " + e.ID + " changed meanwhile"}
 		}
-		return &betting.Error{Code: betting.ErrConflict, Message: "event " + e.ID + " changed meanwhile"}
-	}
-	if also != nil {
-		if err := also(tx); err != nil {
-			return err
+		if also != nil {
+			if err := also(tx); err != nil {
+				return err
+			}
 		}
-	}
-	if err := notifyChange(ctx, tx, betting.ChangedEvent, e.ID); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
+		return notifyChange(ctx, tx, betting.ChangedEvent, e.ID)
+	})
 }
 
 // ListenCatalog calls changed with every operator and event changed by
