@@ -1,7 +1,6 @@
 package rowscan
 
 import (
-	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -19,10 +18,7 @@ import (
 // BettingNotFound returns err, or betting.NotFound(what, id) when err is
 // the error of no row (sql.ErrNoRows, which pgx's ErrNoRows also is).
 func BettingNotFound(err error, what, id string) error {
-	if errors.Is(err, sql.ErrNoRows) {
-		return betting.NotFound(what, id)
-	}
-	return err
+	return noRowAs(err, func() error { return betting.NotFound(what, id) })
 }
 
 // Bettor reads a bettor from operator_id, id, currency, balance (NULL

@@ -1,9 +1,6 @@
 package rowscan
 
 import (
-	"database/sql"
-	"errors"
-
 	"github.com/foresight-dev/foresight/internal/ledger"
 	"github.com/foresight-dev/foresight/internal/money"
 )
@@ -15,10 +12,7 @@ import (
 // id ("no account <id>") when err is the error of no row (sql.ErrNoRows,
 // which pgx's ErrNoRows also is).
 func LedgerNotFound(err error, what, id string) error {
-	if errors.Is(err, sql.ErrNoRows) {
-		return &ledger.Error{Code: ledger.ErrNotFound, Message: "no " + what + " " + id}
-	}
-	return err
+	return noRowAs(err, func() error { return &ledger.Error{Code: ledger.ErrNotFound, Message: "no " + what + " " + id} })
 }
 
 // LedgerAccount reads an account from id, operator_id, currency, kind,

@@ -90,6 +90,16 @@ func Found[T any](v T, err error) (T, bool, error) {
 	return v, true, nil
 }
 
+// noRowAs returns err, or the error notFound returns when err is the error
+// of no row (sql.ErrNoRows, which pgx's ErrNoRows also is): the store's
+// own not-found error, made only when needed.
+func noRowAs(err error, notFound func() error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return notFound()
+	}
+	return err
+}
+
 // Calling returns the fn of Each for rows of one kind: it reads the row
 // with scan and calls fn with the value.
 func Calling[T any](scan func(Row) (T, error), fn func(T) error) func(Row) error {

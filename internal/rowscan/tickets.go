@@ -1,9 +1,7 @@
 package rowscan
 
 import (
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -16,10 +14,7 @@ import (
 // TicketsNotFound returns err, or tickets.ErrNotFound when err is the
 // error of no row (sql.ErrNoRows, which pgx's ErrNoRows also is).
 func TicketsNotFound(err error) error {
-	if errors.Is(err, sql.ErrNoRows) {
-		return tickets.ErrNotFound
-	}
-	return err
+	return noRowAs(err, func() error { return tickets.ErrNotFound })
 }
 
 // TicketClient reads a client from id, name, webhook_secret, suspended,
