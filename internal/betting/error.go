@@ -1,26 +1,14 @@
 package betting
 
-import (
-	"errors"
-	"fmt"
-	"time"
-)
+import "github.com/foresight-dev/foresight/internal/domainerror"
 
 // Error is the platform's error: the betting domain's and the aggregator
-// integration's (package aggregator uses it too). It has the shape of
-// tickets.Error (docs/architecture.md, "Errors"): a code the HTTP edges
-// map to each API's status and body, a message safe to show to the client,
-// and the underlying cause, for logs only.
-type Error struct {
-	Code    ErrorCode
-	Message string
-	// Err is the underlying cause, for logs only; it is never shown to a
-	// client.
-	Err error
-	// RetryAfter is, for ErrRateLimited, how long until the request may
-	// succeed; zero otherwise.
-	RetryAfter time.Duration
-}
+// integration's (package aggregator uses it too). It has the platform's one
+// error shape (package domainerror): a code the HTTP edges map to each
+// API's status and body, a message safe to show to the client, the
+// underlying cause, for logs only, and for ErrRateLimited how long until
+// the request may succeed (RetryAfter, zero otherwise).
+type Error = domainerror.Error[ErrorCode]
 
 // ErrorCode classifies platform errors; each HTTP edge maps the codes to
 // its API's statuses in one table. An error that is not an *Error is
@@ -53,19 +41,9 @@ const (
 	ErrInternal ErrorCode = "internal"
 )
 
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
-	}
-	return string(e.Code) + ": " + e.Message
-}
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
-
 // Errorf returns an *Error with code and a formatted client-safe message.
 func Errorf(code ErrorCode, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	return domainerror.Errorf(code, format, args...)
 }
 
 // NotFound returns an ErrNotFound error saying that there is no what of
@@ -76,26 +54,11 @@ func NotFound(what, id string) *Error {
 
 // ErrorCodeOf returns the code of the first *Error in err's chain, or
 // ErrInternal when there is none. A nil err has no code.
-func ErrorCodeOf(err error) ErrorCode {
-	if err == nil {
-		return ""
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ErrInternal
-}
+func ErrorCodeOf(err error) ErrorCode { return domainerror.CodeOf(err, ErrInternal) }
 
 // ErrorMessage returns the client-safe message of err: the message of its
 // *Error, or a generic text for anything else.
-func ErrorMessage(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Message
-	}
-	return "Internal error."
-}
+func ErrorMessage(err error) string { return domainerror.MessageOf[ErrorCode](err) }
 
 func invalidf(format string, args ...any) *Error {
 	return Errorf(ErrInvalid, format, args...)

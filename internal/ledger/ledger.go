@@ -25,12 +25,11 @@
 package ledger
 
 import (
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/domainerror"
 	"github.com/foresight-dev/foresight/internal/money"
 )
 
@@ -193,35 +192,14 @@ const (
 )
 
 // Error is a ledger error the caller can act on; anything else is a
-// storage failure. It has the platform's one error shape (betting.Error,
-// tickets.Error): a code, a client-safe message and the cause.
-type Error struct {
-	Code    ErrorCode
-	Message string
-	// Err is the underlying cause, for logs only; it is never shown to a
-	// client.
-	Err error
-}
-
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
-	}
-	return string(e.Code) + ": " + e.Message
-}
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
+// storage failure. It has the platform's one error shape (package
+// domainerror, as betting.Error and tickets.Error): a code, a client-safe
+// message and the cause. The ledger never sets RetryAfter.
+type Error = domainerror.Error[ErrorCode]
 
 func errorf(code ErrorCode, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	return domainerror.Errorf(code, format, args...)
 }
 
 // CodeOf returns err's ErrorCode, empty when err is not an *Error.
-func CodeOf(err error) ErrorCode {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return ""
-}
+func CodeOf(err error) ErrorCode { return domainerror.CodeOf[ErrorCode](err, "") }

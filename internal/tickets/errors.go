@@ -2,8 +2,8 @@ package tickets
 
 import (
 	"errors"
-	"fmt"
-	"time"
+
+	"github.com/foresight-dev/foresight/internal/domainerror"
 )
 
 // Code is one of the error codes of tickets-api.md. It is the whole error
@@ -38,53 +38,22 @@ const (
 )
 
 // Error is a ticket-service error with a code from the spec and a message
-// safe to show to the client.
-type Error struct {
-	Code    Code
-	Message string
-	// RetryAfter, when positive, tells a client when to try again
-	// (rate_limited, queue_full).
-	RetryAfter time.Duration
-	// Err is the underlying cause, for logs only; it is never shown to a client.
-	Err error
-}
-
-func (e *Error) Error() string {
-	if e.Err != nil {
-		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
-	}
-	return fmt.Sprintf("%s: %s", e.Code, e.Message)
-}
-
-func (e *Error) Unwrap() error { return e.Err }
+// safe to show to the client; RetryAfter, when positive, tells a client
+// when to try again (rate_limited, queue_full).
+type Error = domainerror.Error[Code]
 
 // Errorf returns an *Error with code and a formatted client-safe message.
 func Errorf(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	return domainerror.Errorf(code, format, args...)
 }
 
 // ErrorCode returns the code of the first *Error in err's chain, or
 // CodeInternalError when there is none. A nil err has no code.
-func ErrorCode(err error) Code {
-	if err == nil {
-		return ""
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return CodeInternalError
-}
+func ErrorCode(err error) Code { return domainerror.CodeOf(err, CodeInternalError) }
 
 // ErrorMessage returns the client-safe message of err: the message of its
 // *Error, or a generic text for anything else.
-func ErrorMessage(err error) string {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Message
-	}
-	return "Internal error."
-}
+func ErrorMessage(err error) string { return domainerror.MessageOf[Code](err) }
 
 // ErrNotFound is returned by a Store when a row does not exist.
 var ErrNotFound = errors.New("not found")
