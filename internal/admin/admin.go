@@ -295,12 +295,8 @@ func (h *handler) createClient(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Name *string `json:"name"`
 	}
-	if err := decode(w, r, &req); err != nil {
+	if err := decodeNamed(w, r, &req, &req.Name); err != nil {
 		h.writeError(w, r, err)
-		return
-	}
-	if req.Name == nil {
-		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "name is required."))
 		return
 	}
 	c, err := h.tickets.CreateClient(r.Context(), *req.Name)
@@ -440,6 +436,18 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	}
 	if dec.More() {
 		return problem(http.StatusBadRequest, CodeInvalidRequest, "The request body has data after the JSON value.")
+	}
+	return nil
+}
+
+// decodeNamed is decode of a body whose "name" is required: name points at
+// v's field for it, and a body without one is an invalid_request problem.
+func decodeNamed(w http.ResponseWriter, r *http.Request, v any, name **string) error {
+	if err := decode(w, r, v); err != nil {
+		return err
+	}
+	if *name == nil {
+		return problem(http.StatusBadRequest, CodeInvalidRequest, "name is required.")
 	}
 	return nil
 }

@@ -51,12 +51,8 @@ func (h *handler) issueCredential(w http.ResponseWriter, r *http.Request) {
 		Name      *string    `json:"name"`
 		ExpiresAt *time.Time `json:"expires_at"`
 	}
-	if err := decode(w, r, &req); err != nil {
+	if err := decodeNamed(w, r, &req, &req.Name); err != nil {
 		h.writeError(w, r, err)
-		return
-	}
-	if req.Name == nil {
-		h.writeError(w, r, problem(http.StatusBadRequest, CodeInvalidRequest, "name is required."))
 		return
 	}
 	c, key, err := h.credentials.Issue(r.Context(), r.PathValue("op"), *req.Name, req.ExpiresAt)
