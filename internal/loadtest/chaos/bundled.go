@@ -245,24 +245,26 @@ func (p *platform) verifyLedger(ctx context.Context) ([]Discrepancy, error) {
 // or a voided bet's refund its payout. Deposits and withdrawals are the
 // cashier's (ReconcileCashier).
 func LedgerMovements(lines []StatementLine) ([]Movement, error) {
-	var out []Movement
-	for _, l := range lines {
-		m := Movement{Wallet: "ledger of " + l.Bettor, Seq: l.Seq, TransactionID: l.IdempotencyKey, BetID: l.Reference, Amount: l.Amount.Abs()}
-		switch l.Kind {
-		case "deposit", "withdrawal":
-			continue
-		case "stake":
-			m.Kind = Debit
-		case "rollback":
-			m.Kind = Refund
-		case "payout", "refund":
-			m.Kind = Payout
-		default:
-			return nil, fmt.Errorf("statement of %s, entry %d: unknown kind %q", l.Bettor, l.Seq, l.Kind)
+	kindOf := func(l StatementLine) (MovementKind, error) {
+		if kind, ok := statementKinds[l.Kind]; ok {
+			return kind, nil
 		}
-		out = append(out, m)
+		return "", fmt.Errorf("statement of %s, entry %d: unknown kind %q", l.Bettor, l.Seq, l.Kind)
 	}
-	return out, nil
+	return readLedger(lines, kindOf, func(l StatementLine, kind MovementKind) (Movement, error) {
+		return Movement{Wallet: "ledger of " + l.Bettor, Seq: l.Seq, Kind: kind, TransactionID: l.IdempotencyKey, BetID: l.Reference, Amount: l.Amount.Abs()}, nil
+	})
+}
+
+// statementKinds are the movements of a bundled bettor's statement lines;
+// its deposits and withdrawals are the cashier's.
+var statementKinds = map[string]MovementKind{
+	"deposit":    noMovement,
+	"withdrawal": noMovement,
+	"stake":      Debit,
+	"rollback":   Refund,
+	"payout":     Payout,
+	"refund":     Payout,
 }
 
 // ReconcileCashier checks the statements' deposits and withdrawals

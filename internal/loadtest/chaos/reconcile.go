@@ -125,25 +125,24 @@ func newMovement(wallet string, seq int64, at time.Time, kind MovementKind, txID
 	return m, nil
 }
 
-// OperatorMovements reads a sandbox operator's ledger; adjustments (the
-// test's own balance changes) are left out.
-func OperatorMovements(ledger []operator.Entry) ([]Movement, error) {
+// noMovement is, in a table of entry kinds, the kind of an entry that moves
+// no bet's money: readLedger leaves it out.
+const noMovement MovementKind = ""
+
+// readLedger reads the movements of a wallet ledger's entries: kindOf says
+// what an entry did for a bet (noMovement for nothing, an error for an
+// entry it cannot read) and move makes the entry's movement of that kind.
+func readLedger[E any](entries []E, kindOf func(E) (MovementKind, error), move func(E, MovementKind) (Movement, error)) ([]Movement, error) {
 	var out []Movement
-	for _, e := range ledger {
-		var kind MovementKind
-		switch e.Type {
-		case operator.EntryAdjustment:
-			continue
-		case operator.EntryWithdrawal:
-			kind = Debit
-		case operator.EntryRollback:
-			kind = Refund
-		case operator.EntryDeposit:
-			kind = Payout
-		default:
-			return nil, fmt.Errorf("operator ledger entry %d: unknown type %q", e.Seq, e.Type)
+	for _, e := range entries {
+		kind, err := kindOf(e)
+		if err != nil {
+			return nil, err
 		}
-		m, err := newMovement("operator", e.Seq, e.Time, kind, e.TransactionID, e.Amount)
+		if kind == noMovement {
+			continue
+		}
+		m, err := move(e, kind)
 		if err != nil {
 			return nil, err
 		}
@@ -152,26 +151,49 @@ func OperatorMovements(ledger []operator.Entry) ([]Movement, error) {
 	return out, nil
 }
 
+// operatorKinds are the movements of a sandbox operator's entries; its
+// adjustments are the test's own balance changes.
+var operatorKinds = map[operator.EntryType]MovementKind{
+	operator.EntryAdjustment: noMovement,
+	operator.EntryWithdrawal: Debit,
+	operator.EntryRollback:   Refund,
+	operator.EntryDeposit:    Payout,
+}
+
+// OperatorMovements reads a sandbox operator's ledger; adjustments (the
+// test's own balance changes) are left out.
+func OperatorMovements(ledger []operator.Entry) ([]Movement, error) {
+	kindOf := func(e operator.Entry) (MovementKind, error) {
+		if kind, ok := operatorKinds[e.Type]; ok {
+			return kind, nil
+		}
+		return "", fmt.Errorf("operator ledger entry %d: unknown type %q", e.Seq, e.Type)
+	}
+	return readLedger(ledger, kindOf, func(e operator.Entry, kind MovementKind) (Movement, error) {
+		return newMovement("operator", e.Seq, e.Time, kind, e.TransactionID, e.Amount)
+	})
+}
+
+// casinoKinds are the movements of a sandbox casino's entries.
+var casinoKinds = map[casino.EntryType]MovementKind{
+	casino.EntryBet:      Debit,
+	casino.EntryRollback: Refund,
+	casino.EntryWin:      Payout,
+	casino.EntryFinish:   Close,
+}
+
 // CasinoMovements reads a sandbox casino's ledger.
 func CasinoMovements(ledger []casino.Entry) ([]Movement, error) {
-	var out []Movement
-	for _, e := range ledger {
-		var kind MovementKind
-		switch e.Type {
-		case casino.EntryBet:
-			kind = Debit
-		case casino.EntryRollback:
-			kind = Refund
-		case casino.EntryWin:
-			kind = Payout
-		case casino.EntryFinish:
-			kind = Close
-		default:
-			return nil, fmt.Errorf("casino ledger entry %d: unknown type %q", e.Seq, e.Type)
+	kindOf := func(e casino.Entry) (MovementKind, error) {
+		if kind, ok := casinoKinds[e.Type]; ok {
+			return kind, nil
 		}
+		return "", fmt.Errorf("casino ledger entry %d: unknown type %q", e.Seq, e.Type)
+	}
+	return readLedger(ledger, kindOf, func(e casino.Entry, kind MovementKind) (Movement, error) {
 		m, err := newMovement("casino", e.Seq, e.Time, kind, e.IDProvider, e.Amount)
 		if err != nil {
-			return nil, err
+			return Movement{}, err
 		}
 		switch {
 		case kind == Close:
@@ -182,9 +204,8 @@ func CasinoMovements(ledger []casino.Entry) ([]Movement, error) {
 			// the platform's.
 			m.BetID = ""
 		}
-		out = append(out, m)
-	}
-	return out, nil
+		return m, nil
+	})
 }
 
 // Discrepancy is one way the platform's account of a bet and a wallet's
