@@ -173,3 +173,21 @@ func TestSourceLines(t *testing.T) {
 		t.Error("the prompt does not ask for source lines")
 	}
 }
+
+// TestModelMetadataIsNotRead ignores a metadata member a model adds to a
+// ticket beyond the schema, of any JSON type: the ticket's metadata is the
+// one Interpret writes.
+func TestModelMetadataIsNotRead(t *testing.T) {
+	t.Parallel()
+	for _, own := range []any{"free text", map[string]any{"confidence": 1, "component": "billing"}} {
+		tk := modelTicket("SPEC-1", "task", "Implement job submission", 3, []string{"Jobs are stored."})
+		tk["metadata"] = own
+		res, problems := Interpret(Answer{Text: modelAnswer(tk), Model: "fake"}, request("# Jobs\n- Clients must submit jobs.\n"))
+		if res == nil {
+			t.Fatalf("metadata %v: no result: %v", own, problems)
+		}
+		if md := res.Tickets[0].Metadata; len(md) != 0 {
+			t.Errorf("metadata %v: the ticket's metadata is %v, want empty", own, md)
+		}
+	}
+}

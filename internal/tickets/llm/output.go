@@ -64,22 +64,18 @@ func OutputSchema() map[string]any {
 	})
 }
 
-// modelOutput is the answer's shape (OutputSchema).
+// modelOutput is the answer's shape (OutputSchema): a ticket is a
+// tickets.Ticket whose metadata the model does not write, with the
+// component and source lines Interpret makes that metadata of.
 type modelOutput struct {
 	Summary string `json:"summary"`
 	Tickets []struct {
-		ExternalID         string   `json:"external_id"`
-		TicketType         string   `json:"ticket_type"`
-		Title              string   `json:"title"`
-		Description        string   `json:"description"`
-		AcceptanceCriteria []string `json:"acceptance_criteria"`
-		Labels             []string `json:"labels"`
-		Dependencies       []string `json:"dependencies"`
-		StoryPoints        *int     `json:"story_points"`
-		Priority           *string  `json:"priority"`
-		ParentExternalID   *string  `json:"parent_external_id"`
-		Component          *string  `json:"component"`
-		SourceLines        []int    `json:"source_lines"`
+		tickets.Ticket
+		// ModelMetadata takes a "metadata" member the model adds beyond
+		// the schema, which is not read: it never reaches Ticket.Metadata.
+		ModelMetadata json.RawMessage `json:"metadata"`
+		Component     *string         `json:"component"`
+		SourceLines   []int           `json:"source_lines"`
 	} `json:"tickets"`
 	Risks         []tickets.Risk         `json:"risks"`
 	OpenQuestions []tickets.OpenQuestion `json:"open_questions"`
@@ -133,11 +129,10 @@ func Interpret(a Answer, req tickets.GenerationRequest) (*tickets.Result, []stri
 		} else if problem != "" {
 			meta["repairs"] = []string{problem}
 		}
-		res.Tickets[i] = tickets.Ticket{
-			ExternalID: t.ExternalID, TicketType: t.TicketType, Title: t.Title, Description: t.Description,
-			AcceptanceCriteria: nonNil(t.AcceptanceCriteria), Labels: nonNil(t.Labels), Dependencies: nonNil(t.Dependencies),
-			StoryPoints: t.StoryPoints, Priority: t.Priority, ParentExternalID: t.ParentExternalID, Metadata: meta,
-		}
+		tk := t.Ticket
+		tk.AcceptanceCriteria, tk.Labels, tk.Dependencies = nonNil(tk.AcceptanceCriteria), nonNil(tk.Labels), nonNil(tk.Dependencies)
+		tk.Metadata = meta
+		res.Tickets[i] = tk
 	}
 	repair(res)
 	repairSimple(res)
