@@ -15,12 +15,10 @@ import (
 func TestBatchesConcurrentCalls(t *testing.T) {
 	t.Parallel()
 	var flushes, biggest atomic.Int32
-	release, holding := make(chan struct{}), make(chan struct{})
+	g := newGate(t)
 	b := New(func(ctx context.Context, items []int) ([]int, error) {
-		if flushes.Add(1) == 1 {
-			close(holding)
-			hold(t, release) // the first flush, so the others queue up
-		}
+		flushes.Add(1)
+		g.holdFirst() // the first flush, so the others queue up
 		if n := int32(len(items)); n > biggest.Load() {
 			biggest.Store(n)
 		}
@@ -45,13 +43,8 @@ func TestBatchesConcurrentCalls(t *testing.T) {
 		}()
 	}
 	// The first call holds the first flush; the other 49 queue behind it.
-	do(0)
-	<-holding
-	for i := 1; i < 50; i++ {
-		do(i)
-	}
-	waitQueued(t, b, 49)
-	close(release)
+	queueBehind(t, g, b, 50, do)
+	g.open()
 	wg.Wait()
 	close(errs)
 	for err := range errs {
@@ -64,13 +57,9 @@ func TestBatchesConcurrentCalls(t *testing.T) {
 
 func TestFailedBatchRetriesItemsAlone(t *testing.T) {
 	t.Parallel()
-	release, holding := make(chan struct{}), make(chan struct{})
-	var first atomic.Bool
+	g := newGate(t)
 	b := New(func(ctx context.Context, items []int) ([]int, error) {
-		if first.CompareAndSwap(false, true) {
-			close(holding)
-			hold(t, release)
-		}
+		g.holdFirst()
 		for _, v := range items {
 			if v == 3 {
 				return nil, errors.New("bad item")
@@ -95,13 +84,8 @@ func TestFailedBatchRetriesItemsAlone(t *testing.T) {
 	}
 	// A good item holds the first flush; the others, the bad one among
 	// them, queue behind it and are flushed as one batch.
-	do(0)
-	<-holding
-	for i := 1; i < 6; i++ {
-		do(i)
-	}
-	waitQueued(t, b, 5)
-	close(release)
+	queueBehind(t, g, b, 6, do)
+	g.open()
 	for range 6 {
 		if err := <-results; err != nil {
 			t.Error(err)
@@ -141,16 +125,16 @@ func TestLoneCallIsWrittenAloneInTheCaller(t *testing.T) {
 
 func TestCallsWhileBusyAreBatched(t *testing.T) {
 	t.Parallel()
-	release, holding := make(chan struct{}), make(chan struct{})
-	var biggest atomic.Int32
+	g := newGate(t)
+	var biggest, alone atomic.Int32
 	b := NewWith(func(ctx context.Context, items []int) ([]int, error) {
 		if n := int32(len(items)); n > biggest.Load() {
 			biggest.Store(n)
 		}
 		return items, nil
 	}, Options[int, int]{Max: 100, Timeout: time.Second, Alone: func(ctx context.Context, item int) (int, error) {
-		close(holding)
-		hold(t, release) // the only lone write: the others find it in flight
+		alone.Add(1)
+		g.holdFirst() // the only lone write: the others find it in flight
 		return item, nil
 	}})
 	t.Cleanup(b.Close)
@@ -159,7 +143,7 @@ func TestCallsWhileBusyAreBatched(t *testing.T) {
 		_, err := b.Do(context.Background(), -1)
 		first <- err
 	}()
-	<-holding
+	<-g.held
 	var wg sync.WaitGroup
 	for i := range 20 {
 		wg.Go(func() {
@@ -169,10 +153,13 @@ func TestCallsWhileBusyAreBatched(t *testing.T) {
 		})
 	}
 	waitQueued(t, b, 20)
-	close(release)
+	g.open()
 	wg.Wait()
 	if err := <-first; err != nil {
 		t.Fatal(err)
+	}
+	if alone.Load() != 1 {
+		t.Errorf("%d lone writes, want only the first call's", alone.Load())
 	}
 	if biggest.Load() < 2 {
 		t.Errorf("20 calls queued behind a write: biggest batch %d, want batching", biggest.Load())
@@ -210,13 +197,9 @@ func TestSeveralFlushesAtOnce(t *testing.T) {
 
 func TestCloseWritesQueuedCalls(t *testing.T) {
 	t.Parallel()
-	release, holding := make(chan struct{}), make(chan struct{})
-	var first atomic.Bool
+	g := newGate(t)
 	b := New(func(ctx context.Context, items []int) ([]int, error) {
-		if first.CompareAndSwap(false, true) {
-			close(holding)
-			<-release
-		}
+		g.holdFirst()
 		return items, nil
 	}, 10, time.Second)
 	results := make(chan error, 5)
@@ -227,18 +210,13 @@ func TestCloseWritesQueuedCalls(t *testing.T) {
 		}
 		results <- err
 	}
-	go do(0)
-	<-holding
-	for i := 1; i < 5; i++ {
-		go do(i)
-	}
-	waitQueued(t, b, 4)
+	queueBehind(t, g, b, 5, func(i int) { go do(i) })
 	closed := make(chan struct{})
 	go func() {
 		b.Close()
 		close(closed)
 	}()
-	close(release)
+	g.open()
 	<-closed
 	for range 5 {
 		if err := <-results; err != nil {
@@ -247,14 +225,47 @@ func TestCloseWritesQueuedCalls(t *testing.T) {
 	}
 }
 
-// hold holds a flush until release is closed or the test ends, so that
-// a test that fails while holding one can still close its Batcher (a
-// cleanup that runs after the test's context ends).
-func hold(t *testing.T, release <-chan struct{}) {
-	select {
-	case <-release:
-	case <-t.Context().Done():
+// gate holds a test's first write (a flush or a lone write) until it is
+// opened, so that the calls made meanwhile queue up behind it.
+type gate struct {
+	t       *testing.T
+	first   atomic.Bool
+	held    chan struct{} // closed once the first write is held
+	release chan struct{}
+}
+
+func newGate(t *testing.T) *gate {
+	return &gate{t: t, held: make(chan struct{}), release: make(chan struct{})}
+}
+
+// holdFirst holds its first caller until the gate opens or the test ends,
+// so that a test that fails while holding one can still close its Batcher
+// (a cleanup that runs after the test's context ends); later callers pass.
+func (g *gate) holdFirst() {
+	if !g.first.CompareAndSwap(false, true) {
+		return
 	}
+	close(g.held)
+	select {
+	case <-g.release:
+	case <-g.t.Context().Done():
+	}
+}
+
+// open lets the held write go on.
+func (g *gate) open() { close(g.release) }
+
+// queueBehind starts call 0 with start and, once g holds its write, calls
+// 1 to n-1, and returns when b has those queued. start must not wait for
+// the call to end.
+func queueBehind[T, R any](t *testing.T, g *gate, b *Batcher[T, R], n int, start func(i int)) {
+	t.Helper()
+	start(0)
+	<-g.held
+	for i := 1; i < n; i++ {
+		start(i)
+	}
+	waitQueued(t, b, n-1)
 }
 
 // waitQueued waits until n calls are queued in b.
