@@ -46,6 +46,21 @@ func FromColumn(src any, invalid error, typeName, plural string) (string, error)
 	}
 }
 
+// SetParsed sets *dst to parse(text) and returns nil; or it returns
+// readErr, the error of reading text (FromJSON, FromColumn), or else
+// parse's error, and leaves *dst unchanged.
+func SetParsed[T any](dst *T, text string, readErr error, parse func(string) (T, error)) error {
+	if readErr != nil {
+		return readErr
+	}
+	v, err := parse(text)
+	if err != nil {
+		return err
+	}
+	*dst = v
+	return nil
+}
+
 // Quote renders an input for an error message: Go-quoted, and cut to its
 // first 40 bytes followed by "…" if longer.
 func Quote(s string) string {

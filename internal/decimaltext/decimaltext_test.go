@@ -56,6 +56,32 @@ func checkText(t *testing.T, call, got string, err error, want string, wantErr b
 	}
 }
 
+func TestSetParsed(t *testing.T) {
+	parseLen := func(s string) (int, error) {
+		if s == "" {
+			return 0, errInvalid
+		}
+		return len(s), nil
+	}
+	readErr := errors.New("unreadable")
+	for _, tc := range []struct {
+		text    string
+		readErr error
+		want    int
+		err     error
+	}{
+		{text: "12.5", want: 4},
+		{text: "12.5", readErr: readErr, want: -1, err: readErr},
+		{text: "", want: -1, err: errInvalid},
+	} {
+		got := -1
+		err := decimaltext.SetParsed(&got, tc.text, tc.readErr, parseLen)
+		if got != tc.want || !errors.Is(err, tc.err) || (tc.err == nil && err != nil) {
+			t.Errorf("SetParsed(%q, %v) = %d, %v; want %d, %v", tc.text, tc.readErr, got, err, tc.want, tc.err)
+		}
+	}
+}
+
 func TestQuote(t *testing.T) {
 	long := "0123456789012345678901234567890123456789xyz"
 	if got, want := decimaltext.Quote(long), `"0123456789012345678901234567890123456789"…`; got != want {

@@ -25,15 +25,7 @@ func (a Amount) MarshalJSON() ([]byte, error) {
 // still needs that check after decoding. Errors wrap ErrInvalidAmount.
 func (a *Amount) UnmarshalJSON(b []byte) error {
 	s, err := decimaltext.FromJSON(b, ErrInvalidAmount, "an amount")
-	if err != nil {
-		return err
-	}
-	v, err := ParseAmount(s)
-	if err != nil {
-		return err
-	}
-	*a = v
-	return nil
+	return decimaltext.SetParsed(a, s, err, ParseAmount)
 }
 
 // Value stores a as its exact String form ("12.345"), for a TEXT column in
@@ -47,7 +39,7 @@ func (a *Amount) UnmarshalJSON(b []byte) error {
 // more than 24 integer or 16 fractional digits.
 func (a Amount) Value() (driver.Value, error) {
 	s := a.String()
-	if _, err := parse(s, signed, storageIntegerDigits, storageFractionalDigits); err != nil {
+	if _, err := parseStored(s); err != nil {
 		return nil, fmt.Errorf("money: cannot store %s: %w", decimaltext.Quote(s), err)
 	}
 	return s, nil
@@ -67,13 +59,11 @@ func (a Amount) Value() (driver.Value, error) {
 // ErrInvalidAmount.
 func (a *Amount) Scan(src any) error {
 	s, err := decimaltext.FromColumn(src, ErrInvalidAmount, "money.Amount", "amounts")
-	if err != nil {
-		return err
-	}
-	v, err := parse(s, signed, storageIntegerDigits, storageFractionalDigits)
-	if err != nil {
-		return err
-	}
-	*a = v
-	return nil
+	return decimaltext.SetParsed(a, s, err, parseStored)
+}
+
+// parseStored reads an amount with ParseAmount's grammar and the storage
+// limits of 24 integer and 16 fractional digits.
+func parseStored(s string) (Amount, error) {
+	return parse(s, signed, storageIntegerDigits, storageFractionalDigits)
 }

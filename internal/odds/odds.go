@@ -185,7 +185,8 @@ func (o Odds) MarshalJSON() ([]byte, error) {
 // null are rejected (a field of type *Odds decodes null to nil without calling
 // this method). Errors wrap ErrInvalidOdds.
 func (o *Odds) UnmarshalJSON(b []byte) error {
-	return o.setParsed(decimaltext.FromJSON(b, ErrInvalidOdds, "odds"))
+	s, err := decimaltext.FromJSON(b, ErrInvalidOdds, "odds")
+	return decimaltext.SetParsed(o, s, err, Parse)
 }
 
 // Value stores o as its String form, for a TEXT (SQLite) or NUMERIC
@@ -204,21 +205,8 @@ func (o Odds) Value() (driver.Value, error) {
 // float64 and other types are errors wrapping ErrInvalidOdds; read a nullable
 // column into sql.Null[odds.Odds].
 func (o *Odds) Scan(src any) error {
-	return o.setParsed(decimaltext.FromColumn(src, ErrInvalidOdds, "odds.Odds", "odds"))
-}
-
-// setParsed sets o to Parse(s), or returns readErr, the error of reading s
-// from JSON or a column, and leaves o unchanged.
-func (o *Odds) setParsed(s string, readErr error) error {
-	if readErr != nil {
-		return readErr
-	}
-	v, err := Parse(s)
-	if err != nil {
-		return err
-	}
-	*o = v
-	return nil
+	s, err := decimaltext.FromColumn(src, ErrInvalidOdds, "odds.Odds", "odds")
+	return decimaltext.SetParsed(o, s, err, Parse)
 }
 
 // MovedAgainst reports whether the price of an outcome has moved against the
