@@ -15,14 +15,10 @@ import (
 func TestAdminDecimalFields(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, "sqlite:"+filepath.Join(t.TempDir(), "foresight.db"), worldOptions{noWorkers: true})
-	call := func(method, path, body string) (int, map[string]any) {
-		t.Helper()
-		return w.adminDo(t, method, path, adminToken, body)
-	}
-	if st, p := call("POST", "/admin/v1/operators", bundledOperator); st != 201 {
+	if st, p := w.asAdmin(t, "POST", "/admin/v1/operators", bundledOperator); st != 201 {
 		t.Fatalf("create operator = %d %v", st, p)
 	}
-	st, ev := call("POST", "/admin/v1/events", `{"category":"sports","title":{"en":"Final"},"markets":[{"question":{"en":"Who wins?"},
+	st, ev := w.asAdmin(t, "POST", "/admin/v1/events", `{"category":"sports","title":{"en":"Final"},"markets":[{"question":{"en":"Who wins?"},
 		"outcomes":[{"name":{"en":"Home"},"probability":"0.5"},{"name":{"en":"Away"},"probability":"0.5"}]}]}`)
 	if st != 201 {
 		t.Fatalf("create event = %d %v", st, ev)
@@ -50,7 +46,7 @@ func TestAdminDecimalFields(t *testing.T) {
 			`"5."`, `"."`, `".5"`, `"-.5"`, `"0.5."`, `"0..5"`, `""`, `" 0.5"`, `"0,5"`, `"NaN"`, `true`, `["0.5"]`,
 		} {
 			body := strings.Replace(f.body, "%v", bad, 1)
-			st, p := call(f.method, f.path, body)
+			st, p := w.asAdmin(t, f.method, f.path, body)
 			detail, _ := p["detail"].(string)
 			if st != 400 || p["code"] != "invalid_request" || !strings.HasPrefix(detail, f.field+" must be a decimal string") {
 				t.Errorf("%s %s with %s = %s = %d %v, want 400 naming %s", f.method, f.path, f.field, bad, st, p, f.field)
@@ -68,17 +64,17 @@ func TestAdminDecimalFields(t *testing.T) {
 		{"POST", fields[5].path, strings.Replace(strings.Replace(fields[5].body, `%v`, `"0.4"`, 1), `"0.5"`, `"0.6"`, 1), 200},
 		{"POST", fields[5].path, strings.Replace(strings.Replace(fields[5].body, `%v`, `"0.123456789012"`, 1), `"0.5"`, `"0.876543210988"`, 1), 200},
 	} {
-		if st, p := call(c.method, c.path, c.body); st != c.status {
+		if st, p := w.asAdmin(t, c.method, c.path, c.body); st != c.status {
 			t.Errorf("%s %s %s = %d %v, want %d", c.method, c.path, c.body, st, p, c.status)
 		}
 	}
-	if st, op := call("GET", "/admin/v1/operators/house-of-play", ""); st != 200 || op["odds_tolerance"] != "0.000000000001" ||
+	if st, op := w.asAdmin(t, "GET", "/admin/v1/operators/house-of-play", ""); st != 200 || op["odds_tolerance"] != "0.000000000001" ||
 		op["margin"].(map[string]any)["value"] != "0" || op["margin"].(map[string]any)["method"] != "odds_ratio" {
 		t.Errorf("operator after the changes = %d %v", st, op)
 	}
 	// A decimal the contract allows but the operator's rules do not is the
 	// platform's refusal, as before.
-	if st, p := call("PATCH", "/admin/v1/operators/house-of-play", `{"margin":{"value":"0.5"}}`); st != 400 || !strings.Contains(p["detail"].(string), "margin.value must be at least 0") {
+	if st, p := w.asAdmin(t, "PATCH", "/admin/v1/operators/house-of-play", `{"margin":{"value":"0.5"}}`); st != 400 || !strings.Contains(p["detail"].(string), "margin.value must be at least 0") {
 		t.Errorf("margin 0.5 = %d %v", st, p)
 	}
 }
@@ -105,7 +101,7 @@ func TestAdminBodyErrors(t *testing.T) {
 		{"not an object", "/admin/v1/ticket-clients", `["x"]`, "The request body must be a JSON object."},
 		{"a bad amount", "/admin/v1/operators", `{"limits":{"USD":{"min_stake":1}}}`, `The request body is not valid: invalid amount: an amount must be a JSON string, got "1".`},
 	} {
-		st, p := w.adminDo(t, "POST", c.path, adminToken, c.body)
+		st, p := w.asAdmin(t, "POST", c.path, c.body)
 		if st != 400 || p["code"] != "invalid_request" || p["detail"] != c.detail {
 			t.Errorf("%s: %s = %d %v, want 400 %q", c.name, c.body, st, p, c.detail)
 		}

@@ -291,7 +291,7 @@ func TestAggregatorWalletAnswers(t *testing.T) {
 		}
 		// The admin API lists every one of these rejections as its
 		// document says (wallet_provider_unavailable included).
-		if st, _ := aw.world.adminDo(t, "GET", "/admin/v1/bets?operator_id=agg&status=rejected&limit=100", adminToken, nil); st != 200 {
+		if st, _ := aw.world.asAdmin(t, "GET", "/admin/v1/bets?operator_id=agg&status=rejected&limit=100", nil); st != 200 {
 			t.Errorf("admin list of the rejected bets = %d", st)
 		}
 		if b, _ := aw.casino.Balance("player-2", "EUR"); b != "98.00" {

@@ -11,14 +11,6 @@ func TestAdminOperatorsAndCatalog(t *testing.T) {
 	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, db string) {
 		w := newWorld(t, db, worldOptions{noWorkers: true})
-		call := func(method, path, body string) (int, map[string]any) {
-			t.Helper()
-			var b any
-			if body != "" {
-				b = body
-			}
-			return w.adminDo(t, method, path, adminToken, b)
-		}
 		operator := `{"id":"acme","name":"Acme Bets","integration":"standalone","wallet_url":"https://wallet.acme.example",
 			"signing_secret":"s3cret-s3cret-s3cret","jwks_url":"https://wallet.acme.example/.well-known/jwks.json",
 			"currencies":[{"code":"USD","decimals":2},{"code":"JPY","decimals":0}],
@@ -26,28 +18,28 @@ func TestAdminOperatorsAndCatalog(t *testing.T) {
 			"limits":{"USD":{"min_stake":"1","max_stake":"500","max_payout":"10000","outcome_exposure":"100000"},
 			          "JPY":{"min_stake":"100","max_stake":"50000","max_payout":"1000000","outcome_exposure":"10000000"}},
 			"odds_tolerance":"0.03"}`
-		st, op := call("POST", "/admin/v1/operators", operator)
+		st, op := w.asAdmin(t, "POST", "/admin/v1/operators", operator)
 		if st != 201 || op["signing_secret"] != nil || op["id"] != "acme" {
 			t.Fatalf("create operator = %d %v", st, op)
 		}
-		if st, p := call("POST", "/admin/v1/operators", operator); st != 409 || p["code"] != "conflict" {
+		if st, p := w.asAdmin(t, "POST", "/admin/v1/operators", operator); st != 409 || p["code"] != "conflict" {
 			t.Errorf("duplicate operator = %d %v", st, p)
 		}
 		for _, bad := range []string{`{"id":"x"}`, `{"id":"acme2","colour":1}`, strings.Replace(operator, `"acme"`, `"acme3"`, 1)[:40]} {
-			if st, p := call("POST", "/admin/v1/operators", bad); st != 400 || p["code"] != "invalid_request" {
+			if st, p := w.asAdmin(t, "POST", "/admin/v1/operators", bad); st != 400 || p["code"] != "invalid_request" {
 				t.Errorf("bad operator %s = %d %v", bad, st, p)
 			}
 		}
-		if st, p := call("PATCH", "/admin/v1/operators/acme", `{"margin":{"method":"shin","value":"0.04"}}`); st != 200 || p["margin"].(map[string]any)["method"] != "shin" {
+		if st, p := w.asAdmin(t, "PATCH", "/admin/v1/operators/acme", `{"margin":{"method":"shin","value":"0.04"}}`); st != 200 || p["margin"].(map[string]any)["method"] != "shin" {
 			t.Errorf("patch operator = %d %v", st, p)
 		}
-		if st, _ := call("PATCH", "/admin/v1/operators/acme", `{"wallet_url":"http://insecure.example"}`); st != 400 {
+		if st, _ := w.asAdmin(t, "PATCH", "/admin/v1/operators/acme", `{"wallet_url":"http://insecure.example"}`); st != 400 {
 			t.Errorf("insecure wallet URL accepted: %d", st)
 		}
-		if st, p := call("GET", "/admin/v1/operators", ""); st != 200 || len(p["items"].([]any)) != 1 {
+		if st, p := w.asAdmin(t, "GET", "/admin/v1/operators", nil); st != 200 || len(p["items"].([]any)) != 1 {
 			t.Errorf("list operators = %d %v", st, p)
 		}
-		if st, _ := call("GET", "/admin/v1/operators/nobody", ""); st != 404 {
+		if st, _ := w.asAdmin(t, "GET", "/admin/v1/operators/nobody", nil); st != 404 {
 			t.Errorf("missing operator = %d", st)
 		}
 
@@ -55,7 +47,7 @@ func TestAdminOperatorsAndCatalog(t *testing.T) {
 			"image_url":"https://img.example.com/lisbon.png",
 			"markets":[{"question":{"en":"Who wins?"},"outcomes":[
 				{"name":{"en":"Ana"},"probability":"0.5"},{"name":{"en":"Rui"},"probability":"0.3"},{"name":{"en":"Eva"},"probability":"0.2"}]}]}`
-		st, ev := call("POST", "/admin/v1/events", event)
+		st, ev := w.asAdmin(t, "POST", "/admin/v1/events", event)
 		if st != 201 || ev["id"] == nil || ev["status"] != "open" {
 			t.Fatalf("create event = %d %v", st, ev)
 		}
@@ -63,19 +55,19 @@ func TestAdminOperatorsAndCatalog(t *testing.T) {
 		outcomes := market["outcomes"].([]any)
 		id := func(i int) string { return outcomes[i].(map[string]any)["id"].(string) }
 		prices := `{"outcomes":[{"id":"` + id(0) + `","probability":"0.4"},{"id":"` + id(1) + `","probability":"0.4"},{"id":"` + id(2) + `","probability":"0.2"}]}`
-		if st, p := call("POST", "/admin/v1/markets/"+market["id"].(string)+"/prices", prices); st != 200 {
+		if st, p := w.asAdmin(t, "POST", "/admin/v1/markets/"+market["id"].(string)+"/prices", prices); st != 200 {
 			t.Errorf("prices = %d %v", st, p)
 		}
-		if st, _ := call("POST", "/admin/v1/markets/"+market["id"].(string)+"/prices", `{"outcomes":[{"id":"`+id(0)+`","probability":"1.4"}]}`); st != 400 {
+		if st, _ := w.asAdmin(t, "POST", "/admin/v1/markets/"+market["id"].(string)+"/prices", `{"outcomes":[{"id":"`+id(0)+`","probability":"1.4"}]}`); st != 400 {
 			t.Errorf("bad prices = %d", st)
 		}
-		if st, p := call("POST", "/admin/v1/markets/"+market["id"].(string)+"/suspend", ""); st != 200 || p["markets"].([]any)[0].(map[string]any)["status"] != "suspended" {
+		if st, p := w.asAdmin(t, "POST", "/admin/v1/markets/"+market["id"].(string)+"/suspend", nil); st != 200 || p["markets"].([]any)[0].(map[string]any)["status"] != "suspended" {
 			t.Errorf("suspend = %d %v", st, p)
 		}
-		if st, _ := call("POST", "/admin/v1/markets/"+market["id"].(string)+"/open", ""); st != 200 {
+		if st, _ := w.asAdmin(t, "POST", "/admin/v1/markets/"+market["id"].(string)+"/open", nil); st != 200 {
 			t.Errorf("open = %d", st)
 		}
-		if st, p := call("PATCH", "/admin/v1/events/"+ev["id"].(string), `{"title":{"en":"Lisbon mayor"}}`); st != 200 || p["title"].(map[string]any)["en"] != "Lisbon mayor" {
+		if st, p := w.asAdmin(t, "PATCH", "/admin/v1/events/"+ev["id"].(string), `{"title":{"en":"Lisbon mayor"}}`); st != 200 || p["title"].(map[string]any)["en"] != "Lisbon mayor" {
 			t.Errorf("patch event = %d %v", st, p)
 		}
 		for _, path := range []string{"/admin/v1/events/not-a-uuid", "/admin/v1/markets/00000000-0000-4000-8000-000000000000/suspend"} {
@@ -83,16 +75,16 @@ func TestAdminOperatorsAndCatalog(t *testing.T) {
 			if strings.HasSuffix(path, "suspend") {
 				method = "POST"
 			}
-			if st, _ := call(method, path, ""); st != 404 {
+			if st, _ := w.asAdmin(t, method, path, nil); st != 404 {
 				t.Errorf("%s %s = %d, want 404", method, path, st)
 			}
 		}
-		if st, _ := call("POST", "/admin/v1/events", `{"category":"poker","title":{"en":"x"},"markets":[]}`); st != 400 {
+		if st, _ := w.asAdmin(t, "POST", "/admin/v1/events", `{"category":"poker","title":{"en":"x"},"markets":[]}`); st != 400 {
 			t.Errorf("bad event = %d", st)
 		}
 
 		// The catalog lists newest first, filtered and paged.
-		st, sports := call("POST", "/admin/v1/events", `{"category":"sports","title":{"en":"Final"},"markets":[{"question":{"en":"Who wins?"},
+		st, sports := w.asAdmin(t, "POST", "/admin/v1/events", `{"category":"sports","title":{"en":"Final"},"markets":[{"question":{"en":"Who wins?"},
 			"outcomes":[{"name":{"en":"Home"},"probability":"0.5"},{"name":{"en":"Away"},"probability":"0.5"}]}]}`)
 		if st != 201 {
 			t.Fatalf("create event = %d %v", st, sports)
@@ -106,7 +98,7 @@ func TestAdminOperatorsAndCatalog(t *testing.T) {
 				if cursor != "" {
 					path += "&cursor=" + cursor
 				}
-				st, page := call("GET", path, "")
+				st, page := w.asAdmin(t, "GET", path, nil)
 				if st != 200 {
 					t.Fatalf("GET %s = %d %v", path, st, page)
 				}
@@ -137,7 +129,7 @@ func TestAdminOperatorsAndCatalog(t *testing.T) {
 			}
 		}
 		for _, bad := range []string{"category=poker", "status=closed", "limit=0", "cursor=nonsense"} {
-			if st, p := call("GET", "/admin/v1/events?"+bad, ""); st != 400 || p["code"] != "invalid_request" {
+			if st, p := w.asAdmin(t, "GET", "/admin/v1/events?"+bad, nil); st != 400 || p["code"] != "invalid_request" {
 				t.Errorf("events?%s = %d %v, want 400", bad, st, p)
 			}
 		}

@@ -89,7 +89,7 @@ func TestOperatorCredentialAccess(t *testing.T) {
 		unknown := uuid.NewString()
 		clients := "/admin/v1/ticket-clients/" + cw.client.ID
 		market := "/admin/v1/markets/" + cw.market
-		st, ev := cw.world.adminDo(t, "GET", "/admin/v1/events?limit=1", adminToken, nil)
+		st, ev := cw.world.asAdmin(t, "GET", "/admin/v1/events?limit=1", nil)
 		if st != 200 {
 			t.Fatalf("events = %d", st)
 		}

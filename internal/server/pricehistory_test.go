@@ -22,18 +22,14 @@ func TestMarketPriceHistory(t *testing.T) {
 	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, db string) {
 		w := newWorld(t, db, worldOptions{noWorkers: true})
-		call := func(method, path string, body any) (int, map[string]any) {
-			t.Helper()
-			return w.adminDo(t, method, path, adminToken, body)
-		}
-		st, _ := call("POST", "/admin/v1/operators", `{"id":"acme","name":"Acme Bets","integration":"standalone","wallet_url":"https://wallet.acme.example",
+		st, _ := w.asAdmin(t, "POST", "/admin/v1/operators", `{"id":"acme","name":"Acme Bets","integration":"standalone","wallet_url":"https://wallet.acme.example",
 			"signing_secret":"s3cret-s3cret-s3cret","jwks_url":"https://wallet.acme.example/.well-known/jwks.json",
 			"currencies":[{"code":"USD","decimals":2}],"margin":{"method":"odds_ratio","value":"0.05"},
 			"limits":{"USD":{"min_stake":"1","max_stake":"500","max_payout":"10000","outcome_exposure":"100000"}}}`)
 		if st != 201 {
 			t.Fatalf("create operator = %d", st)
 		}
-		st, ev := call("POST", "/admin/v1/events", `{"category":"sports","title":{"en":"Final"},"markets":[{"question":{"en":"Who wins?"},
+		st, ev := w.asAdmin(t, "POST", "/admin/v1/events", `{"category":"sports","title":{"en":"Final"},"markets":[{"question":{"en":"Who wins?"},
 			"outcomes":[{"name":{"en":"Home"},"probability":"0.2"},{"name":{"en":"Away"},"probability":"0.8"}]}]}`)
 		if st != 201 {
 			t.Fatalf("create event = %d %v", st, ev)
@@ -48,7 +44,7 @@ func TestMarketPriceHistory(t *testing.T) {
 		// changes nothing.
 		times := []string{ev["updated_at"].(string)}
 		for _, p := range [][2]string{{"0.3", "0.7"}, {"0.30", "0.70"}, {"0.4", "0.6"}, {"0.5", "0.5"}} {
-			st, e := call("POST", "/admin/v1/markets/"+market+"/prices", map[string]any{"outcomes": []any{
+			st, e := w.asAdmin(t, "POST", "/admin/v1/markets/"+market+"/prices", map[string]any{"outcomes": []any{
 				map[string]string{"id": home, "probability": p[0]}, map[string]string{"id": away, "probability": p[1]}}})
 			if st != 200 {
 				t.Fatalf("prices %v = %d %v", p, st, e)
@@ -71,7 +67,7 @@ func TestMarketPriceHistory(t *testing.T) {
 				if cursor != "" {
 					path += "&cursor=" + url.QueryEscape(cursor)
 				}
-				st, page := call("GET", path, nil)
+				st, page := w.asAdmin(t, "GET", path, nil)
 				if st != 200 {
 					t.Fatalf("GET %s = %d %v", path, st, page)
 				}
@@ -124,7 +120,7 @@ func TestMarketPriceHistory(t *testing.T) {
 		// With an operator: its current margin prices every point.
 		display := func() string {
 			t.Helper()
-			st, page := call("GET", history+"?operator_id=acme&limit=1", nil)
+			st, page := w.asAdmin(t, "GET", history+"?operator_id=acme&limit=1", nil)
 			if st != 200 {
 				t.Fatalf("history priced for acme = %d %v", st, page)
 			}
@@ -135,13 +131,13 @@ func TestMarketPriceHistory(t *testing.T) {
 		if got := display(); got != "4.42 22.62 / 1.21 82.64" {
 			t.Errorf("creation point at acme's odds-ratio 5%% = %s, want 4.42 22.62 / 1.21 82.64", got)
 		}
-		if st, p := call("PATCH", "/admin/v1/operators/acme", `{"margin":{"method":"multiplicative","value":"0"}}`); st != 200 {
+		if st, p := w.asAdmin(t, "PATCH", "/admin/v1/operators/acme", `{"margin":{"method":"multiplicative","value":"0"}}`); st != 200 {
 			t.Fatalf("patch margin = %d %v", st, p)
 		}
 		if got := display(); got != "5.00 20.00 / 1.25 80.00" {
 			t.Errorf("creation point after the margin became 0 = %s, want 5.00 20.00 / 1.25 80.00", got)
 		}
-		if _, page := call("GET", history+"?limit=1", nil); len(page["items"].([]any)[0].(map[string]any)["outcomes"].([]any)[0].(map[string]any)) != 2 {
+		if _, page := w.asAdmin(t, "GET", history+"?limit=1", nil); len(page["items"].([]any)[0].(map[string]any)["outcomes"].([]any)[0].(map[string]any)) != 2 {
 			t.Errorf("without an operator an outcome has more than its id and probability: %v", page)
 		}
 
@@ -167,13 +163,13 @@ func TestMarketPriceHistory(t *testing.T) {
 		}
 
 		// Refusals.
-		st, other := call("POST", "/admin/v1/events", `{"category":"sports","title":{"en":"Semi"},"markets":[{"question":{"en":"Who wins?"},
+		st, other := w.asAdmin(t, "POST", "/admin/v1/events", `{"category":"sports","title":{"en":"Semi"},"markets":[{"question":{"en":"Who wins?"},
 			"outcomes":[{"name":{"en":"Home"},"probability":"0.5"},{"name":{"en":"Away"},"probability":"0.5"}]}]}`)
 		if st != 201 {
 			t.Fatalf("create event = %d", st)
 		}
 		otherMarket := other["markets"].([]any)[0].(map[string]any)["id"].(string)
-		_, first := call("GET", history+"?limit=1", nil)
+		_, first := w.asAdmin(t, "GET", history+"?limit=1", nil)
 		refusals := []struct {
 			path   string
 			status int
@@ -192,7 +188,7 @@ func TestMarketPriceHistory(t *testing.T) {
 			{history + "?cursor=" + url.QueryEscape(cursor.Encode(at(0), otherMarket)), 400},
 		}
 		for _, r := range refusals {
-			if st, p := call("GET", r.path, nil); st != r.status {
+			if st, p := w.asAdmin(t, "GET", r.path, nil); st != r.status {
 				t.Errorf("GET %s = %d %v, want %d", r.path, st, p, r.status)
 			}
 		}

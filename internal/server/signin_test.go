@@ -26,7 +26,7 @@ func TestWrongTokensAreSlowed(t *testing.T) {
 			c.AuthFailuresPerMinute, c.AuthFailureBurst = defaults.AuthFailuresPerMinute, defaults.AuthFailureBurst
 		}})
 	burst := defaults.AuthFailureBurst
-	if st, p := w.adminDo(t, "POST", "/admin/v1/operators", adminToken, `{"id":"rival","name":"Rival Bets","integration":"standalone",
+	if st, p := w.asAdmin(t, "POST", "/admin/v1/operators", `{"id":"rival","name":"Rival Bets","integration":"standalone",
 		"wallet_url":"https://wallet.rival.example","signing_secret":"rival-signing-secret-0123","jwks_url":"https://wallet.rival.example/jwks.json",
 		"currencies":[{"code":"EUR","decimals":2}],"margin":{"method":"shin","value":"0.08"},
 		"limits":{"EUR":{"min_stake":"1","max_stake":"50","max_payout":"500","outcome_exposure":"5000"}},"odds_tolerance":"0.02"}`); st != http.StatusCreated {
@@ -38,7 +38,7 @@ func TestWrongTokensAreSlowed(t *testing.T) {
 	}
 
 	for i := range 3 * burst {
-		if st, p := w.adminDo(t, "GET", "/admin/v1/whoami", adminToken, nil); st != http.StatusOK {
+		if st, p := w.asAdmin(t, "GET", "/admin/v1/whoami", nil); st != http.StatusOK {
 			t.Fatalf("valid request %d = %d %v", i+1, st, p)
 		}
 	}

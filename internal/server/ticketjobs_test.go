@@ -39,7 +39,7 @@ func testAdminTicketJobs(t *testing.T, db string) {
 	}})
 	get := func(path string) (int, map[string]any) {
 		t.Helper()
-		return w.adminDo(t, "GET", path, adminToken, nil)
+		return w.asAdmin(t, "GET", path, nil)
 	}
 	ids := func(page map[string]any) []string {
 		t.Helper()

@@ -19,7 +19,7 @@ import (
 // API, checked against api/admin.yaml.
 func walletTransactions(t *testing.T, w *world, betID string) []admin.WalletTransaction {
 	t.Helper()
-	st, body := w.adminDo(t, "GET", "/admin/v1/bets/"+betID+"/wallet-transactions", adminToken, nil)
+	st, body := w.asAdmin(t, "GET", "/admin/v1/bets/"+betID+"/wallet-transactions", nil)
 	if st != 200 || body["next_cursor"] != nil {
 		t.Fatalf("wallet transactions of %s = %d %v", betID, st, body)
 	}
@@ -135,7 +135,7 @@ func TestBetWalletTransactions(t *testing.T) {
 
 		// No such bet.
 		for _, path := range []string{"/admin/v1/bets/" + uuid.NewString() + "/wallet-transactions", "/admin/v1/bets/nope/wallet-transactions"} {
-			if st, p := bw.world.adminDo(t, "GET", path, adminToken, nil); st != 404 || p["code"] != "not_found" {
+			if st, p := bw.world.asAdmin(t, "GET", path, nil); st != 404 || p["code"] != "not_found" {
 				t.Errorf("GET %s = %d %v, want 404 not_found", path, st, p)
 			}
 		}
