@@ -44,11 +44,7 @@ func testCallbacksOwedBoundSubmissions(t *testing.T, db string) {
 	w.waitFor(w.submit("owed-2", sampleSpec, hook), tickets.StatusCompleted)
 	w.waitFor(first, tickets.StatusCompleted)
 	for range 2 {
-		select {
-		case <-recv.got:
-		case <-time.After(30 * time.Second):
-			t.Fatal("the receiver got no callback in 30 s")
-		}
+		recv.next(t, 30*time.Second, "callback at the receiver")
 	}
 
 	r := w.do("POST", "/tickets/v1/jobs", w.key, submitBody("owed-3", sampleSpec, hook))
@@ -96,11 +92,7 @@ func testReceiverBackGetsItsWaitingCallbacks(t *testing.T, db string) {
 		waiting = append(waiting, w.submit(fmt.Sprintf("down-%d", i), sampleSpec, hook))
 	}
 	for range waiting {
-		select {
-		case <-recv.got:
-		case <-time.After(30 * time.Second):
-			t.Fatal("the receiver got no callback in 30 s")
-		}
+		recv.next(t, 30*time.Second, "callback at the receiver")
 	}
 
 	recv.status.Store(http.StatusNoContent)

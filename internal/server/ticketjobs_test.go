@@ -64,11 +64,7 @@ func testAdminTicketJobs(t *testing.T, db string) {
 	theirs := r.json(t)["job_id"].(string)
 	w.waitFor(done, tickets.StatusCompleted)
 	w.waitFor(broken, tickets.StatusFailed)
-	select {
-	case <-recv.got:
-	case <-time.After(20 * time.Second):
-		t.Fatal("no callback")
-	}
+	recv.next(t, 20*time.Second, "callback")
 	// The delivery is recorded after the receiver answers; wait for it and
 	// for the other client's job through the admin API itself.
 	waitJob := func(id string, ok func(map[string]any) bool) map[string]any {

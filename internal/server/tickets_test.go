@@ -522,21 +522,17 @@ func TestCallbacks(t *testing.T) {
 		}})
 		secret := mustClientSecret(t, w)
 		id := w.submit("cb", sampleSpec, map[string]any{"callback_url": "https://hooks.example.com/foresight"})
-		select {
-		case got := <-recv.got:
-			if err := webhook.Verify(secret, got.header, got.body, time.Now()); err != nil {
-				t.Errorf("callback signature: %v", err)
-			}
-			var ev tickets.CallbackEvent
-			json.Unmarshal(got.body, &ev)
-			if ev.Type != "tickets.job.completed" || ev.Data.JobID != id || ev.Data.Status != tickets.StatusCompleted {
-				t.Errorf("callback = %s", got.body)
-			}
-			if got.header.Get("webhook-id") != tickets.CallbackMessageID(id, tickets.StatusCompleted) {
-				t.Errorf("webhook-id = %q", got.header.Get("webhook-id"))
-			}
-		case <-time.After(20 * time.Second):
-			t.Fatal("no callback")
+		got := recv.next(t, 20*time.Second, "callback")
+		if err := webhook.Verify(secret, got.header, got.body, time.Now()); err != nil {
+			t.Errorf("callback signature: %v", err)
+		}
+		var ev tickets.CallbackEvent
+		json.Unmarshal(got.body, &ev)
+		if ev.Type != "tickets.job.completed" || ev.Data.JobID != id || ev.Data.Status != tickets.StatusCompleted {
+			t.Errorf("callback = %s", got.body)
+		}
+		if got.header.Get("webhook-id") != tickets.CallbackMessageID(id, tickets.StatusCompleted) {
+			t.Errorf("webhook-id = %q", got.header.Get("webhook-id"))
 		}
 
 		// A receiver that always fails: three attempts, then callback_failed.
@@ -749,15 +745,11 @@ func TestCallbackOnCancel(t *testing.T) {
 	cfg.CallbackTransport = tr
 	w.stop()
 	w.start(cfg, false)
-	select {
-	case got := <-recv.got:
-		var ev tickets.CallbackEvent
-		json.Unmarshal(got.body, &ev)
-		if ev.Type != "tickets.job.cancelled" || ev.Data.JobID != id || ev.Data.Error == nil || ev.Data.Error.Code != tickets.CodeJobCancelled {
-			t.Errorf("callback = %s", got.body)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("no callback for the cancelled job")
+	got := recv.next(t, 20*time.Second, "callback for the cancelled job")
+	var ev tickets.CallbackEvent
+	json.Unmarshal(got.body, &ev)
+	if ev.Type != "tickets.job.cancelled" || ev.Data.JobID != id || ev.Data.Error == nil || ev.Data.Error.Code != tickets.CodeJobCancelled {
+		t.Errorf("callback = %s", got.body)
 	}
 }
 
@@ -863,15 +855,11 @@ func TestExpiryOfUnfinishedJobsCallsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	job := w.waitFor(id, tickets.StatusExpired)
-	select {
-	case got := <-recv.got:
-		var ev tickets.CallbackEvent
-		json.Unmarshal(got.body, &ev)
-		if ev.Type != "tickets.job.expired" || ev.Data.JobID != id {
-			t.Errorf("callback = %s", got.body)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatalf("no callback for the job that expired unfinished (%v)", job)
+	got := recv.next(t, 20*time.Second, fmt.Sprintf("callback for the job that expired unfinished (%v)", job))
+	var ev tickets.CallbackEvent
+	json.Unmarshal(got.body, &ev)
+	if ev.Type != "tickets.job.expired" || ev.Data.JobID != id {
+		t.Errorf("callback = %s", got.body)
 	}
 }
 

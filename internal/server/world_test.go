@@ -346,3 +346,16 @@ func newCallbackReceiver(t *testing.T) (*callbackReceiver, *http.Transport) {
 	}
 	return r, tr
 }
+
+// next returns the next callback the receiver gets; when none comes
+// within d the test fails, naming what it waited for.
+func (r *callbackReceiver) next(t testing.TB, d time.Duration, what string) callbackRequest {
+	t.Helper()
+	select {
+	case got := <-r.got:
+		return got
+	case <-time.After(d):
+		t.Fatalf("no %s in %v", what, d)
+		return callbackRequest{}
+	}
+}
