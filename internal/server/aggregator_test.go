@@ -111,6 +111,30 @@ func (aw *aggWorld) post(path, body string) response {
 	return r
 }
 
+// launchDemo asks Launcher/Demo, signed, for a demo of casino-1 with the
+// header pairs given.
+func (aw *aggWorld) launchDemo(header ...string) response {
+	aw.t.Helper()
+	return aw.signed("/v2/agg_provider.Launcher/Demo", casinoSecret, `{"casino_id":"casino-1","game":"prediction-markets"}`, header...)
+}
+
+// limitedStatuses sends three requests with send, past a rate limit of
+// one, and returns their statuses as "[a b c]"; each 429 among them must
+// be wellFormed (the limiter's own body and Retry-After), else the test
+// fails with its header and body.
+func limitedStatuses(t *testing.T, send func() response, wellFormed func(response) bool) string {
+	t.Helper()
+	var statuses []int
+	for range 3 {
+		a := send()
+		statuses = append(statuses, a.status)
+		if a.status == 429 && !wellFormed(a) {
+			t.Errorf("429 = %v %s", a.header, a.body)
+		}
+	}
+	return fmt.Sprint(statuses)
+}
+
 func (aw *aggWorld) details(roundID, locale string, header ...string) response {
 	return aw.signed("/v2/agg_provider.Round/Details", casinoSecret, fmt.Sprintf(`{"casino_id":"casino-1","round_id":%q,"locale":%q}`, roundID, locale), header...)
 }
@@ -441,18 +465,11 @@ func TestLauncherRules(t *testing.T) {
 func TestLauncherRateLimit(t *testing.T) {
 	t.Parallel()
 	aw := newAggWorld(t, "sqlite:"+t.TempDir()+"/f.db", func(c *server.Config) { c.LauncherRateLimit = 0.01 })
-	var statuses []int
-	for range 3 {
-		a := aw.signed("/v2/agg_provider.Launcher/Demo", casinoSecret, `{"casino_id":"casino-1","game":"prediction-markets"}`)
-		statuses = append(statuses, a.status)
-		if a.status == 429 {
-			var body map[string]any
-			if json.Unmarshal(a.body, &body) != nil || body["message"] == nil || body["error"] != nil || a.header.Get("Retry-After") == "" {
-				t.Errorf("429 = %v %s", a.header, a.body)
-			}
-		}
-	}
-	if fmt.Sprint(statuses) != "[200 429 429]" {
+	statuses := limitedStatuses(t, func() response { return aw.launchDemo() }, func(a response) bool {
+		var body map[string]any
+		return json.Unmarshal(a.body, &body) == nil && body["message"] != nil && body["error"] == nil && a.header.Get("Retry-After") != ""
+	})
+	if statuses != "[200 429 429]" {
 		t.Errorf("launcher statuses = %v, want [200 429 429]", statuses)
 	}
 	for range 10 {
@@ -468,21 +485,14 @@ func TestLauncherRateLimit(t *testing.T) {
 func TestRoundDetailsRateLimit(t *testing.T) {
 	t.Parallel()
 	aw := newAggWorld(t, "sqlite:"+t.TempDir()+"/f.db", func(c *server.Config) { c.RoundDetailsRateLimit = 0.01 })
-	var statuses []int
-	for range 3 {
-		a := aw.details(uuid.NewString(), "")
-		statuses = append(statuses, a.status)
-		if a.status == 429 {
-			var body map[string]any
-			if json.Unmarshal(a.body, &body) != nil || body["message"] == nil || len(body) != 1 || a.header.Get("Retry-After") == "" {
-				t.Errorf("429 = %v %s", a.header, a.body)
-			}
-		}
-	}
-	if fmt.Sprint(statuses) != "[400 429 429]" {
+	statuses := limitedStatuses(t, func() response { return aw.details(uuid.NewString(), "") }, func(a response) bool {
+		var body map[string]any
+		return json.Unmarshal(a.body, &body) == nil && body["message"] != nil && len(body) == 1 && a.header.Get("Retry-After") != ""
+	})
+	if statuses != "[400 429 429]" {
 		t.Errorf("Round/Details statuses = %v, want [400 429 429]", statuses)
 	}
-	if a := aw.signed("/v2/agg_provider.Launcher/Demo", casinoSecret, `{"casino_id":"casino-1","game":"prediction-markets"}`); a.status != 200 {
+	if a := aw.launchDemo(); a.status != 200 {
 		t.Errorf("launcher after Round/Details' limit = %d %s, want 200: counted apart", a.status, a.body)
 	}
 }
@@ -495,8 +505,7 @@ func TestRoundDetailsRateLimit(t *testing.T) {
 func TestTrustedProxies(t *testing.T) {
 	t.Parallel()
 	launch := func(aw *aggWorld, forwardedFor string) int {
-		return aw.signed("/v2/agg_provider.Launcher/Demo", casinoSecret, `{"casino_id":"casino-1","game":"prediction-markets"}`,
-			"X-Forwarded-For", forwardedFor).status
+		return aw.launchDemo("X-Forwarded-For", forwardedFor).status
 	}
 	t.Run("trusted peer", func(t *testing.T) {
 		t.Parallel()
@@ -557,22 +566,15 @@ func TestTrustedProxies(t *testing.T) {
 func TestSessionExchangeRateLimit(t *testing.T) {
 	t.Parallel()
 	aw := newAggWorld(t, "sqlite:"+t.TempDir()+"/f.db", func(c *server.Config) { c.LauncherRateLimit = 0.01 })
-	var statuses []int
-	for range 3 {
-		a := aw.post("/api/v1/sessions", `{"session_request_id":"never-issued"}`)
-		statuses = append(statuses, a.status)
-		if a.status == 429 {
-			var body map[string]any
-			if a.header.Get("Content-Type") != "application/problem+json" || json.Unmarshal(a.body, &body) != nil || body["status"] != 429.0 ||
-				a.header.Get("Retry-After") == "" {
-				t.Errorf("429 = %v %s", a.header, a.body)
-			}
-		}
-	}
-	if fmt.Sprint(statuses) != "[401 429 429]" {
+	statuses := limitedStatuses(t, func() response { return aw.post("/api/v1/sessions", `{"session_request_id":"never-issued"}`) }, func(a response) bool {
+		var body map[string]any
+		return a.header.Get("Content-Type") == "application/problem+json" && json.Unmarshal(a.body, &body) == nil && body["status"] == 429.0 &&
+			a.header.Get("Retry-After") != ""
+	})
+	if statuses != "[401 429 429]" {
 		t.Errorf("session exchange statuses = %v, want [401 429 429]", statuses)
 	}
-	if a := aw.signed("/v2/agg_provider.Launcher/Demo", casinoSecret, `{"casino_id":"casino-1","game":"prediction-markets"}`); a.status != 200 {
+	if a := aw.launchDemo(); a.status != 200 {
 		t.Errorf("a launch after the exchanges were limited = %d %s", a.status, a.body)
 	}
 }
