@@ -55,6 +55,14 @@ func (tb *tab) ready() {
 	tb.WaitFor("the widget to start", "document.body?.dataset.ready === 'true'")
 }
 
+// streaming waits until the widget's odds stream is connected: it
+// connects after the first reads, and a price change made before that
+// would not be sent to the page.
+func (tb *tab) streaming() {
+	tb.T.Helper()
+	tb.WaitFor("the stream", "document.body.dataset.stream === 'connected'")
+}
+
 // wantNoSidewaysScroll reports the page (what names it) when it is wider
 // than the window: it scrolls sideways.
 func (tb *tab) wantNoSidewaysScroll(what string) {

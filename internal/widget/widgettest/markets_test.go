@@ -151,9 +151,7 @@ func TestOddsMovement(t *testing.T) {
 	tb := w.widgetTab(t, "uma", "100.00")
 	tb.Click(outcomeButton(w.outcome[0]))
 	tb.WaitFor("the chart's first point", "document.querySelector('#slip-chart svg')?.dataset.points === '1'")
-	tb.WaitFor("the stream", "document.body.dataset.stream === 'connected'")
-	w.price("0.25", "0.75")
-	tb.WaitText(outcomeButton(w.outcome[0])+" .odds", "3.62")
+	w.moveHomeLive(tb)
 	type move struct{ Moved, Arrow, Chance, Label string }
 	read := func(id string) move {
 		var m move
@@ -208,7 +206,7 @@ func TestSlipChartShowsHistory(t *testing.T) {
 	if chart.Points != "3" || chart.Trend != "up" || chart.FirstX != 0 || !regexp.MustCompile(`^Chance from 23% to 33% since \d{1,2}:\d{2}`).MatchString(chart.Caption) {
 		t.Errorf("chart of Home's history: %+v; want 3 points from 23%% to 33%%, since the opening, rising", chart)
 	}
-	tb.WaitFor("the stream", "document.body.dataset.stream === 'connected'")
+	tb.streaming()
 	w.price("0.2", "0.8")
 	tb.WaitFor("the stream's move on the chart", "document.querySelector('#slip-chart svg')?.dataset.points === '4'")
 	read()

@@ -153,11 +153,7 @@ func TestLiveOdds(t *testing.T) {
 	tb.Click(outcomeButton(w.outcome[0]))
 	tb.TypeIn("#stake", "10")
 	tb.WaitText("#slip-payout", "44.20 USD")
-	// The stream connects after the first reads; a change before that
-	// would not be sent, so wait until it is connected.
-	tb.WaitFor("the stream", "document.body.dataset.stream === 'connected'")
-	w.price("0.25", "0.75")
-	tb.WaitText(outcomeButton(w.outcome[0])+" .odds", "3.62")
+	w.moveHomeLive(tb)
 	tb.WaitText("#slip-odds", "3.62")
 	tb.WaitText("#slip-payout", "36.20 USD")
 	var moved string

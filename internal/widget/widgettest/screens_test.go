@@ -25,9 +25,7 @@ func TestHistory(t *testing.T) {
 	tb.WaitText("#slip-status", "Bet placed")
 	tb.bet(w.outcome[0], "30") // 30 × 4.4214 + 44.21 is above the outcome exposure of 150
 	tb.WaitText("#slip-status", "above a betting limit")
-	tb.WaitFor("the stream", "document.body.dataset.stream === 'connected'")
-	w.price("0.25", "0.75")
-	tb.WaitText(outcomeButton(w.outcome[0])+" .odds", "3.62")
+	w.moveHomeLive(tb)
 
 	tb.Click("#tab-history")
 	tb.WaitFor("two bets", "document.querySelectorAll('#history li.bet').length === 2")

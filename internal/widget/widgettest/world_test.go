@@ -165,6 +165,15 @@ func (w *world) price(home, away string) {
 		w.outcome[0], home, w.outcome[1], away))
 }
 
+// moveHomeLive waits for tb's odds stream, moves Home from 0.2 to 0.25
+// (Away 0.75) and waits until tb shows Home's new odds, 3.62.
+func (w *world) moveHomeLive(tb *tab) {
+	tb.T.Helper()
+	tb.streaming()
+	w.price("0.25", "0.75")
+	tb.WaitText(outcomeButton(w.outcome[0])+" .odds", "3.62")
+}
+
 func (w *world) suspend() {
 	w.T.Helper()
 	w.admin("POST", "/admin/v1/markets/"+w.market+"/suspend", 200, "")
