@@ -251,6 +251,26 @@ func (w *world) launch(path, body string) string {
 	return out.LaunchURL
 }
 
+// demoLaunch is the body of a Launcher/Demo request of casino-1, in
+// English.
+const demoLaunch = `{"casino_id":"casino-1","game":"prediction-markets","locale":"en",
+	"ip":"203.0.113.7","client_type":"desktop","urls":{"return_url":"https://casino.example/lobby"}}`
+
+// realLaunch is the body of a Launcher/Real request of casino-1 for the
+// casino's account (EUR), in locale, in the casino's session.
+func realLaunch(account, locale, session string) string {
+	return fmt.Sprintf(`{"casino_id":"casino-1","game":"prediction-markets","locale":%q,
+		"ip":"203.0.113.7","client_type":"desktop","session_id":%q,"urls":{"return_url":"https://casino.example/lobby"},
+		"account":{"id":%q,"currency":"EUR"}}`, locale, session, account)
+}
+
+// casinoLobby serves a casino lobby page that embeds the game launched
+// with the launcher's path and body, launched again at each load.
+func (w *world) casinoLobby(t *testing.T, path, body string) string {
+	t.Helper()
+	return hostPage(t, "Casino lobby", w.URL, func() string { return w.launch(path, body) })
+}
+
 // TestAggregatorLobby: a casino lobby launches the game with
 // Launcher/Real (locale de_AT) and embeds the launch URL; the widget
 // exchanges the launch token at the platform's POST /api/v1/sessions,
@@ -259,11 +279,7 @@ func (w *world) launch(path, body string) string {
 func TestAggregatorLobby(t *testing.T) {
 	t.Parallel()
 	w := aggregatorWorld(t)
-	lobby := hostPage(t, "Casino lobby", w.URL, func() string {
-		return w.launch("/v2/agg_provider.Launcher/Real", fmt.Sprintf(`{"casino_id":"casino-1","game":"prediction-markets","locale":"de_AT",
-			"ip":"203.0.113.7","client_type":"desktop","session_id":%q,"urls":{"return_url":"https://casino.example/lobby"},
-			"account":{"id":"player-1","currency":"EUR"}}`, uuid.NewString()))
-	})
+	lobby := w.casinoLobby(t, "/v2/agg_provider.Launcher/Real", realLaunch("player-1", "de_AT", uuid.NewString()))
 	tb := newTab(t)
 	tb.Viewport(1000, 800)
 	tb.openHost(lobby)
@@ -284,10 +300,7 @@ func TestAggregatorLobby(t *testing.T) {
 func TestDemo(t *testing.T) {
 	t.Parallel()
 	w := aggregatorWorld(t)
-	lobby := hostPage(t, "Casino lobby", w.URL, func() string {
-		return w.launch("/v2/agg_provider.Launcher/Demo", `{"casino_id":"casino-1","game":"prediction-markets","locale":"en",
-			"ip":"203.0.113.7","client_type":"desktop","urls":{"return_url":"https://casino.example/lobby"}}`)
-	})
+	lobby := w.casinoLobby(t, "/v2/agg_provider.Launcher/Demo", demoLaunch)
 	tb := newTab(t)
 	tb.Viewport(1000, 700)
 	tb.openHost(lobby)

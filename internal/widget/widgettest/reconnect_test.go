@@ -329,21 +329,18 @@ func TestAggregatorSessionEnds(t *testing.T) {
 		name, path, body string
 		act              func(tb *tab)
 	}{
-		{"real", "/v2/agg_provider.Launcher/Real", `{"casino_id":"casino-1","game":"prediction-markets","locale":"en",
-			"ip":"203.0.113.7","client_type":"desktop","session_id":"8d6f4c2e-5b1a-4c3d-9e7f-0a1b2c3d4e5f","urls":{"return_url":"https://casino.example/lobby"},
-			"account":{"id":"player-2","currency":"EUR"}}`, func(tb *tab) {
+		{"real", "/v2/agg_provider.Launcher/Real", realLaunch("player-2", "en", "8d6f4c2e-5b1a-4c3d-9e7f-0a1b2c3d4e5f"), func(tb *tab) {
 			tb.bet(w.outcome[0], "10")
 			tb.WaitText("#slip-status", "Your game session has ended.")
 		}},
-		{"demo", "/v2/agg_provider.Launcher/Demo", `{"casino_id":"casino-1","game":"prediction-markets","locale":"en",
-			"ip":"203.0.113.7","client_type":"desktop","urls":{"return_url":"https://casino.example/lobby"}}`, func(tb *tab) {
+		{"demo", "/v2/agg_provider.Launcher/Demo", demoLaunch, func(tb *tab) {
 			var ok bool
 			tb.Eval("(() => { const c = document.getElementById('category'); c.value = 'sports'; return c.dispatchEvent(new Event('change')); })()", &ok)
 		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			lobby := hostPage(t, "Casino lobby", w.URL, func() string { return w.launch(tc.path, tc.body) })
+			lobby := w.casinoLobby(t, tc.path, tc.body)
 			tb := newTab(t)
 			tb.intercept(refuseOnce(func(s seen) bool {
 				return (s.Method == "POST" && strings.HasPrefix(s.path(), "/api/v1/bettor/bets")) || strings.Contains(s.path(), "category=sports")
