@@ -15,9 +15,7 @@ import (
 // its own key), and an operator's key sees its own operator's entries
 // only.
 func TestAuditPage(t *testing.T) {
-	w := newWorld(t)
-	w.registerSandbox()
-	ev := w.createEvent("sports", "Cup final", "Who wins?")
+	w, ev := newCupFinalWorld(t)
 	m := ev.Markets[0]
 	w.call("POST", "/admin/v1/markets/"+m.ID+"/suspend", nil, nil)
 	cred, err := w.admin.IssueOperatorCredential(context.Background(), "sandbox", "Ana (trading desk)", nil)

@@ -107,9 +107,7 @@ func TestBets(t *testing.T) {
 // amount in the title and the details. Before it the page wrote the API's
 // strings as they came: "12.5 USD", "55.2675", Paid "0", a balance "1087.5".
 func TestAmountsDisplayRule(t *testing.T) {
-	w := newWorld(t)
-	w.registerSandbox()
-	ev := w.createEvent("sports", "Cup final", "Who wins?")
+	w, ev := newCupFinalWorld(t)
 	m := ev.Markets[0]
 	if err := w.Op.SetBalance("dora", "USD", "1100.00"); err != nil {
 		t.Fatal(err)

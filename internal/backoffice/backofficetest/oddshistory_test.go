@@ -16,9 +16,7 @@ import (
 // probabilities on request; a new price appears without a reload; the
 // table alternative holds the same points; the screen fits a phone.
 func TestOddsHistory(t *testing.T) {
-	w := newWorld(t)
-	w.registerSandbox()
-	ev := w.createEvent("sports", "Cup final", "Who wins?")
+	w, ev := newCupFinalWorld(t)
 	m := ev.Markets[0]
 	home, away := m.Outcomes[0].ID, m.Outcomes[1].ID
 	setPrices := func(h, a string) {

@@ -11,9 +11,7 @@ import (
 // withdrawal with both attempts, each with its answer, at desktop and at
 // phone width.
 func TestBetWalletTransactions(t *testing.T) {
-	w := newWorld(t)
-	w.registerSandbox()
-	ev := w.createEvent("sports", "Cup final", "Who wins?")
+	w, ev := newCupFinalWorld(t)
 	m := ev.Markets[0]
 	w.Op.ForBettor("alice").FailNext("withdrawals", 1, 503)
 	id := w.placeBet("alice", m.ID, m.Outcomes[0].ID, "10.00")

@@ -84,6 +84,16 @@ func (w *world) registerSandbox() {
 	}, nil)
 }
 
+// newCupFinalWorld starts a world (newWorld) with the sandbox operator
+// registered (registerSandbox) and a sports event, "Cup final", whose one
+// market is "Who wins?" (createEvent); it returns the world and the event.
+func newCupFinalWorld(t *testing.T) (*world, event) {
+	t.Helper()
+	w := newWorld(t)
+	w.registerSandbox()
+	return w, w.createEvent("sports", "Cup final", "Who wins?")
+}
+
 // event is an event as the admin API answers it.
 type event struct {
 	ID      string `json:"id"`
