@@ -58,9 +58,7 @@ func TestOneNumberEverywhere(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
 	tb := w.widgetTab(t, "nina", "100.00")
-	tb.Click(outcomeButton(w.outcome[0]))
-	tb.TypeIn("#stake", "12.50")
-	tb.WaitText("#slip-payout", "55.25 USD")
+	tb.preview(w.outcome[0], "12.50", "55.25 USD")
 	var slip struct{ Odds, OddsTitle, Payout, PayoutTitle string }
 	tb.Eval(`({Odds: document.getElementById('slip-odds').textContent, OddsTitle: document.getElementById('slip-odds').title,
 		Payout: document.getElementById('slip-payout').textContent, PayoutTitle: document.getElementById('slip-payout').title})`, &slip)

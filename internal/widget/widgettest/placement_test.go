@@ -20,6 +20,15 @@ func (tb *tab) bet(outcome, stake string) {
 	tb.Click("#place")
 }
 
+// preview selects outcome, types stake and waits until the slip
+// previews payout.
+func (tb *tab) preview(outcome, stake, payout string) {
+	tb.T.Helper()
+	tb.Click(outcomeButton(outcome))
+	tb.TypeIn("#stake", stake)
+	tb.WaitText("#slip-payout", payout)
+}
+
 // waits returns the test clock's recorded waits of a label.
 func (tb *tab) waits(label string) []int {
 	tb.T.Helper()
@@ -122,9 +131,7 @@ func TestEventReadBeforeSubmit(t *testing.T) {
 
 	t.Run("moved price", func(t *testing.T) {
 		tb, ic := w.interceptedWidgetTab(t, "carol", "100.00", cutStream)
-		tb.Click(outcomeButton(w.outcome[0]))
-		tb.TypeIn("#stake", "10")
-		tb.WaitText("#slip-payout", "44.20 USD")
+		tb.preview(w.outcome[0], "10", "44.20 USD")
 		w.price("0.25", "0.75")
 		tb.Click("#place")
 		tb.WaitText("#slip-status", "The odds changed from 4.42 to 3.62.")
@@ -150,9 +157,7 @@ func TestLiveOdds(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, worldOptions{})
 	tb := w.widgetTab(t, "dave", "100.00")
-	tb.Click(outcomeButton(w.outcome[0]))
-	tb.TypeIn("#stake", "10")
-	tb.WaitText("#slip-payout", "44.20 USD")
+	tb.preview(w.outcome[0], "10", "44.20 USD")
 	w.moveHomeLive(tb)
 	tb.WaitText("#slip-odds", "3.62")
 	tb.WaitText("#slip-payout", "36.20 USD")

@@ -147,9 +147,7 @@ func TestSessionRenewal(t *testing.T) {
 		tb.recordMessages()
 		first := ic.requests("GET", "/api/v1/events")[0].Token
 		exp := time.Unix(int64(tokenClaims(t, first)["exp"].(float64)), 0)
-		tb.Click(outcomeButton(w.outcome[0]))
-		tb.TypeIn("#stake", "10")
-		tb.WaitText("#slip-payout", "44.20 USD")
+		tb.preview(w.outcome[0], "10", "44.20 USD")
 		// The widget counts the token's life from its receipt, and iat is
 		// whole seconds: it holds the token expired within a second of
 		// exp. The platform would still take it (it allows 30 s of skew).

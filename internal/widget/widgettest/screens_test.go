@@ -157,9 +157,7 @@ func TestThemesAndPhone(t *testing.T) {
 				}
 			}
 			if theme == "dark" {
-				tb.Click(outcomeButton(w.outcome[0]))
-				tb.TypeIn("#stake", "10")
-				tb.WaitText("#slip-payout", "44.20 USD")
+				tb.preview(w.outcome[0], "10", "44.20 USD")
 				tb.Screenshot("dark-theme")
 			}
 		})
@@ -169,9 +167,7 @@ func TestThemesAndPhone(t *testing.T) {
 		tb.Viewport(360, 740)
 		tb.Navigate(w.bettor("zoe-phone", "100.00"))
 		tb.ready()
-		tb.Click(outcomeButton(w.outcome[0]))
-		tb.TypeIn("#stake", "10")
-		tb.WaitText("#slip-payout", "44.20 USD")
+		tb.preview(w.outcome[0], "10", "44.20 USD")
 		var layout struct {
 			ScrollWidth, ClientWidth int
 			SlipAbove                bool
