@@ -38,9 +38,7 @@ func TestBundledWidget(t *testing.T) {
 	page := hostPage(t, "Playhouse", w.URL, func() string {
 		return w.admin("POST", "/admin/v1/operators/playhouse/sessions", 201, `{"bettor_id":"ann","currency":"EUR","locale":"en"}`)["widget_url"].(string)
 	})
-	tb := newTab(t)
-	tb.Viewport(1000, 800)
-	tb.openHost(page)
+	tb := hostTab(t, page, 1000, 800)
 	tb.WaitText("#brand", "Playhouse")
 	tb.WaitText("#balance", "100.00 EUR")
 	tb.bet(w.outcome[0], "10")

@@ -67,6 +67,16 @@ func (tb *tab) openHost(url string) {
 	tb.ready()
 }
 
+// hostTab opens a new tab of width × height on the host page at url
+// (openHost).
+func hostTab(t *testing.T, url string, width, height int64) *tab {
+	t.Helper()
+	tb := newTab(t)
+	tb.Viewport(width, height)
+	tb.openHost(url)
+	return tb
+}
+
 // hostMessages returns the messages the host page received.
 func (tb *tab) hostMessages() []map[string]any {
 	tb.T.Helper()
@@ -133,9 +143,7 @@ func TestHostPage(t *testing.T) {
 		q := url.Values{"operator": {"sandbox"}, "locale": {"en"}, "theme": {"light"}, "session_request_id": {w.Op.NewSessionRequest("hana", "USD")}}
 		return w.URL + "/widget/?" + q.Encode()
 	})
-	tb := newTab(t)
-	tb.Viewport(1000, 800)
-	tb.openHost(host)
+	tb := hostTab(t, host, 1000, 800)
 	tb.Screenshot("events")
 
 	h := tb.waitMessage("a height", func(m map[string]any) bool { return m["type"] == "foresight:height" })
@@ -280,9 +288,7 @@ func TestAggregatorLobby(t *testing.T) {
 	t.Parallel()
 	w := aggregatorWorld(t)
 	lobby := w.casinoLobby(t, "/v2/agg_provider.Launcher/Real", realLaunch("player-1", "de_AT", uuid.NewString()))
-	tb := newTab(t)
-	tb.Viewport(1000, 800)
-	tb.openHost(lobby)
+	tb := hostTab(t, lobby, 1000, 800)
 	tb.WaitText("#brand", "Casino Royale")
 	tb.WaitText("#tab-markets", "Märkte")
 	tb.WaitText("#events", "Finale")
@@ -301,9 +307,7 @@ func TestDemo(t *testing.T) {
 	t.Parallel()
 	w := aggregatorWorld(t)
 	lobby := w.casinoLobby(t, "/v2/agg_provider.Launcher/Demo", demoLaunch)
-	tb := newTab(t)
-	tb.Viewport(1000, 700)
-	tb.openHost(lobby)
+	tb := hostTab(t, lobby, 1000, 700)
 	tb.WaitText("#demo-badge", "Demo")
 	tb.WaitText("#demo-note", "No real bets can be placed.")
 	tb.WaitText("#slip", "Demo mode: placing bets is not available.")

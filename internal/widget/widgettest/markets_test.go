@@ -277,9 +277,7 @@ func TestSandboxPagesAtPhoneWidth(t *testing.T) {
 
 	for _, size := range []struct{ w, h int64 }{{390, 844}, {1000, 700}} {
 		t.Run(fmt.Sprint("host ", size.w), func(t *testing.T) {
-			tb := newTab(t)
-			tb.Viewport(size.w, size.h)
-			tb.openHost(w.hostOf(fmt.Sprint("vic-", size.w)))
+			tb := hostTab(t, w.hostOf(fmt.Sprint("vic-", size.w)), size.w, size.h)
 			tb.Frame = nil
 			tb.wantNoSidewaysScroll(fmt.Sprintf("the host page at %d px", size.w))
 		})

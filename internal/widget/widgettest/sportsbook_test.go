@@ -43,9 +43,7 @@ func TestSportsbook(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	tb := newTab(t)
-	tb.Viewport(1000, 900)
-	tb.openHost(book.URL + "/sandbox/host?bettor_id=ann")
+	tb := hostTab(t, book.URL+"/sandbox/host?bettor_id=ann", 1000, 900)
 	tb.WaitText("#balance", "100.00 USD")
 	tb.bet(w.outcome[0], "10")
 	tb.WaitText("#slip-status", "Bet placed: 10.00 USD")
