@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -139,8 +138,7 @@ func TestStalledBodiesEndSoon(t *testing.T) {
 	t.Parallel()
 	bw := newBettingWorld(t, "sqlite:"+t.TempDir()+"/f.db")
 	alice := bw.bettor("alice", "100.00")
-	var dials atomic.Int64
-	client := http2Client(t, &dials)
+	client := http2Client(t, nil)
 	for _, c := range []struct {
 		name, path string
 		header     []string
@@ -181,8 +179,7 @@ func TestPlacementsInProgressPerBettor(t *testing.T) {
 	bw := newBettingWorldWith(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{
 		config: func(c *server.Config) { c.BetRateLimit, c.BetRateBurst = 1, burst }})
 	alice := bw.bettor("alice", "100.00")
-	var dials atomic.Int64
-	client := http2Client(t, &dials)
+	client := http2Client(t, nil)
 	// stalledBet sends a bet whose body stops after one byte, until ctx
 	// ends or the server answers.
 	stalledBet := func(ctx context.Context) (*http.Response, *io.PipeWriter, error) {
@@ -258,8 +255,7 @@ func TestStalledBodiesOfLargeLimitsEnd(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{
 		config: func(c *server.Config) { c.MaxBodyBytes = 64 << 10 }})
-	var dials atomic.Int64
-	client := http2Client(t, &dials)
+	client := http2Client(t, nil)
 	for _, c := range []struct {
 		name, path, token string
 		within            time.Duration
