@@ -27,17 +27,15 @@ func TestCallbacksOwedBoundSubmissions(t *testing.T) {
 }
 
 func testCallbacksOwedBoundSubmissions(t *testing.T, db string) {
-	recv, tr := newCallbackReceiver(t)
-	recv.status.Store(http.StatusServiceUnavailable)
 	retries := make([]time.Duration, 50) // attempts a second apart, none the last within the test
 	for i := range retries {
 		retries[i] = time.Second
 	}
-	w := newWorld(t, db, worldOptions{config: func(c *server.Config) {
-		c.CallbackTransport = tr
+	w, recv := newCallbackWorld(t, db, func(c *server.Config) {
 		c.Tickets.MaxPendingCallbacks = 2
 		c.Queue.CallbackRetries = retries
-	}})
+	})
+	recv.status.Store(http.StatusServiceUnavailable)
 	hook := map[string]any{"callback_url": "https://hooks.example.com/foresight"}
 
 	first := w.submit("owed-1", sampleSpec, hook)
@@ -80,12 +78,8 @@ func TestReceiverBackGetsItsWaitingCallbacks(t *testing.T) {
 }
 
 func testReceiverBackGetsItsWaitingCallbacks(t *testing.T, db string) {
-	recv, tr := newCallbackReceiver(t)
+	w, recv := newCallbackWorld(t, db, func(c *server.Config) { c.Queue.CallbackRetries = []time.Duration{time.Hour} })
 	recv.status.Store(http.StatusServiceUnavailable)
-	w := newWorld(t, db, worldOptions{config: func(c *server.Config) {
-		c.CallbackTransport = tr
-		c.Queue.CallbackRetries = []time.Duration{time.Hour}
-	}})
 	hook := map[string]any{"callback_url": "https://hooks.example.com/foresight"}
 	var waiting []string
 	for i := range 3 {

@@ -32,11 +32,7 @@ func TestAdminTicketJobs(t *testing.T) {
 }
 
 func testAdminTicketJobs(t *testing.T, db string) {
-	recv, tr := newCallbackReceiver(t)
-	w := newWorld(t, db, worldOptions{config: func(c *server.Config) {
-		c.Engine = scriptedEngine{heuristic.New()}
-		c.CallbackTransport = tr
-	}})
+	w, recv := newCallbackWorld(t, db, func(c *server.Config) { c.Engine = scriptedEngine{heuristic.New()} })
 	get := func(path string) (int, map[string]any) {
 		t.Helper()
 		return w.asAdmin(t, "GET", path, nil)

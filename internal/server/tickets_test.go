@@ -515,11 +515,9 @@ func TestExpiry(t *testing.T) {
 func TestCallbacks(t *testing.T) {
 	t.Parallel()
 	forEachDatabase(t, func(t *testing.T, db string) {
-		recv, tr := newCallbackReceiver(t)
-		w := newWorld(t, db, worldOptions{config: func(c *server.Config) {
-			c.CallbackTransport = tr
+		w, recv := newCallbackWorld(t, db, func(c *server.Config) {
 			c.Queue.CallbackRetries = []time.Duration{10 * time.Millisecond, 10 * time.Millisecond}
-		}})
+		})
 		secret := mustClientSecret(t, w)
 		id := w.submit("cb", sampleSpec, map[string]any{"callback_url": "https://hooks.example.com/foresight"})
 		got := recv.next(t, 20*time.Second, "callback")
@@ -865,12 +863,10 @@ func TestExpiryOfUnfinishedJobsCallsBack(t *testing.T) {
 
 func TestCallbackGoneStopsRetries(t *testing.T) {
 	t.Parallel()
-	recv, tr := newCallbackReceiver(t)
-	recv.status.Store(http.StatusGone)
-	w := newWorld(t, "sqlite:"+t.TempDir()+"/f.db", worldOptions{config: func(c *server.Config) {
-		c.CallbackTransport = tr
+	w, recv := newCallbackWorld(t, "sqlite:"+t.TempDir()+"/f.db", func(c *server.Config) {
 		c.Queue.CallbackRetries = []time.Duration{10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond}
-	}})
+	})
+	recv.status.Store(http.StatusGone)
 	id := w.submit("gone", sampleSpec, map[string]any{"callback_url": "https://hooks.example.com/x"})
 	var e map[string]any
 	waitfor.True(t, "callback_failed after 410", func() bool {

@@ -347,6 +347,21 @@ func newCallbackReceiver(t *testing.T) (*callbackReceiver, *http.Transport) {
 	return r, tr
 }
 
+// newCallbackWorld starts a callbackReceiver and a world (newWorld) whose
+// callbacks all go to it; config, when not nil, changes the server's
+// configuration after that.
+func newCallbackWorld(t *testing.T, db string, config func(*server.Config)) (*world, *callbackReceiver) {
+	t.Helper()
+	recv, tr := newCallbackReceiver(t)
+	w := newWorld(t, db, worldOptions{config: func(c *server.Config) {
+		c.CallbackTransport = tr
+		if config != nil {
+			config(c)
+		}
+	}})
+	return w, recv
+}
+
 // next returns the next callback the receiver gets; when none comes
 // within d the test fails, naming what it waited for.
 func (r *callbackReceiver) next(t testing.TB, d time.Duration, what string) callbackRequest {
