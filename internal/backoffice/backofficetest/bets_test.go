@@ -14,8 +14,7 @@ import (
 // plots over time, the bettors with their balances and a bettor's open
 // positions.
 func TestBets(t *testing.T) {
-	w := newWorld(t)
-	w.registerSandbox()
+	w := newSandboxWorld(t)
 	ev := w.createEvent("sports", "Cup final", "Who wins?", "Over 2.5 goals?")
 	a, b := ev.Markets[0], ev.Markets[1]
 	aliceA := w.placeBet("alice", a.ID, a.Outcomes[0].ID, "10.00")

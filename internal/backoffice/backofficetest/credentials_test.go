@@ -17,8 +17,7 @@ import (
 // and change its odds tolerance; once staff revoke the credential in
 // another tab, the operator's next action leads back to the sign-in.
 func TestOperatorCredential(t *testing.T) {
-	w := newWorld(t)
-	w.registerSandbox()
+	w := newSandboxWorld(t)
 	w.call("POST", "/admin/v1/operators", map[string]any{
 		"id": "rival", "name": "Rival Bets", "integration": "standalone",
 		"wallet_url": "https://wallet.rival.example", "signing_secret": "rival-signing-secret-0123", "jwks_url": "https://wallet.rival.example/jwks.json",

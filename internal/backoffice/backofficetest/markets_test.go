@@ -18,8 +18,7 @@ func inMarket(market, sel string) string {
 // resolution: the market shows its winner, the bet is settled and its
 // payout is in the bettor's history.
 func TestMarkets(t *testing.T) {
-	w := newWorld(t)
-	w.registerSandbox()
+	w := newSandboxWorld(t)
 	other := w.createEvent("elections", "Mayor of Springfield", "Who will win the election?")
 	ev := w.createEvent("sports", "Cup final", "Who wins?", "Over 2.5 goals?", "More corners?")
 	winner, goals, corners := ev.Markets[0], ev.Markets[1], ev.Markets[2]

@@ -14,8 +14,7 @@ import (
 // without acting; the screens fit a phone's width; a token the server
 // refuses sends the user back to sign in.
 func TestPage(t *testing.T) {
-	w := newWorld(t)
-	w.registerSandbox()
+	w := newSandboxWorld(t)
 	const markup = `<img src=x onerror="window.__injected=1">Final`
 	ev := w.createEvent("sports", markup, "Who wins?")
 	tb := w.signIn()

@@ -84,13 +84,21 @@ func (w *world) registerSandbox() {
 	}, nil)
 }
 
-// newCupFinalWorld starts a world (newWorld) with the sandbox operator
-// registered (registerSandbox) and a sports event, "Cup final", whose one
-// market is "Who wins?" (createEvent); it returns the world and the event.
-func newCupFinalWorld(t *testing.T) (*world, event) {
+// newSandboxWorld starts a world (newWorld) with the sandbox operator
+// registered (registerSandbox).
+func newSandboxWorld(t *testing.T) *world {
 	t.Helper()
 	w := newWorld(t)
 	w.registerSandbox()
+	return w
+}
+
+// newCupFinalWorld starts a world with the sandbox operator registered
+// (newSandboxWorld) and a sports event, "Cup final", whose one market is
+// "Who wins?" (createEvent); it returns the world and the event.
+func newCupFinalWorld(t *testing.T) (*world, event) {
+	t.Helper()
+	w := newSandboxWorld(t)
 	return w, w.createEvent("sports", "Cup final", "Who wins?")
 }
 
