@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/foresight-dev/foresight/internal/logbuffer"
 	"github.com/foresight-dev/foresight/internal/postgres/pgtest"
 	"github.com/foresight-dev/foresight/internal/server"
 	"github.com/foresight-dev/foresight/internal/waitfor"
@@ -70,7 +71,7 @@ func serveAsChild(databaseURL string) int {
 type childServer struct {
 	cmd    *exec.Cmd
 	url    string
-	stderr lockedBuffer // read while the process writes it
+	stderr logbuffer.Buffer // read while the process writes it
 	once   sync.Once
 }
 

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/foresight-dev/foresight/internal/logbuffer"
 )
 
 // forcedCause is the text of the database failures these tests force; it
@@ -58,7 +60,7 @@ func requestLines(t *testing.T, logs string, id string) []map[string]any {
 // checkFailureLogged: the answer echoes the request id, its body does
 // not show the cause, and exactly one log line names the request id and
 // holds the cause.
-func checkFailureLogged(t *testing.T, logs *lockedBuffer, id, echoed string, body []byte, cause string) {
+func checkFailureLogged(t *testing.T, logs *logbuffer.Buffer, id, echoed string, body []byte, cause string) {
 	t.Helper()
 	if echoed != id {
 		t.Errorf("X-Request-Id of the answer = %q, want %q", echoed, id)
@@ -80,7 +82,7 @@ func checkFailureLogged(t *testing.T, logs *lockedBuffer, id, echoed string, bod
 // and leaves one log line with the cause and the request id.
 func TestBetPlacementDatabaseFailureIsLogged(t *testing.T) {
 	t.Parallel()
-	var logs lockedBuffer
+	var logs logbuffer.Buffer
 	path := filepath.Join(t.TempDir(), "foresight.db")
 	bw := newBettingWorldWith(t, "sqlite:"+path, worldOptions{log: slog.New(slog.NewJSONHandler(&logs, nil))})
 	token := bw.bettor("b-fail", "100")
@@ -102,7 +104,7 @@ func TestBetPlacementDatabaseFailureIsLogged(t *testing.T) {
 // leaves one log line with the cause and the request id.
 func TestRoundDetailsDatabaseFailureIsLogged(t *testing.T) {
 	t.Parallel()
-	var logs lockedBuffer
+	var logs logbuffer.Buffer
 	path := filepath.Join(t.TempDir(), "foresight.db")
 	aw := newAggWorldWith(t, "sqlite:"+path, worldOptions{log: slog.New(slog.NewJSONHandler(&logs, nil))})
 	breakDatabase(t, path, "ALTER TABLE betting_bets RENAME TO betting_bets_hidden")
@@ -124,7 +126,7 @@ func TestRoundDetailsDatabaseFailureIsLogged(t *testing.T) {
 // id.
 func TestTicketSubmissionDatabaseFailureIsLogged(t *testing.T) {
 	t.Parallel()
-	var logs lockedBuffer
+	var logs logbuffer.Buffer
 	path := filepath.Join(t.TempDir(), "foresight.db")
 	w := newWorld(t, "sqlite:"+path, worldOptions{log: slog.New(slog.NewJSONHandler(&logs, nil))})
 	breakDatabase(t, path, failTrigger("ticket_jobs"))

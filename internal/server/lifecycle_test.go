@@ -7,33 +7,16 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/foresight-dev/foresight/internal/logbuffer"
 )
-
-// lockedBuffer is a log destination the server and the test share.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestServeLifecycle: a running server answers /favicon.ico with an icon,
 // and says in its log when it starts stopping and when it has stopped.
 func TestServeLifecycle(t *testing.T) {
 	t.Parallel()
-	logs := &lockedBuffer{}
+	logs := &logbuffer.Buffer{}
 	w := newWorld(t, "sqlite:"+filepath.Join(t.TempDir(), "life.db"), worldOptions{log: slog.New(slog.NewTextHandler(logs, nil))})
 	resp, err := http.Get(w.url + "/favicon.ico")
 	if err != nil {

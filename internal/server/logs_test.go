@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/foresight-dev/foresight/internal/logbuffer"
 	"github.com/foresight-dev/foresight/internal/server"
 	"github.com/foresight-dev/foresight/internal/waitfor"
 )
@@ -21,7 +22,7 @@ import (
 // URL's path or query never appears in the logs.
 func TestCallbackLogsHideTheToken(t *testing.T) {
 	t.Parallel()
-	var logs lockedBuffer
+	var logs logbuffer.Buffer
 	refused := &http.Transport{DialContext: func(context.Context, string, string) (net.Conn, error) {
 		return nil, errors.New("connection refused")
 	}}

@@ -1,36 +1,18 @@
 package bettorauth_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/foresight-dev/foresight/internal/betting/bettorauth"
+	"github.com/foresight-dev/foresight/internal/logbuffer"
 )
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestJWKSFailureHidesTheURL: an operator's JWKS URL may hold a token in
 // its path; when fetching it fails, neither the error Validate returns nor
@@ -41,7 +23,7 @@ func TestJWKSFailureHidesTheURL(t *testing.T) {
 		http.Error(w, "down", http.StatusInternalServerError)
 	}))
 	t.Cleanup(srv.Close)
-	logs := &syncBuffer{}
+	logs := &logbuffer.Buffer{}
 	v := bettorauth.New(bettorauth.Options{AllowInsecure: true, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	t.Cleanup(v.Close)
 	k := testKeys()
