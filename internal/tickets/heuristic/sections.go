@@ -1517,7 +1517,7 @@ var headerTitle = regexp.MustCompile(`(?m)^[Tt]itle:[ \t]*(\S.*)$`)
 var issueTag = regexp.MustCompile(`^\[[^\]]{1,20}\]\s*`)
 
 // workTitle names the work of the whole spec: its "Title:" header (PEPs),
-// its title heading or the request's title, as an imperative.
+// else its workName, as an imperative.
 func (b *builder) workTitle() string {
 	title := ""
 	head := b.req.Spec
@@ -1527,12 +1527,12 @@ func (b *builder) workTitle() string {
 	if m := headerTitle.FindStringSubmatch(head); m != nil {
 		title = issueTag.ReplaceAllString(strings.Trim(strings.TrimSpace(m[1]), `"'`), "")
 	}
-	for _, t := range []string{b.docTitle, b.req.Title} {
-		if title == "" && strings.TrimSpace(t) != "" {
-			title = strings.TrimSpace(cleanHeading(t)) // cleanHeading("") is "General"
-		}
+	if title != "" {
+		title = withoutDocumentID(title)
+	} else {
+		title = b.workName()
 	}
-	if title = withoutDocumentID(title); title == "" {
+	if title == "" {
 		return ""
 	}
 	return shorten(verbFirst(title), 12, 100)
@@ -1544,7 +1544,7 @@ func (b *builder) workTitle() string {
 func (b *builder) workName() string {
 	for _, t := range []string{b.docTitle, b.req.Title} {
 		if t = strings.TrimSpace(t); t != "" {
-			return withoutDocumentID(cleanHeading(t))
+			return withoutDocumentID(strings.TrimSpace(cleanHeading(t)))
 		}
 	}
 	return ""
