@@ -12,6 +12,7 @@ import (
 	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
 	"github.com/foresight-dev/foresight/internal/cputime"
+	"github.com/foresight-dev/foresight/internal/cputime/cputimetest"
 	"github.com/foresight-dev/foresight/internal/enginetest"
 	"github.com/foresight-dev/foresight/internal/money"
 	"github.com/foresight-dev/foresight/internal/postgres"
@@ -142,5 +143,5 @@ func benchBetWrites(b *testing.B, callers int) {
 		})
 	}
 	wg.Wait()
-	cputime.ReportPerOp(b, cpu)
+	cputimetest.ReportPerOp(b, cpu)
 }

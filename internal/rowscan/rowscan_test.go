@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	_ "modernc.org/sqlite"
 
 	"github.com/foresight-dev/foresight/internal/betting"
@@ -126,7 +127,7 @@ func TestFound(t *testing.T) {
 }
 
 // TestNotFound: each store's not-found error replaces the error of no row
-// (also when wrapped, as pgx's ErrNoRows wraps sql.ErrNoRows), and any
+// (also when wrapped, and pgx's ErrNoRows, which wraps sql.ErrNoRows), and any
 // other error or none passes through.
 func TestNotFound(t *testing.T) {
 	for _, tc := range []struct {
@@ -145,7 +146,7 @@ func TestNotFound(t *testing.T) {
 		{"tickets", rowscan.TicketsNotFound, func(err error) bool { return err == tickets.ErrNotFound }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, noRow := range []error{sql.ErrNoRows, fmt.Errorf("query: %w", sql.ErrNoRows)} {
+			for _, noRow := range []error{sql.ErrNoRows, fmt.Errorf("query: %w", sql.ErrNoRows), pgx.ErrNoRows} {
 				if err := tc.classify(noRow); !tc.isNotFound(err) {
 					t.Errorf("%v: got %v, want the store's not-found error", noRow, err)
 				}

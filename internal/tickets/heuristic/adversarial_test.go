@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/cputime"
+	"github.com/foresight-dev/foresight/internal/cputime/cputimetest"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
@@ -235,7 +236,7 @@ func BenchmarkAdversarial(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			cputime.ReportPerOp(b, cpu)
+			cputimetest.ReportPerOp(b, cpu)
 		})
 	}
 }

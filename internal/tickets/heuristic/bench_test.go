@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/cputime"
+	"github.com/foresight-dev/foresight/internal/cputime/cputimetest"
 	"github.com/foresight-dev/foresight/internal/tickets"
 	"github.com/foresight-dev/foresight/internal/tickets/heuristic"
 )
@@ -35,5 +36,5 @@ func BenchmarkGenerate50KB(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	cputime.ReportPerOp(b, cpu)
+	cputimetest.ReportPerOp(b, cpu)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/foresight-dev/foresight/internal/cputime"
+	"github.com/foresight-dev/foresight/internal/cputime/cputimetest"
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
 
@@ -47,5 +48,5 @@ func BenchmarkCreateJob(b *testing.B, s tickets.Store) {
 			}
 		}
 	})
-	cputime.ReportPerOp(b, cpu)
+	cputimetest.ReportPerOp(b, cpu)
 }
