@@ -104,6 +104,21 @@ func wantNoTitleWith(t *testing.T, ts []tickets.Ticket, from string, words ...st
 	}
 }
 
+// wantNoCriterionWith reports every criterion of ts that holds one of
+// phrases; what says what such a criterion is.
+func wantNoCriterionWith(t *testing.T, ts []tickets.Ticket, what string, phrases ...string) {
+	t.Helper()
+	for _, tk := range ts {
+		for _, ac := range tk.AcceptanceCriteria {
+			for _, p := range phrases {
+				if strings.Contains(ac, p) {
+					t.Errorf("%s %q: %s as a criterion (%q): %q", tk.ExternalID, tk.Title, what, p, ac)
+				}
+			}
+		}
+	}
+}
+
 // wantAsked reports a result none of whose open questions contains
 // substr; what says what that question should have done.
 func wantAsked(t *testing.T, res *tickets.Result, substr, what string) {
