@@ -1,56 +1,23 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
-	"text/template"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/foresight-dev/foresight/internal/admin"
-	"github.com/foresight-dev/foresight/internal/betting"
-	"github.com/foresight-dev/foresight/internal/poll"
-	"github.com/foresight-dev/foresight/internal/sandbox/casino"
-	"github.com/foresight-dev/foresight/internal/sandbox/operator"
+	"github.com/foresight-dev/foresight/internal/demo"
 	"github.com/foresight-dev/foresight/internal/sandbox/sandboxweb"
-	"github.com/foresight-dev/foresight/internal/sandbox/sportsbook"
 	"github.com/foresight-dev/foresight/internal/server"
-	"github.com/foresight-dev/foresight/internal/tickets"
 )
-
-// Ids of the demo's partners on the platform.
-const (
-	demoOperatorID   = "demo-operator"
-	demoAggregatorID = "demo-casino"
-	// demoCasinoID is the sandbox casino's casino_id, the one its
-	// aggregator launches the game for.
-	demoCasinoID = casino.DefaultCasinoID
-	// demoSportsbookID is the bundled operator: its balances are in the
-	// platform's ledger.
-	demoSportsbookID = "demo-sportsbook"
-)
-
-// demoStaffName names the operator credential each start of the demo
-// issues for the demo operator's staff (and revokes the previous one's);
-// demoSportsbookServer the one of the sportsbook's server.
-const (
-	demoStaffName        = "demo operator staff"
-	demoSportsbookServer = "sportsbook server"
-)
-
-// demoBettors get a few bets when the demo starts on a new database.
-var demoBettors = []string{"alice", "bob", "carol"}
 
 // runDemo serves a local world in one process: the platform on SQLite with
 // the simulator feed, a sandbox operator (standalone path) and a sandbox
@@ -77,9 +44,10 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	if cfg.PublicURL == "" {
 		cfg.PublicURL = "http://" + platformL.Addr().String()
 	}
-	b := newDemoBanner(cfg, o.dir, operatorL, casinoL, sportsbookL)
+	operatorURL, casinoURL, sportsbookURL := "http://"+operatorL.Addr().String(), "http://"+casinoL.Addr().String(), "http://"+sportsbookL.Addr().String()
+	b := demo.NewBanner(cfg.PublicURL, cfg.DatabaseURL, cfg.AdminToken, selfCommand(), o.dir, operatorURL, casinoURL, sportsbookURL)
 
-	opSite, casinoSite, err := openDemoSites(ctx, cfg.PublicURL, o.dir)
+	opSite, casinoSite, err := demo.OpenSites(ctx, cfg.PublicURL, o.dir)
 	if err != nil {
 		return err
 	}
@@ -98,17 +66,16 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 	g.start(func(ctx context.Context) error { return opSite.Serve(ctx, operatorL) })
 	g.start(func(ctx context.Context) error { return casinoSite.Serve(ctx, casinoL) })
 
-	client := &http.Client{Timeout: 10 * time.Second}
-	d := &demoWorld{platform: cfg.PublicURL, client: client, admin: &admin.Client{BaseURL: cfg.PublicURL, Token: cfg.AdminToken, HTTP: client},
-		creds: creds, progress: stdout, logger: logger}
-	book, err := d.setUpAll(g.ctx, srv, opSite, casinoSite, b, fresh, o.dir)
+	world := demo.NewWorld(cfg.PublicURL, cfg.AdminToken, &http.Client{Timeout: 10 * time.Second}, creds, stdout, logger)
+	partners := demo.Partners{Operator: opSite, OperatorURL: operatorURL, Casino: casinoSite, CasinoURL: casinoURL}
+	book, err := world.SetUp(g.ctx, srv, partners, fresh, o.dir)
 	if err != nil {
 		return g.wait(fmt.Errorf("demo set-up: %w", err))
 	}
 	g.start(func(ctx context.Context) error { return sandboxweb.Serve(ctx, sportsbookL, book.Handler(), func() {}) })
 
-	b.addSecrets(opSite, casinoSite, d.creds)
-	if err := demoBannerTemplate.Execute(stdout, b); err != nil {
+	b.AddSecrets(opSite, casinoSite, world.Credentials())
+	if err := b.Write(stdout); err != nil {
 		return g.wait(err)
 	}
 	return g.wait(g.first(ctx))
@@ -118,12 +85,12 @@ func runDemo(ctx context.Context, args []string, getenv func(string) string, std
 // server's admin token is the flags' or the environment's, else the saved
 // one, else a new one that the credentials keep. Errors are the flags',
 // the credentials file's and the configuration's (server.Config.Check).
-func loadDemoSettings(args []string, getenv func(string) string, stderr io.Writer) (demoOptions, demoCredentials, error) {
+func loadDemoSettings(args []string, getenv func(string) string, stderr io.Writer) (demoOptions, demo.Credentials, error) {
 	o, err := parseDemoFlags(args, getenv, stderr)
 	if err != nil {
-		return o, demoCredentials{}, err
+		return o, demo.Credentials{}, err
 	}
-	creds, err := loadDemoCredentials(o.dir)
+	creds, err := demo.LoadCredentials(o.dir)
 	if err != nil {
 		return o, creds, err
 	}
@@ -137,28 +104,6 @@ func loadDemoSettings(args []string, getenv func(string) string, stderr io.Write
 		return o, creds, err
 	}
 	return o, creds, nil
-}
-
-// openDemoSites opens the sandbox operator and the sandbox casino of the
-// platform at platformURL, with their databases in dir; after a failure
-// it closes what it opened.
-func openDemoSites(ctx context.Context, platformURL, dir string) (*operator.Site, *casino.Site, error) {
-	opSite, err := operator.OpenSite(ctx, operator.SiteConfig{
-		ID:           demoOperatorID,
-		SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL, DatabasePath: filepath.Join(dir, "sandbox-operator.db")},
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	casinoSite, err := casino.OpenSite(ctx, casino.SiteConfig{
-		AggregatorID: demoAggregatorID, CasinoID: demoCasinoID,
-		SiteSettings: sandboxweb.SiteSettings{PlatformURL: platformURL, DatabasePath: filepath.Join(dir, "sandbox-casino.db")},
-	})
-	if err != nil {
-		opSite.Close()
-		return nil, nil, err
-	}
-	return opSite, casinoSite, nil
 }
 
 // demoOptions are the demo's flags: the server's, and where the demo keeps
@@ -270,278 +215,52 @@ func (g *serverGroup) wait(first error) error {
 	return errors.Join(errs...)
 }
 
-// demoBanner is what the demo prints once it runs.
-type demoBanner struct {
-	Platform, Database, AdminToken, Self, CredentialsFile string
-	Operator, Casino, Sportsbook                          string
-	OperatorID, AggregatorID, CasinoID                    string
-	OperatorSecret, CasinoSecret, OperatorKey             string
-	TicketClientID, TicketWebhookSecret, TicketKey        string
-	TicketJob                                             string // the JSON body of the printed ticket job
-}
-
-// newDemoBanner is the banner of the platform of cfg, the demo's
-// credentials file in dir and the partners listening on operatorL,
-// casinoL and sportsbookL, before the set-up issues their secrets.
-func newDemoBanner(cfg *server.Config, dir string, operatorL, casinoL, sportsbookL net.Listener) demoBanner {
-	return demoBanner{Platform: cfg.PublicURL, Database: cfg.DatabaseURL, AdminToken: cfg.AdminToken, Self: selfCommand(),
-		Operator: "http://" + operatorL.Addr().String(), Casino: "http://" + casinoL.Addr().String(),
-		Sportsbook: "http://" + sportsbookL.Addr().String(), CredentialsFile: filepath.Join(dir, demoCredentialsFile),
-		OperatorID: demoOperatorID, AggregatorID: demoAggregatorID, CasinoID: demoCasinoID, TicketJob: demoTicketJob()}
-}
-
-// addSecrets completes b with the sandboxes' signing secrets and the
-// credentials the set-up issued.
-func (b *demoBanner) addSecrets(opSite *operator.Site, casinoSite *casino.Site, creds demoCredentials) {
-	b.OperatorSecret, b.CasinoSecret = opSite.Operator().SigningSecret(), casinoSite.Casino().SigningSecret()
-	b.OperatorKey, b.TicketClientID, b.TicketWebhookSecret, b.TicketKey = creds.OperatorKey, creds.TicketClientID, creds.TicketWebhookSecret, creds.TicketKey
-}
-
-var demoBannerTemplate = template.Must(template.New("banner").Parse(`Foresight demo is running.
-
-  Operator host page  {{.Operator}}/sandbox/host     (a bettor in the widget, standalone path)
-  Casino lobby        {{.Casino}}/sandbox/lobby    (the game through an aggregator)
-  Sportsbook          {{.Sportsbook}}/sandbox/host     (a bundled operator: balances in the platform's ledger)
-  Sandbox ledgers     {{.Operator}}/sandbox/ledger  {{.Casino}}/sandbox/ledger
-  Backoffice          {{.Platform}}/backoffice/   (sign in with the admin token, or the operator key)
-  API base URL        {{.Platform}}
-  API documents       {{.Platform}}/openapi/bettor.yaml  {{.Platform}}/openapi/admin.yaml  {{.Platform}}/openapi/aggregator.yaml  {{.Platform}}/openapi/tickets.yaml
-  Admin token         {{.AdminToken}}   (Authorization: Bearer … on {{.Platform}}/admin/v1)
-  Operator key        {{.OperatorKey}}   (the demo operator's staff: its bets, exposure and settings only)
-  Ticket client       {{.TicketClientID}}   webhook secret {{.TicketWebhookSecret}}
-  Ticket API key      {{.TicketKey}}   (scopes tickets:submit tickets:read tickets:cancel)
-  Database            {{.Database}}
-  Health, metrics     {{.Platform}}/healthz  {{.Platform}}/metrics   (metrics: Authorization: Bearer <admin token>)
-
-The sandbox partners, as registered on the platform:
-
-  Standalone operator  id {{.OperatorID}}   signing secret {{.OperatorSecret}}
-                       (X-Payload-Signature of the platform's calls to {{.Operator}}/v1/…)
-  Aggregator           id {{.AggregatorID}}   casino_id {{.CasinoID}}   shared secret {{.CasinoSecret}}
-                       (X-REQUEST-SIGN of launches at {{.Platform}}/v2/agg_provider.Launcher/Real and of the wallet calls)
-
-The catalog comes from the simulator: new events every minute, markets that resolve and pay out
-on their own. Conformance checks of the sandbox partners' wallets:
-
-  {{.Self}} conformance operator-wallet --url {{.Operator}} --secret {{.OperatorSecret}} --bettor conformance-bettor
-  {{.Self}} conformance aggregator-wallet --url {{.Casino}} --secret {{.CasinoSecret}} --account conformance-account
-
-Submit a spec to the ticket service (a small product spec in Markdown, in the body's "spec"),
-then read the tickets at the result_url of its answer once the job is completed:
-
-  curl -s -X POST {{.Platform}}/tickets/v1/jobs \
-    -H 'Authorization: Bearer {{.TicketKey}}' -H 'Content-Type: application/json' \
-    -d '{{.TicketJob}}'
-  curl -s -H 'Authorization: Bearer {{.TicketKey}}' {{.Platform}}/tickets/v1/jobs/<job_id>/result
-
-The credentials are kept in {{.CredentialsFile}}, the sandboxes' signing secrets in their
-databases, and stay the same when the demo starts again in this directory; delete that file to
-have new keys and tokens.
-
-Press Ctrl-C to stop.
-`))
-
-// demoSpec is the spec of the ticket job the demo prints: small, with
-// user stories, requirements, an acceptance criterion and an open
-// question, so that one job shows several kinds of tickets (stories,
-// tasks, a spike, a risk). It holds no single quote (demoTicketJob).
-const demoSpec = `# Password reset
-
-Users who forgot their password reset it themselves by email, without calling support.
-
-## User stories
-1. As a user who forgot my password, I want a reset link by email so that I can sign in again.
-2. As a security officer, I want a reset to sign the user out everywhere else so that a stolen session stops working.
-
-## Requirements
-- Users must request a reset link with the email address of their account.
-- The link must expire after 30 minutes and work only once.
-- The new password must be at least 12 characters long.
-- The system must send no email to an address without an account, and answer the same way.
-
-## Acceptance criteria
-- The system must offer a new link when an expired or used link is opened.
-
-## Open questions
-- Is a locked account unlocked by a reset?
-`
-
-// demoTicketJob is the JSON body of the ticket job the demo prints, on one
-// line and without a single quote (it is printed inside '…').
-func demoTicketJob() string {
-	b, _ := json.Marshal(struct {
-		SchemaVersion  string `json:"schema_version"`
-		IdempotencyKey string `json:"idempotency_key"`
-		Title          string `json:"title"`
-		Spec           string `json:"spec"`
-	}{"tickets.input.v1", "demo-password-reset", "Password reset", demoSpec})
-	return string(b)
-}
-
-// setUpAll sets the demo up through the platform's APIs (setUp), keeps
-// the credentials in dir, and returns the sportsbook's site, which calls
-// the platform with the credential setUp issued for it.
-func (d *demoWorld) setUpAll(ctx context.Context, srv *server.Server, opSite *operator.Site, casinoSite *casino.Site, b demoBanner, fresh bool, dir string) (*sportsbook.Site, error) {
-	if err := d.setUp(ctx, srv, opSite, casinoSite, b.Operator, b.Casino, fresh); err != nil {
-		return nil, err
-	}
-	if err := saveDemoCredentials(dir, d.creds); err != nil {
-		return nil, err
-	}
-	return sportsbook.New(sportsbook.Config{OperatorID: demoSportsbookID, PlatformURL: d.platform,
-		Credential: d.creds.SportsbookKey, Currency: "USD", HTTP: d.client, Logger: d.logger})
-}
-
-// demoWorld sets up the demo through the platform's own APIs.
-type demoWorld struct {
-	platform string
-	client   *http.Client
-	admin    *admin.Client
-	creds    demoCredentials // read at start, completed by setUp
-	progress io.Writer       // where setUp says what it is doing
-	logger   *slog.Logger    // the sportsbook's log, the platform's
-}
-
-func (d *demoWorld) setUp(ctx context.Context, srv *server.Server, opSite *operator.Site, casinoSite *casino.Site, operatorURL, casinoURL string, fresh bool) error {
-	if err := poll.Until(ctx, 10*time.Second, func() bool { return d.admin.Do(ctx, "GET", "/healthz", nil, nil) == nil }); err != nil {
-		return errors.New("the platform did not become healthy")
-	}
-	fmt.Fprintln(d.progress, "Registering the sandbox operator, the sandbox casino and the sportsbook, and the demo's credentials …")
-	if err := d.register(ctx, demoOperatorID, opSite.Registration(operatorURL)); err != nil {
-		return err
-	}
-	if err := d.register(ctx, demoAggregatorID, casinoSite.Registration(casinoURL)); err != nil {
-		return err
-	}
-	if err := d.register(ctx, demoSportsbookID, sportsbook.Registration(demoSportsbookID, "Demo sportsbook", "USD")); err != nil {
-		return err
-	}
-	if err := d.staffKey(ctx, demoOperatorID, demoStaffName, &d.creds.OperatorKey); err != nil {
-		return err
-	}
-	if err := d.staffKey(ctx, demoSportsbookID, demoSportsbookServer, &d.creds.SportsbookKey); err != nil {
-		return err
-	}
-	if err := d.ticketCredentials(ctx, srv.Tickets()); err != nil {
-		return err
-	}
-	if !fresh {
-		return nil
-	}
-	fmt.Fprintln(d.progress, "Waiting for the simulator's first markets, then placing a bet for alice, bob and carol …")
-	return d.placeBets(ctx, srv.Betting(), opSite.Operator())
-}
-
-// ticketCredentials keeps the earlier run's ticket client and key when the
-// key still authenticates, and creates a client and a key of every scope
-// otherwise (a new database, or a revoked key).
-func (d *demoWorld) ticketCredentials(ctx context.Context, svc *tickets.Service) error {
-	if d.creds.TicketKey != "" {
-		if p, err := svc.Authenticate(ctx, d.creds.TicketKey); err == nil && p.ClientID == d.creds.TicketClientID {
-			return nil
-		}
-	}
-	c, err := svc.CreateClient(ctx, "demo team")
-	if err != nil {
-		return err
-	}
-	_, key, err := svc.CreateKey(ctx, c.ID, []tickets.Scope{tickets.ScopeSubmit, tickets.ScopeRead, tickets.ScopeCancel}, nil)
-	if err != nil {
-		return err
-	}
-	d.creds.TicketClientID, d.creds.TicketWebhookSecret, d.creds.TicketKey = c.ID, c.WebhookSecret, key
-	return nil
-}
-
-// register creates the partner on the platform, or, when it exists from an
-// earlier run, updates it to this run's URLs and secret.
-func (d *demoWorld) register(ctx context.Context, id string, body []byte) error {
-	var conflict *admin.Problem
-	err := d.admin.Do(ctx, "POST", "/admin/v1/operators", json.RawMessage(body), nil)
-	if errors.As(err, &conflict) && conflict.Code == admin.CodeConflict {
-		err = d.admin.Do(ctx, "PATCH", "/admin/v1/operators/"+id, json.RawMessage(body), nil)
-	}
-	if err != nil {
-		return fmt.Errorf("register %s: %w", id, err)
-	}
-	return nil
-}
-
-// staffKey keeps the earlier run's credential named name of operatorID
-// (in *key) when it still signs in; otherwise it revokes any earlier
-// credential of that name (only its hash is on the platform: it cannot be
-// shown again) and issues a new one into *key.
-func (d *demoWorld) staffKey(ctx context.Context, operatorID, name string, key *string) error {
-	if *key != "" {
-		staff := &admin.Client{BaseURL: d.admin.BaseURL, Token: *key, HTTP: d.admin.HTTP}
-		var who struct {
-			OperatorID string `json:"operator_id"`
-		}
-		if staff.Do(ctx, "GET", "/admin/v1/whoami", nil, &who) == nil && who.OperatorID == operatorID {
-			return nil
-		}
-	}
-	creds, err := d.admin.ListOperatorCredentials(ctx, operatorID)
-	if err != nil {
-		return fmt.Errorf("credentials of %s: %w", operatorID, err)
-	}
-	for _, c := range creds {
-		if c.Name == name && c.RevokedAt == nil {
-			if err := d.admin.RevokeOperatorCredential(ctx, operatorID, c.ID); err != nil {
-				return fmt.Errorf("revoke the earlier %s key: %w", name, err)
-			}
-		}
-	}
-	c, err := d.admin.IssueOperatorCredential(ctx, operatorID, name, nil)
-	if err != nil {
-		return fmt.Errorf("issue the %s key: %w", name, err)
-	}
-	*key = c.Key
-	return nil
-}
-
-// placeBets waits for the simulator's first events and places one bet per
-// demo bettor through the bettor API, as the widget would.
-func (d *demoWorld) placeBets(ctx context.Context, catalog *betting.Service, op *operator.Operator) error {
-	var open []betting.Event
-	err := poll.Until(ctx, 30*time.Second, func() bool {
-		events, err := catalog.ListEvents(ctx, betting.EventFilter{Status: betting.StatusOpen, Limit: 50})
-		open = nil
-		for _, e := range events {
-			if err == nil && len(e.Markets) > 0 && e.Markets[0].Status == betting.StatusOpen {
-				open = append(open, e)
-			}
-		}
-		return len(open) > 0
-	})
-	if err != nil {
-		return errors.New("the simulator fed no open market within 30 s")
-	}
-	for i, bettor := range demoBettors {
-		token, err := op.MintToken(bettor, "USD")
-		if err != nil {
-			return err
-		}
-		m := open[i%len(open)].Markets[0]
-		o := m.Outcomes[i%len(m.Outcomes)]
-		body, _ := json.Marshal(map[string]string{"market_id": m.ID, "outcome_id": o.ID, "stake": fmt.Sprintf("%d.00", 5*(i+1))})
-		req, _ := http.NewRequestWithContext(ctx, "POST", d.platform+"/api/v1/bettor/bets", bytes.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Idempotency-Key", uuid.NewString())
-		resp, err := d.client.Do(req)
-		if err != nil {
-			return fmt.Errorf("place a bet for %s: %w", bettor, err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusAccepted {
-			return fmt.Errorf("place a bet for %s: %s", bettor, resp.Status)
-		}
-	}
-	return nil
-}
-
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// demoFlagDefaults makes `foresight demo -h` tell the demo's own defaults
+// of the server flags it shares with serve. Their usage keeps naming their
+// variables, which the demo reads as serve does; only --dev-allow-insecure
+// names none, since the demo always turns it on.
+func demoFlagDefaults(e *envFlags) {
+	for name, def := range map[string]string{
+		"database-url":     "sqlite:DIR/foresight-demo.db",
+		"market-feed":      "simulator",
+		"feed-interval":    "5s",
+		"simulator-period": "1m0s",
+	} {
+		e.fs.Lookup(name).DefValue = def
+	}
+	e.fs.Lookup("admin-token").Usage = "bearer token of /admin/v1 (default: generated on the first run and kept in DIR/" + demo.CredentialsFile + ") ($" + e.envs["admin-token"] + ")"
+	insecure := e.fs.Lookup("dev-allow-insecure")
+	insecure.DefValue, insecure.Usage = "true", "always on in the demo: the sandboxes and images are on http://127.0.0.1"
+}
+
+// selfCommand is how to run this program again from the directory it was
+// started in, for the commands the demo prints: "foresight" when that
+// name on PATH is this program, "go run ./cmd/foresight" when go run
+// built it, and otherwise the program's own path.
+func selfCommand() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "foresight"
+	}
+	if p, err := exec.LookPath("foresight"); err == nil && sameFile(p, exe) {
+		return "foresight"
+	}
+	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return "go run ./cmd/foresight"
+	}
+	return exe
+}
+
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
 }
