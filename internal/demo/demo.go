@@ -1,9 +1,11 @@
-// Package demo sets up the world `foresight demo` shows, through the
-// platform's own APIs as a partner would: the sandbox operator, the sandbox
-// casino and the demo sportsbook registered as partners, staff and ticket
-// credentials kept in the demo's directory across restarts, a few bets on a
-// new database, and the banner that prints every URL and credential. The
-// command (cmd/foresight) parses the flags, listens and runs the servers.
+// Package demo sets up the world `foresight demo` shows: the sandbox
+// operator, the sandbox casino and the demo sportsbook registered as
+// partners through the admin API, staff and ticket credentials kept in the
+// demo's directory across restarts, a few bets placed through the bettor
+// API on a new database, and the banner that prints every URL and
+// credential. The ticket client and the wait for the first markets use the
+// server's services in process. The command (cmd/foresight) parses the
+// flags, listens and runs the servers.
 package demo
 
 import (
