@@ -554,7 +554,8 @@ func (b *builder) walkedNothing() bool {
 }
 
 // walkBlocks reads the blocks of the work section s into units, tables,
-// items and questions.
+// items and questions. A caption is the lead-in a paragraph or list ends
+// with ("… including:"), which names what the next list or table holds.
 func (b *builder) walkBlocks(s *section) {
 	in := b.info[s.index]
 	caption := ""
@@ -563,95 +564,115 @@ func (b *builder) walkBlocks(s *section) {
 		switch bl.kind {
 		case paragraphBlock:
 			in.hasContent = true
-			text := bl.text
-			if s.guide && bi+1 < len(s.blocks) && s.blocks[bi+1].kind == codeBlock && strings.HasSuffix(text, ":") {
-				// "… every response tells it where it stands:" over an
-				// example: the example's lines are what it states.
-				text = strings.TrimSuffix(text, ":") + ": " + exampleLines(s.blocks[bi+1].text) + "."
-			}
-			if ep := b.lineEndpoint(s, bl); ep != nil {
-				// "### Create Task" over "POST /api/tasks": the
-				// section is that endpoint, its heading what it does.
-				in.endpoints = append(in.endpoints, ep)
-				text = strings.TrimSpace(strings.TrimPrefix(text, bl.first))
-			}
-			sentences := splitSentences(text)
-			for i, sent := range sentences {
-				if i+1 < len(sentences) && strings.HasSuffix(sent, "?") && !hasMarker(sentences[i+1]) && !strings.HasSuffix(sentences[i+1], "?") {
-					// "So, how should … handle new beneficiaries?" and the
-					// answer in the next sentence: the spec asks to explain,
-					// it leaves nothing open.
-					continue
-				}
-				if u := b.addUnit(s, sent, "", nil, nil); u != nil {
-					u.para = bi + 1
-				}
-			}
-			caption = ""
-			if n := len(sentences); n > 0 && strings.HasSuffix(sentences[n-1], ":") {
-				caption = strings.TrimSuffix(sentences[n-1], ":")
-			}
+			caption = b.walkParagraph(s, bi)
 		case listBlock:
 			in.hasContent = true
-			if shortItems(bl.items) && (caption != "" || len(s.blocks) == 1 && s.level >= 3) {
-				// "Unit and integration tests …, including:" over
-				// "- defaulting", "- validation": one requirement. So is
-				// a bold "**Immediate**" over "- Direct messages", "-
-				// @mentions" (they were lost).
-				if caption == "" {
-					caption = s.cleanedHeading()
-				}
-				var names []string
-				for _, it := range bl.items {
-					names = append(names, strings.TrimRight(itemText(it), ".;,"))
-				}
-				b.addUnit(s, caption+": "+strings.Join(names, ", ")+".", "", nil, nil)
-				caption = ""
-				continue
-			}
-			if in.topic == "testing" && caption != "" && testsCover.MatchString(caption) && coveredItems(bl.items) {
-				// "Unit, integration and E2E tests cover the following
-				// Indexed Job mechanics:" over "- Scale up and down", "-
-				// Pod failures": what the tests cover, each a criterion
-				// of the test plan's ticket ("Pod failures." was a ticket
-				// of its own, and its criterion).
-				for _, it := range bl.items {
-					b.addUnit(s, strings.Replace(caption, " the following ", " ", 1)+": "+lowerFirst(strings.TrimRight(itemText(it), ".;,"))+".", "", nil, nil)
-				}
-				caption = ""
-				continue
-			}
-			for _, it := range bl.items {
-				b.walkItem(s, it, caption)
-			}
-			caption = ""
-			if n := len(bl.items); n > 0 {
-				last := bl.items[n-1]
-				if strings.HasSuffix(last.text, ":") && len(last.children) == 0 {
-					caption = strings.TrimSuffix(last.text, ":")
-				} else if label, _, ok := splitLabel(last.text); ok && len(last.children) == 0 {
-					caption = label
-				}
-			}
+			caption = b.walkList(s, bl.items, caption)
 		case tableBlock:
 			in.hasContent = true
 			b.walkTable(s, bl.table, caption)
 			caption = ""
 		case codeBlock:
-			if !s.guide && !(bi > 0 && s.blocks[bi-1].kind == paragraphBlock && exampleLeadIn.MatchString(s.blocks[bi-1].text)) {
-				// "CREATE TABLE system.web_sessions (…)", "rpc
-				// UserLogout(…)": what the design declares is work
-				// (see declarations); an example is not.
-				for _, d := range declarations(bl.text) {
-					if b.addUnit(s, d.criterion, "", nil, nil) != nil {
-						if b.declaredNames == nil {
-							b.declaredNames = map[string][]string{}
-						}
-						b.declaredNames[d.criterion] = d.names
-					}
-				}
-			}
+			b.walkCode(s, bi)
 			caption = ""
+		}
+	}
+}
+
+// walkParagraph reads the paragraph s.blocks[bi] into units, one a
+// sentence, and returns its caption: its last sentence when that ends
+// with a colon, else "".
+func (b *builder) walkParagraph(s *section, bi int) (caption string) {
+	in, bl := b.info[s.index], s.blocks[bi]
+	text := bl.text
+	if s.guide && bi+1 < len(s.blocks) && s.blocks[bi+1].kind == codeBlock && strings.HasSuffix(text, ":") {
+		// "… every response tells it where it stands:" over an
+		// example: the example's lines are what it states.
+		text = strings.TrimSuffix(text, ":") + ": " + exampleLines(s.blocks[bi+1].text) + "."
+	}
+	if ep := b.lineEndpoint(s, bl); ep != nil {
+		// "### Create Task" over "POST /api/tasks": the
+		// section is that endpoint, its heading what it does.
+		in.endpoints = append(in.endpoints, ep)
+		text = strings.TrimSpace(strings.TrimPrefix(text, bl.first))
+	}
+	sentences := splitSentences(text)
+	for i, sent := range sentences {
+		if i+1 < len(sentences) && strings.HasSuffix(sent, "?") && !hasMarker(sentences[i+1]) && !strings.HasSuffix(sentences[i+1], "?") {
+			// "So, how should … handle new beneficiaries?" and the
+			// answer in the next sentence: the spec asks to explain,
+			// it leaves nothing open.
+			continue
+		}
+		if u := b.addUnit(s, sent, "", nil, nil); u != nil {
+			u.para = bi + 1
+		}
+	}
+	if n := len(sentences); n > 0 && strings.HasSuffix(sentences[n-1], ":") {
+		return strings.TrimSuffix(sentences[n-1], ":")
+	}
+	return ""
+}
+
+// walkList reads a list under caption into units and returns the caption
+// of what follows: its last item's lead-in ("… the following:", a
+// "Label:" with no children), else "".
+func (b *builder) walkList(s *section, items []*listItem, caption string) string {
+	if shortItems(items) && (caption != "" || len(s.blocks) == 1 && s.level >= 3) {
+		// "Unit and integration tests …, including:" over
+		// "- defaulting", "- validation": one requirement. So is
+		// a bold "**Immediate**" over "- Direct messages", "-
+		// @mentions" (they were lost).
+		if caption == "" {
+			caption = s.cleanedHeading()
+		}
+		var names []string
+		for _, it := range items {
+			names = append(names, strings.TrimRight(itemText(it), ".;,"))
+		}
+		b.addUnit(s, caption+": "+strings.Join(names, ", ")+".", "", nil, nil)
+		return ""
+	}
+	if b.info[s.index].topic == "testing" && caption != "" && testsCover.MatchString(caption) && coveredItems(items) {
+		// "Unit, integration and E2E tests cover the following
+		// Indexed Job mechanics:" over "- Scale up and down", "-
+		// Pod failures": what the tests cover, each a criterion
+		// of the test plan's ticket ("Pod failures." was a ticket
+		// of its own, and its criterion).
+		for _, it := range items {
+			b.addUnit(s, strings.Replace(caption, " the following ", " ", 1)+": "+lowerFirst(strings.TrimRight(itemText(it), ".;,"))+".", "", nil, nil)
+		}
+		return ""
+	}
+	for _, it := range items {
+		b.walkItem(s, it, caption)
+	}
+	if n := len(items); n > 0 {
+		last := items[n-1]
+		if strings.HasSuffix(last.text, ":") && len(last.children) == 0 {
+			return strings.TrimSuffix(last.text, ":")
+		} else if label, _, ok := splitLabel(last.text); ok && len(last.children) == 0 {
+			return label
+		}
+	}
+	return ""
+}
+
+// walkCode reads the code block s.blocks[bi] into units, one a
+// declaration, unless it is a guide's example or introduced as one.
+func (b *builder) walkCode(s *section, bi int) {
+	if s.guide || bi > 0 && s.blocks[bi-1].kind == paragraphBlock && exampleLeadIn.MatchString(s.blocks[bi-1].text) {
+		return
+	}
+	// "CREATE TABLE system.web_sessions (…)", "rpc
+	// UserLogout(…)": what the design declares is work
+	// (see declarations); an example is not.
+	for _, d := range declarations(s.blocks[bi].text) {
+		if b.addUnit(s, d.criterion, "", nil, nil) != nil {
+			if b.declaredNames == nil {
+				b.declaredNames = map[string][]string{}
+			}
+			b.declaredNames[d.criterion] = d.names
 		}
 	}
 }
