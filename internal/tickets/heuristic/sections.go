@@ -43,44 +43,11 @@ func (b *builder) buildSection(s *section) {
 		return
 	}
 	units := unclaimed(in.units)
-	if flow := flowOfPart(s); flow != nil {
-		// "**Steps**:" of a flow is read as a heading of its own, the
-		// flow's sibling: its steps are the flow's.
-		b.info[flow.index].units = append(b.info[flow.index].units, units...)
-		return
-	}
-	if title, ok := flowTitle(s); ok && len(units) > 0 {
-		// A use case's flow ("**Actors**: …", "**Trigger**: …", "**Steps**:
-		// 1. …", "**Outcome**: …") is one piece of work: its labels were
-		// tickets of their own ("Implement steps", "Implement admin, System
-		// Trigger: …").
-		for _, u := range units {
-			u.claimed = true
-		}
-		in.drafts = append(in.drafts, b.sectionDraft(s, "", units, title))
-		return
-	}
-	if owner := b.acceptanceOwner(s); owner != nil {
-		// "**Acceptance Scenarios**:" under a user story are the story's
-		// criteria, not work of their own.
-		b.info[owner.index].units = append(b.info[owner.index].units, units...)
-		return
-	}
-	if b.criteriaOfEarlierWork(s, units) {
+	if b.handOver(s, units) {
 		return
 	}
 	if len(in.endpoints) > 0 {
-		b.attachToEndpoints(s, in.endpoints, units)
-		for _, ep := range in.endpoints {
-			d := b.endpointDraft(ep)
-			sets := newListSets(len(ep.pending) + len(ep.general))
-			for _, p := range ep.pending {
-				sets.add(&d.crit, sentenceCase(p))
-			}
-			for _, g := range ep.general {
-				sets.add(&d.general, sentenceCase(g))
-			}
-		}
+		b.endpointDrafts(s, units)
 		units = nil
 	}
 	if b.shape == shapePlain && s == b.doc.root {
@@ -98,23 +65,93 @@ func (b *builder) buildSection(s *section) {
 		b.stateDraft(s, units)
 		units = nil
 	}
-	if len(in.fields) > 0 || (in.topic == "resources" && len(s.children) == 0 && len(units) > 0 && len(in.endpoints) == 0 && len(in.items) < 6 && !labelledRequirements(in) && !orderList(in.items)) {
+	if describesResource(s, in, units) {
 		b.resourceDraft(s, units)
 		units = nil
 	}
-	if len(units) == 0 {
+	if len(units) == 0 || b.applyBelow(s, units) {
 		return
 	}
-	// A few sentences above sub-sections that hold drafts apply to all of
-	// them, unless they propose work of their own.
-	if below := b.subtreeDrafts(s); len(below) > 0 && len(units) <= 3 && len(in.rules) == 0 && !proposesWork(s, units) {
-		for _, d := range below {
-			for _, u := range units {
-				d.general = appendUnique(d.general, sentenceCase(u.text))
-			}
+	b.workDrafts(s, units)
+}
+
+// handOver reports whether the units of s are drafted elsewhere or as one
+// piece, and hands them over: a flow's steps to the flow, a use case's
+// flow as one draft, a user story's acceptance scenarios to the story, and
+// criteria of earlier work to that work.
+func (b *builder) handOver(s *section, units []*unit) bool {
+	if flow := flowOfPart(s); flow != nil {
+		// "**Steps**:" of a flow is read as a heading of its own, the
+		// flow's sibling: its steps are the flow's.
+		b.info[flow.index].units = append(b.info[flow.index].units, units...)
+		return true
+	}
+	if title, ok := flowTitle(s); ok && len(units) > 0 {
+		// A use case's flow ("**Actors**: …", "**Trigger**: …", "**Steps**:
+		// 1. …", "**Outcome**: …") is one piece of work: its labels were
+		// tickets of their own ("Implement steps", "Implement admin, System
+		// Trigger: …").
+		for _, u := range units {
+			u.claimed = true
 		}
-		return
+		in := b.info[s.index]
+		in.drafts = append(in.drafts, b.sectionDraft(s, "", units, title))
+		return true
 	}
+	if owner := b.acceptanceOwner(s); owner != nil {
+		// "**Acceptance Scenarios**:" under a user story are the story's
+		// criteria, not work of their own.
+		b.info[owner.index].units = append(b.info[owner.index].units, units...)
+		return true
+	}
+	return b.criteriaOfEarlierWork(s, units)
+}
+
+// endpointDrafts drafts each endpoint of s with its criteria and the
+// section's units attached to it.
+func (b *builder) endpointDrafts(s *section, units []*unit) {
+	endpoints := b.info[s.index].endpoints
+	b.attachToEndpoints(s, endpoints, units)
+	for _, ep := range endpoints {
+		d := b.endpointDraft(ep)
+		sets := newListSets(len(ep.pending) + len(ep.general))
+		for _, p := range ep.pending {
+			sets.add(&d.crit, sentenceCase(p))
+		}
+		for _, g := range ep.general {
+			sets.add(&d.general, sentenceCase(g))
+		}
+	}
+}
+
+// describesResource reports whether s describes a resource: it lists
+// fields, or it is a leaf "resources" section whose few units are neither
+// endpoints nor a list of requirements or orders.
+func describesResource(s *section, in *sectionInfo, units []*unit) bool {
+	return len(in.fields) > 0 || (in.topic == "resources" && len(s.children) == 0 && len(units) > 0 && len(in.endpoints) == 0 && len(in.items) < 6 && !labelledRequirements(in) && !orderList(in.items))
+}
+
+// applyBelow reports whether the units of s are a few sentences above
+// sub-sections that hold drafts, and then adds them to each of those
+// drafts' general notes: they apply to all of them, unless they propose
+// work of their own.
+func (b *builder) applyBelow(s *section, units []*unit) bool {
+	below := b.subtreeDrafts(s)
+	if len(below) == 0 || len(units) > 3 || len(b.info[s.index].rules) > 0 || proposesWork(s, units) {
+		return false
+	}
+	for _, d := range below {
+		for _, u := range units {
+			d.general = appendUnique(d.general, sentenceCase(u.text))
+		}
+	}
+	return true
+}
+
+// workDrafts drafts the units of s as work: an overview's, one draft an
+// item where the section is a list of work, else the section's drafts.
+func (b *builder) workDrafts(s *section, units []*unit) {
+	in := b.info[s.index]
 	switch {
 	case in.topic == "overview":
 		b.overviewDrafts(s, units)
