@@ -256,7 +256,7 @@ func testBetTotals(t *testing.T, s betting.BetStore) {
 // broken by id, paged by the last one read; decided bets leave the list.
 func testPendingBets(t *testing.T, s betting.BetStore) {
 	ctx := context.Background()
-	s.EnsureBettor(ctx, betting.Bettor{OperatorID: "acme", ID: "b1", Currency: "USD", CreatedAt: t0})
+	ensureBettor(t, s, "b1")
 	outcome := uuid.NewString()
 	var want []betting.BetRef
 	for i, at := range []time.Time{t0.Add(2 * time.Second), t0, t0.Add(time.Second), t0.Add(time.Second), t0.Add(3 * time.Second)} {
@@ -288,6 +288,14 @@ func testPendingBets(t *testing.T, s betting.BetStore) {
 	}
 	if !slices.EqualFunc(got, want, func(a, b betting.BetRef) bool { return a.ID == b.ID && a.CreatedAt.Equal(b.CreatedAt) }) {
 		t.Errorf("PendingBets = %v, want %v", got, want)
+	}
+}
+
+// ensureBettor creates bettor id of operator acme in USD, as of t0.
+func ensureBettor(t *testing.T, s betting.BetStore, id string) {
+	t.Helper()
+	if _, err := s.EnsureBettor(context.Background(), betting.Bettor{OperatorID: "acme", ID: id, Currency: "USD", CreatedAt: t0}); err != nil {
+		t.Fatalf("EnsureBettor(%s): %v", id, err)
 	}
 }
 
@@ -342,7 +350,7 @@ func testBettors(t *testing.T, s betting.BetStore) {
 
 func testBets(t *testing.T, s betting.BetStore) {
 	ctx := context.Background()
-	s.EnsureBettor(ctx, betting.Bettor{OperatorID: "acme", ID: "b1", Currency: "USD", CreatedAt: t0})
+	ensureBettor(t, s, "b1")
 	outcome := uuid.NewString()
 	first := NewBet("b1", "k1", outcome, t0)
 	first.SessionID = "1b4e28ba-2fa1-41d2-883f-0016d3cca427"
@@ -392,13 +400,13 @@ func testBets(t *testing.T, s betting.BetStore) {
 		t.Errorf("balance = %v", b.Balance)
 	}
 	rejected := NewBet("b1", "k2", outcome, t0.Add(time.Minute))
-	s.CreateBet(ctx, rejected)
+	createBet(t, s, rejected)
 	code := betting.RejectInsufficientFund
 	if err := s.UpdateBet(ctx, rejected.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, RejectionCode: &code, RejectionReason: "409", At: t0}); err != nil {
 		t.Fatal(err)
 	}
 	unknown := NewBet("b1", "k3", outcome, t0.Add(2*time.Minute))
-	s.CreateBet(ctx, unknown)
+	createBet(t, s, unknown)
 	if err := s.UpdateBet(ctx, unknown.ID, betting.BetUpdate{From: betting.BetPending, Status: betting.BetRejected, Rollback: true, At: t0}); err != nil {
 		t.Fatal(err)
 	}
@@ -471,7 +479,7 @@ func testExposure(t *testing.T, s betting.BetStore) {
 
 func testSettlement(t *testing.T, s betting.BetStore) {
 	ctx := context.Background()
-	s.EnsureBettor(ctx, betting.Bettor{OperatorID: "acme", ID: "b1", Currency: "USD", CreatedAt: t0})
+	ensureBettor(t, s, "b1")
 	outcome := uuid.NewString()
 	limit := money.MustParse("1000")
 	bets := createBets(t, s, 3, "s", outcome)

@@ -91,7 +91,9 @@ func testOperators(t *testing.T, s betting.Store) {
 	if err := s.UpdateOperator(ctx, NewOperator("nobody"), NewOperator("nobody")); code(err) != betting.ErrNotFound {
 		t.Errorf("update of a missing operator: %v", err)
 	}
-	s.CreateOperator(ctx, NewOperator("beta"))
+	if err := s.CreateOperator(ctx, NewOperator("beta")); err != nil {
+		t.Fatal(err)
+	}
 	all, err := s.ListOperators(ctx)
 	if err != nil || len(all) != 2 || all[0].Name != "Renamed" || all[1].ID != "beta" {
 		t.Errorf("ListOperators = %+v, %v", all, err)

@@ -54,7 +54,7 @@ func testListBettors(t *testing.T, s betting.BetStore) {
 // limit, never another market's.
 func testMarketBets(t *testing.T, s betting.BetStore) {
 	ctx := context.Background()
-	s.EnsureBettor(ctx, betting.Bettor{OperatorID: "acme", ID: "b1", Currency: "USD", CreatedAt: t0})
+	ensureBettor(t, s, "b1")
 	market, outcome := uuid.NewString(), uuid.NewString()
 	var bets []betting.Bet
 	for i := range 4 {

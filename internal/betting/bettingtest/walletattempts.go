@@ -41,7 +41,7 @@ func sameAttempts(got, want []betting.WalletAttempt) string {
 // and read back per bet, oldest first.
 func testWalletAttempts(t *testing.T, s betting.BetStore) {
 	ctx := context.Background()
-	s.EnsureBettor(ctx, betting.Bettor{OperatorID: "acme", ID: "b1", Currency: "USD", CreatedAt: t0})
+	ensureBettor(t, s, "b1")
 	outcome := uuid.NewString()
 	b := NewBet("b1", "w1", outcome, t0)
 	other := NewBet("b1", "w2", outcome, t0)

@@ -66,6 +66,14 @@ func mustCreateJob(t *testing.T, s tickets.Store, j tickets.Job) tickets.Job {
 	return got
 }
 
+// mustUpdateJob applies u to job id; the test stops when the store refuses.
+func mustUpdateJob(t *testing.T, s tickets.Store, id string, u tickets.JobUpdate) {
+	t.Helper()
+	if _, err := s.UpdateJob(context.Background(), id, u); err != nil {
+		t.Fatalf("UpdateJob(%s → %s): %v", id, u.Status, err)
+	}
+}
+
 func testClients(t *testing.T, s tickets.Store) {
 	ctx := context.Background()
 	c := newClient(t, s, "alpha")
@@ -290,8 +298,8 @@ func testCallbackFailed(t *testing.T, s tickets.Store) {
 	c := newClient(t, s, "cb")
 	done := mustCreateJob(t, s, newJob(c.ID, "done", t0))
 	failed := mustCreateJob(t, s, newJob(c.ID, "failed", t0))
-	s.UpdateJob(ctx, done.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusCompleted, Stage: tickets.StageCompleted, Result: []byte(`{}`), At: t0})
-	s.UpdateJob(ctx, failed.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusFailed, Stage: tickets.StageFailed,
+	mustUpdateJob(t, s, done.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusCompleted, Stage: tickets.StageCompleted, Result: []byte(`{}`), At: t0})
+	mustUpdateJob(t, s, failed.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusFailed, Stage: tickets.StageFailed,
 		ErrorCode: tickets.CodeEngineUnavailable, ErrorMessage: "down", At: t0})
 	for _, id := range []string{done.ID, failed.ID} {
 		if err := s.MarkCallbackFailed(ctx, id, "no answer", t0.Add(time.Hour)); err != nil {
@@ -376,7 +384,7 @@ func testExpireJobs(t *testing.T, s tickets.Store) {
 	ctx := context.Background()
 	c := newClient(t, s, "expire")
 	old := mustCreateJob(t, s, newJob(c.ID, "old", t0))
-	s.UpdateJob(ctx, old.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusCompleted, Stage: tickets.StageCompleted, Result: []byte(`{}`), At: t0})
+	mustUpdateJob(t, s, old.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusCompleted, Stage: tickets.StageCompleted, Result: []byte(`{}`), At: t0})
 	queued := mustCreateJob(t, s, newJob(c.ID, "queued", t0))
 	fresh := mustCreateJob(t, s, newJob(c.ID, "fresh", t0.Add(48*time.Hour)))
 
@@ -481,14 +489,12 @@ func testCancelStaleJobs(t *testing.T, s tickets.Store) {
 	var ids []string
 	for i, at := range []time.Time{t0, t0.Add(time.Minute)} {
 		j := mustCreateJob(t, s, newJob(c.ID, fmt.Sprint("s", i), t0))
-		s.UpdateJob(ctx, j.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusProcessing, Stage: tickets.StageGeneratingTickets, At: at})
-		if _, err := s.UpdateJob(ctx, j.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusProcessing}, Status: tickets.StatusCancelRequested, At: at}); err != nil {
-			t.Fatal(err)
-		}
+		mustUpdateJob(t, s, j.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusProcessing, Stage: tickets.StageGeneratingTickets, At: at})
+		mustUpdateJob(t, s, j.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusProcessing}, Status: tickets.StatusCancelRequested, At: at})
 		ids = append(ids, j.ID)
 	}
 	processing := mustCreateJob(t, s, newJob(c.ID, "p", t0))
-	s.UpdateJob(ctx, processing.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusProcessing, At: t0})
+	mustUpdateJob(t, s, processing.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusProcessing, At: t0})
 
 	n, err := s.CancelStaleJobs(ctx, t0.Add(30*time.Second), t0.Add(2*time.Minute))
 	if err != nil || n != 1 {
@@ -629,9 +635,7 @@ func testJobSummaryLifecycle(t *testing.T, s tickets.Store) {
 		{From: []tickets.Status{tickets.StatusProcessing}, Status: tickets.StatusProcessing, Attempt: true, Engine: "openai", At: resume},
 	}
 	for _, u := range steps {
-		if _, err := s.UpdateJob(ctx, j.ID, u); err != nil {
-			t.Fatal(err)
-		}
+		mustUpdateJob(t, s, j.ID, u)
 	}
 	got = summary(t, s, j.ID)
 	if got.Attempts != 2 || got.Engine != "openai" || got.StartedAt == nil || !got.StartedAt.Equal(claim) || got.FinishedAt != nil ||
@@ -665,7 +669,7 @@ func testJobSummaryLifecycle(t *testing.T, s tickets.Store) {
 		t.Errorf("a job without callback_url: callback %s", got.Callback())
 	}
 	failing := mustCreateJob(t, s, newJob(c.ID, "failing", t0))
-	s.UpdateJob(ctx, failing.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusCancelled,
+	mustUpdateJob(t, s, failing.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusCancelled,
 		ErrorCode: tickets.CodeJobCancelled, ErrorMessage: "cancelled", At: claim})
 	if err := s.MarkCallbackFailed(ctx, failing.ID, "no answer", done); err != nil {
 		t.Fatal(err)
@@ -676,8 +680,8 @@ func testJobSummaryLifecycle(t *testing.T, s tickets.Store) {
 	}
 
 	stale := mustCreateJob(t, s, newJob(c.ID, "stale", t0))
-	s.UpdateJob(ctx, stale.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusProcessing, Attempt: true, Engine: "heuristic", At: claim})
-	s.UpdateJob(ctx, stale.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusProcessing}, Status: tickets.StatusCancelRequested, At: claim})
+	mustUpdateJob(t, s, stale.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusProcessing, Attempt: true, Engine: "heuristic", At: claim})
+	mustUpdateJob(t, s, stale.ID, tickets.JobUpdate{From: []tickets.Status{tickets.StatusProcessing}, Status: tickets.StatusCancelRequested, At: claim})
 	if _, err := s.CancelStaleJobs(ctx, resume, resume); err != nil {
 		t.Fatal(err)
 	}
