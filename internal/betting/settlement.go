@@ -95,8 +95,29 @@ func (p *Placement) Settle(ctx context.Context, marketID string) error {
 		return nil
 	}
 	ops := map[string]Operator{}
+	if err := p.settleConfirmed(ctx, *m, ops); err != nil {
+		return err
+	}
+	pending, err := p.bets.MarketBets(ctx, marketID, BetPending, 1)
+	if err != nil {
+		return err
+	}
+	if len(pending) > 0 {
+		return ErrBetsPending // they are being decided (rejected: the market is closed)
+	}
+	// A placement that saw the market open before it closed may have
+	// confirmed its bet after the first pass read the confirmed bets and
+	// before the pending bets were read. With no bet pending in a closed
+	// market none can be confirmed any more, so this second pass settles
+	// every bet that is left.
+	return p.settleConfirmed(ctx, *m, ops)
+}
+
+// settleConfirmed settles the confirmed bets of the closed market m, a
+// batch at a time, reading each bet's operator once (ops caches them).
+func (p *Placement) settleConfirmed(ctx context.Context, m Market, ops map[string]Operator) error {
 	for {
-		bets, err := p.bets.MarketBets(ctx, marketID, BetConfirmed, settleBatch)
+		bets, err := p.bets.MarketBets(ctx, m.ID, BetConfirmed, settleBatch)
 		if err != nil {
 			return err
 		}
@@ -109,7 +130,7 @@ func (p *Placement) Settle(ctx context.Context, marketID string) error {
 				}
 				ops[b.OperatorID] = op
 			}
-			status, payout, err := outcomeOf(op, *m, b)
+			status, payout, err := outcomeOf(op, m, b)
 			if err != nil {
 				return err
 			}
@@ -117,21 +138,13 @@ func (p *Placement) Settle(ctx context.Context, marketID string) error {
 		}
 		if len(settlements) > 0 {
 			if _, err := p.bets.SettleBets(ctx, settlements, p.Now()); err != nil {
-				return fmt.Errorf("settle %d bets of market %s: %w", len(settlements), marketID, err)
+				return fmt.Errorf("settle %d bets of market %s: %w", len(settlements), m.ID, err)
 			}
 		}
 		if len(bets) < settleBatch {
-			break
+			return nil
 		}
 	}
-	pending, err := p.bets.MarketBets(ctx, marketID, BetPending, 1)
-	if err != nil {
-		return err
-	}
-	if len(pending) > 0 {
-		return ErrBetsPending // they are being decided (rejected: the market is closed)
-	}
-	return nil
 }
 
 // outcomeOf is a confirmed bet's settlement in a closed market.
