@@ -344,14 +344,6 @@ func (s ticketStore) PendingCallbacks(ctx context.Context, clientID string, sinc
 	return n, err
 }
 
-func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]tickets.Job, error) {
-	args := sqlargs.Numbered()
-	q := `SELECT ` + jobColumns + ` FROM ticket_jobs WHERE client_id = ` + args.Add(f.ClientID)
-	q += sqlargs.AndEqual(args, "status", f.Status)
-	q += newestFirst(args, f.BeforeCreatedAt, f.BeforeID, f.Limit)
-	return queryList(ctx, s.d.pool, q, args.Values(), rowscan.TicketJob)
-}
-
 // summaryColumns are the columns of a tickets.JobSummary, read with
 // rowscan.TicketJobSummary: neither the spec nor the result is read. The ids' text
 // forms are renamed so that ORDER BY id sorts by the indexed uuid column.

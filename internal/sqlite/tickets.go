@@ -229,13 +229,6 @@ func (s ticketStore) PendingCallbacks(ctx context.Context, clientID string, sinc
 	return n, err
 }
 
-func (s ticketStore) ListJobs(ctx context.Context, f tickets.JobFilter) ([]tickets.Job, error) {
-	args := sqlargs.Positional()
-	q := `SELECT ` + jobColumns + ` FROM ticket_jobs WHERE client_id = ` + args.Add(f.ClientID)
-	q += sqlargs.AndEqual(args, "status", f.Status)
-	return queryNewestFirst(ctx, s.d.reader, q, args, f.BeforeCreatedAt, f.BeforeID, f.Limit, rowscan.TicketJob)
-}
-
 // summaryColumns are the columns of a tickets.JobSummary, read with
 // rowscan.TicketJobSummary: neither the spec nor the result is read.
 const summaryColumns = `id, client_id, (SELECT name FROM ticket_clients c WHERE c.id = ticket_jobs.client_id),

@@ -38,3 +38,10 @@ func (j Job) Record() JobRecord {
 	}
 	return r
 }
+
+// Record returns the job response of the job j summarises: the same as
+// the job's own Record.
+func (j JobSummary) Record() JobRecord {
+	return Job{ID: j.ID, Status: j.Status, Stage: j.Stage, CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt, ExpiresAt: j.ExpiresAt,
+		ErrorCode: j.ErrorCode, ErrorMessage: j.ErrorMessage}.Record()
+}

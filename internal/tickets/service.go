@@ -216,11 +216,13 @@ func (s *Service) Get(ctx context.Context, p Principal, id string) (Job, error) 
 }
 
 // List returns a page of the principal's jobs, newest first, and the cursor
-// of the next page ("" at the end). status filters when not empty.
+// of the next page ("" at the end). status filters when not empty. It reads
+// summaries: a page of jobs never loads their specs and results (up to
+// 100 of each, a MiB or more apiece).
 //
 // Errors: invalid_request for a bad status, cursor or limit.
-func (s *Service) List(ctx context.Context, p Principal, status Status, limit int, cursor string) ([]Job, string, error) {
-	return listPage(ctx, p.ClientID, status, limit, cursor, s.store.ListJobs, func(j Job) (time.Time, string) { return j.CreatedAt, j.ID })
+func (s *Service) List(ctx context.Context, p Principal, status Status, limit int, cursor string) ([]JobSummary, string, error) {
+	return listPage(ctx, p.ClientID, status, limit, cursor, s.store.ListJobSummaries, func(j JobSummary) (time.Time, string) { return j.CreatedAt, j.ID })
 }
 
 // listPage returns a page of limit rows of a client's jobs in status after

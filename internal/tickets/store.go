@@ -77,8 +77,6 @@ type Store interface {
 	GetJob(ctx context.Context, clientID, id string) (Job, error)
 	// JobStatus returns the status of a job, cheaply, or ErrNotFound.
 	JobStatus(ctx context.Context, id string) (Status, error)
-	// ListJobs returns jobs matching f, newest first.
-	ListJobs(ctx context.Context, f JobFilter) ([]Job, error)
 	// ListJobSummaries returns the summaries of the jobs matching f, newest
 	// first; an empty f.ClientID matches every client. It reads neither
 	// specs nor results, and an index serves each combination of filters.

@@ -26,7 +26,7 @@ func Run(t *testing.T, newStore func(t *testing.T) tickets.Store) {
 	t.Run("CreateJobIdempotent", func(t *testing.T) { t.Parallel(); testCreateJob(t, newStore(t)) })
 	t.Run("QueueBound", func(t *testing.T) { t.Parallel(); testQueueBound(t, newStore(t)) })
 	t.Run("JobsAreOwned", func(t *testing.T) { t.Parallel(); testOwnership(t, newStore(t)) })
-	t.Run("ListJobs", func(t *testing.T) { t.Parallel(); testListJobs(t, newStore(t)) })
+	t.Run("ListJobSummaryPages", func(t *testing.T) { t.Parallel(); testListJobSummaryPages(t, newStore(t)) })
 	t.Run("UpdateJob", func(t *testing.T) { t.Parallel(); testUpdateJob(t, newStore(t)) })
 	t.Run("CallbackFailed", func(t *testing.T) { t.Parallel(); testCallbackFailed(t, newStore(t)) })
 	t.Run("PendingCallbacks", func(t *testing.T) { t.Parallel(); testPendingCallbacks(t, newStore(t)) })
@@ -191,13 +191,13 @@ func testOwnership(t *testing.T, s tickets.Store) {
 	if _, err := s.GetJob(ctx, a.ID, uuid.NewString()); !errors.Is(err, tickets.ErrNotFound) {
 		t.Errorf("GetJob(missing) err = %v, want ErrNotFound", err)
 	}
-	jobs, err := s.ListJobs(ctx, tickets.JobFilter{ClientID: b.ID, Limit: 10})
+	jobs, err := s.ListJobSummaries(ctx, tickets.JobFilter{ClientID: b.ID, Limit: 10})
 	if err != nil || len(jobs) != 0 {
-		t.Errorf("ListJobs(other client) = %d jobs, %v", len(jobs), err)
+		t.Errorf("ListJobSummaries(other client) = %d jobs, %v", len(jobs), err)
 	}
 }
 
-func testListJobs(t *testing.T, s tickets.Store) {
+func testListJobSummaryPages(t *testing.T, s tickets.Store) {
 	ctx := context.Background()
 	c := newClient(t, s, "list")
 	var ids []string
@@ -206,20 +206,20 @@ func testListJobs(t *testing.T, s tickets.Store) {
 		j := mustCreateJob(t, s, newJob(c.ID, fmt.Sprint("k", i), t0.Add(time.Duration(i/2)*time.Second)))
 		ids = append(ids, j.ID)
 	}
-	all, err := s.ListJobs(ctx, tickets.JobFilter{ClientID: c.ID, Limit: 10})
+	all, err := s.ListJobSummaries(ctx, tickets.JobFilter{ClientID: c.ID, Limit: 10})
 	if err != nil || len(all) != 5 {
-		t.Fatalf("ListJobs = %d, %v", len(all), err)
+		t.Fatalf("ListJobSummaries = %d, %v", len(all), err)
 	}
 	for i := 1; i < len(all); i++ {
 		prev, cur := all[i-1], all[i]
 		if cur.CreatedAt.After(prev.CreatedAt) || (cur.CreatedAt.Equal(prev.CreatedAt) && cur.ID > prev.ID) {
-			t.Fatalf("ListJobs not newest first at %d: %v %s after %v %s", i, cur.CreatedAt, cur.ID, prev.CreatedAt, prev.ID)
+			t.Fatalf("ListJobSummaries not newest first at %d: %v %s after %v %s", i, cur.CreatedAt, cur.ID, prev.CreatedAt, prev.ID)
 		}
 	}
 	var paged []string
 	f := tickets.JobFilter{ClientID: c.ID, Limit: 2}
 	for {
-		page, err := s.ListJobs(ctx, f)
+		page, err := s.ListJobSummaries(ctx, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,9 +242,9 @@ func testListJobs(t *testing.T, s tickets.Store) {
 	if _, err := s.UpdateJob(ctx, ids[0], tickets.JobUpdate{From: []tickets.Status{tickets.StatusQueued}, Status: tickets.StatusProcessing, At: t0}); err != nil {
 		t.Fatal(err)
 	}
-	proc, err := s.ListJobs(ctx, tickets.JobFilter{ClientID: c.ID, Status: tickets.StatusProcessing, Limit: 10})
+	proc, err := s.ListJobSummaries(ctx, tickets.JobFilter{ClientID: c.ID, Status: tickets.StatusProcessing, Limit: 10})
 	if err != nil || len(proc) != 1 || proc[0].ID != ids[0] {
-		t.Errorf("ListJobs(status processing) = %v, %v", proc, err)
+		t.Errorf("ListJobSummaries(status processing) = %v, %v", proc, err)
 	}
 
 }
