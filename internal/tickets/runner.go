@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"time"
 )
@@ -26,11 +27,22 @@ const finishTimeout = 10 * time.Second
 // Run returns an error only when the job should be tried again: ctx was
 // cancelled (the worker is stopping; the job stays processing for the next
 // run) or the store failed. With lastAttempt, a store failure fails the job
-// with storage_error instead, as far as the store lets it.
-func (s *Service) Run(ctx context.Context, id string, lastAttempt bool) error {
-	err := s.run(ctx, id)
+// with storage_error instead, as far as the store lets it (a job whose
+// claim failed every time is failed from queued). A panic of the engine
+// (a bug) fails the job with internal_error at once: trying the same spec
+// again would panic again.
+func (s *Service) Run(ctx context.Context, id string, lastAttempt bool) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("job generation panicked", "job_id", id, "panic", p, "stack", string(debug.Stack()))
+			err = s.fail(id, &Error{Code: CodeInternalError, Message: "The generation failed unexpectedly.", Err: fmt.Errorf("panic: %v", p)})
+		}
+	}()
+	err = s.run(ctx, id)
 	if err != nil && lastAttempt && !errors.Is(err, context.Canceled) {
-		s.fail(id, &Error{Code: CodeStorageError, Message: "The job store failed while the job ran.", Err: err})
+		if ferr := s.fail(id, &Error{Code: CodeStorageError, Message: "The job store failed while the job ran.", Err: err}); ferr != nil {
+			s.log.Error("job left unfinished after its last attempt", "job_id", id, "err", ferr)
+		}
 	}
 	return err
 }
@@ -72,11 +84,13 @@ func (s *Service) run(ctx context.Context, id string) error {
 	}
 
 	genCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
 	unregister := s.register(id, cancel)
 	defer unregister()
 	watchDone := make(chan struct{})
-	defer func() { <-watchDone }()
+	defer func() {
+		cancel(nil) // stops the watcher, also when the engine panics
+		<-watchDone
+	}()
 	go func() {
 		defer close(watchDone)
 		s.watchCancel(genCtx, id, cancel)
@@ -237,8 +251,9 @@ func (s *Service) settle(id string) error {
 	return nil
 }
 
-// fail records a generation failure on a processing job. Codes other than
-// the job error codes of docs/decisions.md ("Contract details") become internal_error.
+// fail records a generation failure on a processing job (or, after a last
+// attempt whose claims all failed, a queued one). Codes other than the job
+// error codes of docs/decisions.md ("Contract details") become internal_error.
 func (s *Service) fail(id string, cause error) error {
 	if errors.Is(cause, errStatusChanged) {
 		return s.settle(id)
@@ -252,7 +267,7 @@ func (s *Service) fail(id string, cause error) error {
 	s.log.Warn("job failed", "job_id", id, "code", code, "err", cause)
 	ctx, cancel := s.finishContext()
 	defer cancel()
-	_, err := s.store.UpdateJob(ctx, id, JobUpdate{From: []Status{StatusProcessing},
+	_, err := s.store.UpdateJob(ctx, id, JobUpdate{From: []Status{StatusQueued, StatusProcessing},
 		Status: StatusFailed, Stage: StageFailed, ErrorCode: code, ErrorMessage: msg, Callback: true, At: s.Now()})
 	if errors.Is(err, ErrConflict) {
 		return s.settle(id)
