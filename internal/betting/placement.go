@@ -277,7 +277,9 @@ func (p *Placement) process(ctx context.Context, b Bet) error {
 	if !b.Reserved {
 		// Before the debit the cache will do: it takes every change made
 		// on this node at once, and other nodes' within moments.
-		if reason := p.check(ctx, p.catalog.CachedEvent, op, b, true); reason != "" {
+		if reason, err := p.check(ctx, p.catalog.CachedEvent, op, b, true); err != nil {
+			return err
+		} else if reason != "" {
 			return p.reject(ctx, b, RejectValidationFailed, reason)
 		}
 		limits := op.Limits[b.Currency]
@@ -318,7 +320,14 @@ func (p *Placement) process(ctx context.Context, b Bet) error {
 	case WalletDone:
 		// Whether a debited bet stands is decided on the stored event: a
 		// market resolved meanwhile must not get a new bet.
-		if reason := p.check(ctx, p.catalog.GetEvent, op, b, false); reason != "" {
+		reason, err := p.check(ctx, p.catalog.GetEvent, op, b, false)
+		if err != nil {
+			// The event could not be read (the store failed, or the run
+			// is stopping): the next run resends the withdrawal, answered
+			// as the first, and decides then.
+			return errors.Join(err, p.record(ctx, ans.Attempts))
+		}
+		if reason != "" {
 			code := RejectWalletRolledBack
 			return p.finish(ctx, b, BetUpdate{Status: BetRejected, RejectionCode: &code, RejectionReason: reason + " while the stake was debited",
 				OperatorTxID: ans.OperatorTxID, Balance: ans.Balance, Release: true, Rollback: true, Attempts: ans.Attempts})
@@ -419,34 +428,38 @@ func (p *Placement) finish(ctx context.Context, b Bet, u BetUpdate) error {
 // check returns why the bet cannot be placed now, or "": the market, its
 // event (read with getEvent) and the outcome must be open, and with price
 // the odds must not have moved against the bettor beyond the operator's
-// tolerance.
-func (p *Placement) check(ctx context.Context, getEvent func(context.Context, string) (Event, error), op Operator, b Bet, price bool) string {
+// tolerance. An event that cannot be read for another reason than its
+// absence is an error, not a reason: the bet waits for the next run.
+func (p *Placement) check(ctx context.Context, getEvent func(context.Context, string) (Event, error), op Operator, b Bet, price bool) (reason string, err error) {
 	e, err := getEvent(ctx, b.EventID)
+	if IsNotFound(err) {
+		return "the event is gone", nil
+	}
 	if err != nil {
-		return "the event is gone"
+		return "", fmt.Errorf("read event %s of bet %s: %w", b.EventID, b.ID, err)
 	}
 	m, ok := e.Market(b.MarketID)
 	if !ok {
-		return "the market is gone"
+		return "the market is gone", nil
 	}
 	if !e.Open(m, p.Now()) {
-		return "the market is not open"
+		return "the market is not open", nil
 	}
 	_, idx, ok := m.Outcome(b.OutcomeID)
 	if !ok {
-		return "the outcome is gone"
+		return "the outcome is gone", nil
 	}
 	if !price {
-		return ""
+		return "", nil
 	}
 	quotes, err := p.prices.quotes(op, *m)
 	if err != nil {
-		return "the market cannot be priced"
+		return "the market cannot be priced", nil
 	}
 	if odds.MovedAgainst(b.EntryOdds, quotes[idx].Odds, op.OddsTolerance) {
-		return fmt.Sprintf("the price moved from %s to %s", b.EntryOdds, quotes[idx].Odds)
+		return fmt.Sprintf("the price moved from %s to %s", b.EntryOdds, quotes[idx].Odds), nil
 	}
-	return ""
+	return "", nil
 }
 
 // reject rejects a pending bet that was not debited with code, giving back
