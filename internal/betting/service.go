@@ -150,6 +150,12 @@ func (s *Service) updateOperator(ctx context.Context, id string, patch func(o *O
 		return Operator{}, err
 	}
 	o.ID = id
+	if o.Integration != prev.Integration {
+		// A bet's win, refund and rollback go through the wallet of the
+		// operator's integration, rounded as it rounds: a bet placed under
+		// one must not be paid through another.
+		return Operator{}, invalidf("integration %s cannot be changed to %s: bets are paid through the wallet they were placed with; register a new operator instead", prev.Integration, o.Integration)
+	}
 	for _, c := range before {
 		// Bets in a currency are settled with its decimals; they cannot change.
 		if now, ok := o.Currency(c.Code); !ok || now.Decimals != c.Decimals {

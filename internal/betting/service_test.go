@@ -233,3 +233,26 @@ func TestConcurrentOperatorUpdates(t *testing.T) {
 		}
 	}
 }
+
+// An operator's integration cannot change: its bets' wins, refunds and
+// rollbacks go through the wallet they were placed with (switched from
+// bundled to aggregator, a win went to the casino while the stake stayed
+// taken in the ledger; found by a review). The refusal changes nothing.
+func TestOperatorIntegrationCannotChange(t *testing.T) {
+	t.Parallel()
+	s := newService(t)
+	ctx := context.Background()
+	if _, err := s.CreateOperator(ctx, bettingtest.NewOperator("acme")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.UpdateOperator(ctx, "acme", func(o *betting.Operator) error {
+		o.Integration, o.WalletURL, o.SigningSecret, o.JWKSURL = betting.IntegrationBundled, "", "", ""
+		return nil
+	})
+	if betting.ErrorCodeOf(err) != betting.ErrInvalid || !strings.Contains(err.Error(), "integration") {
+		t.Errorf("standalone → bundled = %v, want invalid naming the integration", err)
+	}
+	if o, err := s.GetOperator(ctx, "acme"); err != nil || o.Integration != betting.IntegrationStandalone {
+		t.Errorf("operator after the refusal = %s, %v; want standalone", o.Integration, err)
+	}
+}
