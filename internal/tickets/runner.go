@@ -168,8 +168,14 @@ func (s *Service) generate(ctx context.Context, j Job, abort context.CancelCause
 		return nil, 0, err
 	}
 	if reported != StageValidatingOutput {
-		if err := s.setStage(ctx, j.ID, StageValidatingOutput); err != nil {
+		// Best effort, as progress is: a store that fails here fails the
+		// completion write too, whose error Run returns for a retry; a
+		// finished generation is not failed for a stage.
+		switch err := s.setStage(ctx, j.ID, StageValidatingOutput); {
+		case errors.Is(err, errStatusChanged):
 			return nil, 0, err
+		case err != nil:
+			s.log.Warn("recording a stage failed", "job_id", j.ID, "stage", StageValidatingOutput, "err", err)
 		}
 	}
 	if res.Generation.DurationMS == 0 {
