@@ -249,7 +249,8 @@ func (p *Placement) newBet(ctx context.Context, bettor Bettor, op Operator, key 
 // resends the withdrawal with the same transaction id and bytes, which the
 // operator answers as it first did. With lastAttempt, a run that cannot
 // finish rejects the bet (no code, with a rollback) instead of leaving it
-// pending.
+// pending, also when its context ended (the job's time limit, a stop):
+// nothing runs a placement after its last attempt.
 func (p *Placement) Process(ctx context.Context, betID string, lastAttempt bool) error {
 	b, err := p.bets.GetBet(ctx, "", "", betID)
 	if err != nil {
@@ -262,7 +263,7 @@ func (p *Placement) Process(ctx context.Context, betID string, lastAttempt bool)
 		return nil
 	}
 	err = p.process(ctx, b)
-	if err != nil && lastAttempt && ctx.Err() == nil {
+	if err != nil && lastAttempt {
 		return p.finish(context.WithoutCancel(ctx), b, BetUpdate{Status: BetRejected, RejectionReason: "the placement could not finish",
 			Release: true, Rollback: true})
 	}

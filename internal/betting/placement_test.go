@@ -581,3 +581,22 @@ func TestKnownBettorIsReadOnce(t *testing.T) {
 		t.Fatalf("bob seen first in EUR: got %+v, %v", b, err)
 	}
 }
+
+// The last attempt of a placement rejects its bet with a rollback also when
+// the run's context ends after the withdrawal was sent (its time limit, a
+// stop): nothing runs the placement again, and the bet was left pending
+// with its exposure reserved (found by a review).
+func TestPlacementLastAttemptCutShortRejects(t *testing.T) {
+	t.Parallel()
+	w := newPlacementWorld(t, nil)
+	b := w.bet(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	w.wallet.stop = cancel // the withdrawal is sent, then the run's context ends
+	if err := w.place.Process(ctx, b.ID, true); err != nil {
+		t.Fatalf("last attempt = %v, want the bet decided", err)
+	}
+	got, err := w.bets.GetBet(context.Background(), "", "", b.ID)
+	if err != nil || got.Status != betting.BetRejected || !got.RollbackOwed {
+		t.Errorf("bet after the last attempt = %s (rollback owed %v), %v; want rejected with a rollback", got.Status, got.RollbackOwed, err)
+	}
+}
