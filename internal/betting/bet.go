@@ -214,7 +214,10 @@ type BetStore interface {
 	// stakes of the confirmed ones (a bettor bets in one currency).
 	BettorPortfolio(ctx context.Context, operatorID, bettorID string) (confirmedStake money.Amount, bets int, err error)
 	// ReserveExposure adds the bet's potential payout to its outcome's
-	// exposure when the total stays within limit, once per bet.
+	// exposure when the total stays within limit, once per bet: a bet
+	// that already holds its reservation is left as it is. A bet without
+	// one that is no longer pending (decided meanwhile) is ErrConflict,
+	// and nothing is reserved.
 	ReserveExposure(ctx context.Context, b Bet, limit money.Amount) error
 	// UpdateBet applies u when the bet's status is u.From; ErrConflict
 	// otherwise, ErrNotFound when there is no such bet.

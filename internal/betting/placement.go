@@ -291,9 +291,11 @@ func (p *Placement) process(ctx context.Context, b Bet) error {
 			return p.reject(ctx, b, RejectBetLimitReached, "potential payout above max_payout")
 		}
 		if err := p.bets.ReserveExposure(ctx, b, limits.OutcomeExposure); err != nil {
-			var be *Error
-			if errors.As(err, &be) && be.Code == ErrLimit {
+			switch ErrorCodeOf(err) {
+			case ErrLimit:
 				return p.reject(ctx, b, RejectBetLimitReached, "outcome exposure limit")
+			case ErrConflict:
+				return nil // decided meanwhile by another run, before any debit of this one
 			}
 			return err
 		}
@@ -415,15 +417,29 @@ func (w IntegrationWallets) Deposit(ctx context.Context, op Operator, b Bet) (Wa
 
 // finish applies u to a pending bet, with the wallet attempts that led to
 // it; a bet decided meanwhile is left alone, and then only the attempts
-// are recorded.
+// are recorded. Except when u follows a withdrawal that may have debited
+// the stake (a confirmation, or a rejection with a rollback) and another
+// run rejected the bet without a rollback (before it saw any debit): the
+// bet then owes a rollback, enqueued with the attempts.
 func (p *Placement) finish(ctx context.Context, b Bet, u BetUpdate) error {
 	u.From, u.At = BetPending, p.Now()
 	err := p.bets.UpdateBet(ctx, b.ID, u)
-	var be *Error
-	if errors.As(err, &be) && be.Code == ErrConflict {
+	if ErrorCodeOf(err) != ErrConflict {
+		return err
+	}
+	if u.Status != BetConfirmed && !u.Rollback {
 		return p.record(ctx, u.Attempts)
 	}
-	return err
+	stored, err := p.bets.GetBet(ctx, "", "", b.ID)
+	if err != nil {
+		return errors.Join(err, p.record(ctx, u.Attempts))
+	}
+	if stored.Status != BetRejected || stored.RollbackOwed {
+		return p.record(ctx, u.Attempts)
+	}
+	return p.bets.UpdateBet(ctx, b.ID, BetUpdate{From: BetRejected, Status: BetRejected, RejectionCode: stored.RejectionCode,
+		RejectionReason: stored.RejectionReason + "; another attempt's withdrawal was debited meanwhile and is rolled back",
+		OperatorTxID:    u.OperatorTxID, Rollback: true, Attempts: u.Attempts, At: u.At})
 }
 
 // check returns why the bet cannot be placed now, or "": the market, its

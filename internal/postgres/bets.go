@@ -299,6 +299,8 @@ func (s betStore) ReserveExposure(ctx context.Context, b betting.Bet, limit mone
 		return err
 	case !r.unreserved:
 		return nil // reserved before (or no such bet)
+	case !r.pending:
+		return &betting.Error{Code: betting.ErrConflict, Message: "bet " + b.ID + " is no longer pending"}
 	case !r.added:
 		return &betting.Error{Code: betting.ErrLimit, Message: "the outcome's exposure limit would be passed"}
 	}

@@ -31,17 +31,17 @@ type reservation struct {
 }
 
 // reserveResult is what a reservation found: whether the bet still lacked
-// a reservation, and whether the payout was added.
-type reserveResult struct{ unreserved, added bool }
+// a reservation, whether it was pending, and whether the payout was added.
+type reserveResult struct{ unreserved, pending, added bool }
 
 // reserveSQL locks the bet unless it already holds a reservation, adds
-// the payout when the outcome's total stays within the limit, and marks
-// the bet.
+// the payout when the bet is pending and the outcome's total stays within
+// the limit, and marks the bet.
 const reserveSQL = `WITH bet AS (
-		SELECT id FROM betting_bets WHERE id = $6 AND NOT exposure_reserved FOR UPDATE
+		SELECT id, status FROM betting_bets WHERE id = $6 AND NOT exposure_reserved FOR UPDATE
 	), added AS (
 		INSERT INTO betting_exposure AS x (operator_id, outcome_id, currency, reserved)
-		SELECT $1, $2, $3, $4::numeric FROM bet WHERE $4::numeric <= $5::numeric
+		SELECT $1, $2, $3, $4::numeric FROM bet WHERE bet.status = 'pending' AND $4::numeric <= $5::numeric
 		ON CONFLICT (operator_id, outcome_id, currency) DO UPDATE SET reserved = x.reserved + EXCLUDED.reserved
 		WHERE x.reserved + EXCLUDED.reserved <= $5::numeric
 		RETURNING 1
@@ -49,7 +49,7 @@ const reserveSQL = `WITH bet AS (
 		UPDATE betting_bets SET exposure_reserved = TRUE WHERE id IN (SELECT id FROM bet) AND EXISTS (SELECT FROM added)
 		RETURNING 1
 	)
-	SELECT (SELECT count(*) FROM bet), (SELECT count(*) FROM added)`
+	SELECT (SELECT count(*) FROM bet), (SELECT count(*) FROM bet WHERE status = 'pending'), (SELECT count(*) FROM added)`
 
 func newReservers(d *DB) []*groupcommit.Batcher[reservation, reserveResult] {
 	rs := make([]*groupcommit.Batcher[reservation, reserveResult], reservationShards)
@@ -93,11 +93,11 @@ func (d *DB) reserve(ctx context.Context, items []reservation) ([]reserveResult,
 	defer results.Close()
 	out := make([]reserveResult, len(items))
 	for _, i := range order {
-		var unreserved, added int
-		if err := results.QueryRow().Scan(&unreserved, &added); err != nil {
+		var unreserved, pending, added int
+		if err := results.QueryRow().Scan(&unreserved, &pending, &added); err != nil {
 			return nil, err
 		}
-		out[i] = reserveResult{unreserved: unreserved > 0, added: added > 0}
+		out[i] = reserveResult{unreserved: unreserved > 0, pending: pending > 0, added: added > 0}
 	}
 	return out, results.Close()
 }
@@ -106,8 +106,8 @@ func (d *DB) reserve(ctx context.Context, items []reservation) ([]reserveResult,
 // one statement, committed on its own.
 func (d *DB) reserveOne(ctx context.Context, r reservation) (reserveResult, error) {
 	b := r.bet
-	var unreserved, added int
+	var unreserved, pending, added int
 	err := d.pool.QueryRow(ctx, reserveSQL, b.OperatorID, b.OutcomeID, b.Currency, b.PotentialPayout.String(), r.limit.String(), b.ID).
-		Scan(&unreserved, &added)
-	return reserveResult{unreserved: unreserved > 0, added: added > 0}, err
+		Scan(&unreserved, &pending, &added)
+	return reserveResult{unreserved: unreserved > 0, pending: pending > 0, added: added > 0}, err
 }

@@ -244,6 +244,9 @@ func (s betStore) ReserveExposure(ctx context.Context, b betting.Bet, limit mone
 		if err != nil || stored.Reserved {
 			return nil, err
 		}
+		if stored.Status != betting.BetPending {
+			return &betting.Error{Code: betting.ErrConflict, Message: "bet " + b.ID + " is " + string(stored.Status)}, nil
+		}
 		total, err := tx.exposure(ctx, exposureKey{b.OperatorID, b.OutcomeID, b.Currency})
 		if err != nil {
 			return nil, err

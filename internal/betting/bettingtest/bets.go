@@ -475,6 +475,16 @@ func testExposure(t *testing.T, s betting.BetStore) {
 	if !before.Sub(after).Equal(held.PotentialPayout) {
 		t.Errorf("release: exposure %s → %s, want a drop of %s", before, after, held.PotentialPayout)
 	}
+	// A bet decided before its reservation gets none.
+	if err := s.ReserveExposure(ctx, held, limit); code(err) != betting.ErrConflict {
+		t.Errorf("reserving a rejected bet = %v, want ErrConflict", err)
+	}
+	if again, _ := s.Exposure(ctx, "acme", outcome, "USD"); !again.Equal(after) {
+		t.Errorf("reserving a rejected bet changed the exposure %s → %s", after, again)
+	}
+	if b, err := s.GetBet(ctx, "", "", held.ID); err != nil || b.Reserved {
+		t.Errorf("rejected bet after a refused reservation: reserved %t, %v", b.Reserved, err)
+	}
 }
 
 func testSettlement(t *testing.T, s betting.BetStore) {
