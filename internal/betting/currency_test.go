@@ -45,3 +45,35 @@ func TestCurrencyDecimalsDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestCurrencyCodeOfAnIntegration: a standalone operator's wallet receives
+// only 3 to 5 upper-case letters, so its configuration refuses other codes
+// (every bet in one would be refused as the wallet call cannot be made); an
+// aggregator's protocol takes 3 to 7 letters or digits.
+func TestCurrencyCodeOfAnIntegration(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		integration, code string
+		valid             bool
+	}{
+		{betting.IntegrationStandalone, "USD", true},
+		{betting.IntegrationStandalone, "USDTE", true},
+		{betting.IntegrationStandalone, "USDT20", false},
+		{betting.IntegrationStandalone, "BTC2", false},
+		{betting.IntegrationAggregator, "USDT20", true},
+		{betting.IntegrationAggregator, "BTC2", true},
+		{betting.IntegrationBundled, "USDT20", true},
+		{betting.IntegrationAggregator, "USDT2000", false},
+		{betting.IntegrationAggregator, "usd", false},
+	} {
+		o := bettingtest.NewOperator("op")
+		o.Integration = tt.integration
+		o.CasinoIDs = []string{"casino-1"}
+		o.Currencies = []betting.Currency{{Code: tt.code, Decimals: 2}}
+		o.Limits = map[string]betting.Limits{tt.code: o.Limits["USD"]}
+		err := o.Validate(false)
+		if (err == nil) != tt.valid {
+			t.Errorf("%s operator with %s: Validate = %v, want valid %t", tt.integration, tt.code, err, tt.valid)
+		}
+	}
+}

@@ -117,9 +117,18 @@ type Limits struct {
 var (
 	operatorID = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
 	// currencyCode: ISO 4217 codes and the longer codes of crypto
-	// currencies (aggregator-api.md: 3 to 7 upper-case letters or digits).
+	// currencies (the aggregator protocol's: 3 to 7 upper-case letters or
+	// digits).
 	currencyCode = regexp.MustCompile(`^[A-Z0-9]{3,7}$`)
+	// walletCurrencyCode: the operator wallet protocol's currencies (ISO
+	// 4217 codes, and crypto codes of up to 5 letters), the only ones a
+	// standalone operator's wallet can be sent.
+	walletCurrencyCode = regexp.MustCompile(`^[A-Z]{3,5}$`)
 )
+
+// ValidWalletCurrency reports whether code may be sent to an operator's
+// wallet: 3 to 5 upper-case letters.
+func ValidWalletCurrency(code string) bool { return walletCurrencyCode.MatchString(code) }
 
 // Validate checks an operator's configuration and fills the default margin
 // method (odds_ratio). allowInsecure permits http:// partner URLs (local
@@ -201,6 +210,9 @@ func (o *Operator) validateCurrencies() (map[string]bool, error) {
 	for i, c := range o.Currencies {
 		if !currencyCode.MatchString(c.Code) {
 			return nil, invalidf("currencies[%d].code %q is not a currency code", i, c.Code)
+		}
+		if o.Integration == IntegrationStandalone && !ValidWalletCurrency(c.Code) {
+			return nil, invalidf("currencies[%d].code %q: a standalone operator's currency codes are 3 to 5 upper-case letters, as its wallet receives them", i, c.Code)
 		}
 		if seen[c.Code] {
 			return nil, invalidf("currency %s is listed twice", c.Code)

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/foresight-dev/foresight/internal/betting"
 	"github.com/foresight-dev/foresight/internal/money"
 )
 
@@ -233,12 +233,8 @@ func checkID(name, v string) error {
 	return nil
 }
 
-// currencyCode is the rule of an operator's configured currencies (ISO 4217
-// codes, plus crypto codes of up to 5 letters).
-var currencyCode = regexp.MustCompile(`^[A-Z]{3,5}$`)
-
 func checkCurrency(c string) error {
-	if !currencyCode.MatchString(c) {
+	if !betting.ValidWalletCurrency(c) {
 		return fmt.Errorf("%w: currency must be 3 to 5 uppercase letters", ErrInvalidBody)
 	}
 	return nil
