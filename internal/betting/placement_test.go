@@ -80,8 +80,15 @@ func newPlacementWorld(t *testing.T, answers ...*betting.WalletAnswer) *placemen
 // newPlacementWorldOn is newPlacementWorld on an open database.
 func newPlacementWorldOn(t *testing.T, db *sqlite.DB, answers ...*betting.WalletAnswer) *placementWorld {
 	t.Helper()
+	return newPlacementWorldOf(t, db.BettingStore(), db.BetStore(), answers...)
+}
+
+// newPlacementWorldOf is newPlacementWorld on stores (a test's wrappers of
+// a database's).
+func newPlacementWorldOf(t *testing.T, store betting.Store, bets betting.BetStore, answers ...*betting.WalletAnswer) *placementWorld {
+	t.Helper()
 	var err error
-	w := &placementWorld{svc: betting.NewService(db.BettingStore(), false), bets: db.BetStore(), wallet: &scriptedWallet{answers: answers}}
+	w := &placementWorld{svc: betting.NewService(store, false), bets: bets, wallet: &scriptedWallet{answers: answers}}
 	w.place = betting.NewPlacement(w.svc, w.bets, w.wallet)
 	ctx := context.Background()
 	if w.op, err = w.svc.CreateOperator(ctx, bettingtest.NewOperator("acme")); err != nil {

@@ -6,9 +6,7 @@ import (
 	"time"
 
 	"github.com/foresight-dev/foresight/internal/betting"
-	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
 	"github.com/foresight-dev/foresight/internal/money"
-	"github.com/foresight-dev/foresight/internal/sqlite/sqlitetest"
 )
 
 // rejectBeforeDebit is a run of the same bet's placement that read it
@@ -47,32 +45,6 @@ func (w *debitAfterRejection) Withdraw(ctx context.Context, op betting.Operator,
 	return w.scriptedWallet.Withdraw(ctx, op, b)
 }
 
-// placeOne registers an operator and an event and places one pending bet
-// through p.
-func placeOne(t *testing.T, svc *betting.Service, p *betting.Placement) betting.Bet {
-	t.Helper()
-	ctx := context.Background()
-	op, err := svc.CreateOperator(ctx, bettingtest.NewOperator("acme"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := svc.CreateEvent(ctx, bettingtest.NewEvent(op.CreatedAt))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bettor, err := p.Bettor(ctx, "acme", "alice", "USD")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := ev.Markets[0]
-	b, err := p.Place(ctx, bettor, op, "11111111-1111-4111-8111-111111111111",
-		betting.PlaceRequest{MarketID: m.ID, OutcomeID: m.Outcomes[0].ID, Stake: "10.00"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // TestPlacementDoesNotReserveABetDecidedMeanwhile: a run that checked its
 // bet, when another run rejected it before the reservation, neither
 // reserves exposure for it (the reservation would never be given back)
@@ -80,20 +52,18 @@ func placeOne(t *testing.T, svc *betting.Service, p *betting.Placement) betting.
 func TestPlacementDoesNotReserveABetDecidedMeanwhile(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := sqlitetest.Open(t)
-	svc := betting.NewService(db.BettingStore(), false)
-	store := &beforeReserve{BetStore: db.BetStore(), hook: func(id string) { rejectBeforeDebit(t, db.BetStore(), id) }}
-	w := &scriptedWallet{answers: []*betting.WalletAnswer{done()}}
-	p := betting.NewPlacement(svc, store, w)
-	b := placeOne(t, svc, p)
+	w := newPlacementWorld(t, done())
+	b := w.bet(t)
+	store := &beforeReserve{BetStore: w.bets, hook: func(id string) { rejectBeforeDebit(t, w.bets, id) }}
+	p := betting.NewPlacement(w.svc, store, w.wallet)
 	if err := p.Process(ctx, b.ID, false); err != nil {
 		t.Fatalf("Process = %v", err)
 	}
-	got, _ := db.BetStore().GetBet(ctx, "", "", b.ID)
-	exposure, _ := db.BetStore().Exposure(ctx, "acme", b.OutcomeID, "USD")
-	if got.Status != betting.BetRejected || got.Reserved || !exposure.IsZero() || w.withdrawn != 0 {
+	got, _ := w.bets.GetBet(ctx, "", "", b.ID)
+	exposure, _ := w.bets.Exposure(ctx, "acme", b.OutcomeID, "USD")
+	if got.Status != betting.BetRejected || got.Reserved || !exposure.IsZero() || w.wallet.withdrawn != 0 {
 		t.Errorf("bet %s (reserved %t), exposure %s, %d withdrawals; want the other run's rejection to stand, no exposure and no withdrawal",
-			got.Status, got.Reserved, exposure, w.withdrawn)
+			got.Status, got.Reserved, exposure, w.wallet.withdrawn)
 	}
 }
 
@@ -104,16 +74,14 @@ func TestPlacementDoesNotReserveABetDecidedMeanwhile(t *testing.T) {
 func TestPlacementRollsBackADebitAfterAConcurrentRejection(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := sqlitetest.Open(t)
-	svc := betting.NewService(db.BettingStore(), false)
-	w := &debitAfterRejection{scriptedWallet: scriptedWallet{answers: []*betting.WalletAnswer{done()}}, t: t, store: db.BetStore()}
-	p := betting.NewPlacement(svc, db.BetStore(), w)
-	b := placeOne(t, svc, p)
+	w := newPlacementWorld(t)
+	b := w.bet(t)
+	p := betting.NewPlacement(w.svc, w.bets, &debitAfterRejection{scriptedWallet: scriptedWallet{answers: []*betting.WalletAnswer{done()}}, t: t, store: w.bets})
 	if err := p.Process(ctx, b.ID, false); err != nil {
 		t.Fatalf("Process = %v", err)
 	}
-	got, _ := db.BetStore().GetBet(ctx, "", "", b.ID)
-	exposure, _ := db.BetStore().Exposure(ctx, "acme", b.OutcomeID, "USD")
+	got, _ := w.bets.GetBet(ctx, "", "", b.ID)
+	exposure, _ := w.bets.Exposure(ctx, "acme", b.OutcomeID, "USD")
 	if got.Status != betting.BetRejected || !got.RollbackOwed || !exposure.IsZero() {
 		t.Fatalf("bet %s %q, rollback owed %t, exposure %s; want it rejected owing a rollback, no exposure",
 			got.Status, got.RejectionReason, got.RollbackOwed, exposure)
@@ -124,7 +92,7 @@ func TestPlacementRollsBackADebitAfterAConcurrentRejection(t *testing.T) {
 	if err := p.Rollback(ctx, b.ID); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := db.BetStore().GetBet(ctx, "", "", b.ID); got.RollbackConfirmedAt == nil {
+	if got, _ := w.bets.GetBet(ctx, "", "", b.ID); got.RollbackConfirmedAt == nil {
 		t.Error("the rollback was not confirmed on the bet")
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/betting"
-	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
 	"github.com/foresight-dev/foresight/internal/sqlite/sqlitetest"
 )
 
@@ -46,37 +45,21 @@ func TestPlacementStoreFailureAfterDebitWaits(t *testing.T) {
 	ctx := context.Background()
 	db := sqlitetest.Open(t)
 	store := &flakyEvents{Store: db.BettingStore()}
-	svc := betting.NewService(store, false)
-	op, err := svc.CreateOperator(ctx, bettingtest.NewOperator("acme"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := svc.CreateEvent(ctx, bettingtest.NewEvent(op.CreatedAt))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := betting.NewPlacement(svc, db.BetStore(), &failAfterDebit{store: store})
-	bettor, err := p.Bettor(ctx, "acme", "alice", "USD")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := ev.Markets[0]
-	b, err := p.Place(ctx, bettor, op, "11111111-1111-4111-8111-111111111111", betting.PlaceRequest{MarketID: m.ID, OutcomeID: m.Outcomes[0].ID, Stake: "10.00"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newPlacementWorldOf(t, store, db.BetStore())
+	b := w.bet(t)
+	p := betting.NewPlacement(w.svc, w.bets, &failAfterDebit{store: store})
 	if err := p.Process(ctx, b.ID, false); err == nil {
 		t.Error("Process with the event unreadable after the debit = nil, want the store's error (the run is retried)")
 	}
-	if got, _ := db.BetStore().GetBet(ctx, "", "", b.ID); got.Status != betting.BetPending {
+	if got, _ := w.bets.GetBet(ctx, "", "", b.ID); got.Status != betting.BetPending {
 		t.Fatalf("bet after the failed read = %s %q, want pending", got.Status, got.RejectionReason)
 	}
 	store.fail.Store(false)
-	p = betting.NewPlacement(svc, db.BetStore(), &scriptedWallet{answers: []*betting.WalletAnswer{done()}})
+	p = betting.NewPlacement(w.svc, w.bets, &scriptedWallet{answers: []*betting.WalletAnswer{done()}})
 	if err := p.Process(ctx, b.ID, false); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := db.BetStore().GetBet(ctx, "", "", b.ID); got.Status != betting.BetConfirmed {
+	if got, _ := w.bets.GetBet(ctx, "", "", b.ID); got.Status != betting.BetConfirmed {
 		t.Errorf("bet after the next run = %s %q, want confirmed", got.Status, got.RejectionReason)
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/foresight-dev/foresight/internal/betting"
-	"github.com/foresight-dev/foresight/internal/betting/bettingtest"
-	"github.com/foresight-dev/foresight/internal/sqlite/sqlitetest"
 )
 
 // holdConfirm blocks the UpdateBet that confirms a bet until released.
@@ -46,37 +44,19 @@ func (s *beforePendingRead) MarketBets(ctx context.Context, marketID string, sta
 func TestSettleCatchesABetConfirmedDuringSettlement(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := sqlitetest.Open(t)
-	svc := betting.NewService(db.BettingStore(), false)
-	store := db.BetStore()
-	op, err := svc.CreateOperator(ctx, bettingtest.NewOperator("acme"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := svc.CreateEvent(ctx, bettingtest.NewEvent(op.CreatedAt))
-	if err != nil {
-		t.Fatal(err)
-	}
-	held := &holdConfirm{BetStore: store, reached: make(chan struct{}), release: make(chan struct{}), updated: make(chan struct{})}
-	placer := betting.NewPlacement(svc, held, &scriptedWallet{answers: []*betting.WalletAnswer{done()}})
-	bettor, err := placer.Bettor(ctx, "acme", "alice", "USD")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := ev.Markets[0]
-	b, err := placer.Place(ctx, bettor, op, "11111111-1111-4111-8111-111111111111",
-		betting.PlaceRequest{MarketID: m.ID, OutcomeID: m.Outcomes[0].ID, Stake: "10.00"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newPlacementWorld(t, done())
+	b := w.bet(t)
+	held := &holdConfirm{BetStore: w.bets, reached: make(chan struct{}), release: make(chan struct{}), updated: make(chan struct{})}
+	placer := betting.NewPlacement(w.svc, held, w.wallet)
 	processed := make(chan error, 1)
 	go func() { processed <- placer.Process(ctx, b.ID, false) }()
 	<-held.reached // debited, market checked open, confirmation about to be written
 
-	if _, err := svc.ResolveMarket(ctx, m.ID, m.Outcomes[0].ID); err != nil {
+	m := w.event.Markets[0]
+	if _, err := w.svc.ResolveMarket(ctx, m.ID, m.Outcomes[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	settler := betting.NewPlacement(svc, &beforePendingRead{BetStore: store, hook: func() {
+	settler := betting.NewPlacement(w.svc, &beforePendingRead{BetStore: w.bets, hook: func() {
 		close(held.release) // the confirmation commits between Settle's two reads
 		<-held.updated
 	}}, &scriptedWallet{})
@@ -86,8 +66,8 @@ func TestSettleCatchesABetConfirmedDuringSettlement(t *testing.T) {
 	if err := <-processed; err != nil {
 		t.Fatal(err)
 	}
-	got, _ := store.GetBet(ctx, "", "", b.ID)
-	e, _ := svc.GetEvent(ctx, ev.ID)
+	got, _ := w.bets.GetBet(ctx, "", "", b.ID)
+	e, _ := w.svc.GetEvent(ctx, w.event.ID)
 	rm, _ := e.Market(m.ID)
 	if rm.Status != betting.StatusResolved || got.Status != betting.BetSettled || got.PayoutAmount == nil {
 		t.Errorf("after Settle: market %s, bet %s with payout %v; want a resolved market and the bet settled with its payout", rm.Status, got.Status, got.PayoutAmount)
