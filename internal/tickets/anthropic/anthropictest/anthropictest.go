@@ -21,6 +21,9 @@ type Reply struct {
 	StopReason string
 	// Delay holds the answer back (the request's cancellation ends it).
 	Delay time.Duration
+	// Padding is how many spaces follow the answer's JSON (which stays
+	// valid), to make an answer of any size.
+	Padding int64
 }
 
 // Server is the fake server; BaseURL is what to configure. Requests
@@ -36,6 +39,7 @@ func New(t testing.TB, replies ...Reply) *Server {
 		Accepts: func(r *http.Request) bool { return r.Method == http.MethodPost && r.URL.Path == "/v1/messages" },
 		Record:  func(r *http.Request, req map[string]any) { req["_api_key"] = r.Header.Get("X-Api-Key") },
 		Delay:   func(r Reply) time.Duration { return r.Delay },
+		Padding: func(r Reply) int64 { return r.Padding },
 		Write:   write,
 	}, Reply{Status: http.StatusInternalServerError}, replies)}
 }

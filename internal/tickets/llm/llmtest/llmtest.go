@@ -1,8 +1,8 @@
 // Package llmtest is what the fake model servers of the LLM adapters'
 // tests (openaitest, anthropictest) share: scripted replies answered in
 // order, the last one repeated, every request recorded, and an answer held
-// back until its delay passes or the request is cancelled. Each fake
-// writes its own protocol's answers.
+// back until its delay passes or the request is cancelled, and answers
+// padded to any size. Each fake writes its own protocol's answers.
 package llmtest
 
 import (
@@ -10,7 +10,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -25,6 +27,9 @@ type Protocol[R any] struct {
 	Record func(r *http.Request, req map[string]any)
 	// Delay is how long reply is held back.
 	Delay func(reply R) time.Duration
+	// Padding is how many spaces follow reply's JSON: the answer stays
+	// valid JSON, as large as a test needs.
+	Padding func(reply R) int64
 	// Write answers reply to the request req (its decoded body).
 	Write func(w http.ResponseWriter, reply R, req map[string]any)
 }
@@ -37,6 +42,7 @@ type Server[R any] struct {
 	replies  []R
 	none     R
 	requests []map[string]any
+	padded   atomic.Int64
 }
 
 // New starts a server answering replies in order, and none when there is
@@ -85,4 +91,23 @@ func (s *Server[R]) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	s.protocol.Write(w, reply, req)
+	s.pad(w, s.protocol.Padding(reply))
+}
+
+// PaddingWritten returns how many bytes of padding the server has written
+// so far, over all answers: a client that stops reading an answer stops
+// it after what the connection buffers.
+func (s *Server[R]) PaddingWritten() int64 { return s.padded.Load() }
+
+// pad writes n spaces to w, stopping when the client goes away.
+func (s *Server[R]) pad(w http.ResponseWriter, n int64) {
+	chunk := []byte(strings.Repeat(" ", 64<<10))
+	for n > 0 {
+		written, err := w.Write(chunk[:min(n, int64(len(chunk)))])
+		s.padded.Add(int64(written))
+		if err != nil {
+			return
+		}
+		n -= int64(written)
+	}
 }

@@ -22,6 +22,9 @@ type Reply struct {
 	FinishReason string
 	// Delay holds the answer back (the request's cancellation ends it).
 	Delay time.Duration
+	// Padding is how many spaces follow the answer's JSON (which stays
+	// valid), to make an answer of any size.
+	Padding int64
 }
 
 // Server is the fake server. URL + "/v1" is the base URL to configure.
@@ -38,9 +41,10 @@ func New(t testing.TB, replies ...Reply) *Server {
 		Accepts: func(r *http.Request) bool {
 			return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions")
 		},
-		Record: func(r *http.Request, req map[string]any) { req["_authorization"] = r.Header.Get("Authorization") },
-		Delay:  func(r Reply) time.Duration { return r.Delay },
-		Write:  write,
+		Record:  func(r *http.Request, req map[string]any) { req["_authorization"] = r.Header.Get("Authorization") },
+		Delay:   func(r Reply) time.Duration { return r.Delay },
+		Padding: func(r Reply) int64 { return r.Padding },
+		Write:   write,
 	}, Reply{Status: http.StatusInternalServerError}, replies)}
 }
 
