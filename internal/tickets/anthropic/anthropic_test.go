@@ -117,3 +117,22 @@ func TestProviderFailures(t *testing.T) {
 		t.Errorf("cancel: %v", err)
 	}
 }
+
+// TestOversizedAnswerFails: an answer far beyond the response limit (a
+// valid answer followed by spaces, which leave it valid JSON), or an error
+// answer as large, fails the call with engine_unavailable instead of being
+// read whole, and the client stops reading near the limit.
+func TestOversizedAnswerFails(t *testing.T) {
+	t.Parallel()
+	const padding = 256 << 20 // 32 times the limit for the default 16,000 answer tokens
+	for _, reply := range []anthropictest.Reply{{Text: modelAnswer(t), Padding: padding}, {Status: 500, Padding: padding}} {
+		srv := anthropictest.New(t, reply)
+		_, err := engine(t, srv, 30*time.Second, 0).Generate(context.Background(), request())
+		if tickets.ErrorCode(err) != tickets.CodeEngineUnavailable || !strings.Contains(tickets.ErrorMessage(err), "larger than") {
+			t.Errorf("status %d: err = %v (%q), want engine_unavailable about the answer's size", reply.Status, err, tickets.ErrorMessage(err))
+		}
+		if n := srv.PaddingWritten(); n > padding/4 {
+			t.Errorf("status %d: %d MiB of the answer were read, want the reading to stop near the limit", reply.Status, n>>20)
+		}
+	}
+}

@@ -29,13 +29,15 @@ type Model struct {
 	cfg    Config
 }
 
-// New returns a Model; it fails without a model name.
+// New returns a Model; it fails without a model name. Its responses are
+// read up to llm.ResponseLimit of its MaxTokens, no further.
 func New(cfg Config) (*Model, error) {
 	cfg, err := cfg.WithDefaults("openai", "FORESIGHT_OPENAI_MODEL")
 	if err != nil {
 		return nil, err
 	}
-	opts := []option.RequestOption{option.WithMaxRetries(cfg.MaxRetries), option.WithAPIKey(cfg.APIKey)}
+	opts := []option.RequestOption{option.WithMaxRetries(cfg.MaxRetries), option.WithAPIKey(cfg.APIKey),
+		option.WithMiddleware(llm.LimitResponseBody(llm.ResponseLimit(cfg.MaxTokens)))}
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
@@ -86,12 +88,13 @@ func (m *Model) Complete(ctx context.Context, c llm.Conversation) (llm.Answer, e
 	return a, nil
 }
 
-// providerError is llm.ProviderError for an SDK error: its HTTP status,
-// or none when the model server could not be reached.
+// providerError is llm.ProviderError for an SDK error with an HTTP
+// status, llm.CallError for any other (unreachable, or an answer beyond
+// the response limit).
 func providerError(ctx context.Context, err error) error {
 	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) {
 		return llm.ProviderError(ctx, "model server", apiErr.StatusCode, fmt.Errorf("openai: HTTP %d %s", apiErr.StatusCode, apiErr.Type))
 	}
-	return llm.ProviderError(ctx, "model server", 0, errors.Unwrap(err))
+	return llm.CallError(ctx, "model server", err)
 }
