@@ -57,8 +57,9 @@ type Answer struct {
 //
 // Complete returns the model's answer. Errors: a *tickets.Error with
 // engine_unavailable for a provider that cannot be reached, refuses the
-// key or fails (after the SDK's own retries); the context's error when ctx
-// ends. A Model never puts its API key in an error.
+// key, fails (after the SDK's own retries) or answers beyond ResponseLimit;
+// the context's error when ctx ends. A Model never puts its API key in an
+// error.
 type Model interface {
 	Complete(ctx context.Context, c Conversation) (Answer, error)
 }
