@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -124,6 +127,9 @@ func checkText(name, v string, required bool) error {
 	}
 	if len(v) > maxKeyLength {
 		return errorf(ErrInvalid, "%s is longer than %d bytes", name, maxKeyLength)
+	}
+	if !utf8.ValidString(v) || strings.IndexFunc(v, unicode.IsControl) >= 0 {
+		return errorf(ErrInvalid, "%s must be UTF-8 without control characters", name)
 	}
 	return nil
 }

@@ -206,6 +206,15 @@ func checkInvalidTransfers(t *testing.T, l *ledger.Ledger) {
 		"no code":        {OperatorID: op, Currency: "USD", Key: "x8", Debit: ledger.House(), Credit: ledger.Funding(), Amount: amt("1")},
 		"unknown cur":    {OperatorID: op, Currency: "XYZ", Key: "x9", Debit: ledger.House(), Credit: ledger.Funding(), Amount: amt("1"), Code: "c"},
 		"no operator id": {Currency: "USD", Key: "x10", Debit: ledger.House(), Credit: ledger.Funding(), Amount: amt("1"), Code: "c"},
+		// Text PostgreSQL cannot store, which SQLite would: the engines
+		// must answer alike.
+		"NUL in the key":              deposit("x11\x00", "ann", "1"),
+		"invalid UTF-8 in the key":    deposit("x12\xff", "ann", "1"),
+		"NUL in the bettor id":        deposit("x13", "ann\x00", "1"),
+		"invalid UTF-8 in the bettor": deposit("x14", "ann\xff", "1"),
+		"control in the bettor id":    deposit("x15", "ann\n", "1"),
+		"NUL in the reference":        {OperatorID: op, Currency: "USD", Key: "x16", Debit: ledger.Funding(), Credit: ledger.Bettor("ann"), Amount: amt("1"), Code: "deposit", Reference: "r\x00"},
+		"NUL in the code":             {OperatorID: op, Currency: "USD", Key: "x17", Debit: ledger.Funding(), Credit: ledger.Bettor("ann"), Amount: amt("1"), Code: "deposit\x00"},
 	} {
 		if _, _, err := l.Transfer(ctx, req); ledger.CodeOf(err) != ledger.ErrInvalid {
 			t.Errorf("%s: %v, want invalid_request", name, err)
