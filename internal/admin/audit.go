@@ -181,10 +181,10 @@ func findByID[T any](ctx context.Context, read func(ctx context.Context, parentI
 }
 
 // cashierAudit is a bettor's balance in a currency, before or after a
-// cashier movement.
+// cashier movement; the balance is left out when it could not be read.
 type cashierAudit struct {
 	Currency       string `json:"currency"`
-	Balance        string `json:"balance"`
+	Balance        string `json:"balance,omitempty"`
 	Amount         string `json:"amount,omitempty"`
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
 	Reference      string `json:"reference,omitempty"`
@@ -196,29 +196,40 @@ type cashierAudit struct {
 // from the transfer's own entry (not the balance now, which a later
 // movement may have changed). The entry's key is the movement's: a replay
 // of the request adds no entry, and writes it if the first attempt's
-// write failed.
+// write failed. The read, like the write, outlives the request (the
+// movement is done whether or not the client still waits); when it fails
+// the entry is written without the balances.
 func (h *handler) recordCashier(r *http.Request, operatorID string, cur betting.Currency, bettorID string, t ledger.Transfer, key string) {
-	entries, err := h.ledger.Store().TransferEntries(r.Context(), t.ID)
 	accountID := ledger.AccountID(operatorID, cur.Code, ledger.Bettor(bettorID))
-	i := slices.IndexFunc(entries, func(e ledger.Entry) bool { return e.AccountID == accountID })
-	if err != nil || i < 0 {
-		if err == nil {
-			err = errors.New("the transfer has no entry on the bettor's account")
-		}
-		h.log.ErrorContext(r.Context(), "audit entry not written", requestid.Attr(r.Context()), "err", err, "transfer_id", t.ID)
-		return
-	}
-	e := entries[i]
 	action := audit.BettorCredited
-	if e.Amount.IsNegative() {
+	if t.DebitAccountID == accountID {
 		action = audit.BettorDebited
 	}
 	d := cur.Decimals
+	before := cashierAudit{Currency: cur.Code}
+	after := cashierAudit{Currency: cur.Code, Amount: t.Amount.StringFixed(d), IdempotencyKey: key, Reference: t.Reference, TransferID: t.ID}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), auditWriteTimeout)
+	defer cancel()
+	if e, err := h.transferEntry(ctx, t.ID, accountID); err != nil {
+		h.log.WarnContext(ctx, "audit entry written without balances", requestid.Attr(ctx), "err", err, "transfer_id", t.ID)
+	} else {
+		before.Balance, after.Balance = e.BalanceAfter.Sub(e.Amount).StringFixed(d), e.BalanceAfter.StringFixed(d)
+	}
 	h.record(r, audit.Entry{Action: action, TargetKind: audit.TargetBettor, TargetID: bettorID, OperatorID: operatorID,
-		Key:    cashierKeyPrefix + operatorID + ":" + key,
-		Before: audit.State(cashierAudit{Currency: cur.Code, Balance: e.BalanceAfter.Sub(e.Amount).StringFixed(d)}),
-		After: audit.State(cashierAudit{Currency: cur.Code, Balance: e.BalanceAfter.StringFixed(d), Amount: t.Amount.StringFixed(d),
-			IdempotencyKey: key, Reference: t.Reference, TransferID: t.ID})})
+		Key: cashierKeyPrefix + operatorID + ":" + key, Before: audit.State(before), After: audit.State(after)})
+}
+
+// transferEntry returns the entry of transfer transferID on accountID.
+func (h *handler) transferEntry(ctx context.Context, transferID, accountID string) (ledger.Entry, error) {
+	entries, err := h.ledger.Store().TransferEntries(ctx, transferID)
+	if err != nil {
+		return ledger.Entry{}, err
+	}
+	i := slices.IndexFunc(entries, func(e ledger.Entry) bool { return e.AccountID == accountID })
+	if i < 0 {
+		return ledger.Entry{}, errors.New("the transfer has no entry on the bettor's account")
+	}
+	return entries[i], nil
 }
 
 // AuditEntry is an entry of the audit trail as the admin API shows it.
