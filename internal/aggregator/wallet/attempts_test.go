@@ -35,6 +35,9 @@ func TestWalletAttempts(t *testing.T) {
 		{"200 not JSON", "withdraw", []canned{{200, `oops`}, ok}, "unknown//200/unreadable_answer done//200/", betting.TxWithdrawal, "wd-b1", "1.5"},
 		{"win", "deposit", []canned{{200, `{"balance":"12"}`}}, "done//200/", betting.TxDeposit, "dp-b1", "3"},
 		{"rollback not yet", "rollback", []canned{{500, `{"meta":{"api_code":"503"}}`}}, "unknown//500/", betting.TxRollback, "rb-b1", "1.5"},
+		{"win refused, numeric balance", "deposit", []canned{{400, `{"balance":0,"meta":{"api_code":"100"}}`}}, "refused/insufficient_funds/400/", betting.TxDeposit, "dp-b1", "3"},
+		{"rollback refused, numeric ids", "rollback", []canned{{400, `{"round_id":1,"transactions":[{"id":2}],"meta":{"api_code":"409"}}`}}, "refused/bet_rejected_other/400/", betting.TxRollback, "rb-b1", "1.5"},
+		{"win 200, numeric balance", "deposit", []canned{{200, `{"balance":12}`}}, "unknown//200/unreadable_answer", betting.TxDeposit, "dp-b1", "3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

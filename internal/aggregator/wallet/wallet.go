@@ -15,10 +15,16 @@
 // 100 is insufficient_funds, 105 and 106 bet_limit_reached, 110 (player
 // disabled) bettor_blocked, any other 1xx or 4xx a final bet_rejected_other;
 // 503 and every other number or a non-numeric code are temporary, as are
-// 5xx answers, time-outs, unreadable bodies and a 200 to a credit (a win, a
-// Round/Finish, a Round/Rollback) without a decimal-string balance, which
-// is not the protocol's answer. An HTTP 403 without an api_code (a refused
-// signature) is final.
+// 5xx answers, time-outs, unreadable bodies (not a JSON object, a meta
+// that is not one, or a 200 whose round_id or balance is not a string) and
+// a 200 to a credit (a win, a Round/Finish, a Round/Rollback) without a
+// decimal-string balance, which is not the protocol's answer. An HTTP 403
+// without an api_code (a refused signature) is final. meta.api_code is read
+// on its own: another member of an unexpected type (a numeric id, a
+// numeric balance) does not hide it. Each step then decodes only the
+// members it needs: a bet's 200 is a debit only with a round_id and a
+// decimal-string balance; the aggregator's transaction id, kept for the
+// records, is taken as a string or a JSON number's digits.
 //
 // The transport (the guarded HTTP client, time-outs, body limit, retry
 // schedule and its cancellation rule, attempt records) is
@@ -217,25 +223,18 @@ type answer struct {
 	detail string                // for logs: status and api_code
 	// malformed: an answer arrived that is not the protocol's.
 	malformed bool
-	body      struct {
-		RoundID      *string `json:"round_id"`
-		Balance      *string `json:"balance"`
-		Transactions []struct {
-			IDProvider string `json:"id_provider"`
-			ID         string `json:"id"`
-		} `json:"transactions"`
-		Meta *struct {
-			APICode json.RawMessage `json:"api_code"`
-		} `json:"meta"`
-	}
+	// raw is the answer's body; each step decodes only the members it
+	// needs, so a member of an unexpected type hides no other.
+	raw []byte
 }
 
-// classify reads meta.api_code of every answer; see the package comment.
+// classify reads meta.api_code of every answer, whatever the answer's other
+// members hold; see the package comment.
 func classify(status int, raw []byte) answer {
-	var a answer
-	parsed := json.Unmarshal(raw, &a.body) == nil
-	if parsed && a.body.Meta != nil && len(a.body.Meta.APICode) > 0 && string(a.body.Meta.APICode) != "null" {
-		text := string(a.body.Meta.APICode)
+	a := answer{raw: raw}
+	code, readable := apiCode(raw)
+	if len(code) > 0 {
+		text := string(code)
 		if unq, err := strconv.Unquote(text); err == nil {
 			text = unq
 		}
@@ -259,10 +258,11 @@ func classify(status int, raw []byte) answer {
 	}
 	a.detail = fmt.Sprintf("HTTP %d", status)
 	switch {
-	case status == http.StatusOK && parsed:
+	case status == http.StatusOK && readable && protocolTypes(raw):
 		a.kind = done
 	case status == http.StatusOK:
-		// Not JSON, or JSON of other types than the protocol's.
+		// Not a JSON object, a meta that is not one, or a round_id or a
+		// balance that is not a string.
 		a.kind, a.malformed = temporary, true
 	case status == http.StatusForbidden:
 		a.kind, a.code = final, betting.RejectOther
@@ -270,6 +270,84 @@ func classify(status int, raw []byte) answer {
 		a.kind = temporary
 	}
 	return a
+}
+
+// apiCode returns meta.api_code of body, decoding nothing else: code is
+// empty when the answer has none (no meta, no api_code, or null), and
+// readable is false when body is not a JSON object (or null) or its meta
+// is not one, so that whether it carries an api_code cannot be told.
+func apiCode(body []byte) (code json.RawMessage, readable bool) {
+	var top struct {
+		Meta json.RawMessage `json:"meta"`
+	}
+	if json.Unmarshal(body, &top) != nil {
+		return nil, false
+	}
+	var meta struct {
+		APICode json.RawMessage `json:"api_code"`
+	}
+	if len(top.Meta) > 0 && json.Unmarshal(top.Meta, &meta) != nil {
+		return nil, false
+	}
+	if string(meta.APICode) == "null" {
+		return nil, true
+	}
+	return meta.APICode, true
+}
+
+// protocolTypes reports whether the round_id and the balance of body, when
+// present, are strings (or null), as the protocol writes them; an answer
+// with a numeric one is not the protocol's, whatever its other members.
+func protocolTypes(body []byte) bool {
+	var m struct {
+		RoundID *string `json:"round_id"`
+		Balance *string `json:"balance"`
+	}
+	return json.Unmarshal(body, &m) == nil
+}
+
+// balance returns the answer's balance: readable only as a decimal string.
+func (a answer) balance() (money.Amount, bool) {
+	var m struct {
+		Balance *string `json:"balance"`
+	}
+	if json.Unmarshal(a.raw, &m) != nil || m.Balance == nil {
+		return money.Amount{}, false
+	}
+	b, err := money.ParseAmount(*m.Balance)
+	return b, err == nil
+}
+
+// hasRoundID reports whether the answer carries a round_id: a non-empty
+// string.
+func (a answer) hasRoundID() bool {
+	var m struct {
+		RoundID *string `json:"round_id"`
+	}
+	return json.Unmarshal(a.raw, &m) == nil && m.RoundID != nil && *m.RoundID != ""
+}
+
+// transactionID returns the aggregator's id of the answer's first
+// transaction, kept for the records only: a string, or the digits of a
+// JSON number; empty when it is missing or of another type.
+func (a answer) transactionID() string {
+	var m struct {
+		Transactions []struct {
+			ID json.RawMessage `json:"id"`
+		} `json:"transactions"`
+	}
+	if json.Unmarshal(a.raw, &m) != nil || len(m.Transactions) == 0 {
+		return ""
+	}
+	var id string
+	if json.Unmarshal(m.Transactions[0].ID, &id) == nil {
+		return id
+	}
+	var n json.Number
+	if json.Unmarshal(m.Transactions[0].ID, &n) == nil {
+		return n.String()
+	}
+	return ""
 }
 
 // call sends body once.
@@ -343,29 +421,17 @@ func (c *Client) Withdraw(ctx context.Context, op betting.Operator, b betting.Be
 	case final:
 		return betting.WalletAnswer{Status: betting.WalletRefused, Code: last.code, Detail: last.detail, Attempts: attempts}, nil
 	case done:
-		balance, ok := amount(last.body.Balance)
-		if !ok || last.body.RoundID == nil || *last.body.RoundID == "" {
+		balance, ok := last.balance()
+		if !ok || !last.hasRoundID() {
 			// Not the answer the protocol requires: the debit is reversed.
 			attempts[len(attempts)-1].Result, attempts[len(attempts)-1].Error = betting.AttemptUnknown, betting.FailureUnreadableAnswer
 			return betting.WalletAnswer{Status: betting.WalletUnknown, Code: betting.RejectWalletRolledBack,
 				Detail: "Round/BetWin answered 200 without round_id or balance", Attempts: attempts}, nil
 		}
-		var txID string
-		if len(last.body.Transactions) > 0 {
-			txID = last.body.Transactions[0].ID
-		}
-		return betting.WalletAnswer{Status: betting.WalletDone, OperatorTxID: txID, Balance: &balance, Attempts: attempts}, nil
+		return betting.WalletAnswer{Status: betting.WalletDone, OperatorTxID: last.transactionID(), Balance: &balance, Attempts: attempts}, nil
 	case temporary:
 	}
 	return betting.WalletAnswer{Status: betting.WalletUnknown, Code: betting.RejectWalletUnavailable, Detail: last.detail, Attempts: attempts}, nil
-}
-
-func amount(s *string) (money.Amount, bool) {
-	if s == nil {
-		return money.Amount{}, false
-	}
-	a, err := money.ParseAmount(*s)
-	return a, err == nil
 }
 
 // Rollback reverses the bet's stake (Round/Rollback naming the stake's
@@ -415,7 +481,7 @@ func (c *Client) credit(ctx context.Context, op betting.Operator, path string, b
 		if err != nil {
 			return false, err
 		}
-		balance, ok := amount(a.body.Balance)
+		balance, ok := a.balance()
 		if a.kind == done && !ok {
 			// A 200 without the balance every answer of the protocol
 			// carries is not the aggregator's answer (a proxy's, a
@@ -441,7 +507,7 @@ func (c *Client) Balance(ctx context.Context, op betting.Operator, accountID, cu
 	if a.kind != done {
 		return money.Amount{}, fmt.Errorf("Player/Balance: %s", a.detail)
 	}
-	balance, ok := amount(a.body.Balance)
+	balance, ok := a.balance()
 	if !ok {
 		return money.Amount{}, errors.New("Player/Balance: no readable balance")
 	}

@@ -46,6 +46,16 @@ func TestWithdrawAnswers(t *testing.T) {
 		{"200 without round_id", []canned{{200, `{"balance":"9.00","transactions":[]}`}}, betting.WalletUnknown, betting.RejectWalletRolledBack, 1},
 		{"200 without balance", []canned{{200, `{"round_id":"c-1"}`}}, betting.WalletUnknown, betting.RejectWalletRolledBack, 1},
 		{"403 without api_code", []canned{{403, `forbidden`}}, betting.WalletRefused, betting.RejectOther, 1},
+		// meta.api_code is honoured whatever the other members hold.
+		{"100 with a numeric transaction id", []canned{{400, `{"code":"insufficient_funds","transactions":[{"id_provider":"wd-b1","id":12}],` +
+			`"meta":{"api_code":"100","balance":"0.50"}}`}}, betting.WalletRefused, betting.RejectInsufficientFund, 1},
+		{"409 with a numeric balance", []canned{{400, `{"balance":0.5,"meta":{"api_code":"409"}}`}}, betting.WalletRefused, betting.RejectOther, 1},
+		{"105 on a 200 with a numeric round_id", []canned{{200, `{"round_id":7,"meta":{"api_code":"105"}}`}}, betting.WalletRefused, betting.RejectBetLimitReached, 1},
+		// A 200 with a numeric round_id or balance is not the protocol's
+		// answer: unreadable, resent.
+		{"200 with a numeric balance", []canned{{200, `{"round_id":"c-1","balance":9}`}}, betting.WalletUnknown, betting.RejectWalletUnavailable, wallet.BetAttempts},
+		{"200 with a numeric round_id", []canned{{200, `{"round_id":1,"balance":"9"}`}}, betting.WalletUnknown, betting.RejectWalletUnavailable, wallet.BetAttempts},
+		{"200 with a meta that is not an object", []canned{{200, `{"round_id":"c-1","balance":"9","meta":"105"}`}}, betting.WalletUnknown, betting.RejectWalletUnavailable, wallet.BetAttempts},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -198,5 +208,21 @@ func TestCreditsStopWhenContextEnds(t *testing.T) {
 		if n := requests.Load(); n != 1 {
 			t.Errorf("%s: %d requests, want 1", name, n)
 		}
+	}
+}
+
+// TestWithdrawKeepsANumericTransactionID: the aggregator's transaction id
+// is kept for the records only; a JSON number's digits are kept as it, and
+// the debit is done.
+func TestWithdrawKeepsANumericTransactionID(t *testing.T) {
+	t.Parallel()
+	f := &fakeWallet{answers: []canned{{200, `{"round_id":"b1","balance":"8.5","transactions":[{"id_provider":"wd-b1","id":9001}]}`}}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	op := betting.Operator{ID: "agg", Integration: betting.IntegrationAggregator, WalletURL: srv.URL, SigningSecret: secret}
+	b := betting.Bet{ID: "b1", BettorID: "p1", Currency: "EUR", Stake: money.MustParse("1.50"), WithdrawalTxID: "wd-b1", SessionID: "s-1"}
+	got, err := wallet.New(wallet.Options{AllowInsecure: true}).Withdraw(context.Background(), op, b)
+	if err != nil || got.Status != betting.WalletDone || got.OperatorTxID != "9001" || got.Balance == nil || got.Balance.String() != "8.5" {
+		t.Errorf("answer = %+v, %v; want done, transaction 9001, balance 8.5", got, err)
 	}
 }
