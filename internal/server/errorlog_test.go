@@ -148,3 +148,31 @@ func TestRequestIDIsMadeWhenMissing(t *testing.T) {
 		t.Errorf("X-Request-Id = %q, want 32 hex digits", id)
 	}
 }
+
+// TestAggregatorSignatureDatabaseFailureIsLogged: when the aggregators
+// whose secrets a signature is checked against cannot be read, the
+// launcher and Round/Details answer their own 500 (not the 403 of a bad
+// signature, which would send the partner looking at the secret), each
+// with one log line holding the cause and the request id.
+func TestAggregatorSignatureDatabaseFailureIsLogged(t *testing.T) {
+	t.Parallel()
+	var logs logbuffer.Buffer
+	path := filepath.Join(t.TempDir(), "foresight.db")
+	aw := newAggWorldWith(t, "sqlite:"+path, worldOptions{log: slog.New(slog.NewJSONHandler(&logs, nil))})
+	breakDatabase(t, path, "ALTER TABLE betting_operators RENAME TO betting_operators_hidden")
+
+	id := "launch-" + uuid.NewString()
+	a := aw.signed("/v2/agg_provider.Launcher/Real", casinoSecret, realLaunch("p-1", "EUR", uuid.NewString()), "X-Request-Id", id)
+	if a.status != 500 || a.json(t)["error"] != "internal_error" {
+		t.Errorf("Launcher/Real = %d %s, want 500 internal_error", a.status, a.body)
+	}
+	checkFailureLogged(t, &logs, id, a.header.Get("X-Request-Id"), a.body, "no such table")
+
+	id = "details-" + uuid.NewString()
+	a = aw.details(uuid.NewString(), "en", "X-Request-Id", id)
+	m := a.json(t)
+	if meta, _ := m["meta"].(map[string]any); a.status != 500 || m["code"] != "internal" || meta["api_code"] != "503" {
+		t.Errorf("Round/Details = %d %s, want the wallet-style 500 internal / 503", a.status, a.body)
+	}
+	checkFailureLogged(t, &logs, id, a.header.Get("X-Request-Id"), a.body, "no such table")
+}

@@ -7,7 +7,9 @@
 // Launcher and details requests are authenticated before anything else by
 // X-REQUEST-SIGN, the lowercase hex HMAC-SHA256 of the raw body: the
 // aggregator is the operator whose signing secret produced it (compared in
-// constant time against each aggregator's).
+// constant time against each aggregator's). A request no aggregator signed
+// is 403; when the aggregators cannot be read, the answer is the call's 500,
+// logged like every other.
 //
 // Each call keeps the error body the spec gives it (the launcher's
 // {"error": code}, Round/Details' wallet-style body, the session
@@ -24,6 +26,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -124,31 +127,40 @@ func tooManySessions(w http.ResponseWriter) {
 	httpjson.WriteProblem(w, http.StatusTooManyRequests, "Too many session requests from this address; retry after Retry-After seconds.")
 }
 
+// Why signed refused a request; any other error of signed is internal.
+var (
+	// errUnreadableBody: the body is too large, unreadable or not sent
+	// within requestbody.Within.
+	errUnreadableBody = errors.New("aggregator: request body unreadable")
+	// errNotSigned: X-REQUEST-SIGN is missing or malformed, or no
+	// aggregator's secret signed the body.
+	errNotSigned = errors.New("aggregator: request not signed by a known aggregator")
+)
+
 // signed reads the body and returns it with the aggregator whose secret
-// signed it. ok is false when the body is too large, unreadable or not
-// sent within requestbody.Within (tooLarge says so) or no aggregator
-// signed it. A missing or malformed X-REQUEST-SIGN is refused before the
-// body is read.
-func (h *handler) signed(w http.ResponseWriter, r *http.Request) (body []byte, op betting.Operator, tooLarge, ok bool) {
+// signed it. The error is errUnreadableBody or errNotSigned when the
+// request is refused, and any other error when the aggregators could not
+// be read (the caller answers 500 and logs it). A missing or malformed
+// X-REQUEST-SIGN is refused before the body is read.
+func (h *handler) signed(w http.ResponseWriter, r *http.Request) (body []byte, op betting.Operator, err error) {
 	sig, err := hex.DecodeString(r.Header.Get("X-REQUEST-SIGN"))
 	if err != nil || len(sig) != sha256.Size {
-		return nil, op, false, false
+		return nil, op, errNotSigned
 	}
 	body, err = requestbody.Read(w, r, MaxBody)
 	if err != nil {
-		return nil, op, true, false
+		return nil, op, errUnreadableBody
 	}
 	ops, err := h.catalog.CachedIntegration(r.Context(), betting.IntegrationAggregator)
 	if err != nil {
-		h.log.ErrorContext(r.Context(), "aggregator: listing operators", requestid.Attr(r.Context()), "err", err)
-		return body, op, false, false
+		return body, op, fmt.Errorf("aggregator: listing operators: %w", err)
 	}
 	for _, o := range ops {
 		if hmac.Equal(walletcall.MAC(o.SigningSecret, body), sig) {
-			return body, o, false, true
+			return body, o, nil
 		}
 	}
-	return body, op, false, false
+	return body, op, errNotSigned
 }
 
 // launchBody is a Launcher/Real or Launcher/Demo request. Unknown fields
@@ -193,15 +205,22 @@ type answer struct {
 	warn bool
 }
 
+// launcherInternal is the launcher's answer to an internal failure.
+var launcherInternal = answer{status: http.StatusInternalServerError, code: "internal_error"}
+
 // launcherAnswers maps the platform's error codes to the launcher's
-// answers; any other error is 500 internal_error.
+// answers; any other error is launcherInternal.
 var launcherAnswers = map[betting.ErrorCode]answer{
 	betting.ErrInvalid:   {status: http.StatusBadRequest, code: "invalid_request"},
 	betting.ErrForbidden: {status: http.StatusForbidden, code: "forbidden"},
 }
 
+// detailsInternal is Round/Details' answer to an internal failure: 500
+// internal, api_code 503.
+var detailsInternal = answer{status: http.StatusInternalServerError, code: "internal", apiCode: "503", message: "Service is unavailable."}
+
 // detailsAnswers maps the platform's error codes to Round/Details'
-// answers; any other error is 500 internal / 503.
+// answers; any other error is detailsInternal.
 var detailsAnswers = map[betting.ErrorCode]answer{
 	betting.ErrNotFound: {status: http.StatusBadRequest, code: "invalid_argument", apiCode: "404", message: "Not found."},
 }
@@ -245,13 +264,17 @@ func (h *handler) launcherReal(w http.ResponseWriter, r *http.Request) { h.launc
 func (h *handler) launcherDemo(w http.ResponseWriter, r *http.Request) { h.launch(w, r, true) }
 
 func (h *handler) launch(w http.ResponseWriter, r *http.Request, demo bool) {
-	body, op, tooLarge, ok := h.signed(w, r)
+	body, op, err := h.signed(w, r)
 	switch {
-	case tooLarge:
+	case errors.Is(err, errUnreadableBody):
 		launcherError(w, http.StatusBadRequest, "invalid_request")
 		return
-	case !ok:
+	case errors.Is(err, errNotSigned):
 		launcherError(w, http.StatusForbidden, "forbidden")
+		return
+	case err != nil:
+		h.logFailure(r, slog.LevelError, launcherInternal.status, err)
+		launcherError(w, launcherInternal.status, launcherInternal.code)
 		return
 	}
 	var req launchBody
@@ -264,14 +287,13 @@ func (h *handler) launch(w http.ResponseWriter, r *http.Request, demo bool) {
 		lr.Account = &aggregator.Account{ID: req.Account.ID, Currency: req.Account.Currency}
 	}
 	var launchURL string
-	var err error
 	if demo {
 		launchURL, err = h.svc.Demo(r.Context(), op, lr)
 	} else {
 		launchURL, err = h.svc.Real(r.Context(), op, lr)
 	}
 	if err != nil {
-		a := h.answerOf(r, launcherAnswers, answer{status: http.StatusInternalServerError, code: "internal_error"}, err, "operator_id", op.ID)
+		a := h.answerOf(r, launcherAnswers, launcherInternal, err, "operator_id", op.ID)
 		launcherError(w, a.status, a.code)
 		return
 	}
@@ -284,13 +306,17 @@ func twirpError(w http.ResponseWriter, status int, code, apiCode, message string
 }
 
 func (h *handler) roundDetails(w http.ResponseWriter, r *http.Request) {
-	body, op, tooLarge, ok := h.signed(w, r)
+	body, op, err := h.signed(w, r)
 	switch {
-	case tooLarge:
+	case errors.Is(err, errUnreadableBody):
 		twirpError(w, http.StatusBadRequest, "invalid_argument", "400", "Invalid request.")
 		return
-	case !ok:
+	case errors.Is(err, errNotSigned):
 		launcherError(w, http.StatusForbidden, "forbidden")
+		return
+	case err != nil:
+		h.logFailure(r, slog.LevelError, detailsInternal.status, err)
+		twirpError(w, detailsInternal.status, detailsInternal.code, detailsInternal.apiCode, detailsInternal.message)
 		return
 	}
 	var req struct {
@@ -304,8 +330,7 @@ func (h *handler) roundDetails(w http.ResponseWriter, r *http.Request) {
 	}
 	d, err := h.svc.Details(r.Context(), op, *req.RoundID, aggregator.DetailsLocale(req.Locale, r.Header.Get("Accept-Language")))
 	if err != nil {
-		a := h.answerOf(r, detailsAnswers, answer{status: http.StatusInternalServerError, code: "internal", apiCode: "503", message: "Service is unavailable."},
-			err, "operator_id", op.ID, "round_id", *req.RoundID)
+		a := h.answerOf(r, detailsAnswers, detailsInternal, err, "operator_id", op.ID, "round_id", *req.RoundID)
 		twirpError(w, a.status, a.code, a.apiCode, a.message)
 		return
 	}
