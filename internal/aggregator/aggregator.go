@@ -48,7 +48,8 @@ type Launch struct {
 	// AccountID and Currency are the player's; empty for a demo.
 	AccountID string
 	Currency  string
-	// SessionID is the aggregator's session, repeated in wallet calls.
+	// SessionID is the aggregator's session_id, as sent (letter case
+	// included), repeated in wallet calls.
 	SessionID string
 	Locale    string
 	Demo      bool
@@ -176,7 +177,7 @@ func (s *Service) Real(ctx context.Context, op betting.Operator, r LaunchRequest
 		return "", invalidf("account %s plays in %s", r.Account.ID, b.Currency)
 	}
 	return s.launch(ctx, Launch{OperatorID: op.ID, CasinoID: r.CasinoID, AccountID: r.Account.ID, Currency: r.Account.Currency,
-		SessionID: strings.ToLower(*r.SessionID), Locale: LauncherLocale(r.Locale)})
+		SessionID: *r.SessionID, Locale: LauncherLocale(r.Locale)})
 }
 
 // Demo starts a demo session (Launcher/Demo): no player, no wallet call,

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -42,7 +44,11 @@ func newAggWorldWith(t testing.TB, db string, opts worldOptions) *aggWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wallet := httptest.NewServer(c.Handler())
+	h := c.Handler()
+	if opts.casino != nil {
+		h = opts.casino(h)
+	}
+	wallet := httptest.NewServer(h)
 	t.Cleanup(wallet.Close)
 	bw := newBettingWorldWith(t, db, opts)
 	st, p := bw.admin("POST", "/admin/v1/operators", fmt.Sprintf(`{"id":"agg","name":"Aggregator","integration":"aggregator",
@@ -703,4 +709,58 @@ func TestAggregatorAcrossNodes(t *testing.T) {
 	if again := aw.post("/api/v1/sessions", fmt.Sprintf(`{"session_request_id":%q}`, u.Query().Get("session_request_id"))); again.status != 401 {
 		t.Errorf("the same launch exchanged again on the first node = %d", again.status)
 	}
+}
+
+// TestAggregatorSessionIDRepeatedAsSent: the launch's session_id is
+// repeated in every wallet call of the session and of its bets' rounds
+// exactly as the aggregator sent it, upper-case letters included
+// (docs/aggregator-integration.md: stored with the bet and repeated in
+// every call of its round).
+func TestAggregatorSessionIDRepeatedAsSent(t *testing.T) {
+	t.Parallel()
+	forEachDatabase(t, func(t *testing.T, db string) {
+		var mu sync.Mutex
+		sent := map[string][]string{} // path → session_id of each wallet request
+		aw := newAggWorldWith(t, db, worldOptions{casino: func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				var req struct {
+					SessionID string `json:"session_id"`
+				}
+				_ = json.Unmarshal(body, &req)
+				mu.Lock()
+				sent[r.URL.Path] = append(sent[r.URL.Path], req.SessionID)
+				mu.Unlock()
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				next.ServeHTTP(w, r)
+			})
+		}})
+		session := strings.ToUpper(uuid.NewString())
+		token := aw.session("player-7", "EUR", session)
+		acc := aw.place(token, uuid.NewString(), aw.outcome[0], "10.00")
+		if acc.status != 202 {
+			t.Fatalf("place = %d %s", acc.status, acc.body)
+		}
+		if bet := aw.settled(token, acc.json(t)["id"].(string)); bet["status"] != "confirmed" {
+			t.Fatalf("bet = %v", bet)
+		}
+		aw.resolve(aw.market, aw.outcome[0])
+		waitfor.True(t, "the win's Round/BetWin", func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return len(sent["/v2/provider_agg.Round/BetWin"]) >= 2
+		})
+		mu.Lock()
+		defer mu.Unlock()
+		if len(sent["/v2/provider_agg.Player/Balance"]) == 0 {
+			t.Errorf("no Player/Balance request: %v", sent)
+		}
+		for path, ids := range sent {
+			for _, id := range ids {
+				if id != session {
+					t.Errorf("%s carried session_id %q, want %q as sent", path, id, session)
+				}
+			}
+		}
+	})
 }

@@ -84,6 +84,9 @@ type worldOptions struct {
 	// partner, when set, wraps the sandbox operator's handler (betting
 	// worlds): tests count the wallet requests with it.
 	partner func(http.Handler) http.Handler
+	// casino, when set, wraps the sandbox casino's handler (aggregator
+	// worlds): tests read the wallet requests with it.
+	casino func(http.Handler) http.Handler
 }
 
 func testConfig(databaseURL string) server.Config {
