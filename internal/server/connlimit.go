@@ -2,9 +2,11 @@ package server
 
 import (
 	"container/list"
+	"io"
 	"net"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // connLimiter is a listener that serves at most limit connections at once,
@@ -166,4 +168,46 @@ func (c *limitedConn) Close() error {
 	l.mu.Unlock()
 	l.release()
 	return err
+}
+
+// closeUnreadBodies ends, once next returned, an HTTP/1 request whose body
+// next left unread (a request refused before its body, or a route that
+// takes none), by setting the connection's read deadline to now: the
+// server then answers and closes the connection instead of reading the
+// rest of the body to discard it, which it would wait for up to its
+// ReadTimeout. Without that, a request announcing a body and never
+// sending it held its connection busy for the whole ReadTimeout, out of
+// the limiter's reach (it closes idle connections only), and the cap's
+// worth of them locked everyone out. A body read to its end keeps the
+// connection for the next request.
+func closeUnreadBodies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor != 1 || r.Body == nil || r.Body == http.NoBody {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body := &readCounter{ReadCloser: r.Body}
+		r.Body = body
+		next.ServeHTTP(w, r)
+		if !body.eof && (r.ContentLength < 0 || body.n < r.ContentLength) {
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+		}
+	})
+}
+
+// readCounter is a request body that counts the bytes read from it and
+// notes its end.
+type readCounter struct {
+	io.ReadCloser
+	n   int64
+	eof bool
+}
+
+func (b *readCounter) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n += int64(n)
+	if err == io.EOF {
+		b.eof = true
+	}
+	return n, err
 }

@@ -163,3 +163,48 @@ func TestConnectionsWaitWhenNoneIsIdle(t *testing.T) {
 		t.Fatalf("once the busy connection closed, the waiting one: %v", err)
 	}
 }
+
+// TestUnreadBodyDoesNotHoldItsConnection: a request that announces a body
+// and never sends it, to a route that reads none, is answered at once and
+// its connection closed, so that the cap's worth of them cannot lock out
+// everyone (the server waited for the body to discard it, up to its
+// ReadTimeout, with the connection busy and out of the limiter's reach;
+// found by an outside review). A body read to its end keeps the
+// connection alive.
+func TestUnreadBodyDoesNotHoldItsConnection(t *testing.T) {
+	t.Parallel()
+	addr, _ := limitedServer(t, 1, closeUnreadBodies(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/read" {
+			io.Copy(io.Discard, r.Body)
+		}
+	})))
+	for _, head := range []string{"Content-Length: 100", "Transfer-Encoding: chunked"} {
+		stalled, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(stalled, "POST /healthz HTTP/1.1\r\nHost: x\r\n%s\r\n\r\n", head)
+		stalled.SetReadDeadline(time.Now().Add(waitfor.Bound))
+		resp, err := http.ReadResponse(bufio.NewReader(stalled), nil)
+		if err != nil {
+			t.Fatalf("%s, body never sent: no answer (%v)", head, err)
+		}
+		resp.Body.Close()
+		if !resp.Close || !isClosed(stalled) {
+			t.Errorf("%s, body never sent: the connection stays open", head)
+		}
+		stalled.Close()
+	}
+	// The cap is one connection: the next client is served.
+	kept := keepAlive(t, addr, "/")
+	fmt.Fprint(kept, "POST /read HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello")
+	kept.SetReadDeadline(time.Now().Add(waitfor.Bound))
+	resp, err := http.ReadResponse(bufio.NewReader(kept), nil)
+	if err != nil {
+		t.Fatalf("a body read to its end: %v", err)
+	}
+	resp.Body.Close()
+	if resp.Close || isClosed(kept) {
+		t.Error("a request whose body was read to its end closed its connection")
+	}
+}

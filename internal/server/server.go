@@ -558,7 +558,7 @@ func (s *Server) routes() http.Handler {
 		w.Write(b)
 	})
 	// Every answer carries X-Request-Id; the log line of a failure names it.
-	return requestid.Middleware(mux)
+	return closeUnreadBodies(requestid.Middleware(mux))
 }
 
 // favicon is the icon browsers ask for at /favicon.ico (the backoffice,
