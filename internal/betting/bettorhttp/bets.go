@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 	"strconv"
@@ -200,6 +201,14 @@ func (h *handler) portfolio(w http.ResponseWriter, r *http.Request, b Bettor) {
 	httpjson.Write(w, http.StatusOK, map[string]any{"total_stakes": stakes.String(), "total_positions": count, "currency": b.Currency})
 }
 
+// MaxBalanceReadsInProgress is how many profile reads of one bettor that
+// read the balance live (the aggregator's Player/Balance, the bundled
+// ledger) may be in progress at once in one process; one more is answered
+// 429 with Retry-After. A widget reads its profile one at a time; without
+// a cap one token, over HTTP/2, made the server hold 200 calls to the
+// aggregator's wallet at once, each on its own connection.
+const MaxBalanceReadsInProgress = 4
+
 // me answers the profile. On the aggregator path (ReadBalance set) the
 // balance is the one Player/Balance answers now, and a failing read hides
 // it (null), whatever an earlier wallet answer reported (aggregator-api.md,
@@ -208,6 +217,14 @@ func (h *handler) portfolio(w http.ResponseWriter, r *http.Request, b Bettor) {
 func (h *handler) me(w http.ResponseWriter, r *http.Request, b Bettor) {
 	var shown *money.Amount
 	if b.ReadBalance != nil {
+		release, ok := h.balanceReads.Take(b.OperatorID + "\x00" + b.ID)
+		if !ok {
+			httpjson.SetRetryAfter(w, time.Second)
+			httpjson.WriteProblem(w, http.StatusTooManyRequests,
+				fmt.Sprintf("%d reads of this bettor's balance are in progress; read it again after Retry-After seconds.", MaxBalanceReadsInProgress))
+			return
+		}
+		defer release()
 		if a, err := b.ReadBalance(r.Context()); err == nil {
 			shown = &a
 		}

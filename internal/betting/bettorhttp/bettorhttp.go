@@ -60,6 +60,7 @@ type handler struct {
 	// streams counts the open streams of each token (by its SHA-256).
 	streams            *ratelimit.InFlight[[sha256.Size]byte]
 	placing            *ratelimit.InFlight[string]
+	balanceReads       *ratelimit.InFlight[string]
 	streamConnects     *ratelimit.Limiter
 	streamWriteTimeout time.Duration
 	errors             errorWriter
@@ -95,6 +96,7 @@ type Options struct {
 func New(svc *betting.Service, placement *betting.Placement, auth Authenticator, o Options) http.Handler {
 	h := &handler{svc: svc, placement: placement, auth: auth, streams: ratelimit.NewInFlight[[sha256.Size]byte](MaxStreamsPerToken),
 		placing:            ratelimit.NewInFlight[string](o.MaxPlacementsInProgress),
+		balanceReads:       ratelimit.NewInFlight[string](MaxBalanceReadsInProgress),
 		streamConnects:     ratelimit.New(o.StreamConnectRate, o.StreamConnectBurst),
 		streamWriteTimeout: cmp.Or(o.StreamWriteTimeout, DefaultStreamWriteTimeout), errors: newErrorWriter(o.Log)}
 	mux := http.NewServeMux()
