@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -113,7 +114,10 @@ func (h *handler) cashier(kind string) http.HandlerFunc {
 		h.recordCashier(r, op.ID, cur, bettor.BettorID, moved, key)
 		acc, err := h.ledger.Store().Account(r.Context(), ledger.AccountID(op.ID, cur.Code, bettor))
 		if err != nil {
-			h.writeError(w, r, err)
+			// The money moved: a client that sent the movement again
+			// under a new key would move it twice.
+			h.writeError(w, r, fmt.Errorf("%w (%w)", problem(http.StatusInternalServerError, CodeInternal,
+				"The "+kind+" "+moved.ID+" was made but the balance could not be read: send the request again with the same Idempotency-Key to read it, never with a new key."), err))
 			return
 		}
 		status := http.StatusCreated
