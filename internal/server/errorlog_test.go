@@ -82,9 +82,8 @@ func checkFailureLogged(t *testing.T, logs *logbuffer.Buffer, id, echoed string,
 // and leaves one log line with the cause and the request id.
 func TestBetPlacementDatabaseFailureIsLogged(t *testing.T) {
 	t.Parallel()
-	var logs logbuffer.Buffer
-	path := filepath.Join(t.TempDir(), "foresight.db")
-	bw := newBettingWorldWith(t, "sqlite:"+path, worldOptions{log: slog.New(slog.NewJSONHandler(&logs, nil))})
+	path, logs, opts := loggedDatabase(t)
+	bw := newBettingWorldWith(t, "sqlite:"+path, opts)
 	token := bw.bettor("b-fail", "100")
 	breakDatabase(t, path, failTrigger("betting_bets"))
 	id := "place-" + uuid.NewString()
@@ -96,7 +95,7 @@ func TestBetPlacementDatabaseFailureIsLogged(t *testing.T) {
 	if p := a.json(t); p["detail"] != "Internal error." || p["status"] != float64(500) || p["type"] != "about:blank" {
 		t.Errorf("problem = %v", p)
 	}
-	checkFailureLogged(t, &logs, id, a.header.Get("X-Request-Id"), a.body, forcedCause)
+	checkFailureLogged(t, logs, id, a.header.Get("X-Request-Id"), a.body, forcedCause)
 }
 
 // TestRoundDetailsDatabaseFailureIsLogged: a database failure while
@@ -104,9 +103,8 @@ func TestBetPlacementDatabaseFailureIsLogged(t *testing.T) {
 // leaves one log line with the cause and the request id.
 func TestRoundDetailsDatabaseFailureIsLogged(t *testing.T) {
 	t.Parallel()
-	var logs logbuffer.Buffer
-	path := filepath.Join(t.TempDir(), "foresight.db")
-	aw := newAggWorldWith(t, "sqlite:"+path, worldOptions{log: slog.New(slog.NewJSONHandler(&logs, nil))})
+	path, logs, opts := loggedDatabase(t)
+	aw := newAggWorldWith(t, "sqlite:"+path, opts)
 	breakDatabase(t, path, "ALTER TABLE betting_bets RENAME TO betting_bets_hidden")
 	id := "details-" + uuid.NewString()
 	a := aw.details(uuid.NewString(), "en", "X-Request-Id", id)
@@ -117,7 +115,7 @@ func TestRoundDetailsDatabaseFailureIsLogged(t *testing.T) {
 	if meta, _ := m["meta"].(map[string]any); m["code"] != "internal" || meta["api_code"] != "503" {
 		t.Errorf("body = %s, want the wallet-style internal / 503", a.body)
 	}
-	checkFailureLogged(t, &logs, id, a.header.Get("X-Request-Id"), a.body, "no such table")
+	checkFailureLogged(t, logs, id, a.header.Get("X-Request-Id"), a.body, "no such table")
 }
 
 // TestTicketSubmissionDatabaseFailureIsLogged: a database failure while a
@@ -126,16 +124,15 @@ func TestRoundDetailsDatabaseFailureIsLogged(t *testing.T) {
 // id.
 func TestTicketSubmissionDatabaseFailureIsLogged(t *testing.T) {
 	t.Parallel()
-	var logs logbuffer.Buffer
-	path := filepath.Join(t.TempDir(), "foresight.db")
-	w := newWorld(t, "sqlite:"+path, worldOptions{log: slog.New(slog.NewJSONHandler(&logs, nil))})
+	path, logs, opts := loggedDatabase(t)
+	w := newWorld(t, "sqlite:"+path, opts)
 	breakDatabase(t, path, failTrigger("ticket_jobs"))
 	id := "submit-" + uuid.NewString()
 	r := w.do("POST", "/tickets/v1/jobs", w.key, submitBody("fail-1", sampleSpec, nil), "X-Request-Id", id)
 	if r.status != 500 || r.errorCode(t) != "storage_error" {
 		t.Fatalf("submission = %d %s, want 500 storage_error", r.status, r.body)
 	}
-	checkFailureLogged(t, &logs, id, r.header.Get("X-Request-Id"), r.body, forcedCause)
+	checkFailureLogged(t, logs, id, r.header.Get("X-Request-Id"), r.body, forcedCause)
 }
 
 // TestRequestIDIsMadeWhenMissing: an answer to a request without
@@ -156,9 +153,8 @@ func TestRequestIDIsMadeWhenMissing(t *testing.T) {
 // with one log line holding the cause and the request id.
 func TestAggregatorSignatureDatabaseFailureIsLogged(t *testing.T) {
 	t.Parallel()
-	var logs logbuffer.Buffer
-	path := filepath.Join(t.TempDir(), "foresight.db")
-	aw := newAggWorldWith(t, "sqlite:"+path, worldOptions{log: slog.New(slog.NewJSONHandler(&logs, nil))})
+	path, logs, opts := loggedDatabase(t)
+	aw := newAggWorldWith(t, "sqlite:"+path, opts)
 	breakDatabase(t, path, "ALTER TABLE betting_operators RENAME TO betting_operators_hidden")
 
 	id := "launch-" + uuid.NewString()
@@ -166,7 +162,7 @@ func TestAggregatorSignatureDatabaseFailureIsLogged(t *testing.T) {
 	if a.status != 500 || a.json(t)["error"] != "internal_error" {
 		t.Errorf("Launcher/Real = %d %s, want 500 internal_error", a.status, a.body)
 	}
-	checkFailureLogged(t, &logs, id, a.header.Get("X-Request-Id"), a.body, "no such table")
+	checkFailureLogged(t, logs, id, a.header.Get("X-Request-Id"), a.body, "no such table")
 
 	id = "details-" + uuid.NewString()
 	a = aw.details(uuid.NewString(), "en", "X-Request-Id", id)
@@ -174,5 +170,12 @@ func TestAggregatorSignatureDatabaseFailureIsLogged(t *testing.T) {
 	if meta, _ := m["meta"].(map[string]any); a.status != 500 || m["code"] != "internal" || meta["api_code"] != "503" {
 		t.Errorf("Round/Details = %d %s, want the wallet-style 500 internal / 503", a.status, a.body)
 	}
-	checkFailureLogged(t, &logs, id, a.header.Get("X-Request-Id"), a.body, "no such table")
+	checkFailureLogged(t, logs, id, a.header.Get("X-Request-Id"), a.body, "no such table")
+}
+
+// loggedDatabase returns the path of a new SQLite database, and a log and
+// the world options that log the server's lines into it as JSON.
+func loggedDatabase(t *testing.T) (path string, logs *logbuffer.Buffer, opts worldOptions) {
+	logs = &logbuffer.Buffer{}
+	return filepath.Join(t.TempDir(), "foresight.db"), logs, worldOptions{log: slog.New(slog.NewJSONHandler(logs, nil))}
 }
