@@ -334,7 +334,8 @@ type Session struct {
 
 // StartSession exchanges a launch token (POST /api/v1/sessions): the
 // launch is used up, a real session reads the player's balance once
-// (Player/Balance), and a session token is minted. Errors:
+// (Player/Balance), and a session token is minted; a demo session's token
+// carries a random session id (sid) of its own. Errors:
 // ErrLaunchInvalid; betting.ErrUnavailable, with the wallet's error as the
 // cause, when Player/Balance fails (aggregator-api.md: "an error at
 // session start fails the session"); anything else is internal.
@@ -351,9 +352,14 @@ func (s *Service) StartSession(ctx context.Context, token string) (Session, erro
 	if err != nil {
 		return Session{}, err
 	}
-	sub := "demo"
+	sub, sid := "demo", l.SessionID
 	var balance *string
-	if !l.Demo {
+	if l.Demo {
+		// A demo launch has no session_id: each demo session gets its own,
+		// so that two demo tokens minted in the same second differ and the
+		// bettor API can tell their players apart.
+		sid = uuid.NewString()
+	} else {
 		b, err := s.wallet.Balance(ctx, op, l.AccountID, l.Currency, l.SessionID)
 		if err != nil {
 			return Session{}, &betting.Error{Code: betting.ErrUnavailable, Message: "the wallet did not give the balance", Err: err}
@@ -365,7 +371,7 @@ func (s *Service) StartSession(ctx context.Context, token string) (Session, erro
 		sub = l.AccountID
 	}
 	exp := now.Add(SessionLifetime).Truncate(time.Second)
-	tok, err := s.keys.Mint(ctx, SessionClaims{Issuer: op.ID, Subject: sub, Currency: l.Currency, SessionID: l.SessionID, Demo: l.Demo,
+	tok, err := s.keys.Mint(ctx, SessionClaims{Issuer: op.ID, Subject: sub, Currency: l.Currency, SessionID: sid, Demo: l.Demo,
 		IssuedAt: now, ExpiresAt: exp})
 	if err != nil {
 		return Session{}, err

@@ -105,7 +105,7 @@ type SessionClaims struct {
 	Issuer    string // the aggregator operator's id
 	Subject   string // the account id; "demo" for a demo session
 	Currency  string
-	SessionID string
+	SessionID string // the aggregator's session_id; a random UUID for a demo session
 	Demo      bool
 	IssuedAt  time.Time
 	ExpiresAt time.Time
