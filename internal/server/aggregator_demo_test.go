@@ -24,3 +24,29 @@ func TestAggregatorDemoTokensDiffer(t *testing.T) {
 		seen[token] = i
 	}
 }
+
+// TestAggregatorDemoStreamConnectRate: a demo player that opens more odds
+// streams in a row than its burst gets 429, and another demo player of the
+// same aggregator still connects: demo players, who have no bettor id, do
+// not share one budget of stream connections.
+func TestAggregatorDemoStreamConnectRate(t *testing.T) {
+	t.Parallel()
+	aw := newAggWorld(t, "sqlite:"+t.TempDir()+"/f.db", func(c *server.Config) {
+		c.LauncherRateLimit = 0
+		c.OddsStreamRateLimit, c.OddsStreamRateBurst = 0.001, 3 // no token back during the test
+	})
+	busy, other := aw.exchange(aw.launchDemo()), aw.exchange(aw.launchDemo())
+	for i := range 3 {
+		resp, s := dialStream(t, aw.url, busy)
+		if s == nil {
+			t.Fatalf("demo stream %d = %d, want 200", i+1, resp.StatusCode)
+		}
+		s.resp.Body.Close()
+	}
+	if resp, s := dialStream(t, aw.url, busy); s != nil || resp.StatusCode != 429 {
+		t.Fatalf("a demo stream past the burst = %d, want 429", resp.StatusCode)
+	}
+	if resp, s := dialStream(t, aw.url, other); s == nil {
+		t.Errorf("another demo player's stream = %d, want 200", resp.StatusCode)
+	}
+}

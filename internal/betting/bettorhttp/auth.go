@@ -70,7 +70,8 @@ func TokenAuthenticator(svc *betting.Service, placement *betting.Placement, v *b
 			return Bettor{}, errBadToken // the platform mints no demo token for a bundled operator
 		}
 		if claims.Demo && aggregated {
-			return Bettor{Operator: op, Bettor: betting.Bettor{OperatorID: op.ID, Currency: claims.Currency}, Demo: true, ExpiresAt: claims.ExpiresAt}, nil
+			return Bettor{Operator: op, Bettor: betting.Bettor{OperatorID: op.ID, Currency: claims.Currency}, Demo: true,
+				SessionID: claims.SessionID, ExpiresAt: claims.ExpiresAt}, nil
 		}
 		b, err := placement.KnownBettor(ctx, op.ID, claims.BettorID, claims.Currency)
 		if err != nil {

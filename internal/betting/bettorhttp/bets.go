@@ -41,7 +41,7 @@ func (h *handler) placeBet(w http.ResponseWriter, r *http.Request, b Bettor) {
 		httpjson.WriteProblem(w, http.StatusUnsupportedMediaType, "The body must be JSON (Content-Type: application/json).")
 		return
 	}
-	release, ok := h.placing.Take(b.OperatorID + "\x00" + b.ID)
+	release, ok := h.placing.Take(b.limitKey())
 	if !ok {
 		httpjson.SetRetryAfter(w, time.Second)
 		httpjson.WriteProblem(w, http.StatusTooManyRequests,
@@ -217,7 +217,7 @@ const MaxBalanceReadsInProgress = 4
 func (h *handler) me(w http.ResponseWriter, r *http.Request, b Bettor) {
 	var shown *money.Amount
 	if b.ReadBalance != nil {
-		release, ok := h.balanceReads.Take(b.OperatorID + "\x00" + b.ID)
+		release, ok := h.balanceReads.Take(b.limitKey())
 		if !ok {
 			httpjson.SetRetryAfter(w, time.Second)
 			httpjson.WriteProblem(w, http.StatusTooManyRequests,

@@ -34,10 +34,11 @@ import (
 type Bettor struct {
 	Operator betting.Operator
 	betting.Bettor
-	// SessionID is the aggregator session of the token; empty on the
-	// standalone path.
+	// SessionID is the aggregator session of the token (a demo session's
+	// own random id); empty on the standalone path.
 	SessionID string
-	// Demo is a demo session: it reads the catalog and places no bet.
+	// Demo is a demo session: it has no bettor id, reads the catalog and
+	// places no bet.
 	Demo bool
 	// ReadBalance, when set, reads the balance from the wallet at each
 	// profile read (the aggregator path); nil shows the balance the
@@ -47,6 +48,22 @@ type Bettor struct {
 	ExpiresAt time.Time
 	// token is the bearer token the request authenticated with.
 	token string
+}
+
+// limitKey names who a per-bettor limit counts (stream connections in a
+// row, bets and balance reads in progress): the operator and the bettor's
+// id; a demo session, which has no bettor id, by its own session id, or by
+// its token when the token carries none (minted before demo tokens did).
+// Without it every demo player of an aggregator shared one budget.
+func (b Bettor) limitKey() string {
+	if !b.Demo {
+		return b.Operator.ID + "\x00" + b.ID
+	}
+	if b.SessionID != "" {
+		return b.Operator.ID + "\x00demo\x00" + b.SessionID
+	}
+	sum := sha256.Sum256([]byte(b.token))
+	return b.Operator.ID + "\x00demo-token\x00" + string(sum[:])
 }
 
 // Authenticator checks a bearer token and returns its bettor; any error

@@ -236,7 +236,7 @@ func (h *handler) stream(w http.ResponseWriter, r *http.Request, b Bettor) {
 // b's token holds MaxStreamsPerToken streams already. release gives the
 // token's slot back when the stream ends.
 func (h *handler) admitStream(w http.ResponseWriter, r *http.Request, b Bettor) (release func(), ok bool) {
-	if ok, wait := h.streamConnects.Allow(b.Operator.ID + "\x00" + b.ID); !ok {
+	if ok, wait := h.streamConnects.Allow(b.limitKey()); !ok {
 		h.errors.write(w, r, &betting.Error{Code: betting.ErrRateLimited, RetryAfter: wait,
 			Message: "too many odds stream connections in a row; reconnect in a moment"})
 		return nil, false
