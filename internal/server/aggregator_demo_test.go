@@ -50,3 +50,18 @@ func TestAggregatorDemoStreamConnectRate(t *testing.T) {
 		t.Errorf("another demo player's stream = %d, want 200", resp.StatusCode)
 	}
 }
+
+// TestAggregatorDemoHasNoProfile: a demo session's profile read is 403 and
+// creates no bettor (the contract: a demo creates no bettor; the read
+// created one without an id, and answered it against the schema).
+func TestAggregatorDemoHasNoProfile(t *testing.T) {
+	t.Parallel()
+	aw := newAggWorld(t, "sqlite:"+t.TempDir()+"/f.db", nil)
+	token := aw.exchange(aw.launchDemo())
+	if me := aw.api("GET", "/api/v1/auth/me", token, ""); me.status != 403 {
+		t.Errorf("a demo session's profile = %d %s, want 403", me.status, me.body)
+	}
+	if st, list := aw.admin("GET", "/admin/v1/bettors?operator_id=agg", ""); st != 200 || len(list["items"].([]any)) != 0 {
+		t.Errorf("bettors of the aggregator after a demo's profile read = %d %v, want none", st, list)
+	}
+}

@@ -215,6 +215,13 @@ const MaxBalanceReadsInProgress = 4
 // Player/Balance on a profile read). Elsewhere it is the balance the
 // operator's wallet last reported.
 func (h *handler) me(w http.ResponseWriter, r *http.Request, b Bettor) {
+	if b.Demo {
+		// A demo creates no bettor (aggregator-api.md, Launcher/Demo), so
+		// it has no profile; reading one used to create a bettor without
+		// an id.
+		httpjson.WriteProblem(w, http.StatusForbidden, "A demo session has no bettor: no profile and no balance.")
+		return
+	}
 	var shown *money.Amount
 	if b.ReadBalance != nil {
 		release, ok := h.balanceReads.Take(b.limitKey())
