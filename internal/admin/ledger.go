@@ -313,45 +313,51 @@ func (h *handler) houseResult(w http.ResponseWriter, r *http.Request) {
 // sums to zero, so what the bettors hold is minus the house's and the
 // funding account's balances.
 func (h *handler) house(ctx context.Context, operatorID string, cur betting.Currency) (HouseResult, error) {
-	store := h.ledger.Store()
-	account := func(ref ledger.AccountRef) (ledger.Account, error) {
-		a, err := store.Account(ctx, ledger.AccountID(operatorID, cur.Code, ref))
-		if ledger.CodeOf(err) == ledger.ErrNotFound {
-			return ledger.Account{}, nil
-		}
-		return a, err
-	}
-	house, err := account(ledger.House())
-	if err != nil {
-		return HouseResult{}, err
-	}
-	funding, err := account(ledger.Funding())
-	if err != nil {
-		return HouseResult{}, err
-	}
-	var in, outs money.Amount
-	var after int64
-	for house.ID != "" {
-		entries, err := store.Statement(ctx, house.ID, after, 1000)
-		if err != nil {
-			return HouseResult{}, err
-		}
-		for _, e := range entries {
-			if e.Amount.IsPositive() {
-				in = in.Add(e.Amount)
-			} else {
-				outs = outs.Sub(e.Amount)
+	var res HouseResult
+	// One snapshot: the house's balance and the sums of its entries agree
+	// even while bets settle.
+	err := h.ledger.Store().Snapshot(ctx, func(s ledger.Snapshot) error {
+		account := func(ref ledger.AccountRef) (ledger.Account, error) {
+			a, err := s.Account(ctx, ledger.AccountID(operatorID, cur.Code, ref))
+			if ledger.CodeOf(err) == ledger.ErrNotFound {
+				return ledger.Account{}, nil
 			}
-			after = e.Seq
+			return a, err
 		}
-		if len(entries) < 1000 {
-			break
+		house, err := account(ledger.House())
+		if err != nil {
+			return err
 		}
-	}
-	d := cur.Decimals
-	return HouseResult{OperatorID: operatorID, Currency: cur.Code, StakesIn: in.StringFixed(d), PayoutsOut: outs.StringFixed(d),
-		Result: house.Balance.StringFixed(d), HeldStakes: house.CreditsPending.StringFixed(d),
-		BettorBalances: house.Balance.Add(funding.Balance).Neg().StringFixed(d), NetDeposits: funding.Balance.Neg().StringFixed(d)}, nil
+		funding, err := account(ledger.Funding())
+		if err != nil {
+			return err
+		}
+		var in, outs money.Amount
+		var after int64
+		for house.ID != "" {
+			entries, err := s.Statement(ctx, house.ID, after, 1000)
+			if err != nil {
+				return err
+			}
+			for _, e := range entries {
+				if e.Amount.IsPositive() {
+					in = in.Add(e.Amount)
+				} else {
+					outs = outs.Sub(e.Amount)
+				}
+				after = e.Seq
+			}
+			if len(entries) < 1000 {
+				break
+			}
+		}
+		d := cur.Decimals
+		res = HouseResult{OperatorID: operatorID, Currency: cur.Code, StakesIn: in.StringFixed(d), PayoutsOut: outs.StringFixed(d),
+			Result: house.Balance.StringFixed(d), HeldStakes: house.CreditsPending.StringFixed(d),
+			BettorBalances: house.Balance.Add(funding.Balance).Neg().StringFixed(d), NetDeposits: funding.Balance.Neg().StringFixed(d)}
+		return nil
+	})
+	return res, err
 }
 
 // ledgerStatuses maps the ledger's error codes to the admin API's

@@ -73,9 +73,17 @@ type Tx interface {
 	UpdateBalances(ctx context.Context, a Account) error
 }
 
-// Snapshot reads the whole ledger as of one moment, each kind in
-// ascending order (accounts by id, transfers by time, entries by Seq).
+// Snapshot reads the ledger as of one moment: an account, a statement,
+// or the whole ledger, each kind in ascending order (accounts by id,
+// transfers by time, entries by Seq). Reads that must agree with each
+// other (a report's balances and sums) are made in one Snapshot: on
+// PostgreSQL the entries of accounts that keep no balance (house,
+// funding) take their Seq when written, not when committed, so separate
+// reads may see a later entry before an earlier one commits.
 type Snapshot interface {
+	// Account and Statement are Store's, as of the snapshot.
+	Account(ctx context.Context, id string) (Account, error)
+	Statement(ctx context.Context, accountID string, afterSeq int64, limit int) ([]Entry, error)
 	Accounts(ctx context.Context, fn func(Account) error) error
 	Transfers(ctx context.Context, fn func(Transfer) error) error
 	Entries(ctx context.Context, fn func(Entry) error) error

@@ -142,7 +142,15 @@ func (x pgLedgerTx) UpdateBalances(ctx context.Context, a ledger.Account) error 
 }
 
 func (s ledgerStore) Account(ctx context.Context, id string) (ledger.Account, error) {
-	a, err := rowscan.LedgerAccount(s.d.pool.QueryRow(ctx, pgLedgerAccountRead+` WHERE a.id = $1`, id))
+	return readLedgerAccount(ctx, s.d.pool, id)
+}
+
+// readLedgerAccount is Account on db: the pool, or a snapshot's
+// transaction.
+func readLedgerAccount(ctx context.Context, db interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, id string) (ledger.Account, error) {
+	a, err := rowscan.LedgerAccount(db.QueryRow(ctx, pgLedgerAccountRead+` WHERE a.id = $1`, id))
 	return a, rowscan.LedgerNotFound(err, "account", id)
 }
 
@@ -169,9 +177,15 @@ func (s ledgerStore) OpenAccounts(ctx context.Context, accounts []ledger.Account
 }
 
 func (s ledgerStore) Statement(ctx context.Context, accountID string, afterSeq int64, limit int) ([]ledger.Entry, error) {
+	return readLedgerStatement(ctx, s.d.pool, accountID, afterSeq, limit)
+}
+
+// readLedgerStatement is Statement on db: the pool, or a snapshot's
+// transaction.
+func readLedgerStatement(ctx context.Context, db querier, accountID string, afterSeq int64, limit int) ([]ledger.Entry, error) {
 	// An entry without its balance after gets the sum of the account's
 	// entries up to the page and of the page's up to it.
-	return queryList(ctx, s.d.pool, `SELECT e.seq, e.account_id::text, e.transfer_id::text, e.amount::text,
+	return queryList(ctx, db, `SELECT e.seq, e.account_id::text, e.transfer_id::text, e.amount::text,
 			coalesce(e.balance_after, (SELECT coalesce(sum(x.amount), 0) FROM ledger_entries x WHERE x.account_id = $1 AND x.seq <= $2)
 				+ sum(e.amount) OVER (ORDER BY e.seq))::text,
 			e.created_at, t.code, t.reference, t.idempotency_key
@@ -199,6 +213,14 @@ func (s ledgerStore) Snapshot(ctx context.Context, fn func(ledger.Snapshot) erro
 }
 
 type pgLedgerSnapshot struct{ tx pgx.Tx }
+
+func (s pgLedgerSnapshot) Account(ctx context.Context, id string) (ledger.Account, error) {
+	return readLedgerAccount(ctx, s.tx, id)
+}
+
+func (s pgLedgerSnapshot) Statement(ctx context.Context, accountID string, afterSeq int64, limit int) ([]ledger.Entry, error) {
+	return readLedgerStatement(ctx, s.tx, accountID, afterSeq, limit)
+}
 
 func (s pgLedgerSnapshot) each(ctx context.Context, query string, fn func(rowscan.Row) error) error {
 	rows, err := s.tx.Query(ctx, query)

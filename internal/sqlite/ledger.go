@@ -165,11 +165,28 @@ func deriveBalances(ctx context.Context, q ledgerQuery, a *ledger.Account) error
 }
 
 func (s ledgerStore) Account(ctx context.Context, id string) (ledger.Account, error) {
-	a, err := rowscan.LedgerAccount(s.d.reader.queryRow(ctx, ledgerAccountSQL, id))
+	return s.reads().account(ctx, id)
+}
+
+// ledgerReads runs the reads of Account, Statement and TransferEntries:
+// on the reader pool, or in a snapshot's transaction (one connection,
+// whose result sets are each closed before the next query).
+type ledgerReads struct {
+	query    ledgerQuery
+	queryRow func(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// reads returns the reads on the reader pool.
+func (s ledgerStore) reads() ledgerReads {
+	return ledgerReads{query: s.d.reader.query, queryRow: s.d.reader.queryRow}
+}
+
+func (r ledgerReads) account(ctx context.Context, id string) (ledger.Account, error) {
+	a, err := rowscan.LedgerAccount(r.queryRow(ctx, ledgerAccountSQL, id))
 	if err != nil {
 		return ledger.Account{}, rowscan.LedgerNotFound(err, "account", id)
 	}
-	return a, deriveBalances(ctx, s.d.reader.query, &a)
+	return a, deriveBalances(ctx, r.query, &a)
 }
 
 // statementEntries reads the entries of query, each with its transfer's
@@ -178,8 +195,8 @@ func (s ledgerStore) Account(ctx context.Context, id string) (ledger.Account, er
 // balance after the entry before it plus its amount, the first such
 // entry of the page the sum of its account's entries up to it: one sum
 // per page, not one per entry (else it reads zero).
-func (s ledgerStore) statementEntries(ctx context.Context, runningBalances bool, query string, args ...any) ([]ledger.Entry, error) {
-	rows, err := s.d.reader.query(ctx, query, args...)
+func (r ledgerReads) statementEntries(ctx context.Context, runningBalances bool, query string, args ...any) ([]ledger.Entry, error) {
+	rows, err := r.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +221,7 @@ func (s ledgerStore) statementEntries(ctx context.Context, runningBalances bool,
 		case i > 0:
 			out[i].BalanceAfter = out[i-1].BalanceAfter.Add(out[i].Amount)
 		default:
-			if out[i].BalanceAfter, err = sumLedgerAmounts(ctx, s.d.reader.query, ledgerEntrySumSQL, out[i].AccountID, out[i].Seq); err != nil {
+			if out[i].BalanceAfter, err = sumLedgerAmounts(ctx, r.query, ledgerEntrySumSQL, out[i].AccountID, out[i].Seq); err != nil {
 				return nil, err
 			}
 		}
@@ -231,13 +248,17 @@ func (s ledgerStore) OpenAccounts(ctx context.Context, accounts []ledger.Account
 }
 
 func (s ledgerStore) Statement(ctx context.Context, accountID string, afterSeq int64, limit int) ([]ledger.Entry, error) {
-	return s.statementEntries(ctx, true, `SELECT e.seq, e.account_id, e.transfer_id, e.amount, e.balance_after, e.created_at, t.code, t.reference, t.idempotency_key
+	return s.reads().statement(ctx, accountID, afterSeq, limit)
+}
+
+func (r ledgerReads) statement(ctx context.Context, accountID string, afterSeq int64, limit int) ([]ledger.Entry, error) {
+	return r.statementEntries(ctx, true, `SELECT e.seq, e.account_id, e.transfer_id, e.amount, e.balance_after, e.created_at, t.code, t.reference, t.idempotency_key
 		FROM ledger_entries e JOIN ledger_transfers t ON t.id = e.transfer_id
 		WHERE e.account_id = ? AND e.seq > ? ORDER BY e.seq LIMIT ?`, accountID, afterSeq, limit)
 }
 
 func (s ledgerStore) TransferEntries(ctx context.Context, transferID string) ([]ledger.Entry, error) {
-	return s.statementEntries(ctx, false, `SELECT e.seq, e.account_id, e.transfer_id, e.amount, e.balance_after, e.created_at, t.code, t.reference, t.idempotency_key
+	return s.reads().statementEntries(ctx, false, `SELECT e.seq, e.account_id, e.transfer_id, e.amount, e.balance_after, e.created_at, t.code, t.reference, t.idempotency_key
 		FROM ledger_entries e JOIN ledger_transfers t ON t.id = e.transfer_id
 		WHERE e.transfer_id = ? ORDER BY e.seq`, transferID)
 }
@@ -254,6 +275,19 @@ func (s ledgerStore) Snapshot(ctx context.Context, fn func(ledger.Snapshot) erro
 }
 
 type ledgerSnapshot struct{ tx *sql.Tx }
+
+// reads returns the reads in the snapshot's transaction.
+func (s ledgerSnapshot) reads() ledgerReads {
+	return ledgerReads{query: s.tx.QueryContext, queryRow: s.tx.QueryRowContext}
+}
+
+func (s ledgerSnapshot) Account(ctx context.Context, id string) (ledger.Account, error) {
+	return s.reads().account(ctx, id)
+}
+
+func (s ledgerSnapshot) Statement(ctx context.Context, accountID string, afterSeq int64, limit int) ([]ledger.Entry, error) {
+	return s.reads().statement(ctx, accountID, afterSeq, limit)
+}
 
 func (s ledgerSnapshot) each(ctx context.Context, query string, fn func(rowscan.Row) error) error {
 	rows, err := s.tx.QueryContext(ctx, query)
@@ -278,7 +312,7 @@ func (s ledgerSnapshot) Accounts(ctx context.Context, fn func(ledger.Account) er
 		return err
 	}
 	for _, a := range derived {
-		if err := deriveBalances(ctx, s.tx.QueryContext, &a); err != nil {
+		if err := deriveBalances(ctx, s.reads().query, &a); err != nil {
 			return err
 		}
 		if err := fn(a); err != nil {

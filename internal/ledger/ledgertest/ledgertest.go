@@ -37,6 +37,53 @@ func Run(t *testing.T, newDatabase func(t *testing.T) Database) {
 	t.Run("VerifyFindsTampering", func(t *testing.T) { t.Parallel(); testTampering(t, newDatabase(t)) })
 	t.Run("ConcurrentStakes", func(t *testing.T) { t.Parallel(); testConcurrentStakes(t, newDatabase(t)) })
 	t.Run("StakesDoNotQueueOnTheHouse", func(t *testing.T) { t.Parallel(); testStakesDoNotQueueOnTheHouse(t, newDatabase(t)) })
+	t.Run("SnapshotReadsAsOfItsStart", func(t *testing.T) { t.Parallel(); testSnapshotReads(t, newDatabase(t)) })
+}
+
+// testSnapshotReads checks that a Snapshot's Account and Statement read
+// the ledger as of the snapshot's first read: a transfer committed after
+// it changes neither an account that keeps its balance (a bettor's) nor
+// one whose balance is the sum of its entries (funding).
+func testSnapshotReads(t *testing.T, db Database) {
+	ctx := context.Background()
+	l := newLedger(db.Store)
+	deposited(t, l, "d1", "ann", "100")
+	ann, funding := ledger.AccountID(op, "USD", ledger.Bettor("ann")), ledger.AccountID(op, "USD", ledger.Funding())
+	err := db.Store.Snapshot(ctx, func(s ledger.Snapshot) error {
+		before, err := s.Account(ctx, ann)
+		if err != nil {
+			return err
+		}
+		deposited(t, l, "d2", "ann", "50") // commits outside the snapshot
+		for _, id := range []string{ann, funding} {
+			a, err := s.Account(ctx, id)
+			if err != nil {
+				return err
+			}
+			entries, err := s.Statement(ctx, id, 0, 10)
+			if err != nil {
+				return err
+			}
+			if want := amt("100"); id == funding {
+				want = want.Neg()
+				if !a.Balance.Equal(want) {
+					t.Errorf("funding in the snapshot: balance %s, want %s", a.Balance, want)
+				}
+			} else if !a.Balance.Equal(before.Balance) || !a.Balance.Equal(want) {
+				t.Errorf("ann in the snapshot: balance %s then %s, want %s", before.Balance, a.Balance, want)
+			}
+			if len(entries) != 1 {
+				t.Errorf("statement of %s in the snapshot: %d entries, want the 1 before it", id, len(entries))
+			}
+		}
+		_, err = s.Account(ctx, ledger.AccountID(op, "USD", ledger.Bettor("nobody")))
+		wantCode(t, "an account never opened, in a snapshot", err, ledger.ErrNotFound)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	balances(t, db.Store, ledger.Bettor("ann"), "150", "0")
 }
 
 const op = "alpha"
