@@ -484,7 +484,10 @@ func (s *connsWithoutRequest) close() {
 // returns nil after a clean stop, and the server's error otherwise.
 func Serve(ctx context.Context, l net.Listener, handler http.Handler, stop func()) error {
 	var silent connsWithoutRequest
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ConnState: silent.track}
+	// A request's body and an idle connection are bounded as the
+	// platform's are; answers are not (a fault may hold one on purpose).
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
+		ConnState: silent.track}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	select {
