@@ -89,7 +89,10 @@ func Start[TTx any](ctx context.Context, driver riverdriver.Driver[TTx], workers
 	if err != nil {
 		return nil, err
 	}
-	if err := c.Start(ctx); err != nil {
+	// The client runs until Stop, whatever ctx: River derives its jobs' contexts
+	// from this one, and a job cancelled by it rather than by Stop counts
+	// as failed, an attempt used (on the last, thrown away).
+	if err := c.Start(context.WithoutCancel(ctx)); err != nil {
 		return nil, fmt.Errorf("start river: %w", err)
 	}
 	keeper := &keeper{rec: rec, node: node, cfg: cfg, fence: f, log: log}

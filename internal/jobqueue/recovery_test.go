@@ -188,3 +188,42 @@ func TestPauseQueue(t *testing.T) {
 		return nil
 	})
 }
+
+// TestStopHandsBackAfterTheContextEnds: the context Start was given ending
+// (a SIGTERM ends the server's) does not fail the running job; Stop, which
+// follows, hands it back without using up an attempt, so a job on its
+// last attempt is not thrown away by a graceful stop (River failed it with
+// an attempt used, and discarded it; found by a review).
+func TestStopHandsBackAfterTheContextEnds(t *testing.T) {
+	t.Parallel()
+	db, raw := openSQLite(t)
+	w := &holdWorker{started: make(chan struct{}), cancelled: make(chan struct{})}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, w)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	node, err := db.StartWorkers(ctx, workers, jobqueue.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	inserter, err := jobqueue.NewClient(riversqlite.New(raw), jobqueue.DefaultConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := inserter.Insert(context.Background(), holdArgs{}, &river.InsertOpts{MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-w.started
+	cancel()
+	if err := node.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	j, err := inserter.JobGet(context.Background(), res.Job.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.State != rivertype.JobStateAvailable || j.Attempt != 0 || len(j.Errors) != 0 {
+		t.Errorf("job after a stop = %s, attempt %d, %d errors; want available again, no attempt used", j.State, j.Attempt, len(j.Errors))
+	}
+}
