@@ -380,6 +380,7 @@ func newClient[TTx any](driver riverdriver.Driver[TTx], workers *river.Workers, 
 		FetchCooldown:        cfg.FetchCooldown(),
 		FetchPollInterval:    cfg.PollInterval,
 		SoftStopTimeout:      0,
+		ErrorHandler:         jobFailureLog{log},
 	}
 	if fence != nil {
 		rc.Middleware = []rivertype.Middleware{fence}
@@ -471,6 +472,32 @@ func snoozes(job *rivertype.JobRow) int {
 		return 0
 	}
 	return m.Snoozes
+}
+
+// jobFailureLog logs each failed run of a job, which River reports only
+// at info (dropped by warnOnly): at warning while the job will run again,
+// at error on its last attempt, when River discards it. A job failing
+// for days (a settlement, a refused deposit) is then seen. River hands a
+// run a stop cancelled back without calling it.
+type jobFailureLog struct{ log *slog.Logger }
+
+func (h jobFailureLog) HandleError(ctx context.Context, job *rivertype.JobRow, err error) *river.ErrorHandlerResult {
+	h.failed(ctx, job, "err", err)
+	return nil
+}
+
+func (h jobFailureLog) HandlePanic(ctx context.Context, job *rivertype.JobRow, panicVal any, trace string) *river.ErrorHandlerResult {
+	h.failed(ctx, job, "panic", fmt.Sprint(panicVal), "trace", trace)
+	return nil
+}
+
+func (h jobFailureLog) failed(ctx context.Context, job *rivertype.JobRow, cause ...any) {
+	attrs := append([]any{"kind", job.Kind, "job_id", job.ID, "attempt", job.Attempt, "max_attempts", job.MaxAttempts}, cause...)
+	if job.Attempt >= job.MaxAttempts {
+		h.log.ErrorContext(ctx, "job failed on its last attempt: discarded", attrs...)
+		return
+	}
+	h.log.WarnContext(ctx, "job failed: it runs again later", attrs...)
 }
 
 // warnOnly passes records of level warning and above.

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/foresight-dev/foresight/internal/jobqueue"
+	"github.com/foresight-dev/foresight/internal/logbuffer"
 	"github.com/foresight-dev/foresight/internal/sqlite"
 	"github.com/foresight-dev/foresight/internal/waitfor"
 )
@@ -225,5 +228,60 @@ func TestStopHandsBackAfterTheContextEnds(t *testing.T) {
 	}
 	if j.State != rivertype.JobStateAvailable || j.Attempt != 0 || len(j.Errors) != 0 {
 		t.Errorf("job after a stop = %s, attempt %d, %d errors; want available again, no attempt used", j.State, j.Attempt, len(j.Errors))
+	}
+}
+
+type failArgs struct{}
+
+func (failArgs) Kind() string { return "jobqueue_test.fail" }
+
+func (failArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: jobqueue.QueueBets} }
+
+// failWorker always fails.
+type failWorker struct {
+	river.WorkerDefaults[failArgs]
+}
+
+func (failWorker) NextRetry(*river.Job[failArgs]) time.Time { return time.Now() }
+
+func (failWorker) Work(context.Context, *river.Job[failArgs]) error {
+	return errors.New("the wallet refused the deposit")
+}
+
+// TestJobFailuresAreLogged: each failed run of a job leaves a warning, and
+// the last, when River discards the job, an error line, both naming the
+// job and the cause (River reports them at info only, which was dropped:
+// a job failing for days, or thrown away, left no trace; found by a
+// review).
+func TestJobFailuresAreLogged(t *testing.T) {
+	t.Parallel()
+	db, raw := openSQLite(t)
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &failWorker{})
+	var logs logbuffer.Buffer
+	cfg := jobqueue.DefaultConfig()
+	cfg.PollInterval = 50 * time.Millisecond
+	driver := riversqlite.New(raw)
+	node, err := jobqueue.Start(context.Background(), driver, workers, cfg, db, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Stop(context.Background())
+	inserter, err := jobqueue.NewClient(driver, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := inserter.Insert(context.Background(), failArgs{}, &river.InsertOpts{MaxAttempts: 2}); err != nil {
+		t.Fatal(err)
+	}
+	waitfor.True(t, "the log line of the job's last attempt", func() bool {
+		return strings.Contains(logs.String(), "last attempt")
+	})
+	out := logs.String()
+	for _, want := range []string{"level=WARN msg=\"job failed: it runs again later\" kind=jobqueue_test.fail", "attempt=1 max_attempts=2",
+		"level=ERROR msg=\"job failed on its last attempt: discarded\" kind=jobqueue_test.fail", "attempt=2 max_attempts=2", "the wallet refused the deposit"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the log lacks %q:\n%s", want, out)
+		}
 	}
 }
