@@ -101,6 +101,9 @@ type Placement struct {
 	// bettorRate holds each bettor's bucket of new bets (see
 	// LimitBettorRate).
 	bettorRate *ratelimit.Limiter
+	// stuckWarned is when Settle last warned of each market's bet pending
+	// for too long (market id → time).
+	stuckWarned sync.Map
 }
 
 // NewPlacement returns a Placement; it places any number of bets per
@@ -249,26 +252,34 @@ func (p *Placement) newBet(ctx context.Context, bettor Bettor, op Operator, key 
 // resends the withdrawal with the same transaction id and bytes, which the
 // operator answers as it first did. With lastAttempt, a run that cannot
 // finish rejects the bet (no code, with a rollback) instead of leaving it
-// pending, also when its context ended (the job's time limit, a stop):
-// nothing runs a placement after its last attempt.
+// pending, also when its context ended (the job's time limit, a stop) or
+// the bet could not even be read: nothing runs a placement after its last
+// attempt.
 func (p *Placement) Process(ctx context.Context, betID string, lastAttempt bool) error {
 	b, err := p.bets.GetBet(ctx, "", "", betID)
-	if err != nil {
-		if IsNotFound(err) {
-			return nil
-		}
-		return err
-	}
-	if b.Status != BetPending {
+	switch {
+	case IsNotFound(err):
 		return nil
+	case err == nil && b.Status != BetPending:
+		return nil
+	case err == nil:
+		err = p.process(ctx, b)
 	}
-	err = p.process(ctx, b)
 	if err != nil && lastAttempt {
-		return p.finish(context.WithoutCancel(ctx), b, BetUpdate{Status: BetRejected, RejectionReason: "the placement could not finish",
-			Release: true, Rollback: true})
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lastRejectionTimeLimit)
+		defer cancel()
+		if ferr := p.finish(ctx, Bet{ID: betID}, BetUpdate{Status: BetRejected, RejectionReason: "the placement could not finish",
+			Release: true, Rollback: true}); ferr != nil {
+			return errors.Join(err, ferr)
+		}
+		return nil
 	}
 	return err
 }
+
+// lastRejectionTimeLimit bounds the rejection a last attempt writes once
+// its own context has ended.
+const lastRejectionTimeLimit = 10 * time.Second
 
 func (p *Placement) process(ctx context.Context, b Bet) error {
 	op, err := p.catalog.CachedOperator(ctx, b.OperatorID)

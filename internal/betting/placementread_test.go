@@ -63,3 +63,34 @@ func TestPlacementStoreFailureAfterDebitWaits(t *testing.T) {
 		t.Errorf("bet after the next run = %s %q, want confirmed", got.Status, got.RejectionReason)
 	}
 }
+
+// unreadableBets fails GetBet, as a store that lost its connection would.
+type unreadableBets struct{ betting.BetStore }
+
+func (unreadableBets) GetBet(context.Context, string, string, string) (betting.Bet, error) {
+	return betting.Bet{}, errors.New("read tcp 10.0.0.5:5432: i/o timeout")
+}
+
+// TestPlacementLastAttemptRejectsAnUnreadBet: a last attempt that cannot
+// even read its bet still rejects it with a rollback, instead of leaving
+// it pending for good (nothing runs a placement after its last attempt,
+// and its market would never settle; found by a review).
+func TestPlacementLastAttemptRejectsAnUnreadBet(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newPlacementWorld(t)
+	b := w.bet(t)
+	p := betting.NewPlacement(w.svc, unreadableBets{w.bets}, w.wallet)
+	if err := p.Process(ctx, b.ID, false); err == nil {
+		t.Error("an attempt that cannot read its bet = nil, want the store's error")
+	}
+	if got, _ := w.bets.GetBet(ctx, "", "", b.ID); got.Status != betting.BetPending {
+		t.Fatalf("bet after an attempt that is not the last = %s, want pending", got.Status)
+	}
+	if err := p.Process(ctx, b.ID, true); err != nil {
+		t.Errorf("last attempt = %v, want the bet decided", err)
+	}
+	if got, _ := w.bets.GetBet(ctx, "", "", b.ID); got.Status != betting.BetRejected || !got.RollbackOwed {
+		t.Errorf("bet after the last attempt = %s (rollback owed %t), want rejected with a rollback", got.Status, got.RollbackOwed)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/foresight-dev/foresight/internal/money"
 )
@@ -74,6 +75,27 @@ func (s *Service) closeMarket(ctx context.Context, marketID string, change func(
 // settleBatch is how many bets one settlement step settles.
 const settleBatch = 500
 
+// StuckPendingAfter is how long a bet may stay pending before Settle,
+// which waits for it, warns (once per market every StuckPendingAfter): a
+// placement decides a bet within seconds, or its last attempt rejects it.
+const StuckPendingAfter = 10 * time.Minute
+
+// warnStuck logs that the market waits for a bet pending for longer than
+// StuckPendingAfter, at most once per market in that time: its winners
+// are paid only once someone decides it.
+func (p *Placement) warnStuck(ctx context.Context, marketID string, oldest Bet) {
+	now := p.Now()
+	if p.log == nil || now.Sub(oldest.CreatedAt) < StuckPendingAfter {
+		return
+	}
+	if last, ok := p.stuckWarned.Load(marketID); ok && now.Sub(last.(time.Time)) < StuckPendingAfter {
+		return
+	}
+	p.stuckWarned.Store(marketID, now)
+	p.log.WarnContext(ctx, "the market cannot settle: a bet is still pending", "market_id", marketID, "bet_id", oldest.ID,
+		"operator_id", oldest.OperatorID, "pending_since", oldest.CreatedAt)
+}
+
 // ErrBetsPending is returned by Settle while bets of the market are still
 // being placed; the caller tries again shortly.
 var ErrBetsPending = errors.New("bets of the market are still pending")
@@ -103,6 +125,7 @@ func (p *Placement) Settle(ctx context.Context, marketID string) error {
 		return err
 	}
 	if len(pending) > 0 {
+		p.warnStuck(ctx, marketID, pending[0])
 		return ErrBetsPending // they are being decided (rejected: the market is closed)
 	}
 	// A placement that saw the market open before it closed may have

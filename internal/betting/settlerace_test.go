@@ -2,9 +2,14 @@ package betting_test
 
 import (
 	"context"
+	"errors"
+	"log/slog"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/foresight-dev/foresight/internal/betting"
+	"github.com/foresight-dev/foresight/internal/logbuffer"
 )
 
 // holdConfirm blocks the UpdateBet that confirms a bet until released.
@@ -71,5 +76,38 @@ func TestSettleCatchesABetConfirmedDuringSettlement(t *testing.T) {
 	rm, _ := e.Market(m.ID)
 	if rm.Status != betting.StatusResolved || got.Status != betting.BetSettled || got.PayoutAmount == nil {
 		t.Errorf("after Settle: market %s, bet %s with payout %v; want a resolved market and the bet settled with its payout", rm.Status, got.Status, got.PayoutAmount)
+	}
+}
+
+// TestSettleWarnsOfABetPendingTooLong: a settlement waiting for a bet
+// pending longer than StuckPendingAfter warns, once in that time, naming
+// the market and the bet (it waited in silence, snoozed every second, and
+// the market's winners were never paid; found by a review).
+func TestSettleWarnsOfABetPendingTooLong(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	w := newPlacementWorld(t)
+	b := w.bet(t)
+	m := w.event.Markets[0]
+	if _, err := w.svc.ResolveMarket(ctx, m.ID, m.Outcomes[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	var logs logbuffer.Buffer
+	w.place.SetLog(slog.New(slog.NewTextHandler(&logs, nil)))
+	w.place.Now = func() time.Time { return b.CreatedAt.Add(betting.StuckPendingAfter - time.Second) }
+	if err := w.place.Settle(ctx, m.ID); !errors.Is(err, betting.ErrBetsPending) {
+		t.Fatalf("Settle = %v, want ErrBetsPending", err)
+	}
+	if logs.String() != "" {
+		t.Errorf("a bet pending for less than StuckPendingAfter was warned of: %s", logs.String())
+	}
+	w.place.Now = func() time.Time { return b.CreatedAt.Add(betting.StuckPendingAfter + time.Second) }
+	for range 3 {
+		if err := w.place.Settle(ctx, m.ID); !errors.Is(err, betting.ErrBetsPending) {
+			t.Fatalf("Settle = %v, want ErrBetsPending", err)
+		}
+	}
+	if n := strings.Count(logs.String(), "the market cannot settle: a bet is still pending"); n != 1 || !strings.Contains(logs.String(), b.ID) {
+		t.Errorf("%d warnings, want 1 naming bet %s: %s", n, b.ID, logs.String())
 	}
 }
