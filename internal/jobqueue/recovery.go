@@ -34,8 +34,9 @@ type Recovery interface {
 	// one process owns may record nothing.
 	Beat(ctx context.Context, node string) error
 	// RescueJobs makes the running jobs of the nodes that cannot be
-	// running them any more available again, at once and without a new
-	// attempt counted against them, gives up those nodes' leadership of
+	// running them any more available again, at once (the interrupted run
+	// keeps its attempt: a job that kills its process every time is
+	// discarded after its attempts, not run forever), gives up those nodes' leadership of
 	// the queue (so that another node takes River's maintenance at once),
 	// and returns how many jobs it made available. It never touches the
 	// jobs of self, nor a job that is not running. Which nodes cannot be
