@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
+	"net/url"
 
 	"github.com/foresight-dev/foresight/internal/tickets"
 )
@@ -89,9 +91,9 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 // CallError is the error a Model returns when a call to its provider got
 // no HTTP error status: err is the SDK's error. A response beyond its
 // limit is engine_unavailable saying so (a provider answering more than
-// any answer needs is at fault, as one answering 5xx is); anything else is
-// ProviderError of a provider that cannot be reached, caused by what err
-// wraps. When ctx has ended it is the context's error.
+// any answer needs is at fault, as one answering 5xx is), as is an answer
+// that is not the API's (not its JSON); a failed exchange is ProviderError
+// of a provider that cannot be reached, caused by what err wraps. When ctx has ended it is the context's error.
 func CallError(ctx context.Context, what string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -101,5 +103,18 @@ func CallError(ctx context.Context, what string, err error) error {
 		return &tickets.Error{Code: tickets.CodeEngineUnavailable, Err: tooLarge,
 			Message: fmt.Sprintf("The %s's answer is larger than %d MiB, more than any answer within the token limit needs.", what, tooLarge.Limit>>20)}
 	}
+	if !unreachable(err) {
+		return &tickets.Error{Code: tickets.CodeEngineUnavailable, Err: errors.Unwrap(err),
+			Message: fmt.Sprintf("The %s answered, but not the API's answer (check the base URL: a proxy or a login page may answer in its place).", what)}
+	}
 	return ProviderError(ctx, what, 0, errors.Unwrap(err))
+}
+
+// unreachable reports whether err is a failure to exchange with the
+// provider (a connection refused, reset or cut short, a name that does not
+// resolve), as opposed to an answer that could not be read.
+func unreachable(err error) bool {
+	var urlErr *url.Error
+	var netErr net.Error
+	return errors.As(err, &urlErr) || errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
 }

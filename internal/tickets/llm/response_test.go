@@ -2,12 +2,15 @@ package llm_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -67,10 +70,17 @@ func TestCallError(t *testing.T) {
 		tickets.ErrorMessage(err) != "The model API's answer is larger than 8 MiB, more than any answer within the token limit needs." {
 		t.Errorf("too large: %v (%q)", err, tickets.ErrorMessage(err))
 	}
-	refused := errors.New("dial tcp: connection refused")
-	err = llm.CallError(context.Background(), "model API", fmt.Errorf("Post %q: %w", "http://127.0.0.1:1/v1/messages", refused))
+	// What net/http returns for a refused connection.
+	refused := errors.New("connect: connection refused")
+	err = llm.CallError(context.Background(), "model API", &url.Error{Op: "Post", URL: "http://127.0.0.1:1/v1/messages",
+		Err: &net.OpError{Op: "dial", Net: "tcp", Err: refused}})
 	if tickets.ErrorMessage(err) != "The model API cannot be reached." || !errors.Is(err, refused) {
 		t.Errorf("unreachable: %v (%q)", err, tickets.ErrorMessage(err))
+	}
+	notJSON := &json.SyntaxError{Offset: 1}
+	err = llm.CallError(context.Background(), "model API", fmt.Errorf("decoding the answer: %w", notJSON))
+	if !strings.Contains(tickets.ErrorMessage(err), "not the API's answer") || !errors.Is(err, notJSON) {
+		t.Errorf("an answer that is not JSON: %v (%q)", err, tickets.ErrorMessage(err))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -290,5 +293,32 @@ func TestOversizedAnswerFails(t *testing.T) {
 		if n := srv.PaddingWritten(); n > padding/4 {
 			t.Errorf("status %d: %d MiB of the answer were read, want the reading to stop near the limit", reply.Status, n>>20)
 		}
+	}
+}
+
+// TestAnswerThatIsNotTheAPIs: a server at the base URL that answers 200
+// with something else than the API's JSON (a login page, a proxy's
+// notice) is engine_unavailable saying so, not that it cannot be reached;
+// one that refuses the connection still cannot be reached.
+func TestAnswerThatIsNotTheAPIs(t *testing.T) {
+	t.Parallel()
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<html><body>Sign in to continue</body></html>")
+	}))
+	defer page.Close()
+	m, err := openai.New(openai.Config{BaseURL: page.URL + "/v1/", APIKey: "sk-test-SECRET", Model: "gpt-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = llm.NewEngine("openai", m, llm.Options{Timeout: 30 * time.Second}).Generate(context.Background(), request(tickets.Options{}))
+	if tickets.ErrorCode(err) != tickets.CodeEngineUnavailable || !strings.Contains(tickets.ErrorMessage(err), "not the API's answer") {
+		t.Errorf("a 200 HTML page: err = %v (%q), want engine_unavailable saying it is not the API's answer", err, tickets.ErrorMessage(err))
+	}
+	srv := openaitest.New(t)
+	srv.Close()
+	_, err = engine(t, srv, 30*time.Second, 0).Generate(context.Background(), request(tickets.Options{}))
+	if !strings.Contains(tickets.ErrorMessage(err), "cannot be reached") {
+		t.Errorf("connection refused: %q, want that it cannot be reached", tickets.ErrorMessage(err))
 	}
 }
